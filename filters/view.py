@@ -1,0 +1,186 @@
+"""What filters see of a request or a response: views over the parsed JSON.
+
+The wire adapters in ``ctxproxy.proxy.adapters`` implement these shapes; the
+filters depend only on what is written here, which keeps the dependency
+direction ``proxy -> filters``. A view never copies the body: every slot reads
+and writes the parsed dict in place and marks the view changed, so an
+untouched request can be forwarded as its original bytes.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Callable, Iterator, Protocol
+
+# Channel kinds of streamed or returned model output.
+TEXT = "text"
+THINKING = "thinking"
+ARGS = "args"  # tool-call arguments (JSON text, or free-form custom tool input)
+
+
+@dataclass(eq=False)
+class Slot:
+    """One model-visible string inside a body, readable and writable in place.
+
+    ``where`` names the position for humans and tests ("messages[3].content[0].text").
+    ``kind`` is TEXT, THINKING or ARGS (a JSON document inside a string).
+    """
+
+    where: str
+    kind: str
+    get: Callable[[], str]
+    set: Callable[[str], None]
+
+
+@dataclass(eq=False)
+class ToolCall:
+    """A tool call the model made (in request history or in a response)."""
+
+    call_id: str
+    name: str
+    arguments: Any  # decoded JSON value; a str for free-form (custom) tools
+    position: int  # index of the message / input item that holds it
+    raw_arguments: str | None = None  # the JSON text as sent, when it was text
+
+
+@dataclass(eq=False)
+class ToolResult:
+    """A tool result the client returns, matched to its call by ``call_id``."""
+
+    call_id: str
+    content: str  # text of the result, flattened
+    is_error: bool
+    position: int
+    has_images: bool = False
+    replace: Callable[[str], None] = field(default=lambda text: None, repr=False)
+
+
+@dataclass(frozen=True)
+class Usage:
+    input_tokens: int | None = None
+    output_tokens: int | None = None
+    cache_read_input_tokens: int | None = None
+    cache_creation_input_tokens: int | None = None
+
+
+class RequestView(Protocol):
+    api: str  # "anthropic" | "chat" | "responses"
+    body: dict
+
+    @property
+    def changed(self) -> bool: ...
+    def mark_changed(self) -> None: ...
+    @property
+    def model(self) -> str: ...
+    @property
+    def stream(self) -> bool: ...
+    def items(self) -> list:
+        """The conversation list (``messages`` or ``input``), in order."""
+    def item_role(self, item: Any) -> str: ...
+    def text_slots(self) -> Iterator[Slot]:
+        """Every string the model will read: system, all messages of all roles,
+        tool inputs and results, Responses instructions and input items."""
+    def system_text(self) -> str: ...
+    def first_user_text(self) -> str: ...
+    def tool_calls(self) -> list[ToolCall]: ...
+    def tool_results(self) -> list[ToolResult]: ...
+    def add_system_segment(self, text: str) -> None:
+        """Stable context: appended to the system slot (kept cache-friendly)."""
+    def add_turn_segment(self, text: str) -> None:
+        """Per-turn context: placed next to the latest user message."""
+
+
+class ResponseView(Protocol):
+    """A whole (non-streamed) JSON response."""
+
+    api: str
+    body: dict
+
+    @property
+    def changed(self) -> bool: ...
+    def text_slots(self) -> Iterator[Slot]: ...
+    def tool_calls(self) -> list[ToolCall]: ...
+    def usage(self) -> Usage: ...
+    def response_id(self) -> str | None: ...
+    def response_model(self) -> str | None: ...
+    def finish_reasons(self) -> list[str]: ...
+
+
+@dataclass(eq=False)
+class Delta:
+    """A piece of streamed output on one channel.
+
+    ``channel`` is stable for the life of a block/choice/item
+    ("0:text", "2:args"...); filters keep per-channel state keyed by it.
+    Setting ``text`` rewrites the event on the way out.
+    """
+
+    channel: str
+    kind: str
+    get: Callable[[], str]
+    set: Callable[[str], None]
+
+    @property
+    def text(self) -> str:
+        return self.get()
+
+    @text.setter
+    def text(self, value: str) -> None:
+        self.set(value)
+
+
+class StreamEvent(Protocol):
+    """One server-sent event of a model response, parsed lazily."""
+
+    name: str | None
+    raw: bytes
+
+    @property
+    def changed(self) -> bool: ...
+    def deltas(self) -> list[Delta]: ...
+    def tool_call_starts(self) -> list[tuple[str, str, str]]:
+        """(channel, call_id, name) for tool calls that begin in this event."""
+    def closed_channels(self) -> list[str]:
+        """Channels that end with this event (block stop, finish, item done)."""
+    def usage(self) -> Usage | None: ...
+    def response_id(self) -> str | None: ...
+    def response_model(self) -> str | None: ...
+    def finish_reasons(self) -> list[str]: ...
+    def make_delta(self, channel: str, kind: str, text: str) -> "StreamEvent":
+        """A synthetic delta event on ``channel`` (used to flush held-back text
+        before this event)."""
+
+
+def iter_strings(
+    value: Any, where: str, kind: str, skip: frozenset[str], touch: Callable[[], None]
+) -> Iterator[Slot]:
+    """Slots for every string inside a JSON value, skipping keys in ``skip``.
+
+    The one JSON walker of the project: views use it for free-form values
+    (tool inputs, unknown content blocks) so nothing model-visible is missed.
+    ``touch`` is called on every write so the owning view knows it changed.
+    """
+    if isinstance(value, dict):
+        for key, child in value.items():
+            if key in skip:
+                continue
+            if isinstance(child, str):
+                yield slot(value, key, f"{where}.{key}", kind, touch)
+            elif isinstance(child, (dict, list)):
+                yield from iter_strings(child, f"{where}.{key}", kind, skip, touch)
+    elif isinstance(value, list):
+        for i, child in enumerate(value):
+            if isinstance(child, str):
+                yield slot(value, i, f"{where}[{i}]", kind, touch)
+            elif isinstance(child, (dict, list)):
+                yield from iter_strings(child, f"{where}[{i}]", kind, skip, touch)
+
+
+def slot(container: dict | list, key: Any, where: str, kind: str, touch: Callable[[], None]) -> Slot:
+    """A slot for ``container[key]``; writes call ``touch``."""
+
+    def set_(text: str) -> None:
+        if container[key] != text:
+            container[key] = text
+            touch()
+
+    return Slot(where, kind, lambda: container[key], set_)
