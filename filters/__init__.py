@@ -1,0 +1,55 @@
+"""The per-turn filters and their one ordered registry.
+
+``FILTERS`` maps a filter name (its ``[filters.<name>]`` section) to the class
+that implements it, in the default request order. The pipeline never knows a
+filter's keys: each class parses its own section once.
+"""
+from __future__ import annotations
+
+import importlib
+from typing import Any, Mapping
+
+from ctxproxy.config import Config, ConfigError, parse_section
+
+from .base import Filter, FilterError, Identity, Pipeline, Turn
+
+# name -> "module:Class", in default order (DESIGN §2).
+FILTERS: dict[str, str] = {
+    "identify": "ctxproxy.filters.identify:IdentifyFilter",
+}
+
+
+def filter_class(name: str) -> type[Filter]:
+    try:
+        target = FILTERS[name]
+    except KeyError:
+        raise ConfigError(f"unknown filter {name!r} (known: {', '.join(FILTERS)})") from None
+    module, _, cls = target.partition(":")
+    return getattr(importlib.import_module(module), cls)
+
+
+def filter_configs(cfg: Config) -> dict[str, Any]:
+    """Parse every ``[filters.<name>]`` section once; unknown names are errors."""
+    for name in cfg.filters:
+        if name not in FILTERS:
+            raise ConfigError(f"filters.{name}: unknown filter (known: {', '.join(FILTERS)})")
+    out = {}
+    for name in FILTERS:
+        cls = filter_class(name)
+        if cls.Config is not None:
+            out[name] = parse_section(cls.Config, cfg.filters.get(name), f"filters.{name}")
+    return out
+
+
+def build_pipeline(names: tuple[str, ...], configs: Mapping[str, Any], services: Mapping[str, Any]) -> Pipeline:
+    filters = []
+    for name in names:
+        cls = filter_class(name)
+        create = getattr(cls, "create", None)
+        fcfg = configs.get(name)
+        filters.append(create(fcfg, services) if create else cls(fcfg))
+    return Pipeline(filters)
+
+
+__all__ = ["FILTERS", "Filter", "FilterError", "Identity", "Pipeline", "Turn", "build_pipeline",
+           "filter_class", "filter_configs"]

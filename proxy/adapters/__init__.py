@@ -1,0 +1,73 @@
+"""Wire adapters, one module per provider API, sharing ``base``.
+
+``ADAPTERS[api]`` bundles what the server needs for one API: the request and
+response views, a per-response stream state, and the error shapes.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Callable
+
+import orjson
+
+from . import anthropic, openai_chat, openai_responses
+from .base import AdapterError, Event, View, parse_body
+
+
+@dataclass(frozen=True)
+class Adapter:
+    api: str
+    request: type[View]
+    response: type[View]
+    stream: Callable[[], Any]  # new per-response stream state with .event(name, raw, data)
+    error_body: Callable[[int, str], dict]
+    stream_error: Callable[[int, str], tuple[str | None, dict]]
+
+    def parse_request(self, raw: bytes) -> View:
+        return self.request(parse_body(raw), raw)
+
+    def parse_response(self, raw: bytes) -> View | None:
+        try:
+            body = orjson.loads(raw)
+        except orjson.JSONDecodeError:
+            return None
+        return self.response(body, raw) if isinstance(body, dict) else None
+
+    def error_bytes(self, status: int, message: str) -> bytes:
+        return orjson.dumps(self.error_body(status, message))
+
+    def stream_error_bytes(self, status: int, message: str) -> bytes:
+        name, data = self.stream_error(status, message)
+        head = b"event: " + name.encode() + b"\n" if name else b""
+        return head + b"data: " + orjson.dumps(data) + b"\n\n"
+
+
+ADAPTERS: dict[str, Adapter] = {
+    "anthropic": Adapter("anthropic", anthropic.AnthropicRequest, anthropic.AnthropicResponse,
+                         anthropic.AnthropicStream, anthropic.error_body, anthropic.stream_error),
+    "chat": Adapter("chat", openai_chat.ChatRequest, openai_chat.ChatResponse,
+                    openai_chat.ChatStream, openai_chat.error_body, openai_chat.stream_error),
+    "responses": Adapter("responses", openai_responses.ResponsesRequest, openai_responses.ResponsesResponse,
+                         openai_responses.ResponsesStream, openai_chat.error_body, openai_responses.stream_error),
+}
+
+# Path suffix (after any route prefix) -> api whose pipeline applies.
+MODEL_PATHS = (
+    ("/v1/messages", "anthropic"),
+    ("/messages", "anthropic"),
+    ("/v1/chat/completions", "chat"),
+    ("/chat/completions", "chat"),
+    ("/v1/responses", "responses"),
+    ("/responses", "responses"),
+)
+
+
+def api_for_path(path: str) -> str | None:
+    """The API a POST to ``path`` speaks, or None for pass-through paths."""
+    for suffix, api in MODEL_PATHS:
+        if path.endswith(suffix):
+            return api
+    return None
+
+
+__all__ = ["ADAPTERS", "Adapter", "AdapterError", "Event", "View", "api_for_path"]

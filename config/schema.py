@@ -1,0 +1,170 @@
+"""The typed shape of ``ctxproxy.toml`` (filters declare their own sections)."""
+from __future__ import annotations
+
+import os
+import tomllib
+from dataclasses import dataclass, field, replace
+from importlib import resources
+from pathlib import Path
+from typing import Any, Literal, Mapping
+
+from .typed import ConfigError, parse_section
+
+ADMIN_TOKEN_ENV = "CTXPROXY_ADMIN_TOKEN"
+
+
+@dataclass(frozen=True)
+class ServerConfig:
+    host: str = "127.0.0.1"  # loopback by default; a container binds 0.0.0.0
+    port: int = 8788
+    workers: int = 1  # >1: N processes on one port (SO_REUSEPORT)
+    data_dir: str = ".ctxproxy"  # LMDB store and caches
+    max_body_bytes: int = 32 * 1024 * 1024  # larger request bodies get 413
+    admin_token: str = ""  # bearer token for /ctx/v1/; else $CTXPROXY_ADMIN_TOKEN
+    admin_loopback_only: bool = True  # refuse admin calls from non-loopback peers
+    secret_file: str = ""  # server secret for per-session keys; default <data_dir>/secret
+
+    def validate(self, path: str) -> None:
+        if not 0 <= self.port <= 65535:
+            raise ConfigError(f"{path}.port: expected 0..65535, got {self.port}")
+        if self.workers < 1:
+            raise ConfigError(f"{path}.workers: expected at least 1, got {self.workers}")
+        if self.max_body_bytes < 1024:
+            raise ConfigError(f"{path}.max_body_bytes: expected at least 1024, got {self.max_body_bytes}")
+
+
+@dataclass(frozen=True)
+class UpstreamConfig:
+    connect_timeout: float = 10.0  # seconds to connect to a provider (504 after)
+    read_timeout: float = 600.0  # seconds for headers, and between two stream chunks
+    pool_size: int = 256  # pooled connections across all routes
+
+    def validate(self, path: str) -> None:
+        for name in ("connect_timeout", "read_timeout"):
+            if getattr(self, name) <= 0:
+                raise ConfigError(f"{path}.{name}: expected a positive number of seconds")
+
+
+@dataclass(frozen=True)
+class StoreConfig:
+    map_size_mb: int = 256  # initial LMDB map; grows on demand
+    max_map_size_mb: int = 65536
+
+
+@dataclass(frozen=True)
+class RouteConfig:
+    upstream: str  # base URL of the provider, e.g. https://api.anthropic.com
+    api: Literal["anthropic", "openai"] = "openai"  # provider family (wire format)
+    prefix: str = ""  # path prefix for a named upstream, e.g. "/openrouter"
+    api_key_env: str = ""  # inject this env var as the credential (replaces the caller's)
+    api_key_header: str = ""  # header for an injected key; default x-api-key / authorization
+    filters: tuple[str, ...] | None = None  # request filters for this route; default [pipeline]
+    websocket: bool = True  # proxy Responses over WebSocket; false refuses the upgrade at once
+    tenant: str = ""  # fixed tenant for this route (multi-tenant deployments)
+
+    def validate(self, path: str) -> None:
+        if not self.upstream.startswith(("http://", "https://")):
+            raise ConfigError(f"{path}.upstream: expected an http(s) URL, got {self.upstream!r}")
+        if self.prefix and (not self.prefix.startswith("/") or self.prefix.endswith("/")):
+            raise ConfigError(f"{path}.prefix: expected a path like '/openrouter', got {self.prefix!r}")
+
+
+@dataclass(frozen=True)
+class PipelineConfig:
+    request: tuple[str, ...] = ("identify",)  # filters in request order
+
+
+@dataclass(frozen=True)
+class Config:
+    server: ServerConfig = field(default_factory=ServerConfig)
+    upstream: UpstreamConfig = field(default_factory=UpstreamConfig)
+    store: StoreConfig = field(default_factory=StoreConfig)
+    routes: Mapping[str, RouteConfig] = field(default_factory=dict)
+    pipeline: PipelineConfig = field(default_factory=PipelineConfig)
+    filters: Mapping[str, Any] = field(default_factory=dict)  # each filter parses its own table
+    source: str = "<defaults>"
+
+    @property
+    def admin_token(self) -> str:
+        return self.server.admin_token or os.environ.get(ADMIN_TOKEN_ENV, "")
+
+    def validate(self, path: str) -> None:
+        prefixes = [r.prefix for r in self.routes.values()]
+        if "" not in prefixes:
+            raise ConfigError("routes: at least one route needs prefix = \"\" (the default route)")
+        families = {r.api for r in self.routes.values() if not r.prefix}
+        if len([r for r in self.routes.values() if not r.prefix]) != len(families):
+            raise ConfigError("routes: at most one default (prefix \"\") route per api family")
+        seen = set()
+        for p in prefixes:
+            if p and p in seen:
+                raise ConfigError(f"routes: prefix {p!r} is used twice")
+            seen.add(p)
+
+
+_TOP_KEYS = {"server", "upstream", "store", "routes", "pipeline", "filters"}
+
+
+def default_config_text() -> str:
+    return resources.files("ctxproxy.config").joinpath("ctxproxy.toml").read_text("utf-8")
+
+
+def load_config(path: str | os.PathLike | None = None, **overrides: Any) -> Config:
+    """Read ``path`` (or the embedded defaults), validate, apply CLI overrides.
+
+    A user file is laid over the defaults table by table: a section the file
+    names replaces nothing else. ``overrides`` take ``host``, ``port``,
+    ``workers``, ``data_dir``, ``anthropic_upstream`` and ``openai_upstream``.
+    """
+    raw = tomllib.loads(default_config_text())
+    source = "<defaults>"
+    if path is not None:
+        try:
+            text = Path(path).read_text("utf-8")
+        except OSError as exc:
+            raise ConfigError(f"{path}: cannot read ({exc.strerror})") from None
+        try:
+            user = tomllib.loads(text)
+        except tomllib.TOMLDecodeError as exc:
+            raise ConfigError(f"{path}: not valid TOML ({exc})") from None
+        raw = _merge(raw, user)
+        source = str(path)
+    unknown = sorted(set(raw) - _TOP_KEYS)
+    if unknown:
+        raise ConfigError(f"{unknown[0]}: unknown section (allowed: {', '.join(sorted(_TOP_KEYS))})")
+    raw["filters"] = raw.get("filters", {})
+    if not isinstance(raw["filters"], dict):
+        raise ConfigError("filters: expected a table")
+    cfg = parse_section(Config, raw, "")
+    cfg = replace(cfg, source=source)
+    return apply_overrides(cfg, **overrides)
+
+
+def apply_overrides(cfg: Config, **o: Any) -> Config:
+    server = cfg.server
+    changes = {k: o[k] for k in ("host", "port", "workers", "data_dir") if o.get(k) is not None}
+    if changes:
+        server = replace(server, **changes)
+        server.validate("server")
+    routes = dict(cfg.routes)
+    for family in ("anthropic", "openai"):
+        url = o.get(f"{family}_upstream")
+        if not url:
+            continue
+        for name, route in routes.items():
+            if route.api == family and not route.prefix:
+                routes[name] = replace(route, upstream=url.rstrip("/"))
+                routes[name].validate(f"routes.{name}")
+    return replace(cfg, server=server, routes=routes)
+
+
+def _merge(base: dict, user: dict) -> dict:
+    out = dict(base)
+    for key, value in user.items():
+        if key in ("server", "upstream", "store", "pipeline") and isinstance(value, dict) and isinstance(out.get(key), dict):
+            out[key] = {**out[key], **value}
+        elif key in ("routes", "filters") and isinstance(value, dict) and isinstance(out.get(key), dict):
+            out[key] = {**out[key], **value}
+        else:
+            out[key] = value
+    return out

@@ -1,0 +1,226 @@
+"""The filter pipeline: a Turn, the Filter shape, and the ordered chain.
+
+A filter is a small class with a ``name`` (also its TOML section
+``[filters.<name>]``, its ``turn.state`` key and its telemetry prefix), a
+frozen ``Config`` dataclass, and only the hooks it needs:
+
+- ``on_request(turn)`` — edit the request through ``turn.request`` (a view);
+- ``on_response(turn, view)`` — a whole JSON response;
+- ``on_response_event(turn, event) -> list | None`` — one stream event; return
+  the events to emit instead (``None`` keeps the event as it is);
+- ``on_response_end(turn)`` — after the last byte went to the client.
+
+``required = True`` means fail closed: an exception blocks the request. An
+optional filter that raises is skipped for this turn: the request goes on
+without its edits and the turn is marked degraded.
+
+Response hooks run in the same order as request hooks, not reversed as in
+Envoy: ``redact`` sits before ``effects`` and ``manifest`` so that nothing
+downstream of it (the ledger, the store, telemetry) ever sees a secret.
+"""
+from __future__ import annotations
+
+import logging
+import time
+import uuid
+from dataclasses import dataclass, field
+from typing import Any, Callable, ClassVar, Iterable, Mapping
+
+from .tokens import TokenCounter
+from .view import RequestView, ResponseView, StreamEvent
+
+log = logging.getLogger("ctxproxy.filters")
+
+
+class FilterError(Exception):
+    """A required filter refused or failed; the request is not forwarded.
+
+    ``status`` and ``message`` are safe to show the caller (no secret values).
+    """
+
+    def __init__(self, filter_name: str, message: str, status: int = 500, turn_id: str = ""):
+        super().__init__(f"{filter_name}: {message}")
+        self.filter_name = filter_name
+        self.message = message
+        self.status = status
+        self.turn_id = turn_id
+
+
+@dataclass
+class Identity:
+    tenant: str = "default"
+    user: str = ""
+    session: str = ""
+    task: str = ""
+    source: str = ""  # how the session was found: header | hint:<name> | fingerprint
+    agent: str = ""  # claude-code | codex | openclaw | sdk | unknown
+    supplied: bool = False  # the agent supplied its session id (vs. derived)
+
+
+@dataclass(eq=False)
+class Turn:
+    """Everything one request/response exchange carries through the filters."""
+
+    api: str  # anthropic | chat | responses
+    route: str  # route name from config
+    path: str
+    headers: Mapping[str, str]  # request headers (case-insensitive mapping)
+    request: RequestView | None
+    tokens: TokenCounter
+    services: Mapping[str, Any] = field(default_factory=dict)  # store, secret, clock...
+    turn_id: str = field(default_factory=lambda: uuid.uuid4().hex)
+    identity: Identity = field(default_factory=Identity)
+    tenant_fixed: str = ""  # route/key-bound tenant; headers cannot override it
+    state: dict[str, Any] = field(default_factory=dict)
+    degraded: list[str] = field(default_factory=list)
+    timings_ms: dict[str, float] = field(default_factory=dict)
+    started: float = field(default_factory=time.time)
+    streamed: bool = False
+    status: int | None = None  # upstream status
+    error_type: str | None = None
+
+    def service(self, name: str) -> Any:
+        return self.services.get(name)
+
+
+class Filter:
+    name: ClassVar[str] = ""
+    required: ClassVar[bool] = False  # True: fail closed
+
+    Config: ClassVar[type | None] = None  # frozen dataclass of [filters.<name>]
+
+
+FilterFactory = Callable[[Any, Mapping[str, Any]], Filter]
+
+
+@dataclass(frozen=True)
+class _Stage:
+    filter: Filter
+    request: Callable | None
+    response: Callable | None
+    event: Callable | None
+    end: Callable | None
+
+
+class Pipeline:
+    """An ordered, immutable chain built once at start-up (a reload swaps it)."""
+
+    def __init__(self, filters: Iterable[Filter]):
+        stages = []
+        for f in filters:
+            stages.append(_Stage(
+                f,
+                getattr(f, "on_request", None),
+                getattr(f, "on_response", None),
+                getattr(f, "on_response_event", None),
+                getattr(f, "on_response_end", None),
+            ))
+        self.stages: tuple[_Stage, ...] = tuple(stages)
+        self.has_event_hooks = any(s.event for s in self.stages)
+        self.has_response_hooks = any(s.response for s in self.stages)
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        return tuple(s.filter.name for s in self.stages)
+
+    def run_request(self, turn: Turn, reparse: Callable[[], RequestView] | None = None) -> None:
+        """Run every on_request. An optional filter that fails after editing the
+        body is undone by re-parsing the original and replaying the filters
+        before it (``reparse``); its own edits never reach the provider."""
+        skipped: set[str] = set()
+        while True:
+            try:
+                self._request_pass(turn, skipped)
+                return
+            except _Undo as undo:
+                skipped.add(undo.name)
+                if reparse is None:  # nothing to rebuild from: forward nothing half-edited
+                    raise FilterError(undo.name, "failed while editing the request", 502, turn.turn_id)
+                turn.request = reparse()
+                turn.state.clear()
+
+    def _request_pass(self, turn: Turn, skipped: set[str]) -> None:
+        for stage in self.stages:
+            f = stage.filter
+            if stage.request is None or f.name in skipped:
+                continue
+            edits_before = _edit_count(turn.request)
+            t0 = time.perf_counter()
+            try:
+                stage.request(turn)
+            except FilterError as exc:
+                exc.turn_id = exc.turn_id or turn.turn_id
+                raise
+            except Exception as exc:
+                if f.required:
+                    log.warning("turn %s: required filter %s failed: %s", turn.turn_id, f.name, type(exc).__name__)
+                    raise FilterError(f.name, f"filter failed ({type(exc).__name__}); request not forwarded",
+                                      500, turn.turn_id) from exc
+                log.warning("turn %s: optional filter %s failed: %s", turn.turn_id, f.name, type(exc).__name__)
+                _mark_degraded(turn, f.name)
+                if _edit_count(turn.request) != edits_before:
+                    raise _Undo(f.name) from exc
+            finally:
+                _add_time(turn, f.name, t0)
+
+    def run_response(self, turn: Turn, view: ResponseView) -> None:
+        for stage in self.stages:
+            if stage.response is not None:
+                self._call(turn, stage, stage.response, view)
+
+    def run_event(self, turn: Turn, event: StreamEvent) -> list[StreamEvent]:
+        """Pass one event down the response chain; each filter may replace it
+        with zero or more events (e.g. held-back text flushed before a stop)."""
+        events = [event]
+        for stage in self.stages:
+            if stage.event is None:
+                continue
+            out: list[StreamEvent] = []
+            for ev in events:
+                result = self._call(turn, stage, stage.event, ev)
+                out.extend([ev] if result is None else result)
+            events = out
+        return events
+
+    def run_end(self, turn: Turn) -> None:
+        for stage in self.stages:
+            if stage.end is not None:
+                try:
+                    self._call(turn, stage, stage.end)
+                except FilterError:
+                    pass  # the response is already delivered; the failure is logged and marked
+
+    def _call(self, turn: Turn, stage: _Stage, hook: Callable, *args: Any) -> Any:
+        f = stage.filter
+        t0 = time.perf_counter()
+        try:
+            return hook(turn, *args)
+        except FilterError:
+            raise
+        except Exception as exc:
+            log.warning("turn %s: filter %s failed on the response: %s", turn.turn_id, f.name, type(exc).__name__)
+            _mark_degraded(turn, f.name)
+            if f.required:
+                raise FilterError(f.name, f"filter failed on the response ({type(exc).__name__})",
+                                  502, turn.turn_id) from exc
+            return None
+        finally:
+            _add_time(turn, f.name, t0)
+
+
+class _Undo(Exception):
+    def __init__(self, name: str):
+        self.name = name
+
+
+def _edit_count(view: Any) -> int:
+    return getattr(view, "edits", 0) if view is not None else 0
+
+
+def _mark_degraded(turn: Turn, name: str) -> None:
+    if name not in turn.degraded:
+        turn.degraded.append(name)
+
+
+def _add_time(turn: Turn, name: str, t0: float) -> None:
+    turn.timings_ms[name] = turn.timings_ms.get(name, 0.0) + (time.perf_counter() - t0) * 1000.0

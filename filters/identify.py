@@ -1,0 +1,146 @@
+"""identify — who is talking: tenant, user, session, task.
+
+The fallback chain, first hit wins for each field:
+
+1. ``X-Ctx-Tenant`` / ``X-Ctx-User`` / ``X-Ctx-Session`` / ``X-Ctx-Task``
+   headers (the tenant header is ignored when the route or the proxy key
+   fixes the tenant: a caller cannot forge its way into another tenant);
+2. client hints: Claude Code's ``x-claude-code-session-id`` header and the
+   JSON inside ``metadata.user_id``; Codex's ``session-id`` / ``thread-id``
+   headers, ``x-codex-turn-metadata`` and ``prompt_cache_key``; OpenClaw's
+   ``sessionId=<id>`` runtime line in the system prompt or first user turn;
+   the OpenAI ``user`` / ``safety_identifier`` body fields for the user;
+3. a fingerprint of the conversation's start (system text + first user
+   turn): stable across the turns of one session, different for two
+   concurrent sessions of the same agent (Hermes sends no id at all, and
+   its ``prompt_cache_key`` is shared by every session, so it is not used).
+
+The task defaults to the session. ``identity.supplied`` says whether the
+agent supplied its session id (only then is it exported as
+``gen_ai.conversation.id``).
+"""
+from __future__ import annotations
+
+import hashlib
+import re
+from dataclasses import dataclass
+from typing import Any
+
+import orjson
+
+from .base import Filter, Identity, Turn
+
+_ID_OK = re.compile(r"^[A-Za-z0-9._:@/+=-]{1,200}$")
+_OPENCLAW = re.compile(r"\bsessionId=([A-Za-z0-9._:-]{4,128})")
+
+
+@dataclass(frozen=True)
+class IdentifyConfig:
+    trust_headers: bool = True  # honour X-Ctx-* headers (tenant only on routes without a fixed tenant)
+    default_tenant: str = "default"  # tenant when nothing names one
+    fingerprint_chars: int = 4000  # how much of the conversation start is fingerprinted
+
+
+class IdentifyFilter(Filter):
+    name = "identify"
+    required = True  # an unidentified turn could mix tenants
+    Config = IdentifyConfig
+
+    def __init__(self, config: IdentifyConfig):
+        self.config = config
+
+    def on_request(self, turn: Turn) -> None:
+        turn.identity = identify(turn.headers, turn.request, self.config, turn.tenant_fixed)
+
+
+def identify(headers: Any, view: Any, cfg: IdentifyConfig, fixed_tenant: str = "") -> Identity:
+    h = headers
+    ident = Identity(tenant=fixed_tenant or cfg.default_tenant, agent=_agent(h))
+    body = view.body if view is not None else {}
+
+    if cfg.trust_headers:
+        if not fixed_tenant and _ok(h.get("x-ctx-tenant")):
+            ident.tenant = h["x-ctx-tenant"]
+        ident.user = _ok(h.get("x-ctx-user")) or ""
+        ident.task = _ok(h.get("x-ctx-task")) or ""
+        session = _ok(h.get("x-ctx-session"))
+        if session:
+            ident.session, ident.source, ident.supplied = session, "header", True
+
+    meta = _claude_metadata(body)
+    if not ident.session:
+        for source, value in (
+            ("hint:x-claude-code-session-id", h.get("x-claude-code-session-id")),
+            ("hint:metadata.user_id", meta.get("session_id")),
+            ("hint:session-id", h.get("session-id")),
+            ("hint:thread-id", h.get("thread-id")),
+            ("hint:x-codex-turn-metadata", _codex_metadata(h).get("session_id")),
+            ("hint:prompt_cache_key", body.get("prompt_cache_key") if ident.agent == "codex" else None),
+        ):
+            if _ok(value):
+                ident.session, ident.source, ident.supplied = value, source, True
+                break
+    if not ident.session and view is not None:
+        m = _OPENCLAW.search(view.system_text()) or _OPENCLAW.search(view.first_user_text())
+        if m:
+            ident.session, ident.source, ident.supplied = m.group(1), "hint:openclaw-runtime", True
+    if not ident.session:
+        ident.session, ident.source = _fingerprint(view, cfg.fingerprint_chars), "fingerprint"
+
+    if not ident.user:
+        for value in (meta.get("account_uuid"), meta.get("device_id"), body.get("user"),
+                      body.get("safety_identifier")):
+            if _ok(value):
+                ident.user = value
+                break
+    ident.task = ident.task or ident.session
+    return ident
+
+
+def _ok(value: Any) -> str | None:
+    return value if isinstance(value, str) and _ID_OK.match(value) else None
+
+
+def _agent(h: Any) -> str:
+    ua = (h.get("user-agent") or "").lower()
+    if ua.startswith("claude-cli") or "x-claude-code-session-id" in h:
+        return "claude-code"
+    if "codex" in ua or "codex" in (h.get("originator") or "") or "x-codex-turn-metadata" in h:
+        return "codex"
+    if "openclaw" in ua:
+        return "openclaw"
+    if "hermes" in ua:
+        return "hermes"
+    if "x-stainless-lang" in h:
+        return "sdk"
+    return "unknown"
+
+
+def _claude_metadata(body: dict) -> dict:
+    meta = body.get("metadata")
+    uid = meta.get("user_id") if isinstance(meta, dict) else None
+    if isinstance(uid, str) and uid.startswith("{"):
+        try:
+            parsed = orjson.loads(uid)
+        except orjson.JSONDecodeError:
+            return {}
+        return parsed if isinstance(parsed, dict) else {}
+    return {}
+
+
+def _codex_metadata(h: Any) -> dict:
+    raw = h.get("x-codex-turn-metadata")
+    if not raw:
+        return {}
+    try:
+        parsed = orjson.loads(raw)
+    except orjson.JSONDecodeError:
+        return {}
+    return parsed if isinstance(parsed, dict) else {}
+
+
+def _fingerprint(view: Any, limit: int) -> str:
+    if view is None:
+        return "fp-none"
+    seed = f"{view.system_text()[:limit]}\x00{view.first_user_text()[:limit]}".encode("utf-8", "surrogatepass")
+    return "fp-" + hashlib.sha256(seed).hexdigest()[:24]

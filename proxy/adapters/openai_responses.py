@@ -1,0 +1,319 @@
+"""OpenAI Responses (``/v1/responses``), over HTTP/SSE and over WebSocket."""
+from __future__ import annotations
+
+import time
+from typing import Any, Iterator
+
+from ctxproxy.filters.view import ARGS, TEXT, THINKING, Delta, Slot, ToolCall, ToolResult, Usage, slot
+
+from .base import Event, View, decode_args, has_binary, make_result_replacer, text_of, usage_int
+from .openai_chat import error_body  # the same OpenAI error shape
+
+API = "responses"
+SYSTEM_ROLES = ("system", "developer")
+CALL_TYPES = ("function_call", "custom_tool_call")
+RESULT_TYPES = ("function_call_output", "custom_tool_call_output")
+_NOT_TEXT_ITEMS = ("additional_tools", "compaction", "compaction_summary", "item_reference",
+                   "image_generation_call", "web_search_call", "file_search_call")
+
+
+def item_slots(view: View | Event, item: dict, where: str) -> Iterator[Slot]:
+    """Model-visible strings of one input/output item."""
+    t = item.get("type", "message" if "role" in item else None)
+    if t in _NOT_TEXT_ITEMS:
+        return
+    if t == "function_call":
+        yield from _args(view, item, "arguments", f"{where}.arguments")
+    elif t == "custom_tool_call":
+        yield from view.field_slot(item, "input", f"{where}.input")
+    elif t in RESULT_TYPES:
+        yield from view.field_slot(item, "output", f"{where}.output")
+    elif t == "reasoning":
+        yield from view.field_slot(item, "summary", f"{where}.summary", THINKING)
+        yield from view.field_slot(item, "content", f"{where}.content", THINKING)
+    else:  # messages and anything unknown: every string but ids and opaque blobs
+        yield from view.parts(item, where)
+
+
+def _args(view: Any, obj: dict, key: str, where: str) -> Iterator[Slot]:
+    if isinstance(obj.get(key), str):
+        yield slot(obj, key, where, ARGS, view.mark_changed)
+
+
+def calls_in(items: list) -> list[ToolCall]:
+    out = []
+    for i, item in enumerate(items):
+        if isinstance(item, dict) and item.get("type") in CALL_TYPES:
+            if item["type"] == "function_call":
+                raw = item.get("arguments")
+                out.append(ToolCall(str(item.get("call_id", "")), str(item.get("name", "")), decode_args(raw), i,
+                                    raw if isinstance(raw, str) else None))
+            else:
+                out.append(ToolCall(str(item.get("call_id", "")), str(item.get("name", "")), item.get("input"), i))
+    return out
+
+
+class ResponsesRequest(View):
+    api = API
+    __slots__ = ()
+
+    @property
+    def model(self) -> str:
+        m = self.body.get("model")
+        return m if isinstance(m, str) else ""
+
+    @property
+    def stream(self) -> bool:
+        return self.body.get("stream") is True
+
+    def items(self) -> list:
+        inp = self.body.get("input")
+        return inp if isinstance(inp, list) else []
+
+    @staticmethod
+    def item_role(item: Any) -> str:
+        if not isinstance(item, dict):
+            return ""
+        return item.get("role") or item.get("type", "")
+
+    def text_slots(self) -> Iterator[Slot]:
+        yield from self.field_slot(self.body, "instructions", "instructions")
+        if isinstance(self.body.get("input"), str):
+            yield slot(self.body, "input", "input", TEXT, self.mark_changed)
+        for i, item in enumerate(self.items()):
+            if isinstance(item, dict):
+                yield from item_slots(self, item, f"input[{i}]")
+
+    def system_text(self) -> str:
+        parts = [text_of(self.body.get("instructions"))]
+        parts += [text_of(it.get("content")) for it in self.items()
+                  if isinstance(it, dict) and it.get("role") in SYSTEM_ROLES]
+        return "\n".join(p for p in parts if p)
+
+    def first_user_text(self) -> str:
+        if isinstance(self.body.get("input"), str):
+            return self.body["input"]
+        for item in self.items():
+            if isinstance(item, dict) and item.get("role") == "user":
+                return text_of(item.get("content"))
+        return ""
+
+    def tool_calls(self) -> list[ToolCall]:
+        return calls_in(self.items())
+
+    def tool_results(self) -> list[ToolResult]:
+        out = []
+        for i, item in enumerate(self.items()):
+            if isinstance(item, dict) and item.get("type") in RESULT_TYPES:
+                output = item.get("output")
+                out.append(ToolResult(str(item.get("call_id", "")), text_of(output), False, i,
+                                      has_binary(output), make_result_replacer(self, item, "output", "input_text")))
+        return out
+
+    def add_system_segment(self, text: str) -> None:
+        instructions = self.body.get("instructions")
+        self.body["instructions"] = f"{instructions}\n\n{text}" if isinstance(instructions, str) and instructions \
+            else text
+        self.mark_changed()
+
+    def add_turn_segment(self, text: str) -> None:
+        if isinstance(self.body.get("input"), str):
+            self.body["input"] = f"{self.body['input']}\n\n{text}"
+            self.mark_changed()
+            return
+        for item in reversed(self.items()):
+            if isinstance(item, dict) and item.get("role") == "user":
+                content = item.get("content")
+                if isinstance(content, str):
+                    item["content"] = f"{content}\n\n{text}"
+                elif isinstance(content, list):
+                    content.append({"type": "input_text", "text": text})
+                else:
+                    continue
+                self.mark_changed()
+                return
+        if not isinstance(self.body.get("input"), list):
+            self.body["input"] = []
+        self.body["input"].append({"type": "message", "role": "user",
+                                   "content": [{"type": "input_text", "text": text}]})
+        self.mark_changed()
+
+
+class ResponsesResponse(View):
+    api = API
+    __slots__ = ()
+
+    def _output(self) -> list:
+        o = self.body.get("output")
+        return o if isinstance(o, list) else []
+
+    def text_slots(self) -> Iterator[Slot]:
+        for i, item in enumerate(self._output()):
+            if isinstance(item, dict):
+                yield from item_slots(self, item, f"output[{i}]")
+
+    def tool_calls(self) -> list[ToolCall]:
+        return calls_in(self._output())
+
+    def usage(self) -> Usage:
+        return usage_of(self.body.get("usage"))
+
+    def response_id(self) -> str | None:
+        return self.body.get("id")
+
+    def response_model(self) -> str | None:
+        return self.body.get("model")
+
+    def finish_reasons(self) -> list[str]:
+        s = self.body.get("status")
+        return [s] if isinstance(s, str) else []
+
+
+def usage_of(u: Any) -> Usage:
+    return Usage(usage_int(u, "input_tokens"), usage_int(u, "output_tokens"),
+                 usage_int(u, "input_tokens_details", "cached_tokens"), None)
+
+
+class ResponsesStream:
+    """Per-response state: channels still open (closed by .done events, or by
+    the final event when a compatible server skips the .done events)."""
+
+    __slots__ = ("open",)
+
+    def __init__(self) -> None:
+        self.open: dict[str, None] = {}
+
+    def event(self, name: str | None, raw: bytes, data: bytes | None) -> "ResponsesEvent":
+        return ResponsesEvent(name, raw, data, self)
+
+
+# delta event type -> (channel suffix key, kind)
+_DELTAS = {
+    "response.output_text.delta": ("content_index", TEXT),
+    "response.refusal.delta": ("content_index", TEXT),
+    "response.reasoning_summary_text.delta": ("summary_index", THINKING),
+    "response.reasoning_text.delta": ("content_index", THINKING),
+    "response.function_call_arguments.delta": (None, ARGS),
+    "response.custom_tool_call_input.delta": (None, TEXT),
+}
+_DONE = {
+    "response.output_text.done": ("content_index", "text", TEXT),
+    "response.refusal.done": ("content_index", "refusal", TEXT),
+    "response.reasoning_summary_text.done": ("summary_index", "text", THINKING),
+    "response.reasoning_text.done": ("content_index", "text", THINKING),
+    "response.function_call_arguments.done": (None, "arguments", ARGS),
+    "response.custom_tool_call_input.done": (None, "input", TEXT),
+}
+_FINAL = ("response.completed", "response.failed", "response.incomplete")
+
+
+def _channel(data: dict, sub: str | None) -> str:
+    oi = data.get("output_index", 0)
+    return f"{oi}" if sub is None else f"{oi}:{sub[0]}{data.get(sub, 0)}"
+
+
+class ResponsesEvent(Event):
+    __slots__ = ()
+
+    def deltas(self) -> list[Delta]:
+        spec = _DELTAS.get(self.type)
+        if spec is None or not isinstance(self.data.get("delta"), str):
+            return []
+        channel = _channel(self.data, spec[0])
+        self.stream.open[channel] = None
+        return [self.delta(self.data, "delta", channel, spec[1])]
+
+    def text_slots(self) -> Iterator[Slot]:
+        t = self.type
+        d = self.data
+        done = _DONE.get(t)
+        if done is not None:
+            if isinstance(d.get(done[1]), str):
+                yield slot(d, done[1], t, done[2], self.mark_changed)
+        elif t in ("response.output_item.done", "response.output_item.added") and isinstance(d.get("item"), dict):
+            yield from item_slots(self, d["item"], "item")
+        elif t in ("response.content_part.done", "response.content_part.added") and isinstance(d.get("part"), dict):
+            yield from self.parts(d["part"], "part")
+        elif t in ("response.reasoning_summary_part.done",) and isinstance(d.get("part"), dict):
+            yield from self.parts(d["part"], "part", THINKING)
+        elif t in _FINAL + ("response.created", "response.in_progress") and isinstance(d.get("response"), dict):
+            out = d["response"].get("output")
+            for i, item in enumerate(out if isinstance(out, list) else ()):
+                if isinstance(item, dict):
+                    yield from item_slots(self, item, f"response.output[{i}]")
+
+    # Events reuse the view helpers for full-item slots.
+    def field_slot(self, obj: dict, key: str, where: str, kind: str = TEXT) -> Iterator[Slot]:
+        return View.field_slot(self, obj, key, where, kind)  # type: ignore[arg-type]
+
+    def parts(self, value: Any, where: str, kind: str = TEXT) -> Iterator[Slot]:
+        return View.parts(self, value, where, kind)  # type: ignore[arg-type]
+
+    def tool_call_starts(self) -> list[tuple[str, str, str]]:
+        if self.type == "response.output_item.added":
+            item = self.data.get("item")
+            if isinstance(item, dict) and item.get("type") in CALL_TYPES:
+                return [(str(self.data.get("output_index", 0)), str(item.get("call_id", "")),
+                         str(item.get("name", "")))]
+        return []
+
+    def closed_channels(self) -> list[str]:
+        t = self.type
+        spec = _DONE.get(t)
+        if spec is not None:
+            channel = _channel(self.data, spec[0])
+            self.stream.open.pop(channel, None)
+            return [channel]
+        if t in _FINAL:
+            rest = list(self.stream.open)
+            self.stream.open.clear()
+            return rest
+        return []
+
+    def usage(self) -> Usage | None:
+        if self.type in _FINAL and isinstance(self.data.get("response"), dict):
+            u = self.data["response"].get("usage")
+            return usage_of(u) if isinstance(u, dict) else None
+        return None
+
+    def response_id(self) -> str | None:
+        r = self.data.get("response") if isinstance(self.data, dict) else None
+        return r.get("id") if isinstance(r, dict) else None
+
+    def response_model(self) -> str | None:
+        r = self.data.get("response") if isinstance(self.data, dict) else None
+        return r.get("model") if isinstance(r, dict) else None
+
+    def finish_reasons(self) -> list[str]:
+        if self.type in _FINAL and isinstance(self.data.get("response"), dict):
+            s = self.data["response"].get("status")
+            return [s] if isinstance(s, str) else []
+        return []
+
+    def make_delta(self, channel: str, kind: str, text: str) -> "ResponsesEvent":
+        oi_text, _, sub = channel.partition(":")
+        d = self.data if isinstance(self.data, dict) else {}
+        if not sub:
+            t = "response.function_call_arguments.delta" if kind == ARGS else "response.custom_tool_call_input.delta"
+            data: dict = {"type": t, "output_index": int(oi_text), "delta": text}
+        else:
+            key = "summary_index" if sub[0] == "s" else "content_index"
+            t = "response.reasoning_summary_text.delta" if sub[0] == "s" else (
+                "response.reasoning_text.delta" if kind == THINKING else "response.output_text.delta")
+            data = {"type": t, "output_index": int(oi_text), key: int(sub[1:]), "delta": text}
+        if "item_id" in d:
+            data["item_id"] = d["item_id"]
+        data["sequence_number"] = d.get("sequence_number", 0)
+        ev = ResponsesEvent(t, b"", None, self.stream)
+        ev._data = data
+        ev.edits = 1
+        return ev
+
+
+def stream_error(status: int, message: str) -> tuple[str, dict]:
+    err = error_body(status, message)["error"]
+    return "response.failed", {
+        "type": "response.failed", "sequence_number": 0,
+        "response": {"id": "", "object": "response", "created_at": int(time.time()), "status": "failed",
+                     "error": {"code": err["code"] or "server_error", "message": message},
+                     "output": [], "model": ""}}
