@@ -178,6 +178,10 @@ class Event:
         d = self.data
         return d.get("type") if isinstance(d, dict) else None
 
+    def json_bytes(self) -> bytes:
+        """The event's JSON alone (a WebSocket frame)."""
+        return (self._data_bytes or b"") if not self.edits else orjson.dumps(self._data)
+
     def to_bytes(self) -> bytes:
         if not self.edits:
             return self.raw

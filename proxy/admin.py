@@ -1,0 +1,82 @@
+"""The admin API under ``/ctx/v1/``: bearer token, loopback-only by default.
+
+Other parts register their endpoints with ``admin_route``; the auth check is
+applied here once, so no endpoint can forget it.
+"""
+from __future__ import annotations
+
+import hmac
+import ipaddress
+from typing import Awaitable, Callable
+
+from aiohttp import web
+
+Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
+ADMIN_PREFIX = "/ctx/v1/"
+_routes: list[tuple[str, str, Handler]] = []
+
+
+def admin_route(method: str, path: str):
+    """Register ``handler`` at ``/ctx/v1/<path>`` (decorator)."""
+
+    def register(handler: Handler) -> Handler:
+        _routes.append((method, ADMIN_PREFIX + path.lstrip("/"), handler))
+        return handler
+
+    return register
+
+
+def admin_error(status: int, message: str) -> web.Response:
+    return web.json_response({"error": {"status": status, "message": message}}, status=status)
+
+
+def _is_loopback(request: web.Request) -> bool:
+    peer = request.transport.get_extra_info("peername") if request.transport else None
+    if not peer:
+        return False
+    try:
+        return ipaddress.ip_address(peer[0]).is_loopback
+    except ValueError:
+        return False
+
+
+def guarded(handler: Handler, token: Callable[[], str], loopback_only: bool) -> Handler:
+    async def check(request: web.Request) -> web.StreamResponse:
+        expected = token()
+        if not expected:
+            return admin_error(403, "admin API is disabled: set server.admin_token or CTXPROXY_ADMIN_TOKEN")
+        if loopback_only and not _is_loopback(request):
+            return admin_error(403, "admin API answers loopback clients only (server.admin_loopback_only)")
+        auth = request.headers.get("authorization", "")
+        given = auth[7:] if auth.lower().startswith("bearer ") else ""
+        if not given:
+            return admin_error(401, "missing bearer token")
+        if not hmac.compare_digest(given.encode(), expected.encode()):
+            return admin_error(403, "wrong admin token")
+        return await handler(request)
+
+    return check
+
+
+def add_admin_routes(app: web.Application, token: Callable[[], str], loopback_only: bool) -> None:
+    for method, path, handler in _routes:
+        app.router.add_route(method, path, guarded(handler, token, loopback_only))
+    app.router.add_route("*", ADMIN_PREFIX + "{tail:.*}", guarded(_not_found, token, loopback_only))
+
+
+async def _not_found(request: web.Request) -> web.Response:
+    return admin_error(404, f"no admin endpoint {request.method} {request.path}")
+
+
+@admin_route("GET", "status")
+async def status(request: web.Request) -> web.Response:
+    from .server import APP_STATE
+
+    st = request.app[APP_STATE]
+    return web.json_response({
+        "version": st.version,
+        "pid": st.pid,
+        "config": st.config.source,
+        "routes": {name: {"api": r.config.api, "prefix": r.config.prefix, "upstream": r.upstream,
+                          "filters": list(st.relay.pipelines[name].names)} for name, r in st.routes.items()},
+    })

@@ -1,0 +1,95 @@
+"""The ``ctxproxy`` command line."""
+from __future__ import annotations
+
+import argparse
+import logging
+import sys
+
+from ctxproxy.config import ConfigError, default_config_text, load_config
+
+
+def _parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="ctxproxy",
+        description="Sidecar proxy for AI agents: point an agent's base URL at it. "
+                    "It filters every model call (identity, redaction, tool-effect ledger, context) "
+                    "and forwards it to the provider.")
+    sub = p.add_subparsers(dest="command", metavar="COMMAND")
+
+    s = sub.add_parser("serve", help="run the proxy (defaults: 127.0.0.1:8788, data in ./.ctxproxy)",
+                       description="Run the proxy. Flags override the config file for quick use.")
+    s.add_argument("--config", metavar="FILE", help="ctxproxy.toml to use (default: the embedded defaults)")
+    s.add_argument("--host", help="address to listen on (default 127.0.0.1)")
+    s.add_argument("--port", type=int, help="port to listen on (default 8788)")
+    s.add_argument("--workers", type=int, help="processes sharing the port (SO_REUSEPORT)")
+    s.add_argument("--data-dir", metavar="DIR", help="where the store and caches live (default ./.ctxproxy)")
+    s.add_argument("--anthropic-upstream", metavar="URL", help="Anthropic base URL (default https://api.anthropic.com)")
+    s.add_argument("--openai-upstream", metavar="URL", help="OpenAI base URL (default https://api.openai.com)")
+    s.add_argument("--log-level", default="INFO", help="DEBUG, INFO, WARNING (default INFO)")
+
+    c = sub.add_parser("config", help="check or print configuration")
+    csub = c.add_subparsers(dest="config_command", metavar="ACTION")
+    chk = csub.add_parser("check", help="validate a config file without serving (exit 2 if invalid)")
+    chk.add_argument("file", metavar="FILE")
+    csub.add_parser("default", help="print the embedded default ctxproxy.toml")
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = _parser()
+    args = parser.parse_args(argv)
+    if args.command is None:
+        parser.print_help()
+        return 0
+    try:
+        if args.command == "serve":
+            return _serve(args)
+        if args.command == "config":
+            return _config(args, parser)
+    except ConfigError as exc:
+        print(f"ctxproxy: config error: {exc}", file=sys.stderr)
+        return 2
+    parser.print_help()
+    return 2
+
+
+def _serve(args: argparse.Namespace) -> int:
+    from .server import run  # heavy imports only when serving
+
+    cfg = load_config(args.config, host=args.host, port=args.port, workers=args.workers, data_dir=args.data_dir,
+                      anthropic_upstream=args.anthropic_upstream, openai_upstream=args.openai_upstream)
+    _check_pipeline(cfg)
+    logging.basicConfig(level=args.log_level.upper(),
+                        format="%(asctime)s %(levelname)s %(name)s[%(process)d] %(message)s")
+    run(cfg)
+    return 0
+
+
+def _check_pipeline(cfg) -> None:
+    from ctxproxy.filters import filter_class, filter_configs
+    from .routing import Router
+
+    filter_configs(cfg)
+    for name in cfg.pipeline.request:
+        filter_class(name)
+    for rname, route in cfg.routes.items():
+        for name in route.filters or ():
+            filter_class(name)
+    Router(cfg)
+
+
+def _config(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
+    if args.config_command == "check":
+        cfg = load_config(args.file)
+        _check_pipeline(cfg)
+        print(f"{args.file}: ok ({len(cfg.routes)} routes; pipeline: {', '.join(cfg.pipeline.request)})")
+        return 0
+    if args.config_command == "default":
+        sys.stdout.write(default_config_text())
+        return 0
+    parser.parse_args(["config", "--help"])
+    return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,78 @@
+"""The proxy's exception tree and the one place that maps errors to responses.
+
+    ProxyError                 carries status, message and the turn id
+    ├── UpstreamError          provider unreachable (502) or slow (504)
+    └── (AdapterError)         the caller's body is not a valid request (400)
+    FilterError                a required filter blocked the turn (filters.base)
+    ConfigError                bad configuration (config.typed)
+
+Every error reaches the caller in its own API's format (Anthropic
+``{"type":"error",...}``, OpenAI ``{"error":{...}}``); never a traceback.
+"""
+from __future__ import annotations
+
+import asyncio
+
+import aiohttp
+from aiohttp import web
+
+from ctxproxy.filters import FilterError
+
+from .adapters import ADAPTERS, AdapterError
+
+TURN_HEADER = "X-Ctx-Turn-Id"
+
+
+class ProxyError(Exception):
+    def __init__(self, status: int, message: str, error_type: str = ""):
+        super().__init__(message)
+        self.status = status
+        self.message = message
+        self.error_type = error_type or str(status)
+
+
+class UpstreamError(ProxyError):
+    """The provider could not be reached or did not answer in time."""
+
+
+def translate_upstream(exc: BaseException, where: str) -> UpstreamError:
+    """aiohttp/asyncio failures -> 502/504 with a message that names the cause."""
+    if isinstance(exc, (asyncio.TimeoutError, aiohttp.ServerTimeoutError)):
+        return UpstreamError(504, f"upstream timed out ({where})", "timeout")
+    if isinstance(exc, aiohttp.ClientConnectorError):
+        return UpstreamError(502, f"upstream unreachable: {exc.host}:{exc.port} ({exc.os_error.strerror or 'connect failed'})",
+                             "upstream_unreachable")
+    if isinstance(exc, aiohttp.ClientPayloadError):
+        return UpstreamError(502, f"upstream closed the connection mid-response ({where})", "upstream_dropped")
+    if isinstance(exc, (aiohttp.ServerDisconnectedError, aiohttp.ClientOSError)):
+        return UpstreamError(502, f"upstream disconnected ({where})", "upstream_dropped")
+    return UpstreamError(502, f"upstream error ({type(exc).__name__})", "upstream_error")
+
+
+def family_api(api: str | None, family: str) -> str:
+    """The error format to answer in: the request's API, else its provider family's."""
+    if api:
+        return api
+    return "anthropic" if family == "anthropic" else "chat"
+
+
+def error_response(api: str, status: int, message: str, turn_id: str = "") -> web.Response:
+    body = ADAPTERS[api].error_bytes(status, message)
+    headers = {TURN_HEADER: turn_id} if turn_id else {}
+    return web.Response(status=status, body=body, content_type="application/json", headers=headers)
+
+
+def response_for(exc: BaseException, api: str, turn_id: str = "") -> web.Response:
+    """The single exception -> response mapping (CancelledError is never caught here)."""
+    if isinstance(exc, ProxyError):
+        return error_response(api, exc.status, exc.message, turn_id)
+    if isinstance(exc, AdapterError):
+        return error_response(api, 400, str(exc), turn_id)
+    if isinstance(exc, FilterError):
+        return error_response(api, exc.status, f"ctxproxy {exc.filter_name}: {exc.message}", turn_id)
+    if isinstance(exc, web.HTTPRequestEntityTooLarge):
+        return error_response(api, 413, "request body is larger than the proxy's limit (server.max_body_bytes)",
+                              turn_id)
+    if isinstance(exc, web.HTTPException):
+        return error_response(api, exc.status, exc.reason or "error", turn_id)
+    return error_response(api, 500, f"ctxproxy internal error ({type(exc).__name__}); turn {turn_id}", turn_id)

@@ -1,0 +1,236 @@
+"""One proxied exchange: read, filter, forward, relay the answer back.
+
+Model calls (the three APIs) go through the filter pipeline; every other path
+is passed through untouched. A streamed answer is relayed chunk by chunk as it
+arrives; events are parsed only when some filter has a response-event hook.
+"""
+from __future__ import annotations
+
+import asyncio
+import logging
+from typing import Any
+
+import aiohttp
+from aiohttp import web
+from multidict import CIMultiDict, CIMultiDictProxy
+
+from ctxproxy.filters import FilterError, Pipeline, Turn
+
+from .adapters import ADAPTERS, AdapterError
+from .errors import TURN_HEADER, ProxyError, UpstreamError, family_api, response_for, translate_upstream
+from .routing import Match, Route
+from .sse import SSEDecoder
+
+log = logging.getLogger("ctxproxy.proxy")
+
+HOP_BY_HOP = frozenset({
+    "connection", "keep-alive", "proxy-authenticate", "proxy-authorization", "te", "trailer", "trailers",
+    "transfer-encoding", "upgrade", "host", "content-length",
+})
+_RESPONSE_DROP = HOP_BY_HOP | {"content-length"}
+# Bytes that end a well-formed stream, per API; a stream that stops without one was cut.
+_TERMINAL = {
+    "anthropic": (b"message_stop", b"event: error"),
+    "chat": (b"[DONE]",),
+    "responses": (b"response.completed", b"response.failed", b"response.incomplete", b'"type":"error"'),
+}
+
+
+def upstream_headers(headers: Any, route: Route, parse_response: bool) -> CIMultiDict:
+    out = CIMultiDict()
+    for k, v in headers.items():
+        lk = k.lower()
+        if lk in HOP_BY_HOP or lk.startswith("x-ctx-"):
+            continue
+        out.add(k, v)
+    if parse_response:  # filters read the answer: ask for it uncompressed
+        out["Accept-Encoding"] = "identity"
+    if route.injected_key:
+        out.pop("authorization", None)
+        out.pop("x-api-key", None)
+        header = route.key_header
+        out[header] = f"Bearer {route.injected_key}" if header == "authorization" else route.injected_key
+    return out
+
+
+def client_headers(upstream: CIMultiDictProxy, turn_id: str) -> CIMultiDict:
+    out = CIMultiDict((k, v) for k, v in upstream.items() if k.lower() not in _RESPONSE_DROP)
+    out[TURN_HEADER] = turn_id
+    return out
+
+
+class Relay:
+    """Holds what every exchange needs; ``handle`` serves one request."""
+
+    def __init__(self, session: aiohttp.ClientSession, pipelines: dict[str, Pipeline], tokens: Any,
+                 services: dict, read_timeout: float):
+        self.session = session
+        self.pipelines = pipelines  # route name -> pipeline
+        self.tokens = tokens
+        self.services = services
+        self.read_timeout = read_timeout
+
+    async def handle(self, request: web.Request, match: Match) -> web.StreamResponse:
+        route = match.route
+        api = match.api
+        turn = Turn(api=api or "", route=route.name, path=request.path, headers=request.headers,
+                    request=None, tokens=self.tokens, services=self.services,
+                    tenant_fixed=route.config.tenant)
+        err_api = family_api(api, route.family)
+        pipeline = self.pipelines[route.name] if api else None
+        try:
+            raw = await request.read()
+            body = raw
+            if pipeline is not None:
+                adapter = ADAPTERS[api]
+                turn.request = adapter.parse_request(raw)
+                turn.streamed = turn.request.stream
+                pipeline.run_request(turn, reparse=lambda: adapter.parse_request(raw))
+                body = turn.request.to_bytes()
+            return await self._forward(request, match, turn, pipeline, body)
+        except asyncio.CancelledError:
+            turn.error_type = "client_disconnected"
+            raise
+        except (ProxyError, AdapterError, FilterError, web.HTTPException) as exc:
+            turn.error_type = getattr(exc, "error_type", type(exc).__name__)
+            return response_for(exc, err_api, turn.turn_id)
+        except Exception as exc:  # never a traceback to the client
+            log.exception("turn %s: unexpected error", turn.turn_id)
+            turn.error_type = type(exc).__name__
+            return response_for(exc, err_api, turn.turn_id)
+        finally:
+            if pipeline is not None and turn.request is not None:
+                pipeline.run_end(turn)
+
+    async def _forward(self, request: web.Request, match: Match, turn: Turn, pipeline: Pipeline | None,
+                       body: bytes) -> web.StreamResponse:
+        route = match.route
+        parse = pipeline is not None and (pipeline.has_event_hooks or pipeline.has_response_hooks)
+        url = route.upstream + match.upstream_path
+        headers = upstream_headers(request.headers, route, parse)
+        t0 = asyncio.get_running_loop().time()
+        try:
+            upstream = await self.session.request(request.method, url, params=request.rel_url.query,
+                                                  headers=headers, data=body or None, allow_redirects=False)
+        except (aiohttp.ClientError, asyncio.TimeoutError) as exc:
+            raise translate_upstream(exc, "connecting") from None
+        try:
+            turn.status = upstream.status
+            turn.timings_ms["upstream_headers"] = (asyncio.get_running_loop().time() - t0) * 1000.0
+            ctype = upstream.headers.get("content-type", "")
+            is_sse = ctype.startswith("text/event-stream")
+            plain = upstream.headers.get("content-encoding", "identity").lower() in ("", "identity")
+            if parse and is_sse and plain:
+                return await self._relay_events(request, turn, pipeline, upstream)
+            if parse and plain and not is_sse and pipeline.has_response_hooks and upstream.status < 300 \
+                    and "json" in ctype:
+                return await self._relay_json(turn, pipeline, upstream)
+            return await self._relay_bytes(request, turn, upstream, is_sse)
+        finally:
+            upstream.release()
+
+    async def _relay_json(self, turn: Turn, pipeline: Pipeline, upstream: aiohttp.ClientResponse) -> web.Response:
+        try:
+            raw = await upstream.read()
+        except (aiohttp.ClientError, asyncio.TimeoutError) as exc:
+            raise translate_upstream(exc, "reading the response") from None
+        view = ADAPTERS[turn.api].parse_response(raw)
+        if view is not None:
+            pipeline.run_response(turn, view)
+            raw = view.to_bytes()
+        return web.Response(status=upstream.status, body=raw, headers=client_headers(upstream.headers, turn.turn_id))
+
+    async def _start_stream(self, request: web.Request, turn: Turn, upstream: aiohttp.ClientResponse):
+        resp = web.StreamResponse(status=upstream.status, headers=client_headers(upstream.headers, turn.turn_id))
+        await resp.prepare(request)
+        return resp
+
+    async def _relay_bytes(self, request: web.Request, turn: Turn, upstream: aiohttp.ClientResponse,
+                           is_sse: bool) -> web.StreamResponse:
+        resp = await self._start_stream(request, turn, upstream)
+        tail = b""
+        try:
+            async for chunk in self._chunks(upstream):
+                await resp.write(chunk)
+                if is_sse:
+                    tail = (tail + chunk)[-256:]
+        except UpstreamError as exc:
+            await self._stream_failed(resp, turn, exc, is_sse, request)
+            return resp
+        if is_sse and turn.api and upstream.status < 300 and not _terminated(turn.api, tail):
+            await self._stream_failed(resp, turn, UpstreamError(502, "upstream ended the stream early",
+                                                                "upstream_dropped"), True)
+            return resp
+        await resp.write_eof()
+        return resp
+
+    async def _relay_events(self, request: web.Request, turn: Turn, pipeline: Pipeline,
+                            upstream: aiohttp.ClientResponse) -> web.StreamResponse:
+        resp = await self._start_stream(request, turn, upstream)
+        adapter = ADAPTERS[turn.api]
+        decoder = SSEDecoder()
+        state = adapter.stream()
+        tail = b""
+        try:
+            async for chunk in self._chunks(upstream):
+                tail = (tail + chunk)[-256:]
+                out = self._filter_events(turn, pipeline, state, decoder.decode(chunk))
+                if out:
+                    await resp.write(out)
+            rest = decoder.flush()
+            if rest is not None:
+                out = self._filter_events(turn, pipeline, state, [rest])
+                if out:
+                    await resp.write(out)
+        except UpstreamError as exc:
+            await self._stream_failed(resp, turn, exc, True)
+            return resp
+        except FilterError as exc:  # a required response filter failed: stop, say so
+            await self._stream_failed(resp, turn, ProxyError(exc.status, f"ctxproxy {exc.filter_name}: {exc.message}",
+                                                             "filter_failed"), True)
+            return resp
+        if upstream.status < 300 and not _terminated(turn.api, tail):
+            await self._stream_failed(resp, turn, UpstreamError(502, "upstream ended the stream early",
+                                                                "upstream_dropped"), True)
+            return resp
+        await resp.write_eof()
+        return resp
+
+    @staticmethod
+    def _filter_events(turn: Turn, pipeline: Pipeline, state: Any, events: list) -> bytes:
+        out = []
+        for raw in events:
+            ev = state.event(raw.name, raw.raw, raw.data)
+            for e in pipeline.run_event(turn, ev):
+                out.append(e.to_bytes())
+        return b"".join(out)
+
+    async def _chunks(self, upstream: aiohttp.ClientResponse):
+        """Upstream body chunks as they arrive; errors become UpstreamError.
+        The read timeout applies between two chunks, not to the whole body."""
+        content = upstream.content
+        while True:
+            try:
+                chunk = await asyncio.wait_for(content.readany(), self.read_timeout)
+            except (aiohttp.ClientError, asyncio.TimeoutError) as exc:
+                raise translate_upstream(exc, "mid-stream") from None
+            if not chunk:
+                return
+            yield chunk
+
+    async def _stream_failed(self, resp: web.StreamResponse, turn: Turn, exc: ProxyError, is_sse: bool,
+                             request: web.Request | None = None) -> None:
+        turn.error_type = exc.error_type
+        log.warning("turn %s: %s", turn.turn_id, exc.message)
+        if is_sse and turn.api:
+            try:
+                await resp.write(ADAPTERS[turn.api].stream_error_bytes(exc.status, exc.message))
+                await resp.write_eof()
+            except (ConnectionError, RuntimeError):
+                pass
+        elif request is not None and request.transport is not None:
+            request.transport.close()  # a plain body cut short: no final chunk, so the client sees the cut
+
+
+def _terminated(api: str, tail: bytes) -> bool:
+    return any(marker in tail for marker in _TERMINAL.get(api, ()))

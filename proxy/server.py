@@ -1,0 +1,201 @@
+"""The aiohttp application: routes, app-wide objects, start and stop.
+
+App-wide objects (the pooled upstream ``ClientSession``, the pipelines, the
+store) are created in ``cleanup_ctx`` after the worker process starts — never
+inherited across ``fork()`` (LMDB must be opened after it).
+"""
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import secrets
+import signal
+import socket
+from dataclasses import dataclass, field
+from importlib import metadata
+from pathlib import Path
+from typing import Any
+
+import aiohttp
+from aiohttp import web
+
+from ctxproxy.config import Config
+from ctxproxy.filters import Pipeline, build_pipeline, filter_configs
+from ctxproxy.filters.tokens import TokenCounter
+
+from .admin import add_admin_routes
+from .errors import error_response, family_api, response_for
+from .relay import Relay
+from .routing import Route, Router
+from .websocket import handle_ws, is_upgrade
+
+log = logging.getLogger("ctxproxy")
+
+
+def version() -> str:
+    try:
+        return metadata.version("ctxproxy")
+    except metadata.PackageNotFoundError:
+        return "0+unknown"
+
+
+@dataclass
+class AppState:
+    config: Config
+    router: Router
+    relay: Relay
+    routes: dict[str, Route]
+    services: dict[str, Any] = field(default_factory=dict)
+    version: str = field(default_factory=version)
+    pid: int = field(default_factory=os.getpid)
+
+
+APP_STATE = web.AppKey("ctxproxy_state", AppState)
+
+
+def server_secret(cfg: Config) -> bytes:
+    """32 random bytes kept in the data dir (mode 0600): per-session keys derive from it."""
+    path = Path(cfg.server.secret_file or Path(cfg.server.data_dir) / "secret")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    except FileExistsError:
+        return path.read_bytes()
+    with os.fdopen(fd, "wb") as f:
+        f.write(secrets.token_bytes(32))
+    return path.read_bytes()
+
+
+def open_services(cfg: Config) -> dict[str, Any]:
+    """Services filters may ask for by name (``turn.service(name)``)."""
+    Path(cfg.server.data_dir).mkdir(parents=True, exist_ok=True)
+    services: dict[str, Any] = {"config": cfg, "secret": server_secret(cfg), "data_dir": cfg.server.data_dir}
+    try:
+        from ctxproxy.store import open_store
+    except ImportError:
+        open_store = None
+    if open_store is not None:
+        services["store"] = open_store(
+            str(Path(cfg.server.data_dir) / "store"),
+            map_size=cfg.store.map_size_mb * 1024 * 1024,
+            max_map_size=cfg.store.max_map_size_mb * 1024 * 1024)
+    return services
+
+
+def make_app(cfg: Config, services: dict[str, Any] | None = None) -> web.Application:
+    app = web.Application(client_max_size=cfg.server.max_body_bytes, handler_args={"max_field_size": 65536})
+    router = Router(cfg)
+    configs = filter_configs(cfg)
+
+    async def lifecycle(app: web.Application):
+        svc = services if services is not None else open_services(cfg)
+        session = aiohttp.ClientSession(
+            connector=aiohttp.TCPConnector(limit=cfg.upstream.pool_size, enable_cleanup_closed=True),
+            timeout=aiohttp.ClientTimeout(total=None, connect=cfg.upstream.connect_timeout,
+                                          sock_read=cfg.upstream.read_timeout),
+            auto_decompress=False, skip_auto_headers=("User-Agent", "Accept-Encoding"),
+        )
+        routes = {r.name: r for r in [*router.prefixed, *router.default.values()]}
+        pipelines: dict[str, Pipeline] = {}
+        for name, route in routes.items():
+            pipelines[name] = build_pipeline(route.config.filters or cfg.pipeline.request, configs, svc)
+        relay = Relay(session, pipelines, TokenCounter(), svc, cfg.upstream.read_timeout)
+        app[APP_STATE] = AppState(cfg, router, relay, routes, svc)
+        yield
+        await session.close()
+        store = svc.get("store")
+        if store is not None and services is None:
+            store.close()
+
+    app.cleanup_ctx.append(lifecycle)
+    app.router.add_get("/ctx/healthz", healthz)
+    app.router.add_get("/", root)  # agents probe it (Claude Code sends HEAD /); answer locally
+    add_admin_routes(app, lambda: cfg.admin_token, cfg.server.admin_loopback_only)
+    app.router.add_route("*", "/{tail:.*}", proxy_handler)
+    return app
+
+
+async def healthz(request: web.Request) -> web.Response:
+    st = request.app[APP_STATE]
+    return web.json_response({"status": "ok", "version": st.version, "pid": st.pid})
+
+
+async def root(request: web.Request) -> web.Response:
+    return web.json_response({"service": "ctxproxy", "status": "ok"})
+
+
+async def proxy_handler(request: web.Request) -> web.StreamResponse:
+    st = request.app[APP_STATE]
+    try:
+        match = st.router.match(request.path, request.method, request.headers)
+    except Exception as exc:  # a path the router cannot read is still answered cleanly
+        return response_for(exc, "chat")
+    if is_upgrade(request):
+        try:
+            return await handle_ws(request, match, st.relay)
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:
+            log.exception("websocket proxy failed")
+            return response_for(exc, "responses")
+    return await st.relay.handle(request, match)
+
+
+# -- running -------------------------------------------------------------------
+
+async def serve_forever(cfg: Config, reuse_port: bool = False, ready: Any = None) -> None:
+    app = make_app(cfg)
+    runner = web.AppRunner(app, handler_cancellation=True, access_log=None)
+    await runner.setup()
+    site = web.TCPSite(runner, cfg.server.host, cfg.server.port, reuse_port=reuse_port or None,
+                       backlog=1024)
+    await site.start()
+    log.info("ctxproxy %s listening on http://%s:%d (pid %d)", version(), cfg.server.host, cfg.server.port,
+             os.getpid())
+    if ready is not None:
+        ready()
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        try:
+            loop.add_signal_handler(sig, stop.set)
+        except (NotImplementedError, RuntimeError):
+            pass
+    try:
+        await stop.wait()
+    finally:
+        await runner.cleanup()
+
+
+def _worker(cfg: Config) -> None:
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s[%(process)d] %(message)s")
+    asyncio.run(serve_forever(cfg, reuse_port=True))
+
+
+def run(cfg: Config) -> None:
+    """Serve in this process, or in ``workers`` processes sharing one port."""
+    if cfg.server.workers <= 1:
+        asyncio.run(serve_forever(cfg))
+        return
+    if not hasattr(socket, "SO_REUSEPORT"):
+        raise SystemExit("--workers needs SO_REUSEPORT, which this platform lacks")
+    import multiprocessing as mp
+
+    ctx = mp.get_context("spawn")  # each worker opens its own LMDB env and sockets
+    procs = [ctx.Process(target=_worker, args=(cfg,), daemon=False) for _ in range(cfg.server.workers)]
+    for p in procs:
+        p.start()
+
+    def stop(*_: Any) -> None:
+        for p in procs:
+            if p.is_alive():
+                p.terminate()
+
+    signal.signal(signal.SIGTERM, stop)
+    signal.signal(signal.SIGINT, stop)
+    for p in procs:
+        p.join()
+
+
+__all__ = ["APP_STATE", "AppState", "make_app", "run", "serve_forever", "error_response", "family_api"]
