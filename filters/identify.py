@@ -31,6 +31,7 @@ import orjson
 from .base import Filter, Identity, Turn
 
 _ID_OK = re.compile(r"^[A-Za-z0-9._:@/+=-]{1,200}$")
+TENANT_OK = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")  # it prefixes store keys: keep it plain
 _OPENCLAW = re.compile(r"\bsessionId=([A-Za-z0-9._:-]{4,128})")
 
 
@@ -59,8 +60,9 @@ def identify(headers: Any, view: Any, cfg: IdentifyConfig, fixed_tenant: str = "
     body = view.body if view is not None else {}
 
     if cfg.trust_headers:
-        if not fixed_tenant and _ok(h.get("x-ctx-tenant")):
-            ident.tenant = h["x-ctx-tenant"]
+        tenant = h.get("x-ctx-tenant")
+        if not fixed_tenant and isinstance(tenant, str) and TENANT_OK.match(tenant):
+            ident.tenant = tenant
         ident.user = _ok(h.get("x-ctx-user")) or ""
         ident.task = _ok(h.get("x-ctx-task")) or ""
         session = _ok(h.get("x-ctx-session"))

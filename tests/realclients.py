@@ -1,0 +1,20 @@
+"""Load the recorded real-client requests from ../shared/fixtures/real-clients."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+FIXTURES = Path(__file__).resolve().parent.parent.parent / "shared" / "fixtures" / "real-clients"
+
+
+def load(name: str) -> dict:
+    return json.loads((FIXTURES / f"{name}.json").read_text())
+
+
+def names() -> list[str]:
+    return sorted(p.stem for p in FIXTURES.glob("*.json"))
+
+
+def body_bytes(rec: dict) -> bytes:
+    """The body as a client would put it on the wire (compact JSON)."""
+    return json.dumps(rec["body"], separators=(",", ":"), ensure_ascii=False).encode()

@@ -1,0 +1,71 @@
+"""identify: headers, client hints, OpenClaw runtime line, fingerprint fallback."""
+import orjson
+from multidict import CIMultiDict
+
+from ctxproxy.filters.identify import IdentifyConfig, identify
+from ctxproxy.proxy.adapters import ADAPTERS
+from realclients import body_bytes, load
+
+CFG = IdentifyConfig()
+
+
+def ident(name=None, headers=None, body=None, api="anthropic", fixed=""):
+    if name:
+        rec = load(name)
+        headers = {**rec["headers"], **(headers or {})}
+        raw = body_bytes(rec)
+    else:
+        raw = orjson.dumps(body)
+    view = ADAPTERS[api].parse_request(raw)
+    return identify(CIMultiDict(headers or {}), view, CFG, fixed)
+
+
+def test_claude_code_session_header():
+    i = ident("claude-code-1-first")
+    assert (i.session, i.source, i.agent, i.supplied) == (
+        "91c73d81-0f31-48b2-8682-c4f4438bae79", "hint:x-claude-code-session-id", "claude-code", True)
+
+
+def test_claude_code_metadata_user_id_when_header_missing():
+    rec = load("claude-code-2-tool-result")
+    headers = {k: v for k, v in rec["headers"].items() if k != "x-claude-code-session-id"}
+    i = identify(CIMultiDict(headers), ADAPTERS["anthropic"].parse_request(body_bytes(rec)), CFG)
+    assert i.session == "91c73d81-0f31-48b2-8682-c4f4438bae79" and i.source == "hint:metadata.user_id"
+
+
+def test_codex_session_headers():
+    i = ident("codex-lite-1-first", api="responses")
+    assert i.session == "01a22b90-ccdc-7b03-8a4a-14c2e3ae33dd" and i.agent == "codex"
+
+
+def test_x_ctx_headers_win_but_tenant_header_cannot_override_fixed_tenant():
+    h = {"X-Ctx-Tenant": "acme", "X-Ctx-Session": "s1", "X-Ctx-Task": "t9", "X-Ctx-User": "ana"}
+    i = ident("claude-code-1-first", headers=h)
+    assert (i.tenant, i.session, i.task, i.user, i.source) == ("acme", "s1", "t9", "ana", "header")
+    assert ident("claude-code-1-first", headers=h, fixed="bound").tenant == "bound"
+
+
+def test_openclaw_runtime_line():
+    body = {"model": "m", "messages": [
+        {"role": "system", "content": "You are helpful.\nRuntime: agent=main | sessionId=oc-7f3a91 | host=x"},
+        {"role": "user", "content": "hi"}]}
+    i = ident(body=body, api="chat", headers={"user-agent": "openclaw/1.0"})
+    assert (i.session, i.source) == ("oc-7f3a91", "hint:openclaw-runtime")
+
+
+def test_fingerprint_separates_concurrent_sessions_and_is_stable_across_turns():
+    # Hermes: no id at all, and a prompt_cache_key shared by every session
+    first_a = {"model": "m", "prompt_cache_key": "hermes", "input": [{"role": "user", "content": "fix bug 12"}]}
+    first_b = {"model": "m", "prompt_cache_key": "hermes", "input": [{"role": "user", "content": "write docs"}]}
+    later_a = {**first_a, "input": first_a["input"] + [{"role": "assistant", "content": "ok"},
+                                                       {"role": "user", "content": "next"}]}
+    a, b, a2 = (ident(body=x, api="responses") for x in (first_a, first_b, later_a))
+    assert a.source == "fingerprint" and not a.supplied
+    assert a.session != b.session
+    assert a.session == a2.session
+
+
+def test_bad_header_ids_are_ignored():
+    i = ident(body={"model": "m", "messages": [{"role": "user", "content": "x"}]},
+              headers={"X-Ctx-Session": "a b\u0000c", "X-Ctx-Tenant": "../../etc"})
+    assert i.source == "fingerprint" and i.tenant == "default"

@@ -1,0 +1,45 @@
+"""The offline o200k_base counter: verified vocabulary, tiktoken-exact counts, cache."""
+import gzip
+
+import pytest
+import tiktoken
+
+from ctxproxy.filters import tokens
+from ctxproxy.filters.tokens import TokenCounter, VocabularyError, encoding, load_vocabulary
+
+
+def test_vocabulary_hash_is_tiktokens_published_one():
+    data = load_vocabulary("o200k_base")
+    import hashlib
+    assert hashlib.sha256(data).hexdigest() == tokens.VOCAB_SHA256["o200k_base"]
+
+
+def test_known_token_ids():
+    enc = encoding()
+    assert enc.n_vocab == 200019
+    assert enc.encode("hello world") == [24912, 2375]
+
+
+def test_tampered_vocabulary_is_refused(monkeypatch):
+    real = load_vocabulary("cl100k_base")
+
+    class FakeFiles:
+        def joinpath(self, *parts):
+            return self
+
+        def read_bytes(self):
+            return gzip.compress(real[:-10] + b"x" * 10)
+
+    monkeypatch.setattr(tokens.resources, "files", lambda pkg: FakeFiles())
+    with pytest.raises(VocabularyError, match="refusing"):
+        load_vocabulary("cl100k_base")
+
+
+def test_counts_match_and_are_cached():
+    c = TokenCounter()
+    text = "def handler(event):\n    return {'status': 200, 'body': event['x']}\n" * 20
+    n = c.count(text)
+    assert n == len(encoding().encode_ordinary(text))
+    assert c.count(text) == n and c.hits == 1 and c.misses == 1
+    assert c.count("") == 0
+    assert isinstance(tiktoken.Encoding, type)
