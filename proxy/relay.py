@@ -28,12 +28,17 @@ HOP_BY_HOP = frozenset({
     "transfer-encoding", "upgrade", "host", "content-length",
 })
 _RESPONSE_DROP = HOP_BY_HOP | {"content-length"}
-# Bytes that end a well-formed stream, per API; a stream that stops without one was cut.
-_TERMINAL = {
-    "anthropic": (b"message_stop", b"event: error"),
-    "chat": (b"[DONE]",),
-    "responses": (b"response.completed", b"response.failed", b"response.incomplete", b'"type":"error"'),
+# Events that end a well-formed stream, per API; a stream that stops before one was cut.
+_TERMINAL_NAMES = {
+    "anthropic": frozenset({"message_stop", "error"}),
+    "responses": frozenset({"response.completed", "response.failed", "response.incomplete", "error"}),
 }
+
+
+def is_terminal(api: str, raw: Any) -> bool:
+    if api == "chat":
+        return raw.data == b"[DONE]" or (raw.data is not None and raw.data.startswith(b'{"error"'))
+    return raw.name in _TERMINAL_NAMES[api]
 
 
 def upstream_headers(headers: Any, route: Route, parse_response: bool) -> CIMultiDict:
@@ -120,7 +125,7 @@ class Relay:
             ctype = upstream.headers.get("content-type", "")
             is_sse = ctype.startswith("text/event-stream")
             plain = upstream.headers.get("content-encoding", "identity").lower() in ("", "identity")
-            if parse and is_sse and plain:
+            if pipeline is not None and is_sse and plain:
                 return await self._relay_events(request, turn, pipeline, upstream)
             if parse and plain and not is_sse and pipeline.has_response_hooks and upstream.status < 300 \
                     and "json" in ctype:
@@ -148,18 +153,11 @@ class Relay:
     async def _relay_bytes(self, request: web.Request, turn: Turn, upstream: aiohttp.ClientResponse,
                            is_sse: bool) -> web.StreamResponse:
         resp = await self._start_stream(request, turn, upstream)
-        tail = b""
         try:
             async for chunk in self._chunks(upstream):
                 await resp.write(chunk)
-                if is_sse:
-                    tail = (tail + chunk)[-256:]
         except UpstreamError as exc:
             await self._stream_failed(resp, turn, exc, is_sse, request)
-            return resp
-        if is_sse and turn.api and upstream.status < 300 and not _terminated(turn.api, tail):
-            await self._stream_failed(resp, turn, UpstreamError(502, "upstream ended the stream early",
-                                                                "upstream_dropped"), True)
             return resp
         await resp.write_eof()
         return resp
@@ -167,19 +165,16 @@ class Relay:
     async def _relay_events(self, request: web.Request, turn: Turn, pipeline: Pipeline,
                             upstream: aiohttp.ClientResponse) -> web.StreamResponse:
         resp = await self._start_stream(request, turn, upstream)
-        adapter = ADAPTERS[turn.api]
+        relay = _EventRelay(turn, pipeline, ADAPTERS[turn.api].stream())
         decoder = SSEDecoder()
-        state = adapter.stream()
-        tail = b""
         try:
             async for chunk in self._chunks(upstream):
-                tail = (tail + chunk)[-256:]
-                out = self._filter_events(turn, pipeline, state, decoder.decode(chunk))
+                out = relay.feed(decoder.decode(chunk))
                 if out:
                     await resp.write(out)
             rest = decoder.flush()
             if rest is not None:
-                out = self._filter_events(turn, pipeline, state, [rest])
+                out = relay.feed([rest])
                 if out:
                     await resp.write(out)
         except UpstreamError as exc:
@@ -189,21 +184,12 @@ class Relay:
             await self._stream_failed(resp, turn, ProxyError(exc.status, f"ctxproxy {exc.filter_name}: {exc.message}",
                                                              "filter_failed"), True)
             return resp
-        if upstream.status < 300 and not _terminated(turn.api, tail):
+        if upstream.status < 300 and not relay.terminated:
             await self._stream_failed(resp, turn, UpstreamError(502, "upstream ended the stream early",
                                                                 "upstream_dropped"), True)
             return resp
         await resp.write_eof()
         return resp
-
-    @staticmethod
-    def _filter_events(turn: Turn, pipeline: Pipeline, state: Any, events: list) -> bytes:
-        out = []
-        for raw in events:
-            ev = state.event(raw.name, raw.raw, raw.data)
-            for e in pipeline.run_event(turn, ev):
-                out.append(e.to_bytes())
-        return b"".join(out)
 
     async def _chunks(self, upstream: aiohttp.ClientResponse):
         """Upstream body chunks as they arrive; errors become UpstreamError.
@@ -224,7 +210,8 @@ class Relay:
         log.warning("turn %s: %s", turn.turn_id, exc.message)
         if is_sse and turn.api:
             try:
-                await resp.write(ADAPTERS[turn.api].stream_error_bytes(exc.status, exc.message))
+                await resp.write(ADAPTERS[turn.api].stream_error_bytes(exc.status, exc.message,
+                                                                       turn.state.get("response_id")))
                 await resp.write_eof()
             except (ConnectionError, RuntimeError):
                 pass
@@ -232,5 +219,39 @@ class Relay:
             request.transport.close()  # a plain body cut short: no final chunk, so the client sees the cut
 
 
-def _terminated(api: str, tail: bytes) -> bool:
-    return any(marker in tail for marker in _TERMINAL.get(api, ()))
+class _EventRelay:
+    """Turns decoded SSE events into output bytes for one response: through the
+    filters when any has an event hook, else as the original bytes. Notes the
+    end-of-stream event and the response id (for an error event if cut)."""
+
+    __slots__ = ("turn", "pipeline", "state", "terminated", "hooks")
+
+    def __init__(self, turn: Turn, pipeline: Pipeline, state: Any):
+        self.turn = turn
+        self.pipeline = pipeline
+        self.state = state
+        self.terminated = False
+        self.hooks = pipeline.has_event_hooks
+
+    def feed(self, events: list) -> bytes:
+        api = self.turn.api
+        out = []
+        for raw in events:
+            if is_terminal(api, raw):
+                self.terminated = True
+            if not self.hooks:
+                if raw.name == "response.created":
+                    self._note_id(self.state.event(raw.name, raw.raw, raw.data))
+                out.append(raw.raw)
+                continue
+            ev = self.state.event(raw.name, raw.raw, raw.data)
+            self._note_id(ev)
+            for e in self.pipeline.run_event(self.turn, ev):
+                out.append(e.to_bytes())
+        return b"".join(out)
+
+    def _note_id(self, ev: Any) -> None:
+        if "response_id" not in self.turn.state:
+            rid = ev.response_id()
+            if rid:
+                self.turn.state["response_id"] = rid

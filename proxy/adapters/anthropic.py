@@ -253,5 +253,5 @@ def error_body(status: int, message: str) -> dict:
     return {"type": "error", "error": {"type": etype, "message": message}}
 
 
-def stream_error(status: int, message: str) -> tuple[str, dict]:
+def stream_error(status: int, message: str, response_id: str | None = None) -> tuple[str, dict]:
     return "error", error_body(status, message)

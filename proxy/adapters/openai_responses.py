@@ -310,10 +310,13 @@ class ResponsesEvent(Event):
         return ev
 
 
-def stream_error(status: int, message: str) -> tuple[str, dict]:
+def stream_error(status: int, message: str, response_id: str | None = None) -> tuple[str, dict]:
+    """``response.failed`` for the response in flight. The top-level ``error``
+    makes the official SDKs raise at once instead of ending quietly."""
     err = error_body(status, message)["error"]
     return "response.failed", {
         "type": "response.failed", "sequence_number": 0,
-        "response": {"id": "", "object": "response", "created_at": int(time.time()), "status": "failed",
-                     "error": {"code": err["code"] or "server_error", "message": message},
-                     "output": [], "model": ""}}
+        "response": {"id": response_id or "", "object": "response", "created_at": int(time.time()),
+                     "status": "failed", "error": {"code": err["code"] or "server_error", "message": message},
+                     "output": [], "model": ""},
+        "error": err}

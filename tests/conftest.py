@@ -1,0 +1,87 @@
+"""Shared fixtures: a fake provider and a ctxproxy in front of it, both real
+aiohttp servers on 127.0.0.1, started and stopped by each test."""
+from __future__ import annotations
+
+import os
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+from aiohttp import web
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from fakeprovider import FakeProvider  # noqa: E402
+
+from ctxproxy.config import load_config  # noqa: E402
+from ctxproxy.proxy.server import APP_STATE, make_app  # noqa: E402
+
+
+@dataclass
+class Proxy:
+    url: str
+    app: web.Application
+    runner: web.AppRunner
+
+    @property
+    def state(self):
+        return self.app[APP_STATE]
+
+    def anthropic(self, **kw):
+        import anthropic
+
+        return anthropic.AsyncAnthropic(base_url=self.url, api_key=kw.pop("api_key", "sk-ant-test"),
+                                        max_retries=0, **kw)
+
+    def openai(self, **kw):
+        import openai
+
+        return openai.AsyncOpenAI(base_url=self.url + "/v1", api_key=kw.pop("api_key", "sk-test"), max_retries=0,
+                                  **kw)
+
+
+@pytest.fixture
+async def fake():
+    async with FakeProvider() as fp:
+        yield fp
+
+
+@pytest.fixture
+async def make_proxy(tmp_path, fake):
+    """``await make_proxy(toml_text="", **overrides)`` -> Proxy in front of ``fake``."""
+    runners = []
+
+    async def start(toml_text: str = "", upstream: str | None = None, **overrides) -> Proxy:
+        cfg_path = None
+        if toml_text:
+            cfg_path = tmp_path / f"ctxproxy-{len(runners)}.toml"
+            cfg_path.write_text(toml_text)
+        url = upstream or fake.url
+        overrides.setdefault("data_dir", str(tmp_path / "data"))
+        cfg = load_config(cfg_path, anthropic_upstream=url, openai_upstream=url, port=0, **overrides)
+        app = make_app(cfg)
+        runner = web.AppRunner(app, handler_cancellation=True, access_log=None, shutdown_timeout=1.0)
+        await runner.setup()
+        site = web.TCPSite(runner, "127.0.0.1", 0)
+        await site.start()
+        host, port = runner.addresses[0][:2]
+        runners.append(runner)
+        return Proxy(f"http://{host}:{port}", app, runner)
+
+    yield start
+    for r in runners:
+        await r.cleanup()
+
+
+@pytest.fixture
+async def proxy(make_proxy):
+    return await make_proxy()
+
+
+@pytest.fixture(autouse=True)
+def _no_real_keys(monkeypatch):
+    for k in ("ANTHROPIC_API_KEY", "OPENAI_API_KEY", "ANTHROPIC_BASE_URL", "OPENAI_BASE_URL"):
+        monkeypatch.delenv(k, raising=False)
+    monkeypatch.delenv("CTXPROXY_ADMIN_TOKEN", raising=False)
+    os.environ.setdefault("OTEL_SDK_DISABLED", "true")
