@@ -1,0 +1,177 @@
+"""Faults: provider down, 5xx, timeouts, drops, disconnects, bad input."""
+import asyncio
+import socket
+
+import aiohttp
+import anthropic
+import openai
+import pytest
+from aiohttp import web
+
+from fakeprovider import Reply
+
+MSG = {"model": "claude-opus-4-8", "max_tokens": 10, "messages": [{"role": "user", "content": "hi"}]}
+CHAT = {"model": "gpt-5", "messages": [{"role": "user", "content": "hi"}]}
+
+
+def closed_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+async def post(url, **kw):
+    async with aiohttp.ClientSession() as s:
+        async with s.post(url, **kw) as r:
+            return r.status, await r.json(content_type=None), r.headers
+
+
+async def test_provider_down_is_502_in_each_format(make_proxy):
+    proxy = await make_proxy(upstream=f"http://127.0.0.1:{closed_port()}")
+    status, body, headers = await post(proxy.url + "/v1/messages", json=MSG)
+    assert status == 502 and body["type"] == "error" and body["error"]["type"] == "api_error"
+    assert "unreachable" in body["error"]["message"] and headers["X-Ctx-Turn-Id"]
+    status, body, _ = await post(proxy.url + "/v1/chat/completions", json=CHAT)
+    assert status == 502 and "unreachable" in body["error"]["message"]
+    with pytest.raises(openai.APIStatusError) as exc:
+        await proxy.openai().responses.create(model="gpt-5", input="x")
+    assert exc.value.status_code == 502
+
+
+async def test_provider_5xx_is_relayed_as_is(proxy, fake):
+    fake.script(Reply.error(529, "Overloaded"))
+    with pytest.raises(anthropic.APIStatusError) as exc:
+        await proxy.anthropic().messages.create(**MSG)
+    assert exc.value.status_code == 529 and "Overloaded" in str(exc.value)
+
+
+async def test_upstream_timeout_is_504(make_proxy, fake):
+    proxy = await make_proxy("[upstream]\nread_timeout = 0.3\n")
+    fake.script(Reply.text("late", hang=True))
+    status, body, _ = await post(proxy.url + "/v1/chat/completions", json=CHAT)
+    assert status == 504 and body["error"]["code"] == "gateway_timeout"
+
+
+async def test_stream_read_timeout_is_per_event_not_per_response(make_proxy, fake):
+    # 8 events 0.15 s apart take ~1.2 s in all, longer than the 0.5 s read timeout
+    proxy = await make_proxy("[upstream]\nread_timeout = 0.5\n")
+    fake.script(Reply.text("a b c d e f g h", delay_between_events=0.15))
+    async with proxy.anthropic().messages.stream(**MSG) as stream:
+        text = "".join([t async for t in stream.text_stream])
+    assert text == "a b c d e f g h"
+
+
+async def test_stall_mid_stream_becomes_an_error_event(make_proxy, fake):
+    proxy = await make_proxy("[upstream]\nread_timeout = 0.3\n")
+    fake.script(Reply.text("a b c d e f", delay_between_events=2.0))
+    with pytest.raises(anthropic.APIStatusError, match="timed out"):
+        async with proxy.anthropic().messages.stream(**MSG) as stream:
+            async for _ in stream.text_stream:
+                pass
+
+
+async def test_drop_mid_stream_anthropic(proxy, fake):
+    fake.script(Reply.text("one two three four five six", drop_after_events=4))
+    with pytest.raises(anthropic.APIStatusError, match="upstream"):
+        async with proxy.anthropic().messages.stream(**MSG) as stream:
+            async for _ in stream.text_stream:
+                pass
+
+
+async def test_drop_mid_stream_chat(proxy, fake):
+    fake.script(Reply.text("one two three four five six", drop_after_events=3))
+    with pytest.raises(openai.APIError, match="upstream"):
+        stream = await proxy.openai().chat.completions.create(**CHAT, stream=True)
+        async for _ in stream:
+            pass
+
+
+async def test_drop_mid_stream_responses(proxy, fake):
+    fake.script(Reply.text("one two three four five six", drop_after_events=5))
+    with pytest.raises(openai.APIError, match="upstream"):
+        async with proxy.openai().responses.stream(model="gpt-5", input="x") as stream:
+            async for _ in stream:
+                pass
+
+
+@pytest.fixture
+async def slow_upstream():
+    """Streams one event every 50 ms for ~5 s; records how the stream ended."""
+    seen = {"events": 0, "ended": None}
+
+    async def handler(request):
+        await request.read()
+        resp = web.StreamResponse(headers={"content-type": "text/event-stream"})
+        await resp.prepare(request)
+        try:
+            for i in range(100):
+                await resp.write(b'event: ping\ndata: {"type": "ping"}\n\n')
+                seen["events"] += 1
+                await asyncio.sleep(0.05)
+            seen["ended"] = "completed"
+        except (ConnectionResetError, asyncio.CancelledError):
+            seen["ended"] = "client gone"
+            raise
+        return resp
+
+    app = web.Application()
+    app.router.add_post("/{tail:.*}", handler)
+    runner = web.AppRunner(app, handler_cancellation=True)
+    await runner.setup()
+    await web.TCPSite(runner, "127.0.0.1", 0).start()
+    host, port = runner.addresses[0][:2]
+    yield f"http://{host}:{port}", seen
+    await runner.cleanup()
+
+
+async def test_client_disconnect_cancels_upstream(make_proxy, slow_upstream):
+    url, seen = slow_upstream
+    proxy = await make_proxy(upstream=url)
+    async with aiohttp.ClientSession() as s:
+        resp = await s.post(proxy.url + "/v1/messages", json={**MSG, "stream": True})
+        await resp.content.readany()
+        resp.close()  # hang up mid-stream
+    for _ in range(60):
+        if seen["ended"]:
+            break
+        await asyncio.sleep(0.05)
+    assert seen["ended"] == "client gone"
+    assert seen["events"] < 50
+
+
+async def test_malformed_json_is_400(proxy):
+    status, body, _ = await post(proxy.url + "/v1/messages", data=b'{"model": ', headers={
+        "content-type": "application/json"})
+    assert status == 400 and body["error"]["type"] == "invalid_request_error"
+    assert "not valid JSON" in body["error"]["message"]
+
+
+async def test_invalid_utf8_is_400(proxy):
+    status, body, _ = await post(proxy.url + "/v1/chat/completions", data=b'{"model": "\xff\xfe"}')
+    assert status == 400 and "not valid JSON" in body["error"]["message"]
+
+
+async def test_oversized_body_is_413(make_proxy):
+    proxy = await make_proxy("[server]\nmax_body_bytes = 2048\n")
+    status, body, _ = await post(proxy.url + "/v1/messages", data=b'{"x":"' + b"a" * 5000 + b'"}')
+    assert status == 413 and body["error"]["type"] == "request_too_large"
+    status, body, _ = await post(proxy.url + "/v1/responses", data=b'{"x":"' + b"a" * 5000 + b'"}')
+    assert status == 413 and "max_body_bytes" in body["error"]["message"]
+
+
+async def test_admin_api_requires_token(make_proxy, monkeypatch):
+    proxy = await make_proxy()
+    async with aiohttp.ClientSession() as s:
+        async with s.get(proxy.url + "/ctx/v1/status") as r:
+            assert r.status == 403
+    monkeypatch.setenv("CTXPROXY_ADMIN_TOKEN", "t0ken")
+    async with aiohttp.ClientSession() as s:
+        async with s.get(proxy.url + "/ctx/v1/status") as r:
+            assert r.status == 401
+        async with s.get(proxy.url + "/ctx/v1/status", headers={"authorization": "Bearer wrong"}) as r:
+            assert r.status == 403
+        async with s.get(proxy.url + "/ctx/v1/status", headers={"authorization": "Bearer t0ken"}) as r:
+            assert r.status == 200
+            assert "identify" in (await r.json())["routes"]["anthropic"]["filters"]
+        async with s.get(proxy.url + "/ctx/healthz") as r:
+            assert r.status == 200 and (await r.json())["status"] == "ok"

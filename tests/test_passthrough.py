@@ -1,0 +1,118 @@
+"""Lossless forwarding: real-client requests and streamed answers, byte for byte."""
+import asyncio
+
+import aiohttp
+import pytest
+from aiohttp import web
+
+from realclients import body_bytes, load, names
+
+SKIP_HEADERS = {"host", "content-length", "accept-encoding"}
+
+
+@pytest.mark.parametrize("name", [n for n in names() if load(n).get("body")])
+async def test_recorded_request_reaches_provider_byte_identical(proxy, fake, name):
+    rec = load(name)
+    raw = body_bytes(rec)
+    headers = {k: v for k, v in rec["headers"].items() if k not in SKIP_HEADERS}
+    url = proxy.url + rec["path"] + (f"?{rec['query']}" if rec.get("query") else "")
+    async with aiohttp.ClientSession(auto_decompress=False) as s:
+        async with s.request(rec["method"], url, data=raw, headers=headers) as resp:
+            body = await resp.read()
+            assert resp.status == 200, body[:300]
+            assert resp.headers["X-Ctx-Turn-Id"]
+    got = fake.last
+    assert got.body == raw
+    assert got.query == (rec.get("query") or "")
+    for k, v in headers.items():
+        assert got.headers.get(k) == v, k
+
+
+async def test_unknown_fields_and_odd_json_survive_byte_for_byte(proxy, fake):
+    raw = ('{"model":"claude-opus-4-8" ,"max_tokens":10,"x_future_field":{"nested":[1,2.50,"\\u00e9"]},'
+           '"system":[{"type":"text","text":"rules","cache_control":{"type":"ephemeral","ttl":"1h"}}],'
+           '"messages":[{"role":"user","content":[{"type":"text","text":"hi \\ud83d\\ude00"}]},'
+           '{"role":"assistant","content":[{"type":"thinking","thinking":"t","signature":"EqQBCkgIARAB=="},'
+           '{"type":"text","text":"ok"}]},{"role":"user","content":"go"}]}').encode()
+    async with aiohttp.ClientSession() as s:
+        async with s.post(proxy.url + "/v1/messages", data=raw,
+                          headers={"content-type": "application/json", "anthropic-version": "2023-06-01"}) as r:
+            assert r.status == 200
+    assert fake.last.body == raw
+
+
+async def test_head_root_probe_is_answered(proxy):
+    async with aiohttp.ClientSession() as s:
+        async with s.head(proxy.url + "/") as r:
+            assert r.status == 200
+
+
+async def test_any_other_path_passes_through_to_the_matching_provider(proxy, fake):
+    async with aiohttp.ClientSession() as s:
+        async with s.get(proxy.url + "/api/v1/models", headers={"authorization": "Bearer k"}) as r:
+            assert r.status == 404  # the provider's answer, relayed
+            assert fake.last.path == "/api/v1/models"
+            assert fake.last.headers["authorization"] == "Bearer k"
+        async with s.get(proxy.url + "/v1/models?limit=2", headers={"anthropic-version": "2023-06-01"}) as r:
+            assert r.status == 200
+            assert fake.last.query == "limit=2"
+
+
+async def test_hop_by_hop_and_ctx_headers_are_not_forwarded(proxy, fake):
+    async with aiohttp.ClientSession() as s:
+        async with s.post(proxy.url + "/v1/chat/completions", json={"model": "m", "messages": []},
+                          headers={"Connection": "keep-alive, X-Secret-Hop", "Proxy-Authorization": "Basic x",
+                                   "X-Ctx-Session": "s1", "X-Custom": "kept", "TE": "trailers"}) as r:
+            assert r.status == 200
+    h = fake.last.headers
+    assert "proxy-authorization" not in h and "x-ctx-session" not in h and "te" not in h
+    assert h["x-custom"] == "kept"
+
+
+STREAM = (b'event: message_start\r\ndata: {"type":"message_start","message":{"id":"msg_1","type":"message",'
+          b'"role":"assistant","model":"m","content":[],"stop_reason":null,"usage":{"input_tokens":3,'
+          b'"output_tokens":1},"x_unknown":true}}\r\n\r\n'
+          b': provider comment\n\n'
+          b'event: ping\ndata: {"type": "ping"}\n\n'
+          b'event: content_block_start\ndata: {"type":"content_block_start","index":0,'
+          b'"content_block":{"type":"text","text":""}}\n\n'
+          b'event: content_block_delta\ndata: {"type":"content_block_delta","index":0,'
+          b'"delta":{"type":"text_delta","text":"caf\xc3\xa9 \\u00e9"}}\n\n'
+          b'event: content_block_stop\ndata: {"type":"content_block_stop","index":0}\n\n'
+          b'event: message_delta\ndata: {"type":"message_delta","delta":{"stop_reason":"end_turn"},'
+          b'"usage":{"output_tokens":2}}\n\n'
+          b'event: message_stop\ndata: {"type":"message_stop"}\n\n')
+
+
+@pytest.fixture
+async def raw_upstream():
+    """An upstream that answers every POST with STREAM, written in odd-sized pieces."""
+
+    async def handler(request):
+        await request.read()
+        resp = web.StreamResponse(headers={"content-type": "text/event-stream", "x-provider": "raw"})
+        await resp.prepare(request)
+        for i in range(0, len(STREAM), 37):
+            await resp.write(STREAM[i:i + 37])
+            await asyncio.sleep(0)
+        return resp
+
+    app = web.Application()
+    app.router.add_post("/{tail:.*}", handler)
+    runner = web.AppRunner(app)
+    await runner.setup()
+    site = web.TCPSite(runner, "127.0.0.1", 0)
+    await site.start()
+    host, port = runner.addresses[0][:2]
+    yield f"http://{host}:{port}"
+    await runner.cleanup()
+
+
+async def test_streamed_response_reaches_client_byte_identical(make_proxy, raw_upstream):
+    proxy = await make_proxy(upstream=raw_upstream)
+    async with aiohttp.ClientSession() as s:
+        async with s.post(proxy.url + "/v1/messages", json={"model": "m", "max_tokens": 5, "stream": True,
+                                                            "messages": [{"role": "user", "content": "x"}]}) as r:
+            got = await r.read()
+            assert r.headers["x-provider"] == "raw"
+    assert got == STREAM
