@@ -16,6 +16,11 @@ from .base import Filter, FilterError, Identity, Pipeline, Turn
 # name -> "module:Class", in default order (DESIGN §2).
 FILTERS: dict[str, str] = {
     "identify": "ctxproxy.filters.identify:IdentifyFilter",
+    "redact": "ctxproxy.filters.redact:RedactFilter",
+    "effects": "ctxproxy.filters.effects:EffectsFilter",
+    "prune": "ctxproxy.filters.prune:PruneFilter",
+    "inject": "ctxproxy.filters.inject:InjectFilter",
+    "manifest": "ctxproxy.filters.manifest:ManifestFilter",
 }
 
 
@@ -28,13 +33,23 @@ def filter_class(name: str) -> type[Filter]:
     return getattr(importlib.import_module(module), cls)
 
 
+def used_filters(cfg: Config) -> list[str]:
+    """Filters named by the pipeline, a route, or a config section."""
+    names = dict.fromkeys(cfg.pipeline.request)
+    for route in cfg.routes.values():
+        names.update(dict.fromkeys(route.filters or ()))
+    names.update(dict.fromkeys(cfg.filters))
+    return list(names)
+
+
 def filter_configs(cfg: Config) -> dict[str, Any]:
-    """Parse every ``[filters.<name>]`` section once; unknown names are errors."""
+    """Parse the ``[filters.<name>]`` section of every filter in use, once;
+    unknown names are errors."""
     for name in cfg.filters:
         if name not in FILTERS:
             raise ConfigError(f"filters.{name}: unknown filter (known: {', '.join(FILTERS)})")
     out = {}
-    for name in FILTERS:
+    for name in used_filters(cfg):
         cls = filter_class(name)
         if cls.Config is not None:
             out[name] = parse_section(cls.Config, cfg.filters.get(name), f"filters.{name}")

@@ -5,7 +5,13 @@ import argparse
 import logging
 import sys
 
+import importlib
+
 from ctxproxy.config import ConfigError, default_config_text, load_config
+
+# Modules that add subcommands: each has ``register(subparsers)``; the parser it
+# adds sets ``func(args) -> int`` via ``set_defaults``.
+COMMAND_MODULES: tuple[str, ...] = ()
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -32,6 +38,8 @@ def _parser() -> argparse.ArgumentParser:
     chk = csub.add_parser("check", help="validate a config file without serving (exit 2 if invalid)")
     chk.add_argument("file", metavar="FILE")
     csub.add_parser("default", help="print the embedded default ctxproxy.toml")
+    for module in COMMAND_MODULES:
+        importlib.import_module(module).register(sub)
     return p
 
 
@@ -46,6 +54,8 @@ def main(argv: list[str] | None = None) -> int:
             return _serve(args)
         if args.command == "config":
             return _config(args, parser)
+        if getattr(args, "func", None) is not None:
+            return args.func(args)
     except ConfigError as exc:
         print(f"ctxproxy: config error: {exc}", file=sys.stderr)
         return 2

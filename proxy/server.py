@@ -7,6 +7,7 @@ inherited across ``fork()`` (LMDB must be opened after it).
 from __future__ import annotations
 
 import asyncio
+import importlib
 import logging
 import os
 import secrets
@@ -31,6 +32,9 @@ from .routing import Route, Router
 from .websocket import handle_ws, is_upgrade
 
 log = logging.getLogger("ctxproxy")
+
+# Modules that register admin endpoints with ``admin.admin_route`` on import.
+ADMIN_MODULES: tuple[str, ...] = ()
 
 
 def version() -> str:
@@ -111,6 +115,8 @@ def make_app(cfg: Config, services: dict[str, Any] | None = None) -> web.Applica
     app.cleanup_ctx.append(lifecycle)
     app.router.add_get("/ctx/healthz", healthz)
     app.router.add_get("/", root)  # agents probe it (Claude Code sends HEAD /); answer locally
+    for module in ADMIN_MODULES:
+        importlib.import_module(module)
     add_admin_routes(app, lambda: cfg.admin_token, cfg.server.admin_loopback_only)
     app.router.add_route("*", "/{tail:.*}", proxy_handler)
     return app
