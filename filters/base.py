@@ -74,7 +74,11 @@ class Turn:
     state: dict[str, Any] = field(default_factory=dict)
     degraded: list[str] = field(default_factory=list)
     timings_ms: dict[str, float] = field(default_factory=dict)
+    # (name, start_ns, end_ns) of real work — each filter hook, the upstream call —
+    # for child spans; wall-clock ns so telemetry can place them after the fact.
+    spans: list[tuple[str, int, int]] = field(default_factory=list)
     started: float = field(default_factory=time.time)
+    started_ns: int = field(default_factory=time.time_ns)
     streamed: bool = False
     status: int | None = None  # upstream status
     error_type: str | None = None
@@ -146,6 +150,7 @@ class Pipeline:
                 continue
             edits_before = _edit_count(turn.request)
             t0 = time.perf_counter()
+            t0_ns = time.time_ns()
             try:
                 stage.request(turn)
             except FilterError as exc:
@@ -162,6 +167,7 @@ class Pipeline:
                     raise _Undo(f.name) from exc
             finally:
                 _add_time(turn, f.name, t0)
+                turn.spans.append((f"{f.name}.request", t0_ns, time.time_ns()))
 
     def run_response(self, turn: Turn, view: ResponseView) -> None:
         for stage in self.stages:
@@ -183,6 +189,8 @@ class Pipeline:
         return events
 
     def run_end(self, turn: Turn) -> None:
+        """After the last byte: filters settle records and telemetry. Runs even
+        when the turn failed or the client hung up (``turn.error_type`` says)."""
         for stage in self.stages:
             if stage.end is not None:
                 try:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import time
 from typing import Any
 
 import aiohttp
@@ -114,10 +115,12 @@ class Relay:
         url = route.upstream + match.upstream_path
         headers = upstream_headers(request.headers, route, parse)
         t0 = asyncio.get_running_loop().time()
+        t0_ns = time.time_ns()
         try:
             upstream = await self.session.request(request.method, url, params=request.rel_url.query,
                                                   headers=headers, data=body or None, allow_redirects=False)
         except (aiohttp.ClientError, asyncio.TimeoutError) as exc:
+            turn.spans.append(("upstream", t0_ns, time.time_ns()))
             raise translate_upstream(exc, "connecting") from None
         try:
             turn.status = upstream.status
@@ -133,6 +136,7 @@ class Relay:
             return await self._relay_bytes(request, turn, upstream, is_sse)
         finally:
             upstream.release()
+            turn.spans.append(("upstream", t0_ns, time.time_ns()))
 
     async def _relay_json(self, turn: Turn, pipeline: Pipeline, upstream: aiohttp.ClientResponse) -> web.Response:
         try:
