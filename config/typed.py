@@ -73,7 +73,7 @@ def _coerce(tp: Any, value: Any, path: str) -> Any:
             raise ConfigError(f"{path}: expected a table, got {_kind(value)}")
         args = get_args(tp)
         vt = args[1] if len(args) == 2 else Any
-        return types.MappingProxyType({k: _coerce(vt, v, _join(path, k)) for k, v in value.items()})
+        return {k: _coerce(vt, v, _join(path, k)) for k, v in value.items()}
     if origin is typing.Literal:
         if value not in get_args(tp):
             allowed = " | ".join(repr(a) for a in get_args(tp))

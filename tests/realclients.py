@@ -2,9 +2,12 @@
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
-FIXTURES = Path(__file__).resolve().parent.parent.parent / "shared" / "fixtures" / "real-clients"
+# ../shared sits beside the project (in CI too); CTXPROXY_SHARED overrides it.
+SHARED = Path(os.environ.get("CTXPROXY_SHARED") or Path(__file__).resolve().parent.parent.parent / "shared")
+FIXTURES = SHARED / "fixtures" / "real-clients"
 
 
 def load(name: str) -> dict:
