@@ -83,10 +83,21 @@ class RequestView(Protocol):
     def first_user_text(self) -> str: ...
     def tool_calls(self) -> list[ToolCall]: ...
     def tool_results(self) -> list[ToolResult]: ...
-    def add_system_segment(self, text: str) -> None:
-        """Stable context: appended to the system slot (kept cache-friendly)."""
-    def add_turn_segment(self, text: str) -> None:
-        """Per-turn context: placed next to the latest user message."""
+    def latest_user_text(self) -> str:
+        """Text of the newest user message that has text (the recall query)."""
+    def cache_breakpoints(self) -> list[str]:
+        """Where the request's prompt-cache markers (``cache_control``) sit."""
+    def count_cache_breakpoints(self) -> int:
+        """How many there are (cheap: no paths built)."""
+    def add_system_segment(self, text: str, stable: bool = False, anchor: bool = False) -> str:
+        """Context in the system slot. ``stable`` (byte-stable across the
+        session's turns) goes inside the caller's cached prefix, before its
+        last system breakpoint; otherwise after every breakpoint. ``anchor``
+        lets the adapter add one breakpoint of its own where the caller set
+        none (never more than the provider allows). Returns where it went."""
+    def add_turn_segment(self, text: str, anchor: bool = False) -> str:
+        """Per-turn context: after the last cache breakpoint, next to the
+        latest user message (at the tail of the conversation). Returns where."""
 
 
 class ResponseView(Protocol):

@@ -11,7 +11,8 @@ from ctxproxy.config import ConfigError, default_config_text, load_config
 
 # Modules that add subcommands: each has ``register(subparsers)``; the parser it
 # adds sets ``func(args) -> int`` via ``set_defaults``.
-COMMAND_MODULES: tuple[str, ...] = ()
+COMMAND_MODULES: tuple[str, ...] = ("ctxproxy.proxy.cmd_pruned", "ctxproxy.proxy.cmd_manifest",
+                                    "ctxproxy.proxy.cmd_effects")
 
 
 def _parser() -> argparse.ArgumentParser:

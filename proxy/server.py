@@ -29,12 +29,14 @@ from .admin import add_admin_routes
 from .errors import error_response, family_api, response_for
 from .relay import Relay
 from .routing import Route, Router
+from .telemetry import close_telemetry, open_telemetry
 from .websocket import handle_ws, is_upgrade
 
 log = logging.getLogger("ctxproxy")
 
 # Modules that register admin endpoints with ``admin.admin_route`` on import.
-ADMIN_MODULES: tuple[str, ...] = ()
+ADMIN_MODULES: tuple[str, ...] = ("ctxproxy.proxy.admin_pruned", "ctxproxy.proxy.admin_manifests",
+                                  "ctxproxy.proxy.admin_effects")
 
 
 def version() -> str:
@@ -84,6 +86,9 @@ def open_services(cfg: Config) -> dict[str, Any]:
             str(Path(cfg.server.data_dir) / "store"),
             map_size=cfg.store.map_size_mb * 1024 * 1024,
             max_map_size=cfg.store.max_map_size_mb * 1024 * 1024)
+    telemetry = open_telemetry(version())  # None unless OTEL_* configures an exporter
+    if telemetry is not None:
+        services["telemetry"] = telemetry
     return services
 
 
@@ -111,6 +116,8 @@ def make_app(cfg: Config, services: dict[str, Any] | None = None) -> web.Applica
         store = svc.get("store")
         if store is not None and services is None:
             store.close()
+        if services is None:
+            await close_telemetry(svc.get("telemetry"))
 
     app.cleanup_ctx.append(lifecycle)
     app.router.add_get("/ctx/healthz", healthz)

@@ -5,7 +5,19 @@ from typing import Any, Iterator
 
 from ctxproxy.filters.view import ARGS, TEXT, THINKING, Delta, Slot, ToolCall, ToolResult, Usage, slot
 
-from .base import Event, View, has_binary, make_result_replacer, text_of, usage_int
+from .base import (
+    MAX_CACHE_BREAKPOINTS,
+    Event,
+    View,
+    count_markers,
+    has_binary,
+    last_marked,
+    longest_ttl,
+    make_result_replacer,
+    part_markers,
+    text_of,
+    usage_int,
+)
 
 API = "anthropic"
 
@@ -83,30 +95,105 @@ class AnthropicRequest(View):
                             i, has_binary(content), make_result_replacer(self, block, "content", "text")))
         return out
 
-    def add_system_segment(self, text: str) -> None:
+    def latest_user_text(self) -> str:
+        for msg in reversed(self.items()):
+            if type(msg) is dict and msg.get("role") == "user":
+                content = msg.get("content")
+                if isinstance(content, str):
+                    if content:
+                        return content
+                elif isinstance(content, list):
+                    texts = [b["text"] for b in content if type(b) is dict and b.get("type") == "text"
+                             and isinstance(b.get("text"), str)]
+                    if texts:
+                        return "\n".join(texts)
+        return ""
+
+    def cache_breakpoints(self) -> list[str]:
+        """Where every cache_control marker sits: top-level (automatic caching),
+        tools, system blocks, message content blocks (and tool result content)."""
+        return [where for where, _ in self._markers()]
+
+    def count_cache_breakpoints(self) -> int:
+        n = 1 if isinstance(self.body.get("cache_control"), dict) else 0
+        n += count_markers(self.body.get("tools")) + count_markers(self.body.get("system"))
+        for msg in self.items():
+            if type(msg) is dict:
+                n += count_markers(msg.get("content"))
+        return n
+
+    def _markers(self) -> list[tuple[str, dict]]:
+        auto = self.body.get("cache_control")
+        out = [("cache_control", auto)] if isinstance(auto, dict) else []
+        out += part_markers(self.body.get("tools"), "tools")
+        out += part_markers(self.body.get("system"), "system")
+        for i, msg in enumerate(self.items()):
+            if isinstance(msg, dict):
+                out += part_markers(msg.get("content"), f"messages[{i}].content")
+        return out
+
+    def add_system_segment(self, text: str, stable: bool = False, anchor: bool = False) -> str:
+        """Stable text goes inside the caller's cached prefix: just before the
+        system block that carries its last system cache breakpoint (the marker
+        stays on the caller's block). Anything else goes at the end of the
+        system slot, after every breakpoint. With ``anchor``, a stable segment
+        in a system slot without breakpoints gets one of its own, if the
+        request has fewer than four (never more than the provider allows)."""
+        block: dict = {"type": "text", "text": text}
         system = self.body.get("system")
+        self.mark_changed()
         if isinstance(system, list):
-            system.append({"type": "text", "text": text})
+            at = last_marked(system) if stable else None
+            if at is not None:
+                system.insert(at, block)
+                return "system:before_breakpoint"
+            system.append(block)
+        elif stable and anchor and self.count_cache_breakpoints() < MAX_CACHE_BREAKPOINTS:
+            # a string system cannot carry a marker: the same text as one block, then ours
+            self.body["system"] = [{"type": "text", "text": system}, block] if isinstance(system, str) and system \
+                else [block]
         elif isinstance(system, str) and system:
             self.body["system"] = f"{system}\n\n{text}"
+            return "system:end"
         else:
             self.body["system"] = text
-        self.mark_changed()
+            return "system:end"
+        if stable and anchor and last_marked(self.body["system"]) is None:
+            markers = self._markers()
+            if len(markers) < MAX_CACHE_BREAKPOINTS:
+                block["cache_control"] = longest_ttl([m for _, m in markers])
+                return "system:end+breakpoint"
+        return "system:end"
 
-    def add_turn_segment(self, text: str) -> None:
+    def add_turn_segment(self, text: str, anchor: bool = False) -> str:
+        """After the last cache breakpoint: a text block at the end of the latest
+        user message (after its tool results). With ``anchor`` and automatic
+        caching (a top-level ``cache_control``, which would otherwise land on
+        this segment), the caller's last block gets the same marker, so the
+        next turn reads the cache written here — if the request has room."""
+        block = {"type": "text", "text": text}
         for msg in reversed(self.items()):
             if isinstance(msg, dict) and msg.get("role") == "user":
                 content = msg.get("content")
                 if isinstance(content, str):
-                    msg["content"] = [{"type": "text", "text": content}, {"type": "text", "text": text}]
-                elif isinstance(content, list):
-                    content.append({"type": "text", "text": text})
-                else:
+                    msg["content"] = content = [{"type": "text", "text": content}]
+                elif not isinstance(content, list):
                     continue
+                where = "turn"
+                auto = self.body.get("cache_control")
+                if anchor and isinstance(auto, dict) and content and isinstance(content[-1], dict) \
+                        and not content[-1].get("cache_control") \
+                        and self.count_cache_breakpoints() < MAX_CACHE_BREAKPOINTS:
+                    content[-1]["cache_control"] = dict(auto)
+                    where = "turn+breakpoint"
+                content.append(block)
                 self.mark_changed()
-                return
-        self.items().append({"role": "user", "content": text})
+                return where
+        if not isinstance(self.body.get("messages"), list):
+            self.body["messages"] = []
+        self.body["messages"].append({"role": "user", "content": text})
         self.mark_changed()
+        return "turn:new_message"
 
 
 class AnthropicResponse(View):

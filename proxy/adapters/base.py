@@ -123,6 +123,58 @@ def make_result_replacer(view: View, holder: dict, key: str, text_type: str) -> 
     return replace
 
 
+# -- prompt-cache breakpoints (cache_control markers) -------------------------
+MAX_CACHE_BREAKPOINTS = 4  # Anthropic's limit per request (a top-level marker counts)
+
+
+def part_markers(parts: Any, where: str) -> list[tuple[str, dict]]:
+    """``(where, marker)`` for every part of a list that carries ``cache_control``
+    (content blocks, system blocks, tool definitions), and inside the nested
+    ``content`` of a part (tool results). Tool inputs and schemas are not
+    walked: a property named cache_control there is not a marker."""
+    out: list[tuple[str, dict]] = []
+    if isinstance(parts, list):
+        for i, part in enumerate(parts):
+            if isinstance(part, dict):
+                marker = part.get("cache_control")
+                if marker:
+                    out.append((f"{where}[{i}]", marker))
+                if isinstance(part.get("content"), list):
+                    out += part_markers(part["content"], f"{where}[{i}].content")
+    return out
+
+
+def count_markers(parts: Any) -> int:
+    """How many parts of a list (and of their nested ``content``) carry
+    ``cache_control`` — ``part_markers`` without building paths (it walks the
+    whole conversation, so it stays cheap)."""
+    n = 0
+    if isinstance(parts, list):
+        for part in parts:
+            if type(part) is dict:
+                if part.get("cache_control"):
+                    n += 1
+                inner = part.get("content")
+                if type(inner) is list:
+                    n += count_markers(inner)
+    return n
+
+
+def last_marked(parts: list) -> int | None:
+    """Index of the last part carrying a ``cache_control`` marker."""
+    for i in range(len(parts) - 1, -1, -1):
+        if isinstance(parts[i], dict) and parts[i].get("cache_control"):
+            return i
+    return None
+
+
+def longest_ttl(markers: list) -> dict:
+    """A marker as long-lived as the longest one already present (a shorter TTL
+    may not precede a longer one)."""
+    ttls = [m.get("ttl") for m in markers if isinstance(m, dict)]
+    return {"type": "ephemeral", "ttl": "1h"} if "1h" in ttls else {"type": "ephemeral"}
+
+
 def usage_int(obj: Any, *path: str) -> int | None:
     for key in path:
         if not isinstance(obj, dict):
@@ -236,4 +288,5 @@ def dumps(obj: Any) -> bytes:
 __all__ = [
     "AdapterError", "Event", "View", "ToolCall", "ToolResult", "Usage", "Delta", "Slot",
     "text_of", "has_binary", "decode_args", "make_result_replacer", "usage_int", "parse_body", "dumps",
+    "MAX_CACHE_BREAKPOINTS", "part_markers", "count_markers", "last_marked", "longest_ttl",
 ]

@@ -5,7 +5,18 @@ from typing import Any, Iterator
 
 from ctxproxy.filters.view import ARGS, TEXT, THINKING, Delta, Slot, ToolCall, ToolResult, Usage, slot
 
-from .base import Event, View, decode_args, has_binary, make_result_replacer, text_of, usage_int
+from .base import (
+    Event,
+    View,
+    count_markers,
+    decode_args,
+    has_binary,
+    last_marked,
+    make_result_replacer,
+    part_markers,
+    text_of,
+    usage_int,
+)
 
 API = "chat"
 SYSTEM_ROLES = ("system", "developer")
@@ -64,24 +75,75 @@ class ChatRequest(View):
                                       has_binary(content), make_result_replacer(self, msg, "content", "text")))
         return out
 
-    def add_system_segment(self, text: str) -> None:
+    def latest_user_text(self) -> str:
+        for msg in reversed(self.items()):
+            if isinstance(msg, dict) and msg.get("role") == "user":
+                text = text_of(msg.get("content"))
+                if text:
+                    return text
+        return ""
+
+    def count_cache_breakpoints(self) -> int:
+        return sum(count_markers(m.get("content")) for m in self.items() if type(m) is dict)
+
+    def cache_breakpoints(self) -> list[str]:
+        """cache_control markers on content parts (OpenRouter passes them on to
+        Anthropic models); OpenAI's own caching is automatic, by prefix."""
+        out: list[str] = []
+        for i, msg in enumerate(self.items()):
+            if isinstance(msg, dict):
+                out += [w for w, _ in part_markers(msg.get("content"), f"messages[{i}].content")]
+        return out
+
+    def add_system_segment(self, text: str, stable: bool = False, anchor: bool = False) -> str:
+        """Into the leading system/developer message (a new one if there is
+        none). OpenAI caches by exact prefix: stable segments are placed first
+        (inject orders them), so they sit in the prefix; a marked part list
+        (OpenRouter) keeps stable text before its last marker."""
         items = self.items()
         first = items[0] if items else None
-        if isinstance(first, dict) and first.get("role") in SYSTEM_ROLES and _append_text(first, text):
-            self.mark_changed()
-            return
+        if isinstance(first, dict) and first.get("role") in SYSTEM_ROLES:
+            content = first.get("content")
+            at = last_marked(content) if stable and isinstance(content, list) else None
+            if at is not None:
+                content.insert(at, {"type": "text", "text": text})
+                self.mark_changed()
+                return "system:before_breakpoint"
+            if _append_text(first, text):
+                self.mark_changed()
+                return "system:end"
         if "messages" not in self.body or not isinstance(self.body["messages"], list):
             self.body["messages"] = items = []
         items.insert(0, {"role": "system", "content": text})
         self.mark_changed()
+        return "system:new_message"
 
-    def add_turn_segment(self, text: str) -> None:
-        for msg in reversed(self.items()):
-            if isinstance(msg, dict) and msg.get("role") == "user" and _append_text(msg, text):
+    def add_turn_segment(self, text: str, anchor: bool = False) -> str:
+        """At the tail, after everything the provider may have cached: appended
+        to the last message when it is the user's; after trailing tool results
+        as a new user message (appending to an older user message would change
+        the middle of the conversation)."""
+        items = self.items()
+        for msg in reversed(items):
+            if not isinstance(msg, dict):
+                continue
+            role = msg.get("role")
+            if role == "tool":
+                break
+            if role == "user" and _append_text(msg, text):
                 self.mark_changed()
-                return
-        self.items().append({"role": "user", "content": text})
+                return "turn"
+            if role == "assistant":  # a trailing assistant message: the user turn before it
+                for older in reversed(items):
+                    if isinstance(older, dict) and older.get("role") == "user" and _append_text(older, text):
+                        self.mark_changed()
+                        return "turn"
+                break
+        if "messages" not in self.body or not isinstance(self.body["messages"], list):
+            self.body["messages"] = items = []
+        items.append({"role": "user", "content": text})
         self.mark_changed()
+        return "turn:new_message"
 
 
 def _append_text(msg: dict, text: str) -> bool:

@@ -6,7 +6,17 @@ from typing import Any, Iterator
 
 from ctxproxy.filters.view import ARGS, TEXT, THINKING, Delta, Slot, ToolCall, ToolResult, Usage, slot
 
-from .base import Event, View, decode_args, has_binary, make_result_replacer, text_of, usage_int
+from .base import (
+    Event,
+    View,
+    count_markers,
+    decode_args,
+    has_binary,
+    make_result_replacer,
+    part_markers,
+    text_of,
+    usage_int,
+)
 from .openai_chat import error_body  # the same OpenAI error shape
 
 API = "responses"
@@ -110,33 +120,66 @@ class ResponsesRequest(View):
                                       has_binary(output), make_result_replacer(self, item, "output", "input_text")))
         return out
 
-    def add_system_segment(self, text: str) -> None:
+    def latest_user_text(self) -> str:
+        if isinstance(self.body.get("input"), str):
+            return self.body["input"]
+        for item in reversed(self.items()):
+            if isinstance(item, dict) and item.get("role") == "user":
+                text = text_of(item.get("content"))
+                if text:
+                    return text
+        return ""
+
+    def count_cache_breakpoints(self) -> int:
+        return sum(count_markers(m.get("content")) for m in self.items() if type(m) is dict)
+
+    def cache_breakpoints(self) -> list[str]:
+        """Responses has no cache markers (caching is by prefix, keyed by
+        ``prompt_cache_key``); any a compatible server accepts are reported."""
+        out: list[str] = []
+        for i, item in enumerate(self.items()):
+            if isinstance(item, dict):
+                out += [w for w, _ in part_markers(item.get("content"), f"input[{i}].content")]
+        return out
+
+    def add_system_segment(self, text: str, stable: bool = False, anchor: bool = False) -> str:
+        """Appended to ``instructions`` (which precede the input in the prompt);
+        inject places stable segments first, so they stay in the cached prefix."""
         instructions = self.body.get("instructions")
         self.body["instructions"] = f"{instructions}\n\n{text}" if isinstance(instructions, str) and instructions \
             else text
         self.mark_changed()
+        return "instructions"
 
-    def add_turn_segment(self, text: str) -> None:
+    def add_turn_segment(self, text: str, anchor: bool = False) -> str:
+        """At the tail: appended to the last input item when it is the user's
+        message; after trailing tool outputs (or anything else) as a new user
+        message item."""
         if isinstance(self.body.get("input"), str):
             self.body["input"] = f"{self.body['input']}\n\n{text}"
             self.mark_changed()
-            return
-        for item in reversed(self.items()):
-            if isinstance(item, dict) and item.get("role") == "user":
+            return "turn"
+        items = self.items()
+        for item in reversed(items):
+            if not isinstance(item, dict) or item.get("role") in SYSTEM_ROLES:
+                continue
+            if item.get("role") == "user" and item.get("type", "message") == "message":
                 content = item.get("content")
                 if isinstance(content, str):
                     item["content"] = f"{content}\n\n{text}"
-                elif isinstance(content, list):
+                    self.mark_changed()
+                    return "turn"
+                if isinstance(content, list):
                     content.append({"type": "input_text", "text": text})
-                else:
-                    continue
-                self.mark_changed()
-                return
+                    self.mark_changed()
+                    return "turn"
+            break
         if not isinstance(self.body.get("input"), list):
             self.body["input"] = []
         self.body["input"].append({"type": "message", "role": "user",
                                    "content": [{"type": "input_text", "text": text}]})
         self.mark_changed()
+        return "turn:new_message"
 
 
 class ResponsesResponse(View):

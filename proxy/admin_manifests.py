@@ -1,0 +1,96 @@
+"""Admin API for Context Manifests (what the model saw, per turn).
+
+    GET /ctx/v1/manifests/{turn_id}[?tenant=T]             one turn (id from X-Ctx-Turn-Id)
+    GET /ctx/v1/manifests?session=S[&tenant=T][&limit=N]   a session's turns, oldest first
+
+A turn id is found without its tenant (the manifest filter keeps a turn ->
+tenant pointer); ``tenant`` restricts the lookup to that tenant. Listing by
+session needs the tenant, default ``filters.identify.default_tenant``.
+Manifests hold refs, labels, counts and timings, never content. The
+bearer-token check is ``admin.guarded``'s.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from aiohttp import web
+
+from ctxproxy.filters.identify import TENANT_OK
+from ctxproxy.filters.manifest import TURN_INDEX_TENANT
+
+from .admin import admin_error, admin_route
+
+MAX_LIST = 1000
+
+
+def _state(request: web.Request) -> Any:
+    from .server import APP_STATE
+
+    return request.app[APP_STATE]
+
+
+def default_tenant(cfg: Any) -> str:
+    ident = cfg.filters.get("identify") or {}
+    return ident.get("default_tenant", "default") if hasattr(ident, "get") else "default"
+
+
+def find_manifest(store: Any, turn_id: str, tenant: str | None = None) -> Any:
+    """The stored manifest of ``turn_id`` (a ``StoredDoc``) or None; shared with the CLI."""
+    if tenant is None:
+        pointer = store.manifests.get(TURN_INDEX_TENANT, turn_id)
+        tenant = pointer.data.get("tenant") if pointer is not None else None
+        if not isinstance(tenant, str) or not tenant:
+            return None
+    return store.manifests.get(tenant, turn_id)
+
+
+def list_manifests(store: Any, tenant: str, session: str, limit: int = MAX_LIST) -> list[dict]:
+    docs = store.manifests.list(tenant, session=session)
+    return [dict(d.data) for d in docs[-limit:]] if limit > 0 else []
+
+
+def _tenant_arg(request: web.Request) -> str | None | web.Response:
+    tenant = request.query.get("tenant")
+    if tenant is not None and not TENANT_OK.match(tenant):
+        return admin_error(400, "tenant: expected letters, digits, '.', '_' or '-'")
+    return tenant
+
+
+@admin_route("GET", "manifests/{turn_id}")
+async def get_manifest(request: web.Request) -> web.StreamResponse:
+    tenant = _tenant_arg(request)
+    if isinstance(tenant, web.Response):
+        return tenant
+    store = _state(request).services.get("store")
+    if store is None:
+        return admin_error(503, "no store is configured")
+    turn_id = request.match_info["turn_id"]
+    doc = find_manifest(store, turn_id, tenant)
+    if doc is None:
+        where = f" for tenant {tenant!r}" if tenant else ""
+        return admin_error(404, f"no manifest for turn {turn_id!r}{where}")
+    return web.json_response(dict(doc.data))
+
+
+@admin_route("GET", "manifests")
+async def get_manifests(request: web.Request) -> web.StreamResponse:
+    tenant = _tenant_arg(request)
+    if isinstance(tenant, web.Response):
+        return tenant
+    st = _state(request)
+    tenant = tenant or default_tenant(st.config)
+    session = request.query.get("session")
+    if not session:
+        return admin_error(400, "session: required (GET /ctx/v1/manifests?session=ID)")
+    try:
+        limit = int(request.query.get("limit", MAX_LIST))
+    except ValueError:
+        return admin_error(400, "limit: expected an integer")
+    if not 1 <= limit <= MAX_LIST:
+        return admin_error(400, f"limit: expected 1..{MAX_LIST}")
+    store = st.services.get("store")
+    if store is None:
+        return admin_error(503, "no store is configured")
+    manifests = list_manifests(store, tenant, session, limit)
+    return web.json_response({"tenant": tenant, "session": session, "count": len(manifests),
+                              "manifests": manifests})
