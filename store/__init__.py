@@ -1,0 +1,105 @@
+"""ctxproxy.store — persistence behind small interfaces; LMDB is the embedded default.
+
+::
+
+    store = open_store(data_dir)          # in each worker, after fork
+    rec = store.effects.put_pending("acme", key=k, call_id="toolu_1", tool="Bash",
+                                    args_canonical='{"command":"gh pr create"}',
+                                    session="s1", task="t1", side_effect=True)
+    with store.batch() as b:              # one transaction, committed before the turn goes on
+        b.effects.complete("acme", k, "toolu_1", refs=["PR #4821"])
+        b.sessions.update("acme", "s1", {"seen": [...]})
+    store.close()
+
+Every method takes the tenant first; keys are tenant-prefixed so no scan
+crosses tenants (``keys``). A method returns after its write is committed and
+synced. Errors are ``StoreError``; no backend type leaves this package.
+The interfaces are in ``interfaces``, the values in ``records``; the LMDB
+implementation is ``lmdb_store`` over ``lmdb_env``.
+"""
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import Callable
+
+from .errors import EffectStateError, StoreError
+from .interfaces import Batch, DocumentStore, EffectLedger, SessionStore, Store, TermIndex
+from .lmdb_store import (
+    DEFAULT_MAP_SIZE,
+    DEFAULT_MAX_MAP_SIZE,
+    DEFAULT_PENDING_TIMEOUT,
+    MIGRATIONS,
+    SCHEMA_VERSION,
+    LMDBStore,
+    MigrationContext,
+)
+from .records import (
+    COMPLETED,
+    EFFECT_STATES,
+    FAILED,
+    OPEN_STATES,
+    PENDING,
+    RESOLUTIONS,
+    RESOLVED,
+    SETTLED_STATES,
+    UNKNOWN,
+    DeletionReceipt,
+    EffectRecord,
+    StoredDoc,
+    StoreStats,
+)
+
+
+def open_store(
+    path: str | Path,
+    *,
+    map_size: int = DEFAULT_MAP_SIZE,
+    max_map_size: int = DEFAULT_MAX_MAP_SIZE,
+    readonly: bool = False,
+    pending_timeout: float | None = DEFAULT_PENDING_TIMEOUT,
+    max_readers: int = 126,
+    clock: Callable[[], float] = time.time,
+) -> Store:
+    """Open (creating if needed) the store in directory ``path``.
+
+    ``map_size`` is the initial LMDB map; a full map doubles up to
+    ``max_map_size``. ``pending_timeout`` (seconds, ``None`` = never) is how
+    long an effect may stay pending before it reads as ``unknown``.
+
+    Call it in each worker process after fork, never before: an open store
+    must not cross ``fork()``. Several processes may open the same directory;
+    opening it twice in one process shares one environment.
+    """
+    return LMDBStore.open(str(path), map_size=map_size, max_map_size=max_map_size,
+                          readonly=readonly, pending_timeout=pending_timeout,
+                          max_readers=max_readers, clock=clock)
+
+
+__all__ = [
+    "open_store",
+    "Store",
+    "Batch",
+    "EffectLedger",
+    "SessionStore",
+    "DocumentStore",
+    "TermIndex",
+    "StoreError",
+    "EffectStateError",
+    "EffectRecord",
+    "StoredDoc",
+    "DeletionReceipt",
+    "StoreStats",
+    "MigrationContext",
+    "MIGRATIONS",
+    "SCHEMA_VERSION",
+    "PENDING",
+    "COMPLETED",
+    "FAILED",
+    "UNKNOWN",
+    "RESOLVED",
+    "EFFECT_STATES",
+    "OPEN_STATES",
+    "SETTLED_STATES",
+    "RESOLUTIONS",
+]

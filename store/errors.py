@@ -1,0 +1,30 @@
+"""Errors raised by ``ctxproxy.store``.
+
+::
+
+    StoreError            anything the store could not do: open, read, write,
+     │                    encode, a schema it does not know, a bad tenant id
+     └── EffectStateError an effect is not in a state that allows the change
+                          (the admin API answers 409 for it)
+
+Backend errors (``lmdb.Error`` and friends) never leave the package: they are
+translated at the boundary with ``raise StoreError(...) from exc``.
+"""
+from __future__ import annotations
+
+
+class StoreError(Exception):
+    """The store could not do what was asked; the message says what and where.
+
+    ``turn_id`` is empty inside the store; a filter that re-raises sets it so
+    the error names the turn it broke.
+    """
+
+    def __init__(self, message: str, *, turn_id: str | None = None) -> None:
+        super().__init__(message)
+        self.turn_id = turn_id
+
+
+class EffectStateError(StoreError):
+    """An effect cannot make the requested transition (e.g. resolving one that
+    already completed)."""

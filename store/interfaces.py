@@ -1,0 +1,203 @@
+"""The store's interfaces: what filters, the admin API and the CLI depend on.
+
+LMDB (``lmdb_store``) is the embedded implementation; a networked backend
+(PostgreSQL, for a fleet of sidecars) implements the same protocols. Nothing
+here names a backend type.
+
+Rules every implementation keeps:
+- every method takes ``tenant`` first and never returns another tenant's
+  record; ids are opaque strings;
+- a method that returns has committed durably (fsync) — except inside a
+  ``batch()``, where everything commits together when the block exits;
+- failures raise ``StoreError``; "not there" is ``None`` / ``False`` / ``[]``.
+"""
+from __future__ import annotations
+
+from typing import Any, Collection, ContextManager, Mapping, Protocol, Sequence
+
+from .records import DeletionReceipt, EffectRecord, StoreStats, StoredDoc
+
+
+class EffectLedger(Protocol):
+    """Tool calls and their outcomes (see ``records`` for the state machine)."""
+
+    def put_pending(
+        self,
+        tenant: str,
+        *,
+        key: str,
+        call_id: str,
+        tool: str,
+        args_canonical: str,
+        session: str | None = None,
+        task: str | None = None,
+        side_effect: bool = True,
+        turn_id: str | None = None,
+        aliases: Sequence[str] = (),
+    ) -> EffectRecord:
+        """Record a call as pending. Idempotent on ``(key, call_id)``: an
+        existing record is returned unchanged (only new ``aliases`` are added),
+        so replayed history never duplicates or regresses an effect."""
+
+    def complete(
+        self,
+        tenant: str,
+        key: str,
+        call_id: str,
+        *,
+        state: str = "completed",
+        result_digest: str | None = None,
+        result_size: int | None = None,
+        refs: Sequence[str] = (),
+        excerpt: str | None = None,
+        turn_id: str | None = None,
+    ) -> EffectRecord | None:
+        """Settle an open (pending/unknown) effect as ``completed`` or
+        ``failed``. A settled effect is returned unchanged (first result wins:
+        history replays the same result every turn). ``None`` if no such
+        record."""
+
+    def mark_unknown(
+        self, tenant: str, key: str, call_id: str, *, note: str | None = None
+    ) -> EffectRecord | None:
+        """Store ``unknown`` for a pending effect whose result will not come."""
+
+    def resolve(
+        self,
+        tenant: str,
+        key: str,
+        *,
+        resolution: str,
+        call_id: str | None = None,
+        note: str | None = None,
+        by: str | None = None,
+    ) -> list[EffectRecord]:
+        """Human arbitration: settle the open records of ``key`` (or just
+        ``call_id``) as ``resolved`` with ``resolution`` in ``RESOLUTIONS``.
+        ``[]`` if the key is unknown; ``EffectStateError`` if none is open."""
+
+    def get(self, tenant: str, key: str, call_id: str) -> EffectRecord | None: ...
+
+    def by_key(self, tenant: str, key: str) -> list[EffectRecord]:
+        """Every occurrence of an idempotency key, oldest first (the tool
+        gateway's "was this already done?")."""
+
+    def by_call_id(
+        self, tenant: str, call_id: str, *, session: str | None = None
+    ) -> EffectRecord | None:
+        """The newest record whose call id or alias is ``call_id``."""
+
+    def list(
+        self,
+        tenant: str,
+        *,
+        session: str | None = None,
+        task: str | None = None,
+        state: str | Collection[str] | None = None,
+        side_effect: bool | None = None,
+    ) -> list[EffectRecord]:
+        """Records oldest first, filtered; ``state`` is the effective state."""
+
+
+class SessionStore(Protocol):
+    """Per-session state (compaction fingerprints, prune decisions, memory
+    snapshot); last writer wins."""
+
+    def get(self, tenant: str, session: str) -> dict[str, Any] | None: ...
+
+    def put(
+        self, tenant: str, session: str, state: Mapping[str, Any], *, subject: str | None = None
+    ) -> None: ...
+
+    def update(
+        self, tenant: str, session: str, changes: Mapping[str, Any], *, subject: str | None = None
+    ) -> dict[str, Any]:
+        """Shallow-merge ``changes`` into the state in one transaction; returns
+        the new state (created if absent)."""
+
+    def delete(self, tenant: str, session: str) -> bool: ...
+
+    def list(self, tenant: str, *, subject: str | None = None) -> list[str]: ...
+
+
+class DocumentStore(Protocol):
+    """Checkpoints, manifests, pruned originals, memories, deletion receipts:
+    JSON documents by id, optionally tagged with a session and a subject."""
+
+    kind: str
+
+    def put(
+        self,
+        tenant: str,
+        id: str,
+        data: Mapping[str, Any],
+        *,
+        session: str | None = None,
+        subject: str | None = None,
+    ) -> StoredDoc:
+        """Insert or replace (``created_at`` is kept on replace)."""
+
+    def get(self, tenant: str, id: str) -> StoredDoc | None: ...
+
+    def list(
+        self, tenant: str, *, session: str | None = None, subject: str | None = None
+    ) -> list[StoredDoc]:
+        """Oldest first."""
+
+    def delete(self, tenant: str, id: str) -> bool: ...
+
+
+class TermIndex(Protocol):
+    """Inverted index for recall: postings per term, replaced per document."""
+
+    def put_doc(self, tenant: str, doc_id: str, terms: Mapping[str, Mapping[str, Any]]) -> None:
+        """Replace the postings of ``doc_id`` with ``terms`` (term -> data)."""
+
+    def postings(self, tenant: str, term: str) -> list[tuple[str, dict[str, Any]]]: ...
+
+    def terms(self, tenant: str, doc_id: str) -> list[str]: ...
+
+    def remove_doc(self, tenant: str, doc_id: str) -> int: ...
+
+
+class Repositories(Protocol):
+    effects: EffectLedger
+    sessions: SessionStore
+    checkpoints: DocumentStore
+    manifests: DocumentStore
+    pruned: DocumentStore
+    memories: DocumentStore
+    receipts: DocumentStore
+    index: TermIndex
+
+
+class Batch(Repositories, Protocol):
+    """The same repositories, writing into one transaction that commits (or
+    not at all) when the ``with`` block exits. Reads see the batch's writes."""
+
+
+class Store(Repositories, Protocol):
+    schema_version: int
+
+    def batch(self) -> ContextManager[Batch]: ...
+
+    def delete_subject(
+        self,
+        tenant: str,
+        *,
+        session: str | None = None,
+        subject: str | None = None,
+        request_id: str | None = None,
+    ) -> DeletionReceipt:
+        """Erase a session (or every session and document of a subject) across
+        all kinds, in one transaction; store and return a receipt with counts.
+        A request id that already ran returns its stored receipt."""
+
+    def count_subject(
+        self, tenant: str, *, session: str | None = None, subject: str | None = None
+    ) -> dict[str, int]:
+        """What ``delete_subject`` would erase now (all zeros after it ran)."""
+
+    def stats(self) -> StoreStats: ...
+
+    def close(self) -> None: ...

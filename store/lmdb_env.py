@@ -1,0 +1,460 @@
+"""One LMDB environment per directory per process, and how transactions run.
+
+Everything that touches ``lmdb`` directly lives here and in ``lmdb_store``;
+``lmdb`` errors are translated to ``StoreError`` before they leave.
+
+Processes and fork
+    Several processes (``ctxproxy serve --workers N``) share one environment:
+    LMDB allows many readers and one writer at a time, across processes. An
+    environment must not cross ``fork()``: open the store in each worker
+    after it forks, and close it in the parent before forking (or never open
+    it there). py-lmdb refuses to open an environment that a forked child
+    inherited, and a child must not use or close the parent's handles (they
+    share the parent's reader slots); both cases raise a ``StoreError`` that
+    says so. In one process, opening the same directory twice shares one
+    environment (reference counted).
+
+Durability
+    The environment is opened with ``sync=True, metasync=True``: a commit
+    returns after fsync, so a write that returned survives a crash. LMDB never
+    needs recovery: after ``kill -9`` the last committed transaction is intact
+    and a dead writer's lock is released (robust mutex); stale reader slots are
+    cleared when the store is opened.
+
+Map size
+    ``MapFullError`` grows the map (doubling, up to ``max_map_size``) and the
+    transaction is run again; ``MapResizedError`` (another process grew it)
+    adopts the new size and runs again. Resizing needs no live transaction in
+    this process, so transactions hold a shared gate and resizing takes it
+    exclusively.
+"""
+from __future__ import annotations
+
+import os
+import threading
+from typing import Any, Callable, TypeVar
+
+import lmdb
+
+from .errors import StoreError
+
+T = TypeVar("T")
+Op = Callable[[Any], T]  # a function of one transaction
+
+_PAGE = 4096
+_MAX_ATTEMPTS = 64  # doubling from 64 KiB reaches any sane max_map_size well before this
+
+
+def _error(action: str, path: str, exc: BaseException) -> StoreError:
+    return StoreError(f"store {action} failed at {path}: {type(exc).__name__}: {exc}")
+
+
+class _Gate:
+    """Shared/exclusive gate: many transactions, or one map resize.
+
+    Re-entrant for shared holders (a batch holder may start a read), and a
+    thread holding it shared cannot resize (that would wait on itself).
+    """
+
+    def __init__(self) -> None:
+        self._cond = threading.Condition()
+        self._active = 0
+        self._resizing = False
+        self._local = threading.local()
+
+    def held(self) -> bool:
+        return getattr(self._local, "depth", 0) > 0
+
+    def enter(self) -> None:
+        depth = getattr(self._local, "depth", 0)
+        if depth == 0:
+            with self._cond:
+                while self._resizing:
+                    self._cond.wait()
+                self._active += 1
+        self._local.depth = depth + 1
+
+    def exit(self) -> None:
+        depth = self._local.depth - 1
+        self._local.depth = depth
+        if depth == 0:
+            with self._cond:
+                self._active -= 1
+                if self._active == 0:
+                    self._cond.notify_all()
+
+    def resize(self, fn: Callable[[], None]) -> None:
+        if self.held():
+            raise StoreError(
+                "the store map must be resized, but this thread holds an open transaction; "
+                "inside store.batch() use the batch's own repositories"
+            )
+        with self._cond:
+            while self._resizing:
+                self._cond.wait()
+            self._resizing = True
+            while self._active:
+                self._cond.wait()
+        try:
+            fn()
+        finally:
+            with self._cond:
+                self._resizing = False
+                self._cond.notify_all()
+
+
+class LMDBEnv:
+    """An open environment with its named databases."""
+
+    def __init__(
+        self,
+        path: str,
+        *,
+        db_names: tuple[str, ...],
+        map_size: int,
+        max_map_size: int,
+        readonly: bool,
+        max_readers: int,
+    ) -> None:
+        self.path = path
+        self.readonly = readonly
+        self.max_map_size = max_map_size
+        self.pid = os.getpid()
+        self.refs = 1
+        self.closed = False
+        self._gate = _Gate()
+        try:
+            self.env = lmdb.open(
+                path,
+                map_size=_round_up(map_size),
+                subdir=True,
+                readonly=readonly,
+                create=not readonly,
+                mode=0o700,
+                max_dbs=len(db_names) + 4,
+                max_readers=max_readers,
+                sync=True,
+                metasync=True,
+                lock=True,
+            )
+        except lmdb.Error as exc:
+            raise _error("open", path, exc) from exc
+        try:
+            if not readonly:
+                self.env.reader_check()  # free slots of readers that died (kill -9)
+            self.dbs = self._open_dbs(db_names)
+        except BaseException:
+            self.env.close()
+            raise
+
+    def _open_dbs(self, names: tuple[str, ...]) -> dict[str, Any]:
+        if self.readonly:
+            # Not inside our own read transaction: py-lmdb ends a read txn
+            # without committing, which would discard the handles.
+            try:
+                return {n: self.env.open_db(n.encode(), create=False) for n in names}
+            except lmdb.Error as exc:
+                raise StoreError(
+                    f"store at {self.path} is not initialised (open it read-write once): {exc}"
+                ) from exc
+        return self.write(lambda txn: {n: self.env.open_db(n.encode(), txn=txn) for n in names})
+
+    # -- guards -------------------------------------------------------------
+
+    def check(self, write: bool = False) -> None:
+        if self.pid != os.getpid():
+            raise StoreError(
+                f"store at {self.path} was opened in process {self.pid} and cannot be used after "
+                "fork(); call open_store() in each worker after it forks"
+            )
+        if self.closed:
+            raise StoreError(f"store at {self.path} is closed")
+        if write and self.readonly:
+            raise StoreError(f"store at {self.path} is open read-only")
+
+    # -- transactions -------------------------------------------------------
+
+    def read(self, op: Op[T]) -> T:
+        """Run ``op`` in a read transaction."""
+        self.check()
+        for _ in range(_MAX_ATTEMPTS):
+            self._gate.enter()
+            try:
+                with self.env.begin() as txn:
+                    return op(txn)
+            except lmdb.MapResizedError:
+                pass
+            except lmdb.Error as exc:
+                raise _error("read", self.path, exc) from exc
+            finally:
+                self._gate.exit()
+            self.adopt_map()
+        raise StoreError(f"store read at {self.path} kept failing: map resized repeatedly")
+
+    def write(self, op: Op[T]) -> T:
+        """Run ``op`` in a write transaction and commit (fsync) before returning.
+
+        On a full map the transaction is aborted, the map grown and ``op`` run
+        again from scratch, so ``op`` must only act through its transaction.
+        """
+        self.check(write=True)
+        for _ in range(_MAX_ATTEMPTS):
+            seen = self.env.info()["map_size"]
+            action = self._attempt_write(op)
+            if action[0] == "done":
+                return action[1]
+            if action[0] == "grow":
+                self.grow(seen)
+            else:
+                self.adopt_map()
+        raise StoreError(f"store write at {self.path} kept failing: map full or resized repeatedly")
+
+    def _attempt_write(self, op: Op[T]) -> tuple[str, Any]:
+        self._gate.enter()
+        try:
+            try:
+                txn = self.env.begin(write=True)
+            except lmdb.MapResizedError:
+                return ("adopt", None)
+            try:
+                result = op(txn)
+            except lmdb.MapFullError:
+                txn.abort()
+                return ("grow", None)
+            except lmdb.MapResizedError:
+                txn.abort()
+                return ("adopt", None)
+            except BaseException:
+                txn.abort()
+                raise
+            try:
+                txn.commit()
+            except lmdb.MapFullError:
+                return ("grow", None)
+            return ("done", result)
+        except lmdb.Error as exc:
+            raise _error("write", self.path, exc) from exc
+        finally:
+            self._gate.exit()
+
+    def begin_write(self) -> Any:
+        """A write transaction for a batch; the caller holds the gate until
+        ``end_write``. Adopts a resized map on the way."""
+        self.check(write=True)
+        for _ in range(_MAX_ATTEMPTS):
+            self._gate.enter()
+            try:
+                return self.env.begin(write=True)
+            except lmdb.MapResizedError:
+                self._gate.exit()
+            except lmdb.Error as exc:
+                self._gate.exit()
+                raise _error("write", self.path, exc) from exc
+            except BaseException:
+                self._gate.exit()
+                raise
+            self.adopt_map()
+        raise StoreError(f"store write at {self.path} kept failing: map resized repeatedly")
+
+    def end_write(self) -> None:
+        self._gate.exit()
+
+    # -- map size -----------------------------------------------------------
+
+    def map_size(self) -> int:
+        return self.env.info()["map_size"]
+
+    def grow(self, seen: int) -> None:
+        """Double the map (from ``seen``, the size that was full)."""
+
+        def do() -> None:
+            current = self.env.info()["map_size"]
+            if current > seen:
+                return  # another thread already grew it
+            if current >= self.max_map_size:
+                raise StoreError(
+                    f"store at {self.path} is full: map size {current} bytes reached "
+                    f"max_map_size; raise max_map_size"
+                )
+            self.env.set_mapsize(min(_round_up(current * 2), self.max_map_size))
+
+        try:
+            self._gate.resize(do)
+        except lmdb.Error as exc:
+            raise _error("map resize", self.path, exc) from exc
+
+    def adopt_map(self) -> None:
+        """Take the map size another process grew the environment to."""
+        try:
+            self._gate.resize(lambda: self.env.set_mapsize(0))
+        except lmdb.Error as exc:
+            raise _error("map resize", self.path, exc) from exc
+
+    # -- lifetime -----------------------------------------------------------
+
+    def info(self) -> tuple[int, int, dict[str, int]]:
+        def op(txn: Any) -> dict[str, int]:
+            return {name: txn.stat(db)["entries"] for name, db in self.dbs.items()}
+
+        entries = self.read(op)
+        info = self.env.info()
+        psize = self.env.stat()["psize"]
+        return info["map_size"], (info["last_pgno"] + 1) * psize, entries
+
+    def close(self) -> None:
+        if self.closed:
+            return
+        self.closed = True
+        if self.pid != os.getpid():
+            return  # inherited across fork: the parent's handles are not ours to close
+        self.env.close()
+
+
+class BatchRunner:
+    """Runs operations in one write transaction held across a ``with`` block.
+
+    Each operation runs at once (so reads see earlier writes and results come
+    back). On a full map the transaction is aborted, the map grown, and every
+    operation so far replayed in a fresh transaction. Results returned before
+    a replay came from the aborted transaction; they are the same unless
+    another process wrote the same records in between.
+    """
+
+    def __init__(self, env: LMDBEnv) -> None:
+        self._env = env
+        self._ops: list[Op[Any]] = []
+        self._txn: Any = None
+        self._thread = threading.get_ident()
+        self._broken: BaseException | None = None
+
+    def begin(self) -> None:
+        self._txn = self._env.begin_write()
+
+    def _check(self) -> None:
+        if self._txn is None:
+            raise StoreError("batch is not open (use it inside its with block)")
+        if threading.get_ident() != self._thread:
+            raise StoreError("a batch belongs to the thread that opened it")
+        if self._broken is not None:
+            raise StoreError(f"batch failed earlier and will be rolled back: {self._broken}")
+
+    def read(self, op: Op[T]) -> T:
+        self._check()
+        try:
+            return op(self._txn)
+        except lmdb.Error as exc:
+            self._broken = exc
+            raise _error("read", self._env.path, exc) from exc
+
+    def write(self, op: Op[T]) -> T:
+        self._check()
+        try:
+            result = op(self._txn)
+        except lmdb.MapFullError:
+            self._ops.append(op)
+            return self._replay()
+        except lmdb.Error as exc:
+            self._broken = exc
+            raise _error("write", self._env.path, exc) from exc
+        self._ops.append(op)
+        return result
+
+    def _replay(self, txn_alive: bool = True) -> Any:
+        for _ in range(_MAX_ATTEMPTS):
+            seen = self._env.map_size()
+            if txn_alive:
+                self._txn.abort()
+            self._txn = None
+            self._env.end_write()
+            self._env.grow(seen)
+            self._txn = self._env.begin_write()
+            txn_alive = True
+            try:
+                result = None
+                for op in self._ops:
+                    result = op(self._txn)
+                return result
+            except lmdb.MapFullError:
+                continue
+            except lmdb.Error as exc:
+                self._broken = exc
+                raise _error("write", self._env.path, exc) from exc
+        raise StoreError(f"batch at {self._env.path} kept failing: map full repeatedly")
+
+    def commit(self) -> None:
+        self._check()
+        for _ in range(_MAX_ATTEMPTS):
+            try:
+                self._txn.commit()
+            except lmdb.MapFullError:
+                self._replay(txn_alive=False)  # a failed commit already freed the txn
+                continue
+            except lmdb.Error as exc:
+                self._txn = None
+                self._env.end_write()
+                raise _error("commit", self._env.path, exc) from exc
+            self._txn = None
+            self._env.end_write()
+            return
+        raise StoreError(f"batch commit at {self._env.path} kept failing: map full repeatedly")
+
+    def abort(self) -> None:
+        if self._txn is not None:
+            self._txn.abort()
+            self._txn = None
+            self._env.end_write()
+
+
+def _round_up(size: int) -> int:
+    return max(_PAGE * 16, (int(size) + _PAGE - 1) // _PAGE * _PAGE)
+
+
+# -- per-process registry ----------------------------------------------------
+
+_REGISTRY: dict[str, LMDBEnv] = {}
+_REGISTRY_LOCK = threading.Lock()
+
+
+def acquire(path: str, *, db_names: tuple[str, ...], map_size: int, max_map_size: int,
+            readonly: bool, max_readers: int) -> LMDBEnv:
+    """The process's environment for ``path``, opened on first use."""
+    if max_map_size < map_size:
+        raise StoreError(f"max_map_size ({max_map_size}) is smaller than map_size ({map_size})")
+    if not readonly:
+        try:
+            os.makedirs(path, mode=0o700, exist_ok=True)
+        except OSError as exc:
+            raise _error("open", path, exc) from exc
+    elif not os.path.isdir(path):
+        raise StoreError(f"store at {path} does not exist")
+    real = os.path.realpath(path)
+    with _REGISTRY_LOCK:
+        env = _REGISTRY.get(real)
+        if env is not None and env.pid != os.getpid():
+            raise StoreError(
+                f"store at {real} was opened in the parent process ({env.pid}) before fork(); "
+                "close it in the parent before forking, and call open_store() in each worker"
+            )
+        if env is not None:
+            if env.readonly != readonly:
+                raise StoreError(
+                    f"store at {real} is already open {'read-only' if env.readonly else 'read-write'} "
+                    "in this process"
+                )
+            env.refs += 1
+            return env
+        env = LMDBEnv(real, db_names=db_names, map_size=map_size, max_map_size=max_map_size,
+                      readonly=readonly, max_readers=max_readers)
+        _REGISTRY[real] = env
+        return env
+
+
+def release(env: LMDBEnv) -> None:
+    with _REGISTRY_LOCK:
+        env.refs -= 1
+        if env.refs > 0:
+            return
+        if _REGISTRY.get(env.path) is env:
+            del _REGISTRY[env.path]
+    env.close()
+

@@ -1,0 +1,1059 @@
+"""The LMDB store: the interfaces of ``interfaces`` over one environment.
+
+Named databases (values are orjson documents carrying ``"v"``, their record
+version, and ``"tenant"``, checked again on every read)::
+
+    meta         schema                         -> {schema_version, history}
+    effects      T key call_id                  -> effect record
+    effects_idx  T "c" call_id|alias key call_id   (empty values: secondary
+                 T "s" session key call_id          indexes for by_call_id and
+                 T "t" task key call_id             list by session / task)
+    sessions     T session                      -> {state, subject}
+    checkpoints  T id                           -> document   } scope_idx:
+    manifests    T id                           -> document   }  T kind "s" session id
+    pruned       T id                           -> document   }  T kind "u" subject id
+    memories     T id                           -> document   }  T "sessions" "u" subject session
+    receipts     T request_id                   -> deletion receipt
+    index        T "t" term doc                 -> posting data
+                 T "d" doc term                 -> (reverse entry, to drop a doc's postings)
+
+``T`` is ``tenant \\x00`` (see ``keys``); every scan starts below it.
+
+Schema: ``meta`` holds the store's schema version. Opening a store written by
+a newer ctxproxy fails with a clear ``StoreError``; an older one is migrated
+forward one version at a time with ``MIGRATIONS[from_version]``, each step in
+its own transaction together with the version bump.
+"""
+from __future__ import annotations
+
+import hashlib
+import time
+import uuid
+from contextlib import contextmanager
+from typing import Any, Callable, Collection, Iterator, Mapping, Protocol, Sequence, TypeVar
+
+import orjson
+
+from . import keys
+from .errors import EffectStateError, StoreError
+from .lmdb_env import BatchRunner, LMDBEnv, acquire, release
+from .records import (
+    CHECKPOINTS,
+    COMPLETED,
+    EFFECT_STATES,
+    EFFECTS,
+    INDEX,
+    MANIFESTS,
+    MEMORIES,
+    OPEN_STATES,
+    PENDING,
+    PRUNED,
+    RECEIPTS,
+    RESOLUTIONS,
+    RESOLVED,
+    RESULT_STATES,
+    SESSIONS,
+    UNKNOWN,
+    DeletionReceipt,
+    EffectRecord,
+    StoredDoc,
+    StoreStats,
+)
+
+SCHEMA_VERSION = 1  # bump with a MIGRATIONS entry from the previous version
+RECORD_VERSION = 1
+
+META = "meta"
+EFFECTS_IDX = "effects_idx"
+SCOPE_IDX = "scope_idx"
+DB_NAMES = (META, EFFECTS, EFFECTS_IDX, SESSIONS, CHECKPOINTS, MANIFESTS, PRUNED, MEMORIES,
+            INDEX, RECEIPTS, SCOPE_IDX)
+DOC_KINDS = (CHECKPOINTS, MANIFESTS, PRUNED, MEMORIES, RECEIPTS)
+ERASABLE_DOC_KINDS = (CHECKPOINTS, MANIFESTS, PRUNED, MEMORIES)  # receipts outlive what they record
+
+DEFAULT_MAP_SIZE = 256 << 20
+DEFAULT_MAX_MAP_SIZE = 64 << 30
+DEFAULT_PENDING_TIMEOUT = 900.0  # seconds before a pending effect reads as unknown
+_SCHEMA_KEY = b"schema"
+
+T = TypeVar("T")
+
+
+class MigrationContext:
+    """What a migration function gets: raw access to every record of every
+    tenant inside the migration's write transaction."""
+
+    def __init__(self, txn: Any, dbs: Mapping[str, Any]) -> None:
+        self._txn = txn
+        self._dbs = dbs
+
+    def items(self, kind: str) -> list[tuple[bytes, dict[str, Any]]]:
+        cursor = self._txn.cursor(self._dbs[kind])
+        return [(k, orjson.loads(v)) for k, v in cursor.iternext()]
+
+    def put(self, kind: str, key: bytes, record: Mapping[str, Any]) -> None:
+        self._txn.put(key, orjson.dumps(record), db=self._dbs[kind])
+
+    def delete(self, kind: str, key: bytes) -> None:
+        self._txn.delete(key, db=self._dbs[kind])
+
+
+Migration = Callable[[MigrationContext], None]
+MIGRATIONS: dict[int, Migration] = {}  # from_version -> function that upgrades it to from_version + 1
+
+
+class _Runner(Protocol):
+    def read(self, op: Callable[[Any], T]) -> T: ...
+    def write(self, op: Callable[[Any], T]) -> T: ...
+
+
+# -- encoding ------------------------------------------------------------------
+
+
+def _dump(kind: str, record: Mapping[str, Any]) -> bytes:
+    try:
+        return orjson.dumps(record)
+    except (TypeError, orjson.JSONEncodeError) as exc:
+        raise StoreError(f"cannot encode {kind} record as JSON: {exc}") from exc
+
+
+def _load(kind: str, raw: bytes, tenant: str) -> dict[str, Any]:
+    try:
+        record = orjson.loads(raw)
+    except orjson.JSONDecodeError as exc:
+        raise StoreError(f"corrupt {kind} record: {exc}") from exc
+    if not isinstance(record, dict) or record.get("tenant") != tenant:
+        raise StoreError(f"{kind} record under tenant {tenant!r} does not belong to it")
+    return record
+
+
+def _scan(txn: Any, db: Any, prefix: bytes) -> list[tuple[bytes, bytes]]:
+    """Every (key, value) starting with ``prefix``, in key order."""
+    out = []
+    cursor = txn.cursor(db)
+    if cursor.set_range(prefix):
+        for k, v in cursor.iternext():
+            if not k.startswith(prefix):
+                break
+            out.append((k, v))
+    return out
+
+
+def _scan_rest(txn: Any, db: Any, prefix: bytes) -> list[bytes]:
+    """The key suffixes after ``prefix`` (for index databases)."""
+    out = []
+    cursor = txn.cursor(db)
+    if cursor.set_range(prefix):
+        for k in cursor.iternext(keys=True, values=False):
+            if not k.startswith(prefix):
+                break
+            out.append(k[len(prefix):])
+    return out
+
+
+def _opt_part(value: str | None, what: str) -> bytes | None:
+    return None if value is None else keys.part(value, what)
+
+
+def _check_str(value: object, what: str, *, optional: bool = False) -> None:
+    if value is None and optional:
+        return
+    if not isinstance(value, str):
+        raise StoreError(f"{what} must be a string, not {type(value).__name__}")
+
+
+def _str_list(values: Sequence[str] | None, what: str) -> list[str]:
+    if values is None:
+        return []
+    if isinstance(values, str):
+        raise StoreError(f"{what} must be a list of strings, not a string")
+    out = list(values)
+    for v in out:
+        _check_str(v, what)
+    return out
+
+
+def _digest(tenant: str, value: str | None) -> str | None:
+    if value is None:
+        return None
+    return hashlib.sha256(tenant.encode() + b"\x00" + value.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+class _Ctx:
+    """What every repository shares: the databases, the clock, the rules."""
+
+    def __init__(self, env: LMDBEnv, clock: Callable[[], float], pending_timeout: float | None):
+        self.env = env
+        self.dbs = env.dbs
+        self.clock = clock
+        self.pending_timeout = pending_timeout
+
+
+# -- effects -------------------------------------------------------------------
+
+
+class LMDBEffects:
+    """``EffectLedger`` over LMDB."""
+
+    def __init__(self, x: _Runner, ctx: _Ctx) -> None:
+        self._x = x
+        self._ctx = ctx
+        self._db = ctx.dbs[EFFECTS]
+        self._idx = ctx.dbs[EFFECTS_IDX]
+
+    # internal ----------------------------------------------------------------
+
+    def _record(self, tenant: str, rec: Mapping[str, Any], now: float) -> EffectRecord:
+        state = rec["state"]
+        timeout = self._ctx.pending_timeout
+        if state == PENDING and timeout is not None and now - rec["created_at"] >= timeout:
+            state = UNKNOWN
+        return EffectRecord(
+            tenant=tenant,
+            key=rec["key"],
+            call_id=rec["call_id"],
+            tool=rec["tool"],
+            args_canonical=rec["args_canonical"],
+            side_effect=rec["side_effect"],
+            state=state,
+            created_at=rec["created_at"],
+            updated_at=rec["updated_at"],
+            session=rec.get("session"),
+            task=rec.get("task"),
+            turn_id=rec.get("turn_id"),
+            result_turn_id=rec.get("result_turn_id"),
+            result_digest=rec.get("result_digest"),
+            result_size=rec.get("result_size"),
+            refs=tuple(rec.get("refs") or ()),
+            excerpt=rec.get("excerpt"),
+            resolution=rec.get("resolution"),
+            resolved_by=rec.get("resolved_by"),
+            note=rec.get("note"),
+            aliases=tuple(rec.get("aliases") or ()),
+        )
+
+    @staticmethod
+    def _pk_parts(rec: Mapping[str, Any]) -> tuple[bytes, bytes]:
+        return keys.part(rec["key"], "effect key"), keys.part(rec["call_id"], "call id")
+
+    def _idx_keys(self, tenant: str, rec: Mapping[str, Any]) -> list[bytes]:
+        ek, ec = self._pk_parts(rec)
+        out = [keys.key(tenant, b"c", keys.part(c, "call id"), ek, ec)
+               for c in [rec["call_id"], *rec.get("aliases", ())]]
+        if rec.get("session") is not None:
+            out.append(keys.key(tenant, b"s", keys.part(rec["session"], "session"), ek, ec))
+        if rec.get("task") is not None:
+            out.append(keys.key(tenant, b"t", keys.part(rec["task"], "task"), ek, ec))
+        return out
+
+    def _get_in(self, txn: Any, tenant: str, pk: bytes) -> dict[str, Any] | None:
+        raw = txn.get(pk, db=self._db)
+        return None if raw is None else _load(EFFECTS, raw, tenant)
+
+    def _put_in(self, txn: Any, tenant: str, pk: bytes, rec: Mapping[str, Any]) -> None:
+        txn.put(pk, _dump(EFFECTS, rec), db=self._db)
+
+    def _delete_in(self, txn: Any, tenant: str, pk: bytes, rec: Mapping[str, Any]) -> None:
+        txn.delete(pk, db=self._db)
+        for k in self._idx_keys(tenant, rec):
+            txn.delete(k, db=self._idx)
+
+    def _from_index(self, txn: Any, tenant: str, prefix: bytes) -> list[dict[str, Any]]:
+        tp = keys.tenant_prefix(tenant)
+        out = []
+        for rest in _scan_rest(txn, self._idx, prefix):
+            rec = self._get_in(txn, tenant, tp + rest)
+            if rec is not None:
+                out.append(rec)
+        return out
+
+    def _update(self, tenant: str, key: str, call_id: str,
+                change: Callable[[dict[str, Any], float], bool]) -> EffectRecord | None:
+        pk = keys.key(tenant, keys.part(key, "effect key"), keys.part(call_id, "call id"))
+
+        def op(txn: Any) -> EffectRecord | None:
+            rec = self._get_in(txn, tenant, pk)
+            if rec is None:
+                return None
+            now = self._ctx.clock()
+            if change(rec, now):
+                rec["updated_at"] = now
+                self._put_in(txn, tenant, pk, rec)
+            return self._record(tenant, rec, now)
+
+        return self._x.write(op)
+
+    # public ------------------------------------------------------------------
+
+    def put_pending(
+        self,
+        tenant: str,
+        *,
+        key: str,
+        call_id: str,
+        tool: str,
+        args_canonical: str,
+        session: str | None = None,
+        task: str | None = None,
+        side_effect: bool = True,
+        turn_id: str | None = None,
+        aliases: Sequence[str] = (),
+    ) -> EffectRecord:
+        ek, ec = keys.part(key, "effect key"), keys.part(call_id, "call id")
+        pk = keys.key(tenant, ek, ec)
+        _check_str(tool, "tool")
+        _check_str(args_canonical, "args_canonical")
+        _check_str(session, "session", optional=True)
+        _check_str(task, "task", optional=True)
+        _check_str(turn_id, "turn_id", optional=True)
+        extra = [a for a in dict.fromkeys(_str_list(aliases, "aliases")) if a != call_id]
+        for a in extra:
+            keys.part(a, "alias")
+
+        def op(txn: Any) -> EffectRecord:
+            now = self._ctx.clock()
+            rec = self._get_in(txn, tenant, pk)
+            if rec is not None:
+                new = [a for a in extra if a not in rec.get("aliases", ())]
+                if new:
+                    rec["aliases"] = [*rec.get("aliases", ()), *new]
+                    rec["updated_at"] = now
+                    self._put_in(txn, tenant, pk, rec)
+                    for a in new:
+                        txn.put(keys.key(tenant, b"c", keys.part(a), ek, ec), b"", db=self._idx)
+                return self._record(tenant, rec, now)
+            rec = {
+                "v": RECORD_VERSION,
+                "tenant": tenant,
+                "key": key,
+                "call_id": call_id,
+                "tool": tool,
+                "args_canonical": args_canonical,
+                "side_effect": bool(side_effect),
+                "state": PENDING,
+                "created_at": now,
+                "updated_at": now,
+                "session": session,
+                "task": task,
+                "turn_id": turn_id,
+                "aliases": extra,
+            }
+            self._put_in(txn, tenant, pk, rec)
+            for k in self._idx_keys(tenant, rec):
+                txn.put(k, b"", db=self._idx)
+            return self._record(tenant, rec, now)
+
+        return self._x.write(op)
+
+    def complete(
+        self,
+        tenant: str,
+        key: str,
+        call_id: str,
+        *,
+        state: str = COMPLETED,
+        result_digest: str | None = None,
+        result_size: int | None = None,
+        refs: Sequence[str] = (),
+        excerpt: str | None = None,
+        turn_id: str | None = None,
+    ) -> EffectRecord | None:
+        if state not in RESULT_STATES:
+            raise StoreError(f"complete() state must be one of {RESULT_STATES}, not {state!r}")
+        _check_str(result_digest, "result_digest", optional=True)
+        _check_str(excerpt, "excerpt", optional=True)
+        _check_str(turn_id, "turn_id", optional=True)
+        if result_size is not None and (not isinstance(result_size, int) or result_size < 0):
+            raise StoreError(f"result_size must be a non-negative int, not {result_size!r}")
+        ref_list = _str_list(refs, "refs")
+
+        def change(rec: dict[str, Any], now: float) -> bool:
+            if rec["state"] not in OPEN_STATES:
+                return False  # first result wins; history replays it every turn
+            rec.update(state=state, result_digest=result_digest, result_size=result_size,
+                       refs=ref_list, excerpt=excerpt, result_turn_id=turn_id)
+            return True
+
+        return self._update(tenant, key, call_id, change)
+
+    def mark_unknown(
+        self, tenant: str, key: str, call_id: str, *, note: str | None = None
+    ) -> EffectRecord | None:
+        _check_str(note, "note", optional=True)
+
+        def change(rec: dict[str, Any], now: float) -> bool:
+            if rec["state"] != PENDING:
+                return False
+            rec["state"] = UNKNOWN
+            if note is not None:
+                rec["note"] = note
+            return True
+
+        return self._update(tenant, key, call_id, change)
+
+    def resolve(
+        self,
+        tenant: str,
+        key: str,
+        *,
+        resolution: str,
+        call_id: str | None = None,
+        note: str | None = None,
+        by: str | None = None,
+    ) -> list[EffectRecord]:
+        if resolution not in RESOLUTIONS:
+            raise StoreError(f"resolution must be one of {RESOLUTIONS}, not {resolution!r}")
+        _check_str(note, "note", optional=True)
+        _check_str(by, "by", optional=True)
+        ek = keys.part(key, "effect key")
+        ec = _opt_part(call_id, "call id")
+
+        def op(txn: Any) -> list[EffectRecord]:
+            now = self._ctx.clock()
+            if ec is not None:
+                pk = keys.key(tenant, ek, ec)
+                rec = self._get_in(txn, tenant, pk)
+                found = [] if rec is None else [(pk, rec)]
+            else:
+                found = [(k, _load(EFFECTS, v, tenant))
+                         for k, v in _scan(txn, self._db, keys.prefix(tenant, ek))]
+            if not found:
+                return []
+            open_ = [(pk, rec) for pk, rec in found
+                     if self._record(tenant, rec, now).state in OPEN_STATES]
+            if not open_:
+                states = sorted({self._record(tenant, r, now).state for _, r in found})
+                raise EffectStateError(
+                    f"effect {key} is {'/'.join(states)}; only pending or unknown effects can be resolved"
+                )
+            out = []
+            for pk, rec in open_:
+                rec.update(state=RESOLVED, resolution=resolution, note=note, resolved_by=by,
+                           updated_at=now)
+                self._put_in(txn, tenant, pk, rec)
+                out.append(self._record(tenant, rec, now))
+            return out
+
+        return self._x.write(op)
+
+    def get(self, tenant: str, key: str, call_id: str) -> EffectRecord | None:
+        pk = keys.key(tenant, keys.part(key, "effect key"), keys.part(call_id, "call id"))
+
+        def op(txn: Any) -> EffectRecord | None:
+            rec = self._get_in(txn, tenant, pk)
+            return None if rec is None else self._record(tenant, rec, self._ctx.clock())
+
+        return self._x.read(op)
+
+    def by_key(self, tenant: str, key: str) -> list[EffectRecord]:
+        prefix = keys.prefix(tenant, keys.part(key, "effect key"))
+
+        def op(txn: Any) -> list[EffectRecord]:
+            now = self._ctx.clock()
+            recs = [self._record(tenant, _load(EFFECTS, v, tenant), now)
+                    for _, v in _scan(txn, self._db, prefix)]
+            return sorted(recs, key=lambda r: (r.created_at, r.call_id))
+
+        return self._x.read(op)
+
+    def by_call_id(
+        self, tenant: str, call_id: str, *, session: str | None = None
+    ) -> EffectRecord | None:
+        prefix = keys.prefix(tenant, b"c", keys.part(call_id, "call id"))
+
+        def op(txn: Any) -> EffectRecord | None:
+            recs = [r for r in self._from_index(txn, tenant, prefix)
+                    if session is None or r.get("session") == session]
+            if not recs:
+                return None
+            best = max(recs, key=lambda r: (r["created_at"], r["key"]))
+            return self._record(tenant, best, self._ctx.clock())
+
+        return self._x.read(op)
+
+    def list(
+        self,
+        tenant: str,
+        *,
+        session: str | None = None,
+        task: str | None = None,
+        state: str | Collection[str] | None = None,
+        side_effect: bool | None = None,
+    ) -> list[EffectRecord]:
+        states = None if state is None else ({state} if isinstance(state, str) else set(state))
+        if states is not None and not states <= set(EFFECT_STATES):
+            raise StoreError(f"unknown effect state in {sorted(states)}; states are {EFFECT_STATES}")
+        tp = keys.tenant_prefix(tenant)
+        sp, tk = _opt_part(session, "session"), _opt_part(task, "task")
+
+        def op(txn: Any) -> list[EffectRecord]:
+            if sp is not None:
+                recs = self._from_index(txn, tenant, keys.prefix(tenant, b"s", sp))
+            elif tk is not None:
+                recs = self._from_index(txn, tenant, keys.prefix(tenant, b"t", tk))
+            else:
+                recs = [_load(EFFECTS, v, tenant) for _, v in _scan(txn, self._db, tp)]
+            now = self._ctx.clock()
+            out = []
+            for rec in recs:
+                if task is not None and rec.get("task") != task:
+                    continue
+                if side_effect is not None and rec["side_effect"] != side_effect:
+                    continue
+                r = self._record(tenant, rec, now)
+                if states is None or r.state in states:
+                    out.append(r)
+            return sorted(out, key=lambda r: (r.created_at, r.key, r.call_id))
+
+        return self._x.read(op)
+
+
+# -- sessions ------------------------------------------------------------------
+
+
+class LMDBSessions:
+    """``SessionStore`` over LMDB."""
+
+    def __init__(self, x: _Runner, ctx: _Ctx) -> None:
+        self._x = x
+        self._ctx = ctx
+        self._db = ctx.dbs[SESSIONS]
+        self._scope = ctx.dbs[SCOPE_IDX]
+
+    def _subject_key(self, tenant: str, subject: str, session_part: bytes) -> bytes:
+        return keys.key(tenant, b"sessions", b"u", keys.part(subject, "subject"), session_part)
+
+    def _delete_in(self, txn: Any, tenant: str, pk: bytes, rec: Mapping[str, Any]) -> None:
+        txn.delete(pk, db=self._db)
+        if rec.get("subject") is not None:
+            sp = pk[len(keys.tenant_prefix(tenant)):]
+            txn.delete(self._subject_key(tenant, rec["subject"], sp), db=self._scope)
+
+    def _write(self, tenant: str, session: str, subject: str | None,
+               build: Callable[[dict[str, Any]], dict[str, Any]]) -> dict[str, Any]:
+        sp = keys.part(session, "session")
+        pk = keys.key(tenant, sp)
+        _check_str(subject, "subject", optional=True)
+
+        def op(txn: Any) -> dict[str, Any]:
+            now = self._ctx.clock()
+            raw = txn.get(pk, db=self._db)
+            old = None if raw is None else _load(SESSIONS, raw, tenant)
+            state = build({} if old is None else dict(old["state"]))
+            keep_subject = subject if subject is not None else (old or {}).get("subject")
+            if old is not None and old.get("subject") not in (None, keep_subject):
+                txn.delete(self._subject_key(tenant, old["subject"], sp), db=self._scope)
+            rec = {
+                "v": RECORD_VERSION,
+                "tenant": tenant,
+                "session": session,
+                "subject": keep_subject,
+                "state": state,
+                "created_at": now if old is None else old["created_at"],
+                "updated_at": now,
+            }
+            txn.put(pk, _dump(SESSIONS, rec), db=self._db)
+            if keep_subject is not None:
+                txn.put(self._subject_key(tenant, keep_subject, sp), b"", db=self._scope)
+            return state
+
+        return self._x.write(op)
+
+    def get(self, tenant: str, session: str) -> dict[str, Any] | None:
+        pk = keys.key(tenant, keys.part(session, "session"))
+
+        def op(txn: Any) -> dict[str, Any] | None:
+            raw = txn.get(pk, db=self._db)
+            return None if raw is None else _load(SESSIONS, raw, tenant)["state"]
+
+        return self._x.read(op)
+
+    def put(self, tenant: str, session: str, state: Mapping[str, Any], *,
+            subject: str | None = None) -> None:
+        new = dict(state)
+        self._write(tenant, session, subject, lambda old: new)
+
+    def update(self, tenant: str, session: str, changes: Mapping[str, Any], *,
+               subject: str | None = None) -> dict[str, Any]:
+        def merge(old: dict[str, Any]) -> dict[str, Any]:
+            old.update(changes)
+            return old
+
+        return self._write(tenant, session, subject, merge)
+
+    def delete(self, tenant: str, session: str) -> bool:
+        pk = keys.key(tenant, keys.part(session, "session"))
+
+        def op(txn: Any) -> bool:
+            raw = txn.get(pk, db=self._db)
+            if raw is None:
+                return False
+            self._delete_in(txn, tenant, pk, _load(SESSIONS, raw, tenant))
+            return True
+
+        return self._x.write(op)
+
+    def list(self, tenant: str, *, subject: str | None = None) -> list[str]:
+        tp = keys.tenant_prefix(tenant)
+
+        def op(txn: Any) -> list[str]:
+            if subject is None:
+                return [_load(SESSIONS, v, tenant)["session"] for _, v in _scan(txn, self._db, tp)]
+            out = []
+            prefix = keys.prefix(tenant, b"sessions", b"u", keys.part(subject, "subject"))
+            for rest in _scan_rest(txn, self._scope, prefix):
+                raw = txn.get(tp + rest, db=self._db)
+                if raw is not None:
+                    out.append(_load(SESSIONS, raw, tenant)["session"])
+            return out
+
+        return self._x.read(op)
+
+
+# -- term index ----------------------------------------------------------------
+
+
+class LMDBIndex:
+    """``TermIndex`` over LMDB."""
+
+    def __init__(self, x: _Runner, ctx: _Ctx) -> None:
+        self._x = x
+        self._ctx = ctx
+        self._db = ctx.dbs[INDEX]
+
+    def _doc_terms_in(self, txn: Any, tenant: str, doc_part: bytes) -> list[bytes]:
+        return _scan_rest(txn, self._db, keys.prefix(tenant, b"d", doc_part))
+
+    def _remove_doc_in(self, txn: Any, tenant: str, doc_part: bytes) -> int:
+        n = 0
+        for term_part in self._doc_terms_in(txn, tenant, doc_part):
+            n += bool(txn.delete(keys.key(tenant, b"t", term_part, doc_part), db=self._db))
+            txn.delete(keys.key(tenant, b"d", doc_part, term_part), db=self._db)
+        return n
+
+    def put_doc(self, tenant: str, doc_id: str, terms: Mapping[str, Mapping[str, Any]]) -> None:
+        dp = keys.part(doc_id, "doc id")
+        items = [(term, keys.part(term, "term"), dict(data or {})) for term, data in terms.items()]
+
+        def op(txn: Any) -> None:
+            self._remove_doc_in(txn, tenant, dp)
+            for term, tp, data in items:
+                posting = {"v": RECORD_VERSION, "tenant": tenant, "term": term, "doc": doc_id,
+                           "data": data}
+                txn.put(keys.key(tenant, b"t", tp, dp), _dump(INDEX, posting), db=self._db)
+                txn.put(keys.key(tenant, b"d", dp, tp), b"", db=self._db)
+
+        self._x.write(op)
+
+    def postings(self, tenant: str, term: str) -> list[tuple[str, dict[str, Any]]]:
+        prefix = keys.prefix(tenant, b"t", keys.part(term, "term"))
+
+        def op(txn: Any) -> list[tuple[str, dict[str, Any]]]:
+            out = []
+            for _, v in _scan(txn, self._db, prefix):
+                p = _load(INDEX, v, tenant)
+                out.append((p["doc"], p["data"]))
+            return out
+
+        return self._x.read(op)
+
+    def terms(self, tenant: str, doc_id: str) -> list[str]:
+        dp = keys.part(doc_id, "doc id")
+
+        def op(txn: Any) -> list[str]:
+            out = []
+            for term_part in self._doc_terms_in(txn, tenant, dp):
+                raw = txn.get(keys.key(tenant, b"t", term_part, dp), db=self._db)
+                if raw is not None:
+                    out.append(_load(INDEX, raw, tenant)["term"])
+            return out
+
+        return self._x.read(op)
+
+    def remove_doc(self, tenant: str, doc_id: str) -> int:
+        dp = keys.part(doc_id, "doc id")
+        return self._x.write(lambda txn: self._remove_doc_in(txn, tenant, dp))
+
+
+# -- documents -----------------------------------------------------------------
+
+
+class LMDBDocuments:
+    """``DocumentStore`` over LMDB, one per kind."""
+
+    def __init__(self, kind: str, x: _Runner, ctx: _Ctx, index: LMDBIndex | None = None) -> None:
+        self.kind = kind
+        self._x = x
+        self._ctx = ctx
+        self._db = ctx.dbs[kind]
+        self._scope = ctx.dbs[SCOPE_IDX]
+        self._index = index  # memories: deleting one drops its postings
+
+    def _scope_keys(self, tenant: str, rec: Mapping[str, Any], id_part: bytes) -> list[bytes]:
+        out = []
+        kind = self.kind.encode()
+        if rec.get("session") is not None:
+            out.append(keys.key(tenant, kind, b"s", keys.part(rec["session"], "session"), id_part))
+        if rec.get("subject") is not None:
+            out.append(keys.key(tenant, kind, b"u", keys.part(rec["subject"], "subject"), id_part))
+        return out
+
+    def _doc(self, tenant: str, rec: Mapping[str, Any]) -> StoredDoc:
+        return StoredDoc(kind=self.kind, tenant=tenant, id=rec["id"], data=rec["data"],
+                         created_at=rec["created_at"], updated_at=rec["updated_at"],
+                         session=rec.get("session"), subject=rec.get("subject"))
+
+    def _put_in(self, txn: Any, tenant: str, id: str, data: Mapping[str, Any],
+                session: str | None, subject: str | None) -> StoredDoc:
+        ip = keys.part(id, f"{self.kind} id")
+        pk = keys.key(tenant, ip)
+        now = self._ctx.clock()
+        raw = txn.get(pk, db=self._db)
+        old = None if raw is None else _load(self.kind, raw, tenant)
+        if old is not None:
+            for k in self._scope_keys(tenant, old, ip):
+                txn.delete(k, db=self._scope)
+        rec = {
+            "v": RECORD_VERSION,
+            "tenant": tenant,
+            "id": id,
+            "session": session,
+            "subject": subject,
+            "created_at": now if old is None else old["created_at"],
+            "updated_at": now,
+            "data": data,
+        }
+        txn.put(pk, _dump(self.kind, rec), db=self._db)
+        for k in self._scope_keys(tenant, rec, ip):
+            txn.put(k, b"", db=self._scope)
+        return self._doc(tenant, rec)
+
+    def _delete_in(self, txn: Any, tenant: str, pk: bytes, rec: Mapping[str, Any]) -> int:
+        """Delete one document and its index entries; returns postings dropped."""
+        ip = pk[len(keys.tenant_prefix(tenant)):]
+        txn.delete(pk, db=self._db)
+        for k in self._scope_keys(tenant, rec, ip):
+            txn.delete(k, db=self._scope)
+        return 0 if self._index is None else self._index._remove_doc_in(txn, tenant, ip)
+
+    def _scoped_in(self, txn: Any, tenant: str, scope: bytes, value_part: bytes
+                   ) -> list[tuple[bytes, dict[str, Any]]]:
+        tp = keys.tenant_prefix(tenant)
+        out = []
+        for rest in _scan_rest(txn, self._scope, keys.prefix(tenant, self.kind.encode(), scope, value_part)):
+            raw = txn.get(tp + rest, db=self._db)
+            if raw is not None:
+                out.append((tp + rest, _load(self.kind, raw, tenant)))
+        return out
+
+    def put(self, tenant: str, id: str, data: Mapping[str, Any], *,
+            session: str | None = None, subject: str | None = None) -> StoredDoc:
+        _check_str(session, "session", optional=True)
+        _check_str(subject, "subject", optional=True)
+        if not isinstance(data, Mapping):
+            raise StoreError(f"{self.kind} data must be a mapping, not {type(data).__name__}")
+        keys.tenant_prefix(tenant)
+        payload = dict(data)
+        return self._x.write(lambda txn: self._put_in(txn, tenant, id, payload, session, subject))
+
+    def get(self, tenant: str, id: str) -> StoredDoc | None:
+        pk = keys.key(tenant, keys.part(id, f"{self.kind} id"))
+
+        def op(txn: Any) -> StoredDoc | None:
+            raw = txn.get(pk, db=self._db)
+            return None if raw is None else self._doc(tenant, _load(self.kind, raw, tenant))
+
+        return self._x.read(op)
+
+    def list(self, tenant: str, *, session: str | None = None,
+             subject: str | None = None) -> list[StoredDoc]:
+        sp, up = _opt_part(session, "session"), _opt_part(subject, "subject")
+        tp = keys.tenant_prefix(tenant)
+
+        def op(txn: Any) -> list[StoredDoc]:
+            if sp is not None:
+                recs = [r for _, r in self._scoped_in(txn, tenant, b"s", sp)]
+            elif up is not None:
+                recs = [r for _, r in self._scoped_in(txn, tenant, b"u", up)]
+            else:
+                recs = [_load(self.kind, v, tenant) for _, v in _scan(txn, self._db, tp)]
+            if subject is not None:
+                recs = [r for r in recs if r.get("subject") == subject]
+            docs = [self._doc(tenant, r) for r in recs]
+            return sorted(docs, key=lambda d: (d.created_at, d.id))
+
+        return self._x.read(op)
+
+    def delete(self, tenant: str, id: str) -> bool:
+        pk = keys.key(tenant, keys.part(id, f"{self.kind} id"))
+
+        def op(txn: Any) -> bool:
+            raw = txn.get(pk, db=self._db)
+            if raw is None:
+                return False
+            self._delete_in(txn, tenant, pk, _load(self.kind, raw, tenant))
+            return True
+
+        return self._x.write(op)
+
+
+# -- the store -----------------------------------------------------------------
+
+
+class _Repos:
+    """The repositories, bound to one runner (the environment, or a batch)."""
+
+    def __init__(self, x: _Runner, ctx: _Ctx) -> None:
+        self.effects = LMDBEffects(x, ctx)
+        self.sessions = LMDBSessions(x, ctx)
+        self.index = LMDBIndex(x, ctx)
+        self.checkpoints = LMDBDocuments(CHECKPOINTS, x, ctx)
+        self.manifests = LMDBDocuments(MANIFESTS, x, ctx)
+        self.pruned = LMDBDocuments(PRUNED, x, ctx)
+        self.memories = LMDBDocuments(MEMORIES, x, ctx, index=self.index)
+        self.receipts = LMDBDocuments(RECEIPTS, x, ctx)
+
+    def docs(self, kind: str) -> LMDBDocuments:
+        return getattr(self, kind)
+
+
+class LMDBBatch(_Repos):
+    """The repositories writing into one open transaction (see ``Store.batch``)."""
+
+
+class _Handle:
+    """One ``open_store`` handle on a shared environment; refuses work once closed."""
+
+    def __init__(self, env: LMDBEnv) -> None:
+        self.env = env
+        self.closed = False
+
+    def check(self) -> LMDBEnv:
+        if self.closed:
+            raise StoreError(f"store at {self.env.path} is closed")
+        return self.env
+
+    def read(self, op: Callable[[Any], T]) -> T:
+        return self.check().read(op)
+
+    def write(self, op: Callable[[Any], T]) -> T:
+        return self.check().write(op)
+
+
+class LMDBStore(_Repos):
+    """``Store`` over one LMDB environment. Open with ``open_store``."""
+
+    def __init__(self, env: LMDBEnv, *, clock: Callable[[], float],
+                 pending_timeout: float | None, schema_version: int) -> None:
+        self._env = env
+        self._handle = _Handle(env)
+        self._ctx = _Ctx(env, clock, pending_timeout)
+        self.path = env.path
+        self.readonly = env.readonly
+        self.schema_version = schema_version
+        super().__init__(self._handle, self._ctx)
+
+    @classmethod
+    def open(
+        cls,
+        path: str,
+        *,
+        map_size: int = DEFAULT_MAP_SIZE,
+        max_map_size: int = DEFAULT_MAX_MAP_SIZE,
+        readonly: bool = False,
+        pending_timeout: float | None = DEFAULT_PENDING_TIMEOUT,
+        max_readers: int = 126,
+        clock: Callable[[], float] = time.time,
+        schema_version: int = SCHEMA_VERSION,
+        migrations: Mapping[int, Migration] | None = None,
+    ) -> LMDBStore:
+        env = acquire(str(path), db_names=DB_NAMES, map_size=map_size, max_map_size=max_map_size,
+                      readonly=readonly, max_readers=max_readers)
+        try:
+            version = _ensure_schema(env, schema_version,
+                                     MIGRATIONS if migrations is None else migrations, clock)
+        except BaseException:
+            release(env)
+            raise
+        return cls(env, clock=clock, pending_timeout=pending_timeout, schema_version=version)
+
+    # -- batch -----------------------------------------------------------------
+
+    @contextmanager
+    def batch(self) -> Iterator[LMDBBatch]:
+        """One write transaction for the block: everything the batch's
+        repositories write commits (fsync) together when the block exits, or
+        not at all if it raises. Keep it short: it holds the single writer
+        lock of every process sharing the environment. Inside it, use the
+        batch's repositories, not the store's."""
+        runner = BatchRunner(self._handle.check())
+        runner.begin()
+        try:
+            yield LMDBBatch(runner, self._ctx)
+            runner.commit()
+        except BaseException:
+            runner.abort()
+            raise
+
+    # -- deletion ----------------------------------------------------------------
+
+    def _plan(self, txn: Any, tenant: str, session: str | None, subject: str | None
+              ) -> dict[str, dict[bytes, dict[str, Any]]]:
+        if session is None and subject is None:
+            raise StoreError("delete_subject needs a session or a subject")
+        tp = keys.tenant_prefix(tenant)
+        dbs = self._ctx.dbs
+        session_parts: set[bytes] = set()
+        if session is not None:
+            session_parts.add(keys.part(session, "session"))
+        up = _opt_part(subject, "subject")
+        if up is not None:
+            session_parts.update(_scan_rest(txn, dbs[SCOPE_IDX],
+                                            keys.prefix(tenant, b"sessions", b"u", up)))
+        plan: dict[str, dict[bytes, dict[str, Any]]] = {
+            k: {} for k in (SESSIONS, EFFECTS, *ERASABLE_DOC_KINDS)}
+        for sp in sorted(session_parts):
+            raw = txn.get(tp + sp, db=dbs[SESSIONS])
+            if raw is not None:
+                plan[SESSIONS][tp + sp] = _load(SESSIONS, raw, tenant)
+            for rest in _scan_rest(txn, dbs[EFFECTS_IDX], keys.prefix(tenant, b"s", sp)):
+                raw = txn.get(tp + rest, db=dbs[EFFECTS])
+                if raw is not None:
+                    plan[EFFECTS][tp + rest] = _load(EFFECTS, raw, tenant)
+            for kind in ERASABLE_DOC_KINDS:
+                plan[kind].update(self.docs(kind)._scoped_in(txn, tenant, b"s", sp))
+        if up is not None:
+            for kind in ERASABLE_DOC_KINDS:
+                plan[kind].update(self.docs(kind)._scoped_in(txn, tenant, b"u", up))
+        return plan
+
+    def _counts(self, txn: Any, tenant: str, plan: Mapping[str, Mapping[bytes, Any]]) -> dict[str, int]:
+        counts = {kind: len(items) for kind, items in plan.items()}
+        tp = keys.tenant_prefix(tenant)
+        counts[INDEX] = sum(len(self.index._doc_terms_in(txn, tenant, pk[len(tp):]))
+                            for pk in plan[MEMORIES])
+        return counts
+
+    def count_subject(self, tenant: str, *, session: str | None = None,
+                      subject: str | None = None) -> dict[str, int]:
+        def op(txn: Any) -> dict[str, int]:
+            return self._counts(txn, tenant, self._plan(txn, tenant, session, subject))
+
+        return self._handle.read(op)
+
+    def delete_subject(self, tenant: str, *, session: str | None = None,
+                       subject: str | None = None, request_id: str | None = None) -> DeletionReceipt:
+        rid = request_id or uuid.uuid4().hex
+        _check_str(session, "session", optional=True)
+        _check_str(subject, "subject", optional=True)
+        rpk = keys.key(tenant, keys.part(rid, "request id"))
+
+        def op(txn: Any) -> DeletionReceipt:
+            dbs = self._ctx.dbs
+            raw = txn.get(rpk, db=dbs[RECEIPTS])
+            if raw is not None:
+                d = _load(RECEIPTS, raw, tenant)["data"]
+                return DeletionReceipt(request_id=rid, tenant=tenant, counts=d["counts"],
+                                       created_at=d["created_at"], session_digest=d["session_digest"],
+                                       subject_digest=d["subject_digest"], replayed=True)
+            plan = self._plan(txn, tenant, session, subject)
+            counts = self._counts(txn, tenant, plan)
+            for pk, rec in plan[SESSIONS].items():
+                self.sessions._delete_in(txn, tenant, pk, rec)
+            for pk, rec in plan[EFFECTS].items():
+                self.effects._delete_in(txn, tenant, pk, rec)
+            for kind in ERASABLE_DOC_KINDS:
+                for pk, rec in plan[kind].items():
+                    self.docs(kind)._delete_in(txn, tenant, pk, rec)
+            receipt = DeletionReceipt(request_id=rid, tenant=tenant, counts=counts,
+                                      created_at=self._ctx.clock(),
+                                      session_digest=_digest(tenant, session),
+                                      subject_digest=_digest(tenant, subject))
+            self.receipts._put_in(txn, tenant, rid, receipt.to_dict(), None, None)
+            return receipt
+
+        return self._handle.write(op)
+
+    # -- lifetime ------------------------------------------------------------------
+
+    def stats(self) -> StoreStats:
+        map_size, used, entries = self._handle.check().info()
+        return StoreStats(map_size=map_size, used_bytes=used, entries=entries)
+
+    def close(self) -> None:
+        """Release this handle; the environment closes with the last one."""
+        if not self._handle.closed:
+            self._handle.closed = True
+            release(self._env)
+
+    def __enter__(self) -> LMDBStore:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def _ensure_schema(env: LMDBEnv, target: int, migrations: Mapping[int, Migration],
+                   clock: Callable[[], float]) -> int:
+    meta = env.dbs[META]
+
+    def stored(txn: Any) -> int | None:
+        raw = txn.get(_SCHEMA_KEY, db=meta)
+        if raw is None:
+            return None
+        try:
+            return int(orjson.loads(raw)["schema_version"])
+        except (orjson.JSONDecodeError, KeyError, TypeError, ValueError) as exc:
+            raise StoreError(f"store at {env.path} has a corrupt schema record: {exc}") from exc
+
+    def newer(version: int) -> StoreError:
+        return StoreError(
+            f"store schema v{version} is newer than this ctxproxy (v{target}); upgrade ctxproxy"
+        )
+
+    if env.readonly:
+        version = env.read(stored)
+        if version is None:
+            raise StoreError(f"store at {env.path} is not initialised (open it read-write once)")
+        if version > target:
+            raise newer(version)
+        if version < target:
+            raise StoreError(
+                f"store schema v{version} is older than this ctxproxy (v{target}); "
+                "open it read-write once to migrate"
+            )
+        return version
+
+    def init(txn: Any) -> int:
+        version = stored(txn)
+        if version is None:
+            now = clock()
+            txn.put(_SCHEMA_KEY, _dump(META, {"v": RECORD_VERSION, "schema_version": target,
+                                              "created_at": now, "history": []}), db=meta)
+            return target
+        return version
+
+    version = env.write(init)
+    if version > target:
+        raise newer(version)
+    while version < target:
+        migrate = migrations.get(version)
+        if migrate is None:
+            raise StoreError(f"no migration from store schema v{version} to v{version + 1}")
+
+        def step(txn: Any, frm: int = version, fn: Migration = migrate) -> int:
+            current = stored(txn)
+            if current != frm:
+                return current  # another process migrated meanwhile
+            fn(MigrationContext(txn, env.dbs))
+            record = orjson.loads(txn.get(_SCHEMA_KEY, db=meta))
+            record["history"] = [*record.get("history", []),
+                                 {"from": frm, "to": frm + 1, "at": clock()}]
+            record["schema_version"] = frm + 1
+            txn.put(_SCHEMA_KEY, _dump(META, record), db=meta)
+            return frm + 1
+
+        version = env.write(step)
+    if version > target:
+        raise newer(version)
+    return version

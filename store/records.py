@@ -1,0 +1,162 @@
+"""The values the store hands out: frozen dataclasses, no backend types.
+
+Effect states::
+
+    pending ──result──▶ completed | failed        (first result wins; settled)
+       │
+       ├──mark_unknown / older than pending_timeout──▶ unknown
+       │                                                  │
+       └────────────────human resolve─────────────────────┴──▶ resolved
+                                                   (resolution: completed |
+                                                    failed | not_executed)
+
+``unknown`` means the result was never seen (crash, abandoned turn, history
+dropped before the result came back). It is derived when a record is read: a
+record stored as ``pending`` whose ``created_at`` is older than the store's
+``pending_timeout`` is returned with ``state="unknown"``. Nothing has to sweep
+the store, every process agrees, and a crash cannot leave a stale ``pending``
+behind. A filter that knows sooner (the session moved on without the result)
+calls ``mark_unknown``, which stores it. A late result still completes an
+unknown effect: it was seen after all. A pending effect is never reported as
+completed.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Mapping
+
+PENDING = "pending"
+COMPLETED = "completed"
+FAILED = "failed"
+UNKNOWN = "unknown"
+RESOLVED = "resolved"
+EFFECT_STATES = (PENDING, COMPLETED, FAILED, UNKNOWN, RESOLVED)
+RESULT_STATES = (COMPLETED, FAILED)  # what a seen tool result settles an effect to
+OPEN_STATES = (PENDING, UNKNOWN)  # states a result or a human can still settle
+SETTLED_STATES = (COMPLETED, FAILED, RESOLVED)
+RESOLUTIONS = ("completed", "failed", "not_executed")  # a human's verdict on an open effect
+
+# Record kinds: one named database each (plus internal indexes).
+EFFECTS = "effects"
+SESSIONS = "sessions"
+CHECKPOINTS = "checkpoints"
+MANIFESTS = "manifests"
+PRUNED = "pruned"
+MEMORIES = "memories"
+INDEX = "index"
+RECEIPTS = "receipts"
+
+
+@dataclass(frozen=True)
+class EffectRecord:
+    """One tool call and what became of it.
+
+    Identity is ``(tenant, key, call_id)``: ``key`` is the idempotency key
+    (same tool, same canonical arguments, same session or task), ``call_id``
+    the provider's id for this occurrence. Two calls with one key are two
+    records, and that is how a repeat is recognised (see ``by_key``).
+    ``state`` is the effective state (see the module docstring).
+    """
+
+    tenant: str
+    key: str
+    call_id: str
+    tool: str
+    args_canonical: str  # compact JSON text, sorted keys
+    side_effect: bool
+    state: str
+    created_at: float
+    updated_at: float
+    session: str | None = None
+    task: str | None = None
+    turn_id: str | None = None  # the turn whose response made the call
+    result_turn_id: str | None = None  # the turn whose request carried the result
+    result_digest: str | None = None
+    result_size: int | None = None
+    refs: tuple[str, ...] = ()  # external references found in the result (URLs, PR numbers, ids)
+    excerpt: str | None = None
+    resolution: str | None = None
+    resolved_by: str | None = None
+    note: str | None = None
+    aliases: tuple[str, ...] = ()  # other forms of call_id it may come back as
+
+    @property
+    def settled(self) -> bool:
+        return self.state in SETTLED_STATES
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready form (admin API, manifests)."""
+        return {
+            "tenant": self.tenant,
+            "key": self.key,
+            "call_id": self.call_id,
+            "tool": self.tool,
+            "args_canonical": self.args_canonical,
+            "side_effect": self.side_effect,
+            "state": self.state,
+            "created_at": self.created_at,
+            "updated_at": self.updated_at,
+            "session": self.session,
+            "task": self.task,
+            "turn_id": self.turn_id,
+            "result_turn_id": self.result_turn_id,
+            "result_digest": self.result_digest,
+            "result_size": self.result_size,
+            "refs": list(self.refs),
+            "excerpt": self.excerpt,
+            "resolution": self.resolution,
+            "resolved_by": self.resolved_by,
+            "note": self.note,
+            "aliases": list(self.aliases),
+        }
+
+
+@dataclass(frozen=True)
+class StoredDoc:
+    """A checkpoint, manifest, pruned original, memory or receipt."""
+
+    kind: str
+    tenant: str
+    id: str
+    data: Mapping[str, Any]
+    created_at: float
+    updated_at: float
+    session: str | None = None
+    subject: str | None = None
+
+
+@dataclass(frozen=True)
+class DeletionReceipt:
+    """What ``delete_subject`` erased. Ids are kept only as sha256 digests, so
+    the receipt itself does not keep the subject."""
+
+    request_id: str
+    tenant: str
+    counts: Mapping[str, int]
+    created_at: float
+    session_digest: str | None = None
+    subject_digest: str | None = None
+    replayed: bool = False  # True when this request id had already run
+
+    @property
+    def total(self) -> int:
+        return sum(self.counts.values())
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "request_id": self.request_id,
+            "tenant": self.tenant,
+            "counts": dict(self.counts),
+            "created_at": self.created_at,
+            "session_digest": self.session_digest,
+            "subject_digest": self.subject_digest,
+        }
+
+
+@dataclass(frozen=True)
+class StoreStats:
+    """Sizes for telemetry and benchmarks (whole environment, all tenants)."""
+
+    map_size: int
+    used_bytes: int
+    entries: Mapping[str, int] = field(default_factory=dict)
