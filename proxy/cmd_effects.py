@@ -1,0 +1,262 @@
+"""``ctxproxy effects list|get|resolve|key`` — the effect ledger from a shell.
+
+By default the commands open the store in the data directory directly (LMDB
+is shared safely with a running proxy); ``--url`` talks to a running proxy's
+admin API instead (token from ``--token`` or ``$CTXPROXY_ADMIN_TOKEN``).
+
+    ctxproxy effects list --session S [--state unknown] [--json]
+    ctxproxy effects get KEY
+    ctxproxy effects resolve KEY --resolution not_executed --note "checked: never ran"
+    ctxproxy effects key --tool Bash --args '{"command": "gh pr create"}' --task T
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import urllib.error
+import urllib.parse
+import urllib.request
+from pathlib import Path
+from typing import Any
+
+DEFAULT_TENANT = "default"
+
+
+def register(subparsers: Any) -> None:
+    p = subparsers.add_parser("effects", help="inspect and resolve the tool-effect ledger",
+                              description="List, get and resolve recorded tool effects (idempotency ledger).")
+    sub = p.add_subparsers(dest="effects_command", metavar="ACTION")
+
+    def common(sp: argparse.ArgumentParser) -> None:
+        sp.add_argument("--tenant", default=DEFAULT_TENANT, help="tenant id (default: default)")
+        sp.add_argument("--data-dir", metavar="DIR",
+                        help="the proxy's data dir (default: from --config, else .ctxproxy)")
+        sp.add_argument("--config", metavar="FILE", help="ctxproxy.toml whose server.data_dir to use")
+        sp.add_argument("--url", help="use a running proxy's admin API at this base URL instead of the store")
+        sp.add_argument("--token", help="admin token (default: $CTXPROXY_ADMIN_TOKEN)")
+        sp.add_argument("--json", action="store_true", help="print JSON")
+
+    ls = sub.add_parser("list", help="effects of a session or task, oldest first")
+    common(ls)
+    ls.add_argument("--session")
+    ls.add_argument("--task")
+    ls.add_argument("--state", action="append", help="only this effective state (repeatable)")
+    kind = ls.add_mutually_exclusive_group()
+    kind.add_argument("--side-effects", dest="side_effect", action="store_const", const=True,
+                      help="only side-effecting calls")
+    kind.add_argument("--read-only", dest="side_effect", action="store_const", const=False,
+                      help="only read-only calls")
+    ls.set_defaults(func=_list)
+
+    g = sub.add_parser("get", help="every occurrence of an idempotency key")
+    common(g)
+    g.add_argument("key")
+    g.set_defaults(func=_get)
+
+    r = sub.add_parser("resolve", help="settle a pending/unknown effect by human arbitration")
+    common(r)
+    r.add_argument("key")
+    r.add_argument("--resolution", required=True, choices=("completed", "failed", "not_executed"))
+    r.add_argument("--call-id", help="only this occurrence")
+    r.add_argument("--note")
+    r.add_argument("--by", default=os.environ.get("USER") or "cli", help="who resolved it")
+    r.set_defaults(func=_resolve)
+
+    k = sub.add_parser("key", help="compute the idempotency key of a tool call")
+    k.add_argument("--tenant", default=DEFAULT_TENANT)
+    k.add_argument("--tool", required=True)
+    k.add_argument("--args", default="{}", help="the call's arguments as JSON")
+    scope = k.add_mutually_exclusive_group(required=True)
+    scope.add_argument("--task")
+    scope.add_argument("--session")
+    k.set_defaults(func=_key)
+    p.set_defaults(func=lambda args: (p.print_help(), 2)[1])
+
+
+# -- backends --------------------------------------------------------------------
+
+
+class _Failure(Exception):
+    def __init__(self, message: str, code: int = 1):
+        super().__init__(message)
+        self.code = code
+
+
+def _data_dir(args: argparse.Namespace) -> Path:
+    if args.data_dir:
+        return Path(args.data_dir)
+    from ctxproxy.config import load_config
+
+    return Path(load_config(args.config).server.data_dir)
+
+
+def _open(args: argparse.Namespace, write: bool) -> Any:
+    from ctxproxy.store import StoreError, open_store
+
+    path = _data_dir(args) / "store"
+    if not path.is_dir():
+        raise _Failure(f"no store at {path} (is --data-dir right?)")
+    try:  # read-write even to read: LMDB shares it with a running proxy, in this process or another
+        return open_store(path)
+    except StoreError as exc:
+        raise _Failure(f"cannot open the store: {exc}") from None
+
+
+def _admin(args: argparse.Namespace, method: str, path: str, query: dict | None = None,
+           body: dict | None = None) -> tuple[int, Any]:
+    token = args.token or os.environ.get("CTXPROXY_ADMIN_TOKEN", "")
+    url = args.url.rstrip("/") + "/ctx/v1/" + path
+    q = {k: v for k, v in (query or {}).items() if v is not None}
+    if q:
+        url += "?" + urllib.parse.urlencode(q, doseq=True)
+    data = json.dumps(body).encode() if body is not None else None
+    req = urllib.request.Request(url, data=data, method=method,
+                                 headers={"Authorization": f"Bearer {token}", "Content-Type": "application/json"})
+    try:
+        with urllib.request.urlopen(req, timeout=30) as resp:
+            return resp.status, json.loads(resp.read() or b"null")
+    except urllib.error.HTTPError as exc:
+        try:
+            payload = json.loads(exc.read() or b"null")
+        except ValueError:
+            payload = None
+        return exc.code, payload
+    except urllib.error.URLError as exc:
+        raise _Failure(f"cannot reach {args.url}: {exc.reason}") from None
+    except OSError as exc:  # timeouts, resets
+        raise _Failure(f"no answer from {args.url}: {exc}") from None
+
+
+def _admin_error(status: int, payload: Any) -> _Failure:
+    msg = payload.get("error", {}).get("message") if isinstance(payload, dict) else None
+    return _Failure(f"admin API answered {status}: {msg or payload}", 1 if status != 404 else 3)
+
+
+# -- commands ----------------------------------------------------------------------
+
+
+def _run(fn: Any, args: argparse.Namespace) -> int:
+    try:
+        return fn(args)
+    except _Failure as exc:
+        print(f"ctxproxy effects: {exc}", file=sys.stderr)
+        return exc.code
+
+
+def _list(args: argparse.Namespace) -> int:
+    def go(args: argparse.Namespace) -> int:
+        if args.url:
+            status, payload = _admin(args, "GET", "effects", {
+                "tenant": args.tenant, "session": args.session, "task": args.task, "state": args.state,
+                "side_effect": None if args.side_effect is None else str(args.side_effect).lower()})
+            if status != 200:
+                raise _admin_error(status, payload)
+            records = payload["effects"]
+        else:
+            from ctxproxy.store import StoreError
+
+            store = _open(args, write=False)
+            try:
+                records = [r.to_dict() for r in store.effects.list(
+                    args.tenant, session=args.session, task=args.task, state=args.state,
+                    side_effect=args.side_effect)]
+            except StoreError as exc:
+                raise _Failure(str(exc)) from None
+            finally:
+                store.close()
+        if args.json:
+            print(json.dumps(records, indent=2, ensure_ascii=False))
+        else:
+            _table(records)
+        return 0
+
+    return _run(go, args)
+
+
+def _get(args: argparse.Namespace) -> int:
+    def go(args: argparse.Namespace) -> int:
+        if args.url:
+            status, payload = _admin(args, "GET", f"effects/{urllib.parse.quote(args.key, safe='')}",
+                                     {"tenant": args.tenant})
+            if status != 200:
+                raise _admin_error(status, payload)
+        else:
+            from ctxproxy.proxy.admin_effects import key_answer
+
+            store = _open(args, write=False)
+            try:
+                records = store.effects.by_key(args.tenant, args.key)
+            finally:
+                store.close()
+            if not records:
+                raise _Failure(f"no effect with key {args.key} for tenant {args.tenant}", 3)
+            payload = key_answer(args.tenant, args.key, records)
+        if args.json:
+            print(json.dumps(payload, indent=2, ensure_ascii=False))
+        else:
+            print(f"key {payload['key']}: {payload['status']}")
+            _table(payload["records"])
+        return 0
+
+    return _run(go, args)
+
+
+def _resolve(args: argparse.Namespace) -> int:
+    def go(args: argparse.Namespace) -> int:
+        if args.url:
+            status, payload = _admin(args, "POST", f"effects/{urllib.parse.quote(args.key, safe='')}/resolve",
+                                     body={"tenant": args.tenant, "resolution": args.resolution,
+                                           "call_id": args.call_id, "note": args.note, "by": args.by})
+            if status != 200:
+                raise _admin_error(status, payload)
+            resolved = payload["resolved"]
+        else:
+            from ctxproxy.store import EffectStateError, StoreError
+
+            store = _open(args, write=True)
+            try:
+                resolved = [r.to_dict() for r in store.effects.resolve(
+                    args.tenant, args.key, resolution=args.resolution, call_id=args.call_id,
+                    note=args.note, by=args.by)]
+            except EffectStateError as exc:
+                raise _Failure(str(exc), 4) from None
+            except StoreError as exc:
+                raise _Failure(str(exc)) from None
+            finally:
+                store.close()
+            if not resolved:
+                raise _Failure(f"no effect with key {args.key} for tenant {args.tenant}", 3)
+        if args.json:
+            print(json.dumps(resolved, indent=2, ensure_ascii=False))
+        else:
+            print(f"resolved {len(resolved)} record(s) of {args.key} as {args.resolution}")
+        return 0
+
+    return _run(go, args)
+
+
+def _key(args: argparse.Namespace) -> int:
+    from ctxproxy.filters.effect_rules import canonical_json, effect_key
+
+    try:
+        value = json.loads(args.args)
+    except ValueError as exc:
+        print(f"ctxproxy effects: --args is not JSON: {exc}", file=sys.stderr)
+        return 2
+    print(effect_key(args.tenant, args.task or args.session, args.tool, canonical_json(value)))
+    return 0
+
+
+def _table(records: list[dict]) -> None:
+    if not records:
+        print("(no effects)")
+        return
+    for r in records:
+        refs = ", ".join(r.get("refs") or ())
+        args = r.get("args_canonical") or ""
+        if len(args) > 60:
+            args = args[:59] + "…"
+        print(f"{r['state']:<9} {r['key'][:16]}  {r['call_id'][:28]:<28} {r['tool']:<14} {args}"
+              + (f"  refs: {refs}" if refs else ""))

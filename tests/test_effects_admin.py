@@ -1,0 +1,154 @@
+"""Admin API and CLI of the effect ledger: get by key (what a tool gateway
+asks before executing), list by session/task, tenant isolation, resolve."""
+import asyncio
+import json
+
+import aiohttp
+import pytest
+
+from fakeprovider import Reply
+
+from ctxproxy.filters.effect_rules import canonical_json, effect_key
+from ctxproxy.proxy.cli import main
+
+TOML = """
+[pipeline]
+request = ["identify", "effects", "inject"]
+"""
+TOKEN = "admin-secret-token"
+TOOLS = [{"name": "Bash", "description": "run", "input_schema": {"type": "object"}}]
+
+
+async def run_session(p, fake, tenant, session, command, result):
+    """One call and its result in ``tenant``/``session``; returns the call id."""
+    client = p.anthropic(default_headers={"X-Ctx-Tenant": tenant, "X-Ctx-Session": session})
+    fake.script(Reply.tool_call("Bash", {"command": command}), *([Reply.text("ok")] if result is not None else []))
+    messages = [{"role": "user", "content": f"do it ({session})"}]
+    first = await client.messages.create(model="m", max_tokens=50, tools=TOOLS, messages=messages)
+    (use,) = [b for b in first.content if b.type == "tool_use"]
+    if result is not None:
+        messages += [{"role": "assistant", "content": [b.model_dump(exclude_none=True) for b in first.content]},
+                     {"role": "user", "content": [{"type": "tool_result", "tool_use_id": use.id, "content": result}]}]
+        await client.messages.create(model="m", max_tokens=50, tools=TOOLS, messages=messages)
+    return use.id
+
+
+@pytest.fixture
+async def ledger(make_proxy, fake, monkeypatch):
+    monkeypatch.setenv("CTXPROXY_ADMIN_TOKEN", TOKEN)
+    p = await make_proxy(TOML)
+    ids = {
+        "a1": await run_session(p, fake, "acme", "s-a", "gh pr create --fill", "https://github.com/acme/app/pull/1"),
+        "a2": await run_session(p, fake, "acme", "s-a2", "terraform apply", None),  # result never came
+        "b1": await run_session(p, fake, "globex", "s-b", "gh pr create --fill", "https://github.com/globex/x/pull/9"),
+    }
+    async with aiohttp.ClientSession(headers={"Authorization": f"Bearer {TOKEN}"}) as http:
+        yield p, ids, http
+
+
+def key(tenant, session, command):
+    return effect_key(tenant, session, "Bash", canonical_json({"command": command}))
+
+
+async def test_get_by_key_for_a_tool_gateway(ledger):
+    p, ids, http = ledger
+    k = key("acme", "s-a", "gh pr create --fill")
+    async with http.get(f"{p.url}/ctx/v1/effects/{k}", params={"tenant": "acme"}) as r:
+        assert r.status == 200
+        body = await r.json()
+    assert body["status"] == "completed" and body["done"] is True
+    (rec,) = body["records"]
+    assert rec["call_id"] == ids["a1"] and "https://github.com/acme/app/pull/1" in rec["refs"]
+    # the gateway can also send tool + arguments and let the proxy compute the key
+    async with http.post(f"{p.url}/ctx/v1/effects/lookup", json={
+            "tenant": "acme", "task": "s-a", "tool": "Bash", "arguments": {"command": "gh pr create --fill"}}) as r:
+        assert r.status == 200 and (await r.json())["key"] == k
+    async with http.post(f"{p.url}/ctx/v1/effects/lookup", json={
+            "tenant": "acme", "task": "s-a", "tool": "Bash", "arguments": {"command": "rm -rf /"}}) as r:
+        assert r.status == 404 and (await r.json())["status"] == "none"
+    async with http.get(f"{p.url}/ctx/v1/effects/{'0' * 64}", params={"tenant": "acme"}) as r:
+        assert r.status == 404
+    async with aiohttp.ClientSession() as anon:
+        async with anon.get(f"{p.url}/ctx/v1/effects/{k}") as r:
+            assert r.status == 401
+        async with anon.get(f"{p.url}/ctx/v1/effects/{k}", headers={"Authorization": "Bearer wrong"}) as r:
+            assert r.status == 403
+
+
+async def test_list_is_tenant_isolated(ledger):
+    p, ids, http = ledger
+    async with http.get(f"{p.url}/ctx/v1/effects", params={"tenant": "acme"}) as r:
+        acme = await r.json()
+    assert {e["call_id"] for e in acme["effects"]} == {ids["a1"], ids["a2"]}
+    assert all(e["tenant"] == "acme" for e in acme["effects"])
+    async with http.get(f"{p.url}/ctx/v1/effects", params={"tenant": "globex"}) as r:
+        globex = await r.json()
+    assert [e["call_id"] for e in globex["effects"]] == [ids["b1"]]
+    async with http.get(f"{p.url}/ctx/v1/effects", params={"tenant": "default"}) as r:
+        assert (await r.json())["effects"] == []
+    # globex's key is not visible to acme, even by exact key
+    kb = key("globex", "s-b", "gh pr create --fill")
+    async with http.get(f"{p.url}/ctx/v1/effects/{kb}", params={"tenant": "acme"}) as r:
+        assert r.status == 404
+    # filters
+    async with http.get(f"{p.url}/ctx/v1/effects", params={"tenant": "acme", "session": "s-a2"}) as r:
+        assert [e["call_id"] for e in (await r.json())["effects"]] == [ids["a2"]]
+    async with http.get(f"{p.url}/ctx/v1/effects", params={"tenant": "acme", "state": "completed"}) as r:
+        assert [e["call_id"] for e in (await r.json())["effects"]] == [ids["a1"]]
+    async with http.get(f"{p.url}/ctx/v1/effects", params={"tenant": "acme", "state": "bogus"}) as r:
+        assert r.status == 400
+
+
+async def test_resolve_unknown_effect(ledger):
+    p, ids, http = ledger
+    store = p.state.services["store"]
+    k = key("acme", "s-a2", "terraform apply")
+    store.effects.mark_unknown("acme", k, ids["a2"], note="test: the result never came")
+    async with http.get(f"{p.url}/ctx/v1/effects/{k}", params={"tenant": "acme"}) as r:
+        assert (await r.json())["status"] == "unknown"
+    async with http.post(f"{p.url}/ctx/v1/effects/{k}/resolve", json={"tenant": "acme", "resolution": "maybe"}) as r:
+        assert r.status == 400
+    async with http.post(f"{p.url}/ctx/v1/effects/{k}/resolve",
+                         json={"tenant": "acme", "resolution": "not_executed", "note": "checked the plan",
+                               "by": "oncall"}) as r:
+        assert r.status == 200
+        (rec,) = (await r.json())["resolved"]
+    assert rec["state"] == "resolved" and rec["resolution"] == "not_executed" and rec["resolved_by"] == "oncall"
+    async with http.post(f"{p.url}/ctx/v1/effects/{k}/resolve", json={"tenant": "acme", "resolution": "failed"}) as r:
+        assert r.status == 409  # nothing open any more
+    async with http.post(f"{p.url}/ctx/v1/effects/{'1' * 64}/resolve",
+                         json={"tenant": "acme", "resolution": "failed"}) as r:
+        assert r.status == 404
+
+
+async def test_cli_against_the_data_dir_and_the_admin_api(ledger, tmp_path, capsys):
+    p, ids, http = ledger
+    data = str(tmp_path / "data")
+    assert main(["effects", "list", "--data-dir", data, "--tenant", "acme", "--json"]) == 0
+    listed = json.loads(capsys.readouterr().out)
+    assert {e["call_id"] for e in listed} == {ids["a1"], ids["a2"]}
+    k = key("acme", "s-a", "gh pr create --fill")
+    assert main(["effects", "key", "--tenant", "acme", "--task", "s-a", "--tool", "Bash",
+                 "--args", '{"command": "gh pr create --fill"}']) == 0
+    assert capsys.readouterr().out.strip() == k
+    assert main(["effects", "get", k, "--data-dir", data, "--tenant", "acme"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith(f"key {k}: completed") and "pull/1" in out
+    assert main(["effects", "get", k, "--data-dir", data, "--tenant", "globex"]) == 3
+    capsys.readouterr()
+    k2 = key("acme", "s-a2", "terraform apply")
+    assert main(["effects", "resolve", k2, "--data-dir", data, "--tenant", "acme",
+                 "--resolution", "completed", "--note", "applied by hand"]) == 0
+    assert "resolved 1 record" in capsys.readouterr().out
+    assert main(["effects", "resolve", k2, "--data-dir", data, "--tenant", "acme", "--resolution", "failed"]) == 4
+    capsys.readouterr()
+    # the same through the admin API of the running proxy
+    assert await asyncio.to_thread(main, ["effects", "list", "--url", p.url, "--token", TOKEN, "--tenant", "acme",
+                                          "--state", "resolved", "--json"]) == 0
+    (rec,) = json.loads(capsys.readouterr().out)
+    assert rec["call_id"] == ids["a2"] and rec["resolution"] == "completed"
+    assert await asyncio.to_thread(main, ["effects", "get", k, "--url", p.url, "--token", "nope",
+                                          "--tenant", "acme"]) == 1
+    assert "403" in capsys.readouterr().err
+    assert main(["effects", "list", "--data-dir", str(tmp_path / "nowhere")]) == 1
+    assert "no store" in capsys.readouterr().err
