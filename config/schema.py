@@ -49,6 +49,7 @@ class UpstreamConfig:
 class StoreConfig:
     map_size_mb: int = 256  # initial LMDB map; grows on demand
     max_map_size_mb: int = 65536
+    pending_timeout: float = 900.0  # seconds before a tool call with no result shows as "unknown"
 
 
 @dataclass(frozen=True)

@@ -198,6 +198,17 @@ class Pipeline:
                 except FilterError:
                     pass  # the response is already delivered; the failure is logged and marked
 
+    def close(self) -> None:
+        """At shutdown, before the store closes: filters with background work
+        (e.g. the effect ledger's writer thread) finish it (``close()``)."""
+        for stage in self.stages:
+            close = getattr(stage.filter, "close", None)
+            if close is not None:
+                try:
+                    close()
+                except Exception as exc:  # shutdown goes on; the failure is logged
+                    log.warning("filter %s failed to close: %s", stage.filter.name, type(exc).__name__)
+
     def _call(self, turn: Turn, stage: _Stage, hook: Callable, *args: Any) -> Any:
         f = stage.filter
         t0 = time.perf_counter()

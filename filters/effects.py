@@ -582,6 +582,14 @@ class EffectsFilter(Filter):
             except Exception:  # logged by the done callback
                 pass
 
+    def close(self) -> None:
+        """Shutdown: land the queued writes, then stop the writer thread."""
+        self.flush()
+        with self._writer_lock:
+            if self._writer is not None:
+                self._writer.shutdown(wait=True)
+                self._writer = None
+
 # -- helpers ----------------------------------------------------------------------
 
 

@@ -85,7 +85,8 @@ def open_services(cfg: Config) -> dict[str, Any]:
         services["store"] = open_store(
             str(Path(cfg.server.data_dir) / "store"),
             map_size=cfg.store.map_size_mb * 1024 * 1024,
-            max_map_size=cfg.store.max_map_size_mb * 1024 * 1024)
+            max_map_size=cfg.store.max_map_size_mb * 1024 * 1024,
+            pending_timeout=cfg.store.pending_timeout)
     telemetry = open_telemetry(version())  # None unless OTEL_* configures an exporter
     if telemetry is not None:
         services["telemetry"] = telemetry
@@ -113,6 +114,8 @@ def make_app(cfg: Config, services: dict[str, Any] | None = None) -> web.Applica
         app[APP_STATE] = AppState(cfg, router, relay, routes, svc)
         yield
         await session.close()
+        for pipeline in pipelines.values():
+            await asyncio.to_thread(pipeline.close)
         store = svc.get("store")
         if store is not None and services is None:
             store.close()

@@ -287,7 +287,7 @@ class AnthropicEvent(Event):
             return [(str(self._index()), str(block.get("id", "")), str(block.get("name", "")))]
         return []
 
-    def closed_channels(self) -> list[str]:
+    def _closing(self) -> list[str]:
         t = self.type
         if t == "content_block_stop":
             self.stream.open.pop(str(self._index()), None)

@@ -198,7 +198,7 @@ class Event:
     """A stream event parsed lazily: ``data`` is decoded on first use, and the
     raw bytes go out unchanged unless a filter edits it."""
 
-    __slots__ = ("name", "raw", "_data_bytes", "_data", "edits", "stream")
+    __slots__ = ("name", "raw", "_data_bytes", "_data", "edits", "stream", "_closed")
 
     def __init__(self, name: str | None, raw: bytes, data: bytes | None, stream: Any):
         self.name = name
@@ -207,6 +207,7 @@ class Event:
         self._data: Any = _UNSET
         self.edits = 0
         self.stream = stream  # the per-response StreamState of the adapter
+        self._closed: list[str] | None = None
 
     @property
     def data(self) -> Any:
@@ -251,6 +252,14 @@ class Event:
         return []
 
     def closed_channels(self) -> list[str]:
+        """Channels this event ends. Computed once per event: the answer
+        updates the stream's open-channel state, and every filter that asks
+        must get the same list."""
+        if self._closed is None:
+            self._closed = self._closing()
+        return self._closed
+
+    def _closing(self) -> list[str]:
         return []
 
     def usage(self) -> Usage | None:

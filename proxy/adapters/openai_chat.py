@@ -275,7 +275,7 @@ class ChatEvent(Event):
                                 str(fn.get("name", ""))))
         return out
 
-    def closed_channels(self) -> list[str]:
+    def _closing(self) -> list[str]:
         if self.data is None:  # "[DONE]" closes whatever is still open
             return [ch for chans in self.stream.open.values() for ch in chans]
         out = []

@@ -300,7 +300,7 @@ class ResponsesEvent(Event):
                          str(item.get("name", "")))]
         return []
 
-    def closed_channels(self) -> list[str]:
+    def _closing(self) -> list[str]:
         t = self.type
         spec = _DONE.get(t)
         if spec is not None:

@@ -1,0 +1,662 @@
+"""ctxproxy benchmark: direct vs. a no-op aiohttp proxy vs. ctxproxy, in one run.
+
+    python bench/run.py            # full run, ~2-3 minutes
+    python bench/run.py --quick    # smoke run, < 40 s
+    python bench/run.py --pin      # pin processes to CPUs (see below)
+
+What it does (everything on 127.0.0.1, every loop bounded):
+
+* starts three real subprocesses, each on its own free port:
+  the fake provider (``tests/fakeprovider.py PORT``: Anthropic + OpenAI wire
+  formats, a fixed text reply streamed in several SSE events), the no-op proxy
+  (``bench/noop_proxy.py``) and ctxproxy (``ctxproxy serve --port P --data-dir
+  TMP --anthropic-upstream URL --openai-upstream URL``, embedded defaults, so
+  the default filter pipeline is on);
+* drives them with aiohttp (one ClientSession with a connection pool per
+  target), always alternating the targets round-robin (rotating which goes
+  first) so that drift — CPU frequency, page cache, other load — hits all
+  three equally:
+
+  1. latency at concurrency 1, p50/p99, for a realistic non-stream Chat
+     Completions request and an Anthropic Messages request (a few KB each,
+     with a tool call and a tool result); added latency = proxy - direct and
+     the ratio ctxproxy_added / noop_added (target <= 1.2);
+  2. requests per second at concurrency 64 (a fixed number of requests per
+     target, split into rounds that alternate the targets; the two request
+     kinds mixed 50/50);
+  3. streaming time to first byte (the first chunk holding an SSE ``data:``
+     line) at concurrency 1, p50/p99, and the ratio ctxproxy / noop (target
+     <= 1.1); the fake provider pauses ``--event-delay`` between events so a
+     proxy that buffered the stream would show it;
+  4. CPU seconds per 1000 requests of each proxy process (utime+stime from
+     /proc/<pid>/stat, counted only while that proxy was the target) and peak
+     RSS (VmHWM from /proc/<pid>/status).
+
+* prints markdown tables and appends them, with the command, date and machine,
+  as a new section of ``bench/RESULTS.md``.
+
+CPU pinning: off by default (the kernel spreads the 3-4 busy processes over
+the cores). ``--pin`` pins the fake provider and the load client to the first
+CPU and both proxies to the last one (only when there are at least 2 CPUs).
+"""
+from __future__ import annotations
+
+import argparse
+import asyncio
+import gc
+import json
+import os
+import platform
+import resource
+import shlex
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+
+import aiohttp
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent
+RESULTS = HERE / "RESULTS.md"
+CLK_TCK = os.sysconf("SC_CLK_TCK")
+
+# The reply the fake provider gives to every request: ~150 characters, streamed in
+# 12-character deltas, i.e. ~13 text events plus the API's framing events.
+REPLY_TEXT = ("I read src/app/config.py. The loader ignores CTX_TIMEOUT when the file sets "
+              "timeout explicitly; I will patch load() to prefer the environment variable.")
+DELTA_CHARS = 12
+
+# --------------------------------------------------------------------------- workloads
+
+_FILE = "\n".join(
+    f"{i:4d}  def handler_{i}(request, ctx):  # returns the parsed config entry {i}\n"
+    f"      return ctx.config.get('section_{i}', {{}}).get('value', {i})"
+    for i in range(18))
+_SYSTEM = ("You are a coding agent working in a Python repository. Use the tools to read and edit "
+           "files. Keep answers short. Never print secrets. The repository uses pytest; run the tests "
+           "after every change and report failures verbatim. ") * 3
+_USER1 = "The service ignores CTX_TIMEOUT from the environment. Find out why and fix it."
+_USER2 = "Thanks. Also make sure the default stays 30 seconds when nothing is set, and add a test."
+_ASSIST = "I'll look at the configuration loader first."
+
+
+def chat_body(stream: bool = False) -> bytes:
+    call_id = "call_Qm9vYmFyYmF6cXV4MTIz"
+    body = {
+        "model": "gpt-5",
+        "messages": [
+            {"role": "system", "content": _SYSTEM},
+            {"role": "user", "content": _USER1},
+            {"role": "assistant", "content": _ASSIST, "tool_calls": [
+                {"id": call_id, "type": "function",
+                 "function": {"name": "read_file", "arguments": json.dumps({"path": "src/app/config.py"})}}]},
+            {"role": "tool", "tool_call_id": call_id, "content": _FILE},
+            {"role": "assistant", "content": "The loader reads the file first and never looks at the "
+                                             "environment when `timeout` is present."},
+            {"role": "user", "content": _USER2},
+        ],
+        "tools": [{"type": "function", "function": {
+            "name": "read_file", "description": "Read a UTF-8 text file from the repository.",
+            "parameters": {"type": "object", "properties": {"path": {"type": "string"}},
+                           "required": ["path"]}}}],
+        "temperature": 0.2,
+        "max_completion_tokens": 1024,
+    }
+    if stream:
+        body["stream"] = True
+        body["stream_options"] = {"include_usage": True}
+    return json.dumps(body).encode()
+
+
+def anthropic_body(stream: bool = False) -> bytes:
+    tid = "toolu_01A09q90qw90lq917835lq9"
+    body = {
+        "model": "claude-sonnet-4-5",
+        "max_tokens": 1024,
+        "system": [{"type": "text", "text": _SYSTEM, "cache_control": {"type": "ephemeral"}}],
+        "messages": [
+            {"role": "user", "content": [{"type": "text", "text": _USER1}]},
+            {"role": "assistant", "content": [
+                {"type": "text", "text": _ASSIST},
+                {"type": "tool_use", "id": tid, "name": "read_file", "input": {"path": "src/app/config.py"}}]},
+            {"role": "user", "content": [
+                {"type": "tool_result", "tool_use_id": tid, "content": _FILE},
+                {"type": "text", "text": _USER2}]},
+        ],
+        "tools": [{"name": "read_file", "description": "Read a UTF-8 text file from the repository.",
+                   "input_schema": {"type": "object", "properties": {"path": {"type": "string"}},
+                                    "required": ["path"]}}],
+        "metadata": {"user_id": "user_bench_account__session_3f2a9c"},
+    }
+    if stream:
+        body["stream"] = True
+    return json.dumps(body).encode()
+
+
+@dataclass(frozen=True)
+class Kind:
+    name: str
+    path: str
+    headers: dict
+    body: bytes
+    stream_body: bytes
+    terminal: bytes
+
+
+KINDS = [
+    Kind("chat", "/v1/chat/completions",
+         {"Authorization": "Bearer sk-bench-not-a-real-key", "Content-Type": "application/json"},
+         chat_body(), chat_body(True), b"[DONE]"),
+    Kind("anthropic", "/v1/messages",
+         {"x-api-key": "sk-ant-bench-not-a-real-key", "anthropic-version": "2023-06-01",
+          "Content-Type": "application/json"},
+         anthropic_body(), anthropic_body(True), b"message_stop"),
+]
+
+# --------------------------------------------------------------------------- processes
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def cpu_seconds(pid: int) -> float:
+    """utime + stime of a process, in seconds."""
+    stat = Path(f"/proc/{pid}/stat").read_text()
+    fields = stat[stat.rindex(")") + 2:].split()
+    return (int(fields[11]) + int(fields[12])) / CLK_TCK  # fields 14 and 15 of stat(5)
+
+
+def system_cpu() -> tuple[float, float]:
+    """(busy, steal) CPU seconds of the whole machine since boot, from /proc/stat."""
+    f = [int(x) for x in Path("/proc/stat").read_text().splitlines()[0].split()[1:]]
+    user, nice, system, _idle, _iowait, irq, softirq = f[:7]
+    steal = f[7] if len(f) > 7 else 0
+    return (user + nice + system + irq + softirq) / CLK_TCK, steal / CLK_TCK
+
+
+def status_kb(pid: int, key: str) -> int:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith(key + ":"):
+            return int(line.split()[1])
+    return 0
+
+
+@dataclass
+class Proc:
+    name: str
+    argv: list[str]
+    port: int
+    log: Path
+    popen: subprocess.Popen | None = None
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    def start(self, cpus: set[int] | None) -> None:
+        env = dict(os.environ, PYTHONUNBUFFERED="1")
+        self.popen = subprocess.Popen(self.argv, cwd=ROOT, env=env, stdin=subprocess.DEVNULL,
+                                      stdout=self.log.open("wb"), stderr=subprocess.STDOUT)
+        if cpus:
+            os.sched_setaffinity(self.popen.pid, cpus)
+
+    @property
+    def pid(self) -> int:
+        assert self.popen is not None
+        return self.popen.pid
+
+    def stop(self) -> None:
+        if self.popen is None or self.popen.poll() is not None:
+            return
+        self.popen.send_signal(signal.SIGTERM)
+        try:
+            self.popen.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            self.popen.kill()
+            self.popen.wait(timeout=10)
+
+    def log_tail(self, n: int = 30) -> str:
+        try:
+            return "\n".join(self.log.read_text(errors="replace").splitlines()[-n:])
+        except OSError:
+            return ""
+
+
+async def wait_ready(proc: Proc, path: str, timeout: float = 30.0) -> None:
+    deadline = time.monotonic() + timeout
+    async with aiohttp.ClientSession() as s:
+        for _ in range(int(timeout / 0.05) + 1):  # bounded
+            if proc.popen is not None and proc.popen.poll() is not None:
+                raise SystemExit(f"{proc.name} exited with {proc.popen.returncode}:\n{proc.log_tail()}")
+            try:
+                async with s.get(proc.url + path, timeout=aiohttp.ClientTimeout(total=2)) as r:
+                    await r.read()
+                    if r.status < 500:
+                        return
+            except (aiohttp.ClientError, asyncio.TimeoutError):
+                pass
+            if time.monotonic() > deadline:
+                break
+            await asyncio.sleep(0.05)
+    raise SystemExit(f"{proc.name} did not become ready on {proc.url}:\n{proc.log_tail()}")
+
+
+def ctxproxy_argv() -> list[str]:
+    exe = Path(sys.executable).parent / "ctxproxy"
+    if exe.exists():
+        return [str(exe)]
+    found = shutil.which("ctxproxy")
+    return [found] if found else [sys.executable, "-m", "ctxproxy.proxy.cli"]
+
+
+# --------------------------------------------------------------------------- measurement
+
+
+@dataclass
+class Target:
+    name: str
+    url: str
+    proc: Proc | None  # the proxy process (None for direct)
+    session: aiohttp.ClientSession | None = None
+    errors: int = 0
+    # phase results
+    lat: dict[str, list[float]] = field(default_factory=dict)  # kind -> ms
+    load_lat: list[float] = field(default_factory=list)
+    load_time: float = 0.0
+    load_n: int = 0
+    load_cpu: float = 0.0
+    load_client_cpu: float = 0.0
+    load_fake_cpu: float = 0.0
+    ttfb: dict[str, list[float]] = field(default_factory=dict)
+    stream_total: dict[str, list[float]] = field(default_factory=dict)
+    stream_cpu: float = 0.0
+    stream_n: int = 0
+    error_samples: list[str] = field(default_factory=list)
+
+    def error(self, what: str) -> None:
+        self.errors += 1
+        if len(self.error_samples) < 3:
+            self.error_samples.append(what[:300])
+
+    def cpu(self) -> float:
+        return cpu_seconds(self.proc.pid) if self.proc else 0.0
+
+
+def rotations(targets: list[Target], i: int) -> list[Target]:
+    k = i % len(targets)
+    return targets[k:] + targets[:k]
+
+
+async def one_request(t: Target, kind: Kind) -> float:
+    assert t.session is not None
+    t0 = time.perf_counter()
+    async with t.session.post(t.url + kind.path, data=kind.body, headers=kind.headers) as r:
+        data = await r.read()
+    dt = (time.perf_counter() - t0) * 1000.0
+    if r.status != 200 or b"CTX_TIMEOUT" not in data:
+        t.error(f"{kind.name} {r.status}: {data[:200]!r}")
+    return dt
+
+
+async def one_stream(t: Target, kind: Kind) -> tuple[float, float]:
+    """(ms to the first chunk holding an SSE data line, ms to the end of the stream)."""
+    assert t.session is not None
+    t0 = time.perf_counter()
+    first = None
+    buf = b""
+    tail = b""
+    async with t.session.post(t.url + kind.path, data=kind.stream_body, headers=kind.headers) as r:
+        for _ in range(100_000):  # bounded: a stream is a few dozen chunks
+            chunk = await r.content.readany()
+            if not chunk:
+                break
+            if first is None:
+                buf += chunk
+                if b"data:" in buf:
+                    first = time.perf_counter()
+            tail = (tail + chunk)[-512:]
+    end = time.perf_counter()
+    if r.status != 200 or first is None or kind.terminal not in tail:
+        t.error(f"stream {kind.name} {r.status}: {tail[-200:]!r}")
+        first = first or end
+    return (first - t0) * 1000.0, (end - t0) * 1000.0
+
+
+async def phase_latency(targets: list[Target], n: int, warmup: int) -> None:
+    for i in range(warmup):
+        for t in rotations(targets, i):
+            for kind in KINDS:
+                await one_request(t, kind)
+    for t in targets:
+        t.errors, t.error_samples = 0, []
+        t.lat = {k.name: [] for k in KINDS}
+    for i in range(n * len(KINDS)):
+        kind = KINDS[i % len(KINDS)]
+        for t in rotations(targets, i // len(KINDS)):
+            t.lat[kind.name].append(await one_request(t, kind))
+
+
+def self_cpu() -> float:
+    ru = resource.getrusage(resource.RUSAGE_SELF)
+    return ru.ru_utime + ru.ru_stime
+
+
+async def load_round(t: Target, n: int, conc: int, fake_pid: int) -> None:
+    counter = iter(range(n))
+
+    async def worker() -> None:
+        for i in counter:  # shared iterator: exactly n requests in total
+            t.load_lat.append(await one_request(t, KINDS[i % len(KINDS)]))
+
+    cpu0, ccpu0, fcpu0 = t.cpu(), self_cpu(), cpu_seconds(fake_pid)
+    t0 = time.perf_counter()
+    await asyncio.gather(*(worker() for _ in range(conc)))
+    t.load_time += time.perf_counter() - t0
+    t.load_cpu += t.cpu() - cpu0
+    t.load_client_cpu += self_cpu() - ccpu0
+    t.load_fake_cpu += cpu_seconds(fake_pid) - fcpu0
+    t.load_n += n
+
+
+async def phase_load(targets: list[Target], total: int, rounds: int, conc: int, fake_pid: int) -> None:
+    for t in targets:  # warm the pools to full width
+        await load_round(t, conc * 2, conc, fake_pid)
+        t.load_lat, t.load_time, t.load_cpu, t.load_n = [], 0.0, 0.0, 0
+        t.load_client_cpu = t.load_fake_cpu = 0.0
+    per_round = total // rounds
+    for r in range(rounds):
+        for t in rotations(targets, r):
+            await load_round(t, per_round, conc, fake_pid)
+
+
+async def phase_stream(targets: list[Target], n: int, warmup: int) -> None:
+    for i in range(warmup):
+        for t in rotations(targets, i):
+            for kind in KINDS:
+                await one_stream(t, kind)
+    for t in targets:
+        t.ttfb = {k.name: [] for k in KINDS}
+        t.stream_total = {k.name: [] for k in KINDS}
+    for i in range(n * len(KINDS)):
+        kind = KINDS[i % len(KINDS)]
+        for t in rotations(targets, i // len(KINDS)):
+            cpu0 = t.cpu()
+            first, total = await one_stream(t, kind)
+            t.stream_cpu += t.cpu() - cpu0
+            t.stream_n += 1
+            t.ttfb[kind.name].append(first)
+            t.stream_total[kind.name].append(total)
+
+
+# --------------------------------------------------------------------------- report
+
+
+def pct(xs: list[float], p: float) -> float:
+    if not xs:
+        return float("nan")
+    s = sorted(xs)
+    k = min(len(s) - 1, max(0, int(round(p / 100.0 * len(s) + 0.5)) - 1))  # nearest rank
+    return s[k]
+
+
+def ratio(a: float, b: float) -> str:
+    if b <= 0:
+        return "n/a (noop added <= 0)"
+    return f"{a / b:.2f}"
+
+
+def verdict(r: str, limit: float) -> str:
+    try:
+        return "ok" if float(r) <= limit else "**over**"
+    except ValueError:
+        return "?"
+
+
+def machine() -> dict[str, str]:
+    model = "unknown"
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                model = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    try:
+        commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True,
+                                text=True, timeout=10).stdout.strip()
+        dirty = subprocess.run(["git", "status", "--porcelain"], cwd=ROOT, capture_output=True, text=True,
+                               timeout=10).stdout.strip()
+        commit = (commit or "?") + (" (+ uncommitted changes)" if dirty else "")
+    except (OSError, subprocess.SubprocessError):
+        commit = "?"
+    return {"nproc": str(os.cpu_count()), "cpu": model, "python": platform.python_version(),
+            "aiohttp": aiohttp.__version__, "kernel": platform.release(), "commit": commit}
+
+
+def report(targets: list[Target], args: argparse.Namespace, cfg: dict, m: dict, started: float,
+           fake: Proc, other: str) -> str:
+    by = {t.name: t for t in targets}
+    d, noop, ctx = by["direct"], by["noop"], by["ctxproxy"]
+    out: list[str] = []
+    w = out.append
+
+    w(f"### 1. Latency at concurrency 1 ({cfg['lat_n']} requests per kind per target, ms)\n")
+    w("| request | target | p50 | p99 | added p50 | added p99 |")
+    w("|---|---|---:|---:|---:|---:|")
+    ratios_lat = []
+    for k in KINDS:
+        dp50, dp99 = pct(d.lat[k.name], 50), pct(d.lat[k.name], 99)
+        for t in targets:
+            p50, p99 = pct(t.lat[k.name], 50), pct(t.lat[k.name], 99)
+            add = "—" if t is d else f"{p50 - dp50:+.3f}"
+            add99 = "—" if t is d else f"{p99 - dp99:+.3f}"
+            w(f"| {k.name} ({len(k.body) / 1024:.1f} KB) | {t.name} | {p50:.3f} | {p99:.3f} | {add} | {add99} |")
+        r50 = ratio(pct(ctx.lat[k.name], 50) - dp50, pct(noop.lat[k.name], 50) - dp50)
+        r99 = ratio(pct(ctx.lat[k.name], 99) - dp99, pct(noop.lat[k.name], 99) - dp99)
+        ratios_lat.append((k.name, r50, r99))
+    w("")
+    w("| request | ctxproxy added / noop added, p50 (target ≤ 1.2) | same, p99 |")
+    w("|---|---:|---:|")
+    for name, r50, r99 in ratios_lat:
+        w(f"| {name} | {r50} {verdict(r50, 1.2)} | {r99} |")
+
+    w(f"\n### 2. Throughput at concurrency {cfg['conc']} ({cfg['load_n']} requests per target in "
+      f"{cfg['rounds']} alternating rounds, chat/anthropic 50/50)\n")
+    w("| target | RPS | p50 ms | p99 ms | proxy CPU s / 1000 req | fake provider CPU s / 1000 | "
+      "load client CPU s / 1000 |")
+    w("|---|---:|---:|---:|---:|---:|---:|")
+    for t in targets:
+        rps = t.load_n / t.load_time if t.load_time else float("nan")
+        per = 1000.0 / max(1, t.load_n)
+        cpu = f"{t.load_cpu * per:.2f}" if t.proc else "—"
+        w(f"| {t.name} | {rps:.0f} | {pct(t.load_lat, 50):.2f} | {pct(t.load_lat, 99):.2f} | {cpu} | "
+          f"{t.load_fake_cpu * per:.2f} | {t.load_client_cpu * per:.2f} |")
+    w(f"\n({os.cpu_count()} CPUs are shared by the load client, the fake provider and the proxy: RPS is "
+      "what the whole chain reaches, the CPU columns say where the time went.)")
+
+    w(f"\n### 3. Streaming at concurrency 1 ({cfg['stream_n']} streams per kind per target; "
+      f"fake provider pauses {cfg['event_delay'] * 1000:g} ms between events, ms)\n")
+    w("| stream | target | TTFB p50 | TTFB p99 | whole stream p50 | TTFB ratio ctxproxy/noop p50 (target ≤ 1.1) |")
+    w("|---|---|---:|---:|---:|---:|")
+    for k in KINDS:
+        r = ratio(pct(ctx.ttfb[k.name], 50), pct(noop.ttfb[k.name], 50))
+        for t in targets:
+            rc = f"{r} {verdict(r, 1.1)}" if t is ctx else ""
+            w(f"| {k.name} | {t.name} | {pct(t.ttfb[k.name], 50):.3f} | {pct(t.ttfb[k.name], 99):.3f} | "
+              f"{pct(t.stream_total[k.name], 50):.2f} | {rc} |")
+
+    w("\n### 4. Proxy processes\n")
+    w("| process | CPU s / 1000 req (c=64 phase) | CPU s / 1000 streams | peak RSS (VmHWM) MB |")
+    w("|---|---:|---:|---:|")
+    for t in (noop, ctx):
+        assert t.proc is not None
+        w(f"| {t.name} | {t.load_cpu / max(1, t.load_n) * 1000:.2f} | "
+          f"{t.stream_cpu / max(1, t.stream_n) * 1000:.2f} | {status_kb(t.proc.pid, 'VmHWM') / 1024:.1f} |")
+    w(f"| fake provider (for scale) | — | — | {status_kb(fake.pid, 'VmHWM') / 1024:.1f} |")
+
+    errs = [f"{t.name}: {t.errors}" + (f" e.g. {t.error_samples[0]}" if t.error_samples else "")
+            for t in targets if t.errors]
+    w("\nErrors (wrong status or body, all phases after warm-up): " + ("; ".join(errs) if errs else "none"))
+    w(f"\nWall time of the run: {time.monotonic() - started:.0f} s. CPU pinning: {cfg['pinning']}. {other}")
+    return "\n".join(out)
+
+
+INTRO = """# ctxproxy benchmark results
+
+Produced by `bench/run.py` (see its docstring). Reproduce from the repository root with
+the project installed (`pip install -e .`):
+
+    python bench/run.py            # full run (~2-3 min)
+    python bench/run.py --quick    # smoke run (< 40 s)
+
+Each run starts the fake provider (`tests/fakeprovider.py`), the no-op aiohttp proxy
+(`bench/noop_proxy.py`, the baseline) and `ctxproxy serve` on its embedded defaults as
+separate processes on 127.0.0.1, and alternates the three targets (direct, noop,
+ctxproxy) round-robin in every phase. "Added" latency is proxy minus direct. The
+targets (issue 2): ctxproxy's added p50 latency ≤ 1.2 × the no-op proxy's, streaming
+TTFB ≤ 1.1 × the no-op proxy's. Numbers are machine-specific; compare ratios, not
+milliseconds. Each run appends one section below.
+"""
+
+
+# --------------------------------------------------------------------------- main
+
+
+async def amain(args: argparse.Namespace) -> None:
+    started = time.monotonic()
+    quick = args.quick
+    cfg = {
+        "lat_n": args.lat_n or (500 if quick else 3000),
+        "lat_warm": 20 if quick else 50,
+        "load_n": args.load_n or (3000 if quick else 10000),
+        "rounds": 3 if quick else 5,
+        "conc": 64,
+        "stream_n": args.stream_n or (100 if quick else 500),
+        "stream_warm": 5 if quick else 20,
+        "event_delay": args.event_delay,
+    }
+    ncpu = len(os.sched_getaffinity(0))
+    pin = args.pin and ncpu >= 2
+    cpus = sorted(os.sched_getaffinity(0))
+    cfg["pinning"] = (f"fake provider + load client on CPU {cpus[0]}, both proxies on CPU {cpus[-1]}"
+                      if pin else "none (kernel scheduling)")
+    m = machine()
+
+    tmp = tempfile.TemporaryDirectory(prefix="ctxbench-")
+    tdir = Path(tmp.name)
+    fp_port, noop_port, ctx_port = free_port(), free_port(), free_port()
+    fake = Proc("fakeprovider", [sys.executable, str(ROOT / "tests" / "fakeprovider.py"), str(fp_port),
+                                 "--text", REPLY_TEXT, "--delta-chars", str(DELTA_CHARS),
+                                 "--delay-between-events", str(args.event_delay), "--record-limit", "200"],
+                fp_port, tdir / "fakeprovider.log")
+    noop_p = Proc("noop", [sys.executable, str(HERE / "noop_proxy.py"), "--port", str(noop_port),
+                           "--upstream", fake.url], noop_port, tdir / "noop.log")
+    ctx_p = Proc("ctxproxy", ctxproxy_argv() + ["serve", "--port", str(ctx_port), "--data-dir",
+                                                 str(tdir / "ctxdata"), "--anthropic-upstream", fake.url,
+                                                 "--openai-upstream", fake.url],
+                 ctx_port, tdir / "ctxproxy.log")
+    procs = [fake, noop_p, ctx_p]
+    targets: list[Target] = []
+    try:
+        fake.start({cpus[0]} if pin else None)
+        await wait_ready(fake, "/")
+        noop_p.start({cpus[-1]} if pin else None)
+        ctx_p.start({cpus[-1]} if pin else None)
+        await wait_ready(noop_p, "/")
+        await wait_ready(ctx_p, "/ctx/healthz")
+        if pin:
+            os.sched_setaffinity(0, {cpus[0]})
+        print(f"# processes: fake {fake.pid} {fake.url} | noop {noop_p.pid} {noop_p.url} | "
+              f"ctxproxy {ctx_p.pid} {ctx_p.url}", file=sys.stderr)
+        print("# ctxproxy: " + shlex.join(ctx_p.argv), file=sys.stderr)
+
+        targets = [Target("direct", fake.url, None), Target("noop", noop_p.url, noop_p),
+                   Target("ctxproxy", ctx_p.url, ctx_p)]
+        timeout = aiohttp.ClientTimeout(total=60)
+        for t in targets:
+            t.session = aiohttp.ClientSession(connector=aiohttp.TCPConnector(limit=cfg["conc"] * 2),
+                                              timeout=timeout)
+        def ours() -> float:  # CPU seconds of this benchmark's own processes
+            return self_cpu() + sum(cpu_seconds(p.pid) for p in procs)
+
+        sys0, ours0, wall0 = system_cpu(), ours(), time.monotonic()
+        load0 = os.getloadavg()[0]
+        gc.collect()
+        gc.freeze()  # keep the client's GC pauses small and equal for all targets
+
+        def phase(name: str) -> None:
+            print(f"# {time.monotonic() - started:6.1f}s  {name}", file=sys.stderr, flush=True)
+
+        phase("1/3 latency at concurrency 1")
+        await phase_latency(targets, cfg["lat_n"], cfg["lat_warm"])
+        phase(f"2/3 throughput at concurrency {cfg['conc']}")
+        await phase_load(targets, cfg["load_n"], cfg["rounds"], cfg["conc"], fake.pid)
+        phase("3/3 streaming time to first byte")
+        await phase_stream(targets, cfg["stream_n"], cfg["stream_warm"])
+        phase("done")
+        (busy1, steal1), ours1, wall = system_cpu(), ours(), time.monotonic() - wall0
+        foreign = max(0.0, (busy1 - sys0[0]) - (ours1 - ours0))
+        other = (f"Other processes on the machine used {foreign:.1f} CPU-s during the {wall:.0f} s of "
+                 f"measurement ({100 * foreign / wall:.0f}% of one CPU; steal {steal1 - sys0[1]:.1f} s; "
+                 f"load average at start {load0:.2f}).")
+        if foreign / wall > 0.1:
+            other += " **The machine was not idle: absolute numbers are pessimistic, ratios less affected.**"
+        for p in procs:
+            if p.popen is not None and p.popen.poll() is not None:
+                raise SystemExit(f"{p.name} died during the run:\n{p.log_tail()}")
+
+        body = report(targets, args, cfg, m, started, fake, other)
+    finally:
+        for t in targets:
+            if t.session is not None:
+                await t.session.close()
+        for p in reversed(procs):
+            p.stop()
+        ctx_log = ctx_p.log_tail(5) if ctx_p.popen is not None else ""
+        tmp.cleanup()
+
+    cmd = "python " + shlex.join([os.path.relpath(sys.argv[0], ROOT)] + sys.argv[1:])
+    head = (f"## {datetime.now(timezone.utc).strftime('%Y-%m-%d %H:%M UTC')} — `{cmd}`"
+            f"{' (quick)' if quick else ''}\n\n"
+            f"Machine: {m['nproc']} CPUs ({m['cpu']}), Linux {m['kernel']}, Python {m['python']}, "
+            f"aiohttp {m['aiohttp']}. Code: {m['commit']}.\n"
+            f"Workload: fake provider reply {len(REPLY_TEXT)} chars in {DELTA_CHARS}-char deltas; request "
+            f"bodies chat {len(KINDS[0].body)} B, anthropic {len(KINDS[1].body)} B.\n")
+    section = head + "\n" + body + "\n"
+    print(section)
+    if ctx_log.strip():
+        print("# last ctxproxy log lines:\n" + ctx_log, file=sys.stderr)
+    if not args.no_write:
+        new = not RESULTS.exists() or not RESULTS.read_text().strip()
+        with RESULTS.open("a") as f:
+            if new:
+                f.write(INTRO)
+            f.write("\n" + section)
+        print(f"# appended to {RESULTS}", file=sys.stderr)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description="Benchmark ctxproxy against direct calls and a no-op aiohttp proxy.")
+    ap.add_argument("--quick", action="store_true", help="smaller sample sizes (< 40 s)")
+    ap.add_argument("--pin", action="store_true", help="pin processes to CPUs (see the module docstring)")
+    ap.add_argument("--event-delay", type=float, default=0.001, help="seconds between streamed events (0.001)")
+    ap.add_argument("--lat-n", type=int, default=0, help="override: latency samples per kind per target")
+    ap.add_argument("--load-n", type=int, default=0, help="override: requests per target at concurrency 64")
+    ap.add_argument("--stream-n", type=int, default=0, help="override: streams per kind per target")
+    ap.add_argument("--no-write", action="store_true", help="print only, do not append to bench/RESULTS.md")
+    args = ap.parse_args()
+    asyncio.run(amain(args))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,567 @@
+"""prune — replace old tool outputs with stubs; originals kept, retrievable.
+
+Parameters follow Anthropic context editing (``trigger_tokens``,
+``keep_recent``, ``clear_at_least``, ``exclude_tools``) and OpenClaw session
+pruning (soft trim: head + tail with a size note; hard clear: a placeholder).
+Every stub carries a ``ctx://pruned/<id>`` reference to the stored original
+(``GET /ctx/v1/pruned/<id>``, ``ctxproxy pruned show <id>``).
+
+How a turn goes:
+
+1. Each tool result gets an id derived from tenant, session, call id and a
+   hash of its content. Decisions made in earlier turns (kept per session in
+   the store) are applied again, producing the *same* stub text, so the
+   bytes the provider caches stay identical turn after turn.
+2. The request's input tokens are estimated (cached counter; decisions
+   already applied). Only when the estimate exceeds ``trigger_tokens`` does a
+   batch run: oldest eligible results first, soft trim and/or hard clear
+   until the estimate is at ``trigger_tokens * target_ratio`` — well below
+   the trigger, so the next batch (the next break in the cached prefix)
+   comes only after the conversation grew by the difference. A batch that
+   frees less than ``clear_at_least`` or ``trigger_tokens * min_batch_ratio``
+   is not applied (when the recent results alone exceed the trigger, this
+   groups results instead of pruning one per turn).
+3. New decisions and the originals are written in one store transaction
+   *before* the request leaves (a stub never points at nothing); then the
+   edits are applied, all at the end (fail open: an error before that
+   forwards the request unmodified and marks the turn degraded).
+
+Never pruned: the ``keep_recent`` most recent results, results the model
+has not seen yet (after the last assistant turn), results of excluded tools,
+results with images (left alone, as OpenClaw does), small results, and
+results carrying a cache breakpoint inside their content. Only content is
+replaced: every call/result pair stays where it was.
+
+Monotonic: a decision is never undone; ``soft`` may later become ``hard``
+(at a batch point). If the client sends different content for a call id that
+was pruned, the new content is pruned the same way at once.
+
+``turn.state["prune"]`` (for the manifest)::
+
+    {"pruned": [{"ref", "tool", "tokens_before", "tokens_after", "mode", "new"}],
+     "batch": bool, "tokens_estimated": int | None, "tokens_after": int | None,
+     "trigger_tokens": int, "saved_tokens": int, "skipped": str | None}
+
+(``tokens_estimated`` is ``None`` when the request is too small to reach the
+trigger and was not counted.) Originals are tagged with the session and, when
+known, the user as subject, so a deletion request erases them.
+"""
+from __future__ import annotations
+
+import fnmatch
+import hashlib
+import logging
+from collections import OrderedDict
+from dataclasses import dataclass, field
+from typing import Any, Callable, Literal, Mapping
+
+import orjson
+
+from ctxproxy.config import ConfigError
+
+from .base import Filter, Turn
+
+log = logging.getLogger("ctxproxy.filters.prune")
+
+REF_PREFIX = "ctx://pruned/"
+STATE_KEY = "prune"  # key in the session state (store.sessions)
+SOFT, HARD = "soft", "hard"
+_RANK = {SOFT: 1, HARD: 2}
+# Conversation items that come from the model: results before the last one have been seen.
+MODEL_ROLES = frozenset({"assistant", "function_call", "custom_tool_call", "reasoning", "local_shell_call",
+                         "computer_call", "web_search_call", "file_search_call", "mcp_call"})
+
+
+@dataclass(frozen=True)
+class PruneConfig:
+    trigger_tokens: int = 100_000  # prune when the request's estimated input tokens exceed this
+    target_ratio: float = 0.5  # a batch clears down to trigger_tokens * target_ratio (0 < r <= 1)
+    keep_recent: int = 3  # the N most recent tool results are never pruned
+    clear_at_least: int = 0  # a batch that cannot free this many tokens is not applied
+    min_batch_ratio: float = 0.2  # ... nor one freeing < trigger_tokens * this (no prune-every-turn)
+    exclude_tools: tuple[str, ...] = ()  # tool names (globs, case-insensitive) never pruned
+    min_tokens: int = 200  # results smaller than this are left alone
+    mode: Literal["auto", "soft", "hard"] = "auto"  # auto: soft trim first, hard clear if not enough
+    soft_min_chars: int = 4000  # only results longer than this are soft-trimmed
+    soft_head_chars: int = 1500  # soft trim keeps this much of the start...
+    soft_tail_chars: int = 1500  # ...and this much of the end
+
+    def validate(self, path: str) -> None:
+        for key in ("trigger_tokens", "keep_recent", "clear_at_least", "min_tokens", "soft_min_chars",
+                    "soft_head_chars", "soft_tail_chars"):
+            if getattr(self, key) < 0:
+                raise ConfigError(f"{path}.{key}: must be >= 0, got {getattr(self, key)}")
+        if self.trigger_tokens < 1:
+            raise ConfigError(f"{path}.trigger_tokens: must be >= 1, got {self.trigger_tokens}")
+        if not 0.0 < self.target_ratio <= 1.0:
+            raise ConfigError(f"{path}.target_ratio: must be in (0, 1], got {self.target_ratio}")
+        if not 0.0 <= self.min_batch_ratio <= 1.0:
+            raise ConfigError(f"{path}.min_batch_ratio: must be in [0, 1], got {self.min_batch_ratio}")
+        if self.soft_head_chars + self.soft_tail_chars < 1 and self.mode != HARD:
+            raise ConfigError(f"{path}.soft_head_chars: soft trim needs head or tail characters "
+                              "(or set mode = \"hard\")")
+
+
+class _Result:
+    """One tool result of this request, with what the filter decided for it."""
+
+    __slots__ = ("index", "result", "digest", "id", "eligible", "decision", "new", "stub", "after",
+                 "_tokens", "_tool", "_count")
+
+    def __init__(self, index: int, result: Any, digest: str, rid: str, count: Callable[[str, str], int]):
+        self.index = index  # order among the request's tool results
+        self.result = result  # the view's ToolResult
+        self.digest = digest  # content hash (hex)
+        self.id = rid
+        self.eligible = False  # may be newly pruned (or upgraded) in a batch
+        self.decision: dict | None = None  # stored decision applied / planned
+        self.new = False  # decision made in this turn
+        self.stub = ""
+        self.after = 0  # tokens of the stub
+        self._tokens: int | None = None
+        self._tool: str | None = None
+        self._count = count
+
+    @property
+    def tokens(self) -> int:
+        """Tokens of the original (from the decision when there is one: same content, same count)."""
+        if self._tokens is None:
+            d = self.decision
+            self._tokens = d["b"] if d is not None and d.get("h") == self.digest else \
+                self._count(self.digest, self.result.content)
+        return self._tokens
+
+    @property
+    def tool(self) -> str:
+        if self._tool is None:
+            self._tool = (self.decision or {}).get("t", "")
+        return self._tool
+
+    @property
+    def saved(self) -> int:
+        return self.tokens - self.after if self.decision else 0
+
+
+@dataclass
+class _Plan:
+    results: list[_Result] = field(default_factory=list)
+    writes: list[_Result] = field(default_factory=list)  # new or changed decisions
+    batch: bool = False
+    skipped: str | None = None
+    raw: int | None = None  # estimated input tokens as the client sent it (None: surely below the trigger)
+    estimated: int = 0  # ... with the decisions of earlier turns applied
+
+
+class PruneFilter(Filter):
+    name = "prune"
+    required = False  # fails open: the request goes on unpruned, the turn is marked degraded
+    Config = PruneConfig
+
+    def __init__(self, config: PruneConfig | None = None, store: Any = None, memo_size: int = 65536):
+        self.config = config or PruneConfig()
+        self.store = store
+        self._excluded = tuple(p.lower() for p in self.config.exclude_tools)
+        # In-process memos (content-addressed, so always valid): tokens per conversation
+        # item, and stub text + tokens per decision. A turn costs O(new content).
+        self._items = _LRU(memo_size)
+        self._stubs = _LRU(memo_size)
+        self._result_tokens = _LRU(memo_size)
+        if store is None:
+            log.warning("prune: no store available; tool outputs will not be pruned")
+
+    @classmethod
+    def create(cls, config: PruneConfig | None, services: Mapping[str, Any]) -> "PruneFilter":
+        return cls(config, services.get("store"))
+
+    # -- the hook --------------------------------------------------------------
+
+    def on_request(self, turn: Turn) -> None:
+        view = turn.request
+        if view is None or self.store is None or not turn.identity.session:
+            return
+        results = view.tool_results()
+        if not results:
+            return
+        tenant, session = turn.identity.tenant, turn.identity.session
+        state = self.store.sessions.get(tenant, session) or {}
+        decisions: dict[str, dict] = (state.get(STATE_KEY) or {}).get("d") or {}
+
+        plan = self.plan(turn, results, decisions)
+        if plan.writes:
+            self._commit(turn, plan)
+        # -- every edit happens here, after everything that could fail --------
+        for r in plan.results:
+            if r.decision is not None and r.result.content != r.stub:
+                r.result.replace(r.stub)
+        pruned = [r for r in plan.results if r.decision is not None]
+        saved = sum(r.saved for r in pruned)
+        turn.state[self.name] = {
+            "pruned": [{"ref": REF_PREFIX + r.id, "tool": r.tool, "tokens_before": r.tokens,
+                        "tokens_after": r.after, "mode": r.decision["m"], "new": r.new} for r in pruned],
+            "batch": plan.batch,
+            "tokens_estimated": plan.raw,  # as the client sent it (None: request too small to matter)
+            "tokens_after": None if plan.raw is None else plan.raw - saved,  # as the model sees it
+            "trigger_tokens": self.config.trigger_tokens,
+            "saved_tokens": saved,
+            "skipped": plan.skipped,
+        }
+
+    # -- deciding (no side effects) -----------------------------------------------
+
+    def plan(self, turn: Turn, results: list, decisions: Mapping[str, dict]) -> _Plan:
+        cfg = self.config
+        view = turn.request
+        count = turn.tokens.count
+        tenant, session = turn.identity.tenant, turn.identity.session
+        by_call: dict[str, dict] | None = None
+        memo = self._result_tokens
+
+        def tokens_of(digest: str, content: str) -> int:
+            n = memo.get(digest)
+            if n is None:
+                n = count(content)
+                memo.put(digest, n)
+            return n
+
+        plan = _Plan()
+        for n, res in enumerate(results):
+            content = res.content
+            digest = _digest(content)
+            r = _Result(n, res, digest, pruned_id(tenant, session, res.call_id, digest), tokens_of)
+            plan.results.append(r)
+            if res.has_images or not content:
+                continue
+            d = decisions.get(r.id)
+            if d is not None:
+                if not _inner_breakpoint(view, res):
+                    self._apply(r, d, count, new=False)
+                continue
+            if not decisions:
+                continue
+            if by_call is None:
+                by_call = _strongest_per_call(decisions)
+            prev = by_call.get(res.call_id)
+            if prev is not None and not _inner_breakpoint(view, res):
+                # same call, different content: prune it the same way at once (monotonic per call)
+                r._tool = prev.get("t", "")
+                d = self._decision(r, prev["m"], prev.get("hc", cfg.soft_head_chars),
+                                   prev.get("tc", cfg.soft_tail_chars))
+                if self._apply(r, d, count, new=True) and r.after < r.tokens:
+                    plan.writes.append(r)
+                else:
+                    r.decision, r.new, r.stub, r.after = None, False, "", 0
+
+        raw = getattr(view, "raw", b"")
+        if raw and not view.changed and len(raw) <= cfg.trigger_tokens:
+            return plan  # a token is at least a byte: this request cannot reach the trigger
+        plan.raw = self._estimate(view, plan, count)
+        plan.estimated = plan.raw - sum(r.saved for r in plan.results)
+        if plan.estimated > cfg.trigger_tokens:
+            self._mark_eligible(view, plan)
+            self._batch(plan, count)
+        return plan
+
+    def _estimate(self, view: Any, plan: _Plan, count: Callable[[str], int]) -> int:
+        """Input tokens of the request as the client sent it: tool results from
+        their content-hash memo, every other conversation item from a memo keyed
+        by a hash of its JSON — an unchanged history costs a hash per item."""
+        total = _head_tokens(view.body, count) + sum(r.tokens for r in plan.results)
+        holders = {r.result.position for r in plan.results}
+        api = view.api
+        for i, item in enumerate(view.items()):
+            if i in holders:
+                total += _beside_results(item, api, count)
+                continue
+            key = hashlib.blake2b(orjson.dumps(item), digest_size=16).digest()
+            n = self._items.get(key)
+            if n is None:
+                n = _strings_tokens(item, count)
+                self._items.put(key, n)
+            total += n
+        return total
+
+    def _mark_eligible(self, view: Any, plan: _Plan) -> None:
+        cfg = self.config
+        names = {c.call_id: c.name for c in view.tool_calls()}
+        last_model = -1
+        for i, item in enumerate(view.items()):
+            if view.item_role(item) in MODEL_ROLES:
+                last_model = i
+        keep_from = len(plan.results) - cfg.keep_recent  # results at this index or later are kept
+        for r in plan.results:
+            res = r.result
+            if not r._tool:
+                r._tool = names.get(res.call_id) or (r.decision or {}).get("t", "")
+            if r.decision is not None and r.decision["m"] == HARD:
+                continue
+            r.eligible = (r.index < keep_from and res.position < last_model and not res.has_images
+                          and bool(res.content) and not self._is_excluded(r.tool)
+                          and r.tokens >= cfg.min_tokens and not _inner_breakpoint(view, res))
+
+    def _batch(self, plan: _Plan, count: Callable[[str], int]) -> None:
+        cfg = self.config
+        # The smallest batch worth breaking the cached prefix for. It matters when what cannot
+        # be pruned (recent results, conversation text) already exceeds the target: without
+        # it every turn would prune the one result that just became eligible.
+        floor = max(cfg.clear_at_least, int(cfg.trigger_tokens * cfg.min_batch_ratio))
+        need = max(plan.estimated - int(cfg.trigger_tokens * cfg.target_ratio), floor, 1)
+        cands = [r for r in plan.results if r.eligible]
+        if not cands:
+            plan.skipped = "nothing eligible"
+            return
+        proposal: dict[int, tuple[dict, str, int]] = {}  # index -> (decision, stub, tokens after)
+        saved = 0
+        if cfg.mode in (SOFT, "auto"):
+            for r in cands:
+                if r.decision is not None or not self._soft_ok(r):
+                    continue
+                d = self._decision(r, SOFT, cfg.soft_head_chars, cfg.soft_tail_chars)
+                stub, after = self._stub(d, r.result.content, count)
+                if stub is not None and after < r.tokens:
+                    proposal[r.index] = (d, stub, after)
+                    saved += r.tokens - after
+                    if saved >= need:
+                        break
+        if saved < need and cfg.mode in (HARD, "auto"):
+            for r in cands:
+                current = proposal[r.index][2] if r.index in proposal else (r.after if r.decision else r.tokens)
+                d = self._decision(r, HARD, 0, 0)
+                stub, after = self._stub(d, r.result.content, count)
+                if stub is None or after >= current:
+                    continue
+                proposal[r.index] = (d, stub, after)
+                saved += current - after
+                if saved >= need:
+                    break
+        if not proposal:
+            plan.skipped = "nothing eligible"
+            return
+        if saved < floor:
+            plan.skipped = f"{'clear_at_least' if floor == cfg.clear_at_least else 'min_batch_ratio'}: " \
+                           f"only {saved} tokens clearable, {floor} needed"
+            return
+        plan.batch = True
+        for r in plan.results:
+            if r.index in proposal:
+                r.decision, r.stub, r.after = proposal[r.index]
+                r.new = True
+                plan.writes.append(r)
+
+    def _stub(self, d: Mapping[str, Any], content: str, count: Callable[[str], int]) -> tuple[str | None, int]:
+        key = (d["id"], d["m"], d.get("hc"), d.get("tc"))
+        hit = self._stubs.get(key)
+        if hit is None:
+            stub = render_stub(d, content)
+            hit = (stub, count(stub) if stub is not None else 0)
+            self._stubs.put(key, hit)
+        return hit
+
+    def _apply(self, r: _Result, d: dict, count: Callable[[str], int], new: bool) -> bool:
+        stub, after = self._stub(d, r.result.content, count)
+        if stub is None:
+            return False
+        r.decision, r.stub, r.after, r.new = d, stub, after, new
+        return True
+
+    def _decision(self, r: _Result, mode: str, head: int, tail: int) -> dict:
+        d = {"c": r.result.call_id, "h": r.digest, "m": mode, "t": r.tool, "b": r.tokens,
+             "n": len(r.result.content)}
+        if mode == SOFT:
+            d["hc"], d["tc"] = head, tail
+        d["id"] = r.id
+        return d
+
+    def _soft_ok(self, r: _Result) -> bool:
+        cfg = self.config
+        n = len(r.result.content)
+        return n > cfg.soft_min_chars and n > cfg.soft_head_chars + cfg.soft_tail_chars + 200
+
+    def _is_excluded(self, tool: str) -> bool:
+        t = tool.lower()
+        return any(fnmatch.fnmatchcase(t, p) for p in self._excluded)
+
+    # -- writing -------------------------------------------------------------------
+
+    def _commit(self, turn: Turn, plan: _Plan) -> None:
+        """Originals and decisions in one transaction, before the request leaves."""
+        tenant, session = turn.identity.tenant, turn.identity.session
+        subject = turn.identity.user or None
+        with self.store.batch() as b:
+            current = b.sessions.get(tenant, session) or {}
+            mine = dict(current.get(STATE_KEY) or {})
+            stored = dict(mine.get("d") or {})
+            for r in plan.writes:
+                old = stored.get(r.id)
+                if old is not None and _RANK.get(old.get("m"), 0) >= _RANK[r.decision["m"]]:
+                    # another worker decided first: keep its decision (same bytes for everyone)
+                    self._apply(r, old, turn.tokens.count, new=True)
+                    continue
+                stored[r.id] = r.decision
+                if old is None and b.pruned.get(tenant, r.id) is None:
+                    b.pruned.put(tenant, r.id, original_doc(turn, r), session=session, subject=subject)
+            mine["d"] = stored
+            mine["v"] = 1
+            b.sessions.update(tenant, session, {STATE_KEY: mine}, subject=subject)
+
+
+# -- pure helpers (tests and the bench use them) ------------------------------------
+
+def _digest(text: str) -> str:
+    return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).hexdigest()
+
+
+def pruned_id(tenant: str, session: str, call_id: str, digest: str) -> str:
+    """Stable id of one tool output: same tenant, session, call and content => same id."""
+    key = f"{tenant}\0{session}\0{call_id}\0{digest}".encode("utf-8", "surrogatepass")
+    return "pr_" + hashlib.blake2b(key, digest_size=12).hexdigest()
+
+
+def render_stub(d: Mapping[str, Any], content: str) -> str | None:
+    """The replacement text for a decision: a function of the decision and the
+    original only, so every turn produces the same bytes."""
+    ref = REF_PREFIX + d["id"]
+    tool = f"`{d['t']}` " if d.get("t") else ""
+    if d["m"] == HARD:
+        return (f"[ctxproxy: this old {tool}tool output was cleared to save context "
+                f"({d['b']} tokens, {d['n']} characters). Run the tool again if you need it. "
+                f"Original: {ref}]")
+    head, tail = _head(content, d.get("hc", 0)), _tail(content, d.get("tc", 0))
+    omitted = len(content) - len(head) - len(tail)
+    if omitted <= 0:
+        return None
+    return (f"{head}\n[... ctxproxy: {omitted} of {len(content)} characters of this old {tool}tool output "
+            f"trimmed to save context. Original: {ref} ...]\n{tail}")
+
+
+def _head(text: str, n: int) -> str:
+    if n <= 0:
+        return ""
+    head = text[:n]
+    cut = head.rfind("\n")
+    return head[:cut] if cut >= n // 2 else head
+
+
+def _tail(text: str, n: int) -> str:
+    if n <= 0:
+        return ""
+    tail = text[-n:]
+    cut = tail.find("\n")
+    return tail[cut + 1:] if 0 <= cut <= n // 2 else tail
+
+
+def original_doc(turn: Turn, r: _Result) -> dict[str, Any]:
+    content = r.result.content
+    return {
+        "call_id": r.result.call_id,
+        "tool": r.tool,
+        "content": content,
+        "tokens": r.tokens,
+        "chars": len(content),
+        "sha256": hashlib.sha256(content.encode("utf-8", "surrogatepass")).hexdigest(),
+        "is_error": bool(r.result.is_error),
+        "api": turn.api,
+        "turn_id": turn.turn_id,
+        "session": turn.identity.session,
+    }
+
+
+# Keys and content parts that are not text the model reads as language (ids, markers,
+# binary payloads). Only for the estimate: the trigger needs a good count, not an exact one.
+_SKIP_KEYS = frozenset({"type", "id", "role", "tool_use_id", "tool_call_id", "call_id", "signature",
+                        "cache_control", "status", "media_type", "encrypted_content", "index", "format", "detail",
+                        "annotations", "logprobs", "citations", "image_url", "file_id"})
+_BINARY_TYPES = frozenset({"image", "input_image", "image_url", "input_audio", "input_file", "file", "document",
+                           "redacted_thinking", "compaction", "compaction_summary", "item_reference"})
+
+
+def estimate_tokens(view: Any, count: Callable[[str], int]) -> int:
+    """Input tokens of a request (no memo): every string the model reads plus
+    the tool definitions."""
+    return _head_tokens(view.body, count) + sum(_strings_tokens(item, count) for item in view.items())
+
+
+def _head_tokens(body: Mapping[str, Any], count: Callable[[str], int]) -> int:
+    total = 0
+    for key in ("system", "instructions"):
+        if body.get(key):
+            total += _strings_tokens(body[key], count)
+    if isinstance(body.get("input"), str):
+        total += count(body["input"])
+    if body.get("tools"):
+        total += count(orjson.dumps(body["tools"]).decode())
+    return total
+
+
+def _beside_results(item: Any, api: str, count: Callable[[str], int]) -> int:
+    """Tokens of an item that holds tool results, the results themselves not counted."""
+    if api != "anthropic" or not isinstance(item, dict):
+        return 0  # a Chat ``tool`` message / Responses ``*_output`` item is the result
+    content = item.get("content")
+    if isinstance(content, list):
+        return sum(_strings_tokens(b, count) for b in content
+                   if not (isinstance(b, dict) and b.get("type") == "tool_result"))
+    return _strings_tokens(content, count)
+
+
+def _strings_tokens(value: Any, count: Callable[[str], int]) -> int:
+    if isinstance(value, str):
+        return count(value)
+    if isinstance(value, list):
+        return sum(_strings_tokens(v, count) for v in value)
+    if isinstance(value, dict):
+        if value.get("type") in _BINARY_TYPES:
+            return 0
+        return sum(_strings_tokens(v, count) for k, v in value.items() if k not in _SKIP_KEYS)
+    return 0
+
+
+def _strongest_per_call(decisions: Mapping[str, dict]) -> dict[str, dict]:
+    """call id -> its strongest decision (hard over soft)."""
+    out: dict[str, dict] = {}
+    for d in decisions.values():
+        c = d.get("c")
+        if c is not None and _RANK.get(d.get("m"), 0) > _RANK.get(out.get(c, {}).get("m"), 0):
+            out[c] = d
+    return out
+
+
+class _LRU:
+    """A small bounded least-recently-used map."""
+
+    __slots__ = ("_data", "_size")
+
+    def __init__(self, size: int):
+        self._data: OrderedDict = OrderedDict()
+        self._size = max(1, size)
+
+    def get(self, key: Any) -> Any:
+        value = self._data.get(key)
+        if value is not None:
+            self._data.move_to_end(key)
+        return value
+
+    def put(self, key: Any, value: Any) -> None:
+        self._data[key] = value
+        if len(self._data) > self._size:
+            self._data.popitem(last=False)
+
+
+def _inner_breakpoint(view: Any, res: Any) -> bool:
+    """A result whose content parts carry ``cache_control`` is not rewritten:
+    the caller's breakpoints stay where they were."""
+    if view.api != "anthropic":
+        return False
+    items = view.items()
+    if not 0 <= res.position < len(items):
+        return False
+    content = items[res.position].get("content") if isinstance(items[res.position], dict) else None
+    for block in content if isinstance(content, list) else ():
+        if isinstance(block, dict) and block.get("type") == "tool_result" \
+                and str(block.get("tool_use_id", "")) == res.call_id:
+            inner = block.get("content")
+            if isinstance(inner, list) and any(isinstance(p, dict) and "cache_control" in p for p in inner):
+                return True
+    return False
+
+
+__all__ = ["PruneConfig", "PruneFilter", "REF_PREFIX", "estimate_tokens", "pruned_id", "render_stub"]

@@ -1,0 +1,336 @@
+"""prune: hooks on canned requests of all three APIs (no sockets)."""
+import tomllib
+
+import orjson
+import pytest
+
+from toolsession import canned, prefix_kept, results_of, tool_outputs, without_results
+
+from ctxproxy.config import ConfigError, parse_section
+from ctxproxy.filters import Pipeline, Turn
+from ctxproxy.filters.base import Identity
+from ctxproxy.filters.prune import REF_PREFIX, PruneConfig, PruneFilter, pruned_id, render_stub
+from ctxproxy.filters.tokens import TokenCounter
+from ctxproxy.proxy.adapters import ADAPTERS
+from ctxproxy.store import open_store
+
+APIS = ("anthropic", "chat", "responses")
+TOKENS = TokenCounter()
+OUTS = tool_outputs(40, seed=3, scale=0.5)
+KEY = {"anthropic": "messages", "chat": "messages", "responses": "input"}
+
+DEFAULT_BLOCK = """
+[filters.prune]
+trigger_tokens = 100000
+target_ratio = 0.5
+keep_recent = 3
+clear_at_least = 0
+min_batch_ratio = 0.2
+exclude_tools = []
+min_tokens = 200
+mode = "auto"
+soft_min_chars = 4000
+soft_head_chars = 1500
+soft_tail_chars = 1500
+"""
+
+
+@pytest.fixture
+def store(tmp_path):
+    s = open_store(tmp_path / "store")
+    yield s
+    s.close()
+
+
+def cfg(**kw) -> PruneConfig:
+    base = dict(trigger_tokens=8000, target_ratio=0.5, keep_recent=3, min_tokens=100)
+    base.update(kw)
+    return parse_section(PruneConfig, base, "filters.prune")
+
+
+def run(f: PruneFilter, api: str, body: dict, session: str = "s1", tenant: str = "acme") -> tuple[Turn, dict]:
+    raw = orjson.dumps(body)
+    t = Turn(api=api, route="r", path="/", headers={}, request=ADAPTERS[api].parse_request(raw), tokens=TOKENS,
+             identity=Identity(tenant=tenant, session=session))
+    f.on_request(t)
+    return t, orjson.loads(t.request.to_bytes())
+
+
+# -- config ---------------------------------------------------------------------------------
+
+def test_config_block_parses_and_defaults():
+    raw = tomllib.loads(DEFAULT_BLOCK)["filters"]["prune"]
+    c = parse_section(PruneConfig, raw, "filters.prune")
+    assert c.trigger_tokens == 100000 and c.keep_recent == 3 and c.mode == "auto"
+    assert c.exclude_tools == ()
+    assert parse_section(PruneConfig, {"exclude_tools": ["Bash*", "read_file"]}, "p").exclude_tools == \
+        ("Bash*", "read_file")
+
+
+@pytest.mark.parametrize("raw, key", [
+    ({"trigger": 5}, "filters.prune.trigger"),
+    ({"target_ratio": 0}, "filters.prune.target_ratio"),
+    ({"target_ratio": 1.5}, "filters.prune.target_ratio"),
+    ({"keep_recent": -1}, "filters.prune.keep_recent"),
+    ({"min_batch_ratio": 2}, "filters.prune.min_batch_ratio"),
+    ({"mode": "gentle"}, "filters.prune.mode"),
+    ({"trigger_tokens": "lots"}, "filters.prune.trigger_tokens"),
+    ({"exclude_tools": "Bash"}, "filters.prune.exclude_tools"),
+    ({"soft_head_chars": 0, "soft_tail_chars": 0}, "filters.prune.soft_head_chars"),
+])
+def test_config_errors_name_the_key(raw, key):
+    with pytest.raises(ConfigError, match=key.replace(".", r"\.")):
+        parse_section(PruneConfig, raw, "filters.prune")
+
+
+# -- one batch --------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("api", APIS)
+def test_batch_prunes_oldest_keeps_recent_and_pairs(api, store):
+    body = canned(api, OUTS, 30)
+    t, out = run(PruneFilter(cfg(), store), api, body)
+    st = t.state["prune"]
+    assert st["batch"] is True and st["pruned"]
+    assert st["tokens_after"] <= 4000 < 8000 < st["tokens_estimated"]  # cleared down to the target
+    sent, got = results_of(api, body), results_of(api, out)
+    ids = list(sent)
+    # the 3 most recent results are untouched; pruned ones are a prefix of the oldest
+    assert all(got[c] == sent[c] for c in ids[-3:])
+    pruned = [c for c in ids if got[c] != sent[c]]
+    assert pruned and set(pruned) <= set(ids[:-3])
+    # oldest first: whatever was skipped before the newest pruned one was too small to bother
+    skipped = [c for c in ids[:ids.index(pruned[-1])] if c not in pruned]
+    assert all(TOKENS.count(sent[c]) < 100 for c in skipped)
+    for c in pruned:
+        assert REF_PREFIX in got[c]
+    # only contents changed: every call/result pair and every other byte is where it was
+    assert without_results(api, out[KEY[api]]) == without_results(api, body[KEY[api]])
+    assert {k: v for k, v in out.items() if k != KEY[api]} == {k: v for k, v in body.items() if k != KEY[api]}
+    # originals are stored under the referenced id, per tenant
+    for entry in st["pruned"]:
+        pid = entry["ref"][len(REF_PREFIX):]
+        doc = store.pruned.get("acme", pid)
+        assert doc is not None and doc.session == "s1"
+        assert doc.data["content"] == sent[doc.data["call_id"]]
+        assert entry["tokens_after"] < entry["tokens_before"] == doc.data["tokens"]
+        assert entry["mode"] in ("soft", "hard") and entry["new"] is True
+        assert store.pruned.get("other", pid) is None
+
+
+@pytest.mark.parametrize("api", APIS)
+def test_below_trigger_forwards_original_bytes(api, store):
+    body = canned(api, OUTS, 5)
+    raw = orjson.dumps(body)
+    t = Turn(api=api, route="r", path="/", headers={}, request=ADAPTERS[api].parse_request(raw), tokens=TOKENS,
+             identity=Identity(tenant="acme", session="s1"))
+    PruneFilter(cfg(), store).on_request(t)
+    assert not t.request.changed and t.request.to_bytes() == raw
+    assert t.state["prune"]["pruned"] == [] and t.state["prune"]["batch"] is False
+    assert store.sessions.get("acme", "s1") is None  # nothing written on a quiet turn
+
+
+# -- across turns ---------------------------------------------------------------------------
+
+@pytest.mark.parametrize("api", APIS)
+def test_monotonic_stable_and_batched(api, store):
+    f = PruneFilter(cfg(), store)
+    seen: dict[str, str] = {}  # call id -> forwarded stub once pruned
+    batches, prev, breaks = [], None, []
+    for n in range(1, 41):
+        body = canned(api, OUTS, n)
+        t, out = run(f, api, body)
+        sent, got = results_of(api, body), results_of(api, out)
+        for c, text in got.items():
+            if c in seen:
+                # once pruned, stays pruned; the bytes change only at a batch (soft -> hard)
+                assert text != sent[c]
+                if text != seen[c]:
+                    assert t.state["prune"]["batch"] and "cleared" in text
+            if text != sent[c]:
+                seen[c] = text
+        if t.state["prune"]["batch"]:
+            batches.append(n)
+        if prev is not None and not prefix_kept(api, prev, out):
+            breaks.append(n)
+        prev = out
+    assert len(batches) >= 2
+    assert set(breaks) <= set(batches)  # the cached prefix changes only at batch points
+    state = store.sessions.get("acme", "s1")["prune"]
+    assert len(state["d"]) == len(seen)
+
+
+@pytest.mark.parametrize("api", APIS)
+def test_unseen_results_are_never_pruned(api, store):
+    body = canned(api, OUTS, 30)
+    t, out = run(PruneFilter(cfg(keep_recent=0), store), api, body)
+    sent, got = results_of(api, body), results_of(api, out)
+    last = list(sent)[-1]
+    assert got[last] == sent[last]  # the model has not seen it yet
+    assert t.state["prune"]["batch"]
+
+
+@pytest.mark.parametrize("api", APIS)
+def test_excluded_tools_are_kept(api, store):
+    body = canned(api, OUTS, 30)
+    _, out = run(PruneFilter(cfg(exclude_tools=["READ_*", "grep"]), store), api, body)
+    sent, got = results_of(api, body), results_of(api, out)
+    tools = {f"{'toolu' if api == 'anthropic' else 'call'}_{i:04d}": OUTS[i][0] for i in range(30)}
+    changed = [c for c in sent if got[c] != sent[c]]
+    assert changed and all(tools[c] not in ("read_file", "grep") for c in changed)
+
+
+def test_clear_at_least_skips_a_batch_that_frees_too_little(store):
+    body = canned("chat", OUTS, 30)
+    t, out = run(PruneFilter(cfg(clear_at_least=10**6), store), "chat", body)
+    assert out == body and t.state["prune"]["skipped"].startswith("clear_at_least")
+    assert store.sessions.get("acme", "s1") is None
+
+
+def test_min_batch_keeps_a_saturated_session_from_breaking_every_turn(store):
+    """When the recent results alone exceed the trigger, every turn would prune
+    the one result that just aged out; a minimum batch groups them."""
+    big = [("read_file", {"path": f"f{i}"}, "\n".join(f"{i} line {k} of a large file" for k in range(700)))
+           for i in range(16)]
+    assert TOKENS.count(big[0][2]) > 3000
+
+    def batches(ratio: float, session: str) -> int:
+        f = PruneFilter(cfg(trigger_tokens=8000, min_batch_ratio=ratio, mode="hard"), store)
+        return sum(run(f, "chat", canned("chat", big, n), session=session)[0].state["prune"]["batch"]
+                   for n in range(1, len(big) + 1))
+
+    every_turn, grouped = batches(0.0, "s-a"), batches(0.8, "s-b")
+    assert every_turn >= 10 and grouped <= every_turn // 2 + 1
+
+
+def test_soft_trim_keeps_head_and_tail(store):
+    big = [(t, a, o) for t, a, o in tool_outputs(80, seed=5) if len(o) > 5000][:12]
+    body = canned("anthropic", big)
+    f = PruneFilter(cfg(mode="soft", soft_head_chars=800, soft_tail_chars=600, keep_recent=1), store)
+    t, out = run(f, "anthropic", body)
+    sent, got = results_of("anthropic", body), results_of("anthropic", out)
+    trimmed = [c for c in sent if got[c] != sent[c]]
+    assert trimmed and all(e["mode"] == "soft" for e in t.state["prune"]["pruned"])
+    for c in trimmed:
+        orig, text = sent[c], got[c]
+        head, _, rest = text.partition("\n[... ctxproxy: ")
+        note, _, tail = rest.partition(" ...]\n")
+        assert orig.startswith(head) and orig.endswith(tail) and 400 <= len(head) <= 800 and len(tail) <= 600
+        assert f"of {len(orig)} characters" in note and REF_PREFIX in note
+
+
+def test_hard_mode_and_auto_upgrades_soft_to_hard(store):
+    big = [(t, a, o) for t, a, o in tool_outputs(120, seed=9) if len(o) > 5000][:40]
+    f = PruneFilter(cfg(trigger_tokens=30000, mode="auto", keep_recent=2), store)
+    first_soft = None
+    for n in range(1, len(big) + 1):
+        t, out = run(f, "chat", canned("chat", big, n))
+        for e in t.state["prune"]["pruned"]:
+            if e["mode"] == "soft" and first_soft is None:
+                first_soft = e["ref"]
+            if first_soft and e["ref"] == first_soft and e["mode"] == "hard":
+                assert t.state["prune"]["batch"]
+                return
+    pytest.fail("a soft-trimmed result was never upgraded to a hard clear")
+
+
+def test_changed_content_of_a_pruned_call_is_pruned_at_once(store):
+    f = PruneFilter(cfg(), store)
+    body = canned("chat", OUTS, 30)
+    _, out = run(f, "chat", body)
+    first = body["messages"][3]
+    assert out["messages"][3]["content"] != first["content"]
+    body2 = canned("chat", OUTS, 31)
+    body2["messages"][3]["content"] = first["content"] + "\n(edited by the client)"
+    t, out2 = run(f, "chat", body2)
+    assert REF_PREFIX in out2["messages"][3]["content"]
+    assert out2["messages"][3]["content"] != out["messages"][3]["content"]  # a new id for new content
+    assert not t.state["prune"]["batch"]
+
+
+def test_images_are_left_alone(store):
+    body = canned("anthropic", OUTS, 30)
+    block = body["messages"][2]["content"][0]
+    block["content"] = [{"type": "text", "text": OUTS[0][2]},
+                        {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": "iVBORw0K"}}]
+    body_r = canned("responses", OUTS, 30)
+    body_r["input"][2]["output"] = [{"type": "input_text", "text": OUTS[0][2]},
+                                    {"type": "input_image", "image_url": "data:image/png;base64,iVBORw0K"}]
+    _, out = run(PruneFilter(cfg(), store), "anthropic", body)
+    _, out_r = run(PruneFilter(cfg(), store), "responses", body_r, session="s2")
+    assert out["messages"][2]["content"][0] == block
+    assert out_r["input"][2] == body_r["input"][2]
+    assert REF_PREFIX in str(out["messages"][4]["content"][0]["content"])  # its neighbours were pruned
+
+
+def test_a_breakpoint_inside_a_result_is_kept(store):
+    body = canned("anthropic", OUTS, 30)
+    block = body["messages"][2]["content"][0]
+    block["content"] = [{"type": "text", "text": OUTS[0][2], "cache_control": {"type": "ephemeral"}}]
+    _, out = run(PruneFilter(cfg(), store), "anthropic", body)
+    assert out["messages"][2]["content"][0] == block
+
+
+def test_store_failure_fails_open(store):
+    class Broken:
+        sessions = store.sessions
+        pruned = store.pruned
+
+        def batch(self):
+            raise OSError("disk full")
+
+    body = canned("chat", OUTS, 30)
+    raw = orjson.dumps(body)
+    t = Turn(api="chat", route="r", path="/", headers={}, request=ADAPTERS["chat"].parse_request(raw),
+             tokens=TOKENS, identity=Identity(tenant="acme", session="s1"))
+    Pipeline([PruneFilter(cfg(), Broken())]).run_request(t, reparse=lambda: ADAPTERS["chat"].parse_request(raw))
+    assert t.request.to_bytes() == raw and t.degraded == ["prune"]
+
+
+def test_no_store_means_no_pruning():
+    body = canned("chat", OUTS, 30)
+    t, out = run(PruneFilter(cfg(), None), "chat", body)
+    assert out == body and "prune" not in t.state
+
+
+def test_two_workers_agree_on_one_decision(store):
+    """A worker that planned from a stale read adopts the decision already
+    stored, so every worker sends the same bytes."""
+    class Stale:
+        def __init__(self, real):
+            self.real, self.pruned = real, real.pruned
+
+        @property
+        def sessions(self):
+            real = self.real.sessions
+
+            class S:
+                def get(self, tenant, session):
+                    return None
+
+                def __getattr__(self, name):
+                    return getattr(real, name)
+            return S()
+
+        def batch(self):
+            return self.real.batch()
+
+    body = canned("chat", OUTS, 30)
+    _, a = run(PruneFilter(cfg(mode="hard"), store), "chat", body)
+    _, b = run(PruneFilter(cfg(mode="soft", soft_min_chars=100, soft_head_chars=100, soft_tail_chars=100),
+                           Stale(store)), "chat", body)
+    ra, rb = results_of("chat", a), results_of("chat", b)
+    common = [c for c in ra if REF_PREFIX in ra[c] and REF_PREFIX in rb[c]]
+    assert common and all(ra[c] == rb[c] for c in common)
+
+
+def test_ids_and_stubs_are_deterministic():
+    a = pruned_id("acme", "s1", "call_1", "ab")
+    assert a == pruned_id("acme", "s1", "call_1", "ab") and a.startswith("pr_")
+    assert len({a, pruned_id("other", "s1", "call_1", "ab"), pruned_id("acme", "s2", "call_1", "ab"),
+                pruned_id("acme", "s1", "call_2", "ab"), pruned_id("acme", "s1", "call_1", "cd")}) == 5
+    d = {"id": a, "m": "hard", "t": "Bash", "b": 1234, "n": 5000}
+    assert render_stub(d, "x" * 5000) == render_stub(dict(d), "x" * 5000)
+    assert "1234 tokens" in render_stub(d, "") and REF_PREFIX + a in render_stub(d, "")
+    soft = {"id": a, "m": "soft", "t": "", "b": 10, "n": 30, "hc": 5, "tc": 5}
+    assert render_stub(soft, "0123456789" * 3).startswith("01234\n[... ctxproxy: 20 of 30 characters")
+    assert render_stub(soft, "0123456789") is None  # nothing to trim
