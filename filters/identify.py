@@ -32,7 +32,7 @@ from .base import Filter, Identity, Turn
 
 _ID_OK = re.compile(r"^[A-Za-z0-9._:@/+=-]{1,200}$")
 TENANT_OK = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")  # it prefixes store keys: keep it plain
-_OPENCLAW = re.compile(r"\bsessionId=([A-Za-z0-9._:-]{4,128})")
+_OPENCLAW_ID = re.compile(r"[A-Za-z0-9._:-]{4,128}")
 
 
 @dataclass(frozen=True)
@@ -83,9 +83,9 @@ def identify(headers: Any, view: Any, cfg: IdentifyConfig, fixed_tenant: str = "
                 ident.session, ident.source, ident.supplied = value, source, True
                 break
     if not ident.session and view is not None:
-        m = _OPENCLAW.search(view.system_text()) or _OPENCLAW.search(view.first_user_text())
-        if m:
-            ident.session, ident.source, ident.supplied = m.group(1), "hint:openclaw-runtime", True
+        found = _openclaw_session(view.system_text()) or _openclaw_session(view.first_user_text())
+        if found:
+            ident.session, ident.source, ident.supplied = found, "hint:openclaw-runtime", True
     if not ident.session:
         ident.session, ident.source = _fingerprint(view, cfg.fingerprint_chars), "fingerprint"
 
@@ -101,6 +101,21 @@ def identify(headers: Any, view: Any, cfg: IdentifyConfig, fixed_tenant: str = "
 
 def _ok(value: Any) -> str | None:
     return value if isinstance(value, str) and _ID_OK.match(value) else None
+
+
+def _openclaw_session(text: str) -> str | None:
+    """The id in OpenClaw's ``sessionId=<id>`` runtime line. ``str.find`` first:
+    a regex anchored on a word boundary would test every position of a long
+    system prompt on every turn."""
+    start = 0
+    while (i := text.find("sessionId=", start)) >= 0:
+        start = i + 10
+        if i and (text[i - 1].isalnum() or text[i - 1] == "_"):
+            continue  # part of a longer word, e.g. "mysessionId="
+        m = _OPENCLAW_ID.match(text, start)
+        if m:
+            return m.group(0)
+    return None
 
 
 def _agent(h: Any) -> str:

@@ -14,6 +14,7 @@ from typing import Any
 import aiohttp
 from aiohttp import web
 from multidict import CIMultiDict, CIMultiDictProxy
+from yarl import URL
 
 from ctxproxy.filters import FilterError, Pipeline, Turn
 
@@ -69,12 +70,11 @@ class Relay:
     """Holds what every exchange needs; ``handle`` serves one request."""
 
     def __init__(self, session: aiohttp.ClientSession, pipelines: dict[str, Pipeline], tokens: Any,
-                 services: dict, read_timeout: float):
+                 services: dict):
         self.session = session
         self.pipelines = pipelines  # route name -> pipeline
         self.tokens = tokens
         self.services = services
-        self.read_timeout = read_timeout
 
     async def handle(self, request: web.Request, match: Match) -> web.StreamResponse:
         route = match.route
@@ -112,13 +112,13 @@ class Relay:
                        body: bytes) -> web.StreamResponse:
         route = match.route
         parse = pipeline is not None and (pipeline.has_event_hooks or pipeline.has_response_hooks)
-        url = route.upstream + match.upstream_path
+        qs = request.rel_url.raw_query_string
+        url = URL(route.upstream + match.upstream_path + (f"?{qs}" if qs else ""), encoded=True)
         headers = upstream_headers(request.headers, route, parse)
         t0 = asyncio.get_running_loop().time()
         t0_ns = time.time_ns()
         try:
-            upstream = await self.session.request(request.method, url, params=request.rel_url.query,
-                                                  headers=headers, data=body or None, allow_redirects=False)
+            upstream = await self.session.request(request.method, url, headers=headers, data=body or None, allow_redirects=False)
         except (aiohttp.ClientError, asyncio.TimeoutError) as exc:
             turn.spans.append(("upstream", t0_ns, time.time_ns()))
             raise translate_upstream(exc, "connecting") from None
@@ -197,11 +197,12 @@ class Relay:
 
     async def _chunks(self, upstream: aiohttp.ClientResponse):
         """Upstream body chunks as they arrive; errors become UpstreamError.
-        The read timeout applies between two chunks, not to the whole body."""
+        The read timeout (the session's ``sock_read``) applies between two
+        chunks, not to the whole body."""
         content = upstream.content
         while True:
             try:
-                chunk = await asyncio.wait_for(content.readany(), self.read_timeout)
+                chunk = await content.readany()
             except (aiohttp.ClientError, asyncio.TimeoutError) as exc:
                 raise translate_upstream(exc, "mid-stream") from None
             if not chunk:
