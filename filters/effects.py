@@ -47,9 +47,8 @@ from __future__ import annotations
 import hashlib
 import logging
 import re
-import threading
 import time
-from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import Future
 from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any, Callable, Literal, Mapping
@@ -163,9 +162,7 @@ class EffectsFilter(Filter):
             (DEFAULT_EXTRACTORS if config.builtin_extractors else ()) + tuple(config.extractors.get("*", ())))
         self.tool_patterns = {t: self.global_patterns + compile_patterns(p)
                               for t, p in config.extractors.items() if t != "*"}
-        self._writer: ThreadPoolExecutor | None = None  # created on first use (after the worker forked)
-        self._writer_lock = threading.Lock()
-        self._last: Future | None = None
+        self._last: Future | None = None  # the newest queued response-end write
 
     @classmethod
     def create(cls, config: EffectsConfig | None, services: Mapping[str, Any]) -> "EffectsFilter":
@@ -489,16 +486,17 @@ class EffectsFilter(Filter):
                 turn.degraded.append(self.name)
             return
         if self.config.async_record:
-            self._submit(turn.turn_id, write)
+            self._submit(turn, write)
         else:
             try:
-                write()
+                with self._store(turn).batch() as b:
+                    write(b)
             except Exception as exc:
                 log.warning("turn %s: recording tool calls failed: %s: %s", turn.turn_id, type(exc).__name__, exc)
                 if self.name not in turn.degraded:
                     turn.degraded.append(self.name)
 
-    def _plan_calls(self, turn: Turn, cap: _Capture, st: dict) -> Callable[[], None]:
+    def _plan_calls(self, turn: Turn, cap: _Capture, st: dict) -> Callable[[Any], None]:
         """Classify and key the response's calls, flag duplicates (reads only),
         fill the turn's state; returns the write that records them."""
         store = self._store(turn)
@@ -531,39 +529,41 @@ class EffectsFilter(Filter):
         subject = turn.identity.user or None
         turn_id = turn.turn_id
 
-        def write() -> None:
-            with store.batch() as b:
-                for cid, name, side, key, stored in recorded:
-                    b.effects.put_pending(tenant, key=key, call_id=cid, tool=name, args_canonical=stored,
-                                          session=session, task=task, side_effect=side, turn_id=turn_id,
-                                          aliases=_aliases(cid))
-                sess = b.sessions.get(tenant, session) or {}
-                es = dict(sess.get("effects") or {})
-                threads = dict(es.get("threads") or {})
-                if cap.thread is not None and cap.thread in threads:
-                    th = dict(threads[cap.thread])
-                    th["open"] = (list(th.get("open", ())) + [[key, cid, name, bool(side)]
-                                                              for cid, name, side, key in entries])[-64:]
-                    if isinstance(rid, str):
-                        th["r"] = rid  # a request with previous_response_id=rid continues this thread
-                    threads[cap.thread] = th
-                    es["threads"] = threads
-                if notes and self.config.duplicate_policy == "note":
-                    es["dups"] = (list(es.get("dups") or ()) + notes)[-16:]
-                b.sessions.update(tenant, session, {"effects": es}, subject=subject)
+        def write(b: Any) -> None:
+            for cid, name, side, key, stored in recorded:
+                b.effects.put_pending(tenant, key=key, call_id=cid, tool=name, args_canonical=stored,
+                                      session=session, task=task, side_effect=side, turn_id=turn_id,
+                                      aliases=_aliases(cid))
+            sess = b.sessions.get(tenant, session) or {}
+            es = dict(sess.get("effects") or {})
+            threads = dict(es.get("threads") or {})
+            if cap.thread is not None and cap.thread in threads:
+                th = dict(threads[cap.thread])
+                th["open"] = (list(th.get("open", ())) + [[key, cid, name, bool(side)]
+                                                          for cid, name, side, key in entries])[-64:]
+                if isinstance(rid, str):
+                    th["r"] = rid  # a request with previous_response_id=rid continues this thread
+                threads[cap.thread] = th
+                es["threads"] = threads
+            if notes and self.config.duplicate_policy == "note":
+                es["dups"] = (list(es.get("dups") or ()) + notes)[-16:]
+            b.sessions.update(tenant, session, {"effects": es}, subject=subject)
 
         return write
 
     # -- the background writer ---------------------------------------------------
 
-    def _submit(self, turn_id: str, write: Callable[[], None]) -> None:
-        """Run ``write`` on the filter's writer thread (one, so writes keep
-        their order); the event loop does not wait for the fsync."""
-        with self._writer_lock:
-            if self._writer is None:
-                self._writer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="ctxproxy-effects")
-            fut = self._writer.submit(write)
-            self._last = fut
+    def _submit(self, turn: Turn, write: Callable[[Any], None]) -> None:
+        """Queue ``write`` on the store's background writer (group commit, in
+        order); the event loop does not wait for the fsync."""
+        writer = turn.service("writer")
+        if writer is None:  # no shared writer (embedded use): write now
+            with self._store(turn).batch() as b:
+                write(b)
+            return
+        turn_id = turn.turn_id
+        fut = writer.submit(write)
+        self._last = fut
 
         def done(f: Future) -> None:
             exc = f.exception()
@@ -583,12 +583,8 @@ class EffectsFilter(Filter):
                 pass
 
     def close(self) -> None:
-        """Shutdown: land the queued writes, then stop the writer thread."""
+        """Shutdown: land the queued writes (the writer itself closes after)."""
         self.flush()
-        with self._writer_lock:
-            if self._writer is not None:
-                self._writer.shutdown(wait=True)
-                self._writer = None
 
 # -- helpers ----------------------------------------------------------------------
 

@@ -207,14 +207,27 @@ class ManifestFilter(Filter):
 
     # -- helpers ---------------------------------------------------------------
     def _store(self, turn: Turn, m: dict) -> bool:
+        """Queue the manifest on the store's background writer (group commit,
+        off the event loop); without one, write it now. True once handed over."""
         store = self.store
         if store is None:
             return False
+        tenant, turn_id, session, subject = m["tenant"], m["turn_id"], m["session_id"] or None, \
+            turn.identity.user or None
+
+        def write(b: Any) -> None:
+            b.manifests.put(tenant, turn_id, m, session=session, subject=subject)
+            b.manifests.put(TURN_INDEX_TENANT, turn_id, {"tenant": tenant})
+
+        writer = turn.service("writer")
         try:
+            if writer is not None:
+                writer.submit(write).add_done_callback(
+                    lambda f: f.exception() is not None and self._warn(
+                        "store", f"storing the manifest failed: {type(f.exception()).__name__}"))
+                return True
             with store.batch() as b:
-                b.manifests.put(m["tenant"], m["turn_id"], m, session=m["session_id"] or None,
-                                subject=turn.identity.user or None)
-                b.manifests.put(TURN_INDEX_TENANT, m["turn_id"], {"tenant": m["tenant"]})
+                write(b)
             return True
         except Exception as exc:
             self._warn("store", f"storing the manifest failed: {type(exc).__name__}")

@@ -5,6 +5,7 @@ applied here once, so no endpoint can forget it.
 """
 from __future__ import annotations
 
+import asyncio
 import hmac
 import ipaddress
 from typing import Awaitable, Callable
@@ -24,6 +25,18 @@ def admin_route(method: str, path: str):
         return handler
 
     return register
+
+
+async def settled_store(request: web.Request):
+    """The store, after this process's queued background writes landed, so
+    an admin read right after a turn sees that turn's records."""
+    from .server import APP_STATE
+
+    services = request.app[APP_STATE].services
+    writer = services.get("writer")
+    if writer is not None:
+        await asyncio.to_thread(writer.flush)
+    return services.get("store")
 
 
 def admin_error(status: int, message: str) -> web.Response:

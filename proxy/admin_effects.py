@@ -22,15 +22,9 @@ from ctxproxy.filters.effect_rules import canonical_json, effect_key
 from ctxproxy.store.errors import EffectStateError, StoreError
 from ctxproxy.store.records import EFFECT_STATES, RESOLUTIONS
 
-from .admin import admin_error, admin_route
+from .admin import admin_error, admin_route, settled_store
 
 DEFAULT_TENANT = "default"
-
-
-def _store(request: web.Request) -> Any:
-    from .server import APP_STATE
-
-    return request.app[APP_STATE].services.get("store")
 
 
 def _json(data: Any, status: int = 200) -> web.Response:
@@ -77,7 +71,7 @@ async def _body(request: web.Request) -> dict:
 
 @admin_route("GET", "effects")
 async def list_effects(request: web.Request) -> web.Response:
-    store = _store(request)
+    store = await settled_store(request)
     if store is None:
         return admin_error(503, "no store configured")
     q = request.query
@@ -103,7 +97,7 @@ async def list_effects(request: web.Request) -> web.Response:
 
 @admin_route("GET", "effects/{key}")
 async def get_effect(request: web.Request) -> web.Response:
-    store = _store(request)
+    store = await settled_store(request)
     if store is None:
         return admin_error(503, "no store configured")
     tenant = request.query.get("tenant") or DEFAULT_TENANT
@@ -120,7 +114,7 @@ async def get_effect(request: web.Request) -> web.Response:
 @admin_route("POST", "effects/lookup")
 async def lookup_effect(request: web.Request) -> web.Response:
     """The key of (tool, arguments) in a task or session, and its records."""
-    store = _store(request)
+    store = await settled_store(request)
     if store is None:
         return admin_error(503, "no store configured")
     try:
@@ -145,7 +139,7 @@ async def lookup_effect(request: web.Request) -> web.Response:
 
 @admin_route("POST", "effects/{key}/resolve")
 async def resolve_effect(request: web.Request) -> web.Response:
-    store = _store(request)
+    store = await settled_store(request)
     if store is None:
         return admin_error(503, "no store configured")
     key = request.match_info["key"]

@@ -18,7 +18,7 @@ from aiohttp import web
 from ctxproxy.filters.identify import TENANT_OK
 from ctxproxy.filters.manifest import TURN_INDEX_TENANT
 
-from .admin import admin_error, admin_route
+from .admin import admin_error, admin_route, settled_store
 
 MAX_LIST = 1000
 
@@ -61,7 +61,7 @@ async def get_manifest(request: web.Request) -> web.StreamResponse:
     tenant = _tenant_arg(request)
     if isinstance(tenant, web.Response):
         return tenant
-    store = _state(request).services.get("store")
+    store = await settled_store(request)
     if store is None:
         return admin_error(503, "no store is configured")
     turn_id = request.match_info["turn_id"]
@@ -88,7 +88,7 @@ async def get_manifests(request: web.Request) -> web.StreamResponse:
         return admin_error(400, "limit: expected an integer")
     if not 1 <= limit <= MAX_LIST:
         return admin_error(400, f"limit: expected 1..{MAX_LIST}")
-    store = st.services.get("store")
+    store = await settled_store(request)
     if store is None:
         return admin_error(503, "no store is configured")
     manifests = list_manifests(store, tenant, session, limit)

@@ -15,7 +15,7 @@ from aiohttp import web
 from ctxproxy.filters.identify import TENANT_OK
 from ctxproxy.filters.prune import REF_PREFIX
 
-from .admin import admin_error, admin_route
+from .admin import admin_error, admin_route, settled_store
 
 
 def _tenant(request: web.Request) -> str | web.Response:
@@ -28,12 +28,6 @@ def _tenant(request: web.Request) -> str | web.Response:
     if not TENANT_OK.match(tenant):
         return admin_error(400, "tenant: expected letters, digits, '.', '_' or '-'")
     return tenant
-
-
-def _store(request: web.Request) -> Any:
-    from .server import APP_STATE
-
-    return request.app[APP_STATE].services.get("store")
 
 
 def describe(doc: Any, content: bool = True) -> dict[str, Any]:
@@ -53,7 +47,7 @@ async def get_pruned(request: web.Request) -> web.StreamResponse:
     tenant = _tenant(request)
     if isinstance(tenant, web.Response):
         return tenant
-    store = _store(request)
+    store = await settled_store(request)
     if store is None:
         return admin_error(503, "no store is configured")
     pid = request.match_info["id"]
@@ -75,7 +69,7 @@ async def list_pruned(request: web.Request) -> web.StreamResponse:
     session = request.query.get("session")
     if not session:
         return admin_error(400, "session: required (GET /ctx/v1/pruned?session=ID)")
-    store = _store(request)
+    store = await settled_store(request)
     if store is None:
         return admin_error(503, "no store is configured")
     docs = store.pruned.list(tenant, session=session)

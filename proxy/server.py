@@ -25,6 +25,8 @@ from aiohttp import web
 from ctxproxy.config import Config
 from ctxproxy.filters import Pipeline, build_pipeline, filter_configs
 from ctxproxy.filters.tokens import TokenCounter
+from ctxproxy.store import open_store
+from ctxproxy.store.writer import BackgroundWriter
 
 from .admin import add_admin_routes
 from .errors import error_response, family_api, response_for
@@ -78,16 +80,12 @@ def open_services(cfg: Config) -> dict[str, Any]:
     """Services filters may ask for by name (``turn.service(name)``)."""
     Path(cfg.server.data_dir).mkdir(parents=True, exist_ok=True)
     services: dict[str, Any] = {"config": cfg, "secret": server_secret(cfg), "data_dir": cfg.server.data_dir}
-    try:
-        from ctxproxy.store import open_store
-    except ImportError:
-        open_store = None
-    if open_store is not None:
-        services["store"] = open_store(
-            str(Path(cfg.server.data_dir) / "store"),
-            map_size=cfg.store.map_size_mb * 1024 * 1024,
-            max_map_size=cfg.store.max_map_size_mb * 1024 * 1024,
-            pending_timeout=cfg.store.pending_timeout)
+    services["store"] = store = open_store(
+        str(Path(cfg.server.data_dir) / "store"),
+        map_size=cfg.store.map_size_mb * 1024 * 1024,
+        max_map_size=cfg.store.max_map_size_mb * 1024 * 1024,
+        pending_timeout=cfg.store.pending_timeout)
+    services["writer"] = BackgroundWriter(store)  # group commit for after-the-turn records
     telemetry = open_telemetry(version())  # None unless OTEL_* configures an exporter
     if telemetry is not None:
         services["telemetry"] = telemetry
@@ -119,6 +117,8 @@ def make_app(cfg: Config, services: dict[str, Any] | None = None) -> web.Applica
             await asyncio.to_thread(pipeline.close)
         store = svc.get("store")
         if store is not None and services is None:
+            if svc.get("writer") is not None:
+                await asyncio.to_thread(svc["writer"].close)
             store.close()
         if services is None:
             await close_telemetry(svc.get("telemetry"))

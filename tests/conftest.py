@@ -28,6 +28,11 @@ class Proxy:
     def state(self):
         return self.app[APP_STATE]
 
+    def settled_store(self):
+        """The store once this proxy's queued background writes have landed."""
+        self.state.services["writer"].flush()
+        return self.state.services["store"]
+
     def anthropic(self, **kw):
         import anthropic
 

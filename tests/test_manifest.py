@@ -335,7 +335,7 @@ async def test_manifest_stored_and_served(make_proxy, fake, monkeypatch, tmp_pat
     assert (await admin_get(proxy, f"manifests/{tid}", token="wrong"))[0] == 403
 
     # no content and no secret in what was stored
-    store = proxy.state.services["store"]
+    store = proxy.settled_store()
     stored = b"".join(orjson.dumps(dict(d.data)) for d in store.manifests.list("acme", session="sess-admin"))
     for needle in (MARKER, SECRET, PLACEHOLDER, OUT_MARKER, RULES_MARKER, EVIDENCE_MARKER):
         assert needle.encode() not in stored, needle
@@ -372,7 +372,7 @@ async def test_blocked_turn_still_has_a_manifest(make_proxy, fake, monkeypatch):
                                                 extra_headers={"X-Ctx-Session": "blocked-1"})
     tid = exc.value.response.headers.get("x-ctx-turn-id")
     assert not fake.requests  # nothing was forwarded
-    store = proxy.state.services["store"]
+    store = proxy.settled_store()
     (doc,) = store.manifests.list("default", session="blocked-1")
     assert doc.data["error"] == "FilterError" and doc.data["status"] is None
     assert doc.data["tokens"]["input"] is None and tid == doc.id
