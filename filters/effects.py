@@ -163,6 +163,7 @@ class EffectsFilter(Filter):
         self.tool_patterns = {t: self.global_patterns + compile_patterns(p)
                               for t, p in config.extractors.items() if t != "*"}
         self._last: Future | None = None  # the newest queued response-end write
+        self._writer: Any = None  # the background writer that holds it
 
     @classmethod
     def create(cls, config: EffectsConfig | None, services: Mapping[str, Any]) -> "EffectsFilter":
@@ -564,6 +565,7 @@ class EffectsFilter(Filter):
         turn_id = turn.turn_id
         fut = writer.submit(write)
         self._last = fut
+        self._writer = writer
 
         def done(f: Future) -> None:
             exc = f.exception()
@@ -578,6 +580,7 @@ class EffectsFilter(Filter):
         last = self._last
         if last is not None and not last.done():
             try:
+                self._writer.flush(timeout)  # commit now rather than after the writer's linger
                 last.result(timeout)
             except Exception:  # logged by the done callback
                 pass

@@ -3,9 +3,9 @@
 Work that must be durable *before* a request goes upstream (the effect
 ledger's write-ahead) commits inline. Work that only has to land eventually —
 manifests, calls recorded at response end — goes through ``BackgroundWriter``:
-one thread drains a queue and commits everything queued so far in ONE batch,
-so N concurrent turns cost one fsync instead of N and the event loop never
-waits for a disk.
+one thread drains a queue and commits everything queued within a short
+linger window in ONE batch, so N turns cost one fsync instead of N and the
+event loop never waits for a disk. ``flush()`` commits at once.
 
 ``submit(op)`` takes ``op(batch)`` and returns a Future. If a group's commit
 fails, its ops are retried one by one so one bad write cannot take the others
@@ -16,6 +16,7 @@ from __future__ import annotations
 import logging
 import queue
 import threading
+import time
 from concurrent.futures import Future
 from typing import Any, Callable
 
@@ -23,16 +24,19 @@ log = logging.getLogger("ctxproxy.store")
 
 Op = Callable[[Any], Any]
 _STOP = object()
+_NOW = object()  # flush marker: commit what is gathered without lingering
 
 
 class BackgroundWriter:
-    def __init__(self, store: Any, max_group: int = 256):
+    def __init__(self, store: Any, max_group: int = 256, linger: float = 0.02):
         self.store = store
         self.max_group = max_group
+        self.linger = linger  # seconds to gather more writes into one commit
         self._q: queue.SimpleQueue = queue.SimpleQueue()
         self._thread: threading.Thread | None = None
         self._lock = threading.Lock()
         self._closed = False
+        self._hurry = threading.Event()
 
     def submit(self, op: Op) -> Future:
         fut: Future = Future()
@@ -47,9 +51,12 @@ class BackgroundWriter:
         return fut
 
     def flush(self, timeout: float = 10.0) -> None:
-        """Wait until everything submitted so far is committed (or failed):
-        read-your-writes for the admin API and the CLI in this process."""
-        self.submit(lambda b: None).exception(timeout)
+        """Commit now and wait until everything submitted so far is committed
+        (or failed): read-your-writes for the admin API, the CLI and the next
+        request of a session in this process."""
+        fut = self.submit(_NOW)
+        self._hurry.set()
+        fut.exception(timeout)
 
     def close(self, timeout: float = 10.0) -> None:
         """Commit what is queued, then stop the thread."""
@@ -59,25 +66,25 @@ class BackgroundWriter:
             self._closed = True
             thread = self._thread
             self._q.put(_STOP)
+            self._hurry.set()
         if thread is not None:
             thread.join(timeout)
 
     def _run(self) -> None:
         while True:
-            item = self._q.get()
-            group = []
-            stop = item is _STOP
-            if not stop:
-                group.append(item)
-            while len(group) < self.max_group:  # take whatever else is already waiting
+            group = [self._q.get()]  # block until there is work
+            if group[0] is not _STOP and group[0][0] is not _NOW:
+                # Linger without a wake-up per write: writes that arrive now just
+                # queue; a flush (or close) cuts the wait short.
+                self._hurry.wait(self.linger)
+            self._hurry.clear()
+            while len(group) < self.max_group:
                 try:
-                    item = self._q.get_nowait()
+                    group.append(self._q.get_nowait())
                 except queue.Empty:
                     break
-                if item is _STOP:
-                    stop = True
-                    break
-                group.append(item)
+            stop = _STOP in group
+            group = [g for g in group if g is not _STOP]
             if group:
                 self._commit(group)
             if stop:
@@ -86,9 +93,12 @@ class BackgroundWriter:
     def _commit(self, group: list[tuple[Op, Future]]) -> None:
         try:
             results = []
-            with self.store.batch() as b:
-                for op, _ in group:
-                    results.append(op(b))
+            ops = [op for op, _ in group if op is not _NOW]
+            if ops:
+                with self.store.batch() as b:
+                    for op in ops:
+                        results.append(op(b))
+            results = iter(results)
         except Exception as exc:
             if len(group) > 1:  # find the bad one: each op alone
                 for one in group:
@@ -98,5 +108,5 @@ class BackgroundWriter:
             log.warning("background store write failed: %s", type(exc).__name__)
             fut.set_exception(exc)
             return
-        for (_, fut), result in zip(group, results):
-            fut.set_result(result)
+        for op, fut in group:
+            fut.set_result(None if op is _NOW else next(results))
