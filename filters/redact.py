@@ -1,0 +1,348 @@
+"""redact — no secret reaches the provider, and none comes back unmasked.
+
+Requests: every model-visible string the adapter exposes (``text_slots``:
+system, messages of all roles, tool inputs and results, Responses
+``instructions`` and input items, thinking sent back) is scanned after JSON
+decoding; ``args`` slots (tool-call arguments: a JSON document inside a
+string) are decoded, every string in them redacted, and re-encoded only if
+something changed. Placeholders are ``[REDACTED:<rule>:<8 hex>]`` with an
+HMAC under a per-session key (derived from the server secret, the tenant and
+the session), so a secret keeps its placeholder across the turns of a session
+and is unlinkable across sessions.
+
+Responses: non-streamed bodies through their ``text_slots``; streamed ones
+with one ``StreamRedactor`` per channel (text and thinking redacted as they
+arrive, holding back only what could still become a match), and tool-call
+arguments assembled until their channel closes, then redacted and sent as one
+delta. Held-back text is flushed as a delta just before the event that closes
+its channel.
+
+Reversible mode (a profile with ``reversible = true``): the session's
+placeholder -> value map is kept in memory (``Vault``, with a TTL), filled by
+request redaction only, and placeholders inside tool-call arguments of the
+response are put back, so the agent's tools run with the real values. Secrets
+the model itself writes stay redacted.
+
+Profiles: ``profile`` by default, ``route_profiles`` per route,
+``tenant_profiles`` per tenant (wins). The profile name and the counts per
+rule go to ``turn.state["redact"]`` for the manifest — never a value.
+
+Fails closed (``required``): any error blocks the request, and a failure on
+the response ends the stream rather than letting unredacted text through.
+"""
+from __future__ import annotations
+
+import hashlib
+import hmac
+import logging
+import re
+import threading
+from collections import OrderedDict
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Mapping
+
+from ctxproxy.config import ConfigError
+
+from .base import Filter, FilterError, Turn
+from .redaction import (
+    Profile,
+    ProfileRegistry,
+    RedactionError,
+    StreamRedactor,
+    Vault,
+    redact_json_text,
+)
+from .view import ARGS, Slot
+
+log = logging.getLogger("ctxproxy.filters.redact")
+
+_KEY_LABEL = b"ctxproxy/redact/session-key/v1"
+_TOOL_INPUT = re.compile(r"\.input(?:[.\[]|$)")  # Anthropic tool_use input, Responses custom tool input
+_MAX_VAULTS = 10_000
+
+# Registries by (config, base dir, cache dir): the app builds one pipeline per route,
+# and they all share the compiled profiles.
+_REGISTRIES: OrderedDict[str, ProfileRegistry] = OrderedDict()
+_REGISTRIES_LOCK = threading.Lock()
+
+
+@dataclass(frozen=True)
+class RedactConfig:
+    profile: str = "default"  # profile used when neither the tenant nor the route names one
+    route_profiles: Mapping[str, str] = field(default_factory=dict)  # route name -> profile
+    tenant_profiles: Mapping[str, str] = field(default_factory=dict)  # tenant -> profile (wins over route)
+    profiles: Mapping[str, Any] = field(default_factory=dict)  # name -> {groups, rule_files, reversible, ...}
+    responses: bool = True  # redact model output (streamed and not) as well
+    hyperscan: bool | None = None  # None: use Hyperscan when installed; false: pure-Python engine
+    cache_dir: str = ""  # compiled Hyperscan databases; default <data_dir>/cache/redaction
+
+    def validate(self, path: str) -> None:
+        known = set(self.profiles) | {"default"}
+        for where, name in [("profile", self.profile),
+                            *((f"route_profiles.{k}", v) for k, v in self.route_profiles.items()),
+                            *((f"tenant_profiles.{k}", v) for k, v in self.tenant_profiles.items())]:
+            if name not in known:
+                raise ConfigError(f"{path}.{where}: unknown redaction profile {name!r} "
+                                  f"(defined: {', '.join(sorted(known))})")
+
+
+def _registry(config: RedactConfig, base_dir: str | None, cache_dir: str | None) -> ProfileRegistry:
+    stamps = []  # an edited rule file (config reload) must not reuse the old rules
+    for body in config.profiles.values():
+        for f in (body.get("rule_files") or ()) if isinstance(body, Mapping) else ():
+            path = Path(str(f)) if Path(str(f)).is_absolute() or base_dir is None else Path(base_dir) / str(f)
+            try:
+                stamps.append((str(path), path.stat().st_mtime_ns))
+            except OSError:
+                stamps.append((str(path), None))
+    ident = repr((config, base_dir, cache_dir, stamps))
+    with _REGISTRIES_LOCK:
+        reg = _REGISTRIES.get(ident)
+        if reg is not None:
+            _REGISTRIES.move_to_end(ident)
+            return reg
+        try:
+            reg = ProfileRegistry.build(dict(config.profiles), cache_dir=cache_dir, use_hyperscan=config.hyperscan,
+                                        base_dir=base_dir, path="filters.redact.profiles")
+        except ValueError as exc:
+            if isinstance(exc, ConfigError):
+                raise
+            raise ConfigError(f"filters.redact: {exc}") from None
+        _REGISTRIES[ident] = reg
+        while len(_REGISTRIES) > 8:
+            _REGISTRIES.popitem(last=False)
+        return reg
+
+
+class _Stream:
+    """Per-turn state of a streamed response."""
+
+    __slots__ = ("text", "kinds", "args", "tool_channels")
+
+    def __init__(self) -> None:
+        self.text: dict[str, StreamRedactor] = {}
+        self.kinds: dict[str, str] = {}
+        self.args: dict[str, list[str]] = {}
+        self.tool_channels: set[str] = set()
+
+
+class RedactFilter(Filter):
+    name = "redact"
+    required = True
+    Config = RedactConfig
+
+    def __init__(self, config: RedactConfig | None = None, secret: bytes | None = None,
+                 registry: ProfileRegistry | None = None, base_dir: str | None = None,
+                 cache_dir: str | None = None):
+        self.config = config or RedactConfig()
+        if secret is not None and not secret:
+            raise ConfigError("redact: the server secret is empty")
+        self._secret = secret
+        if registry is None:
+            registry = _registry(self.config, base_dir, self.config.cache_dir or cache_dir)
+        self.registry = registry
+        self._vaults: OrderedDict[tuple[str, str, str], Vault] = OrderedDict()
+        self._lock = threading.Lock()
+
+    @classmethod
+    def create(cls, config: RedactConfig | None, services: Mapping[str, Any]) -> "RedactFilter":
+        cfg = services.get("config")
+        source = getattr(cfg, "source", "")
+        base_dir = str(Path(source).parent) if source and not source.startswith("<") else None
+        data_dir = services.get("data_dir")
+        cache_dir = str(Path(data_dir) / "cache" / "redaction") if data_dir else None
+        return cls(config, services.get("secret"), base_dir=base_dir, cache_dir=cache_dir)
+
+    # -- per turn ----------------------------------------------------------------------
+
+    def _profile(self, turn: Turn) -> Profile:
+        cfg = self.config
+        name = (cfg.tenant_profiles.get(turn.identity.tenant) or cfg.route_profiles.get(turn.route)
+                or cfg.profile)
+        return self.registry.get(name)
+
+    def _key(self, turn: Turn) -> bytes:
+        secret = self._secret if self._secret is not None else turn.service("secret")
+        if not isinstance(secret, (bytes, bytearray)) or not secret:
+            raise RedactionError("no server secret to derive the session key from")
+        ident = turn.identity
+        # Without a session the turn is its own session: placeholders are not linkable to others.
+        scope = f"{ident.tenant}\x00{ident.session or 'turn:' + turn.turn_id}"
+        return hmac.new(bytes(secret), _KEY_LABEL + b"\x00" + scope.encode("utf-8", "surrogatepass"),
+                        hashlib.sha256).digest()
+
+    def _vault(self, turn: Turn, profile: Profile) -> Vault | None:
+        if not profile.reversible:
+            return None
+        ident = turn.identity
+        vkey = (profile.name, ident.tenant, ident.session or "turn:" + turn.turn_id)
+        with self._lock:
+            vault = self._vaults.get(vkey)
+            if vault is None:
+                vault = self._vaults[vkey] = Vault(profile.vault_ttl_seconds)
+                while len(self._vaults) > _MAX_VAULTS:
+                    self._vaults.popitem(last=False)
+            else:
+                self._vaults.move_to_end(vkey)
+        return vault
+
+    def _state(self, turn: Turn, profile: Profile) -> dict:
+        st = turn.state.get(self.name)
+        if st is None:
+            st = turn.state[self.name] = {"profile": profile.name, "engine": profile.redactor.engine,
+                                          "counts": {}, "response_counts": {}}
+        return st
+
+    @staticmethod
+    def _add(counts: dict[str, int], more: Mapping[str, int]) -> None:
+        for rid, n in more.items():
+            counts[rid] = counts.get(rid, 0) + n
+
+    # -- requests ----------------------------------------------------------------------
+
+    def on_request(self, turn: Turn) -> None:
+        view = turn.request
+        if view is None:
+            return
+        try:
+            profile = self._profile(turn)
+            key = self._key(turn)
+            vault = self._vault(turn, profile)
+            red = profile.redactor
+            st = self._state(turn, profile)
+            counts = st["counts"]
+            for slot in list(view.text_slots()):
+                text = slot.get()
+                if not isinstance(text, str) or not text:
+                    continue
+                res = redact_json_text(red, text, key, vault) if slot.kind == ARGS else red.redact(text, key, vault)
+                if res.changed:
+                    slot.set(res.text)
+                    self._add(counts, res.counts)
+        except RedactionError as exc:
+            raise FilterError(self.name, f"redaction failed, request not forwarded: {exc}", 500,
+                              turn.turn_id) from None
+
+    # -- responses ---------------------------------------------------------------------
+
+    def _redact_slot(self, slot: Slot, red, key: bytes, vault: Vault | None, counts: dict) -> None:
+        text = slot.get()
+        if not isinstance(text, str) or not text:
+            return
+        tool_input = slot.kind == ARGS or bool(_TOOL_INPUT.search(slot.where))
+        res = redact_json_text(red, text, key) if slot.kind == ARGS else red.redact(text, key)
+        self._add(counts, res.counts)
+        out = res.text
+        if vault is not None and tool_input:
+            out = vault.restore_json_text(out) if slot.kind == ARGS else vault.restore(out)
+        if out != text:
+            slot.set(out)
+
+    def on_response(self, turn: Turn, view: Any) -> None:
+        if not self.config.responses or view is None:
+            return
+        try:
+            profile = self._profile(turn)
+            key = self._key(turn)
+            vault = self._vault(turn, profile)
+            counts = self._state(turn, profile)["response_counts"]
+            for slot in list(view.text_slots()):
+                self._redact_slot(slot, profile.redactor, key, vault, counts)
+        except RedactionError as exc:
+            raise FilterError(self.name, f"redaction of the response failed: {exc}", 502, turn.turn_id) from None
+
+    def on_response_event(self, turn: Turn, event: Any) -> list | None:
+        if not self.config.responses:
+            return None
+        try:
+            return self._event(turn, event)
+        except RedactionError as exc:
+            raise FilterError(self.name, f"redaction of the response failed: {exc}", 502, turn.turn_id) from None
+
+    def _event(self, turn: Turn, event: Any) -> list | None:
+        profile = self._profile(turn)
+        red = profile.redactor
+        key = self._key(turn)
+        vault = self._vault(turn, profile)
+        counts = self._state(turn, profile)["response_counts"]
+        ss: _Stream | None = turn.state.get("redact:stream")
+        if ss is None:
+            ss = turn.state["redact:stream"] = _Stream()
+
+        starts = event.tool_call_starts()
+        for channel, _call_id, _name in starts:
+            ss.tool_channels.add(channel)
+        deltas = event.deltas()
+        closed = event.closed_channels()
+        closing = set(closed)
+        handled: set[str] = set()
+        only_held = bool(deltas)
+
+        for d in deltas:
+            ch = d.channel
+            ss.kinds[ch] = d.kind
+            if d.kind == ARGS:
+                ss.args.setdefault(ch, []).append(d.text)
+                if ch in closing:
+                    d.text = self._finish_args(ss, ch, red, key, vault, counts)
+                    handled.add(ch)
+                    only_held = False
+                elif d.text:
+                    d.text = ""
+                continue
+            only_held = False
+            sr = ss.text.get(ch)
+            if sr is None:
+                sr = ss.text[ch] = StreamRedactor(red, key)
+            out = sr.feed(d.text)
+            if ch in closing:
+                out += sr.flush()
+                self._add(counts, ss.text.pop(ch).counts)
+                handled.add(ch)
+            if vault is not None and ch in ss.tool_channels:
+                out = vault.restore(out)
+            if out != d.text:
+                d.text = out
+
+        before = []
+        for ch in closed:
+            if ch in handled:
+                continue
+            if ch in ss.text:
+                sr = ss.text.pop(ch)
+                tail = sr.flush()
+                self._add(counts, sr.counts)
+                if vault is not None and ch in ss.tool_channels:
+                    tail = vault.restore(tail)
+                if tail:
+                    before.append(event.make_delta(ch, ss.kinds.get(ch, "text"), tail))
+            elif ch in ss.args:
+                full = self._finish_args(ss, ch, red, key, vault, counts)
+                if full:
+                    before.append(event.make_delta(ch, ARGS, full))
+
+        # Whole texts some events repeat (``.done`` events, final response objects, block starts).
+        scratch: dict[str, int] = {}
+        for slot in list(event.text_slots()):
+            self._redact_slot(slot, red, key, vault, scratch)
+
+        if only_held and not closed and not starts and event.usage() is None and not event.finish_reasons():
+            return before  # nothing left in it: every delta was tool arguments being assembled
+        return [*before, event] if before else None
+
+    def _finish_args(self, ss: _Stream, ch: str, red, key: bytes, vault: Vault | None, counts: dict) -> str:
+        full = "".join(ss.args.pop(ch, []))
+        if not full:
+            return ""
+        res = redact_json_text(red, full, key)  # no vault: secrets the model wrote stay redacted
+        self._add(counts, res.counts)
+        return vault.restore_json_text(res.text) if vault is not None else res.text
+
+    def on_response_end(self, turn: Turn) -> None:
+        ss: _Stream | None = turn.state.pop("redact:stream", None)
+        if ss is not None and (ss.text or ss.args):
+            # The stream ended without closing these channels: their held text is dropped, never sent.
+            held = sum(sr.held for sr in ss.text.values()) + sum(len("".join(a)) for a in ss.args.values())
+            if held:
+                log.info("turn %s: %d held characters of unclosed channels dropped", turn.turn_id, held)

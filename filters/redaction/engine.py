@@ -1,0 +1,495 @@
+"""The redaction engine: text in, text with placeholders out.
+
+``Redactor`` is built once from a list of rules (a profile). ``redact(text,
+key)`` replaces every secret with ``[REDACTED:<rule-id>:<8 hex>]`` where the
+hex is ``HMAC-SHA256(key, secret)[:8]``: the same secret gives the same
+placeholder under one key (a session) and unlinkable ones under another.
+
+What counts as a match (identical on both paths, and in the stream redactor):
+
+1. For each rule, its regex's successive leftmost matches, as ``finditer``
+   would give them over the whole text (a match that a filter then rejects
+   still consumes its text, as in gitleaks).
+2. Each match is checked (secret group, keywords on its line, entropy,
+   validator, allowlists; see ``rules.py``). A secret that overlaps a
+   placeholder already in the text is dropped: placeholders are inert.
+3. Across rules, findings are taken leftmost first, then longest, then by
+   rule order; a finding overlapping one already taken is dropped.
+
+How matches are found: a prefilter says where a rule's match may start
+(Hyperscan events on the Hyperscan path; required literals on the pure-Python
+path), and the rule's Python regex is run only inside those windows, in a way
+that reproduces ``finditer`` exactly (see ``_chain``). Results are cached by
+content hash, so an unchanged message is not scanned again on the next turn.
+
+Every failure inside ``redact`` surfaces as ``RedactionError`` whose message
+names no secret; callers fail closed on it.
+"""
+from __future__ import annotations
+
+import bisect
+import codecs
+import hashlib
+import hmac
+import logging
+import re
+import threading
+from collections import OrderedDict
+from dataclasses import dataclass, field
+from typing import Sequence
+
+from . import prefilter
+from .errors import RedactionError
+from .patterns import PatternInfo, analyze
+from .rules import CHECKS, LINE_CONTEXT, Allowlist, Rule, shannon_entropy
+from .vault import PLACEHOLDER_RE, Vault
+
+log = logging.getLogger("ctxproxy.redaction")
+
+PLACEHOLDER_MARK = "[REDACTED:"
+
+
+def _one_byte_per_char(err: UnicodeEncodeError):
+    return "\xff" * (err.end - err.start), err.end
+
+
+codecs.register_error("ctxproxy-redaction-ff", _one_byte_per_char)
+
+
+def encode(text: str) -> bytes:
+    """One byte per character, so byte offsets are character offsets.
+
+    ASCII stays as is; other characters become bytes >= 0x80, which (like the
+    original characters under ``re.ASCII``) are neither word, digit nor space
+    characters and match only ``.`` or a negated class.
+    """
+    if text.isascii():
+        return text.encode("ascii")
+    return text.encode("latin-1", "ctxproxy-redaction-ff")
+
+
+@dataclass(frozen=True)
+class Finding:
+    """Where a secret was, in the original text, and which rule found it (never the value)."""
+
+    start: int
+    end: int
+    rule_id: str
+
+
+@dataclass(frozen=True)
+class Result:
+    text: str
+    counts: dict[str, int] = field(default_factory=dict)
+    findings: tuple[Finding, ...] = ()
+
+    @property
+    def changed(self) -> bool:
+        return bool(self.counts)
+
+
+def placeholder_id(rule_id: str) -> str:
+    slug = re.sub(r"[^a-z0-9._-]+", "-", rule_id.lower()).strip("-")[:64]
+    return slug or "rule"
+
+
+class _Runtime:
+    __slots__ = ("rule", "index", "info", "search", "pid", "allowlists", "first_group")
+
+    def __init__(self, rule: Rule, index: int, info: PatternInfo):
+        self.rule = rule
+        self.index = index
+        self.info = info
+        self.search = rule.regex.search
+        self.pid = placeholder_id(rule.id)
+        self.allowlists: tuple[Allowlist, ...] = rule.allowlists
+        self.first_group = rule.secret_group is None and rule.regex.groups > 0
+
+
+def _line(text: str, start: int, end: int) -> str:
+    lo = max(text.rfind("\n", 0, start) + 1, start - LINE_CONTEXT)
+    nl = text.find("\n", end)
+    hi = min(len(text) if nl < 0 else nl, end + LINE_CONTEXT)
+    return text[lo:hi]
+
+
+class Redactor:
+    """A compiled profile: rules, their prefilter, a result cache."""
+
+    def __init__(
+        self,
+        rules: Sequence[Rule],
+        *,
+        use_hyperscan: bool | None = None,
+        cache_dir: str | None = None,
+        cache_size: int = 4096,
+        name: str = "custom",
+    ):
+        self.name = name
+        self.rules: tuple[Rule, ...] = tuple(rules)
+        self._rt: list[_Runtime] = []
+        infos: dict[int, PatternInfo] = {}
+        for i, rule in enumerate(self.rules):
+            try:
+                info = analyze(rule.regex)
+            except Exception as exc:
+                raise ValueError(f"rule {rule.id}: cannot analyse its regex ({exc})") from None
+            if info.min_len == 0:
+                raise ValueError(f"rule {rule.id}: the regex can match an empty string")
+            infos[i] = info
+            self._rt.append(_Runtime(rule, i, info))
+
+        # Streaming: where a match could still be in progress, and how much context to keep.
+        alts: list[tuple[str, int | None]] = [(_placeholder_prefix(), 96)]
+        context = 1
+        for rt in self._rt:
+            info = rt.info
+            alt = info.prefix
+            reach = None if info.max_len is None else info.max_len + info.ahead
+            if rt.rule.needs_line:
+                alt = f"(?:{info.prefix}|{info.full}[^\\n]{{0,{LINE_CONTEXT}}})"
+                reach = None if reach is None else reach + LINE_CONTEXT
+                context = max(context, LINE_CONTEXT + 1)
+            alts.append((alt, reach))
+            context = max(context, info.behind + 1)
+        self.context_chars = context
+        reaches = [w for _, w in alts]
+        self.max_hold = None if any(w is None for w in reaches) else max(reaches)
+        self._pending = _PendingIndex(alts)
+
+        self._hs: prefilter.HyperscanIndex | None = None
+        if use_hyperscan is None:
+            use_hyperscan = prefilter.hyperscan_available()
+        elif use_hyperscan and not prefilter.hyperscan_available():
+            raise ValueError("hyperscan was requested but the hyperscan package is not installed")
+        if use_hyperscan and self._rt:
+            try:
+                self._hs = prefilter.HyperscanIndex(infos, cache_dir)
+            except Exception as exc:
+                log.warning("redaction profile %s: hyperscan unavailable (%s); using the Python path",
+                            name, type(exc).__name__)
+                self._hs = None
+        self._hs_covered = self._hs.covered if self._hs is not None else frozenset()
+        self._uncovered = [rt for rt in self._rt if rt.index not in self._hs_covered]
+
+        # Content-hash caches: positions of secrets (key-independent), and rendered
+        # results per (text, session key). Neither holds a secret value.
+        self._cache: OrderedDict[bytes, tuple[tuple[int, int, int], ...]] = OrderedDict()
+        self._rendered: OrderedDict[tuple[bytes, bytes], Result] = OrderedDict()
+        self._cache_size = int(cache_size)
+        self._lock = threading.Lock()
+        self.cache_hits = 0
+        self.cache_misses = 0
+
+    # -- public ---------------------------------------------------------------------
+
+    @property
+    def engine(self) -> str:
+        return "hyperscan" if self._hs is not None else "python"
+
+    @property
+    def python_only_rules(self) -> tuple[str, ...]:
+        """Rules the Hyperscan path leaves to the literal prefilter."""
+        if self._hs is None:
+            return tuple(rt.rule.id for rt in self._rt)
+        return tuple(rt.rule.id for rt in self._rt if rt.index not in self._hs_covered)
+
+    def redact(self, text: str, key: bytes, vault: Vault | None = None) -> Result:
+        """Replace every secret in ``text``. Raises ``RedactionError`` on any failure."""
+        _check_key(key)
+        if not isinstance(text, str):
+            raise RedactionError(f"redaction expects text, got {type(text).__name__}")
+        try:
+            if not text:
+                return Result(text)
+            digest = _digest(text)
+            cache_key = (digest, hashlib.blake2b(key, digest_size=16).digest()) if vault is None else None
+            if cache_key is not None:
+                with self._lock:
+                    hit = self._rendered.get(cache_key)
+                    if hit is not None:
+                        self._rendered.move_to_end(cache_key)
+                        self.cache_hits += 1
+                        return Result(hit.text, dict(hit.counts), hit.findings)
+            result = self._render(text, self._spans(text, digest), key, vault)
+            if cache_key is not None:
+                with self._lock:
+                    self._rendered[cache_key] = result
+                    if len(self._rendered) > self._cache_size:
+                        self._rendered.popitem(last=False)
+            return Result(result.text, dict(result.counts), result.findings)
+        except RedactionError:
+            raise
+        except Exception as exc:
+            raise RedactionError(f"redaction failed in profile {self.name!r} ({type(exc).__name__})") from None
+
+    def findings(self, text: str) -> tuple[Finding, ...]:
+        """Where the secrets are (positions and rule ids only)."""
+        return tuple(Finding(s, e, self.rules[i].id) for s, e, i in self.spans(text))
+
+    def spans(self, text: str) -> tuple[tuple[int, int, int], ...]:
+        """(start, end, rule index) of each secret, from the cache when the text was seen."""
+        if not text:
+            return ()
+        return self._spans(text, _digest(text))
+
+    def _spans(self, text: str, digest: bytes) -> tuple[tuple[int, int, int], ...]:
+        with self._lock:
+            hit = self._cache.get(digest)
+            if hit is not None:
+                self._cache.move_to_end(digest)
+                self.cache_hits += 1
+                return hit
+        spans = tuple(self._scan(text, 0)[0])
+        with self._lock:
+            self.cache_misses += 1
+            self._cache[digest] = spans
+            if len(self._cache) > self._cache_size:
+                self._cache.popitem(last=False)
+        return spans
+
+    def placeholder(self, rule: Rule | str, secret: str, key: bytes) -> str:
+        rid = rule.id if isinstance(rule, Rule) else rule
+        return _placeholder(placeholder_id(rid), secret, key)
+
+    def clear_cache(self) -> None:
+        with self._lock:
+            self._cache.clear()
+            self._rendered.clear()
+
+    # -- internals shared with the stream redactor ------------------------------------
+
+    def _render(self, text: str, spans, key: bytes, vault: Vault | None, start: int = 0,
+                stop: int | None = None) -> Result:
+        stop = len(text) if stop is None else stop
+        if not spans:
+            return Result(text[start:stop] if (start or stop != len(text)) else text)
+        parts: list[str] = []
+        counts: dict[str, int] = {}
+        findings: list[Finding] = []
+        last = start
+        for s, e, i in spans:
+            if s >= stop:
+                break
+            rt = self._rt[i]
+            secret = text[s:e]
+            ph = _placeholder(rt.pid, secret, key)
+            if vault is not None:
+                vault.put(ph, secret)
+            parts.append(text[last:s])
+            parts.append(ph)
+            last = e
+            rid = rt.rule.id
+            counts[rid] = counts.get(rid, 0) + 1
+            findings.append(Finding(s, e, rid))
+        parts.append(text[last:stop])
+        return Result("".join(parts), counts, tuple(findings))
+
+    def _pending_start(self, text: str, pos: int) -> int:
+        """Leftmost position >= pos where a match (or a placeholder) may still be in progress."""
+        return self._pending.start(text, pos)
+
+    def _scan(self, text: str, start: int) -> tuple[list[tuple[int, int, int]], list[tuple[int, int]]]:
+        """Findings from ``start`` on, and the span of every regex match seen (for stream cuts)."""
+        n = len(text)
+        if start >= n:
+            return [], []
+        data = encode(text)
+        holes: list[tuple[int, int]] = []
+        if PLACEHOLDER_MARK in text:
+            holes = [m.span() for m in PLACEHOLDER_RE.finditer(text, start)]
+        hole_starts = [h[0] for h in holes]
+        events = self._hs.events(data) if self._hs is not None else {}
+        low: bytes | None = None
+        memo: dict[str, list[int]] = {}
+        cands: list[tuple[int, int, int]] = []
+        seen: list[tuple[int, int]] = list(holes)
+        if self._hs is not None:  # only rules with events, and the ones Hyperscan could not take
+            work = [(self._rt[i], ev) for i, ev in events.items()] + [(rt, None) for rt in self._uncovered]
+        else:
+            work = [(rt, None) for rt in self._rt]
+        for rt, ev in work:
+            if ev is not None:
+                intervals = self._hs.intervals(rt.index, ev, start)
+            else:
+                if low is None:
+                    low = data.lower()
+                intervals = prefilter.literal_intervals(rt.info, low, start, memo)
+            if not intervals:
+                continue
+            for m in _chain(rt, text, start, intervals):
+                seen.append((m.start(), m.end()))
+                span = _validate(rt, m, text)
+                if span is None:
+                    continue
+                if holes:
+                    k = bisect.bisect_left(hole_starts, span[1]) - 1
+                    if k >= 0 and holes[k][1] > span[0]:
+                        continue
+                cands.append((span[0], span[1], rt.index))
+        return _resolve(cands, start), seen
+
+
+class _PendingIndex:
+    """Finds the leftmost position from which the text could still become a match.
+
+    Each rule contributes a prefix regex (see ``patterns.py``) and how far a
+    prefix can reach. Rules that reach at most ``SHORT`` characters only need
+    checking in the last ``SHORT`` characters, and only where the character
+    at that position can begin one of them (a table by first character);
+    the few long-reaching rules share one regex searched over the rest.
+    """
+
+    SHORT = 512
+
+    def __init__(self, alts: list[tuple[str, int | None]]):
+        short = [a for a, w in alts if w is not None and w <= self.SHORT]
+        long = [a for a, w in alts if w is None or w > self.SHORT]
+        self._long = re.compile("(?:" + "|".join(long) + r")\Z", re.ASCII) if long else None
+        self._short = short
+        firsts: list[frozenset[int]] = []
+        for alt in short:
+            if "(?<=" in alt:  # a positive lookbehind could hide a first character: never skip it
+                firsts.append(frozenset(range(129)))
+                continue
+            one = re.compile(alt + r"\Z", re.ASCII)
+            chars = {c for c in range(128) if one.fullmatch(chr(c))}
+            if one.fullmatch("\u00e9") or not alt.isascii():
+                chars.add(128)
+            firsts.append(frozenset(chars))
+        self._members: list[tuple[int, ...]] = [
+            tuple(i for i, f in enumerate(firsts) if c in f) for c in range(129)
+        ]
+        self._table: list[re.Pattern | None | bool] = [False] * 129
+        self._compiled: dict[tuple[int, ...], re.Pattern] = {}
+        self._lock = threading.Lock()
+
+    def _bucket(self, c: int) -> re.Pattern | None:
+        rx = self._table[c]
+        if rx is False:
+            members = self._members[c]
+            if not members:
+                rx = None
+            else:
+                with self._lock:
+                    rx = self._compiled.get(members)
+                    if rx is None:
+                        rx = re.compile("(?:" + "|".join(self._short[i] for i in members) + r")\Z", re.ASCII)
+                        self._compiled[members] = rx
+            self._table[c] = rx
+        return rx  # type: ignore[return-value]
+
+    def start(self, text: str, pos: int) -> int:
+        n = len(text)
+        end = n
+        if self._long is not None:
+            m = self._long.search(text, pos)
+            if m is not None:
+                end = m.start()
+        p = max(pos, n - self.SHORT)
+        while p < end:
+            c = ord(text[p])
+            rx = self._bucket(c if c < 128 else 128)
+            if rx is not None and rx.match(text, p):
+                return p
+            p += 1
+        return end
+
+
+def _placeholder_prefix() -> str:
+    # Every prefix of "[REDACTED:<id>:<8 hex>]".
+    head = "".join("(?:" + re.escape(c) for c in PLACEHOLDER_MARK)
+    tail = r"[a-z0-9._-]{0,64}(?::[0-9a-f]{0,8}\]?)?"
+    return head + tail + ")?" * len(PLACEHOLDER_MARK)
+
+
+def _digest(text: str) -> bytes:
+    return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=20).digest()
+
+
+def _placeholder(pid: str, secret: str, key: bytes) -> str:
+    mac = hmac.new(key, secret.encode("utf-8", "surrogatepass"), hashlib.sha256).hexdigest()[:8]
+    return f"[REDACTED:{pid}:{mac}]"
+
+
+def _check_key(key: bytes) -> None:
+    if not isinstance(key, (bytes, bytearray)) or not key:
+        raise RedactionError("redaction needs a non-empty session key (bytes)")
+
+
+def _chain(rt: _Runtime, text: str, start: int, intervals: list[tuple[int, int]]):
+    """The rule's ``finditer`` matches from ``start`` whose start lies in ``intervals``.
+
+    Matches can only start inside the intervals (the prefilter guarantees it),
+    so searching only there gives exactly what ``finditer`` over the whole
+    text would. ``endpos`` is set far enough past an interval that no attempt
+    starting inside it can tell the difference.
+    """
+    n = len(text)
+    info = rt.info
+    search = rt.search
+    reach = None if info.max_len is None else info.max_len + info.ahead + 2
+    pos = start
+    for a, b in intervals:
+        if b < pos:
+            continue
+        p = a if a > pos else pos
+        end = n if reach is None else min(n, b + reach)
+        while p <= b:
+            m = search(text, p, end)
+            if m is None:
+                break
+            s = m.start()
+            if s > b:
+                break
+            yield m
+            e = m.end()
+            pos = e if e > s else e + 1
+            p = pos
+
+
+def _validate(rt: _Runtime, m: re.Match, text: str) -> tuple[int, int] | None:
+    rule = rt.rule
+    if rt.first_group:
+        s = e = -1
+        for g in range(1, rule.regex.groups + 1):
+            gs, ge = m.span(g)
+            if ge > gs >= 0:
+                s, e = gs, ge
+                break
+        if s < 0:
+            s, e = m.span()
+    else:
+        s, e = m.span(rule.secret_group or 0)
+    if s < 0 or e <= s:
+        return None
+    secret = text[s:e]
+    if rule.keywords:
+        around = _line(text, m.start(), m.end()).lower()
+        if not any(k in around for k in rule.keywords):
+            return None
+    if rule.entropy and shannon_entropy(secret) <= rule.entropy:
+        return None
+    if rule.check is not None and not CHECKS[rule.check](secret):
+        return None
+    if rt.allowlists:
+        whole = m.group(0)
+        line = lambda: _line(text, m.start(), m.end())  # noqa: E731 - computed only when asked
+        for allow in rt.allowlists:
+            if allow.allows(secret, whole, line):
+                return None
+    return s, e
+
+
+def _resolve(cands: list[tuple[int, int, int]], start: int) -> list[tuple[int, int, int]]:
+    """Leftmost, then longest, then earliest rule; no overlaps."""
+    if not cands:
+        return []
+    cands.sort(key=lambda c: (c[0], c[0] - c[1], c[2]))
+    out = []
+    cursor = start
+    for c in cands:
+        if c[0] >= cursor:
+            out.append(c)
+            cursor = c[1]
+    return out

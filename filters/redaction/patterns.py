@@ -1,0 +1,651 @@
+"""What the engine needs to know about a rule's regex, read once from its parse tree.
+
+A rule is written as a Python regex. From Python's own parse of it we derive:
+
+- ``min_len`` / ``max_len``: bounds on a match's length (``None`` = unbounded);
+- ``behind`` / ``ahead``: how many characters the regex may look at before a
+  match's start or after its end (lookarounds, ``\\b``, ``$``);
+- ``hs_pattern``: a *relaxed prefix* form for Hyperscan: lookarounds dropped,
+  atomic and possessive constructs made plain, back-references replaced by
+  the group they refer to, and the pattern cut short at its first large
+  repeat (``X{80,250}`` becomes ``X{64}`` and what follows is dropped). For
+  every match of the Python regex it matches a prefix of that match starting
+  at the same offset, so Hyperscan can only add candidate starts, never lose
+  one; ``hs_min`` / ``hs_max`` bound its own match length. Large repeats are
+  what makes Hyperscan compile slowly, and a prefix is as selective as the
+  whole for the formats we look for. ``None`` when the pattern cannot be
+  written for Hyperscan (non-ASCII literals) or its prefix can be empty.
+- ``prefix``: a Python regex (to be anchored with ``\\Z``) that matches every
+  string that could still grow into a match, or a match whose verdict depends
+  on characters not yet seen. The stream redactor holds text back only from
+  the leftmost position where this can match. Assertions whose answer is
+  already known are kept (lookbehinds, ``^``, ``\\b`` between two seen
+  characters); those that need unseen text are relaxed (``\\b`` at the end
+  of the seen text, lookaheads).
+- ``full``: the whole pattern in the same dialect as ``prefix``.
+- ``literals``: lower-case strings such that every match contains at least
+  one of them (``None`` when no useful set exists). The pure-Python path uses
+  them to skip text cheaply.
+
+All rule regexes are compiled with ``re.ASCII`` so that ``\\w``, ``\\d``,
+``\\s``, ``\\b`` and case folding mean the same for Python and Hyperscan.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from re import _constants as C  # the parse-tree vocabulary of the stdlib regex engine
+from re import _parser as P
+
+# A repeat bound at or above this is treated as unbounded.
+_BIG = 1 << 20
+# Widest context assumed for a lookaround that is itself unbounded.
+_ASSERT_CAP = 256
+
+
+class PatternError(ValueError):
+    """The regex uses something this analysis cannot represent."""
+
+
+@dataclass(frozen=True)
+class PatternInfo:
+    min_len: int
+    max_len: int | None
+    behind: int
+    ahead: int
+    hs_pattern: bytes | None
+    hs_min: int
+    hs_max: int | None
+    hs_caseless: bool
+    hs_dotall: bool
+    hs_multiline: bool
+    prefix: str
+    full: str
+    literals: tuple[str, ...] | None
+
+
+def analyze(regex: re.Pattern) -> PatternInfo:
+    """Read ``regex`` (compiled with ``re.ASCII``) once."""
+    flags = regex.flags
+    tree = P.parse(regex.pattern, flags)
+    groups = _group_table(tree)
+    lo, hi = tree.getwidth()
+    max_len = None if hi >= _BIG else int(hi)
+    behind, ahead = _context(tree)
+    hs, hs_min, hs_max = _hyperscan_form(tree, groups, flags)
+    scoped = _flag_prefix(flags)
+    prefix = full = ""
+    for strict in (True, False):  # context-checked assertions; fully relaxed if that cannot compile
+        body = _Prefixer(groups, flags, strict).seq(tree)
+        loose = _Emitter("loose", groups, flags=flags, strict=strict).seq(tree)
+        prefix = f"(?{scoped}:{body})" if scoped else f"(?:{body})"
+        full = f"(?{scoped}:{loose})" if scoped else f"(?:{loose})"
+        try:
+            re.compile(prefix + r"\Z", re.ASCII)
+            re.compile(full, re.ASCII)
+            break
+        except re.error:
+            continue
+    literals = usable_literals(_literals(tree))
+    return PatternInfo(
+        min_len=int(lo),
+        max_len=max_len,
+        behind=behind,
+        ahead=ahead,
+        hs_pattern=hs,
+        hs_min=hs_min,
+        hs_max=hs_max,
+        hs_caseless=bool(flags & re.IGNORECASE),
+        hs_dotall=bool(flags & re.DOTALL),
+        hs_multiline=bool(flags & re.MULTILINE),
+        prefix=prefix,
+        full=full,
+        literals=literals,
+    )
+
+
+def _hyperscan_form(tree, groups, flags: int) -> tuple[bytes | None, int, int | None]:
+    try:
+        text, _ = _Emitter("hs", groups, truncate=True).seq_cut(tree)
+        # The same text in Python's dialect, parsed to learn its match widths.
+        py, _ = _Emitter("py", groups, truncate=True).seq_cut(tree)
+        lo, hi = P.parse(py, flags & ~re.VERBOSE).getwidth()
+    except (PatternError, re.error):
+        return None, 0, None
+    if lo == 0:
+        return None, 0, None  # Hyperscan refuses patterns that can match the empty string
+    return text.encode("ascii"), int(lo), None if hi >= _BIG else int(hi)
+
+
+def _flag_prefix(flags: int) -> str:
+    out = ""
+    if flags & re.IGNORECASE:
+        out += "i"
+    if flags & re.DOTALL:
+        out += "s"
+    return out
+
+
+def _group_table(tree: P.SubPattern) -> dict[int, P.SubPattern]:
+    table: dict[int, P.SubPattern] = {}
+
+    def walk(items) -> None:
+        for op, av in items:
+            if op is C.SUBPATTERN:
+                if av[0] is not None:
+                    table[av[0]] = av[3]
+                walk(av[3])
+            elif op is C.BRANCH:
+                for alt in av[1]:
+                    walk(alt)
+            elif op in (C.MAX_REPEAT, C.MIN_REPEAT, C.POSSESSIVE_REPEAT):
+                walk(av[2])
+            elif op in (C.ASSERT, C.ASSERT_NOT):
+                walk(av[1])
+            elif op is C.ATOMIC_GROUP:
+                walk(av)
+            elif op is C.GROUPREF_EXISTS:
+                walk(av[1])
+                if av[2] is not None:
+                    walk(av[2])
+
+    walk(tree)
+    return table
+
+
+def _width_hi(items) -> int:
+    hi = items.getwidth()[1] if isinstance(items, P.SubPattern) else P.SubPattern(None, list(items)).getwidth()[1]
+    return _ASSERT_CAP if hi >= _BIG else int(hi)
+
+
+def _context(tree) -> tuple[int, int]:
+    """(chars looked at before a match's start, chars looked at after its end)."""
+    behind = ahead = 0
+
+    def walk(items) -> None:
+        nonlocal behind, ahead
+        for op, av in items:
+            if op is C.AT:
+                if av in (C.AT_BOUNDARY, C.AT_NON_BOUNDARY):
+                    behind, ahead = max(behind, 1), max(ahead, 1)
+                elif av in (C.AT_BEGINNING, C.AT_BEGINNING_LINE):
+                    behind = max(behind, 1)
+                elif av in (C.AT_END, C.AT_END_LINE):
+                    ahead = max(ahead, 2)
+            elif op in (C.ASSERT, C.ASSERT_NOT):
+                width = _width_hi(av[1])
+                if av[0] < 0:
+                    behind = max(behind, width)
+                else:
+                    ahead = max(ahead, width)
+                walk(av[1])
+            elif op is C.SUBPATTERN:
+                walk(av[3])
+            elif op is C.BRANCH:
+                for alt in av[1]:
+                    walk(alt)
+            elif op in (C.MAX_REPEAT, C.MIN_REPEAT, C.POSSESSIVE_REPEAT):
+                walk(av[2])
+            elif op is C.ATOMIC_GROUP:
+                walk(av)
+            elif op is C.GROUPREF_EXISTS:
+                walk(av[1])
+                if av[2] is not None:
+                    walk(av[2])
+
+    walk(tree)
+    return behind, ahead
+
+
+# -- emitting regex text from the tree ---------------------------------------------
+
+_CATEGORY = {
+    C.CATEGORY_DIGIT: r"\d",
+    C.CATEGORY_NOT_DIGIT: r"\D",
+    C.CATEGORY_SPACE: r"\s",
+    C.CATEGORY_NOT_SPACE: r"\S",
+    C.CATEGORY_WORD: r"\w",
+    C.CATEGORY_NOT_WORD: r"\W",
+}
+
+
+def _char(code: int, dialect: str) -> str:
+    if code < 128:
+        ch = chr(code)
+        return ch if ch.isalnum() else f"\\x{code:02x}"
+    if dialect == "hs":
+        raise PatternError("non-ASCII literal")
+    return f"\\u{code:04x}" if code < 0x10000 else f"\\U{code:08x}"
+
+
+def _flags_text(flags: int) -> str:
+    out = ""
+    for bit, letter in ((re.IGNORECASE, "i"), (re.MULTILINE, "m"), (re.DOTALL, "s")):
+        if flags & bit:
+            out += letter
+    return out
+
+
+# Repeats wider than this are cut short in the Hyperscan form.
+HS_REPEAT_CAP = 64
+
+
+class _Emitter:
+    """Regex text for a parse tree.
+
+    ``hs``: Hyperscan/PCRE dialect, relaxed (lookarounds dropped, atomic and
+    possessive made plain, back-references inlined); ``py``: the same in
+    Python's dialect. With ``truncate`` the text stops after the first repeat
+    wider than ``HS_REPEAT_CAP``, keeping ``min(lo, cap)`` copies of it.
+    ``loose``: Python dialect for prefix regexes, evaluated on text whose
+    left part is known and whose right part may not have arrived: lookaheads
+    are dropped, ``\\b`` also holds at the end of the text, lookbehinds and
+    ``^`` are checked as they are (``strict``) or dropped too.
+    """
+
+    def __init__(self, dialect: str, groups: dict[int, P.SubPattern], truncate: bool = False,
+                 flags: int = 0, strict: bool = False):
+        self.dialect = dialect
+        self.groups = groups
+        self.truncate = truncate
+        self.flags = flags
+        self.strict = strict
+
+    def seq(self, items) -> str:
+        return self.seq_cut(items)[0]
+
+    def seq_cut(self, items) -> tuple[str, bool]:
+        out = []
+        for op, av in items:
+            text, cut = self.item_cut(op, av)
+            out.append(text)
+            if cut:
+                return "".join(out), True
+        return "".join(out), False
+
+    def item_cut(self, op, av) -> tuple[str, bool]:
+        if not self.truncate:
+            return self.item(op, av), False
+        if op in (C.MAX_REPEAT, C.MIN_REPEAT, C.POSSESSIVE_REPEAT):
+            lo, hi, sub = av
+            inner, cut = self.seq_cut(sub)
+            if cut:
+                return (f"(?:{inner})" if lo >= 1 else f"(?:{inner})?"), True
+            if hi > HS_REPEAT_CAP:
+                keep = min(lo, HS_REPEAT_CAP)
+                return (f"(?:{inner}){{{keep}}}" if keep else ""), True
+            return f"(?:{inner}){_quant(lo, hi)}", False
+        if op is C.SUBPATTERN:
+            _group, add, dele, sub = av
+            inner, cut = self.seq_cut(sub)
+            return self._scoped(add, dele, inner), cut
+        if op is C.ATOMIC_GROUP:
+            inner, cut = self.seq_cut(av)
+            return f"(?:{inner})", cut
+        if op is C.BRANCH:
+            parts = [self.seq_cut(alt) for alt in av[1]]
+            return "(?:" + "|".join(t for t, _ in parts) + ")", any(c for _, c in parts)
+        return self.item(op, av), False
+
+    def _scoped(self, add: int, dele: int, inner: str) -> str:
+        flags = _flags_text(add)
+        off = _flags_text(dele)
+        if flags or off:
+            spec = flags + (f"-{off}" if off else "")
+            return f"(?{spec}:{inner})"
+        return f"(?:{inner})"
+
+    def klass(self, av) -> str:
+        parts = []
+        negate = ""
+        for op, a in av:
+            if op is C.NEGATE:
+                negate = "^"
+            elif op is C.LITERAL:
+                parts.append(_char(a, self.dialect))
+            elif op is C.RANGE:
+                parts.append(f"{_char(a[0], self.dialect)}-{_char(a[1], self.dialect)}")
+            elif op is C.CATEGORY:
+                if a not in _CATEGORY:
+                    raise PatternError(f"unsupported category {a}")
+                parts.append(_CATEGORY[a])
+            else:
+                raise PatternError(f"unsupported class item {op}")
+        return f"[{negate}{''.join(parts)}]"
+
+    def item(self, op, av) -> str:
+        d = self.dialect
+        if op is C.LITERAL:
+            return _char(av, d)
+        if op is C.NOT_LITERAL:
+            return f"[^{_char(av, d)}]"
+        if op is C.ANY:
+            return "."
+        if op is C.IN:
+            return self.klass(av)
+        if op is C.BRANCH:
+            return "(?:" + "|".join(self.seq(alt) for alt in av[1]) + ")"
+        if op is C.SUBPATTERN:
+            _group, add, dele, sub = av
+            saved = self.flags
+            self.flags = (saved | add) & ~dele
+            try:
+                return self._scoped(add, dele, self.seq(sub))
+            finally:
+                self.flags = saved
+        if op in (C.MAX_REPEAT, C.MIN_REPEAT, C.POSSESSIVE_REPEAT):
+            lo, hi, sub = av
+            return f"(?:{self.seq(sub)}){_quant(lo, hi)}"
+        if op is C.AT:
+            if d == "loose":
+                return self._loose_at(av)
+            return {
+                C.AT_BEGINNING: "^",
+                C.AT_BEGINNING_LINE: "^",
+                C.AT_BEGINNING_STRING: r"\A",
+                C.AT_END: "$",
+                C.AT_END_LINE: "$",
+                C.AT_END_STRING: r"\z" if d == "hs" else r"\Z",
+                C.AT_BOUNDARY: r"\b",
+                C.AT_NON_BOUNDARY: r"\B",
+            }[av]
+        if op in (C.ASSERT, C.ASSERT_NOT):
+            if d == "loose" and self.strict and _plain(av[1]):
+                inner = _Emitter("py", self.groups, flags=self.flags).seq(av[1])
+                if av[0] < 0:
+                    return f"(?<={inner})" if op is C.ASSERT else f"(?<!{inner})"
+                # A lookahead is decided by the text already seen, unless that text ends within its reach.
+                near_end = rf"(?=[\s\S]{{0,{max(_width_hi(av[1]) - 1, 0)}}}\Z)"
+                return f"(?:(?={inner})|{near_end})" if op is C.ASSERT else f"(?:(?!{inner})|{near_end})"
+            return ""
+        if op is C.ATOMIC_GROUP:
+            return f"(?:{self.seq(av)})"
+        if op is C.GROUPREF:
+            return f"(?:{self.seq(self.groups[av])})"
+        if op is C.GROUPREF_EXISTS:
+            yes = self.seq(av[1])
+            no = self.seq(av[2]) if av[2] is not None else ""
+            return f"(?:{yes}|{no})"
+        raise PatternError(f"unsupported regex construct {op}")
+
+
+    def _loose_at(self, code) -> str:
+        if not self.strict:
+            return ""
+        if code in (C.AT_BEGINNING, C.AT_BEGINNING_LINE):
+            return r"(?:\A|(?<=\n))" if self.flags & re.MULTILINE or code is C.AT_BEGINNING_LINE else r"\A"
+        if code is C.AT_BEGINNING_STRING:
+            return r"\A"
+        if code is C.AT_BOUNDARY:
+            return r"(?:\b|\Z)"
+        if code is C.AT_NON_BOUNDARY:
+            return r"(?:\B|\Z)"
+        if code in (C.AT_END, C.AT_END_LINE):
+            return r"(?=\n|\Z)"
+        if code is C.AT_END_STRING:
+            return r"\Z"
+        return ""
+
+
+def _plain(items) -> bool:
+    """No assertions nested inside (so the lookbehind can be checked exactly)."""
+    for op, av in items:
+        if op in (C.ASSERT, C.ASSERT_NOT, C.AT, C.GROUPREF, C.GROUPREF_EXISTS):
+            return False
+        if op is C.SUBPATTERN and not _plain(av[3]):
+            return False
+        if op is C.BRANCH and not all(_plain(alt) for alt in av[1]):
+            return False
+        if op in (C.MAX_REPEAT, C.MIN_REPEAT, C.POSSESSIVE_REPEAT) and not _plain(av[2]):
+            return False
+        if op is C.ATOMIC_GROUP and not _plain(av):
+            return False
+    return True
+
+
+def _quant(lo: int, hi: int) -> str:
+    if hi >= _BIG:
+        return "*" if lo == 0 else ("+" if lo == 1 else f"{{{lo},}}")
+    if lo == hi:
+        return f"{{{lo}}}"
+    return f"{{{lo},{hi}}}"
+
+
+_SINGLE = (C.LITERAL, C.NOT_LITERAL, C.ANY, C.IN)
+
+
+class _Prefixer:
+    """A Python regex matching every prefix of every match (assertions relaxed).
+
+    A zero-width assertion that looks ahead may depend on characters after
+    the end of what has been seen, so it is allowed to "consume" up to its
+    width of arbitrary characters at the end of a prefix.
+    """
+
+    def __init__(self, groups: dict[int, P.SubPattern], flags: int = 0, strict: bool = True):
+        self.full = _Emitter("loose", groups, flags=flags, strict=strict)
+        self.groups = groups
+
+    def seq(self, items) -> str:
+        items = list(items)
+        acc = ""
+        for op, av in reversed(items):
+            full = self.full.item(op, av)
+            if op in _SINGLE:
+                acc = f"(?:{full}{acc})?" if acc else f"{full}?"
+                continue
+            pre = self.item(op, av)
+            if not acc:
+                acc = pre
+            elif full == "":
+                acc = f"(?:{pre}|{acc})"
+            else:
+                acc = f"(?:{pre}|{full}{acc})"
+        return acc
+
+    def item(self, op, av) -> str:
+        if op in _SINGLE:
+            return f"{self.full.item(op, av)}?"
+        if op is C.BRANCH:
+            return "(?:" + "|".join(self.seq(alt) for alt in av[1]) + ")"
+        if op is C.SUBPATTERN:
+            _group, add, dele, sub = av
+            flags = _flags_text(add & (re.IGNORECASE | re.DOTALL))
+            off = _flags_text(dele & (re.IGNORECASE | re.DOTALL))
+            saved = self.full.flags
+            self.full.flags = (saved | add) & ~dele
+            try:
+                inner = self.seq(sub)
+            finally:
+                self.full.flags = saved
+            if flags or off:
+                return f"(?{flags}{'-' + off if off else ''}:{inner})"
+            return f"(?:{inner})"
+        if op in (C.MAX_REPEAT, C.MIN_REPEAT, C.POSSESSIVE_REPEAT):
+            lo, hi, sub = av
+            if hi == 0:
+                return ""
+            sub = list(sub)
+            if len(sub) == 1 and sub[0][0] in _SINGLE:
+                one = self.full.item(*sub[0])
+                return f"{one}*" if hi >= _BIG else f"{one}{{0,{hi}}}"
+            whole = self.full.seq(sub)
+            part = self.seq(sub)
+            reps = "*" if hi >= _BIG else f"{{0,{hi - 1}}}"
+            return f"(?:(?:{whole}){reps}(?:{part}))"
+        if op is C.AT:
+            if av in (C.AT_END, C.AT_END_LINE):
+                return r"\n?"
+            return ""
+        if op in (C.ASSERT, C.ASSERT_NOT):
+            if av[0] < 0:
+                return ""  # lookbehind: the text before is already known
+            width = _width_hi(av[1])
+            return f"[\\s\\S]{{0,{max(width - 1, 0)}}}" if width > 1 else ""
+        if op is C.ATOMIC_GROUP:
+            return f"(?:{self.seq(av)})"
+        if op is C.GROUPREF:
+            hi = _width_hi(self.groups[av])
+            return f"[\\s\\S]{{0,{hi}}}"
+        if op is C.GROUPREF_EXISTS:
+            yes = self.seq(av[1])
+            no = self.seq(av[2]) if av[2] is not None else ""
+            return f"(?:{yes}|{no})"
+        raise PatternError(f"unsupported regex construct {op}")
+
+
+# -- required literals --------------------------------------------------------------
+
+_SMALL = 12  # largest literal set worth tracking
+
+
+def _cross(a: set[str], b: set[str]) -> set[str]:
+    return {x + y for x in a for y in b}
+
+
+def _expand_item(op, av) -> set[str] | None:
+    """Every (lower-cased) string the item can match, when that set is small."""
+    if op is C.LITERAL:
+        return {chr(av).lower()} if av < 128 else None
+    if op is C.IN:
+        chars: set[str] = set()
+        for kind, a in av:
+            if kind is C.LITERAL and a < 128:
+                chars.add(chr(a).lower())
+            elif kind is C.RANGE and a[1] - a[0] < 4 and a[1] < 128:
+                chars.update(chr(c).lower() for c in range(a[0], a[1] + 1))
+            else:
+                return None
+        return chars if len(chars) <= 4 else None
+    if op is C.SUBPATTERN:
+        return _expand(av[3])
+    if op is C.ATOMIC_GROUP:
+        return _expand(av)
+    if op is C.BRANCH:
+        out: set[str] = set()
+        for alt in av[1]:
+            sub = _expand(alt)
+            if sub is None:
+                return None
+            out |= sub
+        return out if len(out) <= _SMALL else None
+    if op in (C.MAX_REPEAT, C.MIN_REPEAT, C.POSSESSIVE_REPEAT):
+        lo, hi, sub = av
+        inner = _expand(sub)
+        if inner is None or hi > 3:
+            return None
+        out = set()
+        for k in range(lo, hi + 1):
+            acc = {""}
+            for _ in range(k):
+                acc = _cross(acc, inner)
+            out |= acc
+        return out if len(out) <= _SMALL else None
+    if op in (C.AT, C.ASSERT, C.ASSERT_NOT):
+        return {""}
+    return None
+
+
+def _expand(items) -> set[str] | None:
+    acc = {""}
+    for op, av in items:
+        opts = _expand_item(op, av)
+        if opts is None:
+            return None
+        acc = _cross(acc, opts)
+        if len(acc) > _SMALL:
+            return None
+    return acc
+
+
+def _lead(items) -> set[str]:
+    """Strings one of which every match of ``items`` starts with ({""} if none known)."""
+    acc = {""}
+    for op, av in items:
+        opts = _expand_item(op, av)
+        if opts is None:
+            inner = _lead_item(op, av)
+            new = _cross(acc, inner)
+            return new if len(new) <= _SMALL else acc
+        new = _cross(acc, opts)
+        if len(new) > _SMALL:
+            return acc
+        acc = new
+    return acc
+
+
+def _lead_item(op, av) -> set[str]:
+    if op is C.SUBPATTERN:
+        return _lead(av[3])
+    if op is C.ATOMIC_GROUP:
+        return _lead(av)
+    if op is C.BRANCH:
+        out: set[str] = set()
+        for alt in av[1]:
+            out |= _lead(alt)
+        return out if len(out) <= _SMALL else {""}
+    if op in (C.MAX_REPEAT, C.MIN_REPEAT, C.POSSESSIVE_REPEAT) and av[0] >= 1:
+        return _lead(av[2])
+    return {""}
+
+
+def _literals(items) -> set[str] | None:
+    """Lower-case strings, one of which every match contains; None if unknown."""
+    best: set[str] | None = None
+
+    def consider(cand: set[str] | None) -> None:
+        nonlocal best
+        if not cand or "" in cand:
+            return
+        if best is None or _score(cand) > _score(best):
+            best = cand
+
+    acc = {""}
+    for op, av in items:
+        opts = _expand_item(op, av)
+        if opts is not None:
+            new = _cross(acc, opts)
+            if len(new) <= _SMALL:
+                acc = new
+            else:
+                consider(acc)
+                acc = opts
+            continue
+        new = _cross(acc, _lead_item(op, av))
+        consider(new if len(new) <= _SMALL else acc)
+        consider(_inner_literals(op, av))
+        acc = {""}
+    consider(acc)
+    return best
+
+
+def _inner_literals(op, av) -> set[str] | None:
+    if op is C.SUBPATTERN:
+        return _literals(av[3])
+    if op is C.ATOMIC_GROUP:
+        return _literals(av)
+    if op is C.BRANCH:
+        out: set[str] = set()
+        for alt in av[1]:
+            sub = _literals(alt)
+            if not sub:
+                return None
+            out |= sub
+        return out
+    if op in (C.MAX_REPEAT, C.MIN_REPEAT, C.POSSESSIVE_REPEAT) and av[0] >= 1:
+        return _literals(av[2])
+    return None
+
+
+def _score(cands: set[str]) -> tuple[int, int]:
+    return (min(len(s) for s in cands), -len(cands))
+
+
+def usable_literals(cands: set[str] | None) -> tuple[str, ...] | None:
+    """Literals selective enough to prefilter on: 3+ characters, or 2 with a symbol."""
+    if not cands:
+        return None
+    for s in cands:
+        if len(s) < 2 or (len(s) == 2 and s.isalnum()):
+            return None
+    return tuple(sorted(cands))

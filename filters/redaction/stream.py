@@ -1,0 +1,174 @@
+"""Redacting text that arrives in pieces, and JSON documents inside strings.
+
+``StreamRedactor`` serves one output channel (one content block, one choice's
+text, one thinking block). ``feed(chunk)`` returns what can be sent now;
+``flush()`` returns the rest at block end. The concatenation of everything
+it returns equals ``Redactor.redact(whole text)``: it is the same engine run
+on the unsent part, and text is released only up to a point where no match
+can still be in progress.
+
+How much is held back: the redactor's *pending* regex finds the leftmost
+position from which the unsent text could still grow into a match (or a
+match whose verdict depends on characters not yet seen). Text before it is
+sent, except that a cut never falls inside a regex match. Ordinary prose is
+not delayed beyond the word being typed (a word can still become
+``password=...``); inside something that looks like a token, at most that
+rule's maximum length is held (``Redactor.max_hold``). Positions once found
+unable to start a match are never examined again, so the cost per chunk is
+proportional to the chunk plus what is held.
+
+Tool-call arguments are JSON inside a string: the caller assembles them
+until the block ends and calls ``redact_json_text``, which decodes, redacts
+every string (values and keys), and re-encodes only if something changed.
+"""
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from .engine import Redactor, Result, _check_key
+from .errors import RedactionError
+from .vault import Vault
+
+
+class StreamRedactor:
+    """Incremental redaction of one channel of streamed text."""
+
+    def __init__(self, redactor: Redactor, key: bytes, vault: Vault | None = None):
+        _check_key(key)
+        self._r = redactor
+        self._key = bytes(key)
+        self._vault = vault
+        self._ctx = ""  # already-sent original text kept as left context for the regexes
+        self._buf = ""  # received, not yet sent
+        self._checked = 0  # positions of _buf before this cannot start a match
+        self.counts: dict[str, int] = {}
+        self.closed = False
+
+    @property
+    def held(self) -> int:
+        """Characters received but not yet released."""
+        return len(self._buf)
+
+    def feed(self, chunk: str) -> str:
+        if self.closed:
+            raise RedactionError("stream redactor used after flush")
+        if not isinstance(chunk, str):
+            raise RedactionError(f"stream redaction expects text, got {type(chunk).__name__}")
+        if not chunk:
+            return ""
+        self._buf += chunk
+        return self._release(final=False)
+
+    def flush(self) -> str:
+        """Release everything held (end of the block)."""
+        if self.closed:
+            return ""
+        out = self._release(final=True) if self._buf else ""
+        self.closed = True
+        return out
+
+    def _release(self, final: bool) -> str:
+        try:
+            return self._release_inner(final)
+        except RedactionError:
+            raise
+        except Exception as exc:
+            raise RedactionError(f"stream redaction failed ({type(exc).__name__})") from None
+
+    def _release_inner(self, final: bool) -> str:
+        r = self._r
+        seg = self._ctx + self._buf
+        base = len(self._ctx)
+        pending = len(seg)
+        if final:
+            cut = len(seg)
+        else:
+            pending = r._pending_start(seg, base + self._checked)
+            if pending == base:
+                self._checked = 0
+                return ""
+            cut = pending
+        spans, seen = r._scan(seg, base)
+        if not final:
+            moved = True
+            while moved:  # never cut inside a regex match (nor a placeholder)
+                moved = False
+                for s, e in seen:
+                    if s < cut < e:
+                        cut = s
+                        moved = True
+            if cut <= base:
+                self._checked = pending - base
+                return ""
+        out = r._render(seg, [sp for sp in spans if sp[0] < cut], self._key, self._vault, base, cut)
+        for rid, n in out.counts.items():
+            self.counts[rid] = self.counts.get(rid, 0) + n
+        keep = r.context_chars
+        self._ctx = seg[max(0, cut - keep):cut]
+        self._buf = seg[cut:]
+        self._checked = max(0, pending - cut)
+        return out.text
+
+
+def redact_json_text(redactor: Redactor, text: str, key: bytes, vault: Vault | None = None) -> Result:
+    """Redact a JSON document held in a string (tool-call arguments).
+
+    Every string inside it is decoded and scanned (so JSON escaping cannot
+    hide a secret); the document is re-encoded only when something changed.
+    Text that is not JSON is redacted as plain text.
+    """
+    _check_key(key)
+    if not isinstance(text, str):
+        raise RedactionError(f"redaction expects text, got {type(text).__name__}")
+    try:
+        value = json.loads(text)
+    except (ValueError, RecursionError):
+        return redactor.redact(text, key, vault)
+    counts: dict[str, int] = {}
+    try:
+        new, changed = _walk(value, redactor, key, vault, counts)
+        if not changed:
+            return Result(text)
+        return Result(json.dumps(new, ensure_ascii=False, separators=(",", ":")), counts)
+    except RedactionError:
+        raise
+    except Exception as exc:
+        raise RedactionError(f"redaction of a JSON document failed ({type(exc).__name__})") from None
+
+
+def redact_json_value(redactor: Redactor, value: Any, key: bytes, vault: Vault | None = None
+                      ) -> tuple[Any, dict[str, int]]:
+    """Redact every string inside an already decoded JSON value; returns (value, counts)."""
+    _check_key(key)
+    counts: dict[str, int] = {}
+    new, _ = _walk(value, redactor, key, vault, counts)
+    return new, counts
+
+
+def _walk(value: Any, r: Redactor, key: bytes, vault: Vault | None, counts: dict[str, int]) -> tuple[Any, bool]:
+    if isinstance(value, str):
+        res = r.redact(value, key, vault)
+        if not res.changed:
+            return value, False
+        for rid, n in res.counts.items():
+            counts[rid] = counts.get(rid, 0) + n
+        return res.text, True
+    if isinstance(value, list):
+        changed = False
+        out = []
+        for item in value:
+            new, c = _walk(item, r, key, vault, counts)
+            out.append(new)
+            changed |= c
+        return (out if changed else value), changed
+    if isinstance(value, dict):
+        changed = False
+        items = []
+        for k, v in value.items():
+            nk, ck = _walk(k, r, key, vault, counts)
+            nv, cv = _walk(v, r, key, vault, counts)
+            items.append((nk, nv))
+            changed |= ck or cv
+        return (dict(items) if changed else value), changed
+    return value, False

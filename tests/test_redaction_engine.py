@@ -1,0 +1,340 @@
+"""The redaction engine: placeholders, both engine paths, caches, fail-closed, vault, JSON."""
+from __future__ import annotations
+
+import json
+import pickle
+import random
+import re
+import time
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from secretcorpus import OTHER_KEY, TEST_KEY, build_corpus, hyperscan_cache_dir, realistic_megabyte, redactor
+
+from ctxproxy.filters.redaction import (
+    BUILTIN_GROUPS,
+    DEFAULT_GROUPS,
+    GROUPS,
+    PLACEHOLDER_RE,
+    RedactionError,
+    Redactor,
+    Vault,
+    builtin_rules,
+    make_rule,
+    placeholder_id,
+    redact_json_text,
+)
+from ctxproxy.filters.redaction import engine as engine_mod
+from ctxproxy.filters.redaction import prefilter
+from ctxproxy.filters.redaction.rules import iban_ok, luhn_ok, shannon_entropy
+
+GHP = "ghp_" + "aB3dE5fG7hJ9kL1mN3pQ5rS7tU9vW1xY3zA5"
+ANT = "sk-ant-api03-" + "Zx9Yw8Vu7Ts6Rq5Po4Nm3Lk2Ji1Hg0FeDcBa_-" * 2 + "Qw3Er4Ty5U" + "AA"
+AWS_ID = "AKIAZ3MXQ7RT5WVY2KLP"
+PG_PW = "s3cr3tP4ss-w0rd"
+
+
+@pytest.fixture(scope="module")
+def hs():
+    return redactor("hyperscan")
+
+
+@pytest.fixture(scope="module")
+def py():
+    return redactor("python")
+
+
+# -- the rule set -----------------------------------------------------------------------
+
+
+def test_builtin_rules_cover_the_required_formats():
+    rules = builtin_rules()
+    ids = [r.id for r in rules]
+    assert len(ids) == len(set(ids))
+    credential_rules = [r for r in rules if r.group != "pii"]
+    assert len(credential_rules) >= 60
+    groups = {r.group for r in rules}
+    assert groups == set(BUILTIN_GROUPS)
+    for needed in ("openai-project-key", "anthropic-api-key", "google-api-key", "azure-openai-key", "mistral-api-key",
+                   "groq-api-key", "huggingface-token", "openrouter-api-key", "cohere-api-key", "replicate-api-token",
+                   "perplexity-api-key", "xai-api-key", "deepseek-api-key", "together-api-key",
+                   "aws-access-key-id", "aws-secret-access-key", "gcp-service-account-key", "azure-storage-account-key",
+                   "github-pat", "github-fine-grained-pat", "gitlab-pat", "bitbucket-app-password", "slack-token",
+                   "slack-webhook-url", "stripe-secret-key", "twilio-api-key", "sendgrid-api-key", "mailgun-api-key",
+                   "npm-token", "pypi-token", "dockerhub-token", "shopify-token", "datadog-api-key",
+                   "sentry-auth-token", "discord-bot-token", "telegram-bot-token", "digitalocean-token",
+                   "heroku-api-key", "vault-token", "doppler-token", "linear-api-key", "notion-token",
+                   "atlassian-api-token", "private-key", "jwt", "url-credentials", "dotenv-assignment",
+                   "keyword-high-entropy", "pii-email", "pii-phone", "pii-credit-card"):
+        assert needed in ids, needed
+    assert "pii" not in DEFAULT_GROUPS and set(DEFAULT_GROUPS) < set(GROUPS)
+
+
+def test_validators():
+    assert luhn_ok("4111 1111 1111 1111") and not luhn_ok("4111 1111 1111 1112")
+    assert iban_ok("GB82 WEST 1234 5698 7654 32") and not iban_ok("GB82 WEST 1234 5698 7654 33")
+    assert shannon_entropy("") == 0.0 and shannon_entropy("aaaa") == 0.0
+    assert abs(shannon_entropy("abcd") - 2.0) < 1e-9
+
+
+# -- redaction and placeholders ---------------------------------------------------------------
+
+
+def test_redacts_secrets_and_keeps_the_rest(hs):
+    text = (f"export GITHUB_TOKEN={GHP}\nANTHROPIC_API_KEY={ANT}\n"
+            f"DATABASE_URL=postgres://admin:{PG_PW}@db.internal:5432/app\nid={AWS_ID} example=AKIAIOSFODNN7EXAMPLE\n"
+            "Nothing else here: sk-... <your-key> xxxxxxxx\n")
+    res = hs.redact(text, TEST_KEY)
+    for secret in (GHP, ANT, PG_PW, AWS_ID):
+        assert secret not in res.text
+    assert res.counts == {"github-pat": 1, "anthropic-api-key": 1, "url-credentials": 1, "aws-access-key-id": 1}
+    assert "postgres://admin:[REDACTED:url-credentials:" in res.text and "@db.internal:5432/app" in res.text
+    assert "AKIAIOSFODNN7EXAMPLE" in res.text and "sk-... <your-key> xxxxxxxx" in res.text
+    assert res.changed and len(res.findings) == 4
+    for f in res.findings:
+        assert text[f.start:f.end] in (GHP, ANT, PG_PW, AWS_ID)
+    clean = hs.redact("just prose about tokens and passwords", TEST_KEY)
+    assert not clean.changed and clean.text == "just prose about tokens and passwords" and clean.counts == {}
+
+
+def test_placeholder_format_and_consistency(hs):
+    text = f"a={GHP} b={GHP} c={GHP[:-1]}Z"
+    one = hs.redact(text, TEST_KEY).text
+    phs = PLACEHOLDER_RE.findall(one)
+    assert len(phs) == 3
+    assert phs[0] == phs[1] != phs[2]  # same secret, same placeholder; another secret, another one
+    assert re.fullmatch(r"\[REDACTED:github-pat:[0-9a-f]{8}\]", phs[0])
+    other = hs.redact(text, OTHER_KEY).text
+    assert PLACEHOLDER_RE.findall(other)[0] != phs[0]  # unlinkable across sessions
+    assert hs.placeholder("github-pat", GHP, TEST_KEY) == phs[0]
+    assert placeholder_id("My Rule/ID") == "my-rule-id"
+
+
+CONTEXTS = ("{ph}", "KEY={ph}", 'api_key = "{ph}"', '{{"token": "{ph}"}}', "Authorization: Bearer {ph}",
+            "postgres://user:{ph}@db:5432/app", "password: {ph}", "token {ph} issued", "{ph}{ph}",
+            "export SECRET={ph} # rotated", "sk-{ph}")
+
+
+@pytest.mark.parametrize("rule", builtin_rules(), ids=lambda r: r.id)
+def test_placeholder_never_matches_a_rule(rule, hs):
+    """Neither the rule's own regex nor the engine takes a placeholder for a secret."""
+    rng = random.Random(rule.id)
+    ph = f"[REDACTED:{placeholder_id(rule.id)}:{rng.getrandbits(32):08x}]"
+    assert PLACEHOLDER_RE.fullmatch(ph)
+    every = redactor("hyperscan", BUILTIN_GROUPS)
+    for ctx in CONTEXTS:
+        text = ctx.format(ph=ph)
+        spans = [m.span() for m in PLACEHOLDER_RE.finditer(text)]
+        for m in rule.regex.finditer(text):
+            g = rule.secret_group if rule.secret_group is not None else next(
+                (i for i in range(1, rule.regex.groups + 1) if m.group(i)), 0)
+            s, e = m.span(g)
+            assert not any(s < pe and e > ps for ps, pe in spans), (rule.id, text)
+        assert every.redact(text, TEST_KEY).text == text
+
+
+def test_redaction_is_idempotent(hs):
+    for sample in build_corpus(seed=11, positives_per_rule=2)[::3]:
+        once = hs.redact(sample.text, TEST_KEY).text
+        assert hs.redact(once, TEST_KEY).text == once
+
+
+def test_non_ascii_text_keeps_offsets(hs, py):
+    text = f"📦 déploiement — clé: {GHP} ✓ 中文 password = \"ünïcødé-p4ss-{AWS_ID}\"\n𝔘𝔫𝔦 {ANT}"
+    a, b = hs.redact(text, TEST_KEY), py.redact(text, TEST_KEY)
+    assert a == b
+    assert GHP not in a.text and ANT not in a.text and AWS_ID not in a.text
+    for f in a.findings:
+        assert text[f.start:f.end]
+
+
+# -- both engine paths --------------------------------------------------------------------
+
+
+def test_engines_are_what_they_say(hs, py):
+    assert hs.engine == "hyperscan" and py.engine == "python"
+    assert hs.python_only_rules == ()  # every built-in rule compiles for Hyperscan
+
+
+def test_both_paths_identical_on_the_corpus(hs, py):
+    every_hs, every_py = redactor("hyperscan", BUILTIN_GROUPS), redactor("python", BUILTIN_GROUPS)
+    samples = build_corpus(seed=3, positives_per_rule=4)
+    for sample in samples:
+        assert hs.findings(sample.text) == py.findings(sample.text), sample.text[:200]
+        assert every_hs.findings(sample.text) == every_py.findings(sample.text), sample.text[:200]
+    blob = "\n".join(s.text for s in samples[:400])
+    assert hs.findings(blob) == py.findings(blob)
+
+
+_FRAGMENTS = [GHP, ANT, AWS_ID, "AKIAIOSFODNN7EXAMPLE", "password=", "token: ", "Bearer ", "api_key = '",
+              "postgres://u:", "@db/x", "-----BEGIN RSA PRIVATE KEY-----\n", "\n-----END RSA PRIVATE KEY-----",
+              "eyJhbGciOiJIUzI1NiJ9", ".", "\n", " ", "'", '"', "=", ":", "xoxb-", "sk-", "_", "é", "[REDACTED:x:",
+              "12345678]"]
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(st.one_of(st.sampled_from(_FRAGMENTS), st.text(alphabet="abcXYZ019+/=-_. \n", max_size=30)),
+                max_size=25))
+def test_both_paths_identical_on_random_text(parts):
+    text = "".join(parts)
+    assert redactor("hyperscan").findings(text) == redactor("python").findings(text)
+
+
+# -- caches -------------------------------------------------------------------------------
+
+
+def test_unchanged_text_is_not_rescanned(monkeypatch):
+    red = Redactor([r for r in builtin_rules() if r.group == "vcs"], use_hyperscan=False)
+    calls = []
+    real = red._scan
+    monkeypatch.setattr(red, "_scan", lambda text, start: calls.append(1) or real(text, start))
+    text = f"history line with {GHP}\n" * 3
+    first = red.redact(text, TEST_KEY)
+    second = red.redact(text, TEST_KEY)
+    third = red.redact(text, OTHER_KEY)  # another session: new placeholders, same positions, no rescan
+    assert len(calls) == 1 and red.cache_hits == 2
+    assert first == second and third.text != first.text and third.counts == first.counts
+
+
+def test_hyperscan_database_is_cached_on_disk(tmp_path, monkeypatch):
+    monkeypatch.setattr(prefilter, "_MEMO", {})
+    rules = [make_rule("demo-token", "saas", r"\b(dmo_[A-Za-z0-9]{24})\b")]
+    first = Redactor(rules, use_hyperscan=True, cache_dir=str(tmp_path))
+    files = list(tmp_path.glob("hs-*.db"))
+    assert len(files) == 1 and not first._hs.from_cache and not first._hs.from_memory
+    again = Redactor(rules, use_hyperscan=True)  # same process: compiled once
+    assert again._hs.from_memory
+    prefilter._MEMO.clear()
+    second = Redactor(rules, use_hyperscan=True, cache_dir=str(tmp_path))
+    assert second._hs.from_cache
+    text = "x dmo_abcdefghijklmnopqrstuvwx y"
+    assert first.redact(text, TEST_KEY) == second.redact(text, TEST_KEY) == again.redact(text, TEST_KEY)
+    prefilter._MEMO.clear()
+    files[0].write_bytes(b"garbage")  # a corrupt cache file is rebuilt, not trusted
+    third = Redactor(rules, use_hyperscan=True, cache_dir=str(tmp_path))
+    assert not third._hs.from_cache and third.redact(text, TEST_KEY) == first.redact(text, TEST_KEY)
+
+
+def test_rule_hyperscan_cannot_take_still_works():
+    # A non-ASCII literal and a backreference: left to the literal prefilter on the Hyperscan path.
+    rules = [make_rule("umlaut-key", "generic", r"\b(schlüssel-[0-9a-f]{16})\b"),
+             make_rule("twice", "generic", r"\b(zz(\d{6})-\2)\b", secret=1)]
+    hs_red = Redactor(rules, use_hyperscan=True, cache_dir=hyperscan_cache_dir())
+    py_red = Redactor(rules, use_hyperscan=False)
+    assert "umlaut-key" in hs_red.python_only_rules
+    text = "a schlüssel-0123456789abcdef b zz123456-123456 c zz123456-654321"
+    assert hs_red.findings(text) == py_red.findings(text)
+    assert [f.rule_id for f in hs_red.findings(text)] == ["umlaut-key", "twice"]
+
+
+# -- failing closed -------------------------------------------------------------------------
+
+
+def test_fails_closed_without_leaking(monkeypatch):
+    red = Redactor(builtin_rules()[:5], use_hyperscan=False)
+    with pytest.raises(RedactionError):
+        red.redact("text", "not-bytes")  # type: ignore[arg-type]
+    with pytest.raises(RedactionError):
+        red.redact("text", b"")
+    with pytest.raises(RedactionError):
+        red.redact(b"bytes", TEST_KEY)  # type: ignore[arg-type]
+
+    def boom(text, start):
+        raise ValueError(f"internal failure near {GHP}")
+
+    monkeypatch.setattr(red, "_scan", boom)
+    with pytest.raises(RedactionError) as info:
+        red.redact(f"token {GHP}", TEST_KEY)
+    assert GHP not in str(info.value) and "ValueError" in str(info.value)
+    assert info.value.__cause__ is None and info.value.__context__ is None or GHP not in repr(info.value)
+
+
+def test_overlaps_resolve_leftmost_longest_then_rule_order():
+    rules = [make_rule("short", "generic", r"(abc)"), make_rule("long", "generic", r"(abcdef)"),
+             make_rule("later", "generic", r"(cdefgh)"), make_rule("same-a", "generic", r"(xyz1)"),
+             make_rule("same-b", "generic", r"(xyz1)")]
+    red = Redactor(rules, use_hyperscan=False)
+    assert [f.rule_id for f in red.findings("abcdefgh xyz1")] == ["long", "same-a"]
+
+
+# -- reversible mode ----------------------------------------------------------------------------
+
+
+def test_vault_restores_and_expires():
+    now = [100.0]
+    vault = Vault(ttl_seconds=60, clock=lambda: now[0])
+    red = redactor("hyperscan")
+    res = red.redact(f"use {GHP} and {AWS_ID}", TEST_KEY, vault=vault)
+    assert len(vault) == 2 and GHP not in repr(vault)
+    assert vault.restore(res.text) == f"use {GHP} and {AWS_ID}"
+    args = json.dumps({"cmd": f"gh auth login --with-token {PLACEHOLDER_RE.findall(res.text)[0]}"})
+    assert json.loads(vault.restore_json_text(args))["cmd"].endswith(GHP)
+    with pytest.raises(TypeError):
+        pickle.dumps(vault)
+    now[0] += 61
+    assert vault.restore(res.text) == res.text  # expired: placeholders stay
+    assert len(vault) == 0
+
+
+def test_vault_refuses_ambiguous_placeholders():
+    vault = Vault()
+    vault.put("[REDACTED:x:00000000]", "one")
+    vault.put("[REDACTED:x:00000000]", "two")
+    assert vault.get("[REDACTED:x:00000000]") is None
+    assert vault.restore("[REDACTED:x:00000000]") == "[REDACTED:x:00000000]"
+
+
+# -- JSON inside a string (tool-call arguments) ----------------------------------------------------
+
+
+def test_redact_json_text_scans_decoded_strings(hs):
+    args = json.dumps({"command": f"curl -H 'Authorization: token {GHP}' https://api.github.com",
+                       "env": {"AWS_ACCESS_KEY_ID": AWS_ID, "n": 3, "ok": True, "nested": [None, 1.5, GHP]},
+                       GHP: "a secret used as a key"})
+    escaped = args.replace("ghp_", "\\u0067hp_")  # JSON escaping must not hide a secret
+    for doc in (args, escaped):
+        res = redact_json_text(hs, doc, TEST_KEY)
+        out = json.loads(res.text)
+        assert GHP not in res.text and AWS_ID not in res.text
+        assert out["env"]["n"] == 3 and out["env"]["ok"] is True and out["env"]["nested"][:2] == [None, 1.5]
+        assert res.counts == {"github-pat": 3, "aws-access-key-id": 1}
+    same = json.dumps({"path": "README.md", "limit": 10}, indent=2)
+    untouched = redact_json_text(hs, same, TEST_KEY)
+    assert untouched.text is same and not untouched.changed
+    partial = '{"command": "echo ' + GHP  # not JSON (yet): redacted as text
+    assert GHP not in redact_json_text(hs, partial, TEST_KEY).text
+
+
+# -- profiles' groups ------------------------------------------------------------------------------
+
+
+def test_pii_is_opt_in():
+    text = "Contact maria.garcia7@gmail.com or +1 415 555 0134, card 4111 1111 1111 1111."
+    assert not redactor("hyperscan").redact(text, TEST_KEY).changed
+    res = redactor("hyperscan", BUILTIN_GROUPS).redact(text, TEST_KEY)
+    assert res.counts == {"pii-email": 1, "pii-phone": 1, "pii-credit-card": 1}
+
+
+# -- throughput (printed, never asserted) -----------------------------------------------------------
+
+
+def test_throughput_report(hs, py):
+    mb = realistic_megabyte(5)
+    rng = random.Random(9)
+    pool = build_corpus(seed=9, positives_per_rule=3)
+    dense = "\n".join(rng.choice(pool).text for _ in range(9000))[:1_000_000]
+    rows = []
+    for label, text in (("realistic", mb), ("secret-dense", dense)):
+        for red in (hs, py):
+            fresh = Redactor(red.rules, use_hyperscan=red.engine == "hyperscan", cache_dir=hyperscan_cache_dir())
+            t0 = time.process_time()
+            res = fresh.redact(text, TEST_KEY)
+            cold = time.process_time() - t0
+            t0 = time.process_time()
+            fresh.redact(text, TEST_KEY)
+            warm = time.process_time() - t0
+            rows.append(f"{label:13s} {fresh.engine:9s} {len(text) / 1e6:.2f} MB  cold {cold * 1000:7.1f} ms  "
+                        f"warm {warm * 1000:6.2f} ms  findings {sum(res.counts.values())}")
+    print("\nredaction throughput (CPU time):\n" + "\n".join(rows))
+    assert engine_mod  # numbers are a report, not a test

@@ -1,0 +1,151 @@
+"""StreamRedactor: what the client receives, concatenated, equals redacting the whole text."""
+from __future__ import annotations
+
+import random
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from secretcorpus import TEST_KEY, build_corpus, redactor
+
+from ctxproxy.filters.redaction import PLACEHOLDER_RE, RedactionError, StreamRedactor, Vault
+
+GHP = "ghp_" + "aB3dE5fG7hJ9kL1mN3pQ5rS7tU9vW1xY3zA5"
+SLACK = "xoxb-" + "73018462951-4829105736284-" + "aZ3bY4cX5dW6eV7fU8gT9hS0"
+JWT = ("eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiI0MjQyNDIiLCJyb2xlIjoiYWRtaW4ifQ."
+       "Qm9keVNpZ25hdHVyZV8xMjM0NTY3ODlfYWJjZGVm")
+PEM = ("-----BEGIN EC PRIVATE KEY-----\nMHcCAQEEIBkg4LVWM9nuwNSk3yByxZpYRTBnVJk5oW5WgNeO7Z4EoAoGCCqGSM49\n"
+       "AwEHoUQDQgAEWNAp0a3gV9bGfvsP3u8lAf5XfZnJv3fXb1Gx8kqZMF+gnXkhV2Q1\n-----END EC PRIVATE KEY-----")
+
+SHORT_CASES = [
+    f"token={GHP}!",
+    f"Bot says: {SLACK} done",
+    f'{{"Authorization": "Bearer {JWT}"}}',
+    "postgres://admin:hunter2hunter2@db.internal/app",
+]
+
+
+def _stream(red, chunks: list[str], vault=None) -> tuple[str, StreamRedactor]:
+    sr = StreamRedactor(red, TEST_KEY, vault)
+    out = [sr.feed(c) for c in chunks]
+    out.append(sr.flush())
+    return "".join(out), sr
+
+
+@pytest.fixture(scope="module", params=["hyperscan", "python"])
+def red(request):
+    return redactor(request.param)
+
+
+@pytest.mark.parametrize("text", SHORT_CASES + [f"key:\n{PEM}\nend"])
+def test_every_split_point_two_chunks(red, text):
+    want = red.redact(text, TEST_KEY).text
+    assert want != text
+    for i in range(len(text) + 1):
+        got, _ = _stream(red, [text[:i], text[i:]])
+        assert got == want, i
+
+
+@pytest.mark.parametrize("text", SHORT_CASES[:2])
+def test_every_pair_of_split_points_three_chunks(red, text):
+    want = red.redact(text, TEST_KEY).text
+    n = len(text)
+    for i in range(n + 1):
+        for j in range(i, n + 1):
+            got, _ = _stream(red, [text[:i], text[i:j], text[j:]])
+            assert got == want, (i, j)
+
+
+@pytest.mark.parametrize("text", SHORT_CASES + [PEM])
+def test_one_character_at_a_time(red, text):
+    got, sr = _stream(red, list(text))
+    assert got == red.redact(text, TEST_KEY).text
+    assert sr.counts == red.redact(text, TEST_KEY).counts
+
+
+def _chunks(text: str, cuts: list[int]) -> list[str]:
+    points = sorted({c % (len(text) + 1) for c in cuts})
+    out, last = [], 0
+    for p in points:
+        out.append(text[last:p])
+        last = p
+    out.append(text[last:])
+    return out
+
+
+_POOL = [s.text for s in build_corpus(seed=21, positives_per_rule=2)]
+
+
+@settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(st.sampled_from(_POOL), min_size=1, max_size=4), st.lists(st.integers(0, 10_000), max_size=30),
+       st.sampled_from(["hyperscan", "python"]))
+def test_random_splits_of_corpus_text(texts, cuts, engine):
+    red = redactor(engine)
+    text = "\n".join(texts)
+    got, _ = _stream(red, _chunks(text, cuts))
+    assert got == red.redact(text, TEST_KEY).text
+
+
+def test_many_small_chunks_over_the_corpus():
+    red = redactor("hyperscan")
+    rng = random.Random(4)
+    for text in _POOL[::4]:
+        chunks, i = [], 0
+        while i < len(text):
+            n = rng.randint(1, 12)
+            chunks.append(text[i:i + n])
+            i += n
+        got, _ = _stream(red, chunks)
+        assert got == red.redact(text, TEST_KEY).text
+
+
+def test_text_without_a_candidate_prefix_is_not_delayed():
+    red = redactor("hyperscan")
+    sr = StreamRedactor(red, TEST_KEY)
+    assert sr.feed("12:30 -> 13:45 (+1) ... !? ") == "12:30 -> 13:45 (+1) ... !? "
+    assert sr.held == 0
+    # Prose: only the word being written may still turn into "password=…".
+    out = sr.feed("The deploy finished. We rotate keys weekly and the vault is sealed. ")
+    assert out.endswith("sealed. ") and sr.held == 0
+    out = sr.feed("Next")
+    assert sr.held <= len("Next")
+    assert sr.flush() == "Next"[len(out):] if out else "Next"
+
+
+def test_hold_back_is_bounded_by_the_longest_rule():
+    red = redactor("hyperscan")
+    assert red.max_hold is not None
+    sr = StreamRedactor(red, TEST_KEY)
+    peak = 0
+    text = "prefix text " + GHP + " and then a lot of ordinary words follow " * 20
+    for ch in text:
+        sr.feed(ch)
+        peak = max(peak, sr.held)
+    assert peak <= 64  # a GitHub token is 40 characters; nothing else was pending
+    sr.flush()
+    # Inside a PEM block the bound is the PEM rule's maximum length, and the block is held whole.
+    sr = StreamRedactor(red, TEST_KEY)
+    emitted = "".join(sr.feed(ch) for ch in PEM)
+    assert emitted == "" and sr.held == len(PEM) <= red.max_hold
+    assert sr.flush().startswith("[REDACTED:private-key:")
+
+
+def test_placeholders_in_the_stream_pass_through_unchanged():
+    red = redactor("hyperscan")
+    ph = red.placeholder("github-pat", GHP, TEST_KEY)
+    text = f"You sent {ph}; I will use TOKEN={ph} in the config."
+    got, sr = _stream(red, list(text))
+    assert got == text and sr.counts == {}
+
+
+def test_stream_vault_and_errors():
+    red = redactor("hyperscan")
+    vault = Vault()
+    got, sr = _stream(red, ["export T=", GHP[:10], GHP[10:], "\n"], vault)
+    ph = PLACEHOLDER_RE.findall(got)[0]
+    assert vault.restore(got) == f"export T={GHP}\n" and vault.get(ph) == GHP
+    assert sr.flush() == "" and sr.closed
+    with pytest.raises(RedactionError):
+        sr.feed("more")
+    with pytest.raises(RedactionError):
+        StreamRedactor(red, b"")
