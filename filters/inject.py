@@ -206,6 +206,12 @@ class InjectFilter(Filter):
         if not segments:
             self._write_session(turn, state, session_writes)
             return
+        # What we add is text the model reads too: rules files, memories and
+        # checkpoints pass through the same redaction as the request did.
+        redact = turn.state.get("redact:apply")
+        if redact is not None:
+            for seg in segments:
+                seg.text = redact(seg.text)
 
         # 2. allocate
         placed = allocate(segments, budget, turn.tokens.count, cfg.min_truncated_tokens, cfg.stable_first)

@@ -220,6 +220,17 @@ class RedactFilter(Filter):
                 if res.changed:
                     slot.set(res.text)
                     self._add(counts, res.counts)
+
+            def apply(text: str) -> str:
+                """For filters that add text later in the pipeline (inject)."""
+                try:
+                    res = red.redact(text, key, vault)
+                except RedactionError as exc:
+                    raise FilterError(self.name, f"redaction failed: {exc}", 500, turn.turn_id) from None
+                self._add(counts, res.counts)
+                return res.text
+
+            turn.state["redact:apply"] = apply
         except RedactionError as exc:
             raise FilterError(self.name, f"redaction failed, request not forwarded: {exc}", 500,
                               turn.turn_id) from None

@@ -1,0 +1,133 @@
+"""No secret value leaves or stays: the whole corpus through the full pipeline,
+then the provider's requests, the data directory, the logs and the exported
+spans are searched for every secret value."""
+import asyncio
+import json
+import logging
+from pathlib import Path
+
+import aiohttp
+import pytest
+
+from fakeprovider import Reply, ToolCall, Text
+from otlpreceiver import OTLPReceiver
+from secretcorpus import build_corpus
+
+from ctxproxy.filters.redaction.builtin import builtin_rules
+from ctxproxy.filters.redaction.rules import DEFAULT_GROUPS
+
+FULL = '[pipeline]\nrequest = ["identify", "redact", "effects", "prune", "inject", "manifest"]\n'
+
+
+def secrets_of(samples):
+    return sorted({v for s in samples for _, v in s.secrets if len(v) >= 8})
+
+
+def search(haystack: bytes, values) -> list[str]:
+    return [v for v in values if v.encode() in haystack]
+
+
+@pytest.fixture
+async def otlp(monkeypatch):
+    async with OTLPReceiver() as rx:
+        monkeypatch.delenv("OTEL_SDK_DISABLED", raising=False)
+        monkeypatch.setenv("OTEL_EXPORTER_OTLP_ENDPOINT", rx.url)
+        monkeypatch.setenv("OTEL_BSP_SCHEDULE_DELAY", "50")
+        monkeypatch.setenv("OTEL_METRIC_EXPORT_INTERVAL", "60000")
+        yield rx
+
+
+async def test_corpus_leaves_no_trace(otlp, make_proxy, fake, tmp_path, caplog):
+    caplog.set_level(logging.DEBUG)
+    groups = {r.id: r.group for r in builtin_rules()}
+    samples = [s for s in build_corpus(seed=7, positives_per_rule=1)
+               if s.positive and groups.get(s.rule) in DEFAULT_GROUPS]  # PII is an opt-in group
+    values = secrets_of(samples)
+    assert len(values) > 100
+    proxy = await make_proxy(FULL, data_dir=str(tmp_path / "data"))
+    ant, oai = proxy.anthropic(), proxy.openai()
+    # Each sample travels as a tool result (and comes back in the model's answer
+    # and tool arguments) through one of the three APIs, alternating.
+    for i, s in enumerate(samples):
+        api = ("anthropic", "chat", "responses")[i % 3]
+        fake.script(Reply.of(Text(f"echo: {s.text}"), ToolCall("write_file", {"content": s.text}),
+                             delta_chars=7))
+        session = {"X-Ctx-Session": f"leak-{i % 5}"}
+        if api == "anthropic":
+            msgs = [{"role": "user", "content": "check the file"},
+                    {"role": "assistant", "content": [{"type": "tool_use", "id": f"t{i}", "name": "read_file",
+                                                       "input": {"path": "x"}}]},
+                    {"role": "user", "content": [{"type": "tool_result", "tool_use_id": f"t{i}",
+                                                  "content": s.text}]}]
+            async with ant.messages.stream(model="claude-x", max_tokens=50, messages=msgs,
+                                           extra_headers=session) as st:
+                await st.get_final_message()
+        elif api == "chat":
+            msgs = [{"role": "user", "content": "check the file"},
+                    {"role": "assistant", "tool_calls": [{"id": f"c{i}", "type": "function", "function": {
+                        "name": "read_file", "arguments": json.dumps({"path": "x"})}}]},
+                    {"role": "tool", "tool_call_id": f"c{i}", "content": s.text}]
+            async for _ in await oai.chat.completions.create(model="gpt-x", messages=msgs, stream=True,
+                                                             extra_headers=session):
+                pass
+        else:
+            await oai.responses.create(model="gpt-x", extra_headers=session, input=[
+                {"role": "user", "content": "check the file"},
+                {"type": "function_call", "call_id": f"r{i}", "name": "read_file", "arguments": "{}"},
+                {"type": "function_call_output", "call_id": f"r{i}", "output": s.text}])
+    proxy.settled_store()
+    tel = proxy.state.services["telemetry"]
+    await asyncio.to_thread(tel.force_flush, 5000)
+
+    sent = b"".join(r.body for r in fake.requests)
+    assert search(sent, values) == [], "a secret reached the provider"
+    assert b"[REDACTED:" in sent
+    disk = b"".join(p.read_bytes() for p in Path(tmp_path / "data").rglob("*") if p.is_file())
+    assert search(disk, values) == [], "a secret reached the data directory"
+    # the proxy's side: our loggers, aiohttp's and OTel's (the SDK clients log their own requests)
+    ours = ("ctxproxy", "aiohttp", "opentelemetry", "lmdb", "asyncio")
+    logs = "\n".join(r.getMessage() for r in caplog.records if r.name.startswith(ours)).encode()
+    assert search(logs, values) == [], "a secret reached the logs"
+    spans = otlp.all_bytes()
+    assert len(otlp.spans()) >= len(samples)
+    assert search(spans, values) == [], "a secret reached the exported telemetry"
+
+
+async def test_websocket_frames_are_redacted(make_proxy, fake):
+    secret = "ghp_" + "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8"
+    fake.script(Reply.of(Text(f"your token {secret} is set"), delta_chars=5))
+    proxy = await make_proxy('[pipeline]\nrequest = ["identify", "redact"]\n')
+    url = proxy.url.replace("http://", "ws://") + "/v1/responses"
+    async with aiohttp.ClientSession() as s:
+        async with s.ws_connect(url) as ws:
+            await ws.send_str(json.dumps({"type": "response.create", "model": "gpt-x",
+                                          "input": [{"role": "user", "content": f"use {secret}"}]}))
+            frames = []
+            async for msg in ws:
+                frames.append(msg.data)
+                if json.loads(msg.data)["type"] == "response.completed":
+                    break
+    got = "".join(frames)
+    assert secret not in got and "[REDACTED:github-pat:" in got
+    deltas = "".join(json.loads(f).get("delta", "") for f in frames
+                     if json.loads(f)["type"] == "response.output_text.delta")
+    assert "[REDACTED:github-pat:" in deltas
+    assert secret.encode() not in b"".join(r.body for r in fake.requests)
+
+
+async def test_injected_rules_are_redacted_too(make_proxy, fake, tmp_path):
+    secret = "sk-ant-api03-" + "Xq7Lm2Pz9Rk4Vb8Nw3Ts6Yh1Jc5Df0Gu" * 3 + "Ab1-cD2_eF3gAA"
+    rules = tmp_path / "AGENTS.md"
+    rules.write_text(f"# Deploy\nUse the key {secret} for staging.\n")
+    proxy = await make_proxy(f'''
+[pipeline]
+request = ["identify", "redact", "inject"]
+[filters.inject.rules]
+root = "{tmp_path}"
+project = ["AGENTS.md"]
+''')
+    await proxy.anthropic().messages.create(model="claude-x", max_tokens=10,
+                                            messages=[{"role": "user", "content": "deploy"}])
+    body = fake.last.body.decode()
+    assert "Use the key [REDACTED:" in body
+    assert secret not in body
