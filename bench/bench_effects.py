@@ -44,7 +44,7 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 sys.path.insert(0, str(ROOT / "tests"))
 
-from fakeprovider import FakeProviderThread, Reply  # noqa: E402
+from ctxproxy.proxy.scripted_provider import FakeProviderThread, Reply  # noqa: E402
 
 from ctxproxy.filters import Identity, Turn  # noqa: E402
 from ctxproxy.filters.effects import EffectsConfig, EffectsFilter  # noqa: E402

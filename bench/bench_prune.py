@@ -6,7 +6,7 @@
 
 What it does (everything on 127.0.0.1, every loop bounded by ``--turns``):
 
-* starts the fake provider (tests/fakeprovider.py) and ctxproxy in this
+* starts the scripted provider (ctxproxy.proxy.scripted_provider) and ctxproxy in this
   process, one proxy per configuration, and drives a scripted agent session
   through each with the official SDK (tests/toolsession.py: the model calls a
   tool every turn; the agent answers with file reads, grep hits, test logs and
@@ -46,7 +46,7 @@ os.environ.setdefault("OTEL_SDK_DISABLED", "true")
 import orjson  # noqa: E402
 from aiohttp import web  # noqa: E402
 
-from fakeprovider import FakeProvider  # noqa: E402
+from ctxproxy.proxy.scripted_provider import FakeProvider  # noqa: E402
 from toolsession import (  # noqa: E402
     _strip_cc, canned, canon, input_tokens, prefix_share, run_session, script, tool_outputs)
 

@@ -7,7 +7,7 @@
 What it does (everything on 127.0.0.1, every loop bounded):
 
 * starts three real subprocesses, each on its own free port:
-  the fake provider (``tests/fakeprovider.py PORT``: Anthropic + OpenAI wire
+  the scripted provider (``python -m ctxproxy.proxy.scripted_provider PORT``: Anthropic + OpenAI wire
   formats, a fixed text reply streamed in several SSE events), the no-op proxy
   (``bench/noop_proxy.py``) and ctxproxy (``ctxproxy serve --port P --data-dir
   TMP --anthropic-upstream URL --openai-upstream URL``, embedded defaults, so
@@ -519,7 +519,7 @@ the project installed (`pip install -e .`):
     python bench/run.py            # full run (~2-3 min)
     python bench/run.py --quick    # smoke run (< 40 s)
 
-Each run starts the fake provider (`tests/fakeprovider.py`), the no-op aiohttp proxy
+Each run starts the scripted provider (`python -m ctxproxy.proxy.scripted_provider`), the no-op aiohttp proxy
 (`bench/noop_proxy.py`, the baseline) and `ctxproxy serve` on its embedded defaults as
 separate processes on 127.0.0.1, and alternates the three targets (direct, noop,
 ctxproxy) round-robin in every phase. "Added" latency is proxy minus direct. The
@@ -555,7 +555,7 @@ async def amain(args: argparse.Namespace) -> None:
     tmp = tempfile.TemporaryDirectory(prefix="ctxbench-")
     tdir = Path(tmp.name)
     fp_port, noop_port, ctx_port = free_port(), free_port(), free_port()
-    fake = Proc("fakeprovider", [sys.executable, str(ROOT / "tests" / "fakeprovider.py"), str(fp_port),
+    fake = Proc("fakeprovider", [sys.executable, "-m", "ctxproxy.proxy.scripted_provider", str(fp_port),
                                  "--text", REPLY_TEXT, "--delta-chars", str(DELTA_CHARS),
                                  "--delay-between-events", str(args.event_delay), "--record-limit", "200"],
                 fp_port, tdir / "fakeprovider.log")

@@ -12,7 +12,7 @@ from ctxproxy.config import ConfigError, default_config_text, load_config
 # Modules that add subcommands: each has ``register(subparsers)``; the parser it
 # adds sets ``func(args) -> int`` via ``set_defaults``.
 COMMAND_MODULES: tuple[str, ...] = ("ctxproxy.proxy.cmd_pruned", "ctxproxy.proxy.cmd_manifest",
-                                    "ctxproxy.proxy.cmd_effects")
+                                    "ctxproxy.proxy.cmd_effects", "ctxproxy.proxy.cmd_demo")
 
 
 def _parser() -> argparse.ArgumentParser:

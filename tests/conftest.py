@@ -12,7 +12,7 @@ from aiohttp import web
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from fakeprovider import FakeProvider  # noqa: E402
+from ctxproxy.proxy.scripted_provider import FakeProvider  # noqa: E402
 
 from ctxproxy.config import load_config  # noqa: E402
 from ctxproxy.proxy.server import APP_STATE, make_app  # noqa: E402

@@ -6,7 +6,7 @@ from contextlib import contextmanager
 import orjson
 import pytest
 
-from fakeprovider import Reply
+from ctxproxy.proxy.scripted_provider import Reply
 
 from ctxproxy.filters import FilterError, Identity, Turn
 from ctxproxy.filters.effects import EffectsConfig, EffectsFilter

@@ -6,7 +6,7 @@ import json
 import aiohttp
 import pytest
 
-from fakeprovider import Reply
+from ctxproxy.proxy.scripted_provider import Reply
 
 from ctxproxy.filters.effect_rules import canonical_json, effect_key
 from ctxproxy.proxy.cli import main

@@ -23,7 +23,7 @@ import aiohttp
 import orjson
 import pytest
 
-from fakeprovider import FakeProviderThread, Reply
+from ctxproxy.proxy.scripted_provider import FakeProviderThread, Reply
 
 from ctxproxy.store import open_store
 

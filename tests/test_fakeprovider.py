@@ -12,10 +12,8 @@ import httpx2
 import openai
 import pytest
 
-try:
-    from fakeprovider import CustomToolCall, FakeProvider, FakeProviderThread, Reply, Text, Thinking, ToolCall
-except ImportError:  # tests/ imported as a package
-    from tests.fakeprovider import CustomToolCall, FakeProvider, FakeProviderThread, Reply, Text, Thinking, ToolCall
+from ctxproxy.proxy.scripted_provider import (CustomToolCall, FakeProvider, FakeProviderThread, Reply, Text,
+                                              Thinking, ToolCall)
 
 MSGS = [{"role": "user", "content": "hi"}]
 

@@ -8,7 +8,7 @@ import openai
 import pytest
 from aiohttp import web
 
-from fakeprovider import Reply
+from ctxproxy.proxy.scripted_provider import Reply
 
 MSG = {"model": "claude-opus-4-8", "max_tokens": 10, "messages": [{"role": "user", "content": "hi"}]}
 CHAT = {"model": "gpt-5", "messages": [{"role": "user", "content": "hi"}]}

@@ -5,7 +5,7 @@ import aiohttp
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
-from fakeprovider import FakeProvider
+from ctxproxy.proxy.scripted_provider import FakeProvider
 
 PATHS = ["/v1/messages", "/v1/messages?beta=true", "/v1/chat/completions", "/v1/responses",
          "/v1/messages/count_tokens", "/v1/models", "/api/v1/models", "/", "/ctx/healthz", "/ctx/v1/status",

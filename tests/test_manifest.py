@@ -13,7 +13,7 @@ from opentelemetry.sdk.trace import TracerProvider
 from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 
-from fakeprovider import _RENDERERS, Record, Reply, _sse
+from ctxproxy.proxy.scripted_provider import _RENDERERS, Record, Reply, _sse
 from manifeststubs import EVIDENCE_MARKER, PLACEHOLDER, RULES_MARKER, SECRET, use_stubs
 
 from ctxproxy.config import ConfigError, parse_section

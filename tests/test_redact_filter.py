@@ -9,7 +9,7 @@ import json
 
 import orjson
 import pytest
-from fakeprovider import CustomToolCall, Reply, Text, Thinking, ToolCall
+from ctxproxy.proxy.scripted_provider import CustomToolCall, Reply, Text, Thinking, ToolCall
 from secretcorpus import hyperscan_cache_dir
 
 from ctxproxy.config import ConfigError, parse_section

@@ -9,7 +9,7 @@ from pathlib import Path
 import aiohttp
 import pytest
 
-from fakeprovider import Reply, ToolCall, Text
+from ctxproxy.proxy.scripted_provider import Reply, ToolCall, Text
 from otlpreceiver import OTLPReceiver
 from secretcorpus import build_corpus
 

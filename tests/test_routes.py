@@ -9,7 +9,7 @@ import time
 import aiohttp
 import pytest
 
-from fakeprovider import FakeProvider, Reply
+from ctxproxy.proxy.scripted_provider import FakeProvider, Reply
 
 
 async def test_named_upstream_under_a_prefix(make_proxy, fake, monkeypatch):

@@ -3,7 +3,7 @@ import json
 
 import pytest
 
-from fakeprovider import Reply
+from ctxproxy.proxy.scripted_provider import Reply
 
 TOOL = {"name": "get_weather", "description": "Weather for a city",
         "input_schema": {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}}

@@ -9,7 +9,7 @@ import socket
 import orjson
 import pytest
 
-from fakeprovider import Reply
+from ctxproxy.proxy.scripted_provider import Reply
 from manifeststubs import EVIDENCE_MARKER, PLACEHOLDER, RULES_MARKER, SECRET, use_stubs
 from otlpreceiver import OTLPReceiver, attrs
 

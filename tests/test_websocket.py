@@ -5,7 +5,7 @@ import time
 import aiohttp
 import pytest
 
-from fakeprovider import Reply
+from ctxproxy.proxy.scripted_provider import Reply
 
 
 async def ws_turn(ws, body):

@@ -74,7 +74,7 @@ def call_id(api: str, i: int) -> str:
 
 def script(api: str, outputs: list[tuple[str, dict, str]]) -> list:
     """Fake-provider replies: one tool call per turn, then a final answer."""
-    from fakeprovider import Reply
+    from ctxproxy.proxy.scripted_provider import Reply
 
     return [Reply.tool_call(tool, args, call_id(api, i)) for i, (tool, args, _) in enumerate(outputs)] + \
         [Reply.text("Fixed: load() now prefers CTX_TIMEOUT.")]

@@ -1,4 +1,7 @@
-"""A scriptable fake model provider for integration tests, fault tests and benchmarks.
+"""A scriptable model provider for tests, benchmarks and ``ctxproxy demo``.
+
+Shipped in the package (not only in tests/) because ``ctxproxy demo`` runs an
+agent session against it on a machine with no provider at all.
 
 It speaks the real wire formats of the Anthropic Messages API, OpenAI Chat
 Completions and OpenAI Responses (HTTP+SSE, and Responses over WebSocket as
@@ -16,7 +19,7 @@ One reply model is rendered by three small renderers (``_AnthropicRender``,
 writes any renderer's events to an SSE body or a WebSocket and applies the
 fault knobs.
 
-Standalone (benchmarks):  ``python tests/fakeprovider.py 8089 [--text ...]``,
+Standalone (benchmarks):  ``python -m ctxproxy.proxy.scripted_provider 8089 [--text ...]``,
 or ``FakeProviderThread`` to run one in a background thread.
 """
 
