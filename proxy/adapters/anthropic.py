@@ -6,6 +6,7 @@ from typing import Any, Iterator
 from ctxproxy.filters.view import ARGS, TEXT, THINKING, Delta, Slot, ToolCall, ToolResult, Usage, slot
 
 from .base import (
+    RequestViewBase,
     MAX_CACHE_BREAKPOINTS,
     Event,
     View,
@@ -22,26 +23,10 @@ from .base import (
 API = "anthropic"
 
 
-class AnthropicRequest(View):
+class AnthropicRequest(RequestViewBase):
     api = API
+    items_key = "messages"
     __slots__ = ()
-
-    @property
-    def model(self) -> str:
-        m = self.body.get("model")
-        return m if isinstance(m, str) else ""
-
-    @property
-    def stream(self) -> bool:
-        return self.body.get("stream") is True
-
-    def items(self) -> list:
-        msgs = self.body.get("messages")
-        return msgs if isinstance(msgs, list) else []
-
-    @staticmethod
-    def item_role(item: Any) -> str:
-        return item.get("role", "") if isinstance(item, dict) else ""
 
     def text_slots(self) -> Iterator[Slot]:
         yield from self.field_slot(self.body, "system", "system")

@@ -77,6 +77,30 @@ class View:
             yield slot(obj, key, where, ARGS, self.mark_changed)
 
 
+class RequestViewBase(View):
+    """What the three request views share: model, stream flag, the conversation list."""
+
+    items_key: ClassVar[str] = "messages"  # where the conversation lives ("messages" / "input")
+    __slots__ = ()
+
+    @property
+    def model(self) -> str:
+        m = self.body.get("model")
+        return m if isinstance(m, str) else ""
+
+    @property
+    def stream(self) -> bool:
+        return self.body.get("stream") is True
+
+    def items(self) -> list:
+        value = self.body.get(self.items_key)
+        return value if isinstance(value, list) else []
+
+    @staticmethod
+    def item_role(item: Any) -> str:
+        return item.get("role", "") if isinstance(item, dict) else ""
+
+
 def text_of(content: Any) -> str:
     """Plain text of a content value (string, or a list of text parts)."""
     if isinstance(content, str):

@@ -6,6 +6,7 @@ from typing import Any, Iterator
 from ctxproxy.filters.view import ARGS, TEXT, THINKING, Delta, Slot, ToolCall, ToolResult, Usage, slot
 
 from .base import (
+    RequestViewBase,
     Event,
     View,
     count_markers,
@@ -23,26 +24,10 @@ SYSTEM_ROLES = ("system", "developer")
 _EXTRA_TEXT = (("refusal", TEXT), ("reasoning_content", THINKING), ("reasoning", THINKING))
 
 
-class ChatRequest(View):
+class ChatRequest(RequestViewBase):
     api = API
+    items_key = "messages"
     __slots__ = ()
-
-    @property
-    def model(self) -> str:
-        m = self.body.get("model")
-        return m if isinstance(m, str) else ""
-
-    @property
-    def stream(self) -> bool:
-        return self.body.get("stream") is True
-
-    def items(self) -> list:
-        msgs = self.body.get("messages")
-        return msgs if isinstance(msgs, list) else []
-
-    @staticmethod
-    def item_role(item: Any) -> str:
-        return item.get("role", "") if isinstance(item, dict) else ""
 
     def text_slots(self) -> Iterator[Slot]:
         for i, msg in enumerate(self.items()):

@@ -7,6 +7,7 @@ from typing import Any, Iterator
 from ctxproxy.filters.view import ARGS, TEXT, THINKING, Delta, Slot, ToolCall, ToolResult, Usage, slot
 
 from .base import (
+    RequestViewBase,
     Event,
     View,
     count_markers,
@@ -63,22 +64,10 @@ def calls_in(items: list) -> list[ToolCall]:
     return out
 
 
-class ResponsesRequest(View):
+class ResponsesRequest(RequestViewBase):
     api = API
+    items_key = "input"
     __slots__ = ()
-
-    @property
-    def model(self) -> str:
-        m = self.body.get("model")
-        return m if isinstance(m, str) else ""
-
-    @property
-    def stream(self) -> bool:
-        return self.body.get("stream") is True
-
-    def items(self) -> list:
-        inp = self.body.get("input")
-        return inp if isinstance(inp, list) else []
 
     @staticmethod
     def item_role(item: Any) -> str:
