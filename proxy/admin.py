@@ -8,7 +8,8 @@ from __future__ import annotations
 import asyncio
 import hmac
 import ipaddress
-from typing import Awaitable, Callable
+import json
+from typing import Any, Awaitable, Callable
 
 from aiohttp import web
 
@@ -41,6 +42,36 @@ async def settled_store(request: web.Request):
 
 def admin_error(status: int, message: str) -> web.Response:
     return web.json_response({"error": {"status": status, "message": message}}, status=status)
+
+
+class AdminBadRequest(web.HTTPBadRequest):
+    """Raised from a handler: answered as a 400 admin error."""
+
+    def __init__(self, message: str):
+        super().__init__(text=json.dumps({"error": {"status": 400, "message": message}}),
+                         content_type="application/json")
+
+
+def default_tenant(cfg: Any) -> str:
+    """The tenant identify gives unlabelled traffic (``[filters.identify]``)."""
+    ident = cfg.filters.get("identify") or {}
+    return ident.get("default_tenant", "default") if hasattr(ident, "get") else "default"
+
+
+def tenant_of(request: web.Request, value: Any = None, default: bool = True) -> str | None:
+    """The tenant an admin call is about: ``value`` (from a JSON body) or
+    ``?tenant=``, else the default tenant (``default=False``: None). Every
+    admin call sees one tenant; a malformed id is a 400."""
+    from ctxproxy.filters.identify import TENANT_OK
+
+    from .server import APP_STATE
+
+    tenant = value if value is not None else request.query.get("tenant")
+    if tenant is None or tenant == "":
+        return default_tenant(request.app[APP_STATE].config) if default else None
+    if not isinstance(tenant, str) or not TENANT_OK.match(tenant):
+        raise AdminBadRequest("tenant: expected letters, digits, '.', '_' or '-'")
+    return tenant
 
 
 def _is_loopback(request: web.Request) -> bool:

@@ -5,7 +5,7 @@
     POST /ctx/v1/effects/lookup      {tool, arguments, task|session, tenant}   same, key computed here
     POST /ctx/v1/effects/{key}/resolve {resolution, call_id?, note?, by?, tenant?}   human arbitration
 
-``tenant`` defaults to ``default``; every call sees one tenant only (the store
+``tenant`` defaults to ``filters.identify.default_tenant``; every call sees one tenant only (the store
 keys are tenant-prefixed). ``status`` of a key: ``completed`` if any
 occurrence completed (or a human resolved it completed), else ``pending``,
 ``unknown``, ``failed`` or ``resolved`` — a gateway executes only on 404 or a
@@ -22,9 +22,8 @@ from ctxproxy.filters.effect_rules import canonical_json, effect_key
 from ctxproxy.store.errors import EffectStateError, StoreError
 from ctxproxy.store.records import EFFECT_STATES, RESOLUTIONS
 
-from .admin import admin_error, admin_route, settled_store
+from .admin import admin_error, admin_route, settled_store, tenant_of
 
-DEFAULT_TENANT = "default"
 
 
 def _json(data: Any, status: int = 200) -> web.Response:
@@ -75,7 +74,7 @@ async def list_effects(request: web.Request) -> web.Response:
     if store is None:
         return admin_error(503, "no store configured")
     q = request.query
-    tenant = q.get("tenant") or DEFAULT_TENANT
+    tenant = tenant_of(request)
     try:
         states = [s for s in q.getall("state", []) for s in s.split(",") if s]
         bad = [s for s in states if s not in EFFECT_STATES]
@@ -100,7 +99,7 @@ async def get_effect(request: web.Request) -> web.Response:
     store = await settled_store(request)
     if store is None:
         return admin_error(503, "no store configured")
-    tenant = request.query.get("tenant") or DEFAULT_TENANT
+    tenant = tenant_of(request)
     key = request.match_info["key"]
     try:
         records = store.effects.by_key(tenant, key)
@@ -123,9 +122,7 @@ async def lookup_effect(request: web.Request) -> web.Response:
         scope = body.get("task") or body.get("session")
         if not isinstance(tool, str) or not tool or not isinstance(scope, str) or not scope:
             raise ValueError("give tool, arguments and task (or session)")
-        tenant = body.get("tenant") or DEFAULT_TENANT
-        if not isinstance(tenant, str):
-            raise ValueError("tenant must be a string")
+        tenant = tenant_of(request, body.get("tenant"))
     except ValueError as exc:
         return admin_error(400, str(exc))
     key = effect_key(tenant, scope, tool, canonical_json(body.get("arguments", {})))
@@ -148,7 +145,7 @@ async def resolve_effect(request: web.Request) -> web.Response:
         resolution = body.get("resolution")
         if resolution not in RESOLUTIONS:
             raise ValueError(f"resolution must be one of {', '.join(RESOLUTIONS)}")
-        tenant = body.get("tenant") or request.query.get("tenant") or DEFAULT_TENANT
+        tenant = tenant_of(request, body.get("tenant"))
         for name in ("call_id", "note", "by"):
             if body.get(name) is not None and not isinstance(body[name], str):
                 raise ValueError(f"{name} must be a string")

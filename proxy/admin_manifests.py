@@ -15,23 +15,11 @@ from typing import Any
 
 from aiohttp import web
 
-from ctxproxy.filters.identify import TENANT_OK
 from ctxproxy.filters.manifest import TURN_INDEX_TENANT
 
-from .admin import admin_error, admin_route, settled_store
+from .admin import admin_error, admin_route, settled_store, tenant_of
 
 MAX_LIST = 1000
-
-
-def _state(request: web.Request) -> Any:
-    from .server import APP_STATE
-
-    return request.app[APP_STATE]
-
-
-def default_tenant(cfg: Any) -> str:
-    ident = cfg.filters.get("identify") or {}
-    return ident.get("default_tenant", "default") if hasattr(ident, "get") else "default"
 
 
 def find_manifest(store: Any, turn_id: str, tenant: str | None = None) -> Any:
@@ -49,18 +37,9 @@ def list_manifests(store: Any, tenant: str, session: str, limit: int = MAX_LIST)
     return [dict(d.data) for d in docs[-limit:]] if limit > 0 else []
 
 
-def _tenant_arg(request: web.Request) -> str | None | web.Response:
-    tenant = request.query.get("tenant")
-    if tenant is not None and not TENANT_OK.match(tenant):
-        return admin_error(400, "tenant: expected letters, digits, '.', '_' or '-'")
-    return tenant
-
-
 @admin_route("GET", "manifests/{turn_id}")
 async def get_manifest(request: web.Request) -> web.StreamResponse:
-    tenant = _tenant_arg(request)
-    if isinstance(tenant, web.Response):
-        return tenant
+    tenant = tenant_of(request, default=False)  # by default the turn's own tenant
     store = await settled_store(request)
     if store is None:
         return admin_error(503, "no store is configured")
@@ -74,11 +53,7 @@ async def get_manifest(request: web.Request) -> web.StreamResponse:
 
 @admin_route("GET", "manifests")
 async def get_manifests(request: web.Request) -> web.StreamResponse:
-    tenant = _tenant_arg(request)
-    if isinstance(tenant, web.Response):
-        return tenant
-    st = _state(request)
-    tenant = tenant or default_tenant(st.config)
+    tenant = tenant_of(request)
     session = request.query.get("session")
     if not session:
         return admin_error(400, "session: required (GET /ctx/v1/manifests?session=ID)")

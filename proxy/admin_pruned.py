@@ -12,22 +12,9 @@ from typing import Any
 
 from aiohttp import web
 
-from ctxproxy.filters.identify import TENANT_OK
 from ctxproxy.filters.prune import REF_PREFIX
 
-from .admin import admin_error, admin_route, settled_store
-
-
-def _tenant(request: web.Request) -> str | web.Response:
-    from .server import APP_STATE
-
-    tenant = request.query.get("tenant")
-    if tenant is None:
-        ident = request.app[APP_STATE].config.filters.get("identify") or {}
-        tenant = ident.get("default_tenant", "default") if hasattr(ident, "get") else "default"
-    if not TENANT_OK.match(tenant):
-        return admin_error(400, "tenant: expected letters, digits, '.', '_' or '-'")
-    return tenant
+from .admin import admin_error, admin_route, settled_store, tenant_of
 
 
 def describe(doc: Any, content: bool = True) -> dict[str, Any]:
@@ -44,9 +31,7 @@ def describe(doc: Any, content: bool = True) -> dict[str, Any]:
 
 @admin_route("GET", "pruned/{id}")
 async def get_pruned(request: web.Request) -> web.StreamResponse:
-    tenant = _tenant(request)
-    if isinstance(tenant, web.Response):
-        return tenant
+    tenant = tenant_of(request)
     store = await settled_store(request)
     if store is None:
         return admin_error(503, "no store is configured")
@@ -63,9 +48,7 @@ async def get_pruned(request: web.Request) -> web.StreamResponse:
 
 @admin_route("GET", "pruned")
 async def list_pruned(request: web.Request) -> web.StreamResponse:
-    tenant = _tenant(request)
-    if isinstance(tenant, web.Response):
-        return tenant
+    tenant = tenant_of(request)
     session = request.query.get("session")
     if not session:
         return admin_error(400, "session: required (GET /ctx/v1/pruned?session=ID)")

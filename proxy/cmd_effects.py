@@ -18,7 +18,6 @@ import sys
 import urllib.error
 import urllib.parse
 import urllib.request
-from pathlib import Path
 from typing import Any
 
 DEFAULT_TENANT = "default"
@@ -84,24 +83,13 @@ class _Failure(Exception):
         self.code = code
 
 
-def _data_dir(args: argparse.Namespace) -> Path:
-    if args.data_dir:
-        return Path(args.data_dir)
-    from ctxproxy.config import load_config
-
-    return Path(load_config(args.config).server.data_dir)
-
-
 def _open(args: argparse.Namespace, write: bool) -> Any:
-    from ctxproxy.store import StoreError, open_store
+    from .cmd_store import CLIError, open_cli_store
 
-    path = _data_dir(args) / "store"
-    if not path.is_dir():
-        raise _Failure(f"no store at {path} (is --data-dir right?)")
-    try:  # read-write even to read: LMDB shares it with a running proxy, in this process or another
-        return open_store(path)
-    except StoreError as exc:
-        raise _Failure(f"cannot open the store: {exc}") from None
+    try:
+        return open_cli_store(args)[0]
+    except CLIError as exc:
+        raise _Failure(str(exc), exc.code) from None
 
 
 def _admin(args: argparse.Namespace, method: str, path: str, query: dict | None = None,

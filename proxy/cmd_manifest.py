@@ -13,7 +13,6 @@ import argparse
 import json
 import sys
 import time
-from pathlib import Path
 from typing import Any, Iterable, Mapping, Sequence
 
 
@@ -37,24 +36,18 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def _show(args: argparse.Namespace) -> int:
-    from ctxproxy.config import load_config
-    from ctxproxy.store import StoreError, open_store
-
-    from .admin_manifests import default_tenant, find_manifest, list_manifests
+    from .admin import default_tenant
+    from .admin_manifests import find_manifest, list_manifests
+    from .cmd_store import CLIError, open_cli_store
 
     if bool(args.turn_id) == bool(args.session):
         print("ctxproxy: give a TURN_ID or --session SESSION (one of them)", file=sys.stderr)
         return 2
-    cfg = load_config(args.config, data_dir=args.data_dir)
-    path = Path(cfg.server.data_dir) / "store"
-    if not path.is_dir():
-        print(f"ctxproxy: no store at {path} (is --data-dir right?)", file=sys.stderr)
-        return 1
     try:
-        store = open_store(str(path))
-    except StoreError as exc:
-        print(f"ctxproxy: cannot open the store: {exc}", file=sys.stderr)
-        return 1
+        store, cfg = open_cli_store(args)
+    except CLIError as exc:
+        print(f"ctxproxy: {exc}", file=sys.stderr)
+        return exc.code
     try:
         if args.turn_id:
             doc = find_manifest(store, args.turn_id, args.tenant)

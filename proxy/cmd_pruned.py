@@ -8,7 +8,6 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from pathlib import Path
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -35,20 +34,15 @@ def _common(p: argparse.ArgumentParser) -> None:
 
 
 def _open(args: argparse.Namespace):
-    from ctxproxy.config import load_config
-    from ctxproxy.store import StoreError, open_store
+    from .admin import default_tenant
+    from .cmd_store import CLIError, open_cli_store
 
-    cfg = load_config(args.config, data_dir=args.data_dir)
-    path = Path(cfg.server.data_dir) / "store"
-    if not path.is_dir():
-        print(f"ctxproxy: no store at {path} (is --data-dir right?)", file=sys.stderr)
-        return None, None
-    tenant = args.tenant or (cfg.filters.get("identify") or {}).get("default_tenant", "default")
     try:
-        return open_store(str(path)), tenant
-    except StoreError as exc:
-        print(f"ctxproxy: cannot open the store: {exc}", file=sys.stderr)
+        store, cfg = open_cli_store(args)
+    except CLIError as exc:
+        print(f"ctxproxy: {exc}", file=sys.stderr)
         return None, None
+    return store, args.tenant or default_tenant(cfg)
 
 
 def _show(args: argparse.Namespace) -> int:

@@ -16,7 +16,6 @@ from __future__ import annotations
 import logging
 import queue
 import threading
-import time
 from concurrent.futures import Future
 from typing import Any, Callable
 

@@ -12,9 +12,10 @@ from aiohttp import web
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from ctxproxy.proxy.scripted_provider import FakeProvider  # noqa: E402
+from otlpreceiver import OTLPReceiver  # noqa: E402
 
 from ctxproxy.config import load_config  # noqa: E402
+from ctxproxy.proxy.scripted_provider import FakeProvider  # noqa: E402
 from ctxproxy.proxy.server import APP_STATE, make_app  # noqa: E402
 
 
@@ -82,6 +83,20 @@ async def make_proxy(tmp_path, fake):
 @pytest.fixture
 async def proxy(make_proxy):
     return await make_proxy()
+
+
+@pytest.fixture
+async def otlp(monkeypatch):
+    """A real OTLP/HTTP receiver on 127.0.0.1, with the OTEL_* variables pointing at it."""
+    async with OTLPReceiver() as rx:
+        monkeypatch.delenv("OTEL_SDK_DISABLED", raising=False)
+        monkeypatch.setenv("OTEL_EXPORTER_OTLP_ENDPOINT", rx.url)
+        monkeypatch.setenv("OTEL_BSP_SCHEDULE_DELAY", "50")
+        monkeypatch.setenv("OTEL_METRIC_EXPORT_INTERVAL", "60000")
+        for k in ("OTEL_TRACES_EXPORTER", "OTEL_METRICS_EXPORTER", "OTEL_SERVICE_NAME", "OTEL_RESOURCE_ATTRIBUTES",
+                  "OTEL_TRACES_SAMPLER"):
+            monkeypatch.delenv(k, raising=False)
+        yield rx
 
 
 @pytest.fixture(autouse=True)

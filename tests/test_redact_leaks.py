@@ -7,10 +7,8 @@ import logging
 from pathlib import Path
 
 import aiohttp
-import pytest
 
 from ctxproxy.proxy.scripted_provider import Reply, ToolCall, Text
-from otlpreceiver import OTLPReceiver
 from secretcorpus import build_corpus
 
 from ctxproxy.filters.redaction.builtin import builtin_rules
@@ -27,14 +25,6 @@ def search(haystack: bytes, values) -> list[str]:
     return [v for v in values if v.encode() in haystack]
 
 
-@pytest.fixture
-async def otlp(monkeypatch):
-    async with OTLPReceiver() as rx:
-        monkeypatch.delenv("OTEL_SDK_DISABLED", raising=False)
-        monkeypatch.setenv("OTEL_EXPORTER_OTLP_ENDPOINT", rx.url)
-        monkeypatch.setenv("OTEL_BSP_SCHEDULE_DELAY", "50")
-        monkeypatch.setenv("OTEL_METRIC_EXPORT_INTERVAL", "60000")
-        yield rx
 
 
 async def test_corpus_leaves_no_trace(otlp, make_proxy, fake, tmp_path, caplog):

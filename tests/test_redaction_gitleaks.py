@@ -121,7 +121,7 @@ def test_rule_file_redacts_with_allowlists_and_secret_group(team, engine):
 
     assert redact(f"token {tok} here").counts == {"acme-internal-token": 1}
     assert redact(f"token {tok}  # not-a-secret").counts == {}  # targeted global allowlist on the line
-    assert redact(f"token acme_test_fixture000aaabbbcccdd1 x").counts == {}  # global stopword
+    assert redact("token acme_test_fixture000aaabbbcccdd1 x").counts == {}  # global stopword
     res = redact("acme_db_pass: 'Zq8!rT2#wX5v' ok")
     assert res.counts == {"acme-db-password": 1}
     assert "acme_db_pass: '[REDACTED:acme-db-password:" in res.text  # only group 2 replaced

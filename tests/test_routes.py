@@ -1,6 +1,5 @@
 """Routing: named upstreams under a prefix, key injection, several workers."""
 import asyncio
-import os
 import socket
 import subprocess
 import sys

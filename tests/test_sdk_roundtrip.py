@@ -1,7 +1,6 @@
 """The official SDKs through ctxproxy: what a real client sends and gets back."""
 import json
 
-import pytest
 
 from ctxproxy.proxy.scripted_provider import Reply
 

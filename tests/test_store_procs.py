@@ -12,7 +12,6 @@ import select
 import signal
 import time
 
-import pytest
 
 from ctxproxy.store import COMPLETED, StoreError, open_store
 

@@ -11,7 +11,7 @@ import pytest
 
 from ctxproxy.proxy.scripted_provider import Reply
 from manifeststubs import EVIDENCE_MARKER, PLACEHOLDER, RULES_MARKER, SECRET, use_stubs
-from otlpreceiver import OTLPReceiver, attrs
+from otlpreceiver import attrs
 
 from ctxproxy.proxy.telemetry import exporter_names
 
@@ -27,17 +27,6 @@ CLIENT_KIND = 3  # opentelemetry.proto.trace.v1.Span.SPAN_KIND_CLIENT
 INTERNAL_KIND = 1
 
 
-@pytest.fixture
-async def otlp(monkeypatch):
-    async with OTLPReceiver() as rx:
-        monkeypatch.delenv("OTEL_SDK_DISABLED", raising=False)
-        monkeypatch.setenv("OTEL_EXPORTER_OTLP_ENDPOINT", rx.url)
-        monkeypatch.setenv("OTEL_BSP_SCHEDULE_DELAY", "50")
-        monkeypatch.setenv("OTEL_METRIC_EXPORT_INTERVAL", "60000")
-        for k in ("OTEL_TRACES_EXPORTER", "OTEL_METRICS_EXPORTER", "OTEL_SERVICE_NAME", "OTEL_RESOURCE_ATTRIBUTES",
-                  "OTEL_TRACES_SAMPLER"):
-            monkeypatch.delenv(k, raising=False)
-        yield rx
 
 
 async def flush(proxy) -> None:

@@ -1,0 +1,30 @@
+"""What the store-reading subcommands share: finding and opening the store."""
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import Any
+
+
+class CLIError(Exception):
+    """A message for stderr and an exit code."""
+
+    def __init__(self, message: str, code: int = 1):
+        super().__init__(message)
+        self.code = code
+
+
+def open_cli_store(args: argparse.Namespace) -> tuple[Any, Any]:
+    """(store, config) for ``--data-dir`` / ``--config``. Read-write even to read:
+    LMDB shares the environment safely with a running proxy."""
+    from ctxproxy.config import load_config
+    from ctxproxy.store import StoreError, open_store
+
+    cfg = load_config(getattr(args, "config", None), data_dir=getattr(args, "data_dir", None))
+    path = Path(cfg.server.data_dir) / "store"
+    if not path.is_dir():
+        raise CLIError(f"no store at {path} (is --data-dir right?)")
+    try:
+        return open_store(str(path)), cfg
+    except StoreError as exc:
+        raise CLIError(f"cannot open the store: {exc}") from None
