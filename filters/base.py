@@ -22,7 +22,9 @@ from __future__ import annotations
 
 import logging
 import time
-import uuid
+import itertools
+import os
+import secrets
 from dataclasses import dataclass, field
 from typing import Any, Callable, ClassVar, Iterable, Mapping
 
@@ -44,6 +46,25 @@ class FilterError(Exception):
         self.message = message
         self.status = status
         self.turn_id = turn_id
+
+
+# Turn ids: 32 hex chars, unique across processes and restarts — a random
+# per-process prefix and a counter (uuid4 costs a syscall per turn).
+_TURN_PREFIX = secrets.token_hex(8)
+_turn_counter = itertools.count(1)
+
+
+def new_turn_id() -> str:
+    return f"{_TURN_PREFIX}{next(_turn_counter):016x}"
+
+
+def _new_prefix_after_fork() -> None:
+    global _TURN_PREFIX, _turn_counter
+    _TURN_PREFIX = secrets.token_hex(8)
+    _turn_counter = itertools.count(1)
+
+
+os.register_at_fork(after_in_child=_new_prefix_after_fork)
 
 
 @dataclass
@@ -68,7 +89,7 @@ class Turn:
     request: RequestView | None
     tokens: TokenCounter
     services: Mapping[str, Any] = field(default_factory=dict)  # store, secret, clock...
-    turn_id: str = field(default_factory=lambda: uuid.uuid4().hex)
+    turn_id: str = field(default_factory=lambda: new_turn_id())
     identity: Identity = field(default_factory=Identity)
     tenant_fixed: str = ""  # route/key-bound tenant; headers cannot override it
     state: dict[str, Any] = field(default_factory=dict)

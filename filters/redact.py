@@ -32,6 +32,7 @@ the response ends the stream rather than letting unredacted text through.
 """
 from __future__ import annotations
 
+import functools
 import hashlib
 import hmac
 import logging
@@ -127,6 +128,13 @@ class _Stream:
         self.tool_channels: set[str] = set()
 
 
+@functools.lru_cache(maxsize=4096)
+def _session_key(secret: bytes, scope: str) -> bytes:
+    """Per-session key: HMAC(server secret, label, tenant, session); cached, as a
+    session sends many turns."""
+    return hmac.new(secret, _KEY_LABEL + b"\x00" + scope.encode("utf-8", "surrogatepass"), hashlib.sha256).digest()
+
+
 class RedactFilter(Filter):
     name = "redact"
     required = True
@@ -169,8 +177,7 @@ class RedactFilter(Filter):
         ident = turn.identity
         # Without a session the turn is its own session: placeholders are not linkable to others.
         scope = f"{ident.tenant}\x00{ident.session or 'turn:' + turn.turn_id}"
-        return hmac.new(bytes(secret), _KEY_LABEL + b"\x00" + scope.encode("utf-8", "surrogatepass"),
-                        hashlib.sha256).digest()
+        return _session_key(bytes(secret), scope)
 
     def _vault(self, turn: Turn, profile: Profile) -> Vault | None:
         if not profile.reversible:
