@@ -122,7 +122,7 @@ class Redactor:
         *,
         use_hyperscan: bool | None = None,
         cache_dir: str | None = None,
-        cache_size: int = 4096,
+        cache_size: int = 131072,
         name: str = "custom",
     ):
         self.name = name
@@ -176,7 +176,8 @@ class Redactor:
         # results per (text, session key). Neither holds a secret value.
         self._cache: OrderedDict[bytes, tuple[tuple[int, int, int], ...]] = OrderedDict()
         self._rendered: OrderedDict[tuple[bytes, bytes], Result] = OrderedDict()
-        self._cache_size = int(cache_size)
+        self._cache_size = int(cache_size)  # span entries are small: (start, end, rule) per secret
+        self._rendered_size = 4096  # rendered texts can be large: only those that had a secret
         self._lock = threading.Lock()
         self.cache_hits = 0
         self.cache_misses = 0
@@ -203,6 +204,9 @@ class Redactor:
             if not text:
                 return Result(text)
             digest = _digest(text)
+            spans = self._spans(text, digest)
+            if not spans:  # the common case: nothing to replace, nothing more to cache
+                return Result(text)
             cache_key = (digest, hashlib.blake2b(key, digest_size=16).digest()) if vault is None else None
             if cache_key is not None:
                 with self._lock:
@@ -211,11 +215,11 @@ class Redactor:
                         self._rendered.move_to_end(cache_key)
                         self.cache_hits += 1
                         return Result(hit.text, dict(hit.counts), hit.findings)
-            result = self._render(text, self._spans(text, digest), key, vault)
+            result = self._render(text, spans, key, vault)
             if cache_key is not None:
                 with self._lock:
                     self._rendered[cache_key] = result
-                    if len(self._rendered) > self._cache_size:
+                    if len(self._rendered) > self._rendered_size:
                         self._rendered.popitem(last=False)
             return Result(result.text, dict(result.counts), result.findings)
         except RedactionError:
