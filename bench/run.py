@@ -563,7 +563,8 @@ async def amain(args: argparse.Namespace) -> None:
                            "--upstream", fake.url], noop_port, tdir / "noop.log")
     ctx_p = Proc("ctxproxy", ctxproxy_argv() + ["serve", "--port", str(ctx_port), "--data-dir",
                                                  str(tdir / "ctxdata"), "--anthropic-upstream", fake.url,
-                                                 "--openai-upstream", fake.url],
+                                                 "--openai-upstream", fake.url]
+                 + (["--config", str(Path(args.config).resolve())] if args.config else []),
                  ctx_port, tdir / "ctxproxy.log")
     procs = [fake, noop_p, ctx_p]
     targets: list[Target] = []
@@ -654,6 +655,7 @@ def main() -> None:
     ap.add_argument("--load-n", type=int, default=0, help="override: requests per target at concurrency 64")
     ap.add_argument("--stream-n", type=int, default=0, help="override: streams per kind per target")
     ap.add_argument("--no-write", action="store_true", help="print only, do not append to bench/RESULTS.md")
+    ap.add_argument("--config", metavar="FILE", help="ctxproxy.toml for the ctxproxy target (default: embedded)")
     args = ap.parse_args()
     asyncio.run(amain(args))
 

@@ -83,11 +83,14 @@ def identify(headers: Any, view: Any, cfg: IdentifyConfig, fixed_tenant: str = "
                 ident.session, ident.source, ident.supplied = value, source, True
                 break
     if not ident.session and view is not None:
-        found = _openclaw_session(view.system_text()) or _openclaw_session(view.first_user_text())
+        system, first = view.system_text(), view.first_user_text()
+        found = _openclaw_session(system) or _openclaw_session(first)
         if found:
             ident.session, ident.source, ident.supplied = found, "hint:openclaw-runtime", True
+        else:
+            ident.session, ident.source = _fingerprint(system, first, cfg.fingerprint_chars), "fingerprint"
     if not ident.session:
-        ident.session, ident.source = _fingerprint(view, cfg.fingerprint_chars), "fingerprint"
+        ident.session, ident.source = "fp-none", "fingerprint"
 
     if not ident.user:
         for value in (meta.get("account_uuid"), meta.get("device_id"), body.get("user"),
@@ -156,8 +159,6 @@ def _codex_metadata(h: Any) -> dict:
     return parsed if isinstance(parsed, dict) else {}
 
 
-def _fingerprint(view: Any, limit: int) -> str:
-    if view is None:
-        return "fp-none"
-    seed = f"{view.system_text()[:limit]}\x00{view.first_user_text()[:limit]}".encode("utf-8", "surrogatepass")
+def _fingerprint(system: str, first_user: str, limit: int) -> str:
+    seed = f"{system[:limit]}\x00{first_user[:limit]}".encode("utf-8", "surrogatepass")
     return "fp-" + hashlib.sha256(seed).hexdigest()[:24]

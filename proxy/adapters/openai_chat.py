@@ -145,7 +145,8 @@ def _append_text(msg: dict, text: str) -> bool:
 def message_slots(view: View, msg: dict, where: str) -> Iterator[Slot]:
     yield from view.field_slot(msg, "content", f"{where}.content")
     for key, kind in _EXTRA_TEXT:
-        yield from view.field_slot(msg, key, f"{where}.{key}", kind)
+        if key in msg:  # rare fields: skip the generator when absent (this runs per message per turn)
+            yield from view.field_slot(msg, key, f"{where}.{key}", kind)
     calls = msg.get("tool_calls")
     if isinstance(calls, list):
         for j, call in enumerate(calls):
