@@ -2,7 +2,8 @@
 
 Model calls (the three APIs) go through the filter pipeline; every other path
 is passed through untouched. A streamed answer is relayed chunk by chunk as it
-arrives; events are parsed only when some filter has a response-event hook.
+arrives: events are always split (so a cut stream is noticed), their JSON is
+parsed only when a filter hooks them.
 """
 from __future__ import annotations
 
@@ -29,7 +30,6 @@ HOP_BY_HOP = frozenset({
     "connection", "keep-alive", "proxy-authenticate", "proxy-authorization", "te", "trailer", "trailers",
     "transfer-encoding", "upgrade", "host", "content-length",
 })
-_RESPONSE_DROP = HOP_BY_HOP | {"content-length"}
 # Events that end a well-formed stream, per API; a stream that stops before one was cut.
 _TERMINAL_NAMES = {
     "anthropic": frozenset({"message_stop", "error"}),
@@ -43,11 +43,20 @@ def is_terminal(api: str, raw: Any) -> bool:
     return raw.name in _TERMINAL_NAMES[api]
 
 
+def _hop_by_hop(headers: Any) -> frozenset[str]:
+    """The standard hop-by-hop headers plus any the Connection header names."""
+    named = headers.get("connection")
+    if not named:
+        return HOP_BY_HOP
+    return HOP_BY_HOP | {t.strip().lower() for t in named.split(",") if t.strip()}
+
+
 def upstream_headers(headers: Any, route: Route, parse_response: bool) -> CIMultiDict:
+    drop = _hop_by_hop(headers)
     out = CIMultiDict()
     for k, v in headers.items():
         lk = k.lower()
-        if lk in HOP_BY_HOP or lk.startswith("x-ctx-"):
+        if lk in drop or lk.startswith("x-ctx-"):
             continue
         out.add(k, v)
     if parse_response:  # filters read the answer: ask for it uncompressed
@@ -61,7 +70,8 @@ def upstream_headers(headers: Any, route: Route, parse_response: bool) -> CIMult
 
 
 def client_headers(upstream: CIMultiDictProxy, turn_id: str) -> CIMultiDict:
-    out = CIMultiDict((k, v) for k, v in upstream.items() if k.lower() not in _RESPONSE_DROP)
+    drop = _hop_by_hop(upstream)
+    out = CIMultiDict((k, v) for k, v in upstream.items() if k.lower() not in drop)
     out[TURN_HEADER] = turn_id
     return out
 

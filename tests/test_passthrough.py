@@ -61,11 +61,13 @@ async def test_any_other_path_passes_through_to_the_matching_provider(proxy, fak
 async def test_hop_by_hop_and_ctx_headers_are_not_forwarded(proxy, fake):
     async with aiohttp.ClientSession() as s:
         async with s.post(proxy.url + "/v1/chat/completions", json={"model": "m", "messages": []},
-                          headers={"Connection": "keep-alive, X-Secret-Hop", "Proxy-Authorization": "Basic x",
+                          headers={"Connection": "keep-alive, X-Secret-Hop", "X-Secret-Hop": "1",
+                                   "Proxy-Authorization": "Basic x",
                                    "X-Ctx-Session": "s1", "X-Custom": "kept", "TE": "trailers"}) as r:
             assert r.status == 200
     h = fake.last.headers
     assert "proxy-authorization" not in h and "x-ctx-session" not in h and "te" not in h
+    assert "x-secret-hop" not in h  # named by Connection: hop-by-hop too
     assert h["x-custom"] == "kept"
 
 
