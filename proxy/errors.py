@@ -40,8 +40,8 @@ def translate_upstream(exc: BaseException, where: str) -> UpstreamError:
     if isinstance(exc, (asyncio.TimeoutError, aiohttp.ServerTimeoutError)):
         return UpstreamError(504, f"upstream timed out ({where})", "timeout")
     if isinstance(exc, aiohttp.ClientConnectorError):
-        return UpstreamError(502, f"upstream unreachable: {exc.host}:{exc.port} ({exc.os_error.strerror or 'connect failed'})",
-                             "upstream_unreachable")
+        why = exc.os_error.strerror or "connect failed"
+        return UpstreamError(502, f"upstream unreachable: {exc.host}:{exc.port} ({why})", "upstream_unreachable")
     if isinstance(exc, aiohttp.ClientPayloadError):
         return UpstreamError(502, f"upstream closed the connection mid-response ({where})", "upstream_dropped")
     if isinstance(exc, (aiohttp.ServerDisconnectedError, aiohttp.ClientOSError)):

@@ -104,7 +104,7 @@ class Relay:
                 pipeline.run_request(turn, reparse=lambda: adapter.parse_request(raw))
                 body = turn.request.to_bytes()
             return await self._forward(request, match, turn, pipeline, body)
-        except asyncio.CancelledError:
+        except (asyncio.CancelledError, ConnectionResetError):  # the client hung up: nothing to answer
             turn.error_type = "client_disconnected"
             raise
         except (ProxyError, AdapterError, FilterError, web.HTTPException) as exc:
@@ -128,7 +128,8 @@ class Relay:
         t0 = asyncio.get_running_loop().time()
         t0_ns = time.time_ns()
         try:
-            upstream = await self.session.request(request.method, url, headers=headers, data=body or None, allow_redirects=False)
+            upstream = await self.session.request(request.method, url, headers=headers, data=body or None,
+                                                  allow_redirects=False)
         except (aiohttp.ClientError, asyncio.TimeoutError) as exc:
             turn.spans.append(("upstream", t0_ns, time.time_ns()))
             raise translate_upstream(exc, "connecting") from None
