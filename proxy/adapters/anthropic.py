@@ -6,10 +6,10 @@ from typing import Any, Iterator
 from ctxproxy.filters.view import ARGS, TEXT, THINKING, Delta, Slot, ToolCall, ToolResult, Usage, slot
 
 from .base import (
+    ResponseViewBase,
     RequestViewBase,
     MAX_CACHE_BREAKPOINTS,
     Event,
-    View,
     count_markers,
     has_binary,
     last_marked,
@@ -181,7 +181,7 @@ class AnthropicRequest(RequestViewBase):
         return "turn:new_message"
 
 
-class AnthropicResponse(View):
+class AnthropicResponse(ResponseViewBase):
     api = API
     __slots__ = ()
 
@@ -198,15 +198,6 @@ class AnthropicResponse(View):
     def tool_calls(self) -> list[ToolCall]:
         return [ToolCall(str(b.get("id", "")), str(b.get("name", "")), b.get("input"), j)
                 for j, b in enumerate(self._blocks()) if isinstance(b, dict) and b.get("type") == "tool_use"]
-
-    def usage(self) -> Usage:
-        return usage_of(self.body.get("usage"))
-
-    def response_id(self) -> str | None:
-        return self.body.get("id")
-
-    def response_model(self) -> str | None:
-        return self.body.get("model")
 
     def finish_reasons(self) -> list[str]:
         r = self.body.get("stop_reason")
@@ -327,3 +318,6 @@ def error_body(status: int, message: str) -> dict:
 
 def stream_error(status: int, message: str, response_id: str | None = None) -> tuple[str, dict]:
     return "error", error_body(status, message)
+
+
+AnthropicResponse.usage_of = staticmethod(usage_of)

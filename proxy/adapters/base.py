@@ -100,6 +100,33 @@ class RequestViewBase(View):
     def item_role(item: Any) -> str:
         return item.get("role", "") if isinstance(item, dict) else ""
 
+    def latest_user_text(self) -> str:
+        for item in reversed(self.items()):
+            if isinstance(item, dict) and item.get("role") == "user":
+                text = text_of(item.get("content"))
+                if text:
+                    return text
+        return ""
+
+    def count_cache_breakpoints(self) -> int:
+        return sum(count_markers(m.get("content")) for m in self.items() if type(m) is dict)
+
+
+class ResponseViewBase(View):
+    """What the three whole-response views share; ``usage_of`` reads the API's usage shape."""
+
+    usage_of: ClassVar[Callable[[Any], Usage]]
+    __slots__ = ()
+
+    def usage(self) -> Usage:
+        return type(self).usage_of(self.body.get("usage"))
+
+    def response_id(self) -> str | None:
+        return self.body.get("id")
+
+    def response_model(self) -> str | None:
+        return self.body.get("model")
+
 
 def text_of(content: Any) -> str:
     """Plain text of a content value (string, or a list of text parts)."""

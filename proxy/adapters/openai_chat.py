@@ -6,10 +6,10 @@ from typing import Any, Iterator
 from ctxproxy.filters.view import ARGS, TEXT, THINKING, Delta, Slot, ToolCall, ToolResult, Usage
 
 from .base import (
+    ResponseViewBase,
     RequestViewBase,
     Event,
     View,
-    count_markers,
     decode_args,
     has_binary,
     last_marked,
@@ -59,17 +59,6 @@ class ChatRequest(RequestViewBase):
                 out.append(ToolResult(str(msg.get("tool_call_id", "")), text_of(content), False, i,
                                       has_binary(content), make_result_replacer(self, msg, "content", "text")))
         return out
-
-    def latest_user_text(self) -> str:
-        for msg in reversed(self.items()):
-            if isinstance(msg, dict) and msg.get("role") == "user":
-                text = text_of(msg.get("content"))
-                if text:
-                    return text
-        return ""
-
-    def count_cache_breakpoints(self) -> int:
-        return sum(count_markers(m.get("content")) for m in self.items() if type(m) is dict)
 
     def cache_breakpoints(self) -> list[str]:
         """cache_control markers on content parts (OpenRouter passes them on to
@@ -167,7 +156,7 @@ def calls_of(msg: dict, position: int) -> list[ToolCall]:
     return out
 
 
-class ChatResponse(View):
+class ChatResponse(ResponseViewBase):
     api = API
     __slots__ = ()
 
@@ -186,15 +175,6 @@ class ChatResponse(View):
             if isinstance(choice.get("message"), dict):
                 out += calls_of(choice["message"], n)
         return out
-
-    def usage(self) -> Usage:
-        return usage_of(self.body.get("usage"))
-
-    def response_id(self) -> str | None:
-        return self.body.get("id")
-
-    def response_model(self) -> str | None:
-        return self.body.get("model")
 
     def finish_reasons(self) -> list[str]:
         return [c["finish_reason"] for c in self._choices() if isinstance(c.get("finish_reason"), str)]
@@ -309,3 +289,6 @@ def error_body(status: int, message: str) -> dict:
 
 def stream_error(status: int, message: str, response_id: str | None = None) -> tuple[str | None, dict]:
     return None, error_body(status, message)
+
+
+ChatResponse.usage_of = staticmethod(usage_of)

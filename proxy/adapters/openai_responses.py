@@ -7,10 +7,10 @@ from typing import Any, Iterator
 from ctxproxy.filters.view import ARGS, TEXT, THINKING, Delta, Slot, ToolCall, ToolResult, Usage, slot
 
 from .base import (
+    ResponseViewBase,
     RequestViewBase,
     Event,
     View,
-    count_markers,
     decode_args,
     has_binary,
     make_result_replacer,
@@ -112,15 +112,7 @@ class ResponsesRequest(RequestViewBase):
     def latest_user_text(self) -> str:
         if isinstance(self.body.get("input"), str):
             return self.body["input"]
-        for item in reversed(self.items()):
-            if isinstance(item, dict) and item.get("role") == "user":
-                text = text_of(item.get("content"))
-                if text:
-                    return text
-        return ""
-
-    def count_cache_breakpoints(self) -> int:
-        return sum(count_markers(m.get("content")) for m in self.items() if type(m) is dict)
+        return super().latest_user_text()
 
     def cache_breakpoints(self) -> list[str]:
         """Responses has no cache markers (caching is by prefix, keyed by
@@ -171,7 +163,7 @@ class ResponsesRequest(RequestViewBase):
         return "turn:new_message"
 
 
-class ResponsesResponse(View):
+class ResponsesResponse(ResponseViewBase):
     api = API
     __slots__ = ()
 
@@ -186,15 +178,6 @@ class ResponsesResponse(View):
 
     def tool_calls(self) -> list[ToolCall]:
         return calls_in(self._output())
-
-    def usage(self) -> Usage:
-        return usage_of(self.body.get("usage"))
-
-    def response_id(self) -> str | None:
-        return self.body.get("id")
-
-    def response_model(self) -> str | None:
-        return self.body.get("model")
 
     def finish_reasons(self) -> list[str]:
         s = self.body.get("status")
@@ -352,3 +335,6 @@ def stream_error(status: int, message: str, response_id: str | None = None) -> t
                      "status": "failed", "error": {"code": err["code"] or "server_error", "message": message},
                      "output": [], "model": ""},
         "error": err}
+
+
+ResponsesResponse.usage_of = staticmethod(usage_of)
