@@ -181,8 +181,14 @@ class AnthropicRequest(RequestViewBase):
         return "turn:new_message"
 
 
+def usage_of(u: Any) -> Usage:
+    return Usage(usage_int(u, "input_tokens"), usage_int(u, "output_tokens"),
+                 usage_int(u, "cache_read_input_tokens"), usage_int(u, "cache_creation_input_tokens"))
+
+
 class AnthropicResponse(ResponseViewBase):
     api = API
+    usage_of = staticmethod(usage_of)
     __slots__ = ()
 
     def _blocks(self) -> list:
@@ -202,11 +208,6 @@ class AnthropicResponse(ResponseViewBase):
     def finish_reasons(self) -> list[str]:
         r = self.body.get("stop_reason")
         return [r] if isinstance(r, str) else []
-
-
-def usage_of(u: Any) -> Usage:
-    return Usage(usage_int(u, "input_tokens"), usage_int(u, "output_tokens"),
-                 usage_int(u, "cache_read_input_tokens"), usage_int(u, "cache_creation_input_tokens"))
 
 
 class AnthropicStream:
@@ -319,5 +320,3 @@ def error_body(status: int, message: str) -> dict:
 def stream_error(status: int, message: str, response_id: str | None = None) -> tuple[str, dict]:
     return "error", error_body(status, message)
 
-
-AnthropicResponse.usage_of = staticmethod(usage_of)

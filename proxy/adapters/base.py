@@ -119,7 +119,7 @@ class ResponseViewBase(View):
     __slots__ = ()
 
     def usage(self) -> Usage:
-        return type(self).usage_of(self.body.get("usage"))
+        return self.usage_of(self.body.get("usage"))
 
     def response_id(self) -> str | None:
         return self.body.get("id")

@@ -156,8 +156,14 @@ def calls_of(msg: dict, position: int) -> list[ToolCall]:
     return out
 
 
+def usage_of(u: Any) -> Usage:
+    return Usage(usage_int(u, "prompt_tokens"), usage_int(u, "completion_tokens"),
+                 usage_int(u, "prompt_tokens_details", "cached_tokens"), None)
+
+
 class ChatResponse(ResponseViewBase):
     api = API
+    usage_of = staticmethod(usage_of)
     __slots__ = ()
 
     def _choices(self) -> list:
@@ -178,11 +184,6 @@ class ChatResponse(ResponseViewBase):
 
     def finish_reasons(self) -> list[str]:
         return [c["finish_reason"] for c in self._choices() if isinstance(c.get("finish_reason"), str)]
-
-
-def usage_of(u: Any) -> Usage:
-    return Usage(usage_int(u, "prompt_tokens"), usage_int(u, "completion_tokens"),
-                 usage_int(u, "prompt_tokens_details", "cached_tokens"), None)
 
 
 class ChatStream:
@@ -290,5 +291,3 @@ def error_body(status: int, message: str) -> dict:
 def stream_error(status: int, message: str, response_id: str | None = None) -> tuple[str | None, dict]:
     return None, error_body(status, message)
 
-
-ChatResponse.usage_of = staticmethod(usage_of)

@@ -163,8 +163,14 @@ class ResponsesRequest(RequestViewBase):
         return "turn:new_message"
 
 
+def usage_of(u: Any) -> Usage:
+    return Usage(usage_int(u, "input_tokens"), usage_int(u, "output_tokens"),
+                 usage_int(u, "input_tokens_details", "cached_tokens"), None)
+
+
 class ResponsesResponse(ResponseViewBase):
     api = API
+    usage_of = staticmethod(usage_of)
     __slots__ = ()
 
     def _output(self) -> list:
@@ -182,11 +188,6 @@ class ResponsesResponse(ResponseViewBase):
     def finish_reasons(self) -> list[str]:
         s = self.body.get("status")
         return [s] if isinstance(s, str) else []
-
-
-def usage_of(u: Any) -> Usage:
-    return Usage(usage_int(u, "input_tokens"), usage_int(u, "output_tokens"),
-                 usage_int(u, "input_tokens_details", "cached_tokens"), None)
 
 
 class ResponsesStream:
@@ -336,5 +337,3 @@ def stream_error(status: int, message: str, response_id: str | None = None) -> t
                      "output": [], "model": ""},
         "error": err}
 
-
-ResponsesResponse.usage_of = staticmethod(usage_of)
