@@ -219,11 +219,22 @@ class RedactFilter(Filter):
             red = profile.redactor
             st = self._state(turn, profile)
             counts = st["counts"]
-            for slot in list(view.text_slots()):
+            plain: list = []
+            for slot in view.text_slots():
                 text = slot.get()
                 if not isinstance(text, str) or not text:
                     continue
-                res = redact_json_text(red, text, key, vault) if slot.kind == ARGS else red.redact(text, key, vault)
+                if slot.kind == ARGS:  # JSON in a string: scanned decoded, value by value
+                    res = redact_json_text(red, text, key, vault)
+                    if res.changed:
+                        slot.set(res.text)
+                        self._add(counts, res.counts)
+                else:
+                    plain.append((slot, text))
+            # Text seen before costs a hash: only what holds a secret is rendered.
+            for i in red.dirty([text for _, text in plain]):
+                slot, text = plain[i]
+                res = red.redact(text, key, vault)
                 if res.changed:
                     slot.set(res.text)
                     self._add(counts, res.counts)

@@ -17,18 +17,48 @@ THINKING = "thinking"
 ARGS = "args"  # tool-call arguments (JSON text, or free-form custom tool input)
 
 
-@dataclass(eq=False)
+Where = Any  # a path: a str, or (parent path, key or index) built while walking
+
+
 class Slot:
     """One model-visible string inside a body, readable and writable in place.
 
-    ``where`` names the position for humans and tests ("messages[3].content[0].text").
+    ``where`` names the position for humans and tests ("messages[3].content[0].text");
+    it is formatted only when asked for (a turn walks thousands of slots).
     ``kind`` is TEXT, THINKING or ARGS (a JSON document inside a string).
     """
 
-    where: str
-    kind: str
-    get: Callable[[], str]
-    set: Callable[[str], None]
+    __slots__ = ("_container", "_key", "_where", "kind", "_touch")
+
+    def __init__(self, container: dict | list, key: Any, where: Where, kind: str, touch: Callable[[], None]):
+        self._container = container
+        self._key = key
+        self._where = where
+        self.kind = kind
+        self._touch = touch
+
+    @property
+    def where(self) -> str:
+        return format_where(self._where)
+
+    def get(self) -> str:
+        return self._container[self._key]
+
+    def set(self, text: str) -> None:
+        if self._container[self._key] != text:
+            self._container[self._key] = text
+            self._touch()
+
+    def __repr__(self) -> str:
+        return f"Slot({self.where!r}, {self.kind!r})"
+
+
+def format_where(where: Where) -> str:
+    if not isinstance(where, tuple):
+        return where
+    parent, key = where
+    base = format_where(parent)
+    return f"{base}[{key}]" if isinstance(key, int) else f"{base}.{key}"
 
 
 @dataclass(eq=False)
@@ -162,7 +192,7 @@ class StreamEvent(Protocol):
 
 
 def iter_strings(
-    value: Any, where: str, kind: str, skip: frozenset[str], touch: Callable[[], None]
+    value: Any, where: Where, kind: str, skip: frozenset[str], touch: Callable[[], None]
 ) -> Iterator[Slot]:
     """Slots for every string inside a JSON value, skipping keys in ``skip``.
 
@@ -175,23 +205,17 @@ def iter_strings(
             if key in skip:
                 continue
             if isinstance(child, str):
-                yield slot(value, key, f"{where}.{key}", kind, touch)
+                yield Slot(value, key, (where, key), kind, touch)
             elif isinstance(child, (dict, list)):
-                yield from iter_strings(child, f"{where}.{key}", kind, skip, touch)
+                yield from iter_strings(child, (where, key), kind, skip, touch)
     elif isinstance(value, list):
         for i, child in enumerate(value):
             if isinstance(child, str):
-                yield slot(value, i, f"{where}[{i}]", kind, touch)
+                yield Slot(value, i, (where, i), kind, touch)
             elif isinstance(child, (dict, list)):
-                yield from iter_strings(child, f"{where}[{i}]", kind, skip, touch)
+                yield from iter_strings(child, (where, i), kind, skip, touch)
 
 
-def slot(container: dict | list, key: Any, where: str, kind: str, touch: Callable[[], None]) -> Slot:
+def slot(container: dict | list, key: Any, where: Where, kind: str, touch: Callable[[], None]) -> Slot:
     """A slot for ``container[key]``; writes call ``touch``."""
-
-    def set_(text: str) -> None:
-        if container[key] != text:
-            container[key] = text
-            touch()
-
-    return Slot(where, kind, lambda: container[key], set_)
+    return Slot(container, key, where, kind, touch)

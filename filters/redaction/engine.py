@@ -33,6 +33,7 @@ import hashlib
 import hmac
 import logging
 import re
+import sys
 import threading
 from collections import OrderedDict
 from dataclasses import dataclass, field
@@ -227,6 +228,34 @@ class Redactor:
         except Exception as exc:
             raise RedactionError(f"redaction failed in profile {self.name!r} ({type(exc).__name__})") from None
 
+    def dirty(self, texts: Sequence[str]) -> list[int]:
+        """Indexes of ``texts`` that hold a secret: one lock and one hash per text
+        for everything seen before, a scan only for new text. The request path
+        asks this first, so a turn costs O(new content)."""
+        digests = [_digest(t) if t else None for t in texts]
+        misses: list[int] = []
+        out: list[int] = []
+        with self._lock:
+            cache = self._cache
+            for i, d in enumerate(digests):
+                if not d:
+                    continue
+                hit = cache.get(d)
+                if hit is None:
+                    misses.append(i)
+                elif hit:
+                    out.append(i)
+            self.cache_hits += len(digests) - len(misses)
+        for i in misses:
+            try:
+                if self._spans(texts[i], digests[i]):
+                    out.append(i)
+            except RedactionError:
+                raise
+            except Exception as exc:
+                raise RedactionError(f"redaction failed in profile {self.name!r} ({type(exc).__name__})") from None
+        return sorted(out)
+
     def findings(self, text: str) -> tuple[Finding, ...]:
         """Where the secrets are (positions and rule ids only)."""
         return tuple(Finding(s, e, self.rules[i].id) for s, e, i in self.spans(text))
@@ -407,8 +436,18 @@ def _placeholder_prefix() -> str:
     return head + tail + ")?" * len(PLACEHOLDER_MARK)
 
 
-def _digest(text: str) -> bytes:
+def _digest_keyed(text: str) -> tuple[int, int]:
+    # str's own hash is SipHash under a random per-process key: a client cannot
+    # aim a collision at a cached "clean" text, and it is ~5x cheaper than blake2b.
+    return hash(text), len(text)
+
+
+def _digest_blake(text: str) -> bytes:
     return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=20).digest()
+
+
+# With PYTHONHASHSEED fixed the str hash is predictable: use a real digest then.
+_digest = _digest_keyed if sys.flags.hash_randomization else _digest_blake
 
 
 def _placeholder(pid: str, secret: str, key: bytes) -> str:

@@ -58,9 +58,9 @@ class View:
         if isinstance(value, list):
             for i, part in enumerate(value):
                 if isinstance(part, str):
-                    yield slot(value, i, f"{where}[{i}]", kind, self.mark_changed)
+                    yield slot(value, i, (where, i), kind, self.mark_changed)
                 elif isinstance(part, dict) and part.get("type") not in BINARY_PARTS:
-                    yield from iter_strings(part, f"{where}[{i}]", kind, OPAQUE_KEYS, self.mark_changed)
+                    yield from iter_strings(part, (where, i), kind, OPAQUE_KEYS, self.mark_changed)
         elif isinstance(value, dict) and value.get("type") not in BINARY_PARTS:
             yield from iter_strings(value, where, kind, OPAQUE_KEYS, self.mark_changed)
 
