@@ -164,6 +164,7 @@ class PruneFilter(Filter):
         # In-process memos (content-addressed, so always valid): tokens per conversation
         # item, and stub text + tokens per decision. A turn costs O(new content).
         self._items = _LRU(memo_size)
+        self._ids = _LRU(memo_size)  # (tenant, session, call, str hash, len) -> (digest, pruned id)
         self._stubs = _LRU(memo_size)
         self._result_tokens = _LRU(memo_size)
         if store is None:
@@ -224,10 +225,18 @@ class PruneFilter(Filter):
             return n
 
         plan = _Plan()
+        ids = self._ids
         for n, res in enumerate(results):
             content = res.content
-            digest = _digest(content)
-            r = _Result(n, res, digest, pruned_id(tenant, session, res.call_id, digest), tokens_of)
+            # the stored id needs a stable digest; an unchanged result finds it in
+            # the memo by the process's (keyed) str hash instead of rehashing
+            memo_key = (tenant, session, res.call_id, hash(content), len(content))
+            known = ids.get(memo_key)
+            if known is None:
+                digest = _digest(content)
+                known = (digest, pruned_id(tenant, session, res.call_id, digest))
+                ids.put(memo_key, known)
+            r = _Result(n, res, known[0], known[1], tokens_of)
             plan.results.append(r)
             if res.has_images or not content:
                 continue
@@ -272,7 +281,7 @@ class PruneFilter(Filter):
             if i in holders:
                 total += _beside_results(item, api, count)
                 continue
-            key = hashlib.blake2b(orjson.dumps(item), digest_size=16).digest()
+            key = hash(orjson.dumps(item))  # an in-process memo of token counts: the keyed bytes hash will do
             n = self._items.get(key)
             if n is None:
                 n = _strings_tokens(item, count)
