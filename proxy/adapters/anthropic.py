@@ -58,7 +58,7 @@ class AnthropicRequest(RequestViewBase):
                 return text_of(content)
         return ""
 
-    def tool_calls(self) -> list[ToolCall]:
+    def _find_tool_calls(self) -> list[ToolCall]:
         out = []
         for i, msg in enumerate(self.items()):
             if isinstance(msg, dict) and msg.get("role") == "assistant" and isinstance(msg.get("content"), list):
@@ -68,7 +68,7 @@ class AnthropicRequest(RequestViewBase):
                                             block.get("input"), i))
         return out
 
-    def tool_results(self) -> list[ToolResult]:
+    def _find_tool_results(self) -> list[ToolResult]:
         out = []
         for i, msg in enumerate(self.items()):
             if isinstance(msg, dict) and msg.get("role") == "user" and isinstance(msg.get("content"), list):

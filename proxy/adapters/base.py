@@ -78,10 +78,33 @@ class View:
 
 
 class RequestViewBase(View):
-    """What the three request views share: model, stream flag, the conversation list."""
+    """What the three request views share: model, stream flag, the conversation
+    list, and the tool calls and results found in it (walked once per state of
+    the body: several filters ask, and the history can be long)."""
 
     items_key: ClassVar[str] = "messages"  # where the conversation lives ("messages" / "input")
-    __slots__ = ()
+    __slots__ = ("_calls", "_results")
+
+    def __init__(self, body: dict, raw: bytes = b""):
+        super().__init__(body, raw)
+        self._calls: tuple[int, list[ToolCall]] | None = None
+        self._results: tuple[int, list[ToolResult]] | None = None
+
+    def tool_calls(self) -> list[ToolCall]:
+        if self._calls is None or self._calls[0] != self.edits:
+            self._calls = (self.edits, self._find_tool_calls())
+        return list(self._calls[1])
+
+    def tool_results(self) -> list[ToolResult]:
+        if self._results is None or self._results[0] != self.edits:
+            self._results = (self.edits, self._find_tool_results())
+        return list(self._results[1])
+
+    def _find_tool_calls(self) -> list[ToolCall]:
+        raise NotImplementedError
+
+    def _find_tool_results(self) -> list[ToolResult]:
+        raise NotImplementedError
 
     @property
     def model(self) -> str:

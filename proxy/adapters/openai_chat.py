@@ -44,14 +44,14 @@ class ChatRequest(RequestViewBase):
                 return text_of(msg.get("content"))
         return ""
 
-    def tool_calls(self) -> list[ToolCall]:
+    def _find_tool_calls(self) -> list[ToolCall]:
         out = []
         for i, msg in enumerate(self.items()):
             if isinstance(msg, dict) and msg.get("role") == "assistant":
                 out += calls_of(msg, i)
         return out
 
-    def tool_results(self) -> list[ToolResult]:
+    def _find_tool_results(self) -> list[ToolResult]:
         out = []
         for i, msg in enumerate(self.items()):
             if isinstance(msg, dict) and msg.get("role") == "tool":

@@ -97,10 +97,10 @@ class ResponsesRequest(RequestViewBase):
                 return text_of(item.get("content"))
         return ""
 
-    def tool_calls(self) -> list[ToolCall]:
+    def _find_tool_calls(self) -> list[ToolCall]:
         return calls_in(self.items())
 
-    def tool_results(self) -> list[ToolResult]:
+    def _find_tool_results(self) -> list[ToolResult]:
         out = []
         for i, item in enumerate(self.items()):
             if isinstance(item, dict) and item.get("type") in RESULT_TYPES:
