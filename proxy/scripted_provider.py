@@ -12,7 +12,7 @@ next scripted :class:`Reply`.
         fp.script(Reply.tool_call("read_file", {"path": "a.txt"}),
                   Reply.text("done", drop_after_events=3))
         ...  # point a client at fp.url
-        assert fp.last.json["model"] == "claude-sonnet-4-5"
+        assert fp.last.json["model"] == "claude-test-1"
 
 One reply model is rendered by three small renderers (``_AnthropicRender``,
 ``_ChatRender``, ``_ResponsesRender``); one pump (``FakeProvider._pump``)
@@ -43,7 +43,7 @@ from aiohttp import WSMsgType, web
 from multidict import CIMultiDict
 
 DEFAULT_TEXT = "Hello from fake."
-ANTHROPIC_MODEL = "claude-sonnet-4-5"
+ANTHROPIC_MODEL = "claude-test-1"
 OPENAI_MODEL = "gpt-5"
 
 # --------------------------------------------------------------------------- reply model

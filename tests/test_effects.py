@@ -350,7 +350,7 @@ def test_hooks_aux_calls_without_tools_are_skipped(store):
 # -- end to end through the official SDKs ----------------------------------------------------------
 
 async def anthropic_turn(client, messages, stream):
-    kw = dict(model="claude-sonnet-4-5", max_tokens=200, tools=A_TOOLS, messages=messages)
+    kw = dict(model="claude-test-1", max_tokens=200, tools=A_TOOLS, messages=messages)
     if stream:
         async with client.messages.stream(**kw) as s:
             return await s.get_final_message()

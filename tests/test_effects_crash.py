@@ -183,7 +183,7 @@ class Cut(Exception):
 
 async def tool_turn(http: aiohttp.ClientSession, url: str, session: str, messages: list) -> dict:
     """One streamed Anthropic turn; returns the tool_use block the model made."""
-    body = {"model": "claude-sonnet-4-5", "max_tokens": 100, "stream": True, "tools": TOOLS, "messages": messages}
+    body = {"model": "claude-test-1", "max_tokens": 100, "stream": True, "tools": TOOLS, "messages": messages}
     headers = {"x-api-key": "sk-ant-test", "anthropic-version": "2023-06-01", "X-Ctx-Session": session}
     call: dict = {}
     args = []

@@ -41,7 +41,7 @@ MARKER = "USER-MESSAGE-MARKER-4b9e"
 OUT_MARKER = "MODEL-OUTPUT-MARKER-c21d"
 TOKENS = TokenCounter()
 PATHS = {"anthropic": "/v1/messages", "chat": "/v1/chat/completions", "responses": "/v1/responses"}
-MODELS = {"anthropic": "claude-sonnet-4-5", "chat": "gpt-5", "responses": "gpt-5"}
+MODELS = {"anthropic": "claude-test-1", "chat": "gpt-5", "responses": "gpt-5"}
 USAGE = dict(input_tokens=321, output_tokens=54, cache_read_tokens=11, cache_creation_tokens=5)
 
 
@@ -304,10 +304,10 @@ async def test_manifest_stored_and_served(make_proxy, fake, monkeypatch, tmp_pat
     client = proxy.anthropic()
     msgs = [{"role": "user", "content": f"hello {MARKER} {SECRET}"}]
     hdrs = {"X-Ctx-Session": "sess-admin", "X-Ctx-Tenant": "acme"}
-    raw = await client.messages.with_raw_response.create(model="claude-sonnet-4-5", max_tokens=20, messages=msgs,
+    raw = await client.messages.with_raw_response.create(model="claude-test-1", max_tokens=20, messages=msgs,
                                                          extra_headers=hdrs)
     tid = raw.headers["x-ctx-turn-id"]
-    async with client.messages.stream(model="claude-sonnet-4-5", max_tokens=20, messages=msgs,
+    async with client.messages.stream(model="claude-test-1", max_tokens=20, messages=msgs,
                                       extra_headers=hdrs) as s:
         await s.get_final_message()
     assert PLACEHOLDER in json.dumps(fake.last.json)  # the stub redact did run before forwarding
@@ -367,7 +367,7 @@ async def test_blocked_turn_still_has_a_manifest(make_proxy, fake, monkeypatch):
     monkeypatch.setitem(FILTERS, "redact", "test_manifest:_Refuse")
     proxy = await make_proxy('[pipeline]\nrequest = ["identify", "redact", "manifest"]\n')
     with pytest.raises(anthropic.APIStatusError) as exc:
-        await proxy.anthropic().messages.create(model="claude-sonnet-4-5", max_tokens=5,
+        await proxy.anthropic().messages.create(model="claude-test-1", max_tokens=5,
                                                 messages=[{"role": "user", "content": "x"}],
                                                 extra_headers={"X-Ctx-Session": "blocked-1"})
     tid = exc.value.response.headers.get("x-ctx-turn-id")

@@ -43,7 +43,7 @@ async def run_turn(proxy, api: str, stream: bool, headers: dict | None = None) -
     headers = HEADERS if headers is None else headers
     if api == "anthropic":
         client = proxy.anthropic()
-        kw = dict(model="claude-sonnet-4-5", max_tokens=100, extra_headers=headers,
+        kw = dict(model="claude-test-1", max_tokens=100, extra_headers=headers,
                   messages=[{"role": "user", "content": content("hello")}])
         if stream:
             async with client.messages.stream(**kw) as s:
@@ -77,7 +77,7 @@ def chat_span(rx):
 
 
 EXPECTED = {  # provider usage as each adapter reports it from the fake's numbers
-    "anthropic": ("claude-sonnet-4-5", "anthropic", {"gen_ai.usage.cache_creation.input_tokens": 3}),
+    "anthropic": ("claude-test-1", "anthropic", {"gen_ai.usage.cache_creation.input_tokens": 3}),
     "chat": ("gpt-5", "openai", {}),
     "responses": ("gpt-5", "openai", {}),
 }
@@ -205,7 +205,7 @@ async def test_stream_cut_midway_is_an_error_span(otlp, make_proxy, fake):
     fake.script(Reply.text("a b c d e f g h i j k l", drop_after_events=4, **USAGE))
     proxy = await make_proxy('[pipeline]\nrequest = ["identify", "manifest"]\n')
     with pytest.raises(anthropic.APIError):
-        async with proxy.anthropic().messages.stream(model="claude-sonnet-4-5", max_tokens=10,
+        async with proxy.anthropic().messages.stream(model="claude-test-1", max_tokens=10,
                                                      messages=[{"role": "user", "content": "x"}]) as s:
             async for _ in s.text_stream:
                 pass
