@@ -126,28 +126,32 @@ def _flag_prefix(flags: int) -> str:
     return out
 
 
+def _children(op, av) -> list:
+    """The sub-sequences of one parsed regex node (what a tree walk descends into)."""
+    if op is C.SUBPATTERN:
+        return [av[3]]
+    if op is C.BRANCH:
+        return list(av[1])
+    if op in (C.MAX_REPEAT, C.MIN_REPEAT, C.POSSESSIVE_REPEAT):
+        return [av[2]]
+    if op in (C.ASSERT, C.ASSERT_NOT):
+        return [av[1]]
+    if op is C.ATOMIC_GROUP:
+        return [av]
+    if op is C.GROUPREF_EXISTS:
+        return [av[1]] if av[2] is None else [av[1], av[2]]
+    return []
+
+
 def _group_table(tree: P.SubPattern) -> dict[int, P.SubPattern]:
     table: dict[int, P.SubPattern] = {}
 
     def walk(items) -> None:
         for op, av in items:
-            if op is C.SUBPATTERN:
-                if av[0] is not None:
-                    table[av[0]] = av[3]
-                walk(av[3])
-            elif op is C.BRANCH:
-                for alt in av[1]:
-                    walk(alt)
-            elif op in (C.MAX_REPEAT, C.MIN_REPEAT, C.POSSESSIVE_REPEAT):
-                walk(av[2])
-            elif op in (C.ASSERT, C.ASSERT_NOT):
-                walk(av[1])
-            elif op is C.ATOMIC_GROUP:
-                walk(av)
-            elif op is C.GROUPREF_EXISTS:
-                walk(av[1])
-                if av[2] is not None:
-                    walk(av[2])
+            if op is C.SUBPATTERN and av[0] is not None:
+                table[av[0]] = av[3]
+            for child in _children(op, av):
+                walk(child)
 
     walk(tree)
     return table
@@ -178,20 +182,8 @@ def _context(tree) -> tuple[int, int]:
                     behind = max(behind, width)
                 else:
                     ahead = max(ahead, width)
-                walk(av[1])
-            elif op is C.SUBPATTERN:
-                walk(av[3])
-            elif op is C.BRANCH:
-                for alt in av[1]:
-                    walk(alt)
-            elif op in (C.MAX_REPEAT, C.MIN_REPEAT, C.POSSESSIVE_REPEAT):
-                walk(av[2])
-            elif op is C.ATOMIC_GROUP:
-                walk(av)
-            elif op is C.GROUPREF_EXISTS:
-                walk(av[1])
-                if av[2] is not None:
-                    walk(av[2])
+            for child in _children(op, av):
+                walk(child)
 
     walk(tree)
     return behind, ahead
