@@ -243,26 +243,14 @@ def body_for(plan: Plan, n: int) -> dict:
 
 
 def provider_main(port: int) -> None:
-    from ctxproxy.proxy.scripted_provider import FakeProvider, Reply
+    from ctxproxy.proxy.scripted_provider import Reply, serve_forever
 
     def reply_for(record) -> Reply:
         call = json.loads(record.headers.get(NEXT_HEADER) or '{"id": "toolu_x", "name": "Bash", "input": {}}')
         return Reply.tool_call(call["name"], call["input"], call_id=call["id"], text=call.get("text"),
                                headers={RECEIVED_HEADER: str(len(record.body))})
 
-    async def serve() -> None:
-        fp = FakeProvider(default_reply=reply_for, record_limit=2)
-        await fp.start("127.0.0.1", port)
-        print(f"growth provider listening on {fp.url}", flush=True)
-        try:
-            await asyncio.Event().wait()
-        finally:
-            await fp.stop()
-
-    try:
-        asyncio.run(serve())
-    except KeyboardInterrupt:
-        pass
+    serve_forever(reply_for, "127.0.0.1", port, record_limit=2, name="growth provider")
 
 
 # --------------------------------------------------------------------------- driving

@@ -853,6 +853,26 @@ class FakeProviderThread:
         self.stop()
 
 
+def serve_forever(reply: ReplySource, host: str, port: int, record_limit: int | None = None,
+                  name: str = "fakeprovider") -> None:
+    """Run a provider answering every request with ``reply`` until interrupted
+    (benchmarks start it as a subprocess)."""
+
+    async def serve() -> None:
+        fp = FakeProvider(default_reply=reply, record_limit=record_limit)
+        await fp.start(host, port)
+        print(f"{name} listening on {fp.url}", flush=True)
+        try:
+            await asyncio.Event().wait()
+        finally:
+            await fp.stop()
+
+    try:
+        asyncio.run(serve())
+    except KeyboardInterrupt:
+        pass
+
+
 def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description="Fake Anthropic/OpenAI provider (fixed text reply).")
     ap.add_argument("port", nargs="?", type=int, default=8089)
@@ -864,19 +884,7 @@ def main(argv: list[str] | None = None) -> None:
     args = ap.parse_args(argv)
     reply = Reply.text(args.text, delta_chars=args.delta_chars, delay_between_events=args.delay_between_events)
 
-    async def serve() -> None:
-        fp = FakeProvider(default_reply=reply, record_limit=args.record_limit)
-        await fp.start(args.host, args.port)
-        print(f"fakeprovider listening on {fp.url}", flush=True)
-        try:
-            await asyncio.Event().wait()
-        finally:
-            await fp.stop()
-
-    try:
-        asyncio.run(serve())
-    except KeyboardInterrupt:
-        pass
+    serve_forever(reply, args.host, args.port, record_limit=args.record_limit)
 
 
 if __name__ == "__main__":
