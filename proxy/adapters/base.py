@@ -348,10 +348,6 @@ class Event:
     def finish_reasons(self) -> list[str]:
         return []
 
-    def tool_calls(self) -> list[ToolCall]:
-        """Complete tool calls this event finalises (for the effect ledger)."""
-        return []
-
     def delta(self, obj: dict, key: str, channel: str, kind: str) -> Delta:
         def set_(text: str) -> None:
             if obj[key] != text:
