@@ -110,6 +110,9 @@ class ThreadCheck:
     state: dict = field(default_factory=dict)  # the thread's new state (to store)
 
 
+T_RESOLUTION = 30.0  # seconds
+
+
 def check(threads: dict[str, dict], items: Sequence[Any], *, system: str, tools: Iterable[str],
           server_history: bool, markers: Sequence[str], first_user: str, now: float,
           previous_response_id: str | None = None) -> ThreadCheck:
@@ -170,7 +173,9 @@ def check(threads: dict[str, dict], items: Sequence[Any], *, system: str, tools:
         "k": sorted(seen_cmp | set(compaction_fps))[-8:],
         "c": bool((old or {}).get("c")) or out.reason is not None
              or bool(out.predecessor and threads.get(out.predecessor, {}).get("c")),
-        "t": now,
+        # last seen, kept to T_RESOLUTION: a turn that changes nothing else
+        # then writes nothing (no fsync just to move a clock)
+        "t": old["t"] if old and 0 <= now - float(old.get("t", -1e18)) < T_RESOLUTION else now,
         "open": list((old or {}).get("open", ())),
         "r": (old or {}).get("r"),
     }

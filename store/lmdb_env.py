@@ -383,6 +383,9 @@ class BatchRunner:
 
     def commit(self) -> None:
         self._check()
+        if not self._ops:  # nothing was written: end the transaction without an fsync
+            self.abort()
+            return
         for _ in range(_MAX_ATTEMPTS):
             try:
                 self._txn.commit()

@@ -127,6 +127,14 @@ def _load(kind: str, raw: bytes, tenant: str) -> dict[str, Any]:
     return record
 
 
+def _canon(value: Any) -> bytes | None:
+    """The stored form of a value, for equality (tuples and lists alike)."""
+    try:
+        return orjson.dumps(value, option=orjson.OPT_SORT_KEYS)
+    except (TypeError, orjson.JSONEncodeError):
+        return None
+
+
 def _scan(txn: Any, db: Any, prefix: bytes) -> list[tuple[bytes, bytes]]:
     """Every (key, value) starting with ``prefix``, in key order."""
     out = []
@@ -579,6 +587,27 @@ class LMDBSessions:
             old.update(changes)
             return old
 
+        # A turn that changes nothing writes nothing: no put, and a batch left
+        # without writes commits without an fsync.
+        pk = keys.key(tenant, keys.part(session, "session"))
+
+        def unchanged(txn: Any) -> dict[str, Any] | None:
+            raw = txn.get(pk, db=self._db)
+            if raw is None:
+                return None
+            rec = _load(SESSIONS, raw, tenant)
+            state = rec["state"]
+            if subject not in (None, rec.get("subject")):
+                return None
+            for k, v in changes.items():
+                want = _canon(v)
+                if want is None or k not in state or _canon(state[k]) != want:
+                    return None
+            return state
+
+        same = self._x.read(unchanged)
+        if same is not None:
+            return same
         return self._write(tenant, session, subject, merge)
 
     def delete(self, tenant: str, session: str) -> bool:
