@@ -55,9 +55,18 @@ def _norm(value: Any) -> Any:
     return value
 
 
+# A key that _norm rewrites or drops. In compact JSON a raw '"key":' can only
+# be a key (quotes inside strings are escaped), so an item whose encoding has
+# none is already normal: hash its encoding without the Python-level walk.
+_NORM_KEYS = re.compile(rb'"(?:' + b"|".join(re.escape(k.encode()) for k in sorted(_ID_KEYS | _DROP_KEYS))
+                        + rb')":')
+
+
 def item_fp(item: Any) -> str:
     try:
-        raw = orjson.dumps(_norm(item), option=orjson.OPT_SORT_KEYS)
+        raw = orjson.dumps(item, option=orjson.OPT_SORT_KEYS)
+        if _NORM_KEYS.search(raw):
+            raw = orjson.dumps(_norm(item), option=orjson.OPT_SORT_KEYS)
     except (TypeError, orjson.JSONEncodeError):
         raw = repr(item).encode("utf-8", "surrogatepass")
     return hashlib.sha256(raw).hexdigest()[:16]
@@ -121,6 +130,13 @@ def check(threads: dict[str, dict], items: Sequence[Any], *, system: str, tools:
     With server-side history (``previous_response_id``) the request continues
     the thread whose last response has that id (threads remember it as ``r``)."""
     profile = _h(system[:8000], "\x01".join(tools))
+    fps: dict[int, str] = {}
+
+    def fp_at(pos: int) -> str:  # each sampled item hashed once per check
+        fp = fps.get(pos)
+        if fp is None:
+            fp = fps[pos] = item_fp(items[pos])
+        return fp
     compaction_fps = sorted({item_fp(it) for it in items
                              if isinstance(it, dict) and it.get("type") in COMPACTION_ITEM_TYPES})
     same_profile = sorted(((t.get("t", 0.0), tid) for tid, t in threads.items() if t.get("p") == profile),
@@ -129,7 +145,7 @@ def check(threads: dict[str, dict], items: Sequence[Any], *, system: str, tools:
         tid = next((t for t, st in threads.items() if previous_response_id and st.get("r") == previous_response_id),
                    None) or _h(profile, "server-history")
     else:
-        tid = _h(profile, item_fp(items[0]) if items else "empty")
+        tid = _h(profile, fp_at(0) if items else "empty")
     old = threads.get(tid)
     out = ThreadCheck(tid, profile)
 
@@ -143,7 +159,7 @@ def check(threads: dict[str, dict], items: Sequence[Any], *, system: str, tools:
             out.reason = f"history shrank from {n_old} to {len(items)} items"
         else:
             for pos, fp in old.get("s", ()):
-                if pos < len(items) and item_fp(items[pos]) != fp:
+                if pos < len(items) and fp_at(pos) != fp:
                     out.reason = f"history rewritten at item {pos}"
                     break
         out.new_from = 0 if out.reason else n_old
@@ -165,7 +181,7 @@ def check(threads: dict[str, dict], items: Sequence[Any], *, system: str, tools:
     if server_history:
         n, samples = int((old or {}).get("n", 0)), list((old or {}).get("s", ()))
     else:
-        n, samples = len(items), [[p, item_fp(items[p])] for p in sample_positions(len(items))]
+        n, samples = len(items), [[p, fp_at(p)] for p in sample_positions(len(items))]
     out.state = {
         "p": profile,
         "n": n,

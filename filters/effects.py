@@ -56,7 +56,7 @@ from typing import Any, Callable, Literal, Mapping
 import orjson
 
 from ctxproxy.config import ConfigError
-from ctxproxy.store.errors import StoreError
+from ctxproxy.store.errors import StoreError, WriteNeeded
 from ctxproxy.store.records import COMPLETED, FAILED, PENDING, RESOLVED
 
 from .base import Filter, FilterError, Turn
@@ -237,53 +237,16 @@ class EffectsFilter(Filter):
         cap = self._capture(turn)
         cap.scope = (tenant, session, task, scope)
         self.flush(2.0)  # a response-end write still in flight: let it land first (ms; usually none)
-        items = view.items()
-        server_history = view.api == "responses" and bool(body.get("previous_response_id"))
-        now = self.clock()
         lazy = _History(view)
-        segments: list[Segment] = []
+        mark = len(st["effects"])
         try:
-            with store.batch() as b:
-                sess = b.sessions.get(tenant, session) or {}
-                es = dict(sess.get("effects") or {})
-                threads = dict(es.get("threads") or {})
-                chk = check(threads, items, system=view.system_text(), tools=tools,
-                            server_history=server_history, markers=self.config.summary_markers,
-                            first_user=clean_text(view.first_user_text()), now=now,
-                            previous_response_id=body.get("previous_response_id") if server_history else None)
-                cap.thread = chk.thread
-                st["compacted"] = chk.reason is not None
-                st["compaction_reason"] = chk.reason
-                pool_owner = chk.predecessor or chk.thread
-                pool = [list(e) for e in threads.get(pool_owner, {}).get("open", ())]
-                new = [r for r in results if r.position >= chk.new_from]
-                used: set[tuple[str, str]] = set()
-                for r in new:
-                    rec = self._settle(b, turn, r, pool, used, lazy, tenant, session, task, scope)
-                    if rec is not None and rec is not _READ_ONLY:
-                        st["effects"].append(self._entry(rec))
-                self._expire(b, pool, used, lazy, chk.reason, tenant)
-                thread = chk.state
-                thread["open"] = []  # every open call was settled or expired just now
-                if chk.predecessor and chk.predecessor != chk.thread and chk.predecessor in threads:
-                    threads[chk.predecessor] = {**threads[chk.predecessor], "open": []}
-                threads[chk.thread] = thread
-                es["threads"] = prune_threads(threads, self.config.max_threads)
-                if chk.reason:
-                    es["compactions"] = int(es.get("compactions", 0)) + 1
-                if "goal" not in es and not chk.reason:
-                    goal = _goal(turn, view)
-                    if goal:
-                        es["goal"] = goal
-                dups = es.pop("dups", None)
-                if dups and self.config.duplicate_policy == "note":
-                    segments.append(self._duplicate_segment(dups, session, now))
-                if self.config.checkpoint and thread["c"]:
-                    seg = self._checkpoint(b, es, lazy, tenant, session, task, scope, now)
-                    if seg is not None:
-                        segments.append(seg)
-                        st["checkpoint"] = seg.ref
-                b.sessions.update(tenant, session, {"effects": es}, subject=turn.identity.user or None)
+            try:  # most turns bring nothing new: decide on a read snapshot, no writer lock, no fsync
+                with store.snapshot() as r:
+                    segments = self._ledger(r, turn, view, st, cap, tools, results, lazy)
+            except WriteNeeded:
+                del st["effects"][mark:]
+                with store.batch() as b:
+                    segments = self._ledger(b, turn, view, st, cap, tools, results, lazy)
         except StoreError as exc:
             log.warning("turn %s: effect ledger commit failed: %s", turn.turn_id, exc)
             raise FilterError(self.name, "could not record tool results in the effect ledger before "
@@ -291,6 +254,58 @@ class EffectsFilter(Filter):
                               turn.turn_id) from exc
         for seg in segments:  # offered only once the batch is on disk
             offer(turn, seg)
+
+    def _ledger(self, b: Any, turn: Turn, view: Any, st: dict, cap: "_Capture", tools: list,
+                results: list, lazy: "_History") -> list[Segment]:
+        """Settle this request's results in ``b`` (a batch, or a snapshot that
+        raises ``WriteNeeded`` at the first write); returns segments to offer."""
+        tenant, session, task, scope = cap.scope
+        body = view.body
+        items = view.items()
+        server_history = view.api == "responses" and bool(body.get("previous_response_id"))
+        now = self.clock()
+        segments: list[Segment] = []
+        sess = b.sessions.get(tenant, session) or {}
+        es = dict(sess.get("effects") or {})
+        threads = dict(es.get("threads") or {})
+        chk = check(threads, items, system=view.system_text(), tools=tools,
+                    server_history=server_history, markers=self.config.summary_markers,
+                    first_user=clean_text(view.first_user_text()), now=now,
+                    previous_response_id=body.get("previous_response_id") if server_history else None)
+        cap.thread = chk.thread
+        st["compacted"] = chk.reason is not None
+        st["compaction_reason"] = chk.reason
+        pool_owner = chk.predecessor or chk.thread
+        pool = [list(e) for e in threads.get(pool_owner, {}).get("open", ())]
+        new = [r for r in results if r.position >= chk.new_from]
+        used: set[tuple[str, str]] = set()
+        for r in new:
+            rec = self._settle(b, turn, r, pool, used, lazy, tenant, session, task, scope)
+            if rec is not None and rec is not _READ_ONLY:
+                st["effects"].append(self._entry(rec))
+        self._expire(b, pool, used, lazy, chk.reason, tenant)
+        thread = chk.state
+        thread["open"] = []  # every open call was settled or expired just now
+        if chk.predecessor and chk.predecessor != chk.thread and chk.predecessor in threads:
+            threads[chk.predecessor] = {**threads[chk.predecessor], "open": []}
+        threads[chk.thread] = thread
+        es["threads"] = prune_threads(threads, self.config.max_threads)
+        if chk.reason:
+            es["compactions"] = int(es.get("compactions", 0)) + 1
+        if "goal" not in es and not chk.reason:
+            goal = _goal(turn, view)
+            if goal:
+                es["goal"] = goal
+        dups = es.pop("dups", None)
+        if dups and self.config.duplicate_policy == "note":
+            segments.append(self._duplicate_segment(dups, session, now))
+        if self.config.checkpoint and thread["c"]:
+            seg = self._checkpoint(b, es, lazy, tenant, session, task, scope, now)
+            if seg is not None:
+                segments.append(seg)
+                st["checkpoint"] = seg.ref
+        b.sessions.update(tenant, session, {"effects": es}, subject=turn.identity.user or None)
+        return segments
 
     def _settle(self, b: Any, turn: Turn, r: Any, pool: list, used: set, lazy: "_History",
                 tenant: str, session: str, task: str, scope: str) -> Any:

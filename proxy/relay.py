@@ -43,6 +43,18 @@ def is_terminal(api: str, raw: Any) -> bool:
     return raw.name in _TERMINAL_NAMES[api]
 
 
+# A non-streamed answer up to this size with a Content-Length is relayed whole;
+# larger or unsized ones are relayed chunk by chunk as they arrive.
+WHOLE_BODY_MAX = 1 << 20
+
+
+def _content_length(upstream: aiohttp.ClientResponse) -> int:
+    try:
+        return int(upstream.headers.get("content-length", "-1"))
+    except ValueError:
+        return -1
+
+
 def _hop_by_hop(headers: Any) -> frozenset[str]:
     """The standard hop-by-hop headers plus any the Connection header names."""
     named = headers.get("connection")
@@ -103,20 +115,35 @@ class Relay:
                 turn.streamed = turn.request.stream
                 pipeline.run_request(turn, reparse=lambda: adapter.parse_request(raw))
                 body = turn.request.to_bytes()
-            return await self._forward(request, match, turn, pipeline, body)
+            resp = await self._forward(request, match, turn, pipeline, body)
         except (asyncio.CancelledError, ConnectionResetError):  # the client hung up: nothing to answer
             turn.error_type = "client_disconnected"
+            self._end(turn, pipeline)
             raise
         except (ProxyError, AdapterError, FilterError, web.HTTPException) as exc:
             turn.error_type = getattr(exc, "error_type", type(exc).__name__)
-            return response_for(exc, err_api, turn.turn_id)
+            resp = response_for(exc, err_api, turn.turn_id)
         except Exception as exc:  # never a traceback to the client
             log.exception("turn %s: unexpected error", turn.turn_id)
             turn.error_type = type(exc).__name__
-            return response_for(exc, err_api, turn.turn_id)
+            resp = response_for(exc, err_api, turn.turn_id)
+        if pipeline is None or turn.request is None:
+            return resp
+        try:  # the client has its whole answer before the turn's bookkeeping (manifest, records) runs
+            if not resp.prepared:
+                await resp.prepare(request)
+                await resp.write_eof()
+        except (asyncio.CancelledError, ConnectionResetError):
+            turn.error_type = turn.error_type or "client_disconnected"
+            raise
         finally:
-            if pipeline is not None and turn.request is not None:
-                pipeline.run_end(turn)
+            self._end(turn, pipeline)
+        return resp
+
+    @staticmethod
+    def _end(turn: Turn, pipeline: Pipeline | None) -> None:
+        if pipeline is not None and turn.request is not None:
+            pipeline.run_end(turn)
 
     async def _forward(self, request: web.Request, match: Match, turn: Turn, pipeline: Pipeline | None,
                        body: bytes) -> web.StreamResponse:
@@ -144,6 +171,9 @@ class Relay:
             if parse and plain and not is_sse and pipeline.has_response_hooks and upstream.status < 300 \
                     and "json" in ctype:
                 return await self._relay_json(turn, pipeline, upstream)
+            if not is_sse and request.method != "HEAD" and upstream.status not in (204, 304) \
+                    and 0 <= _content_length(upstream) <= WHOLE_BODY_MAX:
+                return await self._relay_whole(turn, upstream)
             return await self._relay_bytes(request, turn, upstream, is_sse)
         finally:
             upstream.release()
@@ -158,6 +188,15 @@ class Relay:
         if view is not None:
             pipeline.run_response(turn, view)
             raw = view.to_bytes()
+        return web.Response(status=upstream.status, body=raw, headers=client_headers(upstream.headers, turn.turn_id))
+
+    async def _relay_whole(self, turn: Turn, upstream: aiohttp.ClientResponse) -> web.Response:
+        """A small body of known length: read it, answer in one write (and the
+        client sees the provider's Content-Length rather than chunks)."""
+        try:
+            raw = await upstream.read()
+        except (aiohttp.ClientError, asyncio.TimeoutError) as exc:
+            raise translate_upstream(exc, "reading the response") from None
         return web.Response(status=upstream.status, body=raw, headers=client_headers(upstream.headers, turn.turn_id))
 
     async def _start_stream(self, request: web.Request, turn: Turn, upstream: aiohttp.ClientResponse):

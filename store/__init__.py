@@ -23,7 +23,7 @@ import time
 from pathlib import Path
 from typing import Callable
 
-from .errors import EffectStateError, StoreError
+from .errors import EffectStateError, StoreError, WriteNeeded
 from .interfaces import Batch, DocumentStore, EffectLedger, SessionStore, Store, TermIndex
 from .lmdb_store import (
     DEFAULT_MAP_SIZE,
@@ -86,6 +86,7 @@ __all__ = [
     "TermIndex",
     "StoreError",
     "EffectStateError",
+    "WriteNeeded",
     "EffectRecord",
     "StoredDoc",
     "DeletionReceipt",

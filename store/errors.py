@@ -7,6 +7,9 @@
      └── EffectStateError an effect is not in a state that allows the change
                           (the admin API answers 409 for it)
 
+    WriteNeeded           (not an error) a write was attempted inside
+                          ``store.snapshot()``: redo the work in ``store.batch()``
+
 Backend errors (``lmdb.Error`` and friends) never leave the package: they are
 translated at the boundary with ``raise StoreError(...) from exc``.
 """
@@ -28,3 +31,12 @@ class StoreError(Exception):
 class EffectStateError(StoreError):
     """An effect cannot make the requested transition (e.g. resolving one that
     already completed)."""
+
+
+class WriteNeeded(Exception):
+    """A repository of ``store.snapshot()`` was asked to write.
+
+    Not a ``StoreError``: it is the signal of the optimistic pattern — do the
+    work against a read snapshot, and only if it turns out to write, do it
+    again inside ``store.batch()`` (which takes the writer lock and fsyncs).
+    """

@@ -181,6 +181,10 @@ class Store(Repositories, Protocol):
 
     def batch(self) -> ContextManager[Batch]: ...
 
+    def snapshot(self) -> ContextManager[Repositories]:
+        """The repositories over one consistent read snapshot; any write raises
+        ``WriteNeeded`` (then redo the work in ``batch()``)."""
+
     def delete_subject(
         self,
         tenant: str,

@@ -36,7 +36,7 @@ from typing import Any, Callable, TypeVar
 
 import lmdb
 
-from .errors import StoreError
+from .errors import StoreError, WriteNeeded
 
 T = TypeVar("T")
 Op = Callable[[Any], T]  # a function of one transaction
@@ -308,6 +308,48 @@ class LMDBEnv:
         if self.pid != os.getpid():
             return  # inherited across fork: the parent's handles are not ours to close
         self.env.close()
+
+
+class SnapshotRunner:
+    """Runs reads in one read transaction held across a ``with`` block; any
+    write raises ``WriteNeeded`` (see ``LMDBStore.snapshot``)."""
+
+    def __init__(self, env: LMDBEnv) -> None:
+        self._env = env
+        self._txn: Any = None
+
+    def begin(self) -> None:
+        env = self._env
+        env.check()
+        for _ in range(_MAX_ATTEMPTS):
+            env._gate.enter()
+            try:
+                self._txn = env.env.begin()
+                return
+            except lmdb.MapResizedError:
+                env._gate.exit()
+            except lmdb.Error as exc:
+                env._gate.exit()
+                raise _error("read", env.path, exc) from exc
+            env.adopt_map()
+        raise StoreError(f"store read at {env.path} kept failing: map resized repeatedly")
+
+    def read(self, op: Op[T]) -> T:
+        if self._txn is None:
+            raise StoreError("snapshot is not open (use it inside its with block)")
+        try:
+            return op(self._txn)
+        except lmdb.Error as exc:
+            raise _error("read", self._env.path, exc) from exc
+
+    def write(self, op: Op[T]) -> T:
+        raise WriteNeeded("a write inside a read snapshot")
+
+    def end(self) -> None:
+        if self._txn is not None:
+            self._txn.abort()
+            self._txn = None
+            self._env._gate.exit()
 
 
 class BatchRunner:

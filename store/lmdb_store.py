@@ -30,13 +30,14 @@ import hashlib
 import time
 import uuid
 from contextlib import contextmanager
+from functools import cached_property
 from typing import Any, Callable, Collection, Iterator, Mapping, Protocol, Sequence, TypeVar
 
 import orjson
 
 from . import keys
 from .errors import EffectStateError, StoreError
-from .lmdb_env import BatchRunner, LMDBEnv, acquire, release
+from .lmdb_env import BatchRunner, LMDBEnv, SnapshotRunner, acquire, release
 from .records import (
     CHECKPOINTS,
     COMPLETED,
@@ -830,17 +831,44 @@ class LMDBDocuments:
 
 
 class _Repos:
-    """The repositories, bound to one runner (the environment, or a batch)."""
+    """The repositories, bound to one runner (the environment, a batch or a
+    snapshot); each is built on first use, since most turns touch one or two."""
 
     def __init__(self, x: _Runner, ctx: _Ctx) -> None:
-        self.effects = LMDBEffects(x, ctx)
-        self.sessions = LMDBSessions(x, ctx)
-        self.index = LMDBIndex(x, ctx)
-        self.checkpoints = LMDBDocuments(CHECKPOINTS, x, ctx)
-        self.manifests = LMDBDocuments(MANIFESTS, x, ctx)
-        self.pruned = LMDBDocuments(PRUNED, x, ctx)
-        self.memories = LMDBDocuments(MEMORIES, x, ctx, index=self.index)
-        self.receipts = LMDBDocuments(RECEIPTS, x, ctx)
+        self._x = x
+        self._ctx = ctx
+
+    @cached_property
+    def effects(self) -> LMDBEffects:
+        return LMDBEffects(self._x, self._ctx)
+
+    @cached_property
+    def sessions(self) -> LMDBSessions:
+        return LMDBSessions(self._x, self._ctx)
+
+    @cached_property
+    def index(self) -> LMDBIndex:
+        return LMDBIndex(self._x, self._ctx)
+
+    @cached_property
+    def checkpoints(self) -> LMDBDocuments:
+        return LMDBDocuments(CHECKPOINTS, self._x, self._ctx)
+
+    @cached_property
+    def manifests(self) -> LMDBDocuments:
+        return LMDBDocuments(MANIFESTS, self._x, self._ctx)
+
+    @cached_property
+    def pruned(self) -> LMDBDocuments:
+        return LMDBDocuments(PRUNED, self._x, self._ctx)
+
+    @cached_property
+    def memories(self) -> LMDBDocuments:
+        return LMDBDocuments(MEMORIES, self._x, self._ctx, index=self.index)
+
+    @cached_property
+    def receipts(self) -> LMDBDocuments:
+        return LMDBDocuments(RECEIPTS, self._x, self._ctx)
 
     def docs(self, kind: str) -> LMDBDocuments:
         return getattr(self, kind)
@@ -848,6 +876,11 @@ class _Repos:
 
 class LMDBBatch(_Repos):
     """The repositories writing into one open transaction (see ``Store.batch``)."""
+
+
+class LMDBSnapshot(_Repos):
+    """The repositories reading one consistent snapshot; a write raises
+    ``WriteNeeded`` (see ``Store.snapshot``)."""
 
 
 class _Handle:
@@ -923,6 +956,20 @@ class LMDBStore(_Repos):
         except BaseException:
             runner.abort()
             raise
+
+    @contextmanager
+    def snapshot(self) -> Iterator[LMDBSnapshot]:
+        """The repositories over one read transaction, for work that usually
+        only reads: the first write raises ``WriteNeeded`` and the caller
+        redoes the work in ``batch()``. A turn that writes nothing so never
+        takes the writer lock (held by another process, or by the background
+        writer during its fsync)."""
+        runner = SnapshotRunner(self._handle.check())
+        runner.begin()
+        try:
+            yield LMDBSnapshot(runner, self._ctx)
+        finally:
+            runner.end()
 
     # -- deletion ----------------------------------------------------------------
 
