@@ -62,14 +62,28 @@ _NORM_KEYS = re.compile(rb'"(?:' + b"|".join(re.escape(k.encode()) for k in sort
                         + rb')":')
 
 
+# History items come back on every turn: remember their fingerprints by the
+# item's encoding (its length and the process's keyed hash of it, so the memo
+# holds no content). Cleared when full.
+_FP_MEMO: dict[tuple[int, int], str] = {}
+_FP_MEMO_MAX = 8192
+
+
 def item_fp(item: Any) -> str:
     try:
         raw = orjson.dumps(item, option=orjson.OPT_SORT_KEYS)
+    except (TypeError, orjson.JSONEncodeError):
+        return hashlib.sha256(repr(item).encode("utf-8", "surrogatepass")).hexdigest()[:16]
+    memo_key = (len(raw), hash(raw))
+    fp = _FP_MEMO.get(memo_key)
+    if fp is None:
         if _NORM_KEYS.search(raw):
             raw = orjson.dumps(_norm(item), option=orjson.OPT_SORT_KEYS)
-    except (TypeError, orjson.JSONEncodeError):
-        raw = repr(item).encode("utf-8", "surrogatepass")
-    return hashlib.sha256(raw).hexdigest()[:16]
+        fp = hashlib.sha256(raw).hexdigest()[:16]
+        if len(_FP_MEMO) >= _FP_MEMO_MAX:
+            _FP_MEMO.clear()
+        _FP_MEMO[memo_key] = fp
+    return fp
 
 
 def _h(*parts: str) -> str:

@@ -270,7 +270,7 @@ class EffectsFilter(Filter):
         threads = dict(es.get("threads") or {})
         chk = check(threads, items, system=view.system_text(), tools=tools,
                     server_history=server_history, markers=self.config.summary_markers,
-                    first_user=clean_text(view.first_user_text()), now=now,
+                    first_user=clean_text(view.first_user_text()) if not threads else "", now=now,
                     previous_response_id=body.get("previous_response_id") if server_history else None)
         cap.thread = chk.thread
         st["compacted"] = chk.reason is not None
@@ -304,7 +304,8 @@ class EffectsFilter(Filter):
             if seg is not None:
                 segments.append(seg)
                 st["checkpoint"] = seg.ref
-        b.sessions.update(tenant, session, {"effects": es}, subject=turn.identity.user or None)
+        if turn.identity.user or _json(es) != _json(sess.get("effects") or {}):
+            b.sessions.update(tenant, session, {"effects": es}, subject=turn.identity.user or None)
         return segments
 
     def _settle(self, b: Any, turn: Turn, r: Any, pool: list, used: set, lazy: "_History",
@@ -652,6 +653,11 @@ def _decode(parts: list[str], free_form: bool) -> Any:
         return orjson.loads(text)
     except orjson.JSONDecodeError:
         return text
+
+
+def _json(value: Any) -> bytes:
+    """A value's stored form, to tell whether it changed."""
+    return orjson.dumps(value, option=orjson.OPT_SORT_KEYS)
 
 
 def _goal(turn: Turn, view: Any) -> str:
