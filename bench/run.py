@@ -1,21 +1,24 @@
 """ctxproxy benchmark: direct vs. a no-op aiohttp proxy vs. ctxproxy, in one run.
 
-    python bench/run.py            # full run, ~2-3 minutes
-    python bench/run.py --quick    # smoke run, < 40 s
+    python bench/run.py            # full run, ~4 minutes
+    python bench/run.py --quick    # smoke run, < 1 minute
     python bench/run.py --pin      # pin processes to CPUs (see below)
+    python bench/run.py --config my.toml --config default   # other ctxproxy targets
 
 What it does (everything on 127.0.0.1, every loop bounded):
 
-* starts three real subprocesses, each on its own free port:
-  the scripted provider (``python -m ctxproxy.proxy.scripted_provider PORT``: Anthropic + OpenAI wire
+* starts real subprocesses, each on its own free port: the scripted provider
+  (``python -m ctxproxy.proxy.scripted_provider PORT``: Anthropic + OpenAI wire
   formats, a fixed text reply streamed in several SSE events), the no-op proxy
-  (``bench/noop_proxy.py``) and ctxproxy (``ctxproxy serve --port P --data-dir
-  TMP --anthropic-upstream URL --openai-upstream URL``, embedded defaults, so
-  the default filter pipeline is on);
+  (``bench/noop_proxy.py``) and two ctxproxy processes (``ctxproxy serve --port
+  P --data-dir TMP --anthropic-upstream URL --openai-upstream URL``):
+  ``ctxproxy:core`` runs issue 2's pipeline (``bench/core-only.toml``: routing,
+  adapters, relay, ``identify``) and ``ctxproxy:default`` the embedded default
+  pipeline (identify, redact, effects, prune, inject, manifest);
 * drives them with aiohttp (one ClientSession with a connection pool per
   target), always alternating the targets round-robin (rotating which goes
   first) so that drift — CPU frequency, page cache, other load — hits all
-  three equally:
+  of them equally:
 
   1. latency at concurrency 1, p50/p99, for a realistic non-stream Chat
      Completions request and an Anthropic Messages request (a few KB each,
@@ -446,7 +449,8 @@ def machine() -> dict[str, str]:
 def report(targets: list[Target], args: argparse.Namespace, cfg: dict, m: dict, started: float,
            fake: Proc, other: str) -> str:
     by = {t.name: t for t in targets}
-    d, noop, ctx = by["direct"], by["noop"], by["ctxproxy"]
+    d, noop = by["direct"], by["noop"]
+    ours = [t for t in targets if t.name not in ("direct", "noop")]
     out: list[str] = []
     w = out.append
 
@@ -461,14 +465,15 @@ def report(targets: list[Target], args: argparse.Namespace, cfg: dict, m: dict, 
             add = "—" if t is d else f"{p50 - dp50:+.3f}"
             add99 = "—" if t is d else f"{p99 - dp99:+.3f}"
             w(f"| {k.name} ({len(k.body) / 1024:.1f} KB) | {t.name} | {p50:.3f} | {p99:.3f} | {add} | {add99} |")
-        r50 = ratio(pct(ctx.lat[k.name], 50) - dp50, pct(noop.lat[k.name], 50) - dp50)
-        r99 = ratio(pct(ctx.lat[k.name], 99) - dp99, pct(noop.lat[k.name], 99) - dp99)
-        ratios_lat.append((k.name, r50, r99))
+        for t in ours:
+            r50 = ratio(pct(t.lat[k.name], 50) - dp50, pct(noop.lat[k.name], 50) - dp50)
+            r99 = ratio(pct(t.lat[k.name], 99) - dp99, pct(noop.lat[k.name], 99) - dp99)
+            ratios_lat.append((t.name, k.name, r50, r99))
     w("")
-    w("| request | ctxproxy added / noop added, p50 (target ≤ 1.2) | same, p99 |")
-    w("|---|---:|---:|")
-    for name, r50, r99 in ratios_lat:
-        w(f"| {name} | {r50} {verdict(r50, 1.2)} | {r99} |")
+    w("| target | request | added p50 / noop added p50 (target ≤ 1.2) | same, p99 |")
+    w("|---|---|---:|---:|")
+    for name, kname, r50, r99 in ratios_lat:
+        w(f"| {name} | {kname} | {r50} {verdict(r50, 1.2)} | {r99} |")
 
     w(f"\n### 2. Throughput at concurrency {cfg['conc']} ({cfg['load_n']} requests per target in "
       f"{cfg['rounds']} alternating rounds, chat/anthropic 50/50)\n")
@@ -486,19 +491,21 @@ def report(targets: list[Target], args: argparse.Namespace, cfg: dict, m: dict, 
 
     w(f"\n### 3. Streaming at concurrency 1 ({cfg['stream_n']} streams per kind per target; "
       f"fake provider pauses {cfg['event_delay'] * 1000:g} ms between events, ms)\n")
-    w("| stream | target | TTFB p50 | TTFB p99 | whole stream p50 | TTFB ratio ctxproxy/noop p50 (target ≤ 1.1) |")
+    w("| stream | target | TTFB p50 | TTFB p99 | whole stream p50 | TTFB ratio to noop, p50 (target ≤ 1.1) |")
     w("|---|---|---:|---:|---:|---:|")
     for k in KINDS:
-        r = ratio(pct(ctx.ttfb[k.name], 50), pct(noop.ttfb[k.name], 50))
         for t in targets:
-            rc = f"{r} {verdict(r, 1.1)}" if t is ctx else ""
+            rc = ""
+            if t in ours:
+                r = ratio(pct(t.ttfb[k.name], 50), pct(noop.ttfb[k.name], 50))
+                rc = f"{r} {verdict(r, 1.1)}"
             w(f"| {k.name} | {t.name} | {pct(t.ttfb[k.name], 50):.3f} | {pct(t.ttfb[k.name], 99):.3f} | "
               f"{pct(t.stream_total[k.name], 50):.2f} | {rc} |")
 
     w("\n### 4. Proxy processes\n")
     w("| process | CPU s / 1000 req (c=64 phase) | CPU s / 1000 streams | peak RSS (VmHWM) MB |")
     w("|---|---:|---:|---:|")
-    for t in (noop, ctx):
+    for t in (noop, *ours):
         assert t.proc is not None
         w(f"| {t.name} | {t.load_cpu / max(1, t.load_n) * 1000:.2f} | "
           f"{t.stream_cpu / max(1, t.stream_n) * 1000:.2f} | {status_kb(t.proc.pid, 'VmHWM') / 1024:.1f} |")
@@ -532,6 +539,18 @@ milliseconds. Each run appends one section below.
 # --------------------------------------------------------------------------- main
 
 
+def ctx_configs(specs: list[str] | None) -> list[tuple[str, str | None]]:
+    """(target name, config path or None for the embedded defaults) per ctxproxy target."""
+    if not specs:
+        specs = ["core=" + str(HERE / "core-only.toml"), "default=default"]
+    out = []
+    for spec in specs:
+        name, _, path = spec.rpartition("=")
+        name = name or Path(path).stem
+        out.append((f"ctxproxy:{name}", None if path == "default" else str(Path(path).resolve())))
+    return out
+
+
 async def amain(args: argparse.Namespace) -> None:
     started = time.monotonic()
     quick = args.quick
@@ -554,35 +573,39 @@ async def amain(args: argparse.Namespace) -> None:
 
     tmp = tempfile.TemporaryDirectory(prefix="ctxbench-")
     tdir = Path(tmp.name)
-    fp_port, noop_port, ctx_port = free_port(), free_port(), free_port()
+    fp_port, noop_port = free_port(), free_port()
     fake = Proc("fakeprovider", [sys.executable, "-m", "ctxproxy.proxy.scripted_provider", str(fp_port),
                                  "--text", REPLY_TEXT, "--delta-chars", str(DELTA_CHARS),
                                  "--delay-between-events", str(args.event_delay), "--record-limit", "200"],
                 fp_port, tdir / "fakeprovider.log")
     noop_p = Proc("noop", [sys.executable, str(HERE / "noop_proxy.py"), "--port", str(noop_port),
                            "--upstream", fake.url], noop_port, tdir / "noop.log")
-    ctx_p = Proc("ctxproxy", ctxproxy_argv() + ["serve", "--port", str(ctx_port), "--data-dir",
-                                                 str(tdir / "ctxdata"), "--anthropic-upstream", fake.url,
-                                                 "--openai-upstream", fake.url]
-                 + (["--config", str(Path(args.config).resolve())] if args.config else []),
-                 ctx_port, tdir / "ctxproxy.log")
-    procs = [fake, noop_p, ctx_p]
+    ctx_ps = []
+    for name, conf in ctx_configs(args.config):
+        port = free_port()
+        ctx_ps.append(Proc(name, ctxproxy_argv() + ["serve", "--port", str(port), "--data-dir",
+                                                    str(tdir / f"data-{len(ctx_ps)}"), "--anthropic-upstream",
+                                                    fake.url, "--openai-upstream", fake.url]
+                           + (["--config", conf] if conf else []), port, tdir / f"{len(ctx_ps)}.log"))
+    procs = [fake, noop_p, *ctx_ps]
     targets: list[Target] = []
     try:
         fake.start({cpus[0]} if pin else None)
         await wait_ready(fake, "/")
         noop_p.start({cpus[-1]} if pin else None)
-        ctx_p.start({cpus[-1]} if pin else None)
+        for p in ctx_ps:
+            p.start({cpus[-1]} if pin else None)
         await wait_ready(noop_p, "/")
-        await wait_ready(ctx_p, "/ctx/healthz")
+        for p in ctx_ps:
+            await wait_ready(p, "/ctx/healthz")
         if pin:
             os.sched_setaffinity(0, {cpus[0]})
-        print(f"# processes: fake {fake.pid} {fake.url} | noop {noop_p.pid} {noop_p.url} | "
-              f"ctxproxy {ctx_p.pid} {ctx_p.url}", file=sys.stderr)
-        print("# ctxproxy: " + shlex.join(ctx_p.argv), file=sys.stderr)
+        print(f"# processes: fake {fake.pid} {fake.url} | noop {noop_p.pid} {noop_p.url}", file=sys.stderr)
+        for p in ctx_ps:
+            print(f"# {p.name} ({p.pid}): " + shlex.join(p.argv), file=sys.stderr)
 
         targets = [Target("direct", fake.url, None), Target("noop", noop_p.url, noop_p),
-                   Target("ctxproxy", ctx_p.url, ctx_p)]
+                   *(Target(p.name, p.url, p) for p in ctx_ps)]
         timeout = aiohttp.ClientTimeout(total=60)
         for t in targets:
             t.session = aiohttp.ClientSession(connector=aiohttp.TCPConnector(limit=cfg["conc"] * 2),
@@ -623,7 +646,7 @@ async def amain(args: argparse.Namespace) -> None:
                 await t.session.close()
         for p in reversed(procs):
             p.stop()
-        ctx_log = ctx_p.log_tail(5) if ctx_p.popen is not None else ""
+        ctx_log = "\n".join(p.log_tail(5) for p in ctx_ps if p.popen is not None)
         tmp.cleanup()
 
     cmd = "python " + shlex.join([os.path.relpath(sys.argv[0], ROOT)] + sys.argv[1:])
@@ -655,7 +678,9 @@ def main() -> None:
     ap.add_argument("--load-n", type=int, default=0, help="override: requests per target at concurrency 64")
     ap.add_argument("--stream-n", type=int, default=0, help="override: streams per kind per target")
     ap.add_argument("--no-write", action="store_true", help="print only, do not append to bench/RESULTS.md")
-    ap.add_argument("--config", metavar="FILE", help="ctxproxy.toml for the ctxproxy target (default: embedded)")
+    ap.add_argument("--config", metavar="[NAME=]FILE", action="append",
+                    help="a ctxproxy target with this config file (repeatable; 'default' = the embedded "
+                         "defaults). Without it: ctxproxy:core (bench/core-only.toml) and ctxproxy:default")
     args = ap.parse_args()
     asyncio.run(amain(args))
 

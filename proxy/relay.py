@@ -201,6 +201,8 @@ class Relay:
 
     async def _start_stream(self, request: web.Request, turn: Turn, upstream: aiohttp.ClientResponse):
         resp = web.StreamResponse(status=upstream.status, headers=client_headers(upstream.headers, turn.turn_id))
+        if request.method == "HEAD" and _content_length(upstream) >= 0:
+            resp.content_length = _content_length(upstream)  # what a GET would return; no body follows
         await resp.prepare(request)
         return resp
 

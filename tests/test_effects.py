@@ -339,6 +339,34 @@ def test_hooks_store_failure_blocks_with_503(store, monkeypatch):
     assert t.degraded == ["effects"]
 
 
+def test_hooks_a_request_that_brings_nothing_new_commits_nothing(store):
+    """A resent or unchanged request settles on a read snapshot: no writer
+    lock, no fsync; the thread's last-seen time moves only every 30 s."""
+    now = [1000.0]
+    f = EffectsFilter(EffectsConfig(), store, clock=lambda: now[0])
+    c = CANNED["chat"]
+    first = body_for("chat", c["first"], C_TOOLS)
+    f.on_request(make_turn("chat", first, store))
+    respond(f, make_turn("chat", first, store), c["response"])  # records the pending calls
+    second = body_for("chat", c["first"] + c["replay"](c["response"]), C_TOOLS)
+    f.on_request(make_turn("chat", second, store))  # settles them: a write
+    state = store.sessions.get("default", "s1")
+    txn = store._env.env.info()["last_txnid"]
+    for step in (1.0, 10.0, 29.0):
+        now[0] = 1000.0 + step
+        t = make_turn("chat", second, store)
+        f.on_request(t)
+        assert t.state["effects"]["compacted"] is False and t.state["effects"]["effects"] == []
+    assert store._env.env.info()["last_txnid"] == txn and store.sessions.get("default", "s1") == state
+    now[0] = 1031.0  # past the resolution: the thread's last-seen time is written
+    f.on_request(make_turn("chat", second, store))
+    assert store._env.env.info()["last_txnid"] == txn + 1
+    (thread,) = store.sessions.get("default", "s1")["effects"]["threads"].values()
+    assert thread["t"] == 1031.0
+    (rec,) = store.effects.list("default", session="s1")
+    assert rec.state == "completed"
+
+
 def test_hooks_aux_calls_without_tools_are_skipped(store):
     f = EffectsFilter(EffectsConfig(), store)
     t = make_turn("anthropic", {"model": "m", "max_tokens": 5, "messages": [{"role": "user", "content": "title?"}]},

@@ -118,3 +118,46 @@ async def test_streamed_response_reaches_client_byte_identical(make_proxy, raw_u
             got = await r.read()
             assert r.headers["x-provider"] == "raw"
     assert got == STREAM
+
+
+@pytest.fixture
+async def sized_upstream():
+    """An upstream that answers with a fixed JSON body of known length (or, for
+    /big, a body without a length, written in pieces)."""
+    body = b'{"id":"x","object":"chat.completion","choices":[],"x_unknown":[1,2.50]}'
+
+    async def handler(request):
+        await request.read()
+        if request.path.endswith("/big"):
+            resp = web.StreamResponse(headers={"content-type": "application/octet-stream"})
+            await resp.prepare(request)
+            for _ in range(3):
+                await resp.write(b"x" * 1000)
+            return resp
+        return web.Response(body=body, content_type="application/json", headers={"x-provider": "sized"})
+
+    app = web.Application()
+    app.router.add_route("*", "/{tail:.*}", handler)
+    runner = web.AppRunner(app)
+    await runner.setup()
+    site = web.TCPSite(runner, "127.0.0.1", 0)
+    await site.start()
+    host, port = runner.addresses[0][:2]
+    yield f"http://{host}:{port}", body
+    await runner.cleanup()
+
+
+async def test_sized_answers_keep_their_length_and_unsized_ones_stream(make_proxy, sized_upstream):
+    url, body = sized_upstream
+    proxy = await make_proxy(upstream=url)
+    async with aiohttp.ClientSession() as s:
+        for path in ("/v1/chat/completions", "/v1/files"):  # a model call (pipeline) and a passthrough
+            async with s.post(proxy.url + path, json={"model": "m", "messages": []}) as r:
+                assert await r.read() == body
+                assert r.headers["Content-Length"] == str(len(body)) and "Transfer-Encoding" not in r.headers
+                assert r.headers["x-provider"] == "sized" and r.headers["X-Ctx-Turn-Id"]
+        async with s.post(proxy.url + "/v1/big", data=b"{}") as r:
+            assert await r.read() == b"x" * 3000
+            assert r.headers.get("Transfer-Encoding") == "chunked"
+        async with s.head(proxy.url + "/v1/files") as r:  # a HEAD answer has a length but no body
+            assert r.status == 200 and r.headers["Content-Length"] == str(len(body))

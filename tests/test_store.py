@@ -18,6 +18,7 @@ from ctxproxy.store import (
     UNKNOWN,
     EffectStateError,
     StoreError,
+    WriteNeeded,
     open_store,
 )
 from ctxproxy.store import keys
@@ -641,3 +642,56 @@ def test_open_errors_are_store_errors(tmp_path):
         open_store(not_a_dir)
     with pytest.raises(StoreError, match="max_map_size"):
         open_store(tmp_path / "db", map_size=1 << 30, max_map_size=1 << 20)
+
+
+# -- turns that change nothing write nothing ------------------------------------------
+
+
+def _last_txn(s) -> int:
+    """The id of the environment's last committed write transaction."""
+    return s._env.env.info()["last_txnid"]
+
+
+def test_update_that_changes_nothing_commits_nothing(store, clock):
+    store.sessions.update(T, "s1", {"effects": {"threads": {"a": {"n": 3, "s": [[0, "x"]]}}}}, subject="u1")
+    before = _last_txn(store)
+    # same value (tuples and lists alike, other key order): no transaction at all
+    same = store.sessions.update(T, "s1", {"effects": {"threads": {"a": {"s": ((0, "x"),), "n": 3}}}})
+    assert same == {"effects": {"threads": {"a": {"n": 3, "s": [[0, "x"]]}}}}
+    store.sessions.update(T, "s1", {"effects": {"threads": {"a": {"n": 3, "s": [[0, "x"]]}}}}, subject="u1")
+    assert _last_txn(store) == before
+    # a real change, or a new subject, does write
+    store.sessions.update(T, "s1", {"effects": {"threads": {}}})
+    assert _last_txn(store) == before + 1
+    store.sessions.update(T, "s1", {"effects": {"threads": {}}}, subject="u2")
+    assert _last_txn(store) == before + 2
+    assert store.sessions.list(T, subject="u2") == ["s1"]
+
+
+def test_batch_without_writes_commits_nothing(store):
+    store.sessions.update(T, "s1", {"x": 1})
+    before = _last_txn(store)
+    with store.batch() as b:
+        assert b.sessions.get(T, "s1") == {"x": 1}
+        b.sessions.update(T, "s1", {"x": 1})  # unchanged
+    assert _last_txn(store) == before
+    with store.batch() as b:
+        b.sessions.update(T, "s1", {"x": 2})
+    assert _last_txn(store) == before + 1 and store.sessions.get(T, "s1") == {"x": 2}
+
+
+def test_snapshot_reads_one_view_and_refuses_writes(store):
+    pend(store)
+    store.sessions.update(T, "s1", {"x": 1})
+    with store.snapshot() as r:
+        assert r.effects.get(T, "k1", "c1").state == PENDING
+        store.sessions.update(T, "s1", {"x": 2})  # committed meanwhile by someone else
+        assert r.sessions.get(T, "s1") == {"x": 1}  # the snapshot does not move
+        assert r.sessions.update(T, "s1", {"x": 1}) == {"x": 1}  # unchanged: no write needed
+        with pytest.raises(WriteNeeded) as info:
+            r.effects.complete(T, "k1", "c1")
+        assert not isinstance(info.value, StoreError)  # a signal to redo in a batch, not a failure
+    assert store.effects.get(T, "k1", "c1").state == PENDING  # nothing was written
+    assert store.sessions.get(T, "s1") == {"x": 2}
+    with pytest.raises(StoreError, match="not open"):
+        r.sessions.get(T, "s1")
