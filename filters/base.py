@@ -78,6 +78,9 @@ class Identity:
     supplied: bool = False  # the agent supplied its session id (vs. derived)
 
 
+_SESSION_STATE = "session:state"  # turn.state key of the shared session read
+
+
 @dataclass(eq=False)
 class Turn:
     """Everything one request/response exchange carries through the filters."""
@@ -106,6 +109,21 @@ class Turn:
 
     def service(self, name: str) -> Any:
         return self.services.get(name)
+
+    def session_state(self, store: Any, tenant: str | None = None, session: str | None = None
+                      ) -> Mapping[str, Any]:
+        """The stored state of this turn's session (or of ``tenant``/``session``),
+        read once per turn and shared by the filters. Read-only: a filter writes
+        its own key through the store (which merges it in), then calls
+        ``session_changed``."""
+        key = (tenant or self.identity.tenant, session or self.identity.session)
+        cached = self.state.get(_SESSION_STATE)
+        if cached is None or cached[0] != key:
+            cached = self.state[_SESSION_STATE] = (key, store.sessions.get(*key) or {})
+        return cached[1]
+
+    def session_changed(self) -> None:
+        self.state.pop(_SESSION_STATE, None)
 
 
 class Filter:

@@ -242,11 +242,14 @@ class EffectsFilter(Filter):
         try:
             try:  # most turns bring nothing new: decide on a read snapshot, no writer lock, no fsync
                 with store.snapshot() as r:
-                    segments = self._ledger(r, turn, view, st, cap, tools, results, lazy)
+                    sess = turn.session_state(store, cap.scope[0], cap.scope[1])
+                    segments = self._ledger(r, sess, turn, view, st, cap, tools, results, lazy)
             except WriteNeeded:
                 del st["effects"][mark:]
-                with store.batch() as b:
-                    segments = self._ledger(b, turn, view, st, cap, tools, results, lazy)
+                with store.batch() as b:  # the session is read again under the writer lock
+                    sess = b.sessions.get(cap.scope[0], cap.scope[1]) or {}
+                    segments = self._ledger(b, sess, turn, view, st, cap, tools, results, lazy)
+                turn.session_changed()
         except StoreError as exc:
             log.warning("turn %s: effect ledger commit failed: %s", turn.turn_id, exc)
             raise FilterError(self.name, "could not record tool results in the effect ledger before "
@@ -255,17 +258,17 @@ class EffectsFilter(Filter):
         for seg in segments:  # offered only once the batch is on disk
             offer(turn, seg)
 
-    def _ledger(self, b: Any, turn: Turn, view: Any, st: dict, cap: "_Capture", tools: list,
-                results: list, lazy: "_History") -> list[Segment]:
+    def _ledger(self, b: Any, sess: Mapping[str, Any], turn: Turn, view: Any, st: dict, cap: "_Capture",
+                tools: list, results: list, lazy: "_History") -> list[Segment]:
         """Settle this request's results in ``b`` (a batch, or a snapshot that
-        raises ``WriteNeeded`` at the first write); returns segments to offer."""
+        raises ``WriteNeeded`` at the first write) given the session's stored
+        state ``sess``; returns segments to offer."""
         tenant, session, task, scope = cap.scope
         body = view.body
         items = view.items()
         server_history = view.api == "responses" and bool(body.get("previous_response_id"))
         now = self.clock()
         segments: list[Segment] = []
-        sess = b.sessions.get(tenant, session) or {}
         es = dict(sess.get("effects") or {})
         threads = dict(es.get("threads") or {})
         chk = check(threads, items, system=view.system_text(), tools=tools,

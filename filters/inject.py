@@ -305,7 +305,7 @@ class InjectFilter(Filter):
         if not known or self.store is None:
             return None, {}
         try:
-            return dict(self.store.sessions.get(turn.identity.tenant, turn.identity.session) or {}), {}
+            return dict(turn.session_state(self.store)), {}
         except Exception as exc:
             log.warning("turn %s: session state unreadable: %s", turn.turn_id, type(exc).__name__)
             _degrade(turn, self.name)
@@ -335,6 +335,7 @@ class InjectFilter(Filter):
         ident = turn.identity
         try:
             self.store.sessions.update(ident.tenant, ident.session, writes, subject=ident.user or None)
+            turn.session_changed()
         except Exception as exc:  # a lost write only costs a re-freeze / a recount
             log.warning("turn %s: session state not saved: %s", turn.turn_id, type(exc).__name__)
             _degrade(turn, self.name)

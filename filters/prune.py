@@ -184,12 +184,13 @@ class PruneFilter(Filter):
         if not results:
             return
         tenant, session = turn.identity.tenant, turn.identity.session
-        state = self.store.sessions.get(tenant, session) or {}
-        decisions: dict[str, dict] = (state.get(STATE_KEY) or {}).get("d") or {}
+        state = turn.session_state(self.store)
+        decisions: Mapping[str, dict] = (state.get(STATE_KEY) or {}).get("d") or {}
 
         plan = self.plan(turn, results, decisions)
         if plan.writes:
             self._commit(turn, plan)
+            turn.session_changed()
         # -- every edit happens here, after everything that could fail --------
         for r in plan.results:
             if r.decision is not None and r.result.content != r.stub:

@@ -49,6 +49,14 @@ def _error(action: str, path: str, exc: BaseException) -> StoreError:
     return StoreError(f"store {action} failed at {path}: {type(exc).__name__}: {exc}")
 
 
+_PID = [os.getpid()]  # this process's id, renewed after fork: checked on every transaction
+os.register_at_fork(after_in_child=lambda: _PID.__setitem__(0, os.getpid()))
+
+
+def _pid() -> int:
+    return _PID[0]
+
+
 class _Gate:
     """Shared/exclusive gate: many transactions, or one map resize.
 
@@ -162,7 +170,7 @@ class LMDBEnv:
     # -- guards -------------------------------------------------------------
 
     def check(self, write: bool = False) -> None:
-        if self.pid != os.getpid():
+        if self.pid != _pid():
             raise StoreError(
                 f"store at {self.path} was opened in process {self.pid} and cannot be used after "
                 "fork(); call open_store() in each worker after it forks"
