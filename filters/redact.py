@@ -194,6 +194,15 @@ class RedactFilter(Filter):
                 self._vaults.move_to_end(vkey)
         return vault
 
+    def _context(self, turn: Turn) -> tuple[Profile, bytes, Vault | None]:
+        """(profile, session key, vault) of the turn: worked out once, then
+        reused by the response and every streamed event."""
+        ctx = turn.state.get("redact:ctx")
+        if ctx is None:
+            profile = self._profile(turn)
+            ctx = turn.state["redact:ctx"] = (profile, self._key(turn), self._vault(turn, profile))
+        return ctx
+
     def _state(self, turn: Turn, profile: Profile) -> dict:
         st = turn.state.get(self.name)
         if st is None:
@@ -213,9 +222,7 @@ class RedactFilter(Filter):
         if view is None:
             return
         try:
-            profile = self._profile(turn)
-            key = self._key(turn)
-            vault = self._vault(turn, profile)
+            profile, key, vault = self._context(turn)
             red = profile.redactor
             st = self._state(turn, profile)
             counts = st["counts"]
@@ -259,11 +266,10 @@ class RedactFilter(Filter):
         text = slot.get()
         if not isinstance(text, str) or not text:
             return
-        tool_input = slot.kind == ARGS or bool(_TOOL_INPUT.search(slot.where))
         res = redact_json_text(red, text, key) if slot.kind == ARGS else red.redact(text, key)
         self._add(counts, res.counts)
         out = res.text
-        if vault is not None and tool_input:
+        if vault is not None and (slot.kind == ARGS or _TOOL_INPUT.search(slot.where)):
             out = vault.restore_json_text(out) if slot.kind == ARGS else vault.restore(out)
         if out != text:
             slot.set(out)
@@ -272,9 +278,7 @@ class RedactFilter(Filter):
         if not self.config.responses or view is None:
             return
         try:
-            profile = self._profile(turn)
-            key = self._key(turn)
-            vault = self._vault(turn, profile)
+            profile, key, vault = self._context(turn)
             counts = self._state(turn, profile)["response_counts"]
             for slot in list(view.text_slots()):
                 self._redact_slot(slot, profile.redactor, key, vault, counts)
@@ -290,10 +294,8 @@ class RedactFilter(Filter):
             raise FilterError(self.name, f"redaction of the response failed: {exc}", 502, turn.turn_id) from None
 
     def _event(self, turn: Turn, event: Any) -> list | None:
-        profile = self._profile(turn)
+        profile, key, vault = self._context(turn)
         red = profile.redactor
-        key = self._key(turn)
-        vault = self._vault(turn, profile)
         counts = self._state(turn, profile)["response_counts"]
         ss: _Stream | None = turn.state.get("redact:stream")
         if ss is None:
