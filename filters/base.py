@@ -129,6 +129,7 @@ class Turn:
 class Filter:
     name: ClassVar[str] = ""
     required: ClassVar[bool] = False  # True: fail closed
+    uses_tokens: ClassVar[bool] = False  # True: counts tokens (the vocabulary is loaded at start-up)
 
     Config: ClassVar[type | None] = None  # frozen dataclass of [filters.<name>]
 

@@ -163,6 +163,7 @@ class InjectConfig:
 class InjectFilter(Filter):
     name = "inject"
     required = False  # fails open: the request goes on without the envelope
+    uses_tokens = True
     Config = InjectConfig
 
     def __init__(self, config: InjectConfig, store: Any = None, retriever: Retriever | None = None):

@@ -155,6 +155,7 @@ class _Plan:
 class PruneFilter(Filter):
     name = "prune"
     required = False  # fails open: the request goes on unpruned, the turn is marked degraded
+    uses_tokens = True
     Config = PruneConfig
 
     def __init__(self, config: PruneConfig | None = None, store: Any = None, memo_size: int = 65536):

@@ -84,16 +84,30 @@ def encoding(name: str = "o200k_base") -> tiktoken.Encoding:
 class TokenCounter:
     """``count(text)`` with a bounded LRU keyed by a hash of the text."""
 
-    def __init__(self, name: str = "o200k_base", cache_size: int = 65536):
-        self._enc = encoding(name)
+    def __init__(self, name: str = "o200k_base", cache_size: int = 65536, lazy: bool = False):
+        """``lazy``: load the vocabulary (~70 MB in memory) on the first count,
+        for a process whose filters may never count (the proxy loads it at
+        start-up only when a configured filter does)."""
+        self.name = name
+        self._enc: tiktoken.Encoding | None = None if lazy else encoding(name)
         self._cache: OrderedDict[bytes, int] = OrderedDict()
         self._size = cache_size
         self.hits = 0
         self.misses = 0
 
+    @property
+    def loaded(self) -> bool:
+        return self._enc is not None
+
+    def load(self) -> None:
+        if self._enc is None:
+            self._enc = encoding(self.name)
+
     def count(self, text: str) -> int:
         if not text:
             return 0
+        if self._enc is None:
+            self.load()
         if len(text) < 64:  # hashing costs about what encoding a short string does
             return len(self._enc.encode_ordinary(text))
         key = hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).digest()

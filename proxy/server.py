@@ -109,7 +109,10 @@ def make_app(cfg: Config, services: dict[str, Any] | None = None) -> web.Applica
         pipelines: dict[str, Pipeline] = {}
         for name, route in routes.items():
             pipelines[name] = build_pipeline(route.config.filters or cfg.pipeline.request, configs, svc)
-        relay = Relay(session, pipelines, TokenCounter(), svc)
+        tokens = TokenCounter(lazy=True)
+        if any(s.filter.uses_tokens for p in pipelines.values() for s in p.stages):
+            tokens.load()  # now, not on a model call; a pipeline that never counts skips its ~70 MB
+        relay = Relay(session, pipelines, tokens, svc)
         app[APP_STATE] = AppState(cfg, router, relay, routes, svc)
         yield
         await session.close()

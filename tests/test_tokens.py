@@ -43,3 +43,17 @@ def test_counts_match_and_are_cached():
     assert c.count(text) == n and c.hits == 1 and c.misses == 1
     assert c.count("") == 0
     assert isinstance(tiktoken.Encoding, type)
+
+
+def test_lazy_counter_loads_on_first_count():
+    c = TokenCounter(lazy=True)
+    assert not c.loaded
+    assert c.count("a short text") == len(encoding().encode_ordinary("a short text"))
+    assert c.loaded
+
+
+async def test_the_proxy_loads_the_vocabulary_only_for_pipelines_that_count(make_proxy):
+    core = await make_proxy('[pipeline]\nrequest = ["identify", "redact", "effects", "manifest"]\n')
+    full = await make_proxy()
+    assert not core.state.relay.tokens.loaded
+    assert full.state.relay.tokens.loaded
