@@ -55,6 +55,14 @@ def _content_length(upstream: aiohttp.ClientResponse) -> int:
         return -1
 
 
+async def _send(request: web.Request, resp: web.Response) -> web.Response:
+    """Answer now: before the upstream connection is released and the turn's
+    bookkeeping runs, so the client waits for neither."""
+    await resp.prepare(request)
+    await resp.write_eof()
+    return resp
+
+
 def _hop_by_hop(headers: Any) -> frozenset[str]:
     """The standard hop-by-hop headers plus any the Connection header names."""
     named = headers.get("connection")
@@ -170,16 +178,17 @@ class Relay:
                 return await self._relay_events(request, turn, pipeline, upstream)
             if parse and plain and not is_sse and pipeline.has_response_hooks and upstream.status < 300 \
                     and "json" in ctype:
-                return await self._relay_json(turn, pipeline, upstream)
+                return await self._relay_json(request, turn, pipeline, upstream)
             if not is_sse and request.method != "HEAD" and upstream.status not in (204, 304) \
                     and 0 <= _content_length(upstream) <= WHOLE_BODY_MAX:
-                return await self._relay_whole(turn, upstream)
+                return await self._relay_whole(request, turn, upstream)
             return await self._relay_bytes(request, turn, upstream, is_sse)
         finally:
             upstream.release()
             turn.spans.append(("upstream", t0_ns, time.time_ns()))
 
-    async def _relay_json(self, turn: Turn, pipeline: Pipeline, upstream: aiohttp.ClientResponse) -> web.Response:
+    async def _relay_json(self, request: web.Request, turn: Turn, pipeline: Pipeline,
+                          upstream: aiohttp.ClientResponse) -> web.Response:
         try:
             raw = await upstream.read()
         except (aiohttp.ClientError, asyncio.TimeoutError) as exc:
@@ -188,16 +197,18 @@ class Relay:
         if view is not None:
             pipeline.run_response(turn, view)
             raw = view.to_bytes()
-        return web.Response(status=upstream.status, body=raw, headers=client_headers(upstream.headers, turn.turn_id))
+        return await _send(request, web.Response(status=upstream.status, body=raw,
+                                                 headers=client_headers(upstream.headers, turn.turn_id)))
 
-    async def _relay_whole(self, turn: Turn, upstream: aiohttp.ClientResponse) -> web.Response:
+    async def _relay_whole(self, request: web.Request, turn: Turn, upstream: aiohttp.ClientResponse) -> web.Response:
         """A small body of known length: read it, answer in one write (and the
         client sees the provider's Content-Length rather than chunks)."""
         try:
             raw = await upstream.read()
         except (aiohttp.ClientError, asyncio.TimeoutError) as exc:
             raise translate_upstream(exc, "reading the response") from None
-        return web.Response(status=upstream.status, body=raw, headers=client_headers(upstream.headers, turn.turn_id))
+        return await _send(request, web.Response(status=upstream.status, body=raw,
+                                                 headers=client_headers(upstream.headers, turn.turn_id)))
 
     async def _start_stream(self, request: web.Request, turn: Turn, upstream: aiohttp.ClientResponse):
         resp = web.StreamResponse(status=upstream.status, headers=client_headers(upstream.headers, turn.turn_id))
