@@ -34,14 +34,14 @@ class AnthropicRequest(RequestViewBase):
             if not isinstance(msg, dict):
                 continue
             content = msg.get("content")
-            where = f"messages[{i}].content"
+            where = (("messages", i), "content")  # formatted only if asked for
             if isinstance(content, str):
                 yield slot(msg, "content", where, TEXT, self.mark_changed)
             elif isinstance(content, list):
                 for j, block in enumerate(content):
                     if isinstance(block, dict):
                         kind = THINKING if block.get("type") == "thinking" else TEXT
-                        yield from self.parts(block, f"{where}[{j}]", kind)
+                        yield from self.parts(block, (where, j), kind)
 
     def system_text(self) -> str:
         parts = [text_of(self.body.get("system"))]

@@ -10,7 +10,7 @@ from typing import Any, Callable, ClassVar, Iterator
 
 import orjson
 
-from ctxproxy.filters.view import ARGS, TEXT, Delta, Slot, ToolCall, ToolResult, Usage, iter_strings, slot
+from ctxproxy.filters.view import ARGS, TEXT, Delta, Slot, ToolCall, ToolResult, Usage, Where, iter_strings, slot
 
 
 class AdapterError(ValueError):
@@ -53,7 +53,7 @@ class View:
         return self.raw if not self.edits and self.raw else orjson.dumps(self.body)
 
     # -- shared slot helpers -------------------------------------------------
-    def parts(self, value: Any, where: str, kind: str = TEXT) -> Iterator[Slot]:
+    def parts(self, value: Any, where: Where, kind: str = TEXT) -> Iterator[Slot]:
         """Slots inside a list of content parts (or one part), binary parts skipped."""
         if isinstance(value, list):
             for i, part in enumerate(value):
@@ -64,7 +64,7 @@ class View:
         elif isinstance(value, dict) and value.get("type") not in BINARY_PARTS:
             yield from iter_strings(value, where, kind, OPAQUE_KEYS, self.mark_changed)
 
-    def field_slot(self, obj: dict, key: str, where: str, kind: str = TEXT) -> Iterator[Slot]:
+    def field_slot(self, obj: dict, key: str, where: Where, kind: str = TEXT) -> Iterator[Slot]:
         """The slot(s) of ``obj[key]``: a string field, or content parts under it."""
         value = obj.get(key)
         if isinstance(value, str):
@@ -72,7 +72,7 @@ class View:
         elif isinstance(value, (list, dict)):
             yield from self.parts(value, where, kind)
 
-    def args_slot(self, obj: dict, key: str, where: str) -> Iterator[Slot]:
+    def args_slot(self, obj: dict, key: str, where: Where) -> Iterator[Slot]:
         if isinstance(obj.get(key), str):
             yield slot(obj, key, where, ARGS, self.mark_changed)
 

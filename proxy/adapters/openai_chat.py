@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from typing import Any, Iterator
 
-from ctxproxy.filters.view import ARGS, TEXT, THINKING, Delta, Slot, ToolCall, ToolResult, Usage
+from ctxproxy.filters.view import ARGS, TEXT, THINKING, Delta, Slot, ToolCall, ToolResult, Usage, Where
 
 from .base import (
     ResponseViewBase,
@@ -32,7 +32,7 @@ class ChatRequest(RequestViewBase):
     def text_slots(self) -> Iterator[Slot]:
         for i, msg in enumerate(self.items()):
             if isinstance(msg, dict):
-                yield from message_slots(self, msg, f"messages[{i}]")
+                yield from message_slots(self, msg, ("messages", i))
 
     def system_text(self) -> str:
         return "\n".join(text_of(m.get("content")) for m in self.items()
@@ -131,17 +131,17 @@ def _append_text(msg: dict, text: str) -> bool:
     return True
 
 
-def message_slots(view: View, msg: dict, where: str) -> Iterator[Slot]:
-    yield from view.field_slot(msg, "content", f"{where}.content")
+def message_slots(view: View, msg: dict, where: Where) -> Iterator[Slot]:
+    yield from view.field_slot(msg, "content", (where, "content"))
     for key, kind in _EXTRA_TEXT:
         if key in msg:  # rare fields: skip the generator when absent (this runs per message per turn)
-            yield from view.field_slot(msg, key, f"{where}.{key}", kind)
+            yield from view.field_slot(msg, key, (where, key), kind)
     calls = msg.get("tool_calls")
     if isinstance(calls, list):
         for j, call in enumerate(calls):
             fn = call.get("function") if isinstance(call, dict) else None
             if isinstance(fn, dict):
-                yield from view.args_slot(fn, "arguments", f"{where}.tool_calls[{j}].function.arguments")
+                yield from view.args_slot(fn, "arguments", ((((where, "tool_calls"), j), "function"), "arguments"))
 
 
 def calls_of(msg: dict, position: int) -> list[ToolCall]:

@@ -4,7 +4,7 @@ from __future__ import annotations
 import time
 from typing import Any, Iterator
 
-from ctxproxy.filters.view import ARGS, TEXT, THINKING, Delta, Slot, ToolCall, ToolResult, Usage, slot
+from ctxproxy.filters.view import ARGS, TEXT, THINKING, Delta, Slot, ToolCall, ToolResult, Usage, Where, slot
 
 from .base import (
     ResponseViewBase,
@@ -28,25 +28,25 @@ _NOT_TEXT_ITEMS = ("additional_tools", "compaction", "compaction_summary", "item
                    "image_generation_call", "web_search_call", "file_search_call")
 
 
-def item_slots(view: View | Event, item: dict, where: str) -> Iterator[Slot]:
+def item_slots(view: View | Event, item: dict, where: Where) -> Iterator[Slot]:
     """Model-visible strings of one input/output item."""
     t = item.get("type", "message" if "role" in item else None)
     if t in _NOT_TEXT_ITEMS:
         return
     if t == "function_call":
-        yield from _args(view, item, "arguments", f"{where}.arguments")
+        yield from _args(view, item, "arguments", (where, "arguments"))
     elif t == "custom_tool_call":
-        yield from view.field_slot(item, "input", f"{where}.input")
+        yield from view.field_slot(item, "input", (where, "input"))
     elif t in RESULT_TYPES:
-        yield from view.field_slot(item, "output", f"{where}.output")
+        yield from view.field_slot(item, "output", (where, "output"))
     elif t == "reasoning":
-        yield from view.field_slot(item, "summary", f"{where}.summary", THINKING)
-        yield from view.field_slot(item, "content", f"{where}.content", THINKING)
+        yield from view.field_slot(item, "summary", (where, "summary"), THINKING)
+        yield from view.field_slot(item, "content", (where, "content"), THINKING)
     else:  # messages and anything unknown: every string but ids and opaque blobs
         yield from view.parts(item, where)
 
 
-def _args(view: Any, obj: dict, key: str, where: str) -> Iterator[Slot]:
+def _args(view: Any, obj: dict, key: str, where: Where) -> Iterator[Slot]:
     if isinstance(obj.get(key), str):
         yield slot(obj, key, where, ARGS, view.mark_changed)
 
@@ -81,7 +81,7 @@ class ResponsesRequest(RequestViewBase):
             yield slot(self.body, "input", "input", TEXT, self.mark_changed)
         for i, item in enumerate(self.items()):
             if isinstance(item, dict):
-                yield from item_slots(self, item, f"input[{i}]")
+                yield from item_slots(self, item, ("input", i))
 
     def system_text(self) -> str:
         parts = [text_of(self.body.get("instructions"))]
