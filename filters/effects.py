@@ -48,6 +48,7 @@ import hashlib
 import logging
 import re
 import time
+from collections import OrderedDict
 from concurrent.futures import Future
 from dataclasses import dataclass, field
 from types import MappingProxyType
@@ -163,6 +164,8 @@ class EffectsFilter(Filter):
         self.tool_patterns = {t: self.global_patterns + compile_patterns(p)
                               for t, p in config.extractors.items() if t != "*"}
         self._last: Future | None = None  # the newest queued response-end write
+        # (tenant, session) whose latest answer in this process made tool calls (bounded)
+        self._called: OrderedDict[tuple[str, str], bool] = OrderedDict()
         self._writer: Any = None  # the background writer that holds it
 
     @classmethod
@@ -239,8 +242,12 @@ class EffectsFilter(Filter):
         self.flush(2.0)  # a response-end write still in flight: let it land first (ms; usually none)
         lazy = _History(view)
         mark = len(st["effects"])
+        # The model's last answer here made calls: this request brings their results (a write).
+        expect_write = self._called.pop(cap.scope[:2], False) and bool(results)
         try:
-            try:  # most turns bring nothing new: decide on a read snapshot, no writer lock, no fsync
+            try:  # most other turns bring nothing new: decide on a read snapshot, no writer lock, no fsync
+                if expect_write:
+                    raise WriteNeeded("results of recorded calls")
                 with store.snapshot() as r:
                     sess = turn.session_state(store, cap.scope[0], cap.scope[1])
                     segments = self._ledger(r, sess, turn, view, st, cap, tools, results, lazy)
@@ -547,6 +554,10 @@ class EffectsFilter(Filter):
                               "args": compact_args(name, stored, self.classes, self.config.args_chars)})
         rid = cap.response_id or turn.state.get("response_id")
         subject = turn.identity.user or None
+        if entries:
+            self._called[(tenant, session)] = True
+            while len(self._called) > 4096:
+                self._called.popitem(last=False)
         turn_id = turn.turn_id
 
         def write(b: Any) -> None:

@@ -68,6 +68,7 @@ async def test_workers_share_one_port(tmp_path, fake):
                 try:
                     async with s.get(f"http://127.0.0.1:{port}/ctx/healthz") as r:
                         pids.add((await r.json())["pid"])
+                    await asyncio.sleep(0.02)  # leave the CPU to the worker still starting
                 except aiohttp.ClientError:
                     await asyncio.sleep(0.2)
             async with s.post(f"http://127.0.0.1:{port}/v1/chat/completions",
