@@ -226,25 +226,44 @@ class RedactFilter(Filter):
             red = profile.redactor
             st = self._state(turn, profile)
             counts = st["counts"]
-            plain: list = []
-            for slot in view.text_slots():
+            plain: list = []  # (slot, text, item index or -1)
+            tainted: set[int] = set()  # items that held a secret
+
+            def take(slot: Slot, item: int) -> None:
                 text = slot.get()
                 if not isinstance(text, str) or not text:
-                    continue
+                    return
                 if slot.kind == ARGS:  # JSON in a string: scanned decoded, value by value
                     res = redact_json_text(red, text, key, vault)
                     if res.changed:
                         slot.set(res.text)
                         self._add(counts, res.counts)
+                        tainted.add(item)
                 else:
-                    plain.append((slot, text))
+                    plain.append((slot, text, item))
+
+            for slot in view.head_slots():
+                take(slot, -1)
+            # History the client re-sends: an item found clean before is skipped
+            # for the price of encoding it, so a turn costs O(new content) in Python.
+            fresh = []
+            for i, item in enumerate(view.items()):
+                if isinstance(item, dict):
+                    digest = red.item_digest(item)
+                    if red.is_clean_item(digest):
+                        continue
+                    fresh.append((i, digest))
+                    for slot in view.item_slots(i, item):
+                        take(slot, i)
             # Text seen before costs a hash: only what holds a secret is rendered.
-            for i in red.dirty([text for _, text in plain]):
-                slot, text = plain[i]
+            for n in red.dirty([text for _, text, _ in plain]):
+                slot, text, item = plain[n]
                 res = red.redact(text, key, vault)
                 if res.changed:
                     slot.set(res.text)
                     self._add(counts, res.counts)
+                    tainted.add(item)
+            red.mark_clean_items([d for i, d in fresh if i not in tainted])
 
             def apply(text: str) -> str:
                 """For filters that add text later in the pipeline (inject)."""

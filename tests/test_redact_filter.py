@@ -137,6 +137,29 @@ def test_unchanged_request_keeps_its_bytes(filt):
     assert not t.request.changed and t.request.to_bytes() is raw and t.state["redact"]["counts"] == {}
 
 
+@pytest.mark.parametrize("api", list(REQUESTS))
+def test_resent_history_is_skipped_only_when_it_was_clean(filt, api):
+    """Items found clean are skipped when re-sent; items that held a secret are
+    redacted on every turn; a new secret in a new item is always found."""
+    key = "input" if api == "responses" else "messages"
+    clean = [{"role": "user", "content": f"turn one of {api}, nothing secret"},
+             {"role": "assistant", "content": "ok"}]
+    secret_item = {"role": "user", "content": f"the key is {GHP}"}
+    base = {k: v for k, v in REQUESTS[api].items() if k not in (key, "system", "instructions")}
+    red = filt.registry.get("default").redactor
+    for _ in range(2):  # twice: the second turn re-sends everything
+        t = make_turn(api, {**base, key: clean + [secret_item]})
+        filt.on_request(t)
+        assert_clean(sent(t))
+        assert t.state["redact"]["counts"] == {"github-pat": 1}
+    assert all(red.is_clean_item(red.item_digest(it)) for it in clean)
+    assert not red.is_clean_item(red.item_digest(secret_item))
+    t = make_turn(api, {**base, key: clean + [secret_item, {"role": "user", "content": f"and {AWS}"}]})
+    filt.on_request(t)
+    assert GHP not in sent(t) and AWS not in sent(t)
+    assert t.state["redact"]["counts"] == {"github-pat": 1, "aws-access-key-id": 1}
+
+
 def test_placeholders_per_session(filt):
     body = {"model": "m", "messages": [{"role": "user", "content": f"key {GHP}"}]}
     a1, a2, b = make_turn("chat", body, "s1"), make_turn("chat", body, "s1"), make_turn("chat", body, "s2")

@@ -37,7 +37,9 @@ import sys
 import threading
 from collections import OrderedDict
 from dataclasses import dataclass, field
-from typing import Sequence
+from typing import Any, Sequence
+
+import orjson
 
 from . import prefilter
 from .errors import RedactionError
@@ -179,6 +181,11 @@ class Redactor:
         self._rendered: OrderedDict[tuple[bytes, bytes], Result] = OrderedDict()
         self._cache_size = int(cache_size)  # span entries are small: (start, end, rule) per secret
         self._rendered_size = 4096  # rendered texts can be large: only those that had a secret
+        # Conversation items (a message, a tool result: their JSON encoding's
+        # digest) whose every string was found clean: a turn skips the history it
+        # re-sends instead of walking it. A set, cleared when full.
+        self._clean_items: set = set()
+        self._clean_items_max = 65536
         self._lock = threading.Lock()
         self.cache_hits = 0
         self.cache_misses = 0
@@ -289,6 +296,26 @@ class Redactor:
         with self._lock:
             self._cache.clear()
             self._rendered.clear()
+            self._clean_items.clear()
+
+    @staticmethod
+    def item_digest(item: Any) -> Any:
+        """Digest of a JSON value's encoding (None if it has none), for
+        ``is_clean_item`` / ``mark_clean_items``."""
+        try:
+            raw = orjson.dumps(item)
+        except (TypeError, orjson.JSONEncodeError):
+            return None
+        return _digest_bytes(raw)
+
+    def is_clean_item(self, digest: Any) -> bool:
+        return digest is not None and digest in self._clean_items
+
+    def mark_clean_items(self, digests: Sequence[Any]) -> None:
+        with self._lock:
+            if len(self._clean_items) + len(digests) > self._clean_items_max:
+                self._clean_items.clear()
+            self._clean_items.update(d for d in digests if d is not None)
 
     # -- internals shared with the stream redactor ------------------------------------
 
@@ -448,6 +475,12 @@ def _digest_blake(text: str) -> bytes:
 
 # With PYTHONHASHSEED fixed the str hash is predictable: use a real digest then.
 _digest = _digest_keyed if sys.flags.hash_randomization else _digest_blake
+
+
+def _digest_bytes(raw: bytes) -> Any:
+    if sys.flags.hash_randomization:
+        return hash(raw), len(raw)  # keyed SipHash, as for texts
+    return hashlib.blake2b(raw, digest_size=20).digest()
 
 
 def _placeholder(pid: str, secret: str, key: bytes) -> str:

@@ -28,20 +28,19 @@ class AnthropicRequest(RequestViewBase):
     items_key = "messages"
     __slots__ = ()
 
-    def text_slots(self) -> Iterator[Slot]:
-        yield from self.field_slot(self.body, "system", "system")
-        for i, msg in enumerate(self.items()):
-            if not isinstance(msg, dict):
-                continue
-            content = msg.get("content")
-            where = (("messages", i), "content")  # formatted only if asked for
-            if isinstance(content, str):
-                yield slot(msg, "content", where, TEXT, self.mark_changed)
-            elif isinstance(content, list):
-                for j, block in enumerate(content):
-                    if isinstance(block, dict):
-                        kind = THINKING if block.get("type") == "thinking" else TEXT
-                        yield from self.parts(block, (where, j), kind)
+    def head_slots(self) -> Iterator[Slot]:
+        return self.field_slot(self.body, "system", "system")
+
+    def item_slots(self, i: int, msg: dict) -> Iterator[Slot]:
+        content = msg.get("content")
+        where = (("messages", i), "content")  # formatted only if asked for
+        if isinstance(content, str):
+            yield slot(msg, "content", where, TEXT, self.mark_changed)
+        elif isinstance(content, list):
+            for j, block in enumerate(content):
+                if isinstance(block, dict):
+                    kind = THINKING if block.get("type") == "thinking" else TEXT
+                    yield from self.parts(block, (where, j), kind)
 
     def system_text(self) -> str:
         parts = [text_of(self.body.get("system"))]

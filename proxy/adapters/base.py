@@ -119,6 +119,20 @@ class RequestViewBase(View):
         value = self.body.get(self.items_key)
         return value if isinstance(value, list) else []
 
+    # Model-visible strings: those outside the conversation list (system prompt,
+    # instructions), then item by item, so a filter can skip items it has seen.
+    def head_slots(self) -> Iterator[Slot]:
+        return iter(())
+
+    def item_slots(self, i: int, item: dict) -> Iterator[Slot]:
+        raise NotImplementedError
+
+    def text_slots(self) -> Iterator[Slot]:
+        yield from self.head_slots()
+        for i, item in enumerate(self.items()):
+            if isinstance(item, dict):
+                yield from self.item_slots(i, item)
+
     @staticmethod
     def item_role(item: Any) -> str:
         return item.get("role", "") if isinstance(item, dict) else ""

@@ -29,10 +29,8 @@ class ChatRequest(RequestViewBase):
     items_key = "messages"
     __slots__ = ()
 
-    def text_slots(self) -> Iterator[Slot]:
-        for i, msg in enumerate(self.items()):
-            if isinstance(msg, dict):
-                yield from message_slots(self, msg, ("messages", i))
+    def item_slots(self, i: int, msg: dict) -> Iterator[Slot]:
+        return message_slots(self, msg, ("messages", i))
 
     def system_text(self) -> str:
         return "\n".join(text_of(m.get("content")) for m in self.items()

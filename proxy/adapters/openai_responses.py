@@ -75,13 +75,13 @@ class ResponsesRequest(RequestViewBase):
             return ""
         return item.get("role") or item.get("type", "")
 
-    def text_slots(self) -> Iterator[Slot]:
+    def head_slots(self) -> Iterator[Slot]:
         yield from self.field_slot(self.body, "instructions", "instructions")
         if isinstance(self.body.get("input"), str):
             yield slot(self.body, "input", "input", TEXT, self.mark_changed)
-        for i, item in enumerate(self.items()):
-            if isinstance(item, dict):
-                yield from item_slots(self, item, ("input", i))
+
+    def item_slots(self, i: int, item: dict) -> Iterator[Slot]:
+        return item_slots(self, item, ("input", i))
 
     def system_text(self) -> str:
         parts = [text_of(self.body.get("instructions"))]
