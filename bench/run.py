@@ -523,16 +523,15 @@ INTRO = """# ctxproxy benchmark results
 Produced by `bench/run.py` (see its docstring). Reproduce from the repository root with
 the project installed (`pip install -e .`):
 
-    python bench/run.py            # full run (~2-3 min)
-    python bench/run.py --quick    # smoke run (< 40 s)
+    python bench/run.py            # full run (~2.5 min)
+    python bench/run.py --quick    # smoke run (< 1 min)
 
-Each run starts the scripted provider (`python -m ctxproxy.proxy.scripted_provider`), the no-op aiohttp proxy
-(`bench/noop_proxy.py`, the baseline) and `ctxproxy serve` on its embedded defaults as
-separate processes on 127.0.0.1, and alternates the three targets (direct, noop,
-ctxproxy) round-robin in every phase. "Added" latency is proxy minus direct. The
-targets (issue 2): ctxproxy's added p50 latency ≤ 1.2 × the no-op proxy's, streaming
-TTFB ≤ 1.1 × the no-op proxy's. Numbers are machine-specific; compare ratios, not
-milliseconds. Each run appends one section below.
+Each run starts the scripted provider, the no-op aiohttp proxy (`bench/noop_proxy.py`, the
+baseline) and two `ctxproxy serve` processes (ctxproxy:core with `bench/core-only.toml`,
+ctxproxy:default on the embedded defaults) on 127.0.0.1, and alternates the targets
+round-robin in every phase. "Added" latency is proxy minus direct. The targets (issue 2):
+added p50 latency ≤ 1.2 × the no-op proxy's, streaming TTFB ≤ 1.1 × the no-op proxy's.
+Numbers are machine-specific; compare ratios, not milliseconds. Each run appends one section.
 """
 
 
