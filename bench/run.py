@@ -1,6 +1,6 @@
 """ctxproxy benchmark: direct vs. a no-op aiohttp proxy vs. ctxproxy, in one run.
 
-    python bench/run.py            # full run, ~4 minutes
+    python bench/run.py            # full run, ~2.5 minutes
     python bench/run.py --quick    # smoke run, < 1 minute
     python bench/run.py --pin      # pin processes to CPUs (see below)
     python bench/run.py --config my.toml --config default   # other ctxproxy targets
