@@ -67,13 +67,33 @@ async def make_proxy(tmp_path, fake):
         overrides.setdefault("data_dir", str(tmp_path / "data"))
         cfg = load_config(cfg_path, anthropic_upstream=url, openai_upstream=url, port=0, **overrides)
         app = make_app(cfg)
-        runner = web.AppRunner(app, handler_cancellation=True, access_log=None, shutdown_timeout=1.0)
-        await runner.setup()
-        site = web.TCPSite(runner, "127.0.0.1", 0)
-        await site.start()
-        host, port = runner.addresses[0][:2]
+        runner, base = await _serve(app, handler_cancellation=True, access_log=None, shutdown_timeout=1.0)
         runners.append(runner)
-        return Proxy(f"http://{host}:{port}", app, runner)
+        return Proxy(base, app, runner)
+
+    yield start
+    for r in runners:
+        await r.cleanup()
+
+
+async def _serve(app: web.Application, **runner_args) -> tuple[web.AppRunner, str]:
+    runner = web.AppRunner(app, **runner_args)
+    await runner.setup()
+    await web.TCPSite(runner, "127.0.0.1", 0).start()
+    host, port = runner.addresses[0][:2]
+    return runner, f"http://{host}:{port}"
+
+
+@pytest.fixture
+async def serve_app():
+    """``await serve_app(app, **runner_args)`` -> base URL of ``app`` on 127.0.0.1
+    (a hand-written upstream for one test); stopped after the test."""
+    runners = []
+
+    async def start(app: web.Application, **runner_args) -> str:
+        runner, base = await _serve(app, **runner_args)
+        runners.append(runner)
+        return base
 
     yield start
     for r in runners:

@@ -95,7 +95,7 @@ async def test_drop_mid_stream_responses(proxy, fake):
 
 
 @pytest.fixture
-async def slow_upstream():
+async def slow_upstream(serve_app):
     """Streams one event every 50 ms for ~5 s; records how the stream ended."""
     seen = {"events": 0, "ended": None}
 
@@ -116,12 +116,7 @@ async def slow_upstream():
 
     app = web.Application()
     app.router.add_post("/{tail:.*}", handler)
-    runner = web.AppRunner(app, handler_cancellation=True)
-    await runner.setup()
-    await web.TCPSite(runner, "127.0.0.1", 0).start()
-    host, port = runner.addresses[0][:2]
-    yield f"http://{host}:{port}", seen
-    await runner.cleanup()
+    return await serve_app(app, handler_cancellation=True), seen
 
 
 async def test_client_disconnect_cancels_upstream(make_proxy, slow_upstream):

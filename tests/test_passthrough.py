@@ -87,7 +87,7 @@ STREAM = (b'event: message_start\r\ndata: {"type":"message_start","message":{"id
 
 
 @pytest.fixture
-async def raw_upstream():
+async def raw_upstream(serve_app):
     """An upstream that answers every POST with STREAM, written in odd-sized pieces."""
 
     async def handler(request):
@@ -101,13 +101,7 @@ async def raw_upstream():
 
     app = web.Application()
     app.router.add_post("/{tail:.*}", handler)
-    runner = web.AppRunner(app)
-    await runner.setup()
-    site = web.TCPSite(runner, "127.0.0.1", 0)
-    await site.start()
-    host, port = runner.addresses[0][:2]
-    yield f"http://{host}:{port}"
-    await runner.cleanup()
+    return await serve_app(app)
 
 
 async def test_streamed_response_reaches_client_byte_identical(make_proxy, raw_upstream):
@@ -121,7 +115,7 @@ async def test_streamed_response_reaches_client_byte_identical(make_proxy, raw_u
 
 
 @pytest.fixture
-async def sized_upstream():
+async def sized_upstream(serve_app):
     """An upstream that answers with a fixed JSON body of known length (or, for
     /big, a body without a length, written in pieces)."""
     body = b'{"id":"x","object":"chat.completion","choices":[],"x_unknown":[1,2.50]}'
@@ -138,13 +132,7 @@ async def sized_upstream():
 
     app = web.Application()
     app.router.add_route("*", "/{tail:.*}", handler)
-    runner = web.AppRunner(app)
-    await runner.setup()
-    site = web.TCPSite(runner, "127.0.0.1", 0)
-    await site.start()
-    host, port = runner.addresses[0][:2]
-    yield f"http://{host}:{port}", body
-    await runner.cleanup()
+    return await serve_app(app), body
 
 
 async def test_sized_answers_keep_their_length_and_unsized_ones_stream(make_proxy, sized_upstream):
