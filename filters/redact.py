@@ -299,8 +299,15 @@ class RedactFilter(Filter):
         try:
             profile, key, vault = self._context(turn)
             counts = self._state(turn, profile)["response_counts"]
-            for slot in list(view.text_slots()):
-                self._redact_slot(slot, profile.redactor, key, vault, counts)
+            red = profile.redactor
+            slots = list(view.text_slots())
+            if vault is None:  # without a vault to restore from, clean text needs nothing: ask once
+                plain = [sl for sl in slots if sl.kind != ARGS]
+                texts = [sl.get() for sl in plain]
+                slots = [sl for sl in slots if sl.kind == ARGS] + [
+                    plain[i] for i in red.dirty([t if isinstance(t, str) else "" for t in texts])]
+            for slot in slots:
+                self._redact_slot(slot, red, key, vault, counts)
         except RedactionError as exc:
             raise FilterError(self.name, f"redaction of the response failed: {exc}", 502, turn.turn_id) from None
 
