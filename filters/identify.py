@@ -71,17 +71,10 @@ def identify(headers: Any, view: Any, cfg: IdentifyConfig, fixed_tenant: str = "
 
     meta = _claude_metadata(body)
     if not ident.session:
-        for source, value in (
-            ("hint:x-claude-code-session-id", h.get("x-claude-code-session-id")),
-            ("hint:metadata.user_id", meta.get("session_id")),
-            ("hint:session-id", h.get("session-id")),
-            ("hint:thread-id", h.get("thread-id")),
-            ("hint:x-codex-turn-metadata", _codex_metadata(h).get("session_id")),
-            ("hint:prompt_cache_key", body.get("prompt_cache_key") if ident.agent == "codex" else None),
-        ):
-            if _ok(value):
-                ident.session, ident.source, ident.supplied = value, source, True
-                break
+        hint = _session_hint(h, meta, body, ident.agent)
+        if hint is not None:
+            ident.source, ident.session = hint
+            ident.supplied = True
     if not ident.session and view is not None:
         system, first = view.system_text(), view.first_user_text()
         found = _openclaw_session(system) or _openclaw_session(first)
@@ -95,11 +88,31 @@ def identify(headers: Any, view: Any, cfg: IdentifyConfig, fixed_tenant: str = "
     if not ident.user:
         for value in (meta.get("account_uuid"), meta.get("device_id"), body.get("user"),
                       body.get("safety_identifier")):
-            if _ok(value):
+            if value is not None and _ok(value):
                 ident.user = value
                 break
     ident.task = ident.task or ident.session
     return ident
+
+
+def _session_hint(h: Any, meta: dict, body: dict, agent: str) -> tuple[str, str] | None:
+    """(source, session id) from the first client hint that has one, in order."""
+    for source, value in (
+        ("hint:x-claude-code-session-id", h.get("x-claude-code-session-id")),
+        ("hint:metadata.user_id", meta.get("session_id")),
+        ("hint:session-id", h.get("session-id")),
+        ("hint:thread-id", h.get("thread-id")),
+    ):
+        if value is not None and _ok(value):
+            return source, value
+    if "x-codex-turn-metadata" in h:
+        value = _codex_metadata(h).get("session_id")
+        if _ok(value):
+            return "hint:x-codex-turn-metadata", value
+    value = body.get("prompt_cache_key") if agent == "codex" else None
+    if _ok(value):
+        return "hint:prompt_cache_key", value
+    return None
 
 
 def _ok(value: Any) -> str | None:
