@@ -1,7 +1,7 @@
 """ctxproxy benchmark: direct vs. a no-op aiohttp proxy vs. ctxproxy, in one run.
 
-    python bench/run.py            # full run, ~2.5 minutes
-    python bench/run.py --quick    # smoke run, < 1 minute
+    python bench/run.py            # full run, ~5 minutes (two pipelines)
+    python bench/run.py --quick    # smoke run, ~1 minute
     python bench/run.py --pin      # pin processes to CPUs (see below)
     python bench/run.py --config my.toml --config default   # other ctxproxy targets
 
@@ -9,16 +9,18 @@ What it does (everything on 127.0.0.1, every loop bounded):
 
 * starts real subprocesses, each on its own free port: the scripted provider
   (``python -m ctxproxy.proxy.scripted_provider PORT``: Anthropic + OpenAI wire
-  formats, a fixed text reply streamed in several SSE events), the no-op proxy
-  (``bench/noop_proxy.py``) and two ctxproxy processes (``ctxproxy serve --port
-  P --data-dir TMP --anthropic-upstream URL --openai-upstream URL``):
-  ``ctxproxy:core`` runs issue 2's pipeline (``bench/core-only.toml``: routing,
-  adapters, relay, ``identify``) and ``ctxproxy:default`` the embedded default
-  pipeline (identify, redact, effects, prune, inject, manifest);
-* drives them with aiohttp (one ClientSession with a connection pool per
-  target), always alternating the targets round-robin (rotating which goes
-  first) so that drift — CPU frequency, page cache, other load — hits all
-  of them equally:
+  formats, a fixed text reply streamed in several SSE events) and the no-op
+  proxy (``bench/noop_proxy.py``); then, one after the other, a ctxproxy
+  process per pipeline (``ctxproxy serve --port P --data-dir TMP
+  --anthropic-upstream URL --openai-upstream URL``): ``ctxproxy:core`` runs
+  issue 2's pipeline (``bench/core-only.toml``: routing, adapters, relay,
+  ``identify``), ``ctxproxy:default`` the embedded default pipeline
+  (identify, redact, effects, prune, inject, manifest). Only one ctxproxy
+  runs at a time, so one never evicts the other's caches;
+* for each, drives the three targets (direct, noop, that ctxproxy) with
+  aiohttp (one ClientSession with a connection pool per target), always
+  alternating them round-robin (rotating which goes first) so that drift —
+  CPU frequency, page cache, other load — hits all three equally:
 
   1. latency at concurrency 1, p50/p99, for a realistic non-stream Chat
      Completions request and an Anthropic Messages request (a few KB each,
@@ -454,7 +456,7 @@ def report(targets: list[Target], args: argparse.Namespace, cfg: dict, m: dict, 
     out: list[str] = []
     w = out.append
 
-    w(f"### 1. Latency at concurrency 1 ({cfg['lat_n']} requests per kind per target, ms)\n")
+    w(f"#### 1. Latency at concurrency 1 ({cfg['lat_n']} requests per kind per target, ms)\n")
     w("| request | target | p50 | p99 | added p50 | added p99 |")
     w("|---|---|---:|---:|---:|---:|")
     ratios_lat = []
@@ -475,7 +477,7 @@ def report(targets: list[Target], args: argparse.Namespace, cfg: dict, m: dict, 
     for name, kname, r50, r99 in ratios_lat:
         w(f"| {name} | {kname} | {r50} {verdict(r50, 1.2)} | {r99} |")
 
-    w(f"\n### 2. Throughput at concurrency {cfg['conc']} ({cfg['load_n']} requests per target in "
+    w(f"\n#### 2. Throughput at concurrency {cfg['conc']} ({cfg['load_n']} requests per target in "
       f"{cfg['rounds']} alternating rounds, chat/anthropic 50/50)\n")
     w("| target | RPS | p50 ms | p99 ms | proxy CPU s / 1000 req | fake provider CPU s / 1000 | "
       "load client CPU s / 1000 |")
@@ -489,7 +491,7 @@ def report(targets: list[Target], args: argparse.Namespace, cfg: dict, m: dict, 
     w(f"\n({os.cpu_count()} CPUs are shared by the load client, the fake provider and the proxy: RPS is "
       "what the whole chain reaches, the CPU columns say where the time went.)")
 
-    w(f"\n### 3. Streaming at concurrency 1 ({cfg['stream_n']} streams per kind per target; "
+    w(f"\n#### 3. Streaming at concurrency 1 ({cfg['stream_n']} streams per kind per target; "
       f"fake provider pauses {cfg['event_delay'] * 1000:g} ms between events, ms)\n")
     w("| stream | target | TTFB p50 | TTFB p99 | whole stream p50 | TTFB ratio to noop, p50 (target ≤ 1.1) |")
     w("|---|---|---:|---:|---:|---:|")
@@ -502,7 +504,7 @@ def report(targets: list[Target], args: argparse.Namespace, cfg: dict, m: dict, 
             w(f"| {k.name} | {t.name} | {pct(t.ttfb[k.name], 50):.3f} | {pct(t.ttfb[k.name], 99):.3f} | "
               f"{pct(t.stream_total[k.name], 50):.2f} | {rc} |")
 
-    w("\n### 4. Proxy processes\n")
+    w("\n#### 4. Proxy processes\n")
     w("| process | CPU s / 1000 req (c=64 phase) | CPU s / 1000 streams | peak RSS (VmHWM) MB |")
     w("|---|---:|---:|---:|")
     for t in (noop, *ours):
@@ -550,6 +552,52 @@ def ctx_configs(specs: list[str] | None) -> list[tuple[str, str | None]]:
     return out
 
 
+async def measure(ctx_p: Proc, fake: Proc, noop_p: Proc, cfg: dict, args: argparse.Namespace, m: dict,
+                  started: float) -> str:
+    """Phases 1-3 for direct, noop and one ctxproxy process, alternating; its report."""
+    procs = [fake, noop_p, ctx_p]
+    targets = [Target("direct", fake.url, None), Target("noop", noop_p.url, noop_p),
+               Target(ctx_p.name, ctx_p.url, ctx_p)]
+    timeout = aiohttp.ClientTimeout(total=60)
+    for t in targets:
+        t.session = aiohttp.ClientSession(connector=aiohttp.TCPConnector(limit=cfg["conc"] * 2), timeout=timeout)
+    try:
+        def ours() -> float:  # CPU seconds of this benchmark's own processes
+            return self_cpu() + sum(cpu_seconds(p.pid) for p in procs)
+
+        sys0, ours0, wall0 = system_cpu(), ours(), time.monotonic()
+        load0 = os.getloadavg()[0]
+
+        def phase(name: str) -> None:
+            print(f"# {time.monotonic() - started:6.1f}s  {ctx_p.name}: {name}", file=sys.stderr, flush=True)
+
+        phase("1/3 latency at concurrency 1")
+        await phase_latency(targets, cfg["lat_n"], cfg["lat_warm"])
+        phase(f"2/3 throughput at concurrency {cfg['conc']}")
+        await phase_load(targets, cfg["load_n"], cfg["rounds"], cfg["conc"], fake.pid)
+        phase("3/3 streaming time to first byte")
+        await phase_stream(targets, cfg["stream_n"], cfg["stream_warm"])
+        phase("done")
+        (busy1, steal1), ours1, wall = system_cpu(), ours(), time.monotonic() - wall0
+        foreign = max(0.0, (busy1 - sys0[0]) - (ours1 - ours0))
+        other = (f"Other processes on the machine used {foreign:.1f} CPU-s during the {wall:.0f} s of "
+                 f"measurement ({100 * foreign / wall:.0f}% of one CPU; steal {steal1 - sys0[1]:.1f} s; "
+                 f"load average at start {load0:.2f}).")
+        if foreign / wall > 0.1:
+            other += " **The machine was not idle: absolute numbers are pessimistic, ratios less affected.**"
+        for p in procs:
+            if p.popen is not None and p.popen.poll() is not None:
+                raise SystemExit(f"{p.name} died during the run:\n{p.log_tail()}")
+        argv = ctx_p.argv
+        conf = (f"`--config {os.path.relpath(argv[argv.index('--config') + 1], ROOT)}`" if "--config" in argv
+                else "the embedded defaults")
+        return f"### {ctx_p.name} ({conf})\n\n" + report(targets, args, cfg, m, started, fake, other)
+    finally:
+        for t in targets:
+            if t.session is not None:
+                await t.session.close()
+
+
 async def amain(args: argparse.Namespace) -> None:
     started = time.monotonic()
     quick = args.quick
@@ -587,66 +635,34 @@ async def amain(args: argparse.Namespace) -> None:
                                                     fake.url, "--openai-upstream", fake.url]
                            + (["--config", conf] if conf else []), port, tdir / f"{len(ctx_ps)}.log"))
     procs = [fake, noop_p, *ctx_ps]
-    targets: list[Target] = []
+    bodies: list[str] = []
+    ctx_log = ""
     try:
         fake.start({cpus[0]} if pin else None)
         await wait_ready(fake, "/")
         noop_p.start({cpus[-1]} if pin else None)
-        for p in ctx_ps:
-            p.start({cpus[-1]} if pin else None)
         await wait_ready(noop_p, "/")
-        for p in ctx_ps:
-            await wait_ready(p, "/ctx/healthz")
         if pin:
             os.sched_setaffinity(0, {cpus[0]})
         print(f"# processes: fake {fake.pid} {fake.url} | noop {noop_p.pid} {noop_p.url}", file=sys.stderr)
-        for p in ctx_ps:
-            print(f"# {p.name} ({p.pid}): " + shlex.join(p.argv), file=sys.stderr)
-
-        targets = [Target("direct", fake.url, None), Target("noop", noop_p.url, noop_p),
-                   *(Target(p.name, p.url, p) for p in ctx_ps)]
-        timeout = aiohttp.ClientTimeout(total=60)
-        for t in targets:
-            t.session = aiohttp.ClientSession(connector=aiohttp.TCPConnector(limit=cfg["conc"] * 2),
-                                              timeout=timeout)
-        def ours() -> float:  # CPU seconds of this benchmark's own processes
-            return self_cpu() + sum(cpu_seconds(p.pid) for p in procs)
-
-        sys0, ours0, wall0 = system_cpu(), ours(), time.monotonic()
-        load0 = os.getloadavg()[0]
         gc.collect()
         gc.freeze()  # keep the client's GC pauses small and equal for all targets
-
-        def phase(name: str) -> None:
-            print(f"# {time.monotonic() - started:6.1f}s  {name}", file=sys.stderr, flush=True)
-
-        phase("1/3 latency at concurrency 1")
-        await phase_latency(targets, cfg["lat_n"], cfg["lat_warm"])
-        phase(f"2/3 throughput at concurrency {cfg['conc']}")
-        await phase_load(targets, cfg["load_n"], cfg["rounds"], cfg["conc"], fake.pid)
-        phase("3/3 streaming time to first byte")
-        await phase_stream(targets, cfg["stream_n"], cfg["stream_warm"])
-        phase("done")
-        (busy1, steal1), ours1, wall = system_cpu(), ours(), time.monotonic() - wall0
-        foreign = max(0.0, (busy1 - sys0[0]) - (ours1 - ours0))
-        other = (f"Other processes on the machine used {foreign:.1f} CPU-s during the {wall:.0f} s of "
-                 f"measurement ({100 * foreign / wall:.0f}% of one CPU; steal {steal1 - sys0[1]:.1f} s; "
-                 f"load average at start {load0:.2f}).")
-        if foreign / wall > 0.1:
-            other += " **The machine was not idle: absolute numbers are pessimistic, ratios less affected.**"
-        for p in procs:
-            if p.popen is not None and p.popen.poll() is not None:
-                raise SystemExit(f"{p.name} died during the run:\n{p.log_tail()}")
-
-        body = report(targets, args, cfg, m, started, fake, other)
+        # One three-target measurement (direct, noop, this ctxproxy) per pipeline, in turn:
+        # the ctxproxy processes never run side by side, so one does not evict the other's caches.
+        for ctx_p in ctx_ps:
+            ctx_p.start({cpus[-1]} if pin else None)
+            try:
+                await wait_ready(ctx_p, "/ctx/healthz")
+                print(f"# {ctx_p.name} ({ctx_p.pid}): " + shlex.join(ctx_p.argv), file=sys.stderr)
+                bodies.append(await measure(ctx_p, fake, noop_p, cfg, args, m, started))
+            finally:
+                ctx_p.stop()
+                ctx_log += ctx_p.log_tail(5)
     finally:
-        for t in targets:
-            if t.session is not None:
-                await t.session.close()
         for p in reversed(procs):
             p.stop()
-        ctx_log = "\n".join(p.log_tail(5) for p in ctx_ps if p.popen is not None)
         tmp.cleanup()
+    body = "\n\n".join(bodies)
 
     cmd = "python " + shlex.join([os.path.relpath(sys.argv[0], ROOT)] + sys.argv[1:])
     head = (f"## {datetime.now(timezone.utc).strftime('%Y-%m-%d %H:%M UTC')} — `{cmd}`"
