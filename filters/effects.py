@@ -314,8 +314,7 @@ class EffectsFilter(Filter):
             if seg is not None:
                 segments.append(seg)
                 st["checkpoint"] = seg.ref
-        if turn.identity.user or _json(es) != _json(sess.get("effects") or {}):
-            b.sessions.update(tenant, session, {"effects": es}, subject=turn.identity.user or None)
+        b.sessions.update(tenant, session, {"effects": es}, subject=turn.identity.user or None)  # no-op if unchanged
         return segments
 
     def _settle(self, b: Any, turn: Turn, r: Any, pool: list, used: set, lazy: "_History",
@@ -667,11 +666,6 @@ def _decode(parts: list[str], free_form: bool) -> Any:
         return orjson.loads(text)
     except orjson.JSONDecodeError:
         return text
-
-
-def _json(value: Any) -> bytes:
-    """A value's stored form, to tell whether it changed."""
-    return orjson.dumps(value, option=orjson.OPT_SORT_KEYS)
 
 
 def _goal(turn: Turn, view: Any) -> str:

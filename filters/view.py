@@ -109,6 +109,10 @@ class RequestView(Protocol):
     def text_slots(self) -> Iterator[Slot]:
         """Every string the model will read: system, all messages of all roles,
         tool inputs and results, Responses instructions and input items."""
+    def head_slots(self) -> Iterator[Slot]:
+        """The slots outside the conversation list (system prompt, instructions)."""
+    def item_slots(self, i: int, item: dict) -> Iterator[Slot]:
+        """The slots of conversation item ``i`` (``text_slots`` is the head's, then each item's)."""
     def system_text(self) -> str: ...
     def first_user_text(self) -> str: ...
     def tool_calls(self) -> list[ToolCall]: ...
