@@ -166,6 +166,7 @@ class EffectsFilter(Filter):
         self._last: Future | None = None  # the newest queued response-end write
         # (tenant, session) whose latest answer in this process made tool calls (bounded)
         self._called: OrderedDict[tuple[str, str], bool] = OrderedDict()
+        self._ledgers: OrderedDict[tuple, _Ledger] = OrderedDict()  # see _side_effects
         self._writer: Any = None  # the background writer that holds it
 
     @classmethod
@@ -430,15 +431,16 @@ class EffectsFilter(Filter):
     def _checkpoint(self, b: Any, es: dict, lazy: "_History", tenant: str, session: str, task: str,
                     scope: str, now: float) -> Segment | None:
         cfg = self.config
-        if cfg.key_scope == "task":
-            records = b.effects.list(tenant, task=task, side_effect=True)
-        else:
-            records = b.effects.list(tenant, session=session, side_effect=True)
-        hidden = [r for r in records if not lazy.visible(r)]
+        memo = self._side_effects(b, tenant, {"task": task} if cfg.key_scope == "task" else {"session": session},
+                                  now)
+        hidden = [r for r in memo.records if not lazy.visible(r)]
         if not hidden:
             return None
-        text = render_checkpoint(hidden, es.get("goal"), self.classes, cfg.args_chars, cfg.checkpoint_max_effects)
-        rev = hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:12]
+        sig = (tuple(id(r) for r in hidden), es.get("goal"))
+        if memo.rendered is None or memo.rendered[0] != sig:
+            text = render_checkpoint(hidden, es.get("goal"), self.classes, cfg.args_chars, cfg.checkpoint_max_effects)
+            memo.rendered = (sig, text, hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:12])
+        _, text, rev = memo.rendered
         ref = f"checkpoint:{scope}@{rev}"
         if es.get("cp") != rev:
             b.checkpoints.put(tenant, f"effects:{scope}", {
@@ -450,6 +452,28 @@ class EffectsFilter(Filter):
                        sensitivity="internal", freshness={"observed_at": now, "revision": rev},
                        priority=cfg.checkpoint_priority, max_tokens=cfg.checkpoint_max_tokens,
                        placement=cfg.checkpoint_placement, truncatable=True, boundary="item")
+
+    def _side_effects(self, b: Any, tenant: str, where: dict, now: float) -> "_Ledger":
+        """The scope's side-effecting records, kept in this process until the
+        ledger's revision for the scope changes or a pending record would start
+        reading as unknown: after a compaction every turn shows the checkpoint,
+        and it should not cost a scan of the whole ledger each time."""
+        rev = b.effects.revision(tenant, **where)
+        key = (tenant, *where.items())
+        memo = self._ledgers.get(key)
+        if memo is None or rev is None or memo.rev != rev or now >= memo.until:
+            records = b.effects.list(tenant, side_effect=True, **where)
+            timeout = b.pending_timeout
+            until = min((r.created_at + timeout for r in records if r.state == PENDING and timeout is not None),
+                        default=float("inf"))
+            memo = _Ledger(rev, until, records)
+            if rev is not None:
+                self._ledgers[key] = memo
+                while len(self._ledgers) > 256:
+                    self._ledgers.popitem(last=False)
+        else:
+            self._ledgers.move_to_end(key)
+        return memo
 
     def _duplicate_segment(self, dups: list, session: str, now: float) -> Segment:
         lines = ["ctxproxy effect ledger: your previous response repeated side effects that had already "
@@ -619,6 +643,17 @@ class EffectsFilter(Filter):
         self.flush()
 
 # -- helpers ----------------------------------------------------------------------
+
+
+@dataclass(eq=False)
+class _Ledger:
+    """A scope's side-effecting records as read at revision ``rev`` (valid
+    until ``until``), and the checkpoint last rendered from them."""
+
+    rev: bytes | None
+    until: float
+    records: list
+    rendered: tuple | None = None  # (signature, text, digest)
 
 
 class _History:

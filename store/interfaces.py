@@ -87,6 +87,10 @@ class EffectLedger(Protocol):
     ) -> EffectRecord | None:
         """The newest record whose call id or alias is ``call_id``."""
 
+    def revision(self, tenant: str, *, session: str | None = None, task: str | None = None) -> bytes | None:
+        """Changes whenever an effect record of the session (or task) is
+        written or deleted; None when it has none."""
+
     def list(
         self,
         tenant: str,
@@ -169,6 +173,7 @@ class Repositories(Protocol):
     memories: DocumentStore
     receipts: DocumentStore
     index: TermIndex
+    pending_timeout: float | None  # seconds after which a pending effect reads as unknown
 
 
 class Batch(Repositories, Protocol):

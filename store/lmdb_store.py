@@ -8,6 +8,8 @@ version, and ``"tenant"``, checked again on every read)::
     effects_idx  T "c" call_id|alias key call_id   (empty values: secondary
                  T "s" session key call_id          indexes for by_call_id and
                  T "t" task key call_id             list by session / task)
+                 T "r" "s"|"t" session|task -> 8 random bytes, renewed on every
+                                                    write of one of its records
     sessions     T session                      -> {state, subject}
     checkpoints  T id                           -> document   } scope_idx:
     manifests    T id                           -> document   }  T kind "s" session id
@@ -27,6 +29,7 @@ its own transaction together with the version bump.
 from __future__ import annotations
 
 import hashlib
+import os
 import time
 import uuid
 from contextlib import contextmanager
@@ -259,12 +262,24 @@ class LMDBEffects:
         raw = txn.get(pk, db=self._db)
         return None if raw is None else _load(EFFECTS, raw, tenant)
 
+    def _rev_keys(self, tenant: str, rec: Mapping[str, Any]) -> list[bytes]:
+        """Keys of the revisions of the record's session and task (see ``revision``)."""
+        out = []
+        if rec.get("session") is not None:
+            out.append(keys.key(tenant, b"r", b"s", keys.part(rec["session"], "session")))
+        if rec.get("task") is not None:
+            out.append(keys.key(tenant, b"r", b"t", keys.part(rec["task"], "task")))
+        return out
+
     def _put_in(self, txn: Any, tenant: str, pk: bytes, rec: Mapping[str, Any]) -> None:
         txn.put(pk, _dump(EFFECTS, rec), db=self._db)
+        rev = os.urandom(8)  # a fresh value, never a counter that could come round again
+        for k in self._rev_keys(tenant, rec):
+            txn.put(k, rev, db=self._idx)
 
     def _delete_in(self, txn: Any, tenant: str, pk: bytes, rec: Mapping[str, Any]) -> None:
         txn.delete(pk, db=self._db)
-        for k in self._idx_keys(tenant, rec):
+        for k in [*self._idx_keys(tenant, rec), *self._rev_keys(tenant, rec)]:
             txn.delete(k, db=self._idx)
 
     def _from_index(self, txn: Any, tenant: str, prefix: bytes) -> list[dict[str, Any]]:
@@ -479,6 +494,16 @@ class LMDBEffects:
             return self._record(tenant, best, self._ctx.clock())
 
         return self._x.read(op)
+
+    def revision(self, tenant: str, *, session: str | None = None, task: str | None = None) -> bytes | None:
+        """A value that changes whenever an effect record of this session (or
+        task) is written or deleted; None when there is none. Lets a caller keep
+        what it derived from ``list`` until the ledger changes."""
+        if (session is None) == (task is None):
+            raise StoreError("revision needs exactly one of session or task")
+        k = (keys.key(tenant, b"r", b"s", keys.part(session, "session")) if session is not None
+             else keys.key(tenant, b"r", b"t", keys.part(task, "task")))
+        return self._x.read(lambda txn: txn.get(k, db=self._idx))
 
     def list(
         self,
@@ -872,6 +897,11 @@ class _Repos:
 
     def docs(self, kind: str) -> LMDBDocuments:
         return getattr(self, kind)
+
+    @property
+    def pending_timeout(self) -> float | None:
+        """Seconds after which a pending effect reads as unknown (None: never)."""
+        return self._ctx.pending_timeout
 
 
 class LMDBBatch(_Repos):

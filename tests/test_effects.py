@@ -339,6 +339,44 @@ def test_hooks_store_failure_blocks_with_503(store, monkeypatch):
     assert t.degraded == ["effects"]
 
 
+def test_hooks_checkpoint_follows_the_ledger_without_rescanning_it(tmp_path):
+    """After a compaction every turn shows the checkpoint: it is kept between
+    turns, and still changes as soon as the ledger does (a record written by
+    another worker) or a pending call starts reading as unknown."""
+    now = [1000.0]
+    store = open_store(tmp_path / "store", clock=lambda: now[0], pending_timeout=600)
+    try:
+        f = EffectsFilter(EffectsConfig(), store, clock=lambda: now[0])
+        c = CANNED["chat"]
+        first = body_for("chat", c["first"], C_TOOLS)
+        f.on_request(make_turn("chat", first, store))
+        respond(f, make_turn("chat", first, store), c["response"])
+        f.on_request(make_turn("chat", body_for("chat", c["first"] + c["replay"](c["response"]), C_TOOLS), store))
+        compacted = body_for("chat", [{"role": "user", "content": "Summary: PR opened. Go on."}], C_TOOLS)
+
+        def checkpoint() -> str:
+            t = make_turn("chat", compacted, store)
+            f.on_request(t)
+            (seg,) = [s for s in offered(t) if s.kind == "checkpoint"]
+            return seg.text
+
+        first_text = checkpoint()
+        assert "gh pr create --fill" in first_text and "→ completed" in first_text
+        rev = store.effects.revision("default", session="s1")
+        assert rev is not None and checkpoint() == first_text  # unchanged ledger: same checkpoint
+        # another worker records a call in this session: the next turn's checkpoint has it
+        store.effects.put_pending("default", key="k-deploy", call_id="call_9", tool="exec",
+                                  args_canonical='{"command":"make deploy"}', session="s1", task="s1")
+        assert store.effects.revision("default", session="s1") != rev
+        text = checkpoint()
+        assert "make deploy" in text and "→ pending" in text
+        now[0] += 601  # ... and once the pending call is past the timeout, it reads as unknown
+        text = checkpoint()
+        assert "make deploy" in text and "→ unknown" in text and "→ pending" not in text
+    finally:
+        store.close()
+
+
 def test_hooks_a_request_that_brings_nothing_new_commits_nothing(store):
     """A resent or unchanged request settles on a read snapshot: no writer
     lock, no fsync; the thread's last-seen time moves only every 30 s."""

@@ -695,3 +695,27 @@ def test_snapshot_reads_one_view_and_refuses_writes(store):
     assert store.sessions.get(T, "s1") == {"x": 2}
     with pytest.raises(StoreError, match="not open"):
         r.sessions.get(T, "s1")
+
+
+def test_revision_of_a_scope_changes_with_every_write_and_goes_with_the_records(store, clock):
+    assert store.effects.revision(T, session="s1") is None
+    seen = set()
+    pend(store)
+    seen.add(store.effects.revision(T, session="s1"))
+    assert store.effects.revision(T, task="t1") == store.effects.revision(T, session="s1")
+    store.effects.complete(T, "k1", "c1")
+    seen.add(store.effects.revision(T, session="s1"))
+    pend(store, key="k2", call_id="c2")
+    store.effects.mark_unknown(T, "k2", "c2", note="lost")
+    seen.add(store.effects.revision(T, session="s1"))
+    store.effects.resolve(T, "k2", resolution="completed", call_id="c2", by="ops")
+    seen.add(store.effects.revision(T, session="s1"))
+    assert len(seen) == 4 and None not in seen
+    assert store.effects.revision(T, session="other") is None
+    before = store.effects.revision(T, session="s1")
+    store.sessions.update(T, "s1", {"x": 1})  # not an effect record
+    assert store.effects.revision(T, session="s1") == before
+    store.delete_subject(T, session="s1")
+    assert store.effects.revision(T, session="s1") is None  # nothing of the session is left behind
+    with pytest.raises(StoreError):
+        store.effects.revision(T)
