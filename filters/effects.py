@@ -315,7 +315,8 @@ class EffectsFilter(Filter):
             if seg is not None:
                 segments.append(seg)
                 st["checkpoint"] = seg.ref
-        b.sessions.update(tenant, session, {"effects": es}, subject=turn.identity.user or None)  # no-op if unchanged
+        b.sessions.update(tenant, session, {"effects": es}, subject=turn.identity.user or None,
+                          current=sess)  # writes nothing if unchanged
         return segments
 
     def _settle(self, b: Any, turn: Turn, r: Any, pool: list, used: set, lazy: "_History",

@@ -114,10 +114,12 @@ class SessionStore(Protocol):
     ) -> None: ...
 
     def update(
-        self, tenant: str, session: str, changes: Mapping[str, Any], *, subject: str | None = None
+        self, tenant: str, session: str, changes: Mapping[str, Any], *, subject: str | None = None,
+        current: Mapping[str, Any] | None = None,
     ) -> dict[str, Any]:
         """Shallow-merge ``changes`` into the state in one transaction; returns
-        the new state (created if absent)."""
+        the new state (created if absent). Writes nothing when every change is
+        already stored; ``current`` is the state as the caller just read it."""
 
     def delete(self, tenant: str, session: str) -> bool: ...
 

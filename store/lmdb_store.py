@@ -608,13 +608,25 @@ class LMDBSessions:
         self._write(tenant, session, subject, lambda old: new)
 
     def update(self, tenant: str, session: str, changes: Mapping[str, Any], *,
-               subject: str | None = None) -> dict[str, Any]:
+               subject: str | None = None, current: Mapping[str, Any] | None = None) -> dict[str, Any]:
         def merge(old: dict[str, Any]) -> dict[str, Any]:
             old.update(changes)
             return old
 
+        def holds(state: Mapping[str, Any]) -> bool:
+            for k, v in changes.items():
+                want = _canon(v)
+                if want is None or k not in state or _canon(state[k]) != want:
+                    return False
+            return True
+
         # A turn that changes nothing writes nothing: no put, and a batch left
-        # without writes commits without an fsync.
+        # without writes commits without an fsync. ``current``: the state as the
+        # caller just read it, which spares reading it again.
+        if current is not None and subject is None:
+            if holds(current):
+                return dict(current)
+            return self._write(tenant, session, subject, merge)
         pk = keys.key(tenant, keys.part(session, "session"))
 
         def unchanged(txn: Any) -> dict[str, Any] | None:
@@ -622,14 +634,9 @@ class LMDBSessions:
             if raw is None:
                 return None
             rec = _load(SESSIONS, raw, tenant)
-            state = rec["state"]
-            if subject not in (None, rec.get("subject")):
+            if subject not in (None, rec.get("subject")) or not holds(rec["state"]):
                 return None
-            for k, v in changes.items():
-                want = _canon(v)
-                if want is None or k not in state or _canon(state[k]) != want:
-                    return None
-            return state
+            return rec["state"]
 
         same = self._x.read(unchanged)
         if same is not None:

@@ -666,6 +666,12 @@ def test_update_that_changes_nothing_commits_nothing(store, clock):
     store.sessions.update(T, "s1", {"effects": {"threads": {}}}, subject="u2")
     assert _last_txn(store) == before + 2
     assert store.sessions.list(T, subject="u2") == ["s1"]
+    # the caller's copy of the state spares the read: equal -> nothing, different -> written
+    state = store.sessions.get(T, "s1")
+    assert store.sessions.update(T, "s1", {"effects": {"threads": {}}}, current=state) == state
+    assert _last_txn(store) == before + 2
+    store.sessions.update(T, "s1", {"effects": {"n": 1}}, current=state)
+    assert _last_txn(store) == before + 3 and store.sessions.get(T, "s1")["effects"] == {"n": 1}
 
 
 def test_batch_without_writes_commits_nothing(store):
