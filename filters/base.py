@@ -113,9 +113,9 @@ class Turn:
     def session_state(self, store: Any, tenant: str | None = None, session: str | None = None
                       ) -> Mapping[str, Any]:
         """The stored state of this turn's session (or of ``tenant``/``session``),
-        read once per turn and shared by the filters. Read-only: a filter writes
-        its own key through the store (which merges it in), then calls
-        ``session_changed``."""
+        read once per turn (through ``store``: the store, or a snapshot of it)
+        and shared by the filters. Read-only: a filter writes its own key
+        through the store (which merges it in), then calls ``session_changed``."""
         key = (tenant or self.identity.tenant, session or self.identity.session)
         cached = self.state.get(_SESSION_STATE)
         if cached is None or cached[0] != key:

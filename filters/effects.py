@@ -250,7 +250,7 @@ class EffectsFilter(Filter):
                 if expect_write:
                     raise WriteNeeded("results of recorded calls")
                 with store.snapshot() as r:
-                    sess = turn.session_state(store, cap.scope[0], cap.scope[1])
+                    sess = turn.session_state(r, cap.scope[0], cap.scope[1])  # read in the snapshot
                     segments = self._ledger(r, sess, turn, view, st, cap, tools, results, lazy)
             except WriteNeeded:
                 del st["effects"][mark:]
