@@ -462,13 +462,13 @@ class EffectsFilter(Filter):
         rev = b.effects.revision(tenant, **where)
         key = (tenant, *where.items())
         memo = self._ledgers.get(key)
-        if memo is None or rev is None or memo.rev != rev or now >= memo.until:
+        if memo is None or memo.rev != rev or now >= memo.until:
             records = b.effects.list(tenant, side_effect=True, **where)
             timeout = b.pending_timeout
             until = min((r.created_at + timeout for r in records if r.state == PENDING and timeout is not None),
                         default=float("inf"))
             memo = _Ledger(rev, until, records)
-            if rev is not None:
+            if rev is not None or not records:  # (records without a revision predate it: read them each time)
                 self._ledgers[key] = memo
                 while len(self._ledgers) > 256:
                     self._ledgers.popitem(last=False)
