@@ -248,24 +248,34 @@ class LMDBEnv:
     def begin_write(self) -> Any:
         """A write transaction for a batch; the caller holds the gate until
         ``end_write``. Adopts a resized map on the way."""
-        self.check(write=True)
+        return self._begin(write=True)
+
+    def begin_read(self) -> Any:
+        """A read transaction held across a block (a snapshot); the caller
+        holds the gate until ``end_read``."""
+        return self._begin(write=False)
+
+    def _begin(self, write: bool) -> Any:
+        self.check(write=write)
         for _ in range(_MAX_ATTEMPTS):
             self._gate.enter()
             try:
-                return self.env.begin(write=True)
+                return self.env.begin(write=write)
             except lmdb.MapResizedError:
                 self._gate.exit()
             except lmdb.Error as exc:
                 self._gate.exit()
-                raise _error("write", self.path, exc) from exc
+                raise _error("write" if write else "read", self.path, exc) from exc
             except BaseException:
                 self._gate.exit()
                 raise
             self.adopt_map()
-        raise StoreError(f"store write at {self.path} kept failing: map resized repeatedly")
+        raise StoreError(f"store {'write' if write else 'read'} at {self.path} kept failing: map resized repeatedly")
 
     def end_write(self) -> None:
         self._gate.exit()
+
+    end_read = end_write  # both release the gate
 
     # -- map size -----------------------------------------------------------
 
@@ -327,20 +337,7 @@ class SnapshotRunner:
         self._txn: Any = None
 
     def begin(self) -> None:
-        env = self._env
-        env.check()
-        for _ in range(_MAX_ATTEMPTS):
-            env._gate.enter()
-            try:
-                self._txn = env.env.begin()
-                return
-            except lmdb.MapResizedError:
-                env._gate.exit()
-            except lmdb.Error as exc:
-                env._gate.exit()
-                raise _error("read", env.path, exc) from exc
-            env.adopt_map()
-        raise StoreError(f"store read at {env.path} kept failing: map resized repeatedly")
+        self._txn = self._env.begin_read()
 
     def read(self, op: Op[T]) -> T:
         if self._txn is None:
@@ -357,7 +354,7 @@ class SnapshotRunner:
         if self._txn is not None:
             self._txn.abort()
             self._txn = None
-            self._env._gate.exit()
+            self._env.end_read()
 
 
 class BatchRunner:
