@@ -279,11 +279,13 @@ class PruneFilter(Filter):
         total = _head_tokens(view.body, count) + sum(r.tokens for r in plan.results)
         holders = {r.result.position for r in plan.results}
         api = view.api
+        encodings = view.item_encodings()
         for i, item in enumerate(view.items()):
             if i in holders:
                 total += _beside_results(item, api, count)
                 continue
-            key = hash(orjson.dumps(item))  # an in-process memo of token counts: the keyed bytes hash will do
+            # an in-process memo of token counts: the keyed bytes hash of the encoding will do
+            key = hash(encodings[i]) if encodings[i] is not None else hash(orjson.dumps(item))
             n = self._items.get(key)
             if n is None:
                 n = _strings_tokens(item, count)

@@ -247,9 +247,10 @@ class RedactFilter(Filter):
             # History the client re-sends: an item found clean before is skipped
             # for the price of encoding it, so a turn costs O(new content) in Python.
             fresh = []
+            encodings = view.item_encodings()
             for i, item in enumerate(view.items()):
                 if isinstance(item, dict):
-                    digest = red.item_digest(item)
+                    digest = red.encoding_digest(encodings[i])
                     if red.is_clean_item(digest):
                         continue
                     fresh.append((i, digest))

@@ -303,10 +303,14 @@ class Redactor:
         """Digest of a JSON value's encoding (None if it has none), for
         ``is_clean_item`` / ``mark_clean_items``."""
         try:
-            raw = orjson.dumps(item)
+            return Redactor.encoding_digest(orjson.dumps(item))
         except (TypeError, orjson.JSONEncodeError):
             return None
-        return _digest_bytes(raw)
+
+    @staticmethod
+    def encoding_digest(raw: bytes | None) -> Any:
+        """``item_digest`` of a value already encoded (None stays None)."""
+        return None if raw is None else _digest_bytes(raw)
 
     def is_clean_item(self, digest: Any) -> bool:
         return digest is not None and digest in self._clean_items

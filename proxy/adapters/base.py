@@ -83,12 +83,26 @@ class RequestViewBase(View):
     the body: several filters ask, and the history can be long)."""
 
     items_key: ClassVar[str] = "messages"  # where the conversation lives ("messages" / "input")
-    __slots__ = ("_calls", "_results")
+    __slots__ = ("_calls", "_results", "_encodings")
 
     def __init__(self, body: dict, raw: bytes = b""):
         super().__init__(body, raw)
         self._calls: tuple[int, list[ToolCall]] | None = None
         self._results: tuple[int, list[ToolResult]] | None = None
+        self._encodings: tuple[int, list[bytes | None]] | None = None
+
+    def item_encodings(self) -> list[bytes | None]:
+        """Each conversation item's JSON encoding (None if it has none), made
+        once per state of the body: filters key their per-item memos by it."""
+        if self._encodings is None or self._encodings[0] != self.edits:
+            out: list[bytes | None] = []
+            for item in self.items():
+                try:
+                    out.append(orjson.dumps(item))
+                except (TypeError, orjson.JSONEncodeError):
+                    out.append(None)
+            self._encodings = (self.edits, out)
+        return self._encodings[1]
 
     def tool_calls(self) -> list[ToolCall]:
         if self._calls is None or self._calls[0] != self.edits:
