@@ -144,6 +144,7 @@ class _Stage:
     response: Callable | None
     event: Callable | None
     end: Callable | None
+    request_span: str  # child span name of the request hook
 
 
 class Pipeline:
@@ -158,6 +159,7 @@ class Pipeline:
                 getattr(f, "on_response", None),
                 getattr(f, "on_response_event", None),
                 getattr(f, "on_response_end", None),
+                f"{f.name}.request",
             ))
         self.stages: tuple[_Stage, ...] = tuple(stages)
         self.has_event_hooks = any(s.event for s in self.stages)
@@ -207,7 +209,7 @@ class Pipeline:
                     raise _Undo(f.name) from exc
             finally:
                 _add_time(turn, f.name, t0)
-                turn.spans.append((f"{f.name}.request", t0_ns, time.time_ns()))
+                turn.spans.append((stage.request_span, t0_ns, time.time_ns()))
 
     def run_response(self, turn: Turn, view: ResponseView) -> None:
         for stage in self.stages:

@@ -98,6 +98,24 @@ def client_headers(upstream: CIMultiDictProxy, turn_id: str) -> CIMultiDict:
     return out
 
 
+class _HeadersWithFirstWrite(web.StreamResponse):
+    """A streamed response whose headers go out with its first body write.
+    (aiohttp's own ``Response`` buffers them this way; on an aiohttp without
+    this switch the headers simply go first, in a write of their own.)"""
+
+    _send_headers_immediately = False
+
+
+def _buffered(upstream: aiohttp.ClientResponse) -> bytes:
+    """Body bytes already read from the provider's socket (often the first
+    event comes in the same read as the headers); b"" if none, or if the body
+    already failed (the relay loop reports that)."""
+    try:
+        return upstream.content.read_nowait()
+    except (aiohttp.ClientError, asyncio.TimeoutError, RuntimeError):
+        return b""
+
+
 class Relay:
     """Holds what every exchange needs; ``handle`` serves one request."""
 
@@ -162,7 +180,7 @@ class Relay:
         qs = request.rel_url.raw_query_string
         url = URL(route.upstream + match.upstream_path + (f"?{qs}" if qs else ""), encoded=True)
         headers = upstream_headers(request.headers, route, parse)
-        t0 = asyncio.get_running_loop().time()
+        t0 = time.perf_counter()
         t0_ns = time.time_ns()
         try:
             upstream = await self.session.request(request.method, url, headers=headers, data=body or None,
@@ -172,7 +190,7 @@ class Relay:
             raise translate_upstream(exc, "connecting") from None
         try:
             turn.status = upstream.status
-            turn.timings_ms["upstream_headers"] = (asyncio.get_running_loop().time() - t0) * 1000.0
+            turn.timings_ms["upstream_headers"] = (time.perf_counter() - t0) * 1000.0
             ctype = upstream.headers.get("content-type", "")
             is_sse = ctype.startswith("text/event-stream")
             plain = upstream.headers.get("content-encoding", "identity").lower() in ("", "identity")
@@ -212,17 +230,26 @@ class Relay:
         return await _send(request, web.Response(status=upstream.status, body=raw,
                                                  headers=client_headers(upstream.headers, turn.turn_id)))
 
-    async def _start_stream(self, request: web.Request, turn: Turn, upstream: aiohttp.ClientResponse):
-        resp = web.StreamResponse(status=upstream.status, headers=client_headers(upstream.headers, turn.turn_id))
+    async def _start_stream(self, request: web.Request, turn: Turn, upstream: aiohttp.ClientResponse
+                            ) -> tuple[web.StreamResponse, bytes]:
+        """The client's response, prepared, and the body bytes that arrived with
+        the provider's headers. When there are some, our headers are held back
+        to go out with them: one write to the client, not two, before its
+        first byte. The caller writes them (or ``b""``) at once."""
+        first = _buffered(upstream)
+        cls = _HeadersWithFirstWrite if first else web.StreamResponse
+        resp = cls(status=upstream.status, headers=client_headers(upstream.headers, turn.turn_id))
         if request.method == "HEAD" and _content_length(upstream) >= 0:
             resp.content_length = _content_length(upstream)  # what a GET would return; no body follows
         await resp.prepare(request)
-        return resp
+        return resp, first
 
     async def _relay_bytes(self, request: web.Request, turn: Turn, upstream: aiohttp.ClientResponse,
                            is_sse: bool) -> web.StreamResponse:
-        resp = await self._start_stream(request, turn, upstream)
+        resp, first = await self._start_stream(request, turn, upstream)
         try:
+            if first:
+                await resp.write(first)
             async for chunk in self._chunks(upstream):
                 await resp.write(chunk)
         except UpstreamError as exc:
@@ -233,10 +260,12 @@ class Relay:
 
     async def _relay_events(self, request: web.Request, turn: Turn, pipeline: Pipeline,
                             upstream: aiohttp.ClientResponse) -> web.StreamResponse:
-        resp = await self._start_stream(request, turn, upstream)
+        resp, first = await self._start_stream(request, turn, upstream)
         relay = _EventRelay(turn, pipeline, ADAPTERS[turn.api].stream())
         decoder = SSEDecoder()
         try:
+            if first:  # b"" still sends the held headers
+                await resp.write(relay.feed(decoder.decode(first)))
             async for chunk in self._chunks(upstream):
                 out = relay.feed(decoder.decode(chunk))
                 if out:

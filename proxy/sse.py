@@ -18,14 +18,44 @@ class RawEvent:
 
 
 class SSEDecoder:
-    __slots__ = ("_buf", "_scan")
+    __slots__ = ("_buf", "_scan", "_cr")
 
     def __init__(self) -> None:
-        self._buf = bytearray()
+        self._buf = bytearray()  # always starts at the start of an event
         self._scan = 0  # where to resume looking for the end of an event
+        self._cr = False  # a CR was seen: every line ending is possible from now on
 
     def decode(self, chunk: bytes) -> list[RawEvent]:
         self._buf += chunk
+        if not self._cr and b"\r" not in chunk:
+            return self._decode_lf()
+        if not self._cr:
+            self._cr, self._scan = True, 0  # rescan the pending event by lines
+        return self._decode_any()
+
+    def _decode_lf(self) -> list[RawEvent]:
+        """LF line endings only (what providers send): an event ends at the
+        first blank line, i.e. at "\n\n", or is a lone "\n" where one begins."""
+        buf = self._buf
+        events: list[RawEvent] = []
+        start, n = 0, len(buf)
+        while start < n:
+            if buf[start] == 0x0A:
+                end = start + 1
+            else:
+                i = buf.find(b"\n\n", max(start, self._scan))
+                if i < 0:
+                    break
+                end = i + 2
+            events.append(_parse(bytes(buf[start:end])))
+            start = end
+            self._scan = 0
+        if start:
+            del buf[:start]
+        self._scan = max(0, len(buf) - 1)  # a trailing "\n" may pair with the next chunk's
+        return events
+
+    def _decode_any(self) -> list[RawEvent]:
         events: list[RawEvent] = []
         buf = self._buf
         start = 0
@@ -54,7 +84,7 @@ class SSEDecoder:
                 if nl < 0 and cr < 0:
                     i = n
                     break
-                i = min(x for x in (nl, cr) if x >= 0)
+                i = nl if cr < 0 else cr if nl < 0 else min(nl, cr)
         if start:
             del buf[:start]
         # resume at the start of the unfinished line (relative to the new buffer)
@@ -67,6 +97,7 @@ class SSEDecoder:
         raw = bytes(self._buf)
         self._buf.clear()
         self._scan = 0
+        self._cr = False
         return _parse(raw)
 
 

@@ -149,3 +149,62 @@ async def test_sized_answers_keep_their_length_and_unsized_ones_stream(make_prox
             assert r.headers.get("Transfer-Encoding") == "chunked"
         async with s.head(proxy.url + "/v1/files") as r:  # a HEAD answer has a length but no body
             assert r.status == 200 and r.headers["Content-Length"] == str(len(body))
+
+
+@pytest.fixture
+async def gated_upstream():
+    """A raw HTTP/1.1 upstream that sends its headers and ``first`` in one
+    write, then waits for ``gate`` before the rest of STREAM: what the client
+    sees before the gate opens came with the provider's headers."""
+    state = {"first": b"", "gate": asyncio.Event()}
+
+    def chunk(data: bytes) -> bytes:
+        return f"{len(data):x}\r\n".encode() + data + b"\r\n"
+
+    async def serve(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        head = await reader.readuntil(b"\r\n\r\n")
+        length = next(int(line.split(b":")[1]) for line in head.split(b"\r\n")
+                      if line.lower().startswith(b"content-length:"))
+        await reader.readexactly(length)
+        first = state["first"]
+        writer.write(b"HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ntransfer-encoding: chunked\r\n"
+                     b"x-provider: gated\r\n\r\n" + chunk(first))
+        await writer.drain()
+        await asyncio.wait_for(state["gate"].wait(), 10)
+        writer.write(chunk(STREAM[len(first):]) + b"0\r\n\r\n")
+        await writer.drain()
+        writer.close()
+
+    server = await asyncio.start_server(serve, "127.0.0.1", 0)
+    state["url"] = f"http://127.0.0.1:{server.sockets[0].getsockname()[1]}"
+    yield state
+    server.close()
+    await server.wait_closed()
+
+
+FIRST_EVENT_END = STREAM.index(b"\r\n\r\n") + 4
+
+
+@pytest.mark.parametrize("first_bytes, complete_bytes", [(FIRST_EVENT_END + 9, FIRST_EVENT_END), (10, 0)],
+                         ids=["whole-first-event", "part-of-an-event"])
+async def test_headers_are_not_held_for_an_event_that_has_not_come(make_proxy, gated_upstream, first_bytes,
+                                                                    complete_bytes):
+    """The proxy sends its headers together with the provider's first bytes,
+    but never waits for more: headers and any complete event reach the client
+    before the provider sends anything else."""
+    first = STREAM[:first_bytes]
+    gated_upstream["first"] = first
+    proxy = await make_proxy(upstream=gated_upstream["url"])
+    body = {"model": "m", "max_tokens": 5, "stream": True, "messages": [{"role": "user", "content": "x"}]}
+    async with aiohttp.ClientSession() as s:
+        async with asyncio.timeout(10):
+            async with s.post(proxy.url + "/v1/messages", json=body) as r:  # headers, before the gate opens
+                assert r.status == 200 and r.headers["x-provider"] == "gated"
+                got = b""
+                complete = first[:complete_bytes]
+                while len(got) < len(complete):
+                    got += await r.content.readany()
+                assert got == complete
+                gated_upstream["gate"].set()
+                got += await r.content.read()
+    assert got == STREAM

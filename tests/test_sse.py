@@ -48,3 +48,48 @@ def test_unterminated_tail_is_flushed_verbatim():
     events = decode_all([b"data: 1\n\ndata: partial"])
     assert [e.raw for e in events] == [b"data: 1\n\n", b"data: partial"]
     assert events[1].data == b"partial"
+
+
+LF_STREAM = (b'event: message_start\ndata: {"type":"message_start"}\n\n'
+             b'\n'  # a stray blank line where an event would begin: an empty event of its own
+             b': ping\n\ndata: 1\ndata: 2\n\n')
+
+
+def test_lf_only_stream_every_split():
+    expected = [("message_start", b'{"type":"message_start"}'), (None, None), (None, None), (None, b"1\n2")]
+    for i in range(len(LF_STREAM) + 1):
+        for j in range(i, len(LF_STREAM) + 1):
+            events = decode_all([LF_STREAM[:i], LF_STREAM[i:j], LF_STREAM[j:]])
+            assert [e.raw for e in events] == [b'event: message_start\ndata: {"type":"message_start"}\n\n',
+                                              b"\n", b": ping\n\n", b"data: 1\ndata: 2\n\n"]
+            assert [(e.name, e.data) for e in events] == expected
+
+
+def reference_events(stream: bytes) -> list[bytes]:
+    """Events cut at every empty line, any of the three line endings."""
+    import re
+    out, start = [], 0
+    for m in re.finditer(rb"([^\r\n]*)(\r\n|\r|\n)", stream):
+        if m.start() < start:
+            continue
+        if m.group(1) == b"" and m.start() >= start:
+            line_start = m.start()
+            prev_end = stream[start:line_start]
+            if line_start == start or prev_end.endswith((b"\n", b"\r")):
+                out.append(stream[start:m.end()])
+                start = m.end()
+    if start < len(stream):
+        out.append(stream[start:])
+    return out
+
+
+PIECES = [b"data: x", b"event: e", b":c", b"\n", b"\n", b"\r", b"\r\n", b"data: {}"]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(PIECES), max_size=30), st.lists(st.integers(min_value=0, max_value=200), max_size=8))
+def test_matches_a_reference_on_any_line_endings(pieces, cuts):
+    stream = b"".join(pieces)
+    cuts = sorted({c for c in cuts if c <= len(stream)})
+    chunks = [stream[a:b] for a, b in zip([0, *cuts], [*cuts, len(stream)])]
+    assert [e.raw for e in decode_all(chunks)] == reference_events(stream)
