@@ -1,7 +1,8 @@
 """ctxproxy benchmark: direct vs. a no-op aiohttp proxy vs. ctxproxy, in one run.
 
-    python bench/run.py            # full run, ~5 minutes (two pipelines)
-    python bench/run.py --quick    # smoke run, ~1 minute
+    python bench/run.py            # full run, ~3 minutes (two pipelines)
+    python bench/run.py --quick    # smoke run, < 1 minute
+    python bench/run.py --pairs 5  # fresh process pairs per pipeline (default 3)
     python bench/run.py --pin      # pin processes to CPUs (see below)
     python bench/run.py --config my.toml --config default   # other ctxproxy targets
 
@@ -9,18 +10,25 @@ What it does (everything on 127.0.0.1, every loop bounded):
 
 * starts real subprocesses, each on its own free port: the scripted provider
   (``python -m ctxproxy.proxy.scripted_provider PORT``: Anthropic + OpenAI wire
-  formats, a fixed text reply streamed in several SSE events) and the no-op
-  proxy (``bench/noop_proxy.py``); then, one after the other, a ctxproxy
-  process per pipeline (``ctxproxy serve --port P --data-dir TMP
+  formats, a fixed text reply streamed in several SSE events); then, one
+  pipeline after the other, pairs of the no-op proxy (``bench/noop_proxy.py``)
+  and a ctxproxy process (``ctxproxy serve --port P --data-dir TMP
   --anthropic-upstream URL --openai-upstream URL``): ``ctxproxy:core`` runs
   issue 2's pipeline (``bench/core-only.toml``: routing, adapters, relay,
   ``identify``), ``ctxproxy:default`` the embedded default pipeline
   (identify, redact, effects, prune, inject, manifest). Only one ctxproxy
   runs at a time, so one never evicts the other's caches;
-* for each, drives the three targets (direct, noop, that ctxproxy) with
-  aiohttp (one ClientSession with a connection pool per target), always
+* for each pipeline, drives the three targets (direct, noop, that ctxproxy)
+  with aiohttp (one ClientSession with a connection pool per target), always
   alternating them round-robin (rotating which goes first) so that drift —
-  CPU frequency, page cache, other load — hits all three equally:
+  CPU frequency, page cache, other load — hits all three equally. The phases
+  run once per process pair (``--pairs``, 3 by default), each pair fresh and
+  each taking its share of the samples, which are pooled: two identical
+  processes can differ by tens of microseconds per request for their whole
+  life (an A/B of two no-op proxies in one rotation read 0.32 vs 0.37 ms), so
+  one pair would report its luck as a difference between the proxies. The
+  order alternates too (direct, noop, ctxproxy; then direct, ctxproxy, noop).
+  The report gives the pooled ratios (the verdict) and each pair's alone:
 
   1. latency at concurrency 1, p50/p99, for a realistic non-stream Chat
      Completions request and an Anthropic Messages request (a few KB each,
@@ -64,6 +72,7 @@ import time
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
+from typing import Awaitable, Callable
 
 import aiohttp
 
@@ -287,6 +296,7 @@ class Target:
     stream_cpu: float = 0.0
     stream_n: int = 0
     error_samples: list[str] = field(default_factory=list)
+    rss_kb: int = 0  # peak RSS over this target's process instances
 
     def error(self, what: str) -> None:
         self.errors += 1
@@ -337,18 +347,30 @@ async def one_stream(t: Target, kind: Kind) -> tuple[float, float]:
     return (first - t0) * 1000.0, (end - t0) * 1000.0
 
 
+class _WarmUp:
+    """Errors during a warm-up are not counted (the counts from earlier phases stay)."""
+
+    def __init__(self, targets: list[Target]):
+        self.targets = targets
+
+    def __enter__(self) -> None:
+        self.saved = [(t.errors, list(t.error_samples)) for t in self.targets]
+
+    def __exit__(self, *exc: object) -> None:
+        for t, (n, samples) in zip(self.targets, self.saved):
+            t.errors, t.error_samples = n, samples
+
+
 async def phase_latency(targets: list[Target], n: int, warmup: int) -> None:
-    for i in range(warmup):
-        for t in rotations(targets, i):
-            for kind in KINDS:
-                await one_request(t, kind)
-    for t in targets:
-        t.errors, t.error_samples = 0, []
-        t.lat = {k.name: [] for k in KINDS}
+    with _WarmUp(targets):
+        for i in range(warmup):
+            for t in rotations(targets, i):
+                for kind in KINDS:
+                    await one_request(t, kind)
     for i in range(n * len(KINDS)):
         kind = KINDS[i % len(KINDS)]
         for t in rotations(targets, i // len(KINDS)):
-            t.lat[kind.name].append(await one_request(t, kind))
+            t.lat.setdefault(kind.name, []).append(await one_request(t, kind))
 
 
 def self_cpu() -> float:
@@ -374,10 +396,11 @@ async def load_round(t: Target, n: int, conc: int, fake_pid: int) -> None:
 
 
 async def phase_load(targets: list[Target], total: int, rounds: int, conc: int, fake_pid: int) -> None:
-    for t in targets:  # warm the pools to full width
-        await load_round(t, conc * 2, conc, fake_pid)
-        t.load_lat, t.load_time, t.load_cpu, t.load_n = [], 0.0, 0.0, 0
-        t.load_client_cpu = t.load_fake_cpu = 0.0
+    for t in targets:  # warm the pools to full width; not counted
+        kept = (list(t.load_lat), t.load_time, t.load_cpu, t.load_n, t.load_client_cpu, t.load_fake_cpu)
+        with _WarmUp([t]):
+            await load_round(t, conc * 2, conc, fake_pid)
+        t.load_lat, t.load_time, t.load_cpu, t.load_n, t.load_client_cpu, t.load_fake_cpu = kept
     per_round = total // rounds
     for r in range(rounds):
         for t in rotations(targets, r):
@@ -385,13 +408,15 @@ async def phase_load(targets: list[Target], total: int, rounds: int, conc: int, 
 
 
 async def phase_stream(targets: list[Target], n: int, warmup: int) -> None:
-    for i in range(warmup):
-        for t in rotations(targets, i):
-            for kind in KINDS:
-                await one_stream(t, kind)
+    with _WarmUp(targets):
+        for i in range(warmup):
+            for t in rotations(targets, i):
+                for kind in KINDS:
+                    await one_stream(t, kind)
     for t in targets:
-        t.ttfb = {k.name: [] for k in KINDS}
-        t.stream_total = {k.name: [] for k in KINDS}
+        for k in KINDS:
+            t.ttfb.setdefault(k.name, [])
+            t.stream_total.setdefault(k.name, [])
     for i in range(n * len(KINDS)):
         kind = KINDS[i % len(KINDS)]
         for t in rotations(targets, i // len(KINDS)):
@@ -449,14 +474,20 @@ def machine() -> dict[str, str]:
 
 
 def report(targets: list[Target], args: argparse.Namespace, cfg: dict, m: dict, started: float,
-           fake: Proc, other: str) -> str:
+           fake: Proc, other: str, pairs: list[dict[str, str]]) -> str:
     by = {t.name: t for t in targets}
     d, noop = by["direct"], by["noop"]
     ours = [t for t in targets if t.name not in ("direct", "noop")]
     out: list[str] = []
     w = out.append
 
-    w(f"#### 1. Latency at concurrency 1 ({cfg['lat_n']} requests per kind per target, ms)\n")
+    npairs = len(pairs)
+    spread = (f", over {npairs} fresh noop + ctxproxy process pairs" if npairs > 1 else "")
+
+    def per_pair(key: str) -> str:
+        return " · ".join(pair[key] for pair in pairs)
+
+    w(f"#### 1. Latency at concurrency 1 ({cfg['lat_n']} requests per kind per target{spread}, ms)\n")
     w("| request | target | p50 | p99 | added p50 | added p99 |")
     w("|---|---|---:|---:|---:|---:|")
     ratios_lat = []
@@ -476,6 +507,9 @@ def report(targets: list[Target], args: argparse.Namespace, cfg: dict, m: dict, 
     w("|---|---|---:|---:|")
     for name, kname, r50, r99 in ratios_lat:
         w(f"| {name} | {kname} | {r50} {verdict(r50, 1.2)} | {r99} |")
+    if npairs > 1:
+        w("\nThe p50 ratio of each process pair alone: " + "; ".join(
+            f"{k.name} {per_pair('lat:' + k.name)}" for k in KINDS) + ".")
 
     w(f"\n#### 2. Throughput at concurrency {cfg['conc']} ({cfg['load_n']} requests per target in "
       f"{cfg['rounds']} alternating rounds, chat/anthropic 50/50)\n")
@@ -491,7 +525,7 @@ def report(targets: list[Target], args: argparse.Namespace, cfg: dict, m: dict, 
     w(f"\n({os.cpu_count()} CPUs are shared by the load client, the fake provider and the proxy: RPS is "
       "what the whole chain reaches, the CPU columns say where the time went.)")
 
-    w(f"\n#### 3. Streaming at concurrency 1 ({cfg['stream_n']} streams per kind per target; "
+    w(f"\n#### 3. Streaming at concurrency 1 ({cfg['stream_n']} streams per kind per target{spread}; "
       f"fake provider pauses {cfg['event_delay'] * 1000:g} ms between events, ms)\n")
     w("| stream | target | TTFB p50 | TTFB p99 | whole stream p50 | TTFB ratio to noop, p50 (target ≤ 1.1) |")
     w("|---|---|---:|---:|---:|---:|")
@@ -503,6 +537,9 @@ def report(targets: list[Target], args: argparse.Namespace, cfg: dict, m: dict, 
                 rc = f"{r} {verdict(r, 1.1)}"
             w(f"| {k.name} | {t.name} | {pct(t.ttfb[k.name], 50):.3f} | {pct(t.ttfb[k.name], 99):.3f} | "
               f"{pct(t.stream_total[k.name], 50):.2f} | {rc} |")
+    if npairs > 1:
+        w("\nThe TTFB ratio of each process pair alone: " + "; ".join(
+            f"{k.name} {per_pair('ttfb:' + k.name)}" for k in KINDS) + ".")
 
     w("\n#### 4. Proxy processes\n")
     w("| process | CPU s / 1000 req (c=64 phase) | CPU s / 1000 streams | peak RSS (VmHWM) MB |")
@@ -510,7 +547,7 @@ def report(targets: list[Target], args: argparse.Namespace, cfg: dict, m: dict, 
     for t in (noop, *ours):
         assert t.proc is not None
         w(f"| {t.name} | {t.load_cpu / max(1, t.load_n) * 1000:.2f} | "
-          f"{t.stream_cpu / max(1, t.stream_n) * 1000:.2f} | {status_kb(t.proc.pid, 'VmHWM') / 1024:.1f} |")
+          f"{t.stream_cpu / max(1, t.stream_n) * 1000:.2f} | {t.rss_kb / 1024:.1f} |")
     w(f"| fake provider (for scale) | — | — | {status_kb(fake.pid, 'VmHWM') / 1024:.1f} |")
 
     errs = [f"{t.name}: {t.errors}" + (f" e.g. {t.error_samples[0]}" if t.error_samples else "")
@@ -552,50 +589,96 @@ def ctx_configs(specs: list[str] | None) -> list[tuple[str, str | None]]:
     return out
 
 
-async def measure(ctx_p: Proc, fake: Proc, noop_p: Proc, cfg: dict, args: argparse.Namespace, m: dict,
-                  started: float) -> str:
-    """Phases 1-3 for direct, noop and one ctxproxy process, alternating; its report."""
-    procs = [fake, noop_p, ctx_p]
-    targets = [Target("direct", fake.url, None), Target("noop", noop_p.url, noop_p),
-               Target(ctx_p.name, ctx_p.url, ctx_p)]
+def _added_ratio(t: Target, noop: Target, direct: Target, kind: str, since: dict[str, int]) -> str:
+    """Added-latency p50 ratio over the samples taken since ``since`` (one process pair)."""
+    d = pct(direct.lat[kind][since["direct"]:], 50)
+    return ratio(pct(t.lat[kind][since[t.name]:], 50) - d, pct(noop.lat[kind][since["noop"]:], 50) - d)
+
+
+async def measure(name: str, start_pair: Callable[[int], Awaitable[tuple[Proc, Proc]]], fake: Proc, cfg: dict,
+                  args: argparse.Namespace, m: dict, started: float) -> tuple[str, str]:
+    """Phases 1-3 for direct, noop and one ctxproxy pipeline, alternating; (report, log tail).
+
+    The phases run ``cfg["instances"]`` times, each with a fresh noop and a fresh
+    ctxproxy process (``start_pair``), and the samples are pooled: two identical
+    processes can differ by tens of microseconds for the whole of their life
+    (where they landed in memory and on the CPUs), which a single pair would
+    report as a difference between the proxies. The order alternates too:
+    direct, noop, ctxproxy for even pairs; direct, ctxproxy, noop for odd ones.
+    """
+    direct, noop, ours = Target("direct", fake.url, None), Target("noop", "", None), Target(name, "", None)
+    targets = [direct, noop, ours]
+    k = cfg["instances"]
     timeout = aiohttp.ClientTimeout(total=60)
-    for t in targets:
-        t.session = aiohttp.ClientSession(connector=aiohttp.TCPConnector(limit=cfg["conc"] * 2), timeout=timeout)
+
+    def session() -> aiohttp.ClientSession:
+        return aiohttp.ClientSession(connector=aiohttp.TCPConnector(limit=cfg["conc"] * 2), timeout=timeout)
+
+    def phase(what: str) -> None:
+        print(f"# {time.monotonic() - started:6.1f}s  {name}: {what}", file=sys.stderr, flush=True)
+
+    pairs: list[dict[str, str]] = []  # per process pair: ratios by "lat:<kind>" / "ttfb:<kind>"
+    foreign = steal = wall = 0.0
+    load0 = os.getloadavg()[0]
+    log_tail = ""
+    direct.session = session()
     try:
-        def ours() -> float:  # CPU seconds of this benchmark's own processes
-            return self_cpu() + sum(cpu_seconds(p.pid) for p in procs)
+        for inst in range(k):
+            noop_p, ctx_p = await start_pair(inst)
+            procs = [fake, noop_p, ctx_p]
+            try:
+                noop.url, noop.proc, ours.url, ours.proc = noop_p.url, noop_p, ctx_p.url, ctx_p
+                noop.session, ours.session = session(), session()
+                order = [direct, noop, ours] if inst % 2 == 0 else [direct, ours, noop]
+                since_lat = {t.name: {kn.name: len(t.lat.get(kn.name, [])) for kn in KINDS} for t in targets}
+                since_ttfb = {t.name: {kn.name: len(t.ttfb.get(kn.name, [])) for kn in KINDS} for t in targets}
 
-        sys0, ours0, wall0 = system_cpu(), ours(), time.monotonic()
-        load0 = os.getloadavg()[0]
+                def ours_cpu() -> float:  # CPU seconds of this benchmark's own processes
+                    return self_cpu() + sum(cpu_seconds(p.pid) for p in procs)
 
-        def phase(name: str) -> None:
-            print(f"# {time.monotonic() - started:6.1f}s  {ctx_p.name}: {name}", file=sys.stderr, flush=True)
-
-        phase("1/3 latency at concurrency 1")
-        await phase_latency(targets, cfg["lat_n"], cfg["lat_warm"])
-        phase(f"2/3 throughput at concurrency {cfg['conc']}")
-        await phase_load(targets, cfg["load_n"], cfg["rounds"], cfg["conc"], fake.pid)
-        phase("3/3 streaming time to first byte")
-        await phase_stream(targets, cfg["stream_n"], cfg["stream_warm"])
+                sys0, ours0, wall0 = system_cpu(), ours_cpu(), time.monotonic()
+                tag = f"pair {inst + 1}/{k}"
+                phase(f"{tag}, 1/3 latency at concurrency 1")
+                await phase_latency(order, -(-cfg["lat_n"] // k), cfg["lat_warm"])
+                phase(f"{tag}, 2/3 throughput at concurrency {cfg['conc']}")
+                await phase_load(order, -(-cfg["load_n"] // k), cfg["rounds"], cfg["conc"], fake.pid)
+                phase(f"{tag}, 3/3 streaming time to first byte")
+                await phase_stream(order, -(-cfg["stream_n"] // k), cfg["stream_warm"])
+                (busy1, steal1), ours1 = system_cpu(), ours_cpu()
+                wall += time.monotonic() - wall0
+                foreign += max(0.0, (busy1 - sys0[0]) - (ours1 - ours0))
+                steal += steal1 - sys0[1]
+                for p in procs:
+                    if p.popen is not None and p.popen.poll() is not None:
+                        raise SystemExit(f"{p.name} died during the run:\n{p.log_tail()}")
+                for t in (noop, ours):
+                    t.rss_kb = max(t.rss_kb, status_kb(t.proc.pid, "VmHWM"))
+                pair: dict[str, str] = {}
+                for kn in KINDS:
+                    since = {t.name: since_lat[t.name][kn.name] for t in targets}
+                    pair[f"lat:{kn.name}"] = _added_ratio(ours, noop, direct, kn.name, since)
+                    pair[f"ttfb:{kn.name}"] = ratio(pct(ours.ttfb[kn.name][since_ttfb[name][kn.name]:], 50),
+                                                    pct(noop.ttfb[kn.name][since_ttfb["noop"][kn.name]:], 50))
+                pairs.append(pair)
+            finally:
+                for t in (noop, ours):
+                    if t.session is not None:
+                        await t.session.close()
+                for p in (ctx_p, noop_p):
+                    p.stop()
+                log_tail = ctx_p.log_tail(5)
         phase("done")
-        (busy1, steal1), ours1, wall = system_cpu(), ours(), time.monotonic() - wall0
-        foreign = max(0.0, (busy1 - sys0[0]) - (ours1 - ours0))
-        other = (f"Other processes on the machine used {foreign:.1f} CPU-s during the {wall:.0f} s of "
-                 f"measurement ({100 * foreign / wall:.0f}% of one CPU; steal {steal1 - sys0[1]:.1f} s; "
-                 f"load average at start {load0:.2f}).")
-        if foreign / wall > 0.1:
-            other += " **The machine was not idle: absolute numbers are pessimistic, ratios less affected.**"
-        for p in procs:
-            if p.popen is not None and p.popen.poll() is not None:
-                raise SystemExit(f"{p.name} died during the run:\n{p.log_tail()}")
-        argv = ctx_p.argv
-        conf = (f"`--config {os.path.relpath(argv[argv.index('--config') + 1], ROOT)}`" if "--config" in argv
-                else "the embedded defaults")
-        return f"### {ctx_p.name} ({conf})\n\n" + report(targets, args, cfg, m, started, fake, other)
     finally:
-        for t in targets:
-            if t.session is not None:
-                await t.session.close()
+        await direct.session.close()
+    other = (f"Other processes on the machine used {foreign:.1f} CPU-s during the {wall:.0f} s of "
+             f"measurement ({100 * foreign / max(wall, 1e-9):.0f}% of one CPU; steal {steal:.1f} s; "
+             f"load average at start {load0:.2f}).")
+    if foreign / max(wall, 1e-9) > 0.1:
+        other += " **The machine was not idle: absolute numbers are pessimistic, ratios less affected.**"
+    argv = ours.proc.argv
+    conf = (f"`--config {os.path.relpath(argv[argv.index('--config') + 1], ROOT)}`" if "--config" in argv
+            else "the embedded defaults")
+    return f"### {name} ({conf})\n\n" + report(targets, args, cfg, m, started, fake, other, pairs), log_tail
 
 
 async def amain(args: argparse.Namespace) -> None:
@@ -609,6 +692,7 @@ async def amain(args: argparse.Namespace) -> None:
         "conc": 64,
         "stream_n": args.stream_n or (100 if quick else 500),
         "stream_warm": 5 if quick else 20,
+        "instances": args.pairs or (1 if quick else 3),
         "event_delay": args.event_delay,
     }
     ncpu = len(os.sched_getaffinity(0))
@@ -620,47 +704,51 @@ async def amain(args: argparse.Namespace) -> None:
 
     tmp = tempfile.TemporaryDirectory(prefix="ctxbench-")
     tdir = Path(tmp.name)
-    fp_port, noop_port = free_port(), free_port()
+    fp_port = free_port()
     fake = Proc("fakeprovider", [sys.executable, "-m", "ctxproxy.proxy.scripted_provider", str(fp_port),
                                  "--text", REPLY_TEXT, "--delta-chars", str(DELTA_CHARS),
                                  "--delay-between-events", str(args.event_delay), "--record-limit", "200"],
                 fp_port, tdir / "fakeprovider.log")
-    noop_p = Proc("noop", [sys.executable, str(HERE / "noop_proxy.py"), "--port", str(noop_port),
-                           "--upstream", fake.url], noop_port, tdir / "noop.log")
-    ctx_ps = []
-    for name, conf in ctx_configs(args.config):
-        port = free_port()
-        ctx_ps.append(Proc(name, ctxproxy_argv() + ["serve", "--port", str(port), "--data-dir",
-                                                    str(tdir / f"data-{len(ctx_ps)}"), "--anthropic-upstream",
-                                                    fake.url, "--openai-upstream", fake.url]
-                           + (["--config", conf] if conf else []), port, tdir / f"{len(ctx_ps)}.log"))
-    procs = [fake, noop_p, *ctx_ps]
+    proxy_cpus = {cpus[-1]} if pin else None
     bodies: list[str] = []
     ctx_log = ""
     try:
         fake.start({cpus[0]} if pin else None)
         await wait_ready(fake, "/")
-        noop_p.start({cpus[-1]} if pin else None)
-        await wait_ready(noop_p, "/")
         if pin:
             os.sched_setaffinity(0, {cpus[0]})
-        print(f"# processes: fake {fake.pid} {fake.url} | noop {noop_p.pid} {noop_p.url}", file=sys.stderr)
+        print(f"# fake provider {fake.pid} {fake.url}", file=sys.stderr)
         gc.collect()
         gc.freeze()  # keep the client's GC pauses small and equal for all targets
         # One three-target measurement (direct, noop, this ctxproxy) per pipeline, in turn:
         # the ctxproxy processes never run side by side, so one does not evict the other's caches.
-        for ctx_p in ctx_ps:
-            ctx_p.start({cpus[-1]} if pin else None)
-            try:
-                await wait_ready(ctx_p, "/ctx/healthz")
-                print(f"# {ctx_p.name} ({ctx_p.pid}): " + shlex.join(ctx_p.argv), file=sys.stderr)
-                bodies.append(await measure(ctx_p, fake, noop_p, cfg, args, m, started))
-            finally:
-                ctx_p.stop()
-                ctx_log += ctx_p.log_tail(5)
+        for j, (name, conf) in enumerate(ctx_configs(args.config)):
+            async def start_pair(inst: int, name: str = name, conf: str | None = conf) -> tuple[Proc, Proc]:
+                noop_port, port = free_port(), free_port()
+                noop_p = Proc("noop", [sys.executable, str(HERE / "noop_proxy.py"), "--port", str(noop_port),
+                                       "--upstream", fake.url], noop_port, tdir / f"noop-{j}-{inst}.log")
+                ctx_p = Proc(name, ctxproxy_argv() + ["serve", "--port", str(port), "--data-dir",
+                                                      str(tdir / f"data-{j}-{inst}"), "--anthropic-upstream",
+                                                      fake.url, "--openai-upstream", fake.url]
+                             + (["--config", conf] if conf else []), port, tdir / f"ctx-{j}-{inst}.log")
+                noop_p.start(proxy_cpus)
+                ctx_p.start(proxy_cpus)
+                try:
+                    await wait_ready(noop_p, "/")
+                    await wait_ready(ctx_p, "/ctx/healthz")
+                except BaseException:
+                    ctx_p.stop()
+                    noop_p.stop()
+                    raise
+                print(f"# pair {inst + 1}: noop {noop_p.pid}, {name} {ctx_p.pid}: " + shlex.join(ctx_p.argv),
+                      file=sys.stderr)
+                return noop_p, ctx_p
+
+            body, tail = await measure(name, start_pair, fake, cfg, args, m, started)
+            bodies.append(body)
+            ctx_log += tail
     finally:
-        for p in reversed(procs):
-            p.stop()
+        fake.stop()
         tmp.cleanup()
     body = "\n\n".join(bodies)
 
@@ -692,6 +780,8 @@ def main() -> None:
     ap.add_argument("--lat-n", type=int, default=0, help="override: latency samples per kind per target")
     ap.add_argument("--load-n", type=int, default=0, help="override: requests per target at concurrency 64")
     ap.add_argument("--stream-n", type=int, default=0, help="override: streams per kind per target")
+    ap.add_argument("--pairs", type=int, default=0,
+                    help="fresh noop + ctxproxy process pairs per pipeline, samples pooled (3; --quick 1)")
     ap.add_argument("--no-write", action="store_true", help="print only, do not append to bench/RESULTS.md")
     ap.add_argument("--config", metavar="[NAME=]FILE", action="append",
                     help="a ctxproxy target with this config file (repeatable; 'default' = the embedded "
