@@ -27,6 +27,7 @@ sanitises them when it replays history).
 """
 from __future__ import annotations
 
+import functools
 import hashlib
 import re
 from dataclasses import dataclass, field
@@ -69,7 +70,15 @@ _FP_MEMO: dict[tuple[int, int], str] = {}
 _FP_MEMO_MAX = 8192
 
 
-def item_fp(item: Any) -> str:
+def item_fp(item: Any, encoding: bytes | None = None) -> str:
+    """The item's fingerprint: a hash of its canonical (sorted, id-normalised)
+    JSON. ``encoding``, the item's JSON in any key order when the caller has it
+    (request views keep one per item), finds a fingerprint made before without
+    encoding the item again."""
+    if encoding is not None:
+        fp = _FP_MEMO.get((len(encoding), hash(encoding)))
+        if fp is not None:
+            return fp
     try:
         raw = orjson.dumps(item, option=orjson.OPT_SORT_KEYS)
     except (TypeError, orjson.JSONEncodeError):
@@ -83,6 +92,8 @@ def item_fp(item: Any) -> str:
         if len(_FP_MEMO) >= _FP_MEMO_MAX:
             _FP_MEMO.clear()
         _FP_MEMO[memo_key] = fp
+    if encoding is not None:
+        _FP_MEMO[(len(encoding), hash(encoding))] = fp
     return fp
 
 
@@ -95,13 +106,20 @@ def _h(*parts: str) -> str:
 
 
 def sample_positions(n: int) -> list[int]:
+    """Which of ``n`` history items a thread remembers: the first, the powers of
+    two, the last two."""
+    return list(_sample_positions(n))
+
+
+@functools.lru_cache(maxsize=512)
+def _sample_positions(n: int) -> tuple[int, ...]:
     pos = {0}
     p = 1
     while p < n:
         pos.add(p)
         p *= 2
     pos.update(i for i in (n - 2, n - 1) if i >= 0)
-    return sorted(i for i in pos if i < n)
+    return tuple(sorted(i for i in pos if i < n))
 
 
 def tool_names(body: dict) -> list[str]:
@@ -138,18 +156,20 @@ T_RESOLUTION = 30.0  # seconds
 
 def check(threads: dict[str, dict], items: Sequence[Any], *, system: str, tools: Iterable[str],
           server_history: bool, markers: Sequence[str], first_user: str, now: float,
-          previous_response_id: str | None = None) -> ThreadCheck:
+          previous_response_id: str | None = None,
+          encodings: Sequence[bytes | None] | None = None) -> ThreadCheck:
     """Compare a request's history with what the session's threads saw before.
 
     With server-side history (``previous_response_id``) the request continues
-    the thread whose last response has that id (threads remember it as ``r``)."""
+    the thread whose last response has that id (threads remember it as ``r``).
+    ``encodings``: each item's JSON, if the caller has them (see ``item_fp``)."""
     profile = _h(system[:8000], "\x01".join(tools))
     fps: dict[int, str] = {}
 
     def fp_at(pos: int) -> str:  # each sampled item hashed once per check
         fp = fps.get(pos)
         if fp is None:
-            fp = fps[pos] = item_fp(items[pos])
+            fp = fps[pos] = item_fp(items[pos], encodings[pos] if encodings is not None else None)
         return fp
     compaction_fps = sorted({item_fp(it) for it in items
                              if isinstance(it, dict) and it.get("type") in COMPACTION_ITEM_TYPES})
@@ -195,7 +215,7 @@ def check(threads: dict[str, dict], items: Sequence[Any], *, system: str, tools:
     if server_history:
         n, samples = int((old or {}).get("n", 0)), list((old or {}).get("s", ()))
     else:
-        n, samples = len(items), [[p, fp_at(p)] for p in sample_positions(len(items))]
+        n, samples = len(items), [[p, fp_at(p)] for p in _sample_positions(len(items))]
     out.state = {
         "p": profile,
         "n": n,

@@ -282,7 +282,8 @@ class EffectsFilter(Filter):
         chk = check(threads, items, system=view.system_text(), tools=tools,
                     server_history=server_history, markers=self.config.summary_markers,
                     first_user=clean_text(view.first_user_text()) if not threads else "", now=now,
-                    previous_response_id=body.get("previous_response_id") if server_history else None)
+                    previous_response_id=body.get("previous_response_id") if server_history else None,
+                    encodings=view.item_encodings())
         cap.thread = chk.thread
         st["compacted"] = chk.reason is not None
         st["compaction_reason"] = chk.reason

@@ -1,5 +1,6 @@
 """Effect ledger rules: canonical JSON, keys, tool classes, references,
 compaction detection, and the filter's config section."""
+import orjson
 import pytest
 
 from ctxproxy.config import ConfigError, parse_section
@@ -205,6 +206,18 @@ def test_samples_are_logarithmic():
     assert sample_positions(1000) == [0, 1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 998, 999]
     assert sample_positions(0) == []
     assert item_fp({"a": 1, "cache_control": {}}) == item_fp({"a": 1})
+
+
+def test_fingerprint_found_by_any_encoding_of_the_item():
+    """A request view's own encoding of an item (any key order) finds the same
+    fingerprint as the canonical form, the first time and from the memo."""
+    item = {"role": "tool", "tool_call_id": "call_a", "content": "out " * 50, "zeta": [1, {"b": 2, "a": 1}]}
+    canonical = item_fp(item)
+    reordered = dict(reversed(list(item.items())))
+    for enc in (orjson.dumps(reordered), orjson.dumps(item), orjson.dumps(reordered)):
+        assert item_fp(item, enc) == canonical
+    other = {**item, "content": "different"}
+    assert item_fp(other, orjson.dumps(other)) != canonical
 
 
 # -- config -----------------------------------------------------------------------------------------
