@@ -1,6 +1,6 @@
 """ctxproxy benchmark: direct vs. a no-op aiohttp proxy vs. ctxproxy, in one run.
 
-    python bench/run.py            # full run, ~3 minutes (two pipelines)
+    python bench/run.py            # full run, ~3.5 minutes (two pipelines)
     python bench/run.py --quick    # smoke run, < 1 minute
     python bench/run.py --pairs 5  # fresh process pairs per pipeline (default 3)
     python bench/run.py --pin      # pin processes to CPUs (see below)
@@ -562,13 +562,14 @@ INTRO = """# ctxproxy benchmark results
 Produced by `bench/run.py` (see its docstring). Reproduce from the repository root with
 the project installed (`pip install -e .`):
 
-    python bench/run.py            # full run (~2.5 min)
+    python bench/run.py            # full run (~3.5 min)
     python bench/run.py --quick    # smoke run (< 1 min)
 
-Each run starts the scripted provider, the no-op aiohttp proxy (`bench/noop_proxy.py`, the
-baseline) and two `ctxproxy serve` processes (ctxproxy:core with `bench/core-only.toml`,
-ctxproxy:default on the embedded defaults) on 127.0.0.1, and alternates the targets
-round-robin in every phase. "Added" latency is proxy minus direct. The targets (issue 2):
+Each run starts the scripted provider, then for each pipeline (ctxproxy:core with
+`bench/core-only.toml`, ctxproxy:default on the embedded defaults) three fresh pairs of the
+no-op aiohttp proxy (`bench/noop_proxy.py`, the baseline) and a `ctxproxy serve` process, all
+on 127.0.0.1, and alternates direct, noop and ctxproxy round-robin in every phase; the
+samples of the pairs are pooled. "Added" latency is proxy minus direct. The targets (issue 2):
 added p50 latency ≤ 1.2 × the no-op proxy's, streaming TTFB ≤ 1.1 × the no-op proxy's.
 Numbers are machine-specific; compare ratios, not milliseconds. Each run appends one section.
 """
