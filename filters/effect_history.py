@@ -35,6 +35,7 @@ from typing import Any, Iterable, Sequence
 
 import orjson
 
+from .digest import sha256
 from .effect_rules import normalize_id
 
 _ID_KEYS = frozenset({"id", "tool_use_id", "call_id", "tool_call_id"})
@@ -88,7 +89,7 @@ def item_fp(item: Any, encoding: bytes | None = None) -> str:
     if fp is None:
         if _NORM_KEYS.search(raw):
             raw = orjson.dumps(_norm(item), option=orjson.OPT_SORT_KEYS)
-        fp = hashlib.sha256(raw).hexdigest()[:16]
+        fp = sha256(raw).hexdigest()[:16]
         if len(_FP_MEMO) >= _FP_MEMO_MAX:
             _FP_MEMO.clear()
         _FP_MEMO[memo_key] = fp
@@ -98,7 +99,7 @@ def item_fp(item: Any, encoding: bytes | None = None) -> str:
 
 
 def _h(*parts: str) -> str:
-    h = hashlib.sha256()
+    h = sha256()
     for p in parts:
         h.update(p.encode("utf-8", "surrogatepass"))
         h.update(b"\x00")

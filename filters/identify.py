@@ -21,7 +21,6 @@ agent supplied its session id (only then is it exported as
 """
 from __future__ import annotations
 
-import hashlib
 import re
 from dataclasses import dataclass
 from typing import Any
@@ -29,6 +28,7 @@ from typing import Any
 import orjson
 
 from .base import Filter, Identity, Turn
+from .digest import sha256
 
 _ID_OK = re.compile(r"^[A-Za-z0-9._:@/+=-]{1,200}$")
 TENANT_OK = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")  # it prefixes store keys: keep it plain
@@ -174,4 +174,4 @@ def _codex_metadata(h: Any) -> dict:
 
 def _fingerprint(system: str, first_user: str, limit: int) -> str:
     seed = f"{system[:limit]}\x00{first_user[:limit]}".encode("utf-8", "surrogatepass")
-    return "fp-" + hashlib.sha256(seed).hexdigest()[:24]
+    return "fp-" + sha256(seed).hexdigest()[:24]

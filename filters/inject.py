@@ -55,6 +55,7 @@ from typing import Any, Callable, Literal, Mapping
 from ctxproxy.config import ConfigError
 
 from .base import Filter, Turn
+from .digest import sha256
 from .evidence import NullRetriever, Retriever, as_evidence
 from .memory_snapshot import SCOPES, snapshot_segments
 from .rules_bundle import LAYERS, RulesBundle, RulesSources, validate_revoked
@@ -315,7 +316,7 @@ class InjectFilter(Filter):
 
     def _stability(self, stable_text: str, session_state: dict | None, writes: dict, known: bool) -> dict:
         """Is the stable text byte-identical to the previous turn's? Count changes per session."""
-        sha = hashlib.sha256(stable_text.encode()).hexdigest() if stable_text else ""
+        sha = sha256(stable_text.encode()).hexdigest() if stable_text else ""
         out = {"stable_sha256": sha, "prefix_changed": False, "demoted": False}
         if session_state is None or not known or not sha:
             return out

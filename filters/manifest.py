@@ -18,7 +18,6 @@ Fails open: a manifest problem is logged, never blocks or fails a turn.
 """
 from __future__ import annotations
 
-import hashlib
 import logging
 import re
 import time
@@ -29,6 +28,7 @@ from urllib.parse import urlsplit
 import orjson
 
 from .base import Filter, Turn
+from .digest import sha256
 from .segments import FENCED_TRUST, SENSITIVITY_ORDER
 from .telemetry import (
     CONTENT_TRUNCATED,
@@ -385,7 +385,7 @@ def build_manifest(turn: Turn, seen: _Seen, provider: str, server: tuple[str | N
 def manifest_sha256(m: Mapping[str, Any]) -> str:
     """sha256 of the canonical JSON (sorted keys) of the manifest without its own digest."""
     body = {k: v for k, v in m.items() if k != "sha256"}
-    return hashlib.sha256(orjson.dumps(body, option=orjson.OPT_SORT_KEYS)).hexdigest()
+    return sha256(orjson.dumps(body, option=orjson.OPT_SORT_KEYS)).hexdigest()
 
 
 def summarize(m: Mapping[str, Any]) -> dict[str, Any]:

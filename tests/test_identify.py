@@ -1,7 +1,10 @@
 """identify: headers, client hints, OpenClaw runtime line, fingerprint fallback."""
+import hashlib
+
 import orjson
 from multidict import CIMultiDict
 
+from ctxproxy.filters.digest import sha256
 from ctxproxy.filters.identify import IdentifyConfig, identify
 from ctxproxy.proxy.adapters import ADAPTERS
 from realclients import body_bytes, load
@@ -63,6 +66,16 @@ def test_fingerprint_separates_concurrent_sessions_and_is_stable_across_turns():
     assert a.source == "fingerprint" and not a.supplied
     assert a.session != b.session
     assert a.session == a2.session
+    # the id is part of the stored state: sha256 of system NUL first user turn, as in every version
+    assert a.session == "fp-" + hashlib.sha256(b"\x00fix bug 12").hexdigest()[:24]
+
+
+def test_primed_sha256_objects_are_independent_and_exact():
+    a, b = sha256(b"one"), sha256()
+    b.update(b"two")
+    assert a.hexdigest() == hashlib.sha256(b"one").hexdigest()
+    assert b.hexdigest() == hashlib.sha256(b"two").hexdigest()
+    assert sha256().hexdigest() == hashlib.sha256().hexdigest()
 
 
 def test_bad_header_ids_are_ignored():
