@@ -67,7 +67,7 @@ def _new_prefix_after_fork() -> None:
 os.register_at_fork(after_in_child=_new_prefix_after_fork)
 
 
-@dataclass
+@dataclass(slots=True)
 class Identity:
     tenant: str = "default"
     user: str = ""
@@ -81,7 +81,7 @@ class Identity:
 _SESSION_STATE = "session:state"  # turn.state key of the shared session read
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, slots=True)
 class Turn:
     """Everything one request/response exchange carries through the filters."""
 
@@ -92,7 +92,7 @@ class Turn:
     request: RequestView | None
     tokens: TokenCounter
     services: Mapping[str, Any] = field(default_factory=dict)  # store, secret, clock...
-    turn_id: str = field(default_factory=lambda: new_turn_id())
+    turn_id: str = field(default_factory=new_turn_id)
     identity: Identity = field(default_factory=Identity)
     tenant_fixed: str = ""  # route/key-bound tenant; headers cannot override it
     state: dict[str, Any] = field(default_factory=dict)
@@ -101,7 +101,6 @@ class Turn:
     # (name, start_ns, end_ns) of real work — each filter hook, the upstream call —
     # for child spans; wall-clock ns so telemetry can place them after the fact.
     spans: list[tuple[str, int, int]] = field(default_factory=list)
-    started: float = field(default_factory=time.time)
     started_ns: int = field(default_factory=time.time_ns)
     streamed: bool = False
     status: int | None = None  # upstream status
