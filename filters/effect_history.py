@@ -30,6 +30,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import re
+import sys
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Sequence
 
@@ -66,9 +67,11 @@ _NORM_KEYS = re.compile(rb'"(?:' + b"|".join(re.escape(k.encode()) for k in sort
 
 # History items come back on every turn: remember their fingerprints by the
 # item's encoding (its length and the process's keyed hash of it, so the memo
-# holds no content). Cleared when full.
+# holds no content). Cleared when full. With PYTHONHASHSEED fixed the hash is
+# predictable, and a crafted item could take another's entry: no memo then.
 _FP_MEMO: dict[tuple[int, int], str] = {}
 _FP_MEMO_MAX = 8192
+_HASH_KEYED = bool(sys.flags.hash_randomization)
 
 
 def item_fp(item: Any, encoding: bytes | None = None) -> str:
@@ -76,26 +79,39 @@ def item_fp(item: Any, encoding: bytes | None = None) -> str:
     JSON. ``encoding``, the item's JSON in any key order when the caller has it
     (request views keep one per item), finds a fingerprint made before without
     encoding the item again."""
-    if encoding is not None:
-        fp = _FP_MEMO.get((len(encoding), hash(encoding)))
-        if fp is not None:
-            return fp
+    key = _memo_key(encoding)
+    fp = _FP_MEMO.get(key) if key else None
+    if fp is None:
+        fp = _canonical_fp(item)
+        if key:
+            _remember(key, fp)
+    return fp
+
+
+def _canonical_fp(item: Any) -> str:
     try:
         raw = orjson.dumps(item, option=orjson.OPT_SORT_KEYS)
     except (TypeError, orjson.JSONEncodeError):
         return hashlib.sha256(repr(item).encode("utf-8", "surrogatepass")).hexdigest()[:16]
-    memo_key = (len(raw), hash(raw))
-    fp = _FP_MEMO.get(memo_key)
+    key = _memo_key(raw)
+    fp = _FP_MEMO.get(key) if key else None
     if fp is None:
         if _NORM_KEYS.search(raw):
             raw = orjson.dumps(_norm(item), option=orjson.OPT_SORT_KEYS)
         fp = sha256(raw).hexdigest()[:16]
-        if len(_FP_MEMO) >= _FP_MEMO_MAX:
-            _FP_MEMO.clear()
-        _FP_MEMO[memo_key] = fp
-    if encoding is not None:
-        _FP_MEMO[(len(encoding), hash(encoding))] = fp
+        if key:
+            _remember(key, fp)
     return fp
+
+
+def _memo_key(raw: bytes | None) -> tuple[int, int] | None:
+    return (len(raw), hash(raw)) if raw is not None and _HASH_KEYED else None
+
+
+def _remember(key: tuple[int, int], fp: str) -> None:
+    if len(_FP_MEMO) >= _FP_MEMO_MAX:
+        _FP_MEMO.clear()
+    _FP_MEMO[key] = fp
 
 
 def _h(*parts: str) -> str:
