@@ -89,6 +89,14 @@ def upstream_headers(headers: Any, route: Route, parse_response: bool) -> CIMult
     return out
 
 
+def upstream_url(request: web.Request, match: Match) -> URL:
+    """The provider URL for this request: path and query exactly as the client
+    encoded them (``%2F`` stays ``%2F``; a decoded path could even break the
+    request line)."""
+    qs = request.rel_url.raw_query_string
+    return URL(match.route.upstream + match.upstream_path + (f"?{qs}" if qs else ""), encoded=True)
+
+
 def client_headers(upstream: CIMultiDictProxy, turn_id: str) -> CIMultiDict:
     out = CIMultiDict(upstream)  # copied in C; then the few hop-by-hop names go
     for name in _hop_by_hop(upstream):
@@ -129,7 +137,7 @@ class Relay:
     async def handle(self, request: web.Request, match: Match) -> web.StreamResponse:
         route = match.route
         api = match.api
-        turn = Turn(api=api or "", route=route.name, path=request.path, headers=request.headers,
+        turn = Turn(api=api or "", route=route.name, path=request.rel_url.raw_path, headers=request.headers,
                     request=None, tokens=self.tokens, services=self.services,
                     tenant_fixed=route.config.tenant)
         err_api = family_api(api, route.family)
@@ -177,8 +185,7 @@ class Relay:
                        body: bytes) -> web.StreamResponse:
         route = match.route
         parse = pipeline is not None and (pipeline.has_event_hooks or pipeline.has_response_hooks)
-        qs = request.rel_url.raw_query_string
-        url = URL(route.upstream + match.upstream_path + (f"?{qs}" if qs else ""), encoded=True)
+        url = upstream_url(request, match)
         headers = upstream_headers(request.headers, route, parse)
         t0 = time.perf_counter()
         t0_ns = time.time_ns()

@@ -48,6 +48,7 @@ class Router:
         self.default = {r.family: r for r in routes if not r.config.prefix}
 
     def match(self, path: str, method: str, headers) -> Match:
+        """``path``: the request's raw path, still percent-encoded, as it goes upstream."""
         for r in self.prefixed:
             p = r.config.prefix
             if path == p or path.startswith(p + "/"):

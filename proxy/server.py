@@ -148,7 +148,7 @@ async def root(request: web.Request) -> web.Response:
 async def proxy_handler(request: web.Request) -> web.StreamResponse:
     st = request.app[APP_STATE]
     try:
-        match = st.router.match(request.path, request.method, request.headers)
+        match = st.router.match(request.rel_url.raw_path, request.method, request.headers)
     except Exception as exc:  # a path the router cannot read is still answered cleanly
         return response_for(exc, "chat")
     if is_upgrade(request):

@@ -19,7 +19,7 @@ from ctxproxy.filters import FilterError, Turn
 
 from .adapters import ADAPTERS, AdapterError
 from .errors import error_response, translate_upstream
-from .relay import Relay, upstream_headers
+from .relay import Relay, upstream_headers, upstream_url
 from .routing import Match
 
 log = logging.getLogger("ctxproxy.proxy")
@@ -41,10 +41,10 @@ async def handle_ws(request: web.Request, match: Match, relay: Relay) -> web.Str
     headers = upstream_headers(request.headers, route, parse_response=False)
     for h in _WS_HANDSHAKE:
         headers.pop(h, None)
-    url = "ws" + (route.upstream + match.upstream_path)[4:]
+    url = upstream_url(request, match)
+    url = url.with_scheme("wss" if url.scheme == "https" else "ws")
     try:
-        upstream = await relay.session.ws_connect(url, headers=headers, params=request.rel_url.query,
-                                                  autoping=True, max_msg_size=0)
+        upstream = await relay.session.ws_connect(url, headers=headers, autoping=True, max_msg_size=0)
     except aiohttp.WSServerHandshakeError as exc:  # the provider said no: say the same, at once
         return error_response("responses", exc.status or 502, f"upstream refused the WebSocket ({exc.status})")
     except (aiohttp.ClientError, asyncio.TimeoutError) as exc:
@@ -114,7 +114,7 @@ class _WsSession:
         self.end_turn()
         adapter = ADAPTERS["responses"]
         view = adapter.request(data, raw)
-        turn = Turn(api="responses", route=self.match.route.name, path=self.request.path,
+        turn = Turn(api="responses", route=self.match.route.name, path=self.request.rel_url.raw_path,
                     headers=self.request.headers, request=view, tokens=self.relay.tokens,
                     services=self.relay.services, tenant_fixed=self.match.route.config.tenant, streamed=True)
         try:

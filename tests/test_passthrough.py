@@ -4,6 +4,7 @@ import asyncio
 import aiohttp
 import pytest
 from aiohttp import web
+from yarl import URL
 
 from realclients import body_bytes, load, names
 
@@ -208,3 +209,23 @@ async def test_headers_are_not_held_for_an_event_that_has_not_come(make_proxy, g
                 gated_upstream["gate"].set()
                 got += await r.content.read()
     assert got == STREAM
+
+
+async def test_percent_encoded_paths_and_queries_go_upstream_as_sent(make_proxy, serve_app):
+    """A path is forwarded still encoded: %20 decoded would break the request
+    line, %2F would name another resource, %3F would start the query."""
+    seen = []
+
+    async def handler(request):
+        seen.append(request.raw_path)
+        return web.Response(text="ok")
+
+    app = web.Application()
+    app.router.add_route("*", "/{tail:.*}", handler)
+    proxy = await make_proxy(upstream=await serve_app(app))
+    sent = ["/v1/files/abc%20def/content", "/v1/models/a%2Fb", "/v1/x%3Fy?q=1%202&plus=%2B&s=a+b"]
+    async with aiohttp.ClientSession() as s:
+        for path in sent:
+            async with s.get(URL(proxy.url + path, encoded=True)) as r:
+                assert r.status == 200, await r.text()
+    assert seen == sent
