@@ -167,8 +167,7 @@ class Relay:
             return resp
         try:  # the client has its whole answer before the turn's bookkeeping (manifest, records) runs
             if not resp.prepared:
-                await resp.prepare(request)
-                await resp.write_eof()
+                await _send(request, resp)
         except (asyncio.CancelledError, ConnectionResetError):
             turn.error_type = turn.error_type or "client_disconnected"
             raise
@@ -205,7 +204,7 @@ class Relay:
                 return await self._relay_events(request, turn, pipeline, upstream)
             if parse and plain and not is_sse and pipeline.has_response_hooks and upstream.status < 300 \
                     and "json" in ctype:
-                return await self._relay_json(request, turn, pipeline, upstream)
+                return await self._relay_whole(request, turn, upstream, pipeline)
             if not is_sse and request.method != "HEAD" and upstream.status not in (204, 304) \
                     and 0 <= _content_length(upstream) <= WHOLE_BODY_MAX:
                 return await self._relay_whole(request, turn, upstream)
@@ -214,26 +213,20 @@ class Relay:
             upstream.release()
             turn.spans.append(("upstream", t0_ns, time.time_ns()))
 
-    async def _relay_json(self, request: web.Request, turn: Turn, pipeline: Pipeline,
-                          upstream: aiohttp.ClientResponse) -> web.Response:
+    async def _relay_whole(self, request: web.Request, turn: Turn, upstream: aiohttp.ClientResponse,
+                           pipeline: Pipeline | None = None) -> web.Response:
+        """Read the whole body and answer in one write (the client sees a
+        Content-Length rather than chunks). With ``pipeline``, a JSON answer
+        goes through the response filters first."""
         try:
             raw = await upstream.read()
         except (aiohttp.ClientError, asyncio.TimeoutError) as exc:
             raise translate_upstream(exc, "reading the response") from None
-        view = ADAPTERS[turn.api].parse_response(raw)
-        if view is not None:
-            pipeline.run_response(turn, view)
-            raw = view.to_bytes()
-        return await _send(request, web.Response(status=upstream.status, body=raw,
-                                                 headers=client_headers(upstream.headers, turn.turn_id)))
-
-    async def _relay_whole(self, request: web.Request, turn: Turn, upstream: aiohttp.ClientResponse) -> web.Response:
-        """A small body of known length: read it, answer in one write (and the
-        client sees the provider's Content-Length rather than chunks)."""
-        try:
-            raw = await upstream.read()
-        except (aiohttp.ClientError, asyncio.TimeoutError) as exc:
-            raise translate_upstream(exc, "reading the response") from None
+        if pipeline is not None:
+            view = ADAPTERS[turn.api].parse_response(raw)
+            if view is not None:
+                pipeline.run_response(turn, view)
+                raw = view.to_bytes()
         return await _send(request, web.Response(status=upstream.status, body=raw,
                                                  headers=client_headers(upstream.headers, turn.turn_id)))
 
