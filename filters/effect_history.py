@@ -30,13 +30,12 @@ from __future__ import annotations
 import functools
 import hashlib
 import re
-import sys
 from dataclasses import dataclass, field
-from typing import Any, Iterable, Sequence
+from typing import Any, Hashable, Iterable, Sequence
 
 import orjson
 
-from .digest import sha256
+from .digest import memo_key, sha256
 from .effect_rules import normalize_id
 
 _ID_KEYS = frozenset({"id", "tool_use_id", "call_id", "tool_call_id"})
@@ -66,12 +65,9 @@ _NORM_KEYS = re.compile(rb'"(?:' + b"|".join(re.escape(k.encode()) for k in sort
 
 
 # History items come back on every turn: remember their fingerprints by the
-# item's encoding (its length and the process's keyed hash of it, so the memo
-# holds no content). Cleared when full. With PYTHONHASHSEED fixed the hash is
-# predictable, and a crafted item could take another's entry: no memo then.
-_FP_MEMO: dict[tuple[int, int], str] = {}
+# item's encoding (``memo_key``: no content kept). Cleared when full.
+_FP_MEMO: dict[Hashable, str] = {}
 _FP_MEMO_MAX = 8192
-_HASH_KEYED = bool(sys.flags.hash_randomization)
 
 
 def item_fp(item: Any, encoding: bytes | None = None) -> str:
@@ -79,11 +75,11 @@ def item_fp(item: Any, encoding: bytes | None = None) -> str:
     JSON. ``encoding``, the item's JSON in any key order when the caller has it
     (request views keep one per item), finds a fingerprint made before without
     encoding the item again."""
-    key = _memo_key(encoding)
-    fp = _FP_MEMO.get(key) if key else None
+    key = memo_key(encoding) if encoding is not None else None
+    fp = _FP_MEMO.get(key) if key is not None else None
     if fp is None:
         fp = _canonical_fp(item)
-        if key:
+        if key is not None:
             _remember(key, fp)
     return fp
 
@@ -93,22 +89,17 @@ def _canonical_fp(item: Any) -> str:
         raw = orjson.dumps(item, option=orjson.OPT_SORT_KEYS)
     except (TypeError, orjson.JSONEncodeError):
         return hashlib.sha256(repr(item).encode("utf-8", "surrogatepass")).hexdigest()[:16]
-    key = _memo_key(raw)
-    fp = _FP_MEMO.get(key) if key else None
+    key = memo_key(raw)
+    fp = _FP_MEMO.get(key)
     if fp is None:
         if _NORM_KEYS.search(raw):
             raw = orjson.dumps(_norm(item), option=orjson.OPT_SORT_KEYS)
         fp = sha256(raw).hexdigest()[:16]
-        if key:
-            _remember(key, fp)
+        _remember(key, fp)
     return fp
 
 
-def _memo_key(raw: bytes | None) -> tuple[int, int] | None:
-    return (len(raw), hash(raw)) if raw is not None and _HASH_KEYED else None
-
-
-def _remember(key: tuple[int, int], fp: str) -> None:
+def _remember(key: Hashable, fp: str) -> None:
     if len(_FP_MEMO) >= _FP_MEMO_MAX:
         _FP_MEMO.clear()
     _FP_MEMO[key] = fp

@@ -60,6 +60,7 @@ import orjson
 from ctxproxy.config import ConfigError
 
 from .base import Filter, Turn
+from .digest import memo_key
 
 log = logging.getLogger("ctxproxy.filters.prune")
 
@@ -165,7 +166,7 @@ class PruneFilter(Filter):
         # In-process memos (content-addressed, so always valid): tokens per conversation
         # item, and stub text + tokens per decision. A turn costs O(new content).
         self._items = _LRU(memo_size)
-        self._ids = _LRU(memo_size)  # (tenant, session, call, str hash, len) -> (digest, pruned id)
+        self._ids = _LRU(memo_size)  # (tenant, session, call, memo_key(content)) -> (digest, pruned id)
         self._stubs = _LRU(memo_size)
         self._result_tokens = _LRU(memo_size)
         if store is None:
@@ -231,13 +232,13 @@ class PruneFilter(Filter):
         for n, res in enumerate(results):
             content = res.content
             # the stored id needs a stable digest; an unchanged result finds it in
-            # the memo by the process's (keyed) str hash instead of rehashing
-            memo_key = (tenant, session, res.call_id, hash(content), len(content))
-            known = ids.get(memo_key)
+            # the memo by its cheap in-process key instead of rehashing
+            id_key = (tenant, session, res.call_id, memo_key(content))
+            known = ids.get(id_key)
             if known is None:
                 digest = _digest(content)
                 known = (digest, pruned_id(tenant, session, res.call_id, digest))
-                ids.put(memo_key, known)
+                ids.put(id_key, known)
             r = _Result(n, res, known[0], known[1], tokens_of)
             plan.results.append(r)
             if res.has_images or not content:
@@ -284,8 +285,7 @@ class PruneFilter(Filter):
             if i in holders:
                 total += _beside_results(item, api, count)
                 continue
-            # an in-process memo of token counts: the keyed bytes hash of the encoding will do
-            key = hash(encodings[i]) if encodings[i] is not None else hash(orjson.dumps(item))
+            key = memo_key(encodings[i] if encodings[i] is not None else orjson.dumps(item))
             n = self._items.get(key)
             if n is None:
                 n = _strings_tokens(item, count)

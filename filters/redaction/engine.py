@@ -33,7 +33,6 @@ import hashlib
 import hmac
 import logging
 import re
-import sys
 import threading
 from collections import OrderedDict
 from dataclasses import dataclass, field
@@ -41,6 +40,7 @@ from typing import Any, Sequence
 
 import orjson
 
+from ..digest import memo_key
 from . import prefilter
 from .errors import RedactionError
 from .patterns import PatternInfo, analyze
@@ -211,7 +211,7 @@ class Redactor:
         try:
             if not text:
                 return Result(text)
-            digest = _digest(text)
+            digest = memo_key(text)
             spans = self._spans(text, digest)
             if not spans:  # the common case: nothing to replace, nothing more to cache
                 return Result(text)
@@ -239,7 +239,7 @@ class Redactor:
         """Indexes of ``texts`` that hold a secret: one lock and one hash per text
         for everything seen before, a scan only for new text. The request path
         asks this first, so a turn costs O(new content)."""
-        digests = [_digest(t) if t else None for t in texts]
+        digests = [memo_key(t) if t else None for t in texts]
         misses: list[int] = []
         out: list[int] = []
         with self._lock:
@@ -271,7 +271,7 @@ class Redactor:
         """(start, end, rule index) of each secret, from the cache when the text was seen."""
         if not text:
             return ()
-        return self._spans(text, _digest(text))
+        return self._spans(text, memo_key(text))
 
     def _spans(self, text: str, digest: bytes) -> tuple[tuple[int, int, int], ...]:
         with self._lock:
@@ -310,7 +310,7 @@ class Redactor:
     @staticmethod
     def encoding_digest(raw: bytes | None) -> Any:
         """``item_digest`` of a value already encoded (None stays None)."""
-        return None if raw is None else _digest_bytes(raw)
+        return None if raw is None else memo_key(raw)
 
     def is_clean_item(self, digest: Any) -> bool:
         return digest is not None and digest in self._clean_items
@@ -465,26 +465,6 @@ def _placeholder_prefix() -> str:
     head = "".join("(?:" + re.escape(c) for c in PLACEHOLDER_MARK)
     tail = r"[a-z0-9._-]{0,64}(?::[0-9a-f]{0,8}\]?)?"
     return head + tail + ")?" * len(PLACEHOLDER_MARK)
-
-
-def _digest_keyed(text: str) -> tuple[int, int]:
-    # str's own hash is SipHash under a random per-process key: a client cannot
-    # aim a collision at a cached "clean" text, and it is ~5x cheaper than blake2b.
-    return hash(text), len(text)
-
-
-def _digest_blake(text: str) -> bytes:
-    return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=20).digest()
-
-
-# With PYTHONHASHSEED fixed the str hash is predictable: use a real digest then.
-_digest = _digest_keyed if sys.flags.hash_randomization else _digest_blake
-
-
-def _digest_bytes(raw: bytes) -> Any:
-    if sys.flags.hash_randomization:
-        return hash(raw), len(raw)  # keyed SipHash, as for texts
-    return hashlib.blake2b(raw, digest_size=20).digest()
 
 
 def _placeholder(pid: str, secret: str, key: bytes) -> str:
