@@ -220,8 +220,3 @@ def iter_strings(
                 yield Slot(value, i, (where, i), kind, touch)
             elif isinstance(child, (dict, list)):
                 yield from iter_strings(child, (where, i), kind, skip, touch)
-
-
-def slot(container: dict | list, key: Any, where: Where, kind: str, touch: Callable[[], None]) -> Slot:
-    """A slot for ``container[key]``; writes call ``touch``."""
-    return Slot(container, key, where, kind, touch)

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from typing import Any, Iterator
 
-from ctxproxy.filters.view import ARGS, TEXT, THINKING, Delta, Slot, ToolCall, ToolResult, Usage, slot
+from ctxproxy.filters.view import ARGS, TEXT, THINKING, Delta, Slot, ToolCall, ToolResult, Usage
 
 from .base import (
     ResponseViewBase,
@@ -35,7 +35,7 @@ class AnthropicRequest(RequestViewBase):
         content = msg.get("content")
         where = (("messages", i), "content")  # formatted only if asked for
         if isinstance(content, str):
-            yield slot(msg, "content", where, TEXT, self.mark_changed)
+            yield Slot(msg, "content", where, TEXT, self.mark_changed)
         elif isinstance(content, list):
             for j, block in enumerate(content):
                 if isinstance(block, dict):
@@ -251,7 +251,7 @@ class AnthropicEvent(Event):
                 kind = THINKING if block.get("type") == "thinking" else TEXT
                 key = "thinking" if kind == THINKING else "text"
                 if isinstance(block.get(key), str) and block[key]:
-                    yield slot(block, key, "content_block", kind, self.mark_changed)
+                    yield Slot(block, key, "content_block", kind, self.mark_changed)
 
     def tool_call_starts(self) -> list[tuple[str, str, str]]:
         if self.type != "content_block_start":

@@ -10,7 +10,7 @@ from typing import Any, Callable, ClassVar, Iterator
 
 import orjson
 
-from ctxproxy.filters.view import ARGS, TEXT, Delta, Slot, ToolCall, ToolResult, Usage, Where, iter_strings, slot
+from ctxproxy.filters.view import ARGS, TEXT, Delta, Slot, ToolCall, ToolResult, Usage, Where, iter_strings
 
 
 class AdapterError(ValueError):
@@ -58,7 +58,7 @@ class View:
         if isinstance(value, list):
             for i, part in enumerate(value):
                 if isinstance(part, str):
-                    yield slot(value, i, (where, i), kind, self.mark_changed)
+                    yield Slot(value, i, (where, i), kind, self.mark_changed)
                 elif isinstance(part, dict) and part.get("type") not in BINARY_PARTS:
                     yield from iter_strings(part, (where, i), kind, OPAQUE_KEYS, self.mark_changed)
         elif isinstance(value, dict) and value.get("type") not in BINARY_PARTS:
@@ -68,13 +68,13 @@ class View:
         """The slot(s) of ``obj[key]``: a string field, or content parts under it."""
         value = obj.get(key)
         if isinstance(value, str):
-            yield slot(obj, key, where, kind, self.mark_changed)
+            yield Slot(obj, key, where, kind, self.mark_changed)
         elif isinstance(value, (list, dict)):
             yield from self.parts(value, where, kind)
 
     def args_slot(self, obj: dict, key: str, where: Where) -> Iterator[Slot]:
         if isinstance(obj.get(key), str):
-            yield slot(obj, key, where, ARGS, self.mark_changed)
+            yield Slot(obj, key, where, ARGS, self.mark_changed)
 
 
 class RequestViewBase(View):

@@ -4,7 +4,7 @@ from __future__ import annotations
 import time
 from typing import Any, Iterator
 
-from ctxproxy.filters.view import ARGS, TEXT, THINKING, Delta, Slot, ToolCall, ToolResult, Usage, Where, slot
+from ctxproxy.filters.view import ARGS, TEXT, THINKING, Delta, Slot, ToolCall, ToolResult, Usage, Where
 
 from .base import (
     ResponseViewBase,
@@ -48,7 +48,7 @@ def item_slots(view: View | Event, item: dict, where: Where) -> Iterator[Slot]:
 
 def _args(view: Any, obj: dict, key: str, where: Where) -> Iterator[Slot]:
     if isinstance(obj.get(key), str):
-        yield slot(obj, key, where, ARGS, view.mark_changed)
+        yield Slot(obj, key, where, ARGS, view.mark_changed)
 
 
 def calls_in(items: list) -> list[ToolCall]:
@@ -78,7 +78,7 @@ class ResponsesRequest(RequestViewBase):
     def head_slots(self) -> Iterator[Slot]:
         yield from self.field_slot(self.body, "instructions", "instructions")
         if isinstance(self.body.get("input"), str):
-            yield slot(self.body, "input", "input", TEXT, self.mark_changed)
+            yield Slot(self.body, "input", "input", TEXT, self.mark_changed)
 
     def item_slots(self, i: int, item: dict) -> Iterator[Slot]:
         return item_slots(self, item, ("input", i))
@@ -245,7 +245,7 @@ class ResponsesEvent(Event):
         done = _DONE.get(t)
         if done is not None:
             if isinstance(d.get(done[1]), str):
-                yield slot(d, done[1], t, done[2], self.mark_changed)
+                yield Slot(d, done[1], t, done[2], self.mark_changed)
         elif t in ("response.output_item.done", "response.output_item.added") and isinstance(d.get("item"), dict):
             yield from item_slots(self, d["item"], "item")
         elif t in ("response.content_part.done", "response.content_part.added") and isinstance(d.get("part"), dict):
