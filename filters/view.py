@@ -21,7 +21,8 @@ Where = Any  # a path: a str, or (parent path, key or index) built while walking
 
 
 class Slot:
-    """One model-visible string inside a body, readable and writable in place.
+    """One model-visible string inside a body: ``container[key]``, readable and
+    writable in place (a write that changes it calls ``touch``).
 
     ``where`` names the position for humans and tests ("messages[3].content[0].text");
     it is formatted only when asked for (a turn walks thousands of slots).
