@@ -14,8 +14,11 @@ import hashlib
 import threading
 from collections import OrderedDict
 from importlib import resources
+from typing import Hashable
 
 import tiktoken
+
+from .digest import memo_key
 
 # sha256 of the raw .tiktoken files, as published in tiktoken_ext/openai_public.py.
 VOCAB_SHA256 = {
@@ -82,7 +85,7 @@ def encoding(name: str = "o200k_base") -> tiktoken.Encoding:
 
 
 class TokenCounter:
-    """``count(text)`` with a bounded LRU keyed by a hash of the text."""
+    """``count(text)`` with a bounded LRU keyed by ``memo_key(text)``."""
 
     def __init__(self, name: str = "o200k_base", cache_size: int = 65536, lazy: bool = False):
         """``lazy``: load the vocabulary (~70 MB in memory) on the first count,
@@ -90,7 +93,7 @@ class TokenCounter:
         start-up only when a configured filter does)."""
         self.name = name
         self._enc: tiktoken.Encoding | None = None if lazy else encoding(name)
-        self._cache: OrderedDict[bytes, int] = OrderedDict()
+        self._cache: OrderedDict[Hashable, int] = OrderedDict()
         self._size = cache_size
         self.hits = 0
         self.misses = 0
@@ -110,7 +113,7 @@ class TokenCounter:
             self.load()
         if len(text) < 64:  # hashing costs about what encoding a short string does
             return len(self._enc.encode_ordinary(text))
-        key = hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).digest()
+        key = memo_key(text)
         n = self._cache.get(key)
         if n is not None:
             self.hits += 1
