@@ -45,7 +45,6 @@ Config ``[filters.inject]`` (sub-tables ``rules``, ``memory``, ``evidence``,
 """
 from __future__ import annotations
 
-import hashlib
 import logging
 from collections import OrderedDict
 from dataclasses import dataclass, field
@@ -55,7 +54,7 @@ from typing import Any, Callable, Literal, Mapping
 from ctxproxy.config import ConfigError
 
 from .base import Filter, Turn
-from .digest import sha256
+from .digest import memo_key, sha256
 from .evidence import NullRetriever, Retriever, as_evidence
 from .memory_snapshot import SCOPES, snapshot_segments
 from .rules_bundle import LAYERS, RulesBundle, RulesSources, validate_revoked
@@ -400,7 +399,7 @@ def allocate(segments: list[Segment], budget: int, count: Callable[[str], int], 
 
 
 MARKER = "\n[… truncated by ctxproxy to fit the context budget]"
-_cuts: OrderedDict[tuple, str | None] = OrderedDict()  # (text digest, cap, boundary, fence) -> cut text
+_cuts: OrderedDict[tuple, str | None] = OrderedDict()  # (memo_key(text), cap, boundary, fence) -> cut text
 
 
 def truncate_to(seg: Segment, cap: int, count: Callable[[str], int]) -> str | None:
@@ -408,7 +407,7 @@ def truncate_to(seg: Segment, cap: int, count: Callable[[str], int]) -> str | No
     rendered form fits ``cap`` tokens, with a marker; ``None`` if not even one
     unit fits. Memoised: a segment truncated every turn is cut once."""
     fence = render(overhead(seg))
-    key = (hashlib.blake2b(seg.text.encode(), digest_size=16).digest(), cap, seg.boundary, fence)
+    key = (memo_key(seg.text), cap, seg.boundary, fence)
     if key in _cuts:
         _cuts.move_to_end(key)
         return _cuts[key]
