@@ -96,7 +96,11 @@ _FILE = "\n".join(
 _SYSTEM = ("You are a coding agent working in a Python repository. Use the tools to read and edit "
            "files. Keep answers short. Never print secrets. The repository uses pytest; run the tests "
            "after every change and report failures verbatim. ") * 3
+# Each kind is its own conversation (a different first user turn): with the same start, a
+# fingerprint-identified chat and anthropic conversation would be one session, and the
+# effect ledger would read each as the other's compacted history.
 _USER1 = "The service ignores CTX_TIMEOUT from the environment. Find out why and fix it."
+_USER1_ANTHROPIC = "The worker ignores CTX_RETRIES from the environment. Find out why and fix it."
 _USER2 = "Thanks. Also make sure the default stays 30 seconds when nothing is set, and add a test."
 _ASSIST = "I'll look at the configuration loader first."
 
@@ -136,7 +140,7 @@ def anthropic_body(stream: bool = False) -> bytes:
         "max_tokens": 1024,
         "system": [{"type": "text", "text": _SYSTEM, "cache_control": {"type": "ephemeral"}}],
         "messages": [
-            {"role": "user", "content": [{"type": "text", "text": _USER1}]},
+            {"role": "user", "content": [{"type": "text", "text": _USER1_ANTHROPIC}]},
             {"role": "assistant", "content": [
                 {"type": "text", "text": _ASSIST},
                 {"type": "tool_use", "id": tid, "name": "read_file", "input": {"path": "src/app/config.py"}}]},
