@@ -113,6 +113,21 @@ def _h(*parts: str) -> str:
     return h.hexdigest()[:16]
 
 
+# A session's profile and thread ids come back on every turn: remember them by
+# ``memo_key`` of what they hash (no content kept). Cleared when full.
+_ID_MEMO: dict[Hashable, str] = {}
+
+
+def _memo_h(*parts: str) -> str:
+    key = tuple(memo_key(p) for p in parts)
+    out = _ID_MEMO.get(key)
+    if out is None:
+        if len(_ID_MEMO) >= _FP_MEMO_MAX:
+            _ID_MEMO.clear()
+        out = _ID_MEMO[key] = _h(*parts)
+    return out
+
+
 def sample_positions(n: int) -> list[int]:
     """Which of ``n`` history items a thread remembers: the first, the powers of
     two, the last two."""
@@ -171,7 +186,7 @@ def check(threads: dict[str, dict], items: Sequence[Any], *, system: str, tools:
     With server-side history (``previous_response_id``) the request continues
     the thread whose last response has that id (threads remember it as ``r``).
     ``encodings``: each item's JSON, if the caller has them (see ``item_fp``)."""
-    profile = _h(system[:8000], "\x01".join(tools))
+    profile = _memo_h(system[:8000], "\x01".join(tools))
     fps: dict[int, str] = {}
 
     def fp_at(pos: int) -> str:  # each sampled item hashed once per check
@@ -187,7 +202,7 @@ def check(threads: dict[str, dict], items: Sequence[Any], *, system: str, tools:
         tid = next((t for t, st in threads.items() if previous_response_id and st.get("r") == previous_response_id),
                    None) or _h(profile, "server-history")
     else:
-        tid = _h(profile, fp_at(0) if items else "empty")
+        tid = _memo_h(profile, fp_at(0) if items else "empty")
     old = threads.get(tid)
     out = ThreadCheck(tid, profile)
 

@@ -88,7 +88,7 @@ class _Gate:
         if depth == 0:
             with self._cond:
                 self._active -= 1
-                if self._active == 0:
+                if self._active == 0 and self._resizing:  # only a resize waits for none active
                     self._cond.notify_all()
 
     def resize(self, fn: Callable[[], None]) -> None:

@@ -615,8 +615,12 @@ class LMDBSessions:
 
         def holds(state: Mapping[str, Any]) -> bool:
             for k, v in changes.items():
-                want = _canon(v)
-                if want is None or k not in state or _canon(state[k]) != want:
+                if k not in state:
+                    return False
+                if state[k] == v:  # the usual case, without encoding either side
+                    continue
+                want = _canon(v)  # a tuple and a list of the same items store alike
+                if want is None or _canon(state[k]) != want:
                     return False
             return True
 
