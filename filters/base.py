@@ -5,6 +5,9 @@ A filter is a small class with a ``name`` (also its TOML section
 frozen ``Config`` dataclass, and only the hooks it needs:
 
 - ``on_request(turn)`` — edit the request through ``turn.request`` (a view);
+  it may return a ``Commit``: a write that must be on disk before the request
+  goes on (write-ahead), which the pipeline commits without blocking the
+  proxy's event loop;
 - ``on_response(turn, view)`` — a whole JSON response;
 - ``on_response_event(turn, event) -> list | None`` — one stream event; return
   the events to emit instead (``None`` keeps the event as it is);
@@ -20,13 +23,14 @@ downstream of it (the ledger, the store, telemetry) ever sees a secret.
 """
 from __future__ import annotations
 
-import logging
-import time
+import asyncio
 import itertools
+import logging
 import os
 import secrets
+import time
 from dataclasses import dataclass, field
-from typing import Any, Callable, ClassVar, Iterable, Mapping
+from typing import Any, Callable, ClassVar, Generator, Iterable, Mapping
 
 from .tokens import TokenCounter
 from .view import RequestView, ResponseView, StreamEvent
@@ -136,6 +140,43 @@ class Filter:
 FilterFactory = Callable[[Any, Mapping[str, Any]], Filter]
 
 
+@dataclass(frozen=True, slots=True)
+class Commit:
+    """A write that must be on disk before the request goes on, returned by
+    ``on_request``. ``write(batch)`` runs in one store batch and ``then(result)``
+    after it committed, before the next filter. The proxy runs the batch on the
+    store's writer thread (``services["writer"]``): the event loop serves other
+    turns during the fsync, and commits queued together share one. ``write``
+    may run twice (a group that failed is retried op by op), so it starts over
+    cleanly; it touches only the batch and its own turn, while ``then`` is back
+    on the caller's thread. If the batch does not commit, ``on_error(exc)``
+    runs instead of ``then`` when the write may be lost; without it the filter
+    failed: a required one blocks the request (503, ``failed`` says why)."""
+
+    store: Any
+    write: Callable[[Any], Any]
+    then: Callable[[Any], None]
+    failed: str = "could not save its records before forwarding (store error); request not forwarded"
+    on_error: Callable[[BaseException], None] | None = None
+
+    def now(self, writer: Any) -> Any:
+        """Commit, blocking this thread until it is on disk."""
+        if writer is None:
+            with self.store.batch() as b:
+                return self.write(b)
+        return writer.submit(self.write, urgent=True).result()
+
+    async def queued(self, writer: Any) -> Any:
+        """Commit on the writer's thread; the event loop goes on meanwhile."""
+        if writer is None:  # embedded use without a writer: commit here
+            return self.now(None)
+        return await asyncio.wrap_future(writer.submit(self.write, urgent=True))
+
+
+class _CommitFailed(Exception):
+    pass
+
+
 @dataclass(frozen=True)
 class _Stage:
     filter: Filter
@@ -171,11 +212,44 @@ class Pipeline:
     def run_request(self, turn: Turn, reparse: Callable[[], RequestView] | None = None) -> None:
         """Run every on_request. An optional filter that fails after editing the
         body is undone by re-parsing the original and replaying the filters
-        before it (``reparse``); its own edits never reach the provider."""
+        before it (``reparse``); its own edits never reach the provider. A
+        filter's ``Commit`` blocks this thread until it is on disk (tools, tests);
+        the proxy uses ``run_request_async``."""
+        passes = self._passes(turn, reparse)
+        commit = next(passes, None)
+        while commit is not None:
+            try:
+                result = commit.now(turn.service("writer"))
+            except Exception as exc:
+                commit = _resume(passes, exc, True)
+            else:
+                commit = _resume(passes, result, False)
+
+    async def run_request_async(self, turn: Turn, reparse: Callable[[], RequestView] | None = None) -> None:
+        """``run_request`` for the event loop: a ``Commit`` is awaited, so other
+        turns go on while it reaches the disk."""
+        passes = self._passes(turn, reparse)
+        try:
+            commit = next(passes, None)
+            while commit is not None:
+                try:
+                    result = await commit.queued(turn.service("writer"))
+                except Exception as exc:
+                    commit = _resume(passes, exc, True)
+                else:
+                    commit = _resume(passes, result, False)
+        finally:
+            passes.close()  # cancelled while waiting: the pass ends here
+
+    def _passes(self, turn: Turn, reparse: Callable[[], RequestView] | None
+                ) -> Generator[Commit, Any, None]:
+        """The request passes, as a generator that hands out each ``Commit``
+        and gets back its result (or its exception): one pass, or more when an
+        optional filter's edits are undone."""
         skipped: set[str] = set()
         while True:
             try:
-                self._request_pass(turn, skipped)
+                yield from self._request_pass(turn, skipped)
                 return
             except _Undo as undo:
                 skipped.add(undo.name)
@@ -184,7 +258,7 @@ class Pipeline:
                 turn.request = reparse()
                 turn.state.clear()
 
-    def _request_pass(self, turn: Turn, skipped: set[str]) -> None:
+    def _request_pass(self, turn: Turn, skipped: set[str]) -> Generator[Commit, Any, None]:
         for stage in self.stages:
             f = stage.filter
             if stage.request is None or f.name in skipped:
@@ -193,16 +267,29 @@ class Pipeline:
             t0 = time.perf_counter()
             t0_ns = time.time_ns()
             try:
-                stage.request(turn)
+                commit = stage.request(turn)
+                if isinstance(commit, Commit):  # the filter's write-ahead: on disk before anything goes on
+                    try:
+                        result = yield commit
+                    except Exception as exc:
+                        if commit.on_error is None:
+                            raise _CommitFailed(commit.failed) from exc
+                        commit.on_error(exc)
+                    else:
+                        commit.then(result)
             except FilterError as exc:
                 exc.turn_id = exc.turn_id or turn.turn_id
                 raise
             except Exception as exc:
+                failed = exc.__cause__ if isinstance(exc, _CommitFailed) else exc
+                log.warning("turn %s: %s filter %s failed%s: %s", turn.turn_id,
+                            "required" if f.required else "optional", f.name,
+                            " to commit" if failed is not exc else "", type(failed).__name__)
                 if f.required:
-                    log.warning("turn %s: required filter %s failed: %s", turn.turn_id, f.name, type(exc).__name__)
+                    if isinstance(exc, _CommitFailed):
+                        raise FilterError(f.name, str(exc), 503, turn.turn_id) from failed
                     raise FilterError(f.name, f"filter failed ({type(exc).__name__}); request not forwarded",
                                       500, turn.turn_id) from exc
-                log.warning("turn %s: optional filter %s failed: %s", turn.turn_id, f.name, type(exc).__name__)
                 _mark_degraded(turn, f.name)
                 if _edit_count(turn.request) != edits_before:
                     raise _Undo(f.name) from exc
@@ -271,6 +358,15 @@ class Pipeline:
 class _Undo(Exception):
     def __init__(self, name: str):
         self.name = name
+
+
+def _resume(passes: Generator[Commit, Any, None], value: Any, failed: bool) -> Commit | None:
+    """Hand a commit's result (or its exception) back to the passes; the next
+    commit they want, or None once they are done."""
+    try:
+        return passes.throw(value) if failed else passes.send(value)
+    except StopIteration:
+        return None
 
 
 def _edit_count(view: Any) -> int:

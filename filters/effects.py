@@ -47,6 +47,7 @@ from __future__ import annotations
 import hashlib
 import logging
 import re
+import threading
 import time
 from collections import OrderedDict
 from concurrent.futures import Future
@@ -60,7 +61,7 @@ from ctxproxy.config import ConfigError
 from ctxproxy.store.errors import StoreError, WriteNeeded
 from ctxproxy.store.records import COMPLETED, FAILED, PENDING, RESOLVED
 
-from .base import Filter, FilterError, Turn
+from .base import Commit, Filter, FilterError, Turn
 from .effect_history import check, clean_text, prune_threads, tool_names
 from .effect_rules import (
     DEFAULT_EXTRACTORS,
@@ -167,6 +168,7 @@ class EffectsFilter(Filter):
         # (tenant, session) whose latest answer in this process made tool calls (bounded)
         self._called: OrderedDict[tuple[str, str], bool] = OrderedDict()
         self._ledgers: OrderedDict[tuple, _Ledger] = OrderedDict()  # see _side_effects
+        self._ledgers_lock = threading.Lock()
         self._writer: Any = None  # the background writer that holds it
 
     @classmethod
@@ -226,45 +228,54 @@ class EffectsFilter(Filter):
 
     # -- request: settle results, detect compaction, offer the checkpoint -------
 
-    def on_request(self, turn: Turn) -> None:
+    def on_request(self, turn: Turn) -> Commit | None:
         view = turn.request
         if view is None:
-            return
+            return None
         st = self._state(turn)
         body = view.body
         tools = tool_names(body)
         results = view.tool_results()
         if not tools and not results:
-            return  # an auxiliary call (title, quota, command-prefix check): nothing to record
+            return None  # an auxiliary call (title, quota, command-prefix check): nothing to record
         store = self._store(turn)
         tenant, session, task, scope = self._scope(turn)
         cap = self._capture(turn)
         cap.scope = (tenant, session, task, scope)
-        self.flush(2.0)  # a response-end write still in flight: let it land first (ms; usually none)
         lazy = _History(view)
         mark = len(st["effects"])
         # The model's last answer here made calls: this request brings their results (a write).
-        expect_write = self._called.pop(cap.scope[:2], False) and bool(results)
-        try:
-            try:  # most other turns bring nothing new: decide on a read snapshot, no writer lock, no fsync
-                if expect_write:
-                    raise WriteNeeded("results of recorded calls")
+        if not (self._called.pop(cap.scope[:2], False) and results):
+            # Most other turns bring nothing new: decide on a read snapshot, no writer lock, no fsync.
+            self.flush(2.0)  # a response-end write still in flight: let it land first (ms; usually none)
+            try:
                 with store.snapshot() as r:
-                    sess = turn.session_state(r, cap.scope[0], cap.scope[1])  # read in the snapshot
+                    sess = turn.session_state(r, tenant, session)  # read in the snapshot
                     segments = self._ledger(r, sess, turn, view, st, cap, tools, results, lazy)
             except WriteNeeded:
-                del st["effects"][mark:]
-                with store.batch() as b:  # the session is read again under the writer lock
-                    sess = b.sessions.get(cap.scope[0], cap.scope[1]) or {}
-                    segments = self._ledger(b, sess, turn, view, st, cap, tools, results, lazy)
-                turn.session_changed()
-        except StoreError as exc:
-            log.warning("turn %s: effect ledger commit failed: %s", turn.turn_id, exc)
-            raise FilterError(self.name, "could not record tool results in the effect ledger before "
-                                         "forwarding (store error); request not forwarded", 503,
-                              turn.turn_id) from exc
-        for seg in segments:  # offered only once the batch is on disk
-            offer(turn, seg)
+                pass
+            except StoreError as exc:
+                log.warning("turn %s: effect ledger read failed: %s", turn.turn_id, exc)
+                raise FilterError(self.name, "could not read the effect ledger (store error); request not "
+                                             "forwarded", 503, turn.turn_id) from exc
+            else:
+                for seg in segments:
+                    offer(turn, seg)
+                return None
+
+        def write(b: Any) -> list[Segment]:
+            # On the store's writer thread, after any response-end write queued before it.
+            del st["effects"][mark:]  # a snapshot attempt or a retried group may have added entries
+            sess = b.sessions.get(tenant, session) or {}  # read again under the writer lock
+            return self._ledger(b, sess, turn, view, st, cap, tools, results, lazy)
+
+        def then(segments: list[Segment]) -> None:
+            turn.session_changed()
+            for seg in segments:  # offered only once the batch is on disk
+                offer(turn, seg)
+
+        return Commit(store, write, then, "could not record tool results in the effect ledger before "
+                                          "forwarding (store error); request not forwarded")
 
     def _ledger(self, b: Any, sess: Mapping[str, Any], turn: Turn, view: Any, st: dict, cap: "_Capture",
                 tools: list, results: list, lazy: "_History") -> list[Segment]:
@@ -439,10 +450,12 @@ class EffectsFilter(Filter):
         if not hidden:
             return None
         sig = (tuple(id(r) for r in hidden), es.get("goal"))
-        if memo.rendered is None or memo.rendered[0] != sig:
+        rendered = memo.rendered  # (read once: the writer thread may render it too)
+        if rendered is None or rendered[0] != sig:
             text = render_checkpoint(hidden, es.get("goal"), self.classes, cfg.args_chars, cfg.checkpoint_max_effects)
-            memo.rendered = (sig, text, hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:12])
-        _, text, rev = memo.rendered
+            rendered = memo.rendered = (sig, text,
+                                        hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:12])
+        _, text, rev = rendered
         ref = f"checkpoint:{scope}@{rev}"
         if es.get("cp") != rev:
             b.checkpoints.put(tenant, f"effects:{scope}", {
@@ -462,19 +475,21 @@ class EffectsFilter(Filter):
         and it should not cost a scan of the whole ledger each time."""
         rev = b.effects.revision(tenant, **where)
         key = (tenant, *where.items())
-        memo = self._ledgers.get(key)
-        if memo is None or memo.rev != rev or now >= memo.until:
-            records = b.effects.list(tenant, side_effect=True, **where)
-            timeout = b.pending_timeout
-            until = min((r.created_at + timeout for r in records if r.state == PENDING and timeout is not None),
-                        default=float("inf"))
-            memo = _Ledger(rev, until, records)
-            if rev is not None or not records:  # (records without a revision predate it: read them each time)
+        with self._ledgers_lock:  # write-aheads run this on the store's writer thread
+            memo = self._ledgers.get(key)
+            if memo is not None and memo.rev == rev and now < memo.until:
+                self._ledgers.move_to_end(key)
+                return memo
+        records = b.effects.list(tenant, side_effect=True, **where)
+        timeout = b.pending_timeout
+        until = min((r.created_at + timeout for r in records if r.state == PENDING and timeout is not None),
+                    default=float("inf"))
+        memo = _Ledger(rev, until, records)
+        if rev is not None or not records:  # (records without a revision predate it: read them each time)
+            with self._ledgers_lock:
                 self._ledgers[key] = memo
                 while len(self._ledgers) > 256:
                     self._ledgers.popitem(last=False)
-        else:
-            self._ledgers.move_to_end(key)
         return memo
 
     def _duplicate_segment(self, dups: list, session: str, now: float) -> Segment:

@@ -53,7 +53,7 @@ from typing import Any, Callable, Literal, Mapping
 
 from ctxproxy.config import ConfigError
 
-from .base import Filter, Turn
+from .base import Commit, Filter, Turn
 from .digest import memo_key, sha256
 from .evidence import NullRetriever, Retriever, as_evidence
 from .memory_snapshot import SCOPES, snapshot_segments
@@ -176,10 +176,10 @@ class InjectFilter(Filter):
     def create(cls, config: InjectConfig, services: Mapping[str, Any]) -> "InjectFilter":
         return cls(config, services.get("store"), services.get("retriever"))
 
-    def on_request(self, turn: Turn) -> None:
+    def on_request(self, turn: Turn) -> Commit | None:
         view = turn.request
         if view is None:
-            return
+            return None
         cfg = self.config
         budget = cfg.budget_for(turn.route)
         state: dict[str, Any] = {"budget": budget, "used": 0, "route": turn.route, "conflicts": []}
@@ -205,8 +205,7 @@ class InjectFilter(Filter):
             offer(turn, seg)
         segments = offered(turn)
         if not segments:
-            self._write_session(turn, state, session_writes)
-            return
+            return self._write_session(turn, state, session_writes, lambda: None)
         # What we add is text the model reads too: rules files, memories and
         # checkpoints pass through the same redaction as the request did.
         redact = turn.state.get("redact:apply")
@@ -227,9 +226,14 @@ class InjectFilter(Filter):
         floating_text = "\n\n".join(render(s) for s in floating)
         turn_text = "\n\n".join(render(s) for s in per_turn)
 
-        # 3. place: all edits at the end (a failure above leaves the body untouched)
-        anchor = cfg.anthropic_cache_anchor and view.api == "anthropic"
-        self._write_session(turn, state, session_writes)
+        # 3. place: all edits at the end (a failure above leaves the body untouched),
+        #    once the session's state is saved
+        return self._write_session(turn, state, session_writes, lambda: self._place(
+            view, state, placement, stable, floating, per_turn, stable_text, floating_text, turn_text))
+
+    def _place(self, view: Any, state: dict, placement: dict, stable: list[Segment], floating: list[Segment],
+               per_turn: list[Segment], stable_text: str, floating_text: str, turn_text: str) -> None:
+        anchor = self.config.anthropic_cache_anchor and view.api == "anthropic"
         # counting walks the whole conversation: only when this filter may add a marker
         before = view.count_cache_breakpoints() if anchor else None
         if stable_text:
@@ -330,17 +334,28 @@ class InjectFilter(Filter):
         out["demoted"] = changes >= self.config.stable_max_changes > 0
         return out
 
-    def _write_session(self, turn: Turn, state: dict, writes: dict) -> None:
+    def _write_session(self, turn: Turn, state: dict, writes: dict, then: Callable[[], None]) -> Commit | None:
+        """Save the session's writes (frozen memory snapshot, stable-prefix
+        count), then ``then()``; a commit the pipeline waits for off the event
+        loop, or None (and ``then()`` now) when there is nothing to save."""
         if not writes or self.store is None:
-            return
+            then()
+            return None
         ident = turn.identity
-        try:
-            self.store.sessions.update(ident.tenant, ident.session, writes, subject=ident.user or None)
+
+        def saved(_: Any) -> None:
             turn.session_changed()
-        except Exception as exc:  # a lost write only costs a re-freeze / a recount
+            then()
+
+        def lost(exc: BaseException) -> None:  # a lost write only costs a re-freeze / a recount
             log.warning("turn %s: session state not saved: %s", turn.turn_id, type(exc).__name__)
             _degrade(turn, self.name)
             state["session_error"] = type(exc).__name__
+            then()
+
+        return Commit(self.store, lambda b: b.sessions.update(ident.tenant, ident.session, writes,
+                                                              subject=ident.user or None),
+                      saved, on_error=lost)
 
 
 def rules_segments(bundle: Any, priority: int) -> list[Segment]:

@@ -59,7 +59,7 @@ import orjson
 
 from ctxproxy.config import ConfigError
 
-from .base import Filter, Turn
+from .base import Commit, Filter, Turn
 from .digest import memo_key
 
 log = logging.getLogger("ctxproxy.filters.prune")
@@ -178,22 +178,32 @@ class PruneFilter(Filter):
 
     # -- the hook --------------------------------------------------------------
 
-    def on_request(self, turn: Turn) -> None:
+    def on_request(self, turn: Turn) -> Commit | None:
         view = turn.request
         if view is None or self.store is None or not turn.identity.session:
-            return
+            return None
         results = view.tool_results()
         if not results:
-            return
-        tenant, session = turn.identity.tenant, turn.identity.session
+            return None
         state = turn.session_state(self.store)
         decisions: Mapping[str, dict] = (state.get(STATE_KEY) or {}).get("d") or {}
 
         plan = self.plan(turn, results, decisions)
-        if plan.writes:
-            self._commit(turn, plan)
+        if not plan.writes:
+            self._edit(turn, plan)
+            return None
+
+        def then(taken: list[tuple[_Result, dict]]) -> None:
             turn.session_changed()
-        # -- every edit happens here, after everything that could fail --------
+            for r, old in taken:  # another worker decided first: keep its decision (same bytes for everyone)
+                self._apply(r, old, turn.tokens.count, new=True)
+            self._edit(turn, plan)
+
+        return Commit(self.store, lambda b: self._write(b, turn, plan), then,
+                      "could not store the pruned tool outputs")
+
+    def _edit(self, turn: Turn, plan: _Plan) -> None:
+        """Every edit happens here, after everything that could fail."""
         for r in plan.results:
             if r.decision is not None and r.result.content != r.stub:
                 r.result.replace(r.stub)
@@ -395,26 +405,28 @@ class PruneFilter(Filter):
 
     # -- writing -------------------------------------------------------------------
 
-    def _commit(self, turn: Turn, plan: _Plan) -> None:
-        """Originals and decisions in one transaction, before the request leaves."""
+    def _write(self, b: Any, turn: Turn, plan: _Plan) -> list[tuple[_Result, dict]]:
+        """Originals and decisions in one batch, before the request leaves (on
+        the store's writer thread: store work only). Returns the results
+        another worker already decided, with its decision."""
         tenant, session = turn.identity.tenant, turn.identity.session
         subject = turn.identity.user or None
-        with self.store.batch() as b:
-            current = b.sessions.get(tenant, session) or {}
-            mine = dict(current.get(STATE_KEY) or {})
-            stored = dict(mine.get("d") or {})
-            for r in plan.writes:
-                old = stored.get(r.id)
-                if old is not None and _RANK.get(old.get("m"), 0) >= _RANK[r.decision["m"]]:
-                    # another worker decided first: keep its decision (same bytes for everyone)
-                    self._apply(r, old, turn.tokens.count, new=True)
-                    continue
-                stored[r.id] = r.decision
-                if old is None and b.pruned.get(tenant, r.id) is None:
-                    b.pruned.put(tenant, r.id, original_doc(turn, r), session=session, subject=subject)
-            mine["d"] = stored
-            mine["v"] = 1
-            b.sessions.update(tenant, session, {STATE_KEY: mine}, subject=subject)
+        current = b.sessions.get(tenant, session) or {}
+        mine = dict(current.get(STATE_KEY) or {})
+        stored = dict(mine.get("d") or {})
+        taken = []
+        for r in plan.writes:
+            old = stored.get(r.id)
+            if old is not None and _RANK.get(old.get("m"), 0) >= _RANK[r.decision["m"]]:
+                taken.append((r, old))
+                continue
+            stored[r.id] = r.decision
+            if old is None and b.pruned.get(tenant, r.id) is None:
+                b.pruned.put(tenant, r.id, original_doc(turn, r), session=session, subject=subject)
+        mine["d"] = stored
+        mine["v"] = 1
+        b.sessions.update(tenant, session, {STATE_KEY: mine}, subject=subject)
+        return taken
 
 
 # -- pure helpers (tests and the bench use them) ------------------------------------

@@ -149,7 +149,7 @@ class Relay:
                 adapter = ADAPTERS[api]
                 turn.request = adapter.parse_request(raw)
                 turn.streamed = turn.request.stream
-                pipeline.run_request(turn, reparse=lambda: adapter.parse_request(raw))
+                await pipeline.run_request_async(turn, reparse=lambda: adapter.parse_request(raw))
                 body = turn.request.to_bytes()
             resp = await self._forward(request, match, turn, pipeline, body)
         except (asyncio.CancelledError, ConnectionResetError):  # the client hung up: nothing to answer

@@ -91,7 +91,7 @@ class _WsSession:
     async def _pump_up(self) -> None:
         async for msg in self.client:
             if msg.type == WSMsgType.TEXT:
-                frame = self._on_client_frame(msg.data)
+                frame = await self._on_client_frame(msg.data)
                 if frame is None:
                     continue
                 await self.upstream.send_str(frame)
@@ -101,7 +101,7 @@ class _WsSession:
                 break
         await self.upstream.close()
 
-    def _on_client_frame(self, text: str) -> str | None:
+    async def _on_client_frame(self, text: str) -> str | None:
         """Run the request pipeline on a response.create; None if refused."""
         raw = text.encode("utf-8", "surrogatepass")
         try:
@@ -118,7 +118,7 @@ class _WsSession:
                     headers=self.request.headers, request=view, tokens=self.relay.tokens,
                     services=self.relay.services, tenant_fixed=self.match.route.config.tenant, streamed=True)
         try:
-            self.pipeline.run_request(turn, reparse=lambda: adapter.parse_request(raw))
+            await self.pipeline.run_request_async(turn, reparse=lambda: adapter.parse_request(raw))
         except (FilterError, AdapterError) as exc:
             status = getattr(exc, "status", 400)
             message = f"ctxproxy {exc.filter_name}: {exc.message}" if isinstance(exc, FilterError) else str(exc)

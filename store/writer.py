@@ -9,7 +9,10 @@ event loop never waits for a disk. ``flush()`` commits at once.
 
 ``submit(op)`` takes ``op(batch)`` and returns a Future. If a group's commit
 fails, its ops are retried one by one so one bad write cannot take the others
-down; each Future carries its own outcome.
+down; each Future carries its own outcome (an op may so run twice: it must
+start over cleanly). ``urgent=True`` commits without lingering: a write-ahead
+that a request waits for (``filters.base.Commit``) rides with whatever else is
+queued, and ops run in the order submitted, so it reads what came before it.
 """
 from __future__ import annotations
 
@@ -37,7 +40,7 @@ class BackgroundWriter:
         self._closed = False
         self._hurry = threading.Event()
 
-    def submit(self, op: Op) -> Future:
+    def submit(self, op: Op, urgent: bool = False) -> Future:
         fut: Future = Future()
         with self._lock:
             if self._closed:
@@ -47,6 +50,8 @@ class BackgroundWriter:
                 self._thread = threading.Thread(target=self._run, name="ctxproxy-store-writer", daemon=True)
                 self._thread.start()
             self._q.put((op, fut))
+        if urgent:
+            self._hurry.set()
         return fut
 
     def flush(self, timeout: float = 10.0) -> None:
@@ -90,6 +95,13 @@ class BackgroundWriter:
                 return
 
     def _commit(self, group: list[tuple[Op, Future]]) -> None:
+        # A future cancelled before its op ran (the request waiting for it was
+        # cancelled) is dropped; the others can no longer be cancelled.
+        group = [(op, fut) for op, fut in group if fut.set_running_or_notify_cancel()]
+        if group:
+            self._commit_running(group)
+
+    def _commit_running(self, group: list[tuple[Op, Future]]) -> None:
         try:
             results = []
             ops = [op for op, _ in group if op is not _NOW]
@@ -101,7 +113,7 @@ class BackgroundWriter:
         except Exception as exc:
             if len(group) > 1:  # find the bad one: each op alone
                 for one in group:
-                    self._commit([one])
+                    self._commit_running([one])
                 return
             fut = group[0][1]
             log.warning("background store write failed: %s", type(exc).__name__)

@@ -1,14 +1,16 @@
 """The effect ledger: hooks on canned exchanges for the three wire formats, and
 scripted multi-turn sessions through the official SDKs (side effect -> result
 -> compaction -> checkpoint; duplicates; OpenClaw id rewrites; write-ahead)."""
+import asyncio
 from contextlib import contextmanager
 
+import aiohttp
 import orjson
 import pytest
 
 from ctxproxy.proxy.scripted_provider import Reply
 
-from ctxproxy.filters import FilterError, Identity, Turn
+from ctxproxy.filters import FilterError, Identity, Pipeline, Turn
 from ctxproxy.filters.effects import EffectsConfig, EffectsFilter
 from ctxproxy.filters.segments import offered
 from ctxproxy.filters.tokens import TokenCounter
@@ -55,6 +57,11 @@ def make_turn(api: str, body: dict, store, session="s1", tenant="default", heade
              request=ADAPTERS[api].parse_request(orjson.dumps(body)), tokens=TOKENS, services={"store": store})
     t.identity = Identity(tenant=tenant, session=session, task=session)
     return t
+
+
+def request(f: EffectsFilter, turn: Turn) -> None:
+    """The request hook as the proxy runs it: a write-ahead is on disk when it returns."""
+    Pipeline([f]).run_request(turn)
 
 
 def respond(f: EffectsFilter, turn: Turn, body: dict) -> None:
@@ -122,7 +129,7 @@ def test_hooks_pending_then_completed_then_checkpoint(api, store):
     c = CANNED[api]
     f = EffectsFilter(EffectsConfig(), store)
     t1 = make_turn(api, body_for(api, c["first"], c["tools"]), store)
-    f.on_request(t1)
+    request(f, t1)
     assert t1.state["effects"]["effects"] == [] and not offered(t1)
     respond(f, t1, c["response"])
     call_id, tool = c["bash"]
@@ -132,7 +139,7 @@ def test_hooks_pending_then_completed_then_checkpoint(api, store):
     assert [r.state for r in store.effects.list("default", session="s1")] == ["pending"]
 
     t2 = make_turn(api, body_for(api, c["first"] + c["replay"](c["response"]), c["tools"]), store)
-    f.on_request(t2)
+    request(f, t2)
     assert [(e["call_id"], e["state"]) for e in t2.state["effects"]["effects"]] == [(call_id, "completed")]
     (rec,) = store.effects.list("default", session="s1")
     assert rec.state == "completed" and PR_URL in rec.refs and rec.result_size == len(f"Created {PR_URL}")
@@ -142,7 +149,7 @@ def test_hooks_pending_then_completed_then_checkpoint(api, store):
     # the client drops its history: checkpoint offered, read-only call absent
     t3 = make_turn(api, body_for(api, [{"role": "user", "content": "Summary: PR opened. Go on."}], c["tools"]),
                    store)
-    f.on_request(t3)
+    request(f, t3)
     st = t3.state["effects"]
     assert st["compacted"] is True and st["checkpoint"].startswith("checkpoint:s1@")
     (seg,) = offered(t3)
@@ -157,7 +164,7 @@ def test_hooks_streamed_calls_split_into_small_deltas(store):
     f = EffectsFilter(EffectsConfig(), store)
     args = '{"command": "gh release create v1.2.0 --notes \\"x\\""}'
     t = make_turn("anthropic", body_for("anthropic", [{"role": "user", "content": "go"}], A_TOOLS), store)
-    f.on_request(t)
+    request(f, t)
     events = [("message_start", {"type": "message_start", "message": {"id": "msg_s", "model": "m", "usage": {}}}),
               ("content_block_start", {"type": "content_block_start", "index": 0,
                                        "content_block": {"type": "tool_use", "id": "toolu_s", "name": "Bash",
@@ -173,7 +180,7 @@ def test_hooks_streamed_calls_split_into_small_deltas(store):
     # the same call made without streaming has the same key
     t2 = make_turn("anthropic", body_for("anthropic", [{"role": "user", "content": "go"}], A_TOOLS), store,
                    session="s2")
-    f.on_request(t2)
+    request(f, t2)
     respond(f, t2, {"content": [{"type": "tool_use", "id": "toolu_n", "name": "Bash",
                                  "input": orjson.loads(args)}]})
     assert store.effects.by_call_id("default", "toolu_n").args_canonical == rec.args_canonical
@@ -182,7 +189,7 @@ def test_hooks_streamed_calls_split_into_small_deltas(store):
 def test_hooks_chat_stream_and_responses_custom_tool(store):
     f = EffectsFilter(EffectsConfig(), store)
     t = make_turn("chat", body_for("chat", [{"role": "user", "content": "go"}], C_TOOLS), store)
-    f.on_request(t)
+    request(f, t)
     chunks = [(None, {"id": "c", "choices": [{"index": 0, "delta": {"tool_calls": [
         {"index": 0, "id": "call_s", "type": "function", "function": {"name": "exec", "arguments": ""}}]}}]})]
     for piece in ['{"comm', 'and": "npm pub', 'lish"}']:
@@ -195,7 +202,7 @@ def test_hooks_chat_stream_and_responses_custom_tool(store):
 
     t = make_turn("responses", body_for("responses", [{"role": "user", "content": "patch"}], R_TOOLS), store,
                   session="s3")
-    f.on_request(t)
+    request(f, t)
     patch = "*** Begin Patch\n*** Add File: a.txt\n+hi\n*** End Patch"
     events = [("response.output_item.added", {"type": "response.output_item.added", "output_index": 0, "item": {
         "type": "custom_tool_call", "id": "ctc_1", "call_id": "call_p", "name": "apply_patch", "input": ""}})]
@@ -213,7 +220,7 @@ def test_hooks_chat_stream_and_responses_custom_tool(store):
 def test_hooks_cut_stream_records_only_complete_calls(store):
     f = EffectsFilter(EffectsConfig(), store)
     t = make_turn("anthropic", body_for("anthropic", [{"role": "user", "content": "go"}], A_TOOLS), store)
-    f.on_request(t)
+    request(f, t)
     events = [("content_block_start", {"type": "content_block_start", "index": 0, "content_block": {
         "type": "tool_use", "id": "toolu_cut", "name": "Bash", "input": {}}}),
         ("content_block_delta", {"type": "content_block_delta", "index": 0,
@@ -227,14 +234,14 @@ def test_hooks_duplicate_flagged_and_noted(store):
     f = EffectsFilter(EffectsConfig(), store)
     c = CANNED["anthropic"]
     t1 = make_turn("anthropic", body_for("anthropic", c["first"], A_TOOLS), store)
-    f.on_request(t1)
+    request(f, t1)
     respond(f, t1, c["response"])
     t2 = make_turn("anthropic", body_for("anthropic", c["first"] + c["replay"](c["response"]), A_TOOLS), store)
-    f.on_request(t2)
+    request(f, t2)
     # after a compaction the model opens the same PR again
     again = [{"role": "user", "content": "Summary. Go on."}]
     t3 = make_turn("anthropic", body_for("anthropic", again, A_TOOLS), store)
-    f.on_request(t3)
+    request(f, t3)
     respond(f, t3, {"content": [{"type": "tool_use", "id": "toolu_9", "name": "Bash",
                                  "input": {"command": "gh pr create --fill"}}]})
     (e,) = t3.state["effects"]["effects"]
@@ -244,23 +251,23 @@ def test_hooks_duplicate_flagged_and_noted(store):
                                            "input": {"command": "gh pr create --fill"}}]},
         {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_9",
                                       "content": "a pull request already exists"}]}], A_TOOLS), store)
-    f.on_request(t4)
+    request(f, t4)
     kinds = {s.kind: s for s in offered(t4)}
     assert "repeated side effects" in kinds["effects"].text and PR_URL in kinds["effects"].text
     assert "checkpoint" in kinds  # the first PR is still hidden by the compaction
     # noted once only
     t5 = make_turn("anthropic", body_for("anthropic", again + [{"role": "user", "content": "next"}], A_TOOLS), store)
-    f.on_request(t5)
+    request(f, t5)
     assert "effects" not in {s.kind for s in offered(t5)}
     # "flag" policy: flagged on the turn, never noted
     f2 = EffectsFilter(EffectsConfig(duplicate_policy="flag"), store)
     t6 = make_turn("anthropic", body_for("anthropic", again, A_TOOLS), store)
-    f2.on_request(t6)
+    request(f2, t6)
     respond(f2, t6, {"content": [{"type": "tool_use", "id": "toolu_10", "name": "Bash",
                                   "input": {"command": "gh pr create --fill"}}]})
     assert t6.state["effects"]["duplicates"] == 1
     t7 = make_turn("anthropic", body_for("anthropic", again + [{"role": "user", "content": "x"}], A_TOOLS), store)
-    f2.on_request(t7)
+    request(f2, t7)
     assert "effects" not in {s.kind for s in offered(t7)}
 
 
@@ -273,14 +280,14 @@ def test_hooks_failed_results(store):
                                            "input": {"file_path": "/etc/x", "content": "y"}}]},
         {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_e", "is_error": True,
                                       "content": "EACCES: permission denied"}]}], A_TOOLS), store)
-    f.on_request(t)
+    request(f, t)
     t = make_turn("responses", body_for("responses", [
         {"role": "user", "content": "go"},
         {"type": "function_call", "call_id": "call_x", "name": "shell",
          "arguments": '{"command": ["bash", "-lc", "npm publish"]}'},
         {"type": "function_call_output", "call_id": "call_x",
          "output": '{"output": "403 Forbidden", "metadata": {"exit_code": 1}}'}], R_TOOLS), store, session="s2")
-    f.on_request(t)
+    request(f, t)
     assert [(r.call_id, r.state) for r in store.effects.list("default")] == [("toolu_e", "failed"),
                                                                             ("call_x", "failed")]
     assert t.state["effects"]["effects"][0]["state"] == "failed"
@@ -292,7 +299,7 @@ def test_hooks_result_for_a_call_never_recorded_is_rebuilt_from_history(store):
     f = EffectsFilter(EffectsConfig(), store)
     c = CANNED["chat"]
     t = make_turn("chat", body_for("chat", c["first"] + c["replay"](c["response"]), C_TOOLS), store)
-    f.on_request(t)
+    request(f, t)
     (rec,) = store.effects.list("default")
     assert rec.call_id == "call_1" and rec.state == "completed" and rec.tool == "exec" and PR_URL in rec.refs
 
@@ -300,12 +307,12 @@ def test_hooks_result_for_a_call_never_recorded_is_rebuilt_from_history(store):
 def test_hooks_unknown_when_history_dropped_before_the_result(store):
     f = EffectsFilter(EffectsConfig(), store)
     t1 = make_turn("anthropic", body_for("anthropic", [{"role": "user", "content": "deploy"}], A_TOOLS), store)
-    f.on_request(t1)
+    request(f, t1)
     respond(f, t1, {"content": [{"type": "tool_use", "id": "toolu_d", "name": "Bash",
                                  "input": {"command": "terraform apply -auto-approve"}}]})
     t2 = make_turn("anthropic", body_for("anthropic", [{"role": "user", "content": "Summary: deploying."}], A_TOOLS),
                    store)
-    f.on_request(t2)
+    request(f, t2)
     rec = store.effects.by_call_id("default", "toolu_d")
     assert rec.state == "unknown" and "compacted" in rec.note
     (seg,) = offered(t2)
@@ -318,7 +325,7 @@ def test_hooks_unknown_when_history_dropped_before_the_result(store):
                                            "input": {"command": "terraform apply -auto-approve"}}]},
         {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_d", "content": "Apply complete!"}]},
     ], A_TOOLS), store)
-    f.on_request(t3)
+    request(f, t3)
     assert store.effects.by_call_id("default", "toolu_d").state == "completed"
 
 
@@ -331,7 +338,7 @@ def test_hooks_store_failure_blocks_with_503(store, monkeypatch):
     monkeypatch.setattr(store, "batch", broken)
     t = make_turn("chat", body_for("chat", CANNED["chat"]["first"], C_TOOLS), store)
     with pytest.raises(FilterError) as exc:
-        f.on_request(t)
+        request(f, t)
     assert exc.value.status == 503 and "not forwarded" in exc.value.message
     # at response end a store failure only degrades the turn
     t.state["effects:capture"].done.append(("call_z", "exec", {"command": "x"}))
@@ -349,14 +356,14 @@ def test_hooks_checkpoint_follows_the_ledger_without_rescanning_it(tmp_path):
         f = EffectsFilter(EffectsConfig(), store, clock=lambda: now[0])
         c = CANNED["chat"]
         first = body_for("chat", c["first"], C_TOOLS)
-        f.on_request(make_turn("chat", first, store))
+        request(f, make_turn("chat", first, store))
         respond(f, make_turn("chat", first, store), c["response"])
-        f.on_request(make_turn("chat", body_for("chat", c["first"] + c["replay"](c["response"]), C_TOOLS), store))
+        request(f, make_turn("chat", body_for("chat", c["first"] + c["replay"](c["response"]), C_TOOLS), store))
         compacted = body_for("chat", [{"role": "user", "content": "Summary: PR opened. Go on."}], C_TOOLS)
 
         def checkpoint() -> str:
             t = make_turn("chat", compacted, store)
-            f.on_request(t)
+            request(f, t)
             (seg,) = [s for s in offered(t) if s.kind == "checkpoint"]
             return seg.text
 
@@ -384,20 +391,20 @@ def test_hooks_a_request_that_brings_nothing_new_commits_nothing(store):
     f = EffectsFilter(EffectsConfig(), store, clock=lambda: now[0])
     c = CANNED["chat"]
     first = body_for("chat", c["first"], C_TOOLS)
-    f.on_request(make_turn("chat", first, store))
+    request(f, make_turn("chat", first, store))
     respond(f, make_turn("chat", first, store), c["response"])  # records the pending calls
     second = body_for("chat", c["first"] + c["replay"](c["response"]), C_TOOLS)
-    f.on_request(make_turn("chat", second, store))  # settles them: a write
+    request(f, make_turn("chat", second, store))  # settles them: a write
     state = store.sessions.get("default", "s1")
     txn = store._env.env.info()["last_txnid"]
     for step in (1.0, 10.0, 29.0):
         now[0] = 1000.0 + step
         t = make_turn("chat", second, store)
-        f.on_request(t)
+        request(f, t)
         assert t.state["effects"]["compacted"] is False and t.state["effects"]["effects"] == []
     assert store._env.env.info()["last_txnid"] == txn and store.sessions.get("default", "s1") == state
     now[0] = 1031.0  # past the resolution: the thread's last-seen time is written
-    f.on_request(make_turn("chat", second, store))
+    request(f, make_turn("chat", second, store))
     assert store._env.env.info()["last_txnid"] == txn + 1
     (thread,) = store.sessions.get("default", "s1")["effects"]["threads"].values()
     assert thread["t"] == 1031.0
@@ -409,7 +416,7 @@ def test_hooks_aux_calls_without_tools_are_skipped(store):
     f = EffectsFilter(EffectsConfig(), store)
     t = make_turn("anthropic", {"model": "m", "max_tokens": 5, "messages": [{"role": "user", "content": "title?"}]},
                   store)
-    f.on_request(t)
+    request(f, t)
     assert store.sessions.get("default", "s1") is None and "effects:capture" not in t.state
 
 
@@ -636,6 +643,58 @@ async def test_failed_commit_blocks_the_request(make_proxy, fake, monkeypatch, a
     assert "effect ledger" in exc.value.response.text
     assert len(fake.model_requests) == before  # the provider received nothing
     assert store.effects.list("default") == []  # and nothing half-written
+
+
+async def test_write_ahead_waits_off_the_event_loop(make_proxy, fake):
+    """A turn whose tool results must be on disk first waits for its commit
+    without holding the event loop: while another holder keeps the store's
+    write lock, the health check and another session's turn are answered, the
+    waiting request is not forwarded, and it goes on once its results are
+    recorded."""
+    import threading
+
+    p = await make_proxy(TOML)
+    store = p.state.services["store"]
+    client = p.anthropic(default_headers={"X-Ctx-Session": "sess-wait"})
+    fake.script(Reply.tool_call("Bash", {"command": "make deploy"}, call_id="toolu_wait1"))
+    messages = [{"role": "user", "content": "deploy it"}]
+    first = await anthropic_turn(client, messages, False)
+    messages += [{"role": "assistant", "content": [b.model_dump(exclude_none=True) for b in first.content]},
+                 {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_wait1",
+                                               "content": "deployed v9"}]}]
+    other = p.anthropic(default_headers={"X-Ctx-Session": "sess-other"})
+    hello = dict(model="claude-test-1", max_tokens=50, messages=[{"role": "user", "content": "hello"}])
+    await other.messages.create(**hello)  # its session is set up: a later turn writes nothing
+    p.state.services["writer"].flush()  # the call is recorded (pending) before the lock is taken
+
+    held, release = threading.Event(), threading.Event()
+
+    def hold_the_write_lock() -> None:
+        with store.batch():
+            held.set()
+            release.wait(10)
+
+    holder = threading.Thread(target=hold_the_write_lock)
+    holder.start()
+    try:
+        assert held.wait(5)
+        before = len(fake.model_requests)
+        waiting = asyncio.ensure_future(anthropic_turn(client, messages, False))
+        await asyncio.sleep(0.3)
+        assert not waiting.done() and len(fake.model_requests) == before  # not forwarded yet
+        async with aiohttp.ClientSession() as http:  # the loop answers meanwhile
+            async with http.get(p.url + "/ctx/healthz") as r:
+                assert r.status == 200
+        assert (await other.messages.create(**hello)).content[0].text  # another session's turn goes through
+        assert not waiting.done() and store.effects.by_call_id("default", "toolu_wait1").state == "pending"
+    finally:
+        release.set()
+        holder.join(10)
+    await asyncio.wait_for(waiting, 10)
+    rec = store.effects.by_call_id("default", "toolu_wait1")
+    assert rec.state == "completed" and rec.excerpt == "deployed v9"
+    sent = [r for r in fake.model_requests if b"deployed v9" in r.body]
+    assert len(sent) == 1  # forwarded once, after the commit
 
 
 async def test_codex_over_websocket_previous_response_id(make_proxy, fake):

@@ -174,7 +174,7 @@ def place(api, body, *segments, **cfg):
     turn = make_turn(api, body)
     for s in segments:
         offer(turn, s)
-    InjectFilter(InjectConfig(**cfg)).on_request(turn)
+    request(InjectFilter(InjectConfig(**cfg)), turn)
     return turn, sent(turn)
 
 
@@ -299,7 +299,7 @@ def test_responses_placement_instructions_and_tail():
 def test_nothing_offered_leaves_the_original_bytes():
     raw = b'{"model":"m",  "messages":[{"role":"user","content":"hi"}]}'
     turn = make_turn("chat", raw)
-    InjectFilter(InjectConfig()).on_request(turn)
+    request(InjectFilter(InjectConfig()), turn)
     assert turn.request.to_bytes() == raw and turn.state["inject"]["used"] == 0
 
 
@@ -329,7 +329,7 @@ def test_claude_code_breakpoints_preserved_and_stable_bytes_identical_across_tur
     results = []
     for name in ("claude-code-1-first", "claude-code-2-tool-result", "claude-code-3-continue"):
         turn = cc_turn(name)
-        f.on_request(turn)
+        request(f, turn)
         out = sent(turn)
         original = load(name)["body"]
         assert markers(out) == markers(original)  # same blocks carry the same markers
@@ -359,7 +359,7 @@ def test_stable_bytes_that_keep_changing_are_demoted_after_the_breakpoint(store,
         (repo / "AGENTS.md").write_text(f"# Project\nRevision {n}.\n")
         os.utime(repo / "AGENTS.md", (1_000_000 + n, 1_000_000 + n))  # a new mtime, whatever the clock
         turn = cc_turn("claude-code-2-tool-result", session="flappy")
-        f.on_request(turn)
+        request(f, turn)
         p = turn.state["inject"]["placement"]
         wheres.append(p["stable"])
         changed.append(p["prefix_changed"])
@@ -372,7 +372,7 @@ def test_stable_bytes_that_keep_changing_are_demoted_after_the_breakpoint(store,
 
 def test_rules_segments_conflicts_and_revocation_reach_the_manifest_state(repo):
     turn = make_turn("chat", {"model": "m", "messages": [{"role": "user", "content": "hi"}]})
-    InjectFilter(InjectConfig(rules=rules_cfg(repo))).on_request(turn)
+    request(InjectFilter(InjectConfig(rules=rules_cfg(repo))), turn)
     st = turn.state["inject"]
     (c,) = st["conflicts"]
     assert c["type"] == "instruction_conflict" and c["applied"]["path"] == "policy.md"
@@ -388,7 +388,7 @@ def test_rules_segments_conflicts_and_revocation_reach_the_manifest_state(repo):
 
     rev = st["rules"]["revision"]
     turn = make_turn("chat", {"model": "m", "messages": [{"role": "user", "content": "hi"}]})
-    InjectFilter(InjectConfig(rules=rules_cfg(repo, revoked=(f"rev:{rev}",)))).on_request(turn)
+    request(InjectFilter(InjectConfig(rules=rules_cfg(repo, revoked=(f"rev:{rev}",)))), turn)
     assert turn.state["inject"]["rules"]["refused"][0]["reason"] == "revoked"
     assert "segments" not in turn.state or not turn.state["segments"]
     assert "Never push" not in json.dumps(sent(turn))
@@ -400,6 +400,11 @@ def mem_filter(store, **kw):
     return InjectFilter(InjectConfig(memory=MemoryConfig(**{"project": "p", **kw})), store)
 
 
+def request(f: InjectFilter, turn: Turn) -> None:
+    """The request hook as the proxy runs it: the session's state is saved when it returns."""
+    Pipeline([f]).run_request(turn)
+
+
 def chat_body(text="hi"):
     return {"model": "m", "messages": [{"role": "system", "content": "sys"}, {"role": "user", "content": text}]}
 
@@ -408,17 +413,17 @@ def test_memory_snapshot_is_frozen_for_the_session(store):
     store.memories.put("t1", "m1", {"text": "Prefers rebase.", "scope": "tenant", "trust": "curated"})
     f = mem_filter(store)
     t1 = make_turn("chat", chat_body())
-    f.on_request(t1)
+    request(f, t1)
     first = sent(t1)["messages"][0]["content"]
     assert "Prefers rebase." in first and t1.state["inject"]["memory"]["status"] == "frozen"
     store.memories.put("t1", "m2", {"text": "Uses fish shell.", "scope": "tenant", "trust": "curated"})
     store.memories.delete("t1", "m1")
     t2 = make_turn("chat", chat_body("next"))
-    f.on_request(t2)
+    request(f, t2)
     assert sent(t2)["messages"][0]["content"] == first  # byte-identical for the whole session
     assert t2.state["inject"]["memory"]["status"] == "reused"
     t3 = make_turn("chat", chat_body(), session="s2")  # a new session sees today's memories
-    f.on_request(t3)
+    request(f, t3)
     other = sent(t3)["messages"][0]["content"]
     assert "Uses fish shell." in other and "Prefers rebase." not in other
     assert store.sessions.get("t1", "s1")["memory_snapshot"]["records"] == 1
@@ -443,7 +448,7 @@ def test_memory_visibility_fails_closed(store):
     put("t1", "quar", {"text": "QUARANTINED", "scope": "tenant", "status": "quarantined"})
     put("t2", "other-tenant", {"text": "OTHER-TENANT", "scope": "tenant", "trust": "curated"})
     t = make_turn("chat", chat_body(), user="alice")
-    mem_filter(store).on_request(t)
+    request(mem_filter(store), t)
     text = sent(t)["messages"][0]["content"]
     for visible in ("TENANT-WIDE", "PROJECT-P", "MY-SESSION", "USER-ALICE", "NOT-EXPIRED"):
         assert visible in text, visible
@@ -452,12 +457,12 @@ def test_memory_visibility_fails_closed(store):
         assert hidden not in text, hidden
     # unknown identity (identify did not run): nothing at all, and nothing frozen
     anon = make_turn("chat", chat_body(), session="", source="")
-    mem_filter(store).on_request(anon)
+    request(mem_filter(store), anon)
     assert anon.state["inject"]["memory"] == {"status": "skipped", "reason": "unknown identity"}
     assert "TENANT-WIDE" not in json.dumps(sent(anon))
     # no project configured: no project memories
     t = make_turn("chat", chat_body(), session="s3")
-    InjectFilter(InjectConfig(), store).on_request(t)
+    request(InjectFilter(InjectConfig(), store), t)
     assert "PROJECT-P" not in json.dumps(sent(t)) and "TENANT-WIDE" in json.dumps(sent(t))
 
 
@@ -468,7 +473,7 @@ def test_memory_labels_and_bounds_per_scope(store):
     store.memories.put("t1", "inf", {"text": "maybe the tests are slow", "scope": "project", "project": "p",
                                      "trust": "inferred", "sensitivity": "public"})
     t = make_turn("chat", chat_body())
-    mem_filter(store, chars={"tenant": 300, "project": 100}).on_request(t)
+    request(mem_filter(store, chars={"tenant": 300, "project": 100}), t)
     segs = {s.trust: s for s in t.state["segments"]}
     assert set(segs) == {"curated", "inferred"}
     cur, inf = segs["curated"], segs["inferred"]
@@ -482,7 +487,7 @@ def test_memory_labels_and_bounds_per_scope(store):
 
 def test_memory_without_a_store_is_skipped_not_an_error():
     t = make_turn("chat", chat_body())
-    InjectFilter(InjectConfig()).on_request(t)
+    request(InjectFilter(InjectConfig()), t)
     assert t.state["inject"]["memory"]["reason"] == "no store" and t.degraded == []
 
 
@@ -510,7 +515,7 @@ def test_retrieved_evidence_is_fenced_per_turn_data_whatever_the_retriever_says(
     r = FixedRetriever()
     assert isinstance(r, Retriever) and isinstance(NullRetriever(), Retriever)
     t = make_turn("chat", chat_body("how do I deploy?"))
-    InjectFilter(InjectConfig(), retriever=r).on_request(t)
+    request(InjectFilter(InjectConfig(), retriever=r), t)
     assert r.queries == ["how do I deploy?"]
     (s,) = t.state["segments"]
     assert (s.kind, s.trust, s.placement, s.stable) == ("evidence", "untrusted", "turn", False)
@@ -531,7 +536,7 @@ def test_a_retrievers_cached_segments_are_not_mutated():
     original = cached.text
     for _ in range(2):
         t = make_turn("chat", chat_body())
-        InjectFilter(InjectConfig(token_budget=300), retriever=Cached()).on_request(t)
+        request(InjectFilter(InjectConfig(token_budget=300), retriever=Cached()), t)
         assert t.state["segments"][0].status == "truncated"
     assert cached.text == original and cached.status == "offered"
 
@@ -539,11 +544,11 @@ def test_a_retrievers_cached_segments_are_not_mutated():
 def test_evidence_fails_closed_without_identity_and_open_on_error():
     r = FixedRetriever()
     t = make_turn("chat", chat_body(), session="", source="")
-    InjectFilter(InjectConfig(), retriever=r).on_request(t)
+    request(InjectFilter(InjectConfig(), retriever=r), t)
     assert r.queries == [] and t.state["inject"]["evidence"]["reason"] == "unknown identity"
     t = make_turn("chat", chat_body())
     offer(t, Segment(**FLOAT))
-    InjectFilter(InjectConfig(), retriever=Broken()).on_request(t)
+    request(InjectFilter(InjectConfig(), retriever=Broken()), t)
     assert t.state["inject"]["evidence"]["error"] == "RuntimeError" and t.degraded == ["inject"]
     assert "CHECKPOINT" in sent(t)["messages"][0]["content"]  # the rest of the envelope still goes
 
@@ -555,11 +560,11 @@ def test_token_budget_per_route():
         "ctxproxy.filters.inject", fromlist=["InjectRouteConfig"]).InjectRouteConfig(token_budget=0)})
     t = make_turn("chat", chat_body(), route="cheap")
     offer(t, Segment(**FLOAT))
-    InjectFilter(cfg).on_request(t)
+    request(InjectFilter(cfg), t)
     assert t.state["inject"]["budget"] == 0 and t.state["segments"][0].status == "dropped"
     t = make_turn("chat", chat_body(), route="other")
     offer(t, Segment(**FLOAT))
-    InjectFilter(cfg).on_request(t)
+    request(InjectFilter(cfg), t)
     assert t.state["inject"]["budget"] == 5000 and t.state["segments"][0].status == "placed"
 
 

@@ -1,9 +1,14 @@
-"""The filter pipeline: order, timing, fail-open vs fail-closed, undo."""
+"""The filter pipeline: order, timing, fail-open vs fail-closed, undo, write-ahead commits."""
+import asyncio
+import threading
+
 import orjson
 import pytest
 
-from ctxproxy.filters import FilterError, Pipeline, Turn
+from ctxproxy.filters import Commit, FilterError, Pipeline, Turn
 from ctxproxy.filters.base import Filter
+from ctxproxy.store import StoreError, open_store
+from ctxproxy.store.writer import BackgroundWriter
 from ctxproxy.filters.tokens import TokenCounter
 from ctxproxy.proxy.adapters import ADAPTERS
 
@@ -73,3 +78,123 @@ def test_response_events_flow_in_request_order():
     state = ADAPTERS["chat"].stream()
     out = p.run_event(t, state.event(None, b"data: {}\n\n", b"{}"))
     assert len(out) == 2 and t.state["seen"] == 2
+
+
+# -- write-ahead commits (filters.base.Commit) -----------------------------------------------
+
+
+class Records(Filter):
+    """Writes a session record before the request goes on, then edits the body
+    with what the write returned (as effects, prune and inject do)."""
+
+    def __init__(self, name, store, required=True, fail_commit=False, tolerant=False):
+        self.name, self.store, self.required = name, store, required
+        self.fail_commit, self.tolerant = fail_commit, tolerant
+
+    def on_request(self, t):
+        def write(b):
+            t.state.setdefault("write_threads", []).append(threading.get_ident())
+            b.sessions.update("default", "s1", {self.name: "on disk"})
+            if self.fail_commit:
+                raise StoreError("disk full (test)")
+            return self.name
+
+        def then(result):
+            t.state.setdefault("order", []).append(f"{result} committed")
+            t.request.add_turn_segment(f"[{result}]")
+
+        def lost(exc):
+            t.state.setdefault("order", []).append(f"{self.name} lost {type(exc).__name__}")
+
+        return Commit(self.store, write, then, "could not save (test)", on_error=lost if self.tolerant else None)
+
+
+@pytest.fixture
+def store(tmp_path):
+    s = open_store(tmp_path / "store")
+    yield s
+    s.close()
+
+
+def test_commit_lands_before_the_next_filter_runs(store):
+    t = turn()
+    Pipeline([Records("rec", store), Append("after", "A")]).run_request(t)
+    assert t.state["order"] == ["rec committed", "after"]
+    assert store.sessions.get("default", "s1") == {"rec": "on disk"}
+    assert orjson.loads(t.request.to_bytes())["messages"][0]["content"].endswith("[rec]\n\nA")
+    assert set(t.timings_ms) == {"rec", "after"}
+
+
+async def test_the_proxy_commits_on_the_writer_thread(store):
+    writer = BackgroundWriter(store)
+    try:
+        t = turn()
+        t.services = {"store": store, "writer": writer}
+        await Pipeline([Records("rec", store), Append("after", "A")]).run_request_async(t)
+        assert t.state["order"] == ["rec committed", "after"]
+        assert t.state["write_threads"] != [threading.get_ident()]  # not on the event loop's thread
+        assert store.sessions.get("default", "s1") == {"rec": "on disk"}
+    finally:
+        writer.close()
+
+
+@pytest.mark.parametrize("use_writer", [False, True])
+async def test_a_failed_commit_blocks_a_required_filter_with_503(store, use_writer):
+    writer = BackgroundWriter(store) if use_writer else None
+    try:
+        t = turn()
+        t.services = {"store": store, "writer": writer}
+        with pytest.raises(FilterError) as exc:
+            await Pipeline([Records("rec", store, fail_commit=True), Append("after", "A")]).run_request_async(t)
+        assert exc.value.status == 503 and exc.value.message == "could not save (test)"
+        assert "order" not in t.state and store.sessions.get("default", "s1") is None  # nothing half-done
+    finally:
+        if writer is not None:
+            writer.close()
+
+
+def test_a_failed_commit_of_an_optional_filter_degrades_the_turn(store):
+    t = turn()
+    Pipeline([Records("opt", store, required=False, fail_commit=True), Append("after", "A")]).run_request(t)
+    assert t.degraded == ["opt"] and t.state["order"] == ["after"]
+    assert not orjson.loads(t.request.to_bytes())["messages"][0]["content"].count("[opt]")
+
+
+def test_a_commit_that_may_be_lost_goes_on_through_on_error(store):
+    t = turn()
+    Pipeline([Records("tol", store, fail_commit=True, tolerant=True), Append("after", "A")]).run_request(t)
+    assert t.state["order"] == ["tol lost StoreError", "after"] and not t.degraded
+
+
+async def test_a_request_cancelled_before_its_commit_ran_writes_nothing(store):
+    writer = BackgroundWriter(store)
+    held, release = threading.Event(), threading.Event()
+
+    def hold():
+        with store.batch():
+            held.set()
+            release.wait(10)
+
+    holder = threading.Thread(target=hold)
+    holder.start()
+    try:
+        assert held.wait(5)
+        first = writer.submit(lambda b: None, urgent=True)  # the writer waits for the lock on this one
+        for _ in range(100):
+            if first.running():  # its group is formed: the next op queues behind it
+                break
+            await asyncio.sleep(0.01)
+        t = turn()
+        t.services = {"store": store, "writer": writer}
+        task = asyncio.ensure_future(Pipeline([Records("rec", store)]).run_request_async(t))
+        await asyncio.sleep(0.1)
+        assert not task.done()
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await task
+    finally:
+        release.set()
+        holder.join(10)
+    writer.flush()
+    writer.close()
+    assert "write_threads" not in t.state and store.sessions.get("default", "s1") is None

@@ -52,7 +52,7 @@ def run(f: PruneFilter, api: str, body: dict, session: str = "s1", tenant: str =
     raw = orjson.dumps(body)
     t = Turn(api=api, route="r", path="/", headers={}, request=ADAPTERS[api].parse_request(raw), tokens=TOKENS,
              identity=Identity(tenant=tenant, session=session))
-    f.on_request(t)
+    Pipeline([f]).run_request(t)  # as the proxy runs it: originals are on disk when it returns
     return t, orjson.loads(t.request.to_bytes())
 
 
