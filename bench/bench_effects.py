@@ -23,6 +23,13 @@ Everything runs on 127.0.0.1; every loop is bounded by ``--turns``.
    inject``, the three targets alternating turn by turn. Added latency =
    proxy - direct (p50 / p99); the effects share = (with - without) / with's
    added latency.
+
+3. Under concurrency (``--sessions`` agents at once, ``--concurrent-turns``
+   tool turns each, every turn a write-ahead): turns per second and turn
+   latency through ctxproxy with ``identify, effects, inject``, while a probe
+   asks ``/ctx/healthz`` every 2 ms. The probe's latency shows whether the
+   event loop waits for the disk: write-aheads commit on the store's writer
+   thread, and those queued together share one fsync.
 """
 from __future__ import annotations
 
@@ -46,7 +53,7 @@ sys.path.insert(0, str(ROOT / "tests"))
 
 from ctxproxy.proxy.scripted_provider import FakeProviderThread, Reply  # noqa: E402
 
-from ctxproxy.filters import Identity, Turn  # noqa: E402
+from ctxproxy.filters import Identity, Pipeline, Turn  # noqa: E402
 from ctxproxy.filters.effects import EffectsConfig, EffectsFilter  # noqa: E402
 from ctxproxy.filters.inject import InjectConfig, allocate  # noqa: E402
 from ctxproxy.filters.segments import offered  # noqa: E402
@@ -112,6 +119,7 @@ def filter_bench(turns: int, data_dir: Path) -> dict:
     tokens = TokenCounter()
     store = open_store(data_dir / "store")
     f = EffectsFilter(EffectsConfig(), store)
+    pipe = Pipeline([f])  # commits the filter's write-ahead, as the proxy does
     req_ms, req_cpu, end_ms, sizes = [], [], [], []
     adapter = ADAPTERS["anthropic"]
     try:
@@ -123,7 +131,7 @@ def filter_bench(turns: int, data_dir: Path) -> dict:
                         request=adapter.parse_request(raw), tokens=tokens, services={"store": store})
             turn.identity = Identity(tenant="bench", session="bench-session", task="bench-session")
             t0, c0 = time.perf_counter(), time.process_time()
-            f.on_request(turn)
+            pipe.run_request(turn)
             req_ms.append((time.perf_counter() - t0) * 1000)
             req_cpu.append((time.process_time() - c0) * 1000)
             if i == turns:
@@ -145,7 +153,7 @@ def filter_bench(turns: int, data_dir: Path) -> dict:
                     request=adapter.parse_request(orjson.dumps(body)), tokens=tokens, services={"store": store})
         turn.identity = Identity(tenant="bench", session="bench-session", task="bench-session")
         t0 = time.perf_counter()
-        f.on_request(turn)
+        pipe.run_request(turn)
         compact_ms = (time.perf_counter() - t0) * 1000
         after_ms = []  # the turns after it: the checkpoint is offered on every one
         for _ in range(30):
@@ -153,7 +161,7 @@ def filter_bench(turns: int, data_dir: Path) -> dict:
                          request=adapter.parse_request(orjson.dumps(body)), tokens=tokens, services={"store": store})
             again.identity = turn.identity
             t0 = time.perf_counter()
-            f.on_request(again)
+            pipe.run_request(again)
             after_ms.append((time.perf_counter() - t0) * 1000)
         (seg,) = [s for s in offered(turn) if s.kind == "checkpoint"]
         raw_tokens = tokens.count(seg.text)
@@ -255,6 +263,49 @@ async def http_bench(turns: int, tmp: Path) -> dict:
     return lat
 
 
+async def concurrency_bench(sessions: int, turns: int, tmp: Path) -> dict:
+    with FakeProviderThread(default_reply=reply_for) as fake:
+        proc, url = start_proxy(tmp, "concurrent", ["identify", "effects", "inject"], fake.url)
+        try:
+            async with aiohttp.ClientSession(connector=aiohttp.TCPConnector(limit=sessions + 4)) as http:
+                await wait_up(http, url)
+                turn_ms: list[float] = []
+                probe_ms: list[float] = []
+                done = asyncio.Event()
+
+                async def agent(k: int) -> None:
+                    headers = {"x-api-key": "sk-ant-bench", "anthropic-version": "2023-06-01",
+                               "content-type": "application/json", "X-Ctx-Session": f"agent-{k}"}
+                    for i in range(turns + 1):
+                        body = orjson.dumps({"model": "claude-sonnet-4-5", "max_tokens": 100, "system": SYSTEM,
+                                             "tools": TOOLS, "messages": history(i)})
+                        t0 = time.perf_counter()
+                        async with http.post(url + "/v1/messages", data=body, headers=headers) as r:
+                            await r.read()
+                            assert r.status == 200, r.status
+                        if i:  # turn 0 brings no result: nothing to write ahead
+                            turn_ms.append((time.perf_counter() - t0) * 1000)
+
+                async def probe() -> None:
+                    while not done.is_set():
+                        t0 = time.perf_counter()
+                        async with http.get(url + "/ctx/healthz") as r:
+                            await r.read()
+                        probe_ms.append((time.perf_counter() - t0) * 1000)
+                        await asyncio.sleep(0.002)
+
+                prober = asyncio.ensure_future(probe())
+                t0 = time.perf_counter()
+                await asyncio.gather(*(agent(k) for k in range(sessions)))
+                wall = time.perf_counter() - t0
+                done.set()
+                await prober
+        finally:
+            proc.terminate()
+            proc.wait(10)
+    return {"turn_ms": turn_ms, "probe_ms": probe_ms, "turns_per_s": len(turn_ms) / wall}
+
+
 # -- report ---------------------------------------------------------------------------------------------
 
 
@@ -263,6 +314,8 @@ def main() -> None:
     ap.add_argument("--turns", type=int, default=200, help="tool calls in the session (default 200)")
     ap.add_argument("--data-dir", help="where the LMDB files go (default: a temp dir on /tmp)")
     ap.add_argument("--skip-http", action="store_true", help="only the in-process part")
+    ap.add_argument("--sessions", type=int, default=16, help="agents at once in part 3 (default 16)")
+    ap.add_argument("--concurrent-turns", type=int, default=30, help="tool turns per agent in part 3 (default 30)")
     ap.add_argument("--show-checkpoint", action="store_true", help="print the checkpoint text")
     args = ap.parse_args()
     tmp = Path(tempfile.mkdtemp(prefix="ctx-bench-effects-", dir=args.data_dir))
@@ -315,6 +368,17 @@ def main() -> None:
             print(f"\neffects share of ctxproxy's added latency (p50): {effects:.2f} of {added:.2f} ms = "
                   f"{100 * effects / added if added > 0 else float('nan'):.0f} %; in-process request-hook p50 "
                   f"{pct(q, 50):.2f} ms = {100 * pct(q, 50) / added if added > 0 else float('nan'):.0f} % of it")
+            c = asyncio.run(concurrency_bench(args.sessions, args.concurrent_turns, tmp / "concurrent"))
+            t, pr = c["turn_ms"], c["probe_ms"]
+            print(f"\n## Under concurrency: {args.sessions} agents at once, {args.concurrent_turns} tool turns each "
+                  f"(every turn a write-ahead)\n")
+            print("| measure | p50 ms | p99 ms | max ms |")
+            print("|---|---|---|---|")
+            print(f"| tool turn through ctxproxy (identify, effects, inject) | {pct(t, 50):.2f} | {pct(t, 99):.2f} "
+                  f"| {max(t):.2f} |")
+            print(f"| `/ctx/healthz` probe meanwhile (event loop responsiveness) | {pct(pr, 50):.2f} | "
+                  f"{pct(pr, 99):.2f} | {max(pr):.2f} |")
+            print(f"\n{c['turns_per_s']:.0f} tool turns/s over all agents; {len(pr)} probes.")
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
 

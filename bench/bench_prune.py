@@ -51,7 +51,7 @@ from toolsession import (  # noqa: E402
     _strip_cc, canned, canon, input_tokens, prefix_share, run_session, script, tool_outputs)
 
 from ctxproxy.config import load_config  # noqa: E402
-from ctxproxy.filters import Turn  # noqa: E402
+from ctxproxy.filters import Pipeline, Turn  # noqa: E402
 from ctxproxy.filters.base import Identity  # noqa: E402
 from ctxproxy.filters.prune import PruneConfig, PruneFilter  # noqa: E402
 from ctxproxy.filters.tokens import TokenCounter  # noqa: E402
@@ -158,7 +158,7 @@ def filter_time(api: str, outputs: list, trigger: int, reps: int = 20) -> tuple[
                 t = Turn(api=api, route="bench", path="/", headers={}, request=view, tokens=COUNT,
                          identity=Identity(tenant="bench", session="s"))
                 t0 = time.perf_counter()
-                f.on_request(t)
+                Pipeline([f]).run_request(t)  # originals committed, as the proxy does
                 times.append((time.perf_counter() - t0) * 1000)
             tokens = input_tokens(api, orjson.loads(raw), COUNT.count)
             return statistics.median(times[1:]), tokens, len(raw), statistics.median(parse[1:])
