@@ -14,7 +14,9 @@ tool name — and settled ``completed`` or ``failed`` (``is_error``, or a shell
 result with a non-zero exit code) with a digest, size, references and an
 excerpt. All of it is committed in one store batch *before* the request is
 forwarded (write-ahead): if the commit fails the request is refused (503 in
-the caller's format). Only results in items new since the thread's last
+the caller's format). The batch runs on the store's writer thread (a
+``Commit`` the pipeline awaits), so the event loop serves other turns during
+the fsync, and it runs behind any response-end write still queued. Only results in items new since the thread's last
 request are looked at, so a turn costs O(new items).
 
 ``unknown``: a result that never came is never guessed. The store reads a
@@ -167,6 +169,8 @@ class EffectsFilter(Filter):
         self._last: Future | None = None  # the newest queued response-end write
         # (tenant, session) whose latest answer in this process made tool calls (bounded)
         self._called: OrderedDict[tuple[str, str], bool] = OrderedDict()
+        # (tenant, session) -> its newest queued response-end write (bounded)
+        self._queued: OrderedDict[tuple[str, str], Future] = OrderedDict()
         self._ledgers: OrderedDict[tuple, _Ledger] = OrderedDict()  # see _side_effects
         self._ledgers_lock = threading.Lock()
         self._writer: Any = None  # the background writer that holds it
@@ -245,9 +249,12 @@ class EffectsFilter(Filter):
         lazy = _History(view)
         mark = len(st["effects"])
         # The model's last answer here made calls: this request brings their results (a write).
-        if not (self._called.pop(cap.scope[:2], False) and results):
+        expect_write = self._called.pop(cap.scope[:2], False) and bool(results)
+        # This session's response-end write, if still queued, may hold what this request continues
+        # (its calls, its response id): then the ledger is read behind it on the writer's thread.
+        queued = self._queued.get(cap.scope[:2])
+        if not expect_write and (queued is None or queued.done()):
             # Most other turns bring nothing new: decide on a read snapshot, no writer lock, no fsync.
-            self.flush(2.0)  # a response-end write still in flight: let it land first (ms; usually none)
             try:
                 with store.snapshot() as r:
                     sess = turn.session_state(r, tenant, session)  # read in the snapshot
@@ -264,7 +271,8 @@ class EffectsFilter(Filter):
                 return None
 
         def write(b: Any) -> list[Segment]:
-            # On the store's writer thread, after any response-end write queued before it.
+            # On the store's writer thread, after any response-end write queued before it; a
+            # batch that wrote nothing ends without an fsync.
             del st["effects"][mark:]  # a snapshot attempt or a retried group may have added entries
             sess = b.sessions.get(tenant, session) or {}  # read again under the writer lock
             return self._ledger(b, sess, turn, view, st, cap, tools, results, lazy)
@@ -636,6 +644,11 @@ class EffectsFilter(Filter):
         fut = writer.submit(write)
         self._last = fut
         self._writer = writer
+        key = self._scope(turn)[:2]
+        self._queued[key] = fut
+        self._queued.move_to_end(key)
+        while len(self._queued) > 4096:
+            self._queued.popitem(last=False)
 
         def done(f: Future) -> None:
             exc = f.exception()

@@ -645,6 +645,23 @@ async def test_failed_commit_blocks_the_request(make_proxy, fake, monkeypatch, a
     assert store.effects.list("default") == []  # and nothing half-written
 
 
+async def test_a_retry_sent_at_once_reads_behind_the_answers_queued_record(make_proxy, fake):
+    """The answer's calls are recorded after it went out (queued on the store's
+    writer). A client that discards the answer and sends the same request again
+    at once still has the call settled as ``unknown`` (it never ran): the
+    request's ledger check runs behind the queued record, not on a snapshot
+    from before it."""
+    p = await make_proxy(TOML)
+    client = p.anthropic(default_headers={"X-Ctx-Session": "sess-retry"})
+    fake.script(Reply.tool_call("Bash", {"command": "make release"}, call_id="toolu_retry1"), Reply.text("ok"))
+    messages = [{"role": "user", "content": "release it"}]
+    await anthropic_turn(client, messages, False)
+    await anthropic_turn(client, messages, False)  # the same request again, before the record landed
+    p.state.services["writer"].flush()
+    rec = p.state.services["store"].effects.by_call_id("default", "toolu_retry1")
+    assert rec.state == "unknown" and "continued without this call" in rec.note
+
+
 async def test_write_ahead_waits_off_the_event_loop(make_proxy, fake):
     """A turn whose tool results must be on disk first waits for its commit
     without holding the event loop: while another holder keeps the store's
