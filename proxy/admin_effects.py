@@ -13,6 +13,8 @@ status it accepts.
 """
 from __future__ import annotations
 
+import asyncio
+
 from typing import Any
 
 import orjson
@@ -152,8 +154,9 @@ async def resolve_effect(request: web.Request) -> web.Response:
     except ValueError as exc:
         return admin_error(400, str(exc))
     try:
-        resolved = store.effects.resolve(tenant, key, resolution=resolution, call_id=body.get("call_id"),
-                                         note=body.get("note"), by=body.get("by") or "admin-api")
+        resolved = await asyncio.to_thread(  # a write with its fsync: not on the event loop
+            store.effects.resolve, tenant, key, resolution=resolution, call_id=body.get("call_id"),
+            note=body.get("note"), by=body.get("by") or "admin-api")
     except EffectStateError as exc:
         return admin_error(409, str(exc))
     except StoreError as exc:
