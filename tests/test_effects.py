@@ -9,6 +9,7 @@ import orjson
 import pytest
 
 from ctxproxy.proxy.scripted_provider import Reply
+from storelock import write_lock_held
 
 from ctxproxy.filters import FilterError, Identity, Pipeline, Turn
 from ctxproxy.filters.effects import EffectsConfig, EffectsFilter
@@ -668,8 +669,6 @@ async def test_write_ahead_waits_off_the_event_loop(make_proxy, fake):
     write lock, the health check and another session's turn are answered, the
     waiting request is not forwarded, and it goes on once its results are
     recorded."""
-    import threading
-
     p = await make_proxy(TOML)
     store = p.state.services["store"]
     client = p.anthropic(default_headers={"X-Ctx-Session": "sess-wait"})
@@ -684,17 +683,7 @@ async def test_write_ahead_waits_off_the_event_loop(make_proxy, fake):
     await other.messages.create(**hello)  # its session is set up: a later turn writes nothing
     p.state.services["writer"].flush()  # the call is recorded (pending) before the lock is taken
 
-    held, release = threading.Event(), threading.Event()
-
-    def hold_the_write_lock() -> None:
-        with store.batch():
-            held.set()
-            release.wait(10)
-
-    holder = threading.Thread(target=hold_the_write_lock)
-    holder.start()
-    try:
-        assert held.wait(5)
+    with write_lock_held(store):
         before = len(fake.model_requests)
         waiting = asyncio.ensure_future(anthropic_turn(client, messages, False))
         await asyncio.sleep(0.3)
@@ -704,9 +693,6 @@ async def test_write_ahead_waits_off_the_event_loop(make_proxy, fake):
                 assert r.status == 200
         assert (await other.messages.create(**hello)).content[0].text  # another session's turn goes through
         assert not waiting.done() and store.effects.by_call_id("default", "toolu_wait1").state == "pending"
-    finally:
-        release.set()
-        holder.join(10)
     await asyncio.wait_for(waiting, 10)
     rec = store.effects.by_call_id("default", "toolu_wait1")
     assert rec.state == "completed" and rec.excerpt == "deployed v9"

@@ -9,6 +9,7 @@ from ctxproxy.filters import Commit, FilterError, Pipeline, Turn
 from ctxproxy.filters.base import Filter
 from ctxproxy.store import StoreError, open_store
 from ctxproxy.store.writer import BackgroundWriter
+from storelock import write_lock_held
 from ctxproxy.filters.tokens import TokenCounter
 from ctxproxy.proxy.adapters import ADAPTERS
 
@@ -168,17 +169,7 @@ def test_a_commit_that_may_be_lost_goes_on_through_on_error(store):
 
 async def test_a_request_cancelled_before_its_commit_ran_writes_nothing(store):
     writer = BackgroundWriter(store)
-    held, release = threading.Event(), threading.Event()
-
-    def hold():
-        with store.batch():
-            held.set()
-            release.wait(10)
-
-    holder = threading.Thread(target=hold)
-    holder.start()
-    try:
-        assert held.wait(5)
+    with write_lock_held(store):
         first = writer.submit(lambda b: None, urgent=True)  # the writer waits for the lock on this one
         for _ in range(100):
             if first.running():  # its group is formed: the next op queues behind it
@@ -192,9 +183,6 @@ async def test_a_request_cancelled_before_its_commit_ran_writes_nothing(store):
         task.cancel()
         with pytest.raises(asyncio.CancelledError):
             await task
-    finally:
-        release.set()
-        holder.join(10)
     writer.flush()
     writer.close()
     assert "write_threads" not in t.state and store.sessions.get("default", "s1") is None
