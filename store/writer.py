@@ -46,7 +46,7 @@ class BackgroundWriter:
             if self._closed:
                 fut.set_exception(RuntimeError("store writer is closed"))
                 return fut
-            if self._thread is None:  # started on first use: after any fork
+            if self._thread is None or not self._thread.is_alive():  # started on first use: after any fork
                 self._thread = threading.Thread(target=self._run, name="ctxproxy-store-writer", daemon=True)
                 self._thread.start()
             self._q.put((op, fut))
@@ -90,7 +90,14 @@ class BackgroundWriter:
             stop = _STOP in group
             group = [g for g in group if g is not _STOP]
             if group:
-                self._commit(group)
+                try:
+                    self._commit(group)
+                except BaseException as exc:  # the thread lives on: requests wait on it
+                    log.error("store writer: a write group failed: %s", type(exc).__name__)
+                    for _, fut in group:
+                        if not fut.done():
+                            fut.set_exception(exc if isinstance(exc, Exception) else
+                                              RuntimeError(f"store write aborted ({type(exc).__name__})"))
             if stop:
                 return
 

@@ -23,6 +23,7 @@ from ctxproxy.store import (
 )
 from ctxproxy.store import keys
 from ctxproxy.store.lmdb_store import LMDBStore
+from ctxproxy.store.writer import BackgroundWriter
 
 T = "acme"
 
@@ -725,3 +726,39 @@ def test_revision_of_a_scope_changes_with_every_write_and_goes_with_the_records(
     assert store.effects.revision(T, session="s1") is None  # nothing of the session is left behind
     with pytest.raises(StoreError):
         store.effects.revision(T)
+
+
+# -- the background writer ------------------------------------------------------------------
+
+
+class _Abort(BaseException):
+    """Escapes ``except Exception``, as a KeyboardInterrupt would."""
+
+
+def test_writer_groups_urgent_writes_and_isolates_a_bad_one(store):
+    writer = BackgroundWriter(store, linger=5.0)  # only an urgent write ends the linger
+    try:
+        slow = writer.submit(lambda b: b.sessions.update("t", "s1", {"a": 1}))
+        bad = writer.submit(lambda b: b.sessions.update("t", "", {"a": 2}))  # an empty session id
+        fast = writer.submit(lambda b: b.sessions.update("t", "s2", {"b": 3}) and "done", urgent=True)
+        assert fast.result(2) == "done" and slow.result(2) is not None
+        with pytest.raises(StoreError):
+            bad.result(2)
+        assert store.sessions.get("t", "s1") == {"a": 1} and store.sessions.get("t", "s2") == {"b": 3}
+    finally:
+        writer.close()
+
+
+def test_writer_survives_an_op_that_escapes_and_fails_its_future(store):
+    writer = BackgroundWriter(store, linger=0.0)
+    try:
+        def escape(b):
+            raise _Abort()
+
+        doomed = writer.submit(escape, urgent=True)
+        with pytest.raises(RuntimeError):
+            doomed.result(2)  # the waiting caller hears of it, it does not hang
+        later = writer.submit(lambda b: b.sessions.update("t", "s3", {"c": 4}), urgent=True)
+        assert later.result(2) is not None and store.sessions.get("t", "s3") == {"c": 4}
+    finally:
+        writer.close()
