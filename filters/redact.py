@@ -266,12 +266,14 @@ class RedactFilter(Filter):
                     tainted.add(item)
             red.mark_clean_items([d for i, d in fresh if i not in tainted])
 
+            turn_id = turn.turn_id  # (not the turn: its state holds this function)
+
             def apply(text: str) -> str:
                 """For filters that add text later in the pipeline (inject)."""
                 try:
                     res = red.redact(text, key, vault)
                 except RedactionError as exc:
-                    raise FilterError(self.name, f"redaction failed: {exc}", 500, turn.turn_id) from None
+                    raise FilterError(self.name, f"redaction failed: {exc}", 500, turn_id) from None
                 self._add(counts, res.counts)
                 return res.text
 

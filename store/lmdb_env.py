@@ -445,10 +445,12 @@ class BatchRunner:
                 raise _error("commit", self._env.path, exc) from exc
             self._txn = None
             self._env.end_write()
+            self._ops.clear()  # the ops (closures over the batch's repositories) are done with
             return
         raise StoreError(f"batch commit at {self._env.path} kept failing: map full repeatedly")
 
     def abort(self) -> None:
+        self._ops.clear()
         if self._txn is not None:
             self._txn.abort()
             self._txn = None

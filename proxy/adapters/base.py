@@ -6,6 +6,8 @@ serialise back — the original bytes when nothing changed.
 """
 from __future__ import annotations
 
+import weakref
+
 from typing import Any, Callable, ClassVar, Iterator
 
 import orjson
@@ -34,7 +36,7 @@ class View:
     """Base of request and response views: the parsed body plus an edit count."""
 
     api: ClassVar[str] = ""
-    __slots__ = ("body", "raw", "edits")
+    __slots__ = ("body", "raw", "edits", "__weakref__")
 
     def __init__(self, body: dict, raw: bytes = b""):
         self.body = body
@@ -211,7 +213,11 @@ def decode_args(text: Any) -> Any:
 
 
 def make_result_replacer(view: View, holder: dict, key: str, text_type: str) -> Callable[[str], None]:
-    """Replace a tool result's text, keeping any images/binary parts in place."""
+    """Replace a tool result's text, keeping any images/binary parts in place.
+    The view keeps its results, so the replacer holds it weakly: a strong
+    reference would make a cycle that keeps the whole parsed body alive until
+    the garbage collector runs."""
+    ref = weakref.ref(view)
 
     def replace(text: str) -> None:
         content = holder.get(key)
@@ -220,7 +226,9 @@ def make_result_replacer(view: View, holder: dict, key: str, text_type: str) -> 
             holder[key] = [{"type": text_type, "text": text}, *kept]
         else:
             holder[key] = text
-        view.mark_changed()
+        owner = ref()
+        if owner is not None:
+            owner.mark_changed()
 
     return replace
 
