@@ -44,7 +44,10 @@ was pruned, the new content is pruned the same way at once.
 
 (``tokens_estimated`` is ``None`` when the request is too small to reach the
 trigger and was not counted.) Originals are tagged with the session and, when
-known, the user as subject, so a deletion request erases them.
+known, the user as subject, so a deletion request erases them. The decisions
+grow with the conversation, so they live in the session's ``prune`` part
+(``store.sessions.get(tenant, session, part="prune")``), not in the record
+every filter reads on every turn; deleting the session deletes them.
 """
 from __future__ import annotations
 
@@ -65,7 +68,7 @@ from .digest import memo_key
 log = logging.getLogger("ctxproxy.filters.prune")
 
 REF_PREFIX = "ctx://pruned/"
-STATE_KEY = "prune"  # key in the session state (store.sessions)
+STATE_KEY = "prune"  # the session's part holding the decisions (earlier: a key of the session state)
 SOFT, HARD = "soft", "hard"
 _RANK = {SOFT: 1, HARD: 2}
 # Conversation items that come from the model: results before the last one have been seen.
@@ -185,8 +188,11 @@ class PruneFilter(Filter):
         results = view.tool_results()
         if not results:
             return None
-        state = turn.session_state(self.store)
-        decisions: Mapping[str, dict] = (state.get(STATE_KEY) or {}).get("d") or {}
+        ident = turn.identity
+        mine = self.store.sessions.get(ident.tenant, ident.session, part=STATE_KEY)
+        if mine is None:  # none yet, or a session from before the part: its state holds them
+            mine = turn.session_state(self.store).get(STATE_KEY) or {}
+        decisions: Mapping[str, dict] = mine.get("d") or {}
 
         plan = self.plan(turn, results, decisions)
         if not plan.writes:
@@ -411,8 +417,11 @@ class PruneFilter(Filter):
         another worker already decided, with its decision."""
         tenant, session = turn.identity.tenant, turn.identity.session
         subject = turn.identity.user or None
-        current = b.sessions.get(tenant, session) or {}
-        mine = dict(current.get(STATE_KEY) or {})
+        part = b.sessions.get(tenant, session, part=STATE_KEY)
+        main: Mapping[str, Any] = {}
+        if part is None:
+            main = b.sessions.get(tenant, session) or {}
+        mine = dict(part if part is not None else main.get(STATE_KEY) or {})
         stored = dict(mine.get("d") or {})
         taken = []
         for r in plan.writes:
@@ -425,7 +434,9 @@ class PruneFilter(Filter):
                 b.pruned.put(tenant, r.id, original_doc(turn, r), session=session, subject=subject)
         mine["d"] = stored
         mine["v"] = 1
-        b.sessions.update(tenant, session, {STATE_KEY: mine}, subject=subject)
+        b.sessions.update(tenant, session, mine, subject=subject, part=STATE_KEY)
+        if main.get(STATE_KEY) is not None:
+            b.sessions.update(tenant, session, {STATE_KEY: None}, current=main)  # moved to the part
         return taken
 
 

@@ -104,18 +104,22 @@ class EffectLedger(Protocol):
 
 
 class SessionStore(Protocol):
-    """Per-session state (compaction fingerprints, prune decisions, memory
-    snapshot); last writer wins."""
+    """Per-session state (compaction fingerprints, memory snapshot, stable
+    prefix); last writer wins. State that grows with the conversation (prune
+    decisions) goes in a named ``part`` of the session, read only by its
+    owner, so that the record every turn reads stays small. Deleting a
+    session deletes its parts."""
 
-    def get(self, tenant: str, session: str) -> dict[str, Any] | None: ...
+    def get(self, tenant: str, session: str, part: str | None = None) -> dict[str, Any] | None: ...
 
     def put(
-        self, tenant: str, session: str, state: Mapping[str, Any], *, subject: str | None = None
+        self, tenant: str, session: str, state: Mapping[str, Any], *, subject: str | None = None,
+        part: str | None = None,
     ) -> None: ...
 
     def update(
         self, tenant: str, session: str, changes: Mapping[str, Any], *, subject: str | None = None,
-        current: Mapping[str, Any] | None = None,
+        current: Mapping[str, Any] | None = None, part: str | None = None,
     ) -> dict[str, Any]:
         """Shallow-merge ``changes`` into the state in one transaction; returns
         the new state (created if absent). Writes nothing when every change is

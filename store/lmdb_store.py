@@ -557,44 +557,64 @@ class LMDBSessions:
     def _subject_key(self, tenant: str, subject: str, session_part: bytes) -> bytes:
         return keys.key(tenant, b"sessions", b"u", keys.part(subject, "subject"), session_part)
 
+    @staticmethod
+    def _pk(tenant: str, session: str, part: str | None = None) -> bytes:
+        """A session's record; ``part``: one of its part records (``tenant \0
+        session \0 part``), which a scan of the tenant's sessions skips."""
+        sp = keys.part(session, "session")
+        return keys.key(tenant, sp) if part is None else keys.key(tenant, sp, keys.part(part, "part"))
+
     def _delete_in(self, txn: Any, tenant: str, pk: bytes, rec: Mapping[str, Any]) -> None:
+        """Delete a session's record, its parts and its subject index entry."""
         txn.delete(pk, db=self._db)
+        for part_key, _ in _scan(txn, self._db, pk + keys.SEP):
+            txn.delete(part_key, db=self._db)
         if rec.get("subject") is not None:
             sp = pk[len(keys.tenant_prefix(tenant)):]
             txn.delete(self._subject_key(tenant, rec["subject"], sp), db=self._scope)
 
     def _write(self, tenant: str, session: str, subject: str | None,
-               build: Callable[[dict[str, Any]], dict[str, Any]]) -> dict[str, Any]:
+               build: Callable[[dict[str, Any]], dict[str, Any]], part: str | None = None) -> dict[str, Any]:
         sp = keys.part(session, "session")
-        pk = keys.key(tenant, sp)
+        main = keys.key(tenant, sp)
+        pk = self._pk(tenant, session, part)
         _check_str(subject, "subject", optional=True)
 
-        def op(txn: Any) -> dict[str, Any]:
-            now = self._ctx.clock()
-            raw = txn.get(pk, db=self._db)
+        def record(txn: Any, key: bytes, state_of: Callable[[dict[str, Any]], dict[str, Any]],
+                   now: float) -> dict[str, Any]:
+            raw = txn.get(key, db=self._db)
             old = None if raw is None else _load(SESSIONS, raw, tenant)
-            state = build({} if old is None else dict(old["state"]))
+            state = state_of({} if old is None else dict(old["state"]))
             keep_subject = subject if subject is not None else (old or {}).get("subject")
-            if old is not None and old.get("subject") not in (None, keep_subject):
+            if key == main and old is not None and old.get("subject") not in (None, keep_subject):
                 txn.delete(self._subject_key(tenant, old["subject"], sp), db=self._scope)
             rec = {
                 "v": RECORD_VERSION,
                 "tenant": tenant,
                 "session": session,
-                "subject": keep_subject,
+                "subject": keep_subject if key == main else None,  # a part's subject is its session's
                 "state": state,
                 "created_at": now if old is None else old["created_at"],
                 "updated_at": now,
             }
-            txn.put(pk, _dump(SESSIONS, rec), db=self._db)
-            if keep_subject is not None:
+            if key != main:
+                rec["part"] = part
+            txn.put(key, _dump(SESSIONS, rec), db=self._db)
+            if key == main and keep_subject is not None:
                 txn.put(self._subject_key(tenant, keep_subject, sp), b"", db=self._scope)
             return state
 
+        def op(txn: Any) -> dict[str, Any]:
+            now = self._ctx.clock()
+            if part is not None and (subject is not None or txn.get(main, db=self._db) is None):
+                # a part never outlives its session: deleting the session (or its subject) finds it
+                record(txn, main, lambda state: state, now)
+            return record(txn, pk, build, now)
+
         return self._x.write(op)
 
-    def get(self, tenant: str, session: str) -> dict[str, Any] | None:
-        pk = keys.key(tenant, keys.part(session, "session"))
+    def get(self, tenant: str, session: str, part: str | None = None) -> dict[str, Any] | None:
+        pk = self._pk(tenant, session, part)
 
         def op(txn: Any) -> dict[str, Any] | None:
             raw = txn.get(pk, db=self._db)
@@ -603,12 +623,13 @@ class LMDBSessions:
         return self._x.read(op)
 
     def put(self, tenant: str, session: str, state: Mapping[str, Any], *,
-            subject: str | None = None) -> None:
+            subject: str | None = None, part: str | None = None) -> None:
         new = dict(state)
-        self._write(tenant, session, subject, lambda old: new)
+        self._write(tenant, session, subject, lambda old: new, part)
 
     def update(self, tenant: str, session: str, changes: Mapping[str, Any], *,
-               subject: str | None = None, current: Mapping[str, Any] | None = None) -> dict[str, Any]:
+               subject: str | None = None, current: Mapping[str, Any] | None = None,
+               part: str | None = None) -> dict[str, Any]:
         def merge(old: dict[str, Any]) -> dict[str, Any]:
             old.update(changes)
             return old
@@ -630,25 +651,25 @@ class LMDBSessions:
         if current is not None and subject is None:
             if holds(current):
                 return dict(current)
-            return self._write(tenant, session, subject, merge)
-        pk = keys.key(tenant, keys.part(session, "session"))
+            return self._write(tenant, session, subject, merge, part)
+        pk = self._pk(tenant, session, part)
 
         def unchanged(txn: Any) -> dict[str, Any] | None:
             raw = txn.get(pk, db=self._db)
             if raw is None:
                 return None
             rec = _load(SESSIONS, raw, tenant)
-            if subject not in (None, rec.get("subject")) or not holds(rec["state"]):
+            if part is None and subject not in (None, rec.get("subject")) or not holds(rec["state"]):
                 return None
             return rec["state"]
 
         same = self._x.read(unchanged)
         if same is not None:
             return same
-        return self._write(tenant, session, subject, merge)
+        return self._write(tenant, session, subject, merge, part)
 
     def delete(self, tenant: str, session: str) -> bool:
-        pk = keys.key(tenant, keys.part(session, "session"))
+        pk = self._pk(tenant, session)
 
         def op(txn: Any) -> bool:
             raw = txn.get(pk, db=self._db)
@@ -663,8 +684,9 @@ class LMDBSessions:
         tp = keys.tenant_prefix(tenant)
 
         def op(txn: Any) -> list[str]:
-            if subject is None:
-                return [_load(SESSIONS, v, tenant)["session"] for _, v in _scan(txn, self._db, tp)]
+            if subject is None:  # (part records have a separator after the session)
+                return [_load(SESSIONS, v, tenant)["session"] for k, v in _scan(txn, self._db, tp)
+                        if keys.SEP not in k[len(tp):]]
             out = []
             prefix = keys.prefix(tenant, b"sessions", b"u", keys.part(subject, "subject"))
             for rest in _scan_rest(txn, self._scope, prefix):

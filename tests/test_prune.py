@@ -155,8 +155,25 @@ def test_monotonic_stable_and_batched(api, store):
         prev = out
     assert len(batches) >= 2
     assert set(breaks) <= set(batches)  # the cached prefix changes only at batch points
-    state = store.sessions.get("acme", "s1")["prune"]
+    state = store.sessions.get("acme", "s1", part="prune")
     assert len(state["d"]) == len(seen)
+    assert "prune" not in (store.sessions.get("acme", "s1") or {})  # the record every filter reads stays small
+
+
+def test_decisions_from_before_the_part_are_kept_and_moved(store):
+    body = canned("chat", OUTS, 30)
+    _, hard = run(PruneFilter(cfg(mode="hard"), store), "chat", body, session="old")
+    decisions = store.sessions.get("acme", "old", part="prune")
+    # a session stored by an earlier version: the decisions in the session's own state
+    store.sessions.delete("acme", "old")
+    store.sessions.put("acme", "old", {"prune": decisions, "effects": {"goal": "g"}})
+    soft = cfg(mode="soft", soft_min_chars=100, soft_head_chars=100, soft_tail_chars=100)
+    _, out = run(PruneFilter(soft, store), "chat", body, session="old")
+    assert out == hard  # its decisions still hold (a decision is never undone)
+    run(PruneFilter(soft, store), "chat", canned("chat", OUTS, 60), session="old")  # a write moves them
+    moved = store.sessions.get("acme", "old", part="prune")["d"]
+    assert all(moved[k] == d for k, d in decisions["d"].items())
+    assert store.sessions.get("acme", "old") == {"prune": None, "effects": {"goal": "g"}}
 
 
 @pytest.mark.parametrize("api", APIS)
@@ -304,7 +321,7 @@ def test_two_workers_agree_on_one_decision(store):
             real = self.real.sessions
 
             class S:
-                def get(self, tenant, session):
+                def get(self, tenant, session, part=None):
                     return None
 
                 def __getattr__(self, name):

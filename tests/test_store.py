@@ -505,6 +505,22 @@ def test_delete_subject_across_sessions(store):
         store.delete_subject(T)
 
 
+def test_session_parts_are_read_alone_and_deleted_with_their_session(store):
+    store.sessions.update(T, "s1", {"d": {"pr_1": {"m": "soft"}}}, part="prune", subject="user-7")
+    assert store.sessions.get(T, "s1") == {}  # the session record exists, small, with the subject
+    assert store.sessions.get(T, "s1", part="prune") == {"d": {"pr_1": {"m": "soft"}}}
+    store.sessions.update(T, "s1", {"goal": "ship"})
+    assert store.sessions.get(T, "s1") == {"goal": "ship"}
+    assert store.sessions.list(T) == ["s1"] and store.sessions.list(T, subject="user-7") == ["s1"]
+    store.sessions.put(T, "s2", {"x": 1})
+    store.sessions.put(T, "s2", {"d": {}}, part="prune")
+    assert store.sessions.delete(T, "s2")
+    assert store.sessions.get(T, "s2", part="prune") is None and store.sessions.list(T) == ["s1"]
+    receipt = store.delete_subject(T, subject="user-7")
+    assert receipt.counts["sessions"] == 1  # a part is part of its session
+    assert store.sessions.get(T, "s1") is None and store.sessions.get(T, "s1", part="prune") is None
+
+
 # -- schema and migrations -------------------------------------------------------
 
 
