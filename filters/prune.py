@@ -245,11 +245,15 @@ class PruneFilter(Filter):
 
         plan = _Plan()
         ids = self._ids
+        encodings = view.item_encodings()
         for n, res in enumerate(results):
             content = res.content
-            # the stored id needs a stable digest; an unchanged result finds it in
-            # the memo by its cheap in-process key instead of rehashing
-            id_key = (tenant, session, res.call_id, memo_key(content))
+            # The stored id needs a stable digest; an unchanged result finds it in the
+            # memo by a cheap in-process key instead of rehashing: the key of the item
+            # that holds it, whose encoding every filter hashes anyway (an item holds
+            # the result, so an unchanged item has an unchanged result).
+            enc = encodings[res.position] if 0 <= res.position < len(encodings) else None
+            id_key = (tenant, session, res.call_id, memo_key(enc if enc is not None else content))
             known = ids.get(id_key)
             if known is None:
                 digest = _digest(content)
