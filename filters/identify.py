@@ -5,8 +5,9 @@ The fallback chain, first hit wins for each field:
 1. ``X-Ctx-Tenant`` / ``X-Ctx-User`` / ``X-Ctx-Session`` / ``X-Ctx-Task``
    headers (the tenant header is ignored when the route or the proxy key
    fixes the tenant: a caller cannot forge its way into another tenant);
-2. client hints: Claude Code's ``x-claude-code-session-id`` header and the
-   JSON inside ``metadata.user_id``; Codex's ``session-id`` / ``thread-id``
+2. client hints: Claude Code's ``x-claude-code-session-id`` header and
+   ``metadata.user_id`` (JSON, or the ``user_…_account_…_session_<id>`` string
+   of earlier versions); Codex's ``session-id`` / ``thread-id``
    headers, ``x-codex-turn-metadata`` and ``prompt_cache_key``; OpenClaw's
    ``sessionId=<id>`` runtime line in the system prompt or first user turn;
    the OpenAI ``user`` / ``safety_identifier`` body fields for the user;
@@ -33,6 +34,8 @@ from .digest import sha256
 _ID_OK = re.compile(r"^[A-Za-z0-9._:@/+=-]{1,200}$")
 TENANT_OK = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")  # it prefixes store keys: keep it plain
 _OPENCLAW_ID = re.compile(r"[A-Za-z0-9._:-]{4,128}")
+_LEGACY_USER_ID = re.compile(r"user_(?P<device>[A-Za-z0-9]+)_account_(?P<account>[A-Za-z0-9-]*)"
+                             r"_session_(?P<session>[A-Za-z0-9-]+)\Z")
 
 
 @dataclass(frozen=True)
@@ -150,15 +153,23 @@ def _agent(h: Any) -> str:
 
 
 def _claude_metadata(body: dict) -> dict:
+    """Claude Code's ``metadata.user_id``: JSON (``device_id``, ``account_uuid``,
+    ``session_id``), or in earlier versions one string,
+    ``user_<device hash>_account_<account uuid, may be empty>_session_<session id>``."""
     meta = body.get("metadata")
     uid = meta.get("user_id") if isinstance(meta, dict) else None
-    if isinstance(uid, str) and uid.startswith("{"):
+    if not isinstance(uid, str):
+        return {}
+    if uid.startswith("{"):
         try:
             parsed = orjson.loads(uid)
         except orjson.JSONDecodeError:
             return {}
         return parsed if isinstance(parsed, dict) else {}
-    return {}
+    m = _LEGACY_USER_ID.match(uid)
+    if m is None:
+        return {}
+    return {"device_id": m["device"], "account_uuid": m["account"] or None, "session_id": m["session"]}
 
 
 def _codex_metadata(h: Any) -> dict:

@@ -36,6 +36,21 @@ def test_claude_code_metadata_user_id_when_header_missing():
     assert i.session == "91c73d81-0f31-48b2-8682-c4f4438bae79" and i.source == "hint:metadata.user_id"
 
 
+def test_claude_code_earlier_user_id_string():
+    """Earlier Claude Code versions send ``user_<device hash>_account_<uuid>_session_<uuid>``."""
+    device = "5dd07c33da27e6d2968d94ea20bf47a7b090b6b158b82328d54da2909a108e84"
+    body = {"model": "m", "max_tokens": 10, "messages": [{"role": "user", "content": "hi"}],
+            "metadata": {"user_id": f"user_{device}_account__session_d2e70091-3007-41a3-a916-cb8b0d3098de"}}
+    i = ident(body=body)
+    assert (i.session, i.source, i.supplied, i.user) == (
+        "d2e70091-3007-41a3-a916-cb8b0d3098de", "hint:metadata.user_id", True, device)
+    body["metadata"]["user_id"] = (f"user_{device}_account_0b5f2d6e-93a4-4c1e-8f0a-7d1c2b3a4e5f"
+                                   "_session_d2e70091-3007-41a3-a916-cb8b0d3098de")
+    assert ident(body=body).user == "0b5f2d6e-93a4-4c1e-8f0a-7d1c2b3a4e5f"  # the account, when there is one
+    body["metadata"]["user_id"] = "someone@example.com"  # any other user id: not a session hint
+    assert ident(body=body).source == "fingerprint"
+
+
 def test_codex_session_headers():
     i = ident("codex-lite-1-first", api="responses")
     assert i.session == "01a22b90-ccdc-7b03-8a4a-14c2e3ae33dd" and i.agent == "codex"
