@@ -16,8 +16,9 @@ excerpt. All of it is committed in one store batch *before* the request is
 forwarded (write-ahead): if the commit fails the request is refused (503 in
 the caller's format). The batch runs on the store's writer thread (a
 ``Commit`` the pipeline awaits), so the event loop serves other turns during
-the fsync, and it runs behind any response-end write still queued. Only results in items new since the thread's last
-request are looked at, so a turn costs O(new items).
+the fsync, and it runs behind any response-end write still queued. Only
+results in items new since the thread's last request are looked at, so a
+turn costs O(new items).
 
 ``unknown``: a result that never came is never guessed. The store reads a
 ``pending`` record older than its ``pending_timeout`` as ``unknown``; this

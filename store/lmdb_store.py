@@ -559,8 +559,8 @@ class LMDBSessions:
 
     @staticmethod
     def _pk(tenant: str, session: str, part: str | None = None) -> bytes:
-        """A session's record; ``part``: one of its part records (``tenant \0
-        session \0 part``), which a scan of the tenant's sessions skips."""
+        """A session's record, or one of its ``part`` records (the session's key,
+        the separator, the part's name), which a scan of the tenant's sessions skips."""
         sp = keys.part(session, "session")
         return keys.key(tenant, sp) if part is None else keys.key(tenant, sp, keys.part(part, "part"))
 
