@@ -186,3 +186,17 @@ async def test_a_request_cancelled_before_its_commit_ran_writes_nothing(store):
     writer.flush()
     writer.close()
     assert "write_threads" not in t.state and store.sessions.get("default", "s1") is None
+
+
+def test_an_undone_optional_filter_replays_the_commits_before_it(store):
+    """An optional filter that fails after editing is undone by replaying the
+    filters before it on the original body: a commit among them runs again
+    (its write starts over cleanly) and the request goes on without the
+    failed filter's edits."""
+    t = turn()
+    p = Pipeline([Records("rec", store), Append("bad", "HALF-EDIT", fail=True), Append("after", "A")])
+    p.run_request(t, reparse=lambda: ADAPTERS["chat"].parse_request(RAW))
+    assert t.state["order"] == ["rec committed", "after"]  # the state of the pass that went on
+    content = orjson.loads(t.request.to_bytes())["messages"][0]["content"]
+    assert content.endswith("[rec]\n\nA") and "HALF-EDIT" not in content
+    assert t.degraded == ["bad"] and store.sessions.get("default", "s1") == {"rec": "on disk"}
