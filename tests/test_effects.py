@@ -700,6 +700,48 @@ async def test_write_ahead_waits_off_the_event_loop(make_proxy, fake):
     assert len(sent) == 1  # forwarded once, after the commit
 
 
+async def test_concurrent_tool_loops_record_every_result_before_forwarding(make_proxy, fake):
+    """Eight agents in tool loops at once: their write-aheads share the store
+    writer's commits, and none is lost, crossed with another session's, or
+    late: when the provider receives a request, the result it carries is
+    already recorded."""
+    p = await make_proxy(TOML)
+    store = p.state.services["store"]
+    late: list[str] = []
+
+    def reply(record):
+        first = record.json["messages"][0]["content"]  # (the proxy keeps its X-Ctx-* headers to itself)
+        sid = "agent" + (first if isinstance(first, str) else first[0]["text"]).rsplit(" ", 1)[1]
+        i = (len(record.json["messages"]) - 1) // 2  # turns done so far
+        if i:  # this request carries the result of call i-1: it must be on disk already
+            rec = store.effects.by_call_id("default", f"toolu_{sid}_{i - 1}")
+            if rec is None or rec.state != "completed":
+                late.append(f"{sid}:{i - 1}")
+        return Reply.tool_call("Bash", {"command": f"make step-{i}"}, call_id=f"toolu_{sid}_{i}")
+
+    fake.default_reply = reply
+    turns = 5
+
+    async def agent(k: int) -> None:
+        sid = f"agent{k}"
+        client = p.anthropic(default_headers={"X-Ctx-Session": sid})
+        messages = [{"role": "user", "content": f"release component {k}"}]
+        for i in range(turns):
+            msg = await anthropic_turn(client, messages, False)
+            messages += [{"role": "assistant", "content": [b.model_dump(exclude_none=True) for b in msg.content]},
+                         {"role": "user", "content": [{"type": "tool_result", "tool_use_id": tool_use(msg).id,
+                                                       "content": f"{sid} step {i} done"}]}]
+
+    await asyncio.wait_for(asyncio.gather(*(agent(k) for k in range(8))), 60)
+    assert late == []
+    store = p.settled_store()
+    for k in range(8):
+        recs = store.effects.list("default", session=f"agent{k}")
+        done = {r.call_id: r for r in recs if r.state == "completed"}
+        assert sorted(done) == [f"toolu_agent{k}_{i}" for i in range(turns - 1)]  # the last has no result yet
+        assert all(done[f"toolu_agent{k}_{i}"].excerpt == f"agent{k} step {i} done" for i in range(turns - 1))
+
+
 async def test_codex_over_websocket_previous_response_id(make_proxy, fake):
     """Codex over WebSocket: results come with previous_response_id and no
     history; they settle the thread's calls, and a later compaction item
