@@ -352,19 +352,22 @@ async def test_drop_after_events_makes_sdks_raise(fp, sdk):
 
 
 async def test_hang_stall_and_delays(fp, sdk):
-    fp.script(Reply.text(hang=True), Reply.text("abc", stall_after_events=2), Reply.text(delay_before_headers=0.3),
-              Reply.text("x" * 10, delay_between_events=0.05))
+    # Each request picks its reply by its model name, not by arrival order: a request
+    # that times out on a slow machine before it reaches the fake cannot shift the script.
+    replies = {"hang": Reply.text(hang=True), "stall": Reply.text("abc", stall_after_events=2),
+               "late": Reply.text(delay_before_headers=0.3), "slow": Reply.text("x" * 10, delay_between_events=0.05)}
+    fp.default_reply = lambda rec: replies[rec.json["model"]]
     with pytest.raises(openai.APITimeoutError):
-        await sdk.oai(timeout=0.3).chat.completions.create(model="m", messages=MSGS)
+        await sdk.oai(timeout=0.3).chat.completions.create(model="hang", messages=MSGS)
     with pytest.raises(Exception) as e:  # anthropic does not wrap read errors raised mid-stream
-        async with sdk.ant(timeout=0.3).messages.stream(model="m", max_tokens=5, messages=MSGS) as stream:
+        async with sdk.ant(timeout=0.3).messages.stream(model="stall", max_tokens=5, messages=MSGS) as stream:
             await stream.get_final_message()
     assert "Timeout" in type(e.value).__name__
     t = time.monotonic()
-    await sdk.oai().responses.create(model="m", input="x")
+    await sdk.oai(timeout=10).responses.create(model="late", input="x")
     assert time.monotonic() - t >= 0.3
     t = time.monotonic()
-    async for _ in await sdk.oai().chat.completions.create(model="m", messages=MSGS, stream=True):
+    async for _ in await sdk.oai(timeout=10).chat.completions.create(model="slow", messages=MSGS, stream=True):
         pass
     assert time.monotonic() - t >= 0.05 * 5
 
