@@ -11,6 +11,8 @@ version, and ``"tenant"``, checked again on every read)::
                  T "r" "s"|"t" session|task -> 8 random bytes, renewed on every
                                                     write of one of its records
     sessions     T session                      -> {state, subject}
+                 T session part                 -> {state, part}  (state that grows with the
+                                                    conversation, read only by its owner)
     checkpoints  T id                           -> document   } scope_idx:
     manifests    T id                           -> document   }  T kind "s" session id
     pruned       T id                           -> document   }  T kind "u" subject id
