@@ -299,17 +299,10 @@ class Redactor:
             self._clean_items.clear()
 
     @staticmethod
-    def item_digest(item: Any) -> Any:
-        """Digest of a JSON value's encoding (None if it has none), for
-        ``is_clean_item`` / ``mark_clean_items``."""
-        try:
-            return Redactor.encoding_digest(orjson.dumps(item))
-        except (TypeError, orjson.JSONEncodeError):
-            return None
-
-    @staticmethod
     def encoding_digest(raw: bytes | None) -> Any:
-        """``item_digest`` of a value already encoded (None stays None)."""
+        """Digest of a conversation item's JSON encoding (the request view's
+        ``item_encodings``), for ``is_clean_item`` / ``mark_clean_items``; None
+        stays None."""
         return None if raw is None else memo_key(raw)
 
     def is_clean_item(self, digest: Any) -> bool:
