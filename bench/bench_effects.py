@@ -232,6 +232,23 @@ def reply_for(record) -> Reply:
     return Reply.tool_call(tool, args, call_id=f"toolu_{i:04d}", text=f"Step {i}.")
 
 
+def turn_body(i: int) -> bytes:
+    """The session's request after ``i`` completed calls."""
+    return orjson.dumps({"model": "claude-sonnet-4-5", "max_tokens": 100, "system": SYSTEM, "tools": TOOLS,
+                         "messages": history(i)})
+
+
+async def post_turn(http: aiohttp.ClientSession, url: str, body: bytes, session: str) -> float:
+    """One non-stream Anthropic turn; its latency in ms."""
+    headers = {"x-api-key": "sk-ant-bench", "anthropic-version": "2023-06-01",
+               "content-type": "application/json", "X-Ctx-Session": session}
+    t0 = time.perf_counter()
+    async with http.post(url + "/v1/messages", data=body, headers=headers) as r:
+        await r.read()
+        assert r.status == 200, (url, r.status)
+    return (time.perf_counter() - t0) * 1000
+
+
 async def http_bench(turns: int, tmp: Path) -> dict:
     with FakeProviderThread(default_reply=reply_for) as fake:
         procs = {}
@@ -245,17 +262,10 @@ async def http_bench(turns: int, tmp: Path) -> dict:
                 lat: dict[str, list[float]] = {k: [] for k in targets}
                 order = list(targets)
                 for i in range(turns + 1):
-                    body = orjson.dumps({"model": "claude-sonnet-4-5", "max_tokens": 100, "system": SYSTEM,
-                                         "tools": TOOLS, "messages": history(i)})
+                    body = turn_body(i)
                     order = order[1:] + order[:1]  # rotate who goes first
                     for name in order:
-                        headers = {"x-api-key": "sk-ant-bench", "anthropic-version": "2023-06-01",
-                                   "content-type": "application/json", "X-Ctx-Session": f"http-{name}"}
-                        t0 = time.perf_counter()
-                        async with http.post(targets[name] + "/v1/messages", data=body, headers=headers) as r:
-                            await r.read()
-                            assert r.status == 200, (name, r.status)
-                        lat[name].append((time.perf_counter() - t0) * 1000)
+                        lat[name].append(await post_turn(http, targets[name], body, f"http-{name}"))
         finally:
             for p in procs.values():
                 p.terminate()
@@ -274,17 +284,10 @@ async def concurrency_bench(sessions: int, turns: int, tmp: Path) -> dict:
                 done = asyncio.Event()
 
                 async def agent(k: int) -> None:
-                    headers = {"x-api-key": "sk-ant-bench", "anthropic-version": "2023-06-01",
-                               "content-type": "application/json", "X-Ctx-Session": f"agent-{k}"}
                     for i in range(turns + 1):
-                        body = orjson.dumps({"model": "claude-sonnet-4-5", "max_tokens": 100, "system": SYSTEM,
-                                             "tools": TOOLS, "messages": history(i)})
-                        t0 = time.perf_counter()
-                        async with http.post(url + "/v1/messages", data=body, headers=headers) as r:
-                            await r.read()
-                            assert r.status == 200, r.status
+                        ms = await post_turn(http, url, turn_body(i), f"agent-{k}")
                         if i:  # turn 0 brings no result: nothing to write ahead
-                            turn_ms.append((time.perf_counter() - t0) * 1000)
+                            turn_ms.append(ms)
 
                 async def probe() -> None:
                     while not done.is_set():

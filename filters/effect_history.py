@@ -80,7 +80,7 @@ def item_fp(item: Any, encoding: bytes | None = None) -> str:
     if fp is None:
         fp = _canonical_fp(item)
         if key is not None:
-            _remember(key, fp)
+            _remember(_FP_MEMO, key, fp)
     return fp
 
 
@@ -95,14 +95,15 @@ def _canonical_fp(item: Any) -> str:
         if _NORM_KEYS.search(raw):
             raw = orjson.dumps(_norm(item), option=orjson.OPT_SORT_KEYS)
         fp = sha256(raw).hexdigest()[:16]
-        _remember(key, fp)
+        _remember(_FP_MEMO, key, fp)
     return fp
 
 
-def _remember(key: Hashable, fp: str) -> None:
-    if len(_FP_MEMO) >= _FP_MEMO_MAX:
-        _FP_MEMO.clear()
-    _FP_MEMO[key] = fp
+def _remember(memo: dict[Hashable, str], key: Hashable, value: str) -> str:
+    if len(memo) >= _FP_MEMO_MAX:
+        memo.clear()
+    memo[key] = value
+    return value
 
 
 def _h(*parts: str) -> str:
@@ -121,11 +122,7 @@ _ID_MEMO: dict[Hashable, str] = {}
 def _memo_h(*parts: str) -> str:
     key = tuple(memo_key(p) for p in parts)
     out = _ID_MEMO.get(key)
-    if out is None:
-        if len(_ID_MEMO) >= _FP_MEMO_MAX:
-            _ID_MEMO.clear()
-        out = _ID_MEMO[key] = _h(*parts)
-    return out
+    return out if out is not None else _remember(_ID_MEMO, key, _h(*parts))
 
 
 def sample_positions(n: int) -> list[int]:

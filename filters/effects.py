@@ -604,9 +604,7 @@ class EffectsFilter(Filter):
         rid = cap.response_id or turn.state.get("response_id")
         subject = turn.identity.user or None
         if entries:
-            self._called[(tenant, session)] = True
-            while len(self._called) > 4096:
-                self._called.popitem(last=False)
+            _keep_newest(self._called, (tenant, session), True)
         turn_id = turn.turn_id
 
         def write(b: Any) -> None:
@@ -645,11 +643,7 @@ class EffectsFilter(Filter):
         fut = writer.submit(write)
         self._last = fut
         self._writer = writer
-        key = self._scope(turn)[:2]
-        self._queued[key] = fut
-        self._queued.move_to_end(key)
-        while len(self._queued) > 4096:
-            self._queued.popitem(last=False)
+        _keep_newest(self._queued, self._scope(turn)[:2], fut)
 
         def done(f: Future) -> None:
             exc = f.exception()
@@ -715,6 +709,14 @@ class _History:
     def visible(self, rec: Any) -> bool:
         self._load()
         return any(normalize_id(c) in self._ids for c in (rec.call_id, *rec.aliases))
+
+
+def _keep_newest(recent: OrderedDict, key: Any, value: Any, size: int = 4096) -> None:
+    """``recent[key] = value`` as the newest entry; the oldest go beyond ``size``."""
+    recent[key] = value
+    recent.move_to_end(key)
+    while len(recent) > size:
+        recent.popitem(last=False)
 
 
 def _aliases(call_id: str) -> list[str]:

@@ -14,7 +14,6 @@ status it accepts.
 from __future__ import annotations
 
 import asyncio
-
 from typing import Any
 
 import orjson

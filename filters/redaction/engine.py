@@ -38,8 +38,6 @@ from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import Any, Sequence
 
-import orjson
-
 from ..digest import memo_key
 from . import prefilter
 from .errors import RedactionError

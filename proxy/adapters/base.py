@@ -7,7 +7,6 @@ serialise back — the original bytes when nothing changed.
 from __future__ import annotations
 
 import weakref
-
 from typing import Any, Callable, ClassVar, Iterator
 
 import orjson
