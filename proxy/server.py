@@ -104,6 +104,9 @@ def make_app(cfg: Config, services: dict[str, Any] | None = None) -> web.Applica
             timeout=aiohttp.ClientTimeout(total=None, connect=cfg.upstream.connect_timeout,
                                           sock_read=cfg.upstream.read_timeout),
             auto_decompress=False, skip_auto_headers=("User-Agent", "Accept-Encoding"),
+            # Shared by every caller: a provider's Set-Cookie goes back to the client that got it
+            # and is never kept here to ride along on another caller's requests.
+            cookie_jar=aiohttp.DummyCookieJar(),
         )
         routes = {r.name: r for r in [*router.prefixed, *router.default.values()]}
         pipelines: dict[str, Pipeline] = {}

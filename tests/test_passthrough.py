@@ -229,3 +229,35 @@ async def test_percent_encoded_paths_and_queries_go_upstream_as_sent(make_proxy,
             async with s.get(URL(proxy.url + path, encoded=True)) as r:
                 assert r.status == 200, await r.text()
     assert seen == sent
+
+
+async def test_provider_cookies_reach_the_caller_and_are_never_kept_for_another(make_proxy, serve_app):
+    """One pooled upstream session serves every caller: a cookie the provider sets
+    (load balancers do) is the caller's, not the proxy's to replay for someone else."""
+    seen = []
+
+    async def handler(request):
+        await request.read()
+        seen.append(request.headers.get("Cookie"))
+        return web.json_response({"id": "x", "object": "chat.completion", "choices": []},
+                                 headers={"Set-Cookie": "__cf_bm=tenant-a-affinity; Path=/; HttpOnly"})
+
+    app = web.Application()
+    app.router.add_route("*", "/{tail:.*}", handler)
+    # by name: aiohttp's jar ignores cookies from a bare IP address, but a provider has a name
+    upstream = (await serve_app(app)).replace("127.0.0.1", "localhost")
+    proxy = await make_proxy(upstream=upstream)
+    body = {"model": "m", "messages": [{"role": "user", "content": "hi"}]}
+    async with aiohttp.ClientSession(cookie_jar=aiohttp.DummyCookieJar()) as a:
+        async with a.post(proxy.url + "/v1/chat/completions", json=body, headers={"X-Ctx-Tenant": "a"}) as r:
+            assert r.status == 200
+            assert "__cf_bm=tenant-a-affinity" in r.headers.getall("Set-Cookie")[0]
+    async with aiohttp.ClientSession(cookie_jar=aiohttp.DummyCookieJar()) as b:
+        for path in ("/v1/chat/completions", "/v1/models"):  # a model call and a pass-through
+            async with b.request("POST" if "chat" in path else "GET", proxy.url + path, headers={
+                    "X-Ctx-Tenant": "b"}, **({"json": body} if "chat" in path else {})) as r:
+                assert r.status == 200
+        async with b.post(proxy.url + "/v1/chat/completions", json=body,
+                          headers={"Cookie": "own=1"}) as r:  # a caller's own cookie goes as sent
+            assert r.status == 200
+    assert seen == [None, None, None, "own=1"]
