@@ -198,13 +198,19 @@ class StreamEvent(Protocol):
         before this event)."""
 
 
+_NOTHING: frozenset[str] = frozenset()
+
+
 def iter_strings(
-    value: Any, where: Where, kind: str, skip: frozenset[str], touch: Callable[[], None]
+    value: Any, where: Where, kind: str, skip: frozenset[str], touch: Callable[[], None],
+    free: frozenset[str] = _NOTHING,
 ) -> Iterator[Slot]:
     """Slots for every string inside a JSON value, skipping keys in ``skip``.
 
     The one JSON walker of the project: views use it for free-form values
     (tool inputs, unknown content blocks) so nothing model-visible is missed.
+    Under a key in ``free`` (a tool's own arguments) nothing is skipped: there
+    ``name`` or ``id`` are whatever the tool calls them, not structure.
     ``touch`` is called on every write so the owning view knows it changed.
     """
     if isinstance(value, dict):
@@ -214,10 +220,13 @@ def iter_strings(
             if isinstance(child, str):
                 yield Slot(value, key, (where, key), kind, touch)
             elif isinstance(child, (dict, list)):
-                yield from iter_strings(child, (where, key), kind, skip, touch)
+                if key in free:
+                    yield from iter_strings(child, (where, key), kind, _NOTHING, touch)
+                else:
+                    yield from iter_strings(child, (where, key), kind, skip, touch, free)
     elif isinstance(value, list):
         for i, child in enumerate(value):
             if isinstance(child, str):
                 yield Slot(value, i, (where, i), kind, touch)
             elif isinstance(child, (dict, list)):
-                yield from iter_strings(child, (where, i), kind, skip, touch)
+                yield from iter_strings(child, (where, i), kind, skip, touch, free)

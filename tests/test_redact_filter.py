@@ -579,3 +579,20 @@ async def test_sdk_reversible_tool_arguments(make_proxy, fake):
         msg = await s.get_final_message()
     assert GHP not in _received(fake)
     assert msg.content[-1].input["command"] == f"gh auth login --with-token {GHP}"
+
+
+def test_tool_input_keys_are_the_tools_own_and_all_scanned(filt):
+    """A tool may call its arguments ``name``, ``id`` or ``type``: inside ``input``
+    they are not the content block's structure and are scanned like any other."""
+    body = {"model": "m", "max_tokens": 9, "messages": [
+        {"role": "user", "content": "go"},
+        {"role": "assistant", "content": [{"type": "tool_use", "id": "toolu_9", "name": "Deploy", "input": {
+            "name": f"token {GHP}", "id": STRIPE, "status": [SLACK], "format": {"type": NPM},
+            "citations": [{"cited_text": AWS}]}}]},
+        {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_9", "content": "ok"}]}]}
+    t = make_turn("anthropic", body)
+    filt.on_request(t)
+    assert_clean(sent(t))
+    block = orjson.loads(sent(t))["messages"][1]["content"][0]
+    assert block["id"] == "toolu_9" and block["name"] == "Deploy"  # the block's own fields stay
+    assert block["input"]["name"].startswith("token [REDACTED:github-pat:")

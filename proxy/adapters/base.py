@@ -24,6 +24,9 @@ OPAQUE_KEYS = frozenset({
     "media_type", "encrypted_content", "status", "name", "index", "image_url", "file_id", "format",
     "detail", "annotations", "logprobs", "citations",
 })
+# Keys whose value is a tool's own free-form arguments (``tool_use.input``):
+# walked whole, since a tool may well name an argument ``name`` or ``id``.
+FREE_FORM_KEYS = frozenset({"input"})
 # Content parts that carry binary payloads (base64 images, audio, files): never walked.
 BINARY_PARTS = frozenset({
     "image", "redacted_thinking", "input_image", "image_url", "input_audio", "input_file", "file",
@@ -61,9 +64,10 @@ class View:
                 if isinstance(part, str):
                     yield Slot(value, i, (where, i), kind, self.mark_changed)
                 elif isinstance(part, dict) and part.get("type") not in BINARY_PARTS:
-                    yield from iter_strings(part, (where, i), kind, OPAQUE_KEYS, self.mark_changed)
+                    yield from iter_strings(part, (where, i), kind, OPAQUE_KEYS, self.mark_changed,
+                                              FREE_FORM_KEYS)
         elif isinstance(value, dict) and value.get("type") not in BINARY_PARTS:
-            yield from iter_strings(value, where, kind, OPAQUE_KEYS, self.mark_changed)
+            yield from iter_strings(value, where, kind, OPAQUE_KEYS, self.mark_changed, FREE_FORM_KEYS)
 
     def field_slot(self, obj: dict, key: str, where: Where, kind: str = TEXT) -> Iterator[Slot]:
         """The slot(s) of ``obj[key]``: a string field, or content parts under it."""
