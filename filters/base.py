@@ -13,6 +13,13 @@ frozen ``Config`` dataclass, and only the hooks it needs:
   the events to emit instead (``None`` keeps the event as it is);
 - ``on_response_end(turn)`` — after the last byte went to the client.
 
+A filter may also ask for a last edit of the answer with
+``turn.add_egress(e)``: ``e.response(turn, view)`` / ``e.event(turn, event)``
+run after every filter's response hooks, just before the bytes go out (redact
+puts placeholders back into tool-call arguments there, so no filter after it
+ever sees the values). ``e.name`` names it in errors; a failing egress fails
+the response closed, as a half-made last edit cannot be sent.
+
 ``required = True`` means fail closed: an exception blocks the request. An
 optional filter that raises is skipped for this turn: the request goes on
 without its edits and the turn is marked degraded.
@@ -109,9 +116,17 @@ class Turn:
     streamed: bool = False
     status: int | None = None  # upstream status
     error_type: str | None = None
+    egress: list[Any] | None = None  # last edits of the answer (``add_egress``)
 
     def service(self, name: str) -> Any:
         return self.services.get(name)
+
+    def add_egress(self, egress: Any) -> None:
+        """Run ``egress`` on the answer after every filter (once, however often asked)."""
+        if self.egress is None:
+            self.egress = [egress]
+        elif egress not in self.egress:
+            self.egress.append(egress)
 
     def session_state(self, store: Any, tenant: str | None = None, session: str | None = None
                       ) -> Mapping[str, Any]:
@@ -301,6 +316,8 @@ class Pipeline:
         for stage in self.stages:
             if stage.response is not None:
                 self._call(turn, stage, stage.response, view)
+        if turn.egress:
+            _run_egress(turn, "response", view)
 
     def run_event(self, turn: Turn, event: StreamEvent) -> list[StreamEvent]:
         """Pass one event down the response chain; each filter may replace it
@@ -314,6 +331,9 @@ class Pipeline:
                 result = self._call(turn, stage, stage.event, ev)
                 out.extend([ev] if result is None else result)
             events = out
+        if turn.egress:
+            for ev in events:
+                _run_egress(turn, "event", ev)
         return events
 
     def run_end(self, turn: Turn) -> None:
@@ -358,6 +378,21 @@ class Pipeline:
 class _Undo(Exception):
     def __init__(self, name: str):
         self.name = name
+
+
+def _run_egress(turn: Turn, hook: str, obj: Any) -> None:
+    for egress in turn.egress or ():
+        t0 = time.perf_counter()
+        try:
+            getattr(egress, hook)(turn, obj)
+        except Exception as exc:
+            log.warning("turn %s: %s failed on the answer's last edit: %s", turn.turn_id, egress.name,
+                        type(exc).__name__)
+            _mark_degraded(turn, egress.name)
+            raise FilterError(egress.name, f"the answer's last edit failed ({type(exc).__name__})", 502,
+                              turn.turn_id) from exc
+        finally:
+            _add_time(turn, egress.name, t0)
 
 
 def _resume(passes: Generator[Commit, Any, None], value: Any, failed: bool) -> Commit | None:

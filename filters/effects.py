@@ -521,7 +521,10 @@ class EffectsFilter(Filter):
         cap = self._capture(turn)
         cap.response_id = view.response_id()
         for c in view.tool_calls():
-            cap.done.append((c.call_id, c.name, c.arguments))
+            # a copy: the view is edited after this hook (reversible redaction's last edit puts
+            # values back into these very dicts), and the ledger keeps what the filters saw
+            args = orjson.loads(orjson.dumps(c.arguments)) if isinstance(c.arguments, (dict, list)) else c.arguments
+            cap.done.append((c.call_id, c.name, args))
 
     def on_response_event(self, turn: Turn, event: StreamEvent) -> list | None:
         cap = self._capture(turn)

@@ -21,7 +21,9 @@ Reversible mode (a profile with ``reversible = true``): the session's
 placeholder -> value map is kept in memory (``Vault``, with a TTL), filled by
 request redaction only, and placeholders inside tool-call arguments of the
 response are put back, so the agent's tools run with the real values. Secrets
-the model itself writes stay redacted.
+the model itself writes stay redacted. The putting back is the answer's last
+edit (an egress, see ``filters.base``): the effect ledger, the manifest and
+telemetry, which run after redact, see the placeholders, never the values.
 
 Profiles: ``profile`` by default, ``route_profiles`` per route,
 ``tenant_profiles`` per tenant (wins). The profile name and the counts per
@@ -278,39 +280,37 @@ class RedactFilter(Filter):
                 return res.text
 
             turn.state["redact:apply"] = apply
+            if vault is not None and self.config.responses:
+                turn.add_egress(_RESTORE)
         except RedactionError as exc:
             raise FilterError(self.name, f"redaction failed, request not forwarded: {exc}", 500,
                               turn.turn_id) from None
 
     # -- responses ---------------------------------------------------------------------
 
-    def _redact_slot(self, slot: Slot, red, key: bytes, vault: Vault | None, counts: dict) -> None:
+    def _redact_slot(self, slot: Slot, red, key: bytes, counts: dict) -> None:
         text = slot.get()
         if not isinstance(text, str) or not text:
             return
         res = redact_json_text(red, text, key) if slot.kind == ARGS else red.redact(text, key)
         self._add(counts, res.counts)
-        out = res.text
-        if vault is not None and (slot.kind == ARGS or _TOOL_INPUT.search(slot.where)):
-            out = vault.restore_json_text(out) if slot.kind == ARGS else vault.restore(out)
-        if out != text:
-            slot.set(out)
+        if res.text != text:
+            slot.set(res.text)
 
     def on_response(self, turn: Turn, view: Any) -> None:
         if not self.config.responses or view is None:
             return
         try:
-            profile, key, vault = self._context(turn)
+            profile, key, _vault = self._context(turn)
             counts = self._state(turn, profile)["response_counts"]
             red = profile.redactor
             slots = list(view.text_slots())
-            if vault is None:  # without a vault to restore from, clean text needs nothing: ask once
-                plain = [sl for sl in slots if sl.kind != ARGS]
-                texts = [sl.get() for sl in plain]
-                slots = [sl for sl in slots if sl.kind == ARGS] + [
-                    plain[i] for i in red.dirty([t if isinstance(t, str) else "" for t in texts])]
+            plain = [sl for sl in slots if sl.kind != ARGS]  # clean text needs nothing: ask once
+            texts = [sl.get() for sl in plain]
+            slots = [sl for sl in slots if sl.kind == ARGS] + [
+                plain[i] for i in red.dirty([t if isinstance(t, str) else "" for t in texts])]
             for slot in slots:
-                self._redact_slot(slot, red, key, vault, counts)
+                self._redact_slot(slot, red, key, counts)
         except RedactionError as exc:
             raise FilterError(self.name, f"redaction of the response failed: {exc}", 502, turn.turn_id) from None
 
@@ -323,7 +323,7 @@ class RedactFilter(Filter):
             raise FilterError(self.name, f"redaction of the response failed: {exc}", 502, turn.turn_id) from None
 
     def _event(self, turn: Turn, event: Any) -> list | None:
-        profile, key, vault = self._context(turn)
+        profile, key, _vault = self._context(turn)
         red = profile.redactor
         counts = self._state(turn, profile)["response_counts"]
         ss: _Stream | None = turn.state.get("redact:stream")
@@ -345,7 +345,7 @@ class RedactFilter(Filter):
             if d.kind == ARGS:
                 ss.args.setdefault(ch, []).append(d.text)
                 if ch in closing:
-                    d.text = self._finish_args(ss, ch, red, key, vault, counts)
+                    d.text = self._finish_args(ss, ch, red, key, counts)
                     handled.add(ch)
                     only_held = False
                 elif d.text:
@@ -360,8 +360,6 @@ class RedactFilter(Filter):
                 out += sr.flush()
                 self._add(counts, ss.text.pop(ch).counts)
                 handled.add(ch)
-            if vault is not None and ch in ss.tool_channels:
-                out = vault.restore(out)
             if out != d.text:
                 d.text = out
 
@@ -373,31 +371,29 @@ class RedactFilter(Filter):
                 sr = ss.text.pop(ch)
                 tail = sr.flush()
                 self._add(counts, sr.counts)
-                if vault is not None and ch in ss.tool_channels:
-                    tail = vault.restore(tail)
                 if tail:
                     before.append(event.make_delta(ch, ss.kinds.get(ch, "text"), tail))
             elif ch in ss.args:
-                full = self._finish_args(ss, ch, red, key, vault, counts)
+                full = self._finish_args(ss, ch, red, key, counts)
                 if full:
                     before.append(event.make_delta(ch, ARGS, full))
 
         # Whole texts some events repeat (``.done`` events, final response objects, block starts).
         scratch: dict[str, int] = {}
         for slot in list(event.text_slots()):
-            self._redact_slot(slot, red, key, vault, scratch)
+            self._redact_slot(slot, red, key, scratch)
 
         if only_held and not closed and not starts and event.usage() is None and not event.finish_reasons():
             return before  # nothing left in it: every delta was tool arguments being assembled
         return [*before, event] if before else None
 
-    def _finish_args(self, ss: _Stream, ch: str, red, key: bytes, vault: Vault | None, counts: dict) -> str:
+    def _finish_args(self, ss: _Stream, ch: str, red, key: bytes, counts: dict) -> str:
         full = "".join(ss.args.pop(ch, []))
         if not full:
             return ""
         res = redact_json_text(red, full, key)  # no vault: secrets the model wrote stay redacted
         self._add(counts, res.counts)
-        return vault.restore_json_text(res.text) if vault is not None else res.text
+        return res.text
 
     def on_response_end(self, turn: Turn) -> None:
         ss: _Stream | None = turn.state.pop("redact:stream", None)
@@ -406,3 +402,51 @@ class RedactFilter(Filter):
             held = sum(sr.held for sr in ss.text.values()) + sum(len("".join(a)) for a in ss.args.values())
             if held:
                 log.info("turn %s: %d held characters of unclosed channels dropped", turn.turn_id, held)
+
+
+def _restore_slot(slot: Slot, vault: Vault) -> None:
+    """Placeholders back to values in a tool-call argument slot; other text keeps them."""
+    if slot.kind != ARGS and not _TOOL_INPUT.search(slot.where):
+        return
+    text = slot.get()
+    if not isinstance(text, str) or not text:
+        return
+    out = vault.restore_json_text(text) if slot.kind == ARGS else vault.restore(text)
+    if out != text:
+        slot.set(out)
+
+
+class _Restore:
+    """Reversible mode's last edit of the answer (an egress): the session's
+    placeholders in tool-call arguments become their values again, after every
+    filter has seen the answer. Holds nothing: the vault and the stream's tool
+    channels are the turn's."""
+
+    name = "redact"
+
+    def response(self, turn: Turn, view: Any) -> None:
+        vault = turn.state["redact:ctx"][2]
+        for slot in view.text_slots():
+            _restore_slot(slot, vault)
+
+    def event(self, turn: Turn, event: Any) -> None:
+        vault = turn.state["redact:ctx"][2]
+        ss: _Stream | None = turn.state.get("redact:stream")
+        tool_channels = ss.tool_channels if ss is not None else ()
+        for d in event.deltas():
+            if not d.text:
+                continue
+            if d.kind == ARGS:  # whole arguments: redact sends them as one delta when they close
+                out = vault.restore_json_text(d.text)
+            elif d.channel in tool_channels:  # free-form tool input streamed as text
+                out = vault.restore(d.text)
+            else:
+                continue
+            if out != d.text:
+                d.text = out
+        for slot in event.text_slots():  # whole texts some events repeat (``.done``, final objects)
+            _restore_slot(slot, vault)
+
+
+_RESTORE = _Restore()
+

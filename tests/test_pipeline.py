@@ -81,6 +81,57 @@ def test_response_events_flow_in_request_order():
     assert len(out) == 2 and t.state["seen"] == 2
 
 
+
+class LastEdit:
+    """An egress that uppercases every delta after the filters saw it."""
+    name = "shout"
+
+    def __init__(self, fail=False):
+        self.fail = fail
+
+    def event(self, t, ev):
+        if self.fail:
+            raise RuntimeError("boom")
+        for d in ev.deltas():
+            d.text = d.text.upper()
+
+
+class Asks(Filter):
+    """Asks for the last edit on the request; records what it saw of the answer."""
+    name = "asks"
+
+    def __init__(self, egress):
+        self.egress = egress
+
+    def on_request(self, t):
+        t.add_egress(self.egress)
+        t.add_egress(self.egress)  # asked twice (a replayed pass): runs once
+
+    def on_response_event(self, t, ev):
+        t.state.setdefault("saw", []).extend(d.text for d in ev.deltas())
+
+
+def test_an_egress_edits_the_answer_after_every_filter():
+    t = turn()
+    p = Pipeline([Asks(LastEdit()), Counter()])
+    p.run_request(t)
+    state = ADAPTERS["chat"].stream()
+    data = b'{"choices":[{"index":0,"delta":{"content":"quiet"}}]}'
+    out = p.run_event(t, state.event(None, b"data: " + data + b"\n\n", data))
+    assert t.state["saw"] == ["quiet"]  # the filters saw the answer as the provider sent it
+    assert [d.text for d in out[0].deltas()] == ["QUIET"] and b"QUIET" in out[0].to_bytes()
+    assert "shout" in t.timings_ms
+
+
+def test_a_failing_egress_fails_the_answer_closed():
+    t = turn()
+    p = Pipeline([Asks(LastEdit(fail=True))])
+    p.run_request(t)
+    data = b'{"choices":[{"index":0,"delta":{"content":"x"}}]}'
+    with pytest.raises(FilterError) as exc:
+        p.run_event(t, ADAPTERS["chat"].stream().event(None, b"data: " + data + b"\n\n", data))
+    assert exc.value.status == 502 and exc.value.filter_name == "shout" and t.degraded == ["shout"]
+
 # -- write-ahead commits (filters.base.Commit) -----------------------------------------------
 
 

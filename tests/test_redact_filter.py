@@ -13,7 +13,7 @@ from ctxproxy.proxy.scripted_provider import CustomToolCall, Reply, Text, Thinki
 from secretcorpus import hyperscan_cache_dir
 
 from ctxproxy.config import ConfigError, parse_section
-from ctxproxy.filters import FilterError, Identity, Turn
+from ctxproxy.filters import FilterError, Identity, Pipeline, Turn
 from ctxproxy.filters.redact import RedactConfig, RedactFilter
 from ctxproxy.filters.redaction import PLACEHOLDER_RE, ProfileRegistry
 from ctxproxy.filters.tokens import TokenCounter
@@ -196,7 +196,7 @@ def test_non_streamed_response_redacted(filt, api):
     t = make_turn(api, {"model": "m", "messages": [], "input": []})
     filt.on_request(t)
     view = ADAPTERS[api].parse_response(orjson.dumps(RESPONSES[api]))
-    filt.on_response(t, view)
+    Pipeline([filt]).run_response(t, view)
     out = view.to_bytes().decode()
     assert_clean(out)
     assert t.state["redact"]["response_counts"] == {"aws-access-key-id": 1, "github-pat": 1, "npm-token": 1}
@@ -288,16 +288,16 @@ BUILD = {"anthropic": anthropic_events, "chat": chat_events, "responses": respon
 
 
 def run_stream(filt, turn, events):
-    """Feed events through the filter; return the emitted events (re-parsed from their bytes)."""
+    """Feed events through a pipeline of the filter (its last edits included);
+    return the emitted events' bytes."""
     state = ADAPTERS[turn.api].stream()
+    pipeline = Pipeline([filt])
     emitted = []
     for name, data in events:
         raw_data = data.encode() if isinstance(data, str) else orjson.dumps(data)
         head = f"event: {name}\n".encode() if name else b""
-        ev = state.event(name, head + b"data: " + raw_data + b"\n\n", raw_data)
-        result = filt.on_response_event(turn, ev)
-        emitted += [ev] if result is None else result
-    filt.on_response_end(turn)
+        emitted += pipeline.run_event(turn, state.event(name, head + b"data: " + raw_data + b"\n\n", raw_data))
+    pipeline.run_end(turn)
     return [e.to_bytes() for e in emitted]
 
 
@@ -431,7 +431,7 @@ def test_reversible_non_streamed_tool_use(filt):
     body = {"content": [{"type": "text", "text": f"ok {ph}"},
                         {"type": "tool_use", "id": "toolu_1", "name": "Bash", "input": {"command": f"login {ph}"}}]}
     view = ADAPTERS["anthropic"].parse_response(orjson.dumps(body))
-    filt.on_response(t, view)
+    Pipeline([filt]).run_response(t, view)
     out = orjson.loads(view.to_bytes())
     assert out["content"][1]["input"]["command"] == f"login {GHP}" and out["content"][0]["text"] == f"ok {ph}"
 

@@ -11,6 +11,7 @@ import aiohttp
 from ctxproxy.proxy.scripted_provider import Reply, ToolCall, Text
 from secretcorpus import build_corpus
 
+from ctxproxy.filters.redaction import PLACEHOLDER_RE
 from ctxproxy.filters.redaction.builtin import builtin_rules
 from ctxproxy.filters.redaction.rules import DEFAULT_GROUPS
 
@@ -121,3 +122,50 @@ project = ["AGENTS.md"]
     body = fake.last.body.decode()
     assert "Use the key [REDACTED:" in body
     assert secret not in body
+
+
+async def test_reversible_values_go_only_to_the_client(otlp, make_proxy, fake, tmp_path):
+    """Reversible mode gives the agent's tool the real value, and only the agent:
+    the ledger, the manifest, the data directory and the spans keep the
+    placeholder, and the call settles when the agent sends the value back."""
+    secret = "ghp_" + "Zy9Xw8Vu7Ts6Rq5Po4Nm3Lk2Ji1Hg0FeDcBa"
+    proxy = await make_proxy(FULL + """
+[filters.redact]
+profile = "vault"
+[filters.redact.profiles.vault]
+reversible = true
+[filters.manifest]
+capture_content = true
+""", data_dir=str(tmp_path / "data"))
+    client = proxy.anthropic()
+    session = {"X-Ctx-Session": "rev-leak"}
+    for n, stream in enumerate((False, True)):
+        fake.script(lambda rec: Reply.of(Text("Logging in."), ToolCall("run", {
+            "command": "gh auth login --with-token " + PLACEHOLDER_RE.findall(rec.body.decode())[0]},
+            call_id=f"toolu_rev{n}"), delta_chars=4))
+        kw = dict(model="c", max_tokens=50, extra_headers=session,
+                  messages=[{"role": "user", "content": f"log in with {secret}"}])
+        if stream:
+            async with client.messages.stream(**kw) as s:
+                msg = await s.get_final_message()
+        else:
+            msg = await client.messages.create(**kw)
+        call = msg.content[-1]
+        assert call.input["command"] == f"gh auth login --with-token {secret}"  # the tool gets the value
+        # the agent runs it and sends the call (with the value) and its result back
+        fake.script(Reply.text("Done."))
+        await client.messages.create(model="c", max_tokens=50, extra_headers=session, messages=[
+            {"role": "user", "content": f"log in with {secret}"},
+            {"role": "assistant", "content": [{"type": "text", "text": "Logging in."},
+                                              {"type": "tool_use", "id": call.id, "name": "run",
+                                               "input": call.input}]},
+            {"role": "user", "content": [{"type": "tool_result", "tool_use_id": call.id,
+                                          "content": "Logged in as octocat"}]}])
+        store = proxy.settled_store()
+        rec = store.effects.by_call_id("default", call.id)
+        assert rec.state == "completed" and "[REDACTED:github-pat:" in rec.args_canonical
+    await asyncio.to_thread(proxy.state.services["telemetry"].force_flush, 5000)
+    assert secret.encode() not in b"".join(r.body for r in fake.requests)
+    disk = b"".join(p.read_bytes() for p in Path(tmp_path / "data").rglob("*") if p.is_file())
+    assert secret.encode() not in disk, "a restored value reached the data directory"
+    assert otlp.spans() and secret.encode() not in otlp.all_bytes(), "a restored value reached the spans"
