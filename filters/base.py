@@ -148,6 +148,9 @@ class Filter:
     name: ClassVar[str] = ""
     required: ClassVar[bool] = False  # True: fail closed
     uses_tokens: ClassVar[bool] = False  # True: counts tokens (the vocabulary is loaded at start-up)
+    # True: its on_request also guards auxiliary calls (count_tokens, compact), whose
+    # body is the conversation but whose answer is not a model turn
+    guards_auxiliary: ClassVar[bool] = False
 
     Config: ClassVar[type | None] = None  # frozen dataclass of [filters.<name>]
 
@@ -205,15 +208,16 @@ class _Stage:
 class Pipeline:
     """An ordered, immutable chain built once at start-up (a reload swaps it)."""
 
-    def __init__(self, filters: Iterable[Filter]):
+    def __init__(self, filters: Iterable[Filter], request_only: bool = False):
         stages = []
         for f in filters:
+            answer = (lambda hook: None) if request_only else (lambda hook: getattr(f, hook, None))
             stages.append(_Stage(
                 f,
                 getattr(f, "on_request", None),
-                getattr(f, "on_response", None),
-                getattr(f, "on_response_event", None),
-                getattr(f, "on_response_end", None),
+                answer("on_response"),
+                answer("on_response_event"),
+                answer("on_response_end"),
                 f"{f.name}.request",
             ))
         self.stages: tuple[_Stage, ...] = tuple(stages)
@@ -223,6 +227,11 @@ class Pipeline:
     @property
     def names(self) -> tuple[str, ...]:
         return tuple(s.filter.name for s in self.stages)
+
+    def auxiliary(self) -> "Pipeline":
+        """For auxiliary calls: the request hooks of the filters that guard every
+        request (same filter objects; closed with this pipeline)."""
+        return Pipeline([s.filter for s in self.stages if s.filter.guards_auxiliary], request_only=True)
 
     def run_request(self, turn: Turn, reparse: Callable[[], RequestView] | None = None) -> None:
         """Run every on_request. An optional filter that fails after editing the

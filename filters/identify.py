@@ -48,6 +48,7 @@ class IdentifyConfig:
 class IdentifyFilter(Filter):
     name = "identify"
     required = True  # an unidentified turn could mix tenants
+    guards_auxiliary = True
     Config = IdentifyConfig
 
     def __init__(self, config: IdentifyConfig):

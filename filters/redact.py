@@ -140,6 +140,7 @@ def _session_key(secret: bytes, scope: str) -> bytes:
 class RedactFilter(Filter):
     name = "redact"
     required = True
+    guards_auxiliary = True
     Config = RedactConfig
 
     def __init__(self, config: RedactConfig | None = None, secret: bytes | None = None,

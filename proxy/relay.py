@@ -131,6 +131,7 @@ class Relay:
                  services: dict):
         self.session = session
         self.pipelines = pipelines  # route name -> pipeline
+        self.aux_pipelines = {name: p.auxiliary() for name, p in pipelines.items()}  # count_tokens, compact
         self.tokens = tokens
         self.services = services
 
@@ -141,7 +142,7 @@ class Relay:
                     request=None, tokens=self.tokens, services=self.services,
                     tenant_fixed=route.config.tenant)
         err_api = family_api(api, route.family)
-        pipeline = self.pipelines[route.name] if api else None
+        pipeline = (self.aux_pipelines if match.auxiliary else self.pipelines)[route.name] if api else None
         try:
             raw = await request.read()
             body = raw

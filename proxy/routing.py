@@ -32,6 +32,10 @@ class Match(NamedTuple):  # made per request: a tuple is the cheapest record
     route: Route
     upstream_path: str  # path to request upstream (prefix stripped)
     api: str | None  # the wire API whose pipeline applies, None for pass-through
+    auxiliary: bool = False  # count_tokens, compact: only the filters that guard requests
+
+
+_PASS = (None, False)
 
 
 class Router:
@@ -53,8 +57,8 @@ class Router:
             p = r.config.prefix
             if path == p or path.startswith(p + "/"):
                 rest = path[len(p):] or "/"
-                return Match(r, rest, api_for_path(rest) if method == "POST" else None)
-        api = api_for_path(path) if method == "POST" else None
+                return Match(r, rest, *(api_for_path(rest) if method == "POST" else _PASS))
+        api, aux = api_for_path(path) if method == "POST" else _PASS
         if api == "anthropic":
             family = "anthropic"
         elif api in ("chat", "responses"):
@@ -62,4 +66,4 @@ class Router:
         else:  # pass-through: the caller's headers say which provider it means
             family = "anthropic" if ("anthropic-version" in headers or "x-api-key" in headers) else "openai"
         route = self.default.get(family) or next(iter(self.default.values()))
-        return Match(route, path, api)
+        return Match(route, path, api, aux)

@@ -8,18 +8,21 @@ from ctxproxy.filters.view import ARGS, THINKING
 from ctxproxy.proxy.adapters import ADAPTERS, api_for_path
 from realclients import body_bytes, load, names
 
-MODEL_FIXTURES = [n for n in names() if load(n).get("body") and api_for_path(load(n)["path"])]
+MODEL_FIXTURES = [n for n in names() if load(n).get("body") and api_for_path(load(n)["path"]) != (None, False)]
 
 
 def view_of(name):
     rec = load(name)
     raw = body_bytes(rec)
-    return rec, raw, ADAPTERS[api_for_path(rec["path"])].parse_request(raw)
+    return rec, raw, ADAPTERS[api_for_path(rec["path"])[0]].parse_request(raw)
 
 
 def test_fixture_set_is_complete():
-    assert len(MODEL_FIXTURES) == 10  # every recorded model call (count_tokens passes through)
-    assert api_for_path("/v1/messages/count_tokens") is None
+    # every recorded model call, and count_tokens (the same request shape, guarded the same way)
+    assert len(MODEL_FIXTURES) == 11
+    assert api_for_path("/v1/messages/count_tokens?beta=true".split("?")[0]) == ("anthropic", True)
+    assert api_for_path("/v1/messages/") == ("anthropic", False)
+    assert api_for_path("/v1/models") == (None, False)
 
 
 @pytest.mark.parametrize("name", MODEL_FIXTURES)
@@ -34,7 +37,7 @@ def test_untouched_request_is_the_original_bytes(name):
 def test_views_find_system_and_user_text(name):
     _, _, view = view_of(name)
     assert view.first_user_text()
-    if not name.startswith("openai-sdk"):
+    if not name.startswith(("openai-sdk", "anthropic-sdk-count")):
         assert len(view.system_text()) > 10
 
 

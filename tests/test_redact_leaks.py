@@ -169,3 +169,34 @@ capture_content = true
     disk = b"".join(p.read_bytes() for p in Path(tmp_path / "data").rglob("*") if p.is_file())
     assert secret.encode() not in disk, "a restored value reached the data directory"
     assert otlp.spans() and secret.encode() not in otlp.all_bytes(), "a restored value reached the spans"
+
+
+async def test_auxiliary_calls_and_odd_paths_carry_no_secret(make_proxy, fake, serve_app):
+    """count_tokens, Responses input_tokens and compact carry the whole conversation;
+    a trailing slash still names the Messages API: none is a way around redaction."""
+    secret = "ghp_" + "Qw3Er5Ty7Ui9Op1As3Df5Gh7Jk9Lz1Xc3Vb5"
+    seen = []
+
+    async def record(request):
+        seen.append((request.path, await request.read()))
+        return aiohttp.web.json_response({"input_tokens": 7} if "tokens" in request.path else {"output": []})
+
+    app = aiohttp.web.Application()
+    app.router.add_post("/{tail:.*}", record)
+    proxy = await make_proxy('[pipeline]\nrequest = ["identify", "redact", "effects", "manifest"]\n',
+                             upstream=await serve_app(app))
+    msgs = [{"role": "user", "content": f"deploy with {secret}"}]
+    n = await proxy.anthropic().messages.count_tokens(model="claude-x", messages=msgs)
+    assert n.input_tokens == 7  # the answer comes back as the provider sent it
+    async with aiohttp.ClientSession() as s:
+        for path, body in (("/v1/responses/input_tokens", {"model": "gpt-x", "input": msgs}),
+                           ("/v1/responses/compact", {"model": "gpt-x", "input": msgs, "instructions": "compact"}),
+                           ("/v1/messages/", {"model": "claude-x", "max_tokens": 5, "messages": msgs})):
+            async with s.post(proxy.url + path, json=body) as r:
+                assert r.status == 200, path
+    assert [p for p, _ in seen] == ["/v1/messages/count_tokens", "/v1/responses/input_tokens",
+                                    "/v1/responses/compact", "/v1/messages/"]
+    for path, body in seen:
+        assert secret.encode() not in body and b"[REDACTED:github-pat:" in body, path
+    store = proxy.settled_store()  # an auxiliary call is not a model turn: no manifest of its own
+    assert len(store.manifests.list("default")) == 1

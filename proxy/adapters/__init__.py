@@ -63,12 +63,28 @@ MODEL_PATHS = (
 )
 
 
-def api_for_path(path: str) -> str | None:
-    """The API a POST to ``path`` speaks, or None for pass-through paths."""
+# Auxiliary calls: the body is that API's request (the whole conversation), the
+# answer is not a model turn (a token count, a compacted history). Secrets must
+# not leave through them either, so they get the filters that guard the request.
+AUX_PATHS = (
+    ("/messages/count_tokens", "anthropic"),
+    ("/responses/input_tokens", "responses"),
+    ("/responses/compact", "responses"),
+)
+
+
+def api_for_path(path: str) -> tuple[str | None, bool]:
+    """(API a POST to ``path`` speaks, whether it is an auxiliary call);
+    (None, False) for pass-through paths. A trailing slash does not hide a
+    model call from the filters."""
+    path = path.rstrip("/")
     for suffix, api in MODEL_PATHS:
         if path.endswith(suffix):
-            return api
-    return None
+            return api, False
+    for suffix, api in AUX_PATHS:
+        if path.endswith(suffix):
+            return api, True
+    return None, False
 
 
 __all__ = ["ADAPTERS", "Adapter", "AdapterError", "Event", "View", "api_for_path"]
