@@ -28,9 +28,11 @@ How a turn goes:
 
 Never pruned: the ``keep_recent`` most recent results, results the model
 has not seen yet (after the last assistant turn), results of excluded tools,
-results with images (left alone, as OpenClaw does), small results, and
-results carrying a cache breakpoint inside their content. Only content is
-replaced: every call/result pair stays where it was.
+results with any part that is not text (images, as OpenClaw does, and PDF
+documents, search results...: a stub is text, and the stored original is the
+result's text, so the rest would be lost), small results, and results
+carrying a cache breakpoint inside their content. Only content is replaced:
+every call/result pair stays where it was.
 
 Monotonic: a decision is never undone; ``soft`` may later become ``hard``
 (at a batch point). If the client sends different content for a call id that
@@ -64,6 +66,7 @@ from ctxproxy.config import ConfigError
 
 from .base import Commit, Filter, Turn
 from .digest import memo_key
+from .view import type_of
 
 log = logging.getLogger("ctxproxy.filters.prune")
 
@@ -506,11 +509,12 @@ def original_doc(turn: Turn, r: _Result) -> dict[str, Any]:
 
 
 # Keys and content parts that are not text the model reads as language (ids, markers,
-# binary payloads). Only for the estimate: the trigger needs a good count, not an exact one.
+# binary payloads: a PDF's base64 source, not its title; a text document is text).
+# Only for the estimate: the trigger needs a good count, not an exact one.
 _SKIP_KEYS = frozenset({"type", "id", "role", "tool_use_id", "tool_call_id", "call_id", "signature",
                         "cache_control", "status", "media_type", "encrypted_content", "index", "format", "detail",
                         "annotations", "logprobs", "citations", "image_url", "file_id"})
-_BINARY_TYPES = frozenset({"image", "input_image", "image_url", "input_audio", "input_file", "file", "document",
+_BINARY_TYPES = frozenset({"image", "input_image", "image_url", "input_audio", "input_file", "file", "base64",
                            "redacted_thinking", "compaction", "compaction_summary", "item_reference"})
 
 
@@ -549,7 +553,7 @@ def _strings_tokens(value: Any, count: Callable[[str], int]) -> int:
     if isinstance(value, list):
         return sum(_strings_tokens(v, count) for v in value)
     if isinstance(value, dict):
-        if value.get("type") in _BINARY_TYPES:
+        if type_of(value) in _BINARY_TYPES:
             return 0
         return sum(_strings_tokens(v, count) for k, v in value.items() if k not in _SKIP_KEYS)
     return 0

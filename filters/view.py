@@ -81,7 +81,7 @@ class ToolResult:
     content: str  # text of the result, flattened
     is_error: bool
     position: int
-    has_images: bool = False
+    has_images: bool = False  # holds a part that is not text (image, document, ...): never pruned
     replace: Callable[[str], None] = field(default=lambda text: None, repr=False)
 
 
@@ -201,19 +201,31 @@ class StreamEvent(Protocol):
 _NOTHING: frozenset[str] = frozenset()
 
 
+def type_of(obj: dict) -> str | None:
+    """An object's ``type`` when it is a string. Anything else (a list, an
+    object) names no type we know, and cannot be looked up in a set: such a
+    block is an unknown one, walked like any other."""
+    t = obj.get("type")
+    return t if isinstance(t, str) else None
+
+
 def iter_strings(
     value: Any, where: Where, kind: str, skip: frozenset[str], touch: Callable[[], None],
-    free: frozenset[str] = _NOTHING,
+    free: frozenset[str] = _NOTHING, binary: frozenset[str] = _NOTHING,
 ) -> Iterator[Slot]:
     """Slots for every string inside a JSON value, skipping keys in ``skip``.
 
     The one JSON walker of the project: views use it for free-form values
     (tool inputs, unknown content blocks) so nothing model-visible is missed.
+    Objects whose ``type`` is in ``binary`` (base64 payloads) are not entered,
+    at any depth: no filter spends time on megabytes of base64 or rewrites it.
     Under a key in ``free`` (a tool's own arguments) nothing is skipped: there
     ``name`` or ``id`` are whatever the tool calls them, not structure.
     ``touch`` is called on every write so the owning view knows it changed.
     """
     if isinstance(value, dict):
+        if binary and type_of(value) in binary:
+            return
         for key, child in value.items():
             if key in skip:
                 continue
@@ -223,10 +235,10 @@ def iter_strings(
                 if key in free:
                     yield from iter_strings(child, (where, key), kind, _NOTHING, touch)
                 else:
-                    yield from iter_strings(child, (where, key), kind, skip, touch, free)
+                    yield from iter_strings(child, (where, key), kind, skip, touch, free, binary)
     elif isinstance(value, list):
         for i, child in enumerate(value):
             if isinstance(child, str):
                 yield Slot(value, i, (where, i), kind, touch)
             elif isinstance(child, (dict, list)):
-                yield from iter_strings(child, (where, i), kind, skip, touch, free)
+                yield from iter_strings(child, (where, i), kind, skip, touch, free, binary)

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from typing import Any, Iterator
 
-from ctxproxy.filters.view import ARGS, TEXT, THINKING, Delta, Slot, ToolCall, ToolResult, Usage
+from ctxproxy.filters.view import ARGS, TEXT, THINKING, Delta, Slot, ToolCall, ToolResult, Usage, type_of
 
 from .base import (
     ResponseViewBase,
@@ -236,7 +236,7 @@ class AnthropicEvent(Event):
         if self.type != "content_block_delta":
             return []
         delta = self.data.get("delta")
-        spec = _DELTA_FIELDS.get(delta.get("type")) if isinstance(delta, dict) else None
+        spec = _DELTA_FIELDS.get(type_of(delta)) if isinstance(delta, dict) else None
         if spec is None or not isinstance(delta.get(spec[0]), str):
             return []
         channel = str(self._index())

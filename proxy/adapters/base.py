@@ -11,7 +11,7 @@ from typing import Any, Callable, ClassVar, Iterator
 
 import orjson
 
-from ctxproxy.filters.view import ARGS, TEXT, Delta, Slot, ToolCall, ToolResult, Usage, Where, iter_strings
+from ctxproxy.filters.view import ARGS, TEXT, Delta, Slot, ToolCall, ToolResult, Usage, Where, iter_strings, type_of
 
 
 class AdapterError(ValueError):
@@ -27,11 +27,17 @@ OPAQUE_KEYS = frozenset({
 # Keys whose value is a tool's own free-form arguments (``tool_use.input``):
 # walked whole, since a tool may well name an argument ``name`` or ``id``.
 FREE_FORM_KEYS = frozenset({"input"})
-# Content parts that carry binary payloads (base64 images, audio, files): never walked.
+# Content parts that carry binary payloads (base64 images, audio, files): never walked,
+# at any depth. "base64" is Anthropic's inline source object (``{"type": "base64",
+# "media_type", "data"}``) of an image or a PDF ``document``: only the source is
+# skipped, so a document's title and context, and a document with a ``text`` or
+# ``content`` source, are read like any text.
 BINARY_PARTS = frozenset({
     "image", "redacted_thinking", "input_image", "image_url", "input_audio", "input_file", "file",
-    "document_binary", "compaction", "compaction_summary", "item_reference",
+    "document_binary", "compaction", "compaction_summary", "item_reference", "base64",
 })
+# Content parts that are text: what ``text_of`` flattens a tool result to.
+TEXT_PARTS = frozenset({"text", "input_text"})
 
 
 class View:
@@ -58,16 +64,11 @@ class View:
 
     # -- shared slot helpers -------------------------------------------------
     def parts(self, value: Any, where: Where, kind: str = TEXT) -> Iterator[Slot]:
-        """Slots inside a list of content parts (or one part), binary parts skipped."""
-        if isinstance(value, list):
-            for i, part in enumerate(value):
-                if isinstance(part, str):
-                    yield Slot(value, i, (where, i), kind, self.mark_changed)
-                elif isinstance(part, dict) and part.get("type") not in BINARY_PARTS:
-                    yield from iter_strings(part, (where, i), kind, OPAQUE_KEYS, self.mark_changed,
-                                              FREE_FORM_KEYS)
-        elif isinstance(value, dict) and value.get("type") not in BINARY_PARTS:
-            yield from iter_strings(value, where, kind, OPAQUE_KEYS, self.mark_changed, FREE_FORM_KEYS)
+        """Slots inside a list of content parts (or one part), binary parts skipped
+        at any depth (an image inside a tool result, a PDF's base64 source)."""
+        if isinstance(value, (list, dict)):
+            yield from iter_strings(value, where, kind, OPAQUE_KEYS, self.mark_changed, FREE_FORM_KEYS,
+                                    BINARY_PARTS)
 
     def field_slot(self, obj: dict, key: str, where: Where, kind: str = TEXT) -> Iterator[Slot]:
         """The slot(s) of ``obj[key]``: a string field, or content parts under it."""
@@ -201,9 +202,18 @@ def text_of(content: Any) -> str:
     return ""
 
 
+def is_text_part(part: Any) -> bool:
+    """A part ``text_of`` reads whole: a string, or a text part holding a string."""
+    return isinstance(part, str) or (
+        isinstance(part, dict) and type_of(part) in TEXT_PARTS and isinstance(part.get("text"), str))
+
+
 def has_binary(content: Any) -> bool:
-    return isinstance(content, list) and any(
-        isinstance(p, dict) and p.get("type") in BINARY_PARTS for p in content)
+    """Whether a tool result holds a part that is not text (an image, a PDF
+    document, search results, a part of unknown type). Its flattened text is
+    not the whole result, so prune leaves it alone: a stub could only stand in
+    for the text, and the stored original holds only the text."""
+    return isinstance(content, list) and not all(is_text_part(p) for p in content)
 
 
 def decode_args(text: Any) -> Any:
@@ -216,7 +226,7 @@ def decode_args(text: Any) -> Any:
 
 
 def make_result_replacer(view: View, holder: dict, key: str, text_type: str) -> Callable[[str], None]:
-    """Replace a tool result's text, keeping any images/binary parts in place.
+    """Replace a tool result's text, keeping every part that is not text in place.
     The view keeps its results, so the replacer holds it weakly: a strong
     reference would make a cycle that keeps the whole parsed body alive until
     the garbage collector runs."""
@@ -224,8 +234,8 @@ def make_result_replacer(view: View, holder: dict, key: str, text_type: str) -> 
 
     def replace(text: str) -> None:
         content = holder.get(key)
-        if isinstance(content, list) and has_binary(content):
-            kept = [p for p in content if isinstance(p, dict) and p.get("type") in BINARY_PARTS]
+        if has_binary(content):  # only the text is replaced: every other part stays as it was
+            kept = [p for p in content if not is_text_part(p)]
             holder[key] = [{"type": text_type, "text": text}, *kept]
         else:
             holder[key] = text
@@ -342,7 +352,7 @@ class Event:
     @property
     def type(self) -> str | None:
         d = self.data
-        return d.get("type") if isinstance(d, dict) else None
+        return type_of(d) if isinstance(d, dict) else None
 
     def json_bytes(self) -> bytes:
         """The event's JSON alone (a WebSocket frame)."""
@@ -405,6 +415,6 @@ def dumps(obj: Any) -> bytes:
 
 __all__ = [
     "AdapterError", "Event", "View", "ToolCall", "ToolResult", "Usage", "Delta", "Slot",
-    "text_of", "has_binary", "decode_args", "make_result_replacer", "usage_int", "parse_body", "dumps",
+    "text_of", "is_text_part", "has_binary", "decode_args", "make_result_replacer", "usage_int", "parse_body", "dumps",
     "MAX_CACHE_BREAKPOINTS", "part_markers", "count_markers", "last_marked", "longest_ttl",
 ]
