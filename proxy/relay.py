@@ -29,6 +29,7 @@ log = logging.getLogger("ctxproxy.proxy")
 HOP_BY_HOP = frozenset({
     "connection", "keep-alive", "proxy-authenticate", "proxy-authorization", "te", "trailer", "trailers",
     "transfer-encoding", "upgrade", "host", "content-length",
+    "expect",  # the client's 100-continue was answered here; the provider gets the whole body at once
 })
 # Events that end a well-formed stream, per API; a stream that stops before one was cut.
 _TERMINAL_NAMES = {

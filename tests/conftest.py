@@ -65,7 +65,9 @@ async def make_proxy(tmp_path, fake):
             cfg_path.write_text(toml_text)
         url = upstream or fake.url
         overrides.setdefault("data_dir", str(tmp_path / "data"))
-        cfg = load_config(cfg_path, anthropic_upstream=url, openai_upstream=url, port=0, **overrides)
+        overrides.setdefault("anthropic_upstream", url)
+        overrides.setdefault("openai_upstream", url)
+        cfg = load_config(cfg_path, port=0, **overrides)
         app = make_app(cfg)
         runner, base = await _serve(app, handler_cancellation=True, access_log=None, shutdown_timeout=1.0)
         runners.append(runner)

@@ -6,6 +6,7 @@ import sys
 import time
 
 import aiohttp
+from aiohttp import web
 import pytest
 
 from ctxproxy.proxy.scripted_provider import FakeProvider, Reply
@@ -79,3 +80,34 @@ async def test_workers_share_one_port(tmp_path, fake):
         proc.terminate()
         proc.wait(15)
     assert proc.returncode is not None
+
+
+async def test_paths_name_their_api_exactly(make_proxy, serve_app):
+    """OpenAI's Assistants API ends in ``/messages`` too: it stays OpenAI's, and
+    its key never goes to Anthropic. The client's ``Expect: 100-continue`` was
+    answered by the proxy; the provider gets the body without waiting for one."""
+    seen = {"anthropic": [], "openai": []}
+
+    def upstream(name):
+        async def handler(request):
+            seen[name].append((request.path, request.headers.get("Authorization"),
+                               request.headers.get("Expect"), await request.read()))
+            return web.json_response({"id": "x"})
+        app = web.Application()
+        app.router.add_route("*", "/{tail:.*}", handler)
+        return app
+
+    proxy = await make_proxy(anthropic_upstream=await serve_app(upstream("anthropic")),
+                             openai_upstream=await serve_app(upstream("openai")))
+    body = {"role": "user", "content": "hello"}
+    async with aiohttp.ClientSession() as s:
+        for path in ("/v1/threads/thread_1/messages", "/v1/threads/thread_1/messages/"):
+            async with s.post(proxy.url + path, json=body, headers={"Authorization": "Bearer sk-openai"}) as r:
+                assert r.status == 200
+        async with s.post(proxy.url + "/v1/messages", json={"model": "c", "max_tokens": 5, "messages": [body]},
+                          headers={"x-api-key": "sk-ant", "Expect": "100-continue"}) as r:
+            assert r.status == 200
+    assert [p for p, *_ in seen["openai"]] == ["/v1/threads/thread_1/messages", "/v1/threads/thread_1/messages/"]
+    assert all(auth == "Bearer sk-openai" for _, auth, _, _ in seen["openai"])
+    ((path, auth, expect, got),) = seen["anthropic"]
+    assert path == "/v1/messages" and auth is None and expect is None and b'"hello"' in got

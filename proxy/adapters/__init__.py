@@ -52,25 +52,28 @@ ADAPTERS: dict[str, Adapter] = {
                          openai_responses.ResponsesStream, openai_chat.error_body, openai_responses.stream_error),
 }
 
-# Path suffix (after any route prefix) -> api whose pipeline applies.
-MODEL_PATHS = (
-    ("/v1/messages", "anthropic"),
-    ("/messages", "anthropic"),
-    ("/v1/chat/completions", "chat"),
-    ("/chat/completions", "chat"),
-    ("/v1/responses", "responses"),
-    ("/responses", "responses"),
+# Which API a POST speaks, by its path after any route prefix: (api, auxiliary).
+# Auxiliary calls carry that API's request (the whole conversation) but their
+# answer is not a model turn (a token count, a compacted history): secrets must
+# not leave through them either, so they get the filters that guard requests.
+#
+# Anthropic paths match exactly: a bare "…/messages" suffix would also take
+# OpenAI's Assistants API (/v1/threads/<id>/messages) and send its key to Anthropic.
+ANTHROPIC_PATHS = {
+    "/v1/messages": ("anthropic", False),
+    "/messages": ("anthropic", False),
+    "/v1/messages/count_tokens": ("anthropic", True),
+    "/messages/count_tokens": ("anthropic", True),
+}
+# OpenAI paths match by suffix: deployments put their own path first
+# (Azure: /openai/deployments/<name>/chat/completions).
+OPENAI_SUFFIXES = (
+    ("/chat/completions", ("chat", False)),
+    ("/responses", ("responses", False)),
+    ("/responses/input_tokens", ("responses", True)),
+    ("/responses/compact", ("responses", True)),
 )
-
-
-# Auxiliary calls: the body is that API's request (the whole conversation), the
-# answer is not a model turn (a token count, a compacted history). Secrets must
-# not leave through them either, so they get the filters that guard the request.
-AUX_PATHS = (
-    ("/messages/count_tokens", "anthropic"),
-    ("/responses/input_tokens", "responses"),
-    ("/responses/compact", "responses"),
-)
+_PASS_THROUGH = (None, False)
 
 
 def api_for_path(path: str) -> tuple[str | None, bool]:
@@ -78,13 +81,13 @@ def api_for_path(path: str) -> tuple[str | None, bool]:
     (None, False) for pass-through paths. A trailing slash does not hide a
     model call from the filters."""
     path = path.rstrip("/")
-    for suffix, api in MODEL_PATHS:
+    found = ANTHROPIC_PATHS.get(path)
+    if found is not None:
+        return found
+    for suffix, found in OPENAI_SUFFIXES:
         if path.endswith(suffix):
-            return api, False
-    for suffix, api in AUX_PATHS:
-        if path.endswith(suffix):
-            return api, True
-    return None, False
+            return found
+    return _PASS_THROUGH
 
 
 __all__ = ["ADAPTERS", "Adapter", "AdapterError", "Event", "View", "api_for_path"]
