@@ -257,6 +257,9 @@ class Relay:
         except UpstreamError as exc:
             await self._stream_failed(resp, turn, exc, is_sse, request)
             return resp
+        except Exception as exc:
+            await self._stream_failed(resp, turn, _internal(exc, turn), is_sse, request)
+            return resp
         await resp.write_eof()
         return resp
 
@@ -283,6 +286,9 @@ class Relay:
         except FilterError as exc:  # a required response filter failed: stop, say so
             await self._stream_failed(resp, turn, ProxyError(exc.status, f"ctxproxy {exc.filter_name}: {exc.message}",
                                                              "filter_failed"), True)
+            return resp
+        except Exception as exc:
+            await self._stream_failed(resp, turn, _internal(exc, turn), True)
             return resp
         if upstream.status < 300 and not relay.terminated:
             await self._stream_failed(resp, turn, UpstreamError(502, "upstream ended the stream early",
@@ -318,6 +324,16 @@ class Relay:
                 pass
         elif request is not None and request.transport is not None:
             request.transport.close()  # a plain body cut short: no final chunk, so the client sees the cut
+
+
+def _internal(exc: Exception, turn: Turn) -> ProxyError:
+    """A failure of ours once the answer has begun: it is logged and the stream
+    ends with an error in the caller's format (a second HTTP response cannot
+    follow the first). A client that went away is not such a failure."""
+    if isinstance(exc, ConnectionError):
+        raise exc
+    log.exception("turn %s: failed while relaying the answer", turn.turn_id)
+    return ProxyError(500, "ctxproxy failed while relaying the answer", "internal_error")
 
 
 class _EventRelay:

@@ -170,3 +170,37 @@ async def test_admin_api_requires_token(make_proxy, monkeypatch):
             assert "identify" in (await r.json())["routes"]["anthropic"]["filters"]
         async with s.get(proxy.url + "/ctx/healthz") as r:
             assert r.status == 200 and (await r.json())["status"] == "ok"
+
+
+async def test_a_failure_of_ours_mid_stream_ends_the_stream_in_the_callers_format(proxy, fake, monkeypatch,
+                                                                                 caplog):
+    """A bug in a filter after the answer began: the stream ends with an error
+    event, and the connection carries no second HTTP response."""
+    from ctxproxy.filters import base
+
+    real, calls = base.Pipeline.run_event, []
+
+    def failing(self, turn, ev):
+        calls.append(ev)
+        if len(calls) == 3:
+            raise KeyError("a bug")
+        return real(self, turn, ev)
+
+    monkeypatch.setattr(base.Pipeline, "run_event", failing)
+    fake.script(Reply.text("one two three four five six", delta_chars=3))
+    host, port = proxy.url[len("http://"):].split(":")
+    reader, writer = await asyncio.open_connection(host, int(port))
+    body = b'{"model":"m","stream":true,"max_tokens":5,"messages":[{"role":"user","content":"hi"}]}'
+    writer.write(b"POST /v1/messages HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+                 b"Content-Length: %d\r\n\r\n%s" % (len(body), body))
+    data = b""
+    while not data.endswith(b"0\r\n\r\n"):  # the chunked body's end
+        chunk = await asyncio.wait_for(reader.read(65536), 5)
+        assert chunk, "the proxy closed the connection instead of ending the stream"
+        data += chunk
+    writer.close()
+    head, stream = data.split(b"\r\n\r\n", 1)
+    assert head.startswith(b"HTTP/1.1 200") and b"HTTP/1.1" not in stream
+    assert b"event: error" in stream and b"ctxproxy failed while relaying the answer" in stream
+    assert b"message_stop" not in stream
+    assert "failed while relaying the answer" in caplog.text
