@@ -2,11 +2,13 @@
 from __future__ import annotations
 
 import time
-from typing import Any, Iterator
+from typing import Any, Callable, Iterator
 
-from ctxproxy.filters.view import ARGS, TEXT, THINKING, Delta, Slot, ToolCall, ToolResult, Usage, Where
+from ctxproxy.filters.view import ARGS, TEXT, THINKING, Delta, Slot, ToolCall, ToolResult, Usage, Where, iter_strings
 
 from .base import (
+    FREE_FORM_KEYS,
+    OPAQUE_KEYS,
     ResponseViewBase,
     RequestViewBase,
     Event,
@@ -43,7 +45,37 @@ def item_slots(view: View | Event, item: dict, where: Where) -> Iterator[Slot]:
         yield from view.field_slot(item, "summary", (where, "summary"), THINKING)
         yield from view.field_slot(item, "content", (where, "content"), THINKING)
     else:  # messages and anything unknown: every string but ids and opaque blobs
-        yield from view.parts(item, where)
+        yield from text_parts(view, item, where)
+
+
+def _logprobs_guard(view: Any, parts: list, key: str = "text") -> Callable[[], None] | None:
+    """The write hook for slots inside ``parts`` when some carry ``logprobs``
+    (None when none do): the view's ``mark_changed``, and a part whose ``key``
+    an edit changed loses its logprobs (``top_logprobs`` with them). They spell
+    the original text token by token, so a redacted secret would still reach
+    the client; an empty list keeps the SDKs' models valid."""
+    spelled = [(p, p.get(key)) for p in parts if isinstance(p, dict) and p.get("logprobs")]
+    if not spelled:
+        return None
+
+    def touch() -> None:
+        for part, before in spelled:
+            if part.get(key) != before:
+                part["logprobs"] = []
+        view.mark_changed()
+
+    return touch
+
+
+def text_parts(view: Any, value: Any, where: Where, kind: str = TEXT) -> Iterator[Slot]:
+    """``view.parts`` of a message item or of one content part, with any edit
+    to an ``output_text`` part emptying its logprobs (``_logprobs_guard``)."""
+    content = value.get("content") if isinstance(value, dict) else None
+    guard = _logprobs_guard(view, content if isinstance(content, list) else [value])
+    if guard is None:
+        return view.parts(value, where, kind)
+    # what View.parts does with a (never binary) dict, the guard as its touch
+    return iter_strings(value, where, kind, OPAQUE_KEYS, guard, FREE_FORM_KEYS)
 
 
 def _args(view: Any, obj: dict, key: str, where: Where) -> Iterator[Slot]:
@@ -192,15 +224,24 @@ class ResponsesResponse(ResponseViewBase):
 
 class ResponsesStream:
     """Per-response state: channels still open (closed by .done events, or by
-    the final event when a compatible server skips the .done events)."""
+    the final event when a compatible server skips the .done events); each
+    channel's delta shape (type and ids), for the deltas ``make_delta`` adds;
+    and how many it added. Every later event's ``sequence_number`` moves up by
+    that many, so the numbers a client sees stay unique and increasing; an
+    untouched stream keeps the provider's numbers (and bytes)."""
 
-    __slots__ = ("open",)
+    __slots__ = ("open", "shapes", "inserted")
 
     def __init__(self) -> None:
         self.open: dict[str, None] = {}
+        self.shapes: dict[str, dict] = {}
+        self.inserted = 0
 
     def event(self, name: str | None, raw: bytes, data: bytes | None) -> "ResponsesEvent":
-        return ResponsesEvent(name, raw, data, self)
+        ev = ResponsesEvent(name, raw, data, self)
+        if self.inserted:
+            ev.renumber(self.inserted)
+        return ev
 
 
 # delta event type -> (channel suffix key, kind)
@@ -233,11 +274,16 @@ class ResponsesEvent(Event):
 
     def deltas(self) -> list[Delta]:
         spec = _DELTAS.get(self.type)
-        if spec is None or not isinstance(self.data.get("delta"), str):
+        d = self.data
+        if spec is None or not isinstance(d.get("delta"), str):
             return []
-        channel = _channel(self.data, spec[0])
+        channel = _channel(d, spec[0])
         self.stream.open[channel] = None
-        return [self.delta(self.data, "delta", channel, spec[1])]
+        if channel not in self.stream.shapes:
+            shape = {k: d[k] for k in ("type", "item_id", "output_index", spec[0]) if k in d}
+            self.stream.shapes[channel] = {**shape, "logprobs": []} if "logprobs" in d else shape
+        slot = Slot(d, "delta", self.type, spec[1], _logprobs_guard(self, [d], "delta") or self.mark_changed)
+        return [Delta(channel, spec[1], slot.get, slot.set)]
 
     def text_slots(self) -> Iterator[Slot]:
         t = self.type
@@ -245,11 +291,11 @@ class ResponsesEvent(Event):
         done = _DONE.get(t)
         if done is not None:
             if isinstance(d.get(done[1]), str):
-                yield Slot(d, done[1], t, done[2], self.mark_changed)
+                yield Slot(d, done[1], t, done[2], _logprobs_guard(self, [d], done[1]) or self.mark_changed)
         elif t in ("response.output_item.done", "response.output_item.added") and isinstance(d.get("item"), dict):
             yield from item_slots(self, d["item"], "item")
         elif t in ("response.content_part.done", "response.content_part.added") and isinstance(d.get("part"), dict):
-            yield from self.parts(d["part"], "part")
+            yield from text_parts(self, d["part"], "part")
         elif t in ("response.reasoning_summary_part.done",) and isinstance(d.get("part"), dict):
             yield from self.parts(d["part"], "part", THINKING)
         elif t in _FINAL + ("response.created", "response.in_progress") and isinstance(d.get("response"), dict):
@@ -306,21 +352,29 @@ class ResponsesEvent(Event):
             return [s] if isinstance(s, str) else []
         return []
 
+    def renumber(self, by: int) -> int | None:
+        """Move this event's ``sequence_number`` up by ``by``; the old number
+        (None when it has none: nothing to keep in order)."""
+        d = self.data
+        seq = d.get("sequence_number") if isinstance(d, dict) else None
+        if not isinstance(seq, int):
+            return None
+        d["sequence_number"] = seq + by
+        self.mark_changed()
+        return seq
+
     def make_delta(self, channel: str, kind: str, text: str) -> "ResponsesEvent":
-        oi_text, _, sub = channel.partition(":")
-        d = self.data if isinstance(self.data, dict) else {}
-        if not sub:
-            t = "response.function_call_arguments.delta" if kind == ARGS else "response.custom_tool_call_input.delta"
-            data: dict = {"type": t, "output_index": int(oi_text), "delta": text}
-        else:
-            key = "summary_index" if sub[0] == "s" else "content_index"
-            t = "response.reasoning_summary_text.delta" if sub[0] == "s" else (
-                "response.reasoning_text.delta" if kind == THINKING else "response.output_text.delta")
-            data = {"type": t, "output_index": int(oi_text), key: int(sub[1:]), "delta": text}
-        if "item_id" in d:
-            data["item_id"] = d["item_id"]
-        data["sequence_number"] = d.get("sequence_number", 0)
-        ev = ResponsesEvent(t, b"", None, self.stream)
+        """A delta of the channel's own type and ids (a refusal's tail is a
+        ``response.refusal.delta``: the SDKs reject a text delta on a refusal
+        part). It takes this event's number; this event and every later one
+        move up by one. A filter only knows channels from ``deltas()``, so the
+        shape was recorded there."""
+        data = {**self.stream.shapes[channel], "delta": text}
+        seq = self.renumber(1)
+        if seq is not None:
+            data["sequence_number"] = seq
+            self.stream.inserted += 1
+        ev = ResponsesEvent(data["type"], b"", None, self.stream)
         ev._data = data
         ev.edits = 1
         return ev
