@@ -1,4 +1,14 @@
-"""OpenAI Chat Completions (``/v1/chat/completions``)."""
+"""OpenAI Chat Completions (``/v1/chat/completions``).
+
+A message's tool calls come in three shapes: ``tool_calls[].function``
+(arguments: JSON text), ``tool_calls[].custom`` (GPT-5 custom tools: free-form
+``input`` text) and the legacy ``function_call`` (JSON arguments, no id; its
+result is a ``role: "function"`` message naming the function). All three are
+slots, tool calls and stream channels alike.
+
+A choice whose text a filter rewrites loses its ``logprobs``: they spell the
+original text token by token.
+"""
 from __future__ import annotations
 
 from typing import Any, Iterator
@@ -43,18 +53,29 @@ class ChatRequest(RequestViewBase):
         return ""
 
     def _find_tool_calls(self) -> list[ToolCall]:
+        items = self.items()
+        legacy = _legacy_ids(items)
         out = []
-        for i, msg in enumerate(self.items()):
+        for i, msg in enumerate(items):
             if isinstance(msg, dict) and msg.get("role") == "assistant":
-                out += calls_of(msg, i)
+                out += calls_of(msg, i, legacy.get(i, ""))
         return out
 
     def _find_tool_results(self) -> list[ToolResult]:
+        items = self.items()
+        legacy = _legacy_ids(items)
+        latest: dict[str, str] = {}  # function name -> id of its latest legacy call so far
         out = []
-        for i, msg in enumerate(self.items()):
-            if isinstance(msg, dict) and msg.get("role") == "tool":
+        for i, msg in enumerate(items):
+            if not isinstance(msg, dict):
+                continue
+            role = msg.get("role")
+            if i in legacy:
+                latest[str(msg["function_call"].get("name", ""))] = legacy[i]
+            elif role in ("tool", "function"):
+                call_id = msg.get("tool_call_id", "") if role == "tool" else latest.get(str(msg.get("name", "")), "")
                 content = msg.get("content")
-                out.append(ToolResult(str(msg.get("tool_call_id", "")), text_of(content), False, i,
+                out.append(ToolResult(str(call_id), text_of(content), False, i,
                                       has_binary(content), make_result_replacer(self, msg, "content", "text")))
         return out
 
@@ -129,28 +150,58 @@ def _append_text(msg: dict, text: str) -> bool:
     return True
 
 
-def message_slots(view: View, msg: dict, where: Where) -> Iterator[Slot]:
+def message_slots(view: Any, msg: dict, where: Where) -> Iterator[Slot]:
+    """``view`` is the request view, or a ``_ChoiceEdit`` for a response choice."""
     yield from view.field_slot(msg, "content", (where, "content"))
     for key, kind in _EXTRA_TEXT:
         if key in msg:  # rare fields: skip the generator when absent (this runs per message per turn)
             yield from view.field_slot(msg, key, (where, key), kind)
+    for _call, body, key, kind, at in _calls(msg, where):
+        if kind == ARGS:
+            yield from view.args_slot(body, key, (at, key))
+        else:
+            yield from view.field_slot(body, key, (at, key))
+
+
+def _calls(msg: dict, where: Where = None) -> Iterator[tuple[dict | None, dict, str, str, Where]]:
+    """Each tool call of a message as ``(call, body, key, kind, where)``: its
+    payload is ``body[key]``, JSON arguments (ARGS) or a custom tool's
+    free-form input (TEXT, as Responses custom calls); ``call`` (which holds
+    the id) is None for the legacy ``function_call``."""
     calls = msg.get("tool_calls")
-    if isinstance(calls, list):
-        for j, call in enumerate(calls):
-            fn = call.get("function") if isinstance(call, dict) else None
-            if isinstance(fn, dict):
-                yield from view.args_slot(fn, "arguments", ((((where, "tool_calls"), j), "function"), "arguments"))
+    for j, call in enumerate(calls if isinstance(calls, list) else ()):
+        if not isinstance(call, dict):
+            continue
+        if isinstance(call.get("custom"), dict):
+            yield call, call["custom"], "input", TEXT, (((where, "tool_calls"), j), "custom")
+        elif isinstance(call.get("function"), dict):
+            yield call, call["function"], "arguments", ARGS, (((where, "tool_calls"), j), "function")
+    if isinstance(msg.get("function_call"), dict):
+        yield None, msg["function_call"], "arguments", ARGS, (where, "function_call")
 
 
-def calls_of(msg: dict, position: int) -> list[ToolCall]:
+def calls_of(msg: dict, position: int, legacy_id: str = "") -> list[ToolCall]:
+    """``legacy_id``: the id given to a legacy ``function_call`` (none in a
+    response: its place in the next request's history is not known yet)."""
     out = []
-    calls = msg.get("tool_calls")
-    for call in calls if isinstance(calls, list) else ():
-        fn = call.get("function") if isinstance(call, dict) else None
-        if isinstance(fn, dict):
-            raw = fn.get("arguments")
-            out.append(ToolCall(str(call.get("id", "")), str(fn.get("name", "")), decode_args(raw), position,
-                                raw if isinstance(raw, str) else None))
+    for call, body, key, kind, _ in _calls(msg):
+        raw = body.get(key)
+        json_text = kind == ARGS and isinstance(raw, str)
+        out.append(ToolCall(legacy_id if call is None else str(call.get("id", "")), str(body.get("name", "")),
+                            decode_args(raw) if kind == ARGS else raw, position, raw if json_text else None))
+    return out
+
+
+def _legacy_ids(items: list) -> dict[int, str]:
+    """Ids for the legacy ``function_call``s of a conversation (they have
+    none), by position of their message: ``fn@k`` for the k-th, so a
+    ``role: "function"`` result can be paired with its call, and a message
+    inserted in front (a system prompt) does not renumber them. Short on
+    purpose: effects looks ids of 12 characters or more up tenant-wide."""
+    out: dict[int, str] = {}
+    for i, msg in enumerate(items):
+        if isinstance(msg, dict) and msg.get("role") == "assistant" and isinstance(msg.get("function_call"), dict):
+            out[i] = f"fn@{len(out)}"
     return out
 
 
@@ -171,7 +222,7 @@ class ChatResponse(ResponseViewBase):
     def text_slots(self) -> Iterator[Slot]:
         for n, choice in enumerate(self._choices()):
             if isinstance(choice.get("message"), dict):
-                yield from message_slots(self, choice["message"], f"choices[{n}].message")
+                yield from message_slots(_ChoiceEdit(choice, self), choice["message"], f"choices[{n}].message")
 
     def tool_calls(self) -> list[ToolCall]:
         out = []
@@ -184,13 +235,42 @@ class ChatResponse(ResponseViewBase):
         return [c["finish_reason"] for c in self._choices() if isinstance(c.get("finish_reason"), str)]
 
 
-class ChatStream:
-    """Per-response state: channels opened per choice, closed at its finish."""
+class _ChoiceEdit:
+    """Writes into one choice (of a response or of a chunk) go through here:
+    one that changes a string also drops the choice's ``logprobs``, which
+    would still spell the original (a redacted secret) token by token. Any
+    edit, tool arguments included: compatible servers give logprobs for every
+    generated token. ``null`` is what the API sends when none were asked
+    for, so every client accepts it."""
 
-    __slots__ = ("open",)
+    __slots__ = ("choice", "owner")
+
+    def __init__(self, choice: dict, owner: View | Event):
+        self.choice = choice
+        self.owner = owner
+
+    def mark_changed(self) -> None:
+        if self.choice.get("logprobs") is not None:
+            self.choice["logprobs"] = None
+        self.owner.mark_changed()
+
+    # The view's slot helpers and the event's delta helper, touching through mark_changed above.
+    field_slot = View.field_slot
+    parts = View.parts
+    args_slot = View.args_slot
+    delta = Event.delta
+
+
+class ChatStream:
+    """Per-response state: channels opened per choice, closed at its finish,
+    and the envelope (id, created, model) of the latest chunk, for deltas
+    made on an event that has none (``[DONE]``)."""
+
+    __slots__ = ("open", "envelope")
 
     def __init__(self) -> None:
         self.open: dict[int, list[str]] = {}
+        self.envelope: dict = {}
 
     def event(self, name: str | None, raw: bytes, data: bytes | None) -> "ChatEvent":
         return ChatEvent(name, raw, data, self)
@@ -205,44 +285,46 @@ class ChatEvent(Event):
         return [x for x in c if isinstance(x, dict)] if isinstance(c, list) else []
 
     def deltas(self) -> list[Delta]:
+        d = self.data
+        if isinstance(d, dict) and "id" in d:
+            self.stream.envelope = {k: d[k] for k in ("id", "created", "model") if k in d}
         out = []
         for choice in self._choices():
             n = choice.get("index", 0)
             delta = choice.get("delta")
             if not isinstance(delta, dict):
                 continue
+            edit = _ChoiceEdit(choice, self)
             opened = self.stream.open.setdefault(n, [])
-            for key, kind in (("content", TEXT),) + _EXTRA_TEXT:
-                if isinstance(delta.get(key), str):
-                    ch = f"{n}:{key}"
-                    if ch not in opened:
-                        opened.append(ch)
-                    out.append(self.delta(delta, key, ch, kind))
-            calls = delta.get("tool_calls")
-            for call in calls if isinstance(calls, list) else ():
-                fn = call.get("function") if isinstance(call, dict) else None
-                if isinstance(fn, dict) and isinstance(fn.get("arguments"), str):
-                    ch = f"{n}:tool{call.get('index', 0)}"
-                    if ch not in opened:
-                        opened.append(ch)
-                    out.append(self.delta(fn, "arguments", ch, ARGS))
+            for obj, key, ch, kind in _delta_fields(n, delta):
+                if ch not in opened:
+                    opened.append(ch)
+                out.append(edit.delta(obj, key, ch, kind))
         return out
 
     def tool_call_starts(self) -> list[tuple[str, str, str]]:
         out = []
         for choice in self._choices():
+            n = choice.get("index", 0)
             delta = choice.get("delta")
-            calls = delta.get("tool_calls") if isinstance(delta, dict) else None
+            if not isinstance(delta, dict):
+                continue
+            calls = delta.get("tool_calls")
             for call in calls if isinstance(calls, list) else ():
                 if isinstance(call, dict) and call.get("id"):
-                    fn = call.get("function") if isinstance(call.get("function"), dict) else {}
-                    out.append((f"{choice.get('index', 0)}:tool{call.get('index', 0)}", str(call["id"]),
-                                str(fn.get("name", ""))))
+                    body = call.get("custom") or call.get("function")
+                    name = body.get("name", "") if isinstance(body, dict) else ""
+                    out.append((f"{n}:tool{call.get('index', 0)}", str(call["id"]), str(name)))
+            fc = delta.get("function_call")
+            if isinstance(fc, dict) and isinstance(fc.get("name"), str):  # the name comes once, first
+                out.append((f"{n}:function_call", "", fc["name"]))
         return out
 
     def _closing(self) -> list[str]:
-        if self.data is None:  # "[DONE]" closes whatever is still open
+        if self._data_bytes == b"[DONE]":  # closes whatever is still open
             return [ch for chans in self.stream.open.values() for ch in chans]
+        # Comments (keep-alives such as ": OPENROUTER PROCESSING"), blank lines and
+        # unparseable data have no choices: they close nothing.
         out = []
         for choice in self._choices():
             if choice.get("finish_reason"):
@@ -265,9 +347,13 @@ class ChatEvent(Event):
     def make_delta(self, channel: str, kind: str, text: str) -> "ChatEvent":
         n_text, _, key = channel.partition(":")
         n = int(n_text)
-        base = self.data if isinstance(self.data, dict) else {}
+        base = self.data if isinstance(self.data, dict) else self.stream.envelope
+        delta: dict
         if key.startswith("tool"):
-            delta: dict = {"tool_calls": [{"index": int(key[4:]), "function": {"arguments": text}}]}
+            payload = {"function": {"arguments": text}} if kind == ARGS else {"custom": {"input": text}}
+            delta = {"tool_calls": [{"index": int(key[4:]), **payload}]}
+        elif key == "function_call":
+            delta = {"function_call": {"arguments": text}}
         else:
             delta = {key: text}
         ev = ChatEvent(None, b"", None, self.stream)
@@ -276,6 +362,25 @@ class ChatEvent(Event):
                     "choices": [{"index": n, "delta": delta, "finish_reason": None}]}
         ev.edits = 1
         return ev
+
+
+def _delta_fields(n: int, delta: dict) -> Iterator[tuple[dict, str, str, str]]:
+    """``(obj, key, channel, kind)`` for each streamed string of choice ``n``'s
+    delta. A custom tool's input (if a server streams one) is text on its
+    tool's channel; the legacy ``function_call`` has a channel of its own."""
+    for key, kind in (("content", TEXT),) + _EXTRA_TEXT:
+        if isinstance(delta.get(key), str):
+            yield delta, key, f"{n}:{key}", kind
+    calls = delta.get("tool_calls")
+    for call in calls if isinstance(calls, list) else ():
+        if not isinstance(call, dict):
+            continue
+        for body, key, kind in ((call.get("function"), "arguments", ARGS), (call.get("custom"), "input", TEXT)):
+            if isinstance(body, dict) and isinstance(body.get(key), str):
+                yield body, key, f"{n}:tool{call.get('index', 0)}", kind
+    fc = delta.get("function_call")
+    if isinstance(fc, dict) and isinstance(fc.get("arguments"), str):
+        yield fc, "arguments", f"{n}:function_call", ARGS
 
 
 def error_body(status: int, message: str) -> dict:
