@@ -20,6 +20,7 @@ from yarl import URL
 from ctxproxy.filters import FilterError, Pipeline, Turn
 
 from .adapters import ADAPTERS, AdapterError
+from .content_coding import decode_body, is_identity
 from .errors import TURN_HEADER, ProxyError, UpstreamError, family_api, response_for, translate_upstream
 from .routing import Match, Route
 from .sse import SSEDecoder
@@ -135,6 +136,8 @@ class Relay:
         self.aux_pipelines = {name: p.auxiliary() for name, p in pipelines.items()}  # count_tokens, compact
         self.tokens = tokens
         self.services = services
+        config = services.get("config")
+        self.max_body = config.server.max_body_bytes if config is not None else 32 << 20  # decoded bodies too
 
     async def handle(self, request: web.Request, match: Match) -> web.StreamResponse:
         route = match.route
@@ -146,14 +149,20 @@ class Relay:
         pipeline = (self.aux_pipelines if match.auxiliary else self.pipelines)[route.name] if api else None
         try:
             raw = await request.read()
-            body = raw
+            body, recoded = raw, False
             if pipeline is not None:
                 adapter = ADAPTERS[api]
-                turn.request = adapter.parse_request(raw)
+                coding = request.headers.get("content-encoding")
+                plain = raw if is_identity(coding) else decode_body(raw, coding, self.max_body)
+                turn.request = adapter.parse_request(plain)
                 turn.streamed = turn.request.stream
-                await pipeline.run_request_async(turn, reparse=lambda: adapter.parse_request(raw))
+                await pipeline.run_request_async(turn, reparse=lambda: adapter.parse_request(plain))
                 body = turn.request.to_bytes()
-            resp = await self._forward(request, match, turn, pipeline, body)
+                if body is plain:  # untouched: the original bytes, compressed as they came
+                    body = raw
+                else:
+                    recoded = plain is not raw  # edited: sent as plain JSON
+            resp = await self._forward(request, match, turn, pipeline, body, recoded)
         except (asyncio.CancelledError, ConnectionResetError):  # the client hung up: nothing to answer
             turn.error_type = "client_disconnected"
             self._end(turn, pipeline)
@@ -183,11 +192,13 @@ class Relay:
             pipeline.run_end(turn)
 
     async def _forward(self, request: web.Request, match: Match, turn: Turn, pipeline: Pipeline | None,
-                       body: bytes) -> web.StreamResponse:
+                       body: bytes, recoded: bool = False) -> web.StreamResponse:
         route = match.route
         parse = pipeline is not None and (pipeline.has_event_hooks or pipeline.has_response_hooks)
         url = upstream_url(request, match)
         headers = upstream_headers(request.headers, route, parse)
+        if recoded:
+            headers.pop("content-encoding", None)
         t0 = time.perf_counter()
         t0_ns = time.time_ns()
         try:

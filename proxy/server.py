@@ -93,7 +93,10 @@ def open_services(cfg: Config) -> dict[str, Any]:
 
 
 def make_app(cfg: Config, services: dict[str, Any] | None = None) -> web.Application:
-    app = web.Application(client_max_size=cfg.server.max_body_bytes, handler_args={"max_field_size": 65536})
+    # Bodies stay as the client sent them: a pass-through forwards them byte for byte, with
+    # their Content-Encoding; the relay decodes a model call's body itself.
+    app = web.Application(client_max_size=cfg.server.max_body_bytes,
+                          handler_args={"max_field_size": 65536, "auto_decompress": False})
     router = Router(cfg)
     configs = filter_configs(cfg)
 

@@ -1,5 +1,6 @@
 """Lossless forwarding: real-client requests and streamed answers, byte for byte."""
 import asyncio
+import json
 
 import aiohttp
 import pytest
@@ -261,3 +262,54 @@ async def test_provider_cookies_reach_the_caller_and_are_never_kept_for_another(
                           headers={"Cookie": "own=1"}) as r:  # a caller's own cookie goes as sent
             assert r.status == 200
     assert seen == [None, None, None, "own=1"]
+
+
+@pytest.fixture
+async def raw_body_upstream(serve_app):
+    """An upstream that records each request's body exactly as it came over the wire."""
+    seen = []
+
+    async def handler(request):
+        seen.append((request.path, request.headers.get("Content-Encoding"), await request.read()))
+        return web.json_response({"id": "x", "type": "message", "content": []})
+
+    app = web.Application()
+    app.router.add_route("*", "/{tail:.*}", handler)
+    return await serve_app(app, auto_decompress=False), seen
+
+
+async def test_compressed_request_bodies(make_proxy, raw_body_upstream):
+    """A pass-through or an untouched model call goes upstream compressed, byte for
+    byte; a model call the filters edited goes as plain JSON; a coding the filters
+    cannot read is refused rather than forwarded unscanned; a bomb is 413."""
+    import gzip
+    import zlib
+
+    url, seen = raw_body_upstream
+    proxy = await make_proxy('[pipeline]\nrequest = ["identify", "redact"]\n[server]\nmax_body_bytes = 65536\n',
+                             upstream=url)
+    secret = "ghp_" + "aB3dE5fG7hJ9kL1mN3pQ5rS7tU9vW1xY3zA5"
+    clean = json.dumps({"model": "c", "max_tokens": 5, "messages": [{"role": "user", "content": "hi"}]}).encode()
+    dirty = clean.replace(b'"hi"', f'"use {secret}"'.encode())
+    hdrs = {"Content-Type": "application/json", "x-api-key": "k", "anthropic-version": "2023-06-01"}
+    async with aiohttp.ClientSession(auto_decompress=False) as s:
+        async def post(path, data, coding):
+            async with s.post(proxy.url + path, data=data, headers={**hdrs, "Content-Encoding": coding}) as r:
+                return r.status, await r.json(content_type=None)
+
+        assert (await post("/v1/files", gzip.compress(dirty), "gzip"))[0] == 200
+        assert seen[-1] == ("/v1/files", "gzip", seen[-1][2]) and gzip.decompress(seen[-1][2]) == dirty
+        for coding, packed in (("gzip", gzip.compress(clean)), ("deflate", zlib.compress(clean))):
+            assert (await post("/v1/messages", packed, coding))[0] == 200
+            assert seen[-1] == ("/v1/messages", coding, packed)  # untouched: the original bytes
+        assert (await post("/v1/messages", gzip.compress(dirty), "gzip"))[0] == 200
+        path, coding, got = seen[-1]
+        assert coding is None and secret.encode() not in got and b"[REDACTED:github-pat:" in got
+        n = len(seen)
+        status, err = await post("/v1/messages", b"(\xb5/\xfd...", "zstd")
+        assert status == 415 and err["type"] == "error" and "zstd" in err["error"]["message"]
+        status, err = await post("/v1/messages", gzip.compress(b" " * 200_000), "gzip")
+        assert status == 413 and "decompressed" in err["error"]["message"]
+        status, err = await post("/v1/messages", gzip.compress(clean)[:-8], "gzip")
+        assert status == 400 and err["type"] == "error"
+        assert len(seen) == n  # none of those reached the provider
