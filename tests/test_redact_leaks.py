@@ -200,3 +200,43 @@ async def test_auxiliary_calls_and_odd_paths_carry_no_secret(make_proxy, fake, s
         assert secret.encode() not in body and b"[REDACTED:github-pat:" in body, path
     store = proxy.settled_store()  # an auxiliary call is not a model turn: no manifest of its own
     assert len(store.manifests.list("default")) == 1
+
+
+async def test_lone_surrogates_are_read_not_waved_through(make_proxy, serve_app):
+    """JSON allows a lone surrogate escape (a Python client sends one for half an
+    emoji; a stream can be cut inside one). Such a body or event is still read,
+    so a secret beside it is redacted rather than passed on unscanned."""
+    secret = "ghp_" + "Mn4Bv6Cx8Zl0Kj2Hg4Fd6Sa8Qw0Er2Ty4Ui6O"[:36]
+    event = ('{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"half \\ud83d '
+             + secret + ' end"}}')
+    stream = (b'event: message_start\ndata: {"type":"message_start","message":{"id":"msg_1","type":"message",'
+              b'"role":"assistant","model":"m","content":[],"stop_reason":null,"usage":{"input_tokens":1,'
+              b'"output_tokens":1}}}\n\n'
+              b'event: content_block_start\ndata: {"type":"content_block_start","index":0,'
+              b'"content_block":{"type":"text","text":""}}\n\n'
+              b'event: content_block_delta\ndata: ' + event.encode() + b'\n\n'
+              b'event: content_block_stop\ndata: {"type":"content_block_stop","index":0}\n\n'
+              b'event: message_stop\ndata: {"type":"message_stop"}\n\n')
+    seen = []
+
+    async def handler(request):
+        seen.append(await request.read())
+        resp = aiohttp.web.StreamResponse(headers={"content-type": "text/event-stream"})
+        await resp.prepare(request)
+        await resp.write(stream)
+        return resp
+
+    app = aiohttp.web.Application()
+    app.router.add_post("/{tail:.*}", handler)
+    proxy = await make_proxy('[pipeline]\nrequest = ["identify", "redact", "effects", "prune", "manifest"]\n',
+                             upstream=await serve_app(app))
+    body = ('{"model":"m","max_tokens":5,"stream":true,"messages":[{"role":"user","content":"half \\udc00 '
+            + secret + '"}]}').encode()
+    async with aiohttp.ClientSession() as s:
+        async with s.post(proxy.url + "/v1/messages", data=body,
+                          headers={"content-type": "application/json"}) as r:
+            assert r.status == 200
+            got = await r.read()
+    assert secret.encode() not in seen[0] and b"[REDACTED:github-pat:" in seen[0]
+    assert b"\\udc00" in seen[0]  # the surrogate itself survives, escaped
+    assert secret.encode() not in got and b"[REDACTED:github-pat:" in got and b"message_stop" in got

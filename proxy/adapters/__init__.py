@@ -11,7 +11,7 @@ from typing import Any, Callable
 import orjson
 
 from . import anthropic, openai_chat, openai_responses
-from .base import AdapterError, Event, View, parse_body
+from .base import AdapterError, Event, View, loads, parse_body
 
 
 @dataclass(frozen=True)
@@ -28,7 +28,7 @@ class Adapter:
 
     def parse_response(self, raw: bytes) -> View | None:
         try:
-            body = orjson.loads(raw)
+            body = loads(raw)
         except orjson.JSONDecodeError:
             return None
         return self.response(body, raw) if isinstance(body, dict) else None

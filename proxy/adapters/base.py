@@ -6,6 +6,7 @@ serialise back — the original bytes when nothing changed.
 """
 from __future__ import annotations
 
+import json
 import weakref
 from typing import Any, Callable, ClassVar, Iterator
 
@@ -60,7 +61,7 @@ class View:
 
     def to_bytes(self) -> bytes:
         """Original bytes when untouched; otherwise the edited body."""
-        return self.raw if not self.edits and self.raw else orjson.dumps(self.body)
+        return self.raw if not self.edits and self.raw else dumps(self.body)
 
     # -- shared slot helpers -------------------------------------------------
     def parts(self, value: Any, where: Where, kind: str = TEXT) -> Iterator[Slot]:
@@ -104,7 +105,7 @@ class RequestViewBase(View):
             out: list[bytes | None] = []
             for item in self.items():
                 try:
-                    out.append(orjson.dumps(item))
+                    out.append(dumps(item))
                 except (TypeError, orjson.JSONEncodeError):
                     out.append(None)
             self._encodings = (self.edits, out)
@@ -220,7 +221,7 @@ def decode_args(text: Any) -> Any:
     if not isinstance(text, str):
         return text
     try:
-        return orjson.loads(text)
+        return loads(text)
     except orjson.JSONDecodeError:
         return text
 
@@ -309,7 +310,7 @@ def usage_int(obj: Any, *path: str) -> int | None:
 def parse_body(raw: bytes) -> dict:
     """orjson parse with the errors a caller should see (400)."""
     try:
-        body = orjson.loads(raw)
+        body = loads(raw)
     except orjson.JSONDecodeError as exc:
         raise AdapterError(f"request body is not valid JSON: {exc}") from None
     if not isinstance(body, dict):
@@ -337,7 +338,7 @@ class Event:
         if self._data is _UNSET:
             d = self._data_bytes
             try:
-                self._data = orjson.loads(d) if d and d[:1] in (b"{", b"[") else None
+                self._data = loads(d) if d and d[:1] in (b"{", b"[") else None
             except orjson.JSONDecodeError:
                 self._data = None
         return self._data
@@ -356,13 +357,13 @@ class Event:
 
     def json_bytes(self) -> bytes:
         """The event's JSON alone (a WebSocket frame)."""
-        return (self._data_bytes or b"") if not self.edits else orjson.dumps(self._data)
+        return (self._data_bytes or b"") if not self.edits else dumps(self._data)
 
     def to_bytes(self) -> bytes:
         if not self.edits:
             return self.raw
         head = b"event: " + self.name.encode() + b"\n" if self.name else b""
-        return head + b"data: " + orjson.dumps(self._data) + b"\n\n"
+        return head + b"data: " + dumps(self._data) + b"\n\n"
 
     # Defaults; adapters override what their API has.
     def deltas(self) -> list[Delta]:
@@ -409,8 +410,28 @@ class Event:
 _UNSET = object()
 
 
+def loads(data: bytes | str) -> Any:
+    """orjson, or the standard library for the one thing JSON allows and orjson
+    refuses: a lone surrogate escape (``"\\ud83d"``), which a Python client or a
+    stream cut inside an emoji can send. An event or body we could not read
+    would otherwise pass the filters unscanned. Other errors stay orjson's."""
+    try:
+        return orjson.loads(data)
+    except orjson.JSONDecodeError as exc:
+        if (b"\\u" if isinstance(data, bytes) else "\\u") in data:
+            try:
+                return json.loads(data)
+            except ValueError:
+                pass
+        raise exc
+
+
 def dumps(obj: Any) -> bytes:
-    return orjson.dumps(obj)
+    """orjson, or (for a lone surrogate read by ``loads``) ASCII JSON with it escaped."""
+    try:
+        return orjson.dumps(obj)
+    except orjson.JSONEncodeError:
+        return json.dumps(obj, separators=(",", ":")).encode()
 
 
 __all__ = [
