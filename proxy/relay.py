@@ -116,6 +116,11 @@ class _HeadersWithFirstWrite(web.StreamResponse):
     _send_headers_immediately = False
 
 
+def _passed_body(request: web.Request) -> aiohttp.StreamReader | None:
+    """A pass-through's body, to stream on as it arrives (None if it has none)."""
+    return request.content if request.body_exists else None
+
+
 def _buffered(upstream: aiohttp.ClientResponse) -> bytes:
     """Body bytes already read from the provider's socket (often the first
     event comes in the same read as the headers); b"" if none, or if the body
@@ -148,9 +153,10 @@ class Relay:
         err_api = family_api(api, route.family)
         pipeline = (self.aux_pipelines if match.auxiliary else self.pipelines)[route.name] if api else None
         try:
-            raw = await request.read()
-            body, recoded = raw, False
-            if pipeline is not None:
+            if pipeline is None:  # pass-through: the body streams on, unread and unbounded (file uploads)
+                body, recoded = _passed_body(request), False
+            else:
+                raw = await request.read()
                 adapter = ADAPTERS[api]
                 coding = request.headers.get("content-encoding")
                 plain = raw if is_identity(coding) else decode_body(raw, coding, self.max_body)
@@ -158,10 +164,9 @@ class Relay:
                 turn.streamed = turn.request.stream
                 await pipeline.run_request_async(turn, reparse=lambda: adapter.parse_request(plain))
                 body = turn.request.to_bytes()
+                recoded = body is not plain and plain is not raw  # edited: sent as plain JSON
                 if body is plain:  # untouched: the original bytes, compressed as they came
                     body = raw
-                else:
-                    recoded = plain is not raw  # edited: sent as plain JSON
             resp = await self._forward(request, match, turn, pipeline, body, recoded)
         except (asyncio.CancelledError, ConnectionResetError):  # the client hung up: nothing to answer
             turn.error_type = "client_disconnected"
@@ -192,17 +197,19 @@ class Relay:
             pipeline.run_end(turn)
 
     async def _forward(self, request: web.Request, match: Match, turn: Turn, pipeline: Pipeline | None,
-                       body: bytes, recoded: bool = False) -> web.StreamResponse:
+                       body: bytes | aiohttp.StreamReader | None, recoded: bool = False) -> web.StreamResponse:
         route = match.route
         parse = pipeline is not None and (pipeline.has_event_hooks or pipeline.has_response_hooks)
         url = upstream_url(request, match)
         headers = upstream_headers(request.headers, route, parse)
         if recoded:
             headers.pop("content-encoding", None)
+        elif body is not None and not isinstance(body, bytes) and request.content_length is not None:
+            headers["Content-Length"] = str(request.content_length)  # streamed on at its own length, not chunked
         t0 = time.perf_counter()
         t0_ns = time.time_ns()
         try:
-            upstream = await self.session.request(request.method, url, headers=headers, data=body or None,
+            upstream = await self.session.request(request.method, url, headers=headers, data=None if body == b"" else body,
                                                   allow_redirects=False)
         except (aiohttp.ClientError, asyncio.TimeoutError) as exc:
             turn.spans.append(("upstream", t0_ns, time.time_ns()))

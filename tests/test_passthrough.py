@@ -267,15 +267,16 @@ async def test_provider_cookies_reach_the_caller_and_are_never_kept_for_another(
 @pytest.fixture
 async def raw_body_upstream(serve_app):
     """An upstream that records each request's body exactly as it came over the wire."""
-    seen = []
+    seen, lengths = [], []
 
     async def handler(request):
         seen.append((request.path, request.headers.get("Content-Encoding"), await request.read()))
+        lengths.append(request.headers.get("Content-Length"))
         return web.json_response({"id": "x", "type": "message", "content": []})
 
     app = web.Application()
     app.router.add_route("*", "/{tail:.*}", handler)
-    return await serve_app(app, auto_decompress=False), seen
+    return await serve_app(app, auto_decompress=False), seen, lengths
 
 
 async def test_compressed_request_bodies(make_proxy, raw_body_upstream):
@@ -285,7 +286,7 @@ async def test_compressed_request_bodies(make_proxy, raw_body_upstream):
     import gzip
     import zlib
 
-    url, seen = raw_body_upstream
+    url, seen, _ = raw_body_upstream
     proxy = await make_proxy('[pipeline]\nrequest = ["identify", "redact"]\n[server]\nmax_body_bytes = 65536\n',
                              upstream=url)
     secret = "ghp_" + "aB3dE5fG7hJ9kL1mN3pQ5rS7tU9vW1xY3zA5"
@@ -313,3 +314,27 @@ async def test_compressed_request_bodies(make_proxy, raw_body_upstream):
         status, err = await post("/v1/messages", gzip.compress(clean)[:-8], "gzip")
         assert status == 400 and err["type"] == "error"
         assert len(seen) == n  # none of those reached the provider
+
+
+async def test_pass_through_bodies_stream_on_past_the_model_call_limit(make_proxy, raw_body_upstream):
+    """File uploads are not model calls: their bodies are not read by the proxy,
+    so the body limit for model calls does not apply; the length goes with them."""
+    import os
+
+    url, seen, lengths = raw_body_upstream
+    proxy = await make_proxy("[server]\nmax_body_bytes = 65536\n", upstream=url)
+    upload = os.urandom(1 << 20)
+
+    async def pieces():
+        for i in range(0, len(upload), 100_000):
+            yield upload[i:i + 100_000]
+
+    async with aiohttp.ClientSession() as s:
+        for data in (upload, pieces()):  # with a Content-Length, then chunked
+            async with s.post(proxy.url + "/v1/files", data=data,
+                              headers={"Authorization": "Bearer k", "Content-Type": "application/octet-stream"}) as r:
+                assert r.status == 200
+        async with s.post(proxy.url + "/v1/messages", data=upload[:70_000], headers={"x-api-key": "k"}) as r:
+            assert r.status == 413  # a model call is read, and bounded
+    assert [b for _, _, b in seen] == [upload, upload]
+    assert lengths == [str(len(upload)), None]  # a sized upload keeps its length; a chunked one stays chunked
