@@ -19,7 +19,7 @@ class ServerConfig:
     port: int = 8788
     workers: int = 1  # >1: N processes on one port (SO_REUSEPORT)
     data_dir: str = ".ctxproxy"  # LMDB store and caches
-    max_body_bytes: int = 32 * 1024 * 1024  # larger request bodies get 413
+    max_body_bytes: int = 32 * 1024 * 1024  # larger model-call bodies get 413; pass-through streams on
     admin_token: str = ""  # bearer token for /ctx/v1/; else $CTXPROXY_ADMIN_TOKEN
     admin_loopback_only: bool = True  # refuse admin calls from non-loopback peers
     secret_file: str = ""  # server secret for per-session keys; default <data_dir>/secret
