@@ -5,6 +5,11 @@ and goes through the same request pipeline as ``POST /v1/responses``; every
 server event frame goes through the response-event hooks. A route with
 ``websocket = false`` refuses the upgrade at once with 426, so the client
 falls back to HTTP immediately instead of retrying.
+
+The client's handshake is checked before the provider is dialled, and the
+provider's socket is closed however the session ends. A client frame may be
+as large as an HTTP body (``[server] max_body_bytes``). When one side closes,
+the other is closed with the same code and reason.
 """
 from __future__ import annotations
 
@@ -19,13 +24,19 @@ from ctxproxy.filters import FilterError, Turn
 
 from .adapters import ADAPTERS, AdapterError
 from .errors import error_response, translate_upstream
-from .relay import Relay, upstream_headers, upstream_url
+from .relay import HOP_BY_HOP, Relay, upstream_headers, upstream_url
 from .routing import Match
 
 log = logging.getLogger("ctxproxy.proxy")
 
 _WS_HANDSHAKE = ("sec-websocket-key", "sec-websocket-version", "sec-websocket-extensions", "sec-websocket-accept")
 _TURN_END = ("response.completed", "response.failed", "response.incomplete", "error")
+# Running sessions. Each is a task of its own, so aiohttp cancelling the handler
+# (it does once the client's connection is gone) cannot cut the close short that
+# passes the client's close code on to the provider; the set keeps them referenced.
+_SESSIONS: set[asyncio.Task] = set()
+_BAD_HANDSHAKE = ("ctxproxy: not a valid WebSocket handshake (needs Connection: Upgrade, "
+                  "Sec-WebSocket-Version: 13 and a Sec-WebSocket-Key)")
 
 
 def is_upgrade(request: web.Request) -> bool:
@@ -38,6 +49,12 @@ async def handle_ws(request: web.Request, match: Match, relay: Relay) -> web.Str
         resp = error_response("responses", 426, "ctxproxy: WebSocket transport is off for this route; use HTTP")
         resp.headers["Upgrade"] = "websocket"
         return resp
+    # A client frame may be as large as an HTTP body. Provider frames are not capped:
+    # the HTTP relay reads provider bodies whole too, and the final frame repeats the
+    # whole answer, so a cap would only cut a long answer at its end.
+    client = web.WebSocketResponse(autoping=True, max_msg_size=request.client_max_size)
+    if not client.can_prepare(request).ok:  # before dialling: a bad handshake costs the provider nothing
+        return error_response("responses", 400, _BAD_HANDSHAKE)
     headers = upstream_headers(request.headers, route, parse_response=False)
     for h in _WS_HANDSHAKE:
         headers.pop(h, None)
@@ -46,20 +63,47 @@ async def handle_ws(request: web.Request, match: Match, relay: Relay) -> web.Str
     try:
         upstream = await relay.session.ws_connect(url, headers=headers, autoping=True, max_msg_size=0)
     except aiohttp.WSServerHandshakeError as exc:  # the provider said no: say the same, at once
-        return error_response("responses", exc.status or 502, f"upstream refused the WebSocket ({exc.status})")
+        return _refusal(exc)
     except (aiohttp.ClientError, asyncio.TimeoutError) as exc:
         err = translate_upstream(exc, "connecting")
         return error_response("responses", err.status, err.message)
-
-    client = web.WebSocketResponse(autoping=True, max_msg_size=0)
-    await client.prepare(request)
-    session = _WsSession(request, match, relay, client, upstream)
     try:
-        await session.run()
-    finally:
+        await client.prepare(request)
+    except BaseException:  # the provider's socket holds a pool slot: never leave it open
         await upstream.close()
-        session.end_turn()
+        raise
+    task = asyncio.ensure_future(_WsSession(request, match, relay, client, upstream).run())
+    _SESSIONS.add(task)
+    task.add_done_callback(_SESSIONS.discard)
+    await asyncio.shield(task)
     return client
+
+
+def _refusal(exc: aiohttp.WSServerHandshakeError) -> web.Response:
+    """The provider's refusal, passed on: its status and headers (retry-after,
+    rate limits, request id). aiohttp drops the refusal's body, so the body is
+    ours, in the Responses error format."""
+    if exc.status and exc.status >= 400:
+        resp = error_response("responses", exc.status, f"upstream refused the WebSocket ({exc.status})")
+    else:  # it said 101 but the handshake was wrong: the provider's fault, never a 101 to the client
+        resp = error_response("responses", 502, f"upstream WebSocket handshake failed ({exc.message})")
+    for k, v in (exc.headers or {}).items():
+        lk = k.lower()
+        if lk not in HOP_BY_HOP and not lk.startswith(("content-", "sec-websocket-")):
+            resp.headers.add(k, v)
+    return resp
+
+
+def _close_code(ws: aiohttp.ClientWebSocketResponse | web.WebSocketResponse) -> int:
+    """The code to close the other side with, from this side's close code.
+    1005 (no code given; aiohttp says 0) and 1006 (the connection dropped with no
+    close frame) only ever describe a close locally and must not be sent
+    (RFC 6455 7.4.1): an orderly close without a code is passed on as 1000, a drop
+    as 1011 (the session ended on an error)."""
+    code = ws.close_code
+    if not code or code == 1005:
+        return 1000
+    return 1011 if code == 1006 else code
 
 
 class _WsSession:
@@ -74,43 +118,58 @@ class _WsSession:
         self.state = None
 
     async def run(self) -> None:
-        up = asyncio.ensure_future(self._pump_up())
-        down = asyncio.ensure_future(self._pump_down())
-        done, pending = await asyncio.wait({up, down}, return_when=asyncio.FIRST_COMPLETED)
-        for t in pending:
-            t.cancel()
-        for t in pending:
-            try:
-                await t
-            except (asyncio.CancelledError, Exception):
-                pass
-        for t in done:
-            if not t.cancelled() and t.exception() is not None:
-                log.warning("websocket session ended: %s", type(t.exception()).__name__)
-
-    async def _pump_up(self) -> None:
-        async for msg in self.client:
-            if msg.type == WSMsgType.TEXT:
-                frame = await self._on_client_frame(msg.data)
-                if frame is None:
-                    continue
-                await self.upstream.send_str(frame)
-            elif msg.type == WSMsgType.BINARY:
-                await self.upstream.send_bytes(msg.data)
+        """Relay both ways until one side closes, then close the other with its
+        code and reason. Both sockets are closed however it ends."""
+        up = asyncio.ensure_future(self._relay(self.client, self.upstream, self._on_client_frame))
+        down = asyncio.ensure_future(self._relay(self.upstream, self.client, self._on_server_frame))
+        try:
+            done, pending = await asyncio.wait({up, down}, return_when=asyncio.FIRST_COMPLETED)
+            # Stop the other direction before closing: a close racing its receive()
+            # would end it too, as if that side had closed.
+            for t in pending:
+                t.cancel()
+            await asyncio.gather(*pending, return_exceptions=True)
+            first = up if up in done else down
+            if first.exception() is not None:  # a send or a hook failed: the finally closes both
+                log.warning("websocket session ended: %s", type(first.exception()).__name__)
+            elif first is up:
+                await self.upstream.close(code=_close_code(self.client), message=first.result().encode())
             else:
-                break
-        await self.upstream.close()
+                if self.turn is not None:  # the provider went away mid-turn: tell the client
+                    self.turn.error_type = "upstream_dropped"
+                    await self._client_error(502, "upstream closed the WebSocket mid-response")
+                await self.client.close(code=_close_code(self.upstream), message=first.result().encode())
+        finally:
+            up.cancel()  # a no-op once they are done; not so if this task was cancelled (shutdown)
+            down.cancel()
+            await self.upstream.close()  # its pool slot comes back
+            await self.client.close(code=aiohttp.WSCloseCode.INTERNAL_ERROR)  # no-op unless a send failed
+            self.end_turn()
 
-    async def _on_client_frame(self, text: str) -> str | None:
-        """Run the request pipeline on a response.create; None if refused."""
+    @staticmethod
+    async def _relay(src, dst, on_text) -> str:
+        """Send src's frames on to dst (text through ``on_text``) until src
+        closes; the close reason src gave, if any."""
+        while True:
+            msg = await src.receive()
+            if msg.type == WSMsgType.TEXT:
+                for frame in await on_text(msg.data):
+                    await dst.send_str(frame)
+            elif msg.type == WSMsgType.BINARY:
+                await dst.send_bytes(msg.data)
+            else:  # CLOSE (with code and reason), or the connection ended or failed
+                return msg.extra if msg.type == WSMsgType.CLOSE else ""
+
+    async def _on_client_frame(self, text: str) -> list[str]:
+        """Run the request pipeline on a response.create; no frame if refused."""
         raw = text.encode("utf-8", "surrogatepass")
         try:
             data = orjson.loads(raw)
         except orjson.JSONDecodeError:
             asyncio.ensure_future(self._client_error(400, "frame is not valid JSON"))
-            return None
+            return []
         if not isinstance(data, dict) or data.get("type") != "response.create":
-            return text
+            return [text]
         self.end_turn()
         adapter = ADAPTERS["responses"]
         view = adapter.request(data, raw)
@@ -123,34 +182,23 @@ class _WsSession:
             status = getattr(exc, "status", 400)
             message = f"ctxproxy {exc.filter_name}: {exc.message}" if isinstance(exc, FilterError) else str(exc)
             asyncio.ensure_future(self._client_error(status, message))
-            return None
+            return []
         self.turn = turn
         self.state = adapter.stream()
-        return turn.request.to_bytes().decode("utf-8", "surrogatepass") if turn.request.changed else text
+        return [turn.request.to_bytes().decode("utf-8", "surrogatepass") if turn.request.changed else text]
 
-    async def _pump_down(self) -> None:
-        async for msg in self.upstream:
-            if msg.type == WSMsgType.TEXT:
-                for frame in self._on_server_frame(msg.data):
-                    await self.client.send_str(frame)
-            elif msg.type == WSMsgType.BINARY:
-                await self.client.send_bytes(msg.data)
-            else:
-                break
-        if self.turn is not None:  # the provider went away mid-turn: tell the client
-            await self._client_error(502, "upstream closed the WebSocket mid-response")
-        await self.client.close()
-
-    def _on_server_frame(self, text: str) -> list[str]:
+    async def _on_server_frame(self, text: str) -> list[str]:
         turn = self.turn
-        if turn is None or not self.pipeline.has_event_hooks:
-            if turn is not None and any(f'"{t}"' in text for t in _TURN_END):
-                self.end_turn()
+        if turn is None:
             return [text]
+        # The turn ends on the event's parsed type (a substring test would match
+        # "error": null inside response.created); the event hooks reuse the parse.
         raw = text.encode("utf-8", "surrogatepass")
         ev = self.state.event(None, raw, raw)
-        out = [e.json_bytes().decode("utf-8", "surrogatepass") if e.changed else text
-               for e in self.pipeline.run_event(turn, ev)]
+        out = [text]
+        if self.pipeline.has_event_hooks:
+            out = [e.json_bytes().decode("utf-8", "surrogatepass") if e.changed else text
+                   for e in self.pipeline.run_event(turn, ev)]
         if ev.type in _TURN_END:
             self.end_turn()
         return out

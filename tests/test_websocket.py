@@ -1,9 +1,11 @@
 """Responses over WebSocket (Codex's first choice), and refusing it at once."""
+import asyncio
 import json
 import time
 
 import aiohttp
 import pytest
+from aiohttp import web
 
 from ctxproxy.proxy.scripted_provider import Reply
 
@@ -49,3 +51,144 @@ async def test_websocket_off_is_refused_at_once(make_proxy):
             await s.ws_connect(url)
     assert exc.value.status == 426
     assert time.monotonic() - t0 < 1.0
+
+
+# -- handshakes, close codes, turn ends and frame limits ------------------------
+
+def ws_url(proxy) -> str:
+    return proxy.url.replace("http://", "ws://") + "/v1/responses"
+
+
+async def test_bad_client_handshake_is_refused_without_dialling_the_provider(make_proxy, fake):
+    # Upgrade: websocket but no Sec-WebSocket-Key. Each such request used to open (and
+    # keep) a provider WebSocket: with two pool slots the third request below waited
+    # for a slot until the connect timeout.
+    proxy = await make_proxy("[upstream]\npool_size = 2\nconnect_timeout = 1.0\n")
+    host, port = proxy.url.removeprefix("http://").split(":")
+    answers = []
+    for _ in range(3):
+        reader, writer = await asyncio.open_connection(host, int(port))
+        writer.write(b"GET /v1/responses HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\n"
+                     b"Connection: Upgrade\r\nConnection: close\r\n\r\n")
+        answers.append(await asyncio.wait_for(reader.read(), 3))
+        writer.close()
+    fake.script(Reply.text("still here"))
+    async with aiohttp.ClientSession() as s:
+        async with s.post(proxy.url + "/v1/responses", json={"model": "gpt-5", "input": "hi"},
+                          headers={"authorization": "Bearer sk-ws"}) as r:
+            assert r.status == 200, await r.text()
+    assert [r.method for r in fake.requests] == ["POST"]
+    for answer in answers:
+        head, _, body = answer.partition(b"\r\n\r\n")
+        assert head.startswith(b"HTTP/1.1 400")
+        assert "Sec-WebSocket-Key" in json.loads(body)["error"]["message"]
+
+
+@pytest.fixture
+async def closing_upstream(serve_app):
+    """A Responses WebSocket that closes with the code a frame asks for, and notes
+    the code and reason the proxy closes it with."""
+    seen = []
+
+    async def handler(request):
+        ws = web.WebSocketResponse()
+        await ws.prepare(request)
+        while True:
+            msg = await ws.receive()
+            if msg.type == aiohttp.WSMsgType.TEXT:
+                await ws.close(code=json.loads(msg.data)["close_with"], message=b"upstream says bye")
+                break
+            if msg.type == aiohttp.WSMsgType.CLOSE:
+                seen.append((msg.data, msg.extra))
+                break
+        return ws
+
+    app = web.Application()
+    app.router.add_get("/v1/responses", handler)
+    return await serve_app(app), seen
+
+
+async def test_close_code_and_reason_pass_both_ways(make_proxy, closing_upstream):
+    url, seen = closing_upstream
+    proxy = await make_proxy(upstream=url)
+    async with aiohttp.ClientSession() as s:
+        async with s.ws_connect(ws_url(proxy)) as ws:
+            await ws.send_str(json.dumps({"close_with": 4001}))
+            msg = await ws.receive(timeout=3)
+        assert (msg.type, msg.data, msg.extra) == (aiohttp.WSMsgType.CLOSE, 4001, "upstream says bye")
+
+        async with s.ws_connect(ws_url(proxy)) as ws:
+            await ws.close(code=4002, message=b"client says bye")
+    for _ in range(100):
+        if seen:
+            break
+        await asyncio.sleep(0.02)
+    assert seen == [(4002, "client says bye")]
+
+
+async def test_turn_without_event_hooks_reports_a_provider_drop(make_proxy, fake):
+    # response.created carries "error": null; the turn used to end on it, so a drop
+    # later in the turn went unreported.
+    proxy = await make_proxy(f'[routes.openai]\napi = "openai"\nupstream = "{fake.url}"\nfilters = ["identify"]\n')
+    fake.script(Reply.text("a reply long enough for several deltas", drop_after_events=4))
+    async with aiohttp.ClientSession() as s:
+        async with s.ws_connect(ws_url(proxy)) as ws:
+            events = await ws_turn(ws, {"model": "gpt-5", "input": "hi"})
+            assert events[0]["type"] == "response.created" and events[0]["response"]["error"] is None
+            assert events[-1]["type"] == "error"
+            assert "mid-response" in events[-1]["error"]["message"]
+            msg = await ws.receive(timeout=3)
+    assert msg.type == aiohttp.WSMsgType.CLOSE
+    assert msg.data == 1011  # no close frame came from the provider: 1006 cannot be sent
+
+
+async def test_client_frame_is_capped_at_max_body_bytes(make_proxy, fake):
+    proxy = await make_proxy("[server]\nmax_body_bytes = 4096\n")
+    fake.script(Reply.text("small is fine"))
+    async with aiohttp.ClientSession() as s:
+        async with s.ws_connect(ws_url(proxy), max_msg_size=0) as ws:
+            assert (await ws_turn(ws, {"model": "gpt-5", "input": "hi"}))[-1]["type"] == "response.completed"
+            await ws.send_str(json.dumps({"type": "response.create", "model": "gpt-5", "input": "x" * 8000}))
+            msg = await ws.receive(timeout=3)
+    assert (msg.type, msg.data) == (aiohttp.WSMsgType.CLOSE, aiohttp.WSCloseCode.MESSAGE_TOO_BIG)
+    assert len([r for r in fake.requests if r.method == "WS"]) == 1
+
+
+async def test_provider_refusal_passes_status_and_headers(make_proxy, serve_app):
+    async def refuse(request):
+        return web.json_response({"error": {"message": "slow down"}}, status=429,
+                                 headers={"retry-after": "7", "x-ratelimit-remaining-requests": "0"})
+
+    app = web.Application()
+    app.router.add_get("/v1/responses", refuse)
+    proxy = await make_proxy(upstream=await serve_app(app))
+    async with aiohttp.ClientSession() as s:
+        with pytest.raises(aiohttp.WSServerHandshakeError) as exc:
+            await s.ws_connect(ws_url(proxy))
+    assert exc.value.status == 429
+    assert exc.value.headers["retry-after"] == "7"
+    assert exc.value.headers["x-ratelimit-remaining-requests"] == "0"
+
+
+async def test_provider_bad_101_is_a_502(make_proxy):
+    # A 101 without Sec-WebSocket-Accept: the handshake failed at the provider, and a
+    # 101 must never be what the client gets for it.
+    async def answer(reader, writer):
+        await reader.readuntil(b"\r\n\r\n")
+        writer.write(b"HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n\r\n")
+        await writer.drain()
+        writer.close()
+
+    server = await asyncio.start_server(answer, "127.0.0.1", 0)
+    try:
+        port = server.sockets[0].getsockname()[1]
+        proxy = await make_proxy(upstream=f"http://127.0.0.1:{port}")
+        async with aiohttp.ClientSession() as s:
+            async with s.get(proxy.url + "/v1/responses", headers={
+                    "upgrade": "websocket", "connection": "upgrade", "sec-websocket-version": "13",
+                    "sec-websocket-key": "dGhlIHNhbXBsZSBub25jZQ=="}) as r:
+                assert r.status == 502
+                assert "handshake failed" in (await r.json())["error"]["message"]
+    finally:
+        server.close()
+        await server.wait_closed()
