@@ -12,6 +12,9 @@ round-trip form), strings unchanged (not even Unicode-normalised: a different
 string is a different call). A free-form (custom tool) input is the JSON
 string of its text. The arguments are the ones the model sent, after
 redaction: a call whose arguments held a secret has the placeholder in its key.
+Arguments nested more than ``MAX_DEPTH`` (100) levels have no canonical form
+(``ValueError``): the admin lookup answers 400, the ledger keys such a call
+over a stand-in (``filters.effects``).
 
 Tool classes: a tool is read-only or side-effecting. Shell tools (``Bash``,
 ``shell``, ``exec_command``, ...) are classed per call: a command line whose
@@ -37,8 +40,15 @@ KEY_VERSION = "ctxproxy.effect.v1"
 # -- canonical JSON and keys ----------------------------------------------------
 
 
-def normalize_value(value: Any) -> Any:
-    """Numbers in one form; containers walked; dict keys kept as strings."""
+# No real tool call nests this deep. The bound keeps the recursive walk below (two
+# frames a level) far from Python's recursion limit whatever a body nests (orjson
+# decodes 1024 levels): too deep is a clear ValueError, never a RecursionError.
+MAX_DEPTH = 100
+
+
+def normalize_value(value: Any, depth: int = 0) -> Any:
+    """Numbers in one form; containers walked; dict keys kept as strings.
+    ``ValueError`` for containers nested more than ``MAX_DEPTH`` levels."""
     if isinstance(value, bool) or value is None or isinstance(value, str):
         return value
     if isinstance(value, int):
@@ -51,15 +61,18 @@ def normalize_value(value: Any) -> Any:
         if value.is_integer() and abs(value) < 2 ** 63:
             return int(value)
         return value
-    if isinstance(value, Mapping):
-        return {str(k): normalize_value(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [normalize_value(v) for v in value]
+    if isinstance(value, (Mapping, list, tuple)):
+        if depth >= MAX_DEPTH:
+            raise ValueError(f"arguments nest deeper than {MAX_DEPTH} levels")
+        if isinstance(value, Mapping):
+            return {str(k): normalize_value(v, depth + 1) for k, v in value.items()}
+        return [normalize_value(v, depth + 1) for v in value]
     return str(value)
 
 
 def canonical_json(value: Any) -> str:
-    """Compact JSON text, sorted keys, normalised numbers."""
+    """Compact JSON text, sorted keys, normalised numbers; ``ValueError``
+    beyond ``MAX_DEPTH``."""
     norm = normalize_value(value)
     try:
         return orjson.dumps(norm, option=orjson.OPT_SORT_KEYS).decode()

@@ -35,7 +35,13 @@ pending / unknown ones), and the next safe action when there is one.
 (``checkpoints``, id ``effects:<scope>``).
 
 Goal: the ``X-Ctx-Goal`` header when the agent sends one, else the first
-user turn of the session's first conversation (reminder blocks removed).
+user turn of the session's first conversation (reminder blocks removed). The
+header is redacted (``redact:apply``, when redact runs) before anything keeps
+it: it is stored in the session record and the checkpoint, and reaches the
+model in the checkpoint.
+
+Arguments nested deeper than ``effect_rules.MAX_DEPTH`` are recorded and keyed
+as a stand-in text: such a call is still on the ledger, never a 500.
 
 Per turn, ``turn.state["effects"]`` = ``{"effects": [{key, call_id, tool,
 state, side_effect, duplicate}], "checkpoint": ref | None, "compacted": bool,
@@ -72,6 +78,7 @@ from .effect_rules import (
     DEFAULT_READ_ONLY_TOOLS,
     DEFAULT_SHELL_TOOLS,
     DEFAULT_SIDE_EFFECT_TOOLS,
+    MAX_DEPTH,
     ToolClasses,
     canonical_json,
     compile_patterns,
@@ -80,6 +87,7 @@ from .effect_rules import (
     excerpt,
     extract_refs,
     normalize_id,
+    normalize_value,
     result_failed,
     short_args,
 )
@@ -90,6 +98,7 @@ log = logging.getLogger("ctxproxy.filters.effects")
 
 UNKNOWN_TOOL = "(unknown)"
 _READ_ONLY = object()  # a result of a read-only call that is not recorded
+_TOO_DEEP = f"(arguments nested deeper than {MAX_DEPTH} levels)"  # what such a call is keyed and stored as
 
 DEFAULT_MARKERS = (
     "This session is being continued from a previous conversation",  # Claude Code after /compact
@@ -150,6 +159,7 @@ class _Capture:
     thread: str | None = None  # the request's thread (set by on_request)
     response_id: str | None = None  # of a whole JSON response (streams: turn.state["response_id"])
     scope: tuple[str, str, str, str] | None = None  # tenant, session, task, key scope
+    goal: str | None = None  # the X-Ctx-Goal header, redacted (set by on_request)
 
 
 class EffectsFilter(Filter):
@@ -208,7 +218,11 @@ class EffectsFilter(Filter):
     def _key_of(self, tenant: str, scope: str, tool: str, args: Any) -> tuple[str, str]:
         """(idempotency key, stored args): the key over the full canonical
         arguments, the stored form with long strings cut."""
-        full = canonical_json(args)
+        try:
+            full = canonical_json(args)
+        except ValueError:  # nested past MAX_DEPTH: no canonical form, the call is still recorded
+            args = _TOO_DEEP
+            full = canonical_json(args)
         key = effect_key(tenant, scope, tool, full)
         stored = full if len(full) <= self.config.max_arg_string else canonical_json(
             short_args(args, self.config.max_arg_string))
@@ -247,6 +261,7 @@ class EffectsFilter(Filter):
         tenant, session, task, scope = self._scope(turn)
         cap = self._capture(turn)
         cap.scope = (tenant, session, task, scope)
+        cap.goal = _header_goal(turn)  # once, here: _ledger may run twice, and on the writer thread
         lazy = _History(view)
         mark = len(st["effects"])
         # The model's last answer here made calls: this request brings their results (a write).
@@ -325,7 +340,7 @@ class EffectsFilter(Filter):
         if chk.reason:
             es["compactions"] = int(es.get("compactions", 0)) + 1
         if "goal" not in es and not chk.reason:
-            goal = _goal(turn, view)
+            goal = _goal(cap.goal, view)
             if goal:
                 es["goal"] = goal
         dups = es.pop("dups", None)
@@ -522,8 +537,13 @@ class EffectsFilter(Filter):
         cap.response_id = view.response_id()
         for c in view.tool_calls():
             # a copy: the view is edited after this hook (reversible redaction's last edit puts
-            # values back into these very dicts), and the ledger keeps what the filters saw
-            args = orjson.loads(orjson.dumps(c.arguments)) if isinstance(c.arguments, (dict, list)) else c.arguments
+            # values back into these very dicts), and the ledger keeps what the filters saw.
+            # normalize_value builds new containers and, unlike an orjson round trip, takes any
+            # int and stops at MAX_DEPTH with a ValueError instead of failing the response.
+            try:
+                args = normalize_value(c.arguments)
+            except ValueError:
+                args = _TOO_DEEP
             cap.done.append((c.call_id, c.name, args))
 
     def on_response_event(self, turn: Turn, event: StreamEvent) -> list | None:
@@ -739,9 +759,20 @@ def _decode(parts: list[str], free_form: bool) -> Any:
         return text
 
 
-def _goal(turn: Turn, view: Any) -> str:
+def _header_goal(turn: Turn) -> str | None:
+    """The ``X-Ctx-Goal`` header, redacted like the body before anything keeps it.
+    Redacted whole, before ``_goal`` folds and cuts it: a secret cut in half
+    would no longer match its rule."""
     header = turn.headers.get("x-ctx-goal") if turn.headers is not None else None
-    text = header if isinstance(header, str) and header.strip() else clean_text(view.first_user_text())
+    if not isinstance(header, str) or not header.strip():
+        return None
+    redact = turn.state.get("redact:apply")
+    return redact(header) if redact is not None else header
+
+
+def _goal(header: str | None, view: Any) -> str:
+    # the first user turn is body text, which redact has already been through
+    text = header if header else clean_text(view.first_user_text())
     text = " ".join(text.split()).replace("<", "‹").replace(">", "›")
     return text if len(text) <= 300 else text[:299] + "…"
 

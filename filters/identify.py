@@ -3,8 +3,11 @@
 The fallback chain, first hit wins for each field:
 
 1. ``X-Ctx-Tenant`` / ``X-Ctx-User`` / ``X-Ctx-Session`` / ``X-Ctx-Task``
-   headers (the tenant header is ignored when the route or the proxy key
-   fixes the tenant: a caller cannot forge its way into another tenant);
+   headers, with ``trust_headers = true`` (the default). The tenant header
+   is ignored on a route with a fixed ``tenant`` (``[routes.<name>]``), the
+   only thing that fixes it; on any other route a caller picks its tenant
+   with it. A proxy shared by callers who must not reach each other's
+   tenant fixes the tenant per route, or sets ``trust_headers = false``;
 2. client hints: Claude Code's ``x-claude-code-session-id`` header and
    ``metadata.user_id`` (JSON, or the ``user_…_account_…_session_<id>`` string
    of earlier versions); Codex's ``session-id`` / ``thread-id``

@@ -124,9 +124,10 @@ async def lookup_effect(request: web.Request) -> web.Response:
         if not isinstance(tool, str) or not tool or not isinstance(scope, str) or not scope:
             raise ValueError("give tool, arguments and task (or session)")
         tenant = tenant_of(request, body.get("tenant"))
+        # arguments nested past effect_rules.MAX_DEPTH have no key: a ValueError, so a 400
+        key = effect_key(tenant, scope, tool, canonical_json(body.get("arguments", {})))
     except ValueError as exc:
         return admin_error(400, str(exc))
-    key = effect_key(tenant, scope, tool, canonical_json(body.get("arguments", {})))
     try:
         records = store.effects.by_key(tenant, key)
     except StoreError as exc:

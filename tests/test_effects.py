@@ -781,3 +781,74 @@ async def test_codex_over_websocket_previous_response_id(make_proxy, fake):
                                          {"role": "user", "content": "go on"}]})
     (cp,) = checkpoint_texts([r for r in fake.requests if r.method == "WS"][-1].json)
     assert "gh pr merge 4821 --squash" in cp and PR_URL in cp
+
+
+def nested(levels: int):
+    value = "x"
+    for _ in range(levels):
+        value = [value]
+    return value
+
+
+async def test_deeply_nested_tool_arguments_fail_no_turn(make_proxy, fake):
+    """Tool arguments nested past MAX_DEPTH, from the provider (whole and
+    streamed) or from a client's history, go through the default pipeline:
+    the call is on the ledger under a stand-in, never a 500 or a 502."""
+    p = await make_proxy()
+    stand_in = '"(arguments nested deeper than 100 levels)"'
+    deep = {"a": nested(600)}
+    fake.script(Reply.tool_call("Bash", deep), Reply.tool_call("Bash", deep), Reply.text("ok"))
+    ant = {"x-api-key": "k", "anthropic-version": "2023-06-01", "X-Ctx-Session": "deep-a"}
+    messages = [{"role": "user", "content": "go"}]
+    async with aiohttp.ClientSession() as http:
+        async with http.post(f"{p.url}/v1/messages", headers=ant, json=body_for("anthropic", messages, A_TOOLS)) as r:
+            assert r.status == 200
+            answer = orjson.loads(await r.read())
+        (use,) = [b for b in answer["content"] if b["type"] == "tool_use"]
+        messages += [{"role": "assistant", "content": answer["content"]},
+                     {"role": "user", "content": [{"type": "tool_result", "tool_use_id": use["id"], "content": "ok"}]}]
+        async with http.post(f"{p.url}/v1/messages", headers=ant,
+                             json={**body_for("anthropic", messages, A_TOOLS), "stream": True}) as r:
+            assert r.status == 200 and b"message_stop" in await r.read()
+        # a client's history holding such a call (never seen by the proxy) and its result
+        chat = [{"role": "user", "content": "go"},
+                {"role": "assistant", "tool_calls": [{"id": "call_deep", "type": "function", "function": {
+                    "name": "exec", "arguments": '{"command":' + "[" * 600 + "]" * 600 + "}"}}]},
+                {"role": "tool", "tool_call_id": "call_deep", "content": "done"}]
+        async with http.post(f"{p.url}/v1/chat/completions", json=body_for("chat", chat, C_TOOLS),
+                             headers={"authorization": "Bearer k", "X-Ctx-Session": "deep-c"}) as r:
+            assert r.status == 200
+    flush(p)
+    store = p.settled_store()
+    done, streamed = store.effects.list("default", session="deep-a")
+    assert (done.call_id, done.state, done.args_canonical) == (use["id"], "completed", stand_in)
+    assert streamed.state == "pending" and streamed.args_canonical == stand_in
+    (rebuilt,) = store.effects.list("default", session="deep-c")
+    assert (rebuilt.call_id, rebuilt.state, rebuilt.args_canonical) == ("call_deep", "completed", stand_in)
+
+
+async def test_goal_header_is_redacted_before_it_is_kept(make_proxy, fake, tmp_path):
+    """A secret in X-Ctx-Goal (default pipeline) reaches neither the provider
+    (the checkpoint's Goal line) nor the data directory (the session record,
+    the stored checkpoint): the goal is redacted before it is used."""
+    secret = "ghp_" + "Qw3Er5Ty7Ui9Op1As3Df5Gh7Jk9Lz2Xc4Vb6N"
+    p = await make_proxy()
+    client = p.anthropic(default_headers={"X-Ctx-Session": "goal-s",
+                                          "X-Ctx-Goal": f"Ship the release; the CI token is {secret}"})
+    fake.script(Reply.tool_call("Bash", {"command": "gh pr create --fill"}), Reply.text("done"), Reply.text("next"))
+    messages = [{"role": "user", "content": "open the PR"}]
+    first = await anthropic_turn(client, messages, False)
+    messages += [{"role": "assistant", "content": [b.model_dump(exclude_none=True) for b in first.content]},
+                 {"role": "user", "content": [{"type": "tool_result", "tool_use_id": tool_use(first).id,
+                                               "content": f"Created {PR_URL}"}]}]
+    await anthropic_turn(client, messages, False)
+    await anthropic_turn(client, [{"role": "user", "content": "Summary: PR opened. Go on."}], False)
+    (cp,) = checkpoint_texts(fake.last.json)
+    assert "Goal: Ship the release; the CI token is [REDACTED:" in cp
+    flush(p)
+    p.settled_store()
+    sent = b"".join(r.body + str(r.headers).encode() for r in fake.requests)
+    assert secret.encode() not in sent
+    disk = b"".join(f.read_bytes() for f in (tmp_path / "data").rglob("*") if f.is_file())
+    assert b"Ship the release" in disk  # the goal is kept (the session record, the checkpoint)
+    assert secret.encode() not in disk

@@ -152,3 +152,20 @@ async def test_cli_against_the_data_dir_and_the_admin_api(ledger, tmp_path, caps
     assert "403" in capsys.readouterr().err
     assert main(["effects", "list", "--data-dir", str(tmp_path / "nowhere")]) == 1
     assert "no store" in capsys.readouterr().err
+
+
+async def test_lookup_of_too_deeply_nested_arguments_is_a_400(ledger):
+    """Arguments nested past MAX_DEPTH have no key: a clear 400, not a
+    RecursionError's 500 (orjson decodes 600 levels; the walk used to recurse)."""
+    p, _, http = ledger
+    deep = b'{"tool":"Bash","task":"s-a","tenant":"acme","arguments":' + b"[" * 600 + b"]" * 600 + b"}"
+    async with http.post(f"{p.url}/ctx/v1/effects/lookup", data=deep,
+                         headers={"Content-Type": "application/json"}) as r:
+        assert r.status == 400
+        assert "deeper than 100 levels" in await r.text()
+    ok = {"c": 1}
+    for _ in range(99):  # 100 levels with the outer object: still a key
+        ok = [ok]
+    async with http.post(f"{p.url}/ctx/v1/effects/lookup",
+                         json={"tool": "Bash", "task": "s-a", "tenant": "acme", "arguments": ok}) as r:
+        assert r.status == 404 and (await r.json())["status"] == "none"

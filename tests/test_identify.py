@@ -97,3 +97,14 @@ def test_bad_header_ids_are_ignored():
     i = ident(body={"model": "m", "messages": [{"role": "user", "content": "x"}]},
               headers={"X-Ctx-Session": "a b\u0000c", "X-Ctx-Tenant": "../../etc"})
     assert i.source == "fingerprint" and i.tenant == "default"
+
+
+def test_shared_proxy_remedies_for_the_tenant_header():
+    """By default X-Ctx-Tenant picks the tenant on a route without one; the two
+    remedies the README gives an operator of a shared proxy both stop it."""
+    h = CIMultiDict({"X-Ctx-Tenant": "globex", "X-Ctx-Session": "s1"})
+    view = ADAPTERS["anthropic"].parse_request(orjson.dumps({"messages": [{"role": "user", "content": "hi"}]}))
+    assert identify(h, view, CFG).tenant == "globex"
+    assert identify(h, view, CFG, "acme").tenant == "acme"  # the route's fixed tenant
+    closed = identify(h, view, IdentifyConfig(trust_headers=False))
+    assert closed.tenant == "default" and closed.session != "s1"
