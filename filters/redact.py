@@ -10,6 +10,13 @@ HMAC under a per-session key (derived from the server secret, the tenant and
 the session), so a secret keeps its placeholder across the turns of a session
 and is unlinkable across sessions.
 
+Thinking the provider signed (Anthropic ``thinking`` blocks with their
+``signature``, and their deltas) is left as it is, both ways: it is the
+provider's own text, written from a context this filter already redacted, and
+one changed byte voids the signature, after which the provider refuses the
+turn. Unsigned reasoning text (OpenAI summaries, thinking sent back without a
+signature) is redacted like any text.
+
 Responses: non-streamed bodies through their ``text_slots``; streamed ones
 with one ``StreamRedactor`` per channel (text and thinking redacted as they
 arrive, holding back only what could still become a match), and tool-call
@@ -56,7 +63,7 @@ from .redaction import (
     Vault,
     redact_json_text,
 )
-from .view import ARGS, Slot
+from .view import ARGS, SIGNED, Slot
 
 log = logging.getLogger("ctxproxy.filters.redact")
 
@@ -234,7 +241,7 @@ class RedactFilter(Filter):
 
             def take(slot: Slot, item: int) -> None:
                 text = slot.get()
-                if not isinstance(text, str) or not text:
+                if not isinstance(text, str) or not text or slot.kind == SIGNED:
                     return
                 if slot.kind == ARGS:  # JSON in a string: scanned decoded, value by value
                     res = redact_json_text(red, text, key, vault)
@@ -291,7 +298,7 @@ class RedactFilter(Filter):
 
     def _redact_slot(self, slot: Slot, red, key: bytes, counts: dict) -> None:
         text = slot.get()
-        if not isinstance(text, str) or not text:
+        if not isinstance(text, str) or not text or slot.kind == SIGNED:
             return
         res = redact_json_text(red, text, key) if slot.kind == ARGS else red.redact(text, key)
         self._add(counts, res.counts)
@@ -305,7 +312,7 @@ class RedactFilter(Filter):
             profile, key, _vault = self._context(turn)
             counts = self._state(turn, profile)["response_counts"]
             red = profile.redactor
-            slots = list(view.text_slots())
+            slots = [sl for sl in view.text_slots() if sl.kind != SIGNED]
             plain = [sl for sl in slots if sl.kind != ARGS]  # clean text needs nothing: ask once
             texts = [sl.get() for sl in plain]
             slots = [sl for sl in slots if sl.kind == ARGS] + [
@@ -353,6 +360,8 @@ class RedactFilter(Filter):
                     d.text = ""
                 continue
             only_held = False
+            if d.kind == SIGNED:  # the provider's signed thinking goes on as it came
+                continue
             sr = ss.text.get(ch)
             if sr is None:
                 sr = ss.text[ch] = StreamRedactor(red, key)

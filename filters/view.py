@@ -15,6 +15,9 @@ from typing import Any, Callable, Iterator, Protocol
 TEXT = "text"
 THINKING = "thinking"
 ARGS = "args"  # tool-call arguments (JSON text, or free-form custom tool input)
+# Thinking the provider signed (Anthropic): its own words, returned verbatim, which no
+# filter edits — a changed byte voids the signature and the provider refuses the turn.
+SIGNED = "signed"
 
 
 Where = Any  # a path: a str, or (parent path, key or index) built while walking
@@ -26,7 +29,7 @@ class Slot:
 
     ``where`` names the position for humans and tests ("messages[3].content[0].text");
     it is formatted only when asked for (a turn walks thousands of slots).
-    ``kind`` is TEXT, THINKING or ARGS (a JSON document inside a string).
+    ``kind`` is TEXT, THINKING, SIGNED (read-only) or ARGS (a JSON document inside a string).
     """
 
     __slots__ = ("_container", "_key", "_where", "kind", "_touch")

@@ -4,7 +4,7 @@ import json
 import orjson
 import pytest
 
-from ctxproxy.filters.view import ARGS, THINKING
+from ctxproxy.filters.view import ARGS, SIGNED
 from ctxproxy.proxy.adapters import ADAPTERS, api_for_path
 from realclients import body_bytes, load, names
 
@@ -112,7 +112,7 @@ def test_binary_parts_are_not_text():
         {"type": "thinking", "thinking": "hmm", "signature": "sig=="}]}]}
     view = ADAPTERS["anthropic"].parse_request(orjson.dumps(body))
     slots = list(view.text_slots())
-    assert [(s.get(), s.kind) for s in slots] == [("look", "text"), ("hmm", THINKING)]
+    assert [(s.get(), s.kind) for s in slots] == [("look", "text"), ("hmm", SIGNED)]  # signed: read-only
 
 
 def test_prune_replacement_keeps_images_and_the_pair():

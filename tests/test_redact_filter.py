@@ -69,8 +69,8 @@ REQUESTS = {
         "messages": [
             {"role": "user", "content": f"my key is {ANT}"},
             {"role": "assistant", "content": [
-                {"type": "thinking", "thinking": f"the user gave {AWS}", "signature": "sig=="},
-                {"type": "text", "text": "I will use it."},
+                {"type": "thinking", "thinking": "the user gave a key", "signature": "sig=="},
+                {"type": "text", "text": f"I will use {AWS}."},
                 {"type": "tool_use", "id": "toolu_1", "name": "Bash",
                  "input": {"command": f"curl -H 'Authorization: Bearer {STRIPE}' x", "env": {"T": [SLACK]}}}]},
             {"role": "user", "content": [
@@ -198,8 +198,12 @@ def test_non_streamed_response_redacted(filt, api):
     view = ADAPTERS[api].parse_response(orjson.dumps(RESPONSES[api]))
     Pipeline([filt]).run_response(t, view)
     out = view.to_bytes().decode()
+    counts = {"aws-access-key-id": 1, "github-pat": 1, "npm-token": 1}
+    if api == "anthropic":  # signed thinking goes on as the provider wrote it
+        assert orjson.loads(out)["content"][0]["thinking"] == f"I saw {AWS}"
+        out, counts = out.replace(f"I saw {AWS}", ""), {"github-pat": 1, "npm-token": 1}
     assert_clean(out)
-    assert t.state["redact"]["response_counts"] == {"aws-access-key-id": 1, "github-pat": 1, "npm-token": 1}
+    assert t.state["redact"]["response_counts"] == counts
 
 
 # -- streamed responses --------------------------------------------------------------------------
@@ -316,7 +320,14 @@ def channel_texts(api, emitted: list[bytes]) -> dict[str, str]:
     return texts
 
 
-def _expected(filt, turn, kind, full):
+def _signed(api, kind):
+    """Anthropic thinking is signed: the provider's own text, never edited."""
+    return api == "anthropic" and kind == "thinking"
+
+
+def _expected(filt, turn, kind, full, api=""):
+    if _signed(api, kind):
+        return full
     red = filt.registry.get("default").redactor
     key = filt._key(turn)
     if kind == "args":
@@ -346,10 +357,11 @@ def test_stream_every_split_point(filt, api, kind):
         t = make_turn(api, {"model": "m", "messages": [], "input": []})
         emitted = run_stream(filt, t, BUILD[api]([(kind, chunks)]))
         blob = b"".join(emitted).decode()
-        assert secret not in blob, (api, kind, chunks)
         texts = channel_texts(api, emitted)
         (got,) = [v for v in texts.values() if v]
-        assert got == _expected(filt, t, kind, full), (api, kind, chunks)
+        assert got == _expected(filt, t, kind, full, api), (api, kind, chunks)
+        if not _signed(api, kind):
+            assert secret not in blob, (api, kind, chunks)
 
 
 @pytest.mark.parametrize("api", list(BUILD))
@@ -360,9 +372,10 @@ def test_stream_three_and_many_chunks_mixed_blocks(filt, api):
         t = make_turn(api, {"model": "m", "messages": [], "input": []})
         emitted = run_stream(filt, t, BUILD[api](blocks))
         blob = b"".join(emitted).decode()
-        assert_clean(blob)
         texts = [v for v in channel_texts(api, emitted).values() if v]
-        want = [_expected(filt, t, k, s) for k, s in blocks_text]
+        # (Anthropic's thinking is signed: it is the one text that goes on as written)
+        assert_clean(blob if api != "anthropic" else "".join(v for v in texts if v != CASES["thinking"]))
+        want = [_expected(filt, t, k, s, api) for k, s in blocks_text]
         assert sorted(texts) == sorted(want), (api, size)
         counts = t.state["redact"]["response_counts"]
         assert counts.get("github-pat") == 1 and counts.get("npm-token") == 1 and counts.get("private-key") == 1
@@ -521,7 +534,8 @@ async def test_sdk_anthropic(make_proxy, fake, stream):
     else:
         msg = await client.messages.create(**kw)
     assert_clean(_received(fake))
-    out = msg.model_dump_json()
+    assert msg.content[0].type == "thinking" and msg.content[0].thinking == f"the user pasted {AWS} earlier"
+    out = msg.model_dump_json(exclude={"content": {0}})  # signed thinking comes back as the model wrote it
     assert_clean(out)
     assert "[REDACTED:github-pat:" in out and "[REDACTED:npm-token:" in out
     assert msg.content[-1].type == "tool_use" and msg.content[-1].input["command"].endswith("&& npm publish")
@@ -596,3 +610,24 @@ def test_tool_input_keys_are_the_tools_own_and_all_scanned(filt):
     block = orjson.loads(sent(t))["messages"][1]["content"][0]
     assert block["id"] == "toolu_9" and block["name"] == "Deploy"  # the block's own fields stay
     assert block["input"]["name"].startswith("token [REDACTED:github-pat:")
+
+
+
+async def test_signed_thinking_goes_back_as_the_provider_wrote_it(make_proxy, fake):
+    """A thinking block sent back with its signature is the provider's own text:
+    editing one byte voids the signature and the provider refuses the turn. It is
+    forwarded verbatim while everything around it is redacted; thinking without
+    a signature is redacted like any text."""
+    proxy = await make_proxy(PIPELINE)
+    fake.script(Reply.text("ok"))
+    signed = {"type": "thinking", "thinking": f"checking the key {AWS} format", "signature": "EqQBCkYIBxgCKkA="}
+    await proxy.anthropic().messages.create(model="c", max_tokens=20, messages=[
+        {"role": "user", "content": f"use {GHP}"},
+        {"role": "assistant", "content": [signed, {"type": "thinking", "thinking": f"unsigned {NPM}"},
+                                          {"type": "tool_use", "id": "toolu_s", "name": "Bash",
+                                           "input": {"command": "ls"}}]},
+        {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_s", "content": "a.txt"}]}])
+    sent_body = orjson.loads(fake.model_requests[-1].body)
+    blocks = sent_body["messages"][1]["content"]
+    assert blocks[0] == signed
+    assert NPM not in blocks[1]["thinking"] and GHP not in sent_body["messages"][0]["content"]

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from typing import Any, Iterator
 
-from ctxproxy.filters.view import ARGS, TEXT, THINKING, Delta, Slot, ToolCall, ToolResult, Usage, type_of
+from ctxproxy.filters.view import ARGS, SIGNED, TEXT, THINKING, Delta, Slot, ToolCall, ToolResult, Usage, type_of
 
 from .base import (
     ResponseViewBase,
@@ -23,6 +23,14 @@ from .base import (
 API = "anthropic"
 
 
+def _kind(block: dict) -> str:
+    """A request block's slot kind: thinking sent back with its signature is the
+    provider's own signed text (SIGNED); unsigned thinking is THINKING."""
+    if block.get("type") == "thinking":
+        return SIGNED if block.get("signature") else THINKING
+    return TEXT
+
+
 class AnthropicRequest(RequestViewBase):
     api = API
     items_key = "messages"
@@ -39,8 +47,7 @@ class AnthropicRequest(RequestViewBase):
         elif isinstance(content, list):
             for j, block in enumerate(content):
                 if isinstance(block, dict):
-                    kind = THINKING if block.get("type") == "thinking" else TEXT
-                    yield from self.parts(block, (where, j), kind)
+                    yield from self.parts(block, (where, j), _kind(block))
 
     def system_text(self) -> str:
         parts = [text_of(self.body.get("system"))]
@@ -197,8 +204,7 @@ class AnthropicResponse(ResponseViewBase):
     def text_slots(self) -> Iterator[Slot]:
         for j, block in enumerate(self._blocks()):
             if isinstance(block, dict):
-                kind = THINKING if block.get("type") == "thinking" else TEXT
-                yield from self.parts(block, f"content[{j}]", kind)
+                yield from self.parts(block, f"content[{j}]", SIGNED if block.get("type") == "thinking" else TEXT)
 
     def tool_calls(self) -> list[ToolCall]:
         return [ToolCall(str(b.get("id", "")), str(b.get("name", "")), b.get("input"), j)
@@ -221,7 +227,8 @@ class AnthropicStream:
         return AnthropicEvent(name, raw, data, self)
 
 
-_DELTA_FIELDS = {"text_delta": ("text", TEXT), "thinking_delta": ("thinking", THINKING),
+# Thinking is SIGNED: the block's signature comes at its end and covers every delta.
+_DELTA_FIELDS = {"text_delta": ("text", TEXT), "thinking_delta": ("thinking", SIGNED),
                  "input_json_delta": ("partial_json", ARGS)}
 
 
@@ -248,8 +255,8 @@ class AnthropicEvent(Event):
         if t == "content_block_start":
             block = self.data.get("content_block")
             if isinstance(block, dict) and block.get("type") in ("text", "thinking"):
-                kind = THINKING if block.get("type") == "thinking" else TEXT
-                key = "thinking" if kind == THINKING else "text"
+                kind = SIGNED if block.get("type") == "thinking" else TEXT
+                key = "thinking" if kind == SIGNED else "text"
                 if isinstance(block.get(key), str) and block[key]:
                     yield Slot(block, key, "content_block", kind, self.mark_changed)
 
@@ -301,6 +308,7 @@ class AnthropicEvent(Event):
 
     def make_delta(self, channel: str, kind: str, text: str) -> "AnthropicEvent":
         field = {TEXT: ("text_delta", "text"), THINKING: ("thinking_delta", "thinking"),
+                 SIGNED: ("thinking_delta", "thinking"),
                  ARGS: ("input_json_delta", "partial_json")}[kind]
         ev = AnthropicEvent("content_block_delta", b"", None, self.stream)
         ev._data = {"type": "content_block_delta", "index": int(channel),
