@@ -105,7 +105,7 @@ class Turn:
     services: Mapping[str, Any] = field(default_factory=dict)  # store, secret, clock...
     turn_id: str = field(default_factory=new_turn_id)
     identity: Identity = field(default_factory=Identity)
-    tenant_fixed: str = ""  # route/key-bound tenant; headers cannot override it
+    tenant_fixed: str = ""  # the route's fixed tenant; headers cannot override it
     state: dict[str, Any] = field(default_factory=dict)
     degraded: list[str] = field(default_factory=list)
     timings_ms: dict[str, float] = field(default_factory=dict)
