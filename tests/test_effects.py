@@ -443,6 +443,13 @@ def tool_use(msg):
     return use
 
 
+def answered(msg, result, use_id=None):
+    """The assistant's turn and the user's result for its tool call, as an agent sends them back."""
+    return [{"role": "assistant", "content": [b.model_dump(exclude_none=True) for b in msg.content]},
+            {"role": "user", "content": [{"type": "tool_result", "tool_use_id": use_id or tool_use(msg).id,
+                                          "content": result}]}]
+
+
 @pytest.mark.parametrize("stream", [True, False])
 async def test_anthropic_session_checkpoint_after_compaction(make_proxy, fake, stream):
     p = await make_proxy(TOML)
@@ -455,14 +462,10 @@ async def test_anthropic_session_checkpoint_after_compaction(make_proxy, fake, s
     messages = [{"role": "user", "content": "Open a PR for the loader fix."}]
     first = await anthropic_turn(client, messages, stream)
     pr = tool_use(first)
-    messages += [{"role": "assistant", "content": [b.model_dump(exclude_none=True) for b in first.content]},
-                 {"role": "user", "content": [{"type": "tool_result", "tool_use_id": pr.id,
-                                               "content": f"Created pull request {PR_URL}"}]}]
+    messages += answered(first, f"Created pull request {PR_URL}", pr.id)
     second = await anthropic_turn(client, messages, stream)
     read = tool_use(second)
-    messages += [{"role": "assistant", "content": [b.model_dump(exclude_none=True) for b in second.content]},
-                 {"role": "user", "content": [{"type": "tool_result", "tool_use_id": read.id,
-                                               "content": "# Loader\nREADME text"}]}]
+    messages += answered(second, "# Loader\nREADME text", read.id)
     await anthropic_turn(client, messages, stream)
     assert all(not checkpoint_texts(r.json) for r in fake.model_requests)
     # the client compacts: its history is now one summary message
@@ -551,9 +554,7 @@ async def test_duplicate_after_compaction_is_noted_to_the_model(make_proxy, fake
                 Reply.tool_call("Bash", cmd), Reply.text("hm"))
     messages = [{"role": "user", "content": "Open the PR."}]
     first = await anthropic_turn(client, messages, True)
-    messages += [{"role": "assistant", "content": [b.model_dump(exclude_none=True) for b in first.content]},
-                 {"role": "user", "content": [{"type": "tool_result", "tool_use_id": tool_use(first).id,
-                                               "content": f"Created {PR_URL}"}]}]
+    messages += answered(first, f"Created {PR_URL}")
     await anthropic_turn(client, messages, True)
     messages = [{"role": "user", "content": "Summary: working on the loader. Continue."}]
     again = await anthropic_turn(client, messages, True)  # the model repeats the call despite the checkpoint
@@ -561,9 +562,7 @@ async def test_duplicate_after_compaction_is_noted_to_the_model(make_proxy, fake
     store = p.state.services["store"]
     recs = store.effects.by_key("default", store.effects.by_call_id("default", tool_use(first).id).key)
     assert [r.call_id for r in recs] == [tool_use(first).id, tool_use(again).id]
-    messages += [{"role": "assistant", "content": [b.model_dump(exclude_none=True) for b in again.content]},
-                 {"role": "user", "content": [{"type": "tool_result", "tool_use_id": tool_use(again).id,
-                                               "content": "a pull request for branch fix already exists"}]}]
+    messages += answered(again, "a pull request for branch fix already exists")
     await anthropic_turn(client, messages, True)
     body = orjson.dumps(fake.last.json).decode()
     assert "repeated side effects that had already completed" in body and "gh pr create" in body
@@ -675,9 +674,7 @@ async def test_write_ahead_waits_off_the_event_loop(make_proxy, fake):
     fake.script(Reply.tool_call("Bash", {"command": "make deploy"}, call_id="toolu_wait1"))
     messages = [{"role": "user", "content": "deploy it"}]
     first = await anthropic_turn(client, messages, False)
-    messages += [{"role": "assistant", "content": [b.model_dump(exclude_none=True) for b in first.content]},
-                 {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_wait1",
-                                               "content": "deployed v9"}]}]
+    messages += answered(first, "deployed v9", "toolu_wait1")
     other = p.anthropic(default_headers={"X-Ctx-Session": "sess-other"})
     hello = dict(model="claude-test-1", max_tokens=50, messages=[{"role": "user", "content": "hello"}])
     await other.messages.create(**hello)  # its session is set up: a later turn writes nothing
@@ -728,9 +725,7 @@ async def test_concurrent_tool_loops_record_every_result_before_forwarding(make_
         messages = [{"role": "user", "content": f"release component {k}"}]
         for i in range(turns):
             msg = await anthropic_turn(client, messages, False)
-            messages += [{"role": "assistant", "content": [b.model_dump(exclude_none=True) for b in msg.content]},
-                         {"role": "user", "content": [{"type": "tool_result", "tool_use_id": tool_use(msg).id,
-                                                       "content": f"{sid} step {i} done"}]}]
+            messages += answered(msg, f"{sid} step {i} done")
 
     await asyncio.wait_for(asyncio.gather(*(agent(k) for k in range(8))), 60)
     assert late == []
@@ -838,9 +833,7 @@ async def test_goal_header_is_redacted_before_it_is_kept(make_proxy, fake, tmp_p
     fake.script(Reply.tool_call("Bash", {"command": "gh pr create --fill"}), Reply.text("done"), Reply.text("next"))
     messages = [{"role": "user", "content": "open the PR"}]
     first = await anthropic_turn(client, messages, False)
-    messages += [{"role": "assistant", "content": [b.model_dump(exclude_none=True) for b in first.content]},
-                 {"role": "user", "content": [{"type": "tool_result", "tool_use_id": tool_use(first).id,
-                                               "content": f"Created {PR_URL}"}]}]
+    messages += answered(first, f"Created {PR_URL}")
     await anthropic_turn(client, messages, False)
     await anthropic_turn(client, [{"role": "user", "content": "Summary: PR opened. Go on."}], False)
     (cp,) = checkpoint_texts(fake.last.json)
