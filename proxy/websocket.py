@@ -23,6 +23,7 @@ from aiohttp import WSMsgType, web
 from ctxproxy.filters import FilterError, Turn
 
 from .adapters import ADAPTERS, AdapterError
+from .adapters.base import loads
 from .errors import error_response, translate_upstream
 from .relay import HOP_BY_HOP, Relay, upstream_headers, upstream_url
 from .routing import Match
@@ -164,7 +165,7 @@ class _WsSession:
         """Run the request pipeline on a response.create; no frame if refused."""
         raw = text.encode("utf-8", "surrogatepass")
         try:
-            data = orjson.loads(raw)
+            data = loads(raw)  # a lone surrogate escape is still read, as on HTTP
         except orjson.JSONDecodeError:
             asyncio.ensure_future(self._client_error(400, "frame is not valid JSON"))
             return []
