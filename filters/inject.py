@@ -17,22 +17,39 @@ A segment that does not fit is truncated at its declared boundary (line,
 paragraph, item) when it allows it and at least ``min_truncated_tokens``
 remain, else dropped; the segment records which and why. Tokens are counted
 on the text as placed (fence included) with the cached counter, so a turn
-costs O(new content).
+costs O(new content); each segment is also charged the separator placed
+before it, so ``used`` never exceeds the budget. A managed (policy) rules
+segment that does not fit marks the turn degraded (logged once per bundle
+revision).
 
 Placement keeps the provider's prompt cache (see the adapters): stable
 segments in the system slot, inside the caller's cached prefix (Anthropic:
 before its last system breakpoint; OpenAI: the leading system/developer
-message; Responses: ``instructions``); non-stable system segments after
-every breakpoint; per-turn segments at the tail, next to the latest user
-message. The caller's breakpoints stay where they were; at most four exist.
-A session whose stable bytes change ``stable_max_changes`` times is demoted:
-its stable segments go after the breakpoint from then on.
+message; Responses: ``instructions``); per-turn segments at the tail, next to
+the latest user message. Non-stable system segments go at the end of the
+system slot — on Anthropic only while no breakpoint covers the messages: with
+a message breakpoint (Claude Code marks the last user block) or automatic
+caching, the end of the system slot precedes it and a change there would
+invalidate the cached conversation, so they join the per-turn tail. The
+caller's breakpoints stay where they were, except automatic caching's (see
+``AnthropicRequest.add_turn_segment``); at most four exist. A session whose
+stable bytes change ``stable_max_changes`` times is demoted: its stable
+segments are placed as non-stable ones from then on. (On OpenAI, whose cache
+is the exact prefix, the end of the system slot still precedes the cached
+conversation: there demotion only keeps the caller's own system text cached.)
+When the provider keeps the conversation (Responses with
+``previous_response_id``, ``conversation`` or ``store: true``), per-turn
+segments go in ``instructions``, which it does not carry over, instead of the
+input it stores.
 
-Per turn, ``turn.state["inject"]`` holds ``budget``, ``used``, ``route``,
-``conflicts`` (instruction_conflict records), ``rules``, ``memory``,
-``evidence`` and ``placement``; ``turn.state["segments"]`` every segment
-with its fate. Fails open: on error the request goes on without the
-envelope and the turn is marked degraded.
+Per turn, ``turn.state["inject"]`` holds ``budget``, ``used`` (separators
+included), ``route``, ``conflicts`` (instruction_conflict records),
+``rules``, ``policy_revision`` (the bundle revision, only when one of its
+segments was placed), ``memory``, ``evidence`` and ``placement`` (where each
+group went: ``stable``, ``system``, ``turn``, plus ``demoted``,
+``breakpoints``...); ``turn.state["segments"]`` every segment with its fate
+and, once placed, its ``where``. Fails open: on error the request goes on
+without the envelope and the turn is marked degraded.
 
 Config ``[filters.inject]`` (sub-tables ``rules``, ``memory``, ``evidence``,
 ``routes.<route name>``)::
@@ -63,6 +80,7 @@ from .segments import BOUNDARIES, Segment, offer, offered, overhead, render
 log = logging.getLogger("ctxproxy.filters.inject")
 
 SESSION_KEY = "inject"  # this filter's entry in the session state
+SEP = "\n\n"  # between segments of one group, and before a group appended to the caller's text
 _LAYER_LABELS = {  # layer -> (trust, scope, priority offset, truncatable)
     "managed": ("system", "tenant", 10, False),
     "task": ("reviewed", "task", 0, True),
@@ -171,6 +189,12 @@ class InjectFilter(Filter):
         self.store = store
         self.retriever = retriever or NullRetriever()
         self.rules = RulesBundle(config.rules) if not config.rules.empty else None
+        self._policy_warned: set[str] = set()  # bundle revisions whose dropped policy was logged
+        if self.rules is not None:
+            try:  # the first load walks the file system: here, at start-up, not on a turn
+                self.rules.get()
+            except Exception as exc:  # a turn retries it
+                log.warning("rules bundle %s: first load failed: %s", self.rules.bundle_id, type(exc).__name__)
 
     @classmethod
     def create(cls, config: InjectConfig, services: Mapping[str, Any]) -> "InjectFilter":
@@ -190,13 +214,15 @@ class InjectFilter(Filter):
 
         # 1. gather (no edits yet)
         own: list[Segment] = []
+        bundle, rules = None, []
         if self.rules is not None:
-            bundle = self.rules.get(ident.task)
+            bundle = self.rules.get(ident.task, wait=False)  # never the file system on a turn, once loaded
             if bundle is not None:
                 state["rules"] = bundle.info()
-                state["policy_revision"] = bundle.revision or None
+                state["policy_revision"] = None  # named once one of its segments is placed
                 state["conflicts"] = list(bundle.conflicts)
-                own += rules_segments(bundle, cfg.rules.priority)
+                rules = rules_segments(bundle, cfg.rules.priority)
+                own += rules
         if cfg.memory.enabled:
             own += self._memory(turn, state, session_state, session_writes, known)
         if cfg.evidence.enabled:
@@ -214,49 +240,68 @@ class InjectFilter(Filter):
                 seg.text = redact(seg.text)
 
         # 2. allocate
-        placed = allocate(segments, budget, turn.tokens.count, cfg.min_truncated_tokens, cfg.stable_first)
-        state["used"] = sum(s.tokens for s in placed)
+        sep = turn.tokens.count(SEP)
+        placed = allocate(segments, budget, turn.tokens.count, cfg.min_truncated_tokens, cfg.stable_first, sep)
+        if bundle is not None:
+            state["policy_revision"] = self._policy_revision(turn, bundle, rules)
         stable = sorted((s for s in placed if s.placement == "system" and s.stable), key=_stable_order)
         floating = [s for s in placed if s.placement == "system" and not s.stable]
         per_turn = [s for s in placed if s.placement == "turn"]
-        stable_text = "\n\n".join(render(s) for s in stable)
-        placement = self._stability(stable_text, session_state, session_writes, known)
-        if placement["demoted"]:
-            floating, stable_text = stable + floating, ""
-        floating_text = "\n\n".join(render(s) for s in floating)
-        turn_text = "\n\n".join(render(s) for s in per_turn)
+        placement = self._stability(SEP.join(render(s) for s in stable), session_state, session_writes, known)
 
         # 3. place: all edits at the end (a failure above leaves the body untouched),
         #    once the session's state is saved
         return self._write_session(turn, state, session_writes, lambda: self._place(
-            view, state, placement, stable, floating, per_turn, stable_text, floating_text, turn_text))
+            view, turn.tokens.count, state, placement, placed, stable, floating, per_turn))
 
-    def _place(self, view: Any, state: dict, placement: dict, stable: list[Segment], floating: list[Segment],
-               per_turn: list[Segment], stable_text: str, floating_text: str, turn_text: str) -> None:
+    def _place(self, view: Any, count: Callable[[str], int], state: dict, placement: dict, placed: list[Segment],
+               stable: list[Segment], floating: list[Segment], per_turn: list[Segment]) -> None:
         anchor = self.config.anthropic_cache_anchor and view.api == "anthropic"
         # counting walks the whole conversation: only when this filter may add a marker
         before = view.count_cache_breakpoints() if anchor else None
-        if stable_text:
-            where = view.add_system_segment(stable_text, stable=True, anchor=anchor) or "system"
-            for s in stable:
-                s.where = where
-            placement["stable"] = where
-        if floating_text:
-            where = view.add_system_segment(floating_text) or "system"
-            for s in floating:
-                s.where = where
-            placement["system"] = where
-            if placement["demoted"] and stable:
-                placement["stable"] = where
-        if turn_text:
-            where = view.add_turn_segment(turn_text, anchor=anchor) or "turn"
-            for s in per_turn:
-                s.where = where
-            placement["turn"] = where
+        demoted = stable if placement["demoted"] else []
+        if demoted:  # its stable bytes keep changing: placed like any text that may change
+            stable, floating = [], demoted + floating
+        if floating and view.api == "anthropic" and view.conversation_cached():
+            # The end of the system slot precedes the breakpoint on the messages, so a change
+            # there would invalidate the cached conversation: after every breakpoint there is
+            # only the tail. In offer order (nothing after it is cached).
+            tail = {id(s) for s in floating + per_turn}
+            floating, per_turn = [], [s for s in placed if id(s) in tail]
+        used = 0
+        for group, segs, add in (
+                ("stable", stable, lambda text: view.add_system_segment(text, stable=True, anchor=anchor)),
+                ("system", floating, view.add_system_segment),
+                ("turn", per_turn, lambda text: view.add_turn_segment(text, anchor=anchor))):
+            if segs:
+                text = SEP.join(render(s) for s in segs)
+                where = add(text) or group
+                for s in segs:
+                    s.where = where
+                placement[group] = where
+                used += count(text) + count(SEP)  # the group's text, and the separator before it
+        state["used"] = used
+        if demoted:
+            placement["stable"] = demoted[0].where
         added = sum(1 for k in ("stable", "system", "turn") if "+breakpoint" in str(placement.get(k, "")))
         placement["breakpoints"] = {"added": added} if before is None else \
             {"added": added, "before": before, "after": before + added}
         state["placement"] = placement
+
+    def _policy_revision(self, turn: Turn, bundle: Any, rules: list[Segment]) -> str | None:
+        """The bundle revision, when one of its segments was placed (the model saw
+        that revision). A managed (policy) segment that did not fit marks the turn
+        degraded: an oversized policy must not vanish silently."""
+        managed = [s for s in rules if "/managed@" in s.ref and s.status == "dropped"]
+        if managed:
+            _degrade(turn, self.name)
+            if bundle.revision not in self._policy_warned:
+                if len(self._policy_warned) > 256:
+                    self._policy_warned.clear()
+                self._policy_warned.add(bundle.revision)
+                log.warning("rules bundle %s revision %s: managed policy dropped (%s)", bundle.bundle_id,
+                            bundle.revision[:12], managed[0].reason)
+        return bundle.revision if any(s.status != "dropped" for s in rules) else None
 
     # -- sources --------------------------------------------------------------
     def _memory(self, turn: Turn, state: dict, session_state: dict | None, writes: dict,
@@ -381,19 +426,22 @@ def rules_segments(bundle: Any, priority: int) -> list[Segment]:
 
 
 def allocate(segments: list[Segment], budget: int, count: Callable[[str], int], min_tokens: int = 64,
-             stable_first: bool = True) -> list[Segment]:
+             stable_first: bool = True, sep_tokens: int = 0) -> list[Segment]:
     """Decide each segment's fate; returns the placed ones in offer order.
 
     Stable segments are allocated first when ``stable_first`` (so their bytes
     never depend on this turn's per-turn segments), then by priority, ties in
-    offer order. Tokens are those of the rendered text (fence included).
+    offer order. Tokens are those of the rendered text (fence included); each
+    placed segment also costs ``sep_tokens`` of the budget, for the separator
+    placed before it (not in its ``tokens``).
     """
     order = sorted(range(len(segments)),
                    key=lambda i: (not (stable_first and segments[i].stable), -segments[i].priority, i))
     left = budget
     for i in order:
         seg = segments[i]
-        cap = min(left, seg.max_tokens) if seg.max_tokens else left
+        room = max(0, left - sep_tokens)
+        cap = min(room, seg.max_tokens) if seg.max_tokens else room
         n = count(render(seg))
         if n <= cap:
             seg.tokens, seg.status, seg.reason = n, "placed", ""
@@ -409,7 +457,7 @@ def allocate(segments: list[Segment], budget: int, count: Callable[[str], int], 
             why = "not truncatable" if not seg.truncatable else f"under {min_tokens} tokens left"
             seg.tokens, seg.status, seg.reason = 0, "dropped", f"{n} tokens > {cap} available ({why})"
             continue
-        left -= seg.tokens
+        left -= seg.tokens + sep_tokens
     return [s for s in segments if s.status in ("placed", "truncated")]
 
 

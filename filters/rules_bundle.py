@@ -32,7 +32,13 @@ refuses the whole bundle. Either way the bundle says so (``refused``).
 
 Files are read once and re-read only when their mtime or size changes; the
 file system is looked at no more than once per ``refresh_seconds``, never per
-turn.
+turn. On the request path (``get(task, wait=False)``) a stale bundle is
+served as it is while one background thread refreshes every cached bundle
+(one walk of each pattern for all of them): a ``**/AGENTS.md`` walk of a big
+repository never stalls the event loop. Only the very first load walks on the
+caller's thread (inject does it at start-up); a task seen for the first time
+reuses the last walk and only stats its files. ``refresh_seconds = 0`` looks
+every turn, on the caller's thread (tests, development).
 """
 from __future__ import annotations
 
@@ -70,7 +76,7 @@ class RulesSources:
     exclude_dirs: tuple[str, ...] = (".git", "node_modules", ".venv", "venv", "__pycache__", ".ctxproxy")
     max_files: int = 64
     max_file_bytes: int = 256 * 1024
-    refresh_seconds: float = 2.0
+    refresh_seconds: float = 2.0  # 0: look at every turn, on the request path
 
     def patterns(self, layer: str) -> tuple[str, ...]:
         return getattr(self, layer)
@@ -122,40 +128,74 @@ class RulesBundle:
         definition = repr((str(self.root), [sources.patterns(layer) for layer in LAYERS]))
         self.bundle_id = "rb-" + hashlib.sha256(definition.encode()).hexdigest()[:12]
         self._clock = clock
-        self._lock = threading.Lock()
+        self._lock = threading.Lock()  # one refresh at a time (the walks)
+        self._refreshing = threading.Lock()  # held while the background refresh runs
+        # Plain dicts of immutable values: the request path reads them without the lock while a
+        # refresh replaces entries (single dict operations are atomic in CPython).
         self._files: dict[str, tuple[int, int, RuleFile | None, str]] = {}  # abs path -> (mtime_ns, size, file, error)
         self._bundles: dict[str, tuple[float, tuple, Bundle]] = {}  # task key -> (checked, fingerprint, bundle)
+        self._globs: dict[str, tuple[float, list[str]]] = {}  # pattern without {task} -> (walked at, paths)
         self._revoked = _parse_revoked(sources.revoked)
 
-    def get(self, task: str = "") -> Bundle | None:
-        """The bundle for ``task`` (``None`` when no sources are configured)."""
+    def get(self, task: str = "", wait: bool = True) -> Bundle | None:
+        """The bundle for ``task`` (``None`` when no sources are configured).
+
+        With ``wait=False`` (the request path) a stale bundle is returned as it
+        is and refreshed in the background; a task's first bundle reuses the
+        last walk. With ``wait`` a stale bundle is refreshed here and now."""
         if self.sources.empty:
             return None
         task_key = _safe_task(task) if any("{task}" in p for p in self.sources.task) else ""
         now = self._clock()
-        with self._lock:
-            cached = self._bundles.get(task_key)
-            if cached is not None and now - cached[0] < self.sources.refresh_seconds:
-                return cached[2]
-            found, refused = self._discover(task_key)
-            fingerprint = tuple((layer, p, self._files[p][0], self._files[p][1]) for layer, p in found)
-            if cached is not None and cached[1] == fingerprint:
-                self._bundles[task_key] = (now, fingerprint, cached[2])
-                return cached[2]
-            bundle = self._resolve(found, refused)
-            if cached is None or cached[2].revision != bundle.revision:
-                log.info("rules bundle %s: revision %s (%d files, %d conflicts, %d refused)", self.bundle_id,
-                         bundle.revision[:12] or "-", len(bundle.files), len(bundle.conflicts), len(bundle.refused))
-                for r in bundle.refused:
-                    log.warning("rules bundle %s: refused %s (%s)", self.bundle_id, r.get("path") or r.get("revision"),
-                                r["reason"])
-            if len(self._bundles) > 256:
-                self._bundles.clear()
-            self._bundles[task_key] = (now, fingerprint, bundle)
-            return bundle
+        cached = self._bundles.get(task_key)
+        if cached is not None and now - cached[0] < self.sources.refresh_seconds:
+            return cached[2]
+        if wait or not self.sources.refresh_seconds:
+            with self._lock:
+                return self._load(task_key, now, rescan=True)
+        if cached is None:  # a new task: its own files are found and stat'ed, the rest comes from the last walk
+            return self._load(task_key, now, rescan=False)
+        if self._refreshing.acquire(blocking=False):  # else one is running: it refreshes this one too
+            try:
+                threading.Thread(target=self._refresh_all, name=f"rules-{self.bundle_id}", daemon=True).start()
+            except RuntimeError:  # no thread to be had: the next stale turn tries again
+                self._refreshing.release()
+        return cached[2]
+
+    def _refresh_all(self) -> None:
+        """Every cached bundle, looked at again: each pattern walked once for all."""
+        try:
+            with self._lock:
+                now = self._clock()
+                for task_key in list(self._bundles):
+                    self._load(task_key, now, rescan=True)
+        except Exception as exc:  # the cached bundles stay; the next stale turn tries again
+            log.warning("rules bundle %s: refresh failed: %s", self.bundle_id, type(exc).__name__)
+        finally:
+            self._refreshing.release()
+
+    def _load(self, task_key: str, now: float, rescan: bool) -> Bundle:
+        cached = self._bundles.get(task_key)
+        found, refused = self._discover(task_key, now, rescan)
+        fingerprint = tuple((layer, p, self._files[p][0], self._files[p][1]) for layer, p in found)
+        if cached is not None and cached[1] == fingerprint:
+            self._bundles[task_key] = (now, fingerprint, cached[2])
+            return cached[2]
+        bundle = self._resolve(found, refused)
+        if cached is None or cached[2].revision != bundle.revision:
+            log.info("rules bundle %s: revision %s (%d files, %d conflicts, %d refused)", self.bundle_id,
+                     bundle.revision[:12] or "-", len(bundle.files), len(bundle.conflicts), len(bundle.refused))
+            for r in bundle.refused:
+                log.warning("rules bundle %s: refused %s (%s)", self.bundle_id, r.get("path") or r.get("revision"),
+                            r["reason"])
+        if len(self._bundles) > 256:
+            self._bundles.clear()
+        self._bundles[task_key] = (now, fingerprint, bundle)
+        return bundle
 
     # -- discovery and reading ---------------------------------------------
-    def _discover(self, task_key: str) -> tuple[list[tuple[str, str]], list[dict[str, Any]]]:
+    def _discover(self, task_key: str, now: float, rescan: bool
+                  ) -> tuple[list[tuple[str, str]], list[dict[str, Any]]]:
         seen: set[str] = set()
         found: list[tuple[str, str]] = []
         refused: list[dict[str, Any]] = []
@@ -164,8 +204,10 @@ class RulesBundle:
                 if "{task}" in pattern:
                     if not task_key:
                         continue
-                    pattern = pattern.replace("{task}", task_key)
-                for path in self._expand(pattern):
+                    paths = self._expand(pattern.replace("{task}", task_key))
+                else:
+                    paths = self._walked(pattern, now, rescan)
+                for path in paths:
                     if path in seen:
                         continue
                     seen.add(path)
@@ -176,6 +218,16 @@ class RulesBundle:
                     self._stat_and_read(path)
                     found.append((layer, path))
         return found, refused
+
+    def _walked(self, pattern: str, now: float, rescan: bool) -> list[str]:
+        """A pattern's files, from the last walk unless ``rescan`` (a refresh
+        walks each pattern once, however many task bundles it resolves)."""
+        last = self._globs.get(pattern)
+        if last is not None and (last[0] == now or not rescan):
+            return last[1]
+        paths = self._expand(pattern)
+        self._globs[pattern] = (now, paths)
+        return paths
 
     def _expand(self, pattern: str) -> list[str]:
         base = self.root

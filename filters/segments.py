@@ -13,10 +13,15 @@ Placement, as the producer declares it:
   frozen for the session). Placed in the system slot *inside* the caller's
   cached prefix (before its last system cache breakpoint).
 - ``placement="system"``, not stable: the end of the system slot, after the
-  caller's breakpoints (a change there does not invalidate the cached
-  tools + system prefix).
+  caller's system breakpoints (a change there does not invalidate the cached
+  tools + system prefix). On Anthropic, when a breakpoint covers the messages
+  (a marked message block, or automatic caching), the end of the system slot
+  precedes it: such segments join the per-turn tail instead.
 - ``placement="turn"``: per-turn context (evidence, checkpoint deltas), after
-  the last cache breakpoint next to the latest user message.
+  the last cache breakpoint next to the latest user message — or, when the
+  provider keeps the conversation (Responses ``previous_response_id``,
+  ``conversation``, ``store: true``), in ``instructions``, which it does not
+  store with it.
 
 ``render`` is the one place that turns a segment into model-visible text:
 evidence, untrusted and inferred segments — and every memory or evidence
@@ -61,7 +66,7 @@ class Segment:
     tokens: int = 0
     status: Literal["offered", "placed", "truncated", "dropped"] = "offered"
     reason: str = ""
-    where: str = ""  # where it was placed: system:before_breakpoint | system:end | turn
+    where: str = ""  # where it went: system:before_breakpoint | system:end | instructions | turn | ... (adapters)
 
     def labels(self) -> dict[str, Any]:
         return {"origin": self.origin, "scope": self.scope, "trust": self.trust, "freshness": self.freshness,

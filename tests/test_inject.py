@@ -198,15 +198,15 @@ def test_anthropic_placement_around_the_callers_breakpoints():
     turn, out = place("anthropic", body, *three())
     texts = [b["text"] for b in out["system"]]
     assert texts[0] == "You are an agent." and "STABLE RULES" in texts[1] and texts[2] == "Big stable prompt."
-    assert texts[3] == "Env: today" and "CHECKPOINT" in texts[4]
+    assert texts[3:] == ["Env: today"]  # the checkpoint may change: not before the message breakpoint
     assert out["system"][2]["cache_control"] == {"type": "ephemeral"}  # the caller's marker did not move
     last = out["messages"][-1]["content"]
     assert last[0] == {"type": "text", "text": "second", "cache_control": {"type": "ephemeral"}}
-    assert "EVIDENCE" in last[1]["text"] and "cache_control" not in last[1]
+    assert "CHECKPOINT" in last[1]["text"] and "EVIDENCE" in last[1]["text"] and "cache_control" not in last[1]
     p = turn.state["inject"]["placement"]
-    assert (p["stable"], p["system"], p["turn"]) == ("system:before_breakpoint", "system:end", "turn")
+    assert (p["stable"], p["turn"]) == ("system:before_breakpoint", "turn") and "system" not in p
     assert p["breakpoints"] == {"added": 0} and turn.request.count_cache_breakpoints() == 2
-    assert [s.where for s in turn.state["segments"]] == ["system:before_breakpoint", "system:end", "turn"]
+    assert [s.where for s in turn.state["segments"]] == ["system:before_breakpoint", "turn", "turn"]
 
 
 def test_anthropic_string_system_and_no_breakpoints():
@@ -364,8 +364,9 @@ def test_stable_bytes_that_keep_changing_are_demoted_after_the_breakpoint(store,
         wheres.append(p["stable"])
         changed.append(p["prefix_changed"])
     assert changed == [False, True, True, True]
-    assert wheres == ["system:before_breakpoint", "system:before_breakpoint", "system:end", "system:end"]
-    assert "Revision 3" in sent(turn)["system"][-1]["text"]
+    # demoted: after the caller's last breakpoint (Claude Code marks the last user block): the tail
+    assert wheres == ["system:before_breakpoint", "system:before_breakpoint", "turn", "turn"]
+    assert "Revision 3" in sent(turn)["messages"][-1]["content"][-1]["text"]
 
 
 # -- rules bundle in the envelope ------------------------------------------------------
@@ -703,3 +704,197 @@ def test_inject_module_registered():
     from ctxproxy.filters import FILTERS, filter_class
     assert FILTERS["inject"].endswith(":InjectFilter") and filter_class("inject") is InjectFilter
     assert Path(__file__).name == "test_inject.py"
+
+
+# -- review fixes: server-kept conversations, automatic caching, the tail, policy drops,
+#    the rules refresh off the event loop, separators ---------------------------------------
+
+def inject_filters(proxy):
+    return [s.filter for p in proxy.state.relay.pipelines.values() for s in p.stages if s.filter.name == "inject"]
+
+
+async def test_responses_kept_by_the_provider_get_per_turn_segments_in_instructions(make_proxy, fake, repo):
+    """With previous_response_id the provider stores the input with the response and
+    carries it into every later turn; instructions it does not carry over."""
+    proxy = await make_proxy(e2e_toml(repo))
+    for f in inject_filters(proxy):
+        f.retriever = FixedRetriever()
+    client = proxy.openai(default_headers={"X-Ctx-Session": "kept-1"})
+    first = await client.responses.create(model="gpt-5", input="how do I deploy?", store=False)
+    assert fake.last.json["input"].startswith("how do I deploy?\n\n<ctx-data kind=\"evidence\"")  # not kept: tail
+    await client.responses.create(model="gpt-5", input="and then?", previous_response_id=first.id)
+    body = fake.last.json
+    assert body["input"] == "and then?"  # what the provider stores carries nothing of ours
+    ins = body["instructions"]
+    assert ins.index("Never push to main.") < ins.index("Deploys need a ticket.")  # stable first, then the turn's
+
+
+@pytest.mark.parametrize("kept", [{"previous_response_id": "resp_1"}, {"conversation": "conv_1"}, {"store": True}])
+def test_responses_kept_conversation_places_and_records_the_turn_in_instructions(kept):
+    body = {"model": "m", "instructions": "Be exact.", **kept,
+            "input": [{"type": "message", "role": "user", "content": [{"type": "input_text", "text": "q"}]}]}
+    turn, out = place("responses", body, *three())
+    assert out["input"] == body["input"]
+    assert out["instructions"].index("STABLE RULES") < out["instructions"].index("CHECKPOINT") \
+        < out["instructions"].index("EVIDENCE")
+    assert turn.state["inject"]["placement"]["turn"] == "turn:instructions"
+    assert [s.where for s in turn.state["segments"]] == ["instructions", "instructions", "turn:instructions"]
+
+
+async def test_anthropic_automatic_caching_breakpoint_stays_on_the_callers_content(make_proxy, fake, repo):
+    """A top-level cache_control puts the breakpoint on the last block: ours would be
+    written every turn and never read. It goes on the caller's last block instead."""
+    proxy = await make_proxy(e2e_toml(repo))
+    for f in inject_filters(proxy):
+        f.retriever = FixedRetriever()
+    client = proxy.anthropic(default_headers={"X-Ctx-Session": "auto-1"})
+    messages = [{"role": "user", "content": "how do I deploy?"}]
+    await client.messages.create(model="claude-opus-4-8", max_tokens=50, messages=messages,
+                                 cache_control={"type": "ephemeral", "ttl": "1h"})
+    body = fake.last.json
+    assert "cache_control" not in body  # the one breakpoint, now explicit: still one
+    question, ours = body["messages"][-1]["content"]
+    assert question == {"type": "text", "text": "how do I deploy?", "cache_control": {"type": "ephemeral", "ttl": "1h"}}
+    assert "Deploys need a ticket." in ours["text"] and "cache_control" not in ours
+    assert "Never push to main." in body["system"]  # stable text before it, inside the cached prefix
+
+
+def test_anthropic_automatic_caching_variants():
+    auto = {"type": "ephemeral"}
+    # the latest user message is not the last one (a prefill): the breakpoint is on the caller's already
+    body = {"model": "m", "cache_control": auto, "messages": [
+        {"role": "user", "content": "q"}, {"role": "assistant", "content": "Sure,"}]}
+    turn, out = place("anthropic", body, Segment(**PER_TURN))
+    assert out["cache_control"] == auto and turn.state["inject"]["placement"]["turn"] == "turn"
+    # the caller's last block already carries a marker: nothing to move
+    body = {"model": "m", "cache_control": auto, "messages": [
+        {"role": "user", "content": [{"type": "text", "text": "q", "cache_control": auto}]}]}
+    _, out = place("anthropic", body, Segment(**PER_TURN))
+    assert out["cache_control"] == auto and out["messages"][0]["content"][0]["cache_control"] == auto
+    # moved, not added: the count stays at four
+    full = {"model": "m", "cache_control": auto,
+            "tools": [{"name": f"t{i}", "input_schema": {}, "cache_control": auto} for i in range(3)],
+            "messages": [{"role": "user", "content": "hi"}]}
+    turn, out = place("anthropic", full, Segment(**PER_TURN), anthropic_cache_anchor=True)
+    assert "cache_control" not in out and out["messages"][0]["content"][0]["cache_control"] == auto
+    assert turn.state["inject"]["placement"]["turn"] == "turn:auto_breakpoint_moved"
+    assert turn.state["inject"]["placement"]["breakpoints"] == {"added": 0, "before": 4, "after": 4}
+    assert turn.request.count_cache_breakpoints() == 4
+
+
+def test_anthropic_text_that_may_change_goes_after_the_callers_last_breakpoint():
+    # automatic caching: its breakpoint is on the last message block, so the end of the system
+    # slot is inside the cached conversation: the checkpoint joins the tail, in offer order
+    body = {"model": "m", "cache_control": {"type": "ephemeral"}, "system": "S",
+            "messages": [{"role": "user", "content": "q"}]}
+    turn, out = place("anthropic", body, Segment(**FLOAT), Segment(**PER_TURN))
+    assert out["system"] == "S"
+    tail = out["messages"][0]["content"][-1]["text"]
+    assert tail.index("CHECKPOINT") < tail.index("EVIDENCE")
+    assert [s.where for s in turn.state["segments"]] == ["turn:auto_breakpoint_moved"] * 2
+    # only the system carries a breakpoint: the end of the system slot is after it
+    body = {"model": "m", "system": [{"type": "text", "text": "S", "cache_control": {"type": "ephemeral"}}],
+            "messages": [{"role": "user", "content": "q"}]}
+    turn, out = place("anthropic", body, Segment(**FLOAT), Segment(**PER_TURN))
+    assert "CHECKPOINT" in out["system"][-1]["text"] and "CHECKPOINT" not in json.dumps(out["messages"])
+    assert turn.state["inject"]["placement"]["system"] == "system:end"
+
+
+def big_policy(repo, project=True):
+    (repo / "policy.md").write_text("# Policy\n" + "Never push to main. " * 400 + "\n")
+    return InjectFilter(InjectConfig(token_budget=300, rules=RulesConfig(
+        root=str(repo), managed=("policy.md",), project=("AGENTS.md",) if project else (), refresh_seconds=0)))
+
+
+def test_a_dropped_managed_policy_degrades_the_turn_and_is_logged_once(repo, caplog):
+    f = big_policy(repo, project=False)
+    turns = []
+    with caplog.at_level("WARNING", logger="ctxproxy.filters.inject"):
+        for _ in range(3):
+            turns.append(make_turn("chat", chat_body()))
+            request(f, turns[-1])
+    for t in turns:
+        (s,) = t.state["segments"]
+        assert s.status == "dropped" and "not truncatable" in s.reason and t.degraded == ["inject"]
+        assert t.state["inject"]["policy_revision"] is None  # the model saw no revision of it
+        assert "Never push" not in json.dumps(sent(t))
+    warnings = [r for r in caplog.records if "managed policy dropped" in r.getMessage()]
+    assert len(warnings) == 1 and turns[0].state["inject"]["rules"]["revision"][:12] in warnings[0].getMessage()
+
+
+def test_policy_revision_names_only_a_placed_bundle(repo):
+    t = make_turn("chat", chat_body())
+    request(big_policy(repo), t)  # the project layer fits, the policy does not
+    managed, project = t.state["segments"]
+    assert (managed.status, project.status) == ("dropped", "placed") and t.degraded == ["inject"]
+    assert t.state["inject"]["policy_revision"] == t.state["inject"]["rules"]["revision"]
+    t = make_turn("chat", chat_body())
+    request(InjectFilter(InjectConfig(rules=rules_cfg(repo))), t)
+    assert t.state["inject"]["policy_revision"] == t.state["inject"]["rules"]["revision"] and t.degraded == []
+
+
+async def test_rules_refresh_never_blocks_the_event_loop(make_proxy, fake, repo, monkeypatch):
+    """A stale bundle is served while a background thread walks the repository."""
+    import asyncio
+    import threading
+
+    from ctxproxy.filters import rules_bundle
+
+    proxy = await make_proxy(e2e_toml(repo).replace('project = ["AGENTS.md"]',
+                                                    'project = ["**/AGENTS.md"]\nrefresh_seconds = 0.05'))
+    release, walkers = threading.Event(), []
+    real_walk = rules_bundle.os.walk
+
+    def slow_walk(*a, **k):  # a big repository: the walk takes a while
+        walkers.append(threading.current_thread())
+        release.wait(5)
+        return real_walk(*a, **k)
+
+    monkeypatch.setattr(rules_bundle.os, "walk", slow_walk)
+    (repo / "AGENTS.md").write_text("# Project\nUse spaces.\n")
+    os.utime(repo / "AGENTS.md", (2_000_000_000, 2_000_000_000))
+    time.sleep(0.1)  # the bundle is stale
+    client = proxy.openai(default_headers={"X-Ctx-Session": "refresh-1"})
+    started = time.monotonic()
+    await client.chat.completions.create(model="gpt-5", messages=[{"role": "user", "content": "hi"}])
+    assert time.monotonic() - started < 2  # the turn did not wait for the walk
+    assert "Run pytest -q" in fake.last.json["messages"][0]["content"]  # the cached bundle, meanwhile
+    assert walkers and threading.main_thread() not in walkers
+    release.set()
+    for _ in range(100):  # the refreshed bundle reaches a later turn
+        await client.chat.completions.create(model="gpt-5", messages=[{"role": "user", "content": "hi"}])
+        if "Use spaces." in fake.last.json["messages"][0]["content"]:
+            break
+        await asyncio.sleep(0.05)
+    assert "Use spaces." in fake.last.json["messages"][0]["content"]
+
+
+def test_a_new_task_reuses_the_last_walk(tmp_path, monkeypatch):
+    from ctxproxy.filters import rules_bundle
+    from ctxproxy.filters.rules_bundle import RulesBundle, RulesSources
+
+    root = tmp_path / "r"
+    (root / "tasks").mkdir(parents=True)
+    (root / "AGENTS.md").write_text("# Project\nUse tabs.\n")
+    (root / "tasks" / "t-2.md").write_text("# Task\nFix bug 2.\n")
+    walks = []
+    real_walk = rules_bundle.os.walk
+    monkeypatch.setattr(rules_bundle.os, "walk", lambda *a, **k: (walks.append(a[0]), real_walk(*a, **k))[1])
+    rb = RulesBundle(RulesSources(root=str(root), task=("tasks/{task}.md",), project=("**/AGENTS.md",),
+                                  refresh_seconds=60))
+    assert "Use tabs." in rb.get("t-1").layers["project"] and len(walks) == 1  # the first load walks
+    bundle = rb.get("t-2", wait=False)  # a task never seen: its own file, and the last walk's
+    assert "Fix bug 2." in bundle.layers["task"] and "Use tabs." in bundle.layers["project"] and len(walks) == 1
+
+
+def test_separators_count_against_the_budget():
+    segs = [Segment(kind="note", ref=f"n:{i}", text=f"fact {i}: the build uses uv and pytest -q", origin="t")
+            for i in range(40)]
+    budget = sum(count(render(s)) for s in segs)  # exactly the segments, without what joins them
+    t = make_turn("chat", chat_body())
+    for s in segs:
+        offer(t, s)
+    request(InjectFilter(InjectConfig(token_budget=budget)), t)
+    added = count(sent(t)["messages"][0]["content"]) - count("sys")
+    assert added == t.state["inject"]["used"] <= budget
+    assert [s.status for s in segs].count("dropped") >= 1

@@ -123,11 +123,20 @@ class AnthropicRequest(RequestViewBase):
                 out += part_markers(msg.get("content"), f"messages[{i}].content")
         return out
 
+    def conversation_cached(self) -> bool:
+        """Does a breakpoint cover the messages — a marker on a message block, or
+        automatic caching (a top-level ``cache_control``: the provider puts it on
+        the last block)? Then the end of the system slot sits inside the cached
+        conversation's prefix, and inject sends text that may change to the tail."""
+        return isinstance(self.body.get("cache_control"), dict) or any(
+            type(m) is dict and count_markers(m.get("content")) for m in self.items())
+
     def add_system_segment(self, text: str, stable: bool = False, anchor: bool = False) -> str:
         """Stable text goes inside the caller's cached prefix: just before the
         system block that carries its last system cache breakpoint (the marker
         stays on the caller's block). Anything else goes at the end of the
-        system slot, after every breakpoint. With ``anchor``, a stable segment
+        system slot, after the system's breakpoints (not after a message's:
+        see ``conversation_cached``). With ``anchor``, a stable segment
         in a system slot without breakpoints gets one of its own, if the
         request has fewer than four (never more than the provider allows)."""
         block: dict = {"type": "text", "text": text}
@@ -158,12 +167,20 @@ class AnthropicRequest(RequestViewBase):
 
     def add_turn_segment(self, text: str, anchor: bool = False) -> str:
         """After the last cache breakpoint: a text block at the end of the latest
-        user message (after its tool results). With ``anchor`` and automatic
-        caching (a top-level ``cache_control``, which would otherwise land on
-        this segment), the caller's last block gets the same marker, so the
-        next turn reads the cache written here — if the request has room."""
+        user message (after its tool results).
+
+        Automatic caching (a top-level ``cache_control``) puts its breakpoint on
+        the last cacheable block of the request, which would be this segment: a
+        cache entry written every turn (at the cache-write price) and never read,
+        since the next turn's segment differs. When that message ends the
+        request, the caller's last block takes the breakpoint instead — where the
+        provider would have put it without us: with ``anchor``, as a marker
+        added next to the top-level one if the request has room
+        (``turn+breakpoint``); otherwise the top-level marker moves onto it
+        (``turn:auto_breakpoint_moved``, the count unchanged)."""
         block = {"type": "text", "text": text}
-        for msg in reversed(self.items()):
+        items = self.items()
+        for msg in reversed(items):
             if isinstance(msg, dict) and msg.get("role") == "user":
                 content = msg.get("content")
                 if isinstance(content, str):
@@ -172,11 +189,14 @@ class AnthropicRequest(RequestViewBase):
                     continue
                 where = "turn"
                 auto = self.body.get("cache_control")
-                if anchor and isinstance(auto, dict) and content and isinstance(content[-1], dict) \
-                        and not content[-1].get("cache_control") \
-                        and self.count_cache_breakpoints() < MAX_CACHE_BREAKPOINTS:
-                    content[-1]["cache_control"] = dict(auto)
-                    where = "turn+breakpoint"
+                last = content[-1] if content else None
+                if isinstance(auto, dict) and msg is items[-1] and _markable(last) and not last.get("cache_control"):
+                    if anchor and self.count_cache_breakpoints() < MAX_CACHE_BREAKPOINTS:
+                        last["cache_control"] = dict(auto)
+                        where = "turn+breakpoint"
+                    else:
+                        last["cache_control"] = self.body.pop("cache_control")
+                        where = "turn:auto_breakpoint_moved"
                 content.append(block)
                 self.mark_changed()
                 return where
@@ -185,6 +205,12 @@ class AnthropicRequest(RequestViewBase):
         self.body["messages"].append({"role": "user", "content": text})
         self.mark_changed()
         return "turn:new_message"
+
+
+def _markable(block: Any) -> bool:
+    """May carry ``cache_control``: not thinking, not an empty text block."""
+    return isinstance(block, dict) and block.get("type") not in ("thinking", "redacted_thinking") \
+        and not (block.get("type") == "text" and not block.get("text"))
 
 
 def usage_of(u: Any) -> Usage:

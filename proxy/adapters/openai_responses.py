@@ -164,10 +164,25 @@ class ResponsesRequest(RequestViewBase):
         self.mark_changed()
         return "instructions"
 
+    def kept_by_provider(self) -> bool:
+        """Does the provider keep this conversation's input for later turns
+        (``previous_response_id``, ``conversation``, or ``store: true``)?"""
+        b = self.body
+        return bool(b.get("previous_response_id")) or bool(b.get("conversation")) or b.get("store") is True
+
     def add_turn_segment(self, text: str, anchor: bool = False) -> str:
         """At the tail: appended to the last input item when it is the user's
         message; after trailing tool outputs (or anything else) as a new user
-        message item."""
+        message item.
+
+        When the provider keeps the conversation (``kept_by_provider``) the
+        input is stored with it and every later turn would carry this turn's
+        segments again — growing without bound, unseen by the manifest. Then
+        they go at the end of ``instructions``, which a response does not carry
+        over to the next one (``turn:instructions``)."""
+        if self.kept_by_provider():
+            self.add_system_segment(text)
+            return "turn:instructions"
         if isinstance(self.body.get("input"), str):
             self.body["input"] = f"{self.body['input']}\n\n{text}"
             self.mark_changed()
