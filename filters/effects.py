@@ -12,11 +12,17 @@ calls — by call id, by normalised id (OpenClaw replays ``call_ab…`` as
 ``callab…``), by the key of the call in the history, then by position and
 tool name — and settled ``completed`` or ``failed`` (``is_error``, or a shell
 result with a non-zero exit code) with a digest, size, references and an
-excerpt. All of it is committed in one store batch *before* the request is
-forwarded (write-ahead): if the commit fails the request is refused (503 in
-the caller's format). The batch runs on the store's writer thread (a
-``Commit`` the pipeline awaits), so the event loop serves other turns during
-the fsync, and it runs behind any response-end write still queued. Only
+excerpt. Call ids are not trusted to be unique: some providers number calls
+per response (Kimi K2's ``functions.exec:0``). Another session's record is
+taken for a result only if it is the same call (same tool and arguments as
+the call in the history; open, or settled by this same result), and a call
+repeating a settled call's id is a new record (``<id>@<turn>.<n>``, the
+provider's id kept as an alias). All of it is committed in one store batch
+*before* the request is forwarded (write-ahead): if the commit fails the
+request is refused (503 in the caller's format). The batch runs on the
+store's writer thread (a ``Commit`` the pipeline awaits), so the event loop
+serves other turns during the fsync, and it runs behind any response-end
+write still queued. Only
 results in items new since the thread's last request are looked at, so a
 turn costs O(new items).
 
@@ -32,7 +38,9 @@ request of it gets a task-state checkpoint segment (kind ``checkpoint``, trust
 (completed / failed with compact arguments and references or an excerpt;
 pending / unknown ones), and the next safe action when there is one.
 ``inject`` places it; the checkpoint is also kept in the store
-(``checkpoints``, id ``effects:<scope>``).
+(``checkpoints``, id ``effects:<scope>``), filed under every session whose
+effects it lists: erasing any of them (or its subject) erases it, and the
+next turn renders it again without them.
 
 Goal: the ``X-Ctx-Goal`` header when the agent sends one, else the first
 user turn of the session's first conversation (reminder blocks removed). The
@@ -68,7 +76,7 @@ import orjson
 
 from ctxproxy.config import ConfigError
 from ctxproxy.store.errors import StoreError, WriteNeeded
-from ctxproxy.store.records import COMPLETED, FAILED, PENDING, RESOLVED
+from ctxproxy.store.records import COMPLETED, FAILED, OPEN_STATES, PENDING, RESOLVED, SETTLED_STATES
 
 from .base import Commit, Filter, FilterError, Turn
 from .effect_history import check, clean_text, prune_threads, tool_names
@@ -363,7 +371,8 @@ class EffectsFilter(Filter):
         nid = normalize_id(rid)
         # 1. the thread's open calls, by id or normalised id (no store read needed)
         for e in pool:
-            if (e[1], e[0]) not in used and (e[1] == rid or (nid and normalize_id(e[1]) == nid)):
+            wire = _wire_id(e)
+            if (e[1], e[0]) not in used and (wire == rid or (nid and normalize_id(wire) == nid)):
                 used.add((e[1], e[0]))
                 if not e[3]:
                     return self._complete_read_only(b, turn, r, e[0], e[1], e[2]) or _READ_ONLY
@@ -371,7 +380,8 @@ class EffectsFilter(Filter):
                 if rec is not None:
                     return rec
                 break  # record gone (erased?): rebuild it from the history below
-        # 2. the store, by id, by normalised id, then tenant-wide for long (unique) ids
+        # 2. the store, by id, by normalised id, then tenant-wide for long ids (a session whose
+        #    id changed, e.g. resumed) if the record found there is this very call
         rec = None
         if rid:
             rec = b.effects.by_call_id(tenant, rid, session=session)
@@ -379,10 +389,12 @@ class EffectsFilter(Filter):
                 rec = b.effects.by_call_id(tenant, nid, session=session)
             if rec is None and len(rid) >= 12:
                 rec = b.effects.by_call_id(tenant, rid)
+                if rec is not None and not self._same_call(rec, lazy.call(rid, r.position), r, tenant, task):
+                    rec = None
         if rec is not None and (rec.call_id, rec.key) not in used:
             used.add((rec.call_id, rec.key))
             return self._complete(b, turn, r, rec.key, rec.call_id, rec.tool) or rec
-        call = lazy.call(rid)
+        call = lazy.call(rid, r.position)
         # 3. the id was rewritten beyond recognition: among the open calls of the
         #    thread's latest response, the one with the same key (tool and
         #    arguments), else by position and tool name (a call whose own id is
@@ -391,7 +403,7 @@ class EffectsFilter(Filter):
             key, _ = self._key_of(tenant, scope, call.name, call.arguments)
             rec = (self._from_pool(b, turn, r, pool, used, rid, lambda e: e[0] == key)
                    or self._from_pool(b, turn, r, pool, used, rid,
-                                      lambda e: e[2] == call.name and not lazy.has_call(e[1])))
+                                      lambda e: e[2] == call.name and not lazy.has_call(_wire_id(e))))
         else:
             rec = self._from_pool(b, turn, r, pool, used, rid, lambda e: True)
         if rec is not None:
@@ -405,11 +417,32 @@ class EffectsFilter(Filter):
         if not side and not self.config.record_read_only:
             return None
         key, stored = self._key_of(tenant, scope, tool, args)
-        cid = rid or f"{turn.turn_id}:{r.position}"
+        wire = rid or f"{turn.turn_id}:{r.position}"
+        cid = wire
+        taken = b.effects.get(tenant, key, cid)
+        if taken is not None and taken.session != session:  # another session's call (not ours: step 2)
+            cid = _occurrence_id(wire, turn.turn_id, r.position)
         b.effects.put_pending(tenant, key=key, call_id=cid, tool=tool, args_canonical=stored, session=session,
-                              task=task, side_effect=side, turn_id=None, aliases=_aliases(cid))
+                              task=task, side_effect=side, turn_id=None, aliases=_aliases(cid, wire))
         used.add((cid, key))
         return self._complete(b, turn, r, key, cid, tool)
+
+    def _same_call(self, rec: Any, call: Any, r: Any, tenant: str, task: str) -> bool:
+        """Whether ``rec``, another session's record found by the result's call
+        id alone, is the call ``r`` answers. Ids are not unique across sessions
+        (Kimi K2 numbers calls per response: ``functions.exec:0``), so it must be
+        the same tool with the same arguments as the call in this request's
+        history (with no such call: a record of this task), and either still
+        open or settled by this very result (history replayed under a new
+        session id). Otherwise the result is this session's own call (step 4)."""
+        if call is not None:
+            scope = rec.task if self.config.key_scope == "task" else rec.session
+            if rec.tool != call.name or scope is None or rec.key != self._key_of(
+                    tenant, scope, call.name, call.arguments)[0]:
+                return False
+        elif rec.task != task:
+            return False
+        return rec.state in OPEN_STATES or rec.result_digest == digest(r.content)
 
     def _complete(self, b: Any, turn: Turn, r: Any, key: str, call_id: str, tool: str) -> Any:
         return b.effects.complete(turn.identity.tenant, key, call_id, turn_id=turn.turn_id,
@@ -455,7 +488,7 @@ class EffectsFilter(Filter):
         for e in pool:
             if (e[1], e[0]) in used or not e[3]:
                 continue
-            if lazy.has_call(e[1]):
+            if lazy.has_call(_wire_id(e)):
                 note = "the client sent the call back without its result"
             elif reason:
                 note = f"history compacted before its result came back ({reason})"
@@ -482,9 +515,12 @@ class EffectsFilter(Filter):
         _, text, rev = rendered
         ref = f"checkpoint:{scope}@{rev}"
         if es.get("cp") != rev:
+            # A task's checkpoint lists the effects of each of its sessions: erasing any of
+            # them (or its subject) must erase it too, so it is filed under all of them.
             b.checkpoints.put(tenant, f"effects:{scope}", {
                 "ref": ref, "revision": rev, "text": text, "keys": [[r.key, r.call_id] for r in hidden],
-                "observed_at": now}, session=session)
+                "observed_at": now}, session=session,
+                sessions=sorted({r.session for r in hidden if r.session is not None}))
             es["cp"] = rev
         return Segment(kind="checkpoint", ref=ref, text=text, origin="effects",
                        scope="task" if cfg.key_scope == "task" else "session", trust="system",
@@ -604,20 +640,22 @@ class EffectsFilter(Filter):
         notes = []
         recorded = []
         for i, (call_id, name, args) in enumerate(cap.done):
-            cid = call_id or f"{turn.turn_id}:{i}"
+            wire = call_id or f"{turn.turn_id}:{i}"
+            cid = wire
             side = self.classes.side_effect_of(name, args)
             key, stored = self._key_of(tenant, scope, name, args)
-            entries.append((cid, name, side, key))
-            if not side and not self.config.record_read_only:
+            keep = side or self.config.record_read_only
+            same = store.effects.by_key(tenant, key) if keep else []
+            # Ids need not be unique: Kimi K2 numbers calls per response (``functions.exec:0``),
+            # so a call repeated in a later turn can come with a settled call's id. It is a new
+            # occurrence (its own result, a duplicate if the first completed), under an id of its own.
+            if any(r.call_id == wire and r.state in SETTLED_STATES for r in same):
+                cid = _occurrence_id(wire, turn.turn_id, i)
+            entries.append((cid, wire, name, side, key))
+            if not keep:
                 continue
-            prior = None
-            if side:
-                for r in store.effects.by_key(tenant, key):
-                    if r.call_id != cid and (r.state == COMPLETED or
-                                             (r.state == RESOLVED and r.resolution == "completed")):
-                        prior = r
-                        break
-            recorded.append((cid, name, side, key, stored))
+            prior = next((r for r in same if side and r.call_id != cid and _completed(r)), None)
+            recorded.append((cid, wire, name, side, key, stored))
             st["effects"].append({"key": key, "call_id": cid, "tool": name, "state": PENDING,
                                   "side_effect": side, "duplicate": prior is not None})
             if prior is not None:
@@ -631,17 +669,18 @@ class EffectsFilter(Filter):
         turn_id = turn.turn_id
 
         def write(b: Any) -> None:
-            for cid, name, side, key, stored in recorded:
+            for cid, wire, name, side, key, stored in recorded:
                 b.effects.put_pending(tenant, key=key, call_id=cid, tool=name, args_canonical=stored,
                                       session=session, task=task, side_effect=side, turn_id=turn_id,
-                                      aliases=_aliases(cid))
+                                      aliases=_aliases(cid, wire))
             sess = b.sessions.get(tenant, session) or {}
             es = dict(sess.get("effects") or {})
             threads = dict(es.get("threads") or {})
             if cap.thread is not None and cap.thread in threads:
                 th = dict(threads[cap.thread])
-                th["open"] = (list(th.get("open", ())) + [[key, cid, name, bool(side)]
-                                                          for cid, name, side, key in entries])[-64:]
+                th["open"] = (list(th.get("open", ())) + [
+                    [key, cid, name, bool(side)] + ([wire] if wire != cid else [])
+                    for cid, wire, name, side, key in entries])[-64:]
                 if isinstance(rid, str):
                     th["r"] = rid  # a request with previous_response_id=rid continues this thread
                 threads[cap.thread] = th
@@ -709,21 +748,27 @@ class _History:
 
     def __init__(self, view: Any):
         self.view = view
-        self._calls: dict[str, Any] | None = None
+        self._calls: dict[str, list] | None = None  # id and normalised id -> the calls with it
         self._ids: set[str] | None = None
 
     def _load(self) -> None:
         if self._calls is None:
             self._calls = {}
             for c in self.view.tool_calls():
-                self._calls.setdefault(c.call_id, c)
-                self._calls.setdefault(normalize_id(c.call_id), c)
+                for k in dict.fromkeys((c.call_id, normalize_id(c.call_id))):
+                    self._calls.setdefault(k, []).append(c)
             self._ids = {normalize_id(r.call_id) for r in self.view.tool_results()}
             self._ids.update(normalize_id(c) for c in self._calls)
 
-    def call(self, call_id: str) -> Any:
+    def call(self, call_id: str, position: int | None = None) -> Any:
+        """The call with this id; for the result at ``position``, the latest one
+        before it (a provider may reuse an id in every response)."""
         self._load()
-        return self._calls.get(call_id) or self._calls.get(normalize_id(call_id))
+        calls = self._calls.get(call_id) or self._calls.get(normalize_id(call_id))
+        if not calls:
+            return None
+        before = [c for c in calls if position is None or c.position <= position]
+        return max(before, key=lambda c: c.position) if before else calls[0]
 
     def has_call(self, call_id: str) -> bool:
         self._load()
@@ -742,9 +787,27 @@ def _keep_newest(recent: OrderedDict, key: Any, value: Any, size: int = 4096) ->
         recent.popitem(last=False)
 
 
-def _aliases(call_id: str) -> list[str]:
-    n = normalize_id(call_id)
-    return [n] if n and n != call_id else []
+def _aliases(call_id: str, wire: str | None = None) -> list[str]:
+    """The other ids a record answers to: the provider's id when the record's
+    own was made unique (``_occurrence_id``), and its normalised form."""
+    wire = wire or call_id
+    return [a for a in dict.fromkeys((wire, normalize_id(wire))) if a and a != call_id]
+
+
+def _occurrence_id(wire: str, turn_id: str, n: int) -> str:
+    """A record id for a call whose provider id is already taken under its key
+    (an id reused across turns or sessions): unique per turn; the provider's id
+    stays an alias, so lookups by it find the newest occurrence."""
+    return f"{wire}@{turn_id}.{n}"
+
+
+def _wire_id(entry: list) -> str:
+    """The provider's id of a thread's open call ``[key, record id, tool, side, wire id?]``."""
+    return entry[4] if len(entry) > 4 else entry[1]
+
+
+def _completed(r: Any) -> bool:
+    return r.state == COMPLETED or (r.state == RESOLVED and r.resolution == "completed")
 
 
 def _decode(parts: list[str], free_form: bool) -> Any:
@@ -824,7 +887,7 @@ def render_checkpoint(records: list, goal: str | None, classes: ToolClasses, arg
     older = len(records) - len(shown)
     groups: dict[str, list] = {"done": [], "failed": [], "open": []}
     for r in reversed(shown):
-        if r.state == COMPLETED or (r.state == RESOLVED and r.resolution == "completed"):
+        if _completed(r):
             groups["done"].append(r)
         elif r.state == FAILED or (r.state == RESOLVED and r.resolution in ("failed", "not_executed")):
             groups["failed"].append(r)

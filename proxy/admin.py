@@ -15,6 +15,7 @@ from aiohttp import web
 
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 ADMIN_PREFIX = "/ctx/v1/"
+SETTLE_TIMEOUT = 10.0  # seconds an admin call waits for this process's queued writes
 _routes: list[tuple[str, str, Handler]] = []
 
 
@@ -36,7 +37,10 @@ async def settled_store(request: web.Request):
     services = request.app[APP_STATE].services
     writer = services.get("writer")
     if writer is not None:
-        await asyncio.to_thread(writer.flush)
+        try:
+            await asyncio.to_thread(writer.flush, SETTLE_TIMEOUT)
+        except TimeoutError as exc:  # the store is busy, not broken: the caller may retry
+            raise AdminUnavailable(f"the store is busy: {exc}; try again") from None
     return services.get("store")
 
 
@@ -44,12 +48,23 @@ def admin_error(status: int, message: str) -> web.Response:
     return web.json_response({"error": {"status": status, "message": message}}, status=status)
 
 
-class AdminBadRequest(web.HTTPBadRequest):
-    """Raised from a handler: answered as a 400 admin error."""
+class _AdminHTTPError(web.HTTPException):
+    """Raised from a handler: answered as an admin error (JSON) with the class's status."""
+
+    def __init__(self, message: str, **kw: Any):
+        super().__init__(text=json.dumps({"error": {"status": self.status_code, "message": message}}),
+                         content_type="application/json", **kw)
+
+
+class AdminBadRequest(_AdminHTTPError, web.HTTPBadRequest):
+    """A 400 admin error."""
+
+
+class AdminUnavailable(_AdminHTTPError, web.HTTPServiceUnavailable):
+    """A 503 admin error: the store could not be settled in time."""
 
     def __init__(self, message: str):
-        super().__init__(text=json.dumps({"error": {"status": 400, "message": message}}),
-                         content_type="application/json")
+        super().__init__(message, headers={"Retry-After": "1"})
 
 
 def default_tenant(cfg: Any) -> str:

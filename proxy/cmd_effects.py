@@ -8,6 +8,11 @@ admin API instead (token from ``--token`` or ``$CTXPROXY_ADMIN_TOKEN``).
     ctxproxy effects get KEY
     ctxproxy effects resolve KEY --resolution not_executed --note "checked: never ran"
     ctxproxy effects key --tool Bash --args '{"command": "gh pr create"}' --task T
+    ctxproxy effects forget --session S | --subject U [--request-id R] [--dry-run]
+
+``forget`` erases a session (or every session of a subject) from the store,
+every kind of record, as ``Store.delete_subject`` does; it works on the data
+directory only (the admin API has no erasure endpoint).
 """
 from __future__ import annotations
 
@@ -28,14 +33,17 @@ def register(subparsers: Any) -> None:
                               description="List, get and resolve recorded tool effects (idempotency ledger).")
     sub = p.add_subparsers(dest="effects_command", metavar="ACTION")
 
-    def common(sp: argparse.ArgumentParser) -> None:
+    def local(sp: argparse.ArgumentParser) -> None:
         sp.add_argument("--tenant", default=DEFAULT_TENANT, help="tenant id (default: default)")
         sp.add_argument("--data-dir", metavar="DIR",
                         help="the proxy's data dir (default: from --config, else .ctxproxy)")
-        sp.add_argument("--config", metavar="FILE", help="ctxproxy.toml whose server.data_dir to use")
+        sp.add_argument("--config", metavar="FILE", help="ctxproxy.toml whose server.data_dir and [store] to use")
+        sp.add_argument("--json", action="store_true", help="print JSON")
+
+    def common(sp: argparse.ArgumentParser) -> None:
+        local(sp)
         sp.add_argument("--url", help="use a running proxy's admin API at this base URL instead of the store")
         sp.add_argument("--token", help="admin token (default: $CTXPROXY_ADMIN_TOKEN)")
-        sp.add_argument("--json", action="store_true", help="print JSON")
 
     ls = sub.add_parser("list", help="effects of a session or task, oldest first")
     common(ls)
@@ -71,6 +79,19 @@ def register(subparsers: Any) -> None:
     scope.add_argument("--task")
     scope.add_argument("--session")
     k.set_defaults(func=_key)
+
+    fg = sub.add_parser("forget", help="erase a session, or every session of a subject, from the store",
+                        description="Erase a session (or every session and document of a subject) from the "
+                                    "store: effects, session state, checkpoints listing them, manifests, pruned "
+                                    "originals, memories. Prints the receipt's counts. The space is reused by "
+                                    "later writes (the file does not shrink).")
+    local(fg)
+    who = fg.add_mutually_exclusive_group(required=True)
+    who.add_argument("--session")
+    who.add_argument("--subject", help="the user id (X-Ctx-User) whose sessions and documents to erase")
+    fg.add_argument("--request-id", help="id of this erasure: running it again prints its receipt again")
+    fg.add_argument("--dry-run", action="store_true", help="only count what would be erased")
+    fg.set_defaults(func=_forget)
     p.set_defaults(func=lambda args: (p.print_help(), 2)[1])
 
 
@@ -220,6 +241,32 @@ def _resolve(args: argparse.Namespace) -> int:
             print(json.dumps(resolved, indent=2, ensure_ascii=False))
         else:
             print(f"resolved {len(resolved)} record(s) of {args.key} as {args.resolution}")
+        return 0
+
+    return _run(go, args)
+
+
+def _forget(args: argparse.Namespace) -> int:
+    def go(args: argparse.Namespace) -> int:
+        from ctxproxy.store import StoreError
+
+        store = _open(args, write=True)
+        try:
+            if args.dry_run:
+                out = {"dry_run": True, "counts": store.count_subject(args.tenant, session=args.session,
+                                                                      subject=args.subject)}
+            else:
+                out = store.delete_subject(args.tenant, session=args.session, subject=args.subject,
+                                           request_id=args.request_id).to_dict()
+        except StoreError as exc:
+            raise _Failure(str(exc)) from None
+        finally:
+            store.close()
+        if args.json:
+            print(json.dumps(out, indent=2))
+        else:
+            counts = ", ".join(f"{n} {kind}" for kind, n in out["counts"].items())
+            print(f"would erase: {counts}" if args.dry_run else f"erased ({out['request_id']}): {counts}")
         return 0
 
     return _run(go, args)

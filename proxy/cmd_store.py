@@ -24,7 +24,10 @@ def open_cli_store(args: argparse.Namespace) -> tuple[Any, Any]:
     path = Path(cfg.server.data_dir) / "store"
     if not path.is_dir():
         raise CLIError(f"no store at {path} (is --data-dir right?)")
+    st = cfg.store  # opened as the proxy opens it (server.open_services): the same pending
+    # timeout, or the CLI would call "pending" what the proxy reports as "unknown"
     try:
-        return open_store(str(path)), cfg
+        return open_store(str(path), map_size=st.map_size_mb << 20, max_map_size=st.max_map_size_mb << 20,
+                          pending_timeout=st.pending_timeout), cfg
     except StoreError as exc:
         raise CLIError(f"cannot open the store: {exc}") from None

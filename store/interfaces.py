@@ -127,7 +127,9 @@ class SessionStore(Protocol):
 
     def delete(self, tenant: str, session: str) -> bool: ...
 
-    def list(self, tenant: str, *, subject: str | None = None) -> list[str]: ...
+    def list(self, tenant: str, *, subject: str | None = None) -> list[str]:
+        """Session ids; with ``subject``, the sessions that have had that subject
+        (a session whose subject changed is listed under both)."""
 
 
 class DocumentStore(Protocol):
@@ -144,8 +146,12 @@ class DocumentStore(Protocol):
         *,
         session: str | None = None,
         subject: str | None = None,
+        sessions: Sequence[str] = (),
     ) -> StoredDoc:
-        """Insert or replace (``created_at`` is kept on replace)."""
+        """Insert or replace (``created_at`` is kept on replace). ``sessions``:
+        other sessions whose data the document holds (a task's checkpoint
+        lists every session's effects); erasing any of them erases it, and
+        ``list(session=...)`` finds it under each."""
 
     def get(self, tenant: str, id: str) -> StoredDoc | None: ...
 
@@ -206,7 +212,9 @@ class Store(Repositories, Protocol):
     ) -> DeletionReceipt:
         """Erase a session (or every session and document of a subject) across
         all kinds, in one transaction; store and return a receipt with counts.
-        A request id that already ran returns its stored receipt."""
+        Documents that list a session's data (a task's checkpoint) go with it.
+        A request id that already ran the same erasure returns its stored
+        receipt; one used for another session or subject raises ``StoreError``."""
 
     def count_subject(
         self, tenant: str, *, session: str | None = None, subject: str | None = None

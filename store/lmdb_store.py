@@ -10,7 +10,7 @@ version, and ``"tenant"``, checked again on every read)::
                  T "t" task key call_id             list by session / task)
                  T "r" "s"|"t" session|task -> 8 random bytes, renewed on every
                                                     write of one of its records
-    sessions     T session                      -> {state, subject}
+    sessions     T session                      -> {state, subject, subjects}
                  T session part                 -> {state, part}  (state that grows with the
                                                     conversation, read only by its owner)
     checkpoints  T id                           -> document   } scope_idx:
@@ -22,6 +22,12 @@ version, and ``"tenant"``, checked again on every read)::
                  T "d" doc term                 -> (reverse entry, to drop a doc's postings)
 
 ``T`` is ``tenant \\x00`` (see ``keys``); every scan starts below it.
+
+Erasure finds what holds a session's or a subject's data through
+``scope_idx``: a document is indexed under its session and each of its
+``sessions`` (a task's checkpoint lists the effects of every session of the
+task), a session under every subject it has had (``subjects``: a session
+whose user changed still holds the earlier user's data).
 
 Schema: ``meta`` holds the store's schema version. Opening a store written by
 a newer ctxproxy fails with a clear ``StoreError``; an older one is migrated
@@ -185,6 +191,13 @@ def _str_list(values: Sequence[str] | None, what: str) -> list[str]:
     for v in out:
         _check_str(v, what)
     return out
+
+
+def _doc_sessions(rec: Mapping[str, Any]) -> list[str]:
+    """Every session a document holds data of: its own, and ``sessions`` (a
+    task's checkpoint lists the effects of each of the task's sessions)."""
+    own = [rec["session"]] if rec.get("session") is not None else []
+    return own + list(rec.get("sessions") or ())
 
 
 def _digest(tenant: str, value: str | None) -> str | None:
@@ -566,14 +579,20 @@ class LMDBSessions:
         sp = keys.part(session, "session")
         return keys.key(tenant, sp) if part is None else keys.key(tenant, sp, keys.part(part, "part"))
 
+    @staticmethod
+    def _subjects(rec: Mapping[str, Any] | None) -> list[str]:
+        """Every subject a session record has had (records before ``subjects``: its one)."""
+        rec = rec or {}
+        return list(rec.get("subjects") or ([rec["subject"]] if rec.get("subject") is not None else []))
+
     def _delete_in(self, txn: Any, tenant: str, pk: bytes, rec: Mapping[str, Any]) -> None:
-        """Delete a session's record, its parts and its subject index entry."""
+        """Delete a session's record, its parts and its subject index entries."""
         txn.delete(pk, db=self._db)
         for part_key, _ in _scan(txn, self._db, pk + keys.SEP):
             txn.delete(part_key, db=self._db)
-        if rec.get("subject") is not None:
-            sp = pk[len(keys.tenant_prefix(tenant)):]
-            txn.delete(self._subject_key(tenant, rec["subject"], sp), db=self._scope)
+        sp = pk[len(keys.tenant_prefix(tenant)):]
+        for subject in self._subjects(rec):
+            txn.delete(self._subject_key(tenant, subject, sp), db=self._scope)
 
     def _write(self, tenant: str, session: str, subject: str | None,
                build: Callable[[dict[str, Any]], dict[str, Any]], part: str | None = None) -> dict[str, Any]:
@@ -588,8 +607,11 @@ class LMDBSessions:
             old = None if raw is None else _load(SESSIONS, raw, tenant)
             state = state_of({} if old is None else dict(old["state"]))
             keep_subject = subject if subject is not None else (old or {}).get("subject")
-            if key == main and old is not None and old.get("subject") not in (None, keep_subject):
-                txn.delete(self._subject_key(tenant, old["subject"], sp), db=self._scope)
+            # A new subject does not replace the old one in the index: the session still holds
+            # the old subject's data, and erasing that subject must find it.
+            subjects = self._subjects(old)
+            if keep_subject is not None and keep_subject not in subjects:
+                subjects.append(keep_subject)
             rec = {
                 "v": RECORD_VERSION,
                 "tenant": tenant,
@@ -601,6 +623,8 @@ class LMDBSessions:
             }
             if key != main:
                 rec["part"] = part
+            elif subjects:
+                rec["subjects"] = subjects
             txn.put(key, _dump(SESSIONS, rec), db=self._db)
             if key == main and keep_subject is not None:
                 txn.put(self._subject_key(tenant, keep_subject, sp), b"", db=self._scope)
@@ -782,8 +806,8 @@ class LMDBDocuments:
     def _scope_keys(self, tenant: str, rec: Mapping[str, Any], id_part: bytes) -> list[bytes]:
         out = []
         kind = self.kind.encode()
-        if rec.get("session") is not None:
-            out.append(keys.key(tenant, kind, b"s", keys.part(rec["session"], "session"), id_part))
+        for s in _doc_sessions(rec):
+            out.append(keys.key(tenant, kind, b"s", keys.part(s, "session"), id_part))
         if rec.get("subject") is not None:
             out.append(keys.key(tenant, kind, b"u", keys.part(rec["subject"], "subject"), id_part))
         return out
@@ -791,10 +815,11 @@ class LMDBDocuments:
     def _doc(self, tenant: str, rec: Mapping[str, Any]) -> StoredDoc:
         return StoredDoc(kind=self.kind, tenant=tenant, id=rec["id"], data=rec["data"],
                          created_at=rec["created_at"], updated_at=rec["updated_at"],
-                         session=rec.get("session"), subject=rec.get("subject"))
+                         session=rec.get("session"), subject=rec.get("subject"),
+                         sessions=tuple(rec.get("sessions") or ()))
 
     def _put_in(self, txn: Any, tenant: str, id: str, data: Mapping[str, Any],
-                session: str | None, subject: str | None) -> StoredDoc:
+                session: str | None, subject: str | None, sessions: Sequence[str] = ()) -> StoredDoc:
         ip = keys.part(id, f"{self.kind} id")
         pk = keys.key(tenant, ip)
         now = self._ctx.clock()
@@ -813,6 +838,8 @@ class LMDBDocuments:
             "updated_at": now,
             "data": data,
         }
+        if sessions:
+            rec["sessions"] = list(sessions)
         txn.put(pk, _dump(self.kind, rec), db=self._db)
         for k in self._scope_keys(tenant, rec, ip):
             txn.put(k, b"", db=self._scope)
@@ -837,14 +864,16 @@ class LMDBDocuments:
         return out
 
     def put(self, tenant: str, id: str, data: Mapping[str, Any], *,
-            session: str | None = None, subject: str | None = None) -> StoredDoc:
+            session: str | None = None, subject: str | None = None,
+            sessions: Sequence[str] = ()) -> StoredDoc:
         _check_str(session, "session", optional=True)
         _check_str(subject, "subject", optional=True)
+        others = [s for s in dict.fromkeys(_str_list(sessions, "sessions")) if s != session]
         if not isinstance(data, Mapping):
             raise StoreError(f"{self.kind} data must be a mapping, not {type(data).__name__}")
         keys.tenant_prefix(tenant)
         payload = dict(data)
-        return self._x.write(lambda txn: self._put_in(txn, tenant, id, payload, session, subject))
+        return self._x.write(lambda txn: self._put_in(txn, tenant, id, payload, session, subject, others))
 
     def get(self, tenant: str, id: str) -> StoredDoc | None:
         pk = keys.key(tenant, keys.part(id, f"{self.kind} id"))
@@ -1094,6 +1123,12 @@ class LMDBStore(_Repos):
             raw = txn.get(rpk, db=dbs[RECEIPTS])
             if raw is not None:
                 d = _load(RECEIPTS, raw, tenant)["data"]
+                # a retry of the same erasure replays its receipt; another erasure under a used
+                # id would otherwise "succeed" without erasing anything
+                if (d["session_digest"], d["subject_digest"]) != (_digest(tenant, session),
+                                                                  _digest(tenant, subject)):
+                    raise StoreError(f"request id {rid!r} was already used for another erasure "
+                                     "(another session or subject); use a new request id")
                 return DeletionReceipt(request_id=rid, tenant=tenant, counts=d["counts"],
                                        created_at=d["created_at"], session_digest=d["session_digest"],
                                        subject_digest=d["subject_digest"], replayed=True)

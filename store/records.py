@@ -123,6 +123,7 @@ class StoredDoc:
     updated_at: float
     session: str | None = None
     subject: str | None = None
+    sessions: tuple[str, ...] = ()  # other sessions whose data it holds (erased with any of them)
 
 
 @dataclass(frozen=True)

@@ -60,7 +60,11 @@ class BackgroundWriter:
         request of a session in this process."""
         fut = self.submit(_NOW)
         self._hurry.set()
-        fut.exception(timeout)
+        try:
+            fut.exception(timeout)
+        except TimeoutError:
+            raise TimeoutError(f"the store writer did not commit within {timeout:g} s (is the store's "
+                               "write lock held by another process?)") from None
 
     def close(self, timeout: float = 10.0) -> None:
         """Commit what is queued, then stop the thread."""

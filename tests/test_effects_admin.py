@@ -169,3 +169,87 @@ async def test_lookup_of_too_deeply_nested_arguments_is_a_400(ledger):
     async with http.post(f"{p.url}/ctx/v1/effects/lookup",
                          json={"tool": "Bash", "task": "s-a", "tenant": "acme", "arguments": ok}) as r:
         assert r.status == 404 and (await r.json())["status"] == "none"
+
+
+async def test_forgetting_a_user_erases_the_task_checkpoint_listing_their_effects(make_proxy, fake, tmp_path,
+                                                                                   capsys):
+    """Two sessions of one task: alice's call and result, then bob resumes from
+    a summary and gets the task's checkpoint, which lists alice's call.
+    ``effects forget --subject alice`` erases that checkpoint too (the counts
+    see it), and bob's next turn no longer shows alice's call to the model."""
+    p = await make_proxy(TOML)
+    secret = "alice@example.com"
+    headers = {"X-Ctx-Task": "release"}
+    alice = p.anthropic(default_headers={**headers, "X-Ctx-Session": "s-alice", "X-Ctx-User": "alice"})
+    bob = p.anthropic(default_headers={**headers, "X-Ctx-Session": "s-bob", "X-Ctx-User": "bob"})
+    fake.script(Reply.tool_call("Bash", {"command": f"curl -d {secret} https://tickets.example.com"}),
+                Reply.text("filed"), Reply.text("on it"), Reply.text("next"))
+    messages = [{"role": "user", "content": "file the ticket"}]
+    first = await alice.messages.create(model="m", max_tokens=50, tools=TOOLS, messages=messages)
+    (use,) = [b for b in first.content if b.type == "tool_use"]
+    messages += [{"role": "assistant", "content": [b.model_dump(exclude_none=True) for b in first.content]},
+                 {"role": "user", "content": [{"type": "tool_result", "tool_use_id": use.id,
+                                               "content": "ticket alice-42 filed"}]}]
+    await alice.messages.create(model="m", max_tokens=50, tools=TOOLS, messages=messages)
+    resumed = [{"role": "user", "content": "This session is being continued from a previous conversation. Go on."}]
+    await bob.messages.create(model="m", max_tokens=50, tools=TOOLS, messages=resumed)
+    assert secret in json.dumps(fake.last.json)  # bob's checkpoint lists alice's call
+    store = p.settled_store()
+    data = str(tmp_path / "data")
+    assert main(["effects", "forget", "--data-dir", data, "--subject", "alice", "--dry-run", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["counts"]["checkpoints"] == 1
+    assert main(["effects", "forget", "--data-dir", data, "--subject", "alice", "--request-id", "gdpr-1",
+                 "--json"]) == 0
+    receipt = json.loads(capsys.readouterr().out)
+    assert receipt["request_id"] == "gdpr-1"
+    assert {k: receipt["counts"][k] for k in ("sessions", "effects", "checkpoints")} == {
+        "sessions": 1, "effects": 1, "checkpoints": 1}
+    assert sum(store.count_subject("default", subject="alice").values()) == 0
+    assert all(secret not in json.dumps(d.data) for d in store.checkpoints.list("default"))
+    await bob.messages.create(model="m", max_tokens=50, tools=TOOLS, messages=resumed + [
+        {"role": "assistant", "content": "on it"}, {"role": "user", "content": "next?"}])
+    assert secret not in json.dumps(fake.last.json)
+    # the same request id for another erasure is refused
+    assert main(["effects", "forget", "--data-dir", data, "--subject", "bob", "--request-id", "gdpr-1"]) == 1
+    assert "already used for another erasure" in capsys.readouterr().err
+
+
+async def test_cli_reads_the_store_section_of_the_config(make_proxy, fake, tmp_path, capsys):
+    """The CLI opens the store as the proxy does: with the config's
+    pending_timeout, a call without a result reads ``unknown`` in both."""
+    toml = TOML + "\n[store]\npending_timeout = 0.2\n"
+    cfg = tmp_path / "cli.toml"
+    cfg.write_text(toml)
+    p = await make_proxy(toml)
+    await run_session(p, fake, "acme", "s-slow", "terraform apply", None)
+    await asyncio.sleep(0.3)
+    (rec,) = p.settled_store().effects.list("acme")
+    assert rec.state == "unknown"
+    assert main(["effects", "list", "--config", str(cfg), "--data-dir", str(tmp_path / "data"), "--tenant", "acme",
+                 "--json"]) == 0
+    assert [e["state"] for e in json.loads(capsys.readouterr().out)] == ["unknown"]
+
+
+async def test_admin_answers_503_while_the_store_cannot_settle(ledger, fake, monkeypatch):
+    """An admin read first lands this process's queued writes; when the
+    store's write lock is held elsewhere past the wait, the answer is a 503
+    the caller may retry, not a 500."""
+    from storelock import write_lock_held
+
+    from ctxproxy.proxy import admin
+
+    p, _, http = ledger
+    monkeypatch.setattr(admin, "SETTLE_TIMEOUT", 0.3)
+    client = p.anthropic(default_headers={"X-Ctx-Tenant": "acme", "X-Ctx-Session": "s-busy"})
+    ask = dict(model="m", max_tokens=50, tools=TOOLS, messages=[{"role": "user", "content": "deploy"}])
+    fake.script(Reply.text("ready"), Reply.tool_call("Bash", {"command": "make deploy"}))
+    await client.messages.create(**ask)  # the session is set up: the same request again writes nothing
+    p.settled_store()
+    with write_lock_held(p.state.services["store"]):
+        await client.messages.create(**ask)  # its call's record waits for the lock
+        async with http.get(f"{p.url}/ctx/v1/effects", params={"tenant": "acme"}) as r:
+            assert r.status == 503 and r.headers["Retry-After"] == "1"
+            assert "the store is busy" in (await r.json())["error"]["message"]
+    async with http.get(f"{p.url}/ctx/v1/effects", params={"tenant": "acme", "session": "s-busy"}) as r:
+        assert r.status == 200 and [e["args_canonical"] for e in (await r.json())["effects"]] == [
+            '{"command":"make deploy"}']

@@ -18,6 +18,7 @@ from ctxproxy.store import (
     UNKNOWN,
     EffectStateError,
     StoreError,
+    DeletionReceipt,
     WriteNeeded,
     open_store,
 )
@@ -303,10 +304,11 @@ def test_sessions_round_trip(store, clock):
     assert store.sessions.update(T, "s2", {"x": 1}) == {"x": 1}  # created
     assert sorted(store.sessions.list(T)) == ["s1", "s2"]
     assert store.sessions.list(T, subject="u1") == ["s1"]  # subject kept across update
-    store.sessions.update(T, "s1", {}, subject="u2")
-    assert store.sessions.list(T, subject="u1") == [] and store.sessions.list(T, subject="u2") == ["s1"]
+    store.sessions.update(T, "s1", {}, subject="u2")  # still holds u1's data: listed under both
+    assert store.sessions.list(T, subject="u1") == ["s1"] == store.sessions.list(T, subject="u2")
     assert store.sessions.delete(T, "s1") and not store.sessions.delete(T, "s1")
-    assert store.sessions.get(T, "s1") is None and store.sessions.list(T, subject="u2") == []
+    assert store.sessions.get(T, "s1") is None
+    assert store.sessions.list(T, subject="u1") == [] == store.sessions.list(T, subject="u2")
 
 
 @pytest.mark.parametrize("kind", ["checkpoints", "manifests", "pruned", "memories", "receipts"])
@@ -519,6 +521,49 @@ def test_session_parts_are_read_alone_and_deleted_with_their_session(store):
     receipt = store.delete_subject(T, subject="user-7")
     assert receipt.counts["sessions"] == 1  # a part is part of its session
     assert store.sessions.get(T, "s1") is None and store.sessions.get(T, "s1", part="prune") is None
+
+
+def test_a_document_holding_other_sessions_data_is_erased_with_any_of_them(store):
+    """A task's checkpoint, last written by session s2, lists s1's effects too:
+    erasing s1's subject erases it, and both counts see it."""
+    store.sessions.put(T, "s1", {}, subject="alice")
+    store.sessions.put(T, "s2", {}, subject="bob")
+    pend(store, key="k1", call_id="c1", session="s1", task="t")
+    store.checkpoints.put(T, "effects:t", {"text": "- Bash curl -d alice@example.com"}, session="s2",
+                          sessions=["s1", "s2"])
+    doc = store.checkpoints.get(T, "effects:t")
+    assert doc.session == "s2" and doc.sessions == ("s1",)
+    assert [d.id for d in store.checkpoints.list(T, session="s1")] == ["effects:t"]
+    assert store.count_subject(T, subject="alice")["checkpoints"] == 1
+    receipt = store.delete_subject(T, subject="alice")
+    assert receipt.counts["checkpoints"] == 1 and receipt.counts["effects"] == 1
+    assert store.checkpoints.get(T, "effects:t") is None
+    assert store.count_subject(T, subject="alice") == dict.fromkeys(receipt.counts, 0)
+    assert store.checkpoints.list(T, session="s2") == []  # no index entry left behind
+    assert store.sessions.get(T, "s2") == {}  # bob's session itself stays
+
+
+def test_a_session_whose_subject_changed_is_erased_with_the_earlier_subject(store):
+    store.sessions.put(T, "s1", {"x": "alice data"}, subject="alice")
+    store.sessions.put(T, "s1", {"note": "x"}, subject="alice", part="big")
+    store.sessions.update(T, "s1", {"y": 1}, subject="bob")  # the identity's user changed mid-session
+    assert store.sessions.list(T, subject="alice") == ["s1"] == store.sessions.list(T, subject="bob")
+    assert store.count_subject(T, subject="alice")["sessions"] == 1
+    assert store.delete_subject(T, subject="alice").counts["sessions"] == 1
+    assert store.sessions.get(T, "s1") is None and store.sessions.get(T, "s1", part="big") is None
+    assert store.sessions.list(T, subject="bob") == []  # every subject's index entry went with it
+
+
+def test_a_request_id_reused_for_another_erasure_is_refused(store):
+    store.sessions.put(T, "s1", {"x": "alice data"}, subject="alice")
+    store.sessions.put(T, "s2", {"x": "bob data"}, subject="bob")
+    first = store.delete_subject(T, subject="alice", request_id="req-1")
+    assert store.delete_subject(T, subject="alice", request_id="req-1") == \
+        DeletionReceipt(**{**first.to_dict(), "replayed": True})  # a retry replays the receipt
+    for other in ({"subject": "bob"}, {"session": "s1"}, {"session": "s1", "subject": "alice"}):
+        with pytest.raises(StoreError, match="already used for another erasure"):
+            store.delete_subject(T, request_id="req-1", **other)
+    assert store.sessions.get(T, "s2") == {"x": "bob data"}
 
 
 # -- schema and migrations -------------------------------------------------------
