@@ -1,14 +1,23 @@
 """manifest — the Context Manifest of each turn: what the model saw, stored and exported.
 
 Runs last in both directions (DESIGN §2), so it sees every other filter's
-record of the turn: ``turn.state["segments"]`` (inject's placements),
-``["redact"]`` (counts per rule), ``["prune"]``, ``["effects"]``,
-``["inject"]`` (budget, used), plus provider usage from the response — whole
-JSON, or streamed events including usage at the end of a stream. After the
-last byte (``on_response_end``, also on errors and disconnects) it builds the
-manifest, stores it in ``store.manifests`` (by turn id; listable by session)
-and exports it as one OTel span with events, plus metrics
+record of the turn: ``turn.state["segments"]`` (each segment's fate and, once
+inject placed it, its ``where``), ``["redact"]`` (counts per rule),
+``["prune"]``, ``["effects"]``, ``["inject"]`` (budget, used, policy revision,
+where each group of segments went), plus provider usage from the response —
+whole JSON, or streamed events including usage at the end of a stream. After
+the last byte (``on_response_end``, also on errors and disconnects) it builds
+the manifest, stores it in ``store.manifests`` (by turn id; listable by
+session) and exports it as one OTel span with events, plus metrics
 (``filters.telemetry``).
+
+What the model saw, not what was offered: segments are listed in the order
+the request carries them, each with where it actually went (a stable segment
+of a demoted session sits after the cache breakpoint, whatever its producer
+asked for); dropped ones follow. The policy revision is that of rules segments
+the model saw, none when they were dropped. Input tokens count every input
+token, cache reads and writes included, as the GenAI conventions define
+``gen_ai.usage.input_tokens``.
 
 A manifest holds refs, labels, counts and timings — never message text,
 segment text, tool arguments or a secret. Other filters' records are read
@@ -22,6 +31,7 @@ import logging
 import re
 import time
 from dataclasses import dataclass, field
+from types import SimpleNamespace
 from typing import Any, Mapping
 from urllib.parse import urlsplit
 
@@ -29,6 +39,7 @@ import orjson
 
 from .base import Filter, Turn
 from .digest import sha256
+from .inject import _stable_order
 from .segments import FENCED_TRUST, SENSITIVITY_ORDER
 from .telemetry import (
     CONTENT_TRUNCATED,
@@ -64,6 +75,8 @@ VERSION = 1
 # (identify accepts tenants starting with a letter or digit only).
 TURN_INDEX_TENANT = "#turns"
 PROVIDERS = {"anthropic": "anthropic", "chat": "openai", "responses": "openai"}
+SEEN = ("placed", "truncated")  # segment statuses the model saw
+RULE_KINDS = ("rules", "policy")
 _MAX_STR = 256
 _ITEM = re.compile(r"^(messages|input)\[(\d+)\]")
 
@@ -114,6 +127,18 @@ class _Seen:
             v = getattr(u, theirs, None)
             if isinstance(v, int) and not isinstance(v, bool):
                 setattr(self, ours, v)  # later events carry the final counts
+
+    def tokens(self, api: str) -> dict[str, int | None]:
+        """Usage as the GenAI conventions count it: ``input`` includes cache reads
+        and writes. OpenAI's prompt/input tokens already do; Anthropic's
+        ``input_tokens`` is only what follows the last cache breakpoint, so its
+        cache reads and writes are added (summed here, at the end: a stream
+        sends them in separate events)."""
+        inp = self.input
+        if api == "anthropic" and inp is not None:
+            inp += (self.cache_read or 0) + (self.cache_creation or 0)
+        return {"input": inp, "output": self.output, "cache_read": self.cache_read,
+                "cache_creation": self.cache_creation}
 
     def meta(self, ev: Any) -> None:
         rid = ev.response_id()
@@ -217,7 +242,10 @@ class ManifestFilter(Filter):
 
         def write(b: Any) -> None:
             b.manifests.put(tenant, turn_id, m, session=session, subject=subject)
-            b.manifests.put(TURN_INDEX_TENANT, turn_id, {"tenant": tenant})
+            # Tagged like the manifest, so erasing the session or subject can find the
+            # pointer too (it says the turn existed). The store's erasure runs within
+            # one tenant; reaching this index tenant is up to the store.
+            b.manifests.put(TURN_INDEX_TENANT, turn_id, {"tenant": tenant}, session=session, subject=subject)
 
         writer = turn.service("writer")
         try:
@@ -325,7 +353,7 @@ def build_manifest(turn: Turn, seen: _Seen, provider: str, server: tuple[str | N
     redact = _dict(state.get("redact"))
     effects_state = _dict(state.get("effects"))
     inject = _dict(state.get("inject"))
-    segments = [_segment(s) for s in _list(state.get("segments"))]
+    segments = _segments(_list(state.get("segments")), _dict(inject.get("placement")))
     pruned = [_pruned(p) for p in _list(_dict(state.get("prune")).get("pruned"))]
     effects = [_effect(e) for e in _list(effects_state.get("effects"))]
     request = turn.request
@@ -349,7 +377,7 @@ def build_manifest(turn: Turn, seen: _Seen, provider: str, server: tuple[str | N
         "provider": provider,
         "server_address": server[0],
         "server_port": server[1],
-        "policy_revision": _policy_revision(inject, state, segments),
+        "policy_revision": _policy_revision(inject, segments),
         "model": model,
         "response_model": seen.response_model,
         "response_id": seen.response_id,
@@ -373,8 +401,7 @@ def build_manifest(turn: Turn, seen: _Seen, provider: str, server: tuple[str | N
         "checkpoint": _str(effects_state.get("checkpoint")) or None,
         "client_compacted": bool(effects_state.get("compacted")),
         "compacted": bool(pruned) or bool(effects_state.get("compacted")),
-        "tokens": {"input": seen.input, "output": seen.output, "cache_read": seen.cache_read,
-                   "cache_creation": seen.cache_creation},
+        "tokens": seen.tokens(turn.api),
         "timings_ms": _timings(turn),
         "degraded": [_str(d, 64) for d in turn.degraded],
     }
@@ -393,7 +420,7 @@ def summarize(m: Mapping[str, Any]) -> dict[str, Any]:
     Counts and tokens are of the segments the model saw (placed or truncated);
     untrusted tokens are those of segments fenced as data (untrusted,
     evidence, inferred)."""
-    seen = [s for s in m.get("segments", ()) if s.get("status") in ("placed", "truncated")]
+    seen = [s for s in m.get("segments", ()) if s.get("status") in SEEN]
     labels = [s.get("labels") or {} for s in seen]
     out: dict[str, Any] = {
         MANIFEST_VERSION: m.get("version", VERSION),
@@ -428,7 +455,8 @@ def manifest_json(m: Mapping[str, Any], cap: int) -> tuple[str, bool]:
         "v": m.get("version", VERSION),
         "turn": m.get("turn_id"),
         "segments": [{"kind": s.get("kind"), "ref": s.get("ref"), "tokens": s.get("tokens"),
-                      "status": s.get("status"), "labels": s.get("labels")} for s in m.get("segments", ())],
+                      "status": s.get("status"), "placement": s.get("placement"), "position": s.get("position"),
+                      "labels": s.get("labels")} for s in m.get("segments", ())],
         "redactions": dict(m.get("redactions") or {}),
         "response_redactions": dict(m.get("response_redactions") or {}),
         "pruned": [{"ref": p.get("ref"), "tool": p.get("tool"), "before": p.get("tokens_before"),
@@ -493,7 +521,38 @@ def _spans(turn: Turn) -> list[tuple[str, int, int]]:
             and isinstance(s[0], str) and isinstance(s[1], int) and isinstance(s[2], int)]
 
 
-def _segment(s: Any) -> dict[str, Any]:
+def _segments(raw: list, groups: dict) -> list[dict[str, Any]]:
+    """Every offered segment: those the model saw in the order the request
+    carries them (``position`` 0, 1, ...), then the dropped ones, in offer order.
+
+    The order is the one inject writes them in (``inject._place``): three
+    groups, each one text, added in turn — stable system segments (rules
+    first, memory last: ``inject._stable_order``), the other system segments
+    (a demoted session's stable ones among them, still first), the per-turn
+    ones — each later group after the earlier ones, wherever it goes (a system
+    segment moved to the tail, per-turn ones moved into ``instructions``).
+    Within a group, offer order."""
+    out = [_segment(s, groups) for s in raw]
+
+    def sent(i: int) -> tuple:
+        s = out[i]
+        if s["requested_placement"] == "turn" or (s["placement"] or "").startswith("turn"):
+            return (2, 0, i)
+        if s["stable"]:
+            return (0, _stable_order(SimpleNamespace(kind=s["kind"])), i)
+        return (1, 0, i)
+
+    order = sorted((i for i, s in enumerate(out) if s["status"] in SEEN), key=sent)
+    for position, i in enumerate(order):
+        out[i]["position"] = position
+    return [out[i] for i in order] + [s for s in out if s["status"] not in SEEN]
+
+
+def _segment(s: Any, groups: dict) -> dict[str, Any]:
+    """One segment's record. ``placement`` is where it actually went: the
+    ``where`` inject writes on each segment it places, else inject's record of
+    where each group went (``groups``: stable / system / turn); None when not
+    placed. ``requested_placement`` is what its producer asked for."""
     get = (lambda k, d=None: s.get(k, d)) if isinstance(s, dict) else (lambda k, d=None: getattr(s, k, d))
     status = get("status", "offered")
     reason = _str(get("reason", ""))
@@ -502,13 +561,22 @@ def _segment(s: Any) -> dict[str, Any]:
     freshness = get("freshness", {})
     freshness = {_str(k, 64): _scalar(v) for k, v in freshness.items()} if isinstance(freshness, dict) else {}
     tokens = _int(get("tokens", 0)) or 0
+    requested = _str(get("placement", ""))
+    stable = get("stable", False) is True
+    where = ""
+    if status in SEEN:
+        group = "turn" if requested == "turn" else "stable" if stable else "system"
+        where = _str(get("where", "")) or _str(groups.get(group, ""))
     return {
         "kind": _str(get("kind", "")),
         "ref": _str(get("ref", "")),
         "tokens": tokens,
         "status": status,
         "reason": reason,
-        "placement": _str(get("placement", "")),
+        "placement": where or None,
+        "position": None,
+        "requested_placement": requested,
+        "stable": stable,
         "labels": {
             "origin": _str(get("origin", "")),
             "scope": _str(get("scope", "")),
@@ -542,13 +610,20 @@ def _counts(v: Any) -> dict[str, int]:
     return out
 
 
-def _policy_revision(inject: dict, state: dict, segments: list[dict]) -> str | None:
-    explicit = inject.get("policy_revision") or _dict(state.get("rules")).get("revision")
-    if explicit:
-        return _str(explicit)
-    revs = [str(s["labels"]["freshness"]["revision"]) for s in segments
-            if s["kind"] in ("rules", "policy") and s["labels"]["freshness"].get("revision") is not None]
-    return _str(",".join(dict.fromkeys(revs))) or None
+def _policy_revision(inject: dict, segments: list[dict]) -> str | None:
+    """The revision of the rules the model saw; None when no rules segment was
+    placed (none loaded, or all dropped for the budget), whatever inject loaded.
+    inject's full bundle revision when the placed segments carry it (they are
+    labelled with its first 12 characters), else their labels'."""
+    seen = [s for s in segments if s["kind"] in RULE_KINDS and s["status"] in SEEN]
+    if not seen:
+        return None
+    revs = list(dict.fromkeys(str(s["labels"]["freshness"]["revision"]) for s in seen
+                              if s["labels"]["freshness"].get("revision") is not None))
+    full = _str(inject.get("policy_revision"))
+    if full and all(full.startswith(r) for r in revs):
+        return full
+    return _str(",".join(revs)) or None
 
 
 def _timings(turn: Turn) -> dict[str, float]:

@@ -4,7 +4,9 @@ Parameters follow Anthropic context editing (``trigger_tokens``,
 ``keep_recent``, ``clear_at_least``, ``exclude_tools``) and OpenClaw session
 pruning (soft trim: head + tail with a size note; hard clear: a placeholder).
 Every stub carries a ``ctx://pruned/<id>`` reference to the stored original
-(``GET /ctx/v1/pruned/<id>``, ``ctxproxy pruned show <id>``).
+(``GET /ctx/v1/pruned/<id>``, ``ctxproxy pruned show <id>``); the store keeps
+an id -> tenant pointer next to it (``REF_INDEX_TENANT``), so the reference
+alone finds it.
 
 How a turn goes:
 
@@ -71,6 +73,10 @@ from .view import type_of
 log = logging.getLogger("ctxproxy.filters.prune")
 
 REF_PREFIX = "ctx://pruned/"
+# Store tenant holding pruned id -> tenant pointers (as the manifests' "#turns"), so
+# an operator finds an original from its ctx://pruned/<id> alone, which names no
+# tenant: the model reads it, and a tenant name has no business in the prompt.
+REF_INDEX_TENANT = "#refs"
 STATE_KEY = "prune"  # the session's part holding the decisions (earlier: a key of the session state)
 SOFT, HARD = "soft", "hard"
 _RANK = {SOFT: 1, HARD: 2}
@@ -439,6 +445,8 @@ class PruneFilter(Filter):
             stored[r.id] = r.decision
             if old is None and b.pruned.get(tenant, r.id) is None:
                 b.pruned.put(tenant, r.id, original_doc(turn, r), session=session, subject=subject)
+                # the id hashes the tenant in, so no other tenant's write can claim this pointer
+                b.pruned.put(REF_INDEX_TENANT, r.id, {"tenant": tenant}, session=session, subject=subject)
         mine["d"] = stored
         mine["v"] = 1
         b.sessions.update(tenant, session, mine, subject=subject, part=STATE_KEY)
@@ -608,4 +616,5 @@ def _inner_breakpoint(view: Any, res: Any) -> bool:
     return False
 
 
-__all__ = ["PruneConfig", "PruneFilter", "REF_PREFIX", "estimate_tokens", "pruned_id", "render_stub"]
+__all__ = ["PruneConfig", "PruneFilter", "REF_INDEX_TENANT", "REF_PREFIX", "estimate_tokens", "pruned_id",
+           "render_stub"]

@@ -181,7 +181,7 @@ class TurnMetrics:
         usage_attrs = dict(base)
         if m.get("response_model"):
             usage_attrs[GEN_AI_RESPONSE_MODEL] = m["response_model"]
-        tokens = m.get("tokens") or {}
+        tokens = m.get("tokens") or {}  # input includes cache reads and writes, as on the span
         for kind, key in (("input", "input"), ("output", "output")):
             if isinstance(tokens.get(key), int):
                 self.token_usage.record(tokens[key], {**usage_attrs, GEN_AI_TOKEN_TYPE: kind})
@@ -262,7 +262,7 @@ def _end_attributes(span: Any, m: Mapping[str, Any], manifest_attrs: Mapping[str
         attrs[GEN_AI_RESPONSE_FINISH_REASONS] = list(m["finish_reasons"])
     if m.get("ttfc_ms") is not None:
         attrs[GEN_AI_RESPONSE_TIME_TO_FIRST_CHUNK] = m["ttfc_ms"] / 1000.0
-    tokens = m.get("tokens") or {}
+    tokens = m.get("tokens") or {}  # input includes cache reads and writes (the manifest adds Anthropic's)
     for key, name in (("input", GEN_AI_USAGE_INPUT_TOKENS), ("output", GEN_AI_USAGE_OUTPUT_TOKENS),
                       ("cache_read", GEN_AI_USAGE_CACHE_READ_INPUT_TOKENS),
                       ("cache_creation", GEN_AI_USAGE_CACHE_CREATION_INPUT_TOKENS)):
@@ -304,6 +304,8 @@ def _events(span: Any, m: Mapping[str, Any], limit: int, end_ns: int) -> None:
         attrs = {"ctxproxy.segment.kind": s.get("kind"), "ctxproxy.segment.ref": s.get("ref"),
                  "ctxproxy.segment.tokens": s.get("tokens"), "ctxproxy.segment.status": s.get("status"),
                  "ctxproxy.segment.reason": s.get("reason") or None,
+                 "ctxproxy.segment.placement": s.get("placement") or None,  # where it went, if placed
+                 "ctxproxy.segment.position": s.get("position"),  # in the order sent, if placed
                  "ctxproxy.segment.origin": labels.get("origin"), "ctxproxy.segment.scope": labels.get("scope"),
                  "ctxproxy.segment.trust": labels.get("trust"),
                  "ctxproxy.segment.sensitivity": labels.get("sensitivity"),

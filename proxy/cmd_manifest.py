@@ -138,11 +138,12 @@ def render(m: Mapping[str, Any]) -> str:
         for s in segs:
             lab = s.get("labels") or {}
             fresh = lab.get("freshness") or {}
-            rows.append([s.get("kind"), s.get("ref"), s.get("tokens"), s.get("status"), lab.get("trust"),
-                         lab.get("sensitivity"), lab.get("scope"), lab.get("origin"),
+            rows.append([s.get("kind"), s.get("ref"), s.get("tokens"), s.get("status"), s.get("placement"),
+                         lab.get("trust"), lab.get("sensitivity"), lab.get("scope"), lab.get("origin"),
                          (lab.get("budget") or {}).get("priority"), fresh, s.get("reason")])
-        out.append(table(["KIND", "REF", "TOKENS", "STATUS", "TRUST", "SENSITIVITY", "SCOPE", "ORIGIN", "PRIO",
-                          "FRESHNESS", "REASON"], rows))
+        # rows in the order the model read them (the manifest's order), dropped ones last
+        out.append(table(["KIND", "REF", "TOKENS", "STATUS", "WHERE", "TRUST", "SENSITIVITY", "SCOPE", "ORIGIN",
+                          "PRIO", "FRESHNESS", "REASON"], rows))
     red = [(r, n, "request") for r, n in (m.get("redactions") or {}).items()]
     red += [(r, n, "response") for r, n in (m.get("response_redactions") or {}).items()]
     out.append(f"\nredactions ({sum(n for _, n, _ in red)})"

@@ -30,10 +30,12 @@ def _common(p: argparse.ArgumentParser) -> None:
     p.add_argument("--data-dir", metavar="DIR", help="the proxy's data directory (default: from --config, "
                                                      "else ./.ctxproxy)")
     p.add_argument("--config", metavar="FILE", help="ctxproxy.toml the proxy runs with")
-    p.add_argument("--tenant", help="tenant (default: filters.identify.default_tenant)")
+    p.add_argument("--tenant", help="tenant (default: for show the original's own, else "
+                                    "filters.identify.default_tenant)")
 
 
 def _open(args: argparse.Namespace):
+    """(store, the tenant to use when none is given), or (None, None)."""
     from .admin import default_tenant
     from .cmd_store import CLIError, open_cli_store
 
@@ -42,22 +44,20 @@ def _open(args: argparse.Namespace):
     except CLIError as exc:
         print(f"ctxproxy: {exc}", file=sys.stderr)
         return None, None
-    return store, args.tenant or default_tenant(cfg)
+    return store, default_tenant(cfg)
 
 
 def _show(args: argparse.Namespace) -> int:
-    from ctxproxy.filters.prune import REF_PREFIX
+    from .admin_pruned import describe, find_pruned
 
-    from .admin_pruned import describe
-
-    store, tenant = _open(args)
+    store, fallback = _open(args)
     if store is None:
         return 1
     try:
-        pid = args.id[len(REF_PREFIX):] if args.id.startswith(REF_PREFIX) else args.id
-        doc = store.pruned.get(tenant, pid)
+        doc = find_pruned(store, args.id, args.tenant, fallback)
         if doc is None:
-            print(f"ctxproxy: no pruned output {pid!r} for tenant {tenant!r}", file=sys.stderr)
+            where = f" for tenant {args.tenant!r}" if args.tenant else ""
+            print(f"ctxproxy: no pruned output {args.id!r}{where}", file=sys.stderr)
             return 1
         if args.json:
             print(json.dumps(describe(doc), indent=2, ensure_ascii=False))
@@ -76,11 +76,11 @@ def _show(args: argparse.Namespace) -> int:
 def _list(args: argparse.Namespace) -> int:
     from .admin_pruned import describe
 
-    store, tenant = _open(args)
+    store, fallback = _open(args)
     if store is None:
         return 1
     try:
-        docs = store.pruned.list(tenant, session=args.session)
+        docs = store.pruned.list(args.tenant or fallback, session=args.session)
         for doc in docs:
             d = describe(doc, content=False)
             print(f"{d['ref']}\t{d['tool'] or '?'}\t{d['tokens']} tokens\t{d['call_id']}")

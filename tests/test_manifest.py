@@ -19,6 +19,7 @@ from manifeststubs import EVIDENCE_MARKER, PLACEHOLDER, RULES_MARKER, SECRET, us
 from ctxproxy.config import ConfigError, parse_section
 from ctxproxy.filters import Pipeline, Turn
 from ctxproxy.filters.base import Identity
+from ctxproxy.filters.inject import InjectConfig, InjectFilter, RulesConfig
 from ctxproxy.filters.manifest import (
     TURN_INDEX_TENANT,
     ManifestConfig,
@@ -28,7 +29,8 @@ from ctxproxy.filters.manifest import (
     manifest_sha256,
     _Seen,
 )
-from ctxproxy.filters.segments import Segment
+from ctxproxy.filters.rules_bundle import RulesBundle
+from ctxproxy.filters.segments import Segment, offer
 from ctxproxy.filters.telemetry import Telemetry
 from ctxproxy.filters.tokens import TokenCounter
 from ctxproxy.proxy.adapters import ADAPTERS
@@ -123,8 +125,8 @@ def relay(pipeline: Pipeline, turn: Turn, api: str, stream: bytes, chunk: int) -
     return b"".join(out)
 
 
-EXPECTED_USAGE = {
-    "anthropic": {"input": 321, "output": 54, "cache_read": 11, "cache_creation": 5},
+EXPECTED_USAGE = {  # input counts cached tokens too (GenAI conventions); Anthropic reports them apart
+    "anthropic": {"input": 321 + 11 + 5, "output": 54, "cache_read": 11, "cache_creation": 5},
     "chat": {"input": 321, "output": 54, "cache_read": 11, "cache_creation": None},
     "responses": {"input": 321, "output": 54, "cache_read": 11, "cache_creation": None},
 }
@@ -159,11 +161,13 @@ def test_hooks_on_canned_exchange(api, chunk, tmp_path):
     assert m["session_id"] == "s1" and m["tenant"] == "acme" and m["api"] == api
     assert m["sha256"] == manifest_sha256(m)
     assert (m["ttfc_ms"] is not None) is stream
-    assert store.manifests.get(TURN_INDEX_TENANT, turn.turn_id).data == {"tenant": "acme"}
+    pointer = store.manifests.get(TURN_INDEX_TENANT, turn.turn_id)
+    assert pointer.data == {"tenant": "acme"}
+    assert (pointer.session, pointer.subject) == ("s1", "u1")  # tagged like the manifest, for erasure
     assert [d.id for d in store.manifests.list("acme", session="s1")] == [turn.turn_id]
     (span,) = exporter.get_finished_spans()
     assert span.name == f"chat {MODELS[api]}"
-    assert span.attributes["gen_ai.usage.input_tokens"] == 321
+    assert span.attributes["gen_ai.usage.input_tokens"] == EXPECTED_USAGE[api]["input"]
     assert span.attributes["gen_ai.conversation.id"] == "s1"
     dumped = orjson.dumps(m) + repr(span.to_json()).encode()
     assert MARKER.encode() not in dumped and OUT_MARKER.encode() not in dumped
@@ -215,6 +219,77 @@ def test_segments_and_other_filters_records():
     assert m["duration_ms"] == 5.0
     text = orjson.dumps(m)
     assert RULES_MARKER.encode() not in text and EVIDENCE_MARKER.encode() not in text
+
+
+def sent_order(body: dict, refs: list[str]) -> list[str]:
+    """``refs`` in the order the model reads them in a forwarded Anthropic body
+    (system before messages, whatever order the JSON keys came in)."""
+    prompt = json.dumps(body.get("system")) + json.dumps(body["messages"])
+    return sorted(refs, key=prompt.index)
+
+
+def test_placement_and_position_are_where_inject_put_each_segment(tmp_path):
+    """A real inject on a real store: offered evidence, memory, rules; sent
+    rules, memory (the stable block, inside the caller's cached prefix), then
+    the evidence at the tail. Once the session's stable bytes changed
+    (stable_max_changes=1) the stable block goes after the breakpoint, though
+    its producers still ask for the cached prefix."""
+    store = open_store(tmp_path / "store")
+    cfg = InjectConfig(stable_max_changes=1)
+
+    def turn_with(rules_text: str) -> tuple[Turn, dict, dict]:
+        turn = make_turn("anthropic", {
+            "model": "claude-test-1", "max_tokens": 50,
+            "system": [{"type": "text", "text": "You are terse.", "cache_control": {"type": "ephemeral"}}],
+            "messages": [{"role": "user", "content": "hi"}]})
+        offer(turn, Segment(kind="evidence", ref="evidence:e1", text="Earlier finding.", origin="memory",
+                            trust="evidence", placement="turn"))
+        offer(turn, Segment(kind="memory", ref="memory:snap", text="Prefers uv.", origin="memory", stable=True))
+        offer(turn, Segment(kind="rules", ref="rules:r@1", text=rules_text, origin="AGENTS.md", trust="reviewed",
+                            stable=True, priority=90))
+        p = Pipeline([InjectFilter(cfg, store), ManifestFilter(ManifestConfig(export=False), store=store)])
+        p.run_request(turn)
+        p.run_end(turn)
+        return turn, turn.state["manifest"].doc, orjson.loads(turn.request.to_bytes())
+
+    refs = ["rules:r@1", "memory:snap", "evidence:e1"]
+    for rules_text, stable_where in (("Always run tests.", "system:before_breakpoint"),
+                                     ("Always run tests twice.", "system:end")):
+        turn, m, body = turn_with(rules_text)
+        assert sent_order(body, refs) == refs
+        assert [(s["ref"], s["position"], s["placement"], s["requested_placement"]) for s in m["segments"]] == [
+            ("rules:r@1", 0, stable_where, "system"), ("memory:snap", 1, stable_where, "system"),
+            ("evidence:e1", 2, "turn", "turn")]
+        stored = store.manifests.get("acme", turn.turn_id).data
+        assert [s["ref"] for s in stored["segments"]] == refs
+    assert turn.state["inject"]["placement"]["demoted"] is True
+
+    # an inject that records where each group went but not each segment's `where`
+    for seg in turn.state["segments"]:
+        seg.where = ""
+    again = build_manifest(turn, _Seen(), "anthropic", (None, None), turn.started_ns)
+    assert [(s["ref"], s["position"], s["placement"]) for s in again["segments"]] == \
+        [(s["ref"], s["position"], s["placement"]) for s in m["segments"]]
+    store.close()
+
+
+def test_policy_revision_only_from_rules_the_model_saw(tmp_path):
+    """The rules bundle loads, but its managed layer (never truncated) does not
+    fit the budget: the request goes without it, and so does the manifest."""
+    (tmp_path / "policy.md").write_text("# Policy\n" + "Never push to main. " * 300)
+    rules = RulesConfig(root=str(tmp_path), managed=("policy.md",), refresh_seconds=0)
+    revision = RulesBundle(rules).get().revision
+    for budget, placed in ((100, False), (8000, True)):
+        turn = make_turn("chat", request_body("chat", False))
+        p = Pipeline([InjectFilter(InjectConfig(token_budget=budget, rules=rules)),
+                      ManifestFilter(ManifestConfig(store=False, export=False))])
+        p.run_request(turn)
+        p.run_end(turn)
+        m = turn.state["manifest"].doc
+        (seg,) = m["segments"]
+        assert seg["kind"] == "rules" and (seg["status"] == "placed") is placed
+        assert ("Never push" in turn.request.to_bytes().decode()) is placed
+        assert m["policy_revision"] == (revision if placed else None)
 
 
 def test_hostile_records_from_other_filters_do_not_break_the_manifest():
@@ -314,9 +389,10 @@ async def test_manifest_stored_and_served(make_proxy, fake, monkeypatch, tmp_pat
 
     status, m = await admin_get(proxy, f"manifests/{tid}")
     assert status == 200 and m["turn_id"] == tid and m["tenant"] == "acme" and m["session_id"] == "sess-admin"
-    assert m["tokens"] == {"input": 321, "output": 54, "cache_read": 11, "cache_creation": 5}
+    assert m["tokens"] == EXPECTED_USAGE["anthropic"]
     assert m["redactions"] == {"stub-api-key": 1} and m["response_redactions"] == {"stub-out": 1}
-    assert [s["status"] for s in m["segments"]] == ["placed", "placed", "dropped"]
+    assert [(s["status"], s["placement"], s["position"]) for s in m["segments"]] == [
+        ("placed", "system:end", 0), ("placed", "turn", 1), ("dropped", None, None)]
     assert m["token_budget"] == 8000 and m["tokens_injected"] > 0
     assert m["effects"][0]["key"] == "ik-0f3a9c" and m["pruned"][0]["ref"] == "ctx://pruned/p1"
     assert set(m["timings_ms"]) >= {"identify", "redact", "effects", "prune", "inject", "upstream"}
@@ -344,7 +420,8 @@ async def test_manifest_stored_and_served(make_proxy, fake, monkeypatch, tmp_pat
     data_dir = str(tmp_path / "data")
     assert cli_main(["manifest", "show", tid, "--data-dir", data_dir]) == 0
     out = capsys.readouterr().out
-    assert tid in out and "sess-admin (from the agent)" in out and "in 321  out 54" in out
+    assert tid in out and "sess-admin (from the agent)" in out and "in 337  out 54" in out
+    assert "WHERE" in out and "system:end" in out
     assert "KIND" in out and "rules:AGENTS.md@abc123" in out and "stub-api-key" in out and "ik-0f3a9c" in out
     assert "ctx://pruned/p1" in out and "dropped" in out
     assert cli_main(["manifest", "show", "--session", "sess-admin", "--tenant", "acme", "--data-dir", data_dir]) == 0
@@ -357,6 +434,23 @@ async def test_manifest_stored_and_served(make_proxy, fake, monkeypatch, tmp_pat
     assert cli_main(["manifest", "show", "x", "--data-dir", str(tmp_path / "nowhere")]) == 1
     for needle in (MARKER, SECRET, OUT_MARKER):
         assert needle not in out
+
+
+async def test_turn_pointer_is_tagged_with_the_session_and_subject(make_proxy, fake):
+    """The turn id -> tenant pointer carries the manifest's session and subject,
+    so a store erasing them can find it (it shows the turn existed)."""
+    fake.script(Reply.text("ok"))
+    proxy = await make_proxy('[pipeline]\nrequest = ["identify", "manifest"]\n')
+    raw = await proxy.anthropic().messages.with_raw_response.create(
+        model="claude-test-1", max_tokens=5, messages=[{"role": "user", "content": "x"}],
+        extra_headers={"X-Ctx-Tenant": "acme", "X-Ctx-Session": "sess-ptr", "X-Ctx-User": "user-9"})
+    tid = raw.headers["x-ctx-turn-id"]
+    store = proxy.settled_store()
+    (manifest,) = store.manifests.list("acme", session="sess-ptr")
+    assert (manifest.id, manifest.subject) == (tid, "user-9")
+    assert [d.id for d in store.manifests.list(TURN_INDEX_TENANT, session="sess-ptr")] == [tid]
+    assert [d.id for d in store.manifests.list(TURN_INDEX_TENANT, subject="user-9")] == [tid]
+    assert store.manifests.list(TURN_INDEX_TENANT, session="other") == []
 
 
 async def test_blocked_turn_still_has_a_manifest(make_proxy, fake, monkeypatch):

@@ -351,3 +351,64 @@ def test_ids_and_stubs_are_deterministic():
     soft = {"id": a, "m": "soft", "t": "", "b": 10, "n": 30, "hc": 5, "tc": 5}
     assert render_stub(soft, "0123456789" * 3).startswith("01234\n[... ctxproxy: 20 of 30 characters")
     assert render_stub(soft, "0123456789") is None  # nothing to trim
+
+
+# -- a reference alone finds its original, and only its own tenant's ------------------------
+
+async def test_a_reference_alone_finds_its_tenants_original_through_the_admin_api(make_proxy, fake, monkeypatch,
+                                                                                  capsys):
+    """ctx://pruned/<id> names no tenant. With several tenants the admin API and
+    the CLI find the original from the reference alone (an id -> tenant pointer
+    the prune filter writes with it); asked for another tenant, they find nothing."""
+    import aiohttp
+
+    from ctxproxy.filters.prune import REF_INDEX_TENANT
+    from ctxproxy.proxy.cli import main as cli
+
+    monkeypatch.setenv("CTXPROXY_ADMIN_TOKEN", "adm-prune-tenants")
+    proxy = await make_proxy('[pipeline]\nrequest = ["identify", "prune"]\n'
+                             "[filters.prune]\ntrigger_tokens = 2000\nkeep_recent = 1\nmin_tokens = 100\n")
+    body = canned("chat", OUTS, 8)
+    refs: dict[str, list[str]] = {}
+    for tenant in ("team-a", "team-b"):
+        await proxy.openai().chat.completions.create(
+            **body, extra_headers={"X-Ctx-Tenant": tenant, "X-Ctx-Session": "shared-session-name"})
+        got = results_of("chat", fake.last.json)
+        refs[tenant] = [t[t.index(REF_PREFIX):].split()[0].rstrip("].") for t in got.values() if REF_PREFIX in t]
+        assert refs[tenant]
+    assert not set(refs["team-a"]) & set(refs["team-b"])  # the id hashes the tenant in
+    originals = results_of("chat", body)
+
+    auth = {"Authorization": "Bearer adm-prune-tenants"}
+    async with aiohttp.ClientSession() as http:
+        async def get(ref: str, tenant: str | None = None) -> tuple[int, dict]:
+            params = {"tenant": tenant} if tenant else {}
+            async with http.get(f"{proxy.url}/ctx/v1/pruned/{ref[len(REF_PREFIX):]}", params=params,
+                                headers=auth) as r:
+                return r.status, await r.json()
+
+        for tenant, other in (("team-a", "team-b"), ("team-b", "team-a")):
+            for ref in refs[tenant]:
+                status, doc = await get(ref)  # the reference alone
+                assert status == 200 and doc["tenant"] == tenant and doc["ref"] == ref
+                assert doc["content"] == originals[doc["call_id"]]
+                assert (await get(ref, tenant))[0] == 200
+                assert (await get(ref, other))[0] == 404  # never another tenant's original
+                assert (await get(ref, "default"))[0] == 404
+
+    data_dir = proxy.state.config.server.data_dir
+    ref = refs["team-b"][0]
+    capsys.readouterr()
+    assert cli(["pruned", "show", ref, "--json", "--data-dir", data_dir]) == 0
+    assert orjson.loads(capsys.readouterr().out)["tenant"] == "team-b"
+    assert cli(["pruned", "show", ref, "--tenant", "team-a", "--data-dir", data_dir]) == 1
+
+    # the pointers carry the originals' session, so erasing it can find them
+    store = proxy.settled_store()
+    pointers = store.pruned.list(REF_INDEX_TENANT, session="shared-session-name")
+    assert {REF_PREFIX + d.id for d in pointers} == set(refs["team-a"]) | set(refs["team-b"])
+    # an original stored before pointers existed is still found in the default tenant
+    store.pruned.put("default", "pr_legacy", {"content": "old output", "call_id": "c0"}, session="s0")
+    async with aiohttp.ClientSession() as http:
+        async with http.get(f"{proxy.url}/ctx/v1/pruned/pr_legacy", headers=auth) as r:
+            assert r.status == 200 and (await r.json())["content"] == "old output"

@@ -9,6 +9,8 @@ import socket
 import orjson
 import pytest
 
+from ctxproxy.filters.base import Filter
+from ctxproxy.filters.segments import Segment, offer
 from ctxproxy.proxy.scripted_provider import Reply
 from manifeststubs import EVIDENCE_MARKER, PLACEHOLDER, RULES_MARKER, SECRET, use_stubs
 from otlpreceiver import attrs
@@ -81,6 +83,9 @@ EXPECTED = {  # provider usage as each adapter reports it from the fake's number
     "chat": ("gpt-5", "openai", {}),
     "responses": ("gpt-5", "openai", {}),
 }
+# gen_ai.usage.input_tokens includes cached tokens (read and written). OpenAI's
+# prompt/input tokens already do; Anthropic's input_tokens is the uncached rest.
+INPUT_TOKENS = {"anthropic": 123 + 7 + 3, "chat": 123, "responses": 123}
 
 
 @pytest.mark.parametrize("stream", [False, True], ids=["json", "stream"])
@@ -105,7 +110,7 @@ async def test_turn_span_attributes_children_events(api, stream, otlp, make_prox
     assert a["gen_ai.request.stream"] is stream
     assert a["gen_ai.response.id"]
     assert a["gen_ai.response.finish_reasons"]
-    assert a["gen_ai.usage.input_tokens"] == 123 and a["gen_ai.usage.output_tokens"] == 45
+    assert a["gen_ai.usage.input_tokens"] == INPUT_TOKENS[api] and a["gen_ai.usage.output_tokens"] == 45
     assert a["gen_ai.usage.cache_read.input_tokens"] == 7
     for k, v in extra.items():
         assert a[k] == v
@@ -170,6 +175,76 @@ async def test_turn_span_attributes_children_events(api, stream, otlp, make_prox
     assert "gen_ai.input.messages" not in a and "gen_ai.output.messages" not in a
 
 
+class _Offer(Filter):
+    """Offers a system and a per-turn segment before inject adds its own rules
+    (as the effect ledger offers its checkpoint)."""
+
+    name = "prune"
+
+    def __init__(self, config=None):
+        pass
+
+    def on_request(self, turn):
+        offer(turn, Segment(kind="checkpoint", ref="checkpoint:order@1", text="Goal: ship the fix.",
+                            origin="effects", priority=70))
+        offer(turn, Segment(kind="evidence", ref="evidence:order-1", text="Earlier finding.", origin="memory",
+                            trust="evidence", placement="turn", priority=60))
+
+
+async def test_rules_dropped_for_the_budget_export_no_policy_revision_and_segments_say_where(
+        otlp, make_proxy, fake, monkeypatch, tmp_path):
+    """A real inject with a rules bundle, through the proxy: with room, the
+    rules go inside the caller's cached prefix and the span names their
+    revision; without room (the managed layer is never truncated) the model
+    does not see them, and no policy revision is claimed. Segment events say
+    where each segment went and in which order the model reads them."""
+    from ctxproxy.filters import FILTERS
+    from ctxproxy.filters.inject import RulesConfig
+    from ctxproxy.filters.rules_bundle import RulesBundle
+
+    monkeypatch.setitem(FILTERS, "prune", "test_telemetry:_Offer")
+    (tmp_path / "rules").mkdir()
+    (tmp_path / "rules" / "policy.md").write_text("# Policy\n" + f"Never push to main. {RULES_MARKER} " * 200)
+    revision = RulesBundle(RulesConfig(root=str(tmp_path / "rules"), managed=("policy.md",))).get().revision
+    fake.script(Reply.text("ok"), Reply.text("ok"))
+    for budget, placed in ((8000, True), (200, False)):
+        proxy = await make_proxy('[pipeline]\nrequest = ["identify", "prune", "inject", "manifest"]\n'
+                                 f'[filters.inject]\ntoken_budget = {budget}\n[filters.inject.rules]\n'
+                                 f'root = "{tmp_path / "rules"}"\nmanaged = ["policy.md"]\nrefresh_seconds = 0\n',
+                                 data_dir=str(tmp_path / f"data-{budget}"))
+        raw = await proxy.anthropic().messages.with_raw_response.create(
+            model="claude-test-1", max_tokens=20, messages=[{"role": "user", "content": "hi"}],
+            system=[{"type": "text", "text": "You are terse.", "cache_control": {"type": "ephemeral"}}])
+        tid = raw.headers["x-ctx-turn-id"]
+        await flush(proxy)
+        span = await otlp.wait_span(lambda s: attrs(s).get("ctxproxy.turn.id") == tid)
+        a = attrs(span)
+        body = fake.last.json
+        prompt = orjson.dumps(body["system"]).decode() + orjson.dumps(body["messages"]).decode()
+        assert (RULES_MARKER in prompt) is placed
+        if placed:
+            assert a["ctxproxy.manifest.policy_revision"] == revision
+        else:
+            assert "ctxproxy.manifest.policy_revision" not in a
+        events = [attrs(e) for e in span.events if e.name == "ctxproxy.context.segment"]
+        seen = [e for e in events if e["ctxproxy.segment.status"] == "placed"]
+        # events come in the order the model reads the segments, dropped ones last
+        assert [e.get("ctxproxy.segment.position") for e in events] == \
+            list(range(len(seen))) + [None] * (len(events) - len(seen))
+        assert [e["ctxproxy.segment.ref"] for e in seen] == \
+            sorted((e["ctxproxy.segment.ref"] for e in seen), key=prompt.index)
+        where = {e["ctxproxy.segment.kind"]: e.get("ctxproxy.segment.placement") for e in events}
+        assert where == {"rules": "system:before_breakpoint" if placed else None,
+                         "checkpoint": "system:end", "evidence": "turn"}
+        assert [e["ctxproxy.segment.kind"] for e in events] == \
+            (["rules", "checkpoint", "evidence"] if placed else ["checkpoint", "evidence", "rules"])
+        mj = orjson.loads(a["ctxproxy.manifest.json"])
+        assert [(s["ref"], s["placement"], s["position"]) for s in mj["segments"]] == \
+            [(e["ctxproxy.segment.ref"], e.get("ctxproxy.segment.placement"), e.get("ctxproxy.segment.position"))
+             for e in events]
+    assert RULES_MARKER.encode() not in otlp.all_bytes()
+
+
 async def test_span_without_traceparent_is_a_root_and_derived_session_is_not_exported(otlp, make_proxy, fake):
     fake.script(Reply.text(f"ok {OUT_MARKER}"))
     proxy = await make_proxy('[pipeline]\nrequest = ["identify", "manifest"]\n')
@@ -212,7 +287,7 @@ async def test_stream_cut_midway_is_an_error_span(otlp, make_proxy, fake):
     await flush(proxy)
     a = attrs(await chat_span(otlp))
     assert a["error.type"] == "upstream_dropped"
-    assert a["gen_ai.usage.input_tokens"] == 123  # message_start's usage arrived before the cut
+    assert a["gen_ai.usage.input_tokens"] == INPUT_TOKENS["anthropic"]  # message_start's usage came before the cut
 
 
 async def test_degraded_filter_is_flagged(otlp, make_proxy, fake, monkeypatch):
@@ -241,7 +316,7 @@ async def test_metrics_exported(otlp, make_proxy, fake, monkeypatch):
     for p in usage:
         t = attrs(p)["gen_ai.token.type"]
         by_type[t] = by_type.get(t, 0) + int(p.sum)
-    assert by_type == {"input": 3 * 123, "output": 3 * 45}
+    assert by_type == {"input": sum(INPUT_TOKENS.values()), "output": 3 * 45}
     assert sum(p.count for p in otlp.metric_points("gen_ai.client.operation.duration")) == 3
     assert sum(p.as_int for p in otlp.metric_points("ctxproxy.context.injected_tokens")) > 0
     assert sum(p.as_int for p in otlp.metric_points("ctxproxy.tool_output.pruned_tokens")) == 3 * 880

