@@ -37,6 +37,8 @@ from urllib.parse import urlsplit
 
 import orjson
 
+from ctxproxy.store import TURN_POINTERS
+
 from .base import Filter, Turn
 from .digest import sha256
 from .inject import _stable_order
@@ -73,7 +75,7 @@ VERSION = 1
 # Store tenant holding turn id -> tenant pointers, so the admin API and the CLI
 # find a manifest from the X-Ctx-Turn-Id alone. No real tenant can be named so
 # (identify accepts tenants starting with a letter or digit only).
-TURN_INDEX_TENANT = "#turns"
+TURN_INDEX_TENANT = TURN_POINTERS  # the store erases them with their session
 PROVIDERS = {"anthropic": "anthropic", "chat": "openai", "responses": "openai"}
 SEEN = ("placed", "truncated")  # segment statuses the model saw
 RULE_KINDS = ("rules", "policy")

@@ -66,6 +66,8 @@ import orjson
 
 from ctxproxy.config import ConfigError
 
+from ctxproxy.store import REF_POINTERS
+
 from .base import Commit, Filter, Turn
 from .digest import memo_key
 from .view import type_of
@@ -76,7 +78,7 @@ REF_PREFIX = "ctx://pruned/"
 # Store tenant holding pruned id -> tenant pointers (as the manifests' "#turns"), so
 # an operator finds an original from its ctx://pruned/<id> alone, which names no
 # tenant: the model reads it, and a tenant name has no business in the prompt.
-REF_INDEX_TENANT = "#refs"
+REF_INDEX_TENANT = REF_POINTERS  # the store erases them with their session
 STATE_KEY = "prune"  # the session's part holding the decisions (earlier: a key of the session state)
 SOFT, HARD = "soft", "hard"
 _RANK = {SOFT: 1, HARD: 2}

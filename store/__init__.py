@@ -30,7 +30,9 @@ from .lmdb_store import (
     DEFAULT_MAX_MAP_SIZE,
     DEFAULT_PENDING_TIMEOUT,
     MIGRATIONS,
+    REF_POINTERS,
     SCHEMA_VERSION,
+    TURN_POINTERS,
     LMDBStore,
     MigrationContext,
 )
@@ -103,4 +105,6 @@ __all__ = [
     "OPEN_STATES",
     "SETTLED_STATES",
     "RESOLUTIONS",
+    "TURN_POINTERS",
+    "REF_POINTERS",
 ]

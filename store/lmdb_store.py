@@ -82,6 +82,13 @@ DB_NAMES = (META, EFFECTS, EFFECTS_IDX, SESSIONS, CHECKPOINTS, MANIFESTS, PRUNED
             INDEX, RECEIPTS, SCOPE_IDX)
 DOC_KINDS = (CHECKPOINTS, MANIFESTS, PRUNED, MEMORIES, RECEIPTS)
 ERASABLE_DOC_KINDS = (CHECKPOINTS, MANIFESTS, PRUNED, MEMORIES)  # receipts outlive what they record
+# Index tenants (a tenant name never starts with "#") holding id -> tenant pointers,
+# ``{"tenant": t}``, filed under the session and subject of what they point at, so
+# that a turn id or a pruned reference finds its tenant. Erasure removes them too.
+TURN_POINTERS = "#turns"  # manifests: turn id -> tenant
+REF_POINTERS = "#refs"  # pruned originals: pruned id -> tenant
+_POINTERS = ((MANIFESTS, TURN_POINTERS), (PRUNED, REF_POINTERS))
+POINTERS = "pointers"  # their count in an erasure's plan and receipt
 
 DEFAULT_MAP_SIZE = 256 << 20
 DEFAULT_MAX_MAP_SIZE = 64 << 30
@@ -1068,7 +1075,7 @@ class LMDBStore(_Repos):
     # -- deletion ----------------------------------------------------------------
 
     def _plan(self, txn: Any, tenant: str, session: str | None, subject: str | None
-              ) -> dict[str, dict[bytes, dict[str, Any]]]:
+              ) -> dict[str, dict[bytes, Any]]:
         if session is None and subject is None:
             raise StoreError("delete_subject needs a session or a subject")
         tp = keys.tenant_prefix(tenant)
@@ -1080,8 +1087,7 @@ class LMDBStore(_Repos):
         if up is not None:
             session_parts.update(_scan_rest(txn, dbs[SCOPE_IDX],
                                             keys.prefix(tenant, b"sessions", b"u", up)))
-        plan: dict[str, dict[bytes, dict[str, Any]]] = {
-            k: {} for k in (SESSIONS, EFFECTS, *ERASABLE_DOC_KINDS)}
+        plan: dict[str, dict[bytes, Any]] = {k: {} for k in (SESSIONS, EFFECTS, *ERASABLE_DOC_KINDS)}
         for sp in sorted(session_parts):
             raw = txn.get(tp + sp, db=dbs[SESSIONS])
             if raw is not None:
@@ -1095,7 +1101,24 @@ class LMDBStore(_Repos):
         if up is not None:
             for kind in ERASABLE_DOC_KINDS:
                 plan[kind].update(self.docs(kind)._scoped_in(txn, tenant, b"u", up))
+        plan[POINTERS] = self._pointers_in(txn, tenant, session_parts, up)
         return plan
+
+    def _pointers_in(self, txn: Any, tenant: str, session_parts: set[bytes], up: bytes | None
+                     ) -> dict[bytes, tuple[str, str, dict[str, Any]]]:
+        """This tenant's id -> tenant pointers filed under the sessions or subject
+        erased (another tenant may use the same session name: its pointers stay)."""
+        found: dict[bytes, tuple[str, str, dict[str, Any]]] = {}
+        for kind, index in _POINTERS:
+            docs = self.docs(kind)
+            scoped = [docs._scoped_in(txn, index, b"s", sp) for sp in sorted(session_parts)]
+            if up is not None:
+                scoped.append(docs._scoped_in(txn, index, b"u", up))
+            for pk, rec in (item for items in scoped for item in items):
+                data = rec.get("data")
+                if isinstance(data, dict) and data.get("tenant") == tenant:
+                    found[pk] = (kind, index, rec)
+        return found
 
     def _counts(self, txn: Any, tenant: str, plan: Mapping[str, Mapping[bytes, Any]]) -> dict[str, int]:
         counts = {kind: len(items) for kind, items in plan.items()}
@@ -1141,6 +1164,8 @@ class LMDBStore(_Repos):
             for kind in ERASABLE_DOC_KINDS:
                 for pk, rec in plan[kind].items():
                     self.docs(kind)._delete_in(txn, tenant, pk, rec)
+            for pk, (kind, index, rec) in plan[POINTERS].items():
+                self.docs(kind)._delete_in(txn, index, pk, rec)
             receipt = DeletionReceipt(request_id=rid, tenant=tenant, counts=counts,
                                       created_at=self._ctx.clock(),
                                       session_digest=_digest(tenant, session),

@@ -451,6 +451,9 @@ async def test_turn_pointer_is_tagged_with_the_session_and_subject(make_proxy, f
     assert [d.id for d in store.manifests.list(TURN_INDEX_TENANT, session="sess-ptr")] == [tid]
     assert [d.id for d in store.manifests.list(TURN_INDEX_TENANT, subject="user-9")] == [tid]
     assert store.manifests.list(TURN_INDEX_TENANT, session="other") == []
+    assert store.count_subject("acme", subject="user-9")["pointers"] == 1
+    receipt = store.delete_subject("acme", subject="user-9")  # erasure takes the pointer too
+    assert receipt.counts["pointers"] == 1 and store.manifests.get(TURN_INDEX_TENANT, tid) is None
 
 
 async def test_blocked_turn_still_has_a_manifest(make_proxy, fake, monkeypatch):

@@ -412,3 +412,8 @@ async def test_a_reference_alone_finds_its_tenants_original_through_the_admin_ap
     async with aiohttp.ClientSession() as http:
         async with http.get(f"{proxy.url}/ctx/v1/pruned/pr_legacy", headers=auth) as r:
             assert r.status == 200 and (await r.json())["content"] == "old output"
+    # erasing one tenant's session takes its pointers with it, not another tenant's of the same name
+    receipt = store.delete_subject("team-a", session="shared-session-name")
+    left = {REF_PREFIX + d.id for d in store.pruned.list(REF_INDEX_TENANT, session="shared-session-name")}
+    assert left == set(refs["team-b"]) and receipt.counts["pointers"] == len(refs["team-a"])
+    assert store.count_subject("team-a", session="shared-session-name")["pointers"] == 0
