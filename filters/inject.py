@@ -62,6 +62,7 @@ Config ``[filters.inject]`` (sub-tables ``rules``, ``memory``, ``evidence``,
 """
 from __future__ import annotations
 
+import itertools
 import logging
 from collections import OrderedDict
 from dataclasses import dataclass, field
@@ -269,6 +270,7 @@ class InjectFilter(Filter):
             tail = {id(s) for s in floating + per_turn}
             floating, per_turn = [], [s for s in placed if id(s) in tail]
         used = 0
+        order = itertools.count()  # groups go in this order; the manifest reports each segment's place
         for group, segs, add in (
                 ("stable", stable, lambda text: view.add_system_segment(text, stable=True, anchor=anchor)),
                 ("system", floating, view.add_system_segment),
@@ -277,7 +279,7 @@ class InjectFilter(Filter):
                 text = SEP.join(render(s) for s in segs)
                 where = add(text) or group
                 for s in segs:
-                    s.where = where
+                    s.where, s.position = where, next(order)
                 placement[group] = where
                 used += count(text) + count(SEP)  # the group's text, and the separator before it
         state["used"] = used

@@ -31,7 +31,6 @@ import logging
 import re
 import time
 from dataclasses import dataclass, field
-from types import SimpleNamespace
 from typing import Any, Mapping
 from urllib.parse import urlsplit
 
@@ -41,7 +40,6 @@ from ctxproxy.store import TURN_POINTERS
 
 from .base import Filter, Turn
 from .digest import sha256
-from .inject import _stable_order
 from .segments import FENCED_TRUST, SENSITIVITY_ORDER
 from .telemetry import (
     CONTENT_TRUNCATED,
@@ -525,26 +523,11 @@ def _spans(turn: Turn) -> list[tuple[str, int, int]]:
 
 def _segments(raw: list, groups: dict) -> list[dict[str, Any]]:
     """Every offered segment: those the model saw in the order the request
-    carries them (``position`` 0, 1, ...), then the dropped ones, in offer order.
-
-    The order is the one inject writes them in (``inject._place``): three
-    groups, each one text, added in turn — stable system segments (rules
-    first, memory last: ``inject._stable_order``), the other system segments
-    (a demoted session's stable ones among them, still first), the per-turn
-    ones — each later group after the earlier ones, wherever it goes (a system
-    segment moved to the tail, per-turn ones moved into ``instructions``).
-    Within a group, offer order."""
+    carries them (``position`` 0, 1, ..., as inject placed them), then the
+    dropped ones, in offer order."""
     out = [_segment(s, groups) for s in raw]
-
-    def sent(i: int) -> tuple:
-        s = out[i]
-        if s["requested_placement"] == "turn" or (s["placement"] or "").startswith("turn"):
-            return (2, 0, i)
-        if s["stable"]:
-            return (0, _stable_order(SimpleNamespace(kind=s["kind"])), i)
-        return (1, 0, i)
-
-    order = sorted((i for i, s in enumerate(out) if s["status"] in SEEN), key=sent)
+    seen = [i for i, s in enumerate(out) if s["status"] in SEEN]
+    order = sorted(seen, key=lambda i: (out[i]["position"] is None, out[i]["position"] or 0, i))
     for position, i in enumerate(order):
         out[i]["position"] = position
     return [out[i] for i in order] + [s for s in out if s["status"] not in SEEN]
@@ -576,7 +559,7 @@ def _segment(s: Any, groups: dict) -> dict[str, Any]:
         "status": status,
         "reason": reason,
         "placement": where or None,
-        "position": None,
+        "position": _int(get("position")) if status in SEEN else None,
         "requested_placement": requested,
         "stable": stable,
         "labels": {

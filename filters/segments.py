@@ -67,6 +67,7 @@ class Segment:
     status: Literal["offered", "placed", "truncated", "dropped"] = "offered"
     reason: str = ""
     where: str = ""  # where it went: system:before_breakpoint | system:end | instructions | turn | ... (adapters)
+    position: int | None = None  # its place among the segments the request carries (0, 1, ...)
 
     def labels(self) -> dict[str, Any]:
         return {"origin": self.origin, "scope": self.scope, "trust": self.trust, "freshness": self.freshness,
