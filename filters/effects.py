@@ -639,6 +639,7 @@ class EffectsFilter(Filter):
         entries = []
         notes = []
         recorded = []
+        started = turn.started_ns / 1e9
         for i, (call_id, name, args) in enumerate(cap.done):
             wire = call_id or f"{turn.turn_id}:{i}"
             cid = wire
@@ -649,14 +650,20 @@ class EffectsFilter(Filter):
             # Ids need not be unique: Kimi K2 numbers calls per response (``functions.exec:0``),
             # so a call repeated in a later turn can come with a settled call's id. It is a new
             # occurrence (its own result, a duplicate if the first completed), under an id of its own.
-            if any(r.call_id == wire and r.state in SETTLED_STATES for r in same):
+            # A record settled since this turn began, by another request, is this very call: a
+            # quick client sent its result to another proxy (or worker) before this one got here.
+            settled = next((r for r in same if r.call_id == wire and r.state in SETTLED_STATES), None)
+            if settled is not None and (settled.updated_at < started or settled.result_turn_id == turn.turn_id):
                 cid = _occurrence_id(wire, turn.turn_id, i)
-            entries.append((cid, wire, name, side, key))
+                settled = None
+            if settled is None:
+                entries.append((cid, wire, name, side, key))
             if not keep:
                 continue
             prior = next((r for r in same if side and r.call_id != cid and _completed(r)), None)
             recorded.append((cid, wire, name, side, key, stored))
-            st["effects"].append({"key": key, "call_id": cid, "tool": name, "state": PENDING,
+            st["effects"].append({"key": key, "call_id": cid, "tool": name,
+                                  "state": PENDING if settled is None else settled.state,
                                   "side_effect": side, "duplicate": prior is not None})
             if prior is not None:
                 st["duplicates"] += 1

@@ -116,3 +116,38 @@ async def test_a_settled_call_of_another_session_of_the_task_keeps_its_result(ma
     assert rec_a.key == rec_b.key and rec_a.call_id == KIMI and KIMI in rec_b.aliases
     assert (rec_a.refs, rec_b.refs) == ((PULL.format(1),), (PULL.format(2),))
     assert rec_b.state == "completed" and rec_b.task == "release"
+
+
+async def test_a_call_settled_before_its_response_is_recorded_stays_completed(make_proxy, fake, monkeypatch):
+    """The client can send a call's result before the proxy that served the
+    call has recorded it: another proxy on the same data dir (or ``--workers``)
+    takes the next request while this one is still at its response end. The
+    late record is the same call, not a repeat of a settled one: it neither
+    becomes a second (pending, then ``unknown``) record nor hides the result."""
+    import asyncio
+
+    from ctxproxy.filters.effects import EffectsFilter
+
+    late = []
+    original = EffectsFilter.on_response_end
+
+    def delayed(self, turn):  # this proxy reaches its response end after the next request is settled
+        late.append(asyncio.get_running_loop().call_later(0.3, original, self, turn))
+
+    monkeypatch.setattr(EffectsFilter, "on_response_end", delayed)
+    p = await make_proxy(TOML)
+    client = p.openai(default_headers={"X-Ctx-Session": "quick-client"})
+    fake.script(Reply.tool_call("exec", PR, call_id="call_quick_0123456789"),
+                Reply.tool_call("exec", {"command": "gh pr merge"}, call_id="call_merge_0123456789"),
+                Reply.text("done"))
+    messages = [{"role": "user", "content": "open the PR and merge it"}]
+    messages += [await turn(client, messages), result("call_quick_0123456789", "Created " + PULL.format(7))]
+    messages += [await turn(client, messages), result("call_merge_0123456789", "Merged " + PULL.format(7))]
+    await asyncio.sleep(0.4)  # both late response ends ran
+    monkeypatch.setattr(EffectsFilter, "on_response_end", original)
+    await turn(client, messages)
+    store = p.settled_store()
+    recs = store.effects.list("default", session="quick-client")
+    assert sorted((r.call_id, r.state) for r in recs) == [("call_merge_0123456789", "completed"),
+                                                          ("call_quick_0123456789", "completed")]
+    assert store.effects.by_call_id("default", "call_quick_0123456789").refs == (PULL.format(7),)
