@@ -299,18 +299,18 @@ class Relay:
                 if out:
                     await resp.write(out)
         except UpstreamError as exc:
-            await self._stream_failed(resp, turn, exc, True)
+            await self._stream_failed(resp, turn, exc, True, after=relay.sent)
             return resp
         except FilterError as exc:  # a required response filter failed: stop, say so
             await self._stream_failed(resp, turn, ProxyError(exc.status, f"ctxproxy {exc.filter_name}: {exc.message}",
-                                                             "filter_failed"), True)
+                                                             "filter_failed"), True, after=relay.sent)
             return resp
         except Exception as exc:
-            await self._stream_failed(resp, turn, _internal(exc, turn), True)
+            await self._stream_failed(resp, turn, _internal(exc, turn), True, after=relay.sent)
             return resp
         if upstream.status < 300 and not relay.terminated:
             await self._stream_failed(resp, turn, UpstreamError(502, "upstream ended the stream early",
-                                                                "upstream_dropped"), True)
+                                                                "upstream_dropped"), True, after=relay.sent)
             return resp
         await resp.write_eof()
         return resp
@@ -330,13 +330,13 @@ class Relay:
             yield chunk
 
     async def _stream_failed(self, resp: web.StreamResponse, turn: Turn, exc: ProxyError, is_sse: bool,
-                             request: web.Request | None = None) -> None:
+                             request: web.Request | None = None, after: bytes = b"") -> None:
         turn.error_type = exc.error_type
         log.warning("turn %s: %s", turn.turn_id, exc.message)
         if is_sse and turn.api:
             try:
                 await resp.write(ADAPTERS[turn.api].stream_error_bytes(exc.status, exc.message,
-                                                                       turn.state.get("response_id")))
+                                                                       turn.state.get("response_id"), after))
                 await resp.write_eof()
             except (ConnectionError, RuntimeError):
                 pass
@@ -357,9 +357,10 @@ def _internal(exc: Exception, turn: Turn) -> ProxyError:
 class _EventRelay:
     """Turns decoded SSE events into output bytes for one response: through the
     filters when any has an event hook, else as the original bytes. Notes the
-    end-of-stream event and the response id (for an error event if cut)."""
+    end-of-stream event, the response id and the last bytes sent (for an
+    error event if cut)."""
 
-    __slots__ = ("turn", "pipeline", "state", "terminated", "hooks")
+    __slots__ = ("turn", "pipeline", "state", "terminated", "hooks", "sent")
 
     def __init__(self, turn: Turn, pipeline: Pipeline, state: Any):
         self.turn = turn
@@ -367,6 +368,7 @@ class _EventRelay:
         self.state = state
         self.terminated = False
         self.hooks = pipeline.has_event_hooks
+        self.sent = b""
 
     def feed(self, events: list) -> bytes:
         api = self.turn.api
@@ -383,7 +385,10 @@ class _EventRelay:
             self._note_id(ev)
             for e in self.pipeline.run_event(self.turn, ev):
                 out.append(e.to_bytes())
-        return b"".join(out)
+        data = b"".join(out)
+        if data:
+            self.sent = data
+        return data
 
     def _note_id(self, ev: Any) -> None:
         if "response_id" not in self.turn.state:

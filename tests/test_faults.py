@@ -94,6 +94,23 @@ async def test_drop_mid_stream_responses(proxy, fake):
                 pass
 
 
+async def test_a_cut_responses_stream_fails_with_the_next_sequence_number(proxy, fake):
+    """The ``response.failed`` the proxy adds follows the provider's numbering:
+    a client that orders or de-duplicates events by ``sequence_number`` does not
+    drop it as a replay of event 0."""
+    import orjson
+
+    fake.script(Reply.text("one two three four five six", drop_after_events=5))
+    async with aiohttp.ClientSession() as http:
+        async with http.post(proxy.url + "/v1/responses", json={"model": "gpt-5", "input": "x", "stream": True},
+                             headers={"Authorization": "Bearer sk-test"}) as r:
+            body = await r.read()
+    events = [orjson.loads(line[6:]) for line in body.split(b"\n") if line.startswith(b"data: ")]
+    numbers = [ev["sequence_number"] for ev in events]
+    assert events[-1]["type"] == "response.failed" and len(events) == 6
+    assert numbers == list(range(numbers[0], numbers[0] + 6)), numbers
+
+
 @pytest.fixture
 async def slow_upstream(serve_app):
     """Streams one event every 50 ms for ~5 s; records how the stream ended."""

@@ -21,7 +21,7 @@ class Adapter:
     response: type[View]
     stream: Callable[[], Any]  # new per-response stream state with .event(name, raw, data)
     error_body: Callable[[int, str], dict]
-    stream_error: Callable[[int, str, str | None], tuple[str | None, dict]]
+    stream_error: Callable[..., tuple[str | None, dict]]  # (status, message, response id, bytes sent)
 
     def parse_request(self, raw: bytes) -> View:
         return self.request(parse_body(raw), raw)
@@ -36,9 +36,11 @@ class Adapter:
     def error_bytes(self, status: int, message: str) -> bytes:
         return orjson.dumps(self.error_body(status, message))
 
-    def stream_error_bytes(self, status: int, message: str, response_id: str | None = None) -> bytes:
-        """The event that tells a streaming client its response failed."""
-        name, data = self.stream_error(status, message, response_id)
+    def stream_error_bytes(self, status: int, message: str, response_id: str | None = None,
+                           after: bytes = b"") -> bytes:
+        """The event that tells a streaming client its response failed;
+        ``after``: the last bytes it was sent (an event may be numbered)."""
+        name, data = self.stream_error(status, message, response_id, after)
         head = b"event: " + name.encode() + b"\n" if name else b""
         return head + b"data: " + orjson.dumps(data) + b"\n\n"
 

@@ -350,6 +350,6 @@ def error_body(status: int, message: str) -> dict:
     return {"type": "error", "error": {"type": etype, "message": message}}
 
 
-def stream_error(status: int, message: str, response_id: str | None = None) -> tuple[str, dict]:
+def stream_error(status: int, message: str, response_id: str | None = None, after: bytes = b"") -> tuple[str, dict]:
     return "error", error_body(status, message)
 

@@ -391,6 +391,7 @@ def error_body(status: int, message: str) -> dict:
     return {"error": {"message": message, "type": etype, "param": None, "code": code}}
 
 
-def stream_error(status: int, message: str, response_id: str | None = None) -> tuple[str | None, dict]:
+def stream_error(status: int, message: str, response_id: str | None = None,
+                 after: bytes = b"") -> tuple[str | None, dict]:
     return None, error_body(status, message)
 

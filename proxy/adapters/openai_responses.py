@@ -1,6 +1,7 @@
 """OpenAI Responses (``/v1/responses``), over HTTP/SSE and over WebSocket."""
 from __future__ import annotations
 
+import re
 import time
 from typing import Any, Callable, Iterator
 
@@ -395,14 +396,27 @@ class ResponsesEvent(Event):
         return ev
 
 
-def stream_error(status: int, message: str, response_id: str | None = None) -> tuple[str, dict]:
-    """``response.failed`` for the response in flight. The top-level ``error``
+def stream_error(status: int, message: str, response_id: str | None = None, after: bytes = b"") -> tuple[str, dict]:
+    """``response.failed`` for the response in flight, numbered after the last
+    event the client got (``after``: its bytes). The top-level ``error``
     makes the official SDKs raise at once instead of ending quietly."""
     err = error_body(status, message)["error"]
     return "response.failed", {
-        "type": "response.failed", "sequence_number": 0,
+        "type": "response.failed", "sequence_number": _next_sequence(after),
         "response": {"id": response_id or "", "object": "response", "created_at": int(time.time()),
                      "status": "failed", "error": {"code": err["code"] or "server_error", "message": message},
                      "output": [], "model": ""},
         "error": err}
 
+
+
+_SEQ = re.compile(rb'"sequence_number"\s*:\s*(\d+)')
+
+
+def _next_sequence(sent: bytes) -> int:
+    """One past the last ``sequence_number`` in ``sent`` (0 when none): read
+    from the bytes only when a stream fails, so a relayed stream is never
+    parsed for it."""
+    at = sent.rfind(b'"sequence_number"')
+    m = _SEQ.match(sent, at) if at >= 0 else None
+    return int(m.group(1)) + 1 if m else 0
