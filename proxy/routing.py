@@ -4,6 +4,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 from typing import NamedTuple
+from urllib.parse import unquote
 
 from ctxproxy.config import Config, ConfigError, RouteConfig
 
@@ -36,6 +37,71 @@ class Match(NamedTuple):  # made per request: a tuple is the cheapest record
 
 
 _PASS = (None, False)
+_UNRESERVED = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
+_HEX = frozenset("0123456789abcdefABCDEF")
+
+
+def canonical_path(path: str) -> str:
+    """``path`` (raw, percent-encoded) in the form a provider reads it as
+    (RFC 3986 §6.2.2): ``%XX`` of an unreserved character decoded, ``.`` and
+    ``..`` segments removed. Other escapes (``%2F``…) are kept as they came.
+    Routing and forwarding use this form, so ``/v1/%63hat/completions`` or
+    ``/v1/./messages`` is the model call the provider will take it for, and
+    ``/<prefix>/../x`` does not climb out of a route's upstream path."""
+    if "%" not in path and "/." not in path:
+        return path  # the common case: already canonical
+    if "%" in path:
+        out, i, n = [], 0, len(path)
+        while i < n:
+            c = path[i]
+            if c == "%" and i + 2 < n and path[i + 1] in _HEX and path[i + 2] in _HEX:
+                ch = chr(int(path[i + 1:i + 3], 16))
+                out.append(ch if ch in _UNRESERVED else path[i:i + 3])
+                i += 3
+            else:
+                out.append(c)
+                i += 1
+        path = "".join(out)
+    if "/." not in path:
+        return path
+    segments: list[str] = []
+    parts = path.split("/")
+    for k, seg in enumerate(parts[1:], 1):  # parts[0] is "" (the path starts with "/")
+        last = k == len(parts) - 1
+        if seg == ".":
+            if last:
+                segments.append("")
+        elif seg == "..":
+            if segments:
+                segments.pop()
+            if last:
+                segments.append("")
+        else:
+            segments.append(seg)
+    return (parts[0] if parts[0] else "") + "/" + "/".join(segments)
+
+
+def model_path(path: str) -> str:
+    """What a POST to ``path`` could reach at a lenient provider: every escape
+    decoded and empty segments dropped (``/v1//messages``, ``/v1/chat%2Fcompletions``).
+    Only for deciding whether a request is a model call: such a request gets the
+    filters, never a pass-through past them."""
+    if "%" in path:
+        path = unquote(path, errors="surrogateescape")
+    if "//" in path:
+        path = "/" + "/".join(s for s in path.split("/") if s)
+    return path
+
+
+def _api(path: str, method: str) -> tuple[str | None, bool]:
+    if method != "POST":
+        return _PASS
+    found = api_for_path(path)
+    if found[0] is None:
+        lenient = model_path(path)
+        if lenient != path:
+            found = api_for_path(lenient)
+    return found
 
 
 class Router:
@@ -52,13 +118,15 @@ class Router:
         self.default = {r.family: r for r in routes if not r.config.prefix}
 
     def match(self, path: str, method: str, headers) -> Match:
-        """``path``: the request's raw path, still percent-encoded, as it goes upstream."""
+        """``path``: the request's raw path, still percent-encoded; it goes upstream
+        in its canonical form (``canonical_path``), the route's prefix stripped."""
+        path = canonical_path(path)
         for r in self.prefixed:
             p = r.config.prefix
             if path == p or path.startswith(p + "/"):
                 rest = path[len(p):] or "/"
-                return Match(r, rest, *(api_for_path(rest) if method == "POST" else _PASS))
-        api, aux = api_for_path(path) if method == "POST" else _PASS
+                return Match(r, rest, *_api(rest, method))
+        api, aux = _api(path, method)
         if api == "anthropic":
             family = "anthropic"
         elif api in ("chat", "responses"):
