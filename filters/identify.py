@@ -11,8 +11,10 @@ The fallback chain, first hit wins for each field:
 2. client hints: Claude Code's ``x-claude-code-session-id`` header and
    ``metadata.user_id`` (JSON, or the ``user_…_account_…_session_<id>`` string
    of earlier versions); Codex's ``session-id`` / ``thread-id``
-   headers, ``x-codex-turn-metadata`` and ``prompt_cache_key``; OpenClaw's
-   ``sessionId=<id>`` runtime line in the system prompt or first user turn;
+   headers, ``x-codex-turn-metadata`` and ``prompt_cache_key``; the Responses
+   ``conversation`` (id or ``{"id": …}``); OpenClaw's ``sessionId=<id>``
+   field of its ``Runtime: …`` line (the last line starting ``Runtime:``) in
+   the system prompt or first user turn;
    the OpenAI ``user`` / ``safety_identifier`` body fields for the user;
 3. a fingerprint of the conversation's start (system text + first user
    turn): stable across the turns of one session, different for two
@@ -116,6 +118,11 @@ def _session_hint(h: Any, meta: dict, body: dict, agent: str) -> tuple[str, str]
         value = _codex_metadata(h).get("session_id")
         if _ok(value):
             return "hint:x-codex-turn-metadata", value
+    conversation = body.get("conversation")  # Responses: a conversation the provider keeps
+    if isinstance(conversation, dict):
+        conversation = conversation.get("id")
+    if _ok(conversation):
+        return "hint:conversation", conversation
     value = body.get("prompt_cache_key") if agent == "codex" else None
     if _ok(value):
         return "hint:prompt_cache_key", value
@@ -127,17 +134,35 @@ def _ok(value: Any) -> str | None:
 
 
 def _openclaw_session(text: str) -> str | None:
-    """The id in OpenClaw's ``sessionId=<id>`` runtime line. ``str.find`` first:
-    a regex anchored on a word boundary would test every position of a long
-    system prompt on every turn."""
-    start = 0
-    while (i := text.find("sessionId=", start)) >= 0:
-        start = i + 10
-        if i and (text[i - 1].isalnum() or text[i - 1] == "_"):
-            continue  # part of a longer word, e.g. "mysessionId="
-        m = _OPENCLAW_ID.match(text, start)
-        if m:
-            return m.group(0)
+    """The id in OpenClaw's runtime line, ``Runtime: agent=main | … |
+    sessionId=<id> | …``: only a ``sessionId=`` field of the last line that
+    starts with ``Runtime:`` (OpenClaw writes it last). A ``sessionId=`` elsewhere
+    (a cookie in pasted code, a log line, a doc quoting the format) is no
+    session id: taken for one, it would join every session that quotes it.
+    ``str.rfind`` first: a regex would test every position of a long prompt."""
+    end = len(text)
+    while (i := text.rfind("Runtime:", 0, end)) >= 0:
+        end = i
+        j = i
+        while j and text[j - 1] in " \t":
+            j -= 1
+        if j and text[j - 1] not in "\r\n":
+            continue  # not at the start of a line
+        line_end = len(text)
+        for stop in ("\n", "\r"):
+            k = text.find(stop, i)
+            if 0 <= k < line_end:
+                line_end = k
+        line = text[i + 8:line_end]
+        start = 0
+        while (k := line.find("sessionId=", start)) >= 0:
+            start = k + 10
+            if k and line[k - 1] not in " \t|":
+                continue  # part of a longer field name, e.g. "mysessionId="
+            m = _OPENCLAW_ID.match(line, start)
+            if m:
+                return m.group(0)
+        return None  # the last runtime line decides
     return None
 
 
@@ -188,5 +213,12 @@ def _codex_metadata(h: Any) -> dict:
 
 
 def _fingerprint(system: str, first_user: str, limit: int) -> str:
-    seed = f"{system[:limit]}\x00{first_user[:limit]}".encode("utf-8", "surrogatepass")
-    return "fp-" + sha256(seed).hexdigest()[:24]
+    """sha256 of the system text's head and the first user turn. A first user
+    turn longer than ``limit`` adds its length and its tail: two sessions
+    opened with the same long paste and different questions after it are two
+    sessions (the turn is history, so this stays stable across turns). The
+    system text is only taken by its head: agents append to it as they go."""
+    seed = f"{system[:limit]}\x00{first_user[:limit]}"
+    if len(first_user) > limit:
+        seed += f"\x00{len(first_user)}\x00{first_user[-limit:]}"
+    return "fp-" + sha256(seed.encode("utf-8", "surrogatepass")).hexdigest()[:24]

@@ -1,0 +1,75 @@
+"""Review: identify through the proxy — a ``sessionId=`` that is not OpenClaw's
+runtime line joins no sessions, long first turns that differ only at the end
+are two sessions, a Responses ``conversation`` is the session."""
+import aiohttp
+import pytest
+
+from ctxproxy.proxy.scripted_provider import Reply
+
+TOKEN = "admin-review-token"
+
+
+async def session_of(proxy, turn_id: str) -> dict:
+    async with aiohttp.ClientSession(timeout=aiohttp.ClientTimeout(total=20)) as s:
+        async with s.get(f"{proxy.url}/ctx/v1/manifests/{turn_id}", headers={"Authorization": f"Bearer {TOKEN}"}) as r:
+            assert r.status == 200
+            return await r.json()
+
+
+async def chat_turn(proxy, messages, **headers) -> dict:
+    client = proxy.openai()
+    raw = await client.chat.completions.with_raw_response.create(model="m", messages=messages, extra_headers=headers)
+    return await session_of(proxy, raw.headers["x-ctx-turn-id"])
+
+
+@pytest.fixture
+async def idproxy(make_proxy, fake, monkeypatch):
+    monkeypatch.setenv("CTXPROXY_ADMIN_TOKEN", TOKEN)
+    fake.script(*[Reply.text("ok")] * 10)
+    return await make_proxy()
+
+
+SYSTEM_WITH_COOKIE = ("You are a web helper. To call the staging API send the header\n"
+                      "Cookie: sessionId=staging0001; Path=/\nand nothing else.")
+
+
+async def test_a_session_id_in_ordinary_text_joins_no_sessions(idproxy):
+    a = await chat_turn(idproxy, [{"role": "system", "content": SYSTEM_WITH_COOKIE},
+                                  {"role": "user", "content": "fix the login page"}])
+    b = await chat_turn(idproxy, [{"role": "system", "content": SYSTEM_WITH_COOKIE},
+                                  {"role": "user", "content": "write the release notes"}])
+    assert a["session_id"] != b["session_id"]
+    assert "staging0001" not in (a["session_id"], b["session_id"])
+
+
+RUNTIME_DOC = ("# Project Context\nAGENTS.md says the prompt ends with a line like\n"
+               "Runtime: agent=main | session=agent:main:x | sessionId=abc... | host=...\n")
+
+
+@pytest.mark.parametrize("sid", ["e2b1ba08-1ed3-48cb-b311-afdbf9ab319b", "0f4c2d1e-aaaa-bbbb-cccc-123456789abc"])
+async def test_openclaw_id_comes_from_its_own_runtime_line(idproxy, sid):
+    system = (RUNTIME_DOC + "## Runtime\nRuntime: agent=main | session=agent:main:main | "
+              f"sessionId={sid} | host=runner | os=Linux\nReasoning: off")
+    m = await chat_turn(idproxy, [{"role": "system", "content": system}, {"role": "user", "content": "hi"}],
+                        **{"user-agent": "openclaw/2026.1"})
+    assert m["session_id"] == sid
+
+
+async def test_long_first_turns_differing_at_the_end_are_two_sessions(idproxy):
+    paste = "log line 42: connection reset by peer\n" * 300  # well past the fingerprinted head
+    first_a = [{"role": "user", "content": paste + "Why does the API server drop connections?"}]
+    first_b = [{"role": "user", "content": paste + "Summarise this log for the weekly report."}]
+    a1 = await chat_turn(idproxy, first_a)
+    b1 = await chat_turn(idproxy, first_b)
+    a2 = await chat_turn(idproxy, first_a + [{"role": "assistant", "content": "A keep-alive timeout."},
+                                             {"role": "user", "content": "fix it"}])
+    assert a1["session_id"] != b1["session_id"]
+    assert a1["session_id"] == a2["session_id"]  # stable across the turns of one session
+
+
+async def test_responses_conversation_is_the_session(idproxy):
+    client = idproxy.openai()
+    for conv, new_input in (("conv_68a1b2c3d4e5f6", "first question"), ({"id": "conv_68a1b2c3d4e5f6"}, "follow-up")):
+        raw = await client.responses.with_raw_response.create(model="m", input=new_input, conversation=conv)
+        m = await session_of(idproxy, raw.headers["x-ctx-turn-id"])
+        assert m["session_id"] == "conv_68a1b2c3d4e5f6"
