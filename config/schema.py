@@ -23,6 +23,7 @@ class ServerConfig:
     admin_token: str = ""  # bearer token for /ctx/v1/; else $CTXPROXY_ADMIN_TOKEN
     admin_loopback_only: bool = True  # refuse admin calls from non-loopback peers
     secret_file: str = ""  # server secret for per-session keys; default <data_dir>/secret
+    shutdown_timeout: float = 5.0  # on SIGTERM/SIGINT, seconds requests in flight get before they are cut
 
     def validate(self, path: str) -> None:
         if not 0 <= self.port <= 65535:
@@ -31,6 +32,8 @@ class ServerConfig:
             raise ConfigError(f"{path}.workers: expected at least 1, got {self.workers}")
         if self.max_body_bytes < 1024:
             raise ConfigError(f"{path}.max_body_bytes: expected at least 1024, got {self.max_body_bytes}")
+        if not 0 <= self.shutdown_timeout <= 3600:
+            raise ConfigError(f"{path}.shutdown_timeout: expected 0..3600 seconds, got {self.shutdown_timeout:g}")
 
 
 @dataclass(frozen=True)
@@ -115,7 +118,8 @@ def load_config(path: str | os.PathLike | None = None, **overrides: Any) -> Conf
 
     A user file is laid over the defaults table by table: a section the file
     names replaces nothing else. ``overrides`` take ``host``, ``port``,
-    ``workers``, ``data_dir``, ``anthropic_upstream`` and ``openai_upstream``.
+    ``workers``, ``data_dir``, ``shutdown_timeout``, ``anthropic_upstream`` and
+    ``openai_upstream``.
     """
     raw = tomllib.loads(default_config_text())
     source = "<defaults>"
@@ -143,7 +147,7 @@ def load_config(path: str | os.PathLike | None = None, **overrides: Any) -> Conf
 
 def apply_overrides(cfg: Config, **o: Any) -> Config:
     server = cfg.server
-    changes = {k: o[k] for k in ("host", "port", "workers", "data_dir") if o.get(k) is not None}
+    changes = {k: o[k] for k in ("host", "port", "workers", "data_dir", "shutdown_timeout") if o.get(k) is not None}
     if changes:
         server = replace(server, **changes)
         server.validate("server")

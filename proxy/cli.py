@@ -32,6 +32,9 @@ def _parser() -> argparse.ArgumentParser:
     s.add_argument("--data-dir", metavar="DIR", help="where the store and caches live (default ./.ctxproxy)")
     s.add_argument("--anthropic-upstream", metavar="URL", help="Anthropic base URL (default https://api.anthropic.com)")
     s.add_argument("--openai-upstream", metavar="URL", help="OpenAI base URL (default https://api.openai.com)")
+    s.add_argument("--shutdown-timeout", type=float, metavar="SECONDS",
+                   help="on SIGTERM/SIGINT, how long requests in flight may finish before they are cut "
+                        "(default 5; server.shutdown_timeout)")
     s.add_argument("--log-level", default="INFO", help="DEBUG, INFO, WARNING (default INFO)")
 
     c = sub.add_parser("config", help="check or print configuration")
@@ -68,6 +71,7 @@ def _serve(args: argparse.Namespace) -> int:
     from .server import run  # heavy imports only when serving
 
     cfg = load_config(args.config, host=args.host, port=args.port, workers=args.workers, data_dir=args.data_dir,
+                      shutdown_timeout=args.shutdown_timeout,
                       anthropic_upstream=args.anthropic_upstream, openai_upstream=args.openai_upstream)
     _check_pipeline(cfg)
     logging.basicConfig(level=args.log_level.upper(),

@@ -3,6 +3,14 @@
 App-wide objects (the pooled upstream ``ClientSession``, the pipelines, the
 store) are created in ``cleanup_ctx`` after the worker process starts — never
 inherited across ``fork()`` (LMDB must be opened after it).
+
+Stopping (SIGTERM / SIGINT) is bounded: the listening socket closes, requests
+in flight get ``server.shutdown_timeout`` seconds to finish, then their
+upstream calls are cut — a streaming client gets an error event in its API
+format, a waiting one an error response — and a handler still running
+``CUT_GRACE`` seconds later is cancelled. Then the upstream session, the
+pipelines, the store's background writer (which commits what is queued) and
+the store close, in that order.
 """
 from __future__ import annotations
 
@@ -14,6 +22,7 @@ import os
 import secrets
 import signal
 import socket
+import weakref
 from dataclasses import dataclass, field
 from importlib import metadata
 from pathlib import Path
@@ -49,6 +58,62 @@ def version() -> str:
         return "0+unknown"
 
 
+# After in-flight upstream calls are cut at shutdown, the seconds a handler has to
+# write its error event before it is cancelled (aiohttp waits this long twice at most).
+CUT_GRACE = 2.0
+
+
+class ProxyShuttingDown(aiohttp.ClientConnectionError):
+    """Set on the provider responses still being read when shutdown cuts them
+    (the relay reports it to the client as an upstream error naming this class)."""
+
+
+class InFlight:
+    """Proxied requests being served: shutdown waits for them, then cuts them.
+
+    ``trace`` goes on the upstream session: it notes each provider response
+    whose body is still to be read, so ``cut`` can end those reads."""
+
+    def __init__(self) -> None:
+        self.count = 0
+        self._idle = asyncio.Event()
+        self._idle.set()
+        self._responses: weakref.WeakSet[aiohttp.ClientResponse] = weakref.WeakSet()
+        self.trace = aiohttp.TraceConfig()
+        self.trace.on_request_end.append(self._response_started)
+
+    async def _response_started(self, session: Any, ctx: Any, params: aiohttp.TraceRequestEndParams) -> None:
+        self._responses.add(params.response)
+
+    async def cut(self, session: aiohttp.ClientSession) -> None:
+        """End every upstream exchange now: a body being read fails with
+        ``ProxyShuttingDown`` (the relay ends the stream with an error event); closing
+        the session fails the calls still waiting for headers and the WebSockets."""
+        for resp in list(self._responses):
+            if not resp.content.is_eof():
+                resp.content.set_exception(ProxyShuttingDown("ctxproxy is shutting down"))
+        await session.close()
+
+    def __enter__(self) -> "InFlight":
+        self.count += 1
+        self._idle.clear()
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.count -= 1
+        if self.count == 0:
+            self._idle.set()
+
+    async def wait_idle(self, timeout: float) -> bool:
+        """True if no request is left in flight within ``timeout`` seconds."""
+        if self.count and timeout > 0:
+            try:
+                await asyncio.wait_for(self._idle.wait(), timeout)
+            except TimeoutError:
+                pass
+        return self.count == 0
+
+
 @dataclass
 class AppState:
     config: Config
@@ -56,6 +121,7 @@ class AppState:
     relay: Relay
     routes: dict[str, Route]
     services: dict[str, Any] = field(default_factory=dict)
+    inflight: InFlight = field(default_factory=InFlight)
     version: str = field(default_factory=version)
     pid: int = field(default_factory=os.getpid)
 
@@ -102,6 +168,7 @@ def make_app(cfg: Config, services: dict[str, Any] | None = None) -> web.Applica
 
     async def lifecycle(app: web.Application):
         svc = services if services is not None else open_services(cfg)
+        inflight = InFlight()
         session = aiohttp.ClientSession(
             connector=aiohttp.TCPConnector(limit=cfg.upstream.pool_size, enable_cleanup_closed=True),
             timeout=aiohttp.ClientTimeout(total=None, connect=cfg.upstream.connect_timeout,
@@ -110,6 +177,7 @@ def make_app(cfg: Config, services: dict[str, Any] | None = None) -> web.Applica
             # Shared by every caller: a provider's Set-Cookie goes back to the client that got it
             # and is never kept here to ride along on another caller's requests.
             cookie_jar=aiohttp.DummyCookieJar(),
+            trace_configs=[inflight.trace],
         )
         routes = {r.name: r for r in [*router.prefixed, *router.default.values()]}
         pipelines: dict[str, Pipeline] = {}
@@ -119,20 +187,39 @@ def make_app(cfg: Config, services: dict[str, Any] | None = None) -> web.Applica
         if any(s.filter.uses_tokens for p in pipelines.values() for s in p.stages):
             tokens.load()  # now, not on a model call; a pipeline that never counts skips its ~70 MB
         relay = Relay(session, pipelines, tokens, svc)
-        app[APP_STATE] = AppState(cfg, router, relay, routes, svc)
+        app[APP_STATE] = AppState(cfg, router, relay, routes, svc, inflight)
         yield
-        await session.close()
-        for pipeline in pipelines.values():
-            await asyncio.to_thread(pipeline.close)
-        store = svc.get("store")
-        if store is not None and services is None:
-            if svc.get("writer") is not None:
-                await asyncio.to_thread(svc["writer"].close)
-            store.close()
-        if services is None:
-            await close_telemetry(svc.get("telemetry"))
+        try:
+            await session.close()
+            for pipeline in pipelines.values():
+                await asyncio.to_thread(pipeline.close)
+        finally:  # whatever failed above, queued records still reach the store
+            store = svc.get("store")
+            if store is not None and services is None:
+                writer = svc.get("writer")
+                if writer is not None:
+                    await asyncio.to_thread(writer.close)
+                store.close()
+            if services is None:
+                await close_telemetry(svc.get("telemetry"))
+
+    async def drain(app: web.Application) -> None:
+        """on_shutdown (the listening socket is closed): let requests in flight
+        finish for ``server.shutdown_timeout`` seconds, then cut their upstream calls
+        so each ends now with an error in its caller's format."""
+        st = app.get(APP_STATE)
+        if st is None:
+            return
+        grace = cfg.server.shutdown_timeout
+        if st.inflight.count:
+            log.info("shutting down: %d request(s) in flight, waiting up to %gs", st.inflight.count, grace)
+        if not await st.inflight.wait_idle(grace):
+            log.warning("shutting down: cutting %d request(s) still in flight after %gs (server.shutdown_timeout)",
+                        st.inflight.count, grace)
+            await st.inflight.cut(st.relay.session)
 
     app.cleanup_ctx.append(lifecycle)
+    app.on_shutdown.append(drain)
     app.router.add_get("/ctx/healthz", healthz)
     app.router.add_get("/", root)  # agents probe it (Claude Code sends HEAD /); answer locally
     for module in ADMIN_MODULES:
@@ -159,45 +246,63 @@ async def proxy_handler(request: web.Request) -> web.StreamResponse:
         return response_for(exc, "chat")
     if is_upgrade(request):
         try:
-            return await handle_ws(request, match, st.relay)
+            with st.inflight:
+                return await handle_ws(request, match, st.relay)
         except asyncio.CancelledError:
             raise
         except Exception as exc:
             log.exception("websocket proxy failed")
             return response_for(exc, "responses")
-    return await st.relay.handle(request, match)
+    with st.inflight:
+        return await st.relay.handle(request, match)
 
 
 # -- running -------------------------------------------------------------------
 
 async def serve_forever(cfg: Config, reuse_port: bool = False, ready: Any = None) -> None:
-    app = make_app(cfg)
-    runner = web.AppRunner(app, handler_cancellation=True, access_log=None)
-    await runner.setup()
-    # Start-up objects (modules, vocabularies, rules) live for the whole process:
-    # move them out of the collector's sight, and collect young objects less
-    # often — each request allocates many short-lived dicts while parsing JSON.
-    gc.collect()
-    gc.freeze()
-    gc.set_threshold(20000, 50, 50)
-    site = web.TCPSite(runner, cfg.server.host, cfg.server.port, reuse_port=reuse_port or None,
-                       backlog=1024)
-    await site.start()
-    log.info("ctxproxy %s listening on http://%s:%d (pid %d)", version(), cfg.server.host, cfg.server.port,
-             os.getpid())
-    if ready is not None:
-        ready()
+    """Serve until SIGTERM or SIGINT, then stop within about
+    ``server.shutdown_timeout + 2 * CUT_GRACE`` seconds (a second signal skips the wait)."""
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
-    for sig in (signal.SIGINT, signal.SIGTERM):
+    installed = []
+    for sig in (signal.SIGINT, signal.SIGTERM):  # before start-up: a signal during it stops cleanly too
         try:
             loop.add_signal_handler(sig, stop.set)
+            installed.append(sig)
         except (NotImplementedError, RuntimeError):
             pass
+    app = make_app(cfg)
+    runner = web.AppRunner(app, handler_cancellation=True, access_log=None, shutdown_timeout=CUT_GRACE)
     try:
+        await runner.setup()
+        # Start-up objects (modules, vocabularies, rules) live for the whole process:
+        # move them out of the collector's sight, and collect young objects less
+        # often — each request allocates many short-lived dicts while parsing JSON.
+        gc.collect()
+        gc.freeze()
+        gc.set_threshold(20000, 50, 50)
+        site = web.TCPSite(runner, cfg.server.host, cfg.server.port, reuse_port=reuse_port or None,
+                           backlog=1024)
+        await site.start()
+        log.info("ctxproxy %s listening on http://%s:%d (pid %d)", version(), cfg.server.host, cfg.server.port,
+                 os.getpid())
+        if ready is not None:
+            ready()
         await stop.wait()
+        log.info("ctxproxy stopping (pid %d)", os.getpid())
+        st = app.get(APP_STATE)
+
+        def hurry() -> None:  # a second signal: no more waiting for requests in flight
+            if st is not None and st.inflight.count:
+                log.warning("second signal: cutting requests in flight now")
+                loop.create_task(st.inflight.cut(st.relay.session))
+
+        for sig in installed:
+            loop.add_signal_handler(sig, hurry)
     finally:
         await runner.cleanup()
+        for sig in installed:
+            loop.remove_signal_handler(sig)
 
 
 def _worker(cfg: Config) -> None:

@@ -67,6 +67,7 @@ async def make_proxy(tmp_path, fake):
         overrides.setdefault("data_dir", str(tmp_path / "data"))
         overrides.setdefault("anthropic_upstream", url)
         overrides.setdefault("openai_upstream", url)
+        overrides.setdefault("shutdown_timeout", 1.0)  # a test that leaves a stream open stops quickly
         cfg = load_config(cfg_path, port=0, **overrides)
         app = make_app(cfg)
         runner, base = await _serve(app, handler_cancellation=True, access_log=None, shutdown_timeout=1.0)
