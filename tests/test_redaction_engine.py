@@ -181,6 +181,62 @@ def test_both_paths_identical_on_random_text(parts):
     assert redactor("hyperscan").findings(text) == redactor("python").findings(text)
 
 
+def _finditer_reference(red: Redactor, text: str) -> tuple[tuple[int, int, int], ...]:
+    """What the engine must find: each rule's ``finditer`` over the whole text, checked,
+    placeholders inert, overlaps resolved. No prefilter, no windows."""
+    holes = [m.span() for m in PLACEHOLDER_RE.finditer(text)]
+    cands = []
+    for rt in red._rt:
+        for m in rt.rule.regex.finditer(text):
+            span = engine_mod._validate(rt, m, text)
+            if span is None or any(span[0] < he and span[1] > hs_ for hs_, he in holes):
+                continue
+            cands.append((span[0], span[1], rt.index))
+    return tuple(engine_mod._resolve(cands, 0))
+
+
+# Prefixes of long-reaching rules, so the prefilter windows are dense and overlap.
+_DENSE = ["-----BEGIN PRIVATE KEY-----\n", "-----BEGIN PGP PRIVATE KEY BLOCK-----\n", "eyJhbGciOi.", "eyJ",
+          "sv=2020-01-01&", "sig=", "Bearer ", "-----END PRIVATE KEY-----", "xoxb-", "sk-ant-api03-", "ghp_",
+          "password=", "://u:", "@h/", "\\n"]
+
+
+@settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(st.one_of(st.sampled_from(_FRAGMENTS + _DENSE),
+                          st.text(alphabet="abcXYZ019+/=-_.: \n", max_size=70)), max_size=40),
+       st.integers(1, 6))
+def test_windows_give_exactly_what_finditer_gives(parts, repeat):
+    """Searching merged prefilter windows equals ``finditer`` over the whole text."""
+    text = "".join(parts) * repeat
+    want = _finditer_reference(redactor("hyperscan"), text)
+    assert redactor("hyperscan").spans(text) == want
+    assert redactor("python").spans(text) == want
+
+
+@pytest.mark.parametrize("engine", ["hyperscan", "python"])
+@pytest.mark.parametrize("unit", ["-----BEGIN PRIVATE KEY-----\n" + "Qk9EWV9MSU5FX0JBU0U2NF9DSEFSUw" * 2 + "\n",
+                                  "-----BEGIN PGP PRIVATE KEY BLOCK-----\n" + "abcd" * 15 + "\n",
+                                  "eyJabcdefgh.eyJabcdefgh.", "sv=2020-01-01&"],
+                         ids=["pem", "pgp", "jwt", "sas"])
+def test_dense_prefixes_cost_linear_regex_work(monkeypatch, engine, unit):
+    """A text made of a repeated prefix makes the prefilter windows dense; each
+    position must be searched about once, not once per window it falls in (that
+    was quadratic: 1 MB of ``-----BEGIN`` lines took minutes on the event loop)."""
+    text = (unit * (30_000 // len(unit) + 1))[:30_000]
+    red = Redactor(redactor(engine).rules, use_hyperscan=engine == "hyperscan", cache_dir=hyperscan_cache_dir())
+    examined = [0]
+    for rt in red._rt:
+        def counted(s, pos, endpos, _search=rt.search):
+            m = _search(s, pos, endpos)
+            examined[0] += (m.end() if m is not None else endpos) - pos
+            return m
+        monkeypatch.setattr(rt, "search", counted)
+    assert red.spans(text) == _finditer_reference(red, text)
+    # A few rules have windows here; each searches a position about once (the
+    # windowed search this replaced examined 30-550 times the text).
+    assert examined[0] <= 8 * len(text), examined[0]
+
+
 # -- caches -------------------------------------------------------------------------------
 
 

@@ -475,13 +475,21 @@ def _chain(rt: _Runtime, text: str, start: int, intervals: list[tuple[int, int]]
     so searching only there gives exactly what ``finditer`` over the whole
     text would. ``endpos`` is set far enough past an interval that no attempt
     starting inside it can tell the difference.
+
+    Intervals closer than that reach are searched as one: a search that finds
+    nothing in an interval runs on to its ``endpos``, so searching dense
+    intervals one by one would re-scan up to ``reach`` characters per
+    interval (quadratic on text made of a repeated prefix). Merged, each
+    position is tried at most once, plus one ``reach`` per merged interval.
+    Searching the gaps between intervals changes nothing: no match starts
+    there, and an attempt there sees the same text it would in ``finditer``.
     """
     n = len(text)
     info = rt.info
     search = rt.search
     reach = None if info.max_len is None else info.max_len + info.ahead + 2
     pos = start
-    for a, b in intervals:
+    for a, b in _merge_within(intervals, reach):
         if b < pos:
             continue
         p = a if a > pos else pos
@@ -497,6 +505,24 @@ def _chain(rt: _Runtime, text: str, start: int, intervals: list[tuple[int, int]]
             e = m.end()
             pos = e if e > s else e + 1
             p = pos
+
+
+def _merge_within(intervals: list[tuple[int, int]], reach: int | None) -> list[tuple[int, int]]:
+    """Sorted intervals, with those that start within ``reach`` of the previous end joined
+    (all of them when the reach is unbounded)."""
+    if len(intervals) < 2:
+        return intervals
+    if reach is None:
+        return [(intervals[0][0], max(b for _, b in intervals))]
+    out = [intervals[0]]
+    for a, b in intervals[1:]:
+        pa, pb = out[-1]
+        if a <= pb + reach:
+            if b > pb:
+                out[-1] = (pa, b)
+        else:
+            out.append((a, b))
+    return out
 
 
 def _validate(rt: _Runtime, m: re.Match, text: str) -> tuple[int, int] | None:
