@@ -4,10 +4,20 @@
 keeps its exact raw bytes (fields, comments, line endings and the blank line
 that ends it) so an event no filter touched is re-emitted byte for byte.
 ``flush()`` returns whatever trails at the end of the stream.
+
+A UTF-8 byte order mark opening the stream is kept in the first event's raw
+bytes and skipped when its fields are read (the SSE spec strips it). With CR
+line endings, an event whose blank line is a "\r" at the very end of a chunk
+is returned at once: a "\n" in the next chunk only completes that line
+ending and starts the next event's raw bytes.
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
+
+_EOL = re.compile(rb"[\r\n]")
+BOM = b"\xef\xbb\xbf"
 
 
 @dataclass(slots=True)
@@ -18,12 +28,14 @@ class RawEvent:
 
 
 class SSEDecoder:
-    __slots__ = ("_buf", "_scan", "_cr")
+    __slots__ = ("_buf", "_scan", "_cr", "_lf", "_first")
 
     def __init__(self) -> None:
         self._buf = bytearray()  # always starts at the start of an event
         self._scan = 0  # where to resume looking for the end of an event
         self._cr = False  # a CR was seen: every line ending is possible from now on
+        self._lf = False  # the last event ended on a "\r" that a "\n" may complete
+        self._first = True  # no event returned yet: a BOM may open the stream
 
     def decode(self, chunk: bytes) -> list[RawEvent]:
         self._buf += chunk
@@ -47,7 +59,7 @@ class SSEDecoder:
                 if i < 0:
                     break
                 end = i + 2
-            events.append(_parse(bytes(buf[start:end])))
+            events.append(self._event(bytes(buf[start:end])))
             start = end
             self._scan = 0
         if start:
@@ -56,49 +68,62 @@ class SSEDecoder:
         return events
 
     def _decode_any(self) -> list[RawEvent]:
+        """Any line endings: walk the terminators (one regex search each, so a
+        buffer is scanned once however its lines end); an empty line ends an event."""
         events: list[RawEvent] = []
         buf = self._buf
-        start = 0
-        i = self._scan
         n = len(buf)
-        line_start = i
-        # Walk line terminators; an empty line ends an event.
-        while i < n:
-            c = buf[i]
-            if c == 0x0A or c == 0x0D:
-                if c == 0x0D:
-                    if i + 1 >= n:
-                        break  # "\r" may be half of "\r\n": wait for more
-                    end = i + 2 if buf[i + 1] == 0x0A else i + 1
-                else:
-                    end = i + 1
-                if i == line_start:  # empty line: event complete
-                    raw = bytes(buf[start:end])
-                    events.append(_parse(raw))
-                    start = end
-                line_start = end
-                i = end
-            else:
-                nl = buf.find(b"\n", i)
-                cr = buf.find(b"\r", i)
-                if nl < 0 and cr < 0:
-                    i = n
+        start = 0
+        i = line_start = self._scan  # the start of the unfinished line
+        if self._lf and n:
+            self._lf = False
+            if buf[0] == 0x0A and i == 0:  # the rest of the last event's "\r\n"
+                i = line_start = 1
+        search = _EOL.search
+        while (m := search(buf, i)) is not None:
+            j = m.start()
+            if buf[j] == 0x0D:
+                if j + 1 >= n:  # "\r" may be half of "\r\n"
+                    if j == line_start:  # a blank line either way: the event is complete now
+                        events.append(self._event(bytes(buf[start:j + 1])))
+                        start = line_start = j + 1
+                        self._lf = True
                     break
-                i = nl if cr < 0 else cr if nl < 0 else min(nl, cr)
+                end = j + 2 if buf[j + 1] == 0x0A else j + 1
+            else:
+                end = j + 1
+            if j == line_start:  # empty line: event complete
+                events.append(self._event(bytes(buf[start:end])))
+                start = end
+            line_start = i = end
         if start:
             del buf[:start]
-        # resume at the start of the unfinished line (relative to the new buffer)
-        self._scan = max(0, line_start - start) if line_start >= start else 0
+        self._scan = line_start - start  # resume at the start of the unfinished line
         return events
 
+    def _event(self, raw: bytes) -> RawEvent:
+        if self._first:
+            self._first = False
+            if raw.startswith(BOM):
+                ev = _parse(raw[3:])
+                ev.raw = raw
+                return ev
+        return _parse(raw)
+
     def flush(self) -> RawEvent | None:
+        """What trails at the end of the stream (an event without its blank
+        line); the decoder is then ready for a new stream."""
+        self._lf = False
         if not self._buf:
+            self._first = True
             return None
         raw = bytes(self._buf)
         self._buf.clear()
         self._scan = 0
-        self._cr = False
-        return _parse(raw)
+        self._cr = self._lf = False
+        ev = self._event(raw)
+        self._first = True
+        return ev
 
 
 def _parse(raw: bytes) -> RawEvent:
