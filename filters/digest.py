@@ -9,12 +9,14 @@ fingerprint took 22 µs this way against 29 µs.
 ``memo_key``: the key of an in-process memo entry for a text or an encoding.
 It holds no content: the value's length and Python's own hash of it, which is
 SipHash under the process's random key (a client cannot aim a collision at an
-entry) and ~5x cheaper than blake2b. With PYTHONHASHSEED fixed that hash is
+entry) and ~5x cheaper than blake2b. With PYTHONHASHSEED set to a number
+(0, or any fixed seed: Python still reports randomization on) that hash is
 predictable, so a real digest is used instead.
 """
 from __future__ import annotations
 
 import hashlib
+import os
 import sys
 from typing import Any, Hashable
 
@@ -38,4 +40,9 @@ def _blake(value: str | bytes) -> Hashable:
     return hashlib.blake2b(raw, digest_size=20).digest()
 
 
-memo_key = _keyed if sys.flags.hash_randomization else _blake
+def _random_hash_key() -> bool:
+    """Whether ``hash()`` of str/bytes is keyed by a secret random seed."""
+    return bool(sys.flags.hash_randomization) and os.environ.get("PYTHONHASHSEED", "random") in ("", "random")
+
+
+memo_key = _keyed if _random_hash_key() else _blake

@@ -92,3 +92,22 @@ async def test_start_up_with_a_corrupt_vocabulary_says_which_file(make_proxy, tm
     with pytest.raises(VocabularyError, match="not a valid gzip file") as exc:
         await make_proxy()  # the default pipeline counts tokens: the vocabulary loads at start-up
     assert str(path) in str(exc.value)
+
+
+@pytest.mark.parametrize("seed, keyed", [(None, "hash"), ("random", "hash"), ("0", "digest"), ("1234", "digest")])
+def test_memo_keys_are_never_a_predictable_hash(seed, keyed):
+    """In-process memo keys (token counts, prune ids) use Python's ``hash`` only
+    while it is keyed by a random seed; with PYTHONHASHSEED fixed — to 0, or to
+    a number, where Python still reports randomization on — anyone who knows the
+    seed could aim a collision at an entry, so a real digest is used."""
+    import os
+    import subprocess
+    import sys
+
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONHASHSEED"}
+    if seed is not None:
+        env["PYTHONHASHSEED"] = seed
+    out = subprocess.run([sys.executable, "-c", "from ctxproxy.filters.digest import memo_key; "
+                          "print(type(memo_key('some text')).__name__)"],
+                         env=env, capture_output=True, text=True, timeout=60, check=True).stdout.strip()
+    assert out == {"hash": "tuple", "digest": "bytes"}[keyed]
