@@ -16,8 +16,9 @@ The fallback chain, first hit wins for each field:
    field of its ``Runtime: …`` line (the last line starting ``Runtime:``) in
    the system prompt or first user turn;
    the OpenAI ``user`` / ``safety_identifier`` body fields for the user;
-3. a fingerprint of the conversation's start (system text + first user
-   turn): stable across the turns of one session, different for two
+3. a fingerprint of the conversation's start (the system text before the
+   first user turn, and that turn): stable across the turns of one session
+   (a system message added later does not move it), different for two
    concurrent sessions of the same agent (Hermes sends no id at all, and
    its ``prompt_cache_key`` is shared by every session, so it is not used).
 
@@ -89,8 +90,9 @@ def identify(headers: Any, view: Any, cfg: IdentifyConfig, fixed_tenant: str = "
         found = _openclaw_session(system) or _openclaw_session(first)
         if found:
             ident.session, ident.source, ident.supplied = found, "hint:openclaw-runtime", True
-        else:
-            ident.session, ident.source = _fingerprint(system, first, cfg.fingerprint_chars), "fingerprint"
+        else:  # the opening system text: a system message added mid-session must not move it
+            ident.session, ident.source = _fingerprint(view.system_text(opening=True), first,
+                                                       cfg.fingerprint_chars), "fingerprint"
     if not ident.session:
         ident.session, ident.source = "fp-none", "fingerprint"
 

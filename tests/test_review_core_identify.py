@@ -73,3 +73,17 @@ async def test_responses_conversation_is_the_session(idproxy):
         raw = await client.responses.with_raw_response.create(model="m", input=new_input, conversation=conv)
         m = await session_of(idproxy, raw.headers["x-ctx-turn-id"])
         assert m["session_id"] == "conv_68a1b2c3d4e5f6"
+
+
+async def test_a_system_message_added_mid_session_keeps_the_session(idproxy):
+    """Agents add system messages as they go (a reminder, a mode switch): the
+    fingerprint is of the conversation's opening, which later turns keep."""
+    opening = [{"role": "system", "content": "You are terse."}, {"role": "user", "content": "list the files"}]
+    first = await chat_turn(idproxy, opening)
+    later = await chat_turn(idproxy, opening + [{"role": "assistant", "content": "a.py b.py"},
+                                                {"role": "system", "content": "Plan mode is now on."},
+                                                {"role": "user", "content": "now delete b.py"}])
+    assert first["session_id"] == later["session_id"]
+    other = await chat_turn(idproxy, [{"role": "system", "content": "You are verbose."},
+                                      {"role": "user", "content": "list the files"}])
+    assert other["session_id"] != first["session_id"]

@@ -16,6 +16,7 @@ from .base import (
     longest_ttl,
     make_result_replacer,
     part_markers,
+    system_text_of,
     text_of,
     usage_int,
 )
@@ -49,11 +50,8 @@ class AnthropicRequest(RequestViewBase):
                 if isinstance(block, dict):
                     yield from self.parts(block, (where, j), _kind(block))
 
-    def system_text(self) -> str:
-        parts = [text_of(self.body.get("system"))]
-        parts += [text_of(m.get("content")) for m in self.items()
-                  if isinstance(m, dict) and m.get("role") == "system"]
-        return "\n".join(p for p in parts if p)
+    def system_text(self, opening: bool = False) -> str:
+        return system_text_of(self.body.get("system"), self.items(), ("system",), opening)
 
     def first_user_text(self) -> str:
         for msg in self.items():

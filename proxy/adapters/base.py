@@ -186,6 +186,21 @@ class ResponseViewBase(View):
         return self.body.get("model")
 
 
+def system_text_of(head: Any, items: list, roles: tuple[str, ...], opening: bool = False) -> str:
+    """The text of ``head`` (a top-level system field) and of the items with a
+    system role, joined by newlines; with ``opening``, only those before the
+    first user turn (the conversation's start, which later turns never change)."""
+    parts = [text_of(head)] if head is not None else []
+    for m in items:
+        if isinstance(m, dict):
+            role = m.get("role")
+            if role in roles:
+                parts.append(text_of(m.get("content")))
+            elif opening and role == "user":
+                break
+    return "\n".join(p for p in parts if p)
+
+
 def text_of(content: Any) -> str:
     """Plain text of a content value (string, or a list of text parts)."""
     if isinstance(content, str):

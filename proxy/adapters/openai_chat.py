@@ -25,6 +25,7 @@ from .base import (
     last_marked,
     make_result_replacer,
     part_markers,
+    system_text_of,
     text_of,
     usage_int,
 )
@@ -42,9 +43,8 @@ class ChatRequest(RequestViewBase):
     def item_slots(self, i: int, msg: dict) -> Iterator[Slot]:
         return message_slots(self, msg, ("messages", i))
 
-    def system_text(self) -> str:
-        return "\n".join(text_of(m.get("content")) for m in self.items()
-                         if isinstance(m, dict) and m.get("role") in SYSTEM_ROLES)
+    def system_text(self, opening: bool = False) -> str:
+        return system_text_of(None, self.items(), SYSTEM_ROLES, opening)
 
     def first_user_text(self) -> str:
         for msg in self.items():

@@ -18,6 +18,7 @@ from .base import (
     has_binary,
     make_result_replacer,
     part_markers,
+    system_text_of,
     text_of,
     usage_int,
 )
@@ -116,11 +117,8 @@ class ResponsesRequest(RequestViewBase):
     def item_slots(self, i: int, item: dict) -> Iterator[Slot]:
         return item_slots(self, item, ("input", i))
 
-    def system_text(self) -> str:
-        parts = [text_of(self.body.get("instructions"))]
-        parts += [text_of(it.get("content")) for it in self.items()
-                  if isinstance(it, dict) and it.get("role") in SYSTEM_ROLES]
-        return "\n".join(p for p in parts if p)
+    def system_text(self, opening: bool = False) -> str:
+        return system_text_of(self.body.get("instructions"), self.items(), SYSTEM_ROLES, opening)
 
     def first_user_text(self) -> str:
         if isinstance(self.body.get("input"), str):
