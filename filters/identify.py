@@ -21,6 +21,11 @@ The fallback chain, first hit wins for each field:
    (a system message added later does not move it), different for two
    concurrent sessions of the same agent (Hermes sends no id at all, and
    its ``prompt_cache_key`` is shared by every session, so it is not used).
+   A Responses request that continues ``previous_response_id`` carries only
+   its new input, so before the fingerprint it takes the session of that
+   response (source ``chain:previous_response_id``), remembered in-process
+   for the last ``chain_memory`` responses: a chain continued on another
+   worker or after a restart starts a fingerprint session.
 
 The task defaults to the session. ``identity.supplied`` says whether the
 agent supplied its session id (only then is it exported as
@@ -29,10 +34,13 @@ agent supplied its session id (only then is it exported as
 from __future__ import annotations
 
 import re
+from collections import OrderedDict
 from dataclasses import dataclass
 from typing import Any
 
 import orjson
+
+from ctxproxy.config import ConfigError
 
 from .base import Filter, Identity, Turn
 from .digest import sha256
@@ -49,6 +57,13 @@ class IdentifyConfig:
     trust_headers: bool = True  # honour X-Ctx-* headers (tenant only on routes without a fixed tenant)
     default_tenant: str = "default"  # tenant when nothing names one
     fingerprint_chars: int = 4000  # how much of the conversation start is fingerprinted
+    chain_memory: int = 65536  # Responses ids remembered for previous_response_id chains (0: off)
+
+    def validate(self, path: str) -> None:
+        if self.fingerprint_chars < 1:
+            raise ConfigError(f"{path}.fingerprint_chars: must be at least 1, got {self.fingerprint_chars}")
+        if self.chain_memory < 0:
+            raise ConfigError(f"{path}.chain_memory: must be 0 (off) or more, got {self.chain_memory}")
 
 
 class IdentifyFilter(Filter):
@@ -59,12 +74,27 @@ class IdentifyFilter(Filter):
 
     def __init__(self, config: IdentifyConfig):
         self.config = config
+        self._chains: OrderedDict[tuple[str, str], str] = OrderedDict()  # (tenant, response id) -> session
 
     def on_request(self, turn: Turn) -> None:
-        turn.identity = identify(turn.headers, turn.request, self.config, turn.tenant_fixed)
+        turn.identity = identify(turn.headers, turn.request, self.config, turn.tenant_fixed, self._chains)
+
+    def on_response_end(self, turn: Turn) -> None:
+        """Remember which session a Responses answer belongs to: the next turn
+        names it in ``previous_response_id`` and sends nothing else to go by."""
+        if turn.api != "responses" or not self.config.chain_memory:
+            return
+        rid = turn.state.get("response_id")
+        ident = turn.identity
+        if isinstance(rid, str) and ident is not None and ident.session:
+            chains = self._chains
+            chains[(ident.tenant, rid)] = ident.session
+            if len(chains) > self.config.chain_memory:
+                chains.popitem(last=False)
 
 
-def identify(headers: Any, view: Any, cfg: IdentifyConfig, fixed_tenant: str = "") -> Identity:
+def identify(headers: Any, view: Any, cfg: IdentifyConfig, fixed_tenant: str = "",
+             chains: dict[tuple[str, str], str] | None = None) -> Identity:
     h = headers
     ident = Identity(tenant=fixed_tenant or cfg.default_tenant, agent=_agent(h))
     body = view.body if view is not None else {}
@@ -85,6 +115,10 @@ def identify(headers: Any, view: Any, cfg: IdentifyConfig, fixed_tenant: str = "
         if hint is not None:
             ident.source, ident.session = hint
             ident.supplied = True
+    if not ident.session and chains:
+        previous = body.get("previous_response_id")
+        if isinstance(previous, str) and (ident.tenant, previous) in chains:
+            ident.session, ident.source = chains[(ident.tenant, previous)], "chain:previous_response_id"
     if not ident.session and view is not None:
         system, first = view.system_text(), view.first_user_text()
         found = _openclaw_session(system) or _openclaw_session(first)

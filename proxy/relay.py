@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import re
 import time
 from typing import Any
 
@@ -48,6 +49,16 @@ def is_terminal(api: str, raw: Any) -> bool:
 # A non-streamed answer up to this size with a Content-Length is relayed whole;
 # larger or unsized ones are relayed chunk by chunk as they arrive.
 WHOLE_BODY_MAX = 1 << 20
+
+
+_LEADING_ID = re.compile(rb'\s*\{\s*"id"\s*:\s*"([A-Za-z0-9_.:-]{1,200})"')
+
+
+def _leading_id(raw: bytes) -> str | None:
+    """A JSON answer's ``id`` when it is the first member (as OpenAI writes a
+    Responses object): the response id without parsing a body no filter reads."""
+    m = _LEADING_ID.match(raw)
+    return m.group(1).decode() if m else None
 
 
 def _content_length(upstream: aiohttp.ClientResponse) -> int:
@@ -247,6 +258,11 @@ class Relay:
             if view is not None:
                 pipeline.run_response(turn, view)
                 raw = view.to_bytes()
+                rid = view.response_id()
+                if rid:
+                    turn.state.setdefault("response_id", rid)
+        elif turn.api == "responses" and upstream.status < 300:
+            turn.state["response_id"] = _leading_id(raw)
         return await _send(request, web.Response(status=upstream.status, body=raw,
                                                  headers=client_headers(upstream.headers, turn.turn_id)))
 

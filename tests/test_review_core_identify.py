@@ -87,3 +87,52 @@ async def test_a_system_message_added_mid_session_keeps_the_session(idproxy):
     other = await chat_turn(idproxy, [{"role": "system", "content": "You are verbose."},
                                       {"role": "user", "content": "list the files"}])
     assert other["session_id"] != first["session_id"]
+
+
+async def responses_turn(proxy, stream: bool, **kw) -> tuple[str, dict]:
+    """One Responses call with the openai SDK; (response id, the turn's manifest)."""
+    client = proxy.openai()
+    if stream:
+        async with client.responses.with_streaming_response.create(model="m", stream=True, **kw) as raw:
+            rid = None
+            async for line in raw.iter_lines():
+                if '"response.completed"' in line and line.startswith("data: "):
+                    import json
+                    rid = json.loads(line[6:])["response"]["id"]
+            turn_id = raw.headers["x-ctx-turn-id"]
+    else:
+        raw = await client.responses.with_raw_response.create(model="m", **kw)
+        rid, turn_id = raw.parse().id, raw.headers["x-ctx-turn-id"]
+    return rid, await session_of(proxy, turn_id)
+
+
+@pytest.mark.parametrize("stream", [False, True])
+async def test_a_previous_response_id_chain_is_one_session(idproxy, stream):
+    """The SDK's own way to continue a conversation sends only the new input
+    and ``previous_response_id``: every turn of the chain is one session, and
+    two chains are two sessions."""
+    seen = {}
+    for chain in ("a", "b"):
+        rid, m = await responses_turn(idproxy, stream, instructions="Be brief.", input=f"start chain {chain}")
+        sessions = {m["session_id"]}
+        for step in range(2):
+            rid, m = await responses_turn(idproxy, stream, instructions="Be brief.", input=f"step {step}",
+                                          previous_response_id=rid)
+            sessions.add(m["session_id"])
+            assert m["identity_source"] == "chain:previous_response_id"
+        assert len(sessions) == 1, sessions
+        seen[chain] = sessions.pop()
+    assert seen["a"] != seen["b"]
+
+
+async def test_the_chain_is_followed_without_response_filters(make_proxy, fake):
+    """With no filter reading answers (the core pipeline), the response id of a
+    whole Responses answer is still noted for the chain, from its first bytes."""
+    p = await make_proxy('[pipeline]\nrequest = ["identify"]\n')
+    fake.script(Reply.text("ok"), Reply.text("ok"))
+    client = p.openai()
+    first = await client.responses.create(model="m", input="hello")
+    (identify,) = [s.filter for s in p.state.relay.pipelines["openai"].stages]
+    (session,) = {s for (tenant, rid), s in identify._chains.items() if rid == first.id}
+    await client.responses.create(model="m", input="and then?", previous_response_id=first.id)
+    assert list(identify._chains.values()) == [session, session]
