@@ -4,6 +4,7 @@ from __future__ import annotations
 import argparse
 import logging
 import sys
+from pathlib import Path
 
 import importlib
 
@@ -35,7 +36,7 @@ def _parser() -> argparse.ArgumentParser:
     s.add_argument("--shutdown-timeout", type=float, metavar="SECONDS",
                    help="on SIGTERM/SIGINT, how long requests in flight may finish before they are cut "
                         "(default 5; server.shutdown_timeout)")
-    s.add_argument("--log-level", default="INFO", help="DEBUG, INFO, WARNING (default INFO)")
+    s.add_argument("--log-level", default="INFO", type=_log_level, help="DEBUG, INFO, WARNING or ERROR (default INFO)")
 
     c = sub.add_parser("config", help="check or print configuration")
     csub = c.add_subparsers(dest="config_command", metavar="ACTION")
@@ -45,6 +46,16 @@ def _parser() -> argparse.ArgumentParser:
     for module in COMMAND_MODULES:
         importlib.import_module(module).register(sub)
     return p
+
+
+LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
+
+
+def _log_level(value: str) -> str:
+    level = value.strip().upper()
+    if level not in LOG_LEVELS:
+        raise argparse.ArgumentTypeError(f"expected one of {', '.join(LOG_LEVELS)}, got {value!r}")
+    return level
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -68,16 +79,23 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _serve(args: argparse.Namespace) -> int:
-    from .server import run  # heavy imports only when serving
+    from .server import LOG_FORMAT, ServeError, run  # heavy imports only when serving
 
     cfg = load_config(args.config, host=args.host, port=args.port, workers=args.workers, data_dir=args.data_dir,
                       shutdown_timeout=args.shutdown_timeout,
                       anthropic_upstream=args.anthropic_upstream, openai_upstream=args.openai_upstream)
     _check_pipeline(cfg)
-    logging.basicConfig(level=args.log_level.upper(),
-                        format="%(asctime)s %(levelname)s %(name)s[%(process)d] %(message)s")
-    run(cfg)
-    return 0
+    data_dir = Path(cfg.server.data_dir)
+    if data_dir.exists() and not data_dir.is_dir():
+        print(f"ctxproxy: data directory {data_dir} exists and is not a directory (--data-dir / "
+              f"server.data_dir)", file=sys.stderr)
+        return 1
+    logging.basicConfig(level=args.log_level, format=LOG_FORMAT)
+    try:
+        return run(cfg, args.log_level)
+    except ServeError as exc:
+        print(f"ctxproxy: {exc}", file=sys.stderr)
+        return 1
 
 
 def _check_pipeline(cfg) -> None:

@@ -22,6 +22,7 @@ import os
 import secrets
 import signal
 import socket
+import sys
 import weakref
 from dataclasses import dataclass, field
 from importlib import metadata
@@ -31,10 +32,10 @@ from typing import Any
 import aiohttp
 from aiohttp import web
 
-from ctxproxy.config import Config
+from ctxproxy.config import Config, ConfigError
 from ctxproxy.filters import Pipeline, build_pipeline, filter_configs
 from ctxproxy.filters.tokens import TokenCounter
-from ctxproxy.store import open_store
+from ctxproxy.store import StoreError, open_store
 from ctxproxy.store.writer import BackgroundWriter
 
 from .admin import add_admin_routes
@@ -259,13 +260,20 @@ async def proxy_handler(request: web.Request) -> web.StreamResponse:
 
 # -- running -------------------------------------------------------------------
 
-async def serve_forever(cfg: Config, reuse_port: bool = False, ready: Any = None) -> None:
-    """Serve until SIGTERM or SIGINT, then stop within about
-    ``server.shutdown_timeout + 2 * CUT_GRACE`` seconds (a second signal skips the wait)."""
+class ServeError(Exception):
+    """Start-up failed for a reason the operator can fix (port in use, data
+    directory unusable, store unopenable): reported as one line, no traceback."""
+
+
+async def serve_forever(cfg: Config, reuse_port: bool = False, ready: Any = None,
+                        signals: tuple[int, ...] = (signal.SIGINT, signal.SIGTERM)) -> None:
+    """Serve until one of ``signals``, then stop within about
+    ``server.shutdown_timeout + 2 * CUT_GRACE`` seconds (a second signal skips the wait).
+    Raises ``ServeError`` (or ``ConfigError``) when it cannot start."""
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     installed = []
-    for sig in (signal.SIGINT, signal.SIGTERM):  # before start-up: a signal during it stops cleanly too
+    for sig in signals:  # before start-up: a signal during it stops cleanly too
         try:
             loop.add_signal_handler(sig, stop.set)
             installed.append(sig)
@@ -274,7 +282,12 @@ async def serve_forever(cfg: Config, reuse_port: bool = False, ready: Any = None
     app = make_app(cfg)
     runner = web.AppRunner(app, handler_cancellation=True, access_log=None, shutdown_timeout=CUT_GRACE)
     try:
-        await runner.setup()
+        try:
+            await runner.setup()
+        except StoreError as exc:
+            raise ServeError(f"cannot open the store in {cfg.server.data_dir}: {exc}") from None
+        except OSError as exc:
+            raise ServeError(f"cannot start: {_os_error(exc)}") from None
         # Start-up objects (modules, vocabularies, rules) live for the whole process:
         # move them out of the collector's sight, and collect young objects less
         # often — each request allocates many short-lived dicts while parsing JSON.
@@ -283,7 +296,11 @@ async def serve_forever(cfg: Config, reuse_port: bool = False, ready: Any = None
         gc.set_threshold(20000, 50, 50)
         site = web.TCPSite(runner, cfg.server.host, cfg.server.port, reuse_port=reuse_port or None,
                            backlog=1024)
-        await site.start()
+        try:
+            await site.start()
+        except OSError as exc:
+            why = os.strerror(exc.errno) if exc.errno else str(exc)
+            raise ServeError(f"cannot listen on {cfg.server.host}:{cfg.server.port}: {why}") from None
         log.info("ctxproxy %s listening on http://%s:%d (pid %d)", version(), cfg.server.host, cfg.server.port,
                  os.getpid())
         if ready is not None:
@@ -305,34 +322,87 @@ async def serve_forever(cfg: Config, reuse_port: bool = False, ready: Any = None
             loop.remove_signal_handler(sig)
 
 
-def _worker(cfg: Config) -> None:
-    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s[%(process)d] %(message)s")
-    asyncio.run(serve_forever(cfg, reuse_port=True))
+def _os_error(exc: OSError) -> str:
+    if exc.filename is not None and exc.strerror:
+        return f"{exc.filename}: {exc.strerror}"
+    return exc.strerror or str(exc)
 
 
-def run(cfg: Config) -> None:
-    """Serve in this process, or in ``workers`` processes sharing one port."""
+LOG_FORMAT = "%(asctime)s %(levelname)s %(name)s[%(process)d] %(message)s"
+
+
+def _worker(cfg: Config, log_level: str, ready: Any) -> None:
+    """One of ``--workers`` processes: SIGTERM from the parent stops it gracefully;
+    SIGINT (a terminal's Ctrl-C reaches the whole group) is left to the parent, which
+    forwards it as SIGTERM. Exit code 1 (2 for bad config) when it cannot start."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    logging.basicConfig(level=log_level, format=LOG_FORMAT)
+    try:
+        asyncio.run(serve_forever(cfg, reuse_port=True, ready=ready.set, signals=(signal.SIGTERM,)))
+    except ConfigError as exc:
+        log.error("config error: %s", exc)
+        sys.exit(2)
+    except ServeError as exc:
+        log.error("%s", exc)
+        sys.exit(1)
+
+
+def run(cfg: Config, log_level: str = "INFO") -> int:
+    """Serve in this process, or in ``workers`` processes sharing one port.
+    Returns the exit code: 0 after a signal stopped every process cleanly, else
+    non-zero (a worker that could not start or died takes the others down)."""
     if cfg.server.workers <= 1:
         asyncio.run(serve_forever(cfg))
-        return
+        return 0
     if not hasattr(socket, "SO_REUSEPORT"):
-        raise SystemExit("--workers needs SO_REUSEPORT, which this platform lacks")
+        raise ServeError("--workers needs SO_REUSEPORT, which this platform lacks")
     import multiprocessing as mp
+    from multiprocessing.connection import wait
 
     ctx = mp.get_context("spawn")  # each worker opens its own LMDB env and sockets
-    procs = [ctx.Process(target=_worker, args=(cfg,), daemon=False) for _ in range(cfg.server.workers)]
-    for p in procs:
-        p.start()
+    ready = [ctx.Event() for _ in range(cfg.server.workers)]
+    procs = [ctx.Process(target=_worker, args=(cfg, log_level, ev), daemon=False, name=f"ctxproxy-worker-{i + 1}")
+             for i, ev in enumerate(ready)]
+    stopping = False
 
     def stop(*_: Any) -> None:
-        for p in procs:
+        nonlocal stopping
+        if not stopping:
+            stopping = True
+            log.info("stopping %d workers", len(procs))
+        for p in procs:  # a second signal goes on too: the workers cut what is in flight
             if p.is_alive():
                 p.terminate()
 
-    signal.signal(signal.SIGTERM, stop)
-    signal.signal(signal.SIGINT, stop)
-    for p in procs:
-        p.join()
+    old = {sig: signal.signal(sig, stop) for sig in (signal.SIGTERM, signal.SIGINT)}
+    failed: list[str] = []
+    try:
+        for p in procs:
+            p.start()
+        alive = list(procs)
+        while alive:
+            done = wait([p.sentinel for p in alive], timeout=0.5)
+            for p in [p for p in alive if p.sentinel in done]:
+                p.join()
+                alive.remove(p)
+                i = procs.index(p)
+                if stopping and p.exitcode in (0, -signal.SIGTERM):  # stopped (SIGTERM while importing)
+                    continue
+                when = "while serving" if ready[i].is_set() else "before it was ready"
+                code = p.exitcode if p.exitcode >= 0 else f"signal {-p.exitcode}"
+                failed.append(f"worker {i + 1} (pid {p.pid}) exited {when} with code {code}")
+                if not stopping:
+                    log.error("%s; stopping the other workers", failed[-1])
+                    stop()
+        for p in procs:
+            p.join()
+    finally:
+        for sig, handler in old.items():
+            signal.signal(sig, handler)
+    if failed:
+        raise ServeError("; ".join(failed))
+    return 0
 
 
-__all__ = ["APP_STATE", "AppState", "make_app", "run", "serve_forever", "error_response", "family_api"]
+__all__ = ["APP_STATE", "AppState", "ServeError", "make_app", "run", "serve_forever", "error_response",
+           "family_api"]
