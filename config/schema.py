@@ -1,6 +1,7 @@
 """The typed shape of ``ctxproxy.toml`` (filters declare their own sections)."""
 from __future__ import annotations
 
+import math
 import os
 import tomllib
 from dataclasses import dataclass, field, replace
@@ -11,6 +12,7 @@ from typing import Any, Literal, Mapping
 from .typed import ConfigError, parse_section
 
 ADMIN_TOKEN_ENV = "CTXPROXY_ADMIN_TOKEN"
+MAX_MAP_SIZE_MB = 1 << 24  # 16 TiB: more than any disk this runs on; a typo beyond it is caught here
 
 
 @dataclass(frozen=True)
@@ -32,7 +34,7 @@ class ServerConfig:
             raise ConfigError(f"{path}.workers: expected at least 1, got {self.workers}")
         if self.max_body_bytes < 1024:
             raise ConfigError(f"{path}.max_body_bytes: expected at least 1024, got {self.max_body_bytes}")
-        if not 0 <= self.shutdown_timeout <= 3600:
+        if not 0 <= self.shutdown_timeout <= 3600:  # NaN fails this too
             raise ConfigError(f"{path}.shutdown_timeout: expected 0..3600 seconds, got {self.shutdown_timeout:g}")
 
 
@@ -44,8 +46,9 @@ class UpstreamConfig:
 
     def validate(self, path: str) -> None:
         for name in ("connect_timeout", "read_timeout"):
-            if getattr(self, name) <= 0:
-                raise ConfigError(f"{path}.{name}: expected a positive number of seconds")
+            _positive_seconds(getattr(self, name), f"{path}.{name}")
+        if self.pool_size < 1:
+            raise ConfigError(f"{path}.pool_size: expected at least 1 connection, got {self.pool_size}")
 
 
 @dataclass(frozen=True)
@@ -53,6 +56,22 @@ class StoreConfig:
     map_size_mb: int = 256  # initial LMDB map; grows on demand
     max_map_size_mb: int = 65536
     pending_timeout: float = 900.0  # seconds before a tool call with no result shows as "unknown"
+
+    def validate(self, path: str) -> None:
+        if self.map_size_mb < 1:
+            raise ConfigError(f"{path}.map_size_mb: expected at least 1 (MiB), got {self.map_size_mb}")
+        if self.max_map_size_mb < self.map_size_mb:
+            raise ConfigError(f"{path}.max_map_size_mb: expected at least map_size_mb ({self.map_size_mb}), "
+                              f"got {self.max_map_size_mb}")
+        if self.max_map_size_mb > MAX_MAP_SIZE_MB:
+            raise ConfigError(f"{path}.max_map_size_mb: expected at most {MAX_MAP_SIZE_MB} (16 TiB), "
+                              f"got {self.max_map_size_mb}")
+        _positive_seconds(self.pending_timeout, f"{path}.pending_timeout")
+
+
+def _positive_seconds(value: float, path: str) -> None:
+    if not (value > 0 and math.isfinite(value)):
+        raise ConfigError(f"{path}: expected a positive number of seconds, got {value:g}")
 
 
 @dataclass(frozen=True)

@@ -98,23 +98,47 @@ def _serve(args: argparse.Namespace) -> int:
         return 1
 
 
-def _check_pipeline(cfg) -> None:
-    from ctxproxy.filters import filter_class, filter_configs
+def _check_pipeline(cfg, build: bool = False) -> None:
+    """Filter names (each error with its key path), every filter's section, the
+    routes; with ``build``, also construct each filter as ``serve`` would (rule
+    files read and compiled, patterns checked) without a store, a socket or the
+    data directory, so what only fails at start-up fails here."""
+    from ctxproxy.filters import FILTERS, build_pipeline, filter_configs
     from .routing import Router
 
-    filter_configs(cfg)
-    for name in cfg.pipeline.request:
-        filter_class(name)
-    for rname, route in cfg.routes.items():
-        for name in route.filters or ():
-            filter_class(name)
+    lists = [("pipeline.request", cfg.pipeline.request)]
+    lists += [(f"routes.{rname}.filters", route.filters) for rname, route in cfg.routes.items() if route.filters]
+    for path, names in lists:
+        for i, name in enumerate(names):
+            if name not in FILTERS:
+                raise ConfigError(f"{path}[{i}]: unknown filter {name!r} (known: {', '.join(FILTERS)})")
+        dup = next((n for i, n in enumerate(names) if n in names[:i]), None)
+        if dup is not None:
+            raise ConfigError(f"{path}: filter {dup!r} is listed twice")
+    configs = filter_configs(cfg)
     Router(cfg)
+    if not build:
+        return
+    services = {"config": cfg, "secret": b"\x00" * 32}  # what filters read at construction; no store
+    names = dict.fromkeys(n for _, ns in lists for n in ns)
+    logging.disable(logging.WARNING)  # "no store: ..." notes are about this check, not the config
+    try:
+        for name in names:
+            try:
+                pipeline = build_pipeline((name,), configs, services)
+            except ConfigError:
+                raise
+            except Exception as exc:  # a filter that cannot be built is a config problem: name its section
+                raise ConfigError(f"filters.{name}: {exc}") from None
+            pipeline.close()
+    finally:
+        logging.disable(logging.NOTSET)
 
 
 def _config(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     if args.config_command == "check":
         cfg = load_config(args.file)
-        _check_pipeline(cfg)
+        _check_pipeline(cfg, build=True)
         print(f"{args.file}: ok ({len(cfg.routes)} routes; pipeline: {', '.join(cfg.pipeline.request)})")
         return 0
     if args.config_command == "default":

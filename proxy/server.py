@@ -169,40 +169,44 @@ def make_app(cfg: Config, services: dict[str, Any] | None = None) -> web.Applica
 
     async def lifecycle(app: web.Application):
         svc = services if services is not None else open_services(cfg)
-        inflight = InFlight()
-        session = aiohttp.ClientSession(
-            connector=aiohttp.TCPConnector(limit=cfg.upstream.pool_size, enable_cleanup_closed=True),
-            timeout=aiohttp.ClientTimeout(total=None, connect=cfg.upstream.connect_timeout,
-                                          sock_read=cfg.upstream.read_timeout),
-            auto_decompress=False, skip_auto_headers=("User-Agent", "Accept-Encoding"),
-            # Shared by every caller: a provider's Set-Cookie goes back to the client that got it
-            # and is never kept here to ride along on another caller's requests.
-            cookie_jar=aiohttp.DummyCookieJar(),
-            trace_configs=[inflight.trace],
-        )
-        routes = {r.name: r for r in [*router.prefixed, *router.default.values()]}
         pipelines: dict[str, Pipeline] = {}
-        for name, route in routes.items():
-            pipelines[name] = build_pipeline(route.config.filters or cfg.pipeline.request, configs, svc)
-        tokens = TokenCounter(lazy=True)
-        if any(s.filter.uses_tokens for p in pipelines.values() for s in p.stages):
-            tokens.load()  # now, not on a model call; a pipeline that never counts skips its ~70 MB
-        relay = Relay(session, pipelines, tokens, svc)
-        app[APP_STATE] = AppState(cfg, router, relay, routes, svc, inflight)
-        yield
+        session = None
         try:
-            await session.close()
-            for pipeline in pipelines.values():
-                await asyncio.to_thread(pipeline.close)
-        finally:  # whatever failed above, queued records still reach the store
-            store = svc.get("store")
-            if store is not None and services is None:
-                writer = svc.get("writer")
-                if writer is not None:
-                    await asyncio.to_thread(writer.close)
-                store.close()
-            if services is None:
-                await close_telemetry(svc.get("telemetry"))
+            routes = {r.name: r for r in [*router.prefixed, *router.default.values()]}
+            for name, route in routes.items():
+                pipelines[name] = build_pipeline(route.config.filters or cfg.pipeline.request, configs, svc)
+            tokens = TokenCounter(lazy=True)
+            if any(s.filter.uses_tokens for p in pipelines.values() for s in p.stages):
+                tokens.load()  # now, not on a model call; a pipeline that never counts skips its ~70 MB
+            inflight = InFlight()
+            session = aiohttp.ClientSession(
+                connector=aiohttp.TCPConnector(limit=cfg.upstream.pool_size, enable_cleanup_closed=True),
+                timeout=aiohttp.ClientTimeout(total=None, connect=cfg.upstream.connect_timeout,
+                                              sock_read=cfg.upstream.read_timeout),
+                auto_decompress=False, skip_auto_headers=("User-Agent", "Accept-Encoding"),
+                # Shared by every caller: a provider's Set-Cookie goes back to the client that got it
+                # and is never kept here to ride along on another caller's requests.
+                cookie_jar=aiohttp.DummyCookieJar(),
+                trace_configs=[inflight.trace],
+            )
+            relay = Relay(session, pipelines, tokens, svc)
+            app[APP_STATE] = AppState(cfg, router, relay, routes, svc, inflight)
+            yield
+        finally:  # after serving, or when start-up failed half-way: nothing is left open
+            try:
+                if session is not None:
+                    await session.close()
+                for pipeline in pipelines.values():
+                    await asyncio.to_thread(pipeline.close)
+            finally:  # whatever failed above, queued records still reach the store
+                store = svc.get("store")
+                if store is not None and services is None:
+                    writer = svc.get("writer")
+                    if writer is not None:
+                        await asyncio.to_thread(writer.close)
+                    store.close()
+                if services is None:
+                    await close_telemetry(svc.get("telemetry"))
 
     async def drain(app: web.Application) -> None:
         """on_shutdown (the listening socket is closed): let requests in flight
