@@ -12,10 +12,19 @@ position from which the unsent text could still grow into a match (or a
 match whose verdict depends on characters not yet seen). Text before it is
 sent, except that a cut never falls inside a regex match. Ordinary prose is
 not delayed beyond the word being typed (a word can still become
-``password=...``); inside something that looks like a token, at most that
-rule's maximum length is held (``Redactor.max_hold``). Positions once found
-unable to start a match are never examined again, so the cost per chunk is
-proportional to the chunk plus what is held.
+``password=...``); inside something that looks like a token, at most about
+that rule's maximum length is held (``Redactor.max_hold``, plus the
+slack below). Positions once found unable to start a match are never
+examined again.
+
+Cost: examining the held text costs time proportional to it (the regexes
+cannot resume where they stopped). So once more than ``LAZY`` characters are
+held, the held text is examined again only after it has grown by a quarter
+since the last look; a long stream of small deltas inside something that
+looks like a token then costs amortised O(1) regex work per character
+instead of O(held). The price is that up to a quarter more than
+``max_hold`` (and never fewer than ``LAZY`` characters) may be held; what is
+sent, concatenated, is unchanged.
 
 Tool-call arguments are JSON inside a string: the caller assembles them
 until the block ends and calls ``redact_json_text``, which decodes, redacts
@@ -34,21 +43,26 @@ from .vault import Vault
 class StreamRedactor:
     """Incremental redaction of one channel of streamed text."""
 
+    LAZY = 1024  # held characters up to which every chunk is examined at once
+
     def __init__(self, redactor: Redactor, key: bytes, vault: Vault | None = None):
         _check_key(key)
         self._r = redactor
         self._key = bytes(key)
         self._vault = vault
         self._ctx = ""  # already-sent original text kept as left context for the regexes
-        self._buf = ""  # received, not yet sent
+        self._buf = ""  # received, not yet sent (and examined)
+        self._new: list[str] = []  # received since the last look, not yet joined to _buf
+        self._new_len = 0
         self._checked = 0  # positions of _buf before this cannot start a match
+        self._quiet = 0  # characters still held after the last look
         self.counts: dict[str, int] = {}
         self.closed = False
 
     @property
     def held(self) -> int:
         """Characters received but not yet released."""
-        return len(self._buf)
+        return len(self._buf) + self._new_len
 
     def feed(self, chunk: str) -> str:
         if self.closed:
@@ -57,14 +71,18 @@ class StreamRedactor:
             raise RedactionError(f"stream redaction expects text, got {type(chunk).__name__}")
         if not chunk:
             return ""
-        self._buf += chunk
+        self._new.append(chunk)
+        self._new_len += len(chunk)
+        held = len(self._buf) + self._new_len
+        if held > self.LAZY and self._new_len * 4 < self._quiet:
+            return ""  # looked at this recently: wait until the held text grows by a quarter
         return self._release(final=False)
 
     def flush(self) -> str:
         """Release everything held (end of the block)."""
         if self.closed:
             return ""
-        out = self._release(final=True) if self._buf else ""
+        out = self._release(final=True) if self.held else ""
         self.closed = True
         return out
 
@@ -78,6 +96,10 @@ class StreamRedactor:
 
     def _release_inner(self, final: bool) -> str:
         r = self._r
+        if self._new:
+            self._buf += "".join(self._new)
+            self._new.clear()
+            self._new_len = 0
         seg = self._ctx + self._buf
         base = len(self._ctx)
         pending = len(seg)
@@ -87,19 +109,15 @@ class StreamRedactor:
             pending = r._pending_start(seg, base + self._checked)
             if pending == base:
                 self._checked = 0
+                self._quiet = len(self._buf)
                 return ""
             cut = pending
         spans, seen = r._scan(seg, base)
         if not final:
-            moved = True
-            while moved:  # never cut inside a regex match (nor a placeholder)
-                moved = False
-                for s, e in seen:
-                    if s < cut < e:
-                        cut = s
-                        moved = True
+            cut = _cut_outside(seen, cut)  # never cut inside a regex match (nor a placeholder)
             if cut <= base:
                 self._checked = pending - base
+                self._quiet = len(self._buf)
                 return ""
         out = r._render(seg, [sp for sp in spans if sp[0] < cut], self._key, self._vault, base, cut)
         for rid, n in out.counts.items():
@@ -108,7 +126,30 @@ class StreamRedactor:
         self._ctx = seg[max(0, cut - keep):cut]
         self._buf = seg[cut:]
         self._checked = max(0, pending - cut)
+        self._quiet = len(self._buf)
         return out.text
+
+
+def _cut_outside(spans: list[tuple[int, int]], cut: int) -> int:
+    """The largest position <= ``cut`` that lies strictly inside none of ``spans``.
+
+    Spans that overlap (not merely touch) form chains; a cut inside a chain
+    moves to the chain's start. One sort instead of moving the cut one span
+    at a time (which is quadratic in the number of spans)."""
+    inside = [(s, e) for s, e in spans if s < cut]
+    if not inside:
+        return cut
+    inside.sort()
+    group_start, group_end = inside[0]
+    for s, e in inside[1:]:
+        if s < group_end:  # overlaps the chain (a span starting where it ends does not)
+            if e > group_end:
+                group_end = e
+        else:
+            if group_start < cut < group_end:
+                return group_start
+            group_start, group_end = s, e
+    return group_start if group_start < cut < group_end else cut
 
 
 def redact_json_text(redactor: Redactor, text: str, key: bytes, vault: Vault | None = None) -> Result:
