@@ -573,7 +573,97 @@ def specs() -> list[Spec]:
         text("pii-us-ssn", _ssn, near=lambda g: ["ticket 000-12-3456\n", "version 2024-05-01\n"]),
         text("pii-phone", _phone, near=lambda g: ["build 20240501.1234\n", "port 8080-8090\n"]),
         text("pii-iban", _iban_text, near=lambda g: ["IBAN: DE00 0000 0000 0000 0000 00 (invalid)\n"]),
+        # shapes the first rules missed (appended, so the samples above stay as they were)
+        text("env-var-secret", _env_inline, near=lambda g: [
+            "PGPASSWORD= psql -h db -U app\n", "OPENAI_API_KEY=$OPENAI_API_KEY python agent.py\n",
+            "docker run -e STRIPE_SECRET_KEY=${STRIPE_SECRET_KEY} app\n",
+            "SSH_KEY=~/.ssh/id_ed25519 ansible-playbook site.yml\n", "CACHE_KEY=user:profile:42 make warm\n",
+            "PUBLIC_KEY=" + r(g, B64, 64) + " ./verify.sh\n", "MAX_TOKENS=4096 python eval.py\n",
+            "GITHUB_TOKEN=${{ secrets.GITHUB_TOKEN }} gh release create\n",
+            "NEXT_PAGE_TOKEN=" + r(g, A, 24) + " ./list.sh\n", "API_KEY=your-api-key-here npm start\n"]),
+        text("secret-assignment", _quoted_password, near=lambda g: [
+            'password = "{0}:{1}".format(user, pw)\n', 'token_hint = "Paste the token from your dashboard."\n',
+            'password_prompt = "Enter your password"\n', '{"password": "Enter the code we sent you."}\n']),
+        text("aws-session-token", _sts_json, near=lambda g: [
+            "request_token: " + _uuid(g) + "\n", "        self.credentials = credentials\n",
+            "    self.password = password\n", '{"continuation_token": "' + r(g, A, 32) + '"}\n',
+            '{"nextPageToken": "' + r(g, A, 40) + '"}\n', '"SessionToken": "<session-token>"\n',
+            "sessionToken = getSessionToken()\n"]),
+        text("url-credentials", _url_creds_at, near=lambda g: [
+            "git@github.com:org/repo.git and https://github.com/org/repo\n",
+            "mailto:ops@example.com?subject=a:b@c\n"]),
+        text("github-pat", _escaped_token("github-pat", lambda g: "ghp_" + r(g, A, 36))),
+        text("anthropic-api-key", _escaped_token("anthropic-api-key", lambda g: "sk-ant-api03-" + r(g, AU, 93) + "AA")),
+        text("slack-token", _escaped_token(
+            "slack-token", lambda g: "xoxb-" + r(g, DIG, 12) + "-" + r(g, DIG, 13) + "-" + r(g, A, 24))),
     ]
+
+
+def _env_inline(rng):
+    name = rng.choice(["PGPASSWORD", "MYSQL_PWD", "OPENAI_API_KEY", "STRIPE_SECRET_KEY", "MY_SERVICE_KEY",
+                       "JWT_SIGNING_KEY", "DJANGO_SECRET_KEY", "REDIS_PASS", "VAULT_ROOT_TOKEN", "SMTP_PASSWORD"])
+    val = r_mixed(rng, A, rng.randint(16, 40))
+    quoted = r_mixed(rng, A + "!@#%^&*(-_=+) {}", rng.randint(24, 50)).strip() + rng.choice("0Z9")
+    t, v = rng.choice([
+        ("{n}={v} psql -h db.internal -U app orders\n", val),
+        ("$ {n}={v} python agent.py --task nightly\n", val),
+        ("docker run --rm -e {n}={v} -p 8080:8080 acme/api:1.4\n", val),
+        ("env {n}={v} ./scripts/migrate.sh\n", val),
+        ("RUN {n}='{v}' ./configure --with-ssl\n", quoted),
+        ("ENV {n}=\"{v}\"\n", quoted),
+    ])
+    return t.format(n=name, v=v), [("env-var-secret", v)]
+
+
+def _quoted_password(rng):
+    val = rng.choice([
+        " ".join(rng.choice(["correct", "horse", "battery", "staple", "orbit", "velvet", "tundra", "maple", "quartz",
+                             "lantern", "cobalt", "ember"]) for _ in range(4)) + " " + str(rng.randint(10, 99)),
+        r_mixed(rng, A, 6) + "{" + r(rng, string.ascii_uppercase, 2) + r_mixed(rng, A, 5) + "}" + r(rng, "!@%^&*", 2),
+        r_mixed(rng, A, 5) + " " + r_mixed(rng, A + "!@%^&*", 9),
+        r_mixed(rng, A, 7) + "{" + r_mixed(rng, A, 8),
+    ])
+    t = rng.choice(['{{"user": "svc", "password": "{v}"}}', "    password = \"{v}\"\n", "db_password: '{v}'\n",
+                    "conn.login(user=\"svc\", password=\"{v}\")\n"]).format(v=val)
+    return t, [("secret-assignment", val)]
+
+
+def _sts_json(rng):
+    key_id = "ASIA" + r(rng, B32, 16)
+    secret = r_mixed(rng, B64, 40)
+    token = "IQoJb3JpZ2luX2Vj" + r(rng, B64, rng.randint(250, 600))
+    t = ('{{"Credentials": {{"AccessKeyId": "{k}", "SecretAccessKey": "{s}", "SessionToken": "{t}", '
+         '"Expiration": "2024-05-01T12:00:00Z"}}, "AssumedRoleUser": {{"Arn": "arn:aws:sts::123456789012:'
+         'assumed-role/ci/session"}}}}').format(k=key_id, s=secret, t=token)
+    if rng.random() < 0.5:
+        t = t.replace('"SessionToken": ', '"sessionToken":')
+    return t, [("aws-access-key-id", key_id), ("aws-secret-access-key", secret), ("aws-session-token", token)]
+
+
+def _url_creds_at(rng):
+    """A password holding ``@``: it ends at the last ``@`` before the host."""
+    pw = r_mixed(rng, A, rng.randint(4, 8)) + "@" + r_mixed(rng, A + "!$%^*-_~@", rng.randint(6, 14)) + "x"
+    user = rng.choice(["admin", "app", "svc_billing", "root"])
+    scheme, host = rng.choice([("postgres", "db.internal:5432/app"), ("mysql", "localhost/db"),
+                               ("redis", "cache.internal:6379/0"), ("mongodb", "mongo.internal:27017/prod")])
+    t = rng.choice(["DATABASE_URL={}\n", "engine = create_engine(\"{}\")\n", "$ psql {}\n"]).format(
+        f"{scheme}://{user}:{pw}@{host}")
+    return t, [("url-credentials", pw)]
+
+
+def _escaped_token(rule, make):
+    """A prefixed token glued to an escape: a written-out ``\\n`` in JSON text, a URL ``%3D``."""
+    def sample(rng):
+        tok = make(rng)
+        t = rng.choice([
+            '{{"output": "deploy ok\\n{v}\\n"}}',
+            '"stdout": "export A=1\\n\\t{v}"',
+            "https://ci.internal/callback?next=%2Fhooks%3Ftoken%3D{v}&x=1\n",
+            "redirect_uri=https%3A%2F%2Fapp.internal%2Fcb%3Fkey%3d{v}\n",
+            "line one\\r\\n{v}\\r\\n",
+        ]).format(v=tok)
+        return t, [(rule, tok)]
+    return sample
 
 
 def _name_lower(name: str) -> str:

@@ -149,6 +149,54 @@ def test_non_ascii_text_keeps_offsets(hs, py):
         assert text[f.start:f.end]
 
 
+_STS_TOKEN = "IQoJb3JpZ2luX2VjEJr//////////wEaCXVzLWVhc3QtMSJHMEUCIQD" + "k7Qm2Zp9Xr4Tn8Vb1Lc6Hs3Wy5Ja0Ud" * 8
+_SHAPES = [
+    # (text, the secret that must vanish)
+    ('{"output": "deploy ok\\n' + ANT + '\\n"}', ANT),  # a JSON-escaped newline glued to the token
+    ("https://ci.internal/cb?next=%2Fhooks%3Ftoken%3D" + GHP + "&x=1", GHP),  # a URL escape glued to it
+    ("line one\\r\\n\\t" + GHP, GHP),
+    ("STRIPE_SECRET_KEY=Xq7Lm2Pz9Rt4Wv8Yb3Nc6Hd1 node server.js", "Xq7Lm2Pz9Rt4Wv8Yb3Nc6Hd1"),
+    ("$ OPENAI_API_KEY=Tz8Kp3Wm6Qr1Vx9Lb4Nf7Hc2Gd5 python agent.py", "Tz8Kp3Wm6Qr1Vx9Lb4Nf7Hc2Gd5"),
+    ("docker run -e MY_SERVICE_KEY=Rb5Nw8Kq2Zt6Lm9Xv3Pc run", "Rb5Nw8Kq2Zt6Lm9Xv3Pc"),
+    ("DJANGO_SECRET_KEY='k9#Vz!2q (Lm)x&8 {Rt}@w4%Pb'", "k9#Vz!2q (Lm)x&8 {Rt}@w4%Pb"),
+    (f'{{"Credentials": {{"AccessKeyId": "ASIAZ3MXQ7RT5WVY2KLP", "SessionToken": "{_STS_TOKEN}"}}}}', _STS_TOKEN),
+    ("PGPASSWORD=Hq4Vm8Zr2Kt6 psql -h db.internal -U app orders", "Hq4Vm8Zr2Kt6"),
+    ('{"user": "svc", "password": "correct horse battery staple 42"}', "correct horse battery staple 42"),
+    ('    password = "Zx7q{Lm2Rt9"', "Zx7q{Lm2Rt9"),
+    ("db_password: 'Kp3 Wv9!Xq2&Lm'", "Kp3 Wv9!Xq2&Lm"),
+    ("DATABASE_URL=postgres://user:p@ss7Wq2Zx9@db.internal:5432/app", "p@ss7Wq2Zx9"),
+    ("mysql://root:Sup3r@Secret!@localhost/db", "Sup3r@Secret!"),
+]
+
+
+@pytest.mark.parametrize("text,secret", _SHAPES, ids=[f"shape{i}" for i in range(len(_SHAPES))])
+def test_credential_shapes_the_first_rules_missed(hs, py, text, secret):
+    for red in (hs, py):
+        res = red.redact(text, TEST_KEY)
+        assert secret not in res.text, res.text
+        assert any(text[f.start:f.end] == secret for f in res.findings), (res.findings, text)
+
+
+_ORDINARY = [
+    '{"nextPageToken": "Zq8Lm3Xv7Rt2Kp9Wb4Nc6Hd1Gf5Js0Ty3Ue8Ia2Ob"}',
+    '"page_token": "Rb5Nw8Kq2Zt6Lm9Xv3PcHq4Vm8Zr2Kt6"',
+    "request_token: 6f1c2a9e-4b7d-4e3a-9c85-2d7f0b1e4a63",
+    "        self.credentials = credentials",
+    "    self.password = password",
+    'password = "{0}:{1}".format(user, pw)',
+    'token_hint = "Paste the token from your dashboard."',
+    "SSH_KEY=~/.ssh/id_ed25519 ansible-playbook site.yml",
+    "CACHE_KEY=user:profile:42 make warm",
+    "GITHUB_TOKEN=${{ secrets.GITHUB_TOKEN }} gh release create",
+    "OPENAI_API_KEY=$OPENAI_API_KEY python agent.py",
+]
+
+
+@pytest.mark.parametrize("text", _ORDINARY)
+def test_ordinary_values_under_secret_like_names_pass(hs, text):
+    assert hs.redact(text, TEST_KEY).text == text
+
+
 # -- both engine paths --------------------------------------------------------------------
 
 

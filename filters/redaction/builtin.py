@@ -54,6 +54,10 @@ _CODE_VALUES = (
 )
 
 _END = r"(?![A-Za-z0-9_-])"  # a token over [A-Za-z0-9_-] ends here
+# Where a prefixed token may begin: a word boundary, or right after an escape
+# that glues a letter or digit to it: a JSON/shell ``\n`` ``\r`` ``\t`` written
+# out, or a URL ``%XX`` (``...\nsk-ant-...`` in JSON text, ``token%3Dghp_...``).
+_LEFT = r"(?:\b|(?<=\\[nrt])|(?<=%[0-9A-Fa-f]{2}))"
 _SEP = r"""["']?[ \t]{0,8}(?:=|:|:=|=>|->)[ \t]{0,8}["'`]?"""
 
 
@@ -66,7 +70,10 @@ _UUID = r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"
 
 
 def _tok(id: str, group: str, pattern: str, *, entropy: float = 3.0, allow=(), **kw) -> Rule:
-    """A prefixed token: must clear the entropy floor and the placeholder allowlist."""
+    """A prefixed token: must clear the entropy floor and the placeholder allowlist.
+    A leading ``\b`` also accepts an escape right before the token (``_LEFT``)."""
+    if pattern.startswith(r"\b("):
+        pattern = _LEFT + pattern[2:]
     return make_rule(id, group, pattern, entropy=entropy, allow=(_PLACEHOLDER, *_DOC_EXAMPLES, *allow), **kw)
 
 
@@ -118,7 +125,7 @@ def _cloud() -> list[Rule]:
              r"\b(?:AKIA|ASIA)[A-Z2-7]{16}\b[\"',;|: \t\r\n]{1,12}([A-Za-z0-9/+]{40})(?![A-Za-z0-9/+=])",
              entropy=3.5, allow=aws_example),
         _tok("aws-session-token", g, _kv(
-            r"aws[\w.-]{0,20}?session[\w.-]{0,10}?token|x-amz-security-token",
+            r"aws[\w.-]{0,20}?session[\w.-]{0,10}?token|x-amz-security-token|(?<![a-z0-9])session[_-]?token",
             r"[A-Za-z0-9/+=]{100,2000}", r"(?![A-Za-z0-9/+=])"), entropy=3.5),
         _tok("gcp-service-account-key", g,
              r'"private_key"\s{0,8}:\s{0,8}"(-----BEGIN (?:RSA )?PRIVATE KEY-----(?:\\[rn]|[\sA-Za-z0-9+/=]){64,8000}?'
@@ -249,7 +256,8 @@ def _crypto() -> list[Rule]:
 
 
 _SECRET_NAMES = (
-    r"secret|token|passwd|password|passphrase|pwd|(?<![a-z0-9])pass(?![a-z])|api[_.-]?key|apikey|access[_.-]?key|"
+    r"secret|(?<!page)(?<!page[_.-])(?<!next)(?<!next[_.-])(?<!continuation[_.-])(?<!sync[_.-])(?<!resume[_.-])"
+    r"(?<!cursor[_.-])(?<!request[_.-])token|passwd|password|passphrase|pwd|(?<![a-z0-9])pass(?![a-z])|api[_.-]?key|apikey|access[_.-]?key|"
     r"private[_.-]?key|auth[_.-]?key|client[_.-]?secret|credentials?"
 )
 # A name that ends like this is about a secret, not the secret itself (DB_PASSWORD_FILE, private_key_id).
@@ -257,6 +265,13 @@ _NOT_A_SECRET_NAME = "".join(
     f"(?<![_.-]{suffix})" for suffix in
     ("id", "ids", "name", "type", "url", "uri", "path", "file", "hash", "len", "length", "ttl", "ref", "version",
      "header", "field", "count", "expiry", "expires", "env", "var", "policy", "regex", "pattern", "prefix"))
+
+
+# Upper-case names that end like a secret's but name something public or structural.
+_NOT_AN_ENV_SECRET = "".join(
+    f"(?<!{name})" for name in
+    ("PUBLIC_KEY", "PRIMARY_KEY", "FOREIGN_KEY", "SORT_KEY", "PARTITION_KEY", "HASH_KEY", "RANGE_KEY", "CACHE_KEY",
+     "ROUTING_KEY", "IDEMPOTENCY_KEY", "PAGE_TOKEN", "NEXT_TOKEN", "CSRF_TOKEN", "MAX_TOKEN"))
 
 
 def _generic() -> list[Rule]:
@@ -268,7 +283,7 @@ def _generic() -> list[Rule]:
     generic_allow = (_PLACEHOLDER, *_DOC_EXAMPLES, *_CODE_VALUES)
     return [
         make_rule("url-credentials", g,
-                  r"\b[A-Za-z][A-Za-z0-9+.-]{1,30}://[^\s:/?#@\"'<>\[\]\\]{0,128}:([^\s/?#@\"'<>\[\]\\]{1,256})@"
+                  r"\b[A-Za-z][A-Za-z0-9+.-]{1,30}://[^\s:/?#@\"'<>\[\]\\]{0,128}:([^\s/?#\"'<>\[\]\\]{1,256})@"
                   r"[A-Za-z0-9.\[_-]",
                   allow=placeholder_passwords, match_allow=(r"://([^:/@]{1,64}):\1@",)),
         make_rule("connection-string-password", g,
@@ -283,14 +298,33 @@ def _generic() -> list[Rule]:
         make_rule("bearer-token", g,
                   r"(?i)\bbearer[ \t]{1,8}([A-Za-z0-9_~+/.=-]{15,1999}[A-Za-z0-9_~+/=-])(?![A-Za-z0-9_~+/=-])",
                   entropy=3.0, allow=generic_allow, stopwords=_STOPWORDS),
+        # A quoted value; inside matching quotes it may hold spaces and braces
+        # ("correct horse battery staple", "p4ss{w0rd"), but not a format template
+        # ("{0}:{1}") nor a sentence ("Enter the code sent to you").
         make_rule("secret-assignment", g,
                   rf"(?i)(?:{_SECRET_NAMES})[A-Za-z0-9_.-]{{0,30}}?{_NOT_A_SECRET_NAME}[\"']?[ \t]{{0,8}}(?:=|:|:=|=>|\?\?=|\|\|=)[ \t]{{0,8}}"
-                  r"[fbr]?[\"'`]([^\"'`\s\\{}()<>\[\]]{6,256})[\"'`]",
-                  entropy=2.5, allow=generic_allow, stopwords=_STOPWORDS),
+                  r"[fbr]?(?:[\"'`]([^\"'`\s\\{}()<>\[\]]{6,256})[\"'`]"
+                  r"|\"((?! )[^\"\\\n()<>\[\]]{6,256}(?<! ))\"|'((?! )[^'\\\n()<>\[\]]{6,256}(?<! ))')",
+                  secret=None, entropy=2.5,
+                  allow=(*generic_allow, r"^(?:[^{}]*\{(?:\d*|[a-z_][a-z0-9_.]*)(?:![rsa])?(?::[^{}]*)?\})+[^{}]*$",
+                         r"^[A-Z][a-z']*(?: [A-Za-z',]+)+[.!?:]?$"),
+                  stopwords=_STOPWORDS),
         make_rule("dotenv-assignment", g,
                   rf"(?im)^[ \t]{{0,16}}(?:export[ \t]{{1,8}})?[A-Za-z0-9_.-]{{0,40}}?(?:{_SECRET_NAMES})[A-Za-z0-9_.-]{{0,40}}{_NOT_A_SECRET_NAME}"
                   r"[ \t]{0,8}[=:][ \t]{0,8}[\"']?([^\s\"'`#{}()\[\]<>;,]{6,256})[\"']?[ \t]{0,8}(?:#[^\n]{0,200})?$",
-                  entropy=2.5, allow=generic_allow, stopwords=_STOPWORDS),
+                  entropy=2.5, allow=generic_allow, stopwords=_STOPWORDS,
+                  # code handing a value on under its own name: self.credentials = credentials
+                  match_allow=(r"(?<![A-Za-z0-9])(?P<same>[A-Za-z][A-Za-z0-9_]*)[ \t]*[=:][ \t]*[\"']?(?P=same)[\"']?[ \t]*$",)),
+        # An upper-case environment variable named for a secret, anywhere on a line:
+        # ``PGPASSWORD=… psql``, ``OPENAI_API_KEY=… python run.py``, ``docker run -e
+        # STRIPE_SECRET_KEY=…``, ``DJANGO_SECRET_KEY='…'`` (quoted: spaces and symbols).
+        make_rule("env-var-secret", g,
+                  r"(?<![A-Za-z0-9_$.-])[A-Z][A-Z0-9_]{0,60}?"
+                  r"(?:_KEY|SECRET|TOKEN|PASSWORD|PASSWD|PASSPHRASE|_PASS|_PWD)" + _NOT_AN_ENV_SECRET + "="
+                  r"(?:\"([^\"\\\n\[]{8,256})\"|'([^'\\\n\[]{8,256})'"
+                  r"|([^\s\"'`\\;&|<>()\[\]{}]{8,256})(?=[\s;&|)]|\Z))",
+                  secret=None, entropy=2.5,
+                  allow=(*generic_allow, r"^(?:~|\.{1,2})?/(?:[\w.-]+/)*[\w.-]+$"), stopwords=_STOPWORDS),
         make_rule("keyword-high-entropy", g,
                   r"(?i)\b(?:api[_ -]?key|access[_ -]?token|auth[_ -]?token|refresh[_ -]?token|secret[_ -]?key|"
                   r"client[_ -]?secret|token|secret|password|passwd|credentials?)s?\b"
