@@ -177,6 +177,25 @@ def test_credential_shapes_the_first_rules_missed(hs, py, text, secret):
         assert any(text[f.start:f.end] == secret for f in res.findings), (res.findings, text)
 
 
+@pytest.mark.parametrize("secret", [
+    "ghp_aB3dE5abcdefghQw3Er4Ty5Ui7Op9As1Df2G",  # "abcdefgh" inside the random part
+    "sk-ant-api03-Zx9Yw8Vu7Ts6Rq5ExampleNm3Lk2Ji1Hg0FeDcBa_-Zx9Yw8Vu7Ts6Rq5Po4Nm3Lk2Ji1Hg0FeDcBa_-Qw3Er4Ty5U1AA",
+    "glpat-Qw3Er4Ty5xxxxxxUi7Op",
+])
+def test_a_secret_containing_placeholder_letters_is_still_a_secret(hs, py, secret):
+    text = f"token: {secret}\n"
+    for red in (hs, py):
+        assert secret not in red.redact(text, TEST_KEY).text
+
+
+@pytest.mark.parametrize("text", ["GITHUB_TOKEN=ghp_xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx", "ANTHROPIC_API_KEY=sk-ant-api03-...",
+                                  "OPENAI_API_KEY=sk-proj-<redacted>", "GITHUB_TOKEN=ghp_YOUR_TOKEN_HERE",
+                                  "MAPBOX_SECRET_TOKEN=sk.eyJ1Ijoi...", "api_key: your-api-key-here",
+                                  "GITLAB_TOKEN=glpat-00000000000000000000"])
+def test_placeholders_written_in_docs_pass(hs, text):
+    assert hs.redact(text, TEST_KEY).text == text
+
+
 _ORDINARY = [
     '{"nextPageToken": "Zq8Lm3Xv7Rt2Kp9Wb4Nc6Hd1Gf5Js0Ty3Ue8Ia2Ob"}',
     '"page_token": "Rb5Nw8Kq2Zt6Lm9Xv3PcHq4Vm8Zr2Kt6"',
@@ -387,6 +406,49 @@ def test_vault_refuses_ambiguous_placeholders():
     vault.put("[REDACTED:x:00000000]", "two")
     assert vault.get("[REDACTED:x:00000000]") is None
     assert vault.restore("[REDACTED:x:00000000]") == "[REDACTED:x:00000000]"
+
+
+def test_vault_drops_expired_entries_as_it_is_used():
+    """Entries past their TTL go on the next calls, a bounded number per call, with no
+    need to reach ``max_entries`` (they used to stay until the map was full)."""
+    now = [0.0]
+    vault = Vault(ttl_seconds=10, max_entries=1000, clock=lambda: now[0])
+    for i in range(100):
+        vault.put(f"[REDACTED:x:{i:08x}]", f"secret-{i}")
+    now[0] = 5.0
+    vault.put("[REDACTED:y:00000000]", "fresh")
+    assert len(vault._items) == 101
+    now[0] = 11.0  # the first hundred are past their time; "fresh" is not
+    vault.get("[REDACTED:y:00000000]")
+    assert len(vault._items) == 101 - Vault.SWEEP  # one call, bounded work
+    calls = 1
+    while len(vault._items) > 1:
+        vault.get("[REDACTED:z:00000000]")
+        calls += 1
+    assert calls <= 100 // Vault.SWEEP + 1
+    assert list(vault._items) == ["[REDACTED:y:00000000]"] and vault.get("[REDACTED:y:00000000]") == "fresh"
+    now[0] = 16.0
+    vault.put("[REDACTED:y:00000001]", "other")
+    assert "[REDACTED:y:00000000]" not in vault._items
+    assert len(vault._expiry) <= 2 * len(vault._items) + 2 * Vault.SWEEP
+
+
+def test_vault_keeps_what_is_used_and_evicts_the_least_recently_used():
+    now = [0.0]
+    vault = Vault(ttl_seconds=1000, max_entries=3, clock=lambda: now[0])
+    for i, value in enumerate(("A", "B", "C")):
+        vault.put(f"[REDACTED:a:0000000{i}]", value)
+    assert vault.get("[REDACTED:a:00000000]") == "A"  # a hit: A is now the most recent
+    vault.put("[REDACTED:a:00000009]", "D")
+    assert vault.get("[REDACTED:a:00000000]") == "A" and vault.get("[REDACTED:a:00000001]") is None
+    vault.put("[REDACTED:a:00000002]", "C")  # stored again: recent too
+    vault.put("[REDACTED:a:00000008]", "E")
+    assert vault.get("[REDACTED:a:00000002]") == "C" and vault.get("[REDACTED:a:00000009]") is None
+    # Storing the same placeholder again renews its time; an expired one is gone.
+    now[0] = 999.0
+    vault.put("[REDACTED:a:00000002]", "C")
+    now[0] = 1500.0
+    assert vault.get("[REDACTED:a:00000002]") == "C" and vault.get("[REDACTED:a:00000000]") is None
 
 
 # -- JSON inside a string (tool-call arguments) ----------------------------------------------------

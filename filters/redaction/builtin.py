@@ -21,10 +21,18 @@ import re
 
 from .rules import Rule, make_rule
 
-# Values that say "I am not a real secret" (docs, templates, examples).
+# Values that say "I am not a real secret" (docs, templates, examples): an
+# optional token prefix (``ghp_``, ``sk-ant-api03-``), then only filler to the
+# end. Anchored: a real secret that merely contains ``abcdefgh`` or ``example``
+# somewhere in its random part is still a secret.
+_FILLER = (
+    r"(?:x{6,}|\*{4,}|\.{3,}|0{8,}|1234567890|abcdefgh|<[^<>]*>|"
+    r"(?:example|sample|dummy|placeholder|changeme|redacted|your[_-]?(?:api|key|token|secret|pass))"
+    r"(?:[_-]?(?:api|key|token|secret|pass(?:word)?|value|here|[0-9]{1,3}))*)"
+)
 _PLACEHOLDER = (
-    r"(?i)(?:x{6}|\*{4}|\.{3}|0{8}|1234567890|abcdefgh|example|sample|dummy|placeholder|"
-    r"changeme|redacted|your[_-]?(?:api|key|token|secret|pass))"
+    rf"(?i)^(?:[a-z0-9]{{1,12}}[_.-]){{0,4}}[a-z0-9]{{0,12}}?[_.-]?{_FILLER}"
+    rf"(?:[_.-]?(?:{_FILLER}|[x*.0]+))*$"
 )
 # Words that, inside a generic value, mark a template rather than a secret.
 _STOPWORDS = (
