@@ -22,6 +22,9 @@ SHORT_CASES = [
     f"Bot says: {SLACK} done",
     f'{{"Authorization": "Bearer {JWT}"}}',
     "postgres://admin:hunter2hunter2@db.internal/app",
+    f'{{"out": "deployed\\n{GHP}\\n"}}',  # glued to an escape: the pending table must still see the token
+    f"cb?next=%2Fhooks%3Ftoken%3D{GHP}&x=1",
+    "run: PGPASSWORD=Hq4Vm8Zr2Kt6 psql -h db",
 ]
 
 
@@ -222,3 +225,12 @@ def test_cut_moves_out_of_overlapping_matches():
             spans.append((s, s + rng.randint(1, 12)))
         cut = rng.randint(0, 50)
         assert _cut_outside(spans, cut) == one_at_a_time(spans, cut), (spans, cut)
+
+
+def test_lookbehinds_are_set_aside_only_to_find_first_characters():
+    from ctxproxy.filters.redaction.engine import _without_lookbehinds
+
+    assert _without_lookbehinds(r"(?:\b|(?<=\\[nrt])|(?<=%[0-9A-Fa-f]{2}))ghp_") == r"(?:\b||)ghp_"
+    assert _without_lookbehinds(r"(?:\A|(?<=\n))x(?<=[)(])y") == r"(?:\A|)xy"
+    assert _without_lookbehinds(r"[(?<=]a(?<![a-z])b") == r"[(?<=]a(?<![a-z])b"  # a class, a negative one: kept
+    assert _without_lookbehinds(r"(?<=(a") is None

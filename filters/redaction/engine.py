@@ -404,9 +404,14 @@ class _PendingIndex:
         self._short = short
         firsts: list[frozenset[int]] = []
         for alt in short:
-            if "(?<=" in alt:  # a positive lookbehind could hide a first character: never skip it
-                firsts.append(frozenset(range(129)))
-                continue
+            if "(?<=" in alt:
+                # A positive lookbehind would fail on a lone character and hide a first
+                # character. Without its lookbehinds the alternative matches more (they
+                # only ever restrict), so its first characters are a safe superset.
+                alt = _without_lookbehinds(alt)
+                if alt is None:
+                    firsts.append(frozenset(range(129)))
+                    continue
             one = re.compile(alt + r"\Z", re.ASCII)
             chars = {c for c in range(128) if one.fullmatch(chr(c))}
             if one.fullmatch("\u00e9") or not alt.isascii():
@@ -449,6 +454,70 @@ class _PendingIndex:
                 return p
             p += 1
         return end
+
+
+def _without_lookbehinds(pattern: str) -> str | None:
+    """``pattern`` with every positive lookbehind group removed, or None when that
+    cannot be done safely (unbalanced text, or the result does not compile)."""
+    out: list[str] = []
+    i, n = 0, len(pattern)
+    in_class = False
+    while i < n:
+        c = pattern[i]
+        if c == "\\":
+            out.append(pattern[i:i + 2])
+            i += 2
+            continue
+        if in_class:
+            if c == "]":
+                in_class = False
+            out.append(c)
+            i += 1
+            continue
+        if c == "[":
+            in_class = True
+            out.append(c)
+            i += 1
+            if i < n and pattern[i] == "^":
+                out.append("^")
+                i += 1
+            if i < n and pattern[i] == "]":  # a literal ] first in a class
+                out.append("]")
+                i += 1
+            continue
+        if pattern.startswith("(?<=", i):
+            depth, j, cls = 0, i, False
+            while j < n:
+                d = pattern[j]
+                if d == "\\":
+                    j += 2
+                    continue
+                if cls:
+                    cls = d != "]"
+                elif d == "[":
+                    cls = True
+                    if pattern.startswith("[^]", j) or pattern.startswith("[]", j):
+                        j += 2 if pattern[j + 1] == "]" else 3
+                        continue
+                elif d == "(":
+                    depth += 1
+                elif d == ")":
+                    depth -= 1
+                    if depth == 0:
+                        break
+                j += 1
+            if j >= n:
+                return None
+            i = j + 1
+            continue
+        out.append(c)
+        i += 1
+    stripped = "".join(out)
+    try:
+        re.compile(stripped, re.ASCII)
+    except re.error:
+        return None
+    return stripped
 
 
 def _placeholder_prefix() -> str:
