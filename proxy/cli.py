@@ -10,6 +10,8 @@ import importlib
 
 from ctxproxy.config import ConfigError, default_config_text, load_config
 
+from .cmd_store import nonempty
+
 # Modules that add subcommands: each has ``register(subparsers)``; the parser it
 # adds sets ``func(args) -> int`` via ``set_defaults``.
 COMMAND_MODULES: tuple[str, ...] = ("ctxproxy.proxy.cmd_pruned", "ctxproxy.proxy.cmd_manifest",
@@ -30,7 +32,8 @@ def _parser() -> argparse.ArgumentParser:
     s.add_argument("--host", help="address to listen on (default 127.0.0.1)")
     s.add_argument("--port", type=int, help="port to listen on (default 8788)")
     s.add_argument("--workers", type=int, help="processes sharing the port (SO_REUSEPORT)")
-    s.add_argument("--data-dir", metavar="DIR", help="where the store and caches live (default ./.ctxproxy)")
+    s.add_argument("--data-dir", metavar="DIR", type=nonempty,
+                   help="where the store and caches live (default ./.ctxproxy)")
     s.add_argument("--anthropic-upstream", metavar="URL", help="Anthropic base URL (default https://api.anthropic.com)")
     s.add_argument("--openai-upstream", metavar="URL", help="OpenAI base URL (default https://api.openai.com)")
     s.add_argument("--shutdown-timeout", type=float, metavar="SECONDS",
@@ -74,6 +77,13 @@ def main(argv: list[str] | None = None) -> int:
     except ConfigError as exc:
         print(f"ctxproxy: config error: {exc}", file=sys.stderr)
         return 2
+    except Exception as exc:  # a store refusal (an id it cannot file, a full map...) is one line, too
+        from ctxproxy.store import StoreError
+
+        if not isinstance(exc, StoreError):
+            raise
+        print(f"ctxproxy: store error: {exc}", file=sys.stderr)
+        return 1
     parser.print_help()
     return 2
 

@@ -25,6 +25,8 @@ import urllib.parse
 import urllib.request
 from typing import Any
 
+from .cmd_store import nonempty
+
 DEFAULT_TENANT = "default"
 
 
@@ -34,8 +36,8 @@ def register(subparsers: Any) -> None:
     sub = p.add_subparsers(dest="effects_command", metavar="ACTION")
 
     def local(sp: argparse.ArgumentParser) -> None:
-        sp.add_argument("--tenant", default=DEFAULT_TENANT, help="tenant id (default: default)")
-        sp.add_argument("--data-dir", metavar="DIR",
+        sp.add_argument("--tenant", default=DEFAULT_TENANT, type=nonempty, help="tenant id (default: default)")
+        sp.add_argument("--data-dir", metavar="DIR", type=nonempty,
                         help="the proxy's data dir (default: from --config, else .ctxproxy)")
         sp.add_argument("--config", metavar="FILE", help="ctxproxy.toml whose server.data_dir and [store] to use")
         sp.add_argument("--json", action="store_true", help="print JSON")
@@ -47,8 +49,8 @@ def register(subparsers: Any) -> None:
 
     ls = sub.add_parser("list", help="effects of a session or task, oldest first")
     common(ls)
-    ls.add_argument("--session")
-    ls.add_argument("--task")
+    ls.add_argument("--session", type=nonempty)
+    ls.add_argument("--task", type=nonempty)
     ls.add_argument("--state", action="append", help="only this effective state (repeatable)")
     kind = ls.add_mutually_exclusive_group()
     kind.add_argument("--side-effects", dest="side_effect", action="store_const", const=True,
@@ -59,25 +61,25 @@ def register(subparsers: Any) -> None:
 
     g = sub.add_parser("get", help="every occurrence of an idempotency key")
     common(g)
-    g.add_argument("key")
+    g.add_argument("key", type=nonempty)
     g.set_defaults(func=_get)
 
     r = sub.add_parser("resolve", help="settle a pending/unknown effect by human arbitration")
     common(r)
-    r.add_argument("key")
+    r.add_argument("key", type=nonempty)
     r.add_argument("--resolution", required=True, choices=("completed", "failed", "not_executed"))
-    r.add_argument("--call-id", help="only this occurrence")
+    r.add_argument("--call-id", type=nonempty, help="only this occurrence")
     r.add_argument("--note")
-    r.add_argument("--by", default=os.environ.get("USER") or "cli", help="who resolved it")
+    r.add_argument("--by", default=os.environ.get("USER") or "cli", type=nonempty, help="who resolved it")
     r.set_defaults(func=_resolve)
 
     k = sub.add_parser("key", help="compute the idempotency key of a tool call")
-    k.add_argument("--tenant", default=DEFAULT_TENANT)
-    k.add_argument("--tool", required=True)
+    k.add_argument("--tenant", default=DEFAULT_TENANT, type=nonempty)
+    k.add_argument("--tool", required=True, type=nonempty)
     k.add_argument("--args", default="{}", help="the call's arguments as JSON")
     scope = k.add_mutually_exclusive_group(required=True)
-    scope.add_argument("--task")
-    scope.add_argument("--session")
+    scope.add_argument("--task", type=nonempty)
+    scope.add_argument("--session", type=nonempty)
     k.set_defaults(func=_key)
 
     fg = sub.add_parser("forget", help="erase a session, or every session of a subject, from the store",
@@ -87,9 +89,9 @@ def register(subparsers: Any) -> None:
                                     "later writes (the file does not shrink).")
     local(fg)
     who = fg.add_mutually_exclusive_group(required=True)
-    who.add_argument("--session")
-    who.add_argument("--subject", help="the user id (X-Ctx-User) whose sessions and documents to erase")
-    fg.add_argument("--request-id", help="id of this erasure: running it again prints its receipt again")
+    who.add_argument("--session", type=nonempty)
+    who.add_argument("--subject", type=nonempty, help="the user id (X-Ctx-User) whose sessions and documents to erase")
+    fg.add_argument("--request-id", type=nonempty, help="id of this erasure: running it again prints its receipt again")
     fg.add_argument("--dry-run", action="store_true", help="only count what would be erased")
     fg.set_defaults(func=_forget)
     p.set_defaults(func=lambda args: (p.print_help(), 2)[1])

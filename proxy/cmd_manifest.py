@@ -15,6 +15,8 @@ import sys
 import time
 from typing import Any, Iterable, Mapping, Sequence
 
+from .cmd_store import nonempty
+
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     p = subparsers.add_parser("manifest", help="inspect Context Manifests (what the model saw, per turn)",
@@ -23,13 +25,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     show = sub.add_parser("show", help="print one turn's manifest, or a session's turns",
                           description="Print the manifest of TURN_ID (the X-Ctx-Turn-Id response header), "
                                       "or one line per turn of --session.")
-    show.add_argument("turn_id", nargs="?", metavar="TURN_ID", help="turn id")
-    show.add_argument("--session", help="list the turns of this session instead")
-    show.add_argument("--data-dir", metavar="DIR", help="the proxy's data directory (default: from --config, "
-                                                        "else ./.ctxproxy)")
+    show.add_argument("turn_id", nargs="?", metavar="TURN_ID", type=nonempty, help="turn id")
+    show.add_argument("--session", type=nonempty, help="list the turns of this session instead")
+    show.add_argument("--data-dir", metavar="DIR", type=nonempty,
+                      help="the proxy's data directory (default: from --config, else ./.ctxproxy)")
     show.add_argument("--config", metavar="FILE", help="ctxproxy.toml the proxy runs with")
-    show.add_argument("--tenant", help="tenant (default: the turn's own; for --session "
-                                       "filters.identify.default_tenant)")
+    show.add_argument("--tenant", type=nonempty, help="tenant (default: the turn's own; for --session "
+                                                      "filters.identify.default_tenant)")
     show.add_argument("--json", action="store_true", help="print the stored JSON instead of tables")
     show.set_defaults(func=_show)
     p.set_defaults(func=lambda args: (p.print_help(), 2)[1])

@@ -9,29 +9,31 @@ import argparse
 import json
 import sys
 
+from .cmd_store import nonempty
+
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     p = subparsers.add_parser("pruned", help="inspect pruned tool outputs (ctx://pruned/<id>)",
                               description="Inspect tool outputs the prune filter replaced by a stub.")
     sub = p.add_subparsers(dest="pruned_command", metavar="ACTION")
     show = sub.add_parser("show", help="print the original of a pruned tool output")
-    show.add_argument("id", metavar="ID", help="the id, or the whole ctx://pruned/<id> reference")
+    show.add_argument("id", metavar="ID", type=nonempty, help="the id, or the whole ctx://pruned/<id> reference")
     _common(show)
     show.add_argument("--json", action="store_true", help="print the record as JSON (with metadata)")
     show.set_defaults(func=_show)
     ls = sub.add_parser("list", help="list what a session had pruned")
-    ls.add_argument("--session", required=True, help="session id")
+    ls.add_argument("--session", required=True, type=nonempty, help="session id")
     _common(ls)
     ls.set_defaults(func=_list)
     p.set_defaults(func=lambda args: (p.print_help(), 2)[1])
 
 
 def _common(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--data-dir", metavar="DIR", help="the proxy's data directory (default: from --config, "
-                                                     "else ./.ctxproxy)")
+    p.add_argument("--data-dir", metavar="DIR", type=nonempty,
+                   help="the proxy's data directory (default: from --config, else ./.ctxproxy)")
     p.add_argument("--config", metavar="FILE", help="ctxproxy.toml the proxy runs with")
-    p.add_argument("--tenant", help="tenant (default: for show the original's own, else "
-                                    "filters.identify.default_tenant)")
+    p.add_argument("--tenant", type=nonempty, help="tenant (default: for show the original's own, else "
+                                                   "filters.identify.default_tenant)")
 
 
 def _open(args: argparse.Namespace):

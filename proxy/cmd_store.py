@@ -14,6 +14,14 @@ class CLIError(Exception):
         self.code = code
 
 
+def nonempty(value: str) -> str:
+    """argparse ``type`` for ids (turn, session, tenant, key...): an empty or blank
+    one is a usage error, never a store lookup."""
+    if not value.strip():
+        raise argparse.ArgumentTypeError("must not be empty")
+    return value
+
+
 def open_cli_store(args: argparse.Namespace) -> tuple[Any, Any]:
     """(store, config) for ``--data-dir`` / ``--config``. Read-write even to read:
     LMDB shares the environment safely with a running proxy."""
