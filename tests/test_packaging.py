@@ -1,0 +1,126 @@
+"""Packaging: every third-party module the code and the tests import is declared
+in pyproject.toml with a lower bound; the Dockerfile's fixed serve flags survive
+arguments given to ``docker run``."""
+from __future__ import annotations
+
+import ast
+import json
+import re
+import sys
+import tomllib
+from importlib import metadata
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+PYPROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text())
+PACKAGE_DIRS = ("proxy", "filters", "store", "config")
+LOCAL_TEST_MODULES = {p.stem for p in (ROOT / "tests").glob("*.py")}
+
+
+def _name(req: str) -> str:
+    return re.split(r"[<>=!~;\[ ]", req, maxsplit=1)[0].strip().lower().replace("_", "-")
+
+
+def declared(*extras: str) -> dict[str, str]:
+    reqs = list(PYPROJECT["project"]["dependencies"])
+    for extra in extras:
+        reqs += PYPROJECT["project"]["optional-dependencies"][extra]
+    return {_name(r): r for r in reqs}
+
+
+def imported(dirs: list[Path]) -> set[str]:
+    """Top-level modules imported anywhere under ``dirs`` (at any depth, lazily too)."""
+    mods = set()
+    for d in dirs:
+        for path in d.rglob("*.py"):
+            for node in ast.walk(ast.parse(path.read_text(), str(path))):
+                if isinstance(node, ast.Import):
+                    mods.update(a.name.split(".")[0] for a in node.names)
+                elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+                    mods.add(node.module.split(".")[0])
+    return mods
+
+
+def third_party(mods: set[str]) -> dict[str, set[str]]:
+    """module -> the distributions that provide it, for modules that are neither
+    the standard library, ctxproxy, nor the tests' own helpers."""
+    dists = metadata.packages_distributions()
+    out = {}
+    for m in sorted(mods - set(sys.stdlib_module_names) - {"ctxproxy", "__future__"} - LOCAL_TEST_MODULES):
+        out[m] = {d.lower().replace("_", "-") for d in dists.get(m, [])}
+    return out
+
+
+def _undeclared(mods: dict[str, set[str]], deps: dict[str, str]) -> list[str]:
+    missing = []
+    for mod, dists in mods.items():
+        if mod == "opentelemetry":  # a namespace many distributions share: checked by name below
+            continue
+        if mod == "hyperscan":  # optional at run time (pure-Python fallback), declared per platform
+            assert "hyperscan" in deps
+            continue
+        if not dists & set(deps):
+            missing.append(f"{mod} (from {', '.join(sorted(dists)) or '?'})")
+    return missing
+
+
+def test_the_package_declares_what_it_imports():
+    deps = declared()
+    mods = third_party(imported([ROOT / d for d in PACKAGE_DIRS]))
+    assert {"aiohttp", "multidict", "yarl", "orjson", "lmdb"} <= set(mods)
+    # anthropic is imported by the demo command only, behind a check that names the extra
+    demo_only = {"anthropic"}
+    assert not _undeclared({m: d for m, d in mods.items() if m not in demo_only}, deps)
+    assert "anthropic" in declared("demo")
+    assert "opentelemetry-api" in deps and "opentelemetry-sdk" in deps
+
+
+def test_the_test_extra_declares_what_the_tests_import():
+    deps = declared("test")
+    mods = third_party(imported([ROOT / "tests"]))
+    assert {"httpx2", "openai", "anthropic", "pytest", "hypothesis"} <= set(mods)
+    assert not _undeclared(mods, deps)
+
+
+def test_every_requirement_has_a_lower_bound():
+    for group in ("", "test", "demo"):
+        reqs = declared(group) if group else declared()
+        for name, req in reqs.items():
+            assert ">=" in req, f"{req}: no lower bound"
+
+
+def test_sdk_floors_are_the_ones_the_tests_and_demo_need():
+    """Older SDKs were tried: the demo awaits ``with_raw_response(...).parse()``
+    (a coroutine from anthropic 1.0); the tests need anthropic 2.0 and openai 3.14."""
+    def floor(req: str) -> tuple[int, ...]:
+        return tuple(int(x) for x in re.search(r">=\s*([0-9.]+)", req).group(1).split("."))
+
+    assert floor(declared("demo")["anthropic"]) >= (1, 0)
+    assert floor(declared("test")["anthropic"]) >= (2, 0)
+    assert floor(declared("test")["openai"]) >= (3, 14)
+    assert floor(declared("test")["pytest-asyncio"]) >= (0, 24)  # asyncio_default_fixture_loop_scope
+
+
+def _instruction(name: str) -> list[str]:
+    lines = [ln for ln in (ROOT / "Dockerfile").read_text().splitlines() if ln.startswith(name + " ")]
+    assert len(lines) == 1, f"one {name} expected"
+    return json.loads(lines[0][len(name) + 1:])  # exec form
+
+
+def test_docker_run_arguments_keep_the_serve_flags():
+    """``docker run IMAGE --config /data/x.toml`` runs ENTRYPOINT + those arguments."""
+    from ctxproxy.proxy.cli import _parser
+
+    entry, cmd = _instruction("ENTRYPOINT"), _instruction("CMD")
+    assert entry[0] == "ctxproxy"
+    for user_args in ([], ["--config", "/data/x.toml"], ["--log-level", "DEBUG", "--workers", "2"]):
+        argv = entry[1:] + (user_args or cmd)
+        args = _parser().parse_args(argv)
+        assert args.command == "serve"
+        assert (args.host, args.port, args.data_dir) == ("0.0.0.0", 8788, "/data")
+        if user_args[:1] == ["--config"]:
+            assert args.config == "/data/x.toml"
+    health = next(ln for ln in (ROOT / "Dockerfile").read_text().splitlines() if ln.startswith("HEALTHCHECK"))
+    assert "127.0.0.1:8788/ctx/healthz" in health
