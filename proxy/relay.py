@@ -154,6 +154,7 @@ class Relay:
         self.services = services
         config = services.get("config")
         self.max_body = config.server.max_body_bytes if config is not None else 32 << 20  # decoded bodies too
+        self.reading: set[aiohttp.ClientResponse] = set()  # provider responses being relayed (shutdown cuts them)
 
     async def handle(self, request: web.Request, match: Match) -> web.StreamResponse:
         route = match.route
@@ -225,6 +226,7 @@ class Relay:
         except (aiohttp.ClientError, asyncio.TimeoutError) as exc:
             turn.spans.append(("upstream", t0_ns, time.time_ns()))
             raise translate_upstream(exc, "connecting") from None
+        self.reading.add(upstream)
         try:
             turn.status = upstream.status
             turn.timings_ms["upstream_headers"] = (time.perf_counter() - t0) * 1000.0
@@ -241,6 +243,7 @@ class Relay:
                 return await self._relay_whole(request, turn, upstream)
             return await self._relay_bytes(request, turn, upstream, is_sse)
         finally:
+            self.reading.discard(upstream)
             upstream.release()
             turn.spans.append(("upstream", t0_ns, time.time_ns()))
 

@@ -23,7 +23,6 @@ import secrets
 import signal
 import socket
 import sys
-import weakref
 from dataclasses import dataclass, field
 from importlib import metadata
 from pathlib import Path
@@ -70,30 +69,23 @@ class ProxyShuttingDown(aiohttp.ClientConnectionError):
 
 
 class InFlight:
-    """Proxied requests being served: shutdown waits for them, then cuts them.
-
-    ``trace`` goes on the upstream session: it notes each provider response
-    whose body is still to be read, so ``cut`` can end those reads."""
+    """Proxied requests being served: shutdown waits for them, then cuts them."""
 
     def __init__(self) -> None:
         self.count = 0
         self._idle = asyncio.Event()
         self._idle.set()
-        self._responses: weakref.WeakSet[aiohttp.ClientResponse] = weakref.WeakSet()
-        self.trace = aiohttp.TraceConfig()
-        self.trace.on_request_end.append(self._response_started)
 
-    async def _response_started(self, session: Any, ctx: Any, params: aiohttp.TraceRequestEndParams) -> None:
-        self._responses.add(params.response)
-
-    async def cut(self, session: aiohttp.ClientSession) -> None:
-        """End every upstream exchange now: a body being read fails with
-        ``ProxyShuttingDown`` (the relay ends the stream with an error event); closing
-        the session fails the calls still waiting for headers and the WebSockets."""
-        for resp in list(self._responses):
+    @staticmethod
+    async def cut(relay: Relay) -> None:
+        """End every upstream exchange now: a body being read (the relay keeps
+        the provider responses it is reading) fails with ``ProxyShuttingDown``,
+        so the relay ends the stream with an error event; closing the session
+        fails the calls still waiting for headers and the WebSockets."""
+        for resp in list(relay.reading):
             if not resp.content.is_eof():
                 resp.content.set_exception(ProxyShuttingDown("ctxproxy is shutting down"))
-        await session.close()
+        await relay.session.close()
 
     def __enter__(self) -> "InFlight":
         self.count += 1
@@ -187,7 +179,6 @@ def make_app(cfg: Config, services: dict[str, Any] | None = None) -> web.Applica
                 # Shared by every caller: a provider's Set-Cookie goes back to the client that got it
                 # and is never kept here to ride along on another caller's requests.
                 cookie_jar=aiohttp.DummyCookieJar(),
-                trace_configs=[inflight.trace],
             )
             relay = Relay(session, pipelines, tokens, svc)
             app[APP_STATE] = AppState(cfg, router, relay, routes, svc, inflight)
@@ -221,7 +212,7 @@ def make_app(cfg: Config, services: dict[str, Any] | None = None) -> web.Applica
         if not await st.inflight.wait_idle(grace):
             log.warning("shutting down: cutting %d request(s) still in flight after %gs (server.shutdown_timeout)",
                         st.inflight.count, grace)
-            await st.inflight.cut(st.relay.session)
+            await st.inflight.cut(st.relay)
 
     app.cleanup_ctx.append(lifecycle)
     app.on_shutdown.append(drain)
@@ -316,7 +307,7 @@ async def serve_forever(cfg: Config, reuse_port: bool = False, ready: Any = None
         def hurry() -> None:  # a second signal: no more waiting for requests in flight
             if st is not None and st.inflight.count:
                 log.warning("second signal: cutting requests in flight now")
-                loop.create_task(st.inflight.cut(st.relay.session))
+                loop.create_task(st.inflight.cut(st.relay))
 
         for sig in installed:
             loop.add_signal_handler(sig, hurry)
