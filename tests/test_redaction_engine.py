@@ -504,3 +504,24 @@ def test_throughput_report(hs, py):
                         f"warm {warm * 1000:6.2f} ms  findings {sum(res.counts.values())}")
     print("\nredaction throughput (CPU time):\n" + "\n".join(rows))
     assert engine_mod  # numbers are a report, not a test
+
+
+@pytest.mark.parametrize("begin, end", [("-----BEGIN PRIVATE KEY-----", "-----END PRIVATE KEY-----"),
+                                        ("-----BEGIN PGP PRIVATE KEY BLOCK-----",
+                                         "-----END PGP PRIVATE KEY BLOCK-----")])
+def test_a_key_never_spans_another_armor_line(begin, end):
+    """A key body holds no ``-----``: a BEGIN without its END gives up at the
+    next armor line rather than reading 8-12k characters on (what made a text
+    of repeated BEGIN lines cost 1.7 s per MB). The cut key's body is still
+    masked (``private-key-truncated``), and so is the whole key after it."""
+    body = "\n".join(["MIIEvQIBADANBgkqhkiG9w0BAQEFAASCBKcwggSjAgEAAoIBAQC7" + str(i) for i in range(3)])
+    cut = f"{begin}\n{body}\n"
+    whole = f"{begin}\n{body.lower()}\n{end}"
+    text = cut + whole
+    red = redactor("python")
+    (key,) = [r for r in red.rules if r.id == ("private-key" if "PGP" not in begin else "pgp-private-key")]
+    m = key.regex.search(text)
+    assert m is not None and m.start() == len(cut)
+    covered = {i for s, e, *_ in red.spans(text) for i in range(s, e)}
+    assert set(range(len(begin) + 1, len(begin) + 1 + len(body))) <= covered
+    assert set(range(len(cut) + len(begin) + 1, len(text) - len(end))) <= covered

@@ -249,10 +249,14 @@ def _saas() -> list[Rule]:
 def _crypto() -> list[Rule]:
     g = "crypto"
     return [
+        # A key's body never holds "-----": the match gives up at the next armor line
+        # instead of scanning 8-12k characters on from every BEGIN that has no END.
         make_rule("pgp-private-key", g,
-                  r"(-----BEGIN PGP PRIVATE KEY BLOCK-----[\s\S]{32,12000}?-----END PGP PRIVATE KEY BLOCK-----)"),
+                  r"(-----BEGIN PGP PRIVATE KEY BLOCK-----(?:[^-]|-(?!----)){32,12000}?"
+                  r"-----END PGP PRIVATE KEY BLOCK-----)"),
         make_rule("private-key", g,
-                  r"(-----BEGIN[ A-Z0-9]{0,40}PRIVATE KEY(?: BLOCK)?-----(?:\\[rn]|[\sA-Za-z0-9+/=:,.()-]){32,8000}?"
+                  r"(-----BEGIN[ A-Z0-9]{0,40}PRIVATE KEY(?: BLOCK)?-----"
+                  r"(?:\\[rn]|[\sA-Za-z0-9+/=:,.()]|-(?!----)){32,8000}?"
                   r"-----END[ A-Z0-9]{0,40}PRIVATE KEY(?: BLOCK)?-----)"),
         make_rule("private-key-truncated", g,
                   r"(-----BEGIN[ A-Z0-9]{0,40}PRIVATE KEY(?: BLOCK)?-----(?:\\[rn]|[\r\nA-Za-z0-9+/=]){64,8000})"),
