@@ -35,8 +35,14 @@ class UpstreamError(ProxyError):
     """The provider could not be reached or did not answer in time."""
 
 
+class ProxyShuttingDown(aiohttp.ClientConnectionError):
+    """Set on the provider responses still being read when shutdown cuts them."""
+
+
 def translate_upstream(exc: BaseException, where: str) -> UpstreamError:
     """aiohttp/asyncio failures -> 502/504 with a message that names the cause."""
+    if isinstance(exc, ProxyShuttingDown):
+        return UpstreamError(503, f"ctxproxy is shutting down; the answer was cut ({where})", "shutting_down")
     if isinstance(exc, (asyncio.TimeoutError, aiohttp.ServerTimeoutError)):
         return UpstreamError(504, f"upstream timed out ({where})", "timeout")
     if isinstance(exc, aiohttp.ClientConnectorError):

@@ -38,7 +38,7 @@ from ctxproxy.store import StoreError, open_store
 from ctxproxy.store.writer import BackgroundWriter
 
 from .admin import add_admin_routes
-from .errors import error_response, family_api, response_for
+from .errors import ProxyShuttingDown, error_response, family_api, response_for
 from .relay import Relay
 from .routing import Route, Router
 from .telemetry import close_telemetry, open_telemetry
@@ -61,11 +61,6 @@ def version() -> str:
 # After in-flight upstream calls are cut at shutdown, the seconds a handler has to
 # write its error event before it is cancelled (aiohttp waits this long twice at most).
 CUT_GRACE = 2.0
-
-
-class ProxyShuttingDown(aiohttp.ClientConnectionError):
-    """Set on the provider responses still being read when shutdown cuts them
-    (the relay reports it to the client as an upstream error naming this class)."""
 
 
 class InFlight:

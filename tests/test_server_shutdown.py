@@ -147,7 +147,7 @@ async def test_sigterm_with_an_open_stream_exits_in_bounded_time(serve, provider
     assert code == 0, log
     assert took < 12, f"exit took {took:.1f}s"
     assert events and events[-1]["type"] == "error", events
-    assert "ShuttingDown" in events[-1]["error"]["message"]
+    assert "ctxproxy is shutting down" in events[-1]["error"]["message"]
     assert "Traceback" not in log, log
     # the finished turn's tool call reached the store (the writer committed before the store closed)
     store = open_store(str(proxy.data / "store"))
