@@ -346,7 +346,8 @@ async def test_two_workers_write_one_ledger_concurrently(tmp_path):
             async with aiohttp.ClientSession(connector=aiohttp.TCPConnector(force_close=True)) as http:
                 await p.wait_ready(http)
                 pids = set()
-                for _ in range(200):  # wait until both workers answer
+                deadline = time.monotonic() + 30  # both workers load the vocabulary; a busy machine is slow
+                while time.monotonic() < deadline:  # wait until both workers answer
                     async with http.get(p.url + "/ctx/healthz") as r:
                         pids.add((await r.json())["pid"])
                     if len(pids) == 2:
