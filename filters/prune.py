@@ -284,7 +284,7 @@ class PruneFilter(Filter):
             if by_call is None:
                 by_call = _strongest_per_call(decisions)
             prev = by_call.get(res.call_id)
-            if prev is not None and not _inner_breakpoint(view, res):
+            if prev is not None and not _inner_breakpoint(view, res) and _carries(view, results, n, cfg.keep_recent):
                 # same call, different content: prune it the same way at once (monotonic per call)
                 r._tool = prev.get("t", "")
                 d = self._decision(r, prev["m"], prev.get("hc", cfg.soft_head_chars),
@@ -600,15 +600,35 @@ class _LRU:
             self._data.popitem(last=False)
 
 
-def _inner_breakpoint(view: Any, res: Any) -> bool:
-    """A result whose content parts carry ``cache_control`` is not rewritten:
-    the caller's breakpoints stay where they were."""
-    if view.api != "anthropic":
+def _carries(view: Any, results: list, n: int, keep_recent: int) -> bool:
+    """May result ``n`` take over the decision of an earlier content under its
+    call id? Only when it is that result sent again with other bytes: its call id
+    is on no other result of the request (a client that reuses call ids, such as
+    ``call_0`` every turn or none at all, sends *new* results under an old id),
+    and it is not one that is never pruned (among the ``keep_recent`` newest, or
+    not yet seen by the model)."""
+    res = results[n]
+    if n >= len(results) - keep_recent:
+        return False
+    if sum(1 for o in results if o.call_id == res.call_id) > 1:
         return False
     items = view.items()
-    if not 0 <= res.position < len(items):
+    return any(view.item_role(items[i]) in MODEL_ROLES for i in range(res.position + 1, len(items)))
+
+
+def _inner_breakpoint(view: Any, res: Any) -> bool:
+    """A result whose content parts carry ``cache_control`` is not rewritten:
+    the caller's breakpoints stay where they were (Anthropic's tool_result
+    content; a Chat ``tool`` message's or a Responses output's parts, which
+    OpenRouter and compatible servers pass on to Anthropic models)."""
+    items = view.items()
+    if not 0 <= res.position < len(items) or not isinstance(items[res.position], dict):
         return False
-    content = items[res.position].get("content") if isinstance(items[res.position], dict) else None
+    item = items[res.position]
+    if view.api != "anthropic":
+        parts = item.get("output" if view.api == "responses" else "content")
+        return isinstance(parts, list) and any(isinstance(p, dict) and "cache_control" in p for p in parts)
+    content = item.get("content")
     for block in content if isinstance(content, list) else ():
         if isinstance(block, dict) and block.get("type") == "tool_result" \
                 and str(block.get("tool_use_id", "")) == res.call_id:
