@@ -121,7 +121,8 @@ class _WsSession:
     async def run(self) -> None:
         """Relay both ways until one side closes, then close the other with its
         code and reason. Both sockets are closed however it ends."""
-        up = asyncio.ensure_future(self._relay(self.client, self.upstream, self._on_client_frame))
+        up = asyncio.ensure_future(self._relay(self.client, self.upstream, self._on_client_frame,
+                                               self._on_client_binary))
         down = asyncio.ensure_future(self._relay(self.upstream, self.client, self._on_server_frame))
         try:
             done, pending = await asyncio.wait({up, down}, return_when=asyncio.FIRST_COMPLETED)
@@ -148,16 +149,18 @@ class _WsSession:
             self.end_turn()
 
     @staticmethod
-    async def _relay(src, dst, on_text) -> str:
-        """Send src's frames on to dst (text through ``on_text``) until src
-        closes; the close reason src gave, if any."""
+    async def _relay(src, dst, on_text, on_binary=None) -> str:
+        """Send src's frames on to dst (text through ``on_text``, binary
+        through ``on_binary`` if given) until src closes; the close reason src
+        gave, if any."""
         while True:
             msg = await src.receive()
             if msg.type == WSMsgType.TEXT:
                 for frame in await on_text(msg.data):
                     await dst.send_str(frame)
             elif msg.type == WSMsgType.BINARY:
-                await dst.send_bytes(msg.data)
+                for data in (await on_binary(msg.data)) if on_binary is not None else (msg.data,):
+                    await dst.send_bytes(data)
             else:  # CLOSE (with code and reason), or the connection ended or failed
                 return msg.extra if msg.type == WSMsgType.CLOSE else ""
 
@@ -166,27 +169,59 @@ class _WsSession:
         raw = text.encode("utf-8", "surrogatepass")
         try:
             data = loads(raw)  # a lone surrogate escape is still read, as on HTTP
-        except orjson.JSONDecodeError:
-            asyncio.ensure_future(self._client_error(400, "frame is not valid JSON"))
+        except (ValueError, RecursionError):  # RecursionError: the fallback parser on deep nesting
+            await self._client_error(400, "frame is not valid JSON")
             return []
         if not isinstance(data, dict) or data.get("type") != "response.create":
             return [text]
         self.end_turn()
         adapter = ADAPTERS["responses"]
-        view = adapter.request(data, raw)
-        turn = Turn(api="responses", route=self.match.route.name, path=self.request.rel_url.raw_path,
-                    headers=self.request.headers, request=view, tokens=self.relay.tokens,
-                    services=self.relay.services, tenant_fixed=self.match.route.config.tenant, streamed=True)
+        turn = None
         try:
+            view = adapter.request(data, raw)
+            turn = Turn(api="responses", route=self.match.route.name, path=self.request.rel_url.raw_path,
+                        headers=self.request.headers, request=view, tokens=self.relay.tokens,
+                        services=self.relay.services, tenant_fixed=self.match.route.config.tenant, streamed=True)
             await self.pipeline.run_request_async(turn, reparse=lambda: adapter.parse_request(raw))
+            out = turn.request.to_bytes().decode("utf-8", "surrogatepass") if turn.request.changed else text
         except (FilterError, AdapterError) as exc:
             status = getattr(exc, "status", 400)
             message = f"ctxproxy {exc.filter_name}: {exc.message}" if isinstance(exc, FilterError) else str(exc)
-            asyncio.ensure_future(self._client_error(status, message))
+            self._refused(turn, type(exc).__name__)
+            await self._client_error(status, message)
+            return []
+        except Exception as exc:  # never the session's end over one frame (HTTP answers such a body too)
+            log.exception("websocket frame: unexpected error")
+            self._refused(turn, type(exc).__name__)
+            await self._client_error(500, f"ctxproxy could not process the frame ({type(exc).__name__})")
             return []
         self.turn = turn
         self.state = adapter.stream()
-        return [turn.request.to_bytes().decode("utf-8", "surrogatepass") if turn.request.changed else text]
+        return [out]
+
+    def _refused(self, turn: Turn | None, error_type: str) -> None:
+        """A turn the pipeline refused still ends (its manifest and records), as on HTTP."""
+        if turn is not None:
+            turn.error_type = turn.error_type or error_type
+            try:
+                self.pipeline.run_end(turn)
+            except Exception:
+                log.exception("websocket frame: ending a refused turn failed")
+
+    async def _on_client_binary(self, data: bytes) -> list[bytes]:
+        """A binary frame holding a response.create is a turn like a text one
+        (the filters see it: a secret in it must not pass unredacted); any
+        other binary frame goes on as it came."""
+        if not data.lstrip()[:1] == b"{":
+            return [data]
+        try:
+            parsed = loads(data)
+            text = data.decode("utf-8", "surrogatepass")
+        except (ValueError, RecursionError):
+            return [data]
+        if not isinstance(parsed, dict) or parsed.get("type") != "response.create":
+            return [data]
+        return [f.encode("utf-8", "surrogatepass") for f in await self._on_client_frame(text)]
 
     async def _on_server_frame(self, text: str) -> list[str]:
         turn = self.turn
