@@ -158,6 +158,15 @@ async def test_malformed_json_is_400(proxy):
     assert "not valid JSON" in body["error"]["message"]
 
 
+@pytest.mark.parametrize("path", ["/v1/messages", "/v1/chat/completions", "/v1/responses"])
+async def test_json_nested_past_any_parser_is_400(proxy, path):
+    """Too deep for orjson, and (with a ``\\u`` escape, which sends it to the
+    standard library's parser) too deep for that one: a 400, not a 500."""
+    deep = b'{"model":"m","x":' + b"[" * 5000 + b'"\\u00e9"' + b"]" * 5000 + b"}"
+    status, body, _ = await post(proxy.url + path, data=deep, headers={"content-type": "application/json"})
+    assert status == 400 and "not valid JSON" in str(body), body
+
+
 async def test_invalid_utf8_is_400(proxy):
     status, body, _ = await post(proxy.url + "/v1/chat/completions", data=b'{"model": "\xff\xfe"}')
     assert status == 400 and "not valid JSON" in body["error"]["message"]

@@ -436,7 +436,7 @@ def loads(data: bytes | str) -> Any:
         if (b"\\u" if isinstance(data, bytes) else "\\u") in data:
             try:
                 return json.loads(data)
-            except ValueError:
+            except (ValueError, RecursionError):  # nested past the stdlib's limit too
                 pass
         raise exc
 
