@@ -123,7 +123,8 @@ class _WsSession:
         code and reason. Both sockets are closed however it ends."""
         up = asyncio.ensure_future(self._relay(self.client, self.upstream, self._on_client_frame,
                                                self._on_client_binary))
-        down = asyncio.ensure_future(self._relay(self.upstream, self.client, self._on_server_frame))
+        down = asyncio.ensure_future(self._relay(self.upstream, self.client, self._on_server_frame,
+                                                 self._on_server_binary))
         try:
             done, pending = await asyncio.wait({up, down}, return_when=asyncio.FIRST_COMPLETED)
             # Stop the other direction before closing: a close racing its receive()
@@ -222,6 +223,17 @@ class _WsSession:
         if not isinstance(parsed, dict) or parsed.get("type") != "response.create":
             return [data]
         return [f.encode("utf-8", "surrogatepass") for f in await self._on_client_frame(text)]
+
+    async def _on_server_binary(self, data: bytes) -> list[bytes]:
+        """A provider's binary frame during a turn is an event like a text one
+        (the response filters see it); one that is not UTF-8 JSON goes on as it came."""
+        if self.turn is None or data.lstrip()[:1] != b"{":
+            return [data]
+        try:
+            text = data.decode("utf-8", "surrogatepass")
+        except UnicodeDecodeError:
+            return [data]
+        return [f.encode("utf-8", "surrogatepass") for f in await self._on_server_frame(text)]
 
     async def _on_server_frame(self, text: str) -> list[str]:
         turn = self.turn

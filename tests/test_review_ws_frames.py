@@ -82,3 +82,49 @@ async def test_binary_response_create_goes_through_the_filters(make_proxy, recor
     assert AWS not in binary, "a binary response.create bypassed the request filters"
     assert json.loads(binary)["input"] == json.loads(text)["input"]
     assert frames[2][1] == b"\x00\xffnot json"
+
+
+@pytest.fixture
+async def binary_upstream(serve_app):
+    """A Responses WebSocket that answers every response.create in binary frames,
+    with a secret in the text."""
+    async def handler(request):
+        ws = web.WebSocketResponse()
+        await ws.prepare(request)
+        async for msg in ws:
+            if msg.type != aiohttp.WSMsgType.TEXT:
+                continue
+            resp = {"id": "resp_bin", "object": "response", "status": "in_progress", "output": []}
+            item = {"type": "message", "id": "msg_bin", "role": "assistant"}
+            for i, ev in enumerate([
+                {"type": "response.created", "response": resp},
+                {"type": "response.output_text.delta", "item_id": "msg_bin", "output_index": 0,
+                 "content_index": 0, "delta": f"your key is {AWS} ok"},
+                {"type": "response.output_text.done", "item_id": "msg_bin", "output_index": 0,
+                 "content_index": 0, "text": f"your key is {AWS} ok"},
+                {"type": "response.output_item.done", "output_index": 0,
+                 "item": {**item, "status": "completed",
+                          "content": [{"type": "output_text", "text": f"your key is {AWS} ok"}]}},
+                {"type": "response.completed", "response": {**resp, "status": "completed"}},
+            ]):
+                await ws.send_bytes(json.dumps({**ev, "sequence_number": i}).encode())
+        return ws
+
+    app = web.Application()
+    app.router.add_get("/v1/responses", handler)
+    return await serve_app(app)
+
+
+async def test_binary_server_events_go_through_the_response_filters(make_proxy, binary_upstream):
+    proxy = await make_proxy(upstream=binary_upstream)
+    got = []
+    async with aiohttp.ClientSession() as s:
+        async with s.ws_connect(ws_url(proxy)) as ws:
+            await ws.send_str(json.dumps({"type": "response.create", "model": "gpt-5", "input": "my key?"}))
+            while not got or got[-1]["type"] != "response.completed":
+                msg = await ws.receive(timeout=5)
+                assert msg.type == aiohttp.WSMsgType.BINARY, (msg.type, msg.data)
+                got.append(json.loads(msg.data))
+    text = json.dumps(got)
+    assert AWS not in text, "a provider's binary frame bypassed the response filters"
+    assert "REDACTED" in text and got[0]["type"] == "response.created"
