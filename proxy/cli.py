@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import argparse
 import logging
+import os
 import sys
 from pathlib import Path
 
@@ -31,7 +32,7 @@ def _parser() -> argparse.ArgumentParser:
     s.add_argument("--config", metavar="FILE", help="ctxproxy.toml to use (default: the embedded defaults)")
     s.add_argument("--host", help="address to listen on (default 127.0.0.1)")
     s.add_argument("--port", type=int, help="port to listen on (default 8788)")
-    s.add_argument("--workers", type=int, help="processes sharing the port (SO_REUSEPORT)")
+    s.add_argument("--workers", type=int, help="processes sharing the port (SO_REUSEPORT; default 1)")
     s.add_argument("--data-dir", metavar="DIR", type=nonempty,
                    help="where the store and caches live (default ./.ctxproxy)")
     s.add_argument("--anthropic-upstream", metavar="URL", help="Anthropic base URL (default https://api.anthropic.com)")
@@ -44,8 +45,9 @@ def _parser() -> argparse.ArgumentParser:
     c = sub.add_parser("config", help="check or print configuration")
     csub = c.add_subparsers(dest="config_command", metavar="ACTION")
     chk = csub.add_parser("check", help="validate a config file without serving (exit 2 if invalid)")
-    chk.add_argument("file", metavar="FILE")
+    chk.add_argument("file", metavar="FILE", help="the ctxproxy.toml to check")
     csub.add_parser("default", help="print the embedded default ctxproxy.toml")
+    c.set_defaults(func=lambda args: (c.print_help(), 2)[1])
     for module in COMMAND_MODULES:
         importlib.import_module(module).register(sub)
     return p
@@ -62,6 +64,17 @@ def _log_level(value: str) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
+    try:
+        return _main(argv)
+    except BrokenPipeError:  # `ctxproxy manifest show ... | head` left early: no traceback
+        try:  # what is still buffered goes nowhere, rather than failing again at exit
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        except (OSError, ValueError, AttributeError):
+            pass
+        return 1
+
+
+def _main(argv: list[str] | None = None) -> int:
     parser = _parser()
     args = parser.parse_args(argv)
     if args.command is None:
@@ -154,8 +167,7 @@ def _config(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     if args.config_command == "default":
         sys.stdout.write(default_config_text())
         return 0
-    parser.parse_args(["config", "--help"])
-    return 2
+    return args.func(args)  # no ACTION: its help, exit 2 (as the other commands)
 
 
 if __name__ == "__main__":

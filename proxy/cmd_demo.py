@@ -39,7 +39,8 @@ BUILD_LOG = "\n".join(f"[{i:04d}] compiling module_{i}.py ... ok ({i % 7} warnin
 def register(subparsers: argparse._SubParsersAction) -> None:
     p = subparsers.add_parser("demo", help="run a short scripted agent session through ctxproxy and show "
                                            "what it did on each turn",
-                              description=__doc__.split("\n\n")[1] if __doc__ else None)
+                              description="\n\n".join(__doc__.split("\n\n")[1:]) if __doc__ else None,
+                              formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--keep", metavar="DIR", help="keep the demo's data directory here (default: a temp dir)")
     p.set_defaults(func=main)
 
@@ -48,7 +49,8 @@ def main(args: argparse.Namespace) -> int:
     try:
         import anthropic  # noqa: F401
     except ImportError:
-        print("ctxproxy demo drives the official anthropic SDK: pip install 'ctxproxy[demo]'", file=sys.stderr)
+        print("ctxproxy demo drives the official anthropic SDK: pip install 'anthropic>=1.0' "
+              "(or '.[demo]' in the source tree)", file=sys.stderr)
         return 2
     if args.keep:
         Path(args.keep).mkdir(parents=True, exist_ok=True)

@@ -36,7 +36,9 @@ def register(subparsers: Any) -> None:
     sub = p.add_subparsers(dest="effects_command", metavar="ACTION")
 
     def local(sp: argparse.ArgumentParser) -> None:
-        sp.add_argument("--tenant", default=DEFAULT_TENANT, type=nonempty, help="tenant id (default: default)")
+        sp.add_argument("--tenant", type=nonempty,
+                        help="tenant id (default: filters.identify.default_tenant of --config, else default; "
+                             "with --url, the proxy's)")
         sp.add_argument("--data-dir", metavar="DIR", type=nonempty,
                         help="the proxy's data dir (default: from --config, else .ctxproxy)")
         sp.add_argument("--config", metavar="FILE", help="ctxproxy.toml whose server.data_dir and [store] to use")
@@ -49,8 +51,8 @@ def register(subparsers: Any) -> None:
 
     ls = sub.add_parser("list", help="effects of a session or task, oldest first")
     common(ls)
-    ls.add_argument("--session", type=nonempty)
-    ls.add_argument("--task", type=nonempty)
+    ls.add_argument("--session", type=nonempty, help="only this session")
+    ls.add_argument("--task", type=nonempty, help="only this task")
     ls.add_argument("--state", action="append", help="only this effective state (repeatable)")
     kind = ls.add_mutually_exclusive_group()
     kind.add_argument("--side-effects", dest="side_effect", action="store_const", const=True,
@@ -61,25 +63,29 @@ def register(subparsers: Any) -> None:
 
     g = sub.add_parser("get", help="every occurrence of an idempotency key")
     common(g)
-    g.add_argument("key", type=nonempty)
+    g.add_argument("key", type=nonempty, help="the idempotency key (sha256 hex)")
     g.set_defaults(func=_get)
 
     r = sub.add_parser("resolve", help="settle a pending/unknown effect by human arbitration")
     common(r)
-    r.add_argument("key", type=nonempty)
+    r.add_argument("key", type=nonempty, help="the idempotency key (sha256 hex)")
     r.add_argument("--resolution", required=True, choices=("completed", "failed", "not_executed"))
     r.add_argument("--call-id", type=nonempty, help="only this occurrence")
-    r.add_argument("--note")
+    r.add_argument("--note", help="why (kept with the record)")
     r.add_argument("--by", default=os.environ.get("USER") or "cli", type=nonempty, help="who resolved it")
     r.set_defaults(func=_resolve)
 
-    k = sub.add_parser("key", help="compute the idempotency key of a tool call")
-    k.add_argument("--tenant", default=DEFAULT_TENANT, type=nonempty)
-    k.add_argument("--tool", required=True, type=nonempty)
-    k.add_argument("--args", default="{}", help="the call's arguments as JSON")
+    k = sub.add_parser("key", help="compute the idempotency key of a tool call",
+                       description="Print sha256(tenant, task, tool, canonical arguments), the key the ledger "
+                                   "files the call under. Opens no store.")
+    k.add_argument("--tenant", type=nonempty,
+                   help="tenant id (default: filters.identify.default_tenant of --config, else default)")
+    k.add_argument("--config", metavar="FILE", help="ctxproxy.toml the proxy runs with (for its default tenant)")
+    k.add_argument("--tool", required=True, type=nonempty, help="the tool's name as the model calls it")
+    k.add_argument("--args", default="{}", help="the call's arguments as JSON (default {})")
     scope = k.add_mutually_exclusive_group(required=True)
-    scope.add_argument("--task", type=nonempty)
-    scope.add_argument("--session", type=nonempty)
+    scope.add_argument("--task", type=nonempty, help="the task (keys are per task by default)")
+    scope.add_argument("--session", type=nonempty, help="the session (its task when none was named)")
     k.set_defaults(func=_key)
 
     fg = sub.add_parser("forget", help="erase a session, or every session of a subject, from the store",
@@ -89,7 +95,7 @@ def register(subparsers: Any) -> None:
                                     "later writes (the file does not shrink).")
     local(fg)
     who = fg.add_mutually_exclusive_group(required=True)
-    who.add_argument("--session", type=nonempty)
+    who.add_argument("--session", type=nonempty, help="the session to erase")
     who.add_argument("--subject", type=nonempty, help="the user id (X-Ctx-User) whose sessions and documents to erase")
     fg.add_argument("--request-id", type=nonempty, help="id of this erasure: running it again prints its receipt again")
     fg.add_argument("--dry-run", action="store_true", help="only count what would be erased")
@@ -107,12 +113,17 @@ class _Failure(Exception):
 
 
 def _open(args: argparse.Namespace, write: bool) -> Any:
+    """The store; ``args.tenant`` defaults to the config's default tenant, as the proxy's."""
+    from .admin import default_tenant
     from .cmd_store import CLIError, open_cli_store
 
     try:
-        return open_cli_store(args)[0]
+        store, cfg = open_cli_store(args)
     except CLIError as exc:
         raise _Failure(str(exc), exc.code) from None
+    if args.tenant is None:
+        args.tenant = default_tenant(cfg)
+    return store
 
 
 def _admin(args: argparse.Namespace, method: str, path: str, query: dict | None = None,
@@ -275,8 +286,13 @@ def _forget(args: argparse.Namespace) -> int:
 
 
 def _key(args: argparse.Namespace) -> int:
+    from ctxproxy.config import load_config
     from ctxproxy.filters.effect_rules import canonical_json, effect_key
 
+    from .admin import default_tenant
+
+    if args.tenant is None:
+        args.tenant = default_tenant(load_config(args.config)) if args.config else DEFAULT_TENANT
     try:
         value = json.loads(args.args)
     except ValueError as exc:

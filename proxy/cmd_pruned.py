@@ -18,22 +18,21 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     sub = p.add_subparsers(dest="pruned_command", metavar="ACTION")
     show = sub.add_parser("show", help="print the original of a pruned tool output")
     show.add_argument("id", metavar="ID", type=nonempty, help="the id, or the whole ctx://pruned/<id> reference")
-    _common(show)
+    _common(show, "tenant (default: the original's own)")
     show.add_argument("--json", action="store_true", help="print the record as JSON (with metadata)")
     show.set_defaults(func=_show)
     ls = sub.add_parser("list", help="list what a session had pruned")
     ls.add_argument("--session", required=True, type=nonempty, help="session id")
-    _common(ls)
+    _common(ls, "tenant (default: filters.identify.default_tenant)")
     ls.set_defaults(func=_list)
     p.set_defaults(func=lambda args: (p.print_help(), 2)[1])
 
 
-def _common(p: argparse.ArgumentParser) -> None:
+def _common(p: argparse.ArgumentParser, tenant_help: str) -> None:
     p.add_argument("--data-dir", metavar="DIR", type=nonempty,
                    help="the proxy's data directory (default: from --config, else ./.ctxproxy)")
     p.add_argument("--config", metavar="FILE", help="ctxproxy.toml the proxy runs with")
-    p.add_argument("--tenant", type=nonempty, help="tenant (default: for show the original's own, else "
-                                                   "filters.identify.default_tenant)")
+    p.add_argument("--tenant", type=nonempty, help=tenant_help)
 
 
 def _open(args: argparse.Namespace):
