@@ -245,6 +245,7 @@ class PruneFilter(Filter):
         count = turn.tokens.count
         tenant, session = turn.identity.tenant, turn.identity.session
         by_call: dict[str, dict] | None = None
+        shape: _Shape | None = None
         memo = self._result_tokens
 
         def tokens_of(digest: str, content: str) -> int:
@@ -284,7 +285,9 @@ class PruneFilter(Filter):
             if by_call is None:
                 by_call = _strongest_per_call(decisions)
             prev = by_call.get(res.call_id)
-            if prev is not None and not _inner_breakpoint(view, res) and _carries(view, results, n, cfg.keep_recent):
+            if prev is not None and shape is None:
+                shape = _Shape(view, results)  # once per request: a check per result stays O(1)
+            if prev is not None and not _inner_breakpoint(view, res) and shape.carries(n, cfg.keep_recent):
                 # same call, different content: prune it the same way at once (monotonic per call)
                 r._tool = prev.get("t", "")
                 d = self._decision(r, prev["m"], prev.get("hc", cfg.soft_head_chars),
@@ -600,20 +603,30 @@ class _LRU:
             self._data.popitem(last=False)
 
 
-def _carries(view: Any, results: list, n: int, keep_recent: int) -> bool:
-    """May result ``n`` take over the decision of an earlier content under its
-    call id? Only when it is that result sent again with other bytes: its call id
-    is on no other result of the request (a client that reuses call ids, such as
-    ``call_0`` every turn or none at all, sends *new* results under an old id),
-    and it is not one that is never pruned (among the ``keep_recent`` newest, or
-    not yet seen by the model)."""
-    res = results[n]
-    if n >= len(results) - keep_recent:
-        return False
-    if sum(1 for o in results if o.call_id == res.call_id) > 1:
-        return False
-    items = view.items()
-    return any(view.item_role(items[i]) in MODEL_ROLES for i in range(res.position + 1, len(items)))
+class _Shape:
+    """What ``carries`` needs of the whole request, worked out once: the call
+    ids on more than one result, and the position of the last model item."""
+
+    __slots__ = ("results", "reused", "last_model")
+
+    def __init__(self, view: Any, results: list):
+        self.results = results
+        seen: set[str] = set()
+        self.reused = {r.call_id for r in results if r.call_id in seen or seen.add(r.call_id)}
+        items = view.items()
+        self.last_model = next((i for i in range(len(items) - 1, -1, -1)
+                                if view.item_role(items[i]) in MODEL_ROLES), -1)
+
+    def carries(self, n: int, keep_recent: int) -> bool:
+        """May result ``n`` take over the decision of an earlier content under its
+        call id? Only when it is that result sent again with other bytes: its call
+        id is on no other result of the request (a client that reuses call ids,
+        such as ``call_0`` every turn or none at all, sends *new* results under an
+        old id), and it is not one that is never pruned (among the ``keep_recent``
+        newest, or not yet seen by the model)."""
+        res = self.results[n]
+        return (n < len(self.results) - keep_recent and res.call_id not in self.reused
+                and res.position < self.last_model)
 
 
 def _inner_breakpoint(view: Any, res: Any) -> bool:

@@ -299,10 +299,14 @@ async def serve_forever(cfg: Config, reuse_port: bool = False, ready: Any = None
         log.info("ctxproxy stopping (pid %d)", os.getpid())
         st = app.get(APP_STATE)
 
+        cutting: set[asyncio.Task] = set()  # the loop keeps only weak references to tasks
+
         def hurry() -> None:  # a second signal: no more waiting for requests in flight
             if st is not None and st.inflight.count:
                 log.warning("second signal: cutting requests in flight now")
-                loop.create_task(st.inflight.cut(st.relay))
+                task = loop.create_task(st.inflight.cut(st.relay))
+                cutting.add(task)
+                task.add_done_callback(cutting.discard)
 
         for sig in installed:
             loop.add_signal_handler(sig, hurry)
