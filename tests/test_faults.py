@@ -230,3 +230,32 @@ async def test_a_failure_of_ours_mid_stream_ends_the_stream_in_the_callers_forma
     assert b"event: error" in stream and b"ctxproxy failed while relaying the answer" in stream
     assert b"message_stop" not in stream
     assert "failed while relaying the answer" in caplog.text
+
+
+async def test_a_keep_alive_before_the_cut_does_not_reset_the_numbering(make_proxy, serve_app):
+    """A comment line (keep-alive) as the last thing before the provider drops
+    the stream: the ``response.failed`` still follows the last numbered event."""
+    import orjson
+
+    async def handler(request):
+        resp = web.StreamResponse(headers={"Content-Type": "text/event-stream"})
+        await resp.prepare(request)
+        for i, kind in enumerate(["response.created", "response.in_progress"]):
+            data = {"type": kind, "sequence_number": i, "response": {"id": "resp_ka", "output": []}}
+            await resp.write(b"event: " + kind.encode() + b"\ndata: " + orjson.dumps(data) + b"\n\n")
+            await asyncio.sleep(0.05)
+        await resp.write(b": keep-alive\n\n")
+        await asyncio.sleep(0.05)
+        request.transport.close()  # dropped mid-stream
+        return resp
+
+    app = web.Application()
+    app.router.add_post("/v1/responses", handler)
+    proxy = await make_proxy(upstream=await serve_app(app))
+    async with aiohttp.ClientSession() as http:
+        async with http.post(proxy.url + "/v1/responses", json={"model": "gpt-5", "input": "x", "stream": True},
+                             headers={"Authorization": "Bearer sk-test"}) as r:
+            body = await r.read()
+    events = [orjson.loads(line[6:]) for line in body.split(b"\n") if line.startswith(b"data: ")]
+    assert [(e["type"], e["sequence_number"]) for e in events] == [
+        ("response.created", 0), ("response.in_progress", 1), ("response.failed", 2)]
