@@ -120,13 +120,13 @@ def identify(headers: Any, view: Any, cfg: IdentifyConfig, fixed_tenant: str = "
         if isinstance(previous, str) and (ident.tenant, previous) in chains:
             ident.session, ident.source = chains[(ident.tenant, previous)], "chain:previous_response_id"
     if not ident.session and view is not None:
-        system, first = view.system_text(), view.first_user_text()
+        # The conversation's opening: a system message added mid-session must not move the session.
+        system, first = view.system_text(opening=True), view.first_user_text()
         found = _openclaw_session(system) or _openclaw_session(first)
         if found:
             ident.session, ident.source, ident.supplied = found, "hint:openclaw-runtime", True
-        else:  # the opening system text: a system message added mid-session must not move it
-            ident.session, ident.source = _fingerprint(view.system_text(opening=True), first,
-                                                       cfg.fingerprint_chars), "fingerprint"
+        else:
+            ident.session, ident.source = _fingerprint(system, first, cfg.fingerprint_chars), "fingerprint"
     if not ident.session:
         ident.session, ident.source = "fp-none", "fingerprint"
 
