@@ -166,6 +166,10 @@ _SHAPES = [
     ("db_password: 'Kp3 Wv9!Xq2&Lm'", "Kp3 Wv9!Xq2&Lm"),
     ("DATABASE_URL=postgres://user:p@ss7Wq2Zx9@db.internal:5432/app", "p@ss7Wq2Zx9"),
     ("mysql://root:Sup3r@Secret!@localhost/db", "Sup3r@Secret!"),
+    # a .env file inside JSON text (a tool printing JSON): the newlines are written out
+    ('{"env": "DEBUG=1\\nDB_PASSWORD=Wq8Zr3Lm7Kt2Xv\\nPORT=80"}', "Wq8Zr3Lm7Kt2Xv"),
+    ('{"env": "DEBUG=1\\nSTRIPE_SECRET_KEY=Xq7Lm2Pz9Rt4Wv8Yb3Nc6Hd1"}', "Xq7Lm2Pz9Rt4Wv8Yb3Nc6Hd1"),
+    ('"PGPASSWORD=Hq4Vm8Zr2Kt6"', "Hq4Vm8Zr2Kt6"),
 ]
 
 

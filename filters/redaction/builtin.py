@@ -330,11 +330,13 @@ def _generic() -> list[Rule]:
         # An upper-case environment variable named for a secret, anywhere on a line:
         # ``PGPASSWORD=… psql``, ``OPENAI_API_KEY=… python run.py``, ``docker run -e
         # STRIPE_SECRET_KEY=…``, ``DJANGO_SECRET_KEY='…'`` (quoted: spaces and symbols).
+        # In JSON text (a .env printed as a JSON string) the line breaks are written out
+        # (``\nDB_PASSWORD=…\n``) and the value may end at the string's quote.
         make_rule("env-var-secret", g,
-                  r"(?<![A-Za-z0-9_$.-])[A-Z][A-Z0-9_]{0,60}?"
+                  r"(?:(?<![A-Za-z0-9_$.-])|(?<=\\[nrt]))[A-Z][A-Z0-9_]{0,60}?"
                   r"(?:_KEY|SECRET|TOKEN|PASSWORD|PASSWD|PASSPHRASE|_PASS|_PWD)" + _NOT_AN_ENV_SECRET + "="
                   r"(?:\"([^\"\\\n\[]{8,256})\"|'([^'\\\n\[]{8,256})'"
-                  r"|([^\s\"'`\\;&|<>()\[\]{}]{8,256})(?=[\s;&|)]|\Z))",
+                  r"|([^\s\"'`\\;&|<>()\[\]{}]{8,256})(?=[\s;&|)\"]|\\[nrt]|\Z))",
                   secret=None, entropy=2.5,
                   allow=(*generic_allow, r"^(?:~|\.{1,2})?/(?:[\w.-]+/)*[\w.-]+$"), stopwords=_STOPWORDS),
         make_rule("keyword-high-entropy", g,
