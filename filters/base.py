@@ -117,6 +117,7 @@ class Turn:
     status: int | None = None  # upstream status
     error_type: str | None = None
     egress: list[Any] | None = None  # last edits of the answer (``add_egress``)
+    response_id_hooks: list[Callable[[str], None]] | None = None  # ``when_response_id``
 
     def service(self, name: str) -> Any:
         return self.services.get(name)
@@ -127,6 +128,27 @@ class Turn:
             self.egress = [egress]
         elif egress not in self.egress:
             self.egress.append(egress)
+
+    def when_response_id(self, hook: Callable[[str], None]) -> None:
+        """Call ``hook(response_id)`` as soon as the provider's id for this answer
+        is known — before the client has the answer, so its next request finds
+        whatever the hook recorded."""
+        if self.response_id_hooks is None:
+            self.response_id_hooks = [hook]
+        else:
+            self.response_id_hooks.append(hook)
+
+    def note_response_id(self, rid: str) -> None:
+        """The relay's: the provider's id for this answer (the first one seen)."""
+        if "response_id" in self.state:
+            return
+        self.state["response_id"] = rid
+        hooks, self.response_id_hooks = self.response_id_hooks, None
+        for hook in hooks or ():
+            try:
+                hook(rid)
+            except Exception:  # bookkeeping: the answer goes on
+                log.exception("turn %s: a response-id hook failed", self.turn_id)
 
     def session_state(self, store: Any, tenant: str | None = None, session: str | None = None
                       ) -> Mapping[str, Any]:

@@ -77,20 +77,18 @@ class IdentifyFilter(Filter):
         self._chains: OrderedDict[tuple[str, str], str] = OrderedDict()  # (tenant, response id) -> session
 
     def on_request(self, turn: Turn) -> None:
-        turn.identity = identify(turn.headers, turn.request, self.config, turn.tenant_fixed, self._chains)
+        ident = turn.identity = identify(turn.headers, turn.request, self.config, turn.tenant_fixed, self._chains)
+        if turn.api == "responses" and self.config.chain_memory:
+            # Remember which session the answer belongs to as soon as its id is known (before
+            # the client has it): the next turn names it in previous_response_id and may send
+            # nothing else to go by.
+            turn.when_response_id(lambda rid: self._remember(ident.tenant, rid, ident.session))
 
-    def on_response_end(self, turn: Turn) -> None:
-        """Remember which session a Responses answer belongs to: the next turn
-        names it in ``previous_response_id`` and sends nothing else to go by."""
-        if turn.api != "responses" or not self.config.chain_memory:
-            return
-        rid = turn.state.get("response_id")
-        ident = turn.identity
-        if isinstance(rid, str) and ident is not None and ident.session:
-            chains = self._chains
-            chains[(ident.tenant, rid)] = ident.session
-            if len(chains) > self.config.chain_memory:
-                chains.popitem(last=False)
+    def _remember(self, tenant: str, rid: str, session: str) -> None:
+        chains = self._chains
+        chains[(tenant, rid)] = session
+        if len(chains) > self.config.chain_memory:
+            chains.popitem(last=False)
 
 
 def identify(headers: Any, view: Any, cfg: IdentifyConfig, fixed_tenant: str = "",

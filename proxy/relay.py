@@ -263,9 +263,11 @@ class Relay:
                 raw = view.to_bytes()
                 rid = view.response_id()
                 if rid:
-                    turn.state.setdefault("response_id", rid)
+                    turn.note_response_id(rid)
         elif turn.api == "responses" and upstream.status < 300:
-            turn.state["response_id"] = _leading_id(raw)
+            rid = _leading_id(raw)
+            if rid:
+                turn.note_response_id(rid)
         return await _send(request, web.Response(status=upstream.status, body=raw,
                                                  headers=client_headers(upstream.headers, turn.turn_id)))
 
@@ -413,4 +415,4 @@ class _EventRelay:
         if "response_id" not in self.turn.state:
             rid = ev.response_id()
             if rid:
-                self.turn.state["response_id"] = rid
+                self.turn.note_response_id(rid)

@@ -247,6 +247,10 @@ class _WsSession:
         if self.pipeline.has_event_hooks:
             out = [e.json_bytes().decode("utf-8", "surrogatepass") if e.changed else text
                    for e in self.pipeline.run_event(turn, ev)]
+        if ev.type == "response.created":
+            rid = ev.response_id()
+            if rid:
+                turn.note_response_id(rid)
         if ev.type in _TURN_END:
             self.end_turn()
         return out

@@ -136,3 +136,44 @@ async def test_the_chain_is_followed_without_response_filters(make_proxy, fake):
     (session,) = {s for (tenant, rid), s in identify._chains.items() if rid == first.id}
     await client.responses.create(model="m", input="and then?", previous_response_id=first.id)
     assert list(identify._chains.values()) == [session, session]
+
+
+@pytest.mark.parametrize("stream", [False, True])
+async def test_the_chain_is_known_before_the_client_has_the_answer(idproxy, monkeypatch, stream):
+    """A client that sends its next turn the moment it has the answer — while
+    the proxy is still at the turn's bookkeeping — still continues its session:
+    the response id is remembered when it is seen, not at the turn's end."""
+    import asyncio
+
+    from ctxproxy.proxy.relay import Relay
+
+    original = Relay._end
+    late = []
+
+    def end_later(turn, pipeline):  # the bookkeeping of every turn runs 0.3 s late
+        late.append(asyncio.get_running_loop().call_later(0.3, original, turn, pipeline))
+
+    monkeypatch.setattr(Relay, "_end", staticmethod(end_later))
+    client = idproxy.openai()
+    kw = {"stream": True} if stream else {}
+    turn_ids = []
+    rid = None
+    for text in ("start the chain", "next step"):
+        extra = {"previous_response_id": rid} if rid else {}
+        if stream:
+            async with client.responses.with_streaming_response.create(
+                    model="m", instructions="Be brief.", input=text, **kw, **extra) as raw:
+                async for line in raw.iter_lines():
+                    if line.startswith("data: ") and '"response.created"' in line:
+                        import json
+                        rid = json.loads(line[6:])["response"]["id"]
+                turn_ids.append(raw.headers["x-ctx-turn-id"])
+        else:
+            raw = await client.responses.with_raw_response.create(model="m", instructions="Be brief.", input=text,
+                                                                  **extra)
+            rid = raw.parse().id
+            turn_ids.append(raw.headers["x-ctx-turn-id"])
+    await asyncio.sleep(0.5)  # both turns' bookkeeping (and manifests) done
+    first, second = [await session_of(idproxy, t) for t in turn_ids]
+    assert second["identity_source"] == "chain:previous_response_id"
+    assert second["session_id"] == first["session_id"]
