@@ -22,7 +22,8 @@ from ctxproxy.filters import FilterError, Pipeline, Turn
 
 from .adapters import ADAPTERS, AdapterError
 from .content_coding import decode_body, is_identity
-from .errors import TURN_HEADER, ProxyError, UpstreamError, family_api, response_for, translate_upstream
+from .errors import (TURN_HEADER, ProxyError, ProxyShuttingDown, UpstreamError, family_api, response_for,
+                     translate_upstream)
 from .routing import Match, Route
 from .sse import SSEDecoder
 
@@ -154,7 +155,17 @@ class Relay:
         self.services = services
         config = services.get("config")
         self.max_body = config.server.max_body_bytes if config is not None else 32 << 20  # decoded bodies too
-        self.reading: set[aiohttp.ClientResponse] = set()  # provider responses being relayed (shutdown cuts them)
+        self._reading: set[aiohttp.ClientResponse] = set()  # provider responses being relayed
+
+    async def cut_upstream(self) -> None:
+        """At shutdown, end every upstream exchange now: a body being read fails
+        with ``ProxyShuttingDown`` (its stream ends with an error event in the
+        caller's format); closing the session fails the calls still waiting for
+        headers and the WebSockets."""
+        for resp in list(self._reading):
+            if not resp.content.is_eof():
+                resp.content.set_exception(ProxyShuttingDown("ctxproxy is shutting down"))
+        await self.session.close()
 
     async def handle(self, request: web.Request, match: Match) -> web.StreamResponse:
         route = match.route
@@ -226,7 +237,7 @@ class Relay:
         except (aiohttp.ClientError, asyncio.TimeoutError) as exc:
             turn.spans.append(("upstream", t0_ns, time.time_ns()))
             raise translate_upstream(exc, "connecting") from None
-        self.reading.add(upstream)
+        self._reading.add(upstream)
         try:
             turn.status = upstream.status
             turn.timings_ms["upstream_headers"] = (time.perf_counter() - t0) * 1000.0
@@ -243,7 +254,7 @@ class Relay:
                 return await self._relay_whole(request, turn, upstream)
             return await self._relay_bytes(request, turn, upstream, is_sse)
         finally:
-            self.reading.discard(upstream)
+            self._reading.discard(upstream)
             upstream.release()
             turn.spans.append(("upstream", t0_ns, time.time_ns()))
 

@@ -38,7 +38,7 @@ from ctxproxy.store import StoreError, open_store
 from ctxproxy.store.writer import BackgroundWriter
 
 from .admin import add_admin_routes
-from .errors import ProxyShuttingDown, error_response, family_api, response_for
+from .errors import error_response, family_api, response_for
 from .relay import Relay
 from .routing import Route, Router
 from .telemetry import close_telemetry, open_telemetry
@@ -64,23 +64,12 @@ CUT_GRACE = 2.0
 
 
 class InFlight:
-    """Proxied requests being served: shutdown waits for them, then cuts them."""
+    """How many proxied requests are being served: shutdown waits until none is."""
 
     def __init__(self) -> None:
         self.count = 0
         self._idle = asyncio.Event()
         self._idle.set()
-
-    @staticmethod
-    async def cut(relay: Relay) -> None:
-        """End every upstream exchange now: a body being read (the relay keeps
-        the provider responses it is reading) fails with ``ProxyShuttingDown``,
-        so the relay ends the stream with an error event; closing the session
-        fails the calls still waiting for headers and the WebSockets."""
-        for resp in list(relay.reading):
-            if not resp.content.is_eof():
-                resp.content.set_exception(ProxyShuttingDown("ctxproxy is shutting down"))
-        await relay.session.close()
 
     def __enter__(self) -> "InFlight":
         self.count += 1
@@ -207,7 +196,7 @@ def make_app(cfg: Config, services: dict[str, Any] | None = None) -> web.Applica
         if not await st.inflight.wait_idle(grace):
             log.warning("shutting down: cutting %d request(s) still in flight after %gs (server.shutdown_timeout)",
                         st.inflight.count, grace)
-            await st.inflight.cut(st.relay)
+            await st.relay.cut_upstream()
 
     app.cleanup_ctx.append(lifecycle)
     app.on_shutdown.append(drain)
@@ -304,7 +293,7 @@ async def serve_forever(cfg: Config, reuse_port: bool = False, ready: Any = None
         def hurry() -> None:  # a second signal: no more waiting for requests in flight
             if st is not None and st.inflight.count:
                 log.warning("second signal: cutting requests in flight now")
-                task = loop.create_task(st.inflight.cut(st.relay))
+                task = loop.create_task(st.relay.cut_upstream())
                 cutting.add(task)
                 task.add_done_callback(cutting.discard)
 

@@ -175,6 +175,10 @@ class _WsSession:
             return []
         if not isinstance(data, dict) or data.get("type") != "response.create":
             return [text]
+        return await self._on_create(data, raw, text)
+
+    async def _on_create(self, data: dict, raw: bytes, text: str) -> list[str]:
+        """A parsed response.create: a new turn through the request pipeline."""
         self.end_turn()
         adapter = ADAPTERS["responses"]
         turn = None
@@ -213,7 +217,7 @@ class _WsSession:
         """A binary frame holding a response.create is a turn like a text one
         (the filters see it: a secret in it must not pass unredacted); any
         other binary frame goes on as it came."""
-        if not data.lstrip()[:1] == b"{":
+        if not _json_object(data):
             return [data]
         try:
             parsed = loads(data)
@@ -222,12 +226,12 @@ class _WsSession:
             return [data]
         if not isinstance(parsed, dict) or parsed.get("type") != "response.create":
             return [data]
-        return [f.encode("utf-8", "surrogatepass") for f in await self._on_client_frame(text)]
+        return [f.encode("utf-8", "surrogatepass") for f in await self._on_create(parsed, data, text)]
 
     async def _on_server_binary(self, data: bytes) -> list[bytes]:
         """A provider's binary frame during a turn is an event like a text one
         (the response filters see it); one that is not UTF-8 JSON goes on as it came."""
-        if self.turn is None or data.lstrip()[:1] != b"{":
+        if self.turn is None or not _json_object(data):
             return [data]
         try:
             text = data.decode("utf-8", "surrogatepass")
@@ -269,3 +273,7 @@ class _WsSession:
             pass
 
 
+def _json_object(data: bytes) -> bool:
+    """Whether a binary frame may hold a JSON object (its first non-blank byte
+    is ``{``), looking at its head only: a large frame is not copied for it."""
+    return data[:64].lstrip()[:1] == b"{"

@@ -407,7 +407,6 @@ def stream_error(status: int, message: str, response_id: str | None = None, afte
         "error": err}
 
 
-
 _SEQ = re.compile(rb'"sequence_number"\s*:\s*(\d+)')
 
 
