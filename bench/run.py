@@ -20,14 +20,15 @@ What it does (everything on 127.0.0.1, every loop bounded):
   runs at a time, so one never evicts the other's caches;
 * for each pipeline, drives the three targets (direct, noop, that ctxproxy)
   with aiohttp (one ClientSession with a connection pool per target), always
-  alternating them round-robin (rotating which goes first) so that drift —
-  CPU frequency, page cache, other load — hits all three equally. The phases
+  alternating them, in a fresh random order at every step (seeded, ``--seed``),
+  so that drift — CPU frequency, page cache, other load — hits all three
+  equally and each target follows each other one equally often (a fixed
+  rotation favours whichever target follows direct; see ``shuffled``). The phases
   run once per process pair (``--pairs``, 3 by default), each pair fresh and
   each taking its share of the samples, which are pooled: two identical
   processes can differ by tens of microseconds per request for their whole
   life (an A/B of two no-op proxies in one rotation read 0.32 vs 0.37 ms), so
-  one pair would report its luck as a difference between the proxies. The
-  order alternates too (direct, noop, ctxproxy; then direct, ctxproxy, noop).
+  one pair would report its luck as a difference between the proxies.
   The report gives the pooled ratios (the verdict) and each pair's alone:
 
   1. latency at concurrency 1, p50/p99, for a realistic non-stream Chat
@@ -60,6 +61,7 @@ import gc
 import json
 import os
 import platform
+import random
 import resource
 import shlex
 import shutil
@@ -311,9 +313,17 @@ class Target:
         return cpu_seconds(self.proc.pid) if self.proc else 0.0
 
 
-def rotations(targets: list[Target], i: int) -> list[Target]:
-    k = i % len(targets)
-    return targets[k:] + targets[:k]
+# The order of the targets in each step of a phase: a fresh random permutation, from a
+# seeded generator (``--seed``). A fixed rotation is biased: in (direct, noop, ctxproxy)
+# rotations the noop follows direct two times in three, and a proxy whose request comes
+# right after a direct call (no other proxy ran in between) is measurably faster — an
+# A/A test of four identical no-op proxies in rotation read the one after direct 0.06 ms
+# quicker. With random permutations each target follows each other one equally often.
+ORDER = random.Random(1)
+
+
+def shuffled(targets: list[Target]) -> list[Target]:
+    return ORDER.sample(targets, len(targets))
 
 
 async def one_request(t: Target, kind: Kind) -> float:
@@ -368,12 +378,12 @@ class _WarmUp:
 async def phase_latency(targets: list[Target], n: int, warmup: int) -> None:
     with _WarmUp(targets):
         for i in range(warmup):
-            for t in rotations(targets, i):
+            for t in shuffled(targets):
                 for kind in KINDS:
                     await one_request(t, kind)
     for i in range(n * len(KINDS)):
         kind = KINDS[i % len(KINDS)]
-        for t in rotations(targets, i // len(KINDS)):
+        for t in shuffled(targets):
             t.lat.setdefault(kind.name, []).append(await one_request(t, kind))
 
 
@@ -407,14 +417,14 @@ async def phase_load(targets: list[Target], total: int, rounds: int, conc: int, 
         t.load_lat, t.load_time, t.load_cpu, t.load_n, t.load_client_cpu, t.load_fake_cpu = kept
     per_round = total // rounds
     for r in range(rounds):
-        for t in rotations(targets, r):
+        for t in shuffled(targets):
             await load_round(t, per_round, conc, fake_pid)
 
 
 async def phase_stream(targets: list[Target], n: int, warmup: int) -> None:
     with _WarmUp(targets):
         for i in range(warmup):
-            for t in rotations(targets, i):
+            for t in shuffled(targets):
                 for kind in KINDS:
                     await one_stream(t, kind)
     for t in targets:
@@ -423,7 +433,7 @@ async def phase_stream(targets: list[Target], n: int, warmup: int) -> None:
             t.stream_total.setdefault(k.name, [])
     for i in range(n * len(KINDS)):
         kind = KINDS[i % len(KINDS)]
-        for t in rotations(targets, i // len(KINDS)):
+        for t in shuffled(targets):
             cpu0 = t.cpu()
             first, total = await one_stream(t, kind)
             t.stream_cpu += t.cpu() - cpu0
@@ -557,7 +567,8 @@ def report(targets: list[Target], args: argparse.Namespace, cfg: dict, m: dict, 
     errs = [f"{t.name}: {t.errors}" + (f" e.g. {t.error_samples[0]}" if t.error_samples else "")
             for t in targets if t.errors]
     w("\nErrors (wrong status or body, all phases after warm-up): " + ("; ".join(errs) if errs else "none"))
-    w(f"\nWall time of the run: {time.monotonic() - started:.0f} s. CPU pinning: {cfg['pinning']}. {other}")
+    w(f"\nWall time of the run: {time.monotonic() - started:.0f} s. CPU pinning: {cfg['pinning']}. "
+      f"Target order: random per step, seed {args.seed}. {other}")
     return "\n".join(out)
 
 
@@ -572,7 +583,7 @@ the project installed (`pip install -e .`):
 Each run starts the scripted provider, then for each pipeline (ctxproxy:core with
 `bench/core-only.toml`, ctxproxy:default on the embedded defaults) three fresh pairs of the
 no-op aiohttp proxy (`bench/noop_proxy.py`, the baseline) and a `ctxproxy serve` process, all
-on 127.0.0.1, and alternates direct, noop and ctxproxy round-robin in every phase; the
+on 127.0.0.1, and alternates direct, noop and ctxproxy in a seeded random order in every phase; the
 samples of the pairs are pooled. "Added" latency is proxy minus direct. The targets (issue 2):
 added p50 latency ≤ 1.2 × the no-op proxy's, streaming TTFB ≤ 1.1 × the no-op proxy's.
 Numbers are machine-specific; compare ratios, not milliseconds. Each run appends one section.
@@ -608,8 +619,8 @@ async def measure(name: str, start_pair: Callable[[int], Awaitable[tuple[Proc, P
     ctxproxy process (``start_pair``), and the samples are pooled: two identical
     processes can differ by tens of microseconds for the whole of their life
     (where they landed in memory and on the CPUs), which a single pair would
-    report as a difference between the proxies. The order alternates too:
-    direct, noop, ctxproxy for even pairs; direct, ctxproxy, noop for odd ones.
+    report as a difference between the proxies. Within each step of a phase the
+    three targets go in a random order (``shuffled``).
     """
     direct, noop, ours = Target("direct", fake.url, None), Target("noop", "", None), Target(name, "", None)
     targets = [direct, noop, ours]
@@ -634,7 +645,7 @@ async def measure(name: str, start_pair: Callable[[int], Awaitable[tuple[Proc, P
             try:
                 noop.url, noop.proc, ours.url, ours.proc = noop_p.url, noop_p, ctx_p.url, ctx_p
                 noop.session, ours.session = session(), session()
-                order = [direct, noop, ours] if inst % 2 == 0 else [direct, ours, noop]
+                order = [direct, noop, ours]
                 since_lat = {t.name: {kn.name: len(t.lat.get(kn.name, [])) for kn in KINDS} for t in targets}
                 since_ttfb = {t.name: {kn.name: len(t.ttfb.get(kn.name, [])) for kn in KINDS} for t in targets}
 
@@ -791,7 +802,9 @@ def main() -> None:
     ap.add_argument("--config", metavar="[NAME=]FILE", action="append",
                     help="a ctxproxy target with this config file (repeatable; 'default' = the embedded "
                          "defaults). Without it: ctxproxy:core (bench/core-only.toml) and ctxproxy:default")
+    ap.add_argument("--seed", type=int, default=1, help="seed of the targets' random order (1)")
     args = ap.parse_args()
+    ORDER.seed(args.seed)
     asyncio.run(amain(args))
 
 
