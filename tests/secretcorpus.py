@@ -596,7 +596,25 @@ def specs() -> list[Spec]:
         text("anthropic-api-key", _escaped_token("anthropic-api-key", lambda g: "sk-ant-api03-" + r(g, AU, 93) + "AA")),
         text("slack-token", _escaped_token(
             "slack-token", lambda g: "xoxb-" + r(g, DIG, 12) + "-" + r(g, DIG, 13) + "-" + r(g, A, 24))),
+        text("dotenv-assignment", _dotenv_in_json, near=lambda g: [
+            '{"stdout": "DB_HOST=db.internal\\nport=5432\\npassword_min_length=12\\n"}\n',
+            '{"stdout": "db_password=${DB_PASSWORD}\\nport=5432"}\n',
+            '{"content": "# .env\\ndb_password=changeme\\nport=5432"}\n']),
     ]
+
+
+def _dotenv_in_json(rng):
+    """A .env printed inside JSON text (a tool's output serialised as a JSON string):
+    the line breaks written out, the names lower-case, the last value ending at the quote."""
+    name = rng.choice(["db_password", "smtp_pass", "jwt_secret", "redis_password", "secret_key", "webhook_secret"])
+    val = r_mixed(rng, PW, rng.randint(12, 32))
+    t = rng.choice([
+        '{{"stdout": "host=db.internal\\nport=5432\\n{n}={v}\\nlog_level=info\\n"}}\n',
+        '{{"content": "# .env\\n{n}={v}"}}\n',
+        '{{"content": "{n}={v}\\nport=5432"}}\n',
+        '{{"output": "{n}: {v}\\r\\nretries: 3"}}\n',
+    ]).format(n=name, v=val)
+    return t, [("dotenv-assignment", val)]
 
 
 def _env_inline(rng):

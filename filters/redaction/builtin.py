@@ -321,9 +321,14 @@ def _generic() -> list[Rule]:
                   allow=(*generic_allow, r"^(?:[^{}]*\{(?:\d*|[a-z_][a-z0-9_.]*)(?:![rsa])?(?::[^{}]*)?\})+[^{}]*$",
                          r"^[A-Z][a-z']*(?: [A-Za-z',]+)+[.!?:]?$"),
                   stopwords=_STOPWORDS),
+        # A line of a .env or config file. Printed inside JSON text (a tool's output
+        # serialised as a JSON string) its line breaks are written out (``\n``), and its
+        # first line starts, its last value ends, at the string's quotes.
         make_rule("dotenv-assignment", g,
-                  rf"(?im)^[ \t]{{0,16}}(?:export[ \t]{{1,8}})?[A-Za-z0-9_.-]{{0,40}}?(?:{_SECRET_NAMES})[A-Za-z0-9_.-]{{0,40}}{_NOT_A_SECRET_NAME}"
-                  r"[ \t]{0,8}[=:][ \t]{0,8}[\"']?([^\s\"'`#{}()\[\]<>;,]{6,256})[\"']?[ \t]{0,8}(?:#[^\n]{0,200})?$",
+                  rf"(?im)(?:^|(?<=\\[nr])|(?<=\"))[ \t]{{0,16}}(?:export[ \t]{{1,8}})?[A-Za-z0-9_.-]{{0,40}}?(?:{_SECRET_NAMES})"
+                  rf"[A-Za-z0-9_.-]{{0,40}}{_NOT_A_SECRET_NAME}"
+                  r"[ \t]{0,8}[=:][ \t]{0,8}[\"']?((?:(?!\\[nrt\\\"])[^\s\"'`#{}()\[\]<>;,]){6,256})[\"']?[ \t]{0,8}"
+                  r"(?:#(?:(?!\\[nr\\])[^\n]){0,200})?(?:$|(?=\\+[nr]|\\*\"))",
                   entropy=2.5, allow=generic_allow, stopwords=_STOPWORDS,
                   # code handing a value on under its own name: self.credentials = credentials
                   match_allow=(r"(?<![A-Za-z0-9])(?P<same>[A-Za-z][A-Za-z0-9_]*)[ \t]*[=:][ \t]*[\"']?(?P=same)[\"']?[ \t]*$",)),
