@@ -395,7 +395,9 @@ class PruneFilter(Filter):
                 plan.writes.append(r)
 
     def _stub(self, d: Mapping[str, Any], content: str, count: Callable[[str], int]) -> tuple[str | None, int]:
-        key = (d["id"], d["m"], d.get("hc"), d.get("tc"))
+        # Every field the stub is rendered from: a decision read back from another
+        # worker (its own token count, say) must not get this worker's stub.
+        key = (d["id"], d["m"], d.get("hc"), d.get("tc"), d.get("t"), d.get("b"), d.get("n"))
         hit = self._stubs.get(key)
         if hit is None:
             stub = render_stub(d, content)

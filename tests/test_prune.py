@@ -340,6 +340,19 @@ def test_two_workers_agree_on_one_decision(store):
     assert common and all(ra[c] == rb[c] for c in common)
 
 
+def test_a_stub_is_rendered_from_the_decision_it_stands_for():
+    """The stub memo is keyed by every field a stub shows: a decision adopted from
+    another worker (same original, its own token count) is not given this worker's
+    stub for its own earlier decision."""
+    f = PruneFilter(cfg(mode="hard"), None)
+    mine = {"id": pruned_id("acme", "s1", "call_1", "ab"), "m": "hard", "t": "Bash", "b": 1200, "n": 5000}
+    theirs = dict(mine, b=1234)
+    assert "(1200 tokens" in f._stub(mine, "x" * 5000, len)[0]
+    stub, tokens = f._stub(theirs, "x" * 5000, len)
+    assert stub == render_stub(theirs, "x" * 5000) and "(1234 tokens" in stub and tokens == len(stub)
+    assert f._stub(dict(mine, t="Read"), "x" * 5000, len)[0] == render_stub(dict(mine, t="Read"), "x" * 5000)
+
+
 def test_ids_and_stubs_are_deterministic():
     a = pruned_id("acme", "s1", "call_1", "ab")
     assert a == pruned_id("acme", "s1", "call_1", "ab") and a.startswith("pr_")
