@@ -1,0 +1,169 @@
+"""The core's code path against the no-op proxy's, both served by one process.
+
+    python bench/same_process.py                 # latency, 3 processes x 2000 requests
+    python bench/same_process.py --stream        # time to first byte instead
+    python bench/same_process.py --pin           # process on the last CPU, the rest on the first
+
+``bench/run.py`` compares two processes. Each of its requests finds the proxy's
+caches cold (another process ran in between), so it measures a code path plus
+what that code path costs to bring back into the caches. Here one process
+serves the no-op proxy (``bench/noop_proxy.py``) on one port and ctxproxy
+(``--config``, the core pipeline by default) on another, and the requests
+alternate between them: both code paths run with the same process's luck and
+with caches as warm as each other's. The gap between the two benchmarks is
+the price of the core's larger working set, not of its instructions.
+
+Prints the added p50 (proxy minus direct) of each target per process and the
+ratio ctxproxy / no-op; appends them with the command to ``bench/RESULTS.md``
+unless ``--no-write``.
+"""
+from __future__ import annotations
+
+import argparse
+import asyncio
+import gc
+import os
+import signal
+import sys
+import tempfile
+import time
+from datetime import datetime, timezone
+from pathlib import Path
+
+import aiohttp
+from aiohttp import web
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+
+import noop_proxy  # noqa: E402
+import run as bench  # noqa: E402
+
+
+async def serve_both(upstream: str, noop_port: int, ctx_port: int, config: str, data_dir: str) -> None:
+    """The child process: both proxies on one event loop until SIGTERM."""
+    from ctxproxy.config import load_config
+    from ctxproxy.proxy.server import CUT_GRACE, make_app
+
+    cfg = load_config(config, port=ctx_port, data_dir=data_dir, anthropic_upstream=upstream,
+                      openai_upstream=upstream)
+    runners = [web.AppRunner(noop_proxy.make_app(upstream), access_log=None),
+               web.AppRunner(make_app(cfg), handler_cancellation=True, access_log=None, shutdown_timeout=CUT_GRACE)]
+    for r in runners:
+        await r.setup()
+    gc.collect()
+    gc.freeze()
+    gc.set_threshold(20000, 50, 50)  # as ``ctxproxy serve`` does; the no-op side gets it too
+    for r, port in zip(runners, (noop_port, ctx_port)):
+        await web.TCPSite(r, "127.0.0.1", port, backlog=1024).start()
+    stop = asyncio.Event()
+    asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, stop.set)
+    await stop.wait()
+    for r in runners:
+        await r.cleanup()
+
+
+async def one(session: aiohttp.ClientSession, url: str, kind: bench.Kind, stream: bool) -> float:
+    """ms to the whole answer, or (``stream``) to the first chunk holding an SSE data line."""
+    t0 = time.perf_counter()
+    if not stream:
+        async with session.post(url + kind.path, data=kind.body, headers=kind.headers) as r:
+            await r.read()
+        return (time.perf_counter() - t0) * 1000.0
+    first, buf = None, b""
+    async with session.post(url + kind.path, data=kind.stream_body, headers=kind.headers) as r:
+        for _ in range(100_000):  # bounded: a stream is a few dozen chunks
+            chunk = await r.content.readany()
+            if not chunk:
+                break
+            if first is None:
+                buf += chunk
+                if b"data:" in buf:
+                    first = time.perf_counter()
+    return ((first or time.perf_counter()) - t0) * 1000.0
+
+
+async def measure(args: argparse.Namespace) -> str:
+    cpus = sorted(os.sched_getaffinity(0))
+    pin = args.pin and len(cpus) >= 2
+    tmp = tempfile.TemporaryDirectory(prefix="ctxsame-")
+    tdir = Path(tmp.name)
+    fp = bench.free_port()
+    fake = bench.Proc("fakeprovider", [sys.executable, "-m", "ctxproxy.proxy.scripted_provider", str(fp),
+                                       "--text", bench.REPLY_TEXT, "--delta-chars", str(bench.DELTA_CHARS),
+                                       "--delay-between-events", "0.001", "--record-limit", "200"],
+                      fp, tdir / "fake.log")
+    what = "time to first byte" if args.stream else "latency"
+    lines = ["| process | direct p50 ms | no-op added p50 | ctxproxy added p50 | ratio |", "|---|---:|---:|---:|---:|"]
+    ratios = []
+    try:
+        fake.start({cpus[0]} if pin else None)
+        if pin:
+            os.sched_setaffinity(0, {cpus[0]})
+        await bench.wait_ready(fake, "/")
+        for p in range(args.processes):
+            noop_port, ctx_port = bench.free_port(), bench.free_port()
+            both = bench.Proc("both", [sys.executable, __file__, "--serve", fake.url, str(noop_port), str(ctx_port),
+                                       args.config, str(tdir / f"data-{p}")], ctx_port, tdir / f"both-{p}.log")
+            both.start({cpus[-1]} if pin else None)
+            try:
+                await bench.wait_ready(both, "/ctx/healthz")
+                urls = {"direct": fake.url, "noop": f"http://127.0.0.1:{noop_port}", "ctx": both.url}
+                samples: dict[str, list[float]] = {k: [] for k in urls}
+                sessions = {k: aiohttp.ClientSession() for k in urls}
+                try:
+                    for i in range(args.n + args.warmup):
+                        kind = bench.KINDS[i % len(bench.KINDS)]
+                        for name in bench.ORDER.sample(list(urls), len(urls)):
+                            ms = await one(sessions[name], urls[name], kind, args.stream)
+                            if i >= args.warmup:
+                                samples[name].append(ms)
+                finally:
+                    for s in sessions.values():
+                        await s.close()
+            finally:
+                both.stop()
+            d = bench.pct(samples["direct"], 50)
+            noop_added, ctx_added = bench.pct(samples["noop"], 50) - d, bench.pct(samples["ctx"], 50) - d
+            ratio = (bench.pct(samples["ctx"], 50) / bench.pct(samples["noop"], 50) if args.stream
+                     else ctx_added / noop_added)
+            ratios.append(ratio)
+            lines.append(f"| {p + 1} | {d:.3f} | +{noop_added:.3f} | +{ctx_added:.3f} | {ratio:.2f} |")
+    finally:
+        fake.stop()
+        tmp.cleanup()
+    m = bench.machine()
+    cmd = "python " + " ".join([os.path.relpath(sys.argv[0], bench.ROOT)] + sys.argv[1:])
+    kind = "TTFB ratio ctxproxy / no-op" if args.stream else "added-latency ratio ctxproxy / no-op"
+    return (f"## {datetime.now(timezone.utc).strftime('%Y-%m-%d %H:%M UTC')} — `{cmd}` (one process serves both)\n\n"
+            f"Machine: {m['nproc']} CPUs ({m['cpu']}), Python {m['python']}, aiohttp {m['aiohttp']}. "
+            f"Code: {m['commit']}. {what.capitalize()} at concurrency 1, {args.n} requests per target per "
+            f"process, targets in a random order at each step; CPU pinning: "
+            f"{'process on the last CPU, provider and client on the first' if pin else 'none'}.\n\n"
+            + "\n".join(lines) + f"\n\n{kind}, per process: " + " · ".join(f"{r:.2f}" for r in ratios) + "\n")
+
+
+def main() -> None:
+    if len(sys.argv) > 1 and sys.argv[1] == "--serve":
+        upstream, noop_port, ctx_port, config, data_dir = sys.argv[2:7]
+        asyncio.run(serve_both(upstream, int(noop_port), int(ctx_port), config, data_dir))
+        return
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--stream", action="store_true", help="time to first byte of a stream instead of latency")
+    ap.add_argument("--pin", action="store_true", help="pin the process to the last CPU, the rest to the first")
+    ap.add_argument("--processes", type=int, default=3, help="fresh processes, one after the other (3)")
+    ap.add_argument("--n", type=int, default=0, help="requests per target per process (2000; --stream 500)")
+    ap.add_argument("--warmup", type=int, default=100)
+    ap.add_argument("--config", default=str(HERE / "core-only.toml"), help="ctxproxy config (the core pipeline)")
+    ap.add_argument("--no-write", action="store_true", help="print only, do not append to bench/RESULTS.md")
+    args = ap.parse_args()
+    args.n = args.n or (500 if args.stream else 2000)
+    section = asyncio.run(measure(args))
+    print(section)
+    if not args.no_write:
+        with bench.RESULTS.open("a") as f:
+            f.write("\n" + section)
+
+
+if __name__ == "__main__":
+    main()
