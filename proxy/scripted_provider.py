@@ -771,6 +771,9 @@ class FakeProvider:
         return resp
 
     async def _websocket(self, request: web.Request) -> web.StreamResponse:
+        """Responses over WebSocket. Each ``response.create`` joins its lane (its
+        ``stream_id``; none is a lane too): a lane answers its creates in order, lanes
+        run side by side, and every event of a response echoes its ``stream_id``."""
         ws = web.WebSocketResponse(max_msg_size=256 * 1024 * 1024)
         if not ws.can_prepare(request).ok:
             return await self._not_found(request)
@@ -778,6 +781,35 @@ class FakeProvider:
         transport = request.transport
         self._ws_transports.add(transport)
         headers = CIMultiDict(request.headers)
+        lanes: dict[Any, asyncio.Queue] = {}
+        pumps: set[asyncio.Task] = set()
+        sending = asyncio.Lock()  # frames of two lanes never interleave mid-frame
+
+        async def send(obj: dict) -> None:
+            async with sending:
+                await ws.send_str(_dumps(obj))
+
+        async def lane(queue: asyncio.Queue) -> None:
+            while True:
+                sid, reply, req, rec = await queue.get()
+                if reply.hang:
+                    await self._hang(transport)
+                    return
+                if reply.delay_before_headers:
+                    await asyncio.sleep(reply.delay_before_headers)
+                render = _ResponsesRender(reply, req, rec)
+                tag = (lambda obj: obj) if sid is None else (lambda obj: {**obj, "stream_id": sid})
+                if reply.error_spec:
+                    await send(tag(render.ws_error(reply.error_spec)))
+                    continue
+                outcome = await self._pump(reply, render, lambda ev: send(tag(ev[1])))
+                if outcome == "stall":
+                    await self._hang(transport)
+                    return
+                if outcome == "drop":
+                    transport.close()  # no close frame: an abrupt TCP close
+                    return
+
         try:
             async for msg in ws:
                 if msg.type != WSMsgType.TEXT:
@@ -791,30 +823,20 @@ class FakeProvider:
                                        "responses_ws"))
                 if not isinstance(parsed, dict) or parsed.get("type") != "response.create":
                     err = ErrorSpec(400, "Expected a response.create event.")
-                    await ws.send_str(_dumps({"type": "error", "status": 400,
-                                              **_OpenAIRender.error_body(err)}))
+                    await send({"type": "error", "status": 400, **_OpenAIRender.error_body(err)})
                     continue
-                reply = self._next_reply(rec)
-                if reply.hang:
-                    await self._hang(transport)
-                    break
-                if reply.delay_before_headers:
-                    await asyncio.sleep(reply.delay_before_headers)
-                req = {k: v for k, v in parsed.items() if k != "type"}
-                render = _ResponsesRender(reply, req, rec)
-                if reply.error_spec:
-                    await ws.send_str(_dumps(render.ws_error(reply.error_spec)))
-                    continue
-                outcome = await self._pump(reply, render, lambda ev: ws.send_str(_dumps(ev[1])))
-                if outcome == "stall":
-                    await self._hang(transport)
-                    break
-                if outcome == "drop":
-                    transport.close()  # no close frame: an abrupt TCP close
-                    break
+                sid = parsed.get("stream_id")
+                req = {k: v for k, v in parsed.items() if k not in ("type", "stream_id")}
+                if sid not in lanes:
+                    lanes[sid] = asyncio.Queue()
+                    pumps.add(asyncio.ensure_future(lane(lanes[sid])))
+                lanes[sid].put_nowait((sid, self._next_reply(rec), req, rec))
         except ConnectionError:
             pass
         finally:
+            for task in pumps:
+                task.cancel()
+            await asyncio.gather(*pumps, return_exceptions=True)
             self._ws_transports.discard(transport)
         return ws
 

@@ -2,7 +2,11 @@
 
 The client sends ``{"type": "response.create", ...}`` frames; each is one turn
 and goes through the same request pipeline as ``POST /v1/responses``; every
-server event frame goes through the response-event hooks. A route with
+server event frame goes through the response-event hooks of its turn. A
+``response.create`` may name a lane (``stream_id``): the provider answers a
+lane's creates in order, lanes side by side, and echoes the lane in every
+event, so the turns in flight are kept per lane and an event goes to the
+oldest turn of its lane. A route with
 ``websocket = false`` refuses the upgrade at once with 426, so the client
 falls back to HTTP immediately instead of retrying.
 
@@ -15,6 +19,8 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections import deque
+from typing import Any
 
 import aiohttp
 import orjson
@@ -115,8 +121,9 @@ class _WsSession:
         self.client = client
         self.upstream = upstream
         self.pipeline = relay.pipelines[match.route.name]
-        self.turn: Turn | None = None
-        self.state = None
+        # Turns in flight by lane (``stream_id``; None when a create names none), oldest
+        # first, each with its response's stream state.
+        self.lanes: dict[str | None, deque[tuple[Turn, Any]]] = {}
 
     async def run(self) -> None:
         """Relay both ways until one side closes, then close the other with its
@@ -138,16 +145,18 @@ class _WsSession:
             elif first is up:
                 await self.upstream.close(code=_close_code(self.client), message=first.result().encode())
             else:
-                if self.turn is not None:  # the provider went away mid-turn: tell the client
-                    self.turn.error_type = "upstream_dropped"
-                    await self._client_error(502, "upstream closed the WebSocket mid-response")
+                for lane, turns in self.lanes.items():  # the provider went away mid-turn: tell the client
+                    if turns:
+                        for turn, _ in turns:
+                            turn.error_type = "upstream_dropped"
+                        await self._client_error(502, "upstream closed the WebSocket mid-response", lane)
                 await self.client.close(code=_close_code(self.upstream), message=first.result().encode())
         finally:
             up.cancel()  # a no-op once they are done; not so if this task was cancelled (shutdown)
             down.cancel()
             await self.upstream.close()  # its pool slot comes back
             await self.client.close(code=aiohttp.WSCloseCode.INTERNAL_ERROR)  # no-op unless a send failed
-            self.end_turn()
+            self.end_all()
 
     @staticmethod
     async def _relay(src, dst, on_text, on_binary=None) -> str:
@@ -178,8 +187,10 @@ class _WsSession:
         return await self._on_create(data, raw, text)
 
     async def _on_create(self, data: dict, raw: bytes, text: str) -> list[str]:
-        """A parsed response.create: a new turn through the request pipeline."""
-        self.end_turn()
+        """A parsed response.create: a new turn through the request pipeline,
+        queued behind the turns already in flight on its lane."""
+        lane = data.get("stream_id")
+        lane = lane if isinstance(lane, str) else None
         adapter = ADAPTERS["responses"]
         turn = None
         try:
@@ -193,15 +204,14 @@ class _WsSession:
             status = getattr(exc, "status", 400)
             message = f"ctxproxy {exc.filter_name}: {exc.message}" if isinstance(exc, FilterError) else str(exc)
             self._refused(turn, type(exc).__name__)
-            await self._client_error(status, message)
+            await self._client_error(status, message, lane)
             return []
         except Exception as exc:  # never the session's end over one frame (HTTP answers such a body too)
             log.exception("websocket frame: unexpected error")
             self._refused(turn, type(exc).__name__)
-            await self._client_error(500, f"ctxproxy could not process the frame ({type(exc).__name__})")
+            await self._client_error(500, f"ctxproxy could not process the frame ({type(exc).__name__})", lane)
             return []
-        self.turn = turn
-        self.state = adapter.stream()
+        self.lanes.setdefault(lane, deque()).append((turn, adapter.stream()))
         return [out]
 
     def _refused(self, turn: Turn | None, error_type: str) -> None:
@@ -231,7 +241,7 @@ class _WsSession:
     async def _on_server_binary(self, data: bytes) -> list[bytes]:
         """A provider's binary frame during a turn is an event like a text one
         (the response filters see it); one that is not UTF-8 JSON goes on as it came."""
-        if self.turn is None or not _json_object(data):
+        if not self._in_flight() or not _json_object(data):
             return [data]
         try:
             text = data.decode("utf-8", "surrogatepass")
@@ -240,13 +250,14 @@ class _WsSession:
         return [f.encode("utf-8", "surrogatepass") for f in await self._on_server_frame(text)]
 
     async def _on_server_frame(self, text: str) -> list[str]:
-        turn = self.turn
-        if turn is None:
+        raw = text.encode("utf-8", "surrogatepass")
+        turns = self._lane_of(raw)
+        if not turns:  # no turn of ours is waiting for it
             return [text]
+        turn, state = turns[0]
         # The turn ends on the event's parsed type (a substring test would match
         # "error": null inside response.created); the event hooks reuse the parse.
-        raw = text.encode("utf-8", "surrogatepass")
-        ev = self.state.event(None, raw, raw)
+        ev = state.event(None, raw, raw)
         out = [text]
         if self.pipeline.has_event_hooks:
             out = [e.json_bytes().decode("utf-8", "surrogatepass") if e.changed else text
@@ -256,17 +267,37 @@ class _WsSession:
             if rid:
                 turn.note_response_id(rid)
         if ev.type in _TURN_END:
-            self.end_turn()
+            turns.popleft()
+            self.pipeline.run_end(turn)
         return out
 
-    def end_turn(self) -> None:
-        if self.turn is not None:
-            self.pipeline.run_end(self.turn)
-            self.turn = None
+    def _in_flight(self) -> bool:
+        return any(self.lanes.values())
 
-    async def _client_error(self, status: int, message: str) -> None:
+    def _lane_of(self, raw: bytes) -> deque | None:
+        """The turns of the lane a provider event belongs to. With one lane busy
+        it is that one; with several, the event's ``stream_id`` says (read here
+        once more: only a multiplexed session pays for it)."""
+        busy = [turns for turns in self.lanes.values() if turns]
+        if len(busy) <= 1:
+            return busy[0] if busy else None
+        try:
+            lane = orjson.loads(raw).get("stream_id")
+        except (orjson.JSONDecodeError, AttributeError):
+            return None
+        return self.lanes.get(lane if isinstance(lane, str) else None)
+
+    def end_all(self) -> None:
+        """At the session's end: every turn still in flight ends (its records, its manifest)."""
+        for turns in self.lanes.values():
+            while turns:
+                self.pipeline.run_end(turns.popleft()[0])
+
+    async def _client_error(self, status: int, message: str, lane: str | None = None) -> None:
         err = ADAPTERS["responses"].error_body(status, message)["error"]
         frame = {"type": "error", "status": status, "error": err}
+        if lane is not None:
+            frame["stream_id"] = lane
         try:
             await self.client.send_str(orjson.dumps(frame).decode())
         except ConnectionError:

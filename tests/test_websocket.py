@@ -192,3 +192,60 @@ async def test_provider_bad_101_is_a_502(make_proxy):
     finally:
         server.close()
         await server.wait_closed()
+
+
+# -- several responses in flight: lanes (stream_id) and creates sent ahead ----------------
+
+AWS = "AKIAZ3MXQ7RT5WVY2KLP"
+
+
+async def frames_until(ws, completions: int) -> list[dict]:
+    out = []
+    while sum(e["type"] == "response.completed" for e in out) < completions:
+        msg = await ws.receive(timeout=10)
+        assert msg.type == aiohttp.WSMsgType.TEXT, (msg.type, msg.data)
+        out.append(json.loads(msg.data))
+    return out
+
+
+def lane_text(events: list[dict], lane) -> str:
+    return "".join(e["delta"] for e in events if e["type"] == "response.output_text.delta"
+                   and e.get("stream_id") == lane)
+
+
+async def test_each_lane_keeps_its_own_turn(make_proxy, fake):
+    """Two lanes answered side by side: every event is filtered in its own lane's turn.
+    Before, the second create ended the first turn, the first response's end then ended
+    the second, and the second response's later events went out unfiltered."""
+    proxy = await make_proxy()
+    fake.script(Reply.text("lane a says hello " * 3, delta_chars=6, delay_between_events=0.004),
+                Reply.text(f"lane b holds {AWS} and {AWS} ok", delta_chars=6, delay_between_events=0.02))
+    async with aiohttp.ClientSession() as s:
+        async with s.ws_connect(ws_url(proxy)) as ws:
+            for lane in ("a", "b"):
+                await ws.send_str(json.dumps({"type": "response.create", "stream_id": lane, "model": "gpt-5",
+                                              "input": f"speak, {lane}"}))
+            events = await frames_until(ws, 2)
+    assert AWS not in json.dumps(events), "a lane's events went out unfiltered"
+    assert lane_text(events, "a") == "lane a says hello " * 3
+    assert "[REDACTED:" in lane_text(events, "b")
+    done = [e for e in events if e["type"] == "response.completed"]
+    assert [e["stream_id"] for e in done] == ["a", "b"]  # a's end came first, while b was still streaming
+    assert {r.json.get("stream_id") for r in fake.requests if r.method == "WS"} == {"a", "b"}
+
+
+async def test_creates_sent_ahead_are_turns_in_order(make_proxy, fake):
+    """A create sent before the previous response ended waits its turn on the lane:
+    the provider answers them in order, and so are their events filtered."""
+    proxy = await make_proxy()
+    fake.script(Reply.text("first answer " * 3, delta_chars=5, delay_between_events=0.003),
+                Reply.text(f"second holds {AWS} now", delta_chars=5, delay_between_events=0.003))
+    async with aiohttp.ClientSession() as s:
+        async with s.ws_connect(ws_url(proxy)) as ws:
+            for n in (1, 2):
+                await ws.send_str(json.dumps({"type": "response.create", "model": "gpt-5", "input": f"turn {n}"}))
+            events = await frames_until(ws, 2)
+    assert AWS not in json.dumps(events), "the second response went out unfiltered"
+    first_end = next(i for i, e in enumerate(events) if e["type"] == "response.completed")
+    assert lane_text(events[:first_end], None) == "first answer " * 3
+    assert "[REDACTED:" in lane_text(events[first_end:], None)
