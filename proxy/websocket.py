@@ -175,22 +175,37 @@ class _WsSession:
                 return msg.extra if msg.type == WSMsgType.CLOSE else ""
 
     async def _on_client_frame(self, text: str) -> list[str]:
-        """Run the request pipeline on a response.create; no frame if refused."""
+        """Run the request filters on a frame that reaches the model; no frame if refused."""
         raw = text.encode("utf-8", "surrogatepass")
         try:
             data = loads(raw)  # a lone surrogate escape is still read, as on HTTP
         except (ValueError, RecursionError):  # RecursionError: the fallback parser on deep nesting
             await self._client_error(400, "frame is not valid JSON")
             return []
-        if not isinstance(data, dict) or data.get("type") != "response.create":
-            return [text]
-        return await self._on_create(data, raw, text)
+        return await self._on_event(data, raw, text) if isinstance(data, dict) else [text]
 
-    async def _on_create(self, data: dict, raw: bytes, text: str) -> list[str]:
-        """A parsed response.create: a new turn through the request pipeline,
-        queued behind the turns already in flight on its lane."""
-        lane = data.get("stream_id")
-        lane = lane if isinstance(lane, str) else None
+    async def _on_event(self, data: dict, raw: bytes, text: str) -> list[str]:
+        """A client event. ``response.create`` is a new turn through the request
+        pipeline, queued behind the turns already in flight on its lane;
+        ``response.steer`` (input queued into a response in flight) reaches the
+        model too, so it goes through the filters that guard every request, as a
+        token count does, and starts no turn; anything else goes on as it came."""
+        kind = data.get("type")
+        if kind == "response.create":
+            done = await self._filtered(self.pipeline, data, raw, text)
+            if done is None:
+                return []
+            turn, out = done
+            self.lanes.setdefault(_lane(data), deque()).append((turn, ADAPTERS["responses"].stream()))
+            return [out]
+        if kind == "response.steer":
+            done = await self._filtered(self.relay.aux_pipelines[self.match.route.name], data, raw, text)
+            return [] if done is None else [done[1]]
+        return [text]
+
+    async def _filtered(self, pipeline: Any, data: dict, raw: bytes, text: str) -> tuple[Turn, str] | None:
+        """``pipeline``'s request hooks over a client event: its turn and the frame
+        to send on, or None when refused (the client got an error frame)."""
         adapter = ADAPTERS["responses"]
         turn = None
         try:
@@ -198,35 +213,36 @@ class _WsSession:
             turn = Turn(api="responses", route=self.match.route.name, path=self.request.rel_url.raw_path,
                         headers=self.request.headers, request=view, tokens=self.relay.tokens,
                         services=self.relay.services, tenant_fixed=self.match.route.config.tenant, streamed=True)
-            await self.pipeline.run_request_async(turn, reparse=lambda: adapter.parse_request(raw))
+            await pipeline.run_request_async(turn, reparse=lambda: adapter.parse_request(raw))
             out = turn.request.to_bytes().decode("utf-8", "surrogatepass") if turn.request.changed else text
         except (FilterError, AdapterError) as exc:
             status = getattr(exc, "status", 400)
             message = f"ctxproxy {exc.filter_name}: {exc.message}" if isinstance(exc, FilterError) else str(exc)
-            self._refused(turn, type(exc).__name__)
-            await self._client_error(status, message, lane)
-            return []
+            self._refused(pipeline, turn, type(exc).__name__)
+            await self._client_error(status, message, _lane(data))
+            return None
         except Exception as exc:  # never the session's end over one frame (HTTP answers such a body too)
             log.exception("websocket frame: unexpected error")
-            self._refused(turn, type(exc).__name__)
-            await self._client_error(500, f"ctxproxy could not process the frame ({type(exc).__name__})", lane)
-            return []
-        self.lanes.setdefault(lane, deque()).append((turn, adapter.stream()))
-        return [out]
+            self._refused(pipeline, turn, type(exc).__name__)
+            await self._client_error(500, f"ctxproxy could not process the frame ({type(exc).__name__})",
+                                     _lane(data))
+            return None
+        return turn, out
 
-    def _refused(self, turn: Turn | None, error_type: str) -> None:
+    @staticmethod
+    def _refused(pipeline: Any, turn: Turn | None, error_type: str) -> None:
         """A turn the pipeline refused still ends (its manifest and records), as on HTTP."""
         if turn is not None:
             turn.error_type = turn.error_type or error_type
             try:
-                self.pipeline.run_end(turn)
+                pipeline.run_end(turn)
             except Exception:
                 log.exception("websocket frame: ending a refused turn failed")
 
     async def _on_client_binary(self, data: bytes) -> list[bytes]:
-        """A binary frame holding a response.create is a turn like a text one
-        (the filters see it: a secret in it must not pass unredacted); any
-        other binary frame goes on as it came."""
+        """A binary frame holding a client event is filtered like a text one (a
+        secret in it must not pass unredacted); any other binary frame goes on
+        as it came."""
         if not _json_object(data):
             return [data]
         try:
@@ -234,9 +250,9 @@ class _WsSession:
             text = data.decode("utf-8", "surrogatepass")
         except (ValueError, RecursionError):
             return [data]
-        if not isinstance(parsed, dict) or parsed.get("type") != "response.create":
+        if not isinstance(parsed, dict) or parsed.get("type") not in ("response.create", "response.steer"):
             return [data]
-        return [f.encode("utf-8", "surrogatepass") for f in await self._on_create(parsed, data, text)]
+        return [f.encode("utf-8", "surrogatepass") for f in await self._on_event(parsed, data, text)]
 
     async def _on_server_binary(self, data: bytes) -> list[bytes]:
         """A provider's binary frame during a turn is an event like a text one
@@ -302,6 +318,12 @@ class _WsSession:
             await self.client.send_str(orjson.dumps(frame).decode())
         except ConnectionError:
             pass
+
+
+def _lane(event: dict) -> str | None:
+    """The lane (``stream_id``) a client event names; None: the default lane."""
+    lane = event.get("stream_id")
+    return lane if isinstance(lane, str) else None
 
 
 def _json_object(data: bytes) -> bool:

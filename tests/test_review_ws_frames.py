@@ -84,6 +84,19 @@ async def test_binary_response_create_goes_through_the_filters(make_proxy, recor
     assert frames[2][1] == b"\x00\xffnot json"
 
 
+async def test_binary_steering_input_goes_through_the_filters(make_proxy, recording_upstream):
+    url, frames = recording_upstream
+    proxy = await make_proxy(upstream=url)
+    steer = {"type": "response.steer", "previous_response_id": "resp_1", "input": f"and {AWS} too"}
+    async with aiohttp.ClientSession() as s:
+        async with s.ws_connect(ws_url(proxy)) as ws:
+            await ws.send_bytes(json.dumps(steer).encode())
+            await until_turn_end(ws)
+    ((kind, data),) = frames
+    assert kind == aiohttp.WSMsgType.BINARY and json.loads(data)["type"] == "response.steer"
+    assert AWS not in data.decode(), "binary steering input bypassed the request filters"
+
+
 @pytest.fixture
 async def binary_upstream(serve_app):
     """A Responses WebSocket that answers every response.create in binary frames,

@@ -249,3 +249,20 @@ async def test_creates_sent_ahead_are_turns_in_order(make_proxy, fake):
     first_end = next(i for i, e in enumerate(events) if e["type"] == "response.completed")
     assert lane_text(events[:first_end], None) == "first answer " * 3
     assert "[REDACTED:" in lane_text(events[first_end:], None)
+
+
+async def test_steering_input_goes_through_the_filters_that_guard_requests(make_proxy, fake):
+    """``response.steer`` queues input into a response in flight: it reaches the model,
+    so a secret in it is redacted as in a response.create (it went on untouched)."""
+    proxy = await make_proxy()
+    steer = {"type": "response.steer", "previous_response_id": "resp_1",
+             "input": [{"role": "user", "content": [{"type": "input_text", "text": f"also use {AWS}"}]}]}
+    async with aiohttp.ClientSession() as s:
+        async with s.ws_connect(ws_url(proxy)) as ws:
+            await ws.send_str(json.dumps(steer))
+            reply = json.loads((await ws.receive(timeout=10)).data)  # the scripted provider takes no steering
+    assert reply["type"] == "error"
+    (sent,) = [r for r in fake.requests if r.method == "WS"]
+    assert sent.json["type"] == "response.steer" and sent.json["previous_response_id"] == "resp_1"
+    assert AWS not in sent.body.decode(), "steering input reached the provider unredacted"
+    assert "[REDACTED:" in sent.json["input"][0]["content"][0]["text"]
