@@ -26,7 +26,6 @@ import os
 import signal
 import sys
 import tempfile
-import time
 from datetime import datetime, timezone
 from pathlib import Path
 
@@ -63,26 +62,6 @@ async def serve_both(upstream: str, noop_port: int, ctx_port: int, config: str, 
         await r.cleanup()
 
 
-async def one(session: aiohttp.ClientSession, url: str, kind: bench.Kind, stream: bool) -> float:
-    """ms to the whole answer, or (``stream``) to the first chunk holding an SSE data line."""
-    t0 = time.perf_counter()
-    if not stream:
-        async with session.post(url + kind.path, data=kind.body, headers=kind.headers) as r:
-            await r.read()
-        return (time.perf_counter() - t0) * 1000.0
-    first, buf = None, b""
-    async with session.post(url + kind.path, data=kind.stream_body, headers=kind.headers) as r:
-        for _ in range(100_000):  # bounded: a stream is a few dozen chunks
-            chunk = await r.content.readany()
-            if not chunk:
-                break
-            if first is None:
-                buf += chunk
-                if b"data:" in buf:
-                    first = time.perf_counter()
-    return ((first or time.perf_counter()) - t0) * 1000.0
-
-
 async def measure(args: argparse.Namespace) -> str:
     cpus = sorted(os.sched_getaffinity(0))
     pin = args.pin and len(cpus) >= 2
@@ -108,19 +87,22 @@ async def measure(args: argparse.Namespace) -> str:
             both.start({cpus[-1]} if pin else None)
             try:
                 await bench.wait_ready(both, "/ctx/healthz")
-                urls = {"direct": fake.url, "noop": f"http://127.0.0.1:{noop_port}", "ctx": both.url}
-                samples: dict[str, list[float]] = {k: [] for k in urls}
-                sessions = {k: aiohttp.ClientSession() for k in urls}
+                targets = [bench.Target(name, url, None, aiohttp.ClientSession()) for name, url in
+                           (("direct", fake.url), ("noop", f"http://127.0.0.1:{noop_port}"), ("ctx", both.url))]
+                samples: dict[str, list[float]] = {t.name: [] for t in targets}
                 try:
                     for i in range(args.n + args.warmup):
                         kind = bench.KINDS[i % len(bench.KINDS)]
-                        for name in bench.ORDER.sample(list(urls), len(urls)):
-                            ms = await one(sessions[name], urls[name], kind, args.stream)
+                        for t in bench.shuffled(targets):
+                            ms = (await bench.one_stream(t, kind))[0] if args.stream else await bench.one_request(t, kind)
                             if i >= args.warmup:
-                                samples[name].append(ms)
+                                samples[t.name].append(ms)
                 finally:
-                    for s in sessions.values():
-                        await s.close()
+                    for t in targets:
+                        await t.session.close()
+                errors = [e for t in targets for e in t.error_samples]
+                if errors:
+                    raise SystemExit(f"wrong answers: {errors}")
             finally:
                 both.stop()
             d = bench.pct(samples["direct"], 50)
