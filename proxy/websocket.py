@@ -122,7 +122,7 @@ class _WsSession:
         self.upstream = upstream
         self.pipeline = relay.pipelines[match.route.name]
         # Turns in flight by lane (``stream_id``; None when a create names none), oldest
-        # first, each with its response's stream state.
+        # first, each with its response's stream state. Only busy lanes have an entry.
         self.lanes: dict[str | None, deque[tuple[Turn, Any]]] = {}
 
     async def run(self) -> None:
@@ -146,10 +146,9 @@ class _WsSession:
                 await self.upstream.close(code=_close_code(self.client), message=first.result().encode())
             else:
                 for lane, turns in self.lanes.items():  # the provider went away mid-turn: tell the client
-                    if turns:
-                        for turn, _ in turns:
-                            turn.error_type = "upstream_dropped"
-                        await self._client_error(502, "upstream closed the WebSocket mid-response", lane)
+                    for turn, _ in turns:
+                        turn.error_type = "upstream_dropped"
+                    await self._client_error(502, "upstream closed the WebSocket mid-response", lane)
                 await self.client.close(code=_close_code(self.upstream), message=first.result().encode())
         finally:
             up.cancel()  # a no-op once they are done; not so if this task was cancelled (shutdown)
@@ -267,7 +266,8 @@ class _WsSession:
 
     async def _on_server_frame(self, text: str) -> list[str]:
         raw = text.encode("utf-8", "surrogatepass")
-        turns = self._lane_of(raw)
+        lane = self._lane_of(raw)
+        turns = self.lanes.get(lane) if lane is not _NO_LANE else None
         if not turns:  # no turn of ours is waiting for it
             return [text]
         turn, state = turns[0]
@@ -284,30 +284,33 @@ class _WsSession:
                 turn.note_response_id(rid)
         if ev.type in _TURN_END:
             turns.popleft()
+            if not turns:  # lanes come and go: only busy ones are kept
+                del self.lanes[lane]
             self.pipeline.run_end(turn)
         return out
 
     def _in_flight(self) -> bool:
-        return any(self.lanes.values())
+        return bool(self.lanes)
 
-    def _lane_of(self, raw: bytes) -> deque | None:
-        """The turns of the lane a provider event belongs to. With one lane busy
-        it is that one; with several, the event's ``stream_id`` says (read here
-        once more: only a multiplexed session pays for it)."""
-        busy = [turns for turns in self.lanes.values() if turns]
-        if len(busy) <= 1:
-            return busy[0] if busy else None
+    def _lane_of(self, raw: bytes) -> Any:
+        """The lane a provider event belongs to (``_NO_LANE`` if none is busy).
+        With one lane busy it is that one; with several, the event's
+        ``stream_id`` says (read here once more: only a multiplexed session pays
+        for it)."""
+        if len(self.lanes) <= 1:
+            return next(iter(self.lanes), _NO_LANE)
         try:
             lane = orjson.loads(raw).get("stream_id")
         except (orjson.JSONDecodeError, AttributeError):
-            return None
-        return self.lanes.get(lane if isinstance(lane, str) else None)
+            return _NO_LANE
+        return lane if isinstance(lane, str) else None
 
     def end_all(self) -> None:
         """At the session's end: every turn still in flight ends (its records, its manifest)."""
-        for turns in self.lanes.values():
-            while turns:
-                self.pipeline.run_end(turns.popleft()[0])
+        lanes, self.lanes = self.lanes, {}
+        for turns in lanes.values():
+            for turn, _ in turns:
+                self.pipeline.run_end(turn)
 
     async def _client_error(self, status: int, message: str, lane: str | None = None) -> None:
         err = ADAPTERS["responses"].error_body(status, message)["error"]
@@ -318,6 +321,9 @@ class _WsSession:
             await self.client.send_str(orjson.dumps(frame).decode())
         except ConnectionError:
             pass
+
+
+_NO_LANE = object()  # an event that no busy lane is waiting for
 
 
 def _lane(event: dict) -> str | None:
