@@ -107,15 +107,28 @@ APP_STATE = web.AppKey("ctxproxy_state", AppState)
 
 
 def server_secret(cfg: Config) -> bytes:
-    """32 random bytes kept in the data dir (mode 0600): per-session keys derive from it."""
+    """32 random bytes kept in the data dir (mode 0600): per-session keys derive from it.
+
+    ``--workers`` start together and each asks: the first to publish the file wins and
+    every one reads that. The bytes are written to a private file first and linked into
+    place whole, so no worker ever reads a file that exists but is still empty."""
     path = Path(cfg.server.secret_file or Path(cfg.server.data_dir) / "secret")
     path.parent.mkdir(parents=True, exist_ok=True)
-    try:
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-    except FileExistsError:
+    if path.exists():
         return path.read_bytes()
-    with os.fdopen(fd, "wb") as f:
-        f.write(secrets.token_bytes(32))
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.{secrets.token_hex(8)}")
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(secrets.token_bytes(32))
+            f.flush()
+            os.fsync(f.fileno())
+        try:
+            os.link(tmp, path)  # fails if another worker published first: its secret stands
+        except FileExistsError:
+            pass
+    finally:
+        tmp.unlink(missing_ok=True)
     return path.read_bytes()
 
 

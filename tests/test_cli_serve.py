@@ -148,3 +148,30 @@ def test_a_worker_that_dies_stops_the_parent_non_zero(tmp_path, running):
     assert r.proc.returncode == 1, err
     assert f"(pid {pid}) exited while serving with code signal 9" in err
     assert "Traceback" not in err
+
+
+def test_workers_starting_together_share_one_whole_secret(tmp_path):
+    """``--workers`` ask for the server secret at the same moment. One used to find the
+    file another had just created and read it still empty ("redact: the server secret
+    is empty", the worker died). Now every one gets the same 32 bytes."""
+    import threading
+    from types import SimpleNamespace
+
+    from ctxproxy.proxy.server import server_secret
+
+    for n in range(50):
+        cfg = SimpleNamespace(server=SimpleNamespace(secret_file="", data_dir=str(tmp_path / f"d{n}")))
+        got, start = [], threading.Barrier(8)
+
+        def ask():
+            start.wait()
+            got.append(server_secret(cfg))
+
+        threads = [threading.Thread(target=ask) for _ in range(8)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join(10)
+        assert len(got) == 8 and len(set(got)) == 1 and len(got[0]) == 32
+        assert [p.name for p in (tmp_path / f"d{n}").iterdir()] == ["secret"]  # no temporary file left
+        assert (tmp_path / f"d{n}" / "secret").stat().st_mode & 0o777 == 0o600
