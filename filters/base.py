@@ -60,18 +60,24 @@ class FilterError(Exception):
 
 
 # Turn ids: 32 hex chars, unique across processes and restarts — a random
-# per-process prefix and a counter (uuid4 costs a syscall per turn).
-_TURN_PREFIX = secrets.token_hex(8)
+# per-process prefix and a counter (uuid4 costs a syscall per turn). Both sit in
+# one int, with a leading 1 bit so hex() always gives every digit: cheaper than
+# formatting two fields.
+def _turn_id_base() -> int:
+    return (1 << 128) | (int.from_bytes(secrets.token_bytes(8), "big") << 64)
+
+
+_turn_id_base_value = _turn_id_base()
 _turn_counter = itertools.count(1)
 
 
 def new_turn_id() -> str:
-    return f"{_TURN_PREFIX}{next(_turn_counter):016x}"
+    return hex(_turn_id_base_value + next(_turn_counter))[3:]
 
 
 def _new_prefix_after_fork() -> None:
-    global _TURN_PREFIX, _turn_counter
-    _TURN_PREFIX = secrets.token_hex(8)
+    global _turn_id_base_value, _turn_counter
+    _turn_id_base_value = _turn_id_base()
     _turn_counter = itertools.count(1)
 
 
@@ -90,6 +96,9 @@ class Identity:
 
 
 _SESSION_STATE = "session:state"  # turn.state key of the shared session read
+# What the request filters left that describes the request (read-only once it
+# was forwarded): a successor turn shares it. Answer state and tool effects are not.
+_CARRIED_TO_SUCCESSOR = ("segments", "inject", "prune", "redact:ctx")
 
 
 @dataclass(eq=False, slots=True)
@@ -143,12 +152,32 @@ class Turn:
         if "response_id" in self.state:
             return
         self.state["response_id"] = rid
-        hooks, self.response_id_hooks = self.response_id_hooks, None
-        for hook in hooks or ():
+        for hook in self.response_id_hooks or ():  # kept: a successor turn inherits them
             try:
                 hook(rid)
             except Exception:  # bookkeeping: the answer goes on
                 log.exception("turn %s: a response-id hook failed", self.turn_id)
+
+    def successor(self) -> "Turn":
+        """A new turn for a response the provider started by itself to continue
+        this one (Responses steering: an automatic successor inherits its
+        predecessor's request and settings). It has its own id and answer state
+        and carries what described the request — identity, context segments,
+        the request-side records, the answer's last edits and the response-id
+        hooks — so the response filters treat its answer as this turn's."""
+        t = Turn(api=self.api, route=self.route, path=self.path, headers=self.headers, request=self.request,
+                 tokens=self.tokens, services=self.services, identity=self.identity,
+                 tenant_fixed=self.tenant_fixed, streamed=self.streamed)
+        for key in _CARRIED_TO_SUCCESSOR:
+            if key in self.state:
+                t.state[key] = self.state[key]
+        redact = self.state.get("redact")
+        if isinstance(redact, dict):  # the request's counts stand; the answer's are its own
+            t.state["redact"] = {**redact, "response_counts": {}}
+        t.state["successor_of"] = self.turn_id
+        t.egress = list(self.egress) if self.egress else None
+        t.response_id_hooks = list(self.response_id_hooks) if self.response_id_hooks else None
+        return t
 
     def session_state(self, store: Any, tenant: str | None = None, session: str | None = None
                       ) -> Mapping[str, Any]:
@@ -309,7 +338,7 @@ class Pipeline:
             f = stage.filter
             if stage.request is None or f.name in skipped:
                 continue
-            edits_before = _edit_count(turn.request)
+            edits_before = getattr(turn.request, "edits", 0)
             t0 = time.perf_counter()
             t0_ns = time.time_ns()
             try:
@@ -337,7 +366,7 @@ class Pipeline:
                     raise FilterError(f.name, f"filter failed ({type(exc).__name__}); request not forwarded",
                                       500, turn.turn_id) from exc
                 _mark_degraded(turn, f.name)
-                if _edit_count(turn.request) != edits_before:
+                if getattr(turn.request, "edits", 0) != edits_before:
                     raise _Undo(f.name) from exc
             finally:
                 _add_time(turn, f.name, t0)
@@ -433,10 +462,6 @@ def _resume(passes: Generator[Commit, Any, None], value: Any, failed: bool) -> C
         return passes.throw(value) if failed else passes.send(value)
     except StopIteration:
         return None
-
-
-def _edit_count(view: Any) -> int:
-    return getattr(view, "edits", 0) if view is not None else 0
 
 
 def _mark_degraded(turn: Turn, name: str) -> None:

@@ -43,8 +43,9 @@ import orjson
 from ctxproxy.config import ConfigError
 
 from .base import Filter, Identity, Turn
-from .digest import sha256
+from .digest import memo_key, sha256
 
+FINGERPRINT_MEMO = 4096  # fingerprints remembered (a few MB at most: the keys hold no text)
 _ID_OK = re.compile(r"^[A-Za-z0-9._:@/+=-]{1,200}$")
 TENANT_OK = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")  # it prefixes store keys: keep it plain
 _OPENCLAW_ID = re.compile(r"[A-Za-z0-9._:-]{4,128}")
@@ -75,9 +76,11 @@ class IdentifyFilter(Filter):
     def __init__(self, config: IdentifyConfig):
         self.config = config
         self._chains: OrderedDict[tuple[str, str], str] = OrderedDict()  # (tenant, response id) -> session
+        self._fingerprints: dict[Any, str] = {}  # every turn of a session fingerprints the same opening
 
     def on_request(self, turn: Turn) -> None:
-        ident = turn.identity = identify(turn.headers, turn.request, self.config, turn.tenant_fixed, self._chains)
+        ident = turn.identity = identify(turn.headers, turn.request, self.config, turn.tenant_fixed, self._chains,
+                                         self._fingerprints)
         if turn.api == "responses" and self.config.chain_memory:
             # Remember which session the answer belongs to as soon as its id is known (before
             # the client has it): the next turn names it in previous_response_id and may send
@@ -92,7 +95,8 @@ class IdentifyFilter(Filter):
 
 
 def identify(headers: Any, view: Any, cfg: IdentifyConfig, fixed_tenant: str = "",
-             chains: dict[tuple[str, str], str] | None = None) -> Identity:
+             chains: dict[tuple[str, str], str] | None = None, fingerprints: dict[Any, str] | None = None
+             ) -> Identity:
     h = headers
     ident = Identity(tenant=fixed_tenant or cfg.default_tenant, agent=_agent(h))
     body = view.body if view is not None else {}
@@ -107,7 +111,7 @@ def identify(headers: Any, view: Any, cfg: IdentifyConfig, fixed_tenant: str = "
         if session:
             ident.session, ident.source, ident.supplied = session, "header", True
 
-    meta = _claude_metadata(body)
+    meta = _claude_metadata(body) if "metadata" in body else {}
     if not ident.session:
         hint = _session_hint(h, meta, body, ident.agent)
         if hint is not None:
@@ -120,11 +124,13 @@ def identify(headers: Any, view: Any, cfg: IdentifyConfig, fixed_tenant: str = "
     if not ident.session and view is not None:
         # The conversation's opening: a system message added mid-session must not move the session.
         system, first = view.system_text(opening=True), view.first_user_text()
-        found = _openclaw_session(system) or _openclaw_session(first)
+        found = None
+        if "Runtime:" in system or "Runtime:" in first:
+            found = _openclaw_session(system) or _openclaw_session(first)
         if found:
             ident.session, ident.source, ident.supplied = found, "hint:openclaw-runtime", True
         else:
-            ident.session, ident.source = _fingerprint(system, first, cfg.fingerprint_chars), "fingerprint"
+            ident.session, ident.source = _fingerprint(system, first, cfg.fingerprint_chars, fingerprints), "fingerprint"
     if not ident.session:
         ident.session, ident.source = "fp-none", "fingerprint"
 
@@ -246,7 +252,7 @@ def _codex_metadata(h: Any) -> dict:
     return parsed if isinstance(parsed, dict) else {}
 
 
-def _fingerprint(system: str, first_user: str, limit: int) -> str:
+def _fingerprint(system: str, first_user: str, limit: int, memo: dict[Any, str] | None = None) -> str:
     """sha256 of the system text's head and the first user turn. A first user
     turn longer than ``limit`` adds its length and its tail: two sessions
     opened with the same long paste and different questions after it are two
@@ -255,4 +261,12 @@ def _fingerprint(system: str, first_user: str, limit: int) -> str:
     seed = f"{system[:limit]}\x00{first_user[:limit]}"
     if len(first_user) > limit:
         seed += f"\x00{len(first_user)}\x00{first_user[-limit:]}"
-    return "fp-" + sha256(seed.encode("utf-8", "surrogatepass")).hexdigest()[:24]
+    key = memo_key(seed) if memo is not None else None
+    fp = memo.get(key) if memo is not None else None
+    if fp is None:
+        fp = "fp-" + sha256(seed.encode("utf-8", "surrogatepass")).hexdigest()[:24]
+        if memo is not None:
+            if len(memo) >= FINGERPRINT_MEMO:
+                memo.clear()
+            memo[key] = fp
+    return fp

@@ -405,6 +405,8 @@ def build_manifest(turn: Turn, seen: _Seen, provider: str, server: tuple[str | N
         "timings_ms": _timings(turn),
         "degraded": [_str(d, 64) for d in turn.degraded],
     }
+    if isinstance(state.get("successor_of"), str):  # an automatic successor: whose request it continues
+        m["continues_turn"] = state["successor_of"]
     m["sha256"] = manifest_sha256(m)
     return m
 

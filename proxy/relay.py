@@ -86,7 +86,7 @@ def _hop_by_hop(headers: Any) -> frozenset[str]:
 
 
 def upstream_headers(headers: Any, route: Route, parse_response: bool) -> CIMultiDict:
-    drop = _hop_by_hop(headers)
+    drop = _hop_by_hop(headers) if "connection" in headers else HOP_BY_HOP
     out = CIMultiDict()
     for k, v in headers.items():
         lk = k.lower()

@@ -104,6 +104,9 @@ def _api(path: str, method: str) -> tuple[str | None, bool]:
     return found
 
 
+MODEL_CALL_CACHE = 1024  # model-call paths whose route match is kept
+
+
 class Router:
     def __init__(self, cfg: Config):
         routes = []
@@ -116,10 +119,26 @@ class Router:
             routes.append(Route(name, rc, rc.upstream.rstrip("/"), key))
         self.prefixed = sorted((r for r in routes if r.config.prefix), key=lambda r: -len(r.config.prefix))
         self.default = {r.family: r for r in routes if not r.config.prefix}
+        # Model calls come to a handful of paths: their matches are kept (they depend on
+        # nothing but the raw path), so routing one is a dict lookup. Bounded, since the
+        # paths are the clients' to choose.
+        self._model_calls: dict[str, Match] = {}
 
     def match(self, path: str, method: str, headers) -> Match:
         """``path``: the request's raw path, still percent-encoded; it goes upstream
         in its canonical form (``canonical_path``), the route's prefix stripped."""
+        if method == "POST":
+            found = self._model_calls.get(path)
+            if found is None:
+                found = self._match(path, method, headers)
+                if found.api is not None:
+                    if len(self._model_calls) >= MODEL_CALL_CACHE:
+                        self._model_calls.clear()
+                    self._model_calls[path] = found
+            return found
+        return self._match(path, method, headers)
+
+    def _match(self, path: str, method: str, headers) -> Match:
         path = canonical_path(path)
         for r in self.prefixed:
             p = r.config.prefix

@@ -773,7 +773,10 @@ class FakeProvider:
     async def _websocket(self, request: web.Request) -> web.StreamResponse:
         """Responses over WebSocket. Each ``response.create`` joins its lane (its
         ``stream_id``; none is a lane too): a lane answers its creates in order, lanes
-        run side by side, and every event of a response echoes its ``stream_id``."""
+        run side by side, and every event of a response echoes its ``stream_id``.
+        A ``response.steer`` is acknowledged (``response.steer.accepted``) and
+        answered, once its lane's response in flight is done, by an automatic
+        successor: the next scripted reply, streamed with no create asking for it."""
         ws = web.WebSocketResponse(max_msg_size=256 * 1024 * 1024)
         if not ws.can_prepare(request).ok:
             return await self._not_found(request)
@@ -821,12 +824,19 @@ class FakeProvider:
                     parsed = None
                 rec = self._add(Record("WS", request.path, request.query_string, headers, body, parsed,
                                        "responses_ws"))
-                if not isinstance(parsed, dict) or parsed.get("type") != "response.create":
-                    err = ErrorSpec(400, "Expected a response.create event.")
+                kind = parsed.get("type") if isinstance(parsed, dict) else None
+                if kind not in ("response.create", "response.steer"):
+                    err = ErrorSpec(400, "Expected a response.create or response.steer event.")
                     await send({"type": "error", "status": 400, **_OpenAIRender.error_body(err)})
                     continue
                 sid = parsed.get("stream_id")
                 req = {k: v for k, v in parsed.items() if k not in ("type", "stream_id")}
+                if kind == "response.steer":
+                    # Accepted, then answered by an automatic successor: the lane's next
+                    # response, which no create asked for, continuing the steered one.
+                    ack = {"type": "response.steer.accepted", "sequence_number": 0,
+                           "steer": {"id": _rid("steer_"), "previous_response_id": parsed.get("previous_response_id")}}
+                    await send(ack if sid is None else {**ack, "stream_id": sid})
                 if sid not in lanes:
                     lanes[sid] = asyncio.Queue()
                     pumps.add(asyncio.ensure_future(lane(lanes[sid])))

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections import deque
+from collections import OrderedDict, deque
 from typing import Any
 
 import aiohttp
@@ -124,6 +124,11 @@ class _WsSession:
         # Turns in flight by lane (``stream_id``; None when a create names none), oldest
         # first, each with its response's stream state. Only busy lanes have an entry.
         self.lanes: dict[str | None, deque[tuple[Turn, Any]]] = {}
+        # Once the client steers: the last turn that ended on each lane lately, which a
+        # response the provider starts by itself there (an automatic successor) continues.
+        # A session that never steers keeps no ended turn (they hold their requests).
+        self.steering = False
+        self.ended: OrderedDict[str | None, Turn] = OrderedDict()
 
     async def run(self) -> None:
         """Relay both ways until one side closes, then close the other with its
@@ -198,6 +203,7 @@ class _WsSession:
             self.lanes.setdefault(_lane(data), deque()).append((turn, ADAPTERS["responses"].stream()))
             return [out]
         if kind == "response.steer":
+            self.steering = True
             done = await self._filtered(self.relay.aux_pipelines[self.match.route.name], data, raw, text)
             return [] if done is None else [done[1]]
         return [text]
@@ -268,8 +274,10 @@ class _WsSession:
         raw = text.encode("utf-8", "surrogatepass")
         lane = self._lane_of(raw)
         turns = self.lanes.get(lane) if lane is not _NO_LANE else None
-        if not turns:  # no turn of ours is waiting for it
-            return [text]
+        if not turns:  # no turn of ours is waiting for it: unless it starts a successor, it goes on as it came
+            lane, turns = self._successor(raw)
+            if not turns:
+                return [text]
         turn, state = turns[0]
         # The turn ends on the event's parsed type (a substring test would match
         # "error": null inside response.created); the event hooks reuse the parse.
@@ -286,8 +294,34 @@ class _WsSession:
             turns.popleft()
             if not turns:  # lanes come and go: only busy ones are kept
                 del self.lanes[lane]
+            if self.steering:
+                self.ended[lane] = turn
+                self.ended.move_to_end(lane)
+                if len(self.ended) > ENDED_LANES:
+                    self.ended.popitem(last=False)
             self.pipeline.run_end(turn)
         return out
+
+    def _successor(self, raw: bytes) -> tuple[Any, deque | None]:
+        """A ``response.created`` that no create asked for, on a lane whose last
+        turn ended: the provider continues that turn by itself (steering's
+        automatic successor). It gets a turn of its own, carrying its
+        predecessor's request, so its answer goes through the response filters
+        like any other. (lane, its turns), or (None, None)."""
+        if b'"response.created"' not in raw:
+            return None, None
+        try:
+            event = orjson.loads(raw)
+        except orjson.JSONDecodeError:
+            return None, None
+        if not isinstance(event, dict) or event.get("type") != "response.created":
+            return None, None
+        lane = _lane(event)
+        before = self.ended.pop(lane, None)
+        if before is None:
+            return None, None
+        turns = self.lanes[lane] = deque([(before.successor(), ADAPTERS["responses"].stream())])
+        return lane, turns
 
     def _in_flight(self) -> bool:
         return bool(self.lanes)
@@ -324,6 +358,7 @@ class _WsSession:
 
 
 _NO_LANE = object()  # an event that no busy lane is waiting for
+ENDED_LANES = 16  # lanes whose last ended turn is kept for a successor
 
 
 def _lane(event: dict) -> str | None:

@@ -85,6 +85,29 @@ def test_fingerprint_separates_concurrent_sessions_and_is_stable_across_turns():
     assert a.session == "fp-" + hashlib.sha256(b"\x00fix bug 12").hexdigest()[:24]
 
 
+def test_remembered_fingerprints_are_the_fingerprints_and_stay_bounded(monkeypatch):
+    """The filter remembers each opening's fingerprint (every turn of a session
+    fingerprints the same opening): a remembered one is the one computed afresh,
+    two openings never share an entry, and the memo is bounded."""
+    from ctxproxy.filters import identify as mod
+    monkeypatch.setattr(mod, "FINGERPRINT_MEMO", 3)
+    memo: dict = {}
+    bodies = [{"model": "m", "input": [{"role": "user", "content": f"task {i}"}]} for i in range(5)]
+
+    def fp(body, memo):
+        view = ADAPTERS["responses"].parse_request(orjson.dumps(body))
+        return identify(CIMultiDict(), view, CFG, "", None, memo).session
+
+    fresh = [fp(b, None) for b in bodies]
+    assert len(set(fresh)) == 5
+    assert [fp(b, memo) for b in bodies] == fresh  # computed, then remembered
+    assert 0 < len(memo) <= 3
+    assert [fp(b, memo) for b in bodies[-2:]] == fresh[-2:]  # and read back
+    long_a = {"model": "m", "input": [{"role": "user", "content": "x" * 5000 + " question a"}]}
+    long_b = {"model": "m", "input": [{"role": "user", "content": "x" * 5000 + " question b"}]}
+    assert fp(long_a, memo) == fp(long_a, None) != fp(long_b, memo) == fp(long_b, None)
+
+
 def test_primed_sha256_objects_are_independent_and_exact():
     a, b = sha256(b"one"), sha256()
     b.update(b"two")

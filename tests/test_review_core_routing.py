@@ -73,3 +73,24 @@ def test_canonical_path_and_model_path():
     assert canonical_path("/a/b/..") == "/a/"
     assert canonical_path("/x%") == "/x%" and canonical_path("/x%4") == "/x%4" and canonical_path("/%zz") == "/%zz"
     assert model_path("/v1//chat%2Fcompletions") == "/v1/chat/completions"
+
+
+def test_model_call_matches_are_kept_bounded_and_pass_throughs_are_not(monkeypatch):
+    """Routing a model call is a dict lookup once its path was seen; the memo
+    holds only model calls and never more than its bound (clients choose paths)."""
+    from ctxproxy.config import load_config
+    from ctxproxy.proxy import routing
+
+    monkeypatch.setattr(routing, "MODEL_CALL_CACHE", 4)
+    router = routing.Router(load_config(None, port=0))
+    first = router.match("/v1/chat/completions", "POST", {})
+    assert router.match("/v1/chat/completions", "POST", {}) is first and first.api == "chat"
+    assert router.match("/v1/%63hat/completions", "POST", {}).api == "chat"  # canonical form, own entry
+    assert router.match("/v1/models", "POST", {}).api is None  # a pass-through is not kept
+    passes = {k for k, m in router._model_calls.items() if m.api is None}
+    assert not passes
+    for i in range(10):
+        assert router.match(f"/p{i}/v1/chat/completions", "POST", {}).api == "chat"
+        assert len(router._model_calls) <= 4
+    # a GET is never a model call, whatever its path
+    assert router.match("/v1/chat/completions", "GET", {}).api is None

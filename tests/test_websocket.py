@@ -260,9 +260,42 @@ async def test_steering_input_goes_through_the_filters_that_guard_requests(make_
     async with aiohttp.ClientSession() as s:
         async with s.ws_connect(ws_url(proxy)) as ws:
             await ws.send_str(json.dumps(steer))
-            reply = json.loads((await ws.receive(timeout=10)).data)  # the scripted provider takes no steering
-    assert reply["type"] == "error"
+            reply = json.loads((await ws.receive(timeout=10)).data)
+    assert reply["type"] == "response.steer.accepted"
     (sent,) = [r for r in fake.requests if r.method == "WS"]
     assert sent.json["type"] == "response.steer" and sent.json["previous_response_id"] == "resp_1"
     assert AWS not in sent.body.decode(), "steering input reached the provider unredacted"
     assert "[REDACTED:" in sent.json["input"][0]["content"][0]["text"]
+
+
+async def test_an_automatic_successor_is_a_turn_of_its_own(make_proxy, fake):
+    """Steering ends the response in flight and the provider starts a successor by
+    itself (a ``response.created`` no create asked for). Its answer goes through the
+    response filters in a turn of its own, which continues its predecessor's request:
+    before, it streamed back unfiltered, a secret in it included, with no record."""
+    proxy = await make_proxy('[filters.identify]\ndefault_tenant = "acme"\n')
+    fake.script(Reply.text("working on it " * 4, delta_chars=7, delay_between_events=0.01),
+                Reply.text(f"steered: the key is {AWS} now", delta_chars=6))
+    steer = {"type": "response.steer", "input": "use the staging key instead"}
+    async with aiohttp.ClientSession() as s:
+        async with s.ws_connect(ws_url(proxy), headers={"session-id": "steer-1"}) as ws:
+            await ws.send_str(json.dumps({"type": "response.create", "model": "gpt-5", "input": "deploy"}))
+            first = json.loads((await ws.receive(timeout=10)).data)
+            assert first["type"] == "response.created"
+            await ws.send_str(json.dumps({**steer, "previous_response_id": first["response"]["id"]}))
+            events = [first] + await frames_until(ws, 2)
+    assert AWS not in json.dumps(events), "the successor's answer went out unfiltered"
+    created = [e for e in events if e["type"] == "response.created"]
+    assert len(created) == 2 and created[0]["response"]["id"] != created[1]["response"]["id"]
+    successor = events[events.index(created[1]):]
+    assert "[REDACTED:" in lane_text(successor, None)
+
+    store = proxy.settled_store()
+    manifests = [d.data for d in store.manifests.list("acme", session="steer-1")]
+    assert len(manifests) == 2, "the successor was not a turn"
+    by_response = {m["response_id"]: m for m in manifests}
+    before, after = by_response[created[0]["response"]["id"]], by_response[created[1]["response"]["id"]]
+    assert after["continues_turn"] == before["turn_id"] and "continues_turn" not in before
+    assert after["response_redactions"] and not before["response_redactions"]
+    assert after["session_id"] == "steer-1" and after["stream"] is True
+

@@ -198,7 +198,7 @@ def system_text_of(head: Any, items: list, roles: tuple[str, ...], opening: bool
                 parts.append(text_of(m.get("content")))
             elif opening and role == "user":
                 break
-    return "\n".join(p for p in parts if p)
+    return "\n".join(filter(None, parts))
 
 
 def text_of(content: Any) -> str:
@@ -325,9 +325,12 @@ def usage_int(obj: Any, *path: str) -> int | None:
 def parse_body(raw: bytes) -> dict:
     """orjson parse with the errors a caller should see (400)."""
     try:
-        body = loads(raw)
-    except orjson.JSONDecodeError as exc:
-        raise AdapterError(f"request body is not valid JSON: {exc}") from None
+        body = orjson.loads(raw)
+    except orjson.JSONDecodeError:
+        try:
+            body = loads(raw)  # the lone-surrogate fallback, only when orjson refuses
+        except orjson.JSONDecodeError as exc:
+            raise AdapterError(f"request body is not valid JSON: {exc}") from None
     if not isinstance(body, dict):
         raise AdapterError("request body must be a JSON object")
     return body
