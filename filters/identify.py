@@ -45,7 +45,7 @@ from ctxproxy.config import ConfigError
 from .base import Filter, Identity, Turn
 from .digest import memo_key, sha256
 
-FINGERPRINT_MEMO = 4096  # fingerprints remembered (a few MB at most: the keys hold no text)
+FINGERPRINT_MEMO = 4096  # fingerprints remembered (well under a MB: the keys hold no text)
 _ID_OK = re.compile(r"^[A-Za-z0-9._:@/+=-]{1,200}$")
 TENANT_OK = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")  # it prefixes store keys: keep it plain
 _OPENCLAW_ID = re.compile(r"[A-Za-z0-9._:-]{4,128}")
@@ -261,12 +261,16 @@ def _fingerprint(system: str, first_user: str, limit: int, memo: dict[Any, str] 
     seed = f"{system[:limit]}\x00{first_user[:limit]}"
     if len(first_user) > limit:
         seed += f"\x00{len(first_user)}\x00{first_user[-limit:]}"
-    key = memo_key(seed) if memo is not None else None
-    fp = memo.get(key) if memo is not None else None
+    if memo is None:
+        return _digest(seed)
+    key = memo_key(seed)
+    fp = memo.get(key)
     if fp is None:
-        fp = "fp-" + sha256(seed.encode("utf-8", "surrogatepass")).hexdigest()[:24]
-        if memo is not None:
-            if len(memo) >= FINGERPRINT_MEMO:
-                memo.clear()
-            memo[key] = fp
+        if len(memo) >= FINGERPRINT_MEMO:
+            memo.clear()
+        fp = memo[key] = _digest(seed)
     return fp
+
+
+def _digest(seed: str) -> str:
+    return "fp-" + sha256(seed.encode("utf-8", "surrogatepass")).hexdigest()[:24]
