@@ -39,9 +39,17 @@ _TERMINAL_NAMES = {
     "anthropic": frozenset({"message_stop", "error"}),
     "responses": frozenset({"response.completed", "response.failed", "response.incomplete", "error"}),
 }
+# What a terminal event's bytes must hold, per API: an event without any of them
+# is not one, and its fields need not be read to know it. (Every name of the
+# Responses set but "error" holds "response.", and "error" is in both sets.)
+_TERMINAL_HINTS = {"chat": (b"[DONE]", b'{"error"'), "anthropic": (b"message_stop", b"error"),
+                   "responses": (b"response.", b"error")}
 
 
 def is_terminal(api: str, raw: Any) -> bool:
+    first, second = _TERMINAL_HINTS[api]
+    if first not in raw.raw and second not in raw.raw:
+        return False
     if api == "chat":
         return raw.data == b"[DONE]" or (raw.data is not None and raw.data.startswith(b'{"error"'))
     return raw.name in _TERMINAL_NAMES[api]
@@ -409,7 +417,7 @@ class _EventRelay:
             if is_terminal(api, raw):
                 self.terminated = True
             if not self.hooks:
-                if raw.name == "response.created":
+                if api == "responses" and b"response.created" in raw.raw and raw.name == "response.created":
                     self._note_id(self.state.event(raw.name, raw.raw, raw.data))
                 out.append(raw.raw)
                 continue

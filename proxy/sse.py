@@ -14,17 +14,56 @@ ending and starts the next event's raw bytes.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from typing import Any
 
 _EOL = re.compile(rb"[\r\n]")
 BOM = b"\xef\xbb\xbf"
+_UNREAD = object()
 
 
-@dataclass(slots=True)
 class RawEvent:
-    raw: bytes  # the event as received, terminator included
-    name: str | None  # the ``event:`` field
-    data: bytes | None  # ``data:`` lines joined by b"\n"; None when absent
+    """One event: ``raw``, its bytes as received (terminator included), and its
+    fields, read on first use (a relayed event no filter hooks is mostly
+    passed on without them): ``name`` (the ``event:`` field) and ``data``
+    (``data:`` lines joined by b"\n"; None when absent)."""
+
+    __slots__ = ("raw", "_skip", "_name", "_data")
+
+    def __init__(self, raw: bytes, skip: int = 0):
+        self.raw = raw
+        self._skip = skip  # a byte order mark opening the stream is no field
+        self._name: Any = _UNREAD
+
+    @property
+    def name(self) -> str | None:
+        if self._name is _UNREAD:
+            self._read()
+        return self._name
+
+    @property
+    def data(self) -> bytes | None:
+        if self._name is _UNREAD:
+            self._read()
+        return self._data
+
+    def _read(self) -> None:
+        name = None
+        data: list[bytes] = []
+        raw = self.raw[self._skip:] if self._skip else self.raw
+        for line in raw.splitlines():
+            if not line or line[:1] == b":":
+                continue
+            field, sep, value = line.partition(b":")
+            if sep and value[:1] == b" ":
+                value = value[1:]
+            if field == b"data":
+                data.append(value)
+            elif field == b"event":
+                name = value.decode("utf-8", "replace")
+        self._name, self._data = name, (b"\n".join(data) if data else None)
+
+    def __repr__(self) -> str:
+        return f"RawEvent({self.raw!r})"
 
 
 class SSEDecoder:
@@ -105,10 +144,8 @@ class SSEDecoder:
         if self._first:
             self._first = False
             if raw.startswith(BOM):
-                ev = _parse(raw[3:])
-                ev.raw = raw
-                return ev
-        return _parse(raw)
+                return RawEvent(raw, 3)
+        return RawEvent(raw)
 
     def flush(self) -> RawEvent | None:
         """What trails at the end of the stream (an event without its blank
@@ -124,22 +161,6 @@ class SSEDecoder:
         ev = self._event(raw)
         self._first = True
         return ev
-
-
-def _parse(raw: bytes) -> RawEvent:
-    name = None
-    data: list[bytes] = []
-    for line in raw.splitlines():
-        if not line or line[:1] == b":":
-            continue
-        field, sep, value = line.partition(b":")
-        if sep and value[:1] == b" ":
-            value = value[1:]
-        if field == b"data":
-            data.append(value)
-        elif field == b"event":
-            name = value.decode("utf-8", "replace")
-    return RawEvent(raw, name, b"\n".join(data) if data else None)
 
 
 def encode_event(name: str | None, data: bytes) -> bytes:

@@ -108,3 +108,45 @@ def dispatched(events) -> list:
     for e in events:
         flat += e if isinstance(e, list) else [e]
     return [(e.name, e.data) for e in flat if e.data is not None]
+
+
+def test_stream_ends_are_recognised_in_every_spelling_and_only_there():
+    """The relay tells a stream's end from the event bytes before reading any field
+    (an event without the end's name in it is not an end): every form SSE allows
+    is still an end, and an event that merely mentions one is not."""
+    from ctxproxy.proxy.relay import is_terminal
+
+    def events(raw: bytes):
+        d = SSEDecoder()
+        return d.decode(raw) + ([d.flush()] if d._buf else [])
+
+    ends = {
+        "chat": [b"data: [DONE]\n\n", b"data:[DONE]\n\n", b": keep-alive\ndata: [DONE]\r\n\r\n",
+                 b'data: {"error": {"message": "overloaded"}}\n\n'],
+        "anthropic": [b'event: message_stop\ndata: {"type":"message_stop"}\n\n',
+                      b'event:message_stop\r\ndata:{}\r\n\r\n', b'event: error\ndata: {"type":"error"}\n\n'],
+        "responses": [b'event: response.completed\ndata: {}\n\n', b'event:response.failed\ndata: {}\n\n',
+                      b'event: response.incomplete\ndata: {}\n\n', b'event: error\ndata: {}\n\n'],
+    }
+    not_ends = {
+        "chat": [b'data: {"choices":[{"delta":{"content":"[DONE] is not the end, nor is error"}}]}\n\n',
+                 b'data: {"id": "x", "error": null}\n\n', b": [DONE]\n\n"],
+        "anthropic": [b'event: content_block_delta\ndata: {"delta":{"text":"message_stop error"}}\n\n',
+                      b'event: ping\ndata: {"type": "ping"}\n\n'],
+        "responses": [b'event: response.output_text.delta\ndata: {"delta":"response.completed error"}\n\n',
+                      b'event: response.created\ndata: {"response": {"error": null}}\n\n'],
+    }
+    for api, raws in ends.items():
+        for raw in raws:
+            (ev,) = events(raw)
+            assert is_terminal(api, ev), (api, raw)
+    for api, raws in not_ends.items():
+        for raw in raws:
+            (ev,) = events(raw)
+            assert not is_terminal(api, ev), (api, raw)
+
+
+def test_a_byte_order_mark_stays_in_the_bytes_and_out_of_the_fields():
+    (ev,) = SSEDecoder().decode(b"\xef\xbb\xbfevent: a\ndata: 1\ndata: 2\n\n")
+    assert ev.raw == b"\xef\xbb\xbfevent: a\ndata: 1\ndata: 2\n\n"
+    assert (ev.data, ev.name) == (b"1\n2", "a")  # either field first: both are read
