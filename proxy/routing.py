@@ -120,8 +120,8 @@ class Router:
         self.prefixed = sorted((r for r in routes if r.config.prefix), key=lambda r: -len(r.config.prefix))
         self.default = {r.family: r for r in routes if not r.config.prefix}
         # Model calls come to a handful of paths: their matches are kept (they depend on
-        # nothing but the raw path), so routing one is a dict lookup. Bounded, since the
-        # paths are the clients' to choose.
+        # nothing but the raw path), so routing one is a dict lookup. Bounded in number
+        # and length, since the paths are the clients' to choose.
         self._model_calls: dict[str, Match] = {}
 
     def match(self, path: str, method: str, headers) -> Match:
@@ -131,7 +131,7 @@ class Router:
             found = self._model_calls.get(path)
             if found is None:
                 found = self._match(path, method, headers)
-                if found.api is not None:
+                if found.api is not None and len(path) <= 512:
                     if len(self._model_calls) >= MODEL_CALL_CACHE:
                         self._model_calls.clear()
                     self._model_calls[path] = found
