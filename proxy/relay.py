@@ -181,7 +181,6 @@ class Relay:
         turn = Turn(api=api or "", route=route.name, path=request.rel_url.raw_path, headers=request.headers,
                     request=None, tokens=self.tokens, services=self.services,
                     tenant_fixed=route.config.tenant)
-        err_api = family_api(api, route.family)
         pipeline = (self.aux_pipelines if match.auxiliary else self.pipelines)[route.name] if api else None
         try:
             if pipeline is None:  # pass-through: the body streams on, unread and unbounded (file uploads)
@@ -190,7 +189,7 @@ class Relay:
                 raw = await request.read()
                 adapter = ADAPTERS[api]
                 coding = request.headers.get("content-encoding")
-                plain = raw if is_identity(coding) else decode_body(raw, coding, self.max_body)
+                plain = raw if not coding or is_identity(coding) else decode_body(raw, coding, self.max_body)
                 turn.request = adapter.parse_request(plain)
                 turn.streamed = turn.request.stream
                 await pipeline.run_request_async(turn, reparse=lambda: adapter.parse_request(plain))
@@ -205,11 +204,11 @@ class Relay:
             raise
         except (ProxyError, AdapterError, FilterError, web.HTTPException) as exc:
             turn.error_type = getattr(exc, "error_type", type(exc).__name__)
-            resp = response_for(exc, err_api, turn.turn_id)
+            resp = response_for(exc, family_api(api, route.family), turn.turn_id)
         except Exception as exc:  # never a traceback to the client
             log.exception("turn %s: unexpected error", turn.turn_id)
             turn.error_type = type(exc).__name__
-            resp = response_for(exc, err_api, turn.turn_id)
+            resp = response_for(exc, family_api(api, route.family), turn.turn_id)
         if pipeline is None or turn.request is None:
             return resp
         try:  # the client has its whole answer before the turn's bookkeeping (manifest, records) runs
