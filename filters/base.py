@@ -84,8 +84,11 @@ def _new_prefix_after_fork() -> None:
 os.register_at_fork(after_in_child=_new_prefix_after_fork)
 
 
-@dataclass(slots=True)
+@dataclass(frozen=True, slots=True)
 class Identity:
+    """Who a turn is for; ``identify`` decides it once, and it never changes
+    (a successor turn shares its predecessor's)."""
+
     tenant: str = "default"
     user: str = ""
     session: str = ""
@@ -94,6 +97,8 @@ class Identity:
     agent: str = ""  # claude-code | codex | openclaw | sdk | unknown
     supplied: bool = False  # the agent supplied its session id (vs. derived)
 
+
+NO_IDENTITY = Identity()
 
 _SESSION_STATE = "session:state"  # turn.state key of the shared session read
 # What the request filters left that describes the request (read-only once it
@@ -113,7 +118,7 @@ class Turn:
     tokens: TokenCounter
     services: Mapping[str, Any] = field(default_factory=dict)  # store, secret, clock...
     turn_id: str = field(default_factory=new_turn_id)
-    identity: Identity = field(default_factory=Identity)
+    identity: Identity = NO_IDENTITY  # until ``identify`` runs
     tenant_fixed: str = ""  # the route's fixed tenant; headers cannot override it
     state: dict[str, Any] = field(default_factory=dict)
     degraded: list[str] = field(default_factory=list)

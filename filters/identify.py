@@ -98,50 +98,52 @@ def identify(headers: Any, view: Any, cfg: IdentifyConfig, fixed_tenant: str = "
              chains: dict[tuple[str, str], str] | None = None, fingerprints: dict[Any, str] | None = None
              ) -> Identity:
     h = headers
-    ident = Identity(tenant=fixed_tenant or cfg.default_tenant, agent=_agent(h))
+    agent = _agent(h)
+    tenant = fixed_tenant or cfg.default_tenant
+    user = task = session = source = ""
+    supplied = False
     body = view.body if view is not None else {}
 
     if cfg.trust_headers:
-        tenant = h.get("x-ctx-tenant")
-        if not fixed_tenant and isinstance(tenant, str) and TENANT_OK.match(tenant):
-            ident.tenant = tenant
-        ident.user = _ok(h.get("x-ctx-user")) or ""
-        ident.task = _ok(h.get("x-ctx-task")) or ""
-        session = _ok(h.get("x-ctx-session"))
+        named = h.get("x-ctx-tenant")
+        if not fixed_tenant and isinstance(named, str) and TENANT_OK.match(named):
+            tenant = named
+        user = _ok(h.get("x-ctx-user")) or ""
+        task = _ok(h.get("x-ctx-task")) or ""
+        session = _ok(h.get("x-ctx-session")) or ""
         if session:
-            ident.session, ident.source, ident.supplied = session, "header", True
+            source, supplied = "header", True
 
     meta = _claude_metadata(body) if "metadata" in body else {}
-    if not ident.session:
-        hint = _session_hint(h, meta, body, ident.agent)
+    if not session:
+        hint = _session_hint(h, meta, body, agent)
         if hint is not None:
-            ident.source, ident.session = hint
-            ident.supplied = True
-    if not ident.session and chains:
+            (source, session), supplied = hint, True
+    if not session and chains:
         previous = body.get("previous_response_id")
-        if isinstance(previous, str) and (ident.tenant, previous) in chains:
-            ident.session, ident.source = chains[(ident.tenant, previous)], "chain:previous_response_id"
-    if not ident.session and view is not None:
+        if isinstance(previous, str) and (tenant, previous) in chains:
+            session, source = chains[(tenant, previous)], "chain:previous_response_id"
+    if not session and view is not None:
         # The conversation's opening: a system message added mid-session must not move the session.
         system, first = view.system_text(opening=True), view.first_user_text()
         found = None
         if "Runtime:" in system or "Runtime:" in first:
             found = _openclaw_session(system) or _openclaw_session(first)
         if found:
-            ident.session, ident.source, ident.supplied = found, "hint:openclaw-runtime", True
+            session, source, supplied = found, "hint:openclaw-runtime", True
         else:
-            ident.session, ident.source = _fingerprint(system, first, cfg.fingerprint_chars, fingerprints), "fingerprint"
-    if not ident.session:
-        ident.session, ident.source = "fp-none", "fingerprint"
+            session, source = _fingerprint(system, first, cfg.fingerprint_chars, fingerprints), "fingerprint"
+    if not session:
+        session, source = "fp-none", "fingerprint"
 
-    if not ident.user:
+    if not user:
         for value in (meta.get("account_uuid"), meta.get("device_id"), body.get("user"),
                       body.get("safety_identifier")):
             if value is not None and _ok(value):
-                ident.user = value
+                user = value
                 break
-    ident.task = ident.task or ident.session
-    return ident
+    return Identity(tenant=tenant, user=user, session=session, task=task or session, source=source, agent=agent,
+                    supplied=supplied)
 
 
 def _session_hint(h: Any, meta: dict, body: dict, agent: str) -> tuple[str, str] | None:
