@@ -776,7 +776,9 @@ class FakeProvider:
         run side by side, and every event of a response echoes its ``stream_id``.
         A ``response.steer`` is acknowledged (``response.steer.accepted``) and
         answered, once its lane's response in flight is done, by an automatic
-        successor: the next scripted reply, streamed with no create asking for it."""
+        successor: the next scripted reply, streamed with no create asking for it
+        (the lane: the steer's ``stream_id``, where the real API takes the lane of
+        the response it steers)."""
         ws = web.WebSocketResponse(max_msg_size=256 * 1024 * 1024)
         if not ws.can_prepare(request).ok:
             return await self._not_found(request)

@@ -124,10 +124,9 @@ class _WsSession:
         # Turns in flight by lane (``stream_id``; None when a create names none), oldest
         # first, each with its response's stream state. Only busy lanes have an entry.
         self.lanes: dict[str | None, deque[tuple[Turn, Any]]] = {}
-        # Once the client steers: the last turn that ended on each lane lately, which a
-        # response the provider starts by itself there (an automatic successor) continues.
-        # A session that never steers keeps no ended turn (they hold their requests).
-        self.steering = False
+        # The last turn that ended on each lane lately, which a response the provider
+        # starts by itself there (steering's automatic successor) continues. Steering may
+        # name a response that has just completed, so every lane keeps its last one.
         self.ended: OrderedDict[str | None, Turn] = OrderedDict()
 
     async def run(self) -> None:
@@ -203,7 +202,6 @@ class _WsSession:
             self.lanes.setdefault(_lane(data), deque()).append((turn, ADAPTERS["responses"].stream()))
             return [out]
         if kind == "response.steer":
-            self.steering = True
             done = await self._filtered(self.relay.aux_pipelines[self.match.route.name], data, raw, text)
             return [] if done is None else [done[1]]
         return [text]
@@ -272,16 +270,18 @@ class _WsSession:
 
     async def _on_server_frame(self, text: str) -> list[str]:
         raw = text.encode("utf-8", "surrogatepass")
-        lane = self._lane_of(raw)
+        lane, parsed = self._lane_of(raw)
         turns = self.lanes.get(lane) if lane is not _NO_LANE else None
         if not turns:  # no turn of ours is waiting for it: unless it starts a successor, it goes on as it came
-            lane, turns = self._successor(raw)
+            turns = self._successor(lane, parsed)
             if not turns:
                 return [text]
         turn, state = turns[0]
         # The turn ends on the event's parsed type (a substring test would match
         # "error": null inside response.created); the event hooks reuse the parse.
         ev = state.event(None, raw, raw)
+        if parsed is not None:
+            ev.parsed_as(parsed)
         out = [text]
         if self.pipeline.has_event_hooks:
             out = [e.json_bytes().decode("utf-8", "surrogatepass") if e.changed else text
@@ -294,50 +294,45 @@ class _WsSession:
             turns.popleft()
             if not turns:  # lanes come and go: only busy ones are kept
                 del self.lanes[lane]
-            if self.steering:
-                self.ended[lane] = turn
-                self.ended.move_to_end(lane)
-                if len(self.ended) > ENDED_LANES:
-                    self.ended.popitem(last=False)
+            self.ended[lane] = turn
+            self.ended.move_to_end(lane)
+            if len(self.ended) > ENDED_LANES:
+                self.ended.popitem(last=False)
             self.pipeline.run_end(turn)
         return out
 
-    def _successor(self, raw: bytes) -> tuple[Any, deque | None]:
+    def _successor(self, lane: Any, event: dict | None) -> deque | None:
         """A ``response.created`` that no create asked for, on a lane whose last
         turn ended: the provider continues that turn by itself (steering's
         automatic successor). It gets a turn of its own, carrying its
         predecessor's request, so its answer goes through the response filters
-        like any other. (lane, its turns), or (None, None)."""
-        if b'"response.created"' not in raw:
-            return None, None
-        try:
-            event = orjson.loads(raw)
-        except orjson.JSONDecodeError:
-            return None, None
-        if not isinstance(event, dict) or event.get("type") != "response.created":
-            return None, None
-        lane = _lane(event)
+        like any other. Its lane's turns, or None. (``event`` is parsed whenever
+        a lane has ended, see ``_lane_of``.)"""
+        if event is None or event.get("type") != "response.created":
+            return None
         before = self.ended.pop(lane, None)
         if before is None:
-            return None, None
+            return None
         turns = self.lanes[lane] = deque([(before.successor(), ADAPTERS["responses"].stream())])
-        return lane, turns
+        return turns
 
     def _in_flight(self) -> bool:
         return bool(self.lanes)
 
-    def _lane_of(self, raw: bytes) -> Any:
-        """The lane a provider event belongs to (``_NO_LANE`` if none is busy).
-        With one lane busy it is that one; with several, the event's
-        ``stream_id`` says (read here once more: only a multiplexed session pays
-        for it)."""
-        if len(self.lanes) <= 1:
-            return next(iter(self.lanes), _NO_LANE)
+    def _lane_of(self, raw: bytes) -> tuple[Any, dict | None]:
+        """The lane a provider event belongs to (``_NO_LANE`` if none is busy), and
+        the event parsed if it had to be. Before any turn ended, with one lane busy
+        it is that one; otherwise the event's ``stream_id`` says (a lane whose turn
+        ended may be starting a successor)."""
+        if len(self.lanes) <= 1 and not self.ended:
+            return next(iter(self.lanes), _NO_LANE), None
         try:
-            lane = orjson.loads(raw).get("stream_id")
-        except (orjson.JSONDecodeError, AttributeError):
-            return _NO_LANE
-        return lane if isinstance(lane, str) else None
+            event = loads(raw)  # a lone surrogate escape is still read, as the event hooks read it
+        except (ValueError, RecursionError):
+            return _NO_LANE, None
+        if not isinstance(event, dict):
+            return _NO_LANE, None
+        return _lane(event), event
 
     def end_all(self) -> None:
         """At the session's end: every turn still in flight ends (its records, its manifest)."""

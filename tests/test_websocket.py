@@ -299,3 +299,40 @@ async def test_an_automatic_successor_is_a_turn_of_its_own(make_proxy, fake):
     assert after["response_redactions"] and not before["response_redactions"]
     assert after["session_id"] == "steer-1" and after["stream"] is True
 
+
+
+async def test_a_successor_on_one_lane_while_another_streams(make_proxy, fake):
+    """A steered lane's successor arrives while another lane is still answering: each
+    event goes to its own lane's turn (the one busy lane is not taken for every
+    event), the successor is filtered, and the other lane's answer is untouched."""
+    proxy = await make_proxy()
+    fake.script(Reply.text("lane a says hello " * 6, delta_chars=6, delay_between_events=0.02),
+                Reply.text("lane b is done", delta_chars=5),
+                Reply.text(f"lane b again with {AWS} here", delta_chars=5))
+    events = []
+    async with aiohttp.ClientSession() as s:
+        async with s.ws_connect(ws_url(proxy), headers={"session-id": "multi"}) as ws:
+            for lane in ("a", "b"):
+                await ws.send_str(json.dumps({"type": "response.create", "model": "gpt-5", "input": lane,
+                                              "stream_id": lane}))
+            while not any(e["type"] == "response.completed" and e.get("stream_id") == "b" for e in events):
+                events.append(json.loads((await ws.receive(timeout=10)).data))
+            assert not any(e["type"] == "response.completed" and e.get("stream_id") == "a" for e in events)
+            rid = next(e["response"]["id"] for e in events if e["type"] == "response.created"
+                       and e.get("stream_id") == "b")
+            await ws.send_str(json.dumps({"type": "response.steer", "stream_id": "b", "previous_response_id": rid,
+                                          "input": "once more"}))
+            while sum(e["type"] == "response.completed" for e in events) < 3:
+                events.append(json.loads((await ws.receive(timeout=10)).data))
+    assert AWS not in json.dumps(events), "the successor's answer went out unfiltered"
+    assert lane_text(events, "a") == "lane a says hello " * 6
+    b_text = lane_text(events, "b")
+    assert b_text.startswith("lane b is done") and "[REDACTED:" in b_text
+    created = {e.get("stream_id"): e["response"]["id"] for e in events if e["type"] == "response.created"}
+    successor_id = [e["response"]["id"] for e in events if e["type"] == "response.created"
+                    and e.get("stream_id") == "b"][-1]
+    listed = [d.data for d in proxy.settled_store().manifests.list("default", session="multi")]
+    by_response = {m["response_id"]: m for m in listed}
+    assert set(by_response) == {created["a"], rid, successor_id}, "a lane's events went to another lane's turn"
+    assert by_response[successor_id]["continues_turn"] == by_response[rid]["turn_id"]
+    assert "continues_turn" not in by_response[created["a"]]

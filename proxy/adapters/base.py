@@ -368,6 +368,12 @@ class Event:
     def mark_changed(self) -> None:
         self.edits += 1
 
+    def parsed_as(self, data: Any) -> "Event":
+        """This event, whose JSON the caller already parsed (``data``): it is not parsed again."""
+        if self._data is _UNSET:
+            self._data = data
+        return self
+
     @property
     def type(self) -> str | None:
         d = self.data

@@ -294,7 +294,8 @@ class ResponsesEvent(Event):
         channel = _channel(d, spec[0])
         self.stream.open[channel] = None
         if channel not in self.stream.shapes:
-            shape = {k: d[k] for k in ("type", "item_id", "output_index", spec[0]) if k in d}
+            # stream_id: the WebSocket lane (a delta a filter makes must name it too)
+            shape = {k: d[k] for k in ("type", "item_id", "output_index", spec[0], "stream_id") if k in d}
             self.stream.shapes[channel] = {**shape, "logprobs": []} if "logprobs" in d else shape
         slot = Slot(d, "delta", self.type, spec[1], _logprobs_guard(self, [d], "delta") or self.mark_changed)
         return [Delta(channel, spec[1], slot.get, slot.set)]
