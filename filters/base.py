@@ -37,7 +37,7 @@ import os
 import secrets
 import time
 from dataclasses import dataclass, field
-from typing import Any, Callable, ClassVar, Generator, Iterable, Mapping
+from typing import Any, Callable, ClassVar, Generator, Iterable, Mapping, NamedTuple
 
 from .tokens import TokenCounter
 from .view import RequestView, ResponseView, StreamEvent
@@ -84,10 +84,10 @@ def _new_prefix_after_fork() -> None:
 os.register_at_fork(after_in_child=_new_prefix_after_fork)
 
 
-@dataclass(frozen=True, slots=True)
-class Identity:
+class Identity(NamedTuple):
     """Who a turn is for; ``identify`` decides it once, and it never changes
-    (a successor turn shares its predecessor's)."""
+    (a successor turn shares its predecessor's). A tuple: made once per turn,
+    the cheapest immutable record."""
 
     tenant: str = "default"
     user: str = ""
