@@ -259,7 +259,9 @@ def _fingerprint(system: str, first_user: str, limit: int, memo: dict[Any, str] 
     turn longer than ``limit`` adds its length and its tail: two sessions
     opened with the same long paste and different questions after it are two
     sessions (the turn is history, so this stays stable across turns). The
-    system text is only taken by its head: agents append to it as they go."""
+    system text is only taken by its head: agents append to it as they go.
+    ``memo`` (the filter's) remembers it by the seed's memo key: every turn of
+    a session has the same opening, so only its first pays for the digest."""
     seed = f"{system[:limit]}\x00{first_user[:limit]}"
     if len(first_user) > limit:
         seed += f"\x00{len(first_user)}\x00{first_user[-limit:]}"
