@@ -325,12 +325,9 @@ def usage_int(obj: Any, *path: str) -> int | None:
 def parse_body(raw: bytes) -> dict:
     """orjson parse with the errors a caller should see (400)."""
     try:
-        body = orjson.loads(raw)
-    except orjson.JSONDecodeError:
-        try:
-            body = loads(raw)  # the lone-surrogate fallback, only when orjson refuses
-        except orjson.JSONDecodeError as exc:
-            raise AdapterError(f"request body is not valid JSON: {exc}") from None
+        body = loads(raw)
+    except orjson.JSONDecodeError as exc:
+        raise AdapterError(f"request body is not valid JSON: {exc}") from None
     if not isinstance(body, dict):
         raise AdapterError("request body must be a JSON object")
     return body
