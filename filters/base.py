@@ -96,6 +96,10 @@ class Identity(NamedTuple):
     source: str = ""  # how the session was found: header | hint:<name> | fingerprint
     agent: str = ""  # claude-code | codex | openclaw | sdk | unknown
     supplied: bool = False  # the agent supplied its session id (vs. derived)
+    project: str = ""  # X-Ctx-Project (in keys mode only within the key's projects)
+    purpose: str = ""  # X-Ctx-Purpose, or the route's: recall visibility (support, analysis, ...)
+    parent_session: str = ""  # X-Ctx-Parent-Session or a client's sub-agent hint: the session tree
+    key_id: str = ""  # the proxy key that authenticated the turn (keys mode), never the key itself
 
 
 NO_IDENTITY = Identity()

@@ -27,6 +27,10 @@ The fallback chain, first hit wins for each field:
    for the last ``chain_memory`` responses: a chain continued on another
    worker or after a restart starts a fingerprint session.
 
+``X-Ctx-Project``, ``X-Ctx-Purpose`` and ``X-Ctx-Parent-Session`` (same
+trust rule) name the project, the purpose and the parent of a sub-agent's
+session: what recall's visibility checks and session trees go by.
+
 The task defaults to the session. ``identity.supplied`` says whether the
 agent supplied its session id (only then is it exported as
 ``gen_ai.conversation.id``).
@@ -100,7 +104,7 @@ def identify(headers: Any, view: Any, cfg: IdentifyConfig, fixed_tenant: str = "
     h = headers
     agent = _agent(h)
     tenant = fixed_tenant or cfg.default_tenant
-    user = task = session = source = ""
+    user = task = session = source = project = purpose = parent = ""
     supplied = False
     body = view.body if view is not None else {}
 
@@ -111,6 +115,9 @@ def identify(headers: Any, view: Any, cfg: IdentifyConfig, fixed_tenant: str = "
         user = _ok(h.get("x-ctx-user")) or ""
         task = _ok(h.get("x-ctx-task")) or ""
         session = _ok(h.get("x-ctx-session")) or ""
+        project = _ok(h.get("x-ctx-project")) or ""
+        purpose = _ok(h.get("x-ctx-purpose")) or ""
+        parent = _ok(h.get("x-ctx-parent-session")) or ""
         if session:
             source, supplied = "header", True
 
@@ -143,7 +150,7 @@ def identify(headers: Any, view: Any, cfg: IdentifyConfig, fixed_tenant: str = "
                 user = value
                 break
     return Identity(tenant=tenant, user=user, session=session, task=task or session, source=source, agent=agent,
-                    supplied=supplied)
+                    supplied=supplied, project=project, purpose=purpose, parent_session=parent)
 
 
 def _session_hint(h: Any, meta: dict, body: dict, agent: str) -> tuple[str, str] | None:
