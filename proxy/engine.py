@@ -452,7 +452,7 @@ class _EventRelay:
                 continue
             ev = self.state.event(raw.name, raw.raw, raw.data)
             self._note_id(ev)
-            for e in self.pipeline.run_event(self.turn, ev):
+            for e in self.state.outgoing(self.pipeline.run_event(self.turn, ev)):
                 out.append(e.to_bytes())
         data = b"".join(out)
         if data and (api != "responses" or b'"sequence_number"' in data):  # not a keep-alive comment
@@ -531,7 +531,8 @@ class FrameTurn:
             ev.parsed_as(parsed)
         out: list[bytes | None] = [None]
         if self.pipeline.has_event_hooks:
-            out = [e.json_bytes() if e.changed else None for e in self.pipeline.run_event(turn, ev)]
+            out = [e.json_bytes() if e.changed else None
+                   for e in self.stream.outgoing(self.pipeline.run_event(turn, ev))]
         kind = ev.type
         if kind == "response.created":
             rid = ev.response_id()
