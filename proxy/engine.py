@@ -394,7 +394,7 @@ class Exchange:
         if not (self._sse and turn.api):
             return b""
         after = self._relay.sent if self._relay is not None else b""
-        return ADAPTERS[turn.api].stream_error_bytes(exc.status, exc.message, turn.state.get("response_id"), after)
+        return ADAPTERS[turn.api].stream_error_bytes(exc.status, exc.message, turn.response_id, after)
 
     def upstream_done(self) -> None:
         """The provider's response is over (read or released): the upstream span ends."""
@@ -460,7 +460,7 @@ class _EventRelay:
         return data
 
     def _note_id(self, ev: Any) -> None:
-        if "response_id" not in self.turn.state:
+        if self.turn.response_id is None:
             rid = ev.response_id()
             if rid:
                 self.turn.note_response_id(rid)
