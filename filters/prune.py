@@ -68,7 +68,7 @@ from ctxproxy.config import ConfigError
 
 from ctxproxy.store import REF_POINTERS
 
-from .base import Commit, Filter, Turn
+from .base import Filter, Turn
 from .digest import memo_key
 from .view import type_of
 
@@ -192,7 +192,7 @@ class PruneFilter(Filter):
 
     # -- the hook --------------------------------------------------------------
 
-    def on_request(self, turn: Turn) -> Commit | None:
+    async def on_request(self, turn: Turn) -> None:
         view = turn.request
         if view is None or self.store is None or not turn.identity.session:
             return None
@@ -210,14 +210,12 @@ class PruneFilter(Filter):
             self._edit(turn, plan)
             return None
 
-        def then(taken: list[tuple[_Result, dict]]) -> None:
-            turn.session_changed()
-            for r, old in taken:  # another worker decided first: keep its decision (same bytes for everyone)
-                self._apply(r, old, turn.tokens.count, new=True)
-            self._edit(turn, plan)
-
-        return Commit(self.store, lambda b: self._write(b, turn, plan), then,
-                      "could not store the pruned tool outputs")
+        taken = await turn.commit(self.store, lambda b: self._write(b, turn, plan),
+                                  "could not store the pruned tool outputs")
+        turn.session_changed()
+        for r, old in taken:  # another worker decided first: keep its decision (same bytes for everyone)
+            self._apply(r, old, turn.tokens.count, new=True)
+        self._edit(turn, plan)
 
     def report(self, turn: Turn) -> dict | None:
         st = turn.state.get(self.name)

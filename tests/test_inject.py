@@ -621,8 +621,8 @@ def test_a_failure_forwards_the_request_unmodified_and_marks_degraded():
             return [None]  # not a segment: ignored
 
     class Explode(InjectFilter):
-        def on_request(self, turn):
-            super().on_request(turn)
+        async def on_request(self, turn):
+            await super().on_request(turn)
             raise RuntimeError("after editing")
 
     t = make_turn("chat", raw)
