@@ -36,7 +36,19 @@ def _kind(block: dict) -> str:
 class AnthropicRequest(RequestViewBase):
     api = API
     items_key = "messages"
+    head_keys = ("system",)
     __slots__ = ()
+
+    def beside_results(self, item: Any) -> Iterator[str]:
+        if not isinstance(item, dict):
+            return
+        content = item.get("content")
+        if isinstance(content, list):
+            for b in content:
+                if not (isinstance(b, dict) and b.get("type") == "tool_result"):
+                    yield from self.visible_strings(b)
+        else:
+            yield from self.visible_strings(content)
 
     def head_slots(self) -> Iterator[Slot]:
         return self.field_slot(self.body, "system", "system")

@@ -12,7 +12,8 @@ from typing import Any, Callable, ClassVar, Iterator
 
 import orjson
 
-from ctxproxy.filters.view import ARGS, TEXT, Delta, Slot, ToolCall, ToolResult, Usage, Where, iter_strings, type_of
+from ctxproxy.filters.view import (ARGS, TEXT, Delta, Slot, ToolCall, ToolResult, Usage, Where, iter_strings, type_of,
+                                   visible_strings)
 
 
 class AdapterError(ValueError):
@@ -92,6 +93,9 @@ class RequestViewBase(View):
     items_key: ClassVar[str] = "messages"  # where the conversation lives ("messages" / "input")
     __slots__ = ("_calls", "_results", "_encodings")
 
+    # Top-level keys outside the conversation whose text the model reads (tools: as JSON).
+    head_keys: ClassVar[tuple[str, ...]] = ()
+
     def __init__(self, body: dict, raw: bytes = b""):
         super().__init__(body, raw)
         self._calls: tuple[int, list[ToolCall]] | None = None
@@ -165,6 +169,29 @@ class RequestViewBase(View):
                 if text:
                     return text
         return ""
+
+    @staticmethod
+    def visible_strings(value: Any) -> Iterator[str]:
+        """Every string in ``value`` the model reads as language: the one list of
+        keys that are not (``OPAQUE_KEYS``), binary parts skipped, a tool's own
+        arguments whole."""
+        return visible_strings(value, OPAQUE_KEYS, FREE_FORM_KEYS, BINARY_PARTS)
+
+    def head_strings(self) -> Iterator[str]:
+        """What the model reads outside the conversation: system text or
+        instructions, a string ``input``, and the tool definitions (as JSON)."""
+        body = self.body
+        for key in self.head_keys:
+            if body.get(key):
+                yield from self.visible_strings(body[key])
+        if body.get("tools"):
+            yield orjson.dumps(body["tools"]).decode()
+
+    def beside_results(self, item: Any) -> Iterator[str]:
+        """The strings of a conversation item that holds tool results, the
+        results themselves left out (a Chat ``tool`` message or a Responses
+        ``*_output`` item is the result: nothing)."""
+        return iter(())
 
     def count_cache_breakpoints(self) -> int:
         return sum(count_markers(m.get("content")) for m in self.items() if type(m) is dict)

@@ -104,7 +104,13 @@ def calls_in(items: list) -> list[ToolCall]:
 class ResponsesRequest(RequestViewBase):
     api = API
     items_key = "input"
+    head_keys = ("instructions",)
     __slots__ = ()
+
+    def head_strings(self) -> Iterator[str]:
+        if isinstance(self.body.get("input"), str):  # the conversation as one string
+            yield self.body["input"]
+        yield from super().head_strings()
 
     @staticmethod
     def item_role(item: Any) -> str:
