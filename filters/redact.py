@@ -369,7 +369,8 @@ class RedactFilter(Filter):
         closed = event.closed_channels()
         closing = set(closed)
         handled: set[str] = set()
-        only_held = bool(deltas)
+        only_held = bool(deltas)  # every delta in it is being held back (its text emptied)
+        text_held = False  # ... some of them text (the adapter says whether such an event may go)
 
         for d in deltas:
             ch = d.channel
@@ -383,18 +384,23 @@ class RedactFilter(Filter):
                 elif d.text:
                     d.text = ""
                 continue
-            only_held = False
             if d.kind == SIGNED:  # the provider's signed thinking goes on as it came
+                only_held = False
                 continue
             sr = ss.text.get(ch)
             if sr is None:
                 sr = ss.text[ch] = StreamRedactor(red, key)
-            out = sr.feed(d.text)
+            text = d.text
+            out = sr.feed(text)
             if ch in closing:
                 out += sr.flush()
                 self._add(counts, ss.text.pop(ch).counts)
                 handled.add(ch)
-            if out != d.text:
+            if out or not text:
+                only_held = False
+            else:
+                text_held = True
+            if out != text:
                 d.text = out
 
         before = []
@@ -417,8 +423,9 @@ class RedactFilter(Filter):
         for slot in list(event.text_slots()):
             self._redact_slot(slot, red, key, scratch)
 
-        if only_held and not closed and not starts and event.usage() is None and not event.finish_reasons():
-            return before  # nothing left in it: every delta was tool arguments being assembled
+        if only_held and not closed and not starts and event.usage() is None and not event.finish_reasons() \
+                and (not text_held or event.only_deltas()):
+            return before  # nothing left in it: every delta is held back (never sent empty)
         return [*before, event] if before else None
 
     def _finish_args(self, ss: _Stream, ch: str, red, key: bytes, counts: dict) -> str:

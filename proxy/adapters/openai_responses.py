@@ -350,6 +350,9 @@ class ResponsesEvent(Event):
     def parts(self, value: Any, where: str, kind: str = TEXT) -> Iterator[Slot]:
         return View.parts(self, value, where, kind)  # type: ignore[arg-type]
 
+    def only_deltas(self) -> bool:
+        return self.type in _DELTAS  # its number goes with it: ResponsesStream.outgoing renumbers
+
     def tool_call_starts(self) -> list[tuple[str, str, str]]:
         if self.type == "response.output_item.added":
             item = self.data.get("item")
