@@ -50,6 +50,7 @@ from multidict import CIMultiDict
 from ctxproxy.filters import FilterError, Pipeline, Turn
 
 from .adapters import ADAPTERS, AdapterError
+from .adapters.openai_responses import OPENS
 from .content_coding import decode_body, is_identity
 from .replies import TURN_HEADER, ProxyError, Reply, UpstreamError, describe, error_reply, family_api, reply_for
 from .routing import Match
@@ -439,14 +440,14 @@ class _EventRelay:
         return self.feed([rest]) if rest is not None else b""
 
     def feed(self, events: list) -> bytes:
-        api = self.turn.api
         out = []
-        is_terminal = self.adapter.is_terminal
+        adapter = self.adapter
+        is_terminal = adapter.is_terminal
         for raw in events:
             if is_terminal(raw):
                 self.terminated = True
             if not self.hooks:
-                if api == "responses" and b"response.created" in raw.raw and raw.name == "response.created":
+                if adapter.opens_response(raw):
                     self._note_id(self.state.event(raw.name, raw.raw, raw.data))
                 out.append(raw.raw)
                 continue
@@ -455,7 +456,7 @@ class _EventRelay:
             for e in self.state.outgoing(self.pipeline.run_event(self.turn, ev)):
                 out.append(e.to_bytes())
         data = b"".join(out)
-        if data and (api != "responses" or b'"sequence_number"' in data):  # not a keep-alive comment
+        if data and adapter.counted(data):  # not a keep-alive comment
             self.sent = data
         return data
 
@@ -534,7 +535,7 @@ class FrameTurn:
             out = [e.json_bytes() if e.changed else None
                    for e in self.stream.outgoing(self.pipeline.run_event(turn, ev))]
         kind = ev.type
-        if kind == "response.created":
+        if kind == OPENS:
             rid = ev.response_id()
             if rid:
                 turn.note_response_id(rid)

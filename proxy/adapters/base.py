@@ -12,6 +12,8 @@ from typing import Any, Callable, ClassVar, Iterator
 
 import orjson
 
+from ..sse import encode_event
+
 from ctxproxy.filters.view import (ARGS, TEXT, Delta, Slot, ToolCall, ToolResult, Usage, Where, iter_strings, type_of,
                                    visible_strings)
 
@@ -427,8 +429,7 @@ class Event:
     def to_bytes(self) -> bytes:
         if not self.edits:
             return self.raw
-        head = b"event: " + self.name.encode() + b"\n" if self.name else b""
-        return head + b"data: " + dumps(self._data) + b"\n\n"
+        return encode_event(self.name, dumps(self._data))
 
     # Defaults; adapters override what their API has.
     def deltas(self) -> list[Delta]:
