@@ -94,6 +94,9 @@ class Usage:
     output_tokens: int | None = None
     cache_read_input_tokens: int | None = None
     cache_creation_input_tokens: int | None = None
+    # The API counts cache reads and writes apart from ``input_tokens`` (Anthropic:
+    # input is only what follows the last breakpoint); OpenAI's input includes them.
+    cache_apart: bool = False
 
 
 class RequestView(Protocol):
@@ -196,6 +199,8 @@ class StreamEvent(Protocol):
     def closed_channels(self) -> list[str]:
         """Channels that end with this event (block stop, finish, item done)."""
     def usage(self) -> Usage | None: ...
+    def may_carry_meta(self, id_known: bool) -> bool:
+        """Whether it can carry usage, ids, model or finish reasons (a test before parsing)."""
     def response_id(self) -> str | None: ...
     def response_model(self) -> str | None: ...
     def finish_reasons(self) -> list[str]: ...

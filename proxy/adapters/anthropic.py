@@ -226,7 +226,8 @@ def _markable(block: Any) -> bool:
 
 def usage_of(u: Any) -> Usage:
     return Usage(usage_int(u, "input_tokens"), usage_int(u, "output_tokens"),
-                 usage_int(u, "cache_read_input_tokens"), usage_int(u, "cache_creation_input_tokens"))
+                 usage_int(u, "cache_read_input_tokens"), usage_int(u, "cache_creation_input_tokens"),
+                 cache_apart=True)
 
 
 class AnthropicResponse(ResponseViewBase):
@@ -271,6 +272,7 @@ _DELTA_FIELDS = {"text_delta": ("text", TEXT), "thinking_delta": ("thinking", SI
 
 class AnthropicEvent(Event):
     __slots__ = ()
+    meta_events = frozenset({"message_start", "message_delta"})
 
     def _index(self) -> int:
         i = self.data.get("index") if isinstance(self.data, dict) else None

@@ -461,6 +461,19 @@ class Event:
     def usage(self) -> Usage | None:
         return None
 
+    # SSE event names that can carry usage, ids, models or finish reasons.
+    meta_events: ClassVar[frozenset[str]] = frozenset()
+
+    def may_carry_meta(self, id_known: bool) -> bool:
+        """A cheap test before parsing: whether this event can carry usage, the
+        response id or model, or finish reasons (few do). ``id_known``: the
+        response id was seen already."""
+        name = self.name
+        return name in self.meta_events if name is not None else self._unnamed_meta(id_known)
+
+    def _unnamed_meta(self, id_known: bool) -> bool:
+        return True
+
     def response_id(self) -> str | None:
         return None
 

@@ -311,6 +311,10 @@ def _channel(data: dict, sub: str | None) -> str:
 
 class ResponsesEvent(Event):
     __slots__ = ()
+    meta_events = frozenset({"response.created", "response.completed", "response.failed", "response.incomplete"})
+
+    def _unnamed_meta(self, id_known: bool) -> bool:
+        return b'"response"' in (self.raw or b"")  # WebSocket frames: lifecycle events hold a "response" object
 
     def deltas(self) -> list[Delta]:
         spec = _DELTAS.get(self.type)
