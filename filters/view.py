@@ -9,7 +9,7 @@ untouched request can be forwarded as its original bytes.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterator, Protocol
+from typing import Any, Callable, Iterator, NamedTuple, Protocol
 
 # Channel kinds of streamed or returned model output.
 TEXT = "text"
@@ -88,6 +88,20 @@ class ToolResult:
     replace: Callable[[str], None] = field(default=lambda text: None, repr=False)
 
 
+class BodyHints(NamedTuple):
+    """What a request body says about who sends it (the adapter reads the wire
+    fields; identify decides what they mean). Values as found: identify checks them."""
+
+    session: Any = None  # Claude Code's metadata.user_id session_id
+    conversation: Any = None  # Responses: a conversation the provider keeps
+    prompt_cache_key: Any = None  # Codex sets it to its session id
+    previous_response_id: Any = None  # Responses: the answer this turn continues
+    users: tuple = ()  # user ids, best first: account, device, the OpenAI ``user``, ``safety_identifier``
+
+
+NO_HINTS = BodyHints()
+
+
 @dataclass(frozen=True)
 class Usage:
     input_tokens: int | None = None
@@ -125,6 +139,7 @@ class RequestView(Protocol):
     def system_text(self, opening: bool = False) -> str:
         """The system text; ``opening``: only what comes before the first user turn."""
     def first_user_text(self) -> str: ...
+    def body_hints(self) -> "BodyHints": ...
     def tool_calls(self) -> list[ToolCall]: ...
     def tool_results(self) -> list[ToolResult]: ...
     def latest_user_text(self) -> str:

@@ -38,7 +38,6 @@ and ``release()``; transports raise ``UpstreamError`` when the provider fails.
 """
 from __future__ import annotations
 
-import asyncio
 import logging
 import re
 import time

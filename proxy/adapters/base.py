@@ -7,6 +7,7 @@ serialise back — the original bytes when nothing changed.
 from __future__ import annotations
 
 import json
+import re
 import weakref
 from typing import Any, Callable, ClassVar, Iterator
 
@@ -14,8 +15,8 @@ import orjson
 
 from ..sse import encode_event
 
-from ctxproxy.filters.view import (ARGS, TEXT, Delta, Slot, ToolCall, ToolResult, Usage, Where, iter_strings, type_of,
-                                   visible_strings)
+from ctxproxy.filters.view import (ARGS, TEXT, BodyHints, Delta, Slot, ToolCall, ToolResult, Usage, Where,
+                                   iter_strings, type_of, visible_strings)
 
 
 class AdapterError(ValueError):
@@ -194,6 +195,18 @@ class RequestViewBase(View):
         results themselves left out (a Chat ``tool`` message or a Responses
         ``*_output`` item is the result: nothing)."""
         return iter(())
+
+    def body_hints(self) -> BodyHints:
+        """What the body says about who sends it (identify decides what it means)."""
+        body = self.body
+        meta = claude_metadata(body) if "metadata" in body else {}
+        conversation = body.get("conversation")  # Responses: a conversation the provider keeps
+        if isinstance(conversation, dict):
+            conversation = conversation.get("id")
+        return BodyHints(meta.get("session_id"), conversation, body.get("prompt_cache_key"),
+                         body.get("previous_response_id"),
+                         (meta.get("account_uuid"), meta.get("device_id"), body.get("user"),
+                          body.get("safety_identifier")))
 
     def count_cache_breakpoints(self) -> int:
         return sum(count_markers(m.get("content")) for m in self.items() if type(m) is dict)
@@ -493,6 +506,31 @@ class Event:
 
 
 _UNSET = object()
+
+
+# Claude Code's legacy metadata.user_id, one string.
+_LEGACY_USER_ID = re.compile(r"user_(?P<device>[A-Za-z0-9]+)_account_(?P<account>[A-Za-z0-9-]*)"
+                             r"_session_(?P<session>[A-Za-z0-9-]+)\Z")
+
+
+def claude_metadata(body: dict) -> dict:
+    """Claude Code's ``metadata.user_id``: JSON (``device_id``, ``account_uuid``,
+    ``session_id``), or in earlier versions one string,
+    ``user_<device hash>_account_<account uuid, may be empty>_session_<session id>``."""
+    meta = body.get("metadata")
+    uid = meta.get("user_id") if isinstance(meta, dict) else None
+    if not isinstance(uid, str):
+        return {}
+    if uid.startswith("{"):
+        try:
+            parsed = orjson.loads(uid)
+        except orjson.JSONDecodeError:
+            return {}
+        return parsed if isinstance(parsed, dict) else {}
+    m = _LEGACY_USER_ID.match(uid)
+    if m is None:
+        return {}
+    return {"device_id": m["device"], "account_uuid": m["account"] or None, "session_id": m["session"]}
 
 
 def loads(data: bytes | str) -> Any:
