@@ -82,9 +82,6 @@ REF_INDEX_TENANT = REF_POINTERS  # the store erases them with their session
 STATE_KEY = "prune"  # the session's part holding the decisions (earlier: a key of the session state)
 SOFT, HARD = "soft", "hard"
 _RANK = {SOFT: 1, HARD: 2}
-# Conversation items that come from the model: results before the last one have been seen.
-MODEL_ROLES = frozenset({"assistant", "function_call", "custom_tool_call", "reasoning", "local_shell_call",
-                         "computer_call", "web_search_call", "file_search_call", "mcp_call"})
 
 
 @dataclass(frozen=True)
@@ -283,7 +280,7 @@ class PruneFilter(Filter):
                 continue
             d = decisions.get(r.id)
             if d is not None:
-                if not _inner_breakpoint(view, res):
+                if not view.result_has_breakpoint(res):
                     self._apply(r, d, count, new=False)
                 continue
             if not decisions:
@@ -293,7 +290,7 @@ class PruneFilter(Filter):
             prev = by_call.get(res.call_id)
             if prev is not None and shape is None:
                 shape = _Shape(view, results)  # once per request: a check per result stays O(1)
-            if prev is not None and not _inner_breakpoint(view, res) and shape.carries(n, cfg.keep_recent):
+            if prev is not None and not view.result_has_breakpoint(res) and shape.carries(n, cfg.keep_recent):
                 # same call, different content: prune it the same way at once (monotonic per call)
                 r._tool = prev.get("t", "")
                 d = self._decision(r, prev["m"], prev.get("hc", cfg.soft_head_chars),
@@ -337,7 +334,7 @@ class PruneFilter(Filter):
         names = {c.call_id: c.name for c in view.tool_calls()}
         last_model = -1
         for i, item in enumerate(view.items()):
-            if view.item_role(item) in MODEL_ROLES:
+            if view.from_model(item):
                 last_model = i
         keep_from = len(plan.results) - cfg.keep_recent  # results at this index or later are kept
         for r in plan.results:
@@ -348,7 +345,7 @@ class PruneFilter(Filter):
                 continue
             r.eligible = (r.index < keep_from and res.position < last_model and not res.has_images
                           and bool(res.content) and not self._is_excluded(r.tool)
-                          and r.tokens >= cfg.min_tokens and not _inner_breakpoint(view, res))
+                          and r.tokens >= cfg.min_tokens and not view.result_has_breakpoint(res))
 
     def _batch(self, plan: _Plan, count: Callable[[str], int]) -> None:
         cfg = self.config
@@ -585,7 +582,7 @@ class _Shape:
         self.reused = {r.call_id for r in results if r.call_id in seen or seen.add(r.call_id)}
         items = view.items()
         self.last_model = next((i for i in range(len(items) - 1, -1, -1)
-                                if view.item_role(items[i]) in MODEL_ROLES), -1)
+                                if view.from_model(items[i])), -1)
 
     def carries(self, n: int, keep_recent: int) -> bool:
         """May result ``n`` take over the decision of an earlier content under its
@@ -597,28 +594,6 @@ class _Shape:
         res = self.results[n]
         return (n < len(self.results) - keep_recent and res.call_id not in self.reused
                 and res.position < self.last_model)
-
-
-def _inner_breakpoint(view: Any, res: Any) -> bool:
-    """A result whose content parts carry ``cache_control`` is not rewritten:
-    the caller's breakpoints stay where they were (Anthropic's tool_result
-    content; a Chat ``tool`` message's or a Responses output's parts, which
-    OpenRouter and compatible servers pass on to Anthropic models)."""
-    items = view.items()
-    if not 0 <= res.position < len(items) or not isinstance(items[res.position], dict):
-        return False
-    item = items[res.position]
-    if view.api != "anthropic":
-        parts = item.get("output" if view.api == "responses" else "content")
-        return isinstance(parts, list) and any(isinstance(p, dict) and "cache_control" in p for p in parts)
-    content = item.get("content")
-    for block in content if isinstance(content, list) else ():
-        if isinstance(block, dict) and block.get("type") == "tool_result" \
-                and str(block.get("tool_use_id", "")) == res.call_id:
-            inner = block.get("content")
-            if isinstance(inner, list) and any(isinstance(p, dict) and "cache_control" in p for p in inner):
-                return True
-    return False
 
 
 __all__ = ["PruneConfig", "PruneFilter", "REF_INDEX_TENANT", "REF_PREFIX", "estimate_tokens", "pruned_id",

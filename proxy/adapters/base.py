@@ -41,6 +41,9 @@ BINARY_PARTS = frozenset({
     "image", "redacted_thinking", "input_image", "image_url", "input_audio", "input_file", "file",
     "document_binary", "compaction", "compaction_summary", "item_reference", "base64",
 })
+# Conversation items (roles, or Responses item types) that come from the model.
+MODEL_ROLES = frozenset({"assistant", "function_call", "custom_tool_call", "reasoning", "local_shell_call",
+                         "computer_call", "web_search_call", "file_search_call", "mcp_call"})
 # Content parts that are text: what ``text_of`` flattens a tool result to.
 TEXT_PARTS = frozenset({"text", "input_text"})
 
@@ -98,6 +101,7 @@ class RequestViewBase(View):
 
     # Top-level keys outside the conversation whose text the model reads (tools: as JSON).
     head_keys: ClassVar[tuple[str, ...]] = ()
+    result_parts_key: ClassVar[str] = "content"  # where a tool result item holds its parts
 
     def __init__(self, body: dict, raw: bytes = b""):
         super().__init__(body, raw)
@@ -195,6 +199,27 @@ class RequestViewBase(View):
         results themselves left out (a Chat ``tool`` message or a Responses
         ``*_output`` item is the result: nothing)."""
         return iter(())
+
+    def from_model(self, item: Any) -> bool:
+        """Whether a conversation item came from the model (its answer, a call it
+        made): results before the last such item have been seen by it."""
+        return self.item_role(item) in MODEL_ROLES
+
+    def result_has_breakpoint(self, res: ToolResult) -> bool:
+        """Whether a tool result's content parts carry ``cache_control`` (a Chat
+        ``tool`` message's or a Responses output's parts, which OpenRouter and
+        compatible servers pass on to Anthropic models): such a result is not
+        rewritten, so the caller's breakpoints stay where they were."""
+        item = self._item_at(res.position)
+        if item is None:
+            return False
+        parts = item.get(self.result_parts_key)
+        return isinstance(parts, list) and any(isinstance(p, dict) and "cache_control" in p for p in parts)
+
+    def _item_at(self, position: int) -> dict | None:
+        items = self.items()
+        item = items[position] if 0 <= position < len(items) else None
+        return item if isinstance(item, dict) else None
 
     def body_hints(self) -> BodyHints:
         """What the body says about who sends it (identify decides what it means)."""
