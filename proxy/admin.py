@@ -13,6 +13,8 @@ from typing import Any, Awaitable, Callable
 
 from aiohttp import web
 
+from .app_state import APP_STATE
+
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 ADMIN_PREFIX = "/ctx/v1/"
 SETTLE_TIMEOUT = 10.0  # seconds an admin call waits for this process's queued writes
@@ -32,8 +34,6 @@ def admin_route(method: str, path: str):
 async def settled_store(request: web.Request):
     """The store, after this process's queued background writes landed, so
     an admin read right after a turn sees that turn's records."""
-    from .server import APP_STATE
-
     services = request.app[APP_STATE].services
     writer = services.get("writer")
     if writer is not None:
@@ -94,8 +94,6 @@ def tenant_of(request: web.Request, value: Any = None, default: bool = True) -> 
     admin call sees one tenant; a malformed id is a 400."""
     from ctxproxy.filters.identify import TENANT_OK
 
-    from .server import APP_STATE
-
     tenant = value if value is not None else request.query.get("tenant")
     if tenant is None or tenant == "":
         return default_tenant(request.app[APP_STATE].config) if default else None
@@ -144,8 +142,6 @@ async def _not_found(request: web.Request) -> web.Response:
 
 @admin_route("GET", "status")
 async def status(request: web.Request) -> web.Response:
-    from .server import APP_STATE
-
     st = request.app[APP_STATE]
     return web.json_response({
         "version": st.version,
