@@ -240,33 +240,6 @@ def type_of(obj: dict) -> str | None:
     return t if isinstance(t, str) else None
 
 
-def visible_strings(value: Any, skip: frozenset[str], free: frozenset[str] = _NOTHING,
-                    binary: frozenset[str] = _NOTHING) -> Iterator[str]:
-    """The strings ``iter_strings`` would give slots for, without the slots
-    (counting, not editing)."""
-    if isinstance(value, str):
-        yield value
-    elif isinstance(value, dict):
-        if binary and type_of(value) in binary:
-            return
-        for key, child in value.items():
-            if key in skip:
-                continue
-            if isinstance(child, str):
-                yield child
-            elif isinstance(child, (dict, list)):
-                if key in free:
-                    yield from visible_strings(child, _NOTHING)
-                else:
-                    yield from visible_strings(child, skip, free, binary)
-    elif isinstance(value, list):
-        for child in value:
-            if isinstance(child, str):
-                yield child
-            elif isinstance(child, (dict, list)):
-                yield from visible_strings(child, skip, free, binary)
-
-
 def iter_strings(
     value: Any, where: Where, kind: str, skip: frozenset[str], touch: Callable[[], None],
     free: frozenset[str] = _NOTHING, binary: frozenset[str] = _NOTHING,
@@ -300,3 +273,17 @@ def iter_strings(
                 yield Slot(value, i, (where, i), kind, touch)
             elif isinstance(child, (dict, list)):
                 yield from iter_strings(child, (where, i), kind, skip, touch, free, binary)
+
+
+def _keep() -> None:  # counting, not editing: no view to tell
+    pass
+
+
+def visible_strings(value: Any, skip: frozenset[str], free: frozenset[str] = _NOTHING,
+                    binary: frozenset[str] = _NOTHING) -> Iterator[str]:
+    """The strings ``iter_strings`` walks to, read (counting, not editing)."""
+    if isinstance(value, str):
+        yield value
+        return
+    for slot in iter_strings(value, None, TEXT, skip, _keep, free, binary):
+        yield slot.get()
