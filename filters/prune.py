@@ -40,12 +40,10 @@ Monotonic: a decision is never undone; ``soft`` may later become ``hard``
 (at a batch point). If the client sends different content for a call id that
 was pruned, the new content is pruned the same way at once.
 
-``turn.state["prune"]`` (for the manifest)::
-
-    {"pruned": [{"ref", "tool", "tokens_before", "tokens_after", "mode", "new"}],
-     "batch": bool, "tokens_estimated": int | None, "tokens_after": int | None,
-     "trigger_tokens": int, "saved_tokens": int, "skipped": str | None}
-
+``turn.state["prune"]`` is a ``PruneState`` (``pruned``: ``{ref, tool,
+tokens_before, tokens_after, mode, new}`` each; ``batch``,
+``tokens_estimated``, ``tokens_after``, ``trigger_tokens``, ``saved_tokens``,
+``skipped``); ``report`` gives the manifest the pruned list.
 (``tokens_estimated`` is ``None`` when the request is too small to reach the
 trigger and was not counted.) Originals are tagged with the session and, when
 known, the user as subject, so a deletion request erases them. The decisions
@@ -164,6 +162,19 @@ class _Plan:
     estimated: int = 0  # ... with the decisions of earlier turns applied
 
 
+@dataclass(frozen=True)
+class PruneState:
+    """The filter's per-turn state (``turn.state["prune"]``)."""
+
+    pruned: list[dict]  # {ref, tool, tokens_before, tokens_after, mode, new} per pruned output
+    batch: bool  # this turn pruned a new batch
+    tokens_estimated: int | None  # the request as the client sent it (None: too small to matter)
+    tokens_after: int | None  # as the model sees it
+    trigger_tokens: int
+    saved_tokens: int
+    skipped: str | None  # why a batch was not pruned, if one was due
+
+
 class PruneFilter(Filter):
     name = "prune"
     required = False  # fails open: the request goes on unpruned, the turn is marked degraded
@@ -215,11 +226,11 @@ class PruneFilter(Filter):
         self._edit(turn, plan)
 
     def report(self, turn: Turn) -> dict | None:
-        st = turn.state.get(self.name)
-        return {"pruned": list(st["pruned"])} if st else None
+        st: PruneState | None = turn.state.get(self.name)
+        return {"pruned": list(st.pruned)} if st is not None else None
 
     @staticmethod
-    def successor_state(st: dict) -> dict:
+    def successor_state(st: PruneState) -> PruneState:
         return st  # what it pruned describes the request, which a successor shares
 
     def _edit(self, turn: Turn, plan: _Plan) -> None:
@@ -229,16 +240,11 @@ class PruneFilter(Filter):
                 r.result.replace(r.stub)
         pruned = [r for r in plan.results if r.decision is not None]
         saved = sum(r.saved for r in pruned)
-        turn.state[self.name] = {
-            "pruned": [{"ref": REF_PREFIX + r.id, "tool": r.tool, "tokens_before": r.tokens,
-                        "tokens_after": r.after, "mode": r.decision["m"], "new": r.new} for r in pruned],
-            "batch": plan.batch,
-            "tokens_estimated": plan.raw,  # as the client sent it (None: request too small to matter)
-            "tokens_after": None if plan.raw is None else plan.raw - saved,  # as the model sees it
-            "trigger_tokens": self.config.trigger_tokens,
-            "saved_tokens": saved,
-            "skipped": plan.skipped,
-        }
+        turn.state[self.name] = PruneState(
+            [{"ref": REF_PREFIX + r.id, "tool": r.tool, "tokens_before": r.tokens, "tokens_after": r.after,
+              "mode": r.decision["m"], "new": r.new} for r in pruned],
+            plan.batch, plan.raw, None if plan.raw is None else plan.raw - saved, self.config.trigger_tokens,
+            saved, plan.skipped)
 
     # -- deciding (no side effects) -----------------------------------------------
 
