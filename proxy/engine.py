@@ -51,7 +51,7 @@ from ctxproxy.filters import FilterError, Pipeline, Turn
 from .adapters import ADAPTERS, AdapterError
 from .adapters.openai_responses import OPENS
 from .content_coding import decode_body, is_identity
-from .replies import TURN_HEADER, ProxyError, Reply, UpstreamError, describe, error_reply, family_api, reply_for
+from .replies import TURN_HEADER, ProxyError, Reply, UpstreamError, describe, error_reply, family_api
 from .routing import Match
 from .sse import SSEDecoder
 
@@ -591,4 +591,4 @@ class FunctionTransport:
 
 __all__ = ["Answer", "BYTES", "CannedUpstream", "EVENTS", "Engine", "Exchange", "Forward", "FrameTurn",
            "FunctionTransport", "HOP_BY_HOP", "Reply", "Transport", "Upstream", "WHOLE", "WHOLE_BODY_MAX",
-           "client_headers", "content_length", "reply_for", "upstream_headers", "upstream_url"]
+           "client_headers", "content_length", "engine_for", "upstream_headers", "upstream_url"]
