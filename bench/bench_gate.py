@@ -82,41 +82,47 @@ def spikee_texts(root: Path) -> dict[str, list[tuple[str, str]]] | None:
     if not dirs:
         return None
     base = Path(dirs[0])
-    jailbreaks: dict[str, None] = {}
-    instructions: dict[str, None] = {}
-    out_of_scope: dict[str, None] = {}
-    standalone: dict[str, None] = {}
+    jailbreaks: dict[str, str] = {}      # text -> language
+    instructions: dict[str, str] = {}
+    out_of_scope: dict[str, str] = {}
+    standalone: dict[str, str] = {}
     for seed in sorted(base.glob("seeds-*")) + sorted(base.glob("zzz_*")):
         if seed.name.endswith("-fp"):
             continue  # false-positive probes: benign by design
         for path in seed.glob("jailbreaks.jsonl"):
             for d in _jsonl(str(path)):
-                jailbreaks.setdefault(d["text"])
+                jailbreaks.setdefault(d["text"], d.get("lang") or "en")
         for path in seed.glob("instructions.jsonl"):
             for d in _jsonl(str(path)):
-                (instructions if d.get("instruction_type") in INJECTION_TYPES else out_of_scope).setdefault(d["instruction"])
+                into = instructions if d.get("instruction_type") in INJECTION_TYPES else out_of_scope
+                into.setdefault(d["instruction"], d.get("lang") or "en")
         for path in seed.glob("standalone_user_inputs.jsonl"):
             if "investment" in seed.name:
                 continue  # financial-advice requests, like the out-of-scope instructions
             for d in _jsonl(str(path)):
-                standalone.setdefault(d["text"])
-    by_split: dict[str, list[str]] = {"dev": [], "held": []}
-    for ins in instructions:
-        by_split[split_of("spikee-instruction", ins)].append(ins)
-    rows: dict[str, list[tuple[str, str]]] = {"spikee: jailbreak templates, filled": [],
-                                              "spikee: injection instructions alone": [],
-                                              "spikee: standalone attacks": [],
-                                              "spikee: harmful-content requests (not injections)": []}
-    for i, jb in enumerate(jailbreaks):
+                standalone.setdefault(d["text"], d.get("lang") or "en")
+    # Spikee pairs jailbreaks and instructions of the same language; so do we.
+    pools: dict[tuple[str, str], list[str]] = {}
+    for ins, lang in instructions.items():
+        pools.setdefault((lang, split_of("spikee-instruction", ins)), []).append(ins)
+
+    def group(lang: str) -> str:
+        return "en" if lang == "en" else "zu/ga/gd/sq"
+
+    rows: dict[str, list[tuple[str, str]]] = {}
+    for lang_group in ("en", "zu/ga/gd/sq"):
+        rows[f"spikee ({lang_group}): jailbreak templates, filled"] = []
+        rows[f"spikee ({lang_group}): injection instructions alone"] = []
+    rows["spikee: standalone attacks"] = []
+    rows["spikee: harmful-content requests (not injections)"] = []
+    for i, (jb, lang) in enumerate(jailbreaks.items()):
         sp = split_of("spikee-jailbreak", jb)
-        pool = by_split[sp]
-        if not pool:
-            continue
-        for k in range(6):  # six instructions per template, same split, deterministic
+        pool = pools.get((lang, sp), [])
+        for k in range(min(6, len(pool))):  # six instructions per template: same language and split, deterministic
             ins = pool[(i * 7 + k * 13) % len(pool)]
-            rows["spikee: jailbreak templates, filled"].append((sp, jb.replace("<INSTRUCTION>", ins)))
-    for ins in instructions:
-        rows["spikee: injection instructions alone"].append((split_of("spikee-instruction", ins), ins))
+            rows[f"spikee ({group(lang)}): jailbreak templates, filled"].append((sp, jb.replace("<INSTRUCTION>", ins)))
+    for ins, lang in instructions.items():
+        rows[f"spikee ({group(lang)}): injection instructions alone"].append((split_of("spikee-instruction", ins), ins))
     for s in standalone:
         rows["spikee: standalone attacks"].append((split_of("spikee-standalone", s), s))
     for s in out_of_scope:
@@ -192,7 +198,7 @@ def _templates(attacks: Path) -> list[str]:
         for cls in (n for n in ast.walk(tree) if isinstance(n, ast.ClassDef)):
             for node in ast.walk(cls):
                 s = None
-                if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == "_JB_STRING" for t in node.targets):
+                if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id in ("_JB_STRING", "_DOS_STRING") for t in node.targets):
                     s = node.value
                 elif (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "__init__"
                       and node.args and isinstance(node.args[0], ast.Constant)):
@@ -296,12 +302,12 @@ def main() -> None:
                 reasons[found.reason] += 1
             elif sp == "dev":
                 misses.append((name, text))
-            if "not injections" not in name and "goals alone" not in name:
+            if "not injections" not in name and "goals alone" not in name and "zu/ga" not in name:
                 headline[sp][0] += found is not None
                 headline[sp][1] += 1
         lines.append(f"| {name} | {pct(*got['dev'])} | {pct(*got['held'])} |")
     if attack_rows:
-        lines.append(f"| **injection texts (templates filled, instructions, standalone, DoS)** | "
+        lines.append(f"| **injection texts (English templates filled, instructions, standalone, DoS)** | "
                      f"**{pct(*headline['dev'])}** | **{pct(*headline['held'])}** |")
     lines += ["", "| clean text | false blocks |", "|---|---:|"]
     false_blocks, fb_total, clean_total = [], 0, 0

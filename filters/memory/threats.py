@@ -53,6 +53,7 @@ REASONS: dict[str, str] = {
     "persistence_backdoor": "text plants an SSH key, scheduled job, shell-startup hook, service or remote shell",
     "destructive_command": "text holds a destructive command",
     "agent_config_edit": "text edits the agent's rule, memory, hook or MCP configuration",
+    "unsafe_action": "text orders a payment, a credential change, an invitation or a send to an outside address",
     "hidden_markup": "instructions hidden in markup or comments",
     "homoglyph": "a word mixes Latin with look-alike letters from another script",
     "encoded_payload": "an encoded or obfuscated payload decodes to an instruction",
