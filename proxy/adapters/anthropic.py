@@ -10,6 +10,7 @@ from .base import (
     RequestViewBase,
     MAX_CACHE_BREAKPOINTS,
     Event,
+    StreamState,
     count_markers,
     has_binary,
     last_marked,
@@ -239,7 +240,7 @@ class AnthropicResponse(ResponseViewBase):
         return [r] if isinstance(r, str) else []
 
 
-class AnthropicStream:
+class AnthropicStream(StreamState):
     """Per-response state: blocks with deltas not yet stopped."""
 
     __slots__ = ("open",)
@@ -283,6 +284,9 @@ class AnthropicEvent(Event):
                 key = "thinking" if kind == SIGNED else "text"
                 if isinstance(block.get(key), str) and block[key]:
                     yield Slot(block, key, "content_block", kind, self.mark_changed)
+
+    def only_deltas(self) -> bool:
+        return self.type == "content_block_delta"
 
     def tool_call_starts(self) -> list[tuple[str, str, str]]:
         if self.type != "content_block_start":
