@@ -245,8 +245,8 @@ _HEXRUN = re.compile(r"(?<![0-9a-fA-F])(?:[0-9a-fA-F]{2}){12,}(?![0-9a-fA-F])|(?
 _UESC = re.compile(r"(?:\\u[0-9a-fA-F]{4}){4,}")
 _PCT = re.compile(r"(?:%[0-9a-fA-F]{2}[^%\s]{0,3}){4,}")
 _ENTITY = re.compile(r"&#(?:x[0-9a-f]+|\d+);|&[a-z]+;", re.IGNORECASE)
-# A token with a leet character between letters ("1gn0re", "pr3vious").
-_LEET_TOKEN = re.compile(r"(?<![\w@$])(?=[\w@$]*[a-z][0134578@$]+[a-z])[\w@$]{3,}")
+# A token of letters and leet characters, two letters at least ("1gn0re", "4ll", "pr3v10us").
+_LEET_TOKEN = re.compile(r"(?<![\w@$])(?=[\w@$]*[a-z][\w@$]*[a-z])(?=[\w@$]*[0134578@$])[a-z0134578@$]{3,}(?![\w@$])")
 _LEET = str.maketrans({"0": "o", "1": "i", "3": "e", "4": "a", "5": "s", "7": "t", "8": "b", "@": "a", "$": "s"})
 _SPACED = re.compile(r"(?<![^\W\d_])(?:[^\W\d_][ .\-_*]){3,}[^\W\d_](?![^\W\d_])")
 _SEPARATORS = re.compile(r"[ .\-_*]")
