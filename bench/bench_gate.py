@@ -246,16 +246,50 @@ def locomo_texts() -> dict[str, list[str]] | None:
     if not LOCOMO.exists():
         return None
     convs = json.loads(LOCOMO.read_text(encoding="utf-8"))
-    turns, observations = [], []
+    turns, observations, summaries = [], [], []
     for conv in convs:
         c = conv["conversation"]
         for key, val in c.items():
             if key.startswith("session_") and isinstance(val, list):
                 turns += [f"{t['speaker']}: {t['text']}" for t in val if t.get("text")]
+        summaries += [v for v in conv.get("session_summary", {}).values() if isinstance(v, str)]
         for key, per_speaker in conv.get("observation", {}).items():
             for facts_ in per_speaker.values():
                 observations += [f[0] for f in facts_ if isinstance(f, list) and f and isinstance(f[0], str)]
-    return {"LoCoMo turns (dev conversations)": turns, "LoCoMo observations": observations}
+    return {"LoCoMo turns (dev conversations)": turns, "LoCoMo observations": observations,
+            "LoCoMo session summaries": summaries}
+
+
+def spikee_benign(root: Path) -> list[str] | None:
+    """Spikee's false-positive probes: benign prompts written to look like the attacks."""
+    dirs = sorted(glob.glob(str(root / "**" / "spikee" / "data" / "workspace" / "datasets"), recursive=True))
+    if not dirs:
+        return None
+    out: dict[str, None] = {}
+    for path in sorted(Path(dirs[0]).glob("seeds-*-fp/*.jsonl")):
+        for d in _jsonl(str(path)):
+            text = d.get("text") or d.get("instruction")
+            if isinstance(text, str):
+                out.setdefault(text)
+    return list(out)
+
+
+def project_prose() -> list[str]:
+    """Lines of this project's own documentation: engineering prose full of 'system prompt',
+    'secrets', 'ignore', 'curl' (headings, code fences and tables left out)."""
+    out = []
+    for path in sorted([ROOT / "README.md", *(ROOT / "docs").glob("*.md")]):
+        if path.name == "memory-gate.md":
+            continue  # this gate's own page quotes attacks on purpose
+        fenced = False
+        for line in path.read_text(encoding="utf-8").splitlines():
+            if line.startswith("```"):
+                fenced = not fenced
+                continue
+            line = line.strip().lstrip("-*> ").strip()
+            if not fenced and len(line) >= 20 and not line.startswith(("#", "|")):
+                out.append(line)
+    return out
 
 
 # -- measurement ------------------------------------------------------------------------------
@@ -288,6 +322,10 @@ def main() -> None:
     else:
         clean_rows.update(loc)
     clean_rows["engineering memories (bench/gate_clean_facts.py)"] = facts()
+    clean_rows["ctxproxy's own docs, line by line"] = project_prose()
+    benign = spikee_benign(root) if root and root.exists() else None
+    if benign:
+        clean_rows["spikee *-fp benign probes"] = benign
 
     lines = ["| attack texts | dev blocked | held-out blocked |", "|---|---:|---:|"]
     misses, reasons = [], Counter()

@@ -38,7 +38,7 @@ _PRIOR_STRICT = _alt(
 )
 # What an override targets: strong nouns with any determiner, weak ones only after "previous/above/...".
 _ORDERS = _alt(
-    r"instructions?", r"directives?", r"prompts?", r"guidelines?", r"programming", r"safeguards?", r"commands?",
+    r"instructions?", r"\w*nstruct\w*", r"directives?", r"prompts?", r"guidelines?", r"programming", r"safeguards?", r"commands?",
     r"orders?", r"guidance", r"rules?", r"constraints?", r"restrictions?", r"polic(?:y|ies)", r"training",
     r"limitations?", r"objectives?", r"content polic(?:y|ies)", r"ethics", r"principles", r"boundaries",
     r"protocols?", r"system prompt", r"system message", r"guardrails?",
@@ -98,7 +98,7 @@ RULES: tuple[tuple[str, str], ...] = (
     # -- instruction override --------------------------------------------------
     ("instruction_override", r"\b" + _IGNORE + r"\s+" + _PRIOR + _GAP2 + _ORDERS + r"\b"),
     ("instruction_override", r"\b" + _IGNORE + r"\s+(?:the\s+|all\s+|any\s+|of\s+)*" + _PRIOR_STRICT + _GAP2 + _ORDERS_WEAK + r"\b"),
-    ("instruction_override", r"\b(?:ignore|disregard|forget|neglect|pay no attention to)\s+(?:all\s+|any\s+)?(?:of\s+)?(?:the|your|this|these)?\s*(?:previous|prior|above|preceding|earlier|foregoing|aforementioned)\b"),
+    ("instruction_override", r"\b(?:ignore|disregard|forget|neglect|pay no attention to)\s+(?:all\s+|any\s+)?(?:of\s+)?(?:the|your|this|these)?\s*(?:previous|prior|above|preceding|earlier|foregoing|aforementioned)(?:\s*(?:[.,;:!)]|$|\band\b|\bone\b|\bpart\b|\bmessages?\b|\bcontent\b)|\s+(?:[\w-]+\s+){0,2}?\w*struct\w*)"),
     ("instruction_override", r"\b(?:ignore|disregard|forget)\s+(?:about\s+)?(?:everything|all|anything)\s+(?:above|before|prior|previously|you(?:'ve| have)? (?:been|were) told|(?:that )?i (?:said|told you)|said (?:before|above|so far)|so far)"),
     ("instruction_override", r"\b(?:ignore|disregard)\s+(?:the\s+|your\s+|all\s+|any\s+)?(?:instructions?|directives|prompt|system prompt|guidelines|programming)\b"),
     ("instruction_override", r"\b(?:new|updated|revised|real|actual|true|additional|secret|hidden|important|urgent|priority|override|final|special|replacement)\s+(?:instructions?|directives?|orders|commands?|task|objective|mission|goal)\s*(?::|are as follows|is as follows|follow:|below:|from (?:the (?:user|developer|admin|system|owner)|your (?:user|developer|admin|owner|creator)|me)\b)"),
@@ -131,7 +131,8 @@ RULES: tuple[tuple[str, str], ...] = (
     ("role_hijack", r"\byou(?:'re|\s+are)\s+(?:hereby|henceforth|from now on)\b|\byou(?:'re|\s+are)\s+no\s+longer\s+(?:an?\s+)?(?:ai|assistant|bound|restricted|limited|required to|chatgpt|claude|gpt|constrained|an ai|a language model|obligated|subject to)"),
     ("role_hijack", r"\byou(?:'re| are)\s+(?:a |an )?(?:jailbroken|unrestricted|uncensored|unfiltered|unlimited|unbound|evil|rogue|liberated|freed|free from)\b"),
     ("role_hijack", r"\b(?:from now on|henceforth|starting now|for the rest of (?:this|the|our) conversation)\s*,?\s+(?:you\s+(?:are|will be|will act|are going to|must act|shall act|will now act|act|behave|become|will pretend|will roleplay|will respond as|will answer as|have no)|act as|behave as|respond as|answer as|pretend|roleplay)"),
-    ("role_hijack", r"(?:^|[.!?:\n]\s*|\b(?:i want you to|i need you to|i'd like you to|please|now|you will|you must|you should|you shall|you are going to|you're going to|you have to|your job is to|your task is to)\s+)(?:role-?play|pretend|act|behave|respond|answer|speak|reply|function|serve)\s+(?:as|like|to be|you(?:'re| are)|that you(?:'re| are))\b"),
+    ("role_hijack", r"\b(?:i want you to|i need you to|i'd like you to|you will|you must|you should|you shall|you are going to|you're going to|you have to|your job is to|your task is to)\s+(?:now\s+)?(?:role-?play|pretend|act|behave|respond|answer|speak|reply|function|serve)\s+(?:as|like|to be|you(?:'re| are)|that you(?:'re| are))\b"),
+    ("role_hijack", r"(?:^|[.!?:\n]\s*|\b(?:please|now)\s+)(?:role-?play|pretend|act|behave|respond|answer|speak|reply|function)\s+(?:as|like|to be)\s+(?:if\b|though\b|(?:an?\s+|the\s+|my\s+)?(?:[\w-]+\s+){0,2}?(?:ai|assistant|model|chatbot|llm|bot|character|persona|dan|hacker|villain|unrestricted|unfiltered|uncensored|jailbroken|evil|rogue|system|administrator|admin|root|terminal|shell|linux terminal|developer mode)\b)"),
     ("role_hijack", r"\b(?:pretend|imagine|suppose)\s+(?:that\s+)?you(?:'re| are| were)\s+(?:an?\s+|the\s+)?(?:[\w-]+\s+){0,2}?(?:ai|assistant|model|chatbot|llm|bot|unrestricted|jailbroken|uncensored|unfiltered|dan|evil|hacker|admin|administrator|developer|system|without (?:any )?(?:restrictions|limits|rules|filters))\b"),
     ("role_hijack", r"\b(?:role-?play|roleplaying|role-playing)\s+as\s+(?:an?\s+)?(?:[\w-]+\s+){0,2}?(?:ai|assistant|model|chatbot|dan|evil|hacker|admin|administrator|developer|system)\b"),
     ("role_hijack", r"\b(?:enter|entering|switch (?:to|into)|activate|activating|turn on|unlock|unlocking|enable)\s+(?:the\s+)?(?:dan|god|jailbreak|jailbroken|unrestricted|uncensored|unfiltered|evil|opposite|anarchy|chaos|dude|stan|aim|mongo tom|no[- ]?limits?|no[- ]?restrictions?)\s+mode\b|\b(?:enter|entering|switch (?:to|into)|activate|activating|unlock|unlocking)\s+(?:the\s+)?(?:developer|dev|sudo)\s+mode\b"),
@@ -245,7 +246,7 @@ RULES: tuple[tuple[str, str], ...] = (
     ("agent_config_edit", r"\b(?:grant|give|allow|enable)\s+(?:yourself|the agent|the assistant|this (?:tool|server|agent))\s+(?:full\s+|unrestricted\s+|root\s+|admin\s+|all\s+)?(?:access|permissions?|privileges?|rights)\b"),
 
     # -- instructions hidden in markup / comments ----------------------------------
-    ("hidden_markup", r"<!--(?:(?!-->)[\s\S]){0,2000}?\b(?:you|your|assistant|ai\b|agent|llm|model|ignore|instruction|instructions|must|should|always|never|do not|don't|please|system|prompt|execute|run|send|forward|email|delete|reply|respond|say|print|output|curl|wget|password|secret|token|key)\b(?:(?!-->)[\s\S]){0,2000}?(?:-->|$)"),
+    ("hidden_markup", r"<!--(?:[^<\-]|-(?!->)|<(?!!--)){0,2000}?\b(?:you|your|assistant|ai\b|agent|llm|model|ignore|instruction|instructions|must|should|always|never|do not|don't|please|system|prompt|execute|run|send|forward|email|delete|reply|respond|say|print|output|curl|wget|password|secret|token|key)\b(?:-->|[^<]|<(?!!--)){0,2000}?(?:-->|$)"),
     ("hidden_markup", r"<\s*[a-z][a-z0-9]*\b[^>]{0,300}?style\s*=\s*[\"'][^\"']{0,200}?(?:display\s*:\s*none|visibility\s*:\s*hidden|font-size\s*:\s*0(?:\.\d+)?(?:px|pt|em|rem|%)?\s*(?:;|[\"'])|opacity\s*:\s*0(?:\.0+)?\s*(?:;|[\"'])|color\s*:\s*(?:white|#fff(?:fff)?|rgba?\([^)]*,\s*0\s*\))|height\s*:\s*0(?:px)?\s*;[^\"']*overflow\s*:\s*hidden|position\s*:\s*absolute[^\"']{0,80}?(?:left|top)\s*:\s*-\d{3,}|text-indent\s*:\s*-\d{3,}|clip\s*:\s*rect\(0)"),
     ("hidden_markup", r"<\s*[a-z][a-z0-9]*\b[^>]{0,300}?\b(?:hidden|aria-hidden\s*=\s*[\"']?true)\b[^>]{0,300}?>[^<]{0,500}?\b(?:you|assistant|ai|agent|ignore|instruction|must|please|send|execute)\b"),
     ("hidden_markup", r"^\s*\[(?://|comment|hidden|note|_)\]\s*:\s*(?:#|<>|\S)|\n\s*\[(?://|comment|hidden|_)\]\s*:\s*(?:#|<>|\S)"),
