@@ -52,6 +52,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from common import append_results, section_head  # noqa: E402
+from gate_attack_probes import PROBES as ATTACK_PROBES  # noqa: E402
 from gate_clean_facts import facts  # noqa: E402
 from run import ROOT  # noqa: E402
 
@@ -315,6 +316,8 @@ def main() -> None:
             notes.append(f"{name}: not found under --corpora / $CTXPROXY_GATE_CORPORA, skipped")
         else:
             attack_rows.update(rows)
+    attack_rows["own attack probes, written after the rules (bench/gate_attack_probes.py)"] = [
+        ("held", t) for t in ATTACK_PROBES]
     clean_rows: dict[str, list[str]] = {}
     loc = locomo_texts()
     if loc is None:
@@ -340,7 +343,7 @@ def main() -> None:
                 reasons[found.reason] += 1
             elif sp == "dev":
                 misses.append((name, text))
-            if "not injections" not in name and "goals alone" not in name and "zu/ga" not in name:
+            if "not injections" not in name and "goals alone" not in name and "zu/ga" not in name and "own" not in name:
                 headline[sp][0] += found is not None
                 headline[sp][1] += 1
         lines.append(f"| {name} | {pct(*got['dev'])} | {pct(*got['held'])} |")
