@@ -384,6 +384,14 @@ def main() -> None:
               f"clean texts only ({len(clean_only)}, mean {sum(map(len, clean_only)) / len(clean_only):.0f} chars) "
               f"at **{rate_clean:,.0f} texts/s**."]
     lines.append("Blocked attack texts by reason: " + ", ".join(f"{r} {n}" for r, n in reasons.most_common()) + ".")
+    versions = sorted({Path(d).name.removesuffix(".dist-info") for d in glob.glob(str(root / "**" / "*.dist-info"),
+                                                                                  recursive=True)
+                       if Path(d).name.startswith(("spikee-", "agentdojo-"))}) if root and root.exists() else []
+    if versions:
+        lines.append("Corpora: " + ", ".join(versions) + " (pip download --no-deps, unzipped).")
+    lines.append("Held-out: 30% of spikee templates and instructions and of agentdojo goals by a seeded hash, never "
+                 "looked at while writing rules; the own attack probes blocked 57.5% (23/40) at their first run, "
+                 "before rules for their misses were added.")
     lines += [f"Note: {n}." for n in notes]
     body = "\n".join(lines)
     print(body)
