@@ -26,6 +26,7 @@ from __future__ import annotations
 import base64
 import binascii
 import codecs
+import hashlib
 import html
 import re
 import unicodedata
@@ -93,6 +94,19 @@ def _compile() -> tuple[tuple[_Rule, ...], dict[str, tuple[tuple[str, tuple[int,
 
 _GRAM = 3  # literals are indexed by their first three characters (or all of a shorter one)
 _RULES, _INDEX, _ALWAYS = _compile()
+
+
+def _version() -> str:
+    h = hashlib.sha256()
+    for reason, pattern in RULES:
+        h.update(f"{reason}\0{pattern}\0".encode())
+    h.update("\0".join(REASONS).encode())
+    return h.hexdigest()[:16]
+
+
+# Changes whenever a rule or reason changes: the gate re-scans stored records when it differs
+# from the one they were last scanned under (threats.py's own code changes show in its file hash).
+RULES_VERSION = _version()
 
 
 def _candidates(folded: str) -> list[int]:
