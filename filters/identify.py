@@ -31,6 +31,12 @@ The fallback chain, first hit wins for each field:
 trust rule) name the project, the purpose and the parent of a sub-agent's
 session: what recall's visibility checks and session trees go by.
 
+In ``[auth] mode = "keys"`` the turn's principal (its proxy key) names the
+tenant and the user: ``X-Ctx-Tenant``, ``X-Ctx-User`` and the user hints of
+step 2 are ignored (a key without a user gives turns no user). The edge has
+already refused a project or purpose outside the key's sets; with none named,
+a key allowed exactly one gets that one.
+
 The task defaults to the session. ``identity.supplied`` says whether the
 agent supplied its session id (only then is it exported as
 ``gen_ai.conversation.id``).
@@ -84,7 +90,7 @@ class IdentifyFilter(Filter):
 
     def on_request(self, turn: Turn) -> None:
         ident = turn.identity = identify(turn.headers, turn.request, self.config, turn.tenant_fixed, self._chains,
-                                         self._fingerprints)
+                                         self._fingerprints, turn.principal)
         if turn.api == "responses" and self.config.chain_memory:
             # Remember which session the answer belongs to as soon as its id is known (before
             # the client has it): the next turn names it in previous_response_id and may send
@@ -99,18 +105,18 @@ class IdentifyFilter(Filter):
 
 
 def identify(headers: Any, view: Any, cfg: IdentifyConfig, fixed_tenant: str = "",
-             chains: dict[tuple[str, str], str] | None = None, fingerprints: dict[Any, str] | None = None
-             ) -> Identity:
+             chains: dict[tuple[str, str], str] | None = None, fingerprints: dict[Any, str] | None = None,
+             principal: Any = None) -> Identity:
     h = headers
     agent = _agent(h)
-    tenant = fixed_tenant or cfg.default_tenant
+    tenant = principal.tenant if principal is not None else fixed_tenant or cfg.default_tenant
     user = task = session = source = project = purpose = parent = ""
     supplied = False
     body = view.body if view is not None else {}
 
     if cfg.trust_headers:
         named = h.get("x-ctx-tenant")
-        if not fixed_tenant and isinstance(named, str) and TENANT_OK.match(named):
+        if not fixed_tenant and principal is None and isinstance(named, str) and TENANT_OK.match(named):
             tenant = named
         user = _ok(h.get("x-ctx-user")) or ""
         task = _ok(h.get("x-ctx-task")) or ""
@@ -143,14 +149,21 @@ def identify(headers: Any, view: Any, cfg: IdentifyConfig, fixed_tenant: str = "
     if not session:
         session, source = "fp-none", "fingerprint"
 
-    if not user:
+    if principal is not None:
+        user = principal.user
+        if not project and len(principal.projects) == 1:
+            project = principal.projects[0]
+        if not purpose and len(principal.purposes) == 1:
+            purpose = principal.purposes[0]
+    elif not user:
         for value in (meta.get("account_uuid"), meta.get("device_id"), body.get("user"),
                       body.get("safety_identifier")):
             if value is not None and _ok(value):
                 user = value
                 break
     return Identity(tenant=tenant, user=user, session=session, task=task or session, source=source, agent=agent,
-                    supplied=supplied, project=project, purpose=purpose, parent_session=parent)
+                    supplied=supplied, project=project, purpose=purpose, parent_session=parent,
+                    key_id=principal.key_id if principal is not None else "")
 
 
 def _session_hint(h: Any, meta: dict, body: dict, agent: str) -> tuple[str, str] | None:

@@ -19,6 +19,7 @@ from multidict import CIMultiDict, CIMultiDictProxy
 from yarl import URL
 
 from ctxproxy.filters import FilterError, Pipeline, Turn
+from ctxproxy.store import KEY_PREFIX
 
 from .adapters import ADAPTERS, AdapterError
 from .content_coding import decode_body, is_identity
@@ -34,6 +35,7 @@ HOP_BY_HOP = frozenset({
     "transfer-encoding", "upgrade", "host", "content-length",
     "expect",  # the client's 100-continue was answered here; the provider gets the whole body at once
 })
+_CREDENTIALS = frozenset({"authorization", "x-api-key"})
 # Events that end a well-formed stream, per API; a stream that stops before one was cut.
 _TERMINAL_NAMES = {
     "anthropic": frozenset({"message_stop", "error"}),
@@ -99,6 +101,8 @@ def upstream_headers(headers: Any, route: Route, parse_response: bool) -> CIMult
     for k, v in headers.items():
         lk = k.lower()
         if lk in drop or lk.startswith("x-ctx-"):
+            continue
+        if KEY_PREFIX in v and lk in _CREDENTIALS:  # a proxy key is never forwarded
             continue
         out.add(k, v)
     if parse_response:  # filters read the answer: ask for it uncompressed
@@ -175,12 +179,12 @@ class Relay:
                 resp.content.set_exception(ProxyShuttingDown("ctxproxy is shutting down"))
         await self.session.close()
 
-    async def handle(self, request: web.Request, match: Match) -> web.StreamResponse:
+    async def handle(self, request: web.Request, match: Match, principal: Any = None) -> web.StreamResponse:
         route = match.route
         api = match.api
         turn = Turn(api=api or "", route=route.name, path=request.rel_url.raw_path, headers=request.headers,
                     request=None, tokens=self.tokens, services=self.services,
-                    tenant_fixed=route.config.tenant)
+                    tenant_fixed=route.config.tenant, principal=principal)
         pipeline = (self.aux_pipelines if match.auxiliary else self.pipelines)[route.name] if api else None
         try:
             if pipeline is None:  # pass-through: the body streams on, unread and unbounded (file uploads)

@@ -50,7 +50,7 @@ def is_upgrade(request: web.Request) -> bool:
     return request.method == "GET" and request.headers.get("upgrade", "").lower() == "websocket"
 
 
-async def handle_ws(request: web.Request, match: Match, relay: Relay) -> web.StreamResponse:
+async def handle_ws(request: web.Request, match: Match, relay: Relay, principal: Any = None) -> web.StreamResponse:
     route = match.route
     if not route.config.websocket or not match.upstream_path.endswith("/responses"):
         resp = error_response("responses", 426, "ctxproxy: WebSocket transport is off for this route; use HTTP")
@@ -79,7 +79,7 @@ async def handle_ws(request: web.Request, match: Match, relay: Relay) -> web.Str
     except BaseException:  # the provider's socket holds a pool slot: never leave it open
         await upstream.close()
         raise
-    task = asyncio.ensure_future(_WsSession(request, match, relay, client, upstream).run())
+    task = asyncio.ensure_future(_WsSession(request, match, relay, client, upstream, principal).run())
     _SESSIONS.add(task)
     task.add_done_callback(_SESSIONS.discard)
     await asyncio.shield(task)
@@ -114,7 +114,8 @@ def _close_code(ws: aiohttp.ClientWebSocketResponse | web.WebSocketResponse) -> 
 
 
 class _WsSession:
-    def __init__(self, request, match, relay, client, upstream):
+    def __init__(self, request, match, relay, client, upstream, principal=None):
+        self.principal = principal  # keys mode: checked again on every turn (a revocation ends it)
         self.request = request
         self.match = match
         self.relay = relay
@@ -211,11 +212,16 @@ class _WsSession:
         to send on, or None when refused (the client got an error frame)."""
         adapter = ADAPTERS["responses"]
         turn = None
+        if self.principal is not None and not self.relay.services["keyring"].active(self.principal):
+            await self._client_error(401, f"ctxproxy: proxy key {self.principal.key_id} is revoked or expired",
+                                     _lane(data))
+            return None
         try:
             view = adapter.request(data, raw)
             turn = Turn(api="responses", route=self.match.route.name, path=self.request.rel_url.raw_path,
                         headers=self.request.headers, request=view, tokens=self.relay.tokens,
-                        services=self.relay.services, tenant_fixed=self.match.route.config.tenant, streamed=True)
+                        services=self.relay.services, tenant_fixed=self.match.route.config.tenant, streamed=True,
+                        principal=self.principal)
             await pipeline.run_request_async(turn, reparse=lambda: adapter.parse_request(raw))
             out = turn.request.to_bytes().decode("utf-8", "surrogatepass") if turn.request.changed else text
         except (FilterError, AdapterError) as exc:
