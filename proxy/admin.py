@@ -130,7 +130,7 @@ def _is_loopback(request: web.Request) -> bool:
         return False
 
 
-_PRINCIPAL = "ctxproxy.admin_principal"  # request key: the tenant admin key's principal
+_PRINCIPAL = web.RequestKey("ctxproxy_admin_principal", object)  # the tenant admin key's principal
 
 
 def guarded(handler: Handler, token: Callable[[], str], loopback_only: bool) -> Handler:
