@@ -100,8 +100,8 @@ class FailureLimiter:
         """Record a failure; 0 if within the limit, else the seconds to wait."""
         now = self._clock()
         level = self._level(peer, now)
-        if level >= self.limit:
-            return max(1, int((level - self.limit + 1) * WINDOW / self.limit))
+        if level + 1 > self.limit:
+            return max(1, round((level + 1 - self.limit) * WINDOW / self.limit))
         if len(self._peers) >= MAX_PEERS and peer not in self._peers:
             self._peers.clear()
         self._peers[peer] = (level + 1, now)
