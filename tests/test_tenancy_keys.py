@@ -198,3 +198,31 @@ def test_open_mode_on_a_public_address_warns(caplog):
         caplog.clear()
         warn_if_open(load_config(None, host=host))
         assert any("every caller can pick any tenant" in r.getMessage() for r in caplog.records) is warns, host
+
+
+async def test_every_model_path_takes_the_keys_tenant_and_no_span_holds_a_key(make_proxy, fake, otlp):
+    from otlpreceiver import attrs
+
+    p = await make_proxy(KEYS)
+    made = issue_key(p.state.services["store"], p.state.config, "acme", user="alice")
+    forged = {"X-Ctx-Key": made["key"], "X-Ctx-Tenant": "globex", "X-Ctx-User": "carol"}
+    a, o = p.anthropic(default_headers=forged), p.openai(default_headers=forged)
+    msg = [{"role": "user", "content": "hi"}]
+    turns = [
+        (await a.messages.with_raw_response.create(model="m", max_tokens=5, messages=msg)).headers,
+        (await o.chat.completions.with_raw_response.create(model="m", messages=msg)).headers,
+        (await o.responses.with_raw_response.create(model="m", input="hi")).headers,
+    ]
+    await a.messages.count_tokens(model="m", messages=msg)  # auxiliary: guarded, answered
+    store = p.settled_store()
+    for headers in turns:
+        m = store.manifests.get("acme", headers["x-ctx-turn-id"])
+        assert m is not None and m.data["key_id"] == made["id"]
+        assert store.manifests.get("globex", headers["x-ctx-turn-id"]) is None
+    assert sorted(store.sessions.list("acme", subject="alice")) == sorted(store.sessions.list("acme"))
+    assert store.sessions.list("globex") == [] and store.sessions.list("acme", subject="carol") == []
+    for headers in turns:
+        await otlp.wait_span(lambda s, t=headers["x-ctx-turn-id"]: attrs(s).get("ctxproxy.turn.id") == t)
+    blob = otlp.all_bytes()
+    assert b"ctxk_" not in blob and made["key"][-43:].encode() not in blob
+    assert all("ctxk_" not in str(dict(r.headers)) for r in fake.requests)
