@@ -2,6 +2,7 @@
 
     python bench/bench_auth.py             # 1500 requests per target and kind, 2 process pairs
     python bench/bench_auth.py --quick     # smoke run
+    python bench/bench_auth.py --same-process   # both modes served by one process
 
 Starts the scripted provider and, per pair, two ctxproxy processes with the
 core pipeline (``bench/core-only.toml``): one in ``open`` mode, one in
@@ -11,6 +12,10 @@ targets (direct, open, keys) in a random order per step, as ``run.py`` does;
 the report gives p50/p99 per target and kind, the ratio keys / open of the
 whole request and of the latency each proxy adds over direct (target: the
 whole request within 3%). Appends a section to ``bench/RESULTS.md``.
+
+Two processes differ by tens of microseconds per request for their whole life
+(see ``run.py``); ``--same-process`` serves both modes from one process on two
+ports (as ``same_process.py`` does), so the ratio is the check's own cost.
 """
 from __future__ import annotations
 
@@ -46,6 +51,36 @@ def start_proxy(name: str, config: Path, data: Path, upstream: str, logs: Path) 
     return p
 
 
+async def serve_pair(upstream: str, open_port: int, keys_port: int, keys_toml: str, data: str) -> None:
+    """The ``--same-process`` child: an open and a keys ctxproxy on one event loop until SIGTERM."""
+    import gc
+    import signal
+
+    from aiohttp import web
+
+    from ctxproxy.config import load_config
+    from ctxproxy.proxy.server import CUT_GRACE, make_app
+
+    runners = []
+    for config, port, sub in ((str(CORE), open_port, "open"), (keys_toml, keys_port, "keys")):
+        cfg = load_config(config, port=port, data_dir=str(Path(data) / sub), anthropic_upstream=upstream,
+                          openai_upstream=upstream)
+        runners.append((web.AppRunner(make_app(cfg), handler_cancellation=True, access_log=None,
+                                      shutdown_timeout=CUT_GRACE), port))
+    for r, _ in runners:
+        await r.setup()
+    gc.collect()
+    gc.freeze()
+    gc.set_threshold(20000, 50, 50)  # as ``ctxproxy serve`` does
+    for r, port in runners:
+        await web.TCPSite(r, "127.0.0.1", port, backlog=1024).start()
+    stop = asyncio.Event()
+    asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, stop.set)
+    await stop.wait()
+    for r, _ in runners:
+        await r.cleanup()
+
+
 async def measure(targets: list[tuple[Target, list[Kind]]], n: int, warmup: int) -> None:
     """Each step: every target once per kind, the targets in a fresh random order (run.shuffled)."""
     kinds_of = {t.name: kinds for t, kinds in targets}
@@ -71,16 +106,27 @@ async def amain(args: argparse.Namespace) -> None:
         await wait_ready(fake, "/v1/models")
         meter = LoadMeter(lambda: [p.proc.pid for p in (open_t, keys_t) if p.proc] + [fake.pid])
         for pair in range(args.pairs):
-            data_open, data_keys = tmp / f"open{pair}", tmp / f"keys{pair}"
+            data = tmp / f"pair{pair}"
             made = subprocess.run([*ctxproxy_argv(), "keys", "create", "--tenant", "bench", "--user", "u",
-                                   "--data-dir", str(data_keys), "--json"], capture_output=True, check=True)
+                                   "--data-dir", str(data / "keys"), "--json"], capture_output=True, check=True)
             key = json.loads(made.stdout)["key"]
-            procs = [start_proxy(f"open{pair}", CORE, data_open, fake.url, tmp),
-                     start_proxy(f"keys{pair}", keys_toml, data_keys, fake.url, tmp)]
+            if args.same_process:
+                ports = free_port(), free_port()
+                both = Proc(f"both{pair}", [sys.executable, __file__, "--serve", fake.url, str(ports[0]),
+                                            str(ports[1]), str(keys_toml), str(data)], ports[1], tmp / "both.log")
+                both.start(None)
+                procs = [both]
+            else:
+                procs = [start_proxy(f"open{pair}", CORE, data / "open", fake.url, tmp),
+                         start_proxy(f"keys{pair}", keys_toml, data / "keys", fake.url, tmp)]
             try:
                 for p in procs:
                     await wait_ready(p, "/ctx/healthz")
-                open_t.url, open_t.proc, keys_t.url, keys_t.proc = procs[0].url, procs[0], procs[1].url, procs[1]
+                if args.same_process:
+                    open_t.url, keys_t.url = f"http://127.0.0.1:{ports[0]}", procs[0].url
+                    open_t.proc = keys_t.proc = procs[0]
+                else:
+                    open_t.url, open_t.proc, keys_t.url, keys_t.proc = procs[0].url, procs[0], procs[1].url, procs[1]
                 async with aiohttp.ClientSession() as a, aiohttp.ClientSession() as b, \
                         aiohttp.ClientSession() as c:
                     direct.session, open_t.session, keys_t.session = a, b, c
@@ -105,7 +151,7 @@ async def amain(args: argparse.Namespace) -> None:
                     f"| {k / o:.3f} | {o - d:.3f} / {k - d:.3f} | {(k - d) / max(o - d, 1e-9):.3f} |")
     n = len(direct.lat[KINDS[0].name])
     text = (section_head("auth: keys vs open") + f"\n{n} requests per target and kind at concurrency 1, "
-            f"{args.pairs} fresh process pairs, core pipeline (`bench/core-only.toml`), the key in `X-Ctx-Key`.\n\n"
+            f"{args.pairs} fresh {'processes serving both modes' if args.same_process else 'process pairs'}, core pipeline (`bench/core-only.toml`), the key in `X-Ctx-Key`.\n\n"
             + "\n".join(rows) + "\n\n" + (meter.summary() if meter else "") + "\n")
     print(text)
     if not args.quick:
@@ -113,10 +159,14 @@ async def amain(args: argparse.Namespace) -> None:
 
 
 def main() -> None:
+    if len(sys.argv) > 1 and sys.argv[1] == "--serve":
+        asyncio.run(serve_pair(sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), sys.argv[5], sys.argv[6]))
+        return
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--n", type=int, default=1500, help="measured requests per target and kind (all pairs)")
     ap.add_argument("--warmup", type=int, default=100, help="unmeasured requests per pair first")
     ap.add_argument("--pairs", type=int, default=2, help="fresh (open, keys) process pairs")
+    ap.add_argument("--same-process", action="store_true", help="one process serves both modes (two ports)")
     ap.add_argument("--quick", action="store_true", help="a smoke run (200 requests), not appended")
     args = ap.parse_args()
     if args.quick:

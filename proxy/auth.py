@@ -20,6 +20,7 @@ cannot lock a valid key out (agents on one host share 127.0.0.1).
 from __future__ import annotations
 
 import dataclasses
+import hmac
 import ipaddress
 import logging
 import os
@@ -28,7 +29,7 @@ from collections import Counter
 from typing import Any, Callable, Mapping, NamedTuple
 
 from ctxproxy.config import Config, ConfigError
-from ctxproxy.store import KEY_PREFIX, Principal, ProxyKey, parse_key
+from ctxproxy.store import KEY_PREFIX, Principal, ProxyKey, split_key
 
 from .routing import Route
 
@@ -60,28 +61,43 @@ def presented_key(headers: Mapping[str, str]) -> tuple[str | None, bool]:
 
 
 class KeyCache:
-    """Proxy keys by id, for one store generation (unknown ids are kept too, as None)."""
+    """Proxy keys by id, for one store generation (unknown ids are kept too, as
+    None), each with the secret that last verified against its digest: a key
+    seen before is checked by one constant-time comparison with that, no hashing."""
 
     def __init__(self, store: Any, size: int):
         self._store = store
         self._size = size
         self._gen = -1
-        self._keys: dict[str, ProxyKey | None] = {}
+        self._keys: dict[str, list] = {}  # id -> [ProxyKey | None, verified secret | None]
 
-    def get(self, key_id: str) -> ProxyKey | None:
+    def _entry(self, key_id: str) -> list:
         gen = self._store.proxy_keys.generation()
         if gen != self._gen:
             self._keys.clear()
             self._gen = gen
-        try:
-            return self._keys[key_id]
-        except KeyError:
-            pass
-        found = self._store.proxy_keys.get(key_id)
-        if len(self._keys) >= self._size:
-            self._keys.clear()
-        self._keys[key_id] = found
-        return found
+        entry = self._keys.get(key_id)
+        if entry is None:
+            if len(self._keys) >= self._size:
+                self._keys.clear()
+            entry = self._keys[key_id] = [self._store.proxy_keys.get(key_id), None]
+        return entry
+
+    def get(self, key_id: str) -> ProxyKey | None:
+        return self._entry(key_id)[0]
+
+    def verified(self, key_id: str, secret: str) -> ProxyKey | None:
+        """The key ``key_id`` if ``secret`` is its secret, else None."""
+        entry = self._entry(key_id)
+        record, known = entry
+        if record is None:
+            return None
+        if known is not None and hmac.compare_digest(known, secret):
+            return record
+        if not record.matches(secret):
+            return None
+        entry[1] = secret
+        return record
 
 
 class FailureLimiter:
@@ -136,9 +152,9 @@ class Keyring:
         if not presented:
             return self._refuse(peer, 401, "missing proxy key: present it as the API key or in X-Ctx-Key",
                                 "missing")
-        parsed = parse_key(presented)
-        record = self._cache.get(parsed[0]) if parsed is not None and self._cache is not None else None
-        if record is None or not record.matches(parsed[1]):
+        parsed = split_key(presented)
+        record = self._cache.verified(*parsed) if parsed is not None and self._cache is not None else None
+        if record is None:
             return self._refuse(peer, 401, "invalid proxy key", "invalid")
         state = record.state(self._clock())
         if state != "active":

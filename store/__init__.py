@@ -25,7 +25,7 @@ from typing import Callable
 
 from .errors import EffectStateError, StoreError, WriteNeeded
 from .interfaces import Batch, DocumentStore, EffectLedger, ProxyKeyStore, SessionStore, Store, TermIndex
-from .proxy_keys import KEY_PREFIX, Principal, ProxyKey, parse_key
+from .proxy_keys import KEY_PREFIX, Principal, ProxyKey, split_key
 from .lmdb_store import (
     DEFAULT_MAP_SIZE,
     DEFAULT_MAX_MAP_SIZE,
@@ -90,7 +90,7 @@ __all__ = [
     "ProxyKeyStore",
     "ProxyKey",
     "Principal",
-    "parse_key",
+    "split_key",
     "KEY_PREFIX",
     "StoreError",
     "EffectStateError",

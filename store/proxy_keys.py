@@ -12,17 +12,27 @@ anyone knows its tenant; listing by tenant goes through its own index)::
     "generation"                 -> 8-byte big-endian counter
 
 Every create and revoke bumps ``generation`` in the same transaction, so a
-process that caches keys (each ``--workers`` process does) re-reads one small
-value per request and drops its cache when it moved: a revocation is seen by
-every process on its next request.
+process that caches keys (each ``--workers`` process does) checks one value
+per request and drops its cache when it moved: a revocation is seen by every
+process on its next request. The value checked per request is a mirror of
+``generation`` in ``proxy_keys.gen`` beside the environment, mmap'd by every
+process (a memory load, where an LMDB read transaction costs microseconds on
+every request). Writers raise it after their commit, under a file lock and
+never downwards; readers compare it with LMDB once a second and raise it if a
+writer died between its commit and the mirror write, so that case is bounded
+to a second.
 """
 from __future__ import annotations
 
 import base64
+import fcntl
 import hashlib
 import hmac
+import mmap
+import os
 import re
 import secrets
+import time
 from dataclasses import asdict, dataclass, field
 from typing import Any, Callable, Protocol, Sequence, TypeVar
 
@@ -33,10 +43,11 @@ from .errors import StoreError
 
 PROXY_KEYS = "proxy_keys"
 KEY_PREFIX = "ctxk_"
-_KEY_RE = re.compile(r"ctxk_([0-9a-f]{16})_([A-Za-z0-9_-]{43})\Z")
 _ID_RE = re.compile(r"[0-9a-f]{16}\Z")
 _GENERATION = b"generation"
 RECORD_VERSION = 1
+MIRROR_FILE = "proxy_keys.gen"
+MIRROR_CHECK = 1.0  # seconds between a reader's comparisons of the mirror with LMDB
 
 T = TypeVar("T")
 
@@ -93,10 +104,16 @@ def secret_digest(secret: str) -> bytes:
     return hashlib.sha256(secret.encode("utf-8", "surrogatepass")).digest()
 
 
-def parse_key(presented: str) -> tuple[str, str] | None:
-    """(id, secret) of a well-formed proxy key, else None."""
-    m = _KEY_RE.match(presented)
-    return (m.group(1), m.group(2)) if m else None
+KEY_LENGTH = len(KEY_PREFIX) + 16 + 1 + 43
+
+
+def split_key(presented: str) -> tuple[str, str] | None:
+    """(id, secret) of a string shaped like a proxy key, by position: the id is
+    checked where it is looked up, the secret by comparison (no regex per request)."""
+    if len(presented) != KEY_LENGTH or not presented.startswith(KEY_PREFIX) or presented[21] != "_" \
+            or not presented.isascii():  # compare_digest takes ASCII strings only
+        return None
+    return presented[5:21], presented[22:]
 
 
 def _new_key() -> tuple[str, str]:
@@ -153,13 +170,49 @@ def _bump(txn: Any, db: Any) -> None:
     txn.put(_GENERATION, (n + 1).to_bytes(8, "big"), db=db)
 
 
-class LMDBProxyKeys:
-    """``ProxyKeyStore`` over the ``proxy_keys`` database."""
+class _Mirror:
+    """The 8-byte mirror of the generation, shared by every process through the file."""
 
-    def __init__(self, x: _Runner, dbs: Any, clock: Callable[[], float]) -> None:
+    def __init__(self, path: str):
+        self._fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
+        if os.fstat(self._fd).st_size < 8:
+            os.ftruncate(self._fd, 8)  # a no-op when another process got there first
+        self._map = mmap.mmap(self._fd, 8)
+        self.checked = 0.0  # monotonic time of the last comparison with LMDB
+
+    def read(self) -> int:
+        return int.from_bytes(self._map[:8], "big")
+
+    def raise_to(self, generation: int) -> None:
+        fcntl.flock(self._fd, fcntl.LOCK_EX)  # two writers: the later commit's value stays
+        try:
+            if generation > self.read():
+                self._map[:8] = generation.to_bytes(8, "big")
+        finally:
+            fcntl.flock(self._fd, fcntl.LOCK_UN)
+
+
+_mirrors: dict[str, _Mirror | None] = {}  # store path -> its mirror (None: cannot be opened)
+
+
+def _mirror(path: str) -> _Mirror | None:
+    if path not in _mirrors:
+        try:
+            _mirrors[path] = _Mirror(os.path.join(path, MIRROR_FILE))
+        except OSError:  # a read-only store: every check reads LMDB
+            _mirrors[path] = None
+    return _mirrors[path]
+
+
+class LMDBProxyKeys:
+    """``ProxyKeyStore`` over the ``proxy_keys`` database. Write outside a
+    ``batch()``: the mirror is raised when the write returns, committed."""
+
+    def __init__(self, x: _Runner, dbs: Any, clock: Callable[[], float], path: str) -> None:
         self._x = x
         self._db = dbs[PROXY_KEYS]
         self._clock = clock
+        self._path = path
 
     def create(self, tenant: str, *, user: str = "", projects: Sequence[str] = (), purposes: Sequence[str] = (),
                routes: Sequence[str] = (), admin: bool = False,
@@ -180,6 +233,7 @@ class LMDBProxyKeys:
             _bump(txn, self._db)
 
         self._x.write(op)
+        self._publish()
         return record, f"{KEY_PREFIX}{key_id}_{secret}"
 
     def get(self, key_id: str) -> ProxyKey | None:
@@ -225,9 +279,28 @@ class LMDBProxyKeys:
                 _bump(txn, self._db)
             return rec
 
-        return self._x.write(op)
+        revoked = self._x.write(op)
+        if revoked is not None:
+            self._publish()
+        return revoked
 
-    def generation(self) -> int:
-        """Changes with every create and revoke, in any process."""
+    def _stored_generation(self) -> int:
         raw = self._x.read(lambda txn: txn.get(_GENERATION, db=self._db))
         return int.from_bytes(raw, "big") if raw else 0
+
+    def _publish(self) -> None:
+        mirror = _mirror(self._path)
+        if mirror is not None:
+            mirror.raise_to(self._stored_generation())
+
+    def generation(self) -> int:
+        """Changes with every create and revoke, in any process; cheap enough
+        to call on every request."""
+        mirror = _mirror(self._path)
+        if mirror is None:
+            return self._stored_generation()
+        now = time.monotonic()
+        if now - mirror.checked >= MIRROR_CHECK:  # a writer that died before raising the mirror
+            mirror.checked = now
+            mirror.raise_to(self._stored_generation())
+        return mirror.read()

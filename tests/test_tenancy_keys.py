@@ -226,3 +226,20 @@ async def test_every_model_path_takes_the_keys_tenant_and_no_span_holds_a_key(ma
     blob = otlp.all_bytes()
     assert b"ctxk_" not in blob and made["key"][-43:].encode() not in blob
     assert all("ctxk_" not in str(dict(r.headers)) for r in fake.requests)
+
+
+async def test_odd_key_bytes_are_401_never_500(make_proxy, fake):
+    p = await make_proxy(KEYS)
+    made = issue_key(p.state.services["store"], p.state.config, "acme")
+    key = made["key"]
+    odd = [key[:-1] + "é", key[:22] + "\udcff" * 43, key[:21] + "-" + key[22:], key + "x", "ctxk_" + "z" * 60,
+           f"ctxk_{made['id'].upper()}_{key[22:]}"]
+    async with aiohttp.ClientSession() as http_:
+        for value in odd:
+            raw = value.encode("utf-8", "surrogateescape")
+            async with http_.post(p.url + "/v1/chat/completions", data=CHAT,
+                                  headers={"X-Ctx-Key": raw.decode("latin-1"), "Authorization": "Bearer x"}) as r:
+                assert r.status == 401, value
+        async with http_.post(p.url + "/v1/chat/completions", data=CHAT,
+                              headers={"X-Ctx-Key": key, "Authorization": "Bearer x"}) as r:
+            assert r.status == 200
