@@ -129,11 +129,10 @@ class Keyring:
 
     def __init__(self, cfg: Config, store: Any, clock: Callable[[], float] = time.time):
         self.required = cfg.auth.mode == "keys"
-        self._cfg = cfg
         self._cache = KeyCache(store, cfg.auth.cache_size) if store is not None else None
         self._limiter = FailureLimiter(cfg.auth.failure_limit)
         self._clock = clock
-        self._provider_keys = _provider_keys(cfg)
+        self._provider_keys = provider_keys(cfg)
         self._routes: dict[tuple[str, str], Route] = {}
         self.refused: Counter[str] = Counter()  # the only record a refused request leaves
 
@@ -205,7 +204,7 @@ class Keyring:
         return found
 
 
-def _provider_keys(cfg: Config) -> dict[tuple[str, str], str]:
+def provider_keys(cfg: Config) -> dict[tuple[str, str], str]:
     """(tenant, route) -> provider key, read from the environment once, at start-up."""
     out = {}
     for tenant, tc in cfg.tenants.items():

@@ -130,6 +130,7 @@ def _check_pipeline(cfg, build: bool = False) -> None:
     files read and compiled, patterns checked) without a store, a socket or the
     data directory, so what only fails at start-up fails here."""
     from ctxproxy.filters import FILTERS, build_pipeline, filter_configs
+    from .auth import provider_keys
     from .routing import Router
 
     lists = [("pipeline.request", cfg.pipeline.request)]
@@ -143,6 +144,7 @@ def _check_pipeline(cfg, build: bool = False) -> None:
             raise ConfigError(f"{path}: filter {dup!r} is listed twice")
     configs = filter_configs(cfg)
     Router(cfg)
+    provider_keys(cfg)  # [tenants.<t>] api_key_env: each variable set
     if not build:
         return
     services = {"config": cfg, "secret": b"\x00" * 32}  # what filters read at construction; no store
