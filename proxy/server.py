@@ -245,7 +245,9 @@ async def proxy_handler(request: web.Request) -> web.StreamResponse:
         principal = st.keyring.authenticate(request.headers, peer_of(request.transport), match.route)
         if isinstance(principal, Refusal):
             return refusal_response(principal, family_api(match.api, match.route.family))
-        match = match._replace(route=st.keyring.route_for(principal, match.route))
+        route = st.keyring.route_for(principal, match.route)  # the tenant's provider key, if it has one
+        if route is not match.route:
+            match = match._replace(route=route)
     if is_upgrade(request):
         try:
             with st.inflight:
