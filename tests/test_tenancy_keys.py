@@ -243,3 +243,25 @@ async def test_odd_key_bytes_are_401_never_500(make_proxy, fake):
         async with http_.post(p.url + "/v1/chat/completions", data=CHAT,
                               headers={"X-Ctx-Key": key, "Authorization": "Bearer x"}) as r:
             assert r.status == 200
+
+
+def test_generation_mirror_catches_up_with_a_writer_killed_after_its_commit(tmp_path, monkeypatch):
+    from ctxproxy.store import open_store
+    from ctxproxy.store import proxy_keys as pk
+
+    store = open_store(tmp_path / "store")
+    try:
+        before = store.proxy_keys.generation()
+        store.proxy_keys.create("acme")
+        after = store.proxy_keys.generation()
+        assert after != before
+        now = [time.monotonic()]
+        monkeypatch.setattr(pk.time, "monotonic", lambda: now[0])
+        pk._mirror(store.path).checked = now[0]
+        # what a writer killed between its commit and the mirror write leaves: the store moved, the mirror not
+        store.proxy_keys._x.write(lambda txn: pk._bump(txn, store.proxy_keys._db))
+        assert store.proxy_keys.generation() == after
+        now[0] += pk.MIRROR_CHECK
+        assert store.proxy_keys.generation() == after + 1
+    finally:
+        store.close()
