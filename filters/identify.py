@@ -35,7 +35,10 @@ In ``[auth] mode = "keys"`` the turn's principal (its proxy key) names the
 tenant and the user: ``X-Ctx-Tenant``, ``X-Ctx-User`` and the user hints of
 step 2 are ignored (a key without a user gives turns no user). The edge has
 already refused a project or purpose outside the key's sets; with none named,
-a key allowed exactly one gets that one.
+a key allowed exactly one gets that one. A user's key puts its sessions,
+tasks and parent sessions in that user's namespace, ``<user>/<id>``: two
+users of a tenant naming the same session id (or opening with the same
+conversation) get two sessions, and no user can continue another's.
 
 The task defaults to the session. ``identity.supplied`` says whether the
 agent supplied its session id (only then is it exported as
@@ -132,10 +135,12 @@ def identify(headers: Any, view: Any, cfg: IdentifyConfig, fixed_tenant: str = "
         hint = _session_hint(h, meta, body, agent)
         if hint is not None:
             (source, session), supplied = hint, True
+    own = f"{principal.user}/" if principal is not None and principal.user else ""  # a user's namespace
     if not session and chains:
         previous = body.get("previous_response_id")
-        if isinstance(previous, str) and (tenant, previous) in chains:
-            session, source = chains[(tenant, previous)], "chain:previous_response_id"
+        chained = chains.get((tenant, previous)) if isinstance(previous, str) else None
+        if chained is not None and chained.startswith(own):  # another user's response continues nothing
+            session, source = chained[len(own):], "chain:previous_response_id"
     if not session and view is not None:
         # The conversation's opening: a system message added mid-session must not move the session.
         system, first = view.system_text(opening=True), view.first_user_text()
@@ -151,6 +156,8 @@ def identify(headers: Any, view: Any, cfg: IdentifyConfig, fixed_tenant: str = "
 
     if principal is not None:
         user = principal.user
+        if own:
+            session, task, parent = own + session, own + task if task else "", own + parent if parent else ""
         if not project and len(principal.projects) == 1:
             project = principal.projects[0]
         if not purpose and len(principal.purposes) == 1:

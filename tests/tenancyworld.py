@@ -137,7 +137,7 @@ async def build(proxy, fake) -> World:
                             default_headers={**forged(tenant, user, ma), **own})
         c = proxy.openai(api_key=f"sk-own-{user}", default_headers={**forged(tenant, user, mc), "X-Ctx-Key": key})
         ta, tc = await asyncio.gather(anthropic_session(a, ma), chat_session(c, mc))
-        return tenant, ta + tc, [f"s-{ma}", f"s-{mc}"]
+        return tenant, ta + tc, [f"{user}/s-{ma}", f"{user}/s-{mc}"]  # a user key's sessions: its namespace
 
     done = await asyncio.gather(*(user_sessions(t, u) for t, us in USERS.items() for u in us))
     for tenant, turns, sessions in done:

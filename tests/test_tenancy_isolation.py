@@ -65,7 +65,7 @@ async def test_sessions_land_in_the_principals_tenant_and_user(world):
             assert m.data["key_id"] in {w.keys[u]["id"] for u in users}
             assert store.manifests.get(OTHER[tenant], turn) is None
         for session in o["sessions"]:
-            user = session.split("-")[2]
+            user = session.split("/")[0]
             assert store.sessions.list(tenant, subject=user).count(session) == 1  # forged X-Ctx-User ignored
         assert all(tenant in c for c in o["commands"])
 
@@ -261,7 +261,7 @@ async def test_a_provider_key_is_required_when_the_proxy_key_is_the_api_key(worl
 async def test_other_tenants_session_ids_inject_nothing(world):
     w = world
     store = w.store
-    carol_session = w.sessions["globex"][0]
+    carol_session = w.sessions["globex"][0].split("/", 1)[1]  # the id carol's agent sent
     before = len(store.effects.list("globex", session=carol_session))
     w.fake.clear()
     a = w.proxy.anthropic(api_key=w.key("alice"), default_headers={"X-Ctx-Session": carol_session,
@@ -271,4 +271,26 @@ async def test_other_tenants_session_ids_inject_nothing(world):
     assert b"globex" not in rec.body
     store = w.store  # settled again: the turn's records landed
     assert len(store.effects.list("globex", session=carol_session)) == before
-    assert store.effects.list("acme", session=carol_session)  # alice's call is acme's own
+    assert store.effects.list("acme", session=f"alice/{carol_session}")  # alice's call: acme's, alice's own
+
+
+async def test_users_of_one_tenant_never_share_a_session(world):
+    w = world
+    alice_session = w.sessions["acme"][0]  # "alice/s-acme-alice-anthropic"
+    bob = w.proxy.anthropic(api_key=w.key("bob"), default_headers={"X-Ctx-Session": alice_session.split("/", 1)[1]})
+    await bob.messages.create(model="m", max_tokens=5, messages=[{"role": "user", "content": "task acme-bob-x"}])
+    store = w.store
+    assert all("acme-bob-x" not in e.args_canonical for e in store.effects.list("acme", session=alice_session))
+    assert any("acme-bob-x" in e.args_canonical
+               for e in store.effects.list("acme", session="bob/" + alice_session.split("/", 1)[1]))
+    # nor continue another user's Responses chain
+    alice, bob = (w.proxy.openai(default_headers={"X-Ctx-Key": w.key(u)}) for u in ("alice", "bob"))
+    first = await alice.responses.with_raw_response.create(model="m", input="task acme-alice-chain")
+    rid = first.parse().id
+    nxt = await bob.responses.with_raw_response.create(model="m", input="more", previous_response_id=rid)
+    mine = await alice.responses.with_raw_response.create(model="m", input="more", previous_response_id=rid)
+    store = w.store
+    session_of = {k: store.manifests.get("acme", r.headers["x-ctx-turn-id"]).data["session_id"] for k, r in
+                  (("first", first), ("bob", nxt), ("alice", mine))}
+    assert session_of["alice"] == session_of["first"] and session_of["first"].startswith("alice/")
+    assert session_of["bob"].startswith("bob/")
