@@ -8,7 +8,8 @@ knows no server framework: headers are any case-insensitive mapping.
 A key is looked for in ``X-Ctx-Key`` first (the agent keeps its own provider
 credentials), else as the API key (``x-api-key``, ``Authorization: Bearer``),
 in which case the route's provider key is forwarded instead (``route_for``).
-A proxy key never goes upstream in either case (``relay.upstream_headers``).
+A proxy key never goes upstream in either case (``engine.upstream_headers``); the
+principal rides to the turn on the ``routing.Match``.
 
 Lookups go through a per-process cache that is valid for one value of the
 store's key generation (moved by every create and revoke, in any process;

@@ -32,13 +32,13 @@ import aiohttp
 from aiohttp import web
 
 from ctxproxy.config import Config, ConfigError
-from ctxproxy.filters import Pipeline, build_pipeline, filter_configs
-from ctxproxy.filters.tokens import TokenCounter
+from ctxproxy.filters import filter_configs
 from ctxproxy.store import StoreError, open_store
 from ctxproxy.store.writer import BackgroundWriter
 
 from .admin import add_admin_routes
 from .auth import Keyring, Refusal, peer_of, warn_if_open
+from .engine import engine_for
 from .errors import error_response, family_api, refusal_response, response_for
 from .relay import Relay
 from .routing import Route, Router
@@ -156,19 +156,15 @@ def make_app(cfg: Config, services: dict[str, Any] | None = None) -> web.Applica
     app = web.Application(client_max_size=cfg.server.max_body_bytes,
                           handler_args={"max_field_size": 65536, "auto_decompress": False})
     router = Router(cfg)
-    configs = filter_configs(cfg)
+    filter_configs(cfg)  # a bad filter section fails here, before serving
 
     async def lifecycle(app: web.Application):
         svc = services if services is not None else open_services(cfg)
-        pipelines: dict[str, Pipeline] = {}
+        engine = None
         session = None
         try:
-            routes = {r.name: r for r in [*router.prefixed, *router.default.values()]}
-            for name, route in routes.items():
-                pipelines[name] = build_pipeline(route.config.filters or cfg.pipeline.request, configs, svc)
-            tokens = TokenCounter(lazy=True)
-            if any(s.filter.uses_tokens for p in pipelines.values() for s in p.stages):
-                tokens.load()  # now, not on a model call; a pipeline that never counts skips its ~70 MB
+            routes = router.routes
+            engine = engine_for(cfg, svc, routes=routes)
             inflight = InFlight()
             session = aiohttp.ClientSession(
                 connector=aiohttp.TCPConnector(limit=cfg.upstream.pool_size, enable_cleanup_closed=True),
@@ -179,7 +175,7 @@ def make_app(cfg: Config, services: dict[str, Any] | None = None) -> web.Applica
                 # and is never kept here to ride along on another caller's requests.
                 cookie_jar=aiohttp.DummyCookieJar(),
             )
-            relay = Relay(session, pipelines, tokens, svc)
+            relay = Relay(session, engine)
             keyring = svc["keyring"] = Keyring(cfg, svc.get("store"))
             app[APP_STATE] = AppState(cfg, router, relay, routes, svc, inflight, keyring=keyring)
             yield
@@ -187,8 +183,8 @@ def make_app(cfg: Config, services: dict[str, Any] | None = None) -> web.Applica
             try:
                 if session is not None:
                     await session.close()
-                for pipeline in pipelines.values():
-                    await asyncio.to_thread(pipeline.close)
+                if engine is not None:
+                    await asyncio.to_thread(engine.close)
             finally:  # whatever failed above, queued records still reach the store
                 store = svc.get("store")
                 if store is not None and services is None:
@@ -240,25 +236,23 @@ async def proxy_handler(request: web.Request) -> web.StreamResponse:
         match = st.router.match(request.rel_url.raw_path, request.method, request.headers)
     except Exception as exc:  # a path the router cannot read is still answered cleanly
         return response_for(exc, "chat")
-    principal = None
     if st.keyring.required:  # before anything is read or forwarded
         principal = st.keyring.authenticate(request.headers, peer_of(request.transport), match.route)
         if isinstance(principal, Refusal):
             return refusal_response(principal, family_api(match.api, match.route.family))
-        route = st.keyring.route_for(principal, match.route)  # the tenant's provider key, if it has one
-        if route is not match.route:
-            match = match._replace(route=route)
+        # the tenant's provider key, if it has one; the principal rides on to the turn
+        match = match._replace(route=st.keyring.route_for(principal, match.route), principal=principal)
     if is_upgrade(request):
         try:
             with st.inflight:
-                return await handle_ws(request, match, st.relay, principal)
+                return await handle_ws(request, match, st.relay)
         except asyncio.CancelledError:
             raise
         except Exception as exc:
             log.exception("websocket proxy failed")
             return response_for(exc, "responses")
     with st.inflight:
-        return await st.relay.handle(request, match, principal)
+        return await st.relay.handle(request, match)
 
 
 # -- running -------------------------------------------------------------------
