@@ -14,8 +14,9 @@ principal rides to the turn on the ``routing.Match``.
 Lookups go through a per-process cache that is valid for one value of the
 store's key generation (moved by every create and revoke, in any process;
 ``store.proxy_keys`` makes reading it a memory load), checked on every
-request: a revoked key is refused by every worker on its next request. Failed checks are counted per peer address; past the limit, failures
-are answered 429, but a key that verifies is always served, so the limit
+request: a revoked key is refused by every worker on its next request.
+Failed checks are counted per peer address; past the limit, failures are
+answered 429, but a key that verifies is always served, so the limit
 cannot lock a valid key out (agents on one host share 127.0.0.1).
 """
 from __future__ import annotations
