@@ -265,3 +265,15 @@ def test_generation_mirror_catches_up_with_a_writer_killed_after_its_commit(tmp_
         assert store.proxy_keys.generation() == after + 1
     finally:
         store.close()
+
+
+async def test_a_route_pinned_to_a_tenant_serves_only_its_keys(make_proxy, fake):
+    p = await make_proxy(KEYS + '[routes.acme_only]\napi = "openai"\nprefix = "/acme"\n'
+                                f'upstream = "{fake.url}"\ntenant = "acme"\n')
+    store, cfg = p.state.services["store"], p.state.config
+    keys = {t: issue_key(store, cfg, t)["key"] for t in ("acme", "globex")}
+    async with aiohttp.ClientSession() as http_:
+        for tenant, want in (("acme", 200), ("globex", 403)):
+            async with http_.post(p.url + "/acme/v1/chat/completions", data=CHAT,
+                                  headers={"X-Ctx-Key": keys[tenant], "Authorization": "Bearer x"}) as r:
+                assert r.status == want, tenant
