@@ -257,7 +257,7 @@ def test_generation_mirror_catches_up_with_a_writer_killed_after_its_commit(tmp_
         assert after != before
         now = [time.monotonic()]
         monkeypatch.setattr(pk.time, "monotonic", lambda: now[0])
-        pk._mirror(store.path).checked = now[0]
+        pk._mirror(store._env).checked = now[0]
         # what a writer killed between its commit and the mirror write leaves: the store moved, the mirror not
         store.proxy_keys._x.write(lambda txn: pk._bump(txn, store.proxy_keys._db))
         assert store.proxy_keys.generation() == after
