@@ -277,3 +277,16 @@ async def test_a_route_pinned_to_a_tenant_serves_only_its_keys(make_proxy, fake)
             async with http_.post(p.url + "/acme/v1/chat/completions", data=CHAT,
                                   headers={"X-Ctx-Key": keys[tenant], "Authorization": "Bearer x"}) as r:
                 assert r.status == want, tenant
+
+
+@pytest.mark.parametrize("toml, error", [
+    ('[auth]\nmode = "kyes"\n', "auth.mode: expected one of 'open' | 'keys'"),
+    ("[auth]\nfailure_limit = 0\n", "auth.failure_limit: expected at least 1"),
+    ('[tenants.acme]\napi_key_env = { nope = "X" }\n', "tenants.acme.api_key_env.nope: no such route"),
+    ('[tenants.acme]\napi_key_env = "CTX_TEST_UNSET_VARIABLE"\n', "environment variable CTX_TEST_UNSET_VARIABLE"),
+])
+def test_auth_config_errors_name_the_key(tmp_path, capsys, toml, error):
+    path = tmp_path / "c.toml"
+    path.write_text(toml)
+    code, _, err = cli(capsys, "config", "check", str(path))
+    assert code == 2 and error in err, err
