@@ -970,7 +970,7 @@ class _Repos:
 
     @cached_property
     def proxy_keys(self) -> LMDBProxyKeys:
-        return LMDBProxyKeys(self._x, self._ctx.dbs, self._ctx.clock, self._ctx.env.path)
+        return LMDBProxyKeys(self._x, self._ctx.env, self._ctx.clock)
 
     def docs(self, kind: str) -> LMDBDocuments:
         return getattr(self, kind)
