@@ -49,6 +49,7 @@ import orjson
 from . import keys
 from .errors import EffectStateError, StoreError
 from .lmdb_env import BatchRunner, LMDBEnv, SnapshotRunner, acquire, release
+from .lmdb_memories import MEMORY_DBS, LMDBMemories, migrate_documents
 from .records import (
     CHECKPOINTS,
     COMPLETED,
@@ -70,18 +71,19 @@ from .records import (
     EffectRecord,
     StoredDoc,
     StoreStats,
+    receipt_hash,
 )
 
-SCHEMA_VERSION = 1  # bump with a MIGRATIONS entry from the previous version
+SCHEMA_VERSION = 2  # bump with a MIGRATIONS entry from the previous version
 RECORD_VERSION = 1
 
 META = "meta"
 EFFECTS_IDX = "effects_idx"
 SCOPE_IDX = "scope_idx"
-DB_NAMES = (META, EFFECTS, EFFECTS_IDX, SESSIONS, CHECKPOINTS, MANIFESTS, PRUNED, MEMORIES,
+DB_NAMES = (META, EFFECTS, EFFECTS_IDX, SESSIONS, CHECKPOINTS, MANIFESTS, PRUNED, *MEMORY_DBS,
             INDEX, RECEIPTS, SCOPE_IDX)
-DOC_KINDS = (CHECKPOINTS, MANIFESTS, PRUNED, MEMORIES, RECEIPTS)
-ERASABLE_DOC_KINDS = (CHECKPOINTS, MANIFESTS, PRUNED, MEMORIES)  # receipts outlive what they record
+DOC_KINDS = (CHECKPOINTS, MANIFESTS, PRUNED, RECEIPTS)
+ERASABLE_DOC_KINDS = (CHECKPOINTS, MANIFESTS, PRUNED)  # receipts outlive what they record
 # Index tenants (a tenant name never starts with "#") holding id -> tenant pointers,
 # ``{"tenant": t}``, filed under the session and subject of what they point at, so
 # that a turn id or a pruned reference finds its tenant. Erasure removes them too.
@@ -89,6 +91,10 @@ TURN_POINTERS = "#turns"  # manifests: turn id -> tenant
 REF_POINTERS = "#refs"  # pruned originals: pruned id -> tenant
 _POINTERS = ((MANIFESTS, TURN_POINTERS), (PRUNED, REF_POINTERS))
 POINTERS = "pointers"  # their count in an erasure's plan and receipt
+MEMORIES_EXPIRED = "memories_expired"  # memories whose only evidence was an erased session
+MEMORY_REVISIONS = "memory_revisions"
+MEMORY_INDEX = "memory_index"
+_TRIM = "_trim"  # memories that lose one of several evidence sessions (not counted)
 
 DEFAULT_MAP_SIZE = 256 << 20
 DEFAULT_MAX_MAP_SIZE = 64 << 30
@@ -118,7 +124,9 @@ class MigrationContext:
 
 
 Migration = Callable[[MigrationContext], None]
-MIGRATIONS: dict[int, Migration] = {}  # from_version -> function that upgrades it to from_version + 1
+MIGRATIONS: dict[int, Migration] = {  # from_version -> function that upgrades it to from_version + 1
+    1: lambda ctx: migrate_documents(ctx._txn, ctx._dbs, time.time),  # memories become MemoryRecords
+}
 
 
 class _Runner(Protocol):
@@ -959,8 +967,8 @@ class _Repos:
         return LMDBDocuments(PRUNED, self._x, self._ctx)
 
     @cached_property
-    def memories(self) -> LMDBDocuments:
-        return LMDBDocuments(MEMORIES, self._x, self._ctx, index=self.index)
+    def memories(self) -> LMDBMemories:
+        return LMDBMemories(self._x, self._ctx, index=self.index)
 
     @cached_property
     def receipts(self) -> LMDBDocuments:
@@ -1014,6 +1022,9 @@ class LMDBStore(_Repos):
         self.path = env.path
         self.readonly = env.readonly
         self.schema_version = schema_version
+        # Indexes derived from the store (recall's SQLite FTS, the session index) register
+        # here when opened; forgetting erases from each (``store.forget``).
+        self.derived: list[Any] = []
         super().__init__(self._handle, self._ctx)
 
     @classmethod
@@ -1074,10 +1085,10 @@ class LMDBStore(_Repos):
 
     # -- deletion ----------------------------------------------------------------
 
-    def _plan(self, txn: Any, tenant: str, session: str | None, subject: str | None
-              ) -> dict[str, dict[bytes, Any]]:
-        if session is None and subject is None:
-            raise StoreError("delete_subject needs a session or a subject")
+    def _plan(self, txn: Any, tenant: str, session: str | None, subject: str | None,
+              memory: str | None = None, project: str | None = None) -> dict[str, dict[bytes, Any]]:
+        if session is None and subject is None and memory is None and project is None:
+            raise StoreError("delete_subject needs a session, a subject, a memory or a project")
         tp = keys.tenant_prefix(tenant)
         dbs = self._ctx.dbs
         session_parts: set[bytes] = set()
@@ -1102,6 +1113,8 @@ class LMDBStore(_Repos):
             for kind in ERASABLE_DOC_KINDS:
                 plan[kind].update(self.docs(kind)._scoped_in(txn, tenant, b"u", up))
         plan[POINTERS] = self._pointers_in(txn, tenant, session_parts, up)
+        plan[MEMORIES], plan[MEMORIES_EXPIRED], plan[_TRIM] = self._memory_plan(
+            txn, tenant, session, subject, memory, project)
         return plan
 
     def _pointers_in(self, txn: Any, tenant: str, session_parts: set[bytes], up: bytes | None
@@ -1120,25 +1133,64 @@ class LMDBStore(_Repos):
                     found[pk] = (kind, index, rec)
         return found
 
-    def _counts(self, txn: Any, tenant: str, plan: Mapping[str, Mapping[bytes, Any]]) -> dict[str, int]:
-        counts = {kind: len(items) for kind, items in plan.items()}
-        tp = keys.tenant_prefix(tenant)
-        counts[INDEX] = sum(len(self.index._doc_terms_in(txn, tenant, pk[len(tp):]))
-                            for pk in plan[MEMORIES])
+    def _memory_plan(self, txn: Any, tenant: str, session: str | None, subject: str | None,
+                     memory: str | None, project: str | None) -> tuple[dict, dict, dict]:
+        """(memories to erase, to expire, to trim) for an erasure. A session's
+        memories go; memories it was evidence for lose it (trim), and expire
+        when it was their only evidence (surgical forgetting)."""
+        mem = self.memories
+        erase: dict[str, Any] = {}
+        expire: dict[str, Any] = {}
+        trim: dict[str, Any] = {}
+        ids: list[str] = []
+        if memory is not None:
+            ids.append(memory)
+        if subject is not None:
+            ids += mem._ids_in(txn, tenant, b"u", keys.part(subject, "user"))
+        if project is not None:
+            ids += mem._ids_in(txn, tenant, b"p", keys.part(project, "project"))
+        for rec in mem._records_in(txn, tenant, ids):
+            erase[rec.memory_id] = rec
+        if session is not None:
+            for rec in mem._records_in(txn, tenant, mem._ids_in(txn, tenant, b"s", keys.part(session, "session"))):
+                if rec.memory_id in erase:
+                    continue
+                if rec.session == session:
+                    erase[rec.memory_id] = rec
+                elif any(s != session for s in rec.evidence_sessions):
+                    trim[rec.memory_id] = rec
+                else:
+                    expire[rec.memory_id] = rec
+        return erase, expire, trim
+
+    def _counts(self, txn: Any, tenant: str, plan: Mapping[str, Mapping[Any, Any]]) -> dict[str, int]:
+        counts = {kind: len(items) for kind, items in plan.items() if kind != _TRIM}
+        counts[INDEX] = 0
+        counts[MEMORY_REVISIONS] = counts[MEMORY_INDEX] = 0
+        for mid, rec in plan[MEMORIES].items():
+            pk = self.memories._pk(tenant, mid)
+            counts[MEMORY_REVISIONS] += len(_scan_rest(txn, self._ctx.dbs["memory_revs"], pk + keys.SEP))
+            counts[MEMORY_INDEX] += len(self.memories._index_keys(tenant, rec)) + bool(rec.external_id)
+            counts[INDEX] += len(self.index._doc_terms_in(txn, tenant, keys.part(mid, "memory id")))
         return counts
 
-    def count_subject(self, tenant: str, *, session: str | None = None,
-                      subject: str | None = None) -> dict[str, int]:
+    def count_subject(self, tenant: str, *, session: str | None = None, subject: str | None = None,
+                      memory: str | None = None, project: str | None = None) -> dict[str, int]:
         def op(txn: Any) -> dict[str, int]:
-            return self._counts(txn, tenant, self._plan(txn, tenant, session, subject))
+            return self._counts(txn, tenant, self._plan(txn, tenant, session, subject, memory, project))
 
         return self._handle.read(op)
 
     def delete_subject(self, tenant: str, *, session: str | None = None,
-                       subject: str | None = None, request_id: str | None = None) -> DeletionReceipt:
+                       subject: str | None = None, memory: str | None = None,
+                       project: str | None = None, request_id: str | None = None) -> DeletionReceipt:
+        """Erase what the store holds of one subject (see ``Store.delete_subject``);
+        the receipt is stored ``pending`` (``store.forget`` finishes it)."""
         rid = request_id or uuid.uuid4().hex
-        _check_str(session, "session", optional=True)
-        _check_str(subject, "subject", optional=True)
+        for value, what in ((session, "session"), (subject, "subject"), (memory, "memory"), (project, "project")):
+            _check_str(value, what, optional=True)
+        kind, value = next(((k, v) for k, v in (("session", session), ("user", subject), ("memory", memory),
+                                                 ("project", project)) if v is not None), ("", None))
         rpk = keys.key(tenant, keys.part(rid, "request id"))
 
         def op(txn: Any) -> DeletionReceipt:
@@ -1148,30 +1200,73 @@ class LMDBStore(_Repos):
                 d = _load(RECEIPTS, raw, tenant)["data"]
                 # a retry of the same erasure replays its receipt; another erasure under a used
                 # id would otherwise "succeed" without erasing anything
-                if (d["session_digest"], d["subject_digest"]) != (_digest(tenant, session),
-                                                                  _digest(tenant, subject)):
+                if (d["session_digest"], d["subject_digest"], d.get("subject_kind", kind)) != (
+                        _digest(tenant, session), _digest(tenant, value if kind != "session" else subject), kind):
                     raise StoreError(f"request id {rid!r} was already used for another erasure "
-                                     "(another session or subject); use a new request id")
-                return DeletionReceipt(request_id=rid, tenant=tenant, counts=d["counts"],
-                                       created_at=d["created_at"], session_digest=d["session_digest"],
-                                       subject_digest=d["subject_digest"], replayed=True)
-            plan = self._plan(txn, tenant, session, subject)
+                                     "(another subject); use a new request id")
+                return DeletionReceipt.from_dict(d, replayed=True)
+            plan = self._plan(txn, tenant, session, subject, memory, project)
             counts = self._counts(txn, tenant, plan)
             for pk, rec in plan[SESSIONS].items():
                 self.sessions._delete_in(txn, tenant, pk, rec)
             for pk, rec in plan[EFFECTS].items():
                 self.effects._delete_in(txn, tenant, pk, rec)
-            for kind in ERASABLE_DOC_KINDS:
-                for pk, rec in plan[kind].items():
-                    self.docs(kind)._delete_in(txn, tenant, pk, rec)
-            for pk, (kind, index, rec) in plan[POINTERS].items():
-                self.docs(kind)._delete_in(txn, index, pk, rec)
-            receipt = DeletionReceipt(request_id=rid, tenant=tenant, counts=counts,
-                                      created_at=self._ctx.clock(),
+            for kind_ in ERASABLE_DOC_KINDS:
+                for pk, rec in plan[kind_].items():
+                    self.docs(kind_)._delete_in(txn, tenant, pk, rec)
+            for pk, (kind_, index, rec) in plan[POINTERS].items():
+                self.docs(kind_)._delete_in(txn, index, pk, rec)
+            for mid in plan[MEMORIES]:
+                self.memories._erase_in(txn, tenant, mid)
+            now = self._ctx.clock()
+            for rec in plan[_TRIM].values():
+                self.memories._put_in(txn, rec.evolve(
+                    evidence_sessions=tuple(s for s in rec.evidence_sessions if s != session)), None)
+            for rec in plan[MEMORIES_EXPIRED].values():  # its only evidence is gone: so is the memory
+                self.memories._put_in(txn, rec.evolve(evidence_sessions=(), status="expired", expires_at=now), None)
+            receipt = DeletionReceipt(request_id=rid, tenant=tenant, counts=counts, created_at=now,
                                       session_digest=_digest(tenant, session),
-                                      subject_digest=_digest(tenant, subject))
+                                      subject_digest=_digest(tenant, value if kind != "session" else subject),
+                                      subject_kind=kind, memory_ids=tuple(sorted(plan[MEMORIES])),
+                                      status="pending")
             self.receipts._put_in(txn, tenant, rid, receipt.to_dict(), None, None)
             return receipt
+
+        return self._handle.write(op)
+
+    def seal_receipt(self, tenant: str, request_id: str, *, counts: Mapping[str, int] | None = None,
+                     status: str) -> DeletionReceipt:
+        """Finish a receipt: add the derived indexes' counts, set its status, and
+        (the first time it leaves ``pending``) link it to the tenant's chain:
+        ``seq``, ``prev_hash`` (the previous sealed receipt's ``hash``) and its own
+        ``hash``, in one transaction, so the chain stays linear across processes."""
+        rpk = keys.key(tenant, keys.part(request_id, "request id"))
+        head_key = b"receipt_chain:" + tenant.encode()
+
+        def op(txn: Any) -> DeletionReceipt:
+            dbs = self._ctx.dbs
+            raw = txn.get(rpk, db=dbs[RECEIPTS])
+            if raw is None:
+                raise StoreError(f"no receipt {request_id!r}")
+            d = dict(_load(RECEIPTS, raw, tenant)["data"])
+            merged = dict(d.get("counts") or {})
+            for k, n in (counts or {}).items():
+                merged[k] = merged.get(k, 0) + int(n)
+            d["counts"] = merged
+            d["status"] = status
+            now = self._ctx.clock()
+            if not d.get("hash"):
+                head_raw = txn.get(head_key, db=dbs[META])
+                head = orjson.loads(head_raw) if head_raw else {"seq": 0, "hash": ""}
+                d["completed_at"] = now
+                d["seq"] = head["seq"] + 1
+                d["prev_hash"] = head["hash"]
+                d["hash"] = receipt_hash(d)
+                txn.put(head_key, orjson.dumps({"seq": d["seq"], "hash": d["hash"]}), db=dbs[META])
+            if status == "erased":
+                d["erased_at"] = now
+            self.receipts._put_in(txn, tenant, request_id, d, None, None)
+            return DeletionReceipt.from_dict(d)
 
         return self._handle.write(op)
 
