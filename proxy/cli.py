@@ -11,7 +11,7 @@ import importlib
 
 from ctxproxy.config import ConfigError, default_config_text, load_config
 
-from .cmd_store import nonempty
+from .cmd_store import CLIError, nonempty
 
 # Modules that add subcommands: each has ``register(subparsers)``; the parser it
 # adds sets ``func(args) -> int`` via ``set_defaults``.
@@ -90,6 +90,9 @@ def _main(argv: list[str] | None = None) -> int:
     except ConfigError as exc:
         print(f"ctxproxy: config error: {exc}", file=sys.stderr)
         return 2
+    except CLIError as exc:  # a subcommand's own refusal: one line, its exit code
+        print(f"ctxproxy: {exc}", file=sys.stderr)
+        return exc.code
     except Exception as exc:  # a store refusal (an id it cannot file, a full map...) is one line, too
         from ctxproxy.store import StoreError
 
