@@ -83,13 +83,14 @@ def _scan_rest(txn: Any, db: Any, prefix: bytes, limit: int | None = None) -> li
 class LMDBMemories:
     """``MemoryStore`` over LMDB (see the module docstring)."""
 
+    _db = property(lambda self: self._ctx.dbs[MEMORIES])
+    _revs = property(lambda self: self._ctx.dbs[MEMORY_REVS])
+    _idx = property(lambda self: self._ctx.dbs[MEMORY_IDX])
+    _feed = property(lambda self: self._ctx.dbs[MEMORY_FEED])
+
     def __init__(self, x: Any, ctx: Any, index: Any = None) -> None:
         self._x = x
         self._ctx = ctx
-        self._db = ctx.dbs[MEMORIES]
-        self._revs = ctx.dbs[MEMORY_REVS]
-        self._idx = ctx.dbs[MEMORY_IDX]
-        self._feed = ctx.dbs[MEMORY_FEED]
         self._terms = index  # the older term index: an erased memory's postings go too
 
     # -- keys ------------------------------------------------------------------

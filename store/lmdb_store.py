@@ -38,6 +38,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import re
 import time
 import uuid
 from contextlib import contextmanager
@@ -95,6 +96,8 @@ MEMORIES_EXPIRED = "memories_expired"  # memories whose only evidence was an era
 MEMORY_REVISIONS = "memory_revisions"
 MEMORY_INDEX = "memory_index"
 _TRIM = "_trim"  # memories that lose one of several evidence sessions (not counted)
+SNAPSHOTS = "snapshots"  # other sessions' frozen memory snapshots showing an erased memory
+_SNAPSHOT_REF = re.compile(rb"\(mem:([^,\s)]+), ")
 
 DEFAULT_MAP_SIZE = 256 << 20
 DEFAULT_MAX_MAP_SIZE = 64 << 30
@@ -221,6 +224,17 @@ def _digest(tenant: str, value: str | None) -> str | None:
     return hashlib.sha256(tenant.encode() + b"\x00" + value.encode("utf-8", "surrogatepass")).hexdigest()
 
 
+class _DB:
+    """A repository's database handle, looked up on each use: compaction
+    (``LMDBEnv.compact``) reopens the environment and replaces every handle."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    def __get__(self, obj: Any, owner: type) -> Any:
+        return obj._ctx.dbs[self.name]
+
+
 class _Ctx:
     """What every repository shares: the databases, the clock, the rules."""
 
@@ -237,11 +251,12 @@ class _Ctx:
 class LMDBEffects:
     """``EffectLedger`` over LMDB."""
 
+    _db = _DB(EFFECTS)
+    _idx = _DB(EFFECTS_IDX)
+
     def __init__(self, x: _Runner, ctx: _Ctx) -> None:
         self._x = x
         self._ctx = ctx
-        self._db = ctx.dbs[EFFECTS]
-        self._idx = ctx.dbs[EFFECTS_IDX]
 
     # internal ----------------------------------------------------------------
 
@@ -578,11 +593,12 @@ class LMDBEffects:
 class LMDBSessions:
     """``SessionStore`` over LMDB."""
 
+    _db = _DB(SESSIONS)
+    _scope = _DB(SCOPE_IDX)
+
     def __init__(self, x: _Runner, ctx: _Ctx) -> None:
         self._x = x
         self._ctx = ctx
-        self._db = ctx.dbs[SESSIONS]
-        self._scope = ctx.dbs[SCOPE_IDX]
 
     def _subject_key(self, tenant: str, subject: str, session_part: bytes) -> bytes:
         return keys.key(tenant, b"sessions", b"u", keys.part(subject, "subject"), session_part)
@@ -745,10 +761,11 @@ class LMDBSessions:
 class LMDBIndex:
     """``TermIndex`` over LMDB."""
 
+    _db = _DB(INDEX)
+
     def __init__(self, x: _Runner, ctx: _Ctx) -> None:
         self._x = x
         self._ctx = ctx
-        self._db = ctx.dbs[INDEX]
 
     def _doc_terms_in(self, txn: Any, tenant: str, doc_part: bytes) -> list[bytes]:
         return _scan_rest(txn, self._db, keys.prefix(tenant, b"d", doc_part))
@@ -810,12 +827,16 @@ class LMDBIndex:
 class LMDBDocuments:
     """``DocumentStore`` over LMDB, one per kind."""
 
+    _scope = _DB(SCOPE_IDX)
+
+    @property
+    def _db(self) -> Any:
+        return self._ctx.dbs[self.kind]
+
     def __init__(self, kind: str, x: _Runner, ctx: _Ctx, index: LMDBIndex | None = None) -> None:
         self.kind = kind
         self._x = x
         self._ctx = ctx
-        self._db = ctx.dbs[kind]
-        self._scope = ctx.dbs[SCOPE_IDX]
         self._index = index  # memories: deleting one drops its postings
 
     def _scope_keys(self, tenant: str, rec: Mapping[str, Any], id_part: bytes) -> list[bytes]:
@@ -1115,7 +1136,24 @@ class LMDBStore(_Repos):
         plan[POINTERS] = self._pointers_in(txn, tenant, session_parts, up)
         plan[MEMORIES], plan[MEMORIES_EXPIRED], plan[_TRIM] = self._memory_plan(
             txn, tenant, session, subject, memory, project)
+        plan[SNAPSHOTS] = self._snapshots_in(txn, tenant, {*plan[MEMORIES], *plan[MEMORIES_EXPIRED]},
+                                             set(plan[SESSIONS]))
         return plan
+
+    def _snapshots_in(self, txn: Any, tenant: str, memory_ids: set[str], erased: set[bytes]
+                      ) -> dict[bytes, dict[str, Any]]:
+        """Other sessions whose frozen memory snapshot shows one of these memories
+        (the snapshot filter renders each line with ``(mem:<id>, <day>)``)."""
+        if not memory_ids:
+            return {}
+        out = {}
+        tp = keys.tenant_prefix(tenant)
+        for k, v in _scan(txn, self._ctx.dbs[SESSIONS], tp):
+            if k in erased or b"(mem:" not in v:
+                continue
+            if {m.decode("utf-8", "replace") for m in _SNAPSHOT_REF.findall(v)} & memory_ids:
+                out[k] = _load(SESSIONS, v, tenant)
+        return out
 
     def _pointers_in(self, txn: Any, tenant: str, session_parts: set[bytes], up: bytes | None
                      ) -> dict[bytes, tuple[str, str, dict[str, Any]]]:
@@ -1218,6 +1256,9 @@ class LMDBStore(_Repos):
                 self.docs(kind_)._delete_in(txn, index, pk, rec)
             for mid in plan[MEMORIES]:
                 self.memories._erase_in(txn, tenant, mid)
+            for pk, rec in plan[SNAPSHOTS].items():  # re-frozen without it at the session's next turn
+                state = {k: v for k, v in rec["state"].items() if k != "memory_snapshot"}
+                txn.put(pk, _dump(SESSIONS, {**rec, "state": state}), db=self._ctx.dbs[SESSIONS])
             now = self._ctx.clock()
             for rec in plan[_TRIM].values():
                 self.memories._put_in(txn, rec.evolve(
@@ -1269,6 +1310,61 @@ class LMDBStore(_Repos):
             return DeletionReceipt.from_dict(d)
 
         return self._handle.write(op)
+
+    def pending_receipts(self) -> list[tuple[str, str]]:
+        """(tenant, request id) of every sealed receipt still ``pending``."""
+        def op(txn: Any) -> list[tuple[str, str]]:
+            out = []
+            for k, v in txn.cursor(self._ctx.dbs[RECEIPTS]).iternext():
+                rec = orjson.loads(v)
+                d = rec.get("data") or {}
+                if d.get("status") == "pending" and d.get("hash") and k.split(keys.SEP, 1)[0] != b"#":
+                    out.append((rec["tenant"], d["request_id"]))
+            return out
+
+        return self._handle.read(op)
+
+    def remaining(self, tenant: str, kind: str, digest: str | None, memory_ids: Sequence[str] = ()
+                  ) -> dict[str, int]:
+        """What the store still holds of an erased subject, found from its digest
+        (receipts keep no ids): memories, sessions and scoped documents whose
+        user, session or project digests to it, and the erased memory ids."""
+        tp = keys.tenant_prefix(tenant)
+
+        def match(value: Any) -> bool:
+            return isinstance(value, str) and bool(value) and _digest(tenant, value) == digest
+
+        def op(txn: Any) -> dict[str, int]:
+            dbs = self._ctx.dbs
+            out = {"memories": 0, "sessions": 0, "documents": 0}
+            field = {"user": "user", "session": "session", "project": "project"}.get(kind)
+            for _, v in _scan(txn, dbs[MEMORIES], tp):
+                d = orjson.loads(v)
+                if d.get("memory_id") in memory_ids or (field and (
+                        match(d.get(field)) or (kind == "session" and any(map(match, d.get("evidence_sessions") or ()))))):
+                    out["memories"] += 1
+            for mid in memory_ids:
+                if _scan_rest(txn, dbs["memory_revs"], keys.key(tenant, keys.part(mid, "memory id")) + keys.SEP):
+                    out["memories"] += 1
+            if kind in ("user", "session"):
+                for k, v in _scan(txn, dbs[SESSIONS], tp):
+                    d = orjson.loads(v)
+                    if (kind == "session" and match(d.get("session"))) or (
+                            kind == "user" and any(map(match, d.get("subjects") or [d.get("subject")]))):
+                        out["sessions"] += 1
+                scope = b"s" if kind == "session" else b"u"
+                for rest in _scan_rest(txn, dbs[SCOPE_IDX], tp):
+                    parts = keys.split(rest)
+                    if len(parts) >= 3 and parts[1] == scope and match(parts[2].decode("utf-8", "replace")):
+                        out["documents"] += 1
+            return out
+
+        return self._handle.read(op)
+
+    def compact(self) -> bool:
+        """Rewrite the store file without free pages (see ``LMDBEnv.compact``);
+        False when another process has it open."""
+        return self._handle.check().compact()
 
     # -- lifetime ------------------------------------------------------------------
 
