@@ -476,7 +476,7 @@ def test_delete_session(store):
     before = store.count_subject(T, session="s1")
     assert before == {"sessions": 1, "effects": 1, "checkpoints": 1, "manifests": 1, "pruned": 1,
                       "memories": 1, "index": 2, "pointers": 0, "memories_expired": 0,
-                      "memory_revisions": 1, "memory_index": 4}
+                      "memory_revisions": 1, "memory_index": 4, "snapshots": 0}
     receipt = store.delete_subject(T, session="s1", request_id="req-1")
     assert receipt.counts == before and receipt.total == 13 and not receipt.replayed
     assert store.count_subject(T, session="s1") == dict.fromkeys(before, 0)  # the second query
