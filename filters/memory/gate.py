@@ -215,9 +215,12 @@ class MemoryGate:
         return self.write_many(tenant, [body], created_by=created_by, origin=origin, strict=True)[0]
 
     def write_many(self, tenant: str, bodies: Iterable[Any], *, created_by: str = "",
-                   origin: str | None = None, strict: bool = False, chunk: int = 1000) -> list[Any]:
+                   origin: str | None = None, strict: bool = False, chunk: int = 1000,
+                   propose: bool = False) -> list[Any]:
         """Gate and store many, one transaction per ``chunk``. Each item's result
-        is an ``Outcome`` or (not ``strict``) the ``FieldError`` of its body."""
+        is an ``Outcome`` or (not ``strict``) the ``FieldError`` of its body.
+        ``propose``: what would be active is stored ``proposed`` (an import a
+        person wants to review entry by entry)."""
         items: list[Any] = []
         for body in bodies:
             try:
@@ -240,7 +243,7 @@ class MemoryGate:
                     fields, refusal = item
                     if refusal is None:
                         try:
-                            out = self._decide(b.memories, tenant, fields, created_by)
+                            out = self._decide(b.memories, tenant, fields, created_by, propose)
                         except StoreError as exc:  # e.g. a bad scope id for the store's keys
                             out = Outcome(refused=Refusal("invalid", str(exc)))
                     else:
@@ -250,7 +253,8 @@ class MemoryGate:
                     results.append(out)
         return results
 
-    def _decide(self, mem: Any, tenant: str, f: Mapping[str, Any], created_by: str) -> Outcome:
+    def _decide(self, mem: Any, tenant: str, f: Mapping[str, Any], created_by: str,
+                propose: bool = False) -> Outcome:
         now = self.clock()
         origin = f.get("origin", "user")
         kind = f.get("kind", "fact")
@@ -265,7 +269,8 @@ class MemoryGate:
         observed = f.get("observed_at") or now
         rec = MemoryRecord(
             memory_id=existing.memory_id if existing is not None else new_memory_id(),
-            tenant=tenant, statement=statement, kind=kind, origin=origin, status=initial_status(origin),
+            tenant=tenant, statement=statement, kind=kind, origin=origin,
+            status="proposed" if propose and initial_status(origin) == "active" else initial_status(origin),
             project=project, user=user, session=session, purpose=f.get("purpose", ""),
             evidence_ref=f.get("evidence_ref", ""),
             evidence_sessions=tuple(f.get("evidence_sessions", ())) or ((session,) if session else ()),
