@@ -36,8 +36,10 @@ def _parser() -> argparse.ArgumentParser:
     s.add_argument("--workers", type=int, help="processes sharing the port (SO_REUSEPORT; default 1)")
     s.add_argument("--data-dir", metavar="DIR", type=nonempty,
                    help="where the store and caches live (default ./.ctxproxy)")
-    s.add_argument("--anthropic-upstream", metavar="URL", help="Anthropic base URL (default https://api.anthropic.com)")
-    s.add_argument("--openai-upstream", metavar="URL", help="OpenAI base URL (default https://api.openai.com)")
+    s.add_argument("--anthropic-upstream", metavar="URL",
+                   help="Anthropic base URL, with or without /v1 (default https://api.anthropic.com)")
+    s.add_argument("--openai-upstream", metavar="URL",
+                   help="OpenAI base URL, with or without /v1 (default https://api.openai.com)")
     s.add_argument("--shutdown-timeout", type=float, metavar="SECONDS",
                    help="on SIGTERM/SIGINT, how long requests in flight may finish before they are cut "
                         "(default 5; server.shutdown_timeout)")
