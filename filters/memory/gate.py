@@ -48,6 +48,7 @@ from .fields import FieldError, parse_fields
 log = logging.getLogger("ctxproxy.memory")
 
 LIVE = ("active", "proposed", "hypothesis")
+EVENT_KINDS = ("event", "failure")  # things that happened: a later one adds to an earlier one, never contradicts it
 DAY = 86400.0
 
 
@@ -300,7 +301,7 @@ class MemoryGate:
                 return Outcome(refused=Refusal("invalid", f"replaces: no live memory {replaces!r} in this scope"))
             freed[old.memory_id] = old
         contradicted: list[MemoryRecord] = []
-        if rec.status == "active" and rec.subject_key:
+        if rec.status == "active" and rec.subject_key and rec.kind not in EVENT_KINDS:
             for other in mem.same_subject(tenant, *scope, rec.subject_key):
                 if other.memory_id != rec.memory_id and other.status == "active" and other.memory_id not in freed:
                     contradicted.append(other)
