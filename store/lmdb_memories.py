@@ -9,9 +9,10 @@ Named databases::
                    T "p" project id         }  (empty values) listing and erasure by
                    T "s" session id         }  user, project, session (own + evidence)
                    T "c" scope group id     }  a scope's records, "s"napshot / "r"ecalled kinds
-                   T "k" scope+subject id   }  contradiction candidates
-                   T "h" scope+text id      }  exact duplicates
-                   T "n" scope+words id     }  near duplicates
+                   T "k" scope+subject id   }  contradiction candidates   } live records
+                   T "h" scope+text id      }  exact duplicates           } only
+                   T "n" scope+words id     }  near duplicates            }
+                   T "e" expires_at id      }  records by expiry (seconds, 8 bytes BE), for purges
                    T "#n" scope             -> live recalled records in the scope (a counter)
                    T "#a" reason            -> refused writes (the audit counter, nothing else kept)
     memory_feed    seq(8 bytes BE)          -> {"tenant", "id"}: every put and erasure, for
@@ -107,9 +108,10 @@ class LMDBMemories:
         ip = keys.part(rec.memory_id, "memory id")
         p, u, s = rec.scope_key()
         sp = _scope_part(p, u, s)
-        out = [keys.key(tenant, b"c", sp, _group(rec.kind), ip),
-               keys.key(tenant, b"h", memory_text.scoped(p, u, s, memory_text.exact_key(rec.statement)).encode(), ip),
-               keys.key(tenant, b"n", memory_text.scoped(p, u, s, memory_text.near_key(rec.statement)).encode(), ip)]
+        out = [keys.key(tenant, b"c", sp, _group(rec.kind), ip)]
+        if rec.status in LIVE:  # duplicates and contradictions are only looked for among live records
+            out += [keys.key(tenant, b"h", memory_text.scoped(p, u, s, memory_text.exact_key(rec.statement)).encode(), ip),
+                    keys.key(tenant, b"n", memory_text.scoped(p, u, s, memory_text.near_key(rec.statement)).encode(), ip)]
         if rec.user:
             out.append(keys.key(tenant, b"u", keys.part(rec.user, "user"), ip))
         if rec.project:
@@ -117,7 +119,9 @@ class LMDBMemories:
         for sess in dict.fromkeys((rec.session, *rec.evidence_sessions)):
             if sess:
                 out.append(keys.key(tenant, b"s", keys.part(sess, "session"), ip))
-        if rec.subject_key:
+        if rec.expires_at is not None:
+            out.append(keys.key(tenant, b"e", struct.pack(">Q", max(0, int(rec.expires_at))), ip))
+        if rec.subject_key and rec.status in LIVE:
             out.append(keys.key(tenant, b"k", memory_text.subject_digest(p, u, s, rec.subject_key).encode(), ip))
         return out
 
@@ -312,6 +316,23 @@ class LMDBMemories:
                 out.append(tenant)
                 pos = cursor.set_range(k.split(keys.SEP, 1)[0] + b"\x01")
             return out
+
+        return self._x.read(op)
+
+    def expiring(self, tenant: str, before: float) -> list[MemoryRecord]:
+        """Records whose ``expires_at`` is before ``before`` (from the expiry index)."""
+        prefix = keys.prefix(tenant, b"e")
+        limit = struct.pack(">Q", max(0, int(before)))
+
+        def op(txn: Any) -> list[MemoryRecord]:
+            ids = []
+            cursor = txn.cursor(self._idx)
+            if cursor.set_range(prefix):
+                for k in cursor.iternext(keys=True, values=False):
+                    if not k.startswith(prefix) or k[len(prefix):len(prefix) + 8] >= limit:
+                        break
+                    ids.append(k[len(prefix) + 9:].decode("utf-8", "surrogatepass"))
+            return self._records_in(txn, tenant, ids)
 
         return self._x.read(op)
 

@@ -7,9 +7,9 @@ not quarantined, not expired.
 """
 from __future__ import annotations
 
-import os
 import base64
-from dataclasses import asdict, dataclass, fields, replace
+import os
+from dataclasses import dataclass, fields, replace
 from typing import Any, Mapping
 
 KINDS = ("preference", "fact", "procedure", "failure", "event")
@@ -81,17 +81,17 @@ class MemoryRecord:
         return replace(self, **changes)
 
     def to_dict(self) -> dict[str, Any]:
-        d = asdict(self)
+        d = {name: getattr(self, name) for name in FIELD_NAMES}  # (dataclasses.asdict deep-copies: slow)
         d["evidence_sessions"] = list(self.evidence_sessions)
         return d
 
     @classmethod
     def from_dict(cls, d: Mapping[str, Any]) -> "MemoryRecord":
-        known = {f.name for f in fields(cls)}
-        values = {k: v for k, v in d.items() if k in known}
+        values = {k: v for k, v in d.items() if k in _KNOWN}
         if "evidence_sessions" in values:
             values["evidence_sessions"] = tuple(values["evidence_sessions"] or ())
         return cls(**values)
 
 
 FIELD_NAMES = tuple(f.name for f in fields(MemoryRecord))
+_KNOWN = frozenset(FIELD_NAMES)

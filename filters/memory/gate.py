@@ -291,7 +291,8 @@ class MemoryGate:
         """Duplicates, limits, contradictions, then the put (inside the caller's batch)."""
         tenant = rec.tenant
         scope = rec.scope_key()
-        dup = self._duplicate(mem, rec)
+        same_subject = mem.same_subject(tenant, *scope, rec.subject_key) if rec.subject_key else []
+        dup = self._duplicate(mem, rec, same_subject)
         if dup is not None:
             return Outcome(record=dup, duplicate_of=dup.memory_id)
         freed: dict[str, MemoryRecord] = {}
@@ -302,7 +303,7 @@ class MemoryGate:
             freed[old.memory_id] = old
         contradicted: list[MemoryRecord] = []
         if rec.status == "active" and rec.subject_key and rec.kind not in EVENT_KINDS:
-            for other in mem.same_subject(tenant, *scope, rec.subject_key):
+            for other in same_subject:
                 if other.memory_id != rec.memory_id and other.status == "active" and other.memory_id not in freed:
                     contradicted.append(other)
         refusal = self._limits(mem, rec, {*freed, *(o.memory_id for o in contradicted)})
@@ -316,12 +317,12 @@ class MemoryGate:
             mem.put(old.evolve(status="superseded", superseded_by=stored.memory_id))
         return Outcome(record=stored, supersedes=supersedes, created=created)
 
-    def _duplicate(self, mem: Any, rec: MemoryRecord) -> MemoryRecord | None:
+    def _duplicate(self, mem: Any, rec: MemoryRecord, same_subject: list[MemoryRecord]) -> MemoryRecord | None:
         for other in mem.same_text(rec.tenant, *rec.scope_key(), rec.statement):
             if other.memory_id != rec.memory_id and other.status in LIVE:
                 return other
         if rec.subject_key:
-            for other in mem.same_subject(rec.tenant, *rec.scope_key(), rec.subject_key):
+            for other in same_subject:
                 if (other.memory_id != rec.memory_id and other.status in LIVE
                         and memory_text.similarity(other.statement, rec.statement) >= self.config.near_duplicate):
                     return other
@@ -479,7 +480,7 @@ class MemoryGate:
         mem = self.store.memories
         counts = {"expired": 0, "purged": 0}
         for tenant in mem.tenants():
-            due = [r for r in mem.iter_tenant(tenant) if r.expires_at is not None and r.expires_at <= now]
+            due = [r for r in mem.expiring(tenant, now + 1) if r.expires_at <= now]
             for start in range(0, len(due), 1000):
                 with self.store.batch() as b:
                     for rec in due[start:start + 1000]:
