@@ -139,7 +139,7 @@ def memory_upkeep(store: Any, cfg: Config) -> None:
     from ctxproxy.filters.memory.gate import GateConfig, MemoryGate
     from ctxproxy.store.forget import finish_erasure
 
-    gate_config = GateConfig.from_config(cfg)  # a bad [filters.memory_gate] stops start-up
+    gate_config = GateConfig.from_config(cfg)  # a bad [memory.gate] stops start-up
     if store.pending_receipts():
         finish_erasure(store)
     if store.memories.tenants():

@@ -63,7 +63,7 @@ def _default_ttl() -> dict[str, float]:
 
 @dataclass(frozen=True)
 class GateConfig:
-    """``[filters.memory_gate]``."""
+    """``[memory.gate]``."""
 
     snapshot_chars: Mapping[str, int] = field(default_factory=_default_snapshot_chars)
     recalled_max_chars: int = 1000  # longest fact / event / failure statement
@@ -85,9 +85,9 @@ class GateConfig:
     def from_config(cls, cfg: Any) -> "GateConfig":
         from ctxproxy.config.typed import parse_section
 
-        raw = (getattr(cfg, "filters", None) or {}).get("memory_gate") if cfg is not None else None
-        gc = parse_section(cls, raw or {}, "filters.memory_gate")
-        gc.validate("filters.memory_gate")
+        raw = (getattr(cfg, "memory", None) or {}).get("gate") if cfg is not None else None
+        gc = parse_section(cls, raw or {}, "memory.gate")
+        gc.validate("memory.gate")
         return gc
 
 
@@ -349,7 +349,7 @@ class MemoryGate:
             n = mem.recalled_count(rec.tenant, p, u, s)
             if n >= cfg.recalled_max_records and not (rec.revision > 1 or mem.get(rec.tenant, rec.memory_id)):
                 return Refusal("over_limit", f"this scope holds {n} memories, the most allowed "
-                                             "(filters.memory_gate.recalled_max_records)")
+                                             "(memory.gate.recalled_max_records)")
         return None
 
     def _ttl(self, kind: str, observed: float, evergreen: bool) -> float | None:
