@@ -189,3 +189,28 @@ async def test_forget_endpoint_and_recheck(api):
     status, deleted = await call(http, "DELETE", f"{base}/{m2['memory_id']}")
     assert status == 200 and deleted["receipt"]["counts"]["memories"] == 1
     assert deleted["receipt"]["prev_hash"] == receipt["hash"]
+
+
+async def test_api_forget_erases_on_disk_in_a_single_process_proxy(api, tmp_path):
+    p, http = api
+    canary = "quokka-canary-5521"
+    _, m = await call(http, "POST", f"{p.url}/ctx/v1/memories",
+                      json={"statement": f"Dana's locker code word is {canary}.", "user": "dana"})
+    await call(http, "PATCH", f"{p.url}/ctx/v1/memories/{m['memory_id']}",
+               json={"statement": f"Dana's locker code word is {canary}, still."})
+    data_dir = p.state.config.server.data_dir
+
+    def hits():
+        from pathlib import Path
+
+        return [str(f) for f in Path(data_dir).rglob("*") if f.is_file() and canary.encode() in f.read_bytes()]
+
+    assert hits()
+    status, receipt = await call(http, "POST", f"{p.url}/ctx/v1/forget", json={"user": "dana"})
+    assert status == 200 and receipt["status"] == "erased" and receipt["counts"]["memory_revisions"] == 2
+    assert hits() == []
+    # the proxy goes on serving from the swapped-in file
+    status, body = await call(http, "POST", f"{p.url}/ctx/v1/memories", json={"statement": "Still writable."})
+    assert status == 201
+    status, got = await call(http, "GET", f"{p.url}/ctx/v1/memories/{body['memory_id']}")
+    assert status == 200
