@@ -32,6 +32,8 @@ import orjson
 
 from . import keys, memory_text
 from .errors import ExternalIdTaken, RevisionConflict, StoreError
+from .lmdb_env import load as load_record
+from .lmdb_env import scan_rest as _scan_rest
 from .memory_records import KINDS, SNAPSHOT_KINDS, STATUSES, MemoryRecord, new_memory_id
 
 MEMORIES = "memories"
@@ -51,13 +53,7 @@ def _dump(rec: MemoryRecord) -> bytes:
 
 
 def _load(raw: bytes, tenant: str) -> MemoryRecord:
-    try:
-        d = orjson.loads(raw)
-    except orjson.JSONDecodeError as exc:
-        raise StoreError(f"corrupt memory record: {exc}") from exc
-    if not isinstance(d, dict) or d.get("tenant") != tenant:
-        raise StoreError(f"memory record under tenant {tenant!r} does not belong to it")
-    return MemoryRecord.from_dict(d)
+    return MemoryRecord.from_dict(load_record("memory", raw, tenant))
 
 
 def _group(kind: str) -> bytes:
@@ -66,19 +62,6 @@ def _group(kind: str) -> bytes:
 
 def _scope_part(project: str, user: str, session: str) -> bytes:
     return memory_text.scoped(project, user, session, "").encode()
-
-
-def _scan_rest(txn: Any, db: Any, prefix: bytes, limit: int | None = None) -> list[bytes]:
-    out = []
-    cursor = txn.cursor(db)
-    if cursor.set_range(prefix):
-        for k in cursor.iternext(keys=True, values=False):
-            if not k.startswith(prefix):
-                break
-            out.append(k[len(prefix):])
-            if limit is not None and len(out) >= limit:
-                break
-    return out
 
 
 class LMDBMemories:

@@ -50,6 +50,9 @@ import orjson
 from . import keys
 from .errors import EffectStateError, StoreError
 from .lmdb_env import BatchRunner, LMDBEnv, SnapshotRunner, acquire, release
+from .lmdb_env import load as _load
+from .lmdb_env import scan as _scan
+from .lmdb_env import scan_rest as _scan_rest
 from .lmdb_memories import MEMORY_DBS, LMDBMemories, migrate_documents
 from .records import (
     CHECKPOINTS,
@@ -147,46 +150,12 @@ def _dump(kind: str, record: Mapping[str, Any]) -> bytes:
         raise StoreError(f"cannot encode {kind} record as JSON: {exc}") from exc
 
 
-def _load(kind: str, raw: bytes, tenant: str) -> dict[str, Any]:
-    try:
-        record = orjson.loads(raw)
-    except orjson.JSONDecodeError as exc:
-        raise StoreError(f"corrupt {kind} record: {exc}") from exc
-    if not isinstance(record, dict) or record.get("tenant") != tenant:
-        raise StoreError(f"{kind} record under tenant {tenant!r} does not belong to it")
-    return record
-
-
 def _canon(value: Any) -> bytes | None:
     """The stored form of a value, for equality (tuples and lists alike)."""
     try:
         return orjson.dumps(value, option=orjson.OPT_SORT_KEYS)
     except (TypeError, orjson.JSONEncodeError):
         return None
-
-
-def _scan(txn: Any, db: Any, prefix: bytes) -> list[tuple[bytes, bytes]]:
-    """Every (key, value) starting with ``prefix``, in key order."""
-    out = []
-    cursor = txn.cursor(db)
-    if cursor.set_range(prefix):
-        for k, v in cursor.iternext():
-            if not k.startswith(prefix):
-                break
-            out.append((k, v))
-    return out
-
-
-def _scan_rest(txn: Any, db: Any, prefix: bytes) -> list[bytes]:
-    """The key suffixes after ``prefix`` (for index databases)."""
-    out = []
-    cursor = txn.cursor(db)
-    if cursor.set_range(prefix):
-        for k in cursor.iternext(keys=True, values=False):
-            if not k.startswith(prefix):
-                break
-            out.append(k[len(prefix):])
-    return out
 
 
 def _opt_part(value: str | None, what: str) -> bytes | None:
