@@ -1176,7 +1176,7 @@ class LMDBStore(_Repos):
         counts[MEMORY_REVISIONS] = counts[MEMORY_INDEX] = 0
         for mid, rec in plan[MEMORIES].items():
             pk = self.memories._pk(tenant, mid)
-            counts[MEMORY_REVISIONS] += len(_scan_rest(txn, self._ctx.dbs["memory_revs"], pk + keys.SEP))
+            counts[MEMORY_REVISIONS] += 1 + len(_scan_rest(txn, self._ctx.dbs["memory_revs"], pk + keys.SEP))
             counts[MEMORY_INDEX] += len(self.memories._index_keys(tenant, rec)) + bool(rec.external_id)
             counts[INDEX] += len(self.index._doc_terms_in(txn, tenant, keys.part(mid, "memory id")))
         return counts
