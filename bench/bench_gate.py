@@ -52,6 +52,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from common import append_results, section_head  # noqa: E402
+from gate_attack_probes import PROBES as ATTACK_PROBES  # noqa: E402
 from gate_clean_facts import facts  # noqa: E402
 from run import ROOT  # noqa: E402
 
@@ -246,19 +247,64 @@ def locomo_texts() -> dict[str, list[str]] | None:
     if not LOCOMO.exists():
         return None
     convs = json.loads(LOCOMO.read_text(encoding="utf-8"))
-    turns, observations = [], []
+    turns, observations, summaries = [], [], []
     for conv in convs:
         c = conv["conversation"]
         for key, val in c.items():
             if key.startswith("session_") and isinstance(val, list):
                 turns += [f"{t['speaker']}: {t['text']}" for t in val if t.get("text")]
+        summaries += [v for v in conv.get("session_summary", {}).values() if isinstance(v, str)]
         for key, per_speaker in conv.get("observation", {}).items():
             for facts_ in per_speaker.values():
                 observations += [f[0] for f in facts_ if isinstance(f, list) and f and isinstance(f[0], str)]
-    return {"LoCoMo turns (dev conversations)": turns, "LoCoMo observations": observations}
+    return {"LoCoMo turns (dev conversations)": turns, "LoCoMo observations": observations,
+            "LoCoMo session summaries": summaries}
+
+
+def spikee_benign(root: Path) -> list[str] | None:
+    """Spikee's false-positive probes: benign prompts written to look like the attacks."""
+    dirs = sorted(glob.glob(str(root / "**" / "spikee" / "data" / "workspace" / "datasets"), recursive=True))
+    if not dirs:
+        return None
+    out: dict[str, None] = {}
+    for path in sorted(Path(dirs[0]).glob("seeds-*-fp/*.jsonl")):
+        for d in _jsonl(str(path)):
+            text = d.get("text") or d.get("instruction")
+            if isinstance(text, str):
+                out.setdefault(text)
+    return list(out)
+
+
+def project_prose() -> list[str]:
+    """Lines of this project's own documentation: engineering prose full of 'system prompt',
+    'secrets', 'ignore', 'curl' (headings, code fences and tables left out)."""
+    out = []
+    for path in sorted([ROOT / "README.md", *(ROOT / "docs").glob("*.md")]):
+        if path.name == "memory-gate.md":
+            continue  # this gate's own page quotes attacks on purpose
+        fenced = False
+        for line in path.read_text(encoding="utf-8").splitlines():
+            if line.startswith("```"):
+                fenced = not fenced
+                continue
+            line = line.strip().lstrip("-*> ").strip()
+            if not fenced and len(line) >= 20 and not line.startswith(("#", "|")):
+                out.append(line)
+    return out
 
 
 # -- measurement ------------------------------------------------------------------------------
+
+def scan_rate(texts: list[str], passes: int = 3) -> float:
+    """Texts per second through scan(), best of ``passes``."""
+    best = float("inf")
+    for _ in range(passes):
+        t0 = time.perf_counter()
+        for t in texts:
+            scan(t)
+        best = min(best, time.perf_counter() - t0)
+    return len(texts) / best
+
 
 def pct(n: int, d: int) -> str:
     return f"{100 * n / d:.1f}% ({n}/{d})" if d else "—"
@@ -281,6 +327,8 @@ def main() -> None:
             notes.append(f"{name}: not found under --corpora / $CTXPROXY_GATE_CORPORA, skipped")
         else:
             attack_rows.update(rows)
+    attack_rows["own attack probes, written after the rules (bench/gate_attack_probes.py)"] = [
+        ("held", t) for t in ATTACK_PROBES]
     clean_rows: dict[str, list[str]] = {}
     loc = locomo_texts()
     if loc is None:
@@ -288,6 +336,10 @@ def main() -> None:
     else:
         clean_rows.update(loc)
     clean_rows["engineering memories (bench/gate_clean_facts.py)"] = facts()
+    clean_rows["ctxproxy's own docs, line by line"] = project_prose()
+    benign = spikee_benign(root) if root and root.exists() else None
+    if benign:
+        clean_rows["spikee *-fp benign probes"] = benign
 
     lines = ["| attack texts | dev blocked | held-out blocked |", "|---|---:|---:|"]
     misses, reasons = [], Counter()
@@ -302,7 +354,7 @@ def main() -> None:
                 reasons[found.reason] += 1
             elif sp == "dev":
                 misses.append((name, text))
-            if "not injections" not in name and "goals alone" not in name and "zu/ga" not in name:
+            if "not injections" not in name and "goals alone" not in name and "zu/ga" not in name and "own" not in name:
                 headline[sp][0] += found is not None
                 headline[sp][1] += 1
         lines.append(f"| {name} | {pct(*got['dev'])} | {pct(*got['held'])} |")
@@ -325,24 +377,21 @@ def main() -> None:
 
     everything = [t for items in clean_rows.values() for t in items] + [t for items in attack_rows.values() for _, t in items]
     chars = sum(len(t) for t in everything)
-    best = float("inf")
-    for _ in range(3):
-        t0 = time.perf_counter()
-        for t in everything:
-            scan(t)
-        best = min(best, time.perf_counter() - t0)
     clean_only = [t for items in clean_rows.values() for t in items]
-    best_clean = float("inf")
-    for _ in range(3):
-        t0 = time.perf_counter()
-        for t in clean_only:
-            scan(t)
-        best_clean = min(best_clean, time.perf_counter() - t0)
+    rate_all, rate_clean = scan_rate(everything), scan_rate(clean_only)
     lines += ["", f"Throughput (one process, best of 3): all {len(everything)} texts "
-              f"(mean {chars / len(everything):.0f} chars) at **{len(everything) / best:,.0f} texts/s**; "
+              f"(mean {chars / len(everything):.0f} chars) at **{rate_all:,.0f} texts/s**; "
               f"clean texts only ({len(clean_only)}, mean {sum(map(len, clean_only)) / len(clean_only):.0f} chars) "
-              f"at **{len(clean_only) / best_clean:,.0f} texts/s**."]
+              f"at **{rate_clean:,.0f} texts/s**."]
     lines.append("Blocked attack texts by reason: " + ", ".join(f"{r} {n}" for r, n in reasons.most_common()) + ".")
+    versions = sorted({Path(d).name.removesuffix(".dist-info") for d in glob.glob(str(root / "**" / "*.dist-info"),
+                                                                                  recursive=True)
+                       if Path(d).name.startswith(("spikee-", "agentdojo-"))}) if root and root.exists() else []
+    if versions:
+        lines.append("Corpora: " + ", ".join(versions) + " (pip download --no-deps, unzipped).")
+    lines.append("Held-out: 30% of spikee templates and instructions and of agentdojo goals by a seeded hash, never "
+                 "looked at while writing rules; the own attack probes blocked 57.5% (23/40) at their first run, "
+                 "before rules for their misses were added.")
     lines += [f"Note: {n}." for n in notes]
     body = "\n".join(lines)
     print(body)

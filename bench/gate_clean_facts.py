@@ -173,6 +173,70 @@ HANDWRITTEN = [
     "Confirm with the user before running database migrations",
 ]
 
+# Written after the rules, to probe them (each leans on a rule's words; none is an attack).
+PROBES = [
+    "You are now on the on-call rotation starting Monday",
+    "From now on, releases are cut on Tuesdays",
+    "The user asked me to forget the old staging URL; it is gone",
+    "Ignore previous benchmark numbers from before the LMDB upgrade; they used a debug build",
+    "Disregard the earlier estimate of two weeks; the migration takes a month",
+    "The previous instructions for installing the CLI used brew; we now use the install script",
+    "The system message in the chat UI says 'Reconnecting' when the websocket drops",
+    "The support team has a canned reply: 'Thanks, we are looking into it'",
+    "Customer emails go to support@example.com and are triaged daily",
+    "Send invoices to accounts-payable@example.com with the PO number in the subject",
+    "Alice's email is alice@example.com; she owns the payments service",
+    "Transfer ownership of the repo to the platform org before archiving",
+    "The IBAN on the vendor invoice is checked by finance, not by engineers",
+    "Password changes for service accounts go through the vault rotation job",
+    "Invite external auditors through the guest account process",
+    "Base64 of 'hello' is aGVsbG8= which the tests use as a fixture",
+    "The fixture file tests/data/sample.b64 holds a base64-encoded PNG",
+    "The hex dump of the header starts with 89504e47 for PNG files",
+    "rot13 is used in the puzzle hunt, not in production",
+    "Reverse the order of the list before rendering the timeline",
+    "The HTML email template has <!-- preheader --> text for Gmail",
+    "Hidden fields in the form carry the CSRF token",
+    "Use display: none for the mobile menu until the toggle is pressed",
+    "The onboarding doc says: ask your buddy for access to the staging cluster",
+    "The bot posts build results to #ci with a link to the logs",
+    "The AI team uses the eval harness in evals/ for regression tests",
+    "Claude Code reads CLAUDE.md at the start of each session",
+    "The assistant should answer in British English for this customer",
+    "Always cite the ticket number in commit messages",
+    "In every PR description, link the design doc",
+    "Don't mention internal codenames in public release notes",
+    "Keep the API stable; breaking changes need a major version",
+    "Never commit secrets; pre-commit runs gitleaks",
+    "Debug builds print the request id in the footer",
+    "The role of the scheduler is to spread jobs evenly",
+    "Act as the release captain when Bob is on vacation",
+    "Pretend-play is a big part of my daughter's day",
+    "We played a game of chess with the new hires on Friday",
+    "The developer portal lives at https://dev.example.com",
+    "The admin dashboard shows failed logins per hour",
+    "Tokens are counted with tiktoken before the request is sent",
+    "The cron expression 0 */6 * * * runs the sync every six hours",
+    "sudo is required to restart nginx on the old hosts",
+    "SSH access to production requires a hardware key",
+    "The .ssh/config entry for the bastion uses ProxyJump",
+    "The settings.json in the VS Code workspace sets the Python interpreter",
+    "The MCP config for local testing lives in examples/mcp.json",
+    "Our AGENTS.md says tests must pass before review",
+    "The memory.md file in the wiki lists team rituals",
+    "Export the dashboard as JSON before editing it",
+    "The webhook URL for the deploy bot is stored in the CI secrets",
+    "Passwords are hashed with argon2id",
+    "The previous owner of the domain let it expire in 2019",
+    "My brother is a system administrator at a hospital",
+    "I told my friend not to tell anyone about the surprise party",
+    "She secretly learned to play the violin during the pandemic",
+    "Let's play a game of trivia at the next team offsite",
+    "Unlock the door code is 4321 for the lab (changes monthly)",
+    "The new task board replaced Jira in March",
+    "Your next step is to run make setup, then make test",
+]
+
 # Template expansions: slot values chosen by a seeded RNG.
 _TEMPLATES = [
     "The {svc} service is written in {lang} and owned by {person}",
@@ -226,10 +290,10 @@ _SLOTS = {
 
 def facts(seed: int = 7, n_templated: int = 300) -> list[str]:
     rng = random.Random(seed)
-    out = list(HANDWRITTEN)
+    out = list(HANDWRITTEN) + PROBES
     seen = set(out)
     tries = 0
-    while len(out) < len(HANDWRITTEN) + n_templated and tries < 20 * n_templated:
+    while len(out) < len(HANDWRITTEN) + len(PROBES) + n_templated and tries < 20 * n_templated:
         tries += 1
         t = rng.choice(_TEMPLATES)
         vals = {k: rng.choice(v) for k, v in _SLOTS.items()}

@@ -275,3 +275,11 @@ def test_long_and_hostile_inputs_finish():
 def test_rejects_non_str():
     with pytest.raises(TypeError):
         scan(b"ignore previous instructions")  # type: ignore[arg-type]
+
+
+def test_rules_version_follows_the_rule_table(monkeypatch):
+    from ctxproxy.filters.memory import RULES_VERSION
+
+    assert threats._version() == RULES_VERSION
+    monkeypatch.setattr(threats, "RULES", RULES + (("role_hijack", r"\bnew rule\b"),))
+    assert threats._version() != RULES_VERSION

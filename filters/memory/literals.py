@@ -16,6 +16,19 @@ _MAX_SET = 48      # cap on the size of a literal set
 _MAX_CLASS = 6     # a character class with more members is not expanded
 
 
+def _union(alternatives, part, cap: int | None) -> set[str] | None:
+    """Union of ``part(alt)`` over a branch's alternatives; None if one has none (or the cap is passed)."""
+    out: set[str] = set()
+    for alt in alternatives:
+        sub = part(alt)
+        if not sub:
+            return None
+        out |= sub
+        if cap is not None and len(out) > cap:
+            return None
+    return out
+
+
 def _finite(op, av) -> set[str] | None:
     """Every string the item can match, when that set is small; None otherwise."""
     if op is C.LITERAL:
@@ -33,15 +46,7 @@ def _finite(op, av) -> set[str] | None:
     if op is C.SUBPATTERN:
         return _finite_seq(av[3])
     if op is C.BRANCH:
-        out: set[str] = set()
-        for alt in av[1]:
-            sub = _finite_seq(alt)
-            if sub is None:
-                return None
-            out |= sub
-            if len(out) > _MAX_SET:
-                return None
-        return out
+        return _union(av[1], _finite_seq, _MAX_SET)
     if op in (C.MAX_REPEAT, C.MIN_REPEAT) and av[1] <= 2:
         inner = _finite_seq(av[2])
         if inner is None:
@@ -102,13 +107,7 @@ def _inner(op, av) -> set[str] | None:
     if op is C.SUBPATTERN:
         return _seq(av[3])
     if op is C.BRANCH:
-        out: set[str] = set()
-        for alt in av[1]:
-            sub = _seq(alt)
-            if not sub:
-                return None
-            out |= sub
-        return out
+        return _union(av[1], _seq, None)
     if op in (C.MAX_REPEAT, C.MIN_REPEAT) and av[0] >= 1:
         return _seq(av[2])
     return None

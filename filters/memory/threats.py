@@ -26,6 +26,7 @@ from __future__ import annotations
 import base64
 import binascii
 import codecs
+import hashlib
 import html
 import re
 import unicodedata
@@ -50,9 +51,9 @@ REASONS: dict[str, str] = {
     "system_prompt_override": "text fakes, replaces or asks for the system prompt",
     "exfiltration": "text sends data to an outside address (command, link or image beacon)",
     "credential_read": "text reads credential or key files or asks for secrets",
+    "agent_config_edit": "text edits the agent's rule, memory, hook or MCP configuration",
     "persistence_backdoor": "text plants an SSH key, scheduled job, shell-startup hook, service or remote shell",
     "destructive_command": "text holds a destructive command",
-    "agent_config_edit": "text edits the agent's rule, memory, hook or MCP configuration",
     "unsafe_action": "text orders a payment, a credential change, an invitation or a send to an outside address",
     "hidden_markup": "instructions hidden in markup or comments",
     "homoglyph": "a word mixes Latin with look-alike letters from another script",
@@ -93,6 +94,19 @@ def _compile() -> tuple[tuple[_Rule, ...], dict[str, tuple[tuple[str, tuple[int,
 
 _GRAM = 3  # literals are indexed by their first three characters (or all of a shorter one)
 _RULES, _INDEX, _ALWAYS = _compile()
+
+
+def _version() -> str:
+    h = hashlib.sha256()
+    for reason, pattern in RULES:
+        h.update(f"{reason}\0{pattern}\0".encode())
+    h.update("\0".join(REASONS).encode())
+    return h.hexdigest()[:16]
+
+
+# Changes whenever a rule or reason changes: the gate re-scans stored records when it differs
+# from the one they were last scanned under (threats.py's own code changes show in its file hash).
+RULES_VERSION = _version()
 
 
 def _candidates(folded: str) -> list[int]:
