@@ -145,6 +145,7 @@ class LMDBEnv:
         self.refs = 1
         self.closed = False
         self._gate = _Gate()
+        self.on_reopen: list[Callable[[], None]] = []  # run after compaction reopened the environment
         self._db_names = db_names
         self._max_readers = max_readers
         self._holder = _holder_lock(path, readonly)
@@ -406,6 +407,8 @@ class LMDBEnv:
                 fresh = {n: self.env.open_db(n.encode(), txn=txn) for n in self._db_names}
             self.dbs.clear()
             self.dbs.update(fresh)  # the same dict every repository reads its handles from
+            for hook in list(self.on_reopen):  # e.g. drop repositories that kept a handle
+                hook()
         finally:
             shutil.rmtree(tmp, ignore_errors=True)
 

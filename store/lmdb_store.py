@@ -41,6 +41,7 @@ import os
 import re
 import time
 import uuid
+import weakref
 from contextlib import contextmanager
 from functools import cached_property
 from typing import Any, Callable, Collection, Iterator, Mapping, Protocol, Sequence, TypeVar
@@ -1016,6 +1017,16 @@ class LMDBStore(_Repos):
         # here when opened; forgetting erases from each (``store.forget``).
         self.derived: list[Any] = []
         super().__init__(self._handle, self._ctx)
+        ref = weakref.ref(self)
+        self._on_reopen = lambda: (st := ref()) is not None and st._reset_repositories()
+        env.on_reopen.append(self._on_reopen)
+
+    def _reset_repositories(self) -> None:
+        """Forget the repositories built so far (after compaction reopened the
+        environment, a repository that kept a database handle would hold a dead one)."""
+        for name, attr in vars(_Repos).items():
+            if isinstance(attr, cached_property):
+                self.__dict__.pop(name, None)
 
     @classmethod
     def open(
@@ -1345,6 +1356,8 @@ class LMDBStore(_Repos):
         """Release this handle; the environment closes with the last one."""
         if not self._handle.closed:
             self._handle.closed = True
+            if self._on_reopen in self._env.on_reopen:
+                self._env.on_reopen.remove(self._on_reopen)
             release(self._env)
 
     def __enter__(self) -> LMDBStore:
