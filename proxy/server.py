@@ -135,17 +135,19 @@ def server_secret(cfg: Config) -> bytes:
 def memory_upkeep(store: Any, cfg: Config) -> None:
     """At load: re-scan memories when the threat rules changed (quarantine),
     purge long-expired ones, and finish erasures left pending (when this
-    process has the store to itself). Skipped on a store without memories."""
-    from ctxproxy.filters.memory.gate import GateConfig, MemoryGate
+    process has the store to itself). A store without memories or pending
+    erasures skips it (and the threat rules' compile time)."""
     from ctxproxy.store.forget import finish_erasure
 
-    gate_config = GateConfig.from_config(cfg)  # a bad [memory.gate] stops start-up
     if store.pending_receipts():
         finish_erasure(store)
-    if store.memories.tenants():
-        gate = MemoryGate(store, gate_config)
-        gate.rescan()
-        gate.purge_expired()
+    if cfg.memory.get("gate") or store.memories.tenants():
+        from ctxproxy.filters.memory.gate import GateConfig, MemoryGate
+
+        gate = MemoryGate(store, GateConfig.from_config(cfg))  # a bad [memory.gate] stops start-up
+        if store.memories.tenants():
+            gate.rescan()
+            gate.purge_expired()
 
 
 def open_services(cfg: Config) -> dict[str, Any]:

@@ -31,7 +31,6 @@ import hashlib
 import logging
 import time
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping, NamedTuple
 
 from ctxproxy.config import ConfigError
@@ -175,14 +174,12 @@ def default_threat_scan() -> Callable[[str], Any]:
     return threats.scan
 
 
-def rules_version(extra: str = "") -> str:
-    """Changes when the threat rules (the package's rule modules) or the secret rules change."""
-    h = hashlib.sha256(extra.encode())
-    own = {"gate.py", "fields.py", "formats.py", "__init__.py"}
-    for path in sorted(Path(__file__).parent.glob("*.py")):
-        if path.name not in own:
-            h.update(path.name.encode() + b"\x00" + path.read_bytes())
+def rules_version() -> str:
+    """Changes when the threat rules (``threats.RULES_VERSION``) or the secret rules change."""
+    from . import threats
+
     default_secret_scanner()
+    h = hashlib.sha256(threats.RULES_VERSION.encode())
     h.update("\x00".join(sorted(r.id for r in _SECRETS[0].rules)).encode())
     return h.hexdigest()[:24]
 
