@@ -141,13 +141,12 @@ def memory_upkeep(store: Any, cfg: Config) -> None:
 
     if store.pending_receipts():
         finish_erasure(store)
-    if cfg.memory.get("gate") or store.memories.tenants():
-        from ctxproxy.filters.memory.gate import GateConfig, MemoryGate
+    if store.memories.tenants():
+        from ctxproxy.filters.memory.gate import MemoryGate
 
-        gate = MemoryGate(store, GateConfig.from_config(cfg))  # a bad [memory.gate] stops start-up
-        if store.memories.tenants():
-            gate.rescan()
-            gate.purge_expired()
+        gate = MemoryGate(store, cfg.memory.gate)
+        gate.rescan()
+        gate.purge_expired()
 
 
 def open_services(cfg: Config) -> dict[str, Any]:
