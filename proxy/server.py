@@ -48,7 +48,8 @@ log = logging.getLogger("ctxproxy")
 
 # Modules that register admin endpoints with ``admin.admin_route`` on import.
 ADMIN_MODULES: tuple[str, ...] = ("ctxproxy.proxy.admin_pruned", "ctxproxy.proxy.admin_manifests",
-                                  "ctxproxy.proxy.admin_effects", "ctxproxy.proxy.admin_keys")
+                                  "ctxproxy.proxy.admin_effects", "ctxproxy.proxy.admin_keys",
+                                  "ctxproxy.proxy.admin_memory")
 
 
 # After in-flight upstream calls are cut at shutdown, the seconds a handler has to
@@ -84,6 +85,23 @@ def server_secret(cfg: Config) -> bytes:
     return path.read_bytes()
 
 
+def memory_upkeep(store: Any, cfg: Config) -> None:
+    """At load: re-scan memories when the threat rules changed (quarantine),
+    purge long-expired ones, and finish erasures left pending (when this
+    process has the store to itself). A store without memories or pending
+    erasures skips it (and the threat rules' compile time)."""
+    from ctxproxy.store.forget import finish_erasure
+
+    if store.pending_receipts():
+        finish_erasure(store)
+    if store.memories.tenants():
+        from ctxproxy.filters.memory.gate import MemoryGate
+
+        gate = MemoryGate(store, cfg.memory.gate)
+        gate.rescan()
+        gate.purge_expired()
+
+
 def open_services(cfg: Config) -> dict[str, Any]:
     """Services filters may ask for by name (``turn.service(name)``)."""
     Path(cfg.server.data_dir).mkdir(parents=True, exist_ok=True)
@@ -94,6 +112,7 @@ def open_services(cfg: Config) -> dict[str, Any]:
         max_map_size=cfg.store.max_map_size_mb * 1024 * 1024,
         pending_timeout=cfg.store.pending_timeout)
     services["writer"] = BackgroundWriter(store)  # group commit for after-the-turn records
+    memory_upkeep(store, cfg)
     telemetry = open_telemetry(version())  # None unless OTEL_* configures an exporter
     if telemetry is not None:
         services["telemetry"] = telemetry
