@@ -93,8 +93,73 @@ class RouteConfig:
 
 
 @dataclass(frozen=True)
+class AuthConfig:
+    mode: Literal["open", "keys"] = "open"  # keys: every proxied call presents a proxy key naming its principal
+    failure_limit: int = 30  # failed key checks a peer address may make per minute; more are answered 429
+    cache_size: int = 4096  # proxy keys each process keeps in memory (dropped whenever a key is created/revoked)
+
+    def validate(self, path: str) -> None:
+        if self.failure_limit < 1:
+            raise ConfigError(f"{path}.failure_limit: expected at least 1, got {self.failure_limit}")
+        if self.cache_size < 1:
+            raise ConfigError(f"{path}.cache_size: expected at least 1, got {self.cache_size}")
+
+
+@dataclass(frozen=True)
+class TenantConfig:
+    # provider key forwarded for this tenant's calls when its proxy key is presented as the API
+    # key: one environment variable for every route, or a table route name -> variable
+    api_key_env: str | Mapping[str, str] = ""
+
+    def env_for(self, route: str) -> str:
+        if isinstance(self.api_key_env, str):
+            return self.api_key_env
+        return self.api_key_env.get(route, "")
+
+
+@dataclass(frozen=True)
 class PipelineConfig:
     request: tuple[str, ...] = ("identify",)  # filters in request order
+
+
+def _default_snapshot_chars() -> dict[str, int]:
+    # Hermes' defaults: 2,200 characters of agent/project memory, 1,375 of user profile.
+    return {"tenant": 2200, "project": 2200, "user": 1375, "session": 2200}
+
+
+def _default_ttl() -> dict[str, float]:
+    return {"event": 30.0, "failure": 90.0}
+
+
+@dataclass(frozen=True)
+class MemoryGateConfig:
+    """``[memory.gate]``: limits, TTLs and duplicate threshold of the memory write gate."""
+
+    snapshot_chars: Mapping[str, int] = field(default_factory=_default_snapshot_chars)
+    recalled_max_chars: int = 1000  # longest fact / event / failure statement
+    recalled_max_records: int = 100000  # live recalled records per scope
+    ttl_days: Mapping[str, float] = field(default_factory=_default_ttl)  # kinds absent: no expiry
+    purge_grace_days: float = 7.0  # expired records are erased this long after they expired
+    near_duplicate: float = 0.9  # content-word overlap (Jaccard) with a same-subject record = duplicate
+
+    def validate(self, path: str) -> None:
+        for scope, n in self.snapshot_chars.items():
+            if scope not in ("tenant", "project", "user", "session") or n < 0:
+                raise ConfigError(f"{path}.snapshot_chars.{scope}: unknown scope or negative")
+        for kind, days in self.ttl_days.items():
+            if kind not in ("preference", "fact", "procedure", "failure", "event") or not days >= 0:
+                raise ConfigError(f"{path}.ttl_days.{kind}: unknown kind or negative")
+        if self.recalled_max_chars < 1 or self.recalled_max_records < 1:
+            raise ConfigError(f"{path}: recalled limits must be at least 1")
+        if not 0 < self.near_duplicate <= 1:
+            raise ConfigError(f"{path}.near_duplicate: expected a number in (0, 1]")
+        if not self.purge_grace_days >= 0:
+            raise ConfigError(f"{path}.purge_grace_days: expected 0 or more days")
+
+
+@dataclass(frozen=True)
+class MemoryConfig:
+    gate: MemoryGateConfig = field(default_factory=MemoryGateConfig)
 
 
 @dataclass(frozen=True)
@@ -104,7 +169,10 @@ class Config:
     store: StoreConfig = field(default_factory=StoreConfig)
     routes: Mapping[str, RouteConfig] = field(default_factory=dict)
     pipeline: PipelineConfig = field(default_factory=PipelineConfig)
+    auth: AuthConfig = field(default_factory=AuthConfig)
+    tenants: Mapping[str, TenantConfig] = field(default_factory=dict)
     filters: Mapping[str, Any] = field(default_factory=dict)  # each filter parses its own table
+    memory: MemoryConfig = field(default_factory=MemoryConfig)
     source: str = "<defaults>"
 
     @property
@@ -123,9 +191,15 @@ class Config:
             if p and p in seen:
                 raise ConfigError(f"routes: prefix {p!r} is used twice")
             seen.add(p)
+        for name, tenant in self.tenants.items():
+            if not isinstance(tenant.api_key_env, str):
+                unknown = sorted(set(tenant.api_key_env) - set(self.routes))
+                if unknown:
+                    raise ConfigError(f"tenants.{name}.api_key_env.{unknown[0]}: no such route "
+                                      f"(routes: {', '.join(self.routes)})")
 
 
-_TOP_KEYS = {"server", "upstream", "store", "routes", "pipeline", "filters"}
+_TOP_KEYS = {"server", "upstream", "store", "routes", "pipeline", "filters", "auth", "tenants", "memory"}
 
 
 def default_config_text() -> str:
@@ -185,9 +259,14 @@ def apply_overrides(cfg: Config, **o: Any) -> Config:
 def _merge(base: dict, user: dict) -> dict:
     out = dict(base)
     for key, value in user.items():
-        if key in ("server", "upstream", "store", "pipeline") and isinstance(value, dict) and isinstance(out.get(key), dict):
+        if key in ("server", "upstream", "store", "pipeline", "auth") and isinstance(value, dict) and isinstance(out.get(key), dict):
             out[key] = {**out[key], **value}
-        elif key in ("routes", "filters") and isinstance(value, dict) and isinstance(out.get(key), dict):
+        elif key in ("routes", "filters", "tenants") and isinstance(value, dict) and isinstance(out.get(key), dict):
+            out[key] = {**out[key], **value}
+        elif key == "memory" and isinstance(value, dict) and isinstance(out.get(key), dict):
+            # [memory.gate] keys lay over the defaults' one by one
+            out[key] = {**out[key], **{k: {**out[key].get(k, {}), **v} if isinstance(v, dict) and isinstance(
+                out[key].get(k), dict) else v for k, v in value.items()}}
             out[key] = {**out[key], **value}
         else:
             out[key] = value

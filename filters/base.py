@@ -143,6 +143,7 @@ class Turn:
     turn_id: str = field(default_factory=new_turn_id)
     identity: Identity = NO_IDENTITY  # until ``identify`` runs
     tenant_fixed: str = ""  # the route's fixed tenant; headers cannot override it
+    principal: Any = None  # keys mode: the proxy key's principal (store.Principal); it names tenant and user
     state: dict[str, Any] = field(default_factory=dict)
     degraded: list[str] = field(default_factory=list)
     timings_ms: dict[str, float] = field(default_factory=dict)
@@ -216,7 +217,8 @@ class Turn:
         each filter's state passes on, the filter says (``successor_state``)."""
         t = Turn(api=self.api, route=self.route, path=self.path, headers=self.headers, request=self.request,
                  tokens=self.tokens, services=self.services, identity=self.identity,
-                 tenant_fixed=self.tenant_fixed, streamed=self.streamed, segments=self.segments,
+                 tenant_fixed=self.tenant_fixed, principal=self.principal, streamed=self.streamed,
+                 segments=self.segments,
                  successor_of=self.turn_id, pipeline=self.pipeline)
         if self.pipeline is not None:
             for f in self.pipeline.carriers:

@@ -222,8 +222,12 @@ class InjectFilter(Filter):
         if st is None:
             return None
         # "placement": where each group of segments went (the manifest places the segments by it)
-        return {"token_budget": st.budget, "tokens_injected": st.used, "policy_revision": st.policy_revision,
-                "placement": st.placement}
+        out = {"token_budget": st.budget, "tokens_injected": st.used, "policy_revision": st.policy_revision,
+               "placement": st.placement}
+        blocked = (st.memory or {}).get("blocked")
+        if blocked:  # memories a re-scan blocked: named here, never shown to the model
+            out["memory_blocked"] = blocked
+        return out
 
     @staticmethod
     def successor_state(st: "InjectState") -> "InjectState":

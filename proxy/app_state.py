@@ -62,6 +62,7 @@ class AppState:
     routes: dict[str, Route]
     services: dict[str, Any] = field(default_factory=dict)
     inflight: InFlight = field(default_factory=InFlight)
+    keyring: Any = None  # auth.Keyring in keys mode (admin keys, per-request key checks)
     version: str = field(default_factory=version)
     pid: int = field(default_factory=os.getpid)
 

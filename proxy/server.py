@@ -36,8 +36,9 @@ from ctxproxy.store.writer import BackgroundWriter
 
 from .admin import add_admin_routes
 from .app_state import APP_STATE, AppState, InFlight, version
+from .auth import Keyring, Refusal, peer_of, warn_if_open
 from .engine import engine_for
-from .errors import error_response, family_api, response_for
+from .errors import error_response, family_api, refusal_response, response_for
 from .relay import Relay
 from .routing import Router
 from .telemetry import close_telemetry, open_telemetry
@@ -47,7 +48,8 @@ log = logging.getLogger("ctxproxy")
 
 # Modules that register admin endpoints with ``admin.admin_route`` on import.
 ADMIN_MODULES: tuple[str, ...] = ("ctxproxy.proxy.admin_pruned", "ctxproxy.proxy.admin_manifests",
-                                  "ctxproxy.proxy.admin_effects")
+                                  "ctxproxy.proxy.admin_effects", "ctxproxy.proxy.admin_keys",
+                                  "ctxproxy.proxy.admin_memory")
 
 
 # After in-flight upstream calls are cut at shutdown, the seconds a handler has to
@@ -83,6 +85,23 @@ def server_secret(cfg: Config) -> bytes:
     return path.read_bytes()
 
 
+def memory_upkeep(store: Any, cfg: Config) -> None:
+    """At load: re-scan memories when the threat rules changed (quarantine),
+    purge long-expired ones, and finish erasures left pending (when this
+    process has the store to itself). A store without memories or pending
+    erasures skips it (and the threat rules' compile time)."""
+    from ctxproxy.store.forget import finish_erasure
+
+    if store.pending_receipts():
+        finish_erasure(store)
+    if store.memories.tenants():
+        from ctxproxy.filters.memory.gate import MemoryGate
+
+        gate = MemoryGate(store, cfg.memory.gate)
+        gate.rescan()
+        gate.purge_expired()
+
+
 def open_services(cfg: Config) -> dict[str, Any]:
     """Services filters may ask for by name (``turn.service(name)``)."""
     Path(cfg.server.data_dir).mkdir(parents=True, exist_ok=True)
@@ -93,6 +112,7 @@ def open_services(cfg: Config) -> dict[str, Any]:
         max_map_size=cfg.store.max_map_size_mb * 1024 * 1024,
         pending_timeout=cfg.store.pending_timeout)
     services["writer"] = BackgroundWriter(store)  # group commit for after-the-turn records
+    memory_upkeep(store, cfg)
     telemetry = open_telemetry(version())  # None unless OTEL_* configures an exporter
     if telemetry is not None:
         services["telemetry"] = telemetry
@@ -125,7 +145,8 @@ def make_app(cfg: Config, services: dict[str, Any] | None = None) -> web.Applica
                 cookie_jar=aiohttp.DummyCookieJar(),
             )
             relay = Relay(session, engine)
-            app[APP_STATE] = AppState(cfg, router, relay, routes, svc, inflight)
+            keyring = svc["keyring"] = Keyring(cfg, svc.get("store"))
+            app[APP_STATE] = AppState(cfg, router, relay, routes, svc, inflight, keyring=keyring)
             yield
         finally:  # after serving, or when start-up failed half-way: nothing is left open
             try:
@@ -184,6 +205,12 @@ async def proxy_handler(request: web.Request) -> web.StreamResponse:
         match = st.router.match(request.rel_url.raw_path, request.method, request.headers)
     except Exception as exc:  # a path the router cannot read is still answered cleanly
         return response_for(exc, "chat")
+    if st.keyring.required:  # before anything is read or forwarded
+        principal = st.keyring.authenticate(request.headers, peer_of(request.transport), match.route)
+        if isinstance(principal, Refusal):
+            return refusal_response(principal, family_api(match.api, match.route.family))
+        # the tenant's provider key, if it has one; the principal rides on to the turn
+        match = match._replace(route=st.keyring.route_for(principal, match.route), principal=principal)
     if is_upgrade(request):
         try:
             with st.inflight:
@@ -242,6 +269,7 @@ async def serve_forever(cfg: Config, reuse_port: bool = False, ready: Any = None
             raise ServeError(f"cannot listen on {cfg.server.host}:{cfg.server.port}: {why}") from None
         log.info("ctxproxy %s listening on http://%s:%d (pid %d)", version(), cfg.server.host, cfg.server.port,
                  os.getpid())
+        warn_if_open(cfg)
         if ready is not None:
             ready()
         await stop.wait()

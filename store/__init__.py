@@ -23,8 +23,9 @@ import time
 from pathlib import Path
 from typing import Callable
 
-from .errors import EffectStateError, StoreError, WriteNeeded
-from .interfaces import Batch, DocumentStore, EffectLedger, SessionStore, Store, TermIndex
+from .errors import EffectStateError, ExternalIdTaken, RevisionConflict, StoreError, WriteNeeded
+from .interfaces import Batch, DocumentStore, EffectLedger, ProxyKeyStore, SessionStore, Store, TermIndex
+from .proxy_keys import KEY_PREFIX, Principal, ProxyKey, split_key
 from .lmdb_store import (
     DEFAULT_MAP_SIZE,
     DEFAULT_MAX_MAP_SIZE,
@@ -36,6 +37,7 @@ from .lmdb_store import (
     LMDBStore,
     MigrationContext,
 )
+from .memory_records import MemoryRecord, new_memory_id
 from .records import (
     COMPLETED,
     EFFECT_STATES,
@@ -86,9 +88,18 @@ __all__ = [
     "SessionStore",
     "DocumentStore",
     "TermIndex",
+    "ProxyKeyStore",
+    "ProxyKey",
+    "Principal",
+    "split_key",
+    "KEY_PREFIX",
     "StoreError",
     "EffectStateError",
     "WriteNeeded",
+    "RevisionConflict",
+    "ExternalIdTaken",
+    "MemoryRecord",
+    "new_memory_id",
     "EffectRecord",
     "StoredDoc",
     "DeletionReceipt",
