@@ -31,6 +31,7 @@ import hashlib
 import logging
 import threading
 import time
+from datetime import datetime, timezone
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterable, Sequence
@@ -75,7 +76,7 @@ FTS_TABLES = ("mem_terms", "mem_tri")
 CATCH_UP_BATCH = 1000
 MAX_CANDIDATES = 2000  # per search; beyond it the lexical statistics are approximate
 
-CONTEXT_WINDOW = 1  # an event's document also holds this many neighbouring events on each side
+CONTEXT_WINDOW = 2  # an event's document also holds this many neighbouring events on each side
 
 _COLUMNS = ("memory_id", "external_id", "kind", "origin", "project", "user", "session", "purpose",
             "sensitivity", "observed_at", "evergreen", "confidence", "evidence_ref", "statement", "terms",
@@ -182,8 +183,8 @@ class MemoryIndex:
         self._delete(con, "tenant = ? AND memory_id = ?", (rec.tenant, rec.memory_id))
         if not _servable(rec):
             return 0
-        found = terms(rec.statement)
         observed = float(rec.observed_at or rec.created_at or 0.0)
+        found = terms(rec.statement) + date_terms(observed)
         thread = _thread(rec)
         con.execute(
             "INSERT INTO mem(tenant, memory_id, project, user, session, purpose, sensitivity, expires_at, "
@@ -401,3 +402,12 @@ def _refresh_context(con: Any, thread: str, observed: float) -> None:
         ctx = " ".join(r[2] for j, r in enumerate(rows) if j != i and abs(j - i) <= w)
         con.execute("UPDATE mem SET ctx = ?, nctx = ? WHERE rowid = ? AND ctx != ?",
                     (ctx, len(ctx.split()) if ctx else 0, rows[i][0], ctx))
+
+
+def date_terms(observed: float) -> list[str]:
+    """The month and year a memory was observed (UTC), as words: "what did
+    we decide in March" finds March's memories."""
+    if observed <= 0:
+        return []
+    day = datetime.fromtimestamp(observed, timezone.utc)
+    return terms(day.strftime("%B %Y"))

@@ -29,7 +29,7 @@ from __future__ import annotations
 import math
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import Any, Callable, Mapping, Sequence
+from typing import Any, Mapping, Sequence
 
 DAY = 86400.0
 
@@ -39,13 +39,13 @@ class RankConfig:
     """``[filters.recall.rank]``: how candidates are scored (see the module docstring)."""
 
     k1: float = 1.2  # BM25 term-frequency saturation
-    b: float = 0.75  # BM25 length normalisation
+    b: float = 0.35  # BM25 length normalisation (short statements: low)
     half_life_days: float = 30.0  # temporal decay from observed_at to the query's as_of
-    decay_weight: float = 0.3  # share of relevance that decays (0: no decay, 1: all of it)
+    decay_weight: float = 0.1  # share of relevance that decays (0: no decay, 1: all of it)
     mmr_lambda: float = 0.7  # MMR trade-off: 1 = score only, 0 = diversity only
-    min_score: float = 0.12  # relevance floor (lexical/fused, before decay) for any result
+    min_score: float = 0.05  # relevance floor (lexical/fused, before decay) for any result
     vector_weight: float = 0.35  # fusion weight of embeddings when the extra is installed
-    prf_docs: int = 3  # pseudo-relevance feedback: expand the query from this many top documents (0: off)
+    prf_docs: int = 0  # pseudo-relevance feedback: expand the query from this many top documents (0: off)
     prf_terms: int = 6  # ...with this many of their terms
     prf_weight: float = 0.3  # ...each weighted this much relative to a query term
     context_weight: float = 0.3  # weight of a neighbouring event's terms in a document (0: own text only)
@@ -87,45 +87,42 @@ def idf(n_docs: int, df: int) -> float:
 
 
 def bm25(cands: Sequence[Any], weights: Mapping[str, float], substrings: Sequence[str], n_docs: int,
-         avg_len: float, cfg: RankConfig) -> tuple[list[float], float, list[Counter]]:
+         avg_len: float, cfg: RankConfig) -> tuple[list[float], float]:
     """BM25 of each candidate for the weighted query terms (and substrings,
-    counted in the raw statement), the query's ceiling, and each candidate's
-    own term counts. A document's terms are its own plus its neighbours'
+    counted in the raw statement) and the query's ceiling. A document's terms are its own plus its neighbours'
     (``ctx``) at ``context_weight`` (BM25F-style: weighted frequencies and
     length). Document frequencies are counted among the candidates: they are
     every visible document holding any query term. ``avg_len`` is the
     weighted average length."""
     cw = cfg.context_weight
-    counts = [Counter(c.terms.split()) for c in cands]
-    if cw:
-        for c, tf in zip(cands, counts):
-            if c.ctx:
-                for t, f in Counter(c.ctx.split()).items():
-                    tf[t] = tf.get(t, 0) + cw * f
+    # Counted with str.count on " term " in the space-joined terms: C speed, and
+    # only for the query's terms (a candidate's full term counts are never built).
+    own = [" " + c.terms + " " for c in cands]
+    ctx = [" " + c.ctx + " " if cw and c.ctx else "" for c in cands]
+    tfs: dict[str, list[float]] = {}
+    for t in weights:
+        needle = " " + t + " "
+        tfs[t] = [o.count(needle) + (cw * x.count(needle) if x else 0.0) for o, x in zip(own, ctx)]
     subs = [s.lower() for s in substrings]
     lowered = [c.statement.lower() for c in cands] if subs else []
+    for sub in subs:
+        tfs["\x00" + sub] = [low.count(sub) for low in lowered]
     n_docs = max(n_docs, len(cands), 1)
     avg_len = avg_len or 1.0
     k1, b = cfg.k1, cfg.b
-    df = {t: sum(1 for c in counts if t in c) for t in weights}
-    sdf = {s: sum(1 for low in lowered if s in low) for s in subs}
-    idfs = {t: idf(n_docs, df[t]) * w for t, w in weights.items()}
-    sidfs = {s: idf(n_docs, sdf[s]) for s in subs}
-    ceiling = (sum(idfs.values()) + sum(sidfs.values())) * (k1 + 1) or 1.0
+    qw = {**weights, **{"\x00" + sub: 1.0 for sub in subs}}
+    idfs = {t: idf(n_docs, sum(1 for f in tfs[t] if f)) * qw[t] for t in tfs}
+    ceiling = sum(idfs.values()) * (k1 + 1) or 1.0
     scores = []
-    for i, (cand, tf) in enumerate(zip(cands, counts)):
+    for i, cand in enumerate(cands):
         norm = k1 * (1 - b + b * ((cand.nterms + cw * cand.nctx) or 1) / avg_len)
         s = 0.0
         for t, w in idfs.items():
-            f = tf.get(t)
-            if f:
-                s += w * f * (k1 + 1) / (f + norm)
-        for sub, w in sidfs.items():
-            f = lowered[i].count(sub)
+            f = tfs[t][i]
             if f:
                 s += w * f * (k1 + 1) / (f + norm)
         scores.append(s)
-    return scores, ceiling, counts
+    return scores, ceiling
 
 
 def decay(observed_at: float, as_of: float, evergreen: bool, half_life_days: float) -> float:
@@ -135,24 +132,29 @@ def decay(observed_at: float, as_of: float, evergreen: bool, half_life_days: flo
     return 0.5 ** (age / half_life_days)
 
 
-def feedback_terms(counts: Sequence[Counter], order: Sequence[int], query: Mapping[str, float], n_docs: int,
-                   df_of: Callable[[str], int], cfg: RankConfig) -> dict[str, float]:
+def feedback_terms(scored: Sequence[Scored], query: Mapping[str, float], n_docs: int, cfg: RankConfig
+                   ) -> dict[str, float]:
     """Pseudo-relevance feedback: the terms that weigh most (tf·idf) in the
-    top documents and are not in the query, with ``prf_weight``."""
-    if cfg.prf_docs <= 0 or cfg.prf_terms <= 0 or not order:
+    top documents above the floor and not in the query, with ``prf_weight``
+    (document frequencies among the candidates)."""
+    top = [s for s in sorted(scored, key=lambda s: -s.score) if s.relevance >= cfg.min_score][: cfg.prf_docs]
+    if cfg.prf_docs <= 0 or cfg.prf_terms <= 0 or not top:
         return {}
+    df: Counter = Counter()
+    for s in scored:
+        df.update(set(s.cand.terms.split()))
     pool: Counter = Counter()
-    for i in order[: cfg.prf_docs]:
-        for t, f in counts[i].items():
+    for s in top:
+        for t, f in Counter(s.cand.terms.split()).items():
             if t not in query and len(t) > 2 and not t.isdigit():
-                pool[t] += f * idf(n_docs, df_of(t))
+                pool[t] += f * idf(n_docs, df[t])
     return {t: cfg.prf_weight for t, _ in pool.most_common(cfg.prf_terms)}
 
 
 def score(cands: Sequence[Any], weights: Mapping[str, float], substrings: Sequence[str], n_docs: int,
           avg_len: float, as_of: float, cfg: RankConfig, vectors: Sequence[float] | None = None
-          ) -> tuple[list[Scored], list[Counter]]:
-    lex, ceiling, counts = bm25(cands, weights, substrings, n_docs, avg_len, cfg)
+          ) -> list[Scored]:
+    lex, ceiling = bm25(cands, weights, substrings, n_docs, avg_len, cfg)
     out = []
     w = cfg.vector_weight if vectors is not None else 0.0
     for i, cand in enumerate(cands):
@@ -161,9 +163,8 @@ def score(cands: Sequence[Any], weights: Mapping[str, float], substrings: Sequen
         s.relevance = (1 - w) * s.lexical + w * max(0.0, s.vector or 0.0)
         s.decay = decay(cand.observed_at, as_of, cand.evergreen, cfg.half_life_days)
         s.score = s.relevance * ((1 - cfg.decay_weight) + cfg.decay_weight * s.decay)
-        s.termset = frozenset(cand.terms.split())
         out.append(s)
-    return out, counts
+    return out
 
 
 def mmr(scored: Sequence[Scored], k: int, lam: float) -> list[Scored]:
@@ -172,6 +173,8 @@ def mmr(scored: Sequence[Scored], k: int, lam: float) -> list[Scored]:
     pool = sorted(scored, key=lambda s: (-s.score, s.cand.memory_id))[: max(k * 4, 20)]
     if not pool:
         return []
+    for s in pool:
+        s.termset = frozenset(s.cand.terms.split())
     top = pool[0].score or 1.0
     chosen: list[Scored] = []
     while pool and len(chosen) < k:

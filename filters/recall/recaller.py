@@ -65,19 +65,13 @@ class Recaller:
             return Recalled([], 0)
         cands, n_docs, avg = self._candidates(viewer, words, subs, now, sessions, memories)
         weights = {w: 1.0 for w in words}
-        scored, counts = rank.score(cands, weights, subs, n_docs, avg, as_of, cfg)
+        scored = rank.score(cands, weights, subs, n_docs, avg, as_of, cfg)
         # The floor reads the query itself; feedback and vectors only reorder what passed it.
         floor = {id(s.cand): s.relevance for s in scored}
         if cfg.prf_docs and scored:
-            order = [i for i in sorted(range(len(scored)), key=lambda i: -scored[i].score)
-                     if scored[i].relevance >= cfg.min_score]
-            df: dict[str, int] = {}
-            for c in counts:
-                for t in c:
-                    df[t] = df.get(t, 0) + 1
-            extra = rank.feedback_terms(counts, order, weights, n_docs, lambda t: df.get(t, 0), cfg)
+            extra = rank.feedback_terms(scored, weights, n_docs, cfg)
             if extra:
-                scored, _ = rank.score(cands, {**weights, **extra}, subs, n_docs, avg, as_of, cfg)
+                scored = rank.score(cands, {**weights, **extra}, subs, n_docs, avg, as_of, cfg)
         if self.embedder is not None and scored:
             sims = self.embedder.similarities(query, [s.cand.statement for s in scored])
             for s, v in zip(scored, sims):
