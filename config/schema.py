@@ -105,6 +105,7 @@ class Config:
     routes: Mapping[str, RouteConfig] = field(default_factory=dict)
     pipeline: PipelineConfig = field(default_factory=PipelineConfig)
     filters: Mapping[str, Any] = field(default_factory=dict)  # each filter parses its own table
+    memory: Mapping[str, Any] = field(default_factory=dict)  # [memory.gate]: parsed by the memory gate
     source: str = "<defaults>"
 
     @property
@@ -125,7 +126,7 @@ class Config:
             seen.add(p)
 
 
-_TOP_KEYS = {"server", "upstream", "store", "routes", "pipeline", "filters"}
+_TOP_KEYS = {"server", "upstream", "store", "routes", "pipeline", "filters", "memory"}
 
 
 def default_config_text() -> str:
@@ -187,7 +188,7 @@ def _merge(base: dict, user: dict) -> dict:
     for key, value in user.items():
         if key in ("server", "upstream", "store", "pipeline") and isinstance(value, dict) and isinstance(out.get(key), dict):
             out[key] = {**out[key], **value}
-        elif key in ("routes", "filters") and isinstance(value, dict) and isinstance(out.get(key), dict):
+        elif key in ("routes", "filters", "memory") and isinstance(value, dict) and isinstance(out.get(key), dict):
             out[key] = {**out[key], **value}
         else:
             out[key] = value

@@ -11,12 +11,13 @@ import importlib
 
 from ctxproxy.config import ConfigError, default_config_text, load_config
 
-from .cmd_store import nonempty
+from .cmd_store import CLIError, nonempty
 
 # Modules that add subcommands: each has ``register(subparsers)``; the parser it
 # adds sets ``func(args) -> int`` via ``set_defaults``.
 COMMAND_MODULES: tuple[str, ...] = ("ctxproxy.proxy.cmd_pruned", "ctxproxy.proxy.cmd_manifest",
-                                    "ctxproxy.proxy.cmd_effects", "ctxproxy.proxy.cmd_demo")
+                                    "ctxproxy.proxy.cmd_effects", "ctxproxy.proxy.cmd_memory",
+                                    "ctxproxy.proxy.cmd_forget", "ctxproxy.proxy.cmd_demo")
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -35,8 +36,10 @@ def _parser() -> argparse.ArgumentParser:
     s.add_argument("--workers", type=int, help="processes sharing the port (SO_REUSEPORT; default 1)")
     s.add_argument("--data-dir", metavar="DIR", type=nonempty,
                    help="where the store and caches live (default ./.ctxproxy)")
-    s.add_argument("--anthropic-upstream", metavar="URL", help="Anthropic base URL (default https://api.anthropic.com)")
-    s.add_argument("--openai-upstream", metavar="URL", help="OpenAI base URL (default https://api.openai.com)")
+    s.add_argument("--anthropic-upstream", metavar="URL",
+                   help="Anthropic base URL, with or without /v1 (default https://api.anthropic.com)")
+    s.add_argument("--openai-upstream", metavar="URL",
+                   help="OpenAI base URL, with or without /v1 (default https://api.openai.com)")
     s.add_argument("--shutdown-timeout", type=float, metavar="SECONDS",
                    help="on SIGTERM/SIGINT, how long requests in flight may finish before they are cut "
                         "(default 5; server.shutdown_timeout)")
@@ -90,6 +93,9 @@ def _main(argv: list[str] | None = None) -> int:
     except ConfigError as exc:
         print(f"ctxproxy: config error: {exc}", file=sys.stderr)
         return 2
+    except CLIError as exc:  # a subcommand's own refusal: one line, its exit code
+        print(f"ctxproxy: {exc}", file=sys.stderr)
+        return exc.code
     except Exception as exc:  # a store refusal (an id it cannot file, a full map...) is one line, too
         from ctxproxy.store import StoreError
 
@@ -139,6 +145,9 @@ def _check_pipeline(cfg, build: bool = False) -> None:
         if dup is not None:
             raise ConfigError(f"{path}: filter {dup!r} is listed twice")
     configs = filter_configs(cfg)
+    from ctxproxy.filters.memory.gate import GateConfig
+
+    GateConfig.from_config(cfg)  # [memory.gate]
     Router(cfg)
     if not build:
         return

@@ -23,7 +23,7 @@ import time
 from pathlib import Path
 from typing import Callable
 
-from .errors import EffectStateError, StoreError, WriteNeeded
+from .errors import EffectStateError, ExternalIdTaken, RevisionConflict, StoreError, WriteNeeded
 from .interfaces import Batch, DocumentStore, EffectLedger, SessionStore, Store, TermIndex
 from .lmdb_store import (
     DEFAULT_MAP_SIZE,
@@ -36,6 +36,7 @@ from .lmdb_store import (
     LMDBStore,
     MigrationContext,
 )
+from .memory_records import MemoryRecord, new_memory_id
 from .records import (
     COMPLETED,
     EFFECT_STATES,
@@ -89,6 +90,10 @@ __all__ = [
     "StoreError",
     "EffectStateError",
     "WriteNeeded",
+    "RevisionConflict",
+    "ExternalIdTaken",
+    "MemoryRecord",
+    "new_memory_id",
     "EffectRecord",
     "StoredDoc",
     "DeletionReceipt",
