@@ -47,7 +47,7 @@ included), ``route``, ``conflicts`` (instruction_conflict records),
 ``rules``, ``policy_revision`` (the bundle revision, only when one of its
 segments was placed), ``memory``, ``evidence`` and ``placement`` (where each
 group went: ``stable``, ``system``, ``turn``, plus ``demoted``,
-``breakpoints``...); ``turn.state["segments"]`` every segment with its fate
+``breakpoints``...); ``turn.segments`` every segment with its fate
 and, once placed, its ``where``. Fails open: on error the request goes on
 without the envelope and the turn is marked degraded.
 
@@ -201,6 +201,18 @@ class InjectFilter(Filter):
     def create(cls, config: InjectConfig, services: Mapping[str, Any]) -> "InjectFilter":
         return cls(config, services.get("store"), services.get("retriever"))
 
+    def report(self, turn: Turn) -> dict | None:
+        st = turn.state.get(self.name)
+        if not st:
+            return None
+        # "placement": where each group of segments went (the manifest places the segments by it)
+        return {"token_budget": st.get("budget"), "tokens_injected": st.get("used"),
+                "policy_revision": st.get("policy_revision"), "placement": st.get("placement")}
+
+    @staticmethod
+    def successor_state(st: dict) -> dict:
+        return st  # what it placed describes the request, which a successor shares
+
     def on_request(self, turn: Turn) -> Commit | None:
         view = turn.request
         if view is None:
@@ -235,7 +247,7 @@ class InjectFilter(Filter):
             return self._write_session(turn, state, session_writes, lambda: None)
         # What we add is text the model reads too: rules files, memories and
         # checkpoints pass through the same redaction as the request did.
-        redact = turn.state.get("redact:apply")
+        redact = turn.redact_added
         if redact is not None:
             for seg in segments:
                 seg.text = redact(seg.text)
