@@ -122,14 +122,21 @@ class Stats:
     avg_ctx: float = 0.0
 
 
-def visibility(viewer: Viewer, now: float, alias: str = "m") -> tuple[str, list[Any]]:
-    """The WHERE clause (and its parameters) a viewer's candidates must pass."""
+def visibility(viewer: Viewer, now: float, exclude_kinds: Sequence[str] = (), alias: str = "m"
+               ) -> tuple[str, list[Any]]:
+    """The WHERE clause (and its parameters) a viewer's candidates must pass:
+    the tenant, each scope column empty or the viewer's (sessions: its tree),
+    the sensitivity ceiling, not expired."""
     sessions = tuple(dict.fromkeys(("", *viewer.sessions)))
     where = (f"{alias}.tenant = ? AND {alias}.project IN ('', ?) AND {alias}.user IN ('', ?) "
              f"AND {alias}.purpose IN ('', ?) AND {alias}.session IN ({placeholders(sessions)}) "
              f"AND {alias}.sensitivity <= ? AND ({alias}.expires_at IS NULL OR {alias}.expires_at > ?)")
-    return where, [viewer.tenant, viewer.project, viewer.user, viewer.purpose, *sessions,
-                   sensitivity_rank(viewer.ceiling), now]
+    params = [viewer.tenant, viewer.project, viewer.user, viewer.purpose, *sessions,
+              min(sensitivity_rank(viewer.ceiling), 2), now]
+    if exclude_kinds:
+        where += f" AND {alias}.kind NOT IN ({placeholders(exclude_kinds)})"
+        params += list(exclude_kinds)
+    return where, params
 
 
 def _servable(rec: Any) -> bool:
@@ -326,7 +333,8 @@ class MemoryIndex:
 
     # -- reading -------------------------------------------------------------------
     def search(self, viewer: Viewer, words: Sequence[str], substrings: Sequence[str] = (),
-               now: float | None = None, limit: int = MAX_CANDIDATES) -> tuple[list[Candidate], Stats]:
+               now: float | None = None, limit: int = MAX_CANDIDATES, exclude_kinds: Sequence[str] = ()
+               ) -> tuple[list[Candidate], Stats]:
         """The memories ``viewer`` may see that hold any of ``words`` (terms)
         or ``substrings`` (trigram), and the statistics over what it may see."""
         if not viewer.known or (not words and not substrings):
@@ -334,7 +342,7 @@ class MemoryIndex:
         if self.store is not None:
             self.catch_up()
         now = time.time() if now is None else now
-        where, params = visibility(viewer, now)
+        where, params = visibility(viewer, now, exclude_kinds)
         con = self.file.db()
         cols = ", ".join(f"m.{c}" for c in _COLUMNS)
         rows: dict[str, tuple] = {}
@@ -351,18 +359,19 @@ class MemoryIndex:
             for row in con.execute(f"SELECT {cols} FROM mem m WHERE m.rowid IN (SELECT rowid FROM mem_tri "
                                    f"WHERE mem_tri MATCH ?) AND {where} LIMIT ?", (match, *params, limit)):
                 rows.setdefault(row[0], row)
-        return [Candidate(*r[:10], bool(r[10]), *r[11:]) for r in rows.values()], self.stats(viewer, now)
+        return ([Candidate(*r[:10], bool(r[10]), *r[11:]) for r in rows.values()],
+                self.stats(viewer, now, tuple(exclude_kinds)))
 
-    def stats(self, viewer: Viewer, now: float) -> Stats:
+    def stats(self, viewer: Viewer, now: float, exclude_kinds: tuple[str, ...] = ()) -> Stats:
         """Count and average length of the viewer's visible memories (cached
         until the index changes; expiry read at the minute)."""
         con = self.file.db()
         version = con.execute("PRAGMA data_version").fetchone()[0]
-        key = (viewer, int(now // 60), version)
+        key = (viewer, exclude_kinds, int(now // 60), version)
         hit = self._stats.get(key)
         if hit is not None:
             return hit
-        where, params = visibility(viewer, now)
+        where, params = visibility(viewer, now, exclude_kinds)
         n, avg, avg_ctx = con.execute(f"SELECT COUNT(*), AVG(m.nterms), AVG(m.nctx) FROM mem m WHERE {where}",
                                       params).fetchone()
         if len(self._stats) > 4096:

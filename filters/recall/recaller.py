@@ -50,7 +50,8 @@ class Recaller:
         self.embedder = embedder  # optional: .similarities(query, texts) -> list[float]
 
     def recall(self, viewer: Viewer, query: str, k: int = 8, as_of: float | None = None,
-               sessions: Sequence[str] | None = None, memories: bool = True) -> Recalled:
+               sessions: Sequence[str] | None = None, memories: bool = True,
+               exclude_kinds: Sequence[str] = ()) -> Recalled:
         """Up to ``k`` results for ``query`` among what ``viewer`` may see.
         ``sessions``: the session-index sessions to search too (already
         authorised for this viewer by the caller: its session tree)."""
@@ -63,7 +64,7 @@ class Recaller:
         subs = substrings_of(query)
         if not words and not subs:
             return Recalled([], 0)
-        cands, n_docs, avg = self._candidates(viewer, words, subs, now, sessions, memories)
+        cands, n_docs, avg = self._candidates(viewer, words, subs, now, sessions, memories, tuple(exclude_kinds))
         weights = {w: 1.0 for w in words}
         scored = rank.score(cands, weights, subs, n_docs, avg, as_of, cfg)
         # The floor reads the query itself; feedback and vectors only reorder what passed it.
@@ -83,11 +84,12 @@ class Recaller:
         return Recalled(rank.mmr(kept, k, cfg.mmr_lambda), len(cands))
 
     def _candidates(self, viewer: Viewer, words: Sequence[str], subs: Sequence[str], now: float,
-                    sessions: Sequence[str] | None, memories: bool) -> tuple[list[Candidate], int, float]:
+                    sessions: Sequence[str] | None, memories: bool, exclude_kinds: tuple[str, ...] = ()
+                    ) -> tuple[list[Candidate], int, float]:
         cands: list[Candidate] = []
         n_docs, total = 0, 0.0
         if memories:
-            found, stats = self.memories.search(viewer, words, subs, now)
+            found, stats = self.memories.search(viewer, words, subs, now, exclude_kinds=exclude_kinds)
             cands += found
             n_docs += stats.docs
             total += stats.docs * (stats.avg_terms + self.config.context_weight * stats.avg_ctx)
