@@ -48,7 +48,8 @@ log = logging.getLogger("ctxproxy")
 
 # Modules that register admin endpoints with ``admin.admin_route`` on import.
 ADMIN_MODULES: tuple[str, ...] = ("ctxproxy.proxy.admin_pruned", "ctxproxy.proxy.admin_manifests",
-                                  "ctxproxy.proxy.admin_effects", "ctxproxy.proxy.admin_memory")
+                                  "ctxproxy.proxy.admin_effects", "ctxproxy.proxy.admin_memory",
+                                  "ctxproxy.proxy.admin_recall")
 
 
 def version() -> str:

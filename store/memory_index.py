@@ -37,7 +37,7 @@ from pathlib import Path
 from typing import Any, Iterable, Sequence
 
 from .memory_terms import fts_query, terms
-from .sqlite_index import SQLiteFile, Viewer, acl_token, placeholders, sensitivity_rank
+from .sqlite_index import SQLiteFile, Viewer, acl_token, attach, placeholders, sensitivity_rank
 
 log = logging.getLogger("ctxproxy.store.recall")
 
@@ -157,11 +157,11 @@ class MemoryIndex:
     @classmethod
     def open(cls, data_dir: str | Path, store: Any) -> "MemoryIndex":
         """The index under ``data_dir``, registered on ``store.derived``."""
-        index = cls(Path(data_dir) / "recall" / "memories.db", store)
-        derived = getattr(store, "derived", None)
-        if isinstance(derived, list) and not any(getattr(d, "name", "") == cls.name for d in derived):
-            derived.append(index)
-        return index
+        return attach(cls, Path(data_dir) / "recall" / "memories.db", store, store)
+
+    def generation(self) -> int:
+        """Changes whenever something was forgotten (a cached result is stale)."""
+        return int(self.file.meta("forgets", 0) or 0)
 
     # -- writing -----------------------------------------------------------------
     def watermark(self) -> int:
@@ -321,6 +321,7 @@ class MemoryIndex:
                                         (tenant, *chunk))
             if clauses:
                 removed += self._delete(con, f"tenant = ? AND ({' OR '.join(clauses)})", (tenant, *params))
+            self.file.bump(con, "forgets")
             con.execute("COMMIT")
         except BaseException:
             con.execute("ROLLBACK")

@@ -26,7 +26,7 @@ from typing import Any, Iterable, Sequence
 
 from .memory_index import Candidate, Stats
 from .memory_terms import fts_query, terms
-from .sqlite_index import SQLiteFile, Viewer, acl_token, placeholders
+from .sqlite_index import SQLiteFile, Viewer, acl_token, attach, placeholders
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta(k TEXT PRIMARY KEY, v);
@@ -71,11 +71,10 @@ class SessionIndex:
 
     @classmethod
     def open(cls, data_dir: str | Path, store: Any = None) -> "SessionIndex":
-        index = cls(Path(data_dir) / "recall" / "sessions.db")
-        derived = getattr(store, "derived", None)
-        if isinstance(derived, list) and not any(getattr(d, "name", "") == cls.name for d in derived):
-            derived.append(index)
-        return index
+        return attach(cls, Path(data_dir) / "recall" / "sessions.db", store)
+
+    def generation(self) -> int:
+        return int(self.file.meta("forgets", 0) or 0)
 
     # -- sessions and trees ----------------------------------------------------------
     def note_session(self, tenant: str, session: str, user: str, project: str = "", parent: str = "",
@@ -145,6 +144,12 @@ class SessionIndex:
         params.append(MAX_TREE)
         rows = self.file.db().execute(sql, params).fetchall()
         return tuple(dict.fromkeys([*tree, *(r[0] for r in rows)]))[:MAX_TREE]
+
+    def owner(self, tenant: str, session: str) -> str | None:
+        """The user a session is recorded for (None: not known)."""
+        row = self.file.db().execute("SELECT user FROM sessions WHERE tenant = ? AND session = ?",
+                                     (tenant, session)).fetchone()
+        return None if row is None else row[0]
 
     def sessions_of(self, tenant: str, user: str) -> tuple[str, ...]:
         rows = self.file.db().execute("SELECT session FROM sessions WHERE tenant = ? AND user = ? "
@@ -234,6 +239,7 @@ class SessionIndex:
             if subject.get("project"):
                 p = str(subject["project"])
                 turns += con.execute("DELETE FROM turns WHERE tenant = ? AND project = ?", (tenant, p)).rowcount
+            self.file.bump(con, "forgets")
             con.execute("COMMIT")
         except BaseException:
             con.execute("ROLLBACK")

@@ -84,6 +84,10 @@ class SQLiteFile:
         row = self.db().execute("SELECT v FROM meta WHERE k = ?", (key,)).fetchone()
         return default if row is None else row[0]
 
+    def bump(self, con: Any, key: str) -> None:
+        """Count an event (inside the caller's transaction)."""
+        con.execute("INSERT INTO meta(k, v) VALUES (?, 1) ON CONFLICT(k) DO UPDATE SET v = v + 1", (key,))
+
     def erase_free_pages(self, fts_tables: Iterable[str]) -> None:
         """Make erased text unrecoverable from the file: merge FTS5 segments (a
         delete only adds a tombstone until then), checkpoint the WAL into the
@@ -104,3 +108,17 @@ class SQLiteFile:
             except Exception:  # another thread's connection: closed best effort
                 pass
         self._local = threading.local()
+
+
+def attach(cls: type, path: Path, store: Any, *args: Any) -> Any:
+    """The index of ``cls`` already on ``store.derived``, or a new one
+    registered there (so ``forget`` reaches it, whoever opened the store)."""
+    derived = getattr(store, "derived", None)
+    if isinstance(derived, list):
+        for d in derived:
+            if isinstance(d, cls):
+                return d
+    index = cls(path, *args)
+    if isinstance(derived, list):
+        derived.append(index)
+    return index

@@ -122,6 +122,7 @@ class _Last:
     observed_at: str
     items: list[dict]
     candidates: int
+    generation: tuple[int, int]  # the indexes' forget counts: a forget since makes it stale
 
 
 class RecallFilter(Filter):
@@ -137,6 +138,7 @@ class RecallFilter(Filter):
 
     @classmethod
     def create(cls, config: RecallConfig, services: Mapping[str, Any]) -> "RecallFilter":
+        recall_services(services)  # open the indexes at start-up (and register them for forget)
         return cls(config, services)
 
     # -- request ---------------------------------------------------------------------
@@ -161,8 +163,9 @@ class RecallFilter(Filter):
         key = hashlib.sha256(user_text.encode()).hexdigest()
         tree = rs.sessions.tree(ident.tenant, ident.session, ident.user, ident.parent_session)
         viewer = self.viewer(turn, tree)
+        generation = (rs.memories.generation(), rs.sessions.generation())
         last = self._remembered(ident.tenant, ident.session)
-        if last is not None and last.key == key:
+        if last is not None and last.key == key and last.generation == generation:
             state.status, state.candidates, state.items = "reused", last.candidates, last.items
             self._offer(turn, last, route)
             self._finish(turn, state, t0, t0_ns)
@@ -183,7 +186,7 @@ class RecallFilter(Filter):
         state.status, state.candidates = "recalled", found.candidates
         state.items = [item_report(s) for s in found.items]
         last = _Last(key, render_items(found.items), _max_sens(found.items), _newest(found.items), state.items,
-                     found.candidates)
+                     found.candidates, generation)
         self._remember(ident.tenant, ident.session, last)
         if found.items:
             self._offer(turn, last, route)
@@ -228,12 +231,6 @@ class RecallFilter(Filter):
             self._last.move_to_end((tenant, session))
             while len(self._last) > max(1, self.config.reuse_sessions):
                 self._last.popitem(last=False)
-
-    def forget_session(self, tenant: str, session: str | None = None) -> None:
-        """Drop remembered results (after a forget: nothing erased is reused)."""
-        with self._lock:
-            for key in [k for k in self._last if k[0] == tenant and (session is None or k[1] == session)]:
-                del self._last[key]
 
     # -- response: what the session index keeps ------------------------------------------
     def on_response(self, turn: Turn, view: Any) -> None:
