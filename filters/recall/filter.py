@@ -200,7 +200,7 @@ class RecallFilter(Filter):
         purpose = self.viewer_purpose(turn)
         ceiling = route.max_sensitivity or cfg.max_sensitivity
         return Viewer(tenant=ident.tenant, user=ident.user, project=ident.project, purpose=purpose,
-                      sessions=tree or (ident.session,), ceiling=ceiling)
+                      sessions=tree, ceiling=ceiling)  # () when the session is someone else's
 
     def _offer(self, turn: Turn, last: _Last, route: RecallRouteConfig) -> None:
         if not last.text:
