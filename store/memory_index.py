@@ -64,7 +64,7 @@ CREATE TABLE IF NOT EXISTS vis(
     session TEXT NOT NULL, purpose TEXT NOT NULL, sensitivity INTEGER NOT NULL, expires_at REAL,
     kind TEXT NOT NULL, nterms INTEGER NOT NULL, nctx INTEGER NOT NULL);
 CREATE INDEX IF NOT EXISTS vis_scope ON vis(tenant, user, project);
-CREATE INDEX IF NOT EXISTS mem_thread ON mem(thread, observed_at) WHERE thread != '';
+CREATE INDEX IF NOT EXISTS mem_thread ON mem(thread, observed_at);
 CREATE VIRTUAL TABLE IF NOT EXISTS mem_terms USING fts5(
     terms, ctx, acl, content='mem', content_rowid='rowid', tokenize="unicode61 remove_diacritics 0 tokenchars '_'");
 CREATE VIRTUAL TABLE IF NOT EXISTS mem_tri USING fts5(
