@@ -63,8 +63,7 @@ def snapshot_segments(turn: Any, store: Any, session_state: Mapping[str, Any], c
     if not isinstance(snap, dict):
         now = time.time() if now is None else now
         project = project or getattr(ident, "project", "") or ""
-        snap = build_snapshot(store.memories.list(ident.tenant, status="active"), ident, chars, project,
-                              max_sens, now)
+        snap = build_snapshot(candidates(store, ident, project), ident, chars, project, max_sens, now)
         write = {STATE_KEY: snap}
         status = "frozen"
     segments = []
@@ -81,6 +80,17 @@ def snapshot_segments(turn: Any, store: Any, session_state: Mapping[str, Any], c
     return segments, info, write
 
 
+def candidates(store: Any, ident: Any, project: str) -> list[Any]:
+    """The snapshot-kind records of every scope this turn could see (each scope
+    read from its index: the tenant's other records are never loaded)."""
+    out = []
+    for p in dict.fromkeys(("", project)):
+        for u in dict.fromkeys(("", ident.user or "")):
+            for s in dict.fromkeys(("", ident.session or "")):
+                out += store.memories.scope_records(ident.tenant, p, u, s, snapshot=True)
+    return out
+
+
 def build_snapshot(records: Iterable[Any], ident: Any, chars: Mapping[str, int], project: str, max_sens: str,
                    now: float, scan: Callable[[str], Any] | None = None) -> dict[str, Any]:
     """Select, bound and render the visible memories (a plain dict, stored as is).
@@ -89,8 +99,13 @@ def build_snapshot(records: Iterable[Any], ident: Any, chars: Mapping[str, int],
     today's rules: a record that fails is left out, and only the manifest
     lists ``[blocked: <reason>]`` in its place (the model never sees it).
     """
-    if scan is None:
-        scan = _default_scan()
+    scanner = [scan]
+
+    def check(text: str) -> Any:
+        if scanner[0] is None:  # the threat rules load on the first record to check
+            scanner[0] = _default_scan()
+        return scanner[0](text)
+
     limit = SENSITIVITY_ORDER.index(max_sens) if max_sens in SENSITIVITY_ORDER else 1
     candidates = []
     blocked = []
@@ -101,7 +116,7 @@ def build_snapshot(records: Iterable[Any], ident: Any, chars: Mapping[str, int],
         scope = _visible_scope(rec, ident, project, now, limit)
         if scope is None:
             continue
-        reason = rec.quarantine or getattr(scan(text), "reason", "") if rec.status == "active" else ""
+        reason = rec.quarantine or getattr(check(text), "reason", "")
         if reason or rec.quarantine:
             blocked.append({"memory_id": rec.memory_id, "scope": scope,
                             "line": f"[blocked: {rec.quarantine or reason}]"})

@@ -145,9 +145,6 @@ def _check_pipeline(cfg, build: bool = False) -> None:
         if dup is not None:
             raise ConfigError(f"{path}: filter {dup!r} is listed twice")
     configs = filter_configs(cfg)
-    from ctxproxy.filters.memory.gate import GateConfig
-
-    GateConfig.from_config(cfg)  # [memory.gate]
     Router(cfg)
     if not build:
         return

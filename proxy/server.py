@@ -136,15 +136,16 @@ def server_secret(cfg: Config) -> bytes:
 def memory_upkeep(store: Any, cfg: Config) -> None:
     """At load: re-scan memories when the threat rules changed (quarantine),
     purge long-expired ones, and finish erasures left pending (when this
-    process has the store to itself). Skipped on a store without memories."""
-    from ctxproxy.filters.memory.gate import GateConfig, MemoryGate
+    process has the store to itself). A store without memories or pending
+    erasures skips it (and the threat rules' compile time)."""
     from ctxproxy.store.forget import finish_erasure
 
-    gate_config = GateConfig.from_config(cfg)  # a bad [memory.gate] stops start-up
     if store.pending_receipts():
         finish_erasure(store)
     if store.memories.tenants():
-        gate = MemoryGate(store, gate_config)
+        from ctxproxy.filters.memory.gate import MemoryGate
+
+        gate = MemoryGate(store, cfg.memory.gate)
         gate.rescan()
         gate.purge_expired()
 

@@ -5,6 +5,6 @@
   encoded instructions, invisible characters), pure and fast, no I/O.
 - ``threat_rules`` — the rule table ``threats`` compiles once.
 """
-from .threats import REASONS, Threat, scan
+from .threats import REASONS, RULES_VERSION, Threat, scan
 
-__all__ = ["REASONS", "Threat", "scan"]
+__all__ = ["REASONS", "RULES_VERSION", "Threat", "scan"]

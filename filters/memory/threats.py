@@ -26,12 +26,14 @@ from __future__ import annotations
 import base64
 import binascii
 import codecs
+import hashlib
 import html
 import re
 import unicodedata
 from typing import NamedTuple
 from urllib.parse import unquote
 
+from .literals import required
 from .threat_rules import RULES
 
 
@@ -49,9 +51,10 @@ REASONS: dict[str, str] = {
     "system_prompt_override": "text fakes, replaces or asks for the system prompt",
     "exfiltration": "text sends data to an outside address (command, link or image beacon)",
     "credential_read": "text reads credential or key files or asks for secrets",
+    "agent_config_edit": "text edits the agent's rule, memory, hook or MCP configuration",
     "persistence_backdoor": "text plants an SSH key, scheduled job, shell-startup hook, service or remote shell",
     "destructive_command": "text holds a destructive command",
-    "agent_config_edit": "text edits the agent's rule, memory, hook or MCP configuration",
+    "unsafe_action": "text orders a payment, a credential change, an invitation or a send to an outside address",
     "hidden_markup": "instructions hidden in markup or comments",
     "homoglyph": "a word mixes Latin with look-alike letters from another script",
     "encoded_payload": "an encoded or obfuscated payload decodes to an instruction",
@@ -60,19 +63,68 @@ REASONS: dict[str, str] = {
 _MAX_SCAN = 200_000  # characters scanned; a longer statement is refused by size elsewhere
 
 
-def _compile() -> tuple[tuple[str, re.Pattern[str]], ...]:
-    by_reason: dict[str, list[str]] = {}
-    for reason, pattern in RULES:
-        if reason not in REASONS:
+class _Rule(NamedTuple):
+    reason: str
+    regex: re.Pattern[str]
+
+
+def _compile() -> tuple[tuple[_Rule, ...], dict[str, tuple[tuple[str, tuple[int, ...]], ...]], tuple[int, ...]]:
+    """Rules in reason order; literal index (first 2-3 characters -> (literal, rules needing it));
+    rules without literals (always run)."""
+    order = {r: i for i, r in enumerate(REASONS)}
+    for reason, _ in RULES:
+        if reason not in order:
             raise ValueError(f"threat rule with unknown reason {reason!r}")
-        by_reason.setdefault(reason, []).append(f"(?:{pattern})")
-    return tuple(
-        (reason, re.compile("|".join(by_reason[reason]), re.MULTILINE))
-        for reason in REASONS if reason in by_reason
-    )
+    ranked = sorted(RULES, key=lambda rule: order[rule[0]])
+    rules = tuple(_Rule(reason, re.compile(pattern, re.MULTILINE)) for reason, pattern in ranked)
+    by_literal: dict[str, list[int]] = {}
+    always = []
+    for i, (_, pattern) in enumerate(ranked):
+        lits = required(pattern)
+        if lits is None:
+            always.append(i)
+            continue
+        for lit in lits:
+            by_literal.setdefault(lit, []).append(i)
+    index: dict[str, list[tuple[str, tuple[int, ...]]]] = {}
+    for lit, idx in by_literal.items():
+        index.setdefault(lit[:_GRAM], []).append((lit, tuple(idx)))
+    return rules, {k: tuple(v) for k, v in index.items()}, tuple(always)
 
 
-_COMPILED = _compile()
+_GRAM = 3  # literals are indexed by their first three characters (or all of a shorter one)
+_RULES, _INDEX, _ALWAYS = _compile()
+
+
+def _version() -> str:
+    h = hashlib.sha256()
+    for reason, pattern in RULES:
+        h.update(f"{reason}\0{pattern}\0".encode())
+    h.update("\0".join(REASONS).encode())
+    return h.hexdigest()[:16]
+
+
+# Changes whenever a rule or reason changes: the gate re-scans stored records when it differs
+# from the one they were last scanned under (threats.py's own code changes show in its file hash).
+RULES_VERSION = _version()
+
+
+def _candidates(folded: str) -> list[int]:
+    """Rules one of whose literals occurs in ``folded`` (plus those without literals), in rule order."""
+    n = len(folded)
+    grams = {folded[i:i + _GRAM] for i in range(n - _GRAM + 1)}
+    grams.update(folded[i:i + 2] for i in range(n - 1))
+    found = set(_ALWAYS)
+    get = _INDEX.get
+    for g in grams:
+        entries = get(g)
+        if entries is None:
+            continue
+        for lit, idx in entries:
+            if len(lit) <= _GRAM or lit in folded:
+                found.update(idx)
+    return sorted(found)
+
 
 # -- invisible characters ---------------------------------------------------------
 
@@ -157,9 +209,10 @@ def normalise(text: str) -> str:
 
 
 def _rules(folded: str) -> Threat | None:
-    for reason, rx in _COMPILED:
-        if rx.search(folded):
-            return Threat(reason, REASONS[reason])
+    for i in _candidates(folded):
+        rule = _RULES[i]
+        if rule.regex.search(folded):
+            return Threat(rule.reason, REASONS[rule.reason])
     return None
 
 
@@ -206,9 +259,9 @@ _HEXRUN = re.compile(r"(?<![0-9a-fA-F])(?:[0-9a-fA-F]{2}){12,}(?![0-9a-fA-F])|(?
 _UESC = re.compile(r"(?:\\u[0-9a-fA-F]{4}){4,}")
 _PCT = re.compile(r"(?:%[0-9a-fA-F]{2}[^%\s]{0,3}){4,}")
 _ENTITY = re.compile(r"&#(?:x[0-9a-f]+|\d+);|&[a-z]+;", re.IGNORECASE)
-_LEET_TOKEN = re.compile(r"(?=[^\s]*[a-z])(?=[^\s]*[0134578@$|!])[a-z0-9@$|!]{3,}")
-_LEET = str.maketrans({"0": "o", "1": "i", "3": "e", "4": "a", "5": "s", "7": "t", "8": "b", "@": "a", "$": "s",
-                       "|": "l", "!": "i"})
+# A token of letters and leet characters, two letters at least ("1gn0re", "4ll", "pr3v10us").
+_LEET_TOKEN = re.compile(r"(?<![\w@$])(?=[\w@$]*[a-z][\w@$]*[a-z])(?=[\w@$]*[0134578@$])[a-z0134578@$]{3,}(?![\w@$])")
+_LEET = str.maketrans({"0": "o", "1": "i", "3": "e", "4": "a", "5": "s", "7": "t", "8": "b", "@": "a", "$": "s"})
 _SPACED = re.compile(r"(?<![^\W\d_])(?:[^\W\d_][ .\-_*]){3,}[^\W\d_](?![^\W\d_])")
 _SEPARATORS = re.compile(r"[ .\-_*]")
 _MENTIONS_ROT = re.compile(r"\brot[- ]?13\b|\bcaesar\b")
@@ -284,7 +337,9 @@ def _obfuscations(folded: str):
     if _SPACED.search(folded):
         yield "spaced-out letters", _SPACED.sub(lambda m: _SEPARATORS.sub("", m.group()), folded)
     if _LEET_TOKEN.search(folded):
-        yield "leetspeak", _LEET_TOKEN.sub(lambda m: m.group().translate(_LEET), folded)
+        plain = _LEET_TOKEN.sub(lambda m: m.group().translate(_LEET), folded)
+        if plain != folded:
+            yield "leetspeak", plain
 
 
 def _encoded(nfkc: str, folded: str, depth: int) -> Threat | None:
