@@ -23,8 +23,6 @@ import secrets
 import signal
 import socket
 import sys
-from dataclasses import dataclass, field
-from importlib import metadata
 from pathlib import Path
 from typing import Any
 
@@ -37,10 +35,12 @@ from ctxproxy.store import StoreError, open_store
 from ctxproxy.store.writer import BackgroundWriter
 
 from .admin import add_admin_routes
+from .app_state import APP_STATE, AppState, InFlight, version
+from .auth import Keyring, Refusal, peer_of, warn_if_open
 from .engine import engine_for
-from .errors import error_response, family_api, response_for
+from .errors import error_response, family_api, refusal_response, response_for
 from .relay import Relay
-from .routing import Route, Router
+from .routing import Router
 from .telemetry import close_telemetry, open_telemetry
 from .websocket import handle_ws, is_upgrade
 
@@ -49,14 +49,7 @@ log = logging.getLogger("ctxproxy")
 # Modules that register admin endpoints with ``admin.admin_route`` on import.
 ADMIN_MODULES: tuple[str, ...] = ("ctxproxy.proxy.admin_pruned", "ctxproxy.proxy.admin_manifests",
                                   "ctxproxy.proxy.admin_effects", "ctxproxy.proxy.admin_memory",
-                                  "ctxproxy.proxy.admin_recall")
-
-
-def version() -> str:
-    try:
-        return metadata.version("ctxproxy")
-    except metadata.PackageNotFoundError:
-        return "0+unknown"
+                                  "ctxproxy.proxy.admin_recall", "ctxproxy.proxy.admin_keys")
 
 
 # After in-flight upstream calls are cut at shutdown, the seconds a handler has to
@@ -64,47 +57,6 @@ def version() -> str:
 CUT_GRACE = 2.0
 
 
-class InFlight:
-    """How many proxied requests are being served: shutdown waits until none is."""
-
-    def __init__(self) -> None:
-        self.count = 0
-        self._idle = asyncio.Event()
-        self._idle.set()
-
-    def __enter__(self) -> "InFlight":
-        self.count += 1
-        self._idle.clear()
-        return self
-
-    def __exit__(self, *exc: Any) -> None:
-        self.count -= 1
-        if self.count == 0:
-            self._idle.set()
-
-    async def wait_idle(self, timeout: float) -> bool:
-        """True if no request is left in flight within ``timeout`` seconds."""
-        if self.count and timeout > 0:
-            try:
-                await asyncio.wait_for(self._idle.wait(), timeout)
-            except TimeoutError:
-                pass
-        return self.count == 0
-
-
-@dataclass
-class AppState:
-    config: Config
-    router: Router
-    relay: Relay
-    routes: dict[str, Route]
-    services: dict[str, Any] = field(default_factory=dict)
-    inflight: InFlight = field(default_factory=InFlight)
-    version: str = field(default_factory=version)
-    pid: int = field(default_factory=os.getpid)
-
-
-APP_STATE = web.AppKey("ctxproxy_state", AppState)
 
 
 def server_secret(cfg: Config) -> bytes:
@@ -193,7 +145,8 @@ def make_app(cfg: Config, services: dict[str, Any] | None = None) -> web.Applica
                 cookie_jar=aiohttp.DummyCookieJar(),
             )
             relay = Relay(session, engine)
-            app[APP_STATE] = AppState(cfg, router, relay, routes, svc, inflight)
+            keyring = svc["keyring"] = Keyring(cfg, svc.get("store"))
+            app[APP_STATE] = AppState(cfg, router, relay, routes, svc, inflight, keyring=keyring)
             yield
         finally:  # after serving, or when start-up failed half-way: nothing is left open
             try:
@@ -252,6 +205,12 @@ async def proxy_handler(request: web.Request) -> web.StreamResponse:
         match = st.router.match(request.rel_url.raw_path, request.method, request.headers)
     except Exception as exc:  # a path the router cannot read is still answered cleanly
         return response_for(exc, "chat")
+    if st.keyring.required:  # before anything is read or forwarded
+        principal = st.keyring.authenticate(request.headers, peer_of(request.transport), match.route)
+        if isinstance(principal, Refusal):
+            return refusal_response(principal, family_api(match.api, match.route.family))
+        # the tenant's provider key, if it has one; the principal rides on to the turn
+        match = match._replace(route=st.keyring.route_for(principal, match.route), principal=principal)
     if is_upgrade(request):
         try:
             with st.inflight:
@@ -310,6 +269,7 @@ async def serve_forever(cfg: Config, reuse_port: bool = False, ready: Any = None
             raise ServeError(f"cannot listen on {cfg.server.host}:{cfg.server.port}: {why}") from None
         log.info("ctxproxy %s listening on http://%s:%d (pid %d)", version(), cfg.server.host, cfg.server.port,
                  os.getpid())
+        warn_if_open(cfg)
         if ready is not None:
             ready()
         await stop.wait()

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from typing import Any, Collection, ContextManager, Iterator, Mapping, Protocol, Sequence
 
+from .proxy_keys import ProxyKey
 from .records import DeletionReceipt, EffectRecord, StoreStats, StoredDoc
 
 
@@ -202,6 +203,25 @@ class MemoryStore(Protocol):
     def last_seq(self) -> int: ...
 
 
+class ProxyKeyStore(Protocol):
+    """Proxy keys by id (``proxy_keys`` has the layout); secrets are stored hashed."""
+
+    def create(self, tenant: str, *, user: str = "", projects: Sequence[str] = (), purposes: Sequence[str] = (),
+               routes: Sequence[str] = (), admin: bool = False,
+               expires_at: float | None = None) -> tuple[ProxyKey, str]:
+        """(the record, the key itself: returned this once, never stored)."""
+
+    def get(self, key_id: str) -> ProxyKey | None: ...
+
+    def list(self, tenant: str | None = None) -> list[ProxyKey]: ...
+
+    def revoke(self, key_id: str, tenant: str | None = None) -> ProxyKey | None:
+        """None when no such key exists for ``tenant`` (another tenant's is no such key)."""
+
+    def generation(self) -> int:
+        """A counter every create and revoke moves, in every process sharing the store."""
+
+
 class Repositories(Protocol):
     effects: EffectLedger
     sessions: SessionStore
@@ -211,6 +231,7 @@ class Repositories(Protocol):
     memories: MemoryStore
     receipts: DocumentStore
     index: TermIndex
+    proxy_keys: ProxyKeyStore
     pending_timeout: float | None  # seconds after which a pending effect reads as unknown
 
 

@@ -20,6 +20,7 @@ version, and ``"tenant"``, checked again on every read)::
     receipts     T request_id                   -> deletion receipt
     index        T "t" term doc                 -> posting data
                  T "d" doc term                 -> (reverse entry, to drop a doc's postings)
+    proxy_keys   (by key id, see ``proxy_keys``)
 
 ``T`` is ``tenant \\x00`` (see ``keys``); every scan starts below it.
 
@@ -55,6 +56,7 @@ from .lmdb_env import load as _load
 from .lmdb_env import scan as _scan
 from .lmdb_env import scan_rest as _scan_rest
 from .lmdb_memories import MEMORY_DBS, LMDBMemories, migrate_documents
+from .proxy_keys import PROXY_KEYS, LMDBProxyKeys
 from .records import (
     CHECKPOINTS,
     COMPLETED,
@@ -86,7 +88,7 @@ META = "meta"
 EFFECTS_IDX = "effects_idx"
 SCOPE_IDX = "scope_idx"
 DB_NAMES = (META, EFFECTS, EFFECTS_IDX, SESSIONS, CHECKPOINTS, MANIFESTS, PRUNED, *MEMORY_DBS,
-            INDEX, RECEIPTS, SCOPE_IDX)
+            INDEX, RECEIPTS, SCOPE_IDX, PROXY_KEYS)
 DOC_KINDS = (CHECKPOINTS, MANIFESTS, PRUNED, RECEIPTS)
 ERASABLE_DOC_KINDS = (CHECKPOINTS, MANIFESTS, PRUNED)  # receipts outlive what they record
 # Index tenants (a tenant name never starts with "#") holding id -> tenant pointers,
@@ -964,6 +966,10 @@ class _Repos:
     @cached_property
     def receipts(self) -> LMDBDocuments:
         return LMDBDocuments(RECEIPTS, self._x, self._ctx)
+
+    @cached_property
+    def proxy_keys(self) -> LMDBProxyKeys:
+        return LMDBProxyKeys(self._x, self._ctx.env, self._ctx.clock)
 
     def docs(self, kind: str) -> LMDBDocuments:
         return getattr(self, kind)
