@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import os
 import random
 import resource
 import statistics
@@ -109,15 +110,16 @@ def recall_latency(store, index, queries: int, rng: random.Random) -> list[float
     from ctxproxy.store.sqlite_index import Viewer
 
     recaller = Recaller(index)
-    out = []
+    out, cpu = [], []
     for _ in range(queries):
         viewer = Viewer(tenant=f"t{rng.randrange(50)}", user=f"u{rng.randrange(20)}",
                         sessions=(f"sess{rng.randrange(100)}",))
         query = "why did the " + " ".join(rng.sample(VOCAB[:600], rng.randint(2, 5))) + " fail?"
-        t0 = time.perf_counter()
+        t0, c0 = time.perf_counter(), time.thread_time()
         recaller.recall(viewer, query, k=8)
         out.append((time.perf_counter() - t0) * 1000)
-    return out
+        cpu.append((time.thread_time() - c0) * 1000)  # this thread's CPU: what other processes cannot inflate
+    return out, cpu
 
 
 async def per_turn(turns: int, rng: random.Random) -> dict[str, float]:
@@ -194,15 +196,21 @@ def main() -> int:
     with tempfile.TemporaryDirectory() as tmp:
         store, index, t_store, t_index = build(Path(tmp), args.memories, rng)
         after_build = rss()
-        lat = recall_latency(store, index, args.queries, rng)
+        load0 = os.getloadavg()[0]
+        lat, cpu = recall_latency(store, index, args.queries, rng)
+        load1 = os.getloadavg()[0]
         after = rss()
         index.close()
         store.close()
     print(f"build: {args.memories} memories into LMDB in {t_store:.1f} s; index caught up in {t_index:.1f} s "
           f"({args.memories / t_index:.0f} records/s)")
     print(f"recall over {args.memories} memories, 50 tenants x 20 users, {args.queries} queries: "
-          f"p50 {pct(lat, 0.5):.2f} ms  p95 {pct(lat, 0.95):.2f} ms  p99 {pct(lat, 0.99):.2f} ms")
+          f"wall p50 {pct(lat, 0.5):.2f} ms  p95 {pct(lat, 0.95):.2f} ms  p99 {pct(lat, 0.99):.2f} ms; "
+          f"CPU p50 {pct(cpu, 0.5):.2f} ms  p95 {pct(cpu, 0.95):.2f} ms  p99 {pct(cpu, 0.99):.2f} ms "
+          f"(load average {load0:.1f} -> {load1:.1f} on {os.cpu_count()} CPUs)")
     print(f"RSS after build {after_build[0]:.0f} MB, after recalls {after[0]:.0f} MB (peak {after[1]:.0f} MB)")
+    if args.turns <= 0:
+        return 0
     turn = asyncio.run(per_turn(args.turns, rng))
     for name, ms in turn.items():
         print(f"per turn, median of {args.turns}: {name:<22} {ms:.2f} ms")

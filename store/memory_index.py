@@ -155,6 +155,18 @@ def visibility(viewer: Viewer, now: float, exclude_kinds: Sequence[str] = (), al
     return where, params
 
 
+FORMAT = "2"  # of the indexed rows; another value is re-indexed at open
+
+
+def user_token(tenant: str, user: str) -> str:
+    return acl_token("u", tenant + "\x00" + user)
+
+
+def acl_of(tenant: str, user: str) -> str:
+    """The row's scope tokens: its tenant, and its user ("" = not user-bound)."""
+    return f"{acl_token('t', tenant)} {user_token(tenant, user)}"
+
+
 def _servable(rec: Any) -> bool:
     return rec is not None and rec.status == "active" and not rec.quarantine
 
@@ -167,6 +179,12 @@ class MemoryIndex:
     def __init__(self, path: str | Path, store: Any = None):
         self.file = SQLiteFile(path, SCHEMA)
         self.store = store
+        if self.file.meta("format") != FORMAT:  # rows of an older layout: index again from the feed
+            con = self.file.db()
+            con.execute("BEGIN IMMEDIATE")
+            con.execute("DELETE FROM mem")
+            con.execute("INSERT OR REPLACE INTO meta(k, v) VALUES ('seq', 0), ('format', ?)", (FORMAT,))
+            con.execute("COMMIT")
         self._catch_lock = threading.Lock()
         self._stats: dict[tuple, Stats] = {}
 
@@ -218,7 +236,7 @@ class MemoryIndex:
              sensitivity_rank(rec.sensitivity), rec.expires_at, observed,
              int(bool(rec.evergreen)), rec.kind, rec.origin, float(rec.confidence), rec.external_id,
              rec.evidence_ref, " ".join(rec.evidence_sessions), int(rec.revision), rec.statement,
-             " ".join(found), len(found), acl_token("t", rec.tenant), thread))
+             " ".join(found), len(found), acl_of(rec.tenant, rec.user), thread))
         if thread:
             _refresh_context(con, thread, observed)
         return 1
@@ -367,7 +385,11 @@ class MemoryIndex:
         stats = self.stats(viewer, now, tuple(exclude_kinds))
         con = self.file.db()
         keys = list(words)[:MAX_TERMS] + ["\x00" + s.lower() for s in substrings if len(s) >= 3][:8]
-        acl = acl_token("t", viewer.tenant)
+        # The tenant and user scope in the MATCH too: SQLite intersects those
+        # postings before a row is read (the WHERE below is the full check).
+        # (A user token names its tenant too.)
+        acl = (f'acl : ("{user_token(viewer.tenant, "")}"'
+               + (f' OR "{user_token(viewer.tenant, viewer.user)}")' if viewer.user else ")"))
         # One pass in SQLite: for every visible document holding any key, the
         # set of keys it holds (a bit mask). The visibility check is part of
         # this query: nothing hidden is ever counted or ranked.
@@ -378,7 +400,7 @@ class MemoryIndex:
                 args.append('"' + key[1:].replace('"', '""') + '"')
             else:
                 parts.append(f"SELECT rowid, {1 << i} AS b FROM mem_terms WHERE mem_terms MATCH ?")
-                args.append(f'acl : "{acl}" AND terms : "{key.replace(chr(34), chr(34) * 2)}"')
+                args.append(f'{acl} AND terms : "{key.replace(chr(34), chr(34) * 2)}"')
         masks = con.execute(f"SELECT u.rowid, SUM(DISTINCT u.b) FROM ({' UNION ALL '.join(parts)}) u "
                             f"JOIN vis m ON m.rowid = u.rowid WHERE {where} GROUP BY u.rowid",
                             (*args, *params)).fetchall()
