@@ -199,7 +199,7 @@ class Config:
                                       f"(routes: {', '.join(self.routes)})")
 
 
-_TOP_KEYS = {"server", "upstream", "store", "routes", "pipeline", "filters", "auth", "tenants", "memory"}
+_TOP_KEYS = {"server", "upstream", "store", "routes", "pipeline", "filters", "memory", "auth", "tenants"}
 
 
 def default_config_text() -> str:

@@ -48,8 +48,8 @@ log = logging.getLogger("ctxproxy")
 
 # Modules that register admin endpoints with ``admin.admin_route`` on import.
 ADMIN_MODULES: tuple[str, ...] = ("ctxproxy.proxy.admin_pruned", "ctxproxy.proxy.admin_manifests",
-                                  "ctxproxy.proxy.admin_effects", "ctxproxy.proxy.admin_keys",
-                                  "ctxproxy.proxy.admin_memory")
+                                  "ctxproxy.proxy.admin_effects", "ctxproxy.proxy.admin_memory",
+                                  "ctxproxy.proxy.admin_recall", "ctxproxy.proxy.admin_keys")
 
 
 # After in-flight upstream calls are cut at shutdown, the seconds a handler has to
