@@ -93,6 +93,25 @@ class RouteConfig:
 
 
 @dataclass(frozen=True)
+class MitmConfig:
+    """``ctxproxy mitm`` (transparent mode): where it listens, what it intercepts."""
+    host: str = "127.0.0.1"  # loopback by default, like serve
+    port: int = 8789
+    confdir: str = ""  # its CA and mitmproxy's own files; default <data_dir>/mitm
+    hosts: tuple[str, ...] = ("chatgpt.com",)  # intercepted besides the routes' upstream hosts
+    upstream_ca: str = ""  # PEM bundle providers are verified against; default the certifi store
+    pinned_passthrough: bool = True  # a client that refused our certificate for a host is passed through after
+    http2: bool = True  # offer HTTP/2 to clients and providers
+
+    def validate(self, path: str) -> None:
+        if not 0 <= self.port <= 65535:
+            raise ConfigError(f"{path}.port: expected 0..65535, got {self.port}")
+        for i, h in enumerate(self.hosts):
+            if not h or any(c in h for c in "/: \t"):
+                raise ConfigError(f"{path}.hosts[{i}]: expected a host name like 'chatgpt.com', got {h!r}")
+
+
+@dataclass(frozen=True)
 class PipelineConfig:
     request: tuple[str, ...] = ("identify",)  # filters in request order
 
@@ -104,6 +123,7 @@ class Config:
     store: StoreConfig = field(default_factory=StoreConfig)
     routes: Mapping[str, RouteConfig] = field(default_factory=dict)
     pipeline: PipelineConfig = field(default_factory=PipelineConfig)
+    mitm: MitmConfig = field(default_factory=MitmConfig)
     filters: Mapping[str, Any] = field(default_factory=dict)  # each filter parses its own table
     source: str = "<defaults>"
 
@@ -125,7 +145,7 @@ class Config:
             seen.add(p)
 
 
-_TOP_KEYS = {"server", "upstream", "store", "routes", "pipeline", "filters"}
+_TOP_KEYS = {"server", "upstream", "store", "routes", "pipeline", "mitm", "filters"}
 
 
 def default_config_text() -> str:
@@ -182,10 +202,20 @@ def apply_overrides(cfg: Config, **o: Any) -> Config:
     return replace(cfg, server=server, routes=routes)
 
 
+def replace_mitm(cfg: Config, **o: Any) -> Config:
+    """``ctxproxy mitm``'s flag overrides (``host``, ``port``) of ``[mitm]``."""
+    changes = {k: v for k, v in o.items() if v is not None}
+    if not changes:
+        return cfg
+    mitm = replace(cfg.mitm, **changes)
+    mitm.validate("mitm")
+    return replace(cfg, mitm=mitm)
+
+
 def _merge(base: dict, user: dict) -> dict:
     out = dict(base)
     for key, value in user.items():
-        if key in ("server", "upstream", "store", "pipeline") and isinstance(value, dict) and isinstance(out.get(key), dict):
+        if key in ("server", "upstream", "store", "pipeline", "mitm") and isinstance(value, dict) and isinstance(out.get(key), dict):
             out[key] = {**out[key], **value}
         elif key in ("routes", "filters") and isinstance(value, dict) and isinstance(out.get(key), dict):
             out[key] = {**out[key], **value}

@@ -93,7 +93,8 @@ def model_path(path: str) -> str:
     return path
 
 
-def _api(path: str, method: str) -> tuple[str | None, bool]:
+def call_api(path: str, method: str) -> tuple[str | None, bool]:
+    """(API, auxiliary) of a request to ``path`` (route prefix stripped); (None, False): pass-through."""
     if method != "POST":
         return _PASS
     found = api_for_path(path)
@@ -144,8 +145,8 @@ class Router:
             p = r.config.prefix
             if path == p or path.startswith(p + "/"):
                 rest = path[len(p):] or "/"
-                return Match(r, rest, *_api(rest, method))
-        api, aux = _api(path, method)
+                return Match(r, rest, *call_api(rest, method))
+        api, aux = call_api(path, method)
         if api == "anthropic":
             family = "anthropic"
         elif api in ("chat", "responses"):

@@ -148,13 +148,37 @@ def open_services(cfg: Config) -> dict[str, Any]:
     return services
 
 
+def build_pipelines(cfg: Config, routes: dict[str, Route], services: dict[str, Any],
+                    pipelines: dict[str, Pipeline]) -> TokenCounter:
+    """Each route's pipeline into ``pipelines`` (filled as they are built, so a
+    failure half-way still lets the caller close the ones made), and the token
+    counter they share."""
+    configs = filter_configs(cfg)
+    for name, route in routes.items():
+        pipelines[name] = build_pipeline(route.config.filters or cfg.pipeline.request, configs, services)
+    tokens = TokenCounter(lazy=True)
+    if any(s.filter.uses_tokens for p in pipelines.values() for s in p.stages):
+        tokens.load()  # now, not on a model call; a pipeline that never counts skips its ~70 MB
+    return tokens
+
+
+def close_services(services: dict[str, Any]) -> None:
+    """The store's background writer (it commits what is queued), then the store."""
+    store = services.get("store")
+    if store is None:
+        return
+    writer = services.get("writer")
+    if writer is not None:
+        writer.close()
+    store.close()
+
+
 def make_app(cfg: Config, services: dict[str, Any] | None = None) -> web.Application:
     # Bodies stay as the client sent them: a pass-through forwards them byte for byte, with
     # their Content-Encoding; the relay decodes a model call's body itself.
     app = web.Application(client_max_size=cfg.server.max_body_bytes,
                           handler_args={"max_field_size": 65536, "auto_decompress": False})
     router = Router(cfg)
-    configs = filter_configs(cfg)
 
     async def lifecycle(app: web.Application):
         svc = services if services is not None else open_services(cfg)
@@ -162,11 +186,7 @@ def make_app(cfg: Config, services: dict[str, Any] | None = None) -> web.Applica
         session = None
         try:
             routes = {r.name: r for r in [*router.prefixed, *router.default.values()]}
-            for name, route in routes.items():
-                pipelines[name] = build_pipeline(route.config.filters or cfg.pipeline.request, configs, svc)
-            tokens = TokenCounter(lazy=True)
-            if any(s.filter.uses_tokens for p in pipelines.values() for s in p.stages):
-                tokens.load()  # now, not on a model call; a pipeline that never counts skips its ~70 MB
+            tokens = build_pipelines(cfg, routes, svc, pipelines)
             inflight = InFlight()
             session = aiohttp.ClientSession(
                 connector=aiohttp.TCPConnector(limit=cfg.upstream.pool_size, enable_cleanup_closed=True),
@@ -187,13 +207,8 @@ def make_app(cfg: Config, services: dict[str, Any] | None = None) -> web.Applica
                 for pipeline in pipelines.values():
                     await asyncio.to_thread(pipeline.close)
             finally:  # whatever failed above, queued records still reach the store
-                store = svc.get("store")
-                if store is not None and services is None:
-                    writer = svc.get("writer")
-                    if writer is not None:
-                        await asyncio.to_thread(writer.close)
-                    store.close()
                 if services is None:
+                    await asyncio.to_thread(close_services, svc)
                     await close_telemetry(svc.get("telemetry"))
 
     async def drain(app: web.Application) -> None:

@@ -1,0 +1,175 @@
+"""Transparent mode's process: mitmproxy started programmatically with our addon.
+
+The same config, store and telemetry as ``serve`` (``open_services``): both
+can run at once on one data directory (LMDB takes many processes). mitmproxy
+runs with its default addons — proxy server, TLS, upstream verification — plus
+ours; no console, no flow dump. Options set here:
+
+- ``confdir``: where mitmproxy finds its CA (``mitm_ca.ensure_ca`` made it);
+- ``connection_strategy = "eager"``: CONNECT dials the provider first, so a
+  provider that does not answer fails the client's CONNECT (a connection
+  error, as without a proxy) instead of a mitmproxy error page later;
+- ``ssl_verify_upstream_trusted_ca``: ``[mitm] upstream_ca`` when set
+  (a private gateway, the tests' fake provider);
+- ``http2``: ``[mitm] http2``.
+"""
+from __future__ import annotations
+
+import asyncio
+import logging
+import signal
+import threading
+from typing import Any
+
+from ctxproxy.config import Config
+
+from .mitm_ca import confdir, ensure_ca
+from .mitm_hosts import HostRouter
+from .relay import Relay
+from .routing import Router
+from .server import ServeError, build_pipelines, close_services, open_services, version
+from .telemetry import close_telemetry
+
+log = logging.getLogger("ctxproxy.mitm")
+
+
+class MitmProxy:
+    """One transparent proxy on the running loop: ``await start()``, ``port``,
+    ``await stop()``. ``services`` shares an open store (and its writer) with
+    a ``serve`` in the same process; by default it opens its own."""
+
+    def __init__(self, cfg: Config, services: dict[str, Any] | None = None, addons: tuple = ()):
+        self.cfg = cfg
+        self._given = services
+        self.services: dict[str, Any] = {}
+        self.pipelines: dict = {}
+        self.extra_addons = addons  # the benchmark's empty addon instead of ours: addons=(x,), ours=False
+        self.master: Any = None
+        self.port = 0
+        self._task: asyncio.Task | None = None
+
+    async def start(self, ours: bool = True) -> "MitmProxy":
+        from mitmproxy import options
+        from mitmproxy.tools.dump import DumpMaster
+
+        from .mitm_addon import CtxproxyAddon
+
+        cfg = self.cfg
+        ensure_ca(cfg)
+        router = Router(cfg)
+        hosts = HostRouter(cfg, router)
+        self.services = self._given if self._given is not None else open_services(cfg)
+        routes = {r.name: r for r in [*router.prefixed, *router.default.values()]}
+        tokens = build_pipelines(cfg, routes, self.services, self.pipelines)
+        addon = CtxproxyAddon(cfg, Relay(None, self.pipelines, tokens, self.services), hosts)
+        opts = options.Options(listen_host=cfg.mitm.host, listen_port=cfg.mitm.port, confdir=str(confdir(cfg)))
+        self.master = DumpMaster(opts, with_termlog=False, with_dumper=False)
+        self.master.addons.add(*(self.extra_addons or ()), *((addon,) if ours else ()), _Ready())
+        self.master.options.update(connection_strategy="eager", http2=cfg.mitm.http2,
+                                   ssl_verify_upstream_trusted_ca=cfg.mitm.upstream_ca or None)
+        ready = self.master.addons.get("_ready").event
+        self._task = asyncio.ensure_future(self.master.run())
+        waiter = asyncio.ensure_future(ready.wait())
+        await asyncio.wait({self._task, waiter}, return_when=asyncio.FIRST_COMPLETED)
+        waiter.cancel()
+        addrs = self.master.addons.get("proxyserver").listen_addrs() if not self._task.done() else []
+        if not addrs:
+            await self.stop()
+            raise ServeError(f"cannot listen on {cfg.mitm.host}:{cfg.mitm.port} (see the log above)")
+        self.port = addrs[0][1]
+        log.info("ctxproxy %s transparent mode on http://%s:%d (CA in %s); intercepting %s",
+                 version(), cfg.mitm.host, self.port, confdir(cfg), ", ".join(hosts.hosts()))
+        return self
+
+    async def stop(self) -> None:
+        if self.master is not None and self._task is not None:
+            self.master.shutdown()
+            try:
+                await asyncio.wait_for(asyncio.shield(self._task), 10)
+            except (asyncio.TimeoutError, SystemExit):
+                self._task.cancel()
+            except Exception:
+                log.exception("mitmproxy stopped with an error")
+            self._task = None
+        for pipeline in self.pipelines.values():
+            await asyncio.to_thread(pipeline.close)
+        self.pipelines = {}
+        if self._given is None and self.services:
+            await asyncio.to_thread(close_services, self.services)
+            await close_telemetry(self.services.get("telemetry"))
+            self.services = {}
+
+
+class _Ready:
+    """Set once mitmproxy's servers are up (its ``running`` hook)."""
+
+    name = "_ready"
+
+    def __init__(self) -> None:
+        self.event = asyncio.Event()
+
+    def running(self) -> None:
+        self.event.set()
+
+
+async def serve_mitm(cfg: Config, signals: tuple[int, ...] = (signal.SIGINT, signal.SIGTERM)) -> None:
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in signals:
+        loop.add_signal_handler(sig, stop.set)
+    proxy = MitmProxy(cfg)
+    await proxy.start()
+    try:
+        await stop.wait()
+        log.info("ctxproxy transparent mode stopping")
+    finally:
+        await proxy.stop()
+
+
+class MitmThread:
+    """A transparent proxy on its own loop in a background thread (tests,
+    benchmarks): ``start()`` returns once it listens; ``stop()``."""
+
+    def __init__(self, cfg: Config, **kwargs: Any):
+        self.cfg = cfg
+        self.kwargs = kwargs
+        self.ours = kwargs.pop("ours", True)
+        self.proxy: MitmProxy | None = None
+        self.loop: asyncio.AbstractEventLoop | None = None
+        self._thread: threading.Thread | None = None
+        self._started = threading.Event()
+        self._error: BaseException | None = None
+
+    def start(self) -> MitmProxy:
+        self._thread = threading.Thread(target=self._run, name="ctxproxy-mitm", daemon=True)
+        self._thread.start()
+        self._started.wait(60)
+        if self._error is not None:
+            raise self._error
+        assert self.proxy is not None
+        return self.proxy
+
+    def _run(self) -> None:
+        self.loop = asyncio.new_event_loop()
+        try:
+            self.proxy = MitmProxy(self.cfg, **self.kwargs)
+            self.loop.run_until_complete(self.proxy.start(self.ours))
+        except BaseException as exc:
+            self._error = exc
+            self._started.set()
+            return
+        self._started.set()
+        self.loop.run_forever()
+        self.loop.run_until_complete(self.proxy.stop())
+        self.loop.close()
+
+    def stop(self) -> None:
+        if self.loop is not None and self._thread is not None and self._thread.is_alive():
+            self.loop.call_soon_threadsafe(self.loop.stop)
+            self._thread.join(30)
+
+    def __enter__(self) -> MitmProxy:
+        return self.start()
+
+    def __exit__(self, *exc: Any) -> None:
+        self.stop()
