@@ -72,6 +72,7 @@ class CtxproxyAddon:
         self.hosts = hosts
         self.max_body = cfg.server.max_body_bytes
         self.pinned: set[tuple[str, str]] = set()  # (client ip, host) that refused our certificate
+        self._peers: dict[Any, asyncio.Future] = {}  # client address -> "program (pid) at address"
         self.ready = asyncio.Event()
 
     def running(self) -> None:
@@ -84,11 +85,23 @@ class CtxproxyAddon:
         sni = data.client_hello.sni or host
         if not self.hosts.intercepts(sni, port) or (_client_ip(data.context), sni) in self.pinned:
             data.ignore_connection = True
+            return
+        # Which program this is, looked up now in the background: a client that refuses
+        # our certificate has closed its socket by the time we hear of it.
+        peer = data.context.client.peername
+        self._peers[peer] = asyncio.get_running_loop().run_in_executor(None, describe_peer, peer)
 
-    def tls_failed_client(self, data: tls.TlsData) -> None:
+    def client_disconnected(self, client: Any) -> None:
+        self._peers.pop(client.peername, None)
+
+    async def tls_failed_client(self, data: tls.TlsData) -> None:
         host = data.conn.sni or _server_of(data.context)[0] or "?"
         peer = data.conn.peername
-        who = describe_peer(peer)
+        lookup = self._peers.pop(peer, None)
+        try:
+            who = await asyncio.wait_for(lookup, 5) if lookup is not None else describe_peer(peer)
+        except Exception:
+            who = describe_peer(peer)
         action = ""
         if self.cfg.mitm.pinned_passthrough:
             self.pinned.add((_client_ip(data.context), host))
@@ -275,17 +288,19 @@ class _EventStream:
         self.decoder = SSEDecoder()
         self.failed = False
 
-    def __call__(self, chunk: bytes) -> bytes:
+    def __call__(self, chunk: bytes) -> bytes | list:
+        # Nothing to send is [] and never b"": mitmproxy would write b"" to an
+        # HTTP/1.1 client as an empty chunk, the chunked body's terminator.
         if self.failed:
-            return b""
+            return []
         try:
             if chunk:
-                return self.relay.feed(self.decoder.decode(chunk))
+                return self.relay.feed(self.decoder.decode(chunk)) or []
             rest = self.decoder.flush()
             out = self.relay.feed([rest]) if rest is not None else b""
             if (self.turn.status or 0) < 300 and not self.relay.terminated:
                 return out + self._failed(UpstreamError(502, "upstream ended the stream early", "upstream_dropped"))
-            return out
+            return out or []
         except FilterError as exc:
             return self._failed(ProxyError(exc.status, f"ctxproxy {exc.filter_name}: {exc.message}", "filter_failed"))
         except Exception:

@@ -3,7 +3,8 @@
 The same config, store and telemetry as ``serve`` (``open_services``): both
 can run at once on one data directory (LMDB takes many processes). mitmproxy
 runs with its default addons — proxy server, TLS, upstream verification — plus
-ours; no console, no flow dump. Options set here:
+ours: ``DumpMaster``'s set without its console dump, its stdin flow reader and
+its error check (a ``sys.exit`` on a start-up error; we raise ``ServeError``). Options set here:
 
 - ``confdir``: where mitmproxy finds its CA (``mitm_ca.ensure_ca`` made it);
 - ``connection_strategy = "eager"``: CONNECT dials the provider first, so a
@@ -49,8 +50,9 @@ class MitmProxy:
         self._task: asyncio.Task | None = None
 
     async def start(self, ours: bool = True) -> "MitmProxy":
-        from mitmproxy import options
-        from mitmproxy.tools.dump import DumpMaster
+        from mitmproxy import addons, options
+        from mitmproxy.addons import keepserving, readfile
+        from mitmproxy.master import Master
 
         from .mitm_addon import CtxproxyAddon
 
@@ -63,7 +65,10 @@ class MitmProxy:
         tokens = build_pipelines(cfg, routes, self.services, self.pipelines)
         addon = CtxproxyAddon(cfg, Relay(None, self.pipelines, tokens, self.services), hosts)
         opts = options.Options(listen_host=cfg.mitm.host, listen_port=cfg.mitm.port, confdir=str(confdir(cfg)))
-        self.master = DumpMaster(opts, with_termlog=False, with_dumper=False)
+        # What DumpMaster runs, less its flow dump, its stdin flow reader and its error
+        # check (which calls sys.exit on a start-up error; ours raises ServeError instead).
+        self.master = Master(opts, with_termlog=False)
+        self.master.addons.add(*addons.default_addons(), keepserving.KeepServing(), readfile.ReadFile())
         self.master.addons.add(*(self.extra_addons or ()), *((addon,) if ours else ()), _Ready())
         self.master.options.update(connection_strategy="eager", http2=cfg.mitm.http2,
                                    ssl_verify_upstream_trusted_ca=cfg.mitm.upstream_ca or None)
@@ -160,8 +165,15 @@ class MitmThread:
             return
         self._started.set()
         self.loop.run_forever()
-        self.loop.run_until_complete(self.proxy.stop())
-        self.loop.close()
+        try:
+            self.loop.run_until_complete(self.proxy.stop())
+            rest = asyncio.all_tasks(self.loop)
+            for task in rest:
+                task.cancel()
+            self.loop.run_until_complete(asyncio.gather(*rest, return_exceptions=True))
+            self.loop.run_until_complete(self.loop.shutdown_asyncgens())
+        finally:
+            self.loop.close()
 
     def stop(self) -> None:
         if self.loop is not None and self._thread is not None and self._thread.is_alive():
