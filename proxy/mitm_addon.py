@@ -72,7 +72,7 @@ class CtxproxyAddon:
         self.hosts = hosts
         self.max_body = cfg.server.max_body_bytes
         self.pinned: set[tuple[str, str]] = set()  # (client ip, host) that refused our certificate
-        self._peers: dict[Any, asyncio.Future] = {}  # client address -> "program (pid) at address"
+        self._peers: dict[Any, str] = {}  # client address -> "program (pid) at address", while connected
         self.ready = asyncio.Event()
 
     def running(self) -> None:
@@ -80,28 +80,26 @@ class CtxproxyAddon:
 
     # -- TLS: decrypt only the providers --------------------------------------
 
-    def tls_clienthello(self, data: tls.ClientHelloData) -> None:
+    async def tls_clienthello(self, data: tls.ClientHelloData) -> None:
         host, port = _server_of(data.context)
         sni = data.client_hello.sni or host
         if not self.hosts.intercepts(sni, port) or (_client_ip(data.context), sni) in self.pinned:
             data.ignore_connection = True
             return
-        # Which program this is, looked up now in the background: a client that refuses
-        # our certificate has closed its socket by the time we hear of it.
+        # Which program this is, looked up before it sees our certificate: one that refuses
+        # it has closed its socket by the time we hear of it. Local clients only (a few ms
+        # per new provider connection, which the SDKs keep open); a remote one is an address.
         peer = data.context.client.peername
-        self._peers[peer] = asyncio.get_running_loop().run_in_executor(None, describe_peer, peer)
+        if peer and _loopback(peer[0]):
+            self._peers[peer] = await asyncio.to_thread(describe_peer, peer)
 
     def client_disconnected(self, client: Any) -> None:
         self._peers.pop(client.peername, None)
 
-    async def tls_failed_client(self, data: tls.TlsData) -> None:
+    def tls_failed_client(self, data: tls.TlsData) -> None:
         host = data.conn.sni or _server_of(data.context)[0] or "?"
         peer = data.conn.peername
-        lookup = self._peers.pop(peer, None)
-        try:
-            who = await asyncio.wait_for(lookup, 5) if lookup is not None else describe_peer(peer)
-        except Exception:
-            who = describe_peer(peer)
+        who = self._peers.pop(peer, None) or describe_peer(peer)
         action = ""
         if self.cfg.mitm.pinned_passthrough:
             self.pinned.add((_client_ip(data.context), host))
@@ -366,6 +364,10 @@ def _is_upgrade(req: http.Request) -> bool:
 def _server_of(context: Any) -> tuple[str, int]:
     addr = context.server.address
     return (addr[0], addr[1]) if addr else ("", 443)
+
+
+def _loopback(ip: str) -> bool:
+    return ip.startswith("127.") or ip in ("::1", "localhost") or ip.startswith("::ffff:127.")
 
 
 def _client_ip(context: Any) -> str:

@@ -131,6 +131,14 @@ async def serve_mitm(cfg: Config, signals: tuple[int, ...] = (signal.SIGINT, sig
         await proxy.stop()
 
 
+async def _cancel_the_rest() -> None:
+    """Connections still open when the loop stops: their tasks end before it closes."""
+    rest = [t for t in asyncio.all_tasks() if t is not asyncio.current_task()]
+    for task in rest:
+        task.cancel()
+    await asyncio.gather(*rest, return_exceptions=True)
+
+
 class MitmThread:
     """A transparent proxy on its own loop in a background thread (tests,
     benchmarks): ``start()`` returns once it listens; ``stop()``."""
@@ -156,6 +164,7 @@ class MitmThread:
 
     def _run(self) -> None:
         self.loop = asyncio.new_event_loop()
+        asyncio.set_event_loop(self.loop)
         try:
             self.proxy = MitmProxy(self.cfg, **self.kwargs)
             self.loop.run_until_complete(self.proxy.start(self.ours))
@@ -167,10 +176,7 @@ class MitmThread:
         self.loop.run_forever()
         try:
             self.loop.run_until_complete(self.proxy.stop())
-            rest = asyncio.all_tasks(self.loop)
-            for task in rest:
-                task.cancel()
-            self.loop.run_until_complete(asyncio.gather(*rest, return_exceptions=True))
+            self.loop.run_until_complete(_cancel_the_rest())
             self.loop.run_until_complete(self.loop.shutdown_asyncgens())
         finally:
             self.loop.close()

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import ipaddress
 import os
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -34,7 +35,8 @@ def _process_of(host: str, port: int) -> tuple[int, str] | None:
     if inode is None:
         return None
     target = f"socket:[{inode}]"
-    for n, entry in enumerate(PROC.iterdir()):
+    own = PROC / str(os.getpid())
+    for n, entry in enumerate([own, *(e for e in PROC.iterdir() if e.name != own.name)]):
         if n > MAX_PROCESSES:
             break
         if not entry.name.isdigit():
@@ -50,28 +52,22 @@ def _process_of(host: str, port: int) -> tuple[int, str] | None:
 
 
 def _socket_inode(host: str, port: int) -> str | None:
+    """The inode of the socket whose local address is ``host:port``: the table
+    lines are matched as text against the address written the way /proc writes it."""
     ip = ipaddress.ip_address(host)
     if ip.version == 6 and ip.ipv4_mapped:
         ip = ip.ipv4_mapped
-    for table in ("tcp", "tcp6"):
-        try:
-            lines = (PROC / "net" / table).read_text().splitlines()[1:]
-        except OSError:
-            continue
-        for line in lines:
-            fields = line.split()
-            local = fields[1]
-            addr, _, hexport = local.partition(":")
-            if int(hexport, 16) == port and _proc_addr(addr) == ip:
-                return fields[9]
-    return None
-
-
-def _proc_addr(hexaddr: str) -> Any:
-    """An address as /proc/net writes it (32-bit words in host byte order)."""
-    raw = bytes.fromhex(hexaddr)
-    words = b"".join(raw[i:i + 4][::-1] for i in range(0, len(raw), 4))
-    ip = ipaddress.ip_address(words)
-    if ip.version == 6 and ip.ipv4_mapped:
-        return ip.ipv4_mapped
-    return ip
+    packed = ip.packed
+    if sys.byteorder == "little":  # /proc writes each 32-bit word in host order
+        packed = b"".join(packed[i:i + 4][::-1] for i in range(0, len(packed), 4))
+    needle = f": {packed.hex().upper()}:{port:04X} "  # the local column follows the row number
+    table = "tcp" if ip.version == 4 else "tcp6"
+    try:
+        text = (PROC / "net" / table).read_text()
+    except OSError:
+        return None
+    at = text.find(needle)
+    if at < 0:
+        return None
+    fields = text[at + 2:text.find("\n", at)].split()
+    return fields[8] if len(fields) > 8 else None  # after local, remote, st, queues, tr, retrnsmt, uid, timeout

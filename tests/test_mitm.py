@@ -265,10 +265,13 @@ async def test_a_client_offering_http2_is_served(start_mitm, tls_fake):
     tls_fake.script(Reply.text("over h2 or not"))
     async with httpx2.AsyncClient(http2=True) as http:
         c = oai(tls_fake, http_client=http)
-        stream = await c.chat.completions.create(model="gpt-5", messages=[{"role": "user", "content": "hi"}],
-                                                 stream=True)
-        text = "".join([ch.choices[0].delta.content or "" async for ch in stream if ch.choices])
-    assert text == "over h2 or not"
+        raw = await c.chat.completions.with_raw_response.create(
+            model="gpt-5", messages=[{"role": "user", "content": "hi"}], stream=True)
+        text = "".join([ch.choices[0].delta.content or "" async for ch in raw.parse() if ch.choices])
+    # mitmproxy answers the client's ALPN with the provider's choice: HTTP/1.1 here (the fake
+    # provider's), HTTP/2 end to end with a provider that speaks it.
+    assert raw.http_response.http_version == "HTTP/1.1"
+    assert text == "over h2 or not" and len(raw.headers["x-ctx-turn-id"]) == 32
 
 
 class Heard(logging.Handler):
