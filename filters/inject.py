@@ -47,7 +47,7 @@ included), ``route``, ``conflicts`` (instruction_conflict records),
 ``rules``, ``policy_revision`` (the bundle revision, only when one of its
 segments was placed), ``memory``, ``evidence`` and ``placement`` (where each
 group went: ``stable``, ``system``, ``turn``, plus ``demoted``,
-``breakpoints``...); ``turn.state["segments"]`` every segment with its fate
+``breakpoints``...); ``turn.segments`` every segment with its fate
 and, once placed, its ``where``. Fails open: on error the request goes on
 without the envelope and the turn is marked degraded.
 
@@ -71,7 +71,7 @@ from typing import Any, Callable, Literal, Mapping
 
 from ctxproxy.config import ConfigError
 
-from .base import Commit, Filter, Turn
+from .base import CommitFailed, Filter, Turn
 from .digest import memo_key, sha256
 from .evidence import NullRetriever, Retriever, as_evidence
 from .memory_snapshot import SCOPES, snapshot_segments
@@ -201,7 +201,19 @@ class InjectFilter(Filter):
     def create(cls, config: InjectConfig, services: Mapping[str, Any]) -> "InjectFilter":
         return cls(config, services.get("store"), services.get("retriever"))
 
-    def on_request(self, turn: Turn) -> Commit | None:
+    def report(self, turn: Turn) -> dict | None:
+        st = turn.state.get(self.name)
+        if not st:
+            return None
+        # "placement": where each group of segments went (the manifest places the segments by it)
+        return {"token_budget": st.get("budget"), "tokens_injected": st.get("used"),
+                "policy_revision": st.get("policy_revision"), "placement": st.get("placement")}
+
+    @staticmethod
+    def successor_state(st: dict) -> dict:
+        return st  # what it placed describes the request, which a successor shares
+
+    async def on_request(self, turn: Turn) -> None:
         view = turn.request
         if view is None:
             return None
@@ -232,10 +244,10 @@ class InjectFilter(Filter):
             offer(turn, seg)
         segments = offered(turn)
         if not segments:
-            return self._write_session(turn, state, session_writes, lambda: None)
+            return await self._write_session(turn, state, session_writes, lambda: None)
         # What we add is text the model reads too: rules files, memories and
         # checkpoints pass through the same redaction as the request did.
-        redact = turn.state.get("redact:apply")
+        redact = turn.redact_added
         if redact is not None:
             for seg in segments:
                 seg.text = redact(seg.text)
@@ -252,7 +264,7 @@ class InjectFilter(Filter):
 
         # 3. place: all edits at the end (a failure above leaves the body untouched),
         #    once the session's state is saved
-        return self._write_session(turn, state, session_writes, lambda: self._place(
+        return await self._write_session(turn, state, session_writes, lambda: self._place(
             view, turn.tokens.count, state, placement, placed, stable, floating, per_turn))
 
     def _place(self, view: Any, count: Callable[[str], int], state: dict, placement: dict, placed: list[Segment],
@@ -381,28 +393,24 @@ class InjectFilter(Filter):
         out["demoted"] = changes >= self.config.stable_max_changes > 0
         return out
 
-    def _write_session(self, turn: Turn, state: dict, writes: dict, then: Callable[[], None]) -> Commit | None:
+    async def _write_session(self, turn: Turn, state: dict, writes: dict, then: Callable[[], None]) -> None:
         """Save the session's writes (frozen memory snapshot, stable-prefix
-        count), then ``then()``; a commit the pipeline waits for off the event
-        loop, or None (and ``then()`` now) when there is nothing to save."""
+        count) write-ahead, then ``then()``."""
         if not writes or self.store is None:
             then()
-            return None
+            return
         ident = turn.identity
-
-        def saved(_: Any) -> None:
-            turn.session_changed()
-            then()
-
-        def lost(exc: BaseException) -> None:  # a lost write only costs a re-freeze / a recount
-            log.warning("turn %s: session state not saved: %s", turn.turn_id, type(exc).__name__)
+        try:
+            await turn.commit(self.store, lambda b: b.sessions.update(ident.tenant, ident.session, writes,
+                                                                       subject=ident.user or None))
+        except CommitFailed as exc:  # a lost write only costs a re-freeze / a recount
+            why = type(exc.__cause__).__name__
+            log.warning("turn %s: session state not saved: %s", turn.turn_id, why)
             _degrade(turn, self.name)
-            state["session_error"] = type(exc).__name__
-            then()
-
-        return Commit(self.store, lambda b: b.sessions.update(ident.tenant, ident.session, writes,
-                                                              subject=ident.user or None),
-                      saved, on_error=lost)
+            state["session_error"] = why
+        else:
+            turn.session_changed()
+        then()
 
 
 def rules_segments(bundle: Any, priority: int) -> list[Segment]:

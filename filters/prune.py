@@ -68,9 +68,9 @@ from ctxproxy.config import ConfigError
 
 from ctxproxy.store import REF_POINTERS
 
-from .base import Commit, Filter, Turn
+from .base import Filter, Turn
 from .digest import memo_key
-from .view import type_of
+
 
 log = logging.getLogger("ctxproxy.filters.prune")
 
@@ -192,7 +192,7 @@ class PruneFilter(Filter):
 
     # -- the hook --------------------------------------------------------------
 
-    def on_request(self, turn: Turn) -> Commit | None:
+    async def on_request(self, turn: Turn) -> None:
         view = turn.request
         if view is None or self.store is None or not turn.identity.session:
             return None
@@ -210,14 +210,20 @@ class PruneFilter(Filter):
             self._edit(turn, plan)
             return None
 
-        def then(taken: list[tuple[_Result, dict]]) -> None:
-            turn.session_changed()
-            for r, old in taken:  # another worker decided first: keep its decision (same bytes for everyone)
-                self._apply(r, old, turn.tokens.count, new=True)
-            self._edit(turn, plan)
+        taken = await turn.commit(self.store, lambda b: self._write(b, turn, plan),
+                                  "could not store the pruned tool outputs")
+        turn.session_changed()
+        for r, old in taken:  # another worker decided first: keep its decision (same bytes for everyone)
+            self._apply(r, old, turn.tokens.count, new=True)
+        self._edit(turn, plan)
 
-        return Commit(self.store, lambda b: self._write(b, turn, plan), then,
-                      "could not store the pruned tool outputs")
+    def report(self, turn: Turn) -> dict | None:
+        st = turn.state.get(self.name)
+        return {"pruned": list(st["pruned"])} if st else None
+
+    @staticmethod
+    def successor_state(st: dict) -> dict:
+        return st  # what it pruned describes the request, which a successor shares
 
     def _edit(self, turn: Turn, plan: _Plan) -> None:
         """Every edit happens here, after everything that could fail."""
@@ -311,18 +317,17 @@ class PruneFilter(Filter):
         """Input tokens of the request as the client sent it: tool results from
         their content-hash memo, every other conversation item from a memo keyed
         by a hash of its JSON — an unchanged history costs a hash per item."""
-        total = _head_tokens(view.body, count) + sum(r.tokens for r in plan.results)
+        total = _head_tokens(view, count) + sum(r.tokens for r in plan.results)
         holders = {r.result.position for r in plan.results}
-        api = view.api
         encodings = view.item_encodings()
         for i, item in enumerate(view.items()):
             if i in holders:
-                total += _beside_results(item, api, count)
+                total += sum(count(s) for s in view.beside_results(item))
                 continue
             key = memo_key(encodings[i] if encodings[i] is not None else orjson.dumps(item))
             n = self._items.get(key)
             if n is None:
-                n = _strings_tokens(item, count)
+                n = _strings_tokens(view, item, count)
                 self._items.put(key, n)
             total += n
         return total
@@ -523,55 +528,18 @@ def original_doc(turn: Turn, r: _Result) -> dict[str, Any]:
     }
 
 
-# Keys and content parts that are not text the model reads as language (ids, markers,
-# binary payloads: a PDF's base64 source, not its title; a text document is text).
-# Only for the estimate: the trigger needs a good count, not an exact one.
-_SKIP_KEYS = frozenset({"type", "id", "role", "tool_use_id", "tool_call_id", "call_id", "signature",
-                        "cache_control", "status", "media_type", "encrypted_content", "index", "format", "detail",
-                        "annotations", "logprobs", "citations", "image_url", "file_id"})
-_BINARY_TYPES = frozenset({"image", "input_image", "image_url", "input_audio", "input_file", "file", "base64",
-                           "redacted_thinking", "compaction", "compaction_summary", "item_reference"})
-
-
 def estimate_tokens(view: Any, count: Callable[[str], int]) -> int:
     """Input tokens of a request (no memo): every string the model reads plus
-    the tool definitions."""
-    return _head_tokens(view.body, count) + sum(_strings_tokens(item, count) for item in view.items())
+    the tool definitions (what is model-visible, the adapter's view says)."""
+    return _head_tokens(view, count) + sum(_strings_tokens(view, item, count) for item in view.items())
 
 
-def _head_tokens(body: Mapping[str, Any], count: Callable[[str], int]) -> int:
-    total = 0
-    for key in ("system", "instructions"):
-        if body.get(key):
-            total += _strings_tokens(body[key], count)
-    if isinstance(body.get("input"), str):
-        total += count(body["input"])
-    if body.get("tools"):
-        total += count(orjson.dumps(body["tools"]).decode())
-    return total
+def _head_tokens(view: Any, count: Callable[[str], int]) -> int:
+    return sum(count(s) for s in view.head_strings())
 
 
-def _beside_results(item: Any, api: str, count: Callable[[str], int]) -> int:
-    """Tokens of an item that holds tool results, the results themselves not counted."""
-    if api != "anthropic" or not isinstance(item, dict):
-        return 0  # a Chat ``tool`` message / Responses ``*_output`` item is the result
-    content = item.get("content")
-    if isinstance(content, list):
-        return sum(_strings_tokens(b, count) for b in content
-                   if not (isinstance(b, dict) and b.get("type") == "tool_result"))
-    return _strings_tokens(content, count)
-
-
-def _strings_tokens(value: Any, count: Callable[[str], int]) -> int:
-    if isinstance(value, str):
-        return count(value)
-    if isinstance(value, list):
-        return sum(_strings_tokens(v, count) for v in value)
-    if isinstance(value, dict):
-        if type_of(value) in _BINARY_TYPES:
-            return 0
-        return sum(_strings_tokens(v, count) for k, v in value.items() if k not in _SKIP_KEYS)
-    return 0
+def _strings_tokens(view: Any, value: Any, count: Callable[[str], int]) -> int:
+    return sum(count(s) for s in view.visible_strings(value))
 
 
 def _strongest_per_call(decisions: Mapping[str, dict]) -> dict[str, dict]:

@@ -94,6 +94,9 @@ class Usage:
     output_tokens: int | None = None
     cache_read_input_tokens: int | None = None
     cache_creation_input_tokens: int | None = None
+    # The API counts cache reads and writes apart from ``input_tokens`` (Anthropic:
+    # input is only what follows the last breakpoint); OpenAI's input includes them.
+    cache_apart: bool = False
 
 
 class RequestView(Protocol):
@@ -191,9 +194,13 @@ class StreamEvent(Protocol):
     def deltas(self) -> list[Delta]: ...
     def tool_call_starts(self) -> list[tuple[str, str, str]]:
         """(channel, call_id, name) for tool calls that begin in this event."""
+    def only_deltas(self) -> bool:
+        """Whether it carries nothing but its deltas (one emptied may be left out)."""
     def closed_channels(self) -> list[str]:
         """Channels that end with this event (block stop, finish, item done)."""
     def usage(self) -> Usage | None: ...
+    def may_carry_meta(self, id_known: bool) -> bool:
+        """Whether it can carry usage, ids, model or finish reasons (a test before parsing)."""
     def response_id(self) -> str | None: ...
     def response_model(self) -> str | None: ...
     def finish_reasons(self) -> list[str]: ...
@@ -211,6 +218,33 @@ def type_of(obj: dict) -> str | None:
     block is an unknown one, walked like any other."""
     t = obj.get("type")
     return t if isinstance(t, str) else None
+
+
+def visible_strings(value: Any, skip: frozenset[str], free: frozenset[str] = _NOTHING,
+                    binary: frozenset[str] = _NOTHING) -> Iterator[str]:
+    """The strings ``iter_strings`` would give slots for, without the slots
+    (counting, not editing)."""
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, dict):
+        if binary and type_of(value) in binary:
+            return
+        for key, child in value.items():
+            if key in skip:
+                continue
+            if isinstance(child, str):
+                yield child
+            elif isinstance(child, (dict, list)):
+                if key in free:
+                    yield from visible_strings(child, _NOTHING)
+                else:
+                    yield from visible_strings(child, skip, free, binary)
+    elif isinstance(value, list):
+        for child in value:
+            if isinstance(child, str):
+                yield child
+            elif isinstance(child, (dict, list)):
+                yield from visible_strings(child, skip, free, binary)
 
 
 def iter_strings(

@@ -39,7 +39,7 @@ class HostRouter:
         router = router or Router(cfg)
         self.default = router.default
         self._hosts: dict[tuple[str, int], list[HostRoute]] = {}
-        for route in [*router.prefixed, *router.default.values()]:
+        for route in router.routes.values():
             u = urlsplit(route.upstream)
             port = u.port or DEFAULT_PORTS[u.scheme]
             self._hosts.setdefault(_key(u.hostname or "", port), []).append(HostRoute(route, u.path.rstrip("/")))

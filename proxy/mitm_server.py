@@ -24,11 +24,11 @@ from typing import Any
 
 from ctxproxy.config import Config
 
+from .engine import engine_for
 from .mitm_ca import confdir, ensure_ca
 from .mitm_hosts import HostRouter
-from .relay import Relay
 from .routing import Router
-from .server import ServeError, build_pipelines, close_services, open_services, version
+from .server import ServeError, close_services, open_services, version
 from .telemetry import close_telemetry
 
 log = logging.getLogger("ctxproxy.mitm")
@@ -43,7 +43,7 @@ class MitmProxy:
         self.cfg = cfg
         self._given = services
         self.services: dict[str, Any] = {}
-        self.pipelines: dict = {}
+        self.engine: Any = None
         self.extra_addons = addons  # the benchmark's empty addon instead of ours: addons=(x,), ours=False
         self.master: Any = None
         self.port = 0
@@ -61,9 +61,8 @@ class MitmProxy:
         router = Router(cfg)
         hosts = HostRouter(cfg, router)
         self.services = self._given if self._given is not None else open_services(cfg)
-        routes = {r.name: r for r in [*router.prefixed, *router.default.values()]}
-        tokens = build_pipelines(cfg, routes, self.services, self.pipelines)
-        addon = CtxproxyAddon(cfg, Relay(None, self.pipelines, tokens, self.services), hosts)
+        self.engine = engine_for(cfg, self.services, routes=router.routes)  # no transport: mitmproxy forwards
+        addon = CtxproxyAddon(cfg, self.engine, hosts)
         opts = options.Options(listen_host=cfg.mitm.host, listen_port=cfg.mitm.port, confdir=str(confdir(cfg)))
         # What DumpMaster runs, less its flow dump, its stdin flow reader and its error
         # check (which calls sys.exit on a start-up error; ours raises ServeError instead).
@@ -96,9 +95,9 @@ class MitmProxy:
             except Exception:
                 log.exception("mitmproxy stopped with an error")
             self._task = None
-        for pipeline in self.pipelines.values():
-            await asyncio.to_thread(pipeline.close)
-        self.pipelines = {}
+        if self.engine is not None:
+            await asyncio.to_thread(self.engine.close)
+            self.engine = None
         if self._given is None and self.services:
             await asyncio.to_thread(close_services, self.services)
             await close_telemetry(self.services.get("telemetry"))

@@ -123,7 +123,7 @@ def test_below_trigger_forwards_original_bytes(api, store):
     raw = orjson.dumps(body)
     t = Turn(api=api, route="r", path="/", headers={}, request=ADAPTERS[api].parse_request(raw), tokens=TOKENS,
              identity=Identity(tenant="acme", session="s1"))
-    PruneFilter(cfg(), store).on_request(t)
+    Pipeline([PruneFilter(cfg(), store)]).run_request(t)
     assert not t.request.changed and t.request.to_bytes() == raw
     assert t.state["prune"]["pruned"] == [] and t.state["prune"]["batch"] is False
     assert store.sessions.get("acme", "s1") is None  # nothing written on a quiet turn

@@ -10,6 +10,7 @@ from .base import (
     RequestViewBase,
     MAX_CACHE_BREAKPOINTS,
     Event,
+    StreamState,
     count_markers,
     has_binary,
     last_marked,
@@ -35,7 +36,19 @@ def _kind(block: dict) -> str:
 class AnthropicRequest(RequestViewBase):
     api = API
     items_key = "messages"
+    head_keys = ("system",)
     __slots__ = ()
+
+    def beside_results(self, item: Any) -> Iterator[str]:
+        if not isinstance(item, dict):
+            return
+        content = item.get("content")
+        if isinstance(content, list):
+            for b in content:
+                if not (isinstance(b, dict) and b.get("type") == "tool_result"):
+                    yield from self.visible_strings(b)
+        else:
+            yield from self.visible_strings(content)
 
     def head_slots(self) -> Iterator[Slot]:
         return self.field_slot(self.body, "system", "system")
@@ -213,7 +226,8 @@ def _markable(block: Any) -> bool:
 
 def usage_of(u: Any) -> Usage:
     return Usage(usage_int(u, "input_tokens"), usage_int(u, "output_tokens"),
-                 usage_int(u, "cache_read_input_tokens"), usage_int(u, "cache_creation_input_tokens"))
+                 usage_int(u, "cache_read_input_tokens"), usage_int(u, "cache_creation_input_tokens"),
+                 cache_apart=True)
 
 
 class AnthropicResponse(ResponseViewBase):
@@ -239,7 +253,7 @@ class AnthropicResponse(ResponseViewBase):
         return [r] if isinstance(r, str) else []
 
 
-class AnthropicStream:
+class AnthropicStream(StreamState):
     """Per-response state: blocks with deltas not yet stopped."""
 
     __slots__ = ("open",)
@@ -258,6 +272,7 @@ _DELTA_FIELDS = {"text_delta": ("text", TEXT), "thinking_delta": ("thinking", SI
 
 class AnthropicEvent(Event):
     __slots__ = ()
+    meta_events = frozenset({"message_start", "message_delta"})
 
     def _index(self) -> int:
         i = self.data.get("index") if isinstance(self.data, dict) else None
@@ -283,6 +298,9 @@ class AnthropicEvent(Event):
                 key = "thinking" if kind == SIGNED else "text"
                 if isinstance(block.get(key), str) and block[key]:
                     yield Slot(block, key, "content_block", kind, self.mark_changed)
+
+    def only_deltas(self) -> bool:
+        return self.type == "content_block_delta"
 
     def tool_call_starts(self) -> list[tuple[str, str, str]]:
         if self.type != "content_block_start":

@@ -12,7 +12,10 @@ from typing import Any, Callable, ClassVar, Iterator
 
 import orjson
 
-from ctxproxy.filters.view import ARGS, TEXT, Delta, Slot, ToolCall, ToolResult, Usage, Where, iter_strings, type_of
+from ..sse import encode_event
+
+from ctxproxy.filters.view import (ARGS, TEXT, Delta, Slot, ToolCall, ToolResult, Usage, Where, iter_strings, type_of,
+                                   visible_strings)
 
 
 class AdapterError(ValueError):
@@ -92,6 +95,9 @@ class RequestViewBase(View):
     items_key: ClassVar[str] = "messages"  # where the conversation lives ("messages" / "input")
     __slots__ = ("_calls", "_results", "_encodings")
 
+    # Top-level keys outside the conversation whose text the model reads (tools: as JSON).
+    head_keys: ClassVar[tuple[str, ...]] = ()
+
     def __init__(self, body: dict, raw: bytes = b""):
         super().__init__(body, raw)
         self._calls: tuple[int, list[ToolCall]] | None = None
@@ -165,6 +171,29 @@ class RequestViewBase(View):
                 if text:
                     return text
         return ""
+
+    @staticmethod
+    def visible_strings(value: Any) -> Iterator[str]:
+        """Every string in ``value`` the model reads as language: the one list of
+        keys that are not (``OPAQUE_KEYS``), binary parts skipped, a tool's own
+        arguments whole."""
+        return visible_strings(value, OPAQUE_KEYS, FREE_FORM_KEYS, BINARY_PARTS)
+
+    def head_strings(self) -> Iterator[str]:
+        """What the model reads outside the conversation: system text or
+        instructions, a string ``input``, and the tool definitions (as JSON)."""
+        body = self.body
+        for key in self.head_keys:
+            if body.get(key):
+                yield from self.visible_strings(body[key])
+        if body.get("tools"):
+            yield orjson.dumps(body["tools"]).decode()
+
+    def beside_results(self, item: Any) -> Iterator[str]:
+        """The strings of a conversation item that holds tool results, the
+        results themselves left out (a Chat ``tool`` message or a Responses
+        ``*_output`` item is the result: nothing)."""
+        return iter(())
 
     def count_cache_breakpoints(self) -> int:
         return sum(count_markers(m.get("content")) for m in self.items() if type(m) is dict)
@@ -333,6 +362,23 @@ def parse_body(raw: bytes) -> dict:
     return body
 
 
+class StreamState:
+    """Per-response state of an adapter's stream (``Adapter.stream()``): makes
+    the events of one response (``event``) and has the last word on what is
+    sent of them (``outgoing``)."""
+
+    __slots__ = ()
+
+    def event(self, name: str | None, raw: bytes, data: bytes | None) -> "Event":
+        raise NotImplementedError
+
+    def outgoing(self, events: list) -> list:
+        """The events the filters let out for one upstream event, as they go
+        to the client, in order (an API whose events are numbered renumbers
+        them). Every driver calls it on what the event hooks returned."""
+        return events
+
+
 class Event:
     """A stream event parsed lazily: ``data`` is decoded on first use, and the
     raw bytes go out unchanged unless a filter edits it."""
@@ -383,8 +429,7 @@ class Event:
     def to_bytes(self) -> bytes:
         if not self.edits:
             return self.raw
-        head = b"event: " + self.name.encode() + b"\n" if self.name else b""
-        return head + b"data: " + dumps(self._data) + b"\n\n"
+        return encode_event(self.name, dumps(self._data))
 
     # Defaults; adapters override what their API has.
     def deltas(self) -> list[Delta]:
@@ -395,6 +440,12 @@ class Event:
 
     def tool_call_starts(self) -> list[tuple[str, str, str]]:
         return []
+
+    def only_deltas(self) -> bool:
+        """Whether the event carries nothing but its deltas (no role, ids,
+        finish, usage...): one whose deltas a filter emptied can then be left
+        out rather than sent empty. Unknown shapes: False."""
+        return False
 
     def closed_channels(self) -> list[str]:
         """Channels this event ends. Computed once per event: the answer
@@ -409,6 +460,19 @@ class Event:
 
     def usage(self) -> Usage | None:
         return None
+
+    # SSE event names that can carry usage, ids, models or finish reasons.
+    meta_events: ClassVar[frozenset[str]] = frozenset()
+
+    def may_carry_meta(self, id_known: bool) -> bool:
+        """A cheap test before parsing: whether this event can carry usage, the
+        response id or model, or finish reasons (few do). ``id_known``: the
+        response id was seen already."""
+        name = self.name
+        return name in self.meta_events if name is not None else self._unnamed_meta(id_known)
+
+    def _unnamed_meta(self, id_known: bool) -> bool:
+        return True
 
     def response_id(self) -> str | None:
         return None
@@ -456,7 +520,7 @@ def dumps(obj: Any) -> bytes:
 
 
 __all__ = [
-    "AdapterError", "Event", "View", "ToolCall", "ToolResult", "Usage", "Delta", "Slot",
+    "AdapterError", "Event", "StreamState", "View", "ToolCall", "ToolResult", "Usage", "Delta", "Slot",
     "text_of", "is_text_part", "has_binary", "decode_args", "make_result_replacer", "usage_int", "parse_body", "dumps",
     "MAX_CACHE_BREAKPOINTS", "part_markers", "count_markers", "last_marked", "longest_ttl",
 ]

@@ -5,6 +5,8 @@ import re
 import time
 from typing import Any, Callable, Iterator
 
+import orjson
+
 from ctxproxy.filters.view import ARGS, TEXT, THINKING, Delta, Slot, ToolCall, ToolResult, Usage, Where, iter_strings
 
 from .base import (
@@ -13,6 +15,7 @@ from .base import (
     ResponseViewBase,
     RequestViewBase,
     Event,
+    StreamState,
     View,
     decode_args,
     has_binary,
@@ -28,6 +31,8 @@ API = "responses"
 SYSTEM_ROLES = ("system", "developer")
 CALL_TYPES = ("function_call", "custom_tool_call")
 RESULT_TYPES = ("function_call_output", "custom_tool_call_output")
+# Event types that end a response (its stream, or its turn on the WebSocket).
+TURN_END = frozenset({"response.completed", "response.failed", "response.incomplete", "error"})
 _NOT_TEXT_ITEMS = ("additional_tools", "compaction", "compaction_summary", "item_reference",
                    "image_generation_call", "web_search_call", "file_search_call")
 
@@ -101,7 +106,13 @@ def calls_in(items: list) -> list[ToolCall]:
 class ResponsesRequest(RequestViewBase):
     api = API
     items_key = "input"
+    head_keys = ("instructions",)
     __slots__ = ()
+
+    def head_strings(self) -> Iterator[str]:
+        if isinstance(self.body.get("input"), str):  # the conversation as one string
+            yield self.body["input"]
+        yield from super().head_strings()
 
     @staticmethod
     def item_role(item: Any) -> str:
@@ -236,26 +247,41 @@ class ResponsesResponse(ResponseViewBase):
         return [s] if isinstance(s, str) else []
 
 
-class ResponsesStream:
+class ResponsesStream(StreamState):
     """Per-response state: channels still open (closed by .done events, or by
     the final event when a compatible server skips the .done events); each
     channel's delta shape (type and ids), for the deltas ``make_delta`` adds;
-    and how many it added. Every later event's ``sequence_number`` moves up by
-    that many, so the numbers a client sees stay unique and increasing; an
-    untouched stream keeps the provider's numbers (and bytes)."""
+    and the ``sequence_number`` the next event sent must carry."""
 
-    __slots__ = ("open", "shapes", "inserted")
+    __slots__ = ("open", "shapes", "next_seq")
 
     def __init__(self) -> None:
         self.open: dict[str, None] = {}
         self.shapes: dict[str, dict] = {}
-        self.inserted = 0
+        self.next_seq: int | None = None  # None until the first numbered event went out
 
     def event(self, name: str | None, raw: bytes, data: bytes | None) -> "ResponsesEvent":
-        ev = ResponsesEvent(name, raw, data, self)
-        if self.inserted:
-            ev.renumber(self.inserted)
-        return ev
+        return ResponsesEvent(name, raw, data, self)
+
+    def outgoing(self, events: list) -> list:
+        """Number what goes to the client one by one from the provider's first
+        number: filters drop events (tool arguments held back to be scanned
+        whole) and add some (a held tail flushed), and clients expect
+        ``sequence_number`` to count up by one. An event whose number is
+        already right keeps its bytes, so an untouched stream is unchanged.
+        Only events the filters saw come here, and they have parsed each one."""
+        for ev in events:
+            d = ev.data
+            seq = d.get("sequence_number") if isinstance(d, dict) else None
+            if type(seq) is not int:
+                continue
+            if self.next_seq is None:
+                self.next_seq = seq
+            elif seq != self.next_seq:
+                d["sequence_number"] = self.next_seq
+                ev.mark_changed()
+            self.next_seq += 1
+        return events
 
 
 # delta event type -> (channel suffix key, kind)
@@ -285,6 +311,10 @@ def _channel(data: dict, sub: str | None) -> str:
 
 class ResponsesEvent(Event):
     __slots__ = ()
+    meta_events = frozenset({"response.created", "response.completed", "response.failed", "response.incomplete"})
+
+    def _unnamed_meta(self, id_known: bool) -> bool:
+        return b'"response"' in (self.raw or b"")  # WebSocket frames: lifecycle events hold a "response" object
 
     def deltas(self) -> list[Delta]:
         spec = _DELTAS.get(self.type)
@@ -325,6 +355,9 @@ class ResponsesEvent(Event):
 
     def parts(self, value: Any, where: str, kind: str = TEXT) -> Iterator[Slot]:
         return View.parts(self, value, where, kind)  # type: ignore[arg-type]
+
+    def only_deltas(self) -> bool:
+        return self.type in _DELTAS  # its number goes with it: ResponsesStream.outgoing renumbers
 
     def tool_call_starts(self) -> list[tuple[str, str, str]]:
         if self.type == "response.output_item.added":
@@ -367,28 +400,16 @@ class ResponsesEvent(Event):
             return [s] if isinstance(s, str) else []
         return []
 
-    def renumber(self, by: int) -> int | None:
-        """Move this event's ``sequence_number`` up by ``by``; the old number
-        (None when it has none: nothing to keep in order)."""
-        d = self.data
-        seq = d.get("sequence_number") if isinstance(d, dict) else None
-        if not isinstance(seq, int):
-            return None
-        d["sequence_number"] = seq + by
-        self.mark_changed()
-        return seq
-
     def make_delta(self, channel: str, kind: str, text: str) -> "ResponsesEvent":
         """A delta of the channel's own type and ids (a refusal's tail is a
         ``response.refusal.delta``: the SDKs reject a text delta on a refusal
-        part). It takes this event's number; this event and every later one
-        move up by one. A filter only knows channels from ``deltas()``, so the
+        part), sent before this event; ``ResponsesStream.outgoing`` gives it
+        its number. A filter only knows channels from ``deltas()``, so the
         shape was recorded there."""
         data = {**self.stream.shapes[channel], "delta": text}
-        seq = self.renumber(1)
-        if seq is not None:
-            data["sequence_number"] = seq
-            self.stream.inserted += 1
+        seq = self.data.get("sequence_number") if isinstance(self.data, dict) else None
+        if type(seq) is int:
+            data["sequence_number"] = seq  # a placeholder: renumbered on the way out
         ev = ResponsesEvent(data["type"], b"", None, self.stream)
         ev._data = data
         ev.edits = 1
@@ -418,3 +439,25 @@ def _next_sequence(sent: bytes) -> int:
     at = sent.rfind(b'"sequence_number"')
     m = _SEQ.match(sent, at) if at >= 0 else None
     return int(m.group(1)) + 1 if m else 0
+
+
+# -- over WebSocket (what Codex speaks): the client's events and our error frame --
+
+WS_CREATE = "response.create"  # a new turn (a response), on its lane
+WS_STEER = "response.steer"  # input queued into a response in flight: reaches the model, starts no turn
+WS_MODEL_EVENTS = (WS_CREATE, WS_STEER)  # client events the request filters guard
+OPENS = "response.created"  # the provider's event that opens a response (and names its id)
+
+
+def ws_lane(event: dict) -> str | None:
+    """The lane (``stream_id``) an event names; None: the default lane."""
+    lane = event.get("stream_id")
+    return lane if isinstance(lane, str) else None
+
+
+def ws_error_frame(status: int, message: str, lane: str | None = None) -> bytes:
+    """The error frame the client reads for a refused event (on its lane)."""
+    frame: dict[str, Any] = {"type": "error", "status": status, "error": error_body(status, message)["error"]}
+    if lane is not None:
+        frame["stream_id"] = lane
+    return orjson.dumps(frame)
