@@ -28,7 +28,7 @@ from .engine import engine_for
 from .mitm_ca import confdir, ensure_ca
 from .mitm_hosts import HostRouter
 from .routing import Router
-from .server import ServeError, close_services, open_services, version
+from .server import ServeError, close_services, open_services, settle_heap, version
 from .telemetry import close_telemetry
 
 log = logging.getLogger("ctxproxy.mitm")
@@ -123,6 +123,7 @@ async def serve_mitm(cfg: Config, signals: tuple[int, ...] = (signal.SIGINT, sig
         loop.add_signal_handler(sig, stop.set)
     proxy = MitmProxy(cfg)
     await proxy.start()
+    settle_heap()  # as serve does
     try:
         await stop.wait()
         log.info("ctxproxy transparent mode stopping")

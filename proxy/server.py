@@ -282,12 +282,7 @@ async def serve_forever(cfg: Config, reuse_port: bool = False, ready: Any = None
             raise ServeError(f"cannot open the store in {cfg.server.data_dir}: {exc}") from None
         except OSError as exc:
             raise ServeError(f"cannot start: {_os_error(exc)}") from None
-        # Start-up objects (modules, vocabularies, rules) live for the whole process:
-        # move them out of the collector's sight, and collect young objects less
-        # often — each request allocates many short-lived dicts while parsing JSON.
-        gc.collect()
-        gc.freeze()
-        gc.set_threshold(20000, 50, 50)
+        settle_heap()
         site = web.TCPSite(runner, cfg.server.host, cfg.server.port, reuse_port=reuse_port or None,
                            backlog=1024)
         try:
@@ -318,6 +313,16 @@ async def serve_forever(cfg: Config, reuse_port: bool = False, ready: Any = None
         await runner.cleanup()
         for sig in installed:
             loop.remove_signal_handler(sig)
+
+
+def settle_heap() -> None:
+    """Once started: start-up objects (modules, vocabularies, rules) live for the
+    whole process, so they move out of the collector's sight, and young objects
+    are collected less often — each request allocates many short-lived dicts
+    while parsing JSON."""
+    gc.collect()
+    gc.freeze()
+    gc.set_threshold(20000, 50, 50)
 
 
 def _os_error(exc: OSError) -> str:
