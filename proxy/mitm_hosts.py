@@ -37,7 +37,8 @@ def _key(host: str, port: int) -> tuple[str, int]:
 class HostRouter:
     def __init__(self, cfg: Config, router: Router | None = None):
         router = router or Router(cfg)
-        self.default = router.default
+        # A ``[mitm] hosts`` entry takes its family's default route, without its injected key.
+        self._keyless = {family: replace(r, injected_key="") for family, r in router.default.items()}
         self._hosts: dict[tuple[str, int], list[HostRoute]] = {}
         for route in router.routes.values():
             u = urlsplit(route.upstream)
@@ -62,20 +63,19 @@ class HostRouter:
         if not entries:
             return None
         path = canonical_path(raw_path.split("?", 1)[0])
-        for entry in entries:
-            base = entry.base
-            if base and not (path == base or path.startswith(base + "/")):
-                continue
-            rest = path[len(base):] or "/"
-            api, aux = call_api(rest, method)
-            route = entry.route or self._family_route(api)
-            if route is None:
-                return None
-            return Match(route, rest, api, aux)
-        return None
-
-    def _family_route(self, api: str | None) -> Route | None:
-        """The default route of the family ``api`` belongs to, with no injected key."""
+        # The routes whose base path the request is under (the longest base), else the
+        # host's shortest: a model call on an intercepted host never escapes the filters.
+        under = [e for e in entries if _under(path, e.base)] or [entries[-1]]
+        base = under[0].base if _under(path, under[0].base) else ""
+        rest = path[len(base):] or "/"
+        api, aux = call_api(rest, method)
         family = "anthropic" if api == "anthropic" else "openai"
-        route = self.default.get(family)
-        return replace(route, injected_key="") if route is not None else None
+        # Routes sharing a host and base path (one gateway for both families): the path's family.
+        same = [e for e in under if e.base == under[0].base]
+        entry = next((e for e in same if e.route is not None and e.route.family == family), same[0])
+        route = entry.route or self._keyless.get(family)
+        return Match(route, rest, api, aux) if route is not None else None
+
+
+def _under(path: str, base: str) -> bool:
+    return not base or path == base or path.startswith(base + "/")

@@ -327,6 +327,28 @@ async def test_a_provider_that_does_not_answer_is_a_connection_error(start_mitm,
         await c.chat.completions.create(model="gpt-5", messages=[{"role": "user", "content": "hi"}])
 
 
+async def test_a_provider_that_drops_mid_stream_cuts_the_client_and_the_turn_says_so(start_mitm, tls_fake):
+    mitm = start_mitm()
+    tls_fake.script(Reply.text("one two three four five six", drop_after_events=3))
+    c = oai(tls_fake)
+    raw = await c.chat.completions.with_raw_response.create(
+        model="gpt-5", messages=[{"role": "user", "content": "count"}], stream=True)
+    with pytest.raises(openai.APIError):
+        async for _ in raw.parse():
+            pass
+    m = mitm.manifest(raw.headers["x-ctx-turn-id"])
+    assert m["error"] == "upstream_dropped"
+
+
+async def test_pinned_passthrough_off_keeps_refusing(start_mitm, tls_fake, certs, monkeypatch):
+    start_mitm("pinned_passthrough = false\n")
+    monkeypatch.setenv("SSL_CERT_FILE", str(certs.pem))
+    for _ in range(2):  # the second time too: nothing leaves unfiltered
+        with pytest.raises(openai.APIConnectionError):
+            await oai(tls_fake).chat.completions.create(model="gpt-5", messages=[{"role": "user", "content": "hi"}])
+    assert tls_fake.model_requests == []
+
+
 # -- the command line -------------------------------------------------------------
 
 def test_print_env_creates_the_ca_and_names_what_agents_set(tmp_path):
