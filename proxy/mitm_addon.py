@@ -75,6 +75,8 @@ class CtxproxyAddon:
         self._peers.pop(client.peername, None)
 
     def tls_failed_client(self, data: tls.TlsData) -> None:
+        if not data.context.server.tls_established:
+            return  # the provider's handshake failed first (mitmproxy logs it): not the client's doing
         host = data.conn.sni or _server_of(data.context)[0] or "?"
         peer = data.conn.peername
         who = self._peers.pop(peer, None) or describe_peer(peer)

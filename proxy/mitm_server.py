@@ -39,12 +39,14 @@ class MitmProxy:
     ``await stop()``. ``services`` shares an open store (and its writer) with
     a ``serve`` in the same process; by default it opens its own."""
 
-    def __init__(self, cfg: Config, services: dict[str, Any] | None = None, addons: tuple = ()):
+    def __init__(self, cfg: Config, services: dict[str, Any] | None = None, addons: tuple = (),
+                 options: dict[str, Any] | None = None):
         self.cfg = cfg
         self._given = services
         self.services: dict[str, Any] = {}
         self.engine: Any = None
         self.extra_addons = addons  # the benchmark's empty addon instead of ours: addons=(x,), ours=False
+        self.extra_options = options or {}  # mitmproxy options over ours (a test's reverse-mode provider front)
         self.master: Any = None
         self.port = 0
         self._task: asyncio.Task | None = None
@@ -69,8 +71,9 @@ class MitmProxy:
         self.master = Master(opts, with_termlog=False)
         self.master.addons.add(*addons.default_addons(), keepserving.KeepServing(), readfile.ReadFile())
         self.master.addons.add(*(self.extra_addons or ()), *((addon,) if ours else ()), _Ready())
-        self.master.options.update(connection_strategy="eager", http2=cfg.mitm.http2,
-                                   ssl_verify_upstream_trusted_ca=cfg.mitm.upstream_ca or None)
+        self.master.options.update(**{"connection_strategy": "eager", "http2": cfg.mitm.http2,
+                                      "ssl_verify_upstream_trusted_ca": cfg.mitm.upstream_ca or None,
+                                      **self.extra_options})
         ready = self.master.addons.get("_ready").event
         self._task = asyncio.ensure_future(self.master.run())
         waiter = asyncio.ensure_future(ready.wait())
@@ -140,8 +143,9 @@ async def _cancel_the_rest() -> None:
 
 
 class MitmThread:
-    """A transparent proxy on its own loop in a background thread (tests,
-    benchmarks): ``start()`` returns once it listens; ``stop()``."""
+    """A transparent proxy on its own loop in a background thread (tests):
+    ``start()`` returns once it listens; ``stop()``. One per process at a time:
+    mitmproxy keeps its master and options in process-wide globals (``ctx``)."""
 
     def __init__(self, cfg: Config, **kwargs: Any):
         self.cfg = cfg

@@ -79,9 +79,9 @@ def start_mitm(tmp_path, tls_fake, certs, monkeypatch):
     for name in ("NO_PROXY", "no_proxy", "HTTP_PROXY", "http_proxy", "ALL_PROXY", "all_proxy"):
         monkeypatch.delenv(name, raising=False)
 
-    def start(toml: str = "", **overrides) -> Mitm:
+    def start(toml: str = "", upstream_ca: Path | None = None, **overrides) -> Mitm:
         path = tmp_path / f"mitm-{len(threads)}.toml"
-        path.write_text(f'[mitm]\nport = 0\nupstream_ca = "{certs.pem}"\n' + toml)
+        path.write_text(f'[mitm]\nport = 0\nupstream_ca = "{upstream_ca or certs.pem}"\n' + toml)
         overrides.setdefault("data_dir", str(tmp_path / "data"))
         overrides.setdefault("anthropic_upstream", tls_fake.url)
         overrides.setdefault("openai_upstream", tls_fake.url)
@@ -269,9 +269,76 @@ async def test_a_client_offering_http2_is_served(start_mitm, tls_fake):
             model="gpt-5", messages=[{"role": "user", "content": "hi"}], stream=True)
         text = "".join([ch.choices[0].delta.content or "" async for ch in raw.parse() if ch.choices])
     # mitmproxy answers the client's ALPN with the provider's choice: HTTP/1.1 here (the fake
-    # provider's), HTTP/2 end to end with a provider that speaks it.
+    # provider's); HTTP/2 end to end with a provider that speaks it (below).
     assert raw.http_response.http_version == "HTTP/1.1"
     assert text == "over h2 or not" and len(raw.headers["x-ctx-turn-id"]) == 32
+
+
+FRONT = """
+import asyncio, sys
+from mitmproxy import addons, options
+from mitmproxy.addons import keepserving, readfile
+from mitmproxy.master import Master
+
+async def main():
+    port, target, confdir, ca = sys.argv[1:5]
+    m = Master(options.Options(listen_host="127.0.0.1", listen_port=int(port), confdir=confdir))
+    m.addons.add(*addons.default_addons(), keepserving.KeepServing(), readfile.ReadFile())
+    m.options.update(mode=["reverse:" + target], connection_strategy="lazy", ssl_verify_upstream_trusted_ca=ca)
+    await m.run()
+
+asyncio.run(main())
+"""
+
+
+@pytest.fixture
+async def h2_provider(tmp_path, tls_fake, certs):
+    """The fake provider behind a front that speaks HTTP/2 over TLS, as the public
+    providers do: mitmproxy in reverse mode with its own CA (lazy, so it answers the
+    client's ALPN itself), in a process of its own (mitmproxy's options are
+    process-wide, so two instances cannot share one)."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    confdir = tmp_path / "front"
+    proc = subprocess.Popen([sys.executable, "-c", FRONT, str(port), tls_fake.url, str(confdir), str(certs.pem)],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        for _ in range(400):  # bounded: mitmproxy starts in a second or two
+            assert proc.poll() is None, "the HTTP/2 front exited"
+            try:
+                _, writer = await asyncio.open_connection("127.0.0.1", port)
+                writer.close()
+                break
+            except OSError:
+                await asyncio.sleep(0.05)
+        yield f"https://localhost:{port}", confdir / "mitmproxy-ca-cert.pem"
+    finally:
+        proc.terminate()
+        proc.wait(10)
+
+
+@pytest.mark.parametrize("stream", [False, True], ids=["json", "sse"])
+async def test_http2_end_to_end_through_the_filters(start_mitm, tls_fake, h2_provider, stream):
+    import httpx2
+
+    front_url, front_ca = h2_provider
+    mitm = start_mitm(upstream_ca=front_ca, openai_upstream=front_url)
+    tls_fake.script(Reply.text(f"h2 {GHP} done", delta_chars=4))
+    async with httpx2.AsyncClient(http2=True) as http:
+        c = openai.AsyncOpenAI(base_url=front_url + "/v1", api_key="sk-test", max_retries=0, http_client=http)
+        args = dict(model="gpt-5", messages=[{"role": "user", "content": f"my {GHP}"}])
+        if stream:
+            raw = await c.chat.completions.with_raw_response.create(stream=True, **args)
+            text = "".join([ch.choices[0].delta.content or "" async for ch in raw.parse() if ch.choices])
+        else:
+            raw = await c.chat.completions.with_raw_response.create(**args)
+            text = raw.parse().choices[0].message.content
+    assert raw.http_response.http_version == "HTTP/2"
+    assert GHP not in text and text.startswith("h2 [REDACTED:") and text.endswith(" done")
+    assert GHP not in tls_fake.last.body.decode()
+    m = mitm.manifest(raw.headers["x-ctx-turn-id"])
+    assert m["redactions"] == {"github-pat": 1} and m["response_redactions"] == {"github-pat": 1}
 
 
 class Heard(logging.Handler):
