@@ -1,8 +1,9 @@
 """Transparent mode's cost: ``ctxproxy mitm`` against mitmproxy with an empty addon, same run.
 
-Three processes besides this one (the load client): the scripted provider
+Four processes besides this one (the load client): the scripted provider
 over TLS (its own CA), ``ctxproxy mitm`` (the real command, default pipeline),
-and the baseline — the same mitmproxy start-up (``MitmProxy``: same options,
+``ctxproxy serve`` on the same pipeline (for scale: what the agents that take a
+base URL get), and the baseline — the same mitmproxy start-up (``MitmProxy``: same options,
 same CA) with an addon that only streams event streams (``response.stream =
 True``; without it mitmproxy buffers a stream whole, and the baseline would
 look slower than it is). Measured over real TLS through HTTPS CONNECT, with
@@ -124,15 +125,16 @@ async def streams(client: httpx2.AsyncClient, url: str, n: int, concurrency: int
     return n / (time.perf_counter() - t0)
 
 
-async def measure(args, fake_url: str, targets: dict[str, tuple[str | None, str]]) -> dict:
+async def measure(args, targets: dict[str, tuple[str, str | None, str]]) -> dict:
+    """``targets``: name -> (base URL the client calls, HTTPS proxy or None, CA file)."""
     results: dict[str, dict] = {}
     clients = {name: httpx2.AsyncClient(proxy=proxy, verify=verify, timeout=60, trust_env=False,
                                         limits=httpx2.Limits(max_connections=args.concurrency))
-               for name, (proxy, verify) in targets.items()}
-    url = fake_url + "/v1/chat/completions"
+               for name, (_, proxy, verify) in targets.items()}
+    urls = {name: base + "/v1/chat/completions" for name, (base, _, _) in targets.items()}
     try:
-        for c in clients.values():  # warm-up: connections pooled, caches and tokenizers loaded
-            await latency(c, url, 20)
+        for name, c in clients.items():  # warm-up: connections pooled, caches and tokenizers loaded
+            await latency(c, urls[name], 20)
         order = list(clients)
         rounds = 3
         for name in order:
@@ -140,8 +142,8 @@ async def measure(args, fake_url: str, targets: dict[str, tuple[str | None, str]
         for r in range(rounds):  # interleaved rounds, random order: a drift in load hits all alike
             random.Random(r).shuffle(order)
             for name in order:
-                results[name]["lat"] += await latency(clients[name], url, args.requests // rounds)
-                results[name]["sps"].append(await streams(clients[name], url, args.streams // rounds,
+                results[name]["lat"] += await latency(clients[name], urls[name], args.requests // rounds)
+                results[name]["sps"].append(await streams(clients[name], urls[name], args.streams // rounds,
                                                           args.concurrency))
     finally:
         for c in clients.values():
@@ -175,7 +177,7 @@ def main() -> None:
     work = Path(tempfile.mkdtemp(prefix="bench-mitm-"))
     ca = TestCA(work / "certs", "bench provider CA")
     cert, key, _ = ca.issue("localhost")
-    fake_port, ours_port, base_port = free_port(), free_port(), free_port()
+    fake_port, ours_port, base_port, serve_port = free_port(), free_port(), free_port(), free_port()
     fake_url = f"https://localhost:{fake_port}"
     configs = {}
     for name, port in (("ours", ours_port), ("base", base_port)):
@@ -196,21 +198,26 @@ def main() -> None:
         "ours": subprocess.Popen([sys.executable, "-m", "ctxproxy.proxy.cli", "mitm", "--config",
                                   str(configs["ours"]), "--data-dir", data["ours"], "--log-level", "WARNING"],
                                  env=env, stdout=log, stderr=log),
+        # serve, for scale: the agent points its base URL at it; it trusts the provider's CA
+        "serve": subprocess.Popen([sys.executable, "-m", "ctxproxy.proxy.cli", "serve", "--port", str(serve_port),
+                                   "--data-dir", str(work / "data-serve"), "--openai-upstream", fake_url,
+                                   "--log-level", "WARNING"],
+                                  env=dict(env, SSL_CERT_FILE=str(ca.pem)), stdout=log, stderr=log),
     }
     try:
-        for name, port in (("fake", fake_port), ("base", base_port), ("ours", ours_port)):
+        for name, port in (("fake", fake_port), ("base", base_port), ("ours", ours_port), ("serve", serve_port)):
             wait_port(port, procs[name])
+        bundle = {n: str(bundle_path(load_config(configs[n], data_dir=data[n]))) for n in configs}
         targets = {
-            "direct": (None, str(ca.pem)),
-            "mitmproxy + empty addon": (f"http://127.0.0.1:{base_port}",
-                                        str(bundle_path(load_config(configs["base"], data_dir=data["base"])))),
-            "ctxproxy mitm": (f"http://127.0.0.1:{ours_port}",
-                              str(bundle_path(load_config(configs["ours"], data_dir=data["ours"])))),
+            "direct": (fake_url, None, str(ca.pem)),
+            "mitmproxy + empty addon": (fake_url, f"http://127.0.0.1:{base_port}", bundle["base"]),
+            "ctxproxy mitm": (fake_url, f"http://127.0.0.1:{ours_port}", bundle["ours"]),
+            "ctxproxy serve (base URL)": (f"http://127.0.0.1:{serve_port}", None, str(ca.pem)),
         }
         meter = LoadMeter(lambda: [p.pid for p in procs.values()])
         cpu0 = {n: cpu_seconds(p.pid) for n, p in procs.items()}
         t0 = time.monotonic()
-        results = asyncio.run(measure(args, fake_url, targets))
+        results = asyncio.run(measure(args, targets))
         wall = time.monotonic() - t0
         cpu = {n: cpu_seconds(p.pid) - cpu0[n] for n, p in procs.items()}
     finally:
@@ -237,8 +244,9 @@ def main() -> None:
         "HTTPS CONNECT, connections pooled; ctxproxy on the default pipeline.\n",
         *rows, "",
         f"Streams/s, ctxproxy over the empty addon: {ratio:.2f}. CPU seconds over the run: "
-        f"ctxproxy mitm {cpu['ours']:.1f}, empty addon {cpu['base']:.1f}, fake provider {cpu['fake']:.1f} "
-        f"(wall {wall:.0f} s; 2 CPUs shared by all four processes).",
+        f"ctxproxy mitm {cpu['ours']:.1f}, empty addon {cpu['base']:.1f}, serve {cpu['serve']:.1f}, "
+        f"fake provider {cpu['fake']:.1f} (wall {wall:.0f} s; 2 CPUs shared by the five processes). "
+        "serve is reached over plain HTTP on loopback (its base URL) and dials the provider over TLS.",
         meter.summary(), ""])
     print(text)
     if args.append:

@@ -36,7 +36,7 @@ from .engine import BYTES, EVENTS, WHOLE, Engine, Exchange, Forward
 from .mitm_ca import trust_hint
 from .mitm_hosts import HostRouter
 from .peers import describe_peer
-from .replies import ProxyError, Reply, error_reply
+from .replies import TURN_HEADER, ProxyError, Reply, error_reply
 from .websocket import _WsSession
 
 log = logging.getLogger("ctxproxy.mitm")
@@ -122,13 +122,18 @@ class CtxproxyAddon:
             return
         resp = flow.response
         answer = ex.answer(resp.status_code, resp.headers)
-        _set_headers(resp.headers, answer.headers)
+        # Only the turn id is added: the framing headers (transfer-encoding, content-length,
+        # connection) stay mitmproxy's, which reads the provider's body and keeps its
+        # connection by them and frames the client's side itself.
+        resp.headers[TURN_HEADER] = answer.headers[TURN_HEADER]
         if answer.mode == EVENTS:
             resp.stream = _EventStream(ex)
+            if "content-length" in resp.headers:  # the filters may change the events' length
+                del resp.headers["content-length"]
+                if flow.request.http_version == "HTTP/1.1":
+                    resp.headers["transfer-encoding"] = "chunked"
         elif answer.mode == BYTES:
             resp.stream = True
-        if resp.stream and flow.request.http_version == "HTTP/1.1" and "content-length" not in resp.headers:
-            resp.headers["transfer-encoding"] = "chunked"  # the client is told where the body ends
         flow.metadata[META + ".mode"] = answer.mode
 
     def response(self, flow: http.HTTPFlow) -> None:
