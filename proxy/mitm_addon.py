@@ -24,9 +24,11 @@ The turn ends (its manifest, records and span) once the client has its answer.
 from __future__ import annotations
 
 import asyncio
+import functools
+import inspect
 import logging
 from types import SimpleNamespace
-from typing import Any
+from typing import Any, Callable
 
 from mitmproxy import ctx, http, tls
 
@@ -36,12 +38,46 @@ from .engine import BYTES, EVENTS, WHOLE, Engine, Exchange, Forward
 from .mitm_ca import trust_hint
 from .mitm_hosts import HostRouter
 from .peers import describe_peer
-from .replies import TURN_HEADER, ProxyError, Reply, error_reply
+from .auth import Refusal
+from .replies import TURN_HEADER, ProxyError, Reply, error_reply, family_api, refusal_reply
 from .websocket import _WsSession
 
 log = logging.getLogger("ctxproxy.mitm")
 
 META = "ctxproxy"  # our keys in flow.metadata
+
+
+def _fail_closed(hook: Callable) -> Callable:
+    """mitmproxy logs a hook that raises and goes on with the flow as it is: for
+    us that would forward a request, or relay an answer, the filters never saw.
+    A hook that fails ends its flow instead: answered here in the caller's
+    format while nothing was sent yet, else cut."""
+    def failed(flow: http.HTTPFlow) -> None:
+        log.exception("%s hook failed; the exchange is ended, not passed on unfiltered", hook.__name__)
+        ex = flow.metadata.get(META)
+        if hook.__name__ == "request" or (hook.__name__ == "response" and not flow.response.stream):
+            _answer(flow, error_reply(ex.error_api if ex is not None else "chat", 500,
+                                      "ctxproxy failed on this exchange; it was not forwarded",
+                                      ex.turn.turn_id if ex is not None else ""))
+        else:
+            flow.kill()
+
+    if inspect.iscoroutinefunction(hook):
+        @functools.wraps(hook)
+        async def guarded_async(self: Any, flow: http.HTTPFlow) -> None:
+            try:
+                await hook(self, flow)
+            except Exception:
+                failed(flow)
+        return guarded_async
+
+    @functools.wraps(hook)
+    def guarded(self: Any, flow: http.HTTPFlow) -> None:
+        try:
+            hook(self, flow)
+        except Exception:
+            failed(flow)
+    return guarded
 
 
 class CtxproxyAddon:
@@ -90,11 +126,20 @@ class CtxproxyAddon:
 
     # -- HTTP -----------------------------------------------------------------
 
+    @_fail_closed
     async def request(self, flow: http.HTTPFlow) -> None:
         req = flow.request
         match = self.hosts.match(req.host, req.port, req.path, req.method)
         if match is None:
             return  # not a provider host: mitmproxy forwards it as it came
+        keyring = self.engine.services.get("keyring")
+        if keyring is not None and keyring.required:  # keys mode: before anything is read or forwarded
+            principal = keyring.authenticate(req.headers, _client_ip(flow), match.route)
+            if isinstance(principal, Refusal):
+                _answer(flow, refusal_reply(principal, family_api(match.api, match.route.family)))
+                return
+            match = match._replace(route=keyring.route_for(principal, match.route), principal=principal)
+        flow.metadata[META + ".match"] = match  # the WebSocket session, if one follows, takes it
         if _is_upgrade(req):
             if not match.route.config.websocket or not match.upstream_path.endswith("/responses"):
                 _answer(flow, error_reply("responses", 426, "ctxproxy: WebSocket transport is off for this route; "
@@ -116,6 +161,7 @@ class CtxproxyAddon:
             return
         _forward(req, out)
 
+    @_fail_closed
     def responseheaders(self, flow: http.HTTPFlow) -> None:
         ex: Exchange | None = flow.metadata.get(META)
         if ex is None:
@@ -136,6 +182,7 @@ class CtxproxyAddon:
             resp.stream = True
         flow.metadata[META + ".mode"] = answer.mode
 
+    @_fail_closed
     def response(self, flow: http.HTTPFlow) -> None:
         ex: Exchange | None = flow.metadata.pop(META, None)
         if ex is None:
@@ -168,11 +215,11 @@ class CtxproxyAddon:
 
     def websocket_start(self, flow: http.HTTPFlow) -> None:
         req = flow.request
-        match = self.hosts.match(req.host, req.port, req.path, "POST")  # route and path, as a model call
-        if match is None or match.api != "responses":
+        match = flow.metadata.get(META + ".match")  # its upgrade request's, keys checked
+        if match is None or not match.upstream_path.endswith("/responses"):
             return
         shim = SimpleNamespace(rel_url=SimpleNamespace(raw_path=req.path.split("?", 1)[0]), headers=req.headers)
-        edge = SimpleNamespace(engine=self.engine)  # what the session takes from serve's relay
+        edge = SimpleNamespace(engine=self.engine, services=self.engine.services)  # what it takes from serve's relay
         flow.metadata[META + ".ws"] = _WsSession(shim, match, edge, _ClientSide(flow), None)
 
     async def websocket_message(self, flow: http.HTTPFlow) -> None:
@@ -273,8 +320,11 @@ def _set_headers(headers: http.Headers, new: Any) -> None:
 
 def _answer(flow: http.HTTPFlow, reply: Reply, upgrade: bool = False) -> None:
     """Answer ``flow`` here with the engine's local ``Reply``."""
-    headers = list(reply.headers) + ([("upgrade", "websocket")] if upgrade else [])
-    flow.response = http.Response.make(reply.status, reply.body, headers)
+    fields = list(reply.headers) + ([("upgrade", "websocket")] if upgrade else [])
+    flow.response = http.Response.make(reply.status, reply.body,
+                                       http.Headers([(k.encode("latin-1"), v.encode("latin-1")) for k, v in fields]))
+
+
 
 
 def _is_upgrade(req: http.Request) -> bool:
@@ -290,6 +340,7 @@ def _loopback(ip: str) -> bool:
     return ip.startswith("127.") or ip in ("::1", "localhost") or ip.startswith("::ffff:127.")
 
 
-def _client_ip(context: Any) -> str:
-    peer = context.client.peername
+def _client_ip(holder: Any) -> str:
+    """The client's address, from a flow or a connection context."""
+    peer = holder.client_conn.peername if hasattr(holder, "client_conn") else holder.client.peername
     return peer[0] if peer else ""

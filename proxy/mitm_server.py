@@ -24,6 +24,7 @@ from typing import Any
 
 from ctxproxy.config import Config
 
+from .auth import Keyring
 from .engine import engine_for
 from .mitm_ca import confdir, ensure_ca
 from .mitm_hosts import HostRouter
@@ -63,6 +64,8 @@ class MitmProxy:
         router = Router(cfg)
         hosts = HostRouter(cfg, router)
         self.services = self._given if self._given is not None else open_services(cfg)
+        if "keyring" not in self.services:  # keys mode is checked as serve checks it
+            self.services["keyring"] = Keyring(cfg, self.services.get("store"))
         self.engine = engine_for(cfg, self.services, routes=router.routes)  # no transport: mitmproxy forwards
         addon = CtxproxyAddon(cfg, self.engine, hosts)
         opts = options.Options(listen_host=cfg.mitm.host, listen_port=cfg.mitm.port, confdir=str(confdir(cfg)))

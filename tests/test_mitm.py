@@ -256,6 +256,36 @@ async def test_responses_websocket_turns_are_filtered(start_mitm, tls_fake):
     assert m["redactions"] == {"github-pat": 1} and m["response_redactions"] == {"github-pat": 1}
 
 
+@pytest.mark.parametrize("body, status, message", [
+    (b'{"model": "gpt-5", "messages": [', 400, "JSON"),
+    (b'{"model": "gpt-5", "messages": [], "pad": "' + b"x" * 3000 + b'"}', 413, "max_body_bytes"),
+])
+async def test_a_bad_request_is_answered_here_in_the_callers_format(start_mitm, tls_fake, body, status, message):
+    import httpx2
+
+    mitm = start_mitm(toml="[server]\nmax_body_bytes = 2048\n")
+    async with httpx2.AsyncClient(proxy=mitm.url, verify=str(bundle_path(mitm.cfg)), trust_env=False) as http:
+        r = await http.post(tls_fake.url + "/v1/chat/completions", content=body,
+                            headers={"content-type": "application/json", "authorization": "Bearer sk-test"})
+    assert r.status_code == status and message in r.json()["error"]["message"]
+    assert len(r.headers["x-ctx-turn-id"]) == 32 and tls_fake.model_requests == []
+
+
+async def test_keys_mode_is_checked_as_in_serve(start_mitm, tls_fake):
+    from ctxproxy.proxy.auth import issue_key
+
+    mitm = start_mitm("[auth]\nmode = \"keys\"\n")
+    with pytest.raises(openai.AuthenticationError) as refused:
+        await oai(tls_fake).chat.completions.create(model="gpt-5", messages=[{"role": "user", "content": "hi"}])
+    assert "missing proxy key" in refused.value.message and tls_fake.model_requests == []
+    key = await asyncio.to_thread(issue_key, mitm.proxy.services["store"], mitm.cfg, "acme", user="ann")
+    c = oai(tls_fake, default_headers={"x-ctx-key": key["key"]})
+    raw = await c.chat.completions.with_raw_response.create(model="gpt-5", messages=[{"role": "user", "content": "hi"}])
+    assert raw.parse().choices[0].message.content == "Hello from fake."
+    assert "x-ctx-key" not in tls_fake.last.headers  # the proxy key never goes upstream
+    assert mitm.manifest(raw.headers["x-ctx-turn-id"], tenant="acme")["key_id"] == key["id"]
+
+
 # -- faults ---------------------------------------------------------------------
 
 async def test_a_client_offering_http2_is_served(start_mitm, tls_fake):
