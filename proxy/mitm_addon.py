@@ -220,7 +220,11 @@ class CtxproxyAddon:
             return
         shim = SimpleNamespace(rel_url=SimpleNamespace(raw_path=req.path.split("?", 1)[0]), headers=req.headers)
         edge = SimpleNamespace(engine=self.engine, services=self.engine.services)  # what it takes from serve's relay
-        flow.metadata[META + ".ws"] = _WsSession(shim, match, edge, _ClientSide(flow), None)
+        try:
+            flow.metadata[META + ".ws"] = _WsSession(shim, match, edge, _ClientSide(flow), None)
+        except Exception:  # no session, no filters: the socket must not carry frames past them
+            log.exception("websocket: the session could not start; the connection is closed")
+            flow.kill()
 
     async def websocket_message(self, flow: http.HTTPFlow) -> None:
         session: _WsSession | None = flow.metadata.get(META + ".ws")

@@ -6,7 +6,6 @@ the client with its own certificate and identical bytes."""
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
 import os
 import socket
@@ -23,7 +22,8 @@ pytest.importorskip("mitmproxy", reason="transparent mode needs the mitm extra")
 import aiohttp  # noqa: E402
 import anthropic  # noqa: E402
 import openai  # noqa: E402
-from tlscerts import TestCA, bundle  # noqa: E402
+from test_websocket import ws_turn  # noqa: E402
+from tlscerts import TestCA  # noqa: E402
 
 from ctxproxy.config import load_config  # noqa: E402
 from ctxproxy.proxy.mitm_ca import bundle_path, ca_cert_path  # noqa: E402
@@ -238,13 +238,7 @@ async def test_responses_websocket_turns_are_filtered(start_mitm, tls_fake):
     url = tls_fake.ws_url
     async with aiohttp.ClientSession() as s:
         async with s.ws_connect(url, proxy=mitm.url, ssl=trust, headers={"authorization": "Bearer sk-ws"}) as ws:
-            await ws.send_str(json.dumps({"type": "response.create", "model": "gpt-5",
-                                          "input": [{"role": "user", "content": f"token {GHP}"}]}))
-            events = []
-            async for msg in ws:
-                events.append(json.loads(msg.data))
-                if events[-1]["type"] in ("response.completed", "response.failed", "error"):
-                    break
+            events = await ws_turn(ws, {"model": "gpt-5", "input": [{"role": "user", "content": f"token {GHP}"}]})
     assert events[-1]["type"] == "response.completed"
     text = "".join(e["delta"] for e in events if e["type"] == "response.output_text.delta")
     assert GHP not in text and "[REDACTED:" in text

@@ -71,8 +71,3 @@ class TestCA:
         ctx.set_alpn_protocols(list(alpn))
         return ctx, der
 
-
-def bundle(path: Path, *pems: Path) -> Path:
-    """One PEM file holding every certificate in ``pems``."""
-    path.write_bytes(b"".join(p.read_bytes().rstrip(b"\n") + b"\n" for p in pems))
-    return path
