@@ -40,12 +40,10 @@ Monotonic: a decision is never undone; ``soft`` may later become ``hard``
 (at a batch point). If the client sends different content for a call id that
 was pruned, the new content is pruned the same way at once.
 
-``turn.state["prune"]`` (for the manifest)::
-
-    {"pruned": [{"ref", "tool", "tokens_before", "tokens_after", "mode", "new"}],
-     "batch": bool, "tokens_estimated": int | None, "tokens_after": int | None,
-     "trigger_tokens": int, "saved_tokens": int, "skipped": str | None}
-
+``turn.state["prune"]`` is a ``PruneState`` (``pruned``: ``{ref, tool,
+tokens_before, tokens_after, mode, new}`` each; ``batch``,
+``tokens_estimated``, ``tokens_after``, ``trigger_tokens``, ``saved_tokens``,
+``skipped``); ``report`` gives the manifest the pruned list.
 (``tokens_estimated`` is ``None`` when the request is too small to reach the
 trigger and was not counted.) Originals are tagged with the session and, when
 known, the user as subject, so a deletion request erases them. The decisions
@@ -82,9 +80,6 @@ REF_INDEX_TENANT = REF_POINTERS  # the store erases them with their session
 STATE_KEY = "prune"  # the session's part holding the decisions (earlier: a key of the session state)
 SOFT, HARD = "soft", "hard"
 _RANK = {SOFT: 1, HARD: 2}
-# Conversation items that come from the model: results before the last one have been seen.
-MODEL_ROLES = frozenset({"assistant", "function_call", "custom_tool_call", "reasoning", "local_shell_call",
-                         "computer_call", "web_search_call", "file_search_call", "mcp_call"})
 
 
 @dataclass(frozen=True)
@@ -167,6 +162,19 @@ class _Plan:
     estimated: int = 0  # ... with the decisions of earlier turns applied
 
 
+@dataclass(frozen=True)
+class PruneState:
+    """The filter's per-turn state (``turn.state["prune"]``)."""
+
+    pruned: list[dict]  # {ref, tool, tokens_before, tokens_after, mode, new} per pruned output
+    batch: bool  # this turn pruned a new batch
+    tokens_estimated: int | None  # the request as the client sent it (None: too small to matter)
+    tokens_after: int | None  # as the model sees it
+    trigger_tokens: int
+    saved_tokens: int
+    skipped: str | None  # why a batch was not pruned, if one was due
+
+
 class PruneFilter(Filter):
     name = "prune"
     required = False  # fails open: the request goes on unpruned, the turn is marked degraded
@@ -218,11 +226,11 @@ class PruneFilter(Filter):
         self._edit(turn, plan)
 
     def report(self, turn: Turn) -> dict | None:
-        st = turn.state.get(self.name)
-        return {"pruned": list(st["pruned"])} if st else None
+        st: PruneState | None = turn.state.get(self.name)
+        return {"pruned": list(st.pruned)} if st is not None else None
 
     @staticmethod
-    def successor_state(st: dict) -> dict:
+    def successor_state(st: PruneState) -> PruneState:
         return st  # what it pruned describes the request, which a successor shares
 
     def _edit(self, turn: Turn, plan: _Plan) -> None:
@@ -232,16 +240,11 @@ class PruneFilter(Filter):
                 r.result.replace(r.stub)
         pruned = [r for r in plan.results if r.decision is not None]
         saved = sum(r.saved for r in pruned)
-        turn.state[self.name] = {
-            "pruned": [{"ref": REF_PREFIX + r.id, "tool": r.tool, "tokens_before": r.tokens,
-                        "tokens_after": r.after, "mode": r.decision["m"], "new": r.new} for r in pruned],
-            "batch": plan.batch,
-            "tokens_estimated": plan.raw,  # as the client sent it (None: request too small to matter)
-            "tokens_after": None if plan.raw is None else plan.raw - saved,  # as the model sees it
-            "trigger_tokens": self.config.trigger_tokens,
-            "saved_tokens": saved,
-            "skipped": plan.skipped,
-        }
+        turn.state[self.name] = PruneState(
+            [{"ref": REF_PREFIX + r.id, "tool": r.tool, "tokens_before": r.tokens, "tokens_after": r.after,
+              "mode": r.decision["m"], "new": r.new} for r in pruned],
+            plan.batch, plan.raw, None if plan.raw is None else plan.raw - saved, self.config.trigger_tokens,
+            saved, plan.skipped)
 
     # -- deciding (no side effects) -----------------------------------------------
 
@@ -283,7 +286,7 @@ class PruneFilter(Filter):
                 continue
             d = decisions.get(r.id)
             if d is not None:
-                if not _inner_breakpoint(view, res):
+                if not view.result_has_breakpoint(res):
                     self._apply(r, d, count, new=False)
                 continue
             if not decisions:
@@ -293,7 +296,7 @@ class PruneFilter(Filter):
             prev = by_call.get(res.call_id)
             if prev is not None and shape is None:
                 shape = _Shape(view, results)  # once per request: a check per result stays O(1)
-            if prev is not None and not _inner_breakpoint(view, res) and shape.carries(n, cfg.keep_recent):
+            if prev is not None and not view.result_has_breakpoint(res) and shape.carries(n, cfg.keep_recent):
                 # same call, different content: prune it the same way at once (monotonic per call)
                 r._tool = prev.get("t", "")
                 d = self._decision(r, prev["m"], prev.get("hc", cfg.soft_head_chars),
@@ -337,7 +340,7 @@ class PruneFilter(Filter):
         names = {c.call_id: c.name for c in view.tool_calls()}
         last_model = -1
         for i, item in enumerate(view.items()):
-            if view.item_role(item) in MODEL_ROLES:
+            if view.from_model(item):
                 last_model = i
         keep_from = len(plan.results) - cfg.keep_recent  # results at this index or later are kept
         for r in plan.results:
@@ -348,7 +351,7 @@ class PruneFilter(Filter):
                 continue
             r.eligible = (r.index < keep_from and res.position < last_model and not res.has_images
                           and bool(res.content) and not self._is_excluded(r.tool)
-                          and r.tokens >= cfg.min_tokens and not _inner_breakpoint(view, res))
+                          and r.tokens >= cfg.min_tokens and not view.result_has_breakpoint(res))
 
     def _batch(self, plan: _Plan, count: Callable[[str], int]) -> None:
         cfg = self.config
@@ -585,7 +588,7 @@ class _Shape:
         self.reused = {r.call_id for r in results if r.call_id in seen or seen.add(r.call_id)}
         items = view.items()
         self.last_model = next((i for i in range(len(items) - 1, -1, -1)
-                                if view.item_role(items[i]) in MODEL_ROLES), -1)
+                                if view.from_model(items[i])), -1)
 
     def carries(self, n: int, keep_recent: int) -> bool:
         """May result ``n`` take over the decision of an earlier content under its
@@ -597,28 +600,6 @@ class _Shape:
         res = self.results[n]
         return (n < len(self.results) - keep_recent and res.call_id not in self.reused
                 and res.position < self.last_model)
-
-
-def _inner_breakpoint(view: Any, res: Any) -> bool:
-    """A result whose content parts carry ``cache_control`` is not rewritten:
-    the caller's breakpoints stay where they were (Anthropic's tool_result
-    content; a Chat ``tool`` message's or a Responses output's parts, which
-    OpenRouter and compatible servers pass on to Anthropic models)."""
-    items = view.items()
-    if not 0 <= res.position < len(items) or not isinstance(items[res.position], dict):
-        return False
-    item = items[res.position]
-    if view.api != "anthropic":
-        parts = item.get("output" if view.api == "responses" else "content")
-        return isinstance(parts, list) and any(isinstance(p, dict) and "cache_control" in p for p in parts)
-    content = item.get("content")
-    for block in content if isinstance(content, list) else ():
-        if isinstance(block, dict) and block.get("type") == "tool_result" \
-                and str(block.get("tool_use_id", "")) == res.call_id:
-            inner = block.get("content")
-            if isinstance(inner, list) and any(isinstance(p, dict) and "cache_control" in p for p in inner):
-                return True
-    return False
 
 
 __all__ = ["PruneConfig", "PruneFilter", "REF_INDEX_TENANT", "REF_PREFIX", "estimate_tokens", "pruned_id",

@@ -38,7 +38,6 @@ and ``release()``; transports raise ``UpstreamError`` when the provider fails.
 """
 from __future__ import annotations
 
-import asyncio
 import logging
 import re
 import time
@@ -53,7 +52,7 @@ from ctxproxy.store import KEY_PREFIX
 from .adapters import ADAPTERS, AdapterError
 from .adapters.openai_responses import OPENS
 from .content_coding import decode_body, is_identity
-from .replies import TURN_HEADER, ProxyError, Reply, UpstreamError, describe, error_reply, family_api, reply_for
+from .replies import TURN_HEADER, ProxyError, Reply, UpstreamError, describe, error_reply, family_api
 from .routing import Match
 from .sse import SSEDecoder
 
@@ -107,6 +106,7 @@ class Transport(Protocol):
 # -- headers -------------------------------------------------------------------
 
 _CREDENTIALS = frozenset({"authorization", "x-api-key"})
+
 
 def _hop_by_hop(headers: Any) -> frozenset[str]:
     """The standard hop-by-hop headers plus any the Connection header names."""
@@ -597,4 +597,4 @@ class FunctionTransport:
 
 __all__ = ["Answer", "BYTES", "CannedUpstream", "EVENTS", "Engine", "Exchange", "Forward", "FrameTurn",
            "FunctionTransport", "HOP_BY_HOP", "Reply", "Transport", "Upstream", "WHOLE", "WHOLE_BODY_MAX",
-           "client_headers", "content_length", "reply_for", "upstream_headers", "upstream_url"]
+           "client_headers", "content_length", "engine_for", "upstream_headers", "upstream_url"]

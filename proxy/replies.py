@@ -72,10 +72,5 @@ def refusal_reply(refusal: Any, api: str) -> Reply:
     return reply
 
 
-def reply_for(exc: BaseException, api: str, turn_id: str = "") -> Reply:
-    status, message, _ = describe(exc, turn_id)
-    return error_reply(api, status, message, turn_id)
-
-
 __all__ = ["TURN_HEADER", "ProxyError", "Reply", "UpstreamError", "describe", "error_reply", "family_api",
-           "reply_for"]
+           "refusal_reply"]

@@ -39,6 +39,19 @@ class AnthropicRequest(RequestViewBase):
     head_keys = ("system",)
     __slots__ = ()
 
+    def result_has_breakpoint(self, res: ToolResult) -> bool:
+        """A result whose content parts carry ``cache_control`` (inside its
+        ``tool_result`` block) is not rewritten: the caller's breakpoints stay."""
+        item = self._item_at(res.position)
+        content = item.get("content") if item is not None else None
+        for block in content if isinstance(content, list) else ():
+            if isinstance(block, dict) and block.get("type") == "tool_result" \
+                    and str(block.get("tool_use_id", "")) == res.call_id:
+                inner = block.get("content")
+                if isinstance(inner, list) and any(isinstance(p, dict) and "cache_control" in p for p in inner):
+                    return True
+        return False
+
     def beside_results(self, item: Any) -> Iterator[str]:
         if not isinstance(item, dict):
             return

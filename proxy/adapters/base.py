@@ -7,6 +7,7 @@ serialise back — the original bytes when nothing changed.
 from __future__ import annotations
 
 import json
+import re
 import weakref
 from typing import Any, Callable, ClassVar, Iterator
 
@@ -14,8 +15,8 @@ import orjson
 
 from ..sse import encode_event
 
-from ctxproxy.filters.view import (ARGS, TEXT, Delta, Slot, ToolCall, ToolResult, Usage, Where, iter_strings, type_of,
-                                   visible_strings)
+from ctxproxy.filters.view import (ARGS, TEXT, BodyHints, Delta, Slot, ToolCall, ToolResult, Usage, Where,
+                                   iter_strings, type_of, visible_strings)
 
 
 class AdapterError(ValueError):
@@ -40,6 +41,9 @@ BINARY_PARTS = frozenset({
     "image", "redacted_thinking", "input_image", "image_url", "input_audio", "input_file", "file",
     "document_binary", "compaction", "compaction_summary", "item_reference", "base64",
 })
+# Conversation items (roles, or Responses item types) that come from the model.
+MODEL_ROLES = frozenset({"assistant", "function_call", "custom_tool_call", "reasoning", "local_shell_call",
+                         "computer_call", "web_search_call", "file_search_call", "mcp_call"})
 # Content parts that are text: what ``text_of`` flattens a tool result to.
 TEXT_PARTS = frozenset({"text", "input_text"})
 
@@ -97,6 +101,7 @@ class RequestViewBase(View):
 
     # Top-level keys outside the conversation whose text the model reads (tools: as JSON).
     head_keys: ClassVar[tuple[str, ...]] = ()
+    result_parts_key: ClassVar[str] = "content"  # where a tool result item holds its parts
 
     def __init__(self, body: dict, raw: bytes = b""):
         super().__init__(body, raw)
@@ -194,6 +199,39 @@ class RequestViewBase(View):
         results themselves left out (a Chat ``tool`` message or a Responses
         ``*_output`` item is the result: nothing)."""
         return iter(())
+
+    def from_model(self, item: Any) -> bool:
+        """Whether a conversation item came from the model (its answer, a call it
+        made): results before the last such item have been seen by it."""
+        return self.item_role(item) in MODEL_ROLES
+
+    def result_has_breakpoint(self, res: ToolResult) -> bool:
+        """Whether a tool result's content parts carry ``cache_control`` (a Chat
+        ``tool`` message's or a Responses output's parts, which OpenRouter and
+        compatible servers pass on to Anthropic models): such a result is not
+        rewritten, so the caller's breakpoints stay where they were."""
+        item = self._item_at(res.position)
+        if item is None:
+            return False
+        parts = item.get(self.result_parts_key)
+        return isinstance(parts, list) and any(isinstance(p, dict) and "cache_control" in p for p in parts)
+
+    def _item_at(self, position: int) -> dict | None:
+        items = self.items()
+        item = items[position] if 0 <= position < len(items) else None
+        return item if isinstance(item, dict) else None
+
+    def body_hints(self) -> BodyHints:
+        """What the body says about who sends it (identify decides what it means)."""
+        body = self.body
+        meta = claude_metadata(body) if "metadata" in body else {}
+        conversation = body.get("conversation")  # Responses: a conversation the provider keeps
+        if isinstance(conversation, dict):
+            conversation = conversation.get("id")
+        return BodyHints(meta.get("session_id"), conversation, body.get("prompt_cache_key"),
+                         body.get("previous_response_id"),
+                         (meta.get("account_uuid"), meta.get("device_id"), body.get("user"),
+                          body.get("safety_identifier")))
 
     def count_cache_breakpoints(self) -> int:
         return sum(count_markers(m.get("content")) for m in self.items() if type(m) is dict)
@@ -493,6 +531,31 @@ class Event:
 
 
 _UNSET = object()
+
+
+# Claude Code's legacy metadata.user_id, one string.
+_LEGACY_USER_ID = re.compile(r"user_(?P<device>[A-Za-z0-9]+)_account_(?P<account>[A-Za-z0-9-]*)"
+                             r"_session_(?P<session>[A-Za-z0-9-]+)\Z")
+
+
+def claude_metadata(body: dict) -> dict:
+    """Claude Code's ``metadata.user_id``: JSON (``device_id``, ``account_uuid``,
+    ``session_id``), or in earlier versions one string,
+    ``user_<device hash>_account_<account uuid, may be empty>_session_<session id>``."""
+    meta = body.get("metadata")
+    uid = meta.get("user_id") if isinstance(meta, dict) else None
+    if not isinstance(uid, str):
+        return {}
+    if uid.startswith("{"):
+        try:
+            parsed = orjson.loads(uid)
+        except orjson.JSONDecodeError:
+            return {}
+        return parsed if isinstance(parsed, dict) else {}
+    m = _LEGACY_USER_ID.match(uid)
+    if m is None:
+        return {}
+    return {"device_id": m["device"], "account_uuid": m["account"] or None, "session_id": m["session"]}
 
 
 def loads(data: bytes | str) -> Any:

@@ -107,6 +107,7 @@ class ResponsesRequest(RequestViewBase):
     api = API
     items_key = "input"
     head_keys = ("instructions",)
+    result_parts_key = "output"
     __slots__ = ()
 
     def head_strings(self) -> Iterator[str]:
