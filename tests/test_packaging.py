@@ -15,7 +15,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 PYPROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text())
 PACKAGE_DIRS = ("proxy", "filters", "store", "config")
-LOCAL_TEST_MODULES = {p.stem for p in (ROOT / "tests").glob("*.py")}
+# the tests' own helpers, and the benchmarks' workloads a test may import (bench_recall)
+LOCAL_TEST_MODULES = {p.stem for d in ("tests", "bench") for p in (ROOT / d).glob("*.py")}
 
 
 def _name(req: str) -> str:
