@@ -43,8 +43,8 @@ _CODEX = re.compile(r"^# AGENTS\.md instructions for ([^\n]+)\n\n<INSTRUCTIONS>\
 _CODEX_SPLIT = "--- project-doc ---"
 _PROJECT_CONTEXT = re.compile(r"^# Project Context\n\nThe following project context files have been loaded[^\n]*\n",
                               re.M)
-_CTX_FILE = re.compile(r"^## ([^\s]*[./][^\s]*)[ \t]*\n", re.M)  # a heading that names a file
-_CTX_END = re.compile(r"^(?:## (?:Silent Replies|Heartbeats|Runtime)\b|Conversation started:|# (?!#))", re.M)
+_CTX_FILE = re.compile(r"^## ([^\s]*[./][^\s]*)[ \t]*\n\n?", re.M)  # a heading that names a file
+_CTX_END = re.compile(r"^(?:## (?:Silent Replies|Heartbeats|Runtime)\b|Conversation started:)", re.M)
 
 
 @dataclass(frozen=True)

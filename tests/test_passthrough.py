@@ -9,7 +9,7 @@ from yarl import URL
 
 from realclients import body_bytes, load, names
 
-SKIP_HEADERS = {"host", "content-length", "accept-encoding"}
+SKIP_HEADERS = {"host", "content-length", "accept-encoding", "connection"}  # connection: hop-by-hop, never forwarded
 
 
 @pytest.mark.parametrize("name", [n for n in names() if load(n).get("body")])

@@ -133,7 +133,8 @@ class CheckpointFilter(Filter):
                 mark = _summary_mark(view, found)
                 if mark not in st.seen:
                     st.seen = (st.seen + [mark])[-8:]
-                    st.compactions += 1
+                    # A session first seen after its compaction has nothing this request does not show.
+                    st.compactions += 1 if doc else 0
         self._absorb(turn, st, items, start, view, own=n_tools >= main)
         rec.compacted = st.compacted
         if st.compacted and (found is None or found.phase != cmp.REQUEST):
