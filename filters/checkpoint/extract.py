@@ -23,6 +23,8 @@ from __future__ import annotations
 import re
 from typing import Any, Iterable, Iterator
 
+import orjson
+
 from ..compaction import item_texts, summary_text
 from ..effect_rules import command_text, result_failed
 
@@ -33,7 +35,7 @@ _WRAPPED = re.compile(r"^\s*<([A-Za-z_][\w-]*)[^>]*>.*</\1>\s*$", re.S)  # the w
 _AGENT_TEXT = ("# AGENTS.md instructions for", "<environment_context>", "<local-command-caveat>", "<command-name>",
                "<local-command-stdout>", "<user_instructions>", "Continue from where you left off.",
                "Caveat: The messages below were generated")
-_SENTENCE = re.compile(r"[^.!?\n]+(?:[.!?]+|$)")
+_SENTENCE = re.compile(r"(?:[^.!?\n]|[.!?](?=[^\s.!?]))+(?:[.!?]+|$)")  # "v1.4.2" is no sentence end
 _DIRECTIVE = re.compile(
     r"(?i)(?:^|\b)(?:don'?t|do not|never|always|must|make sure|ensure|please|avoid|only|instead|stop|"
     r"keep|prefer|should(?:n'?t)?|no need|not (?:the|a|in|on)|rather than|use\b|remember)\b")
@@ -168,7 +170,7 @@ def evidence(tool: str, args: Any, result: str, is_error: bool) -> list[tuple[st
     ``url``, ``deploy``. Nothing from a result that failed."""
     if is_error or result_failed(result):
         return []
-    head = result[:65536]
+    head = _output_of(result[:65536])
     out: list[tuple[str, str]] = []
     cmd = test_command(args)
     summary = _test_summary(head)
@@ -187,6 +189,18 @@ def evidence(tool: str, args: Any, result: str, is_error: bool) -> list[tuple[st
         out.append(("deploy", clip(m.group(0), 160)))
         break
     return out
+
+
+def _output_of(text: str) -> str:
+    """A shell tool's output: Codex returns ``{"output": "...", "metadata": {...}}``."""
+    if text.lstrip().startswith("{"):
+        try:
+            obj = orjson.loads(text)
+        except orjson.JSONDecodeError:
+            return text
+        if isinstance(obj, dict) and isinstance(obj.get("output"), str):
+            return obj["output"]
+    return text
 
 
 def _test_summary(text: str) -> str | None:

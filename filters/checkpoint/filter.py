@@ -171,9 +171,12 @@ class CheckpointFilter(Filter):
                 continue
             if role == "assistant":
                 said = extract.assistant_text(item)
-                if said and not extract.scaffolding(said):
+                if said and not extract.scaffolding(said) and st.first_seen("a:" + said):
+                    # a text seen before (re-sent after a compaction) is not news; a question stays open
+                    # until the user answers it, whatever the assistant says meanwhile
                     q = extract.question(said)
-                    st.question = [current, q] if q else None
+                    if q:
+                        st.question = [current, q]
                 continue
             for text in extract.texts_of([item]):  # decision: lines of rules files and users alike
                 for line in extract.decision_lines(text):
@@ -185,11 +188,11 @@ class CheckpointFilter(Filter):
             current = n
             if st.goal is None:
                 st.goal = [n, extract.clip(user, 300)]
+            if not new:  # re-sent after a compaction: read before, in its place
+                continue
             asked = st.question
             if not extract.is_continuation(user):
                 st.question = None  # answered (or moved on from)
-            if not new:
-                continue
             choice = extract.decision(user)
             if choice is not None:
                 context = f' (answering "{asked[1]}")' if asked and extract.bare_accept(user) else ""

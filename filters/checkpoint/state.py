@@ -64,10 +64,22 @@ class TaskState:
             return int(self.known[d]), False
         self.turns += 1
         self.known[d] = self.turns
+        self._trim()
+        return self.turns, True
+
+    def first_seen(self, text: str) -> bool:
+        """Whether ``text`` is seen for the first time (then remembered)."""
+        d = digest(text)
+        if d in self.known:
+            return False
+        self.known[d] = 0
+        self._trim()
+        return True
+
+    def _trim(self) -> None:
         if len(self.known) > _KNOWN:
             for k in list(self.known)[: len(self.known) - _KNOWN]:
                 del self.known[k]
-        return self.turns, True
 
     def add(self, name: str, entry: list, move: bool = True) -> None:
         """Append ``entry`` to list ``name``. The same text seen before keeps its
