@@ -44,6 +44,17 @@ async def settled_store(request: web.Request):
     return services.get("store")
 
 
+async def required_store(request: web.Request):
+    """``settled_store`` for an endpoint that cannot answer without a store: a
+    proxy run without one answers 503 "no store is configured" (JSON admin
+    error, no Retry-After: waiting does not help). Every store-backed endpoint
+    starts with ``store = await required_store(request)``."""
+    store = await settled_store(request)
+    if store is None:
+        raise AdminNoStore("no store is configured")
+    return store
+
+
 def admin_error(status: int, message: str) -> web.Response:
     return web.json_response({"error": {"status": status, "message": message}}, status=status)
 
@@ -65,6 +76,10 @@ class AdminUnavailable(_AdminHTTPError, web.HTTPServiceUnavailable):
 
     def __init__(self, message: str):
         super().__init__(message, headers={"Retry-After": "1"})
+
+
+class AdminNoStore(_AdminHTTPError, web.HTTPServiceUnavailable):
+    """A 503 admin error: this proxy runs without a store."""
 
 
 def default_tenant(cfg: Any) -> str:

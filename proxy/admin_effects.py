@@ -23,7 +23,7 @@ from ctxproxy.filters.effect_rules import canonical_json, effect_key
 from ctxproxy.store.errors import EffectStateError, StoreError
 from ctxproxy.store.records import EFFECT_STATES, RESOLUTIONS
 
-from .admin import admin_error, admin_route, settled_store, tenant_of
+from .admin import admin_error, admin_route, required_store, tenant_of
 
 
 
@@ -71,9 +71,7 @@ async def _body(request: web.Request) -> dict:
 
 @admin_route("GET", "effects")
 async def list_effects(request: web.Request) -> web.Response:
-    store = await settled_store(request)
-    if store is None:
-        return admin_error(503, "no store configured")
+    store = await required_store(request)
     q = request.query
     tenant = tenant_of(request)
     try:
@@ -97,9 +95,7 @@ async def list_effects(request: web.Request) -> web.Response:
 
 @admin_route("GET", "effects/{key}")
 async def get_effect(request: web.Request) -> web.Response:
-    store = await settled_store(request)
-    if store is None:
-        return admin_error(503, "no store configured")
+    store = await required_store(request)
     tenant = tenant_of(request)
     key = request.match_info["key"]
     try:
@@ -114,9 +110,7 @@ async def get_effect(request: web.Request) -> web.Response:
 @admin_route("POST", "effects/lookup")
 async def lookup_effect(request: web.Request) -> web.Response:
     """The key of (tool, arguments) in a task or session, and its records."""
-    store = await settled_store(request)
-    if store is None:
-        return admin_error(503, "no store configured")
+    store = await required_store(request)
     try:
         body = await _body(request)
         tool = body.get("tool")
@@ -138,9 +132,7 @@ async def lookup_effect(request: web.Request) -> web.Response:
 
 @admin_route("POST", "effects/{key}/resolve")
 async def resolve_effect(request: web.Request) -> web.Response:
-    store = await settled_store(request)
-    if store is None:
-        return admin_error(503, "no store configured")
+    store = await required_store(request)
     key = request.match_info["key"]
     try:
         body = await _body(request)

@@ -17,7 +17,7 @@ from aiohttp import web
 
 from ctxproxy.filters.manifest import TURN_INDEX_TENANT
 
-from .admin import admin_error, admin_route, settled_store, tenant_of
+from .admin import admin_error, admin_route, required_store, tenant_of
 
 MAX_LIST = 1000
 
@@ -47,9 +47,7 @@ def list_manifests(store: Any, tenant: str, session: str, limit: int = MAX_LIST)
 @admin_route("GET", "manifests/{turn_id}")
 async def get_manifest(request: web.Request) -> web.StreamResponse:
     tenant = tenant_of(request, default=False)  # by default the turn's own tenant
-    store = await settled_store(request)
-    if store is None:
-        return admin_error(503, "no store is configured")
+    store = await required_store(request)
     turn_id = request.match_info["turn_id"]
     doc = find_manifest(store, turn_id, tenant)
     if doc is None:
@@ -70,9 +68,7 @@ async def get_manifests(request: web.Request) -> web.StreamResponse:
         return admin_error(400, "limit: expected an integer")
     if not 1 <= limit <= MAX_LIST:
         return admin_error(400, f"limit: expected 1..{MAX_LIST}")
-    store = await settled_store(request)
-    if store is None:
-        return admin_error(503, "no store is configured")
+    store = await required_store(request)
     manifests = list_manifests(store, tenant, session, limit)
     return web.json_response({"tenant": tenant, "session": session, "count": len(manifests),
                               "manifests": manifests})

@@ -19,7 +19,7 @@ from aiohttp import web
 
 from ctxproxy.filters.prune import REF_INDEX_TENANT, REF_PREFIX
 
-from .admin import admin_error, admin_route, settled_store, tenant_of
+from .admin import admin_error, admin_route, required_store, tenant_of
 from .admin_manifests import pointed_tenant
 
 
@@ -48,9 +48,7 @@ def find_pruned(store: Any, ref: str, tenant: str | None, fallback: str) -> Any:
 @admin_route("GET", "pruned/{id}")
 async def get_pruned(request: web.Request) -> web.StreamResponse:
     tenant = tenant_of(request, default=False)  # by default the original's own tenant
-    store = await settled_store(request)
-    if store is None:
-        return admin_error(503, "no store is configured")
+    store = await required_store(request)
     doc = find_pruned(store, request.match_info["id"], tenant, fallback=tenant_of(request))
     if doc is None:
         where = f" for tenant {tenant!r}" if tenant else ""
@@ -66,9 +64,7 @@ async def list_pruned(request: web.Request) -> web.StreamResponse:
     session = request.query.get("session")
     if not session:
         return admin_error(400, "session: required (GET /ctx/v1/pruned?session=ID)")
-    store = await settled_store(request)
-    if store is None:
-        return admin_error(503, "no store is configured")
+    store = await required_store(request)
     docs = store.pruned.list(tenant, session=session)
     return web.json_response({"tenant": tenant, "session": session,
                               "pruned": [describe(d, content=False) for d in docs]})

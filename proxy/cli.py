@@ -11,7 +11,7 @@ import importlib
 
 from ctxproxy.config import ConfigError, default_config_text, load_config
 
-from .cmd_store import nonempty
+from .cmd_store import CLIError, nonempty
 
 # Modules that add subcommands: each has ``register(subparsers)``; the parser it
 # adds sets ``func(args) -> int`` via ``set_defaults``.
@@ -35,8 +35,10 @@ def _parser() -> argparse.ArgumentParser:
     s.add_argument("--workers", type=int, help="processes sharing the port (SO_REUSEPORT; default 1)")
     s.add_argument("--data-dir", metavar="DIR", type=nonempty,
                    help="where the store and caches live (default ./.ctxproxy)")
-    s.add_argument("--anthropic-upstream", metavar="URL", help="Anthropic base URL (default https://api.anthropic.com)")
-    s.add_argument("--openai-upstream", metavar="URL", help="OpenAI base URL (default https://api.openai.com)")
+    s.add_argument("--anthropic-upstream", metavar="URL",
+                   help="Anthropic base URL, with or without /v1 (default https://api.anthropic.com)")
+    s.add_argument("--openai-upstream", metavar="URL",
+                   help="OpenAI base URL, with or without /v1 (default https://api.openai.com)")
     s.add_argument("--shutdown-timeout", type=float, metavar="SECONDS",
                    help="on SIGTERM/SIGINT, how long requests in flight may finish before they are cut "
                         "(default 5; server.shutdown_timeout)")
@@ -90,6 +92,9 @@ def _main(argv: list[str] | None = None) -> int:
     except ConfigError as exc:
         print(f"ctxproxy: config error: {exc}", file=sys.stderr)
         return 2
+    except CLIError as exc:  # a subcommand's own refusal: one line, its exit code
+        print(f"ctxproxy: {exc}", file=sys.stderr)
+        return exc.code
     except Exception as exc:  # a store refusal (an id it cannot file, a full map...) is one line, too
         from ctxproxy.store import StoreError
 

@@ -23,11 +23,10 @@ import sys
 import urllib.error
 import urllib.parse
 import urllib.request
-from typing import Any
+from contextlib import contextmanager
+from typing import Any, Iterator
 
-from .cmd_store import nonempty
-
-DEFAULT_TENANT = "default"
+from .cmd_store import CLIError, add_store_options, cli_store, default_tenant_of, nonempty
 
 
 def register(subparsers: Any) -> None:
@@ -36,12 +35,8 @@ def register(subparsers: Any) -> None:
     sub = p.add_subparsers(dest="effects_command", metavar="ACTION")
 
     def local(sp: argparse.ArgumentParser) -> None:
-        sp.add_argument("--tenant", type=nonempty,
-                        help="tenant id (default: filters.identify.default_tenant of --config, else default; "
-                             "with --url, the proxy's)")
-        sp.add_argument("--data-dir", metavar="DIR", type=nonempty,
-                        help="the proxy's data dir (default: from --config, else .ctxproxy)")
-        sp.add_argument("--config", metavar="FILE", help="ctxproxy.toml whose server.data_dir and [store] to use")
+        add_store_options(sp, tenant_help="tenant id (default: filters.identify.default_tenant of --config, "
+                                          "else default; with --url, the proxy's)")
         sp.add_argument("--json", action="store_true", help="print JSON")
 
     def common(sp: argparse.ArgumentParser) -> None:
@@ -78,9 +73,7 @@ def register(subparsers: Any) -> None:
     k = sub.add_parser("key", help="compute the idempotency key of a tool call",
                        description="Print sha256(tenant, task, tool, canonical arguments), the key the ledger "
                                    "files the call under. Opens no store.")
-    k.add_argument("--tenant", type=nonempty,
-                   help="tenant id (default: filters.identify.default_tenant of --config, else default)")
-    k.add_argument("--config", metavar="FILE", help="ctxproxy.toml the proxy runs with (for its default tenant)")
+    add_store_options(k, store=False)
     k.add_argument("--tool", required=True, type=nonempty, help="the tool's name as the model calls it")
     k.add_argument("--args", default="{}", help="the call's arguments as JSON (default {})")
     scope = k.add_mutually_exclusive_group(required=True)
@@ -106,24 +99,12 @@ def register(subparsers: Any) -> None:
 # -- backends --------------------------------------------------------------------
 
 
-class _Failure(Exception):
-    def __init__(self, message: str, code: int = 1):
-        super().__init__(message)
-        self.code = code
-
-
-def _open(args: argparse.Namespace, write: bool) -> Any:
+@contextmanager
+def _open(args: argparse.Namespace) -> Iterator[Any]:
     """The store; ``args.tenant`` defaults to the config's default tenant, as the proxy's."""
-    from .admin import default_tenant
-    from .cmd_store import CLIError, open_cli_store
-
-    try:
-        store, cfg = open_cli_store(args)
-    except CLIError as exc:
-        raise _Failure(str(exc), exc.code) from None
-    if args.tenant is None:
-        args.tenant = default_tenant(cfg)
-    return store
+    with cli_store(args) as cs:
+        args.tenant = cs.tenant
+        yield cs.store
 
 
 def _admin(args: argparse.Namespace, method: str, path: str, query: dict | None = None,
@@ -146,14 +127,14 @@ def _admin(args: argparse.Namespace, method: str, path: str, query: dict | None 
             payload = None
         return exc.code, payload
     except urllib.error.URLError as exc:
-        raise _Failure(f"cannot reach {args.url}: {exc.reason}") from None
+        raise CLIError(f"cannot reach {args.url}: {exc.reason}") from None
     except OSError as exc:  # timeouts, resets
-        raise _Failure(f"no answer from {args.url}: {exc}") from None
+        raise CLIError(f"no answer from {args.url}: {exc}") from None
 
 
-def _admin_error(status: int, payload: Any) -> _Failure:
+def _admin_error(status: int, payload: Any) -> CLIError:
     msg = payload.get("error", {}).get("message") if isinstance(payload, dict) else None
-    return _Failure(f"admin API answered {status}: {msg or payload}", 1 if status != 404 else 3)
+    return CLIError(f"admin API answered {status}: {msg or payload}", 1 if status != 404 else 3)
 
 
 # -- commands ----------------------------------------------------------------------
@@ -162,7 +143,7 @@ def _admin_error(status: int, payload: Any) -> _Failure:
 def _run(fn: Any, args: argparse.Namespace) -> int:
     try:
         return fn(args)
-    except _Failure as exc:
+    except CLIError as exc:
         print(f"ctxproxy effects: {exc}", file=sys.stderr)
         return exc.code
 
@@ -179,15 +160,13 @@ def _list(args: argparse.Namespace) -> int:
         else:
             from ctxproxy.store import StoreError
 
-            store = _open(args, write=False)
-            try:
-                records = [r.to_dict() for r in store.effects.list(
-                    args.tenant, session=args.session, task=args.task, state=args.state,
-                    side_effect=args.side_effect)]
-            except StoreError as exc:
-                raise _Failure(str(exc)) from None
-            finally:
-                store.close()
+            with _open(args) as store:
+                try:
+                    records = [r.to_dict() for r in store.effects.list(
+                        args.tenant, session=args.session, task=args.task, state=args.state,
+                        side_effect=args.side_effect)]
+                except StoreError as exc:
+                    raise CLIError(str(exc)) from None
         if args.json:
             print(json.dumps(records, indent=2, ensure_ascii=False))
         else:
@@ -207,13 +186,10 @@ def _get(args: argparse.Namespace) -> int:
         else:
             from ctxproxy.proxy.admin_effects import key_answer
 
-            store = _open(args, write=False)
-            try:
+            with _open(args) as store:
                 records = store.effects.by_key(args.tenant, args.key)
-            finally:
-                store.close()
             if not records:
-                raise _Failure(f"no effect with key {args.key} for tenant {args.tenant}", 3)
+                raise CLIError(f"no effect with key {args.key} for tenant {args.tenant}", 3)
             payload = key_answer(args.tenant, args.key, records)
         if args.json:
             print(json.dumps(payload, indent=2, ensure_ascii=False))
@@ -237,19 +213,17 @@ def _resolve(args: argparse.Namespace) -> int:
         else:
             from ctxproxy.store import EffectStateError, StoreError
 
-            store = _open(args, write=True)
-            try:
-                resolved = [r.to_dict() for r in store.effects.resolve(
-                    args.tenant, args.key, resolution=args.resolution, call_id=args.call_id,
-                    note=args.note, by=args.by)]
-            except EffectStateError as exc:
-                raise _Failure(str(exc), 4) from None
-            except StoreError as exc:
-                raise _Failure(str(exc)) from None
-            finally:
-                store.close()
+            with _open(args) as store:
+                try:
+                    resolved = [r.to_dict() for r in store.effects.resolve(
+                        args.tenant, args.key, resolution=args.resolution, call_id=args.call_id,
+                        note=args.note, by=args.by)]
+                except EffectStateError as exc:
+                    raise CLIError(str(exc), 4) from None
+                except StoreError as exc:
+                    raise CLIError(str(exc)) from None
             if not resolved:
-                raise _Failure(f"no effect with key {args.key} for tenant {args.tenant}", 3)
+                raise CLIError(f"no effect with key {args.key} for tenant {args.tenant}", 3)
         if args.json:
             print(json.dumps(resolved, indent=2, ensure_ascii=False))
         else:
@@ -263,18 +237,16 @@ def _forget(args: argparse.Namespace) -> int:
     def go(args: argparse.Namespace) -> int:
         from ctxproxy.store import StoreError
 
-        store = _open(args, write=True)
-        try:
-            if args.dry_run:
-                out = {"dry_run": True, "counts": store.count_subject(args.tenant, session=args.session,
-                                                                      subject=args.subject)}
-            else:
-                out = store.delete_subject(args.tenant, session=args.session, subject=args.subject,
-                                           request_id=args.request_id).to_dict()
-        except StoreError as exc:
-            raise _Failure(str(exc)) from None
-        finally:
-            store.close()
+        with _open(args) as store:
+            try:
+                if args.dry_run:
+                    out = {"dry_run": True, "counts": store.count_subject(args.tenant, session=args.session,
+                                                                          subject=args.subject)}
+                else:
+                    out = store.delete_subject(args.tenant, session=args.session, subject=args.subject,
+                                               request_id=args.request_id).to_dict()
+            except StoreError as exc:
+                raise CLIError(str(exc)) from None
         if args.json:
             print(json.dumps(out, indent=2))
         else:
@@ -286,13 +258,9 @@ def _forget(args: argparse.Namespace) -> int:
 
 
 def _key(args: argparse.Namespace) -> int:
-    from ctxproxy.config import load_config
     from ctxproxy.filters.effect_rules import canonical_json, effect_key
 
-    from .admin import default_tenant
-
-    if args.tenant is None:
-        args.tenant = default_tenant(load_config(args.config)) if args.config else DEFAULT_TENANT
+    args.tenant = default_tenant_of(args)
     try:
         value = json.loads(args.args)
     except ValueError as exc:

@@ -15,7 +15,7 @@ import sys
 import time
 from typing import Any, Iterable, Mapping, Sequence
 
-from .cmd_store import nonempty
+from .cmd_store import add_store_options, cli_store, nonempty
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -27,47 +27,35 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                                       "or one line per turn of --session.")
     show.add_argument("turn_id", nargs="?", metavar="TURN_ID", type=nonempty, help="turn id")
     show.add_argument("--session", type=nonempty, help="list the turns of this session instead")
-    show.add_argument("--data-dir", metavar="DIR", type=nonempty,
-                      help="the proxy's data directory (default: from --config, else ./.ctxproxy)")
-    show.add_argument("--config", metavar="FILE", help="ctxproxy.toml the proxy runs with")
-    show.add_argument("--tenant", type=nonempty, help="tenant (default: the turn's own; for --session "
-                                                      "filters.identify.default_tenant)")
+    add_store_options(show, tenant_help="tenant (default: the turn's own; for --session "
+                                        "filters.identify.default_tenant)")
     show.add_argument("--json", action="store_true", help="print the stored JSON instead of tables")
     show.set_defaults(func=_show)
     p.set_defaults(func=lambda args: (p.print_help(), 2)[1])
 
 
 def _show(args: argparse.Namespace) -> int:
-    from .admin import default_tenant
     from .admin_manifests import find_manifest, list_manifests
-    from .cmd_store import CLIError, open_cli_store
 
     if bool(args.turn_id) == bool(args.session):
         print("ctxproxy: give a TURN_ID or --session SESSION (one of them)", file=sys.stderr)
         return 2
-    try:
-        store, cfg = open_cli_store(args)
-    except CLIError as exc:
-        print(f"ctxproxy: {exc}", file=sys.stderr)
-        return exc.code
-    try:
+    with cli_store(args) as cs:
         if args.turn_id:
-            doc = find_manifest(store, args.turn_id, args.tenant)
+            doc = find_manifest(cs.store, args.turn_id, args.tenant)
             if doc is None:
                 print(f"ctxproxy: no manifest for turn {args.turn_id!r}", file=sys.stderr)
                 return 1
             m = dict(doc.data)
             print(json.dumps(m, indent=2, sort_keys=True) if args.json else render(m))
             return 0
-        tenant = args.tenant or default_tenant(cfg)
-        ms = list_manifests(store, tenant, args.session)
+        tenant = cs.tenant
+        ms = list_manifests(cs.store, tenant, args.session)
         if not ms:
             print(f"ctxproxy: no manifests for session {args.session!r} (tenant {tenant!r})", file=sys.stderr)
             return 1
         print(json.dumps(ms, indent=2, sort_keys=True) if args.json else render_session(ms, tenant, args.session))
         return 0
-    finally:
-        store.close()
 
 
 # -- rendering ------------------------------------------------------------------

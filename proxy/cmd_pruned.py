@@ -9,7 +9,7 @@ import argparse
 import json
 import sys
 
-from .cmd_store import nonempty
+from .cmd_store import add_store_options, cli_store, nonempty
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -18,44 +18,21 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     sub = p.add_subparsers(dest="pruned_command", metavar="ACTION")
     show = sub.add_parser("show", help="print the original of a pruned tool output")
     show.add_argument("id", metavar="ID", type=nonempty, help="the id, or the whole ctx://pruned/<id> reference")
-    _common(show, "tenant (default: the original's own)")
+    add_store_options(show, tenant_help="tenant (default: the original's own)")
     show.add_argument("--json", action="store_true", help="print the record as JSON (with metadata)")
     show.set_defaults(func=_show)
     ls = sub.add_parser("list", help="list what a session had pruned")
     ls.add_argument("--session", required=True, type=nonempty, help="session id")
-    _common(ls, "tenant (default: filters.identify.default_tenant)")
+    add_store_options(ls)
     ls.set_defaults(func=_list)
     p.set_defaults(func=lambda args: (p.print_help(), 2)[1])
-
-
-def _common(p: argparse.ArgumentParser, tenant_help: str) -> None:
-    p.add_argument("--data-dir", metavar="DIR", type=nonempty,
-                   help="the proxy's data directory (default: from --config, else ./.ctxproxy)")
-    p.add_argument("--config", metavar="FILE", help="ctxproxy.toml the proxy runs with")
-    p.add_argument("--tenant", type=nonempty, help=tenant_help)
-
-
-def _open(args: argparse.Namespace):
-    """(store, the tenant to use when none is given), or (None, None)."""
-    from .admin import default_tenant
-    from .cmd_store import CLIError, open_cli_store
-
-    try:
-        store, cfg = open_cli_store(args)
-    except CLIError as exc:
-        print(f"ctxproxy: {exc}", file=sys.stderr)
-        return None, None
-    return store, default_tenant(cfg)
 
 
 def _show(args: argparse.Namespace) -> int:
     from .admin_pruned import describe, find_pruned
 
-    store, fallback = _open(args)
-    if store is None:
-        return 1
-    try:
-        doc = find_pruned(store, args.id, args.tenant, fallback)
+    with cli_store(args) as cs:
+        doc = find_pruned(cs.store, args.id, args.tenant, cs.default_tenant)
         if doc is None:
             where = f" for tenant {args.tenant!r}" if args.tenant else ""
             print(f"ctxproxy: no pruned output {args.id!r}{where}", file=sys.stderr)
@@ -70,23 +47,16 @@ def _show(args: argparse.Namespace) -> int:
             if d["content"] and not d["content"].endswith("\n"):
                 sys.stdout.write("\n")
         return 0
-    finally:
-        store.close()
 
 
 def _list(args: argparse.Namespace) -> int:
     from .admin_pruned import describe
 
-    store, fallback = _open(args)
-    if store is None:
-        return 1
-    try:
-        docs = store.pruned.list(args.tenant or fallback, session=args.session)
+    with cli_store(args) as cs:
+        docs = cs.store.pruned.list(cs.tenant, session=args.session)
         for doc in docs:
             d = describe(doc, content=False)
             print(f"{d['ref']}\t{d['tool'] or '?'}\t{d['tokens']} tokens\t{d['call_id']}")
         if not docs:
             print(f"(nothing pruned in session {args.session!r})", file=sys.stderr)
         return 0
-    finally:
-        store.close()

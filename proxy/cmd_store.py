@@ -1,9 +1,32 @@
-"""What the store-reading subcommands share: finding and opening the store."""
+"""What the store-reading subcommands share: their options and opening the store.
+
+A new subcommand that reads or writes the store (keys, memory, forget,
+sessions...) uses the two pieces here and nothing else::
+
+    def register(subparsers):
+        p = subparsers.add_parser("memory", ...)
+        add_store_options(p)                 # --data-dir, --config, --tenant
+        p.set_defaults(func=_list)
+
+    def _list(args) -> int:
+        with cli_store(args) as cs:          # CLIError if there is no store
+            for doc in cs.store.memory.list(cs.tenant): ...
+        return 0
+
+``ctxproxy``'s main prints a ``CLIError`` as one ``ctxproxy: <message>`` line
+on stderr and exits with its code, so commands need not catch it. A command
+that opens no store but needs the proxy's default tenant adds the options with
+``store=False`` and calls ``default_tenant_of(args)``.
+"""
 from __future__ import annotations
 
 import argparse
+from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Iterator
+
+TENANT_HELP = "tenant id (default: filters.identify.default_tenant of --config, else default)"
 
 
 class CLIError(Exception):
@@ -20,6 +43,62 @@ def nonempty(value: str) -> str:
     if not value.strip():
         raise argparse.ArgumentTypeError("must not be empty")
     return value
+
+
+def add_store_options(parser: argparse.ArgumentParser, tenant_help: str = TENANT_HELP,
+                      store: bool = True) -> None:
+    """``--tenant`` and ``--config`` and, with ``store``, ``--data-dir``: where a
+    command finds the proxy's store and which tenant it is about. ``args.tenant``
+    stays None when not given (a command may default it to something of its
+    own, e.g. a turn's tenant); ``CLIStore.tenant`` applies the config's default."""
+    parser.add_argument("--tenant", type=nonempty, help=tenant_help)
+    if store:
+        parser.add_argument("--data-dir", metavar="DIR", type=nonempty,
+                            help="the proxy's data directory (default: from --config, else ./.ctxproxy)")
+    parser.add_argument("--config", metavar="FILE",
+                        help="ctxproxy.toml the proxy runs with (its server.data_dir, [store], default tenant)")
+
+
+def default_tenant_of(args: argparse.Namespace) -> str:
+    """``--tenant``, else the default tenant of ``--config``, else ``default``;
+    for commands that open no store."""
+    from ctxproxy.config import load_config
+
+    from .admin import default_tenant
+
+    if args.tenant is not None:
+        return args.tenant
+    return default_tenant(load_config(args.config)) if getattr(args, "config", None) else "default"
+
+
+@dataclass
+class CLIStore:
+    """An open store with the config it was found by."""
+
+    store: Any
+    config: Any
+    given_tenant: str | None  # --tenant as given (None: not given)
+
+    @property
+    def default_tenant(self) -> str:
+        from .admin import default_tenant
+
+        return default_tenant(self.config)
+
+    @property
+    def tenant(self) -> str:
+        """``--tenant``, else the tenant identify gives unlabelled traffic."""
+        return self.given_tenant or self.default_tenant
+
+
+@contextmanager
+def cli_store(args: argparse.Namespace) -> Iterator[CLIStore]:
+    """The store of ``--data-dir`` / ``--config`` for the ``with`` block, then closed."""
+    store, cfg = open_cli_store(args)
+    try:
+        yield CLIStore(store, cfg, getattr(args, "tenant", None))
+    finally:
+        store.close()
 
 
 def open_cli_store(args: argparse.Namespace) -> tuple[Any, Any]:

@@ -422,7 +422,7 @@ class _EventRelay:
                 continue
             ev = self.state.event(raw.name, raw.raw, raw.data)
             self._note_id(ev)
-            for e in self.pipeline.run_event(self.turn, ev):
+            for e in self.state.outgoing(self.pipeline.run_event(self.turn, ev)):
                 out.append(e.to_bytes())
         data = b"".join(out)
         if data and (api != "responses" or b'"sequence_number"' in data):  # not a keep-alive comment

@@ -4,7 +4,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 from typing import NamedTuple
-from urllib.parse import unquote
+from urllib.parse import unquote, urlsplit
 
 from ctxproxy.config import Config, ConfigError, RouteConfig
 
@@ -17,6 +17,7 @@ class Route:
     config: RouteConfig
     upstream: str  # base URL without trailing slash
     injected_key: str  # credential to inject ("" = forward the caller's)
+    base_path: tuple[str, ...] = ()  # segments of the upstream URL's own path ("/v1" -> ("v1",))
 
     @property
     def family(self) -> str:
@@ -31,7 +32,7 @@ class Route:
 
 class Match(NamedTuple):  # made per request: a tuple is the cheapest record
     route: Route
-    upstream_path: str  # path to request upstream (prefix stripped)
+    upstream_path: str  # path to request after route.upstream (prefix and shared segments stripped)
     api: str | None  # the wire API whose pipeline applies, None for pass-through
     auxiliary: bool = False  # count_tokens, compact: only the filters that guard requests
 
@@ -93,6 +94,28 @@ def model_path(path: str) -> str:
     return path
 
 
+def base_segments(url: str) -> tuple[str, ...]:
+    """The segments of an upstream URL's own path (``https://api.openai.com/v1`` -> ``("v1",)``)."""
+    path = urlsplit(url).path.strip("/")
+    return tuple(path.split("/")) if path else ()
+
+
+def beyond_base(base: tuple[str, ...], path: str) -> str:
+    """``path`` without the leading segments the upstream's own path ends with,
+    so neither form of base URL doubles them: with ``https://api.openai.com/v1``
+    a client's ``/v1/chat/completions`` and ``/chat/completions`` both go to
+    ``…/v1/chat/completions``; with ``https://openrouter.ai/api/v1``,
+    ``/v1/models`` goes to ``…/api/v1/models``. Whole segments only, the
+    longest overlap first."""
+    if not base:
+        return path
+    segs = path.split("/")  # segs[0] is "" (the path starts with "/")
+    for k in range(min(len(base), len(segs) - 1), 0, -1):
+        if base[-k:] == tuple(segs[1:k + 1]):
+            return "/" + "/".join(segs[k + 1:]) if len(segs) > k + 1 else ""
+    return path
+
+
 def _api(path: str, method: str) -> tuple[str | None, bool]:
     if method != "POST":
         return _PASS
@@ -116,7 +139,7 @@ class Router:
                 key = os.environ.get(rc.api_key_env, "")
                 if not key:
                     raise ConfigError(f"routes.{name}.api_key_env: environment variable {rc.api_key_env} is not set")
-            routes.append(Route(name, rc, rc.upstream.rstrip("/"), key))
+            routes.append(Route(name, rc, rc.upstream.rstrip("/"), key, base_segments(rc.upstream)))
         self.prefixed = sorted((r for r in routes if r.config.prefix), key=lambda r: -len(r.config.prefix))
         self.default = {r.family: r for r in routes if not r.config.prefix}
         # Model calls come to a handful of paths: their matches are kept (they depend on
@@ -144,7 +167,7 @@ class Router:
             p = r.config.prefix
             if path == p or path.startswith(p + "/"):
                 rest = path[len(p):] or "/"
-                return Match(r, rest, *_api(rest, method))
+                return Match(r, beyond_base(r.base_path, rest), *_api(rest, method))
         api, aux = _api(path, method)
         if api == "anthropic":
             family = "anthropic"
@@ -153,4 +176,4 @@ class Router:
         else:  # pass-through: the caller's headers say which provider it means
             family = "anthropic" if ("anthropic-version" in headers or "x-api-key" in headers) else "openai"
         route = self.default.get(family) or next(iter(self.default.values()))
-        return Match(route, path, api, aux)
+        return Match(route, beyond_base(route.base_path, path), api, aux)

@@ -285,7 +285,7 @@ class _WsSession:
         out = [text]
         if self.pipeline.has_event_hooks:
             out = [e.json_bytes().decode("utf-8", "surrogatepass") if e.changed else text
-                   for e in self.pipeline.run_event(turn, ev)]
+                   for e in state.outgoing(self.pipeline.run_event(turn, ev))]
         if ev.type == "response.created":
             rid = ev.response_id()
             if rid:

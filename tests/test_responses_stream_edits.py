@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 
+import aiohttp
 import orjson
 import pytest
 from aiohttp import web
@@ -19,6 +20,7 @@ from ctxproxy.filters.redact import RedactConfig, RedactFilter
 from ctxproxy.filters.redaction import ProfileRegistry
 from ctxproxy.filters.tokens import TokenCounter
 from ctxproxy.proxy.adapters import ADAPTERS
+from ctxproxy.proxy.scripted_provider import Reply, Text, ToolCall
 
 GHP = "ghp_" + "aB3dE5fG7hJ9kL1mN3pQ5rS7tU9vW1xY3zA5"
 ITEM = "msg_7"
@@ -80,8 +82,8 @@ def run(filt, events: list[tuple[str, dict]]) -> list[dict]:
     out = []
     for name, data in events:
         raw = orjson.dumps(data)
-        out += pipeline.run_event(turn, state.event(name, b"event: " + name.encode() + b"\ndata: " + raw + b"\n\n",
-                                                    raw))
+        out += state.outgoing(pipeline.run_event(
+            turn, state.event(name, b"event: " + name.encode() + b"\ndata: " + raw + b"\n\n", raw)))
     pipeline.run_end(turn)
     return [orjson.loads(e.to_bytes().split(b"data: ", 1)[1]) for e in out]
 
@@ -130,7 +132,7 @@ def test_flushed_tail_is_the_channels_own_delta(filt, delta_type, with_done):
         final = final[key]
     assert streamed == final
     seqs = [e["sequence_number"] for e in emitted]
-    assert seqs == sorted(set(seqs)), seqs  # unique and increasing
+    assert seqs == list(range(len(emitted))), seqs  # one by one from 0, the held-back arguments' events too
 
 
 def test_later_events_move_up_past_every_inserted_delta(filt):
@@ -314,8 +316,7 @@ async def test_sdk_parses_a_refusal_whose_secret_was_held_to_its_end(make_proxy,
     streamed = "".join(e.delta for e in events if e.type == "response.refusal.delta")
     assert GHP not in streamed and streamed.startswith("I won't run anything with [REDACTED:github-pat:")
     assert final.output[0].content[0].refusal == streamed
-    seqs = [e.sequence_number for e in events]
-    assert seqs == sorted(set(seqs))
+    assert [e.sequence_number for e in events] == list(range(len(events)))
 
 
 async def test_sdk_gets_no_logprobs_of_a_redacted_text(make_proxy, serve_app):
@@ -329,3 +330,55 @@ async def test_sdk_gets_no_logprobs_of_a_redacted_text(make_proxy, serve_app):
     assert text.text.startswith("Your token is [REDACTED:github-pat:") and text.logprobs == []
     assert GHP not in tokens_of([e.model_dump(warnings=False) for e in events])
     assert "".join(e.delta for e in events if e.type == "response.output_text.delta") == text.text
+
+
+# -- sequence numbers of a stream the filters reshaped ----------------------------------------------
+
+CALL_ARGS = [{"command": "ls -la /srv/app && cat README.md"},  # clean: held back all the same, scanned whole
+             {"command": f"gh auth login --with-token {GHP}", "cwd": "/srv"}]  # a secret in the arguments
+
+
+def reshaped_reply() -> Reply:
+    """Text, two function calls whose arguments arrive in many deltas (redact
+    drops each of them and sends the whole, scanned, at ``.done``), then text
+    ending in a secret (its tail is held and flushed as an added delta)."""
+    return Reply.of(Text("Let me look."), ToolCall("sh", CALL_ARGS[0]), ToolCall("sh", CALL_ARGS[1]),
+                    Text(f"Your token: {GHP}"), delta_chars=5)
+
+
+def assert_reshaped(events: list[dict]) -> None:
+    assert [e["sequence_number"] for e in events] == list(range(len(events)))
+    assert GHP not in json.dumps(events)
+    args = [e for e in events if e["type"] == "response.function_call_arguments.delta"]
+    assert len(args) == 2  # each call's arguments in one delta: the provider's many were merged
+    assert json.loads(args[0]["delta"]) == CALL_ARGS[0]
+    assert "[REDACTED:github-pat:" in args[1]["delta"]
+
+
+async def test_sdk_sees_consecutive_sequence_numbers_through_held_back_arguments(make_proxy, fake):
+    proxy = await make_proxy(PIPELINE)
+    fake.script(reshaped_reply())
+    tools = [{"type": "function", "name": "sh", "parameters": {"type": "object"}}]
+    async with proxy.openai().responses.stream(model="gpt-x", input="look around", tools=tools) as s:
+        events = [ev async for ev in s if hasattr(ev, "sequence_number")]  # the raw events, not the helper's own
+        final = await s.get_final_response()
+    assert_reshaped([e.model_dump(warnings=False) for e in events])
+    calls = [o for o in final.output if o.type == "function_call"]
+    assert json.loads(calls[0].arguments) == CALL_ARGS[0]
+    assert final.output[-1].content[0].text.startswith("Your token: [REDACTED:github-pat:")
+
+
+async def test_websocket_events_count_up_one_by_one_too(make_proxy, fake):
+    proxy = await make_proxy(PIPELINE)
+    fake.script(reshaped_reply())
+    async with aiohttp.ClientSession() as http:
+        async with http.ws_connect(proxy.url.replace("http://", "ws://") + "/v1/responses",
+                                   headers={"authorization": "Bearer sk-ws"}) as ws:
+            await ws.send_str(json.dumps({"type": "response.create", "model": "gpt-x", "input": "look around"}))
+            events = []
+            async for msg in ws:
+                events.append(json.loads(msg.data))
+                if events[-1]["type"] in ("response.completed", "response.failed", "error"):
+                    break
+    assert events[-1]["type"] == "response.completed"
+    assert_reshaped(events)

@@ -10,6 +10,7 @@ from .base import (
     RequestViewBase,
     MAX_CACHE_BREAKPOINTS,
     Event,
+    StreamState,
     count_markers,
     has_binary,
     last_marked,
@@ -239,7 +240,7 @@ class AnthropicResponse(ResponseViewBase):
         return [r] if isinstance(r, str) else []
 
 
-class AnthropicStream:
+class AnthropicStream(StreamState):
     """Per-response state: blocks with deltas not yet stopped."""
 
     __slots__ = ("open",)

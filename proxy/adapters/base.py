@@ -333,6 +333,23 @@ def parse_body(raw: bytes) -> dict:
     return body
 
 
+class StreamState:
+    """Per-response state of an adapter's stream (``Adapter.stream()``): makes
+    the events of one response (``event``) and has the last word on what is
+    sent of them (``outgoing``)."""
+
+    __slots__ = ()
+
+    def event(self, name: str | None, raw: bytes, data: bytes | None) -> "Event":
+        raise NotImplementedError
+
+    def outgoing(self, events: list) -> list:
+        """The events the filters let out for one upstream event, as they go
+        to the client, in order (an API whose events are numbered renumbers
+        them). Every driver calls it on what the event hooks returned."""
+        return events
+
+
 class Event:
     """A stream event parsed lazily: ``data`` is decoded on first use, and the
     raw bytes go out unchanged unless a filter edits it."""
@@ -456,7 +473,7 @@ def dumps(obj: Any) -> bytes:
 
 
 __all__ = [
-    "AdapterError", "Event", "View", "ToolCall", "ToolResult", "Usage", "Delta", "Slot",
+    "AdapterError", "Event", "StreamState", "View", "ToolCall", "ToolResult", "Usage", "Delta", "Slot",
     "text_of", "is_text_part", "has_binary", "decode_args", "make_result_replacer", "usage_int", "parse_body", "dumps",
     "MAX_CACHE_BREAKPOINTS", "part_markers", "count_markers", "last_marked", "longest_ttl",
 ]

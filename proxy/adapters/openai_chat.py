@@ -19,6 +19,7 @@ from .base import (
     ResponseViewBase,
     RequestViewBase,
     Event,
+    StreamState,
     View,
     decode_args,
     has_binary,
@@ -261,7 +262,7 @@ class _ChoiceEdit:
     delta = Event.delta
 
 
-class ChatStream:
+class ChatStream(StreamState):
     """Per-response state: channels opened per choice, closed at its finish,
     and the envelope (id, created, model) of the latest chunk, for deltas
     made on an event that has none (``[DONE]``)."""

@@ -13,6 +13,7 @@ from .base import (
     ResponseViewBase,
     RequestViewBase,
     Event,
+    StreamState,
     View,
     decode_args,
     has_binary,
@@ -236,26 +237,41 @@ class ResponsesResponse(ResponseViewBase):
         return [s] if isinstance(s, str) else []
 
 
-class ResponsesStream:
+class ResponsesStream(StreamState):
     """Per-response state: channels still open (closed by .done events, or by
     the final event when a compatible server skips the .done events); each
     channel's delta shape (type and ids), for the deltas ``make_delta`` adds;
-    and how many it added. Every later event's ``sequence_number`` moves up by
-    that many, so the numbers a client sees stay unique and increasing; an
-    untouched stream keeps the provider's numbers (and bytes)."""
+    and the ``sequence_number`` the next event sent must carry."""
 
-    __slots__ = ("open", "shapes", "inserted")
+    __slots__ = ("open", "shapes", "next_seq")
 
     def __init__(self) -> None:
         self.open: dict[str, None] = {}
         self.shapes: dict[str, dict] = {}
-        self.inserted = 0
+        self.next_seq: int | None = None  # None until the first numbered event went out
 
     def event(self, name: str | None, raw: bytes, data: bytes | None) -> "ResponsesEvent":
-        ev = ResponsesEvent(name, raw, data, self)
-        if self.inserted:
-            ev.renumber(self.inserted)
-        return ev
+        return ResponsesEvent(name, raw, data, self)
+
+    def outgoing(self, events: list) -> list:
+        """Number what goes to the client one by one from the provider's first
+        number: filters drop events (tool arguments held back to be scanned
+        whole) and add some (a held tail flushed), and clients expect
+        ``sequence_number`` to count up by one. An event whose number is
+        already right keeps its bytes, so an untouched stream is unchanged.
+        Only events the filters saw come here, and they have parsed each one."""
+        for ev in events:
+            d = ev.data
+            seq = d.get("sequence_number") if isinstance(d, dict) else None
+            if type(seq) is not int:
+                continue
+            if self.next_seq is None:
+                self.next_seq = seq
+            elif seq != self.next_seq:
+                d["sequence_number"] = self.next_seq
+                ev.mark_changed()
+            self.next_seq += 1
+        return events
 
 
 # delta event type -> (channel suffix key, kind)
@@ -367,28 +383,16 @@ class ResponsesEvent(Event):
             return [s] if isinstance(s, str) else []
         return []
 
-    def renumber(self, by: int) -> int | None:
-        """Move this event's ``sequence_number`` up by ``by``; the old number
-        (None when it has none: nothing to keep in order)."""
-        d = self.data
-        seq = d.get("sequence_number") if isinstance(d, dict) else None
-        if not isinstance(seq, int):
-            return None
-        d["sequence_number"] = seq + by
-        self.mark_changed()
-        return seq
-
     def make_delta(self, channel: str, kind: str, text: str) -> "ResponsesEvent":
         """A delta of the channel's own type and ids (a refusal's tail is a
         ``response.refusal.delta``: the SDKs reject a text delta on a refusal
-        part). It takes this event's number; this event and every later one
-        move up by one. A filter only knows channels from ``deltas()``, so the
+        part), sent before this event; ``ResponsesStream.outgoing`` gives it
+        its number. A filter only knows channels from ``deltas()``, so the
         shape was recorded there."""
         data = {**self.stream.shapes[channel], "delta": text}
-        seq = self.renumber(1)
-        if seq is not None:
-            data["sequence_number"] = seq
-            self.stream.inserted += 1
+        seq = self.data.get("sequence_number") if isinstance(self.data, dict) else None
+        if type(seq) is int:
+            data["sequence_number"] = seq  # a placeholder: renumbered on the way out
         ev = ResponsesEvent(data["type"], b"", None, self.stream)
         ev._data = data
         ev.edits = 1
