@@ -59,8 +59,10 @@ class UserTurn:
     actions: list[Action]
 
 
-def script(filler: int) -> list[UserTurn]:
-    """The session before its compaction: the items to keep, ``filler`` ordinary turns, the open question."""
+def script(filler: int, busy: bool = False) -> list[UserTurn]:
+    """The session before its compaction: the items to keep, ``filler`` ordinary turns, the open question.
+    ``busy``: every ordinary turn also gives an instruction and passes a test run (the task state
+    grows past what the checkpoint's budget holds)."""
     turns = [
         UserTurn(GOAL, [Action("read", "services/refund/refund.py", "1\tdef refund(order_id, amount):\n"
                                                                      "2\t    return round(amount * 100) / 100\n"),
@@ -84,10 +86,13 @@ def script(filler: int) -> list[UserTurn]:
     ]
     for i in range(filler):
         path = f"services/refund/module_{i}.py"
-        turns.append(UserTurn(f"Check {path} for other float uses.", [
-            Action("read", path, "".join(f"{k}\tdef f_{i}_{k}(cents: int) -> int:\n{k}\t    return cents\n"
-                                         for k in range(1, 30))),
-            Action("text", f"module_{i} only uses integer cents.")]))
+        actions = [Action("read", path, "".join(f"{k}\tdef f_{i}_{k}(cents: int) -> int:\n{k}\t    return cents\n"
+                                                for k in range(1, 30)))]
+        text = f"Check {path} for other float uses."
+        if busy:
+            text += f" Please keep module_{i} free of floats."
+            actions.append(Action("tool", f"pytest -k module_{i}", f"== {i % 7 + 1} passed in 0.{i:03d}s ==\n"))
+        turns.append(UserTurn(text, actions + [Action("text", f"module_{i} only uses integer cents.")]))
     turns.append(UserTurn("What is left?", [Action("text", f"Staging looks good. {PENDING}")]))
     return turns
 
@@ -418,7 +423,8 @@ class Result:
     visible_all: dict[str, bool]  # in every request after it
     duplicates: int  # side effects the model repeated after the compaction (it did not see they were done)
     cache_kept: float  # share of post-compaction turns that kept the previous turn's cached prefix
-    checkpoint_tokens: list[int] = field(default_factory=list)  # per post-compaction request
+    checkpoint_tokens: list[int] = field(default_factory=list)  # the task state, per post-compaction request
+    ledger_tokens: list[int] = field(default_factory=list)  # the effect ledger's checkpoint, likewise
     requests: int = 0
     turn_ids: list[str] = field(default_factory=list)
 
@@ -474,7 +480,8 @@ def _model_after(agent: Agent):
     return reply
 
 
-async def run(agent: Agent, url: str, fake: Any, filler: int = 8, after: int = 5, count: Any = None) -> Result:
+async def run(agent: Agent, url: str, fake: Any, filler: int = 8, after: int = 5, count: Any = None,
+              busy: bool = False) -> Result:
     """Drive ``agent`` through the proxy at ``url`` (``fake`` answers): the script, its
     compaction, ``after`` more turns. ``count``: a token counter for the checkpoint size."""
     from ctxproxy.proxy.scripted_provider import Reply
@@ -509,7 +516,7 @@ async def run(agent: Agent, url: str, fake: Any, filler: int = 8, after: int = 5
                     if "services/refund/" in str(args.get("file_path") if isinstance(args, dict) else ""):
                         agent.after_read("services/refund/")
 
-        for t in script(filler):
+        for t in script(filler, busy):
             await turn(t.text, t.actions)
         before = len(fake.model_requests)
         body, extra = agent.compaction_request()
@@ -527,10 +534,16 @@ async def run(agent: Agent, url: str, fake: Any, filler: int = 8, after: int = 5
     visible = {k: v in texts[0] for k, v in want.items()}
     visible_all = {k: all(v in t for t in texts) for k, v in want.items()}
     kept = [cache_kept(agent.api, bodies[i - 1], bodies[i]) for i in range(1, len(bodies))]
-    tokens = []
+    tokens, ledger = [], []
     if count is not None:
         for t in texts:
-            i = t.find('<ctx-context kind="task_state"')
-            tokens.append(count(t[i:t.index("</ctx-context>", i) + 14]) if i >= 0 else 0)
-    return Result(agent.name, visible, visible_all, repeated(fake.model_requests[first:]), sum(kept) / len(kept) if kept else 1.0, tokens,
-                  len(fake.model_requests) - before, turn_ids)
+            tokens.append(_segment_tokens(t, "task_state", count))
+            ledger.append(_segment_tokens(t, "checkpoint", count))
+    return Result(agent.name, visible, visible_all, repeated(fake.model_requests[first:]),
+                  sum(kept) / len(kept) if kept else 1.0, tokens, ledger, len(fake.model_requests) - before, turn_ids)
+
+
+def _segment_tokens(text: str, kind: str, count: Any) -> int:
+    """Tokens of the injected segment of ``kind`` in a request's text (0 if none)."""
+    i = text.find(f'<ctx-context kind="{kind}"')
+    return count(text[i:text.index("</ctx-context>", i) + 14]) if i >= 0 else 0

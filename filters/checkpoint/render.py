@@ -1,8 +1,10 @@
 """The checkpoint text: the task state, newest last, within a token budget.
 
-Fitting drops whole items, oldest first, from the longest list (never the
-goal, the open questions or the next safe action), so the same state always
-renders to the same bytes and a cut never splits a quote.
+Fitting drops whole items from the longest list (never the goal, the open
+questions or the next safe action): older test runs first, then the oldest
+item after the list's first third — the first items set the task, the
+newest are the most current. The same state always renders to the same
+bytes, and a cut never splits a quote.
 """
 from __future__ import annotations
 
@@ -28,7 +30,9 @@ def render(st: TaskState, pending: list[str], count: Callable[[str], int], budge
         if count(text) <= budget or not any(lists.values()):
             return text, dropped
         longest = max(lists, key=lambda k: (len(lists[k]), k))
-        del lists[longest][0]
+        items = lists[longest]
+        tests = [i for i, e in enumerate(items) if longest == "evidence" and e[1] == "test"]
+        del items[tests[0] if len(tests) > 1 else len(items) // 3]
         dropped += 1
 
 

@@ -12,6 +12,9 @@ from dataclasses import dataclass, field
 from typing import Any, Mapping
 
 LIMITS = {"instructions": 24, "decisions": 16, "evidence": 24}
+HEAD = 6  # the first entries of a list are kept when it overflows: they set the task (then the newest)
+EVIDENCE_KEEP = {"test": 3, "commit": 6, "url": 8, "deploy": 4}  # newest kept per kind: a newer test run
+# supersedes an older one, a PR or a deployment does not
 _KNOWN = 512  # user-turn digests remembered, to give a re-sent turn its original number
 
 
@@ -94,7 +97,12 @@ class TaskState:
                 del items[i]
                 break
         items.append(entry)
-        del items[: max(0, len(items) - LIMITS[name])]
+        if name == "evidence":
+            same = [i for i, e in enumerate(items) if e[1] == entry[1]]
+            for i in reversed(same[: max(0, len(same) - EVIDENCE_KEEP.get(entry[1], 4))]):
+                del items[i]
+        while len(items) > LIMITS[name]:
+            del items[min(HEAD, len(items) - 1)]
 
     def counts(self) -> dict[str, int]:
         return {"instructions": len(self.instructions), "decisions": len(self.decisions),
