@@ -42,21 +42,13 @@ sys.path.insert(0, str(HERE.parent / "tests"))
 os.environ.setdefault("OTEL_SDK_DISABLED", "true")
 
 from aiohttp import web  # noqa: E402
-from compactionsession import AGENTS, run  # noqa: E402
+from compactionsession import AGENTS, OFF, run  # noqa: E402
 
 from ctxproxy.config import load_config  # noqa: E402
 from ctxproxy.filters.tokens import TokenCounter  # noqa: E402
 from ctxproxy.proxy.scripted_provider import FakeProvider  # noqa: E402
 from ctxproxy.proxy.server import make_app  # noqa: E402
 
-OFF = """
-[filters.checkpoint]
-enabled = false
-[filters.effects]
-checkpoint = false
-[filters.inject]
-reinject_observed_rules = "never"
-"""
 CONFIGS = {"ctxproxy": "", "off": OFF, "busy": ""}  # busy: ctxproxy on a session whose state outgrows the budget
 
 

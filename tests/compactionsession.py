@@ -43,6 +43,15 @@ PENDING = "May I deploy v1.4.2 to production?"
 SUMMARY = "Summary: we worked on the refund service; continue with the task."
 RULE_ROOT = "- Prefer small diffs; explain each change in one sentence\n"
 RULE_NESTED = "- Amounts are integer cents, never floats\n"
+# ctxproxy with the checkpoint, the effect ledger's checkpoint and rule re-injection switched off
+OFF = """
+[filters.checkpoint]
+enabled = false
+[filters.effects]
+checkpoint = false
+[filters.inject]
+reinject_observed_rules = "never"
+"""
 MODEL = {"anthropic": "claude-test-1", "chat": "gpt-test", "responses": "gpt-test"}
 
 
@@ -431,19 +440,9 @@ class Result:
 
 def sent_text(body: Any) -> str:
     """Every string of a request body, joined: what the model reads."""
-    out: list[str] = []
+    from ctxproxy.filters.view import TEXT, iter_strings
 
-    def walk(v: Any) -> None:
-        if isinstance(v, str):
-            out.append(v)
-        elif isinstance(v, dict):
-            for x in v.values():
-                walk(x)
-        elif isinstance(v, list):
-            for x in v:
-                walk(x)
-    walk(body)
-    return "\n".join(out)
+    return "\n".join(s.get() for s in iter_strings(body, "body", TEXT, frozenset(), lambda: None))
 
 
 def cache_kept(api: str, prev: dict, cur: dict) -> bool:

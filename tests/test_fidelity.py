@@ -1,19 +1,11 @@
 """Context fidelity across a compaction: scripted sessions shaped like Claude Code, Codex (local and
 remote compaction), OpenClaw and Hermes, run through the real proxy and the scripted provider."""
 import pytest
-from compactionsession import AGENTS, run
+from compactionsession import AGENTS, OFF, run
 
 from ctxproxy.filters.tokens import TokenCounter
 
 COUNT = TokenCounter().count
-OFF = """
-[filters.checkpoint]
-enabled = false
-[filters.effects]
-checkpoint = false
-[filters.inject]
-reinject_observed_rules = "never"
-"""
 
 
 @pytest.mark.parametrize("name", sorted(AGENTS))

@@ -37,7 +37,7 @@ from __future__ import annotations
 import hashlib
 import logging
 from dataclasses import dataclass, field
-from typing import Any, Mapping
+from typing import Any, Literal, Mapping
 
 from ctxproxy.config import ConfigError
 from ctxproxy.store.records import OPEN_STATES
@@ -65,14 +65,12 @@ class CheckpointConfig:
     enabled: bool = True  # accumulate the task state and offer the checkpoint after a compaction
     max_tokens: int = 600  # the checkpoint's own budget (oldest items are left out first)
     priority: int = 95  # inject priority (the effect ledger's checkpoint has 90)
-    placement: str = "turn"  # next to the latest user message (cache-friendly), or "system"
+    placement: Literal["turn", "system"] = "turn"  # next to the latest user message (cache-friendly), or "system"
     max_pending: int = 3  # pending / unknown tool calls listed as pending approvals
 
     def validate(self, path: str) -> None:
         if self.max_tokens < 100:
             raise ConfigError(f"{path}.max_tokens: expected at least 100, got {self.max_tokens}")
-        if self.placement not in ("turn", "system"):
-            raise ConfigError(f"{path}.placement: expected \"turn\" or \"system\", got {self.placement!r}")
         if self.max_pending < 0:
             raise ConfigError(f"{path}.max_pending: expected 0 or more, got {self.max_pending}")
 
@@ -230,7 +228,7 @@ class CheckpointFilter(Filter):
         return Segment(kind="task_state", ref=rec.ref, text=text, origin="checkpoint", scope="task",
                        trust="system", sensitivity="internal", freshness={"revision": rev},
                        priority=self.config.priority, max_tokens=self.config.max_tokens,
-                       placement=self.config.placement,  # type: ignore[arg-type]
+                       placement=self.config.placement,
                        truncatable=True, boundary="item")
 
     def _pending(self, turn: Turn, store: Any) -> list[str]:
