@@ -189,3 +189,34 @@ def test_tool_calls_first_seen_in_history_are_on_the_ledger_as_completed(tmp_pat
     texts = "\n".join(s.text for s in t.state["segments"])
     assert "gh pr create --fill" in texts and "pull/7" in texts
     store.close()
+
+
+GHP = "ghp_" + "aB3dE5fG7hJ9kL1mN3pQ5rS7tU9vW1xY3zA5"
+
+
+def test_checkpoint_text_is_redacted_goal_header_included(tmp_path):
+    store = open_store(tmp_path / "store")
+    pipe = build_pipeline(("identify", "redact", "effects", "checkpoint", "inject"),
+                          filter_configs(load_config(None)), {"store": store, "secret": b"s" * 32})
+    tools = [{"name": "Bash", "input_schema": {}}]
+
+    def send(messages):
+        headers = CIMultiDict({"x-ctx-session": "red", "x-ctx-goal": f"Rotate the token {GHP} today"})
+        t = Turn(api="anthropic", route="anthropic", path="/v1/messages", headers=headers, tokens=TOKENS,
+                 request=ADAPTERS["anthropic"].parse_request(orjson.dumps(
+                     {"model": "m", "max_tokens": 9, "tools": tools, "messages": messages})),
+                 services={"store": store, "secret": b"s" * 32})
+        pipe.run_request(t)
+        return t
+    history = [{"role": "user", "content": f"Never print {GHP} in logs."},
+               {"role": "assistant", "content": "ok"}, {"role": "user", "content": "go on"}]
+    send(history)
+    t = send([{"role": "user", "content": "This session is being continued from a previous conversation that "
+                                          "ran out of context. Summary: rotated."}, {"role": "user", "content": "go"}])
+    (seg,) = segments_of(t, "task_state")
+    sent = orjson.loads(t.request.to_bytes())
+    assert GHP not in orjson.dumps(sent).decode() and GHP not in seg.text
+    assert "[REDACTED:" in seg.text and "Never print [REDACTED:" in seg.text and "Rotate the token [REDACTED:" in seg.text
+    part = store.sessions.get("default", "red", part="task_state")
+    assert GHP not in orjson.dumps(part).decode()  # the stored state holds redacted text only
+    store.close()
