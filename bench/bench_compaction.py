@@ -47,7 +47,7 @@ from compactionsession import AGENTS, OFF, run  # noqa: E402
 from ctxproxy.config import load_config  # noqa: E402
 from ctxproxy.filters.tokens import TokenCounter  # noqa: E402
 from ctxproxy.proxy.scripted_provider import FakeProvider  # noqa: E402
-from ctxproxy.proxy.server import make_app  # noqa: E402
+from ctxproxy.proxy.server import APP_STATE, make_app  # noqa: E402
 
 CONFIGS = {"ctxproxy": "", "off": OFF, "busy": ""}  # busy: ctxproxy on a session whose state outgrows the budget
 
@@ -68,10 +68,14 @@ async def one(agent_name: str, config: str, turns: int, after: int, count) -> di
             await site.start()
             port = site._server.sockets[0].getsockname()[1]
             try:
+                store = app[APP_STATE].services["store"]
                 t0 = time.perf_counter()
                 r = await run(AGENTS[agent_name](), f"http://127.0.0.1:{port}", fake, filler=turns, after=after,
                               count=count, busy=config == "busy")
                 wall = time.perf_counter() - t0
+                app[APP_STATE].services["writer"].flush()
+                docs = [store.manifests.get("default", t) for t in r.turn_ids[-40:]]
+                timings = [d.data.get("timings_ms") or {} for d in docs if d is not None]
             finally:
                 await runner.cleanup()
     n = len(r.visible)
@@ -79,32 +83,41 @@ async def one(agent_name: str, config: str, turns: int, after: int, count) -> di
             "all": sum(r.visible_all.values()) / n, "lost": sorted(k for k, v in r.visible_all.items() if not v),
             "dups": r.duplicates, "tokens": max(r.checkpoint_tokens or [0]),
             "both": max((a + b for a, b in zip(r.checkpoint_tokens, r.ledger_tokens)), default=0), "cache": r.cache_kept,
-            "requests": r.requests, "wall": wall}
+            "requests": r.requests, "wall": wall,
+            "ms": {f: _median([t.get(f) for t in timings]) for f in ("checkpoint", "inject", "effects")}}
+
+
+def _median(values: list) -> float:
+    vals = sorted(v for v in values if isinstance(v, (int, float)))
+    return vals[len(vals) // 2] if vals else 0.0
 
 
 async def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--turns", type=int, default=190, help="file-reading turns between the set-up and the compaction")
     ap.add_argument("--after", type=int, default=20, help="turns after the compaction")
+    ap.add_argument("--configs", default=",".join(CONFIGS), help="which of: " + ", ".join(CONFIGS))
     ap.add_argument("--write", action="store_true")
     args = ap.parse_args()
     count = TokenCounter().count
     rows = []
     for name in AGENTS:
-        for config in CONFIGS:
+        for config in args.configs.split(","):
             rows.append(await one(name, config, args.turns, args.after, count))
             r = rows[-1]
             print(f"{r['agent']:13} {r['config']:9} visible first {r['first']:.0%} all {r['all']:.0%} "
                   f"dups {r['dups']} checkpoint {r['tokens']} tok (+ledger {r['both']}) cache kept {r['cache']:.0%} "
-                  f"({r['requests']} requests, {r['wall']:.1f} s) lost: {', '.join(r['lost']) or '-'}", flush=True)
+                  f"({r['requests']} requests, {r['wall']:.1f} s; ms per request, median of the last 40: "
+                  f"{' '.join(f'{k} {v:.2f}' for k, v in r['ms'].items())}) lost: {', '.join(r['lost']) or '-'}", flush=True)
     user_turns = 8 + args.turns + args.after
     table = ["| agent | config | visible after compaction (first request / every request) | repeated side effects "
              "| checkpoint tokens, max (task state / with the effect ledger) | cache prefix kept on following turns "
-             "| not visible |",
-             "|---|---|---:|---:|---:|---:|---|"]
+             "| checkpoint / inject ms per request (p50, last 40) | not visible |",
+             "|---|---|---:|---:|---:|---:|---:|---|"]
     for r in rows:
         table.append(f"| {r['agent']} | {r['config']} | {r['first']:.0%} / {r['all']:.0%} | {r['dups']} | "
-                     f"{r['tokens'] or '—'} / {r['both'] or '—'} | {r['cache']:.0%} | {', '.join(r['lost']) or '—'} |")
+                     f"{r['tokens'] or '—'} / {r['both'] or '—'} | {r['cache']:.0%} | "
+                     f"{r['ms']['checkpoint']:.2f} / {r['ms']['inject']:.2f} | {', '.join(r['lost']) or '—'} |")
     text = "\n".join(table)
     print(text)
     if args.write:
@@ -112,7 +125,7 @@ async def main() -> None:
         with open(HERE / "RESULTS.md", "a") as f:
             f.write(f"\n\n## Context fidelity across a compaction ({stamp})\n\n"
                     f"`nice .venv/bin/python bench/bench_compaction.py --turns {args.turns} --after {args.after} "
-                    f"--write` — {user_turns}-turn sessions ({args.turns} file reads between the set-up and the "
+                    f"--configs {args.configs} --write` — {user_turns}-turn sessions ({args.turns} file reads between the set-up and the "
                     f"compaction, {args.after} turns after it), through the real proxy and the scripted provider. "
                     "Items: goal, 3 instructions, 2 decisions, 4 evidence lines (tests, commit, PR, deployment), "
                     "2 side effects, the pending approval, the agent's rule files. `off`: checkpoint, effect-ledger "

@@ -83,6 +83,17 @@ def test_state_is_bounded_deduplicated_newest_last_and_keeps_its_head():
     assert TaskState.load(orjson.loads(orjson.dumps(st.dump()))).dump() == st.dump()
 
 
+def test_a_long_sessions_turns_resent_after_a_compaction_are_known():
+    """Codex re-sends every earlier user turn after compacting: none of them is news."""
+    st = TaskState()
+    numbers = [st.turn_of(f"turn {i}")[0] for i in range(800)]
+    for i in range(800):
+        st.first_seen(f"answer {i}")
+    assert [st.turn_of(f"turn {i}") for i in (0, 400, 799)] == [(numbers[0], False), (numbers[400], False),
+                                                                 (numbers[799], False)]
+    assert st.first_seen("answer 799") is False and st.first_seen("answer 0") is True
+
+
 def test_render_fits_the_budget_deterministically():
     st = TaskState(goal=[1, "Ship the refund fix"], question=[9, "May I deploy?"])
     for i in range(24):

@@ -169,7 +169,7 @@ class CheckpointFilter(Filter):
                 continue
             if role == "assistant":
                 said = extract.assistant_text(item)
-                if said and not extract.scaffolding(said) and st.first_seen("a:" + said):
+                if said and not extract.scaffolding(said) and st.first_seen(said):
                     # a text seen before (re-sent after a compaction) is not news; a question stays open
                     # until the user answers it, whatever the assistant says meanwhile
                     q = extract.question(said)

@@ -15,7 +15,8 @@ LIMITS = {"instructions": 24, "decisions": 16, "evidence": 24}
 HEAD = 6  # the first entries of a list are kept when it overflows: they set the task (then the newest)
 EVIDENCE_KEEP = {"test": 3, "commit": 6, "url": 8, "deploy": 4}  # newest kept per kind: a newer test run
 # supersedes an older one, a PR or a deployment does not
-_KNOWN = 512  # user-turn digests remembered, to give a re-sent turn its original number
+_KNOWN = 2048  # user-turn digests remembered: Codex re-sends every earlier user turn after a compaction
+_SAID = 64  # assistant-text digests remembered: agents re-send only the newest ones
 
 
 def digest(text: str) -> str:
@@ -33,13 +34,14 @@ class TaskState:
     known: dict = field(default_factory=dict)  # digest of a user turn -> its number
     compactions: int = 0
     seen: list = field(default_factory=list)  # digests of compaction summaries already counted
+    said: list = field(default_factory=list)  # digests of the newest assistant texts read
 
     @classmethod
     def load(cls, raw: Any) -> "TaskState":
         if not isinstance(raw, Mapping):
             return cls()
         st = cls()
-        for name in ("instructions", "decisions", "evidence", "seen"):
+        for name in ("instructions", "decisions", "evidence", "seen", "said"):
             v = raw.get(name)
             if isinstance(v, list):
                 setattr(st, name, [list(e) if isinstance(e, list) else e for e in v])
@@ -54,7 +56,7 @@ class TaskState:
     def dump(self) -> dict:
         return {"goal": self.goal, "instructions": self.instructions, "decisions": self.decisions,
                 "evidence": self.evidence, "question": self.question, "turns": self.turns, "known": self.known,
-                "compactions": self.compactions, "seen": self.seen}
+                "compactions": self.compactions, "seen": self.seen, "said": self.said}
 
     @property
     def compacted(self) -> bool:
@@ -71,12 +73,11 @@ class TaskState:
         return self.turns, True
 
     def first_seen(self, text: str) -> bool:
-        """Whether ``text`` is seen for the first time (then remembered)."""
+        """Whether assistant text ``text`` is read for the first time (then remembered)."""
         d = digest(text)
-        if d in self.known:
+        if d in self.said:
             return False
-        self.known[d] = 0
-        self._trim()
+        self.said = (self.said + [d])[-_SAID:]
         return True
 
     def _trim(self) -> None:
