@@ -105,9 +105,6 @@ class Identity(NamedTuple):
 NO_IDENTITY = Identity()
 
 _SESSION_STATE = "session:state"  # turn.state key of the shared session read
-# What the request filters left that describes the request (read-only once it
-# was forwarded): a successor turn shares it. Answer state and tool effects are not.
-_CARRIED_TO_SUCCESSOR = ("segments", "inject", "prune", "redact:ctx")
 
 
 @dataclass(eq=False, slots=True)
@@ -135,7 +132,15 @@ class Turn:
     status: int | None = None  # upstream status
     error_type: str | None = None
     egress: list[Any] | None = None  # last edits of the answer (``add_egress``)
-    response_id_hooks: list[Callable[[str], None]] | None = None  # ``when_response_id``
+    # Context segments the filters offer this turn (``segments.offer``); inject places
+    # them, the manifest lists each with its fate.
+    segments: list[Any] = field(default_factory=list)
+    # Redacts text a filter adds to the request (rules, memories, checkpoints, a goal
+    # header) as the request itself was; set by redact, None when it did not run.
+    redact_added: Callable[[str], str] | None = None
+    response_id: str | None = None  # the provider's id for this answer, once seen
+    successor_of: str = ""  # the turn whose request an automatic successor continues
+    pipeline: "Pipeline | None" = None  # the chain running this turn (its filters report, its hooks fire)
 
     def service(self, name: str) -> Any:
         return self.services.get(name)
@@ -147,25 +152,15 @@ class Turn:
         elif egress not in self.egress:
             self.egress.append(egress)
 
-    def when_response_id(self, hook: Callable[[str], None]) -> None:
-        """Call ``hook(response_id)`` as soon as the provider's id for this answer
-        is known — before the client has the answer, so its next request finds
-        whatever the hook recorded."""
-        if self.response_id_hooks is None:
-            self.response_id_hooks = [hook]
-        else:
-            self.response_id_hooks.append(hook)
-
     def note_response_id(self, rid: str) -> None:
-        """The relay's: the provider's id for this answer (the first one seen)."""
-        if "response_id" in self.state:
+        """The engine's: the provider's id for this answer (the first one seen).
+        Every filter's ``on_response_id`` hears it at once — before the client
+        has the answer, so its next request finds whatever the hook recorded."""
+        if self.response_id is not None:
             return
-        self.state["response_id"] = rid
-        for hook in self.response_id_hooks or ():  # kept: a successor turn inherits them
-            try:
-                hook(rid)
-            except Exception:  # bookkeeping: the answer goes on
-                log.exception("turn %s: a response-id hook failed", self.turn_id)
+        self.response_id = rid
+        if self.pipeline is not None:
+            self.pipeline.run_response_id(self, rid)
 
     def successor(self) -> "Turn":
         """A new turn for a response the provider started by itself to continue
@@ -173,19 +168,19 @@ class Turn:
         predecessor's request and settings). It has its own id and answer state
         and carries what described the request — identity, context segments,
         the request-side records, the answer's last edits and the response-id
-        hooks — so the response filters treat its answer as this turn's."""
+        hooks — so the response filters treat its answer as this turn's. What
+        each filter's state passes on, the filter says (``successor_state``)."""
         t = Turn(api=self.api, route=self.route, path=self.path, headers=self.headers, request=self.request,
                  tokens=self.tokens, services=self.services, identity=self.identity,
-                 tenant_fixed=self.tenant_fixed, streamed=self.streamed)
-        for key in _CARRIED_TO_SUCCESSOR:
-            if key in self.state:
-                t.state[key] = self.state[key]
-        redact = self.state.get("redact")
-        if isinstance(redact, dict):  # the request's counts stand; the answer's are its own
-            t.state["redact"] = {**redact, "response_counts": {}}
-        t.state["successor_of"] = self.turn_id
+                 tenant_fixed=self.tenant_fixed, streamed=self.streamed, segments=self.segments,
+                 successor_of=self.turn_id, pipeline=self.pipeline)
+        if self.pipeline is not None:
+            for f in self.pipeline.carriers:
+                if f.name in self.state:
+                    carried = f.successor_state(self.state[f.name])
+                    if carried is not None:
+                        t.state[f.name] = carried
         t.egress = list(self.egress) if self.egress else None
-        t.response_id_hooks = list(self.response_id_hooks) if self.response_id_hooks else None
         return t
 
     def session_state(self, store: Any, tenant: str | None = None, session: str | None = None
@@ -213,6 +208,12 @@ class Filter:
     guards_auxiliary: ClassVar[bool] = False
 
     Config: ClassVar[type | None] = None  # frozen dataclass of [filters.<name>]
+
+    # Optional hooks and declarations (the pipeline looks them up once, like the hooks above):
+    #   on_response_id(turn, rid)   the provider's id for the answer is known (before the client has it)
+    #   report(turn) -> dict | None this filter's part of the Context Manifest (manifest keys -> values)
+    #   successor_state(state)      what of its turn.state[name] an automatic successor turn inherits
+    #                               (None: nothing; the default when the method is absent)
 
 
 FilterFactory = Callable[[Any, Mapping[str, Any]], Filter]
@@ -283,6 +284,11 @@ class Pipeline:
         self.stages: tuple[_Stage, ...] = tuple(stages)
         self.has_event_hooks = any(s.event for s in self.stages)
         self.has_response_hooks = any(s.response for s in self.stages)
+        filters_ = [s.filter for s in self.stages]
+        self.reporters = tuple(f for f in filters_ if callable(getattr(f, "report", None)))
+        self.carriers = tuple(f for f in filters_ if callable(getattr(f, "successor_state", None)))
+        self.id_hooks = () if request_only else tuple(
+            (f, f.on_response_id) for f in filters_ if callable(getattr(f, "on_response_id", None)))
 
     @property
     def names(self) -> tuple[str, ...]:
@@ -331,6 +337,8 @@ class Pipeline:
         and gets back its result (or its exception): one pass, or more when an
         optional filter's edits are undone."""
         skipped: set[str] = set()
+        if turn.pipeline is None:
+            turn.pipeline = self
         while True:
             try:
                 yield from self._request_pass(turn, skipped)
@@ -341,6 +349,8 @@ class Pipeline:
                     raise FilterError(undo.name, "failed while editing the request", 502, turn.turn_id)
                 turn.request = reparse()
                 turn.state.clear()
+                turn.segments = []
+                turn.redact_added = None
 
     def _request_pass(self, turn: Turn, skipped: set[str]) -> Generator[Commit, Any, None]:
         for stage in self.stages:
@@ -380,6 +390,28 @@ class Pipeline:
             finally:
                 _add_time(turn, f.name, t0)
                 turn.spans.append((stage.request_span, t0_ns, time.time_ns()))
+
+    def run_response_id(self, turn: Turn, rid: str) -> None:
+        for f, hook in self.id_hooks:
+            try:
+                hook(turn, rid)
+            except Exception:  # bookkeeping: the answer goes on
+                log.exception("turn %s: filter %s failed on the response id", turn.turn_id, f.name)
+
+    def reports(self, turn: Turn) -> dict[str, Any]:
+        """Every filter's part of the Context Manifest, merged in chain order. A
+        filter that fails to report is left out and the turn marked degraded."""
+        out: dict[str, Any] = {}
+        for f in self.reporters:
+            try:
+                part = f.report(turn)
+            except Exception as exc:
+                log.warning("turn %s: filter %s failed to report: %s", turn.turn_id, f.name, type(exc).__name__)
+                _mark_degraded(turn, f.name)
+                continue
+            if part:
+                out.update(part)
+        return out
 
     def run_response(self, turn: Turn, view: ResponseView) -> None:
         for stage in self.stages:

@@ -51,9 +51,10 @@ model in the checkpoint.
 Arguments nested deeper than ``effect_rules.MAX_DEPTH`` are recorded and keyed
 as a stand-in text: such a call is still on the ledger, never a 500.
 
-Per turn, ``turn.state["effects"]`` = ``{"effects": [{key, call_id, tool,
-state, side_effect, duplicate}], "checkpoint": ref | None, "compacted": bool,
-"compaction_reason": str | None, "duplicates": int}``.
+Per turn, ``turn.state["effects"]`` is an ``EffectsState``: ``effects``
+(``[{key, call_id, tool, state, side_effect, duplicate}]``), ``checkpoint``
+(ref | None), ``compacted``, ``compaction_reason``, ``duplicates``, and the
+``capture`` of the answer's tool calls; ``report`` gives the manifest its part.
 
 Fails closed (``required``): no request goes out whose tool results are not on
 disk. A failure at response end only marks the turn degraded: the next
@@ -165,9 +166,21 @@ class _Capture:
     open: dict[str, list] = field(default_factory=dict)  # channel -> [call_id, name, [text], free_form]
     done: list[tuple[str, str, Any]] = field(default_factory=list)  # (call_id, name, arguments)
     thread: str | None = None  # the request's thread (set by on_request)
-    response_id: str | None = None  # of a whole JSON response (streams: turn.state["response_id"])
+    response_id: str | None = None  # of a whole JSON response (streams: turn.response_id)
     scope: tuple[str, str, str, str] | None = None  # tenant, session, task, key scope
     goal: str | None = None  # the X-Ctx-Goal header, redacted (set by on_request)
+
+
+@dataclass(eq=False)
+class EffectsState:
+    """The filter's per-turn state (``turn.state["effects"]``)."""
+
+    effects: list[dict] = field(default_factory=list)  # the ledger entries this turn touched
+    checkpoint: str | None = None  # ref of the task-state checkpoint offered
+    compacted: bool = False  # the client compacted its history
+    compaction_reason: str | None = None
+    duplicates: int = 0
+    capture: _Capture | None = None  # the answer's tool calls, assembled as they stream
 
 
 class EffectsFilter(Filter):
@@ -207,15 +220,23 @@ class EffectsFilter(Filter):
                               turn.turn_id)
         return store
 
-    def _state(self, turn: Turn) -> dict:
-        return turn.state.setdefault(self.name, {"effects": [], "checkpoint": None, "compacted": False,
-                                                 "compaction_reason": None, "duplicates": 0})
+    def _state(self, turn: Turn) -> EffectsState:
+        st = turn.state.get(self.name)
+        if st is None:
+            st = turn.state[self.name] = EffectsState()
+        return st
+
+    def report(self, turn: Turn) -> dict | None:
+        st = turn.state.get(self.name)
+        if not st:
+            return None
+        return {"effects": list(st.effects), "checkpoint": st.checkpoint, "client_compacted": st.compacted}
 
     def _capture(self, turn: Turn) -> _Capture:
-        cap = turn.state.get("effects:capture")
-        if cap is None:
-            cap = turn.state["effects:capture"] = _Capture()
-        return cap
+        st = self._state(turn)
+        if st.capture is None:
+            st.capture = _Capture()
+        return st.capture
 
     def _scope(self, turn: Turn) -> tuple[str, str, str, str]:
         ident = turn.identity
@@ -271,7 +292,7 @@ class EffectsFilter(Filter):
         cap.scope = (tenant, session, task, scope)
         cap.goal = _header_goal(turn)  # once, here: _ledger may run twice, and on the writer thread
         lazy = _History(view)
-        mark = len(st["effects"])
+        mark = len(st.effects)
         # The model's last answer here made calls: this request brings their results (a write).
         expect_write = self._called.pop(cap.scope[:2], False) and bool(results)
         # This session's response-end write, if still queued, may hold what this request continues
@@ -297,7 +318,7 @@ class EffectsFilter(Filter):
         def write(b: Any) -> list[Segment]:
             # On the store's writer thread, after any response-end write queued before it; a
             # batch that wrote nothing ends without an fsync.
-            del st["effects"][mark:]  # a snapshot attempt or a retried group may have added entries
+            del st.effects[mark:]  # a snapshot attempt or a retried group may have added entries
             sess = b.sessions.get(tenant, session) or {}  # read again under the writer lock
             return self._ledger(b, sess, turn, view, st, cap, tools, results, lazy)
 
@@ -309,7 +330,7 @@ class EffectsFilter(Filter):
         return Commit(store, write, then, "could not record tool results in the effect ledger before "
                                           "forwarding (store error); request not forwarded")
 
-    def _ledger(self, b: Any, sess: Mapping[str, Any], turn: Turn, view: Any, st: dict, cap: "_Capture",
+    def _ledger(self, b: Any, sess: Mapping[str, Any], turn: Turn, view: Any, st: EffectsState, cap: "_Capture",
                 tools: list, results: list, lazy: "_History") -> list[Segment]:
         """Settle this request's results in ``b`` (a batch, or a snapshot that
         raises ``WriteNeeded`` at the first write) given the session's stored
@@ -328,8 +349,8 @@ class EffectsFilter(Filter):
                     previous_response_id=body.get("previous_response_id") if server_history else None,
                     encodings=view.item_encodings())
         cap.thread = chk.thread
-        st["compacted"] = chk.reason is not None
-        st["compaction_reason"] = chk.reason
+        st.compacted = chk.reason is not None
+        st.compaction_reason = chk.reason
         pool_owner = chk.predecessor or chk.thread
         pool = [list(e) for e in threads.get(pool_owner, {}).get("open", ())]
         new = [r for r in results if r.position >= chk.new_from]
@@ -337,7 +358,7 @@ class EffectsFilter(Filter):
         for r in new:
             rec = self._settle(b, turn, r, pool, used, lazy, tenant, session, task, scope)
             if rec is not None and rec is not _READ_ONLY:
-                st["effects"].append(self._entry(rec))
+                st.effects.append(self._entry(rec))
         self._expire(b, pool, used, lazy, chk.reason, tenant)
         thread = chk.state
         thread["open"] = []  # every open call was settled or expired just now
@@ -358,7 +379,7 @@ class EffectsFilter(Filter):
             seg = self._checkpoint(b, es, lazy, tenant, session, task, scope, now)
             if seg is not None:
                 segments.append(seg)
-                st["checkpoint"] = seg.ref
+                st.checkpoint = seg.ref
         b.sessions.update(tenant, session, {"effects": es}, subject=turn.identity.user or None,
                           current=sess)  # writes nothing if unchanged
         return segments
@@ -602,7 +623,8 @@ class EffectsFilter(Filter):
         return None
 
     def on_response_end(self, turn: Turn) -> None:
-        cap: _Capture | None = turn.state.get("effects:capture")
+        st: EffectsState | None = turn.state.get(self.name)
+        cap = st.capture if st is not None else None
         if cap is None:
             return
         if cap.open and turn.error_type is None:  # a clean end closes what is still open
@@ -610,7 +632,7 @@ class EffectsFilter(Filter):
                 cap.done.append((entry[0], entry[1], _decode(entry[2], entry[3])))
             cap.open.clear()
         if not cap.done and not (turn.api == "responses" and cap.thread is not None
-                                 and (cap.response_id or turn.state.get("response_id"))):
+                                 and (cap.response_id or turn.response_id)):
             return  # nothing to record (a Responses answer is remembered for previous_response_id)
         st = self._state(turn)
         try:
@@ -631,7 +653,7 @@ class EffectsFilter(Filter):
                 if self.name not in turn.degraded:
                     turn.degraded.append(self.name)
 
-    def _plan_calls(self, turn: Turn, cap: _Capture, st: dict) -> Callable[[Any], None]:
+    def _plan_calls(self, turn: Turn, cap: _Capture, st: EffectsState) -> Callable[[Any], None]:
         """Classify and key the response's calls, flag duplicates (reads only),
         fill the turn's state; returns the write that records them."""
         store = self._store(turn)
@@ -662,14 +684,14 @@ class EffectsFilter(Filter):
                 continue
             prior = next((r for r in same if side and r.call_id != cid and _completed(r)), None)
             recorded.append((cid, wire, name, side, key, stored))
-            st["effects"].append({"key": key, "call_id": cid, "tool": name,
+            st.effects.append({"key": key, "call_id": cid, "tool": name,
                                   "state": PENDING if settled is None else settled.state,
                                   "side_effect": side, "duplicate": prior is not None})
             if prior is not None:
-                st["duplicates"] += 1
+                st.duplicates += 1
                 notes.append({"call_id": cid, "key": key, "tool": name, "refs": list(prior.refs)[:4],
                               "args": compact_args(name, stored, self.classes, self.config.args_chars)})
-        rid = cap.response_id or turn.state.get("response_id")
+        rid = cap.response_id or turn.response_id
         subject = turn.identity.user or None
         if entries:
             _keep_newest(self._called, (tenant, session), True)
@@ -836,7 +858,7 @@ def _header_goal(turn: Turn) -> str | None:
     header = turn.headers.get("x-ctx-goal") if turn.headers is not None else None
     if not isinstance(header, str) or not header.strip():
         return None
-    redact = turn.state.get("redact:apply")
+    redact = turn.redact_added
     return redact(header) if redact is not None else header
 
 

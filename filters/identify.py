@@ -83,13 +83,16 @@ class IdentifyFilter(Filter):
         self._fingerprints: dict[Any, str] = {}  # every turn of a session fingerprints the same opening
 
     def on_request(self, turn: Turn) -> None:
-        ident = turn.identity = identify(turn.headers, turn.request, self.config, turn.tenant_fixed, self._chains,
+        turn.identity = identify(turn.headers, turn.request, self.config, turn.tenant_fixed, self._chains,
                                          self._fingerprints)
+
+    def on_response_id(self, turn: Turn, rid: str) -> None:
+        """Remember which session the answer belongs to as soon as its id is known
+        (before the client has it): the next turn names it in previous_response_id
+        and may send nothing else to go by. (A successor turn shares the identity.)"""
         if turn.api == "responses" and self.config.chain_memory:
-            # Remember which session the answer belongs to as soon as its id is known (before
-            # the client has it): the next turn names it in previous_response_id and may send
-            # nothing else to go by.
-            turn.when_response_id(lambda rid: self._remember(ident.tenant, rid, ident.session))
+            ident = turn.identity
+            self._remember(ident.tenant, rid, ident.session)
 
     def _remember(self, tenant: str, rid: str, session: str) -> None:
         chains = self._chains

@@ -47,7 +47,7 @@ included), ``route``, ``conflicts`` (instruction_conflict records),
 ``rules``, ``policy_revision`` (the bundle revision, only when one of its
 segments was placed), ``memory``, ``evidence`` and ``placement`` (where each
 group went: ``stable``, ``system``, ``turn``, plus ``demoted``,
-``breakpoints``...); ``turn.state["segments"]`` every segment with its fate
+``breakpoints``...); ``turn.segments`` every segment with its fate
 and, once placed, its ``where``. Fails open: on error the request goes on
 without the envelope and the turn is marked degraded.
 
@@ -76,8 +76,7 @@ from .digest import memo_key, sha256
 from .evidence import NullRetriever, Retriever, as_evidence
 from .memory_snapshot import SCOPES, snapshot_segments
 from .observed_rules import POLICIES, observed_segments
-from .reports import reporting, rules_report
-from .rules_bundle import LAYERS, RulesBundle, RulesSources, validate_revoked
+from .rules_bundle import LAYERS, RulesBundle, RulesSources, bundle_report, validate_revoked
 from .segments import BOUNDARIES, Segment, offer, offered, overhead, render
 from .session_part import PartCache
 
@@ -211,16 +210,23 @@ class InjectFilter(Filter):
         return cls(config, services.get("store"), services.get("retriever"))
 
     def report(self, turn: Turn) -> dict | None:
-        """The manifest's part: the rules bundle (per-file sha256 in resolved
-        order, conflicts, refused files and revisions) and the observed rule files."""
-        state = turn.state.get(self.name)
-        return rules_report(state) if isinstance(state, dict) else None
+        st = turn.state.get(self.name)
+        if not st:
+            return None
+        # "placement": where each group of segments went (the manifest places the segments by it)
+        return {"token_budget": st.get("budget"), "tokens_injected": st.get("used"),
+                "policy_revision": st.get("policy_revision"), "placement": st.get("placement"),
+                "observed_rules": st.get("observed_rules") or None,  # the agent's own rule files
+                **bundle_report(st)}  # the rules bundle's files in resolved order, conflicts, refused
+
+    @staticmethod
+    def successor_state(st: dict) -> dict:
+        return st  # what it placed describes the request, which a successor shares
 
     def on_request(self, turn: Turn) -> Commit | None:
         view = turn.request
         if view is None:
             return None
-        reporting(turn, self)
         cfg = self.config
         budget = cfg.budget_for(turn.route)
         state: dict[str, Any] = {"budget": budget, "used": 0, "route": turn.route, "conflicts": []}
@@ -254,7 +260,7 @@ class InjectFilter(Filter):
             return self._write_session(turn, state, session_writes, lambda: None)
         # What we add is text the model reads too: rules files, memories and
         # checkpoints pass through the same redaction as the request did.
-        redact = turn.state.get("redact:apply")
+        redact = turn.redact_added
         if redact is not None:
             for seg in segments:
                 seg.text = redact(seg.text)

@@ -1,10 +1,13 @@
 """manifest — the Context Manifest of each turn: what the model saw, stored and exported.
 
-Runs last in both directions (DESIGN §2), so it sees every other filter's
-record of the turn: ``turn.state["segments"]`` (each segment's fate and, once
-inject placed it, its ``where``), ``["redact"]`` (counts per rule),
-``["prune"]``, ``["effects"]``, ``["inject"]`` (budget, used, policy revision,
-where each group of segments went), plus provider usage from the response —
+Runs last in both directions (DESIGN §2). It knows no other filter: each
+reports its own part (``report(turn) -> dict`` of manifest keys, merged by
+``Pipeline.reports``: ``redactions``/``response_redactions``/
+``redaction_profile``, ``pruned``, ``effects``/``checkpoint``/
+``client_compacted``, ``token_budget``/``tokens_injected``/``policy_revision``
+and ``placement``, where each group of segments went), and the turn carries
+the segments offered (``turn.segments``, each with its fate and, once placed,
+its ``where``); plus provider usage from the response —
 whole JSON, or streamed events including usage at the end of a stream. After
 the last byte (``on_response_end``, also on errors and disconnects) it builds
 the manifest, stores it in ``store.manifests`` (by turn id; listable by
@@ -65,7 +68,6 @@ from .telemetry import (
     MANIFEST_VERSION,
     export_span,
 )
-from .reports import reports  # interim: filters' own parts, until the manifest assembles report() itself
 from .telemetry import (
     MANIFEST_COMPACTION,
     MANIFEST_OBSERVED_RULE_COUNT,
@@ -218,7 +220,8 @@ class ManifestFilter(Filter):
     def on_response_end(self, turn: Turn) -> None:
         seen = self._seen(turn)
         end_ns = time.time_ns()
-        m = build_manifest(turn, seen, self._provider(turn), self._server(turn.route), end_ns)
+        reports = turn.pipeline.reports(turn) if turn.pipeline is not None else {}
+        m = build_manifest(turn, seen, self._provider(turn), self._server(turn.route), end_ns, reports)
         seen.doc = m
         stored = self._store(turn, m)
         tel = self.telemetry
@@ -233,7 +236,7 @@ class ManifestFilter(Filter):
                     return attrs
 
                 export_span(tel.tracer, turn, m, manifest_attrs, end_ns=end_ns,
-                            max_events=self.config.max_span_events, content=lambda: self._content(turn, seen))
+                            max_events=self.config.max_span_events, content=lambda: self._content(turn, seen, reports))
             if tel.metrics is not None:
                 tel.metrics.record(m, self.filter_names)
         except Exception as exc:  # telemetry never fails a turn
@@ -296,12 +299,12 @@ class ManifestFilter(Filter):
         seen.output_parts.setdefault(channel, []).append(piece)
         seen.output_chars += len(piece)
 
-    def _content(self, turn: Turn, seen: _Seen) -> dict[str, Any] | None:
+    def _content(self, turn: Turn, seen: _Seen, reports: Mapping[str, Any]) -> dict[str, Any] | None:
         """Opt-in message content: only when the request was forwarded after the
         redact filter ran without failing, so every text here is redacted."""
         if not self.config.capture_content:
             return None
-        redacted = isinstance(turn.state.get("redact"), dict) and "redact" not in turn.degraded
+        redacted = reports.get("redaction_profile") is not None and "redact" not in turn.degraded
         forwarded = any(s[0] == "upstream" for s in turn.spans)
         if not redacted or not forwarded or turn.request is None:
             self._warn("content", "capture_content is on but the redact filter did not run on this route; "
@@ -355,16 +358,16 @@ def _may_carry_meta(api: str, ev: Any, seen: _Seen) -> bool:
 # -- the manifest ---------------------------------------------------------------
 
 def build_manifest(turn: Turn, seen: _Seen, provider: str, server: tuple[str | None, int | None],
-                   end_ns: int) -> dict[str, Any]:
-    """The manifest document (JSON-ready): refs, labels, counts, usage, timings."""
+                   end_ns: int, reports: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    """The manifest document (JSON-ready): refs, labels, counts, usage, timings.
+    ``reports``: the filters' parts (``Pipeline.reports``; by default the
+    turn's pipeline's), read defensively — any filter may be off or odd."""
     ident = turn.identity
-    state = turn.state
-    redact = _dict(state.get("redact"))
-    effects_state = _dict(state.get("effects"))
-    inject = _dict(state.get("inject"))
-    segments = _segments(_list(state.get("segments")), _dict(inject.get("placement")))
-    pruned = [_pruned(p) for p in _list(_dict(state.get("prune")).get("pruned"))]
-    effects = [_effect(e) for e in _list(effects_state.get("effects"))]
+    if reports is None:
+        reports = turn.pipeline.reports(turn) if turn.pipeline is not None else {}
+    segments = _segments(_list(turn.segments), _dict(reports.get("placement")))
+    pruned = [_pruned(p) for p in _list(reports.get("pruned"))]
+    effects = [_effect(e) for e in _list(reports.get("effects"))]
     request = turn.request
     model = _str(getattr(request, "model", "")) if request is not None else ""
     # streamed: the request asked for it, or the transport is a stream (Responses over WebSocket)
@@ -386,7 +389,7 @@ def build_manifest(turn: Turn, seen: _Seen, provider: str, server: tuple[str | N
         "provider": provider,
         "server_address": server[0],
         "server_port": server[1],
-        "policy_revision": _policy_revision(inject, segments),
+        "policy_revision": _policy_revision(reports, segments),
         "model": model,
         "response_model": seen.response_model,
         "response_id": seen.response_id,
@@ -400,26 +403,27 @@ def build_manifest(turn: Turn, seen: _Seen, provider: str, server: tuple[str | N
         "duration_ms": round((end_ns - turn.started_ns) / 1e6, 3),
         "ttfc_ms": round((seen.first_chunk_ns - turn.started_ns) / 1e6, 3) if seen.first_chunk_ns else None,
         "segments": segments,
-        "token_budget": _int(inject.get("budget")),
-        "tokens_injected": _int(inject.get("used")),
-        "redaction_profile": _str(redact.get("profile")) or None,
-        "redactions": _counts(redact.get("counts")),
-        "response_redactions": _counts(redact.get("response_counts")),
+        "token_budget": _int(reports.get("token_budget")),
+        "tokens_injected": _int(reports.get("tokens_injected")),
+        "redaction_profile": _str(reports.get("redaction_profile")) or None,
+        "redactions": _counts(reports.get("redactions")),
+        "response_redactions": _counts(reports.get("response_redactions")),
         "pruned": pruned,
         "effects": effects,
-        "checkpoint": _str(effects_state.get("checkpoint")) or None,
-        "client_compacted": bool(effects_state.get("compacted")),
-        "compacted": bool(pruned) or bool(effects_state.get("compacted")),
+        "checkpoint": _str(reports.get("checkpoint")) or None,
+        "client_compacted": bool(reports.get("client_compacted")),
+        "compacted": bool(pruned) or bool(reports.get("client_compacted")),
         "tokens": seen.tokens(turn.api),
         "timings_ms": _timings(turn),
         "degraded": [_str(d, 64) for d in turn.degraded],
     }
-    if isinstance(state.get("successor_of"), str):  # an automatic successor: whose request it continues
-        m["continues_turn"] = state["successor_of"]
-    # Each filter's report (rules bundle and observed rule files, task state, compaction).
-    for key, value in reports(turn).items():
-        m.setdefault(key, value)
-    if _dict(m.get("compaction")).get("phase") == "resumed":  # the agent's own compaction shape
+    if turn.successor_of:  # an automatic successor: whose request it continues
+        m["continues_turn"] = turn.successor_of
+    # the rules the model saw and the compaction it follows (inject's and checkpoint's reports)
+    for key in ("rules", "observed_rules", "compaction", "task_state"):
+        if reports.get(key) is not None:
+            m[key] = reports[key]
+    if _dict(reports.get("compaction")).get("phase") == "resumed":  # the agent's own compaction shape
         m["client_compacted"] = m["compacted"] = True
     m["sha256"] = manifest_sha256(m)
     return m
@@ -634,7 +638,7 @@ def _counts(v: Any) -> dict[str, int]:
     return out
 
 
-def _policy_revision(inject: dict, segments: list[dict]) -> str | None:
+def _policy_revision(reports: Mapping[str, Any], segments: list[dict]) -> str | None:
     """The revision of the rules the model saw; None when no rules segment was
     placed (none loaded, or all dropped for the budget), whatever inject loaded.
     inject's full bundle revision when the placed segments carry it (they are
@@ -644,7 +648,7 @@ def _policy_revision(inject: dict, segments: list[dict]) -> str | None:
         return None
     revs = list(dict.fromkeys(str(s["labels"]["freshness"]["revision"]) for s in seen
                               if s["labels"]["freshness"].get("revision") is not None))
-    full = _str(inject.get("policy_revision"))
+    full = _str(reports.get("policy_revision"))
     if full and all(full.startswith(r) for r in revs):
         return full
     return _str(",".join(revs)) or None

@@ -219,6 +219,14 @@ class PruneFilter(Filter):
         return Commit(self.store, lambda b: self._write(b, turn, plan), then,
                       "could not store the pruned tool outputs")
 
+    def report(self, turn: Turn) -> dict | None:
+        st = turn.state.get(self.name)
+        return {"pruned": list(st["pruned"])} if st else None
+
+    @staticmethod
+    def successor_state(st: dict) -> dict:
+        return st  # what it pruned describes the request, which a successor shares
+
     def _edit(self, turn: Turn, plan: _Plan) -> None:
         """Every edit happens here, after everything that could fail."""
         for r in plan.results:

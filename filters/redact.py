@@ -34,7 +34,7 @@ telemetry, which run after redact, see the placeholders, never the values.
 
 Profiles: ``profile`` by default, ``route_profiles`` per route,
 ``tenant_profiles`` per tenant (wins). The profile name and the counts per
-rule go to ``turn.state["redact"]`` for the manifest — never a value.
+rule go to the manifest (``report``) — never a value; the per-turn state is ``RedactState``.
 
 Fails closed (``required``): any error blocks the request, and a failure on
 the response ends the stream rather than letting unredacted text through.
@@ -137,6 +137,25 @@ class _Stream:
         self.tool_channels: set[str] = set()
 
 
+@dataclass(eq=False, slots=True)
+class RedactState:
+    """The filter's per-turn state, ``turn.state["redact"]``: the turn's profile,
+    session key and vault (worked out once, then reused by the response and
+    every streamed event), counts per rule (never a value), and the state of a
+    streamed answer."""
+
+    profile: Profile
+    key: bytes
+    vault: Vault | None
+    counts: dict[str, int] = field(default_factory=dict)  # the request's: rule -> count
+    response_counts: dict[str, int] = field(default_factory=dict)  # the answer's
+    stream: _Stream | None = None
+
+    @property
+    def engine(self) -> str:
+        return self.profile.redactor.engine
+
+
 @functools.lru_cache(maxsize=4096)
 def _session_key(secret: bytes, scope: str) -> bytes:
     """Per-session key: HMAC(server secret, label, tenant, session); cached, as a
@@ -204,21 +223,25 @@ class RedactFilter(Filter):
                 self._vaults.move_to_end(vkey)
         return vault
 
-    def _context(self, turn: Turn) -> tuple[Profile, bytes, Vault | None]:
-        """(profile, session key, vault) of the turn: worked out once, then
-        reused by the response and every streamed event."""
-        ctx = turn.state.get("redact:ctx")
-        if ctx is None:
-            profile = self._profile(turn)
-            ctx = turn.state["redact:ctx"] = (profile, self._key(turn), self._vault(turn, profile))
-        return ctx
-
-    def _state(self, turn: Turn, profile: Profile) -> dict:
+    def _state(self, turn: Turn) -> RedactState:
         st = turn.state.get(self.name)
         if st is None:
-            st = turn.state[self.name] = {"profile": profile.name, "engine": profile.redactor.engine,
-                                          "counts": {}, "response_counts": {}}
+            profile = self._profile(turn)
+            st = turn.state[self.name] = RedactState(profile, self._key(turn), self._vault(turn, profile))
         return st
+
+    def report(self, turn: Turn) -> dict | None:
+        st: RedactState | None = turn.state.get(self.name)
+        if st is None:
+            return None
+        return {"redaction_profile": st.profile.name, "redactions": dict(st.counts),
+                "response_redactions": dict(st.response_counts)}
+
+    @staticmethod
+    def successor_state(st: RedactState) -> RedactState:
+        """A successor answers the same request: its profile, key and vault, and
+        the request's counts, stand; the answer's counts and stream are its own."""
+        return RedactState(st.profile, st.key, st.vault, st.counts)
 
     @staticmethod
     def _add(counts: dict[str, int], more: Mapping[str, int]) -> None:
@@ -232,10 +255,10 @@ class RedactFilter(Filter):
         if view is None:
             return
         try:
-            profile, key, vault = self._context(turn)
-            red = profile.redactor
-            st = self._state(turn, profile)
-            counts = st["counts"]
+            st = self._state(turn)
+            key, vault = st.key, st.vault
+            red = st.profile.redactor
+            counts = st.counts
             plain: list = []  # (slot, text, item index or -1)
             tainted: set[int] = set()  # items that held a secret
 
@@ -287,7 +310,7 @@ class RedactFilter(Filter):
                 self._add(counts, res.counts)
                 return res.text
 
-            turn.state["redact:apply"] = apply
+            turn.redact_added = apply
             if vault is not None and self.config.responses:
                 turn.add_egress(_RESTORE)
         except RedactionError as exc:
@@ -309,9 +332,9 @@ class RedactFilter(Filter):
         if not self.config.responses or view is None:
             return
         try:
-            profile, key, _vault = self._context(turn)
-            counts = self._state(turn, profile)["response_counts"]
-            red = profile.redactor
+            st = self._state(turn)
+            key, counts = st.key, st.response_counts
+            red = st.profile.redactor
             slots = [sl for sl in view.text_slots() if sl.kind != SIGNED]
             plain = [sl for sl in slots if sl.kind != ARGS]  # clean text needs nothing: ask once
             texts = [sl.get() for sl in plain]
@@ -331,12 +354,13 @@ class RedactFilter(Filter):
             raise FilterError(self.name, f"redaction of the response failed: {exc}", 502, turn.turn_id) from None
 
     def _event(self, turn: Turn, event: Any) -> list | None:
-        profile, key, _vault = self._context(turn)
-        red = profile.redactor
-        counts = self._state(turn, profile)["response_counts"]
-        ss: _Stream | None = turn.state.get("redact:stream")
+        st = self._state(turn)
+        key = st.key
+        red = st.profile.redactor
+        counts = st.response_counts
+        ss = st.stream
         if ss is None:
-            ss = turn.state["redact:stream"] = _Stream()
+            ss = st.stream = _Stream()
 
         starts = event.tool_call_starts()
         for channel, _call_id, _name in starts:
@@ -345,7 +369,8 @@ class RedactFilter(Filter):
         closed = event.closed_channels()
         closing = set(closed)
         handled: set[str] = set()
-        only_held = bool(deltas)
+        only_held = bool(deltas)  # every delta in it is being held back (its text emptied)
+        text_held = False  # ... some of them text (the adapter says whether such an event may go)
 
         for d in deltas:
             ch = d.channel
@@ -359,18 +384,23 @@ class RedactFilter(Filter):
                 elif d.text:
                     d.text = ""
                 continue
-            only_held = False
             if d.kind == SIGNED:  # the provider's signed thinking goes on as it came
+                only_held = False
                 continue
             sr = ss.text.get(ch)
             if sr is None:
                 sr = ss.text[ch] = StreamRedactor(red, key)
-            out = sr.feed(d.text)
+            text = d.text
+            out = sr.feed(text)
             if ch in closing:
                 out += sr.flush()
                 self._add(counts, ss.text.pop(ch).counts)
                 handled.add(ch)
-            if out != d.text:
+            if out or not text:
+                only_held = False
+            else:
+                text_held = True
+            if out != text:
                 d.text = out
 
         before = []
@@ -393,8 +423,9 @@ class RedactFilter(Filter):
         for slot in list(event.text_slots()):
             self._redact_slot(slot, red, key, scratch)
 
-        if only_held and not closed and not starts and event.usage() is None and not event.finish_reasons():
-            return before  # nothing left in it: every delta was tool arguments being assembled
+        if only_held and not closed and not starts and event.usage() is None and not event.finish_reasons() \
+                and (not text_held or event.only_deltas()):
+            return before  # nothing left in it: every delta is held back (never sent empty)
         return [*before, event] if before else None
 
     def _finish_args(self, ss: _Stream, ch: str, red, key: bytes, counts: dict) -> str:
@@ -406,7 +437,10 @@ class RedactFilter(Filter):
         return res.text
 
     def on_response_end(self, turn: Turn) -> None:
-        ss: _Stream | None = turn.state.pop("redact:stream", None)
+        st: RedactState | None = turn.state.get(self.name)
+        ss = st.stream if st is not None else None
+        if st is not None:
+            st.stream = None
         if ss is not None and (ss.text or ss.args):
             # The stream ended without closing these channels: their held text is dropped, never sent.
             held = sum(sr.held for sr in ss.text.values()) + sum(len("".join(a)) for a in ss.args.values())
@@ -435,13 +469,13 @@ class _Restore:
     name = "redact"
 
     def response(self, turn: Turn, view: Any) -> None:
-        vault = turn.state["redact:ctx"][2]
+        vault = turn.state["redact"].vault
         for slot in view.text_slots():
             _restore_slot(slot, vault)
 
     def event(self, turn: Turn, event: Any) -> None:
-        vault = turn.state["redact:ctx"][2]
-        ss: _Stream | None = turn.state.get("redact:stream")
+        st: RedactState = turn.state["redact"]
+        vault, ss = st.vault, st.stream
         tool_channels = ss.tool_channels if ss is not None else ()
         for d in event.deltas():
             if not d.text:

@@ -80,11 +80,11 @@ class Segment:
 
 def offer(turn: Any, segment: Segment) -> None:
     """Offer ``segment`` for this turn (``inject`` places it)."""
-    turn.state.setdefault("segments", []).append(segment)
+    turn.segments.append(segment)
 
 
 def offered(turn: Any) -> list[Segment]:
-    return turn.state.get("segments", [])
+    return turn.segments
 
 
 def render(segment: Segment) -> str:

@@ -191,6 +191,8 @@ class StreamEvent(Protocol):
     def deltas(self) -> list[Delta]: ...
     def tool_call_starts(self) -> list[tuple[str, str, str]]:
         """(channel, call_id, name) for tool calls that begin in this event."""
+    def only_deltas(self) -> bool:
+        """Whether it carries nothing but its deltas (one emptied may be left out)."""
     def closed_channels(self) -> list[str]:
         """Channels that end with this event (block stop, finish, item done)."""
     def usage(self) -> Usage | None: ...

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import zlib
 
-from .errors import ProxyError
+from .replies import ProxyError
 
 _WBITS = {"gzip": 16 + zlib.MAX_WBITS, "x-gzip": 16 + zlib.MAX_WBITS, "deflate": zlib.MAX_WBITS}
 

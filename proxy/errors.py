@@ -4,6 +4,7 @@
     ├── UpstreamError          provider unreachable (502) or slow (504)
     └── (AdapterError)         the caller's body is not a valid request (400)
     FilterError                a required filter blocked the turn (filters.base)
+    (the framework-free part and ``describe``, the one error -> message mapping, are in ``replies``)
     ConfigError                bad configuration (config.typed)
 
 Every error reaches the caller in its own API's format (Anthropic
@@ -16,23 +17,7 @@ import asyncio
 import aiohttp
 from aiohttp import web
 
-from ctxproxy.filters import FilterError
-
-from .adapters import ADAPTERS, AdapterError
-
-TURN_HEADER = "X-Ctx-Turn-Id"
-
-
-class ProxyError(Exception):
-    def __init__(self, status: int, message: str, error_type: str = ""):
-        super().__init__(message)
-        self.status = status
-        self.message = message
-        self.error_type = error_type or str(status)
-
-
-class UpstreamError(ProxyError):
-    """The provider could not be reached or did not answer in time."""
+from .replies import TURN_HEADER, ProxyError, Reply, UpstreamError, describe, error_reply, family_api
 
 
 class ProxyShuttingDown(aiohttp.ClientConnectionError):
@@ -55,30 +40,25 @@ def translate_upstream(exc: BaseException, where: str) -> UpstreamError:
     return UpstreamError(502, f"upstream error ({type(exc).__name__})", "upstream_error")
 
 
-def family_api(api: str | None, family: str) -> str:
-    """The error format to answer in: the request's API, else its provider family's."""
-    if api:
-        return api
-    return "anthropic" if family == "anthropic" else "chat"
+def web_response(reply: Reply) -> web.Response:
+    """A local reply of the engine as an aiohttp response."""
+    return web.Response(status=reply.status, body=reply.body, headers=reply.headers)
 
 
 def error_response(api: str, status: int, message: str, turn_id: str = "") -> web.Response:
-    body = ADAPTERS[api].error_bytes(status, message)
-    headers = {TURN_HEADER: turn_id} if turn_id else {}
-    return web.Response(status=status, body=body, content_type="application/json", headers=headers)
+    return web_response(error_reply(api, status, message, turn_id))
 
 
 def response_for(exc: BaseException, api: str, turn_id: str = "") -> web.Response:
     """The single exception -> response mapping (CancelledError is never caught here)."""
-    if isinstance(exc, ProxyError):
-        return error_response(api, exc.status, exc.message, turn_id)
-    if isinstance(exc, AdapterError):
-        return error_response(api, 400, str(exc), turn_id)
-    if isinstance(exc, FilterError):
-        return error_response(api, exc.status, f"ctxproxy {exc.filter_name}: {exc.message}", turn_id)
     if isinstance(exc, web.HTTPRequestEntityTooLarge):
         return error_response(api, 413, "request body is larger than the proxy's limit (server.max_body_bytes)",
                               turn_id)
     if isinstance(exc, web.HTTPException):
         return error_response(api, exc.status, exc.reason or "error", turn_id)
-    return error_response(api, 500, f"ctxproxy internal error ({type(exc).__name__}); turn {turn_id}", turn_id)
+    status, message, _ = describe(exc, turn_id)
+    return error_response(api, status, message, turn_id)
+
+
+__all__ = ["TURN_HEADER", "ProxyError", "ProxyShuttingDown", "UpstreamError", "error_response", "family_api",
+           "response_for", "translate_upstream", "web_response"]

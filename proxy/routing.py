@@ -161,6 +161,11 @@ class Router:
             return found
         return self._match(path, method, headers)
 
+    @property
+    def routes(self) -> dict[str, Route]:
+        """Every route by name."""
+        return {r.name: r for r in [*self.prefixed, *self.default.values()]}
+
     def _match(self, path: str, method: str, headers) -> Match:
         path = canonical_path(path)
         for r in self.prefixed:

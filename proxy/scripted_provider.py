@@ -539,6 +539,40 @@ def _sse(ev: Event, named: bool) -> bytes:
     return f"{head}data: {payload}\n\n".encode()
 
 
+def render_answer(api: str, reply: Reply, body: bytes) -> tuple[int, dict[str, str], list[bytes]]:
+    """What the provider answers a model request of ``api`` with, in memory:
+    (status, headers, body chunks as they would arrive) — the same bytes the
+    server writes, for a provider written as a function (the turn engine's
+    transport in tests). ``fail_after_events`` and ``chunk_split`` apply; a
+    dropped stream simply ends early."""
+    try:
+        parsed = json.loads(body) if body else None
+    except ValueError:
+        parsed = None
+    rec = Record("POST", "", "", CIMultiDict(), body, parsed, api, reply=reply)
+    render_cls = _RENDERERS[api]
+    if not isinstance(parsed, dict):
+        return 400, {"Content-Type": "application/json"}, [
+            _dumps(render_cls.error_body(ErrorSpec(400, "Could not parse the JSON body of your request."))).encode()]
+    render = render_cls(reply, parsed, rec)
+    headers = {"request-id": _rid("req_011"), **reply.headers}
+    if reply.error_spec:
+        return reply.error_spec.status, {**headers, "Content-Type": "application/json"}, [
+            _dumps(render.error_body(reply.error_spec)).encode()]
+    if not rec.stream:
+        return 200, {**headers, "Content-Type": "application/json"}, [_dumps(render.body()).encode()]
+    rng = random.Random(0)
+    chunks: list[bytes] = []
+    for n, ev in enumerate(render.events()):
+        if reply.fail_after_events is not None and n >= reply.fail_after_events:
+            chunks.append(_sse(render.failure(reply.fail_message), render.named_events))
+            break
+        if reply.drop_after_events is not None and n >= reply.drop_after_events:
+            break
+        chunks.extend(_split_bytes(_sse(ev, render.named_events), reply.chunk_split, rng))
+    return 200, {**headers, "Content-Type": "text/event-stream; charset=utf-8"}, chunks
+
+
 # --------------------------------------------------------------------------- the server
 
 

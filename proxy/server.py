@@ -32,12 +32,12 @@ import aiohttp
 from aiohttp import web
 
 from ctxproxy.config import Config, ConfigError
-from ctxproxy.filters import Pipeline, build_pipeline, filter_configs
-from ctxproxy.filters.tokens import TokenCounter
+from ctxproxy.filters import filter_configs
 from ctxproxy.store import StoreError, open_store
 from ctxproxy.store.writer import BackgroundWriter
 
 from .admin import add_admin_routes
+from .engine import engine_for
 from .errors import error_response, family_api, response_for
 from .relay import Relay
 from .routing import Route, Router
@@ -154,19 +154,15 @@ def make_app(cfg: Config, services: dict[str, Any] | None = None) -> web.Applica
     app = web.Application(client_max_size=cfg.server.max_body_bytes,
                           handler_args={"max_field_size": 65536, "auto_decompress": False})
     router = Router(cfg)
-    configs = filter_configs(cfg)
+    filter_configs(cfg)  # a bad filter section fails here, before serving
 
     async def lifecycle(app: web.Application):
         svc = services if services is not None else open_services(cfg)
-        pipelines: dict[str, Pipeline] = {}
+        engine = None
         session = None
         try:
-            routes = {r.name: r for r in [*router.prefixed, *router.default.values()]}
-            for name, route in routes.items():
-                pipelines[name] = build_pipeline(route.config.filters or cfg.pipeline.request, configs, svc)
-            tokens = TokenCounter(lazy=True)
-            if any(s.filter.uses_tokens for p in pipelines.values() for s in p.stages):
-                tokens.load()  # now, not on a model call; a pipeline that never counts skips its ~70 MB
+            routes = router.routes
+            engine = engine_for(cfg, svc, routes=routes)
             inflight = InFlight()
             session = aiohttp.ClientSession(
                 connector=aiohttp.TCPConnector(limit=cfg.upstream.pool_size, enable_cleanup_closed=True),
@@ -177,15 +173,15 @@ def make_app(cfg: Config, services: dict[str, Any] | None = None) -> web.Applica
                 # and is never kept here to ride along on another caller's requests.
                 cookie_jar=aiohttp.DummyCookieJar(),
             )
-            relay = Relay(session, pipelines, tokens, svc)
+            relay = Relay(session, engine)
             app[APP_STATE] = AppState(cfg, router, relay, routes, svc, inflight)
             yield
         finally:  # after serving, or when start-up failed half-way: nothing is left open
             try:
                 if session is not None:
                     await session.close()
-                for pipeline in pipelines.values():
-                    await asyncio.to_thread(pipeline.close)
+                if engine is not None:
+                    await asyncio.to_thread(engine.close)
             finally:  # whatever failed above, queued records still reach the store
                 store = svc.get("store")
                 if store is not None and services is None:

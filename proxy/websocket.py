@@ -26,18 +26,18 @@ import aiohttp
 import orjson
 from aiohttp import WSMsgType, web
 
-from ctxproxy.filters import FilterError, Turn
+from yarl import URL
 
-from .adapters import ADAPTERS, AdapterError
+from .adapters import ADAPTERS
 from .adapters.base import loads
+from .engine import HOP_BY_HOP, FrameTurn, upstream_headers, upstream_url
 from .errors import error_response, translate_upstream
-from .relay import HOP_BY_HOP, Relay, upstream_headers, upstream_url
+from .relay import Relay
 from .routing import Match
 
 log = logging.getLogger("ctxproxy.proxy")
 
 _WS_HANDSHAKE = ("sec-websocket-key", "sec-websocket-version", "sec-websocket-extensions", "sec-websocket-accept")
-_TURN_END = ("response.completed", "response.failed", "response.incomplete", "error")
 # Running sessions. Each is a task of its own, so aiohttp cancelling the handler
 # (it does once the client's connection is gone) cannot cut the close short that
 # passes the client's close code on to the provider; the set keeps them referenced.
@@ -65,7 +65,8 @@ async def handle_ws(request: web.Request, match: Match, relay: Relay) -> web.Str
     headers = upstream_headers(request.headers, route, parse_response=False)
     for h in _WS_HANDSHAKE:
         headers.pop(h, None)
-    url = upstream_url(request, match)
+    qs = request.rel_url.raw_query_string
+    url = URL(upstream_url(match, f"?{qs}" if qs else ""), encoded=True)
     url = url.with_scheme("wss" if url.scheme == "https" else "ws")
     try:
         upstream = await relay.session.ws_connect(url, headers=headers, autoping=True, max_msg_size=0)
@@ -120,14 +121,14 @@ class _WsSession:
         self.relay = relay
         self.client = client
         self.upstream = upstream
-        self.pipeline = relay.pipelines[match.route.name]
+        self.engine = relay.engine
         # Turns in flight by lane (``stream_id``; None when a create names none), oldest
-        # first, each with its response's stream state. Only busy lanes have an entry.
-        self.lanes: dict[str | None, deque[tuple[Turn, Any]]] = {}
+        # first. Only busy lanes have an entry.
+        self.lanes: dict[str | None, deque[FrameTurn]] = {}
         # The last turn that ended on each lane lately, which a response the provider
         # starts by itself there (steering's automatic successor) continues. Steering may
         # name a response that has just completed, so every lane keeps its last one.
-        self.ended: OrderedDict[str | None, Turn] = OrderedDict()
+        self.ended: OrderedDict[str | None, FrameTurn] = OrderedDict()
 
     async def run(self) -> None:
         """Relay both ways until one side closes, then close the other with its
@@ -150,8 +151,8 @@ class _WsSession:
                 await self.upstream.close(code=_close_code(self.client), message=first.result().encode())
             else:
                 for lane, turns in self.lanes.items():  # the provider went away mid-turn: tell the client
-                    for turn, _ in turns:
-                        turn.error_type = "upstream_dropped"
+                    for ft in turns:
+                        ft.turn.error_type = "upstream_dropped"
                     await self._client_error(502, "upstream closed the WebSocket mid-response", lane)
                 await self.client.close(code=_close_code(self.upstream), message=first.result().encode())
         finally:
@@ -194,53 +195,17 @@ class _WsSession:
         model too, so it goes through the filters that guard every request, as a
         token count does, and starts no turn; anything else goes on as it came."""
         kind = data.get("type")
-        if kind == "response.create":
-            done = await self._filtered(self.pipeline, data, raw, text)
-            if done is None:
-                return []
-            turn, out = done
-            self.lanes.setdefault(_lane(data), deque()).append((turn, ADAPTERS["responses"].stream()))
-            return [out]
-        if kind == "response.steer":
-            done = await self._filtered(self.relay.aux_pipelines[self.match.route.name], data, raw, text)
-            return [] if done is None else [done[1]]
-        return [text]
-
-    async def _filtered(self, pipeline: Any, data: dict, raw: bytes, text: str) -> tuple[Turn, str] | None:
-        """``pipeline``'s request hooks over a client event: its turn and the frame
-        to send on, or None when refused (the client got an error frame)."""
-        adapter = ADAPTERS["responses"]
-        turn = None
-        try:
-            view = adapter.request(data, raw)
-            turn = Turn(api="responses", route=self.match.route.name, path=self.request.rel_url.raw_path,
-                        headers=self.request.headers, request=view, tokens=self.relay.tokens,
-                        services=self.relay.services, tenant_fixed=self.match.route.config.tenant, streamed=True)
-            await pipeline.run_request_async(turn, reparse=lambda: adapter.parse_request(raw))
-            out = turn.request.to_bytes().decode("utf-8", "surrogatepass") if turn.request.changed else text
-        except (FilterError, AdapterError) as exc:
-            status = getattr(exc, "status", 400)
-            message = f"ctxproxy {exc.filter_name}: {exc.message}" if isinstance(exc, FilterError) else str(exc)
-            self._refused(pipeline, turn, type(exc).__name__)
-            await self._client_error(status, message, _lane(data))
-            return None
-        except Exception as exc:  # never the session's end over one frame (HTTP answers such a body too)
-            log.exception("websocket frame: unexpected error")
-            self._refused(pipeline, turn, type(exc).__name__)
-            await self._client_error(500, f"ctxproxy could not process the frame ({type(exc).__name__})",
-                                     _lane(data))
-            return None
-        return turn, out
-
-    @staticmethod
-    def _refused(pipeline: Any, turn: Turn | None, error_type: str) -> None:
-        """A turn the pipeline refused still ends (its manifest and records), as on HTTP."""
-        if turn is not None:
-            turn.error_type = turn.error_type or error_type
-            try:
-                pipeline.run_end(turn)
-            except Exception:
-                log.exception("websocket frame: ending a refused turn failed")
+        if kind not in ("response.create", "response.steer"):
+            return [text]
+        create = kind == "response.create"
+        ft = await self.engine.frame_turn(self.match, self.request.rel_url.raw_path, self.request.headers, data, raw,
+                                          auxiliary=not create)
+        if not ft.passed:
+            await self._client_error(*ft.error, _lane(data))
+            return []
+        if create:
+            self.lanes.setdefault(_lane(data), deque()).append(ft)
+        return [text if ft.frame is None else ft.frame.decode("utf-8", "surrogatepass")]
 
     async def _on_client_binary(self, data: bytes) -> list[bytes]:
         """A binary frame holding a client event is filtered like a text one (a
@@ -276,30 +241,19 @@ class _WsSession:
             turns = self._successor(lane, parsed)
             if not turns:
                 return [text]
-        turn, state = turns[0]
+        ft = turns[0]
         # The turn ends on the event's parsed type (a substring test would match
         # "error": null inside response.created); the event hooks reuse the parse.
-        ev = state.event(None, raw, raw)
-        if parsed is not None:
-            ev.parsed_as(parsed)
-        out = [text]
-        if self.pipeline.has_event_hooks:
-            out = [e.json_bytes().decode("utf-8", "surrogatepass") if e.changed else text
-                   for e in state.outgoing(self.pipeline.run_event(turn, ev))]
-        if ev.type == "response.created":
-            rid = ev.response_id()
-            if rid:
-                turn.note_response_id(rid)
-        if ev.type in _TURN_END:
+        frames, ended = ft.server_event(raw, parsed)
+        if ended:
             turns.popleft()
             if not turns:  # lanes come and go: only busy ones are kept
                 del self.lanes[lane]
-            self.ended[lane] = turn
+            self.ended[lane] = ft
             self.ended.move_to_end(lane)
             if len(self.ended) > ENDED_LANES:
                 self.ended.popitem(last=False)
-            self.pipeline.run_end(turn)
-        return out
+        return [text if f is None else f.decode("utf-8", "surrogatepass") for f in frames]
 
     def _successor(self, lane: Any, event: dict | None) -> deque | None:
         """A ``response.created`` that no create asked for, on a lane whose last
@@ -313,7 +267,7 @@ class _WsSession:
         before = self.ended.pop(lane, None)
         if before is None:
             return None
-        turns = self.lanes[lane] = deque([(before.successor(), ADAPTERS["responses"].stream())])
+        turns = self.lanes[lane] = deque([before.successor()])
         return turns
 
     def _in_flight(self) -> bool:
@@ -338,8 +292,8 @@ class _WsSession:
         """At the session's end: every turn still in flight ends (its records, its manifest)."""
         lanes, self.lanes = self.lanes, {}
         for turns in lanes.values():
-            for turn, _ in turns:
-                self.pipeline.run_end(turn)
+            for ft in turns:
+                ft.finish()
 
     async def _client_error(self, status: int, message: str, lane: str | None = None) -> None:
         err = ADAPTERS["responses"].error_body(status, message)["error"]

@@ -1,6 +1,7 @@
-"""Stand-ins for the redact / effects / prune filters, filling ``turn.state``
-with the records the manifest reads (the conventions in filters/manifest.py),
-so manifest and telemetry tests run the whole pipeline through the proxy.
+"""Stand-ins for the redact / effects / prune filters, each keeping its record
+in ``turn.state[self.name]`` and reporting its part of the manifest
+(``report``, the contract in filters/manifest.py), so manifest and telemetry
+tests run the whole pipeline through the proxy.
 Register with ``monkeypatch.setitem(FILTERS, "redact", "manifeststubs:StubRedact")``.
 """
 from __future__ import annotations
@@ -42,6 +43,11 @@ class StubRedact(Filter):
         if isinstance(turn.state.get("redact"), dict):
             turn.state["redact"]["response_counts"] = {"stub-out": 1}
 
+    def report(self, turn):
+        st = turn.state.get(self.name)
+        return st and {"redaction_profile": st["profile"], "redactions": st["counts"],
+                       "response_redactions": st.get("response_counts")}
+
 
 class StubEffects(Filter):
     name = "effects"
@@ -54,6 +60,10 @@ class StubEffects(Filter):
             "effects": [{"key": "ik-0f3a9c", "call_id": "toolu_01", "tool": "create_pr", "state": "completed",
                          "side_effect": True, "duplicate": False}],
             "checkpoint": "checkpoint:s1@3", "compacted": False}
+
+    def report(self, turn):
+        st = turn.state.get(self.name)
+        return st and {"effects": st["effects"], "checkpoint": st["checkpoint"], "client_compacted": st["compacted"]}
 
 
 class StubPrune(Filter):
@@ -76,6 +86,9 @@ class StubPrune(Filter):
                             freshness={"observed_at": "2025-01-01T00:00:00Z"}, priority=20, placement="turn"))
         offer(turn, Segment(kind="memory", ref="memory:big", text="word " * 4000, origin="memory",
                             trust="curated", priority=10, max_tokens=50, truncatable=False))
+
+    def report(self, turn):
+        return {"pruned": turn.state[self.name]["pruned"]}
 
 
 class StubBoom(Filter):

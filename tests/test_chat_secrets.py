@@ -296,9 +296,9 @@ def test_effects_records_and_settles_custom_and_legacy_calls(tmp_path, form):
             {"index": 0, "finish_reason": "tool_calls", "message": msg}]})))
         f.on_response_end(t1)
         f.flush()
-        assert [(e["tool"], e["state"]) for e in t1.state["effects"]["effects"]] == [(tool, "pending")]
+        assert [(e["tool"], e["state"]) for e in t1.state["effects"].effects] == [(tool, "pending")]
         t2 = turn(first + [msg, result])
-        assert [e["state"] for e in t2.state["effects"]["effects"]] == ["completed"]
+        assert [e["state"] for e in t2.state["effects"].effects] == ["completed"]
         (rec,) = store.effects.list("default", session="s1")
         assert rec.tool == tool and rec.state == "completed" and PR_URL in rec.refs
     finally:

@@ -132,7 +132,7 @@ def run_fixtures(tmp_path, names, pipeline=("identify", "redact", "effects", "ch
 
 
 def segments_of(turn, kind):
-    return [s for s in turn.state.get("segments", []) if s.kind == kind]
+    return [s for s in turn.segments if s.kind == kind]
 
 
 def test_claude_code_fixtures_checkpoint_after_compact_not_before(tmp_path):

@@ -131,34 +131,34 @@ def test_hooks_pending_then_completed_then_checkpoint(api, store):
     f = EffectsFilter(EffectsConfig(), store)
     t1 = make_turn(api, body_for(api, c["first"], c["tools"]), store)
     request(f, t1)
-    assert t1.state["effects"]["effects"] == [] and not offered(t1)
+    assert t1.state["effects"].effects == [] and not offered(t1)
     respond(f, t1, c["response"])
     call_id, tool = c["bash"]
-    (entry,) = t1.state["effects"]["effects"]  # the read-only call is not recorded
+    (entry,) = t1.state["effects"].effects  # the read-only call is not recorded
     assert entry["call_id"] == call_id and entry["state"] == "pending" and entry["side_effect"]
     assert entry["duplicate"] is False and entry["tool"] == tool
     assert [r.state for r in store.effects.list("default", session="s1")] == ["pending"]
 
     t2 = make_turn(api, body_for(api, c["first"] + c["replay"](c["response"]), c["tools"]), store)
     request(f, t2)
-    assert [(e["call_id"], e["state"]) for e in t2.state["effects"]["effects"]] == [(call_id, "completed")]
+    assert [(e["call_id"], e["state"]) for e in t2.state["effects"].effects] == [(call_id, "completed")]
     (rec,) = store.effects.list("default", session="s1")
     assert rec.state == "completed" and PR_URL in rec.refs and rec.result_size == len(f"Created {PR_URL}")
     assert rec.result_digest.startswith("sha256:") and rec.excerpt == f"Created {PR_URL}"
-    assert t2.state["effects"]["compacted"] is False and not offered(t2)
+    assert t2.state["effects"].compacted is False and not offered(t2)
 
     # the client drops its history: checkpoint offered, read-only call absent
     t3 = make_turn(api, body_for(api, [{"role": "user", "content": "Summary: PR opened. Go on."}], c["tools"]),
                    store)
     request(f, t3)
     st = t3.state["effects"]
-    assert st["compacted"] is True and st["checkpoint"].startswith("checkpoint:s1@")
+    assert st.compacted is True and st.checkpoint.startswith("checkpoint:s1@")
     (seg,) = offered(t3)
     assert seg.kind == "checkpoint" and seg.trust == "system" and seg.placement == "turn"
     assert "gh pr create --fill" in seg.text and PR_URL in seg.text and "Goal: open the PR" in seg.text
     assert "git status" not in seg.text and "Read" not in seg.text
     doc = store.checkpoints.get("default", "effects:s1")
-    assert doc.data["ref"] == st["checkpoint"] and doc.data["text"] == seg.text
+    assert doc.data["ref"] == st.checkpoint and doc.data["text"] == seg.text
 
 
 def test_hooks_streamed_calls_split_into_small_deltas(store):
@@ -245,8 +245,8 @@ def test_hooks_duplicate_flagged_and_noted(store):
     request(f, t3)
     respond(f, t3, {"content": [{"type": "tool_use", "id": "toolu_9", "name": "Bash",
                                  "input": {"command": "gh pr create --fill"}}]})
-    (e,) = t3.state["effects"]["effects"]
-    assert e["duplicate"] is True and t3.state["effects"]["duplicates"] == 1
+    (e,) = t3.state["effects"].effects
+    assert e["duplicate"] is True and t3.state["effects"].duplicates == 1
     t4 = make_turn("anthropic", body_for("anthropic", again + [
         {"role": "assistant", "content": [{"type": "tool_use", "id": "toolu_9", "name": "Bash",
                                            "input": {"command": "gh pr create --fill"}}]},
@@ -266,7 +266,7 @@ def test_hooks_duplicate_flagged_and_noted(store):
     request(f2, t6)
     respond(f2, t6, {"content": [{"type": "tool_use", "id": "toolu_10", "name": "Bash",
                                   "input": {"command": "gh pr create --fill"}}]})
-    assert t6.state["effects"]["duplicates"] == 1
+    assert t6.state["effects"].duplicates == 1
     t7 = make_turn("anthropic", body_for("anthropic", again + [{"role": "user", "content": "x"}], A_TOOLS), store)
     request(f2, t7)
     assert "effects" not in {s.kind for s in offered(t7)}
@@ -291,7 +291,7 @@ def test_hooks_failed_results(store):
     request(f, t)
     assert [(r.call_id, r.state) for r in store.effects.list("default")] == [("toolu_e", "failed"),
                                                                             ("call_x", "failed")]
-    assert t.state["effects"]["effects"][0]["state"] == "failed"
+    assert t.state["effects"].effects[0]["state"] == "failed"
 
 
 def test_hooks_result_for_a_call_never_recorded_is_rebuilt_from_history(store):
@@ -342,7 +342,7 @@ def test_hooks_store_failure_blocks_with_503(store, monkeypatch):
         request(f, t)
     assert exc.value.status == 503 and "not forwarded" in exc.value.message
     # at response end a store failure only degrades the turn
-    t.state["effects:capture"].done.append(("call_z", "exec", {"command": "x"}))
+    t.state["effects"].capture.done.append(("call_z", "exec", {"command": "x"}))
     f.on_response_end(t)
     assert t.degraded == ["effects"]
 
@@ -402,7 +402,7 @@ def test_hooks_a_request_that_brings_nothing_new_commits_nothing(store):
         now[0] = 1000.0 + step
         t = make_turn("chat", second, store)
         request(f, t)
-        assert t.state["effects"]["compacted"] is False and t.state["effects"]["effects"] == []
+        assert t.state["effects"].compacted is False and t.state["effects"].effects == []
     assert store._env.env.info()["last_txnid"] == txn and store.sessions.get("default", "s1") == state
     now[0] = 1031.0  # past the resolution: the thread's last-seen time is written
     request(f, make_turn("chat", second, store))
@@ -418,7 +418,7 @@ def test_hooks_aux_calls_without_tools_are_skipped(store):
     t = make_turn("anthropic", {"model": "m", "max_tokens": 5, "messages": [{"role": "user", "content": "title?"}]},
                   store)
     request(f, t)
-    assert store.sessions.get("default", "s1") is None and "effects:capture" not in t.state
+    assert store.sessions.get("default", "s1") is None and ("effects" not in t.state or t.state["effects"].capture is None)
 
 
 # -- end to end through the official SDKs ----------------------------------------------------------

@@ -206,7 +206,7 @@ def test_anthropic_placement_around_the_callers_breakpoints():
     p = turn.state["inject"]["placement"]
     assert (p["stable"], p["turn"]) == ("system:before_breakpoint", "turn") and "system" not in p
     assert p["breakpoints"] == {"added": 0} and turn.request.count_cache_breakpoints() == 2
-    assert [s.where for s in turn.state["segments"]] == ["system:before_breakpoint", "turn", "turn"]
+    assert [s.where for s in turn.segments] == ["system:before_breakpoint", "turn", "turn"]
 
 
 def test_anthropic_string_system_and_no_breakpoints():
@@ -379,7 +379,7 @@ def test_rules_segments_conflicts_and_revocation_reach_the_manifest_state(repo):
     assert c["type"] == "instruction_conflict" and c["applied"]["path"] == "policy.md"
     assert c["overridden"]["path"] == "AGENTS.md"
     assert [f["layer"] for f in st["rules"]["files"]] == ["managed", "project"]
-    segs = turn.state["segments"]
+    segs = turn.segments
     assert [(s.kind, s.trust, s.truncatable, s.stable) for s in segs] == [
         ("rules", "system", False, True), ("rules", "reviewed", True, True)]
     assert segs[0].ref == f"rules:{st['rules']['bundle_id']}/managed@{st['rules']['revision'][:12]}"
@@ -391,7 +391,7 @@ def test_rules_segments_conflicts_and_revocation_reach_the_manifest_state(repo):
     turn = make_turn("chat", {"model": "m", "messages": [{"role": "user", "content": "hi"}]})
     request(InjectFilter(InjectConfig(rules=rules_cfg(repo, revoked=(f"rev:{rev}",)))), turn)
     assert turn.state["inject"]["rules"]["refused"][0]["reason"] == "revoked"
-    assert "segments" not in turn.state or not turn.state["segments"]
+    assert "segments" not in turn.state or not turn.segments
     assert "Never push" not in json.dumps(sent(turn))
 
 
@@ -475,7 +475,7 @@ def test_memory_labels_and_bounds_per_scope(store):
                                      "trust": "inferred", "sensitivity": "public"})
     t = make_turn("chat", chat_body())
     request(mem_filter(store, chars={"tenant": 300, "project": 100}), t)
-    segs = {s.trust: s for s in t.state["segments"]}
+    segs = {s.trust: s for s in t.segments}
     assert set(segs) == {"curated", "inferred"}
     cur, inf = segs["curated"], segs["inferred"]
     assert cur.kind == inf.kind == "memory" and cur.stable and cur.placement == "system"
@@ -518,7 +518,7 @@ def test_retrieved_evidence_is_fenced_per_turn_data_whatever_the_retriever_says(
     t = make_turn("chat", chat_body("how do I deploy?"))
     request(InjectFilter(InjectConfig(), retriever=r), t)
     assert r.queries == ["how do I deploy?"]
-    (s,) = t.state["segments"]
+    (s,) = t.segments
     assert (s.kind, s.trust, s.placement, s.stable) == ("evidence", "untrusted", "turn", False)
     last = sent(t)["messages"][-1]["content"]
     assert '<ctx-data kind="evidence" ref="ev:wiki/1" trust="untrusted" source="wiki:deploys" ' \
@@ -538,7 +538,7 @@ def test_a_retrievers_cached_segments_are_not_mutated():
     for _ in range(2):
         t = make_turn("chat", chat_body())
         request(InjectFilter(InjectConfig(token_budget=300), retriever=Cached()), t)
-        assert t.state["segments"][0].status == "truncated"
+        assert t.segments[0].status == "truncated"
     assert cached.text == original and cached.status == "offered"
 
 
@@ -562,11 +562,11 @@ def test_token_budget_per_route():
     t = make_turn("chat", chat_body(), route="cheap")
     offer(t, Segment(**FLOAT))
     request(InjectFilter(cfg), t)
-    assert t.state["inject"]["budget"] == 0 and t.state["segments"][0].status == "dropped"
+    assert t.state["inject"]["budget"] == 0 and t.segments[0].status == "dropped"
     t = make_turn("chat", chat_body(), route="other")
     offer(t, Segment(**FLOAT))
     request(InjectFilter(cfg), t)
-    assert t.state["inject"]["budget"] == 5000 and t.state["segments"][0].status == "placed"
+    assert t.state["inject"]["budget"] == 5000 and t.segments[0].status == "placed"
 
 
 def parse(tmp_path, text):
@@ -738,7 +738,7 @@ def test_responses_kept_conversation_places_and_records_the_turn_in_instructions
     assert out["instructions"].index("STABLE RULES") < out["instructions"].index("CHECKPOINT") \
         < out["instructions"].index("EVIDENCE")
     assert turn.state["inject"]["placement"]["turn"] == "turn:instructions"
-    assert [s.where for s in turn.state["segments"]] == ["instructions", "instructions", "turn:instructions"]
+    assert [s.where for s in turn.segments] == ["instructions", "instructions", "turn:instructions"]
 
 
 async def test_anthropic_automatic_caching_breakpoint_stays_on_the_callers_content(make_proxy, fake, repo):
@@ -791,7 +791,7 @@ def test_anthropic_text_that_may_change_goes_after_the_callers_last_breakpoint()
     assert out["system"] == "S"
     tail = out["messages"][0]["content"][-1]["text"]
     assert tail.index("CHECKPOINT") < tail.index("EVIDENCE")
-    assert [s.where for s in turn.state["segments"]] == ["turn:auto_breakpoint_moved"] * 2
+    assert [s.where for s in turn.segments] == ["turn:auto_breakpoint_moved"] * 2
     # only the system carries a breakpoint: the end of the system slot is after it
     body = {"model": "m", "system": [{"type": "text", "text": "S", "cache_control": {"type": "ephemeral"}}],
             "messages": [{"role": "user", "content": "q"}]}
@@ -814,7 +814,7 @@ def test_a_dropped_managed_policy_degrades_the_turn_and_is_logged_once(repo, cap
             turns.append(make_turn("chat", chat_body()))
             request(f, turns[-1])
     for t in turns:
-        (s,) = t.state["segments"]
+        (s,) = t.segments
         assert s.status == "dropped" and "not truncatable" in s.reason and t.degraded == ["inject"]
         assert t.state["inject"]["policy_revision"] is None  # the model saw no revision of it
         assert "Never push" not in json.dumps(sent(t))
@@ -825,7 +825,7 @@ def test_a_dropped_managed_policy_degrades_the_turn_and_is_logged_once(repo, cap
 def test_policy_revision_names_only_a_placed_bundle(repo):
     t = make_turn("chat", chat_body())
     request(big_policy(repo), t)  # the project layer fits, the policy does not
-    managed, project = t.state["segments"]
+    managed, project = t.segments
     assert (managed.status, project.status) == ("dropped", "placed") and t.degraded == ["inject"]
     assert t.state["inject"]["policy_revision"] == t.state["inject"]["rules"]["revision"]
     t = make_turn("chat", chat_body())

@@ -191,20 +191,20 @@ def test_response_events_are_parsed_only_when_they_can_carry_usage():
 def test_segments_and_other_filters_records():
     body = request_body("chat", False)
     turn = make_turn("chat", body)
-    turn.state.update({
-        "segments": [Segment(kind="rules", ref="rules:a@1", text=f"secret rules {RULES_MARKER}", origin="AGENTS.md",
+    turn.segments = [Segment(kind="rules", ref="rules:a@1", text=f"secret rules {RULES_MARKER}", origin="AGENTS.md",
                              trust="reviewed", freshness={"revision": "r7", "observed_at": 1.5}, tokens=40,
                              status="placed"),
                      Segment(kind="evidence", ref="mem:1", text=EVIDENCE_MARKER, origin="memory", trust="untrusted",
                              sensitivity="secret", tokens=10, status="truncated", reason="50 > 10"),
-                     Segment(kind="memory", ref="mem:2", text="x", origin="memory")],  # never placed
-        "redact": {"profile": "strict", "counts": {"aws-key": 2, "bad": "x", "zero": 0}},
-        "prune": {"pruned": [{"ref": "ctx://pruned/9", "tool": "bash", "tokens_before": 500, "tokens_after": 12}]},
-        "effects": {"effects": [{"key": "k", "call_id": "c", "tool": "t", "state": "pending", "side_effect": True,
-                                 "duplicate": True}], "checkpoint": "cp:1", "compacted": True},
-        "inject": {"budget": 8000, "used": 50},
-    })
-    m = build_manifest(turn, _Seen(), "openai", ("api.openai.com", 443), turn.started_ns + 5_000_000)
+                     Segment(kind="memory", ref="mem:2", text="x", origin="memory")]  # never placed
+    reports = {  # what the filters report (``report``), merged
+        "redaction_profile": "strict", "redactions": {"aws-key": 2, "bad": "x", "zero": 0},
+        "pruned": [{"ref": "ctx://pruned/9", "tool": "bash", "tokens_before": 500, "tokens_after": 12}],
+        "effects": [{"key": "k", "call_id": "c", "tool": "t", "state": "pending", "side_effect": True,
+                     "duplicate": True}], "checkpoint": "cp:1", "client_compacted": True,
+        "token_budget": 8000, "tokens_injected": 50,
+    }
+    m = build_manifest(turn, _Seen(), "openai", ("api.openai.com", 443), turn.started_ns + 5_000_000, reports)
     assert [s["status"] for s in m["segments"]] == ["placed", "truncated", "dropped"]
     assert m["segments"][2]["reason"] == "not placed (inject did not run)"
     assert m["segments"][0]["labels"] == {"origin": "AGENTS.md", "scope": "session", "trust": "reviewed",
@@ -265,7 +265,7 @@ def test_placement_and_position_are_where_inject_put_each_segment(tmp_path):
     assert turn.state["inject"]["placement"]["demoted"] is True
 
     # an inject that records where each group went but not each segment's `where`
-    for seg in turn.state["segments"]:
+    for seg in turn.segments:
         seg.where = ""
     again = build_manifest(turn, _Seen(), "anthropic", (None, None), turn.started_ns)
     assert [(s["ref"], s["position"], s["placement"]) for s in again["segments"]] == \
@@ -294,10 +294,11 @@ def test_policy_revision_only_from_rules_the_model_saw(tmp_path):
 
 def test_hostile_records_from_other_filters_do_not_break_the_manifest():
     turn = make_turn("chat", request_body("chat", False))
-    turn.state.update({"segments": "nope", "redact": ["x"], "prune": {"pruned": [1, None, {"ref": 5}]},
-                       "effects": {"effects": "x", "checkpoint": {"a": 1}}, "inject": {"budget": "8000"}})
+    turn.segments = "nope"
+    reports = {"redactions": ["x"], "pruned": [1, None, {"ref": 5}], "effects": "x", "checkpoint": {"a": 1},
+               "token_budget": "8000", "placement": 3}
     turn.spans.append(("broken",))  # malformed span records are skipped
-    m = build_manifest(turn, _Seen(), "openai", (None, None), turn.started_ns)
+    m = build_manifest(turn, _Seen(), "openai", (None, None), turn.started_ns, reports)
     assert m["segments"] == [] and m["redactions"] == {} and len(m["pruned"]) == 3 and m["effects"] == []
     assert m["token_budget"] is None
     orjson.dumps(m)
@@ -305,8 +306,8 @@ def test_hostile_records_from_other_filters_do_not_break_the_manifest():
 
 def test_manifest_json_is_capped_valid_and_flagged():
     turn = make_turn("chat", request_body("chat", False))
-    turn.state["segments"] = [Segment(kind="evidence", ref=f"mem:{i:04d}", text="t", origin="memory", tokens=3,
-                                      status="placed") for i in range(400)]
+    turn.segments = [Segment(kind="evidence", ref=f"mem:{i:04d}", text="t", origin="memory", tokens=3,
+                             status="placed") for i in range(400)]
     m = build_manifest(turn, _Seen(), "openai", (None, None), turn.started_ns)
     text, truncated = manifest_json(m, 2000)
     assert truncated and len(text) <= 2000
@@ -322,8 +323,8 @@ def test_span_events_are_capped():
     tel, exporter = in_memory_telemetry()
     f = ManifestFilter(ManifestConfig(store=False, max_span_events=5), telemetry=tel)
     turn = make_turn("chat", request_body("chat", False))
-    turn.state["segments"] = [Segment(kind="evidence", ref=f"m{i}", text="t", origin="o", tokens=1, status="placed")
-                              for i in range(20)]
+    turn.segments = [Segment(kind="evidence", ref=f"m{i}", text="t", origin="o", tokens=1, status="placed")
+                     for i in range(20)]
     f.on_response_end(turn)
     (span,) = exporter.get_finished_spans()
     assert len(span.events) == 5 and span.attributes["ctxproxy.manifest.events_dropped"] == 15

@@ -114,9 +114,9 @@ def test_request_every_field_redacted(filt, api):
     out = sent(t)
     assert_clean(out)
     st = t.state["redact"]
-    assert st["profile"] == "default" and sum(st["counts"].values()) >= 7
+    assert st.profile.name == "default" and sum(st.counts.values()) >= 7
     assert {"github-pat", "anthropic-api-key", "aws-access-key-id", "stripe-secret-key", "slack-token",
-            "npm-token", "private-key"} <= set(st["counts"])
+            "npm-token", "private-key"} <= set(st.counts)
     body = orjson.loads(out)
     if api == "anthropic":
         assert body["system"][0]["cache_control"] == {"type": "ephemeral"}  # unknown fields survive
@@ -134,7 +134,7 @@ def test_unchanged_request_keeps_its_bytes(filt):
     raw = orjson.dumps({"model": "m", "messages": [{"role": "user", "content": "hello, no secrets here"}]})
     t = Turn(api="chat", route="r", path="/", headers={}, request=ADAPTERS["chat"].parse_request(raw), tokens=TOKENS)
     filt.on_request(t)
-    assert not t.request.changed and t.request.to_bytes() is raw and t.state["redact"]["counts"] == {}
+    assert not t.request.changed and t.request.to_bytes() is raw and t.state["redact"].counts == {}
 
 
 @pytest.mark.parametrize("api", list(REQUESTS))
@@ -151,13 +151,13 @@ def test_resent_history_is_skipped_only_when_it_was_clean(filt, api):
         t = make_turn(api, {**base, key: clean + [secret_item]})
         filt.on_request(t)
         assert_clean(sent(t))
-        assert t.state["redact"]["counts"] == {"github-pat": 1}
+        assert t.state["redact"].counts == {"github-pat": 1}
     assert all(red.is_clean_item(red.encoding_digest(orjson.dumps(it))) for it in clean)
     assert not red.is_clean_item(red.encoding_digest(orjson.dumps(secret_item)))
     t = make_turn(api, {**base, key: clean + [secret_item, {"role": "user", "content": f"and {AWS}"}]})
     filt.on_request(t)
     assert GHP not in sent(t) and AWS not in sent(t)
-    assert t.state["redact"]["counts"] == {"github-pat": 1, "aws-access-key-id": 1}
+    assert t.state["redact"].counts == {"github-pat": 1, "aws-access-key-id": 1}
 
 
 def test_placeholders_per_session(filt):
@@ -203,7 +203,7 @@ def test_non_streamed_response_redacted(filt, api):
         assert orjson.loads(out)["content"][0]["thinking"] == f"I saw {AWS}"
         out, counts = out.replace(f"I saw {AWS}", ""), {"github-pat": 1, "npm-token": 1}
     assert_clean(out)
-    assert t.state["redact"]["response_counts"] == counts
+    assert t.state["redact"].response_counts == counts
 
 
 # -- streamed responses --------------------------------------------------------------------------
@@ -377,7 +377,7 @@ def test_stream_three_and_many_chunks_mixed_blocks(filt, api):
         assert_clean(blob if api != "anthropic" else "".join(v for v in texts if v != CASES["thinking"]))
         want = [_expected(filt, t, k, s, api) for k, s in blocks_text]
         assert sorted(texts) == sorted(want), (api, size)
-        counts = t.state["redact"]["response_counts"]
+        counts = t.state["redact"].response_counts
         assert counts.get("github-pat") == 1 and counts.get("npm-token") == 1 and counts.get("private-key") == 1
 
 
@@ -418,7 +418,7 @@ def test_reversible_restores_tool_arguments_only(filt, api):
            "input": [{"role": "user", "content": f"use {GHP}"}]}
     t = make_turn(api, req, session="rev-1", route="rev")
     filt.on_request(t)
-    assert t.state["redact"]["profile"] == "vault"
+    assert t.state["redact"].profile.name == "vault"
     ph = PLACEHOLDER_RE.findall(sent(t))[0]
     args = json.dumps({"command": f"gh auth login --with-token {ph}; echo {STRIPE}"})
     blocks = [("text", [f"I will log in with {ph[:9]}", ph[9:] + " now."]), ("args", [args[:20], args[20:]])]
@@ -458,10 +458,10 @@ def test_tenant_profile_wins_and_pii_profile(registry):
     body = {"model": "m", "messages": [{"role": "user", "content": "mail maria.garcia7@gmail.com"}]}
     t = make_turn("chat", body, tenant="acme")
     f.on_request(t)
-    assert t.state["redact"]["profile"] == "pii" and t.state["redact"]["counts"] == {"pii-email": 1}
+    assert t.state["redact"].profile.name == "pii" and t.state["redact"].counts == {"pii-email": 1}
     t = make_turn("chat", body, tenant="other")
     f.on_request(t)
-    assert t.state["redact"]["profile"] == "default" and not t.request.changed
+    assert t.state["redact"].profile.name == "default" and not t.request.changed
 
 
 def test_config_parsing_and_errors(tmp_path):

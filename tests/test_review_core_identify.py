@@ -145,15 +145,15 @@ async def test_the_chain_is_known_before_the_client_has_the_answer(idproxy, monk
     the response id is remembered when it is seen, not at the turn's end."""
     import asyncio
 
-    from ctxproxy.proxy.relay import Relay
+    from ctxproxy.proxy.engine import Engine
 
-    original = Relay._end
+    original = Engine.finish_turn
     late = []
 
     def end_later(turn, pipeline):  # the bookkeeping of every turn runs 0.3 s late
         late.append(asyncio.get_running_loop().call_later(0.3, original, turn, pipeline))
 
-    monkeypatch.setattr(Relay, "_end", staticmethod(end_later))
+    monkeypatch.setattr(Engine, "finish_turn", staticmethod(end_later))
     client = idproxy.openai()
     kw = {"stream": True} if stream else {}
     turn_ids = []

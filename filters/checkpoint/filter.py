@@ -49,7 +49,6 @@ from ..effect_rules import (DEFAULT_READ_ONLY_COMMANDS, DEFAULT_READ_ONLY_TOOLS,
                             DEFAULT_SIDE_EFFECT_TOOLS, ToolClasses)
 from ..effects import _header_goal, compact_args
 from ..segments import Segment, offer
-from ..reports import reporting
 from ..session_part import PartCache
 from . import extract
 from .render import render
@@ -112,7 +111,6 @@ class CheckpointFilter(Filter):
         if found is None and not _agentic(view):
             return None  # an auxiliary call (title, quota check): not the conversation
         rec = turn.state[self.name] = CheckpointTurn()
-        reporting(turn, self)
         thread = _thread(view)
         rev, doc, conts = self.parts.load(store, ident.tenant, ident.session)
         st = TaskState.load(doc)

@@ -22,6 +22,20 @@ class Adapter:
     stream: Callable[[], Any]  # new per-response stream state with .event(name, raw, data)
     error_body: Callable[[int, str], dict]
     stream_error: Callable[..., tuple[str | None, dict]]  # (status, message, response id, bytes sent)
+    # Events that end a well-formed stream (by SSE name; for Chat, by data): a stream
+    # that stops before one was cut. ``hints``: bytes one of which such an event must
+    # hold, so most events are ruled out without reading their fields.
+    terminal_names: frozenset[str] = frozenset()
+    terminal_hints: tuple[bytes, bytes] = (b"", b"")
+
+    def is_terminal(self, raw: Any) -> bool:
+        """Whether the decoded SSE event ``raw`` (``sse.RawEvent``) ends the stream."""
+        first, second = self.terminal_hints
+        if first not in raw.raw and second not in raw.raw:
+            return False
+        if not self.terminal_names:  # Chat: "[DONE]", or an error object in place of a chunk
+            return raw.data == b"[DONE]" or (raw.data is not None and raw.data.startswith(b'{"error"'))
+        return raw.name in self.terminal_names
 
     def parse_request(self, raw: bytes) -> View:
         return self.request(parse_body(raw), raw)
@@ -47,11 +61,15 @@ class Adapter:
 
 ADAPTERS: dict[str, Adapter] = {
     "anthropic": Adapter("anthropic", anthropic.AnthropicRequest, anthropic.AnthropicResponse,
-                         anthropic.AnthropicStream, anthropic.error_body, anthropic.stream_error),
+                         anthropic.AnthropicStream, anthropic.error_body, anthropic.stream_error,
+                         frozenset({"message_stop", "error"}), (b"message_stop", b"error")),
     "chat": Adapter("chat", openai_chat.ChatRequest, openai_chat.ChatResponse,
-                    openai_chat.ChatStream, openai_chat.error_body, openai_chat.stream_error),
+                    openai_chat.ChatStream, openai_chat.error_body, openai_chat.stream_error,
+                    frozenset(), (b"[DONE]", b'{"error"')),
+    # Every name but "error" holds "response.".
     "responses": Adapter("responses", openai_responses.ResponsesRequest, openai_responses.ResponsesResponse,
-                         openai_responses.ResponsesStream, openai_chat.error_body, openai_responses.stream_error),
+                         openai_responses.ResponsesStream, openai_chat.error_body, openai_responses.stream_error,
+                         openai_responses.TURN_END, (b"response.", b"error")),
 }
 
 # Which API a POST speaks, by its path after any route prefix: (api, auxiliary).

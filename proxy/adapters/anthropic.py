@@ -285,6 +285,9 @@ class AnthropicEvent(Event):
                 if isinstance(block.get(key), str) and block[key]:
                     yield Slot(block, key, "content_block", kind, self.mark_changed)
 
+    def only_deltas(self) -> bool:
+        return self.type == "content_block_delta"
+
     def tool_call_starts(self) -> list[tuple[str, str, str]]:
         if self.type != "content_block_start":
             return []

@@ -413,6 +413,12 @@ class Event:
     def tool_call_starts(self) -> list[tuple[str, str, str]]:
         return []
 
+    def only_deltas(self) -> bool:
+        """Whether the event carries nothing but its deltas (no role, ids,
+        finish, usage...): one whose deltas a filter emptied can then be left
+        out rather than sent empty. Unknown shapes: False."""
+        return False
+
     def closed_channels(self) -> list[str]:
         """Channels this event ends. Computed once per event: the answer
         updates the stream's open-channel state, and every filter that asks

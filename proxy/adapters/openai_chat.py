@@ -34,6 +34,8 @@ from .base import (
 API = "chat"
 SYSTEM_ROLES = ("system", "developer")
 _EXTRA_TEXT = (("refusal", TEXT), ("reasoning_content", THINKING), ("reasoning", THINKING))
+_TEXT_DELTA_KEYS = frozenset(["content", *(k for k, _ in _EXTRA_TEXT)])
+_CHOICE_KEYS = frozenset({"index", "delta", "finish_reason", "logprobs"})
 
 
 class ChatRequest(RequestViewBase):
@@ -302,6 +304,17 @@ class ChatEvent(Event):
                     opened.append(ch)
                 out.append(edit.delta(obj, key, ch, kind))
         return out
+
+    def only_deltas(self) -> bool:
+        """A chunk of text deltas only: no usage, and in each choice no finish,
+        no logprobs (an edit nulls them), and a delta of text keys alone (the
+        role chunk, tool calls and anything unknown are kept)."""
+        d = self.data
+        choices = self._choices()
+        if not choices or not isinstance(d, dict) or d.get("usage") is not None:
+            return False
+        return all(set(c) <= _CHOICE_KEYS and c.get("finish_reason") is None and c.get("logprobs") is None
+                   and isinstance(c.get("delta"), dict) and set(c["delta"]) <= _TEXT_DELTA_KEYS for c in choices)
 
     def tool_call_starts(self) -> list[tuple[str, str, str]]:
         out = []

@@ -29,6 +29,8 @@ API = "responses"
 SYSTEM_ROLES = ("system", "developer")
 CALL_TYPES = ("function_call", "custom_tool_call")
 RESULT_TYPES = ("function_call_output", "custom_tool_call_output")
+# Event types that end a response (its stream, or its turn on the WebSocket).
+TURN_END = frozenset({"response.completed", "response.failed", "response.incomplete", "error"})
 _NOT_TEXT_ITEMS = ("additional_tools", "compaction", "compaction_summary", "item_reference",
                    "image_generation_call", "web_search_call", "file_search_call")
 
@@ -341,6 +343,9 @@ class ResponsesEvent(Event):
 
     def parts(self, value: Any, where: str, kind: str = TEXT) -> Iterator[Slot]:
         return View.parts(self, value, where, kind)  # type: ignore[arg-type]
+
+    def only_deltas(self) -> bool:
+        return self.type in _DELTAS  # its number goes with it: ResponsesStream.outgoing renumbers
 
     def tool_call_starts(self) -> list[tuple[str, str, str]]:
         if self.type == "response.output_item.added":
