@@ -197,7 +197,7 @@ def test_tool_calls_first_seen_in_history_are_on_the_ledger_as_completed(tmp_pat
     key = "messages" if api == "anthropic" else "input"
     compacted = {**body, key: [{"role": "user", "content": "Summary: PR work. Continue."}]}
     t = turn(compacted)
-    texts = "\n".join(s.text for s in t.state["segments"])
+    texts = "\n".join(s.text for s in t.segments)
     assert "gh pr create --fill" in texts and "pull/7" in texts
     store.close()
 
