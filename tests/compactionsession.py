@@ -179,6 +179,7 @@ class ClaudeCode(Agent):
                          f"# Refund service\n{RULE_ROOT}\n# currentDate\nToday's date is 2026-12-01.\n"
                          "</system-reminder>\n\n")
         self.first = True
+        self.process = 1  # `claude -p /compact --continue` is a new process: its system text differs
 
     def headers(self) -> dict[str, str]:
         return {"content-type": "application/json", "anthropic-version": "2023-06-01", "x-api-key": "sk-ant-test",
@@ -192,9 +193,10 @@ class ClaudeCode(Agent):
         last = next(m for m in reversed(msgs) if m["role"] == "user" and isinstance(m["content"], list))
         last["content"][-1]["cache_control"] = {"type": "ephemeral"}
         return {"model": MODEL["anthropic"], "max_tokens": 512, "stream": False, "tools": self.TOOLS,
-                "system": [{"type": "text", "text": "x-anthropic-billing-header: cc_version=2.1.197"},
+                "system": [{"type": "text", "text": f"x-anthropic-billing-header: cc_version=2.1.197.{self.process}"},
                            {"type": "text", "text": "You are Claude Code.", "cache_control": {"type": "ephemeral"}},
-                           {"type": "text", "text": "# Environment\n - Primary working directory: /repo",
+                           {"type": "text", "text": "# Environment\n - Primary working directory: /repo"
+                                                    + "\n - Resumed: yes" * (self.process > 1),
                             "cache_control": {"type": "ephemeral"}}],
                 "messages": msgs}
 
@@ -225,6 +227,7 @@ class ClaudeCode(Agent):
             ("Bash", _shell(action.arg))
 
     def compaction_request(self) -> tuple[dict, dict]:
+        self.process += 1
         msgs = copy.deepcopy(self.items)
         newest = max(i for i, m in enumerate(msgs) if m["role"] == "assistant")
         self.newest = msgs.pop(newest)  # the newest assistant text is left out of the request
