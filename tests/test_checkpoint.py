@@ -231,3 +231,24 @@ def test_checkpoint_text_is_redacted_goal_header_included(tmp_path):
     part = store.sessions.get("default", "red", part="task_state")
     assert GHP not in orjson.dumps(part).decode()  # the stored state holds redacted text only
     store.close()
+
+
+def test_responses_kept_by_the_provider_read_each_new_input(tmp_path):
+    """With previous_response_id (Codex over WebSocket or HTTP) the input holds only what is new."""
+    store = open_store(tmp_path / "store")
+    pipe = build_pipeline(("identify", "checkpoint"), filter_configs(load_config(None)), {"store": store})
+    tools = [{"type": "function", "name": "shell", "parameters": {}}]
+
+    def send(body):
+        t = Turn(api="responses", route="r", path="/v1/responses", headers=CIMultiDict({"x-ctx-session": "ws"}),
+                 request=ADAPTERS["responses"].parse_request(orjson.dumps({"model": "m", "tools": tools, **body})),
+                 tokens=TOKENS, services={"store": store})
+        pipe.run_request(t)
+        return t
+    send({"input": [{"role": "user", "content": "Fix the loader."}]})
+    send({"previous_response_id": "resp_1", "input": [{"role": "user", "content": "Never touch vendor/."}]})
+    send({"previous_response_id": "resp_2", "input": [{"role": "user", "content": "Always run make check."}]})
+    doc = store.sessions.get("default", "ws", part="task_state")["doc"]
+    assert [e[1] for e in doc["instructions"]] == ["Never touch vendor/.", "Always run make check."]
+    assert doc["goal"] == [1, "Fix the loader."]
+    store.close()

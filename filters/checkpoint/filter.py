@@ -121,7 +121,9 @@ class CheckpointFilter(Filter):
         cont = conts.get(thread)
         found, conts[thread] = cmp.track(cont, view, found)
         items = view.items()
-        start = int(cont.get("n", 0)) if cont and found is None else 0
+        reread = not cont or found is not None  # this process has not seen it, or it compacted
+        server_history = view.api == "responses" and bool(view.body.get("previous_response_id"))
+        start = 0 if reread or server_history else int(cont.get("n", 0))  # server-kept: the input is all new
         rec.read_from = start = min(start, len(items))
         if found is not None:
             rec.compaction = found.record()
@@ -131,7 +133,7 @@ class CheckpointFilter(Filter):
                     st.seen = (st.seen + [mark])[-8:]
                     # A session first seen after its compaction has nothing this request does not show.
                     st.compactions += 1 if doc else 0
-        self._absorb(turn, st, items, start, view, own=n_tools >= main)
+        self._absorb(turn, st, items, start, view, own=n_tools >= main, reread=reread)
         rec.compacted = st.compacted
         if st.compacted and (found is None or found.phase != cmp.REQUEST):
             seg = self._segment(turn, store, st, rec)
@@ -145,7 +147,8 @@ class CheckpointFilter(Filter):
 
     # -- reading the history ---------------------------------------------------------
 
-    def _absorb(self, turn: Turn, st: TaskState, items: list, start: int, view: Any, own: bool) -> None:
+    def _absorb(self, turn: Turn, st: TaskState, items: list, start: int, view: Any, own: bool,
+                reread: bool) -> None:
         """Add what items ``start:`` say to ``st``; ``own``: the session's main
         conversation, whose user turns are the user's (elsewhere: evidence only)."""
         if st.goal is None:
@@ -201,7 +204,7 @@ class CheckpointFilter(Filter):
         while ri < len(results):
             self._evidence(st, results[ri], tool_calls, current)
             ri += 1
-        if start == 0 and own:  # Hermes / OpenClaw put their context files in the system prompt
+        if reread and own:  # Hermes / OpenClaw put their context files in the system prompt
             for line in extract.decision_lines(view.system_text()):
                 st.add("decisions", [1, f'"{line}" (decision: line)'], move=False)
 
