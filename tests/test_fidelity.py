@@ -32,3 +32,18 @@ async def test_without_the_checkpoint_the_model_loses_it_and_repeats_the_pr(make
     lost = {k for k, ok in r.visible.items() if not ok}
     assert {"evidence 1", "evidence 2", "evidence 3", "effect 1"} <= lost  # Codex keeps the user turns itself
     assert r.duplicates >= 1
+
+
+async def test_a_state_that_outgrows_the_budget_keeps_the_first_and_newest_items_whole(make_proxy, fake):
+    """Every turn adds an instruction and a passing test run: the checkpoint stays within its budget,
+    is never cut by inject, keeps the task-setting items and the open approval; the older test run
+    gives way to newer ones."""
+    p = await make_proxy()
+    r = await run(AGENTS["codex"](), p.url, fake, filler=40, after=2, count=COUNT, busy=True)
+    assert all(0 < n <= 600 for n in r.checkpoint_tokens)
+    lost = {k for k, ok in r.visible_all.items() if not ok}
+    assert lost <= {"evidence 1", "effect 1", "effect 2"}, lost  # the ledger itself is cut at its own cap
+    assert r.duplicates == 0
+    m = p.settled_store().manifests.get("default", r.turn_ids[-1]).data
+    (seg,) = [s for s in m["segments"] if s["kind"] == "task_state"]
+    assert seg["status"] == "placed" and m["task_state"]["dropped"] > 0

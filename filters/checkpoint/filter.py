@@ -49,6 +49,7 @@ from ..effect_rules import (DEFAULT_READ_ONLY_COMMANDS, DEFAULT_READ_ONLY_TOOLS,
                             DEFAULT_SIDE_EFFECT_TOOLS, ToolClasses)
 from ..effects import _header_goal, compact_args
 from ..segments import Segment, offer
+from ..segments import render as render_segment
 from ..session_part import PartCache
 from . import extract
 from .render import render
@@ -219,18 +220,18 @@ class CheckpointFilter(Filter):
 
     def _segment(self, turn: Turn, store: Any, st: TaskState, rec: CheckpointTurn) -> Segment | None:
         pending = self._pending(turn, store)
-        budget = self.config.max_tokens - 40  # the fence inject puts around it
-        text, rec.dropped = render(st, pending, turn.tokens.count, budget)
-        rec.counts = st.counts()
-        rec.counts["pending"] = len(pending)
-        rev = hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:12]
         ident = turn.identity
-        rec.ref = f"task_state:{ident.task or ident.session}@{rev}"
-        return Segment(kind="task_state", ref=rec.ref, text=text, origin="checkpoint", scope="task",
-                       trust="system", sensitivity="internal", freshness={"revision": rev},
-                       priority=self.config.priority, max_tokens=self.config.max_tokens,
-                       placement=self.config.placement,
-                       truncatable=True, boundary="item")
+        seg = Segment(kind="task_state", ref=f"task_state:{ident.task or ident.session}@{'0' * 12}", text="",
+                      origin="checkpoint", scope="task", trust="system", sensitivity="internal",
+                      priority=self.config.priority, max_tokens=self.config.max_tokens,
+                      placement=self.config.placement, truncatable=True, boundary="item")
+        fence = turn.tokens.count(render_segment(seg)) + 2  # what inject puts around the text
+        seg.text, rec.dropped = render(st, pending, turn.tokens.count, self.config.max_tokens - fence)
+        rev = hashlib.sha256(seg.text.encode("utf-8", "surrogatepass")).hexdigest()[:12]
+        seg.ref = rec.ref = seg.ref[:-12] + rev
+        seg.freshness = {"revision": rev}
+        rec.counts = {**st.counts(), "pending": len(pending)}
+        return seg
 
     def _pending(self, turn: Turn, store: Any) -> list[str]:
         if not self.config.max_pending:

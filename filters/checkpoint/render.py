@@ -26,9 +26,12 @@ def render(st: TaskState, pending: list[str], count: Callable[[str], int], budge
     lists = {"instructions": list(st.instructions), "decisions": list(st.decisions), "evidence": list(st.evidence)}
     dropped = 0
     while True:
-        text = _text(st, lists, pending)
-        if count(text) <= budget or not any(lists.values()):
-            return text, dropped
+        lines = _lines(st, lists, pending)
+        # per-line counts (the counter caches them) first; the whole text is counted once it may fit
+        if sum(count(line) for line in lines) + len(lines) <= budget or not any(lists.values()):
+            text = "\n".join(lines)
+            if count(text) <= budget or not any(lists.values()):
+                return text, dropped
         longest = max(lists, key=lambda k: (len(lists[k]), k))
         items = lists[longest]
         tests = [i for i, e in enumerate(items) if longest == "evidence" and e[1] == "test"]
@@ -36,7 +39,7 @@ def render(st: TaskState, pending: list[str], count: Callable[[str], int], budge
         dropped += 1
 
 
-def _text(st: TaskState, lists: dict, pending: list[str]) -> str:
+def _lines(st: TaskState, lists: dict, pending: list[str]) -> list[str]:
     lines = [HEADER]
     if st.goal:
         lines.append(f"Goal [t{st.goal[0]}]: {_q(st.goal[1])}")
@@ -55,7 +58,7 @@ def _text(st: TaskState, lists: dict, pending: list[str]) -> str:
             lines.append(f"- [t{st.question[0]}] you asked the user, still unanswered: {_q(st.question[1])}")
         lines += [f"- pending approval / result never seen: {p}" for p in pending]
     lines.append("Next safe action: " + next_action(st, pending))
-    return "\n".join(lines)
+    return lines
 
 
 def next_action(st: TaskState, pending: list[str]) -> str:
