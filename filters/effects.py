@@ -352,7 +352,7 @@ class EffectsFilter(Filter):
                     first_user=clean_text(view.first_user_text()) if not threads else "", now=now,
                     previous_response_id=body.get("previous_response_id") if server_history else None,
                     encodings=view.item_encodings())
-        if chk.reason is None and not chk.state.get("c"):
+        if chk.reason is None and chk.thread not in threads:  # a new thread: started by a summary?
             _agent_compaction(chk, threads, view, turn.headers)
         cap.thread = chk.thread
         st.compacted = chk.reason is not None

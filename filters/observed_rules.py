@@ -215,20 +215,21 @@ def observed_segments(turn: Any, store: Any, parts: Any, state: dict, policy: st
     ident = turn.identity
     if store is None or not ident.session or (not seen and policy == "never"):
         return []
-    found = detect(view, turn.headers)
     rev, doc, n_before = parts.load(store, ident.tenant, ident.session)
     doc = dict(doc)
+    gone = missing(doc, seen)  # before remembering this request's copies
     changed = remember(doc, seen, time.time())
+    # only a request that lacks a file seen before needs to know whether (and how) it compacted
+    found = detect(view, turn.headers) if gone else None
     n = len(view.items()) if isinstance(view.items(), list) else 0
     lost = (found is not None and found.phase == RESUMED) or (isinstance(n_before, int) and n < n_before)
     if lost and not doc.get("compacted"):
         doc["compacted"] = changed = True
     parts.keep(turn, store, (), rev, doc, n, changed)
-    if policy == "never" or (found is not None and found.phase == REQUEST):
+    if policy == "never" or not gone or (found is not None and found.phase == REQUEST):
         return []
     if policy == "after_compaction" and not doc.get("compacted"):
         return []
-    gone = missing(doc, seen)
     records += [{"agent": f["agent"], "path": f["path"], "kind": f["kind"], "sha256": f["sha256"],
                  "position": None, "state": "reinjected"} for f in gone]
     seg = reinject_segment(gone, priority)
