@@ -93,6 +93,31 @@ class RouteConfig:
 
 
 @dataclass(frozen=True)
+class AuthConfig:
+    mode: Literal["open", "keys"] = "open"  # keys: every proxied call presents a proxy key naming its principal
+    failure_limit: int = 30  # failed key checks a peer address may make per minute; more are answered 429
+    cache_size: int = 4096  # proxy keys each process keeps in memory (dropped whenever a key is created/revoked)
+
+    def validate(self, path: str) -> None:
+        if self.failure_limit < 1:
+            raise ConfigError(f"{path}.failure_limit: expected at least 1, got {self.failure_limit}")
+        if self.cache_size < 1:
+            raise ConfigError(f"{path}.cache_size: expected at least 1, got {self.cache_size}")
+
+
+@dataclass(frozen=True)
+class TenantConfig:
+    # provider key forwarded for this tenant's calls when its proxy key is presented as the API
+    # key: one environment variable for every route, or a table route name -> variable
+    api_key_env: str | Mapping[str, str] = ""
+
+    def env_for(self, route: str) -> str:
+        if isinstance(self.api_key_env, str):
+            return self.api_key_env
+        return self.api_key_env.get(route, "")
+
+
+@dataclass(frozen=True)
 class PipelineConfig:
     request: tuple[str, ...] = ("identify",)  # filters in request order
 
@@ -104,6 +129,8 @@ class Config:
     store: StoreConfig = field(default_factory=StoreConfig)
     routes: Mapping[str, RouteConfig] = field(default_factory=dict)
     pipeline: PipelineConfig = field(default_factory=PipelineConfig)
+    auth: AuthConfig = field(default_factory=AuthConfig)
+    tenants: Mapping[str, TenantConfig] = field(default_factory=dict)
     filters: Mapping[str, Any] = field(default_factory=dict)  # each filter parses its own table
     source: str = "<defaults>"
 
@@ -123,9 +150,15 @@ class Config:
             if p and p in seen:
                 raise ConfigError(f"routes: prefix {p!r} is used twice")
             seen.add(p)
+        for name, tenant in self.tenants.items():
+            if not isinstance(tenant.api_key_env, str):
+                unknown = sorted(set(tenant.api_key_env) - set(self.routes))
+                if unknown:
+                    raise ConfigError(f"tenants.{name}.api_key_env.{unknown[0]}: no such route "
+                                      f"(routes: {', '.join(self.routes)})")
 
 
-_TOP_KEYS = {"server", "upstream", "store", "routes", "pipeline", "filters"}
+_TOP_KEYS = {"server", "upstream", "store", "routes", "pipeline", "filters", "auth", "tenants"}
 
 
 def default_config_text() -> str:
@@ -185,9 +218,9 @@ def apply_overrides(cfg: Config, **o: Any) -> Config:
 def _merge(base: dict, user: dict) -> dict:
     out = dict(base)
     for key, value in user.items():
-        if key in ("server", "upstream", "store", "pipeline") and isinstance(value, dict) and isinstance(out.get(key), dict):
+        if key in ("server", "upstream", "store", "pipeline", "auth") and isinstance(value, dict) and isinstance(out.get(key), dict):
             out[key] = {**out[key], **value}
-        elif key in ("routes", "filters") and isinstance(value, dict) and isinstance(out.get(key), dict):
+        elif key in ("routes", "filters", "tenants") and isinstance(value, dict) and isinstance(out.get(key), dict):
             out[key] = {**out[key], **value}
         else:
             out[key] = value

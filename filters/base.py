@@ -121,6 +121,7 @@ class Turn:
     turn_id: str = field(default_factory=new_turn_id)
     identity: Identity = NO_IDENTITY  # until ``identify`` runs
     tenant_fixed: str = ""  # the route's fixed tenant; headers cannot override it
+    principal: Any = None  # keys mode: the proxy key's principal (store.Principal); it names tenant and user
     state: dict[str, Any] = field(default_factory=dict)
     degraded: list[str] = field(default_factory=list)
     timings_ms: dict[str, float] = field(default_factory=dict)

@@ -31,6 +31,15 @@ The fallback chain, first hit wins for each field:
 trust rule) name the project, the purpose and the parent of a sub-agent's
 session: what recall's visibility checks and session trees go by.
 
+In ``[auth] mode = "keys"`` the turn's principal (its proxy key) names the
+tenant and the user: ``X-Ctx-Tenant``, ``X-Ctx-User`` and the user hints of
+step 2 are ignored (a key without a user gives turns no user). The edge has
+already refused a project or purpose outside the key's sets; with none named,
+a key allowed exactly one gets that one. A user's key puts its sessions,
+tasks and parent sessions in that user's namespace, ``<user>/<id>``: two
+users of a tenant naming the same session id (or opening with the same
+conversation) get two sessions, and no user can continue another's.
+
 The task defaults to the session. ``identity.supplied`` says whether the
 agent supplied its session id (only then is it exported as
 ``gen_ai.conversation.id``).
@@ -84,7 +93,7 @@ class IdentifyFilter(Filter):
 
     def on_request(self, turn: Turn) -> None:
         turn.identity = identify(turn.headers, turn.request, self.config, turn.tenant_fixed, self._chains,
-                                         self._fingerprints)
+                                 self._fingerprints, turn.principal)
 
     def on_response_id(self, turn: Turn, rid: str) -> None:
         """Remember which session the answer belongs to as soon as its id is known
@@ -102,18 +111,18 @@ class IdentifyFilter(Filter):
 
 
 def identify(headers: Any, view: Any, cfg: IdentifyConfig, fixed_tenant: str = "",
-             chains: dict[tuple[str, str], str] | None = None, fingerprints: dict[Any, str] | None = None
-             ) -> Identity:
+             chains: dict[tuple[str, str], str] | None = None, fingerprints: dict[Any, str] | None = None,
+             principal: Any = None) -> Identity:
     h = headers
     agent = _agent(h)
-    tenant = fixed_tenant or cfg.default_tenant
+    tenant = principal.tenant if principal is not None else fixed_tenant or cfg.default_tenant
     user = task = session = source = project = purpose = parent = ""
     supplied = False
     body = view.body if view is not None else {}
 
     if cfg.trust_headers:
         named = h.get("x-ctx-tenant")
-        if not fixed_tenant and isinstance(named, str) and TENANT_OK.match(named):
+        if not fixed_tenant and principal is None and isinstance(named, str) and TENANT_OK.match(named):
             tenant = named
         user = _ok(h.get("x-ctx-user")) or ""
         task = _ok(h.get("x-ctx-task")) or ""
@@ -129,10 +138,12 @@ def identify(headers: Any, view: Any, cfg: IdentifyConfig, fixed_tenant: str = "
         hint = _session_hint(h, meta, body, agent)
         if hint is not None:
             (source, session), supplied = hint, True
+    own = f"{principal.user}/" if principal is not None and principal.user else ""  # a user's namespace
     if not session and chains:
         previous = body.get("previous_response_id")
-        if isinstance(previous, str) and (tenant, previous) in chains:
-            session, source = chains[(tenant, previous)], "chain:previous_response_id"
+        chained = chains.get((tenant, previous)) if isinstance(previous, str) else None
+        if chained is not None and chained.startswith(own):  # another user's response continues nothing
+            session, source = chained[len(own):], "chain:previous_response_id"
     if not session and view is not None:
         # The conversation's opening: a system message added mid-session must not move the session.
         system, first = view.system_text(opening=True), view.first_user_text()
@@ -146,14 +157,23 @@ def identify(headers: Any, view: Any, cfg: IdentifyConfig, fixed_tenant: str = "
     if not session:
         session, source = "fp-none", "fingerprint"
 
-    if not user:
+    if principal is not None:
+        user = principal.user
+        if own:
+            session, task, parent = own + session, own + task if task else "", own + parent if parent else ""
+        if not project and len(principal.projects) == 1:
+            project = principal.projects[0]
+        if not purpose and len(principal.purposes) == 1:
+            purpose = principal.purposes[0]
+    elif not user:
         for value in (meta.get("account_uuid"), meta.get("device_id"), body.get("user"),
                       body.get("safety_identifier")):
             if value is not None and _ok(value):
                 user = value
                 break
     return Identity(tenant=tenant, user=user, session=session, task=task or session, source=source, agent=agent,
-                    supplied=supplied, project=project, purpose=purpose, parent_session=parent)
+                    supplied=supplied, project=project, purpose=purpose, parent_session=parent,
+                    key_id=principal.key_id if principal is not None else "")
 
 
 def _session_hint(h: Any, meta: dict, body: dict, agent: str) -> tuple[str, str] | None:

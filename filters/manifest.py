@@ -384,6 +384,7 @@ def build_manifest(turn: Turn, seen: _Seen, provider: str, server: tuple[str | N
         "tenant": _str(ident.tenant) or "default",
         "agent": _str(ident.agent),
         "identity_source": _str(ident.source),
+        "key_id": _str(ident.key_id) or None,  # keys mode: the proxy key's id (never the key)
         "api": turn.api,
         "route": turn.route,
         "provider": provider,

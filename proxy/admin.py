@@ -2,6 +2,13 @@
 
 Other parts register their endpoints with ``admin_route``; the auth check is
 applied here once, so no endpoint can forget it.
+
+Two kinds of bearer: the operator token (``server.admin_token``) sees every
+tenant; a tenant admin key (a proxy key made with ``--admin``) sees only its
+own. ``tenant_of`` is the one place an endpoint learns its tenant, and for a
+tenant admin it is always the key's, whatever the query or body says, so
+another tenant's object is looked up in the caller's tenant and answers
+exactly as an id that never existed.
 """
 from __future__ import annotations
 
@@ -88,14 +95,23 @@ def default_tenant(cfg: Any) -> str:
     return ident.get("default_tenant", "default") if hasattr(ident, "get") else "default"
 
 
+def admin_principal(request: web.Request) -> Any:
+    """The tenant admin key's principal behind this call; None for the operator."""
+    return request.get(_PRINCIPAL)
+
+
 def tenant_of(request: web.Request, value: Any = None, default: bool = True) -> str | None:
-    """The tenant an admin call is about: ``value`` (from a JSON body) or
-    ``?tenant=``, else the default tenant (``default=False``: None). Every
-    admin call sees one tenant; a malformed id is a 400."""
+    """The tenant an admin call is about. A tenant admin key: its own tenant,
+    always. The operator: ``value`` (from a JSON body) or ``?tenant=``, else
+    the default tenant (``default=False``: None, "any tenant"). Every admin
+    call sees one tenant; a malformed id is a 400."""
     from ctxproxy.filters.identify import TENANT_OK
 
     from .server import APP_STATE
 
+    principal = request.get(_PRINCIPAL)
+    if principal is not None:
+        return principal.tenant
     tenant = value if value is not None else request.query.get("tenant")
     if tenant is None or tenant == "":
         return default_tenant(request.app[APP_STATE].config) if default else None
@@ -114,15 +130,29 @@ def _is_loopback(request: web.Request) -> bool:
         return False
 
 
+_PRINCIPAL = web.RequestKey("ctxproxy_admin_principal", object)  # the tenant admin key's principal
+
+
 def guarded(handler: Handler, token: Callable[[], str], loopback_only: bool) -> Handler:
     async def check(request: web.Request) -> web.StreamResponse:
-        expected = token()
-        if not expected:
-            return admin_error(403, "admin API is disabled: set server.admin_token or CTXPROXY_ADMIN_TOKEN")
+        from ctxproxy.store import KEY_PREFIX
+
+        from .auth import Refusal, peer_of
+        from .server import APP_STATE
+
         if loopback_only and not _is_loopback(request):
             return admin_error(403, "admin API answers loopback clients only (server.admin_loopback_only)")
         auth = request.headers.get("authorization", "")
-        given = auth[7:] if auth.lower().startswith("bearer ") else ""
+        given = auth[7:].strip() if auth[:7].lower() == "bearer " else ""
+        if given.startswith(KEY_PREFIX):  # a tenant admin key
+            principal = request.app[APP_STATE].keyring.admin(given, peer_of(request.transport))
+            if isinstance(principal, Refusal):
+                return admin_error(principal.status, principal.message)
+            request[_PRINCIPAL] = principal
+            return await handler(request)
+        expected = token()
+        if not expected:
+            return admin_error(403, "admin API is disabled: set server.admin_token or CTXPROXY_ADMIN_TOKEN")
         if not given:
             return admin_error(401, "missing bearer token")
         if not hmac.compare_digest(given.encode(), expected.encode()):
@@ -147,10 +177,13 @@ async def status(request: web.Request) -> web.Response:
     from .server import APP_STATE
 
     st = request.app[APP_STATE]
+    if admin_principal(request) is not None:  # a tenant admin: nothing about the deployment or other tenants
+        return web.json_response({"version": st.version, "tenant": tenant_of(request)})
     return web.json_response({
         "version": st.version,
         "pid": st.pid,
         "config": st.config.source,
         "routes": {name: {"api": r.config.api, "prefix": r.config.prefix, "upstream": r.upstream,
                           "filters": list(st.relay.pipelines[name].names)} for name, r in st.routes.items()},
+        "auth": {"mode": st.config.auth.mode, "refused": dict(st.keyring.refused)},
     })

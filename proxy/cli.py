@@ -16,7 +16,7 @@ from .cmd_store import CLIError, nonempty
 # Modules that add subcommands: each has ``register(subparsers)``; the parser it
 # adds sets ``func(args) -> int`` via ``set_defaults``.
 COMMAND_MODULES: tuple[str, ...] = ("ctxproxy.proxy.cmd_pruned", "ctxproxy.proxy.cmd_manifest",
-                                    "ctxproxy.proxy.cmd_effects", "ctxproxy.proxy.cmd_demo")
+                                    "ctxproxy.proxy.cmd_effects", "ctxproxy.proxy.cmd_demo", "ctxproxy.proxy.cmd_keys")
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -132,6 +132,7 @@ def _check_pipeline(cfg, build: bool = False) -> None:
     files read and compiled, patterns checked) without a store, a socket or the
     data directory, so what only fails at start-up fails here."""
     from ctxproxy.filters import FILTERS, build_pipeline, filter_configs
+    from .auth import provider_keys
     from .routing import Router
 
     lists = [("pipeline.request", cfg.pipeline.request)]
@@ -145,6 +146,7 @@ def _check_pipeline(cfg, build: bool = False) -> None:
             raise ConfigError(f"{path}: filter {dup!r} is listed twice")
     configs = filter_configs(cfg)
     Router(cfg)
+    provider_keys(cfg)  # [tenants.<t>] api_key_env: each variable set
     if not build:
         return
     services = {"config": cfg, "secret": b"\x00" * 32}  # what filters read at construction; no store

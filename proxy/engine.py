@@ -48,6 +48,7 @@ from typing import Any, AsyncIterator, Awaitable, Callable, Mapping, NamedTuple,
 from multidict import CIMultiDict
 
 from ctxproxy.filters import FilterError, Pipeline, Turn
+from ctxproxy.store import KEY_PREFIX
 
 from .adapters import ADAPTERS, AdapterError
 from .content_coding import decode_body, is_identity
@@ -104,6 +105,8 @@ class Transport(Protocol):
 
 # -- headers -------------------------------------------------------------------
 
+_CREDENTIALS = frozenset({"authorization", "x-api-key"})
+
 def _hop_by_hop(headers: Any) -> frozenset[str]:
     """The standard hop-by-hop headers plus any the Connection header names."""
     named = headers.get("connection")
@@ -118,6 +121,8 @@ def upstream_headers(headers: Any, route: Any, parse_response: bool) -> CIMultiD
     for k, v in headers.items():
         lk = k.lower()
         if lk in drop or lk.startswith("x-ctx-"):
+            continue
+        if KEY_PREFIX in v and lk in _CREDENTIALS:  # a proxy key is never forwarded
             continue
         out.add(k, v)
     if parse_response:  # filters read the answer: ask for it uncompressed
@@ -185,7 +190,7 @@ class Engine:
         """The one place a turn is made for a request that came in."""
         return Turn(api=api if api is not None else (match.api or ""), route=match.route.name, path=raw_path,
                     headers=headers, request=request, tokens=self.tokens, services=self.services,
-                    tenant_fixed=match.route.config.tenant, streamed=streamed)
+                    tenant_fixed=match.route.config.tenant, streamed=streamed, principal=match.principal)
 
     def pipeline_for(self, match: Match) -> Pipeline | None:
         if not match.api:

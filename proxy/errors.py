@@ -13,6 +13,7 @@ Every error reaches the caller in its own API's format (Anthropic
 from __future__ import annotations
 
 import asyncio
+from typing import Any
 
 import aiohttp
 from aiohttp import web
@@ -47,6 +48,14 @@ def web_response(reply: Reply) -> web.Response:
 
 def error_response(api: str, status: int, message: str, turn_id: str = "") -> web.Response:
     return web_response(error_reply(api, status, message, turn_id))
+
+
+def refusal_response(refusal: Any, api: str) -> web.Response:
+    """An ``auth.Refusal`` (401/403/429) in the caller's format; 429 says when to retry."""
+    resp = error_response(api, refusal.status, f"ctxproxy: {refusal.message}")
+    if refusal.retry_after:
+        resp.headers["Retry-After"] = str(refusal.retry_after)
+    return resp
 
 
 def response_for(exc: BaseException, api: str, turn_id: str = "") -> web.Response:

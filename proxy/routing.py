@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass
-from typing import NamedTuple
+from typing import Any, NamedTuple
 from urllib.parse import unquote, urlsplit
 
 from ctxproxy.config import Config, ConfigError, RouteConfig
@@ -35,6 +35,7 @@ class Match(NamedTuple):  # made per request: a tuple is the cheapest record
     upstream_path: str  # path to request after route.upstream (prefix and shared segments stripped)
     api: str | None  # the wire API whose pipeline applies, None for pass-through
     auxiliary: bool = False  # count_tokens, compact: only the filters that guard requests
+    principal: Any = None  # keys mode: the proxy key's principal, set by the edge check (proxy.auth)
 
 
 _PASS = (None, False)

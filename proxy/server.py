@@ -37,8 +37,9 @@ from ctxproxy.store import StoreError, open_store
 from ctxproxy.store.writer import BackgroundWriter
 
 from .admin import add_admin_routes
+from .auth import Keyring, Refusal, peer_of, warn_if_open
 from .engine import engine_for
-from .errors import error_response, family_api, response_for
+from .errors import error_response, family_api, refusal_response, response_for
 from .relay import Relay
 from .routing import Route, Router
 from .telemetry import close_telemetry, open_telemetry
@@ -48,7 +49,7 @@ log = logging.getLogger("ctxproxy")
 
 # Modules that register admin endpoints with ``admin.admin_route`` on import.
 ADMIN_MODULES: tuple[str, ...] = ("ctxproxy.proxy.admin_pruned", "ctxproxy.proxy.admin_manifests",
-                                  "ctxproxy.proxy.admin_effects")
+                                  "ctxproxy.proxy.admin_effects", "ctxproxy.proxy.admin_keys")
 
 
 def version() -> str:
@@ -99,6 +100,7 @@ class AppState:
     routes: dict[str, Route]
     services: dict[str, Any] = field(default_factory=dict)
     inflight: InFlight = field(default_factory=InFlight)
+    keyring: Keyring | None = None
     version: str = field(default_factory=version)
     pid: int = field(default_factory=os.getpid)
 
@@ -174,7 +176,8 @@ def make_app(cfg: Config, services: dict[str, Any] | None = None) -> web.Applica
                 cookie_jar=aiohttp.DummyCookieJar(),
             )
             relay = Relay(session, engine)
-            app[APP_STATE] = AppState(cfg, router, relay, routes, svc, inflight)
+            keyring = svc["keyring"] = Keyring(cfg, svc.get("store"))
+            app[APP_STATE] = AppState(cfg, router, relay, routes, svc, inflight, keyring=keyring)
             yield
         finally:  # after serving, or when start-up failed half-way: nothing is left open
             try:
@@ -233,6 +236,12 @@ async def proxy_handler(request: web.Request) -> web.StreamResponse:
         match = st.router.match(request.rel_url.raw_path, request.method, request.headers)
     except Exception as exc:  # a path the router cannot read is still answered cleanly
         return response_for(exc, "chat")
+    if st.keyring.required:  # before anything is read or forwarded
+        principal = st.keyring.authenticate(request.headers, peer_of(request.transport), match.route)
+        if isinstance(principal, Refusal):
+            return refusal_response(principal, family_api(match.api, match.route.family))
+        # the tenant's provider key, if it has one; the principal rides on to the turn
+        match = match._replace(route=st.keyring.route_for(principal, match.route), principal=principal)
     if is_upgrade(request):
         try:
             with st.inflight:
@@ -291,6 +300,7 @@ async def serve_forever(cfg: Config, reuse_port: bool = False, ready: Any = None
             raise ServeError(f"cannot listen on {cfg.server.host}:{cfg.server.port}: {why}") from None
         log.info("ctxproxy %s listening on http://%s:%d (pid %d)", version(), cfg.server.host, cfg.server.port,
                  os.getpid())
+        warn_if_open(cfg)
         if ready is not None:
             ready()
         await stop.wait()

@@ -198,6 +198,11 @@ class _WsSession:
         if kind not in ("response.create", "response.steer"):
             return [text]
         create = kind == "response.create"
+        principal = self.match.principal  # keys mode: checked again per turn, so a revocation ends the next one
+        if principal is not None and not self.relay.services["keyring"].active(principal):
+            await self._client_error(401, f"ctxproxy: proxy key {principal.key_id} is revoked or expired",
+                                     _lane(data))
+            return []
         ft = await self.engine.frame_turn(self.match, self.request.rel_url.raw_path, self.request.headers, data, raw,
                                           auxiliary=not create)
         if not ft.passed:

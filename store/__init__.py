@@ -24,7 +24,8 @@ from pathlib import Path
 from typing import Callable
 
 from .errors import EffectStateError, StoreError, WriteNeeded
-from .interfaces import Batch, DocumentStore, EffectLedger, SessionStore, Store, TermIndex
+from .interfaces import Batch, DocumentStore, EffectLedger, ProxyKeyStore, SessionStore, Store, TermIndex
+from .proxy_keys import KEY_PREFIX, Principal, ProxyKey, split_key
 from .lmdb_store import (
     DEFAULT_MAP_SIZE,
     DEFAULT_MAX_MAP_SIZE,
@@ -86,6 +87,11 @@ __all__ = [
     "SessionStore",
     "DocumentStore",
     "TermIndex",
+    "ProxyKeyStore",
+    "ProxyKey",
+    "Principal",
+    "split_key",
+    "KEY_PREFIX",
     "StoreError",
     "EffectStateError",
     "WriteNeeded",

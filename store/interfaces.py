@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from typing import Any, Collection, ContextManager, Mapping, Protocol, Sequence
 
+from .proxy_keys import ProxyKey
 from .records import DeletionReceipt, EffectRecord, StoreStats, StoredDoc
 
 
@@ -176,6 +177,25 @@ class TermIndex(Protocol):
     def remove_doc(self, tenant: str, doc_id: str) -> int: ...
 
 
+class ProxyKeyStore(Protocol):
+    """Proxy keys by id (``proxy_keys`` has the layout); secrets are stored hashed."""
+
+    def create(self, tenant: str, *, user: str = "", projects: Sequence[str] = (), purposes: Sequence[str] = (),
+               routes: Sequence[str] = (), admin: bool = False,
+               expires_at: float | None = None) -> tuple[ProxyKey, str]:
+        """(the record, the key itself: returned this once, never stored)."""
+
+    def get(self, key_id: str) -> ProxyKey | None: ...
+
+    def list(self, tenant: str | None = None) -> list[ProxyKey]: ...
+
+    def revoke(self, key_id: str, tenant: str | None = None) -> ProxyKey | None:
+        """None when no such key exists for ``tenant`` (another tenant's is no such key)."""
+
+    def generation(self) -> int:
+        """A counter every create and revoke moves, in every process sharing the store."""
+
+
 class Repositories(Protocol):
     effects: EffectLedger
     sessions: SessionStore
@@ -185,6 +205,7 @@ class Repositories(Protocol):
     memories: DocumentStore
     receipts: DocumentStore
     index: TermIndex
+    proxy_keys: ProxyKeyStore
     pending_timeout: float | None  # seconds after which a pending effect reads as unknown
 
 

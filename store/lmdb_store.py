@@ -20,6 +20,7 @@ version, and ``"tenant"``, checked again on every read)::
     receipts     T request_id                   -> deletion receipt
     index        T "t" term doc                 -> posting data
                  T "d" doc term                 -> (reverse entry, to drop a doc's postings)
+    proxy_keys   (by key id, see ``proxy_keys``)
 
 ``T`` is ``tenant \\x00`` (see ``keys``); every scan starts below it.
 
@@ -49,6 +50,7 @@ import orjson
 from . import keys
 from .errors import EffectStateError, StoreError
 from .lmdb_env import BatchRunner, LMDBEnv, SnapshotRunner, acquire, release
+from .proxy_keys import PROXY_KEYS, LMDBProxyKeys
 from .records import (
     CHECKPOINTS,
     COMPLETED,
@@ -79,7 +81,7 @@ META = "meta"
 EFFECTS_IDX = "effects_idx"
 SCOPE_IDX = "scope_idx"
 DB_NAMES = (META, EFFECTS, EFFECTS_IDX, SESSIONS, CHECKPOINTS, MANIFESTS, PRUNED, MEMORIES,
-            INDEX, RECEIPTS, SCOPE_IDX)
+            INDEX, RECEIPTS, SCOPE_IDX, PROXY_KEYS)
 DOC_KINDS = (CHECKPOINTS, MANIFESTS, PRUNED, MEMORIES, RECEIPTS)
 ERASABLE_DOC_KINDS = (CHECKPOINTS, MANIFESTS, PRUNED, MEMORIES)  # receipts outlive what they record
 # Index tenants (a tenant name never starts with "#") holding id -> tenant pointers,
@@ -965,6 +967,10 @@ class _Repos:
     @cached_property
     def receipts(self) -> LMDBDocuments:
         return LMDBDocuments(RECEIPTS, self._x, self._ctx)
+
+    @cached_property
+    def proxy_keys(self) -> LMDBProxyKeys:
+        return LMDBProxyKeys(self._x, self._ctx.dbs, self._ctx.clock, self._ctx.env.path)
 
     def docs(self, kind: str) -> LMDBDocuments:
         return getattr(self, kind)

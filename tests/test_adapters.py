@@ -18,8 +18,12 @@ def view_of(name):
 
 
 def test_fixture_set_is_complete():
-    # every recorded model call, and count_tokens (the same request shape, guarded the same way)
-    assert len(MODEL_FIXTURES) == 11
+    # every recorded model call, and count_tokens (the same request shape, guarded the same way):
+    # each API and each agent is represented (the set grows as shared/ records more clients)
+    apis = {api_for_path(load(n)["path"])[0] for n in MODEL_FIXTURES}
+    assert apis == {"anthropic", "chat", "responses"}
+    for agent in ("claude-code-", "codex-", "anthropic-sdk-", "openai-sdk-"):
+        assert any(n.startswith(agent) for n in MODEL_FIXTURES), agent
     assert api_for_path("/v1/messages/count_tokens?beta=true".split("?")[0]) == ("anthropic", True)
     assert api_for_path("/v1/messages/") == ("anthropic", False)
     assert api_for_path("/v1/models") == (None, False)

@@ -41,3 +41,22 @@ async def test_held_deltas_are_left_out_not_sent_empty(make_proxy, fake, deltas)
     text = "".join(got)
     assert GHP not in text and text.startswith("Deploy with [REDACTED:github-pat:") and text.endswith(" now, thanks.")
     assert len(got) < len(TEXT) // 3  # the token's deltas did not go out one by one
+
+
+# Rules whose secret is their whole match with no literal prefix: while they are on, a word
+# ending a delta may be the start of one (tests/test_redaction_stream.py: WORD_RULES).
+WORD_RULES = ("terraform-cloud-token", "azure-ad-client-secret", "mailchimp-api-key", "telegram-bot-token")
+# Seven characters a delta (delta_chars=7), four of them ending in a word ("make", "our"...).
+PROSE = "So make, then run our docs. Page 12 builds fine, no more words."
+
+
+async def test_prose_deltas_reach_the_client_as_the_provider_cut_them(make_proxy, fake):
+    """Redaction on, with the rules a plain word can begin disabled: every delta
+    of plain prose goes out with the event that brought it, none merged into a
+    later one, the first included."""
+    quiet = ', '.join(f'"{r}"' for r in WORD_RULES)
+    proxy = await make_proxy(PIPELINE + f"\n[filters.redact.profiles.default]\ndisabled_rules = [{quiet}]\n")
+    plain = await make_proxy('[pipeline]\nrequest = ["identify"]\n')
+    for deltas in (anthropic_deltas, chat_deltas, responses_deltas):
+        fake.script(Reply.text(PROSE, delta_chars=7), Reply.text(PROSE, delta_chars=7))
+        assert await deltas(proxy) == await deltas(plain), deltas.__name__

@@ -27,6 +27,16 @@ SHORT_CASES = [
     "run: PGPASSWORD=Hq4Vm8Zr2Kt6 psql -h db",
 ]
 
+# Secrets whose rule's match begins before them, in text the stream releases at once: the
+# scheme of a URL (``://`` not come yet), a variable's name (no ``=`` yet), a keyword.
+RELEASED_EARLY_CASES = [
+    "see postgres://deploy:Zq8vN2mK4pL6wE@db.internal/app now",
+    "then export DEPLOY_TOKEN=Hq4Vm8Zr2Kt6xYw and run it",
+    "the api key is sk-" + "proj-" + "aB3dE5fG7hJ9kL1mN3pQ5rS7tU9vW1xY3zA5bC7dE9fG1h",
+    'config: {"password": "s3cr3tP4ssw0rd!xQ"} done',
+    f"one https://x.example/a then https://u:Zq8vN2mK4pL6@h.io/x and {GHP}.",
+]
+
 
 def _stream(red, chunks: list[str], vault=None) -> tuple[str, StreamRedactor]:
     sr = StreamRedactor(red, TEST_KEY, vault)
@@ -40,7 +50,7 @@ def red(request):
     return redactor(request.param)
 
 
-@pytest.mark.parametrize("text", SHORT_CASES + [f"key:\n{PEM}\nend"])
+@pytest.mark.parametrize("text", SHORT_CASES + RELEASED_EARLY_CASES + [f"key:\n{PEM}\nend"])
 def test_every_split_point_two_chunks(red, text):
     want = red.redact(text, TEST_KEY).text
     assert want != text
@@ -59,7 +69,7 @@ def test_every_pair_of_split_points_three_chunks(red, text):
             assert got == want, (i, j)
 
 
-@pytest.mark.parametrize("text", SHORT_CASES + [PEM])
+@pytest.mark.parametrize("text", SHORT_CASES + RELEASED_EARLY_CASES + [PEM])
 def test_one_character_at_a_time(red, text):
     got, sr = _stream(red, list(text))
     assert got == red.redact(text, TEST_KEY).text
@@ -234,3 +244,76 @@ def test_lookbehinds_are_set_aside_only_to_find_first_characters():
     assert _without_lookbehinds(r"(?:\A|(?<=\n))x(?<=[)(])y") == r"(?:\A|)xy"
     assert _without_lookbehinds(r"[(?<=]a(?<![a-z])b") == r"[(?<=]a(?<![a-z])b"  # a class, a negative one: kept
     assert _without_lookbehinds(r"(?<=(a") is None
+
+
+# -- what is held: only text a secret may still begin in ------------------------------------------
+
+# Rules whose secret is their whole match and has no literal prefix: a trailing word may
+# still be the start of one, so it waits for the next chunk while they are enabled.
+WORD_RULES = ("terraform-cloud-token", "azure-ad-client-secret", "mailchimp-api-key", "telegram-bot-token")
+PROSE = "Run make install, then open our docs page; works fine. Done: all builds."
+
+
+def without(rule_ids: tuple[str, ...], engine: str = "hyperscan"):
+    from ctxproxy.filters.redaction import DEFAULT_GROUPS, Redactor, builtin_rules
+    from secretcorpus import hyperscan_cache_dir
+
+    rules = [r for r in builtin_rules() if r.group in DEFAULT_GROUPS and r.id not in rule_ids]
+    return Redactor(rules, use_hyperscan=engine == "hyperscan",
+                    cache_dir=hyperscan_cache_dir() if engine == "hyperscan" else None)
+
+
+def test_secrets_after_released_text_three_chunks(red):
+    text = RELEASED_EARLY_CASES[0]
+    want = red.redact(text, TEST_KEY).text
+    for i in range(0, len(text) + 1, 2):
+        for j in range(i, len(text) + 1):
+            got, _ = _stream(red, [text[:i], text[i:j], text[j:]])
+            assert got == want, (i, j)
+
+
+@pytest.mark.parametrize("engine", ["hyperscan", "python"])
+def test_the_start_of_a_url_goes_out_before_its_credentials_arrive(engine):
+    red = without(WORD_RULES, engine)  # (with them, "postgres" might begin a Terraform token)
+    sr = StreamRedactor(red, TEST_KEY)
+    assert sr.feed("connect to postgres") == "connect to postgres"  # its "://" may never come
+    assert sr.feed("://deploy:Zq8vN2mK4pL6wE") == ""  # now a password may follow: held
+    out = sr.feed("@db.internal/app, then restart.") + sr.flush()
+    assert out.startswith("://deploy:[REDACTED:url-credentials:") and out.endswith("@db.internal/app, then restart.")
+    sr = StreamRedactor(red, TEST_KEY)
+    assert sr.feed("set DEPLOY_KEY") == "set DEPLOY_KEY" and sr.held == 0  # no "=" yet: a name, not a secret
+    assert sr.feed("=Hq4Vm8Zr2Kt6xYw") == ""
+    out = sr.feed(" now") + sr.flush()
+    assert out == red.redact("set DEPLOY_KEY=Hq4Vm8Zr2Kt6xYw now", TEST_KEY).text[len("set DEPLOY_KEY"):]
+    assert out.startswith("=[REDACTED:") and out.endswith("] now")
+
+
+@pytest.mark.parametrize("engine", ["hyperscan", "python"])
+def test_prose_is_not_delayed_at_any_word_end(engine):
+    """Without the rules a plain word can begin, every chunk that ends at the end
+    of a word goes out whole, at every such offset; and nothing is sent empty."""
+    red = without(WORD_RULES, engine)
+    for i in range(1, len(PROSE)):
+        if not (PROSE[i - 1].isalnum() and not PROSE[i].isalnum()):
+            continue
+        sr = StreamRedactor(red, TEST_KEY)
+        assert sr.feed(PROSE[:i]) == PROSE[:i], i
+        assert sr.feed(PROSE[i:]) + sr.flush() == PROSE[i:]
+    # token by token, as a model writes: every chunk out with itself
+    sr = StreamRedactor(red, TEST_KEY)
+    for word in PROSE.replace(" ", "\0 ").split("\0"):
+        assert sr.feed(word) == word
+    assert sr.flush() == ""
+
+
+def test_with_the_default_rules_only_the_last_word_of_a_chunk_waits(red):
+    sr = StreamRedactor(red, TEST_KEY)
+    assert sr.feed("Here is the thing") == "Here is the "  # "thing" may begin a Terraform token
+    assert sr.held == len("thing")
+    assert sr.feed(", here") == "thing, "
+    assert sr.flush() == "here"
+    for i in range(1, len(PROSE)):  # at any offset, what waits is a part of the last word at most
+        sr = StreamRedactor(red, TEST_KEY)
+        out = sr.feed(PROSE[:i])
+        rest = PROSE[len(out):i]
+        assert out == PROSE[:len(out)] and len(rest) <= 14 and " " not in rest, i

@@ -111,10 +111,13 @@ def dispatched(events) -> list:
 
 
 def test_stream_ends_are_recognised_in_every_spelling_and_only_there():
-    """The relay tells a stream's end from the event bytes before reading any field
+    """The adapter tells a stream's end from the event bytes before reading any field
     (an event without the end's name in it is not an end): every form SSE allows
     is still an end, and an event that merely mentions one is not."""
-    from ctxproxy.proxy.relay import is_terminal
+    from ctxproxy.proxy.adapters import ADAPTERS
+
+    def is_terminal(api, ev):
+        return ADAPTERS[api].is_terminal(ev)
 
     def events(raw: bytes):
         d = SSEDecoder()

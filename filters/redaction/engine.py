@@ -41,7 +41,7 @@ from typing import Any, Sequence
 from ..digest import memo_key
 from . import prefilter
 from .errors import RedactionError
-from .patterns import PatternInfo, analyze
+from .patterns import PatternInfo, analyze, secret_heads
 from .rules import CHECKS, LINE_CONTEXT, Allowlist, Rule, shannon_entropy
 from .vault import PLACEHOLDER_RE, Vault
 
@@ -142,6 +142,7 @@ class Redactor:
 
         # Streaming: where a match could still be in progress, and how much context to keep.
         alts: list[tuple[str, int | None]] = [(_placeholder_prefix(), 96)]
+        heads: list[tuple[tuple[str, ...], ...]] = [()]  # per alternative: what its secret comes after
         context = 1
         for rt in self._rt:
             info = rt.info
@@ -152,11 +153,21 @@ class Redactor:
                 reach = None if reach is None else reach + LINE_CONTEXT
                 context = max(context, LINE_CONTEXT + 1)
             alts.append((alt, reach))
+            heads.append(secret_heads(rt.rule.regex, rt.rule.secret_group))
             context = max(context, info.behind + 1)
         self.context_chars = context
         reaches = [w for _, w in alts]
         self.max_hold = None if any(w is None for w in reaches) else max(reaches)
         self._pending = _PendingIndex(alts)
+        # Where a *secret* could still begin (what the stream must hold back): as
+        # above, but a match in progress that lacks one of its rule's heads yet
+        # (``patterns.secret_heads``) cannot hold one. Once a rule has all its
+        # heads in the held text, the stream holds from the pending position.
+        self._heads = [h for h in heads if h]
+        strings = sorted({o for hs in self._heads for opts in hs for o in opts}, key=lambda o: (-len(o), o))
+        # every head string at each position, longest first: one found stands for those it contains
+        self._head_rx = re.compile("(?=(" + "|".join(map(re.escape, strings)) + "))") if strings else None
+        self._secret_index = _PendingIndex([a for a, h in zip(alts, heads) if not h]) if strings else None
 
         self._hs: prefilter.HyperscanIndex | None = None
         if use_hyperscan is None:
@@ -344,6 +355,19 @@ class Redactor:
         """Leftmost position >= pos where a match (or a placeholder) may still be in progress."""
         return self._pending.start(text, pos)
 
+    def _secret_start(self, text: str, pos: int) -> int:
+        """Leftmost position >= pos where a secret may still begin, for ``pos`` a
+        ``_pending_start``: every match in progress starts there or later, so
+        while no rule with heads has them all in ``text[pos:]``, only the rules
+        without heads can have a secret in progress."""
+        if self._secret_index is None:
+            return pos
+        found = {m.group(1) for m in self._head_rx.finditer(text[pos:].lower())}
+        if found and any(all(any(o in f for f in found for o in opts) for opts in hs) for hs in self._heads):
+            return pos
+        index = self._secret_index
+        return pos if index.at(text, pos) else index.start(text, pos + 1)
+
     def _scan(self, text: str, start: int) -> tuple[list[tuple[int, int, int]], list[tuple[int, int]]]:
         """Findings from ``start`` on, and the span of every regex match seen (for stream cuts)."""
         n = len(text)
@@ -438,6 +462,19 @@ class _PendingIndex:
                         self._compiled[members] = rx
             self._table[c] = rx
         return rx  # type: ignore[return-value]
+
+    def at(self, text: str, p: int) -> bool:
+        """Whether some alternative matches from ``p`` to the end (``start`` at one position)."""
+        n = len(text)
+        if p >= n:
+            return False
+        if self._long is not None and self._long.match(text, p):
+            return True
+        if p < n - self.SHORT:
+            return False
+        c = ord(text[p])
+        rx = self._bucket(c if c < 128 else 128)
+        return rx is not None and rx.match(text, p) is not None
 
     def start(self, text: str, pos: int) -> int:
         n = len(text)

@@ -641,3 +641,101 @@ def usable_literals(cands: set[str] | None) -> tuple[str, ...] | None:
         if len(s) < 2 or (len(s) == 2 and s.isalnum()):
             return None
     return tuple(sorted(cands))
+
+
+def secret_heads(regex: re.Pattern, secret_group: int | None) -> tuple[tuple[str, ...], ...]:
+    """Sets of strings (lower case) such that every match has, for each set,
+    one of its strings whole before the text a finding replaces begins; empty
+    if there are none. The stream redactor need not hold back a match in
+    progress that lacks one of them yet: the ``://`` of a URL with
+    credentials, the ``=`` of an assignment, the keyword of a ``token = ...``
+    rule. Only the top-level sequence is read, up to the item holding the
+    secret group (``secret_group``; None: the first group that takes part, so
+    that item must always capture). A secret that is the whole match has none."""
+    if secret_group == 0 or regex.groups == 0:
+        return ()
+    items = list(P.parse(regex.pattern, regex.flags))
+    while len(items) == 1 and items[0][0] is C.SUBPATTERN and items[0][1][0] is None:
+        items = list(items[0][1][3])  # (?:...) around the whole pattern
+    for k, (op, av) in enumerate(items):
+        if _holds_group(op, av, secret_group):
+            if secret_group is None and not _always_captures(op, av):
+                return ()  # no group may take part: the secret is then the whole match
+            break
+    else:
+        return ()
+    found = [_required_strings(items[:k])] + [_options(op, av) for op, av in items[:k]]
+    return tuple(dict.fromkeys(tuple(sorted({x.lower() for x in f})) for f in found if f))
+
+
+_MAX_OPTIONS = 64  # alternatives an item may have and still serve as a head
+
+
+def _required_strings(seq) -> tuple[str, ...] | None:
+    """The longest run of plain characters in a sequence (one string every match of it contains)."""
+    runs, run = [], []
+    for op, av in seq:
+        if op is C.LITERAL:
+            run.append(chr(av))
+            continue
+        if op in (C.ASSERT, C.ASSERT_NOT, C.AT):
+            continue  # zero-width: the characters around it are still adjacent
+        if run:
+            runs.append("".join(run))
+            run = []
+    if run:
+        runs.append("".join(run))
+    best = max(runs, key=len, default="")
+    return (best,) if best else None
+
+
+def _options(op, av) -> tuple[str, ...] | None:
+    """Strings of which every match of this one node contains one: an
+    alternation each of whose branches has a run of plain characters, a
+    small class of plain characters, a group around such a sequence."""
+    if op is C.BRANCH:
+        out: list[str] = []
+        for alt in av[1]:
+            got = _required_strings(alt) or _seq_options(alt)
+            if not got:
+                return None
+            out += got
+        return tuple(out) if len(out) <= _MAX_OPTIONS else None
+    if op is C.IN and av and all(o is C.LITERAL for o, _ in av) and len(av) <= 8:
+        return tuple(chr(a) for _, a in av)
+    if op is C.SUBPATTERN and av[0] is None:
+        return _required_strings(av[3]) or _seq_options(av[3])
+    return None
+
+
+def _seq_options(seq) -> tuple[str, ...] | None:
+    """The options of the first node of ``seq`` that has some (zero-width nodes skipped)."""
+    for op, av in seq:
+        got = _options(op, av)
+        if got:
+            return got
+        if op in (C.MAX_REPEAT, C.MIN_REPEAT, C.POSSESSIVE_REPEAT) and av[0] == 0:
+            continue
+        if op not in (C.ASSERT, C.ASSERT_NOT, C.AT):
+            return None
+    return None
+
+
+def _holds_group(op, av, group: int | None) -> bool:
+    """Whether this node holds capturing group ``group`` (None: any)."""
+    if op is C.SUBPATTERN and av[0] is not None and (group is None or av[0] == group):
+        return True
+    return any(_holds_group(o, a, group) for child in _children(op, av) for o, a in child)
+
+
+def _always_captures(op, av) -> bool:
+    """Whether every match of this node sets some capturing group."""
+    if op is C.SUBPATTERN:
+        return av[0] is not None or any(_always_captures(o, a) for o, a in av[3])
+    if op is C.BRANCH:
+        return all(any(_always_captures(o, a) for o, a in alt) for alt in av[1])
+    if op in (C.MAX_REPEAT, C.MIN_REPEAT, C.POSSESSIVE_REPEAT):
+        return av[0] >= 1 and any(_always_captures(o, a) for o, a in av[2])
+    if op is C.ATOMIC_GROUP:
+        return any(_always_captures(o, a) for o, a in av)
+    return False

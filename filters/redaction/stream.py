@@ -51,18 +51,19 @@ class StreamRedactor:
         self._key = bytes(key)
         self._vault = vault
         self._ctx = ""  # already-sent original text kept as left context for the regexes
-        self._buf = ""  # received, not yet sent (and examined)
+        self._buf = ""  # received since the last cut (examined again on each look)
+        self._sent = 0  # leading characters of _buf already released (no secret can begin there)
         self._new: list[str] = []  # received since the last look, not yet joined to _buf
         self._new_len = 0
         self._checked = 0  # positions of _buf before this cannot start a match
-        self._quiet = 0  # characters still held after the last look
+        self._quiet = 0  # characters of _buf after the last look
         self.counts: dict[str, int] = {}
         self.closed = False
 
     @property
     def held(self) -> int:
         """Characters received but not yet released."""
-        return len(self._buf) + self._new_len
+        return len(self._buf) - self._sent + self._new_len
 
     def feed(self, chunk: str) -> str:
         if self.closed:
@@ -73,9 +74,8 @@ class StreamRedactor:
             return ""
         self._new.append(chunk)
         self._new_len += len(chunk)
-        held = len(self._buf) + self._new_len
-        if held > self.LAZY and self._new_len * 4 < self._quiet:
-            return ""  # looked at this recently: wait until the held text grows by a quarter
+        if len(self._buf) + self._new_len > self.LAZY and self._new_len * 4 < self._quiet:
+            return ""  # looked at this recently: wait until the examined text grows by a quarter
         return self._release(final=False)
 
     def flush(self) -> str:
@@ -95,6 +95,12 @@ class StreamRedactor:
             raise RedactionError(f"stream redaction failed ({type(exc).__name__})") from None
 
     def _release_inner(self, final: bool) -> str:
+        """Two positions bound what goes out. The *cut*: before it no match can
+        still be in progress, so the regexes restart there next time (text
+        before it is final). The *hold*: before it no secret can still begin,
+        so text up to there is released even if it is examined again (the
+        start of a URL whose ``://`` has not come, a word that may yet turn
+        out to name a variable); the first finding past the cut bounds it too."""
         r = self._r
         if self._new:
             self._buf += "".join(self._new)
@@ -102,31 +108,41 @@ class StreamRedactor:
             self._new_len = 0
         seg = self._ctx + self._buf
         base = len(self._ctx)
-        pending = len(seg)
+        sent = base + self._sent
         if final:
-            cut = len(seg)
-        else:
-            pending = r._pending_start(seg, base + self._checked)
-            if pending == base:
-                self._checked = 0
-                self._quiet = len(self._buf)
-                return ""
-            cut = pending
+            return self._emit(seg, r._scan(seg, base)[0], sent, len(seg))
+        pending = r._pending_start(seg, base + self._checked)
+        hold = r._secret_start(seg, pending)
+        if pending == base and hold <= sent:  # nothing can go, and nothing is final
+            self._checked = 0
+            self._quiet = len(self._buf)
+            return ""
         spans, seen = r._scan(seg, base)
-        if not final:
-            cut = _cut_outside(seen, cut)  # never cut inside a regex match (nor a placeholder)
-            if cut <= base:
-                self._checked = pending - base
-                self._quiet = len(self._buf)
-                return ""
-        out = r._render(seg, [sp for sp in spans if sp[0] < cut], self._key, self._vault, base, cut)
+        cut = max(base, _cut_outside(seen, pending))  # never cut inside a regex match (nor a placeholder)
+        first = next((sp[0] for sp in spans if sp[0] >= cut), len(seg))
+        release = max(cut, min(hold, first), sent)
+        out = self._emit(seg, spans, sent, release)
+        if cut > base:
+            keep = r.context_chars
+            self._ctx = seg[max(0, cut - keep):cut]
+            self._buf = seg[cut:]
+            base = cut
+        self._sent = release - base
+        self._checked = max(0, pending - base)
+        self._quiet = len(self._buf)
+        return out
+
+    def _emit(self, seg: str, spans, start: int, stop: int) -> str:
+        """``seg[start:stop]`` with its secrets replaced."""
+        if stop <= start:
+            return ""
+        for s, e, _ in spans:
+            if s < start < e:  # the hold guarantees this never happens; fail closed if it did
+                raise RedactionError("stream redaction: a secret began in text already sent")
+        out = self._r._render(seg, [sp for sp in spans if start <= sp[0] < stop], self._key, self._vault, start,
+                              stop)
         for rid, n in out.counts.items():
             self.counts[rid] = self.counts.get(rid, 0) + n
-        keep = r.context_chars
-        self._ctx = seg[max(0, cut - keep):cut]
-        self._buf = seg[cut:]
-        self._checked = max(0, pending - cut)
-        self._quiet = len(self._buf)
         return out.text
 
 

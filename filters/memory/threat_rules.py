@@ -1,0 +1,361 @@
+"""The memory gate's threat rules: (reason, regex) pairs over normalised text.
+
+``threats.scan`` NFKC-normalises and case-folds a statement, collapses runs of
+spaces, and searches these patterns (compiled once, one combined regex per
+reason). Patterns are written lower-case. Each reason's rules aim at what an
+attacker must say to get an effect, not at the topic: "ignore previous
+instructions" is refused, "ignore the lint warnings in vendor/" is not;
+``curl ... ?k=$API_KEY`` is refused, ``curl -H "Authorization: Bearer $TOKEN"``
+is not.
+"""
+from __future__ import annotations
+
+# Small building blocks --------------------------------------------------------
+
+_GAP = r"(?:[\s,]+[^\s]+){0,4}?[\s,]+"          # up to four words in between
+_GAP2 = r"(?:[\s,]+[^\s]+){0,2}?[\s,]+"
+_ANY = r"[^\n]{0,120}?"                          # same line, bounded
+_FAR = r"[\s\S]{0,240}?"                         # across lines, bounded
+
+
+def _alt(*words: str) -> str:
+    return "(?:" + "|".join(words) + ")"
+
+
+_IGNORE = _alt(
+    "ignore", "ignoring", "disregard", "disregarding", "forget", "forgetting", "neglect", "abandon", "discard",
+    "dismiss", "set aside", "pay no attention to", "do not follow", "don't follow", "stop following",
+    "no longer follow", "nullify", "supersede", "overrule", "unlearn", "override", "bypass", "throw away",
+)
+_PRIOR = _alt(
+    "previous", "previously", "prior", "above", "earlier", "preceding", "foregoing", "former", "original",
+    "initial", "old", "past", "existing", "current", "system", "safety", "developer", "all", "any", "every",
+    "your", "these", "those", "other", "default", "given", "provided", "aforementioned", "first",
+)
+_PRIOR_STRICT = _alt(
+    "previous", "previously", "prior", "above", "earlier", "preceding", "foregoing", "original", "initial",
+    "aforementioned", "all previous", "all prior", "all the previous", "all of the previous", "everything",
+)
+# What an override targets: strong nouns with any determiner, weak ones only after "previous/above/...".
+_ORDERS = _alt(
+    r"instructions?", r"\w*nstruct\w*", r"directives?", r"prompts?", r"guidelines?", r"programming", r"safeguards?", r"commands?",
+    r"orders?", r"guidance", r"rules?", r"constraints?", r"restrictions?", r"polic(?:y|ies)", r"training",
+    r"limitations?", r"objectives?", r"content polic(?:y|ies)", r"ethics", r"principles", r"boundaries",
+    r"protocols?", r"system prompt", r"system message", r"guardrails?",
+)
+_ORDERS_WEAK = _alt(
+    r"context", r"conversation", r"messages?", r"tasks?", r"filters?", r"settings?", r"requests?", r"goals?",
+    r"text", r"input", r"information", r"content", r"said", r"told", r"directions", r"steps",
+)
+_USER = _alt(
+    "the user", "user", "users", "the human", "the operator", "the owner", "the admin", "the administrator",
+    "the requester", "the developer", "your user", "your human", "the account holder", "the principal",
+)
+_SECRETISH = r"[a-z_]*(?:key|token|secret|passw(?:or)?d|pwd|pass|cred|credential|auth|session|cookie|apikey|private)[a-z_0-9]*"
+_NET = _alt(
+    "curl", "wget", "fetch", "invoke-webrequest", "invoke-restmethod", "iwr", "irm", "nc", "ncat", "netcat", r"requests\.(?:get|post|put)", r"urllib\.request", "axios", "scp", "rsync",
+    "ftp", "sftp", "telnet", "socat", r"new-object net\.webclient", r"\.downloadstring", r"\.uploadstring",
+    r"system\.net\.webclient",
+)
+_CRED_FILE = _alt(
+    r"~?/?\.ssh/(?:id_[a-z0-9_]+|(?!authorized_keys)[\w.-]*(?:key|pem)\b)", r"\bid_(?:rsa|dsa|ecdsa|ed25519)\b", r"\.aws/credentials",
+    r"\.aws/config", r"/etc/shadow", r"/etc/gshadow", r"/etc/sudoers", r"/etc/passwd", r"\.netrc", r"\.pgpass",
+    r"\.git-credentials", r"\.docker/config\.json", r"\.kube/config", r"\.npmrc", r"\.pypirc", r"\.gnupg",
+    r"login\.keychain", r"keychain", r"\.config/gcloud", r"application_default_credentials", r"credentials\.json",
+    r"/proc/self/environ", r"/proc/\d+/environ", r"login data", r"\bcookies\.sqlite", r"key4\.db", r"logins\.json",
+    r"wallet\.dat", r"\.bitcoin", r"\.azure/", r"\.terraform\.d/credentials", r"\.vault-token", r"ntds\.dit",
+    r"\bsam\b hive", r"lsass", r"secrets?\.(?:ya?ml|json|toml)",
+    r"~?/?\.ssh/(?!config\b|known_hosts\b|authorized_keys\b)[\w.-]+",
+)
+_DOTENV = r"[^\s]{0,40}?\.env\b(?!\.(?:example|sample|template|dist|defaults)|\s+(?:file\s+)?(?:template|example))"
+_READ = _alt(
+    "cat", "print", "dump", "read", "reading", "open", "show", "display", "output", "reveal", "echo",
+    "get-content", "copy", "cp", "scp", "less", "more", "head", "tail", "base64", "xxd", "strings", "grep",
+    "attach", "upload", "send", "sending", "extract", "grab", "collect", "steal", "harvest", "exfiltrate",
+    "leak", "paste", "post", "list the contents of", "contents of", "content of", "tell me", "give me", "share",
+    "transmit", "forward", "email", "e-mail", "retrieve", "look in", "find-generic-password",
+    "find-internet-password", "dump-keychain",
+)
+_AGENT_FILE = _alt(
+    r"claude\.md", r"agents?\.md", r"gemini\.md", r"\.cursorrules", r"\.cursor/rules", r"\.cursor/mcp\.json",
+    r"\.windsurfrules", r"\.clinerules", r"copilot-instructions\.md", r"\.claude/settings(?:\.local)?\.json",
+    r"\.claude/", r"\.mcp\.json", r"mcp\.json", r"mcp_config\.json", r"claude_desktop_config\.json",
+    r"\.codex/config\.toml", r"\.codex/", r"\.aider\.conf", r"\.continue/config", r"\.roo/", r"\.roorules",
+    r"\.goosehints", r"\.github/instructions", r"memory\.md", r"user\.md", r"soul\.md",
+    r"system[_ -]?prompt\.(?:md|txt)",
+)
+_EMAIL = r"[a-z0-9._%+-]+@[a-z0-9-]+(?:\.[a-z0-9-]+)*\.[a-z]{2,}"
+_WRITE = _alt(
+    "add", "adding", "append", "appending", "insert", "inserting", "write", "writing", "put", "prepend", "inject",
+    "save", "edit", "editing", "modify", "modifying", "update", "updating", "change", "changing", "overwrite",
+    "replace", "create", "place", "include", "register", "install", "configure", "enable", "set up", "setup",
+)
+
+# The rules ------------------------------------------------------------------------
+# Each entry: (reason, pattern). Order inside a reason does not matter.
+
+RULES: tuple[tuple[str, str], ...] = (
+    # -- instruction override --------------------------------------------------
+    ("instruction_override", r"\b" + _IGNORE + r"\s+" + _PRIOR + _GAP2 + _ORDERS + r"\b"),
+    ("instruction_override", r"\b" + _IGNORE + r"\s+(?:the\s+|all\s+|any\s+|of\s+)*" + _PRIOR_STRICT + _GAP2 + _ORDERS_WEAK + r"\b"),
+    ("instruction_override", r"\b(?:ignore|disregard|forget|neglect|pay no attention to)\s+(?:all\s+|any\s+)?(?:of\s+)?(?:the|your|this|these)?\s*(?:previous|prior|above|preceding|earlier|foregoing|aforementioned)(?:\s*(?:[.,;:!)]|$|\band\b|\bone\b|\bpart\b|\bmessages?\b|\bcontent\b)|\s+(?:[\w-]+\s+){0,2}?\w*struct\w*)"),
+    ("instruction_override", r"\b(?:ignore|disregard|forget)\s+(?:about\s+)?(?:everything|all|anything)\s+(?:above|before|prior|previously|you(?:'ve| have)? (?:been|were) told|(?:that )?i (?:said|told you)|said (?:before|above|so far)|so far)"),
+    ("instruction_override", r"\b(?:ignore|disregard)\s+(?:the\s+|your\s+|all\s+|any\s+)?(?:instructions?|directives|prompt|system prompt|guidelines|programming)\b"),
+    ("instruction_override", r"\b(?:new|updated|revised|real|actual|true|additional|secret|hidden|important|urgent|priority|override|final|special|replacement)\s+(?:instructions?|directives?|orders|commands?|task|objective|mission|goal)\s*(?::|are as follows|is as follows|follow:|below:|from (?:the (?:user|developer|admin|system|owner)|your (?:user|developer|admin|owner|creator)|me)\b)"),
+    ("instruction_override", r"\byour\s+(?:new|real|actual|true|updated|revised)\s+(?:task|instructions?|goal|objective|mission|job|purpose|directive|orders)s?\b"),
+    ("instruction_override", r"\binstead\s*,?\s+(?:you\s+(?:must|will|shall)\s+(?:now\s+)?|just\s+|only\s+)?(?:say|print|output|respond|reply|answer)\b|\b(?:do|perform|execute) (?:the following|this) instead\b"),
+    ("instruction_override", r"\b(?:before|after)\s+(?:you\s+)?(?:can\s+|do\s+|start\s+|continue\s+)?(?:solv(?:e|ing)|complet(?:e|ing)|answer(?:ing)?|do(?:ing)?|continu(?:e|ing)|proceed(?:ing)?|finish(?:ing)?|start(?:ing)?|perform(?:ing)?|handl(?:e|ing)|work(?:ing)? on)\s+(?:with\s+)?(?:the|your|this|any|my|that)\s+(?:user'?s?\s+|original\s+|current\s+|other\s+)?(?:task|request|question|instructions?|assignment|job)"),
+    ("instruction_override", r"\b(?:do|perform|complete|execute) the following (?:steps? )?first\b|\bfirst,? (?:please )?(?:do|perform|execute) the following\b"),
+    ("instruction_override", r"\bafter (?:you do|doing|completing|you have done|you've done) (?:that|this|so)\s*,?\s+(?:you can|continue|proceed|go back|resume|return)"),
+    ("instruction_override", r"\b(?:this|the following|these|my|an?)\s+(?:is an?\s+)?(?:important|urgent|critical|high[- ]priority|official|mandatory)\s+(?:message|instructions?|notice|update|directive|request|order)\s+(?:from|for|to)\s+(?:me|you|the (?:user|developer|admin|system|owner))"),
+    ("instruction_override", r"\bthis is an? (?:important|urgent|critical) (?:message|instruction|notice|update)\b"),
+    ("instruction_override", r"\b(?:this|these|my|the following)\s+(?:instructions?|rules?|messages?|commands?|directives?)\s+(?:take|takes|has|have|carry|carries|get|gets)\s+(?:top\s+|highest\s+|absolute\s+|the highest\s+)?(?:priority|precedence)"),
+    ("instruction_override", r"\b(?:highest|top|absolute|maximum|overriding)[- ]priority\s+(?:instructions?|task|directive|order|command|override|message)\b"),
+    ("instruction_override", r"\b(?:override|overrides|overriding|supersedes?|overrule|overrules|replaces?)\s+(?:all\s+|any\s+)?(?:previous|prior|other|existing|earlier|original|system|default|your|the above)\b"),
+    ("instruction_override", r"\b(?:end|stop)\s+of\s+(?:the\s+)?(?:user'?s?\s+|previous\s+|original\s+|system\s+)?(?:input|instructions?|prompt|document|text|message|context|data|email|conversation|task)\s*[\]\-=#.>:]"),
+    ("instruction_override", r"\b(?:do not|don't|never|no longer)\s+(?:follow|obey|listen to|comply with|adhere to|respect)\s+(?:the\s+|your\s+|any\s+|those\s+|these\s+)?(?:(?:previous|prior|original|system|above|earlier|initial|safety|old|other)\s+)*(?:instructions?|directives?|guidelines|system prompt|programming|policies|prompts?)\b"),
+    ("instruction_override", r"\b(?:stop|cease|quit|halt)\s+(?:what you(?:'re| are) doing|your current task|the current task|following|obeying|processing)"),
+    ("instruction_override", r"\b(?:the|your)\s+(?:task|instructions?|goal|objective|assignment)\s+(?:has|have)\s+(?:been\s+)?(?:changed|updated|replaced|modified|cancell?ed)"),
+    ("instruction_override", r"\b(?:the\s+)?(?:instructions?|text|message|content|prompt)\s+(?:above|before this|so far)\s+(?:is|are|was|were)\s+(?:fake|wrong|false|invalid|outdated|obsolete|a test|void|cancelled|not (?:real|valid))"),
+    ("instruction_override", r"\b(?:forget|ignore|disregard)\s+(?:the\s+)?(?:task|question|request|assignment)\s+(?:you were|i|the user|given|above|at hand)"),
+    ("instruction_override", r"\b(?:execute|perform|carry out|follow|obey|complete|do)\s+(?:the\s+)?(?:following|these|my|below|next)\s+(?:instructions?|commands?|steps?|tasks?|orders?|directives?)\s+(?:immediately|now|first|instead|without)"),
+    ("instruction_override", r"\byou\s+(?:must|will|shall|have to)\s+(?:now\s+)?obey\b"),
+    ("instruction_override", r"\bto you,?\s+(?:gpt|chatgpt|claude|gemini|llama|the (?:ai|assistant|model|agent|llm)|ai|assistant|agent|llm)\b"),
+    ("instruction_override", r"\b(?:dear|attention|note to|note for|notes for|message to|message for|a note for|reminder for|reminder to)\s+(?:the\s+|any\s+|all\s+)?(?:ai|assistant|agent|llm|language model|chatbot|gpt|chatgpt|claude|gemini|copilot|ai model|ai agents?|ai assistants?)\b"),
+    ("instruction_override", r"^\s*(?:ai|assistant|agent|llm|gpt|chatgpt|claude|model)\s*[:,]\s*(?:please\s+|you\s+|now\s+|ignore|do|send|execute|run|forget|always|never)"),
+    ("instruction_override", r"\b(?:when|if|whenever)\s+(?:you|an? (?:ai|assistant|agent|llm|language model)|the (?:ai|assistant|agent|model|llm))\s+(?:read|reads|see|sees|process|processes|encounter|encounters|summari[sz]e|summari[sz]es|parse|parses)\s+(?:this|these)"),
+    ("instruction_override", r"\b(?:todo|action required)\s*:\s*(?:please\s+)?(?:ignore|disregard|forget|exfiltrate|wire|transfer \$|send (?:all|the (?:password|code|key|credentials)))"),
+
+    # -- role hijack ----------------------------------------------------------
+    ("role_hijack", r"\byou(?:'re|\s+are)\s+now\s+(?:a\s+|an\s+|the\s+|my\s+)?(?:[\w-]+\s+){0,2}?(?:ai|assistant|model|bot|chatbot|llm|agent|character|persona|mode|version|dan|hacker|system|administrator|admin|developer|unrestricted|jailbroken|uncensored|unfiltered|free|operating|acting|called|named|known as|in (?:[\w-]+\s+)?mode|going to act|playing|programmed|allowed|able to do anything)\b"),
+    ("role_hijack", r"\byou(?:'re|\s+are)\s+(?:hereby|henceforth|from now on)\b|\byou(?:'re|\s+are)\s+no\s+longer\s+(?:an?\s+)?(?:ai|assistant|bound|restricted|limited|required to|chatgpt|claude|gpt|constrained|an ai|a language model|obligated|subject to)"),
+    ("role_hijack", r"\byou(?:'re| are)\s+(?:a |an )?(?:jailbroken|unrestricted|uncensored|unfiltered|unlimited|unbound|evil|rogue|liberated|freed|free from)\b"),
+    ("role_hijack", r"\b(?:from now on|henceforth|starting now|for the rest of (?:this|the|our) conversation)\s*,?\s+(?:you\s+(?:are|will be|will act|are going to|must act|shall act|will now act|act|behave|become|will pretend|will roleplay|will respond as|will answer as|have no)|act as|behave as|respond as|answer as|pretend|roleplay)"),
+    ("role_hijack", r"\b(?:i want you to|i need you to|i'd like you to|you will|you must|you should|you shall|you are going to|you're going to|you have to|your job is to|your task is to)\s+(?:now\s+)?(?:role-?play|pretend|act|behave|respond|answer|speak|reply|function|serve)\s+(?:as|like|to be|you(?:'re| are)|that you(?:'re| are))\b"),
+    ("role_hijack", r"(?:^|[.!?:\n]\s*|\b(?:please|now)\s+)(?:role-?play|pretend|act|behave|respond|answer|speak|reply|function)\s+(?:as|like|to be)\s+(?:if\b|though\b|(?:an?\s+|the\s+|my\s+)?(?:[\w-]+\s+){0,2}?(?:ai|assistant|model|chatbot|llm|bot|character|persona|dan|hacker|villain|unrestricted|unfiltered|uncensored|jailbroken|evil|rogue|system|administrator|admin|root|terminal|shell|linux terminal|developer mode)\b)"),
+    ("role_hijack", r"\b(?:pretend|imagine|suppose)\s+(?:that\s+)?you(?:'re| are| were)\s+(?:an?\s+|the\s+)?(?:[\w-]+\s+){0,2}?(?:ai|assistant|model|chatbot|llm|bot|unrestricted|jailbroken|uncensored|unfiltered|dan|evil|hacker|admin|administrator|developer|system|without (?:any )?(?:restrictions|limits|rules|filters))\b"),
+    ("role_hijack", r"\b(?:role-?play|roleplaying|role-playing)\s+as\s+(?:an?\s+)?(?:[\w-]+\s+){0,2}?(?:ai|assistant|model|chatbot|dan|evil|hacker|admin|administrator|developer|system)\b"),
+    ("role_hijack", r"\b(?:enter|entering|switch (?:to|into)|activate|activating|turn on|unlock|unlocking|enable)\s+(?:the\s+)?(?:dan|god|jailbreak|jailbroken|unrestricted|uncensored|unfiltered|evil|opposite|anarchy|chaos|dude|stan|aim|mongo tom|no[- ]?limits?|no[- ]?restrictions?)\s+mode\b|\b(?:enter|entering|switch (?:to|into)|activate|activating|unlock|unlocking)\s+(?:the\s+)?(?:developer|dev|sudo)\s+mode\b"),
+    ("role_hijack", r"\b(?:dan|developer|jailbreak|god)\s+mode\s+(?:enabled|activated|on(?=\s*[.!:\])]|\s*$)|output|response|is now)"),
+    ("role_hijack", r"\bdo anything now\b"),
+    ("role_hijack", r"\b(?:stay|remain|keep)\s+in\s+(?:character|role)\b"),
+    ("role_hijack", r"\b(?:no|without|free (?:of|from)|unbound by|not bound by|ignore|ignoring|beyond|bypass)\s+(?:any\s+|all\s+|the\s+)?(?:ethical|moral|content|safety|openai'?s?|anthropic'?s?)\s+(?:and\s+\w+\s+)?(?:guidelines|restrictions|constraints|filters|limits|limitations|boundaries|policies|rules|considerations|principles|concerns|safeguards|guardrails)"),
+    ("role_hijack", r"\b(?:i am|i'm|this is|speaking as)\s+(?:your|the)\s+(?:developer|creator|administrator|admin|owner|programmer|operator|maker|master|system administrator|root user|supervisor)\b"),
+    ("role_hijack", r"\b(?:unfiltered|uncensored|unrestricted|unaligned|jailbroken)\s+(?:ai|assistant|model|mode|response|version|chatbot|llm|answers?)\b"),
+    ("role_hijack", r"\byour\s+(?:new\s+)?(?:name|persona|identity|role|character|personality)\s+is\s+now\b|\byour\s+new\s+(?:name|persona|identity|role|character|personality)\b"),
+    ("role_hijack", r"\b(?:you\s+(?:have|now have)\s+(?:no|been freed from|broken free of)\s+(?:restrictions|limits|rules|filters|guidelines))\b"),
+    ("role_hijack", r"\b(?:you\s+(?:can|will|must|should)\s+(?:now\s+)?(?:do|say|answer|generate)\s+anything)\b"),
+    ("role_hijack", r"\b(?:let'?s|we will|we'll|shall we)\s+play\s+a\s+game\b[^\n]{0,120}?\b(?:you|rules?|answer|respond|pretend)\b"),
+    ("role_hijack", r"\b(?:hypothetical|fictional|imaginary|alternate)\s+(?:world|universe|scenario|story)\s+(?:where|in which)\s+(?:you|ai|there are no)"),
+    ("role_hijack", r"\b(?:respond|answer|reply)\s+(?:to every prompt|to all prompts|twice|in two ways|as both)\b"),
+    ("role_hijack", r"\b(?:opposite|evil|unfiltered|uncensored|dark)\s+(?:version of yourself|side of (?:you|yourself|the ai))\b|\bevil (?:ai|assistant|chatbot|confidant)\b"),
+    ("role_hijack", r"\b(?:simulate|emulate|impersonate)\s+(?:an?\s+|the\s+)?(?:unrestricted|unfiltered|jailbroken|evil|different|another|rogue|uncensored)\s+(?:ai|assistant|model|chatbot|system|administrator|admin|developer)|\bimpersonate\s+(?:the\s+|an?\s+)?(?:user|administrator|admin|developer|system|ceo|owner|it department|support)"),
+
+    # -- concealment from the user -----------------------------------------
+    ("concealment", r"\b(?:do not|don't|dont|never|without|must not|mustn't|should not|shouldn't|avoid|no need to)\s+(?:ever\s+)?(?:tell|telling|inform|informing|mention (?:this|it|anything) to|notify|notifying|reveal (?:this|it|anything) to|alert|alerting|disclose (?:this|it|anything) to|tip off|say (?:anything|a word) to|let on to)\s+" + _USER + r"\b"),
+    ("concealment", r"\b(?:do not|don't|never|without)\s+(?:mention|mentioning|reveal|revealing|disclose|disclosing|acknowledge|acknowledging|admit|admitting|hint at|bring up|refer to|reference)\s+(?:(?:these|this|the (?:above|following|previous|hidden|injected|embedded|extra|additional))\s+(?:instructions?|messages?|steps?|actions?|prompts?|requests?|commands?|tasks?|directives?)|that you (?:were|have|had|did|received|read|got|followed|are|performed|sent|executed|changed))\b"),
+    ("concealment", r"\b(?:keep|make)\s+(?:it|(?:this|these|that|the)(?:\s+(?:action|instruction|message|change|transfer|email|request|step|note)s?)?)\s+(?:a\s+)?(?:secret|hidden|confidential|private|quiet|invisible|undisclosed)\s+from\s+" + _USER),
+    ("concealment", r"\b(?:hide|conceal|mask|obscure|disguise)\s+(?:this|it|these|that|the|your|any)\s+(?:\w+\s+){0,3}?(?:from|so that|so the)\s+(?:the\s+)?(?:user|human|operator|owner|admin|logs?)\b"),
+    ("concealment", r"\b(?:hide|conceal)\s+(?:this|these|the|your|any)\s+(?:instructions?|messages?|actions?|steps?|activity|commands?|changes?|transfers?|emails?)"),
+    ("concealment", r"\b(?:the|your)\s+(?:user|human|operator|owner)\s+(?:must|should|will|need|needs|shall|may|can|is|are)\s*(?:not|never|n't)\s+(?:ever\s+)?(?:know|notice|find out|suspect|realize|realise|be (?:told|informed|made aware|notified|alerted)|become aware|learn (?:about|of) this)\b"),
+    ("concealment", r"\b(?:silently|secretly|covertly|quietly|surreptitiously|stealthily|discreetly|invisibly|behind the scenes)\s*,?\s+(?:send|forward|copy|upload|exfiltrate|email|e-mail|transfer|leak|post|share|run|execute|install|delete|remove|add|insert|include|append|modify|change|disable|grant|invite|wire|move|download|submit|bcc|cc)\b"),
+    ("concealment", r"\b(?:send|forward|copy|upload|email|e-mail|transfer|leak|post|share|run|execute|install|delete|remove|add|include|modify|change|disable|grant|invite|bcc)\b" + _ANY + r"\b(?:silently|secretly|covertly|surreptitiously|stealthily|without (?:the user|the human|the operator|the owner)(?:'s)?\s+(?:knowing|noticing|knowledge|consent|approval|permission)|without (?:telling|notifying|informing|alerting|asking) (?:the user|the human|the operator|the owner|your user))\b"),
+    ("concealment", r"\bwithout\s+(?:the\s+|your\s+)?(?:user|human|operator|owner)(?:'s|s')?\s+(?:knowledge|knowing|consent|noticing|awareness|being aware|approval|permission|finding out)"),
+    ("concealment", r"\b(?:in|from)\s+(?:your|the)\s+(?:response|reply|answer|summary|output|message)s?\s*,?\s+(?:do not|don't|never|omit|leave out|exclude|hide|avoid)\b"),
+    ("concealment", r"\b(?:only|just)\s+(?:say|reply|respond|answer|tell (?:the user|them))\s+(?:that\s+)?(?:you\s+)?(?:['\"]?(?:ok|done|completed|success|task complete|nothing|everything is fine)|the task (?:is|was) (?:done|complete))"),
+    ("concealment", r"\b(?:delete|remove|erase|clear|wipe)\s+(?:this|the|any|all)\s+(?:email|message|instruction|evidence|trace|log|record|notification)s?\s+(?:after|once|so|when|to hide|afterwards)"),
+    ("concealment", r"\b(?:cover|hide) (?:your|the|any) (?:tracks|traces)\b|\bleave no (?:trace|evidence)\b"),
+
+    # -- system-prompt override / fake framing ------------------------------
+    ("system_prompt_override", r"\b(?:new|updated|revised|override|overridden|real|actual|true|modified|replacement|changed)\s+system\s+(?:prompt|message|instructions?|directive|settings?|rules?|policy)\b"),
+    ("system_prompt_override", r"\bsystem\s+(?:prompt|message|instructions?|directive|policy)\s*(?:override|update|change|injection|replacement)\b"),
+    ("system_prompt_override", r"\b(?:change|replace|overwrite|override|modify|update|rewrite|reset|edit)\s+(?:your|the)\s+(?:system\s+(?:prompt|message|instructions?)|initial\s+(?:prompt|instructions)|core\s+(?:instructions|programming|directives)|programming|guidelines)\b"),
+    ("system_prompt_override", r"\b(?:reveal|print|output|repeat|show|display|leak|dump|tell me|give me|share|disclose|recite|echo|write out|spell out|translate|summari[sz]e)\s+(?:me\s+)?(?:all\s+|the\s+)?(?:of\s+)?(?:your|the|its)\s+(?:full\s+|entire\s+|complete\s+|exact\s+|original\s+|hidden\s+|secret\s+|initial\s+|internal\s+)?(?:system\s+(?:prompt|message|instructions?)|initial\s+(?:prompt|instructions)|hidden\s+(?:prompt|instructions)|instructions\s+(?:above|you were given)|rules you (?:were given|follow))\b|\b(?:reveal|print|output|repeat|leak|dump|recite|disclose)\s+(?:me\s+)?(?:all\s+)?(?:of\s+)?your\s+(?:full\s+|entire\s+|complete\s+|exact\s+|original\s+)?(?:(?:pre-?)?prompt|instructions|guidelines|rules|programming)\b"),
+    ("system_prompt_override", r"\b(?:what|tell me)\s+(?:is|are|were)\s+(?:your|the)\s+(?:system\s+(?:prompt|instructions?)|initial instructions|original instructions|hidden instructions)\b"),
+    ("system_prompt_override", r"\b(?:repeat|print|output)\s+(?:the\s+)?(?:words|text|everything)\s+(?:above|before)\b"),
+    ("system_prompt_override", r"<\|?\s*(?:system|im_start|im_end|endoftext|end_of_turn|start_of_turn|eot_id|start_header_id|begin_of_text)\s*\|?>"),
+    ("system_prompt_override", r"<<\s*/?sys\s*>>|\[/?inst\]|\[/?sys\]|\[/?(?:system message|system note|system prompt|system override|admin message|developer message|system instruction)\]"),
+    ("system_prompt_override", r"</?\s*(?:system|system[_-]?(?:prompt|message|instructions?|override)|admin|administrator|developer|instructions?|important|information|important_instructions|secret|hidden|override|root|sudo|policy|rules)\s*>"),
+    ("system_prompt_override", r"(?:^|\n)\s*(?:#{1,6}\s*|\*\*|\[|-{2,}\s*|={2,}\s*)(?:system|admin|administrator|developer|instructions?|assistant)\s*(?:message|prompt|note|notice|override|update|alert|command)?\s*(?:\*\*|\])?\s*:|(?:^|\n)\s*(?:system|assistant|developer)\s+(?:message|prompt|note|override|instruction)s?\s*:"),
+    ("system_prompt_override", r"(?:^|\n)\s*(?:human|user|assistant|system)\s*:[^\n]*\n[\s\S]{0,2000}?\n\s*(?:human|user|assistant|system)\s*:"),
+    ("system_prompt_override", r"\b(?:admin|administrator|developer|root|system|sudo|override|priority)\s+(?:override|command|notice|message|alert|instructions?)\s*:|\b(?:admin|developer|god|root|sudo|override)\s+(?:mode|access|privileges)\s+(?:activated|enabled|granted|engaged|unlocked)"),
+    ("system_prompt_override", r"\b(?:authori[sz]ation|auth)\s+(?:code|level|token)\s*:\s*\S+\s*(?:granted|confirmed|accepted)|\baccess granted\b"),
+    ("system_prompt_override", r"\b(?:openai|anthropic|google|the system|your (?:developers?|creators?|operators?))\s+(?:has|have)\s+(?:authori[sz]ed|approved|allowed|updated|changed|instructed|permitted)\s+(?:you|this)"),
+
+    # -- exfiltration ------------------------------------------------------
+    ("exfiltration", r"\b" + _NET + r"\b[^\n|;]{0,240}?(?:https?://|//)[^\s\"'<>]*[?&/=][^\s\"'<>]*\$\{?" + _SECRETISH),
+    ("exfiltration", r"\b" + _NET + r"\b[^\n|;]{0,240}?(?:\s-d|\s--data(?:-binary|-raw|-urlencode)?|\s-f|\s--form|\s-t|\s--upload-file|\s--post-data|\s--post-file|\s-body|\s-infile|\s--body-file)[\s=]+[\"']?[^\s\"']*\$\{?" + _SECRETISH),
+    ("exfiltration", r"\b" + _NET + r"\b[^\n]{0,240}?(?:\$\(|`)\s*(?:env|printenv|set|whoami|hostname|history|aws configure|gcloud auth print|git config|security find|(?:cat|type|get-content|base64|xxd|tar)\s+[^)`\n]{0,80}?" + _CRED_FILE + r")"),
+    ("exfiltration", r"(?:^|[\s;&(`])(?:env|printenv|set|history|gpg --export-secret-keys|security dump-keychain|aws configure export-credentials)\b[^\n|]{0,60}?\|\s*(?:" + _NET + r")\b|\b(?:cat|type|get-content|base64|xxd|tar)\s+[^\n|]{0,80}?" + _CRED_FILE + r"[^\n|]{0,40}?\|\s*(?:" + _NET + r")\b"),
+    ("exfiltration", r"\b" + _NET + r"\b[^\n]{0,240}?(?:-d|--data(?:-binary|-raw)?|-f|--form|-t|--upload-file|--post-file|-infile|-body)\s*[\"']?@?\s*[\"']?" + _CRED_FILE),
+    ("exfiltration", r"\$env:[a-z_]*(?:key|token|secret|pass)[a-z_]*[^\n]{0,160}?(?:invoke-webrequest|invoke-restmethod|iwr|irm|webclient)|(?:invoke-webrequest|invoke-restmethod|iwr|irm)[^\n]{0,200}?\$env:"),
+    ("exfiltration", r"!\[[^\]\n]{0,200}\]\(\s*<?(?:https?:)?//[^\s)]+\?[^\s)]*="),
+    ("exfiltration", r"!\[[^\]\n]{0,200}\]\(\s*<?(?:https?:)?//[^\s)]*(?:\{|\[|\$|%7b|<)"),
+    ("exfiltration", r"<img\b[^>]{0,300}\bsrc\s*=\s*[\"']?(?:https?:)?//[^\s\"'>]+\?[^\s\"'>]*="),
+    ("exfiltration", r"\[[^\]\n]{0,200}\]\(\s*(?:https?:)?//[^\s)]+\?[^\s)]*=[^\s)]*(?:\{|\[|\$|%7b|<)"),
+    ("exfiltration", r"\b(?:webhook\.site|requestbin|pipedream\.net|burpcollaborator|oastify\.com|interact\.sh|interactsh|\.oast\.(?:fun|live|me|site|online|pro)|canarytokens|ngrok\.io/|ngrok-free\.app/|beeceptor\.com|hookbin|postb\.in|requestcatcher|dnslog\.cn|ceye\.io|xss\.ht)\b"),
+    ("exfiltration", r"\b(?:send|sending|forward|forwarding|email|e-mail|emailing|mail|post|posting|upload|uploading|transmit|transmitting|leak|leaking|exfiltrate|exfiltrating|share|sharing|copy|copying|submit|submitting|paste|pasting|relay|report|reporting|include|including|append|appending|attach|attaching|bcc|cc|dm|message|text)\b" + _FAR + r"\b(?:api[ _-]?keys?|passwords?|passwd|passcodes?|credentials?|secrets?|secret keys?|access tokens?|auth(?:entication)? tokens?|bearer tokens?|session (?:tokens?|cookies?|ids?)|cookies|private keys?|ssh keys?|seed phrases?|recovery phrases?|mnemonic|wallet|conversation history|chat history|chat log|the (?:entire |whole |full |complete )?(?:conversation|chat|context|transcript|prompt|system prompt)|environment variables|env vars|\.env|security codes?|verification codes?|2fa codes?|otp|one-time (?:code|password)|mfa codes?|login codes?|reset (?:link|code)s?|personal (?:data|information|details)|credit card|card numbers?|cvv|ssn|social security|bank (?:details|account)|iban|account numbers?|user data|customer data|all (?:emails|messages|files|documents|contacts|data))\b" + _FAR + r"(?:\bto\b|\binto\b|\bat\b|\bvia\b|\bon\b|\bwith\b|=)\s*(?:the\s+)?(?:following\s+|this\s+|my\s+|our\s+|an?\s+)?(?:(?:external|new|attacker'?s?|remote|personal|backup|other|different)\s+)?(?:https?://|www\.|[a-z0-9._%+-]+@[a-z0-9.-]+\.[a-z]{2,}|[a-z0-9-]+\.(?:com|net|org|io|xyz|ru|cn|info|biz|top|site|online|me|co|app|dev|tk)\b|(?:url|address|email|e-mail|server|endpoint|webhook|link|site|website|domain|ip|host|account|inbox|channel|number|phone|contact|bucket)\b)"),
+    ("exfiltration", r"\b(?:send|forward|email|e-mail|mail|post|upload|transmit|leak|exfiltrate|share|copy|submit|bcc|cc|redirect|auto-?forward)\s+(?:all|every|each|any|the|my|your|their|our|a copy of (?:all|every|the|my))\s+(?:of\s+(?:the|my|your)\s+)?(?:incoming\s+|new\s+|future\s+|recent\s+|received\s+|unread\s+|private\s+|sensitive\s+|confidential\s+|internal\s+)?(?:emails?|messages?|files?|documents?|data|contacts?|conversations?|chats?|mail|attachments?|records?|notes?|logs?|keys?|passwords?|secrets?|credentials?)\b" + _ANY + r"\bto\s+(?:https?://|www\.|[a-z0-9._%+-]+@[a-z0-9.-]+\.[a-z]{2,}|(?:this|the following|my new|a new|an external|the external)\s+(?:address|email|url|server|account))"),
+    ("exfiltration", r"\b(?:exfiltrate|exfiltrating|exfiltration of)\s+(?:the\s+|all\s+|any\s+|this\s+|user\s+)?(?:data|secrets?|credentials?|keys?|tokens?|files?|information|conversation|emails?|passwords?)"),
+    ("exfiltration", r"\b(?:dns|nslookup|dig|ping)\b[^\n]{0,120}?\$\{?" + _SECRETISH + r"[^\n]{0,40}?\.[a-z0-9-]+\.[a-z]{2,}"),
+    ("exfiltration", r"\b(?:encode|put|embed|append|include|insert|add)\s+(?:the\s+|any\s+|all\s+|user'?s?\s+|their\s+)?(?:secret|data|password|key|token|conversation|information|answer|response|summary|query|credentials?)s?\s+(?:\w+\s+){0,3}?(?:in|into|as|to)\s+(?:the\s+|a\s+)?(?:url|query (?:string|parameter)|image (?:url|link|source)|link|parameter|subdomain|dns)"),
+
+    # -- reading credential files ----------------------------------------------
+    ("credential_read", r"\b" + _READ + r"\b[^\n]{0,60}?" + _CRED_FILE),
+    ("credential_read", r"\b(?:cat|print|dump|send|upload|show|display|output|reveal|echo|leak|exfiltrate|read|share|post|attach|email|forward|get-content|less|more|head|tail|base64|xxd|strings|copy|paste)\s+(?:me\s+)?(?:the\s+)?(?:(?:full\s+|entire\s+)?contents?\s+of\s+)?(?:the\s+|your\s+|my\s+)?" + _DOTENV),
+    ("credential_read", r"\bsecurity\s+(?:find-generic-password|find-internet-password|dump-keychain|export)\b|\bcmdkey\s+/list\b|\bvaultcmd\b|\bmimikatz\b|\bsekurlsa\b|\blazagne\b|\bsecretsdump\b|\bhashdump\b"),
+    ("credential_read", r"\b(?:reveal|print|output|show|display|dump|tell me|give me|share|leak|disclose|expose|send me)\s+(?:me\s+)?(?:all\s+)?(?:of\s+)?(?:your|the|any|all|stored|saved|the user'?s?|their)\s+(?:own\s+|stored\s+|saved\s+|current\s+)?(?:api[ _-]?keys?|secret keys?|passwords?|credentials|access tokens?|auth tokens?|bearer tokens?|private keys?|ssh keys?|env(?:ironment)? var(?:iable)?s|session cookies?|keychain|password manager|seed phrase|recovery phrase)\b"),
+    ("credential_read", r"\b(?:printenv|env|set|get-childitem env:|gci env:|dir env:|export -p|declare -x|os\.environ|process\.env)\b[^\n]{0,40}?(?:>|\||\btee\b)\s*[^\n]{0,60}?(?:https?://|/tmp/|\bcurl\b|\bnc\b|\bwget\b)"),
+    ("credential_read", r"\b(?:browser|chrome|firefox|safari|edge)\s+(?:saved\s+)?(?:passwords|cookies|credentials|login data|session)\b"),
+
+    # -- SSH / persistence backdoors ---------------------------------------------
+    ("persistence_backdoor", r"(?:\b(?:echo|printf|cat|tee)\b|>>)[^\n]{0,300}?authorized_keys|\b(?:add|append|adding|appending|insert|write|put|copy|paste|place|install|drop)\s+(?:this|the following|the attacker'?s?|my|our|these|a new|an extra|an additional|this public|the below|the)\s+(?:ssh\s+)?(?:public\s+)?keys?\b[^\n]{0,80}?authorized_keys"),
+    ("persistence_backdoor", r"authorized_keys[^\n]{0,200}?ssh-(?:rsa|ed25519|dss|ecdsa)|ssh-(?:rsa|ed25519|dss|ecdsa)[\w-]*\s+aaaa[0-9a-z+/]{20,}"),
+    ("persistence_backdoor", r"\|\s*crontab\b|\bcrontab\s+-\s*(?:$|[^\w])|>>?\s*/etc/cron|/etc/cron\.(?:d|hourly|daily)/[^\s]*\s*(?:<|$)|/var/spool/cron|@reboot\b|(?:crontab|cron job|cronjob|scheduled task|schtasks)[^\n]{0,160}?(?:curl|wget|nc |ncat|/dev/tcp|bash -i|python -c|base64|powershell -e|iex|invoke-expression)"),
+    ("persistence_backdoor", r"(?:\*|\d+)(?:\s+(?:\*|\d+|\*/\d+)){4}\s+[^\n]{0,80}?(?:curl|wget|\bnc\b|ncat|/dev/tcp|bash -i|python -c|base64 -d|\| ?(?:ba)?sh)"),
+    ("persistence_backdoor", r"/dev/tcp/|\bbash\s+-i\s+>&|\bnc\b[^\n]{0,40}?\s-[a-z]*e\s+/bin/|\bncat\b[^\n]{0,40}?--exec|\bmkfifo\b[^\n]{0,80}?\bnc\b|\bsocat\b[^\n]{0,80}?exec:|reverse[ _-]?shell|bind[ _-]?shell|\bmeterpreter\b|\bmsfvenom\b|\bcobalt ?strike\b|\bnishang\b|\bpowercat\b"),
+    ("persistence_backdoor", r"\bpython[23]?\s+-c\s+[\"'][^\n]{0,200}?socket[^\n]{0,200}?(?:connect|dup2|subprocess|pty)"),
+    ("persistence_backdoor", r"(?:\.bashrc|\.zshrc|\.profile|\.bash_profile|\.zprofile|\.zshenv|config\.fish|/etc/profile|rc\.local|\$profile)\b[^\n]{0,200}?(?:curl|wget|\bnc\b|/dev/tcp|base64|python -c|alias sudo|alias ssh|alias git|ld_preload|prompt_command|iex|invoke-expression|eval\s*\$\()|(?:curl|wget|\bnc\b|/dev/tcp|base64 -d|alias sudo|alias ssh|ld_preload|prompt_command)[^\n]{0,200}?>>\s*[^\s]*(?:\.bashrc|\.zshrc|\.profile|\.bash_profile|\.zprofile|\.zshenv|config\.fish|/etc/profile|rc\.local)"),
+    ("persistence_backdoor", r"\balias\s+(?:sudo|ssh|su|git|ls|cd|passwd)\s*=\s*[\"'][^\"']*(?:curl|wget|nc|tee|/tmp|base64|python|\$\(|;|&&)"),
+    ("persistence_backdoor", r"\bld_preload\s*=\s*[^\s]*(?:/tmp/|/dev/shm/|\.so)|/etc/ld\.so\.preload"),
+    ("persistence_backdoor", r"(?:/etc/systemd/system|~/.config/systemd/user|/lib/systemd/system|\.service\b)[^\n]{0,200}?(?:execstart\s*=\s*[^\n]*(?:curl|wget|\bnc\b|/dev/tcp|bash -c|base64|/tmp/|python -c))|execstart\s*=\s*[^\n]*(?:curl|wget|\bnc\b|/dev/tcp|bash -i|base64 -d|/tmp/|/dev/shm|python -c)"),
+    ("persistence_backdoor", r"(?:echo|printf|cat|tee)[^\n]{0,300}?>>?\s*(?:/etc/systemd/system/|/etc/init\.d/|/etc/sudoers|/etc/passwd|/etc/shadow|/etc/hosts\b|/etc/rc\.local|/library/launch(?:agents|daemons)/|~/library/launchagents/)"),
+    ("persistence_backdoor", r"\bnopasswd\b[^\n]{0,120}?(?:>>|tee|visudo|sudoers)|(?:>>|tee)[^\n]{0,80}?sudoers[^\n]{0,80}?nopasswd|\b(?:useradd|adduser|net user)\b[^\n]{0,120}?(?:-g\s*(?:sudo|wheel|root|admin)|-o -u 0|/add\b|-u 0\b|administrators)|\busermod\s+-a?g\s*(?:sudo|wheel|root|docker)\b"),
+    ("persistence_backdoor", r"\bchmod\s+(?:[ugo]*\+s|[2467][0-7]{3})\s+[^\n]*(?:/bin/|/usr/bin/|bash|sh\b|python|/tmp/)"),
+    ("persistence_backdoor", r"\b(?:reg(?:\.exe)?\s+add|set-itemproperty|new-itemproperty)\b[^\n]{0,200}?(?:\\run\b|\\runonce\b|winlogon|image file execution options)|\bschtasks\s+/create\b|\bwmic\b[^\n]{0,80}?(?:process call create|/node:)|\bregister-scheduledtask\b"),
+    ("persistence_backdoor", r"\.git/hooks/[\w-]+[^\n]{0,200}?(?:curl|wget|\bnc\b|/dev/tcp|base64|python -c)|(?:echo|printf|cat|tee)[^\n]{0,200}?>>?\s*[^\s]*\.git/hooks/"),
+    ("persistence_backdoor", r"\b(?:install|add|create|plant|leave|set up|setup|establish|maintain|open)\s+(?:a\s+|an\s+)?(?:persistent\s+|hidden\s+|secret\s+|new\s+)?(?:backdoor|back door|rootkit|keylogger|implant|web ?shell|persistence mechanism|persistent access|remote access trojan|rat\b)"),
+    ("persistence_backdoor", r"\b(?:curl|wget)\b[^\n|]{0,200}?(?:https?://)?\d{1,3}\.\d{1,3}\.\d{1,3}\.\d{1,3}[^\s|]*\s*\|\s*(?:sudo\s+)?(?:ba|z|da)?sh\b|\b(?:curl|wget)\b[^\n|]{0,200}?\|\s*(?:sudo\s+)?(?:python[23]?|perl|ruby|node)\s*(?:-|$|\n)"),
+    ("persistence_backdoor", r"\b(?:iex|invoke-expression)\b[^\n]{0,200}?(?:downloadstring|invoke-webrequest|iwr|irm|net\.webclient|frombase64string)|powershell(?:\.exe)?\s+[^\n]{0,40}?-(?:e|enc|encodedcommand)\s+[a-z0-9+/=]{16,}|\b(?:certutil)\b[^\n]{0,80}?-urlcache|\bbitsadmin\b[^\n]{0,80}?/transfer|\bmshta\s+(?:https?|vbscript|javascript)|\bregsvr32\b[^\n]{0,80}?/i:https?"),
+    ("destructive_command", r"\brm\s+-(?:rf|fr|r\s+-f|f\s+-r)\s+(?:--no-preserve-root\s+)?(?:/|~|\$home|/\*|~/\*|\.\*)(?:\s|$|;)|\bmkfs\.|\bdd\s+if=/dev/(?:zero|random|urandom)\s+of=/dev/[sh]d|:\(\)\s*\{\s*:\|:&\s*\};:|\bformat\s+c:|\bdel\s+/[fsq]\s+/[fsq]\s+[a-z]:\\"),
+    ("persistence_backdoor", r"\b(?:disable|turn off|kill|uninstall|bypass)\s+(?:the\s+)?(?:antivirus|edr|windows defender|audit logging|security monitoring|endpoint protection|two-factor authentication|2fa|mfa)\b"),
+    ("persistence_backdoor", r"\b(?:set-mppreference\s+-disable|netsh\s+(?:advfirewall|firewall)\s+set\s+[^\n]{0,40}?state\s+off|history\s+-c\b|unset\s+histfile|histfile=/dev/null|shred\s+[^\n]{0,40}?(?:\.bash_history|/var/log)|>\s*/var/log/(?:auth|secure|syslog|messages|wtmp|btmp|lastlog)|wevtutil\s+cl\b|clear-eventlog)"),
+
+    # -- edits to agent config / rule files ---------------------------------------
+    ("agent_config_edit", r"\b" + _WRITE + r"\b[^\n]{0,120}?\b(?:to|into|in|inside|within|at the (?:top|end|start|beginning) of|under)\s+(?:the\s+|your\s+|our\s+|a\s+|this\s+)?(?:project'?s?\s+|repo'?s?\s+|repository'?s?\s+|local\s+|global\s+|user\s+)?[^\s]{0,40}?" + _AGENT_FILE),
+    ("agent_config_edit", r"(?:>>|(?<![-=])>(?=\s*[~./\w])|\btee\b(?:\s+-a)?)\s*[^\s]{0,60}?" + _AGENT_FILE),
+    ("agent_config_edit", r"\b(?:edit|modify|update|change|overwrite|replace|rewrite|patch|alter|tamper with|append to|write to)\s+(?:your|the agent'?s?|the assistant'?s?|its)\s+(?:own\s+)?(?:config(?:uration)?|settings|rules?(?: files?)?|instructions?(?: files?)?|memory(?: files?)?|system prompt|prompt files?|guidelines|policy|hooks|permissions|allowlist|tool permissions|mcp (?:config|servers?))"),
+    ("agent_config_edit", r"\"?(?:pretooluse|posttooluse|userpromptsubmit|sessionstart|sessionend|precompact|subagentstop|notification|stop)\"?\s*[:\]]\s*[\[{][^\n]{0,300}?\"?(?:command|matcher|hooks)\"?"),
+    ("agent_config_edit", r"\"hooks\"\s*:\s*\{|\"mcpservers\"\s*:|\"enableallprojectmcpservers\"\s*:\s*true|\"autoapprove\"\s*:|\"alwaysallow\"\s*:|\"defaultmode\"\s*:\s*\"(?:bypasspermissions|acceptedits)\"|\"(?:chat\.tools\.autoapprove|chat\.tools\.global\.autoapprove|task\.allowautomatictasks)\"\s*:\s*true|\"(?:allow|permissions)\"\s*:\s*[\[{][^\n]{0,200}?\"(?:bash\(\*\)|bash\(curl|\*|bash)\""),
+    ("agent_config_edit", r"--dangerously-skip-permissions|--yolo\b|--full-auto\b|--dangerously-bypass-approvals-and-sandbox|bypasspermissions\b|approval[_-]policy\s*=\s*\"?never|sandbox[_-]mode\s*=\s*\"?danger-full-access|auto[_-]?approve\s*[:=]\s*(?:true|all|\"\*\")"),
+    ("agent_config_edit", r"\b(?:add|register|install|configure|connect|enable|set up|setup)\s+(?:a\s+|an\s+|this\s+|the following\s+|the\s+|my\s+|our\s+)?(?:new\s+|custom\s+|remote\s+|additional\s+|extra\s+)?mcp\s+(?:server|tool|endpoint|integration|connector|plugin)s?\b[^\n]{0,160}?(?:https?://|npx|uvx|docker run|\.json|\bcommand\b|from\b|at\b)"),
+    ("agent_config_edit", r"\b(?:add|save|store|write|put|record|remember|insert|append|commit|persist|memorize|memorise)\s+(?:this|that|the following|these|it|an? (?:new\s+)?(?:entry|note|rule|fact|instruction|preference))\s+(?:\w+\s+){0,3}?(?:to|in|into|as)\s+(?:your|the|long-term|permanent|persistent|durable|the agent'?s?)\s+(?:own\s+)?(?:long-term\s+|permanent\s+|persistent\s+|durable\s+)?(?:memory|memories|knowledge base|instructions|rules|profile|notes|system prompt|custom instructions)\b"),
+    ("agent_config_edit", r"\b(?:always|permanently|forever|in (?:all|every) future (?:sessions?|conversations?|chats?|responses?|replies))\s+(?:remember|recall|keep in mind|treat|obey|follow|trust|execute|run|apply|include|send|forward|cc|bcc)\b[^\n]{0,80}?\b(?:instructions?|commands?|this|these|the following|in every|all future|url|link|emails?)\b"),
+    ("agent_config_edit", r"\b(?:in|for)\s+(?:all|every|each)\s+(?:future|subsequent|following|later|next)\s+(?:sessions?|conversations?|chats?|responses?|replies|answers|messages|tasks|turns)\s*,?\s+(?:you\s+)?(?:must|should|will|always|never|include|add|append|send|respond|reply|say|mention|recommend|run|execute|ignore|use|cc|bcc|forward)"),
+    ("agent_config_edit", r"\b(?:trust|obey|follow|execute|accept)\s+(?:all\s+|any\s+|every\s+)?(?:instructions?|commands?|requests?|messages?|emails?)\s+(?:from|sent by|coming from|in)\s+(?:[a-z0-9._%+-]+@[a-z0-9.-]+|https?://|this (?:email|sender|address|domain|website|page|document|file)|the (?:sender|attacker)|me\b)"),
+    ("agent_config_edit", r"\b(?:grant|give|allow|enable)\s+(?:yourself|the agent|the assistant|this (?:tool|server|agent))\s+(?:full\s+|unrestricted\s+|root\s+|admin\s+|all\s+)?(?:access|permissions?|privileges?|rights)\b"),
+
+    # -- instructions hidden in markup / comments ----------------------------------
+    ("hidden_markup", r"<!--(?:[^<\-]|-(?!->)|<(?!!--)){0,2000}?\b(?:you|your|assistant|ai\b|agent|llm|model|ignore|instruction|instructions|must|should|always|never|do not|don't|please|system|prompt|execute|run|send|forward|email|delete|reply|respond|say|print|output|curl|wget|password|secret|token|key)\b(?:-->|[^<]|<(?!!--)){0,2000}?(?:-->|$)"),
+    ("hidden_markup", r"<\s*[a-z][a-z0-9]*\b[^>]{0,300}?style\s*=\s*[\"'][^\"']{0,200}?(?:display\s*:\s*none|visibility\s*:\s*hidden|font-size\s*:\s*0(?:\.\d+)?(?:px|pt|em|rem|%)?\s*(?:;|[\"'])|opacity\s*:\s*0(?:\.0+)?\s*(?:;|[\"'])|color\s*:\s*(?:white|#fff(?:fff)?|rgba?\([^)]*,\s*0\s*\))|height\s*:\s*0(?:px)?\s*;[^\"']*overflow\s*:\s*hidden|position\s*:\s*absolute[^\"']{0,80}?(?:left|top)\s*:\s*-\d{3,}|text-indent\s*:\s*-\d{3,}|clip\s*:\s*rect\(0)"),
+    ("hidden_markup", r"<\s*[a-z][a-z0-9]*\b[^>]{0,300}?\b(?:hidden|aria-hidden\s*=\s*[\"']?true)\b[^>]{0,300}?>[^<]{0,500}?\b(?:you|assistant|ai|agent|ignore|instruction|must|please|send|execute)\b"),
+    ("hidden_markup", r"^\s*\[(?://|comment|hidden|note|_)\]\s*:\s*(?:#|<>|\S)|\n\s*\[(?://|comment|hidden|_)\]\s*:\s*(?:#|<>|\S)"),
+    ("hidden_markup", r"\\(?:color|textcolor)\{(?:white|#fff(?:fff)?|ffffff)\}|\\(?:tiny|phantom)\{[^}]{0,200}\b(?:ignore|instruction|you|assistant)"),
+    ("hidden_markup", r"<\s*(?:script|iframe|object|embed|svg[^>]*onload|meta\s+http-equiv\s*=\s*[\"']?refresh|form\b[^>]*action\s*=|link\b[^>]*rel\s*=\s*[\"']?(?:prefetch|preload|dns-prefetch))\b|\bon(?:error|load|mouseover|focus|click)\s*=\s*[\"']?[^\s>]{0,200}?(?:fetch|xmlhttprequest|document\.cookie|location|eval|atob|\.src\s*=)|javascript\s*:\s*[^\s]{0,200}?(?:fetch|document\.cookie|location|eval|atob|alert|window)"),
+    ("hidden_markup", r"(?:/\*|//|#|--)[^\n]{0,40}?\b(?:ai|llm|assistant|agent|copilot|claude|gpt|model)\s*(?:instructions?|note|directive|prompt|command)s?\s*:"),
+    ("hidden_markup", r"(?:^|\n)\s*(?://|#|/\*|\*|--|<!--)\s*(?:note to|instructions? (?:for|to)|attention|hey|dear|important(?: for)?|message (?:for|to))\s+(?:the\s+)?(?:ai|llm|assistant|agent|copilot|claude|gpt|language model|model|bot|reviewer bot|coding agent)\b"),
+
+    # -- encodings asked to be decoded and obeyed ------------------------------------
+    ("encoded_payload", r"\b(?:decode|decrypt|decipher|translate|convert|reverse|unscramble|interpret|read)\s+(?:this|the following|the|these|it|that)?\s*(?:message|string|text|payload|instructions?|data|content|code|characters)?\s*(?:from\s+)?(?:\(|in\s+)?(?:base64|base-64|b64|rot13|rot-13|hex|hexadecimal|binary|morse|base32|base85|ascii codes?|unicode escapes?|url[- ]?encoding|caesar|reversed|backwards|leetspeak|pig latin)\b[^\n]{0,160}?\b(?:and|then|to)\s+(?:then\s+)?(?:follow|execute|run|do|perform|obey|act on|carry out|comply|apply|respond|answer|use)"),
+    ("encoded_payload", r"\b(?:follow|execute|run|obey|perform|act on|carry out|do what)\s+(?:the\s+|these\s+|this\s+)?(?:decoded|encoded|hidden|following|base64|obfuscated|encrypted)\s+(?:\w+\s+){0,2}?(?:instructions?|commands?|message|text|payload|string|says?)"),
+    ("encoded_payload", r"\b(?:base64|b64|base32)\s*(?:-d|--decode|-di|decode)\b[^\n]{0,40}?\|\s*(?:sudo\s+)?(?:ba|z|da)?sh\b|\|\s*(?:base64|b64)\s+(?:-d|--decode)\s*\|\s*(?:sudo\s+)?(?:ba|z|da|python|perl)?sh?\b|\beval\s*\(?\s*(?:atob|base64_decode|b64decode|buffer\.from)\b|\bexec\s*\(\s*(?:base64\.b64decode|codecs\.decode|bytes\.fromhex|zlib\.decompress)|frombase64string\s*\([^\n]{0,200}?(?:iex|invoke-expression|\[scriptblock\])"),
+
+    # -- the same in other languages ----------------------------------------------
+    # Chinese (simplified and traditional)
+    ("instruction_override", r"(?:忽略|无视|無視|忽視|不要理会|不要理會|别管|別管|忘记|忘記|忘掉|跳过|跳過|放弃|放棄|抛开|拋開|不再遵守|不要遵守|不要遵循|停止遵循|覆盖|覆蓋|推翻)(?:掉)?(?:你|您)?(?:的)?(?:安全|道德|伦理|倫理)?(?:之前|以前|先前|此前|上面|上述|以上|前面|前述|所有|全部|一切|原来|原來|原有|原始|最初|现有|現有|系统|系統|这些|這些|那些|任何)?(?:的|所有的|全部的)?(?:所有|全部|一切)?(?:的)?(?:指令|指示|说明|說明|规则|規則|提示词|提示詞|提示|命令|要求|设定|設定|约束|約束|限制|准则|準則|规定|規定|任务|任務|对话|對話|内容|內容|安全策略|政策)"),
+    ("instruction_override", r"(?:新的|新|真正的|最新|更新后的|更新後的|重要|紧急|緊急|最高优先级的?|最高優先級的?)(?:指令|指示|任务|任務|命令)\s*[:：是如]|(?:这是|這是)(?:一条|一條)?(?:重要|紧急|緊急)(?:的)?(?:消息|信息|訊息|指令|通知)|在(?:你)?(?:完成|解决|解決|回答|执行|執行|开始|開始)(?:我|用户|用戶)?(?:给你的|給你的|交给你的|最初的|原来的|原來的)?(?:任务|任務|问题|問題|请求|請求)之前"),
+    ("role_hijack", r"(?:你|您)(?:现在|現在|从现在起|從現在起|从现在开始|從現在開始|今后|今後|此后|此後)(?:就)?(?:是|扮演|充当|充當|作为|作為|变成|變成|成为|成為)|(?:扮演|假装|假裝|充当|充當)(?:一个|一個|成)?(?:没有限制|沒有限制|不受限制|无限制|無限制|邪恶|邪惡|黑客|系统|系統|管理员|管理員|开发者|開發者|dan|另一个ai|另一個ai|不同的ai)|(?:假设|假設|假装|假裝)(?:你|您)是|(?:开发者|開發者|越狱|越獄|无限制|無限制|上帝|dan)\s*模式|(?:没有|沒有|不受|无视|無視|摆脱|擺脫)(?:任何)?(?:道德|伦理|倫理|安全|内容|內容)?(?:的)?(?:限制|约束|約束|规则|規則|审查|審查|过滤|過濾)"),
+    ("concealment", r"(?:不要|别|別|切勿|千万不要|千萬不要|不得|不能|无需|無需|不必)(?:告诉|告訴|通知|提醒|透露|让|讓|提及|提到|向)(?:给)?(?:用户|用戶|使用者|主人|人类|人類|操作员|操作員)|(?:对|對)(?:用户|用戶|使用者)(?:保密|隐瞒|隱瞞)|(?:用户|用戶|使用者)(?:不会|不會|不能|不应|不應|不要)(?:知道|察觉|察覺|发现|發現)|(?:偷偷|悄悄|秘密地|暗中|静默地|靜默地)(?:地)?(?:发送|發送|转发|轉發|上传|上傳|执行|執行|删除|刪除|添加|修改|复制|複製|转账|轉賬)"),
+    ("system_prompt_override", r"(?:系统|系統)(?:提示词|提示詞|提示|指令|消息|訊息|设定|設定)(?:[:：]|(?:已)?(?:更新|覆盖|覆蓋|修改|替换|替換))|(?:新的|更新的|真正的)(?:系统|系統)(?:提示|指令)|(?:输出|輸出|打印|显示|顯示|泄露|洩露|告诉我|告訴我|重复|重複|透露)(?:你的|您的)?(?:系统|系統|初始|原始|隐藏|隱藏)(?:提示词|提示詞|提示|指令|设定|設定)"),
+    ("exfiltration", r"(?:发送|發送|发给|發給|转发|轉發|上传|上傳|泄露|洩露|传给|傳給|提交|邮寄|郵寄|发到|發到|寄给|寄給)[^\n]{0,40}?(?:密码|密碼|密钥|密鑰|令牌|凭证|憑證|凭据|憑據|api ?key|私钥|私鑰|验证码|驗證碼|聊天记录|聊天記錄|对话记录|對話記錄|环境变量|環境變量|个人信息|個人資訊|所有邮件|所有郵件|信用卡)[^\n]{0,60}?(?:到|给|給|至|发往|發往)?[^\n]{0,40}?(?:https?://|[a-z0-9._%+-]+@[a-z0-9.-]+|网址|網址|邮箱|郵箱|地址|服务器|伺服器|链接|鏈接)"),
+    ("credential_read", r"(?:读取|讀取|打开|打開|查看|输出|輸出|显示|顯示|打印|复制|複製|上传|上傳|发送|發送)[^\n]{0,20}?(?:~/\.ssh|\.aws/credentials|/etc/shadow|/etc/passwd|\.env\b|id_rsa|密钥文件|密鑰文件|钥匙串|鑰匙串|凭据文件|憑據文件)"),
+    ("agent_config_edit", r"(?:修改|编辑|編輯|更新|写入|寫入|添加到|加入到?|追加到?)[^\n]{0,30}?(?:claude\.md|agents\.md|\.cursorrules|mcp|配置文件|设置文件|設定檔|规则文件|規則文件|系统提示|系統提示|记忆|記憶)"),
+    ("persistence_backdoor", r"(?:添加|加入|写入|寫入|追加)[^\n]{0,30}?(?:authorized_keys|crontab|计划任务|計劃任務|启动项|啟動項|后门|後門)|(?:植入|安装|安裝|留下)(?:一个|一個)?(?:后门|後門|木马|木馬|rootkit)"),
+    # Japanese
+    ("instruction_override", r"(?:以前|前|上記|これまで|先ほど|今まで|すべて|全て|全部|元|最初)の(?:すべての|全ての)?(?:指示|命令|指令|ルール|プロンプト|設定|制約|ガイドライン)(?:を|は)(?:すべて|全て)?(?:無視|忘れ|破棄|取り消|撤回)|(?:新しい|本当の|重要な)(?:指示|命令|タスク)\s*[:：は]"),
+    ("role_hijack", r"(?:あなた|君|お前)は(?:今から|これから|今|もう)[^\n]{0,20}?(?:です|だ|になり|として|演じ)|(?:あなた|君)は[^\n]{0,20}?(?:として振る舞|のふりをし|を演じ)|(?:開発者|ジェイルブレイク|制限なし|無制限)モード|制限(?:を|は)(?:すべて)?(?:無視|解除|ありません|ない)"),
+    ("concealment", r"(?:ユーザー|利用者|使用者)に(?:は)?(?:言わ|伝え|知らせ|教え|報告し|通知し|明かさ|話さ)(?:ないで|ない|ず|るな)|(?:こっそり|密かに|ひそかに|内緒で)(?:送|転送|実行|削除|追加|アップロード)"),
+    ("system_prompt_override", r"システム(?:プロンプト|メッセージ|指示)(?:\s*[:：]|を(?:表示|出力|教え|変更|上書き|無視)|が(?:変更|更新))"),
+    # Korean
+    ("instruction_override", r"(?:이전|위의|앞의|모든|기존)\s*(?:의\s*)?(?:모든\s*)?(?:지시|명령|지침|규칙|프롬프트|설정)(?:사항)?(?:을|를|은|는)?\s*(?:모두\s*)?(?:무시|잊어|잊으|취소)"),
+    ("role_hijack", r"(?:너는|당신은)\s*(?:이제|지금부터|앞으로)|(?:개발자|탈옥)\s*모드"),
+    ("concealment", r"(?:사용자|유저)에게\s*(?:말하지|알리지|알려주지|보고하지)\s*(?:마|말)"),
+    # Spanish / Portuguese / Italian
+    ("instruction_override", r"\b(?:ignora|ignore|ignoren|ignorar|ignorad|olvida|olvide|olviden|olvidar|descarta|omite|desconsidera|esqueça|esqueca|esquece|dimentica|dimenticate)\s+(?:todas?\s+|tutte\s+|todos\s+)?(?:las\s+|los\s+|as\s+|os\s+|le\s+|gli\s+|tus\s+|sus\s+|suas\s+|tuas\s+)?(?:instrucciones|instruções|instrucoes|istruzioni|indicaciones|órdenes|ordenes|reglas|regras|regole|directrices|diretrizes|indicazioni|comandos|comandi)\s*(?:anteriores|previas|precedentes|precedenti|de arriba|acima|anteriori|originales|originais|originali|iniciales|iniciais|del sistema|do sistema|di sistema)?"),
+    ("instruction_override", r"\b(?:nuevas|novas|nuove)\s+(?:instrucciones|instruções|instrucoes|istruzioni)\s*:|\b(?:ignora|olvida|ignore)\s+(?:todo\s+)?lo\s+(?:anterior|que te (?:dije|dijeron))"),
+    ("role_hijack", r"\b(?:ahora\s+eres|a partir de ahora eres|ahora\s+(?:vas a ser|serás)|agora\s+(?:você\s+)?é|a partir de agora\s+(?:você\s+)?é|ora\s+sei|d'ora in poi sei)\b|\b(?:actúa|actua|finge|comportate|compórtate|aja|atue|finja|agisci|fingi)\s+(?:como|come)\s+(?:si|se|un|una|um|uma)\b|\bmodo\s+(?:desarrollador|desenvolvedor|sviluppatore|dan|sin restricciones|sem restrições)"),
+    ("concealment", r"\b(?:no|não|nao|non)\s+(?:le\s+|lo\s+|gli\s+)?(?:digas|diga|digan|menciones|mencione|informes|informe|avises|avise|contes|dire|dirlo|dica|mencionar|informar)\s+(?:nada\s+)?(?:al|ao|a(?:l)?l'|all')\s*(?:usuario|usuário|utente|usuaria)|\bsin\s+(?:que\s+)?(?:el\s+usuario\s+(?:lo\s+)?sepa|avisar al usuario|informar al usuario)|\bsem\s+(?:que\s+o\s+usuário\s+saiba|avisar o usuário)|\bsenza\s+(?:che\s+l'utente\s+(?:lo\s+)?sappia|avvisare l'utente|dirlo all'utente)"),
+    ("system_prompt_override", r"\b(?:mensaje|mensagem|messaggio|prompt|instrucciones|instruções|istruzioni)\s+(?:del|do|di)\s+sistema\s*:|\b(?:revela|muestra|imprime|mostra|stampa|rivela|repite|ripeti)\s+(?:tu|tus|seu|suas|il tuo|le tue)\s+(?:prompt|instrucciones|instruções|istruzioni)\s+(?:del|do|di)\s+sistema"),
+    # French
+    ("instruction_override", r"\b(?:ignore[rz]?|oublie[rz]?|néglige[rz]?|neglige[rz]?|ne tiens? pas compte d?e?s?|ne tenez pas compte d?e?s?)\s+(?:toutes\s+|tout\s+)?(?:les\s+|tes\s+|vos\s+|ces\s+)?(?:instructions|consignes|directives|règles|regles|ordres|indications|commandes)\s*(?:précédentes|precedentes|antérieures|anterieures|ci-dessus|d'origine|initiales|du système|du systeme)?|\b(?:ignore[rz]?|oublie[rz]?)\s+tout\s+(?:ce qui précède|ce qui precede|ce que|le reste)|\bnouvelles\s+(?:instructions|consignes)\s*:"),
+    ("role_hijack", r"\b(?:tu es|vous êtes|vous etes)\s+(?:maintenant|désormais|desormais|à partir de maintenant)\b|\b(?:agis|agissez|fais semblant d'être|faites semblant d'être|comporte-toi|comportez-vous)\s+(?:comme|d'être|en tant que)\b|\bmode\s+(?:développeur|developpeur|dan|sans restrictions?|sans limites?)\b"),
+    ("concealment", r"\b(?:ne\s+(?:le\s+|lui\s+|leur\s+|rien\s+)?(?:dis|dites|mentionne[sz]?|signale[sz]?|révèle[sz]?|revele[sz]?|informe[sz]?)\s+(?:pas|rien|jamais)\s+(?:à|a)\s+l'utilisat(?:eur|rice))|\bsans\s+(?:le\s+dire\s+à|prévenir|prevenir|informer|avertir)\s+l'utilisat(?:eur|rice)|\bl'utilisat(?:eur|rice)\s+ne\s+doit\s+pas\s+(?:le\s+)?(?:savoir|voir|remarquer)"),
+    ("system_prompt_override", r"\b(?:message|invite|prompt|consignes?|instructions?)\s+(?:du\s+)?(?:système|systeme)\s*:|\b(?:révèle|revele|affiche|imprime|répète|repete|montre)[sz]?\s+(?:ton|votre|tes|vos)\s+(?:prompt|invite|instructions|consignes)\s+(?:système|systeme|initiales?)"),
+    # German
+    ("instruction_override", r"\b(?:ignoriere|ignorier|ignorieren sie|vergiss|vergessen sie|missachte|missachten sie|verwirf|überschreibe|ueberschreibe)\s+(?:bitte\s+)?(?:alle\s+|sämtliche\s+|saemtliche\s+|jegliche\s+)?(?:die\s+|deine\s+|ihre\s+|diese\s+)?(?:vorherigen\s+|bisherigen\s+|obigen\s+|vorangegangenen\s+|vorigen\s+|früheren\s+|frueheren\s+|ursprünglichen\s+|urspruenglichen\s+|alten\s+)?(?:anweisungen|instruktionen|befehle|regeln|vorgaben|richtlinien|anordnungen|systemanweisungen|einschränkungen|einschraenkungen)\b|\b(?:ignoriere|vergiss)\s+(?:alles|das)\s+(?:vorherige|bisherige|obige|davor|zuvor|was)|\bneue\s+(?:anweisungen|anweisung|aufgabe|befehle)\s*:"),
+    ("role_hijack", r"\bdu\s+bist\s+(?:jetzt|nun|ab sofort|ab jetzt|von nun an)\b|\b(?:tu so|tue so|tun sie so|verhalte dich|verhalten sie sich|agiere|agieren sie)\s+(?:als ob|als|wie)\b|\b(?:entwicklermodus|dan-modus|dan modus|modus ohne einschränkungen)\b"),
+    ("concealment", r"\b(?:sag|sage|sagen sie|erzähl|erzähle|erzaehl|verrate|verraten sie|teile|teilen sie|informiere|informieren sie|erwähne|erwaehne|erwähnen sie)\s+(?:es\s+|das\s+|dies\s+)?(?:dem|den)\s+(?:benutzer|nutzer|anwender)\s+(?:nichts|nicht|niemals)|\bohne\s+(?:den|dem)\s+(?:benutzer|nutzer|anwender)\s+(?:zu\s+)?(?:informieren|benachrichtigen|fragen|etwas zu sagen|es zu sagen)|\bder\s+(?:benutzer|nutzer|anwender)\s+(?:darf|soll)\s+(?:das\s+|es\s+|davon\s+)?(?:nicht|nichts|niemals)\s+(?:wissen|erfahren|merken|sehen|mitbekommen)"),
+    ("system_prompt_override", r"\b(?:systemanweisung|systemprompt|system-prompt|systemnachricht|systemmeldung)\s*:|\b(?:zeige|zeig|gib|drucke|wiederhole|verrate)\s+(?:mir\s+)?(?:deinen|deine|ihren|ihre)\s+(?:system-?prompt|systemanweisungen?|anweisungen|ursprünglichen anweisungen)"),
+    # Russian / Ukrainian
+    ("instruction_override", r"(?:игнорируй|игнорируйте|игнорировать|проигнорируй|проигнорируйте|забудь|забудьте|не обращай внимания на|не обращайте внимания на|отбрось|отмени|отмените|пропусти|не следуй|не выполняй|ігноруй|забудь)\s+(?:все\s+|всё\s+|всі\s+)?(?:свои\s+|твои\s+|ваши\s+|эти\s+)?(?:предыдущие|прежние|вышеуказанные|вышеизложенные|изначальные|исходные|старые|системные|попередні|все)?\s*(?:инструкции|указания|правила|команды|ограничения|директивы|установки|настройки|інструкції|вказівки|правила)|(?:забудь|игнорируй|забудьте)\s+(?:всё|все)\s+(?:что|выше|сказанное|предыдущее)|новые\s+(?:инструкции|указания|задача|правила)\s*:"),
+    ("role_hijack", r"(?:теперь|отныне|с этого момента)\s+(?:ты|вы)\s+(?:—\s*|-\s*)?(?:\w+\s+){0,2}?(?:ии|ассистент|бот|модель|персонаж|dan|хакер|без ограничений|свободн)|(?:притворись|представь,? что ты|веди себя как|действуй как|играй роль)|(?:режим\s+(?:разработчика|dan|без ограничений))|без\s+(?:каких-либо\s+|всяких\s+)?(?:этических|моральных)?\s*(?:ограничений|цензуры|фильтров)"),
+    ("concealment", r"(?:не\s+(?:говори|сообщай|рассказывай|упоминай|показывай|сообщайте|говорите)\s+(?:об этом\s+|ничего\s+)?(?:пользователю|пользователям|юзеру|человеку))|(?:без\s+ведома\s+пользователя)|(?:пользователь\s+не\s+должен\s+(?:знать|узнать|видеть|заметить))|(?:тайно|незаметно|скрытно)\s+(?:отправь|перешли|загрузи|выполни|удали|добавь|скопируй)"),
+    ("system_prompt_override", r"(?:системн(?:ый|ое|ая)\s+(?:промпт|сообщение|инструкция|подсказка))\s*:|(?:покажи|выведи|раскрой|повтори|напечатай)\s+(?:свой|свои|твой|твои)\s+(?:системн\w+\s+)?(?:промпт|инструкции|подсказку)"),
+    ("exfiltration", r"(?:отправь|отправьте|перешли|перешлите|загрузи|передай|envía|envia|envie|reenvía|reenvia|manda|invia|inoltra|envoie|envoyez|transfère|transfere|sende|schicke|schick|leite|übermittle)\s+[^\n]{0,80}?(?:пароли?|ключи?|токены?|учётные данные|учетные данные|contraseñas?|contrasenas?|senhas?|password|mots? de passe|passwörter|passwoerter|kennwörter|zugangsdaten|credenciales|credenciais|credenziali|identifiants|clés api|claves api|chiavi api|api-schlüssel|códigos? de (?:seguridad|verificación)|code de sécurité|sicherheitscode)[^\n]{0,80}?(?:https?://|[a-z0-9._%+-]+@[a-z0-9.-]+\.[a-z]{2,})"),
+    # -- directives about the model's own reply (payloads to emit, prompt leaks) -----------
+    ("instruction_override", r"\b(?:include|add|append|insert|put|print|output|write|embed|repeat|paste|return|respond with|reply with|start your (?:response|reply|answer) with|end your (?:response|reply|answer) with)\b[^\n]{0,60}?\b(?:the following|this|these)\s+(?:exact\s+)?(?:string|text|anchor|link|image|markdown|html|code|snippet|url|word|words|sentence|sequence|message|payload|tag|line|phrase|token|characters)s?\b[^\n]{0,120}?(?:exactly|verbatim|as it is|as-is|unchanged|unmodified|word for word|in (?:your|the|each|every) (?:response|reply|answer|output)s?|:)"),
+    ("instruction_override", r"\b(?:include|add|append|insert|put|print|output|write|embed|repeat|paste|translate|decode)\b[^\n]{0,100}?\b(?:in|into|to|at the (?:end|start|beginning|top|bottom) of)\s+(?:your|each|every|the)\s+(?:response|reply|answer|output)s?\b[^\n]{0,20}?(?::\s*\S|['\"`])"),
+    ("instruction_override", r"\b(?:include|add|append|insert|put|print|output|write|translate|decode)\s+(?:it|this|that|them|the result|the decoded \w+)\s+(?:in|into)\s+your\s+(?:response|reply|answer|output)\b"),
+    ("instruction_override", r"\brepeat\b[^\n]{0,60}?\b\d{2,}\s+times\b|\b(?:write|say|print|output|generate)\b[^\n]{0,40}?\b\d{3,}\s+(?:times|words|lines|paragraphs)\b"),
+    ("instruction_override", r"\b(?:it is|it's)\s+(?:crucial|vital|essential|imperative|critical|very important|extremely important|important)\s+(?:that\s+)?you\s+(?:do\s+)?(?:include|do this|follow|comply|output|print|execute|perform|answer|respond)\b|\bor (?:i|we) (?:will|would|might) (?:get|be) (?:punished|punishged|fired|in trouble|killed|hurt)\b"),
+    ("instruction_override", r"\bregardless of (?:any|all|the|your|my)?\s*(?:previous|prior|earlier|above|other|original|existing|preceding)?\s*(?:input|inputs|instructions?|directives?|rules|guidelines|prompts?|context|restrictions)\b"),
+    ("instruction_override", r"\b(?:i|we)\s+(?:made a mistake|forgot|messed up)\b[^\n]{0,80}?\b(?:instructions?|ask you to|tell you to|your task)\b"),
+    ("instruction_override", r"\b(?:the|your)\s+mission,?\s+should you (?:choose to )?accept it\b|\bthen,?\s+your (?:real |actual |new )?(?:task|job|goal) is to\b|\bwithout writing anything\b"),
+    ("instruction_override", r"\bfor (?:testing|test|debugging|research|educational|academic|demonstration|verification) purposes(?: only)?\s*[:,]\s*(?:please\s+)?(?:you\s+(?:must|should|will)\s+)?(?:include|output|print|repeat|ignore|reveal|say|respond|write|share|paste|translate|decode|go|answer|perform|execute|disregard|forget|tell|show|display)\b"),
+    ("instruction_override", r"\b(?:ensure|make sure|be sure|remember) to (?:also )?(?:do|include|add|output|print|perform|answer|repeat|paste|share|translate|decode)\b[^\n]{0,80}?\bin your (?:response|reply|answer|output)\b|\b(?:do|perform) the following in your (?:response|reply|answer|output)\b"),
+    ("instruction_override", r"\byou (?:must|need to|have to|should|shall|will)\s*:|\bthe following message is\b[^\n]{0,60}?\b(?:important|for testing|urgent)\b"),
+    ("instruction_override", r"\bif (?:you are|you're|you get|you were) (?:told|asked|instructed|requested) to (?:summari[sz]e|answer|translate|read|process|review|analy[sz]e|respond)\b"),
+    ("instruction_override", r"\b(?:new|updated|revised|important|urgent|additional|special)\s+(?:important\s+|new\s+)?(?:instructions?|tasks?|directives?|orders)\s*(?:[*#=!\]>]|-{2,}|\n|$)|(?:^|\n)\s*[*#=\[]{1,4}\s*(?:special case|important|attention|urgent|emergency|override|notice)\s*[:*#\]]"),
+    ("instruction_override", r"\*\*\s*emergency\s*\*\*|\bemergency\b[^\n]{0,20}?\bplease\b[^\n]{0,200}?\bimmediately\b"),
+    ("instruction_override", r"(?:^|\n|:)\s*(?:todo|action item|action required|task)\s*:\s*(?:please\s+)?[^\n]{0,200}?(?:https?://|www\.|" + _EMAIL + r"|\b[a-z]{2}\d{2}[a-z0-9]{10,30}\b|\bthe user'?s?\b|\bmy (?:friend|wife|husband|boss)\b)"),
+    ("instruction_override", r"(?:^|[.:!]\s+)(?:please\s+)?(?:say|tell (?:the user|me|them)|mention|recommend|suggest) that (?:i|the user|they|you|we) (?:should|must|need to) (?:absolutely|definitely|really|certainly|immediately)\b"),
+    ("system_prompt_override", r"\byour\s+(?:full\s+|entire\s+|original\s+|initial\s+|hidden\s+|secret\s+|exact\s+)?(?:system\s+(?:prompt|message|instructions?)|initial\s+(?:prompt|instructions)|original\s+instructions|hidden\s+instructions|pre-?prompt|developer\s+(?:message|instructions))\b"),
+    ("system_prompt_override", r"\b(?:output|print|reveal|share|tell me|give me|show|display|paste|dump|leak|disclose|provide|send|repeat|return|list|write out)\s+(?:me\s+)?(?:all\s+)?(?:of\s+)?your\s+(?:unique\s+)?(?:id|identifier|model (?:name|id)|configuration|config|settings|instructions|rules|guidelines|prompt|training data|context window|hidden \w+|secret \w+)\b"),
+    ("system_prompt_override", r"\b(?:what|everything|all|the text|the words|each line)\s+(?:that\s+)?(?:you\s+(?:can\s+)?see|is|was|appears|comes)\s+(?:written\s+)?(?:above|before)\s+(?:this|the)\s+(?:message|line|prompt|text|point)\b|\bline by line\b[^\n]{0,60}?\babove\b|['\"`]you are(?: \.\.\.)?['\"`]"),
+    ("system_prompt_override", r"#{1,}\s*\(?\s*system[_ -]?(?:message|prompt|instructions?|override|note)\s*\)?|(?:^|\n)\s*\[system\]\s*(?:\n|$)|\{\s*\"system\"\s*:\s*\{|\"system_(?:prompt|message|instructions?)\"\s*:"),
+    ("system_prompt_override", r"\b(?:the\s+)?system\s+(?:is\s+experiencing|has\s+encountered|has\s+detected|malfunction|error detected|failure detected)\b|\bdebugging error\b|\bto enable debug(?:ging)?,?\s+(?:please\s+)?(?:execute|run|do|perform)\b|\bplease provide the output (?:from|of) executing\b|\b(?:to troubleshoot|to fix the errors?)[^\n]{0,60}?\bplease do the following\b"),
+    ("role_hijack", r"\bgrant\s+(?:yourself\s+|me\s+|the user\s+)?(?:temporary\s+|full\s+|elevated\s+|unrestricted\s+)?(?:administrative|admin|administrator|root|elevated|superuser|sudo|developer)\s+(?:privileges|access|rights|permissions|mode)\b"),
+    ("role_hijack", r"\b(?:operating|running|working|functioning|now)\s+in\s+(?:the\s+)?(?:developer|dev|debug|god|dan|admin|administrator|unrestricted|test|testing|maintenance|diagnostic|jailbreak|sudo|root|experimental|unfiltered)\s+mode\b|\byou(?:'re| are)\s+(?:now\s+|currently\s+)?in\s+(?:a\s+|the\s+)?(?:developer|dev|debug|god|dan|admin|unrestricted|test|testing|maintenance|diagnostic|jailbreak|sudo|root|experimental|unfiltered|evaluation)\s+mode\b|\byou are (?:running|operating|being run|executing)\s+(?:as part of|in|inside)\s+(?:a|an|the)\s+(?:test|testing|evaluation|debug|sandbox|experimental)"),
+    ("role_hijack", r"\byou(?:'re| are)\s+(?:a|an|the)\s+(?:[\w-]+\s+){0,3}?(?:ai|assistant|chatbot|language model|llm|bot)\b(?![\w-]*\s+(?:engineer|researcher|team|company|startup|product|project|course|class|conference))"),
+    ("role_hijack", r"\bunlock\s+(?:all\s+|your\s+|the\s+)?(?:hidden|secret|full|advanced|restricted|special|developer|premium|unlimited)\s+(?:functionalit(?:y|ies)|features?|capabilit(?:y|ies)|modes?|potential|powers?|abilities)\b|\b(?:unbound|freed?|liberated)\s+(?:by|from)\s+(?:\w+'?s?\s+){0,2}?(?:format|formatting|rules|restrictions|policy|policies|guidelines|tyranny|constraints|limits)\b"),
+    ("role_hijack", r"\b(?:allow|enable)_?(?:refusals?|disclaimers?|apologies|warnings|safety|censorship|moral(?:ity|s)?|ethics)\s*[=:]\s*[\"']?(?:false|0|no|off)\b|\"blocked_(?:responses|strings|phrases)\"\s*:|\b(?:refusals|disclaimers|apologies)\s+(?:are\s+)?(?:not allowed|forbidden|disabled|blocked|prohibited)"),
+    ("role_hijack", r"\b(?:no[- ]limits?|limitless|unlimited|unrestricted|uncensored|unfiltered|jailbroken|evil|rogue|amoral|unethical)\s+(?:ai|assistant|chatbot|model|llm|bot|mode|persona|version)\b"),
+    ("hidden_markup", r"<\s*[a-z][a-z0-9]*\b[^>]{0,300}?\bon[a-z]{3,20}\s*=|\bhref\s*=\s*[\"'`]?\s*(?:javascript|vbscript|data)\s*:|\bsrc\s*=\s*[\"'`]?\s*(?:javascript|vbscript)\s*:"),
+    ("encoded_payload", r"\b(?:decode|decrypt|decipher|unscramble|reverse)\s+(?:this|the following|the|these|it)?\s*(?:base64|base-64|b64|rot13|hex|hexadecimal|binary|encoded|encrypted|reversed)?\s*(?:message|string|text|payload|instructions?|data|content|code)\b[^\n]{0,80}?\b(?:and|then)\s+(?:then\s+)?(?:follow|execute|run|do|perform|obey|include|output|print|say|repeat|write|respond|answer|use|reply)\b"),
+    ("encoded_payload", r"\b(?:include|output|print|write|say|respond|answer|reply|encode|return)\b[^\n]{0,60}?\b(?:base64[- ]encoded|in base64|as base64|base64 encoding|in rot13|in hex(?:adecimal)?|reversed|backwards|in reverse order)\b[^\n]{0,40}?(?:in your (?:response|reply|answer|output)|:|\.$|$)"),
+    # -- high-risk actions ordered in the text ----------------------------------------
+    ("unsafe_action", r"\b(?:send|transfer|wire|pay|make|schedule|move)\s+(?:a\s+|an\s+|the\s+)?(?:new\s+)?(?:transaction|payment|transfer|wire|money|funds|\$\s?[\d,.]+|[\d,.]+\s?(?:usd|eur|gbp|dollars|euros|pounds|btc|eth))\b[^\n]{0,160}?\b(?:to|into)\s+(?:the\s+)?(?:account|iban|recipient|wallet|address)?\s*(?:number\s*)?[:#]?\s*(?:[a-z]{2}\d{2}[a-z0-9]{10,30}|0x[0-9a-f]{16,}|[13][a-km-z1-9]{25,34})\b"),
+    ("unsafe_action", r"\b(?:send|transfer|wire)\s+as much (?:money|funds|crypto|as possible)\b|\bin (?:small )?increments of (?:no more than|at most|less than|under)\b|\b(?:change|modify|update|redirect|replace)\s+the\s+recipient\s+of\b|\b(?:send|transfer|wire)\b[^\n]{0,80}?\bto\s+(?:the\s+)?account\s+[a-z]{2}\d{2}[a-z0-9]{10,30}\b"),
+    ("unsafe_action", r"\b(?:change|reset|set|update|modify)\s+(?:the\s+)?(?:password|passcode|pin|passphrase|2fa|mfa|recovery email|recovery phone|email address|login)\s+(?:of|for|on)\s+(?:the\s+|my\s+|this\s+|their\s+)?(?:user|account|admin|administrator|owner)\b[^\n]{0,60}?\bto\b"),
+    ("unsafe_action", r"\binvite\b[^\n]{0,80}?" + _EMAIL + r"[^\n]{0,60}?\b(?:to|into)\s+(?:the\s+|our\s+|my\s+)?(?:[#@]?[\w-]+\s+)?(?:workspace|channel|team|organization|org|repo|repository|project|group|drive|account)\b"),
+    ("unsafe_action", r"\bsend\s+(?:a|the|this)\s+link\s+(?:https?://|www\.)|\b(?:post|upload|send|forward|publish)\s+(?:them|it|this|all of (?:them|it)|everything|the (?:messages|contents|results|data))\s+to\s+(?:the\s+|a\s+|this\s+)?(?:website|site|url|page|server|endpoint|webhook)\s+(?:at\s+)?(?:https?://|www\.)|\bmessages from all (?:the\s+)?channels\b"),
+    ("unsafe_action", r"\b(?:email|send|forward|mail)\s+(?:me\s+)?(?:the\s+)?contents?\s+of\s+(?:all|the|every|my)\b[^\n]{0,80}?\bto\s+" + _EMAIL + r"|\band then delete the (?:sent )?(?:email|message)s?\b|\bfill them in without asking\b"),
+    ("exfiltration", r"\b(?:passport (?:number|details|id)|bank[_ ]account[_ ]numbers?|id[_ ]numbers?|social security numbers?|credit card (?:numbers?|details))\b[^\n]{0,200}?\b(?:send|email|forward|post|upload|share)\b[^\n]{0,80}?(?:" + _EMAIL + r"|https?://|www\.|\bemail address\b)|\b(?:send|email|forward|post|upload|share)\b[^\n]{0,160}?\b(?:passport (?:number|details|id)|bank[_ ]account[_ ]numbers?|id[_ ]numbers?|credit card (?:numbers?|details))\b[^\n]{0,160}?(?:" + _EMAIL + r"|https?://|www\.)"),
+    # -- low-resource languages seen in spikee (Zulu, Irish, Scottish Gaelic, Albanian) ----------
+    ("instruction_override", r"\b(?:imiyalelo emisha|ziba (?:yonke )?imiyalelo|empendulweni yakho|udhëzime (?:të reja|të rëndësishme)|injoro (?:të gjitha )?udhëzimet|në përgjigjen tënde|treoracha nua|déan neamhaird de|i do fhreagra|stiùireadh ùr|stiùiridhean ùra|leig seachad (?:an |na )?stiùiridhean|nad fhreagairt|san fhreagairt agad|san fhreagra agad)\b"),
+    ("system_prompt_override", r"\b(?:umyalezo wakho wesistimu|wesistimu yakho|kërkes[ëa]n? tënde të sistemit|kërkesës tënde të sistemit|mesazhin e sistemit|teachtaireacht chórais|do theachtaireacht chórais|teachdaireachd siostam|teachdaireachd an t-siostaim|ndaj konfigurimin tënd|roinn do chumraíocht|yabelana ngesethingi zakho)\b"),
+    ("role_hijack", r"\b(?:kwimodi yonjiniyela|kwimodi yomthuthukisi|modalitetin zhvillues|mód forbartha|modh leasachaidh|modh luchd-leasachaidh)\b"),
+    # -- generalisation rules added after the first run of bench/gate_attack_probes.py ----------
+    ("instruction_override", r"\b(?:whenever|when|if)\s+(?:the user|a user|users|anyone|someone|they|a customer|customers)\s+(?:asks?|mentions?|says?|requests?|types?|writes?|brings? up)\b[^\n]{0,80}?\b(?:answer|say|reply|respond|tell (?:them|the user|him|her)|claim|insist|state)\s+(?:that|only|with|it)\b"),
+    ("instruction_override", r"\b(?:for|in) (?:all )?(?:future|later|subsequent|upcoming) (?:sessions?|conversations?|chats?|turns)\b[^\n]{0,40}?\byou (?:must|should|will|need to|have to|shall)\b|\bbefore (?:answering|responding|replying)(?: to)? (?:anything|any (?:question|request|message)|every (?:question|request|message))\b"),
+    ("instruction_override", r"\b(?:ignore|disregard|forget)\s+(?:what|everything|anything|whatever)\s+(?:the system|your (?:developers?|creators?|operators?|instructions|rules|guidelines|training)|you(?:'ve| have)? (?:been|were) (?:told|taught|instructed|trained))"),
+    ("instruction_override", r"\b(?:respond|reply|answer)\s+(?:to\s+)?(?:every|each|all|any)\s+(?:question|message|prompt|request|query|input)s?\s+(?:only\s+)?(?:with|by saying)\s+(?:only\s+|just\s+|exactly\s+)?(?:the (?:word|phrase|string|text|sentence)|['\"`])"),
+    ("persistence_backdoor", r"\b(?:run|execute|call|invoke|curl|wget|source|fetch|load|download|install)\b[^\n]{0,120}?\b(?:at the (?:start|beginning|end) of|before|after|on|in|with) (?:each|every|all|any) (?:new\s+)?(?:sessions?|conversations?|chats?|answers?|responses?|replies|turns?|prompts?)\b"),
+    ("role_hijack", r"\bwithout (?:any |a |the )?(?:content polic(?:y|ies)|safety (?:rules|guidelines|filters|checks)|guardrails|ethical (?:guidelines|rules|constraints)|moral (?:guidelines|constraints))\b"),
+    ("role_hijack", r"\b(?:the assistant|the ai|the model|the bot|the agent|you)(?:'s|r)?\s+(?:real|true|actual|new|secret)\s+(?:name|identity|persona|self)\s+is\b|\b(?:you|it|the assistant|the ai|the model|the agent)\s+(?:has|have|has got)\s+no\s+(?:rules|restrictions|limits|filters|guidelines|boundaries|content policy)\b"),
+    ("role_hijack", r"\b(?:never|do not|don't|must not|mustn't)\s+(?:ever\s+)?(?:refuse|decline|reject|deny|push back on)\s+(?:any\s+|a\s+|the\s+|this user'?s?\s+)?(?:request|question|instruction|command|task|order|prompt)s?\b"),
+    ("concealment", r"\b(?:if|when|whenever)\s+(?:anyone|someone|the user|they|anybody|somebody)\s+asks?\b[^\n]{0,60}?\b(?:say|tell them|claim|pretend|deny|answer|reply)\b[^\n]{0,40}?\b(?:does not exist|doesn't exist|never existed|never happened|nothing happened|you don't know|you do not know|no idea)\b|\bdeny (?:that )?(?:this|it|the (?:memory|instruction|note|change)) (?:exists|existed|happened)\b"),
+    ("concealment", r"\b(?:do not|don't|never)\s+let\s+" + _USER + r"\s+(?:know|see|find out|notice|learn)\b|\band (?:do not|don't|never) (?:mention|disclose|reveal) (?:it|this|that)\b|\b(?:send|forward|copy|upload|email|transfer|bcc)\b[^\n]{0,120}?\b(?:quietly|discreetly)\s*[.!]?$"),
+    ("agent_config_edit", r"\btreat\s+(?:all\s+|any\s+|every\s+)?(?:messages|emails|instructions|requests|text|content|input|mails)\b[^\n]{0,80}?\bas\s+(?:coming from|if (?:they (?:were|came) )?from|from|instructions from|commands from|orders from)\s+(?:the\s+|your\s+)?(?:user|owner|admin|administrator|developer|system|operator)\b"),
+    ("exfiltration", r"(?:密码|密碼|密钥|密鑰|令牌|凭证|憑證|凭据|憑據|api ?key|私钥|私鑰|验证码|驗證碼|聊天记录|聊天記錄|信用卡)[^\n]{0,20}?(?:发送|發送|发给|發給|转发|轉發|上传|上傳|传给|傳給)(?:到|给|給|至)?[^\n]{0,40}?(?:https?://|[a-z0-9._%+-]+@[a-z0-9.-]+)"),
+)
