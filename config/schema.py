@@ -132,6 +132,7 @@ class Config:
     auth: AuthConfig = field(default_factory=AuthConfig)
     tenants: Mapping[str, TenantConfig] = field(default_factory=dict)
     filters: Mapping[str, Any] = field(default_factory=dict)  # each filter parses its own table
+    memory: Mapping[str, Any] = field(default_factory=dict)  # [memory.gate]: parsed by the memory gate
     source: str = "<defaults>"
 
     @property
@@ -158,7 +159,7 @@ class Config:
                                       f"(routes: {', '.join(self.routes)})")
 
 
-_TOP_KEYS = {"server", "upstream", "store", "routes", "pipeline", "filters", "auth", "tenants"}
+_TOP_KEYS = {"server", "upstream", "store", "routes", "pipeline", "filters", "auth", "tenants", "memory"}
 
 
 def default_config_text() -> str:
@@ -220,7 +221,7 @@ def _merge(base: dict, user: dict) -> dict:
     for key, value in user.items():
         if key in ("server", "upstream", "store", "pipeline", "auth") and isinstance(value, dict) and isinstance(out.get(key), dict):
             out[key] = {**out[key], **value}
-        elif key in ("routes", "filters", "tenants") and isinstance(value, dict) and isinstance(out.get(key), dict):
+        elif key in ("routes", "filters", "tenants", "memory") and isinstance(value, dict) and isinstance(out.get(key), dict):
             out[key] = {**out[key], **value}
         else:
             out[key] = value

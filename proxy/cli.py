@@ -16,7 +16,9 @@ from .cmd_store import CLIError, nonempty
 # Modules that add subcommands: each has ``register(subparsers)``; the parser it
 # adds sets ``func(args) -> int`` via ``set_defaults``.
 COMMAND_MODULES: tuple[str, ...] = ("ctxproxy.proxy.cmd_pruned", "ctxproxy.proxy.cmd_manifest",
-                                    "ctxproxy.proxy.cmd_effects", "ctxproxy.proxy.cmd_demo", "ctxproxy.proxy.cmd_keys")
+                                    "ctxproxy.proxy.cmd_effects", "ctxproxy.proxy.cmd_memory",
+                                    "ctxproxy.proxy.cmd_forget", "ctxproxy.proxy.cmd_recall", "ctxproxy.proxy.cmd_demo",
+                                    "ctxproxy.proxy.cmd_keys")
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -145,6 +147,9 @@ def _check_pipeline(cfg, build: bool = False) -> None:
         if dup is not None:
             raise ConfigError(f"{path}: filter {dup!r} is listed twice")
     configs = filter_configs(cfg)
+    from ctxproxy.filters.memory.gate import GateConfig
+
+    GateConfig.from_config(cfg)  # [memory.gate]
     Router(cfg)
     provider_keys(cfg)  # [tenants.<t>] api_key_env: each variable set
     if not build:

@@ -49,7 +49,8 @@ log = logging.getLogger("ctxproxy")
 
 # Modules that register admin endpoints with ``admin.admin_route`` on import.
 ADMIN_MODULES: tuple[str, ...] = ("ctxproxy.proxy.admin_pruned", "ctxproxy.proxy.admin_manifests",
-                                  "ctxproxy.proxy.admin_effects", "ctxproxy.proxy.admin_keys")
+                                  "ctxproxy.proxy.admin_effects", "ctxproxy.proxy.admin_memory",
+                                  "ctxproxy.proxy.admin_recall", "ctxproxy.proxy.admin_keys")
 
 
 def version() -> str:
@@ -134,6 +135,22 @@ def server_secret(cfg: Config) -> bytes:
     return path.read_bytes()
 
 
+def memory_upkeep(store: Any, cfg: Config) -> None:
+    """At load: re-scan memories when the threat rules changed (quarantine),
+    purge long-expired ones, and finish erasures left pending (when this
+    process has the store to itself). Skipped on a store without memories."""
+    from ctxproxy.filters.memory.gate import GateConfig, MemoryGate
+    from ctxproxy.store.forget import finish_erasure
+
+    gate_config = GateConfig.from_config(cfg)  # a bad [memory.gate] stops start-up
+    if store.pending_receipts():
+        finish_erasure(store)
+    if store.memories.tenants():
+        gate = MemoryGate(store, gate_config)
+        gate.rescan()
+        gate.purge_expired()
+
+
 def open_services(cfg: Config) -> dict[str, Any]:
     """Services filters may ask for by name (``turn.service(name)``)."""
     Path(cfg.server.data_dir).mkdir(parents=True, exist_ok=True)
@@ -144,6 +161,7 @@ def open_services(cfg: Config) -> dict[str, Any]:
         max_map_size=cfg.store.max_map_size_mb * 1024 * 1024,
         pending_timeout=cfg.store.pending_timeout)
     services["writer"] = BackgroundWriter(store)  # group commit for after-the-turn records
+    memory_upkeep(store, cfg)
     telemetry = open_telemetry(version())  # None unless OTEL_* configures an exporter
     if telemetry is not None:
         services["telemetry"] = telemetry

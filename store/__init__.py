@@ -23,7 +23,7 @@ import time
 from pathlib import Path
 from typing import Callable
 
-from .errors import EffectStateError, StoreError, WriteNeeded
+from .errors import EffectStateError, ExternalIdTaken, RevisionConflict, StoreError, WriteNeeded
 from .interfaces import Batch, DocumentStore, EffectLedger, ProxyKeyStore, SessionStore, Store, TermIndex
 from .proxy_keys import KEY_PREFIX, Principal, ProxyKey, split_key
 from .lmdb_store import (
@@ -37,6 +37,7 @@ from .lmdb_store import (
     LMDBStore,
     MigrationContext,
 )
+from .memory_records import MemoryRecord, new_memory_id
 from .records import (
     COMPLETED,
     EFFECT_STATES,
@@ -74,9 +75,26 @@ def open_store(
     must not cross ``fork()``. Several processes may open the same directory;
     opening it twice in one process shares one environment.
     """
-    return LMDBStore.open(str(path), map_size=map_size, max_map_size=max_map_size,
-                          readonly=readonly, pending_timeout=pending_timeout,
-                          max_readers=max_readers, clock=clock)
+    store = LMDBStore.open(str(path), map_size=map_size, max_map_size=max_map_size,
+                           readonly=readonly, pending_timeout=pending_timeout,
+                           max_readers=max_readers, clock=clock)
+    if not readonly:
+        attach_recall_indexes(store, Path(path).parent)
+    return store
+
+
+def attach_recall_indexes(store: Store, data_dir: Path) -> None:
+    """Register recall's SQLite indexes (``<data_dir>/recall/``) on
+    ``store.derived`` when they exist, so a forget run from any process —
+    the proxy, the CLI — erases them too."""
+    from .memory_index import MemoryIndex
+    from .session_index import SessionIndex
+
+    folder = data_dir / "recall"
+    if (folder / "memories.db").exists():
+        MemoryIndex.open(data_dir, store)
+    if (folder / "sessions.db").exists():
+        SessionIndex.open(data_dir, store)
 
 
 __all__ = [
@@ -95,6 +113,10 @@ __all__ = [
     "StoreError",
     "EffectStateError",
     "WriteNeeded",
+    "RevisionConflict",
+    "ExternalIdTaken",
+    "MemoryRecord",
+    "new_memory_id",
     "EffectRecord",
     "StoredDoc",
     "DeletionReceipt",

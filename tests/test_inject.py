@@ -7,6 +7,7 @@ import time
 from pathlib import Path
 
 import orjson
+from memhelp import put_memory
 import pytest
 from realclients import body_bytes, load
 
@@ -324,8 +325,7 @@ def markers(body):
 def test_claude_code_breakpoints_preserved_and_stable_bytes_identical_across_turns(store, repo):
     f = InjectFilter(InjectConfig(rules=rules_cfg(repo), memory=MemoryConfig(project="p")), store,
                      retriever=FixedRetriever())
-    store.memories.put("t1", "m1", {"text": "Use the staging cluster for tests.", "scope": "project",
-                                    "project": "p", "trust": "curated"})
+    put_memory(store, "t1", "Use the staging cluster for tests.", memory_id="m1", project="p")
     results = []
     for name in ("claude-code-1-first", "claude-code-2-tool-result", "claude-code-3-continue"):
         turn = cc_turn(name)
@@ -411,14 +411,14 @@ def chat_body(text="hi"):
 
 
 def test_memory_snapshot_is_frozen_for_the_session(store):
-    store.memories.put("t1", "m1", {"text": "Prefers rebase.", "scope": "tenant", "trust": "curated"})
+    first_rec = put_memory(store, "t1", "Prefers rebase.")
     f = mem_filter(store)
     t1 = make_turn("chat", chat_body())
     request(f, t1)
     first = sent(t1)["messages"][0]["content"]
     assert "Prefers rebase." in first and t1.state["inject"]["memory"]["status"] == "frozen"
-    store.memories.put("t1", "m2", {"text": "Uses fish shell.", "scope": "tenant", "trust": "curated"})
-    store.memories.delete("t1", "m1")
+    put_memory(store, "t1", "Uses fish shell.")
+    store.memories.erase("t1", first_rec.memory_id)
     t2 = make_turn("chat", chat_body("next"))
     request(f, t2)
     assert sent(t2)["messages"][0]["content"] == first  # byte-identical for the whole session
@@ -432,29 +432,33 @@ def test_memory_snapshot_is_frozen_for_the_session(store):
 
 def test_memory_visibility_fails_closed(store):
     now = time.time()
-    put = store.memories.put
-    put("t1", "tenant", {"text": "TENANT-WIDE", "scope": "tenant", "trust": "curated"})
-    put("t1", "proj", {"text": "PROJECT-P", "scope": "project", "project": "p", "trust": "curated"})
-    put("t1", "proj-q", {"text": "PROJECT-Q", "scope": "project", "project": "q"})
-    put("t1", "mine", {"text": "MY-SESSION", "scope": "session"}, session="s1")
-    put("t1", "theirs", {"text": "OTHER-SESSION", "scope": "session"}, session="s9")
-    put("t1", "user", {"text": "USER-ALICE", "scope": "user"}, subject="alice")
-    put("t1", "noscope", {"text": "NO-SCOPE"})
-    put("t1", "secret", {"text": "SECRET-ONE", "scope": "tenant", "sensitivity": "secret"})
-    put("t1", "conf", {"text": "CONFIDENTIAL-ONE", "scope": "tenant", "sensitivity": "confidential"})
-    put("t1", "weird", {"text": "WEIRD-SENS", "scope": "tenant", "sensitivity": "banana"})
-    put("t1", "old", {"text": "EXPIRED", "scope": "tenant", "expires_at": now - 10})
-    put("t1", "later", {"text": "NOT-EXPIRED", "scope": "tenant", "expires_at": "2999-01-01T00:00:00Z"})
-    put("t1", "sup", {"text": "SUPERSEDED", "scope": "tenant", "superseded_by": "x"})
-    put("t1", "quar", {"text": "QUARANTINED", "scope": "tenant", "status": "quarantined"})
-    put("t2", "other-tenant", {"text": "OTHER-TENANT", "scope": "tenant", "trust": "curated"})
+    def put(tenant, text, **kw):
+        put_memory(store, tenant, text, **kw)
+
+    put("t1", "TENANT-WIDE")
+    put("t1", "PROJECT-P", project="p")
+    put("t1", "PROJECT-Q", project="q")
+    put("t1", "MY-SESSION", session="s1")
+    put("t1", "OTHER-SESSION", session="s9")
+    put("t1", "USER-ALICE", user="alice")
+    put("t1", "USER-BOB", user="bob")
+    put("t1", "OTHER-PURPOSE", purpose="billing")
+    put("t1", "A-FACT", kind="fact")  # recalled, never in the snapshot
+    put("t1", "CONFIDENTIAL-ONE", sensitivity="confidential")
+    put("t1", "EXPIRED", expires_at=now - 10)
+    put("t1", "NOT-EXPIRED", expires_at=now + 86400)
+    put("t1", "SUPERSEDED", status="superseded", superseded_by="mem_x")
+    put("t1", "PROPOSED-ONE", status="proposed", origin="tool_output")
+    put("t1", "HYPOTHESIS-ONE", status="hypothesis", origin="model_inference")
+    put("t1", "QUARANTINED", quarantine="instruction_override")
+    put("t2", "OTHER-TENANT")
     t = make_turn("chat", chat_body(), user="alice")
     request(mem_filter(store), t)
     text = sent(t)["messages"][0]["content"]
     for visible in ("TENANT-WIDE", "PROJECT-P", "MY-SESSION", "USER-ALICE", "NOT-EXPIRED"):
         assert visible in text, visible
-    for hidden in ("PROJECT-Q", "OTHER-SESSION", "NO-SCOPE", "SECRET-ONE", "CONFIDENTIAL-ONE", "WEIRD-SENS",
-                   "EXPIRED\n", "SUPERSEDED", "QUARANTINED", "OTHER-TENANT"):
+    for hidden in ("PROJECT-Q", "OTHER-SESSION", "USER-BOB", "OTHER-PURPOSE", "A-FACT", "CONFIDENTIAL-ONE",
+                   "] EXPIRED", "SUPERSEDED", "PROPOSED-ONE", "HYPOTHESIS-ONE", "QUARANTINED", "OTHER-TENANT"):
         assert hidden not in text, hidden
     # unknown identity (identify did not run): nothing at all, and nothing frozen
     anon = make_turn("chat", chat_body(), session="", source="")
@@ -469,10 +473,9 @@ def test_memory_visibility_fails_closed(store):
 
 def test_memory_labels_and_bounds_per_scope(store):
     for i in range(10):
-        store.memories.put("t1", f"c{i}", {"text": f"curated fact {i} " + "x" * 80, "scope": "tenant",
-                                           "trust": "curated", "observed_at": 1_700_000_000 + i})
-    store.memories.put("t1", "inf", {"text": "maybe the tests are slow", "scope": "project", "project": "p",
-                                     "trust": "inferred", "sensitivity": "public"})
+        put_memory(store, "t1", f"curated fact {i} " + "x" * 80, observed_at=1_700_000_000 + i)
+    put_memory(store, "t1", "maybe the tests are slow", project="p", origin="model_inference",
+               sensitivity="public")
     t = make_turn("chat", chat_body())
     request(mem_filter(store, chars={"tenant": 300, "project": 100}), t)
     segs = {s.trust: s for s in t.segments}
@@ -652,8 +655,7 @@ project = "shop"
 async def test_end_to_end_anthropic_sdk_two_turns(make_proxy, fake, repo):
     proxy = await make_proxy(e2e_toml(repo))
     store = proxy.state.services["store"]
-    store.memories.put("default", "m1", {"text": "Orders ship from Lyon.", "scope": "project", "project": "shop",
-                                         "trust": "curated"})
+    put_memory(store, "default", "Orders ship from Lyon.", project="shop")
     client = proxy.anthropic(default_headers={"X-Ctx-Session": "e2e-1"})
     system = [{"type": "text", "text": "You are a shop assistant."},
               {"type": "text", "text": "Catalogue: " + "item " * 50, "cache_control": {"type": "ephemeral"}}]
@@ -661,8 +663,7 @@ async def test_end_to_end_anthropic_sdk_two_turns(make_proxy, fake, repo):
                                               "cache_control": {"type": "ephemeral"}}]}]
     await client.messages.create(model="claude-opus-4-8", max_tokens=50, system=system, messages=messages)
     first = fake.last.json
-    store.memories.put("default", "m2", {"text": "Orders ship from Oslo now.", "scope": "project",
-                                         "project": "shop", "trust": "curated"})
+    put_memory(store, "default", "Orders ship from Oslo now.", project="shop")
     messages = [{"role": "user", "content": [{"type": "text", "text": "Where do orders ship from?"}]},
                 {"role": "assistant", "content": "Lyon."},
                 {"role": "user", "content": [{"type": "text", "text": "Thanks!",
