@@ -206,8 +206,12 @@ class InjectFilter(Filter):
         if not st:
             return None
         # "placement": where each group of segments went (the manifest places the segments by it)
-        return {"token_budget": st.get("budget"), "tokens_injected": st.get("used"),
-                "policy_revision": st.get("policy_revision"), "placement": st.get("placement")}
+        out = {"token_budget": st.get("budget"), "tokens_injected": st.get("used"),
+               "policy_revision": st.get("policy_revision"), "placement": st.get("placement")}
+        blocked = (st.get("memory") or {}).get("blocked")
+        if blocked:  # memories a re-scan blocked: named here, never shown to the model
+            out["memory_blocked"] = blocked
+        return out
 
     @staticmethod
     def successor_state(st: dict) -> dict:

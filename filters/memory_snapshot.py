@@ -63,8 +63,7 @@ def snapshot_segments(turn: Any, store: Any, session_state: Mapping[str, Any], c
     if not isinstance(snap, dict):
         now = time.time() if now is None else now
         project = project or getattr(ident, "project", "") or ""
-        snap = build_snapshot(store.memories.list(ident.tenant, status="active"), ident, chars, project,
-                              max_sens, now)
+        snap = build_snapshot(candidates(store, ident, project), ident, chars, project, max_sens, now)
         write = {STATE_KEY: snap}
         status = "frozen"
     segments = []
@@ -79,6 +78,17 @@ def snapshot_segments(turn: Any, store: Any, session_state: Mapping[str, Any], c
     if snap.get("blocked"):  # the manifest's view only: these lines never reach the model
         info["blocked"] = list(snap["blocked"])
     return segments, info, write
+
+
+def candidates(store: Any, ident: Any, project: str) -> list[Any]:
+    """The snapshot-kind records of every scope this turn could see (each scope
+    read from its index: the tenant's other records are never loaded)."""
+    out = []
+    for p in dict.fromkeys(("", project)):
+        for u in dict.fromkeys(("", ident.user or "")):
+            for s in dict.fromkeys(("", ident.session or "")):
+                out += store.memories.scope_records(ident.tenant, p, u, s, snapshot=True)
+    return out
 
 
 def build_snapshot(records: Iterable[Any], ident: Any, chars: Mapping[str, int], project: str, max_sens: str,

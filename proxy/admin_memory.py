@@ -103,35 +103,51 @@ def _outcome(out: Any, created_status: int = 201) -> web.Response:
     return _json(out.answer(), created_status)  # a duplicate too: 201 with duplicate_of (the issue's shape)
 
 
+def _answers(handler: Any) -> Any:
+    """The errors every memory endpoint answers alike: a bad field 400, a missing
+    (or another tenant's) memory 404, a stale revision or wrong state 409."""
+
+    async def run(request: web.Request) -> web.Response:
+        try:
+            return await handler(request, await required_store(request))
+        except FieldError as exc:
+            return _field_error(exc)
+        except NotFound:
+            return _not_found(request.match_info.get("id", ""))
+        except RevisionConflict as exc:
+            return _conflict(exc)
+        except StateError as exc:
+            return _error(409, str(exc), type="invalid_state")
+        except StoreError as exc:
+            if "id" in request.match_info:  # a malformed id: as if it did not exist
+                return _not_found(request.match_info["id"])
+            return _error(400, str(exc), type="invalid_request")
+
+    run.__name__ = handler.__name__
+    return run
+
+
 @admin_route("POST", "memories")
-async def create_memory(request: web.Request) -> web.Response:
-    store = await required_store(request)
-    try:
-        body = await _body(request)
-        tenant = _tenant(request, body)
-        out = await asyncio.to_thread(gate_of(request, store).write, tenant, body, created_by=CREATED_BY)
-    except FieldError as exc:
-        return _field_error(exc)
-    except StoreError as exc:
-        return _error(400, str(exc), type="invalid_request")
+@_answers
+async def create_memory(request: web.Request, store: Any) -> web.Response:
+    body = await _body(request)
+    tenant = _tenant(request, body)
+    out = await asyncio.to_thread(gate_of(request, store).write, tenant, body, created_by=CREATED_BY)
     return _outcome(out)
 
 
 @admin_route("POST", "memories:batch")
-async def create_memories(request: web.Request) -> web.Response:
-    store = await required_store(request)
-    try:
-        items = await _body(request, array=True)
-        if len(items) > MAX_BATCH:
-            return _error(413, f"body: {len(items)} memories, at most {MAX_BATCH} per batch", type="invalid_request",
-                          field="body")
-        tenant = tenant_of(request)
-        for i, item in enumerate(items):
-            if isinstance(item, dict) and "tenant" in item:
-                raise FieldError(f"[{i}].tenant", "give the tenant once, as ?tenant= (a batch has one tenant)")
-        results = await asyncio.to_thread(gate_of(request, store).write_many, tenant, items, created_by=CREATED_BY)
-    except FieldError as exc:
-        return _field_error(exc)
+@_answers
+async def create_memories(request: web.Request, store: Any) -> web.Response:
+    items = await _body(request, array=True)
+    if len(items) > MAX_BATCH:
+        return _error(413, f"body: {len(items)} memories, at most {MAX_BATCH} per batch", type="invalid_request",
+                      field="body")
+    tenant = tenant_of(request)
+    for i, item in enumerate(items):
+        if isinstance(item, dict) and "tenant" in item:
+            raise FieldError(f"[{i}].tenant", "give the tenant once, as ?tenant= (a batch has one tenant)")
+    results = await asyncio.to_thread(gate_of(request, store).write_many, tenant, items, created_by=CREATED_BY)
     out = []
     for i, r in enumerate(results):
         if isinstance(r, FieldError):
@@ -143,8 +159,8 @@ async def create_memories(request: web.Request) -> web.Response:
 
 
 @admin_route("GET", "memories")
-async def list_memories(request: web.Request) -> web.Response:
-    store = await required_store(request)
+@_answers
+async def list_memories(request: web.Request, store: Any) -> web.Response:
     q = request.query
     tenant = tenant_of(request)
     unknown = sorted(set(q) - {"tenant", "project", "user", "session", "status", "kind", "limit"})
@@ -159,11 +175,8 @@ async def list_memories(request: web.Request) -> web.Response:
         limit = int(q.get("limit", "1000"))
     except ValueError:
         return _error(400, "limit: expected a number", type="invalid_request", field="limit")
-    try:
-        records = await asyncio.to_thread(store.memories.list, tenant, project=_q(q, "project"), user=_q(q, "user"),
-                                          session=_q(q, "session"), status=status, kind=kind)
-    except StoreError as exc:
-        return _error(400, str(exc), type="invalid_request")
+    records = await asyncio.to_thread(store.memories.list, tenant, project=_q(q, "project"), user=_q(q, "user"),
+                                      session=_q(q, "session"), status=status, kind=kind)
     shown = records[-limit:] if limit > 0 else []
     return _json({"tenant": tenant, "count": len(records), "truncated": len(shown) < len(records),
                   "memories": [r.to_dict() for r in shown]})
@@ -174,109 +187,79 @@ def _q(q: Any, name: str) -> str | None:
 
 
 @admin_route("GET", "memories/{id}")
-async def get_memory(request: web.Request) -> web.Response:
-    store = await required_store(request)
+@_answers
+async def get_memory(request: web.Request, store: Any) -> web.Response:
     tenant = tenant_of(request)
     mid = request.match_info["id"]
-    try:
-        rec = store.memories.get(tenant, mid)
-        history = store.memories.history(tenant, mid) if rec is not None else []
-    except StoreError:
-        rec = None
+    rec = store.memories.get(tenant, mid)
     if rec is None:
-        return _not_found(mid)
+        raise NotFound(mid)
+    history = store.memories.history(tenant, mid)
     return _json({"memory": rec.to_dict(), "history": [h.to_dict() for h in history]})
 
 
-async def _review(request: web.Request, action: str) -> web.Response:
-    store = await required_store(request)
+async def _review(request: web.Request, store: Any, action: str) -> web.Response:
     mid = request.match_info["id"]
-    try:
-        body = await _body(request)
-        tenant = _tenant(request, body)
-        rev = _revision(body)
-        by = body.pop("by", CREATED_BY)
-        if not isinstance(by, str) or body:
-            raise FieldError(next(iter(body), "by"), "unknown field" if body else "expected a string")
-        gate = gate_of(request, store)
-        if action == "approve":
-            out = await asyncio.to_thread(gate.approve, tenant, mid, by=by, expected_revision=rev)
-            return _outcome(out, 200)
-        rec = await asyncio.to_thread(gate.reject, tenant, mid, by=by, expected_revision=rev)
-        return _json({"memory_id": rec.memory_id, "status": rec.status, "revision": rec.revision})
-    except FieldError as exc:
-        return _field_error(exc)
-    except NotFound:
-        return _not_found(mid)
-    except RevisionConflict as exc:
-        return _conflict(exc)
-    except StateError as exc:
-        return _error(409, str(exc), type="invalid_state")
-    except StoreError:
-        return _not_found(mid)
+    body = await _body(request)
+    tenant = _tenant(request, body)
+    rev = _revision(body)
+    by = body.pop("by", CREATED_BY)
+    if not isinstance(by, str) or body:
+        raise FieldError(next(iter(body), "by"), "unknown field" if body else "expected a string")
+    gate = gate_of(request, store)
+    if action == "approve":
+        out = await asyncio.to_thread(gate.approve, tenant, mid, by=by, expected_revision=rev)
+        return _outcome(out, 200)
+    rec = await asyncio.to_thread(gate.reject, tenant, mid, by=by, expected_revision=rev)
+    return _json({"memory_id": rec.memory_id, "status": rec.status, "revision": rec.revision})
 
 
 @admin_route("POST", "memories/{id}/approve")
-async def approve_memory(request: web.Request) -> web.Response:
-    return await _review(request, "approve")
+@_answers
+async def approve_memory(request: web.Request, store: Any) -> web.Response:
+    return await _review(request, store, "approve")
 
 
 @admin_route("POST", "memories/{id}/reject")
-async def reject_memory(request: web.Request) -> web.Response:
-    return await _review(request, "reject")
+@_answers
+async def reject_memory(request: web.Request, store: Any) -> web.Response:
+    return await _review(request, store, "reject")
 
 
 @admin_route("PATCH", "memories/{id}")
-async def edit_memory(request: web.Request) -> web.Response:
-    store = await required_store(request)
+@_answers
+async def edit_memory(request: web.Request, store: Any) -> web.Response:
     mid = request.match_info["id"]
-    try:
-        body = await _body(request)
-        tenant = _tenant(request, body)
-        rev = _revision(body)
-        if rev is None and request.headers.get("If-Match", "").strip('"').isdigit():
-            rev = int(request.headers["If-Match"].strip('"'))
-        out = await asyncio.to_thread(gate_of(request, store).edit, tenant, mid, body, expected_revision=rev,
-                                      by=CREATED_BY)
-    except FieldError as exc:
-        return _field_error(exc)
-    except NotFound:
-        return _not_found(mid)
-    except RevisionConflict as exc:
-        return _conflict(exc)
-    except StoreError:
-        return _not_found(mid)
+    body = await _body(request)
+    tenant = _tenant(request, body)
+    rev = _revision(body)
+    if rev is None and request.headers.get("If-Match", "").strip('"').isdigit():
+        rev = int(request.headers["If-Match"].strip('"'))
+    out = await asyncio.to_thread(gate_of(request, store).edit, tenant, mid, body, expected_revision=rev,
+                                  by=CREATED_BY)
     return _outcome(out, 200)
 
 
 @admin_route("DELETE", "memories/{id}")
-async def delete_memory(request: web.Request) -> web.Response:
-    store = await required_store(request)
+@_answers
+async def delete_memory(request: web.Request, store: Any) -> web.Response:
     tenant = tenant_of(request)
     mid = request.match_info["id"]
-    try:
-        if store.memories.get(tenant, mid) is None:
-            return _not_found(mid)
-    except StoreError:
-        return _not_found(mid)
+    if store.memories.get(tenant, mid) is None:
+        raise NotFound(mid)
     receipt = await asyncio.to_thread(forgetting.forget, store, tenant, {"memory": mid})
     return _json({"memory_id": mid, "deleted": True, "receipt": receipt.to_dict()})
 
 
 @admin_route("POST", "forget")
-async def forget(request: web.Request) -> web.Response:
-    store = await required_store(request)
-    try:
-        body = await _body(request)
-        tenant = _tenant(request, body)
-        rid = body.pop("request_id", None)
-        if rid is not None and (not isinstance(rid, str) or not rid.strip() or len(rid) > 200):
-            raise FieldError("request_id", "expected a non-empty string of at most 200 characters")
-        forgetting.subject_of(body)
-    except FieldError as exc:
-        return _field_error(exc)
-    except StoreError as exc:
-        return _error(400, str(exc), type="invalid_request")
+@_answers
+async def forget(request: web.Request, store: Any) -> web.Response:
+    body = await _body(request)
+    tenant = _tenant(request, body)
+    rid = body.pop("request_id", None)
+    if rid is not None and (not isinstance(rid, str) or not rid.strip() or len(rid) > 200):
+        raise FieldError("request_id", "expected a non-empty string of at most 200 characters")
+    forgetting.subject_of(body)  # a bad subject: 400 before anything runs
     try:
         receipt = await asyncio.to_thread(forgetting.forget, store, tenant, body, request_id=rid)
     except StoreError as exc:
@@ -285,15 +268,10 @@ async def forget(request: web.Request) -> web.Response:
 
 
 @admin_route("GET", "forget/{request_id}")
-async def get_forget(request: web.Request) -> web.Response:
-    store = await required_store(request)
-    tenant = tenant_of(request)
+@_answers
+async def get_forget(request: web.Request, store: Any) -> web.Response:
     rid = request.match_info["request_id"]
-    try:
-        answer = await asyncio.to_thread(forgetting.check, store, tenant, rid)
-    except StoreError:
-        answer = None
+    answer = await asyncio.to_thread(forgetting.check, store, tenant_of(request), rid)
     if answer is None:
         return _error(404, f"no erasure receipt {rid!r}", type="not_found")
     return _json(answer)
-

@@ -143,8 +143,27 @@ def _fail(status: int, payload: Any) -> CLIError:
     return admin_failure(status, payload)
 
 
-def _refused(out: Any) -> CLIError:
-    return CLIError(f"refused ({out.refused.reason}): {out.refused.message}", 5)
+def _gated(args: argparse.Namespace, call: Any) -> dict:
+    """Run ``call(gate, tenant)`` on the data dir's store; its answer, or the
+    CLIError for a bad field (2), a missing record (3), a conflict (4), a refusal (5)."""
+    from ctxproxy.filters.memory.fields import FieldError
+    from ctxproxy.filters.memory.gate import NotFound, StateError
+    from ctxproxy.store.errors import RevisionConflict
+
+    with cli_store(args) as cs:
+        try:
+            out = call(_gate(cs), cs.tenant)
+        except FieldError as exc:
+            raise CLIError(str(exc), 2) from None
+        except NotFound:
+            raise CLIError(f"no memory {getattr(args, 'memory_id', '')!r}", 3) from None
+        except (StateError, RevisionConflict) as exc:
+            raise CLIError(str(exc), 4) from None
+    if isinstance(out, dict):
+        return out
+    if out.refused:
+        raise CLIError(f"refused ({out.refused.reason}): {out.refused.message}", 5)
+    return out.answer()
 
 
 def _print(args: argparse.Namespace, payload: Any, text: str) -> None:
@@ -197,16 +216,7 @@ def _add(args: argparse.Namespace) -> int:
         if status != 201:
             raise _fail(status, ans)
     else:
-        from ctxproxy.filters.memory.fields import FieldError
-
-        with cli_store(args) as cs:
-            try:
-                out = _gate(cs).write(cs.tenant, body, created_by="cli")
-            except FieldError as exc:
-                raise CLIError(str(exc), 2) from None
-            if out.refused:
-                raise _refused(out)
-            ans = out.answer()
+        ans = _gated(args, lambda gate, tenant: gate.write(tenant, body, created_by="cli"))
     _print(args, ans, _answer_line(ans))
     return 0
 
@@ -254,31 +264,21 @@ def _show(args: argparse.Namespace) -> int:
 
 
 def _review(args: argparse.Namespace, action: str) -> int:
-    from ctxproxy.filters.memory.gate import NotFound, StateError
-    from ctxproxy.store.errors import RevisionConflict
-
     if args.url:
         body = {"revision": args.revision} if args.revision is not None else {}
         status, ans = admin_call(args, "POST", f"memories/{_quote(args.memory_id)}/{action}",
                                  {"tenant": args.tenant}, body)
         if status != 200:
             raise _fail(status, ans)
+    elif action == "approve":
+        ans = _gated(args, lambda gate, tenant: gate.approve(tenant, args.memory_id, by="cli",
+                                                             expected_revision=args.revision))
     else:
-        with cli_store(args) as cs:
-            gate = _gate(cs)
-            try:
-                if action == "approve":
-                    out = gate.approve(cs.tenant, args.memory_id, by="cli", expected_revision=args.revision)
-                    if out.refused:
-                        raise _refused(out)
-                    ans = out.answer()
-                else:
-                    rec = gate.reject(cs.tenant, args.memory_id, by="cli", expected_revision=args.revision)
-                    ans = {"memory_id": rec.memory_id, "status": rec.status, "revision": rec.revision}
-            except NotFound:
-                raise CLIError(f"no memory {args.memory_id!r}", 3) from None
-            except (StateError, RevisionConflict) as exc:
-                raise CLIError(str(exc), 4) from None
+        def reject(gate: Any, tenant: str) -> dict:
+            rec = gate.reject(tenant, args.memory_id, by="cli", expected_revision=args.revision)
+            return {"memory_id": rec.memory_id, "status": rec.status, "revision": rec.revision}
+
+        ans = _gated(args, reject)
     _print(args, ans, _answer_line(ans))
     return 0
 
@@ -292,10 +292,6 @@ def _reject(args: argparse.Namespace) -> int:
 
 
 def _edit(args: argparse.Namespace) -> int:
-    from ctxproxy.filters.memory.fields import FieldError
-    from ctxproxy.filters.memory.gate import NotFound
-    from ctxproxy.store.errors import RevisionConflict
-
     body = {k: getattr(args, k) for k in ("statement", "kind", "evidence_ref", "sensitivity")
             if getattr(args, k) is not None}
     if not body:
@@ -307,18 +303,8 @@ def _edit(args: argparse.Namespace) -> int:
         if status != 200:
             raise _fail(status, ans)
     else:
-        with cli_store(args) as cs:
-            try:
-                out = _gate(cs).edit(cs.tenant, args.memory_id, body, expected_revision=args.revision, by="cli")
-            except FieldError as exc:
-                raise CLIError(str(exc), 2) from None
-            except NotFound:
-                raise CLIError(f"no memory {args.memory_id!r}", 3) from None
-            except RevisionConflict as exc:
-                raise CLIError(str(exc), 4) from None
-            if out.refused:
-                raise _refused(out)
-            ans = out.answer()
+        ans = _gated(args, lambda gate, tenant: gate.edit(tenant, args.memory_id, body,
+                                                          expected_revision=args.revision, by="cli"))
     _print(args, ans, _answer_line(ans))
     return 0
 

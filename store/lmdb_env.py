@@ -48,6 +48,7 @@ import threading
 from typing import Any, Callable, TypeVar
 
 import lmdb
+import orjson
 
 from .errors import StoreError, WriteNeeded
 
@@ -144,6 +145,7 @@ class LMDBEnv:
         self.refs = 1
         self.closed = False
         self._gate = _Gate()
+        self.on_reopen: list[Callable[[], None]] = []  # run after compaction reopened the environment
         self._db_names = db_names
         self._max_readers = max_readers
         self._holder = _holder_lock(path, readonly)
@@ -405,6 +407,8 @@ class LMDBEnv:
                 fresh = {n: self.env.open_db(n.encode(), txn=txn) for n in self._db_names}
             self.dbs.clear()
             self.dbs.update(fresh)  # the same dict every repository reads its handles from
+            for hook in list(self.on_reopen):  # e.g. drop repositories that kept a handle
+                hook()
         finally:
             shutil.rmtree(tmp, ignore_errors=True)
 
@@ -536,6 +540,41 @@ class BatchRunner:
             self._txn.abort()
             self._txn = None
             self._env.end_write()
+
+
+def load(kind: str, raw: bytes, tenant: str) -> dict[str, Any]:
+    """A stored JSON record, checked to belong to ``tenant``."""
+    try:
+        record = orjson.loads(raw)
+    except orjson.JSONDecodeError as exc:
+        raise StoreError(f"corrupt {kind} record: {exc}") from exc
+    if not isinstance(record, dict) or record.get("tenant") != tenant:
+        raise StoreError(f"{kind} record under tenant {tenant!r} does not belong to it")
+    return record
+
+
+def scan(txn: Any, db: Any, prefix: bytes) -> list[tuple[bytes, bytes]]:
+    """Every (key, value) starting with ``prefix``, in key order."""
+    out = []
+    cursor = txn.cursor(db)
+    if cursor.set_range(prefix):
+        for k, v in cursor.iternext():
+            if not k.startswith(prefix):
+                break
+            out.append((k, v))
+    return out
+
+
+def scan_rest(txn: Any, db: Any, prefix: bytes) -> list[bytes]:
+    """The key suffixes after ``prefix`` (for index databases)."""
+    out = []
+    cursor = txn.cursor(db)
+    if cursor.set_range(prefix):
+        for k in cursor.iternext(keys=True, values=False):
+            if not k.startswith(prefix):
+                break
+            out.append(k[len(prefix):])
+    return out
 
 
 def _holder_lock(path: str, readonly: bool) -> int | None:

@@ -3,7 +3,7 @@
 Named databases::
 
     memories       T id                     -> current revision (record JSON)
-    memory_revs    T id rev(4 bytes BE)     -> every revision, oldest first
+    memory_revs    T id rev(4 bytes BE)     -> every earlier revision (the current one is in memories)
     memory_idx     T "x" scope+external_id  -> id (unique per scope)
                    T "u" user id            }
                    T "p" project id         }  (empty values) listing and erasure by
@@ -32,6 +32,8 @@ import orjson
 
 from . import keys, memory_text
 from .errors import ExternalIdTaken, RevisionConflict, StoreError
+from .lmdb_env import load as load_record
+from .lmdb_env import scan_rest as _scan_rest
 from .memory_records import KINDS, SNAPSHOT_KINDS, STATUSES, MemoryRecord, new_memory_id
 
 MEMORIES = "memories"
@@ -44,20 +46,19 @@ LIVE = ("active", "proposed", "hypothesis")
 _PAGE = 512
 
 
+_DEFAULTS = MemoryRecord(memory_id="", tenant="", statement="", kind="", origin="", status="").to_dict()
+_ALWAYS = frozenset(("memory_id", "tenant", "statement", "kind", "origin", "status", "revision"))
+
+
 def _dump(rec: MemoryRecord) -> bytes:
-    d = rec.to_dict()
+    """The record without its default-valued fields (they are most of them)."""
+    d = {k: v for k, v in rec.to_dict().items() if k in _ALWAYS or v != _DEFAULTS[k]}
     d["v"] = RECORD_VERSION
     return orjson.dumps(d)
 
 
 def _load(raw: bytes, tenant: str) -> MemoryRecord:
-    try:
-        d = orjson.loads(raw)
-    except orjson.JSONDecodeError as exc:
-        raise StoreError(f"corrupt memory record: {exc}") from exc
-    if not isinstance(d, dict) or d.get("tenant") != tenant:
-        raise StoreError(f"memory record under tenant {tenant!r} does not belong to it")
-    return MemoryRecord.from_dict(d)
+    return MemoryRecord.from_dict(load_record("memory", raw, tenant))
 
 
 def _group(kind: str) -> bytes:
@@ -66,19 +67,6 @@ def _group(kind: str) -> bytes:
 
 def _scope_part(project: str, user: str, session: str) -> bytes:
     return memory_text.scoped(project, user, session, "").encode()
-
-
-def _scan_rest(txn: Any, db: Any, prefix: bytes, limit: int | None = None) -> list[bytes]:
-    out = []
-    cursor = txn.cursor(db)
-    if cursor.set_range(prefix):
-        for k in cursor.iternext(keys=True, values=False):
-            if not k.startswith(prefix):
-                break
-            out.append(k[len(prefix):])
-            if limit is not None and len(out) >= limit:
-                break
-    return out
 
 
 class LMDBMemories:
@@ -177,10 +165,10 @@ class LMDBMemories:
                 txn.delete(self._ext_key(tenant, *old.scope_key(), old.external_id), db=self._idx)
             if self._counts_recalled(old):
                 self._bump(txn, self._counter_key(tenant, old), -1)
-        raw = _dump(rec)
         pk = self._pk(tenant, rec.memory_id)
-        txn.put(pk, raw, db=self._db)
-        txn.put(pk + keys.SEP + struct.pack(">I", rec.revision), raw, db=self._revs)
+        if old is not None:  # the revision it replaces joins the history
+            txn.put(pk + keys.SEP + struct.pack(">I", old.revision), _dump(old), db=self._revs)
+        txn.put(pk, _dump(rec), db=self._db)
         for k in self._index_keys(tenant, rec):
             txn.put(k, b"", db=self._idx)
         if rec.external_id:
@@ -210,7 +198,7 @@ class LMDBMemories:
         if self._terms is not None:
             idx += self._terms._remove_doc_in(txn, tenant, keys.part(memory_id, "memory id"))
         self._append_feed(txn, tenant, memory_id)
-        return {"memories": 1, "revisions": len(revs), "memory_index": idx}
+        return {"memories": 1, "revisions": len(revs) + 1, "memory_index": idx}
 
     def _ids_in(self, txn: Any, tenant: str, *parts: bytes) -> list[str]:
         return [r.decode("utf-8", "surrogatepass") for r in _scan_rest(txn, self._idx, keys.prefix(tenant, *parts))]
@@ -236,6 +224,9 @@ class LMDBMemories:
         pk = self._pk(tenant, memory_id) + keys.SEP
 
         def op(txn: Any) -> list[MemoryRecord]:
+            current = self._get_in(txn, tenant, memory_id)
+            if current is None:
+                return []
             cursor = txn.cursor(self._revs)
             out = []
             if cursor.set_range(pk):
@@ -243,7 +234,7 @@ class LMDBMemories:
                     if not k.startswith(pk):
                         break
                     out.append(_load(v, tenant))
-            return out
+            return [*out, current]
 
         return self._x.read(op)
 

@@ -42,6 +42,7 @@ import os
 import re
 import time
 import uuid
+import weakref
 from contextlib import contextmanager
 from functools import cached_property
 from typing import Any, Callable, Collection, Iterator, Mapping, Protocol, Sequence, TypeVar
@@ -52,6 +53,9 @@ from . import keys
 from .errors import EffectStateError, StoreError
 from .lmdb_env import BatchRunner, LMDBEnv, SnapshotRunner, acquire, release
 from .proxy_keys import PROXY_KEYS, LMDBProxyKeys
+from .lmdb_env import load as _load
+from .lmdb_env import scan as _scan
+from .lmdb_env import scan_rest as _scan_rest
 from .lmdb_memories import MEMORY_DBS, LMDBMemories, migrate_documents
 from .records import (
     CHECKPOINTS,
@@ -149,46 +153,12 @@ def _dump(kind: str, record: Mapping[str, Any]) -> bytes:
         raise StoreError(f"cannot encode {kind} record as JSON: {exc}") from exc
 
 
-def _load(kind: str, raw: bytes, tenant: str) -> dict[str, Any]:
-    try:
-        record = orjson.loads(raw)
-    except orjson.JSONDecodeError as exc:
-        raise StoreError(f"corrupt {kind} record: {exc}") from exc
-    if not isinstance(record, dict) or record.get("tenant") != tenant:
-        raise StoreError(f"{kind} record under tenant {tenant!r} does not belong to it")
-    return record
-
-
 def _canon(value: Any) -> bytes | None:
     """The stored form of a value, for equality (tuples and lists alike)."""
     try:
         return orjson.dumps(value, option=orjson.OPT_SORT_KEYS)
     except (TypeError, orjson.JSONEncodeError):
         return None
-
-
-def _scan(txn: Any, db: Any, prefix: bytes) -> list[tuple[bytes, bytes]]:
-    """Every (key, value) starting with ``prefix``, in key order."""
-    out = []
-    cursor = txn.cursor(db)
-    if cursor.set_range(prefix):
-        for k, v in cursor.iternext():
-            if not k.startswith(prefix):
-                break
-            out.append((k, v))
-    return out
-
-
-def _scan_rest(txn: Any, db: Any, prefix: bytes) -> list[bytes]:
-    """The key suffixes after ``prefix`` (for index databases)."""
-    out = []
-    cursor = txn.cursor(db)
-    if cursor.set_range(prefix):
-        for k in cursor.iternext(keys=True, values=False):
-            if not k.startswith(prefix):
-                break
-            out.append(k[len(prefix):])
-    return out
 
 
 def _opt_part(value: str | None, what: str) -> bytes | None:
@@ -1053,6 +1023,16 @@ class LMDBStore(_Repos):
         # here when opened; forgetting erases from each (``store.forget``).
         self.derived: list[Any] = []
         super().__init__(self._handle, self._ctx)
+        ref = weakref.ref(self)
+        self._on_reopen = lambda: (st := ref()) is not None and st._reset_repositories()
+        env.on_reopen.append(self._on_reopen)
+
+    def _reset_repositories(self) -> None:
+        """Forget the repositories built so far (after compaction reopened the
+        environment, a repository that kept a database handle would hold a dead one)."""
+        for name, attr in vars(_Repos).items():
+            if isinstance(attr, cached_property):
+                self.__dict__.pop(name, None)
 
     @classmethod
     def open(
@@ -1213,7 +1193,7 @@ class LMDBStore(_Repos):
         counts[MEMORY_REVISIONS] = counts[MEMORY_INDEX] = 0
         for mid, rec in plan[MEMORIES].items():
             pk = self.memories._pk(tenant, mid)
-            counts[MEMORY_REVISIONS] += len(_scan_rest(txn, self._ctx.dbs["memory_revs"], pk + keys.SEP))
+            counts[MEMORY_REVISIONS] += 1 + len(_scan_rest(txn, self._ctx.dbs["memory_revs"], pk + keys.SEP))
             counts[MEMORY_INDEX] += len(self.memories._index_keys(tenant, rec)) + bool(rec.external_id)
             counts[INDEX] += len(self.index._doc_terms_in(txn, tenant, keys.part(mid, "memory id")))
         return counts
@@ -1382,6 +1362,8 @@ class LMDBStore(_Repos):
         """Release this handle; the environment closes with the last one."""
         if not self._handle.closed:
             self._handle.closed = True
+            if self._on_reopen in self._env.on_reopen:
+                self._env.on_reopen.remove(self._on_reopen)
             release(self._env)
 
     def __enter__(self) -> LMDBStore:

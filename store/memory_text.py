@@ -56,19 +56,22 @@ def similarity(a: str, b: str) -> float:
 def derive_subject(text: str) -> str:
     """A guess at what the statement is about, so a new value supersedes the old.
 
-    "The deploy branch is main" -> "deploy branch is"; "Uses Redis 6" ->
-    "uses redis" (the words without a digit: versions, sizes, ports are the
-    value). "" when there is nothing to key on (no copula, no value word).
+    "The deploy branch is main" -> "deploy branch is"; "The cache uses Redis
+    6" -> "the cache uses redis" (the words without a digit: versions, sizes,
+    ports are the value). "" when there is nothing specific to key on.
     """
     flat = " ".join(unicodedata.normalize("NFKC", text).split())
     m = _COPULA.match(flat)
-    if m and len(words(m.group("subj"))) <= 8:
-        verb = flat[m.end("subj"):m.start("val")]
-        subj = [w for w in words(m.group("subj") + " " + verb) if w not in ("the", "a", "an", "our", "my")]
-        if subj:
-            return " ".join(subj)
+    # "X is Y" keys on X only when X names something specific (two content words or more)
+    # and Y is a short value: "The user is in Berlin" and "... is in Munich" may both hold.
+    if m and len(words(m.group("subj"))) <= 8 and len(words(m.group("val"))) <= 4:
+        content = [w for w in words(m.group("subj")) if w not in _STOP]
+        if len(content) >= 2:
+            verb = flat[m.end("subj"):m.start("val")]
+            return " ".join([*content, *words(verb)])
     ws = words(flat)
-    if any(_VALUE.search(w) for w in ws) and len(ws) <= 16:
+    # one number in a short statement is its value ("Redis 6"); two or more are identifiers too
+    if sum(1 for w in ws if _VALUE.search(w)) == 1 and len(ws) <= 16:
         rest = [w for w in ws if not _VALUE.search(w)]
         if rest:
             return " ".join(rest)

@@ -141,3 +141,19 @@ def test_pending_while_another_process_holds_the_store(store, tmp_path):
     assert finish_erasure(store) is True
     assert receipts(store, T)[0].status == "erased"
     assert grep_dir(tmp_path, CANARY) == []
+
+
+def test_compaction_renews_every_repository_of_the_process(store, tmp_path):
+    """Repositories built before the compacting copy was swapped in keep working
+    after it (their database handles are renewed), and so do other handles."""
+    other = open_store(tmp_path / "store")  # a second handle in this process: the same environment
+    try:
+        store.sessions.put(T, "s1", {"x": 1})
+        fill_alice(store)
+        assert forget(store, T, {"user": "alice"}).status == "erased"
+        store.sessions.put(T, "s2", {"x": 2})
+        assert other.sessions.get(T, "s1") == {"x": 1} and other.sessions.get(T, "s2") == {"x": 2}
+        put_memory(other, T, "written through the other handle")
+        assert [m.statement for m in store.memories.list(T)] == ["written through the other handle"]
+    finally:
+        other.close()

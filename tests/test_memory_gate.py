@@ -210,3 +210,18 @@ def test_batch_writes_one_item_refused_the_rest_stored(gate, store):
     assert [type(r).__name__ for r in results] == ["Outcome"] * 4 + ["FieldError"]
     assert results[3].refused.reason == "role_hijack"
     assert len(store.memories.list(T)) == 3
+
+
+@pytest.mark.parametrize("first, second, supersedes", [
+    ("The cache uses Redis 6.", "The cache uses Redis 7.", True),
+    ("The deploy branch is main.", "The deploy branch is release.", True),
+    ("Primary region: eu-west-1", "Primary region: us-east-2", True),
+    ("The user is in Berlin.", "The user is in Munich.", False),  # too vague a subject to be sure
+    ("Service 3 listens on port 8003.", "Service 4 listens on port 8004.", False),  # numbers as identifiers
+    ("The deploy branch is main.", "The deploy branch is protected and needs two reviews.", False),
+])
+def test_what_counts_as_a_contradiction(gate, store, first, second, supersedes):
+    a = gate.write(T, {"statement": first}).record
+    out = gate.write(T, {"statement": second})
+    assert bool(out.supersedes) is supersedes
+    assert store.memories.get(T, a.memory_id).status == ("superseded" if supersedes else "active")

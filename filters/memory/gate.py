@@ -130,6 +130,17 @@ class StateError(ValueError):
     """The record is not in a state that allows it (approve an active one...)."""
 
 
+def _current(mem: Any, tenant: str, memory_id: str, expected_revision: int | None) -> MemoryRecord:
+    """The record a review or an edit is about, at the revision the caller saw."""
+    cur = mem.get(tenant, memory_id)
+    if cur is None or cur.status == "deleted":
+        raise NotFound(memory_id)
+    if expected_revision is not None and expected_revision != cur.revision:
+        raise RevisionConflict(f"memory {memory_id} is at revision {cur.revision}, not {expected_revision}",
+                               current=cur.revision)
+    return cur
+
+
 def initial_status(origin: str) -> str:
     if origin in ("tool_output", "consolidated"):
         return "proposed"
@@ -165,14 +176,12 @@ def default_threat_scan() -> Callable[[str], Any]:
 
 
 def rules_version(extra: str = "") -> str:
-    """Changes when the threat rules (their module) or the secret rules change."""
+    """Changes when the threat rules (the package's rule modules) or the secret rules change."""
     h = hashlib.sha256(extra.encode())
-    try:
-        from . import threats
-
-        h.update(Path(threats.__file__).read_bytes())
-    except (ImportError, OSError):
-        h.update(b"no-threat-rules")
+    own = {"gate.py", "fields.py", "formats.py", "__init__.py"}
+    for path in sorted(Path(__file__).parent.glob("*.py")):
+        if path.name not in own:
+            h.update(path.name.encode() + b"\x00" + path.read_bytes())
     default_secret_scanner()
     h.update("\x00".join(sorted(r.id for r in _SECRETS[0].rules)).encode())
     return h.hexdigest()[:24]
@@ -376,12 +385,7 @@ class MemoryGate:
             refusal = self.screen(changes.get("statement", cur.statement), changes.get("evidence_ref", ""))
         with self.store.batch() as b:
             mem = b.memories
-            cur = mem.get(tenant, memory_id)
-            if cur is None or cur.status == "deleted":
-                raise NotFound(memory_id)
-            if expected_revision is not None and expected_revision != cur.revision:
-                raise RevisionConflict(f"memory {memory_id} is at revision {cur.revision}, not {expected_revision}",
-                                       current=cur.revision)
+            cur = _current(mem, tenant, memory_id, expected_revision)
             if refusal is not None:
                 mem.count_refused(tenant, refusal.reason)
                 return Outcome(refused=refusal)
@@ -407,12 +411,7 @@ class MemoryGate:
         refusal = self.screen(cur.statement, cur.evidence_ref)
         with self.store.batch() as b:
             mem = b.memories
-            cur = mem.get(tenant, memory_id)
-            if cur is None or cur.status == "deleted":
-                raise NotFound(memory_id)
-            if expected_revision is not None and expected_revision != cur.revision:
-                raise RevisionConflict(f"memory {memory_id} is at revision {cur.revision}, not {expected_revision}",
-                                       current=cur.revision)
+            cur = _current(mem, tenant, memory_id, expected_revision)
             if cur.status not in ("proposed", "hypothesis"):
                 raise StateError(f"memory {memory_id} is {cur.status}; only proposed memories and hypotheses "
                                  "can be approved")
@@ -428,12 +427,7 @@ class MemoryGate:
     def reject(self, tenant: str, memory_id: str, *, by: str = "",
                expected_revision: int | None = None) -> MemoryRecord:
         with self.store.batch() as b:
-            cur = b.memories.get(tenant, memory_id)
-            if cur is None or cur.status == "deleted":
-                raise NotFound(memory_id)
-            if expected_revision is not None and expected_revision != cur.revision:
-                raise RevisionConflict(f"memory {memory_id} is at revision {cur.revision}, not {expected_revision}",
-                                       current=cur.revision)
+            cur = _current(b.memories, tenant, memory_id, expected_revision)
             if cur.status not in ("proposed", "hypothesis"):
                 raise StateError(f"memory {memory_id} is {cur.status}; only proposed memories and hypotheses "
                                  "can be rejected (delete erases any memory)")
