@@ -18,6 +18,7 @@ FILTERS: dict[str, str] = {
     "identify": "ctxproxy.filters.identify:IdentifyFilter",
     "redact": "ctxproxy.filters.redact:RedactFilter",
     "effects": "ctxproxy.filters.effects:EffectsFilter",
+    "checkpoint": "ctxproxy.filters.checkpoint:CheckpointFilter",
     "prune": "ctxproxy.filters.prune:PruneFilter",
     "recall": "ctxproxy.filters.recall.filter:RecallFilter",
     "inject": "ctxproxy.filters.inject:InjectFilter",

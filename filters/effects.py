@@ -32,7 +32,10 @@ filter stores ``unknown`` sooner when the session moves on without the
 result (the client sent the call back without its result, or compacted its
 history before the result came). A late result still completes it.
 
-Compaction (``effect_history``): once a thread's history lost turns, every
+Compaction (``effect_history``, and the agents' own recorded shapes in
+``compaction.detect`` — Claude Code's ``--continue`` process sends another
+system text, so its summary starts a thread of a new profile): once a
+thread's history lost turns, every
 request of it gets a task-state checkpoint segment (kind ``checkpoint``, trust
 ``system``) with the goal, the side effects the history no longer shows
 (completed / failed with compact arguments and references or an excerpt;
@@ -80,6 +83,7 @@ from ctxproxy.store.errors import StoreError, WriteNeeded
 from ctxproxy.store.records import COMPLETED, FAILED, OPEN_STATES, PENDING, RESOLVED, SETTLED_STATES
 
 from .base import Commit, Filter, FilterError, Turn
+from .compaction import RESUMED, detect
 from .effect_history import check, clean_text, prune_threads, tool_names
 from .effect_rules import (
     DEFAULT_EXTRACTORS,
@@ -348,6 +352,8 @@ class EffectsFilter(Filter):
                     first_user=clean_text(view.first_user_text()) if not threads else "", now=now,
                     previous_response_id=body.get("previous_response_id") if server_history else None,
                     encodings=view.item_encodings())
+        if chk.reason is None and not chk.state.get("c"):
+            _agent_compaction(chk, threads, view, turn.headers)
         cap.thread = chk.thread
         st.compacted = chk.reason is not None
         st.compaction_reason = chk.reason
@@ -806,6 +812,21 @@ class _History:
     def visible(self, rec: Any) -> bool:
         self._load()
         return any(normalize_id(c) in self._ids for c in (rec.call_id, *rec.aliases))
+
+
+def _agent_compaction(chk: Any, threads: dict, view: Any, headers: Any) -> None:
+    """A compaction in an agent's own recorded shape (``compaction.detect``) that
+    the history comparison missed: Claude Code's ``--continue`` process sends
+    another system text, so its summary starts a thread of a new profile. It
+    continues the session's most recently seen conversation."""
+    found = detect(view, headers)
+    if found is None or found.phase != RESUMED:
+        return
+    chk.reason = f"{found.agent} compaction ({found.style})"
+    chk.state["c"] = True
+    others = sorted(((t.get("t", 0.0), tid) for tid, t in threads.items() if tid != chk.thread), reverse=True)
+    if chk.predecessor is None and others:
+        chk.predecessor = others[0][1]
 
 
 def _keep_newest(recent: OrderedDict, key: Any, value: Any, size: int = 4096) -> None:

@@ -75,8 +75,10 @@ from .base import Commit, Filter, Turn
 from .digest import memo_key, sha256
 from .evidence import NullRetriever, Retriever, as_evidence
 from .memory_snapshot import SCOPES, snapshot_segments
-from .rules_bundle import LAYERS, RulesBundle, RulesSources, validate_revoked
+from .observed_rules import POLICIES, observed_segments
+from .rules_bundle import LAYERS, RulesBundle, RulesSources, bundle_report, validate_revoked
 from .segments import BOUNDARIES, Segment, offer, offered, overhead, render
+from .session_part import PartCache
 
 log = logging.getLogger("ctxproxy.filters.inject")
 
@@ -158,6 +160,9 @@ class InjectConfig:
     stable_first: bool = True  # allocate stable segments before per-turn ones (keeps their bytes stable)
     stable_max_changes: int = 3  # stable bytes changing this often in a session: placed after the breakpoint
     anthropic_cache_anchor: bool = False  # add one breakpoint after stable segments when the caller set none
+    # the agent's own rule files seen in a request: put back after a compaction dropped them
+    # ("after_compaction"), whenever a request lacks one seen before ("always"), or not ("never")
+    reinject_observed_rules: Literal["after_compaction", "always", "never"] = "after_compaction"
     rules: RulesConfig = field(default_factory=RulesConfig)
     memory: MemoryConfig = field(default_factory=MemoryConfig)
     evidence: EvidenceConfig = field(default_factory=EvidenceConfig)
@@ -166,6 +171,8 @@ class InjectConfig:
     def validate(self, path: str) -> None:
         if self.token_budget < 0:
             raise ConfigError(f"{path}.token_budget: expected 0 or more tokens")
+        if self.reinject_observed_rules not in POLICIES:
+            raise ConfigError(f"{path}.reinject_observed_rules: expected one of {', '.join(POLICIES)}")
         for name, route in self.routes.items():
             if route.token_budget is not None and route.token_budget < 0:
                 raise ConfigError(f"{path}.routes.{name}.token_budget: expected 0 or more tokens")
@@ -191,6 +198,7 @@ class InjectFilter(Filter):
         self.retriever = retriever or NullRetriever()
         self.rules = RulesBundle(config.rules) if not config.rules.empty else None
         self._policy_warned: set[str] = set()  # bundle revisions whose dropped policy was logged
+        self._observed = PartCache("observed_rules")  # the agents' own rule files, per session
         if self.rules is not None:
             try:  # the first load walks the file system: here, at start-up, not on a turn
                 self.rules.get()
@@ -207,7 +215,9 @@ class InjectFilter(Filter):
             return None
         # "placement": where each group of segments went (the manifest places the segments by it)
         out = {"token_budget": st.get("budget"), "tokens_injected": st.get("used"),
-               "policy_revision": st.get("policy_revision"), "placement": st.get("placement")}
+               "policy_revision": st.get("policy_revision"), "placement": st.get("placement"),
+               "observed_rules": st.get("observed_rules") or None,  # the agent's own rule files
+               **bundle_report(st)}  # the rules bundle's files in resolved order, conflicts, refused
         blocked = (st.get("memory") or {}).get("blocked")
         if blocked:  # memories a re-scan blocked: named here, never shown to the model
             out["memory_blocked"] = blocked
@@ -244,6 +254,9 @@ class InjectFilter(Filter):
             own += self._memory(turn, state, session_state, session_writes, known)
         if cfg.evidence.enabled:
             own += self._evidence(turn, state, known)
+        # the agent's own rule files (filters/observed_rules.py): recorded, re-injected when dropped
+        own += observed_segments(turn, self.store if known else None, self._observed, state,
+                                 cfg.reinject_observed_rules, cfg.rules.priority - 2)
         for seg in own:
             offer(turn, seg)
         segments = offered(turn)

@@ -68,6 +68,14 @@ from .telemetry import (
     MANIFEST_VERSION,
     export_span,
 )
+from .telemetry import (
+    MANIFEST_COMPACTION,
+    MANIFEST_OBSERVED_RULE_COUNT,
+    MANIFEST_REINJECTED_RULE_COUNT,
+    MANIFEST_RULES_CONFLICT_COUNT,
+    MANIFEST_RULES_FILE_COUNT,
+    MANIFEST_RULES_REFUSED_COUNT,
+)
 from .view import TEXT, THINKING
 
 log = logging.getLogger("ctxproxy.filters.manifest")
@@ -415,6 +423,12 @@ def build_manifest(turn: Turn, seen: _Seen, provider: str, server: tuple[str | N
         m["recall"] = recall
     if turn.successor_of:  # an automatic successor: whose request it continues
         m["continues_turn"] = turn.successor_of
+    # the rules the model saw and the compaction it follows (inject's and checkpoint's reports)
+    for key in ("rules", "observed_rules", "compaction", "task_state"):
+        if reports.get(key) is not None:
+            m[key] = reports[key]
+    if _dict(reports.get("compaction")).get("phase") == "resumed":  # the agent's own compaction shape
+        m["client_compacted"] = m["compacted"] = True
     m["sha256"] = manifest_sha256(m)
     return m
 
@@ -454,6 +468,18 @@ def summarize(m: Mapping[str, Any]) -> dict[str, Any]:
         out[MANIFEST_TOKEN_BUDGET] = m["token_budget"]
     if m.get("policy_revision"):
         out[MANIFEST_POLICY_REVISION] = m["policy_revision"]
+    rules = m.get("rules")
+    if isinstance(rules, dict):
+        out[MANIFEST_RULES_FILE_COUNT] = len(rules.get("files") or ())
+        out[MANIFEST_RULES_CONFLICT_COUNT] = len(rules.get("conflicts") or ())
+        out[MANIFEST_RULES_REFUSED_COUNT] = len(rules.get("refused") or ())
+    observed = m.get("observed_rules")
+    if isinstance(observed, list):
+        out[MANIFEST_OBSERVED_RULE_COUNT] = sum(1 for o in observed if o.get("state") == "present")
+        out[MANIFEST_REINJECTED_RULE_COUNT] = sum(1 for o in observed if o.get("state") == "reinjected")
+    compaction = m.get("compaction")
+    if isinstance(compaction, dict):
+        out[MANIFEST_COMPACTION] = "/".join(str(compaction.get(k) or "") for k in ("agent", "style", "phase"))
     return out
 
 
@@ -473,6 +499,17 @@ def manifest_json(m: Mapping[str, Any], cap: int) -> tuple[str, bool]:
                     "after": p.get("tokens_after")} for p in m.get("pruned", ())],
         "effects": [{"key": e.get("key"), "state": e.get("state"), "tool": e.get("tool")}
                     for e in m.get("effects", ())],
+        # the rules bundle (files in resolved order, conflicts, refused) and the agent's own rule files
+        "rules": _dict(m.get("rules")).get("revision"),
+        "rules_files": [{"path": f.get("path"), "layer": f.get("layer"), "sha256": f.get("sha256")}
+                        for f in _dict(m.get("rules")).get("files") or ()],
+        "conflicts": [{"name": c.get("name"), "applied": _dict(c.get("applied")).get("path"),
+                       "overridden": _dict(c.get("overridden")).get("path")}
+                      for c in _dict(m.get("rules")).get("conflicts") or ()],
+        "refused": [{k: r.get(k) for k in ("path", "revision", "sha256", "reason") if r.get(k)}
+                    for r in _dict(m.get("rules")).get("refused") or ()],
+        "observed_rules": [{"agent": o.get("agent"), "path": o.get("path"), "sha256": o.get("sha256"),
+                            "state": o.get("state")} for o in _list(m.get("observed_rules"))],
         "truncated": False,
     }
     text = orjson.dumps(doc).decode()
@@ -480,7 +517,7 @@ def manifest_json(m: Mapping[str, Any], cap: int) -> tuple[str, bool]:
         return text, False
     doc["truncated"] = True
     doc["omitted"] = 0
-    lists = ("segments", "pruned", "effects")
+    lists = ("segments", "pruned", "effects", "rules_files", "conflicts", "refused", "observed_rules")
     # Shrink geometrically, then finely: bounded by the number of items.
     while len(text) > cap and any(doc[k] for k in lists):
         longest = max(lists, key=lambda k: len(doc[k]))

@@ -488,3 +488,23 @@ def validate_revoked(entries: Sequence[str], path: str) -> str | None:
         if not re.fullmatch(r"[0-9a-f]{12,64}", v):
             return f"{path}[{i}]: expected sha256:<hex>, rev:<hex> or a hex digest of 12-64 characters, got {e!r}"
     return None
+
+
+# -- the manifest's part (inject reports it) ------------------------------------------
+
+def bundle_report(inject_state: dict) -> dict[str, Any]:
+    """The manifest's record of the bundle ``inject`` loaded this turn (its
+    state's ``rules`` and ``conflicts``): files in resolved order with their
+    sha256, ``instruction_conflict`` records, refused files and revisions."""
+    out: dict[str, Any] = {}
+    info = inject_state.get("rules")
+    if isinstance(info, dict):
+        out["rules"] = {
+            "bundle_id": info.get("bundle_id"),
+            "revision": info.get("revision") or None,
+            "files": [{"order": i, "path": f.get("path"), "layer": f.get("layer"), "sha256": f.get("sha256"),
+                       "bytes": f.get("bytes")} for i, f in enumerate(info.get("files") or ())],
+            "conflicts": [dict(c) for c in inject_state.get("conflicts") or ()],
+            "refused": [dict(r) for r in info.get("refused") or ()],
+        }
+    return out

@@ -89,6 +89,13 @@ MANIFEST_JSON = M + "json"
 MANIFEST_TRUNCATED = M + "truncated"
 MANIFEST_STORED = M + "stored"
 MANIFEST_EVENTS_DROPPED = M + "events_dropped"
+# the rules the model saw (issue 19): bundle files and records, the agent's own rule files, compaction
+MANIFEST_RULES_FILE_COUNT = M + "rules.file_count"
+MANIFEST_RULES_CONFLICT_COUNT = M + "rules.conflict_count"
+MANIFEST_RULES_REFUSED_COUNT = M + "rules.refused_count"
+MANIFEST_OBSERVED_RULE_COUNT = M + "observed_rule_count"
+MANIFEST_REINJECTED_RULE_COUNT = M + "reinjected_rule_count"
+MANIFEST_COMPACTION = M + "compaction"
 
 # span events (one per item; emitted through ``emit_event`` only)
 EVENT_SEGMENT = "ctxproxy.context.segment"

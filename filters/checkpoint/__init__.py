@@ -1,0 +1,5 @@
+"""The task-state checkpoint (issue 19): extraction (``extract``), the
+accumulated state (``state``), its text (``render``) and the filter."""
+from .filter import CheckpointConfig, CheckpointFilter
+
+__all__ = ["CheckpointConfig", "CheckpointFilter"]

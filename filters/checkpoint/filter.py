@@ -1,0 +1,289 @@
+"""checkpoint — the task-state checkpoint: what the model must still know after its client compacts.
+
+Every request of a session adds what its new history items say (``extract``)
+to the session's task state (``state``): the goal (``X-Ctx-Goal``, else the
+first user turn), the user's instructions and corrections verbatim, the
+decisions taken, the evidence tool results verified, the last assistant
+question still unanswered. Only items new since the conversation's last
+request are read (a turn costs O(new items)); after a compaction or when
+this process has not seen the conversation, its whole history is read once
+(entries are deduplicated, so reading twice changes nothing).
+
+Once a compaction was detected (``compaction.track``: the four agents'
+recorded shapes, or history that lost the items seen last), every following
+request of the session gets the checkpoint — also when no side effect is
+hidden — as a ``task_state`` segment (trust ``system``) that ``inject``
+places next to the latest user message: after the caller's cache
+breakpoints, so the cached prefix is kept. The compaction request itself (the
+one asking the model for the summary) is left alone. Pending approvals are
+the task's tool calls still ``pending`` or ``unknown`` in the effect ledger.
+
+The task state lives in its own part of the session record
+(``task_state``), written on the store's background writer only when it
+changed; the newest copy is also kept in this process, so a write still
+queued is never read stale. Texts come from the request after ``redact``
+(this filter runs after it) and ``inject`` redacts the segment again.
+
+Per turn, ``turn.state["checkpoint"]`` is a ``CheckpointTurn``; ``report``
+gives the manifest its part (refs and counts, never text). Fails open.
+
+Config ``[filters.checkpoint]``::
+
+    enabled = true
+    max_tokens = 600
+"""
+from __future__ import annotations
+
+import hashlib
+import logging
+from dataclasses import dataclass, field
+from typing import Any, Literal, Mapping
+
+from ctxproxy.config import ConfigError
+from ctxproxy.store.records import OPEN_STATES
+
+from .. import compaction as cmp
+from ..base import Filter, Turn
+from ..effect_history import tool_names
+from ..effect_rules import (DEFAULT_READ_ONLY_COMMANDS, DEFAULT_READ_ONLY_TOOLS, DEFAULT_SHELL_TOOLS,
+                            DEFAULT_SIDE_EFFECT_TOOLS, ToolClasses)
+from ..effects import _header_goal, compact_args
+from ..segments import Segment, offer
+from ..segments import render as render_segment
+from ..session_part import PartCache
+from . import extract
+from .render import render
+from .state import TaskState, digest
+
+log = logging.getLogger("ctxproxy.filters.checkpoint")
+
+PART = "task_state"  # the session record's part holding the task state
+
+
+@dataclass(frozen=True)
+class CheckpointConfig:
+    enabled: bool = True  # accumulate the task state and offer the checkpoint after a compaction
+    max_tokens: int = 600  # the checkpoint's own budget (oldest items are left out first)
+    priority: int = 95  # inject priority (the effect ledger's checkpoint has 90)
+    placement: Literal["turn", "system"] = "turn"  # next to the latest user message (cache-friendly), or "system"
+    max_pending: int = 3  # pending / unknown tool calls listed as pending approvals
+
+    def validate(self, path: str) -> None:
+        if self.max_tokens < 100:
+            raise ConfigError(f"{path}.max_tokens: expected at least 100, got {self.max_tokens}")
+        if self.max_pending < 0:
+            raise ConfigError(f"{path}.max_pending: expected 0 or more, got {self.max_pending}")
+
+
+@dataclass
+class CheckpointTurn:
+    """This filter's record of one turn."""
+
+    compaction: dict | None = None  # what compaction the request shows (agent, style, phase, trigger)
+    compacted: bool = False  # the session has compacted before (the checkpoint is due)
+    ref: str | None = None  # the offered segment's ref
+    counts: dict = field(default_factory=dict)
+    dropped: int = 0  # items left out for the budget
+    read_from: int = 0  # first history item read this turn
+
+
+class CheckpointFilter(Filter):
+    name = "checkpoint"
+    required = False  # fails open: the request goes on without the checkpoint
+    uses_tokens = True
+    Config = CheckpointConfig
+
+    def __init__(self, config: CheckpointConfig, store: Any = None):
+        self.config = config
+        self.store = store
+        self.parts = PartCache(PART)  # the task state per conversation (session, tool profile)
+
+    @classmethod
+    def create(cls, config: CheckpointConfig | None, services: Mapping[str, Any]) -> "CheckpointFilter":
+        return cls(config or CheckpointConfig(), services.get("store"))
+
+    def on_request(self, turn: Turn) -> None:
+        view = turn.request
+        store = self.store if self.store is not None else turn.service("store")
+        ident = turn.identity
+        if view is None or not self.config.enabled or store is None or not ident.session:
+            return None
+        found = cmp.detect(view, turn.headers)
+        if found is None and not _agentic(view):
+            return None  # an auxiliary call (title, quota check): not the conversation
+        rec = turn.state[self.name] = CheckpointTurn()
+        thread = _thread(view)
+        rev, doc, conts = self.parts.load(store, ident.tenant, ident.session)
+        st = TaskState.load(doc)
+        # A sub-agent offers fewer tools than the session's main conversation; its "user" is the agent.
+        n_tools = len(tool_names(view.body))
+        main = max(int(doc.get("main_tools") or 0), n_tools)
+        conts = dict(conts or {})
+        cont = conts.get(thread)
+        found, conts[thread] = cmp.track(cont, view, found)
+        items = view.items()
+        reread = not cont or found is not None  # this process has not seen it, or it compacted
+        server_history = view.api == "responses" and bool(view.body.get("previous_response_id"))
+        start = 0 if reread or server_history else int(cont.get("n", 0))  # server-kept: the input is all new
+        rec.read_from = start = min(start, len(items))
+        if found is not None:
+            rec.compaction = found.record()
+            if found.phase == cmp.RESUMED:
+                mark = _summary_mark(view, found)
+                if mark not in st.seen:
+                    st.seen = (st.seen + [mark])[-8:]
+                    # A session first seen after its compaction has nothing this request does not show.
+                    st.compactions += 1 if doc else 0
+        self._absorb(turn, st, items, start, view, own=n_tools >= main, reread=reread)
+        rec.compacted = st.compacted
+        if st.compacted and (found is None or found.phase != cmp.REQUEST):
+            seg = self._segment(turn, store, st, rec)
+            if seg is not None:
+                offer(turn, seg)
+        dumped = {**st.dump(), "main_tools": main}
+        if len(conts) > 8:
+            conts = dict(list(conts.items())[-8:])
+        self.parts.keep(turn, store, (), rev, dumped, conts, changed=dumped != doc)
+        return None
+
+    # -- reading the history ---------------------------------------------------------
+
+    def _absorb(self, turn: Turn, st: TaskState, items: list, start: int, view: Any, own: bool,
+                reread: bool) -> None:
+        """Add what items ``start:`` say to ``st``; ``own``: the session's main
+        conversation, whose user turns are the user's (elsewhere: evidence only)."""
+        if st.goal is None:
+            goal = _header_goal(turn)
+            if goal:
+                st.goal = [1, extract.clip(goal, 300)]
+        tool_calls = {c.call_id: c for c in view.tool_calls()}
+        results = sorted((r for r in view.tool_results() if r.position >= start), key=lambda r: r.position)
+        users = dict(extract.user_turns(items, start)) if own else {}
+        ri = 0
+        current = st.turns or 1
+        for pos in range(start, len(items)):
+            while ri < len(results) and results[ri].position < pos:
+                self._evidence(st, results[ri], tool_calls, current)
+                ri += 1
+            item = items[pos]
+            role = item.get("role") if isinstance(item, dict) else None
+            if not own:
+                continue
+            if role == "assistant":
+                said = extract.assistant_text(item)
+                if said and not extract.scaffolding(said) and st.first_seen(said):
+                    # a text seen before (re-sent after a compaction) is not news; a question stays open
+                    # until the user answers it, whatever the assistant says meanwhile
+                    q = extract.question(said)
+                    if q:
+                        st.question = [current, q]
+                continue
+            for text in extract.texts_of([item]):  # decision: lines of rules files and users alike
+                for line in extract.decision_lines(text):
+                    st.add("decisions", [current, f'"{line}" (decision: line)'], move=False)
+            user = users.get(pos)
+            if user is None:
+                continue
+            n, new = st.turn_of(user)
+            current = n
+            if st.goal is None:
+                st.goal = [n, extract.clip(user, 300)]
+            if not new:  # re-sent after a compaction: read before, in its place
+                continue
+            asked = st.question
+            if not extract.is_continuation(user):
+                st.question = None  # answered (or moved on from)
+            choice = extract.decision(user)
+            if choice is not None:
+                context = f' (answering "{asked[1]}")' if asked and extract.bare_accept(user) else ""
+                st.add("decisions", [n, f'"{choice}"{context}'])
+                continue
+            goal = st.goal[1] if st.goal else ""
+            for sentence in extract.instructions(user):
+                if sentence not in goal:
+                    st.add("instructions", [n, sentence])
+        while ri < len(results):
+            self._evidence(st, results[ri], tool_calls, current)
+            ri += 1
+        if reread and own:  # Hermes / OpenClaw put their context files in the system prompt
+            for line in extract.decision_lines(view.system_text()):
+                st.add("decisions", [1, f'"{line}" (decision: line)'], move=False)
+
+    @staticmethod
+    def _evidence(st: TaskState, result: Any, calls: dict, turn_no: int) -> None:
+        call = calls.get(result.call_id)
+        for kind, text in extract.evidence(call.name if call else "tool", call.arguments if call else None,
+                                           result.content, result.is_error):
+            st.add("evidence", [turn_no, kind, text])
+
+    # -- the segment -------------------------------------------------------------------
+
+    def _segment(self, turn: Turn, store: Any, st: TaskState, rec: CheckpointTurn) -> Segment | None:
+        pending = self._pending(turn, store)
+        ident = turn.identity
+        seg = Segment(kind="task_state", ref=f"task_state:{ident.task or ident.session}@{'0' * 12}", text="",
+                      origin="checkpoint", scope="task", trust="system", sensitivity="internal",
+                      priority=self.config.priority, max_tokens=self.config.max_tokens,
+                      placement=self.config.placement, truncatable=True, boundary="item")
+        fence = turn.tokens.count(render_segment(seg)) + 2  # what inject puts around the text
+        seg.text, rec.dropped = render(st, pending, turn.tokens.count, self.config.max_tokens - fence)
+        rev = hashlib.sha256(seg.text.encode("utf-8", "surrogatepass")).hexdigest()[:12]
+        seg.ref = rec.ref = seg.ref[:-12] + rev
+        seg.freshness = {"revision": rev}
+        rec.counts = {**st.counts(), "pending": len(pending)}
+        return seg
+
+    def _pending(self, turn: Turn, store: Any) -> list[str]:
+        if not self.config.max_pending:
+            return []
+        ident = turn.identity
+        try:
+            records = store.effects.list(ident.tenant, task=ident.task or ident.session, state=OPEN_STATES,
+                                         side_effect=True)
+        except Exception as exc:  # the checkpoint goes on without them
+            log.warning("turn %s: pending effects unreadable: %s", turn.turn_id, type(exc).__name__)
+            return []
+        out = []
+        for r in records[-self.config.max_pending:]:
+            args = compact_args(r.tool, r.args_canonical, _CLASSES, 100)  # the ledger's own short form
+            out.append(f"{r.tool} {args} ({r.state})")
+        return out
+
+    def report(self, turn: Turn) -> dict | None:
+        rec = turn.state.get(self.name)
+        if not isinstance(rec, CheckpointTurn):
+            return None
+        return {"compaction": rec.compaction, "task_state": {
+            "compacted": rec.compacted, "ref": rec.ref, "items": rec.counts, "dropped": rec.dropped}}
+
+
+_CLASSES = ToolClasses.build(DEFAULT_READ_ONLY_TOOLS, DEFAULT_SIDE_EFFECT_TOOLS, DEFAULT_SHELL_TOOLS,
+                             DEFAULT_READ_ONLY_COMMANDS, True)
+
+
+def _agentic(view: Any) -> bool:
+    """A request of the agent's conversation (it offers tools or returns results)."""
+    body = view.body
+    if body.get("tools") or view.tool_results():
+        return True
+    items = view.items()
+    return any(isinstance(it, dict) and it.get("type") == "additional_tools" for it in items[:4]) \
+        if isinstance(items, list) else False
+
+
+def _thread(view: Any) -> str:
+    """One task state per conversation profile (a sub-agent has other tools)."""
+    return hashlib.sha256("\x01".join(tool_names(view.body)).encode()).hexdigest()[:12]
+
+
+def _summary_mark(view: Any, found: cmp.Compaction) -> str:
+    """Which compaction this is: the first summary text or compaction item of the history."""
+    for item in view.items():
+        if isinstance(item, dict) and item.get("type") in ("compaction", "compaction_summary"):
+            return digest(str(item.get("encrypted_content") or item.get("id") or ""))
+        for text in cmp.item_texts(item):
+            if cmp.summary_text(text):
+                return digest(text)
+    return f"{found.style}:{len(view.items())}"
+
+
