@@ -1,6 +1,7 @@
 """Scripted agent sessions that compact in their agent's own style, and what the model saw after.
 
-Used by tests/test_fidelity.py and bench/bench_compaction.py. Each agent class
+Used by ``ctxproxy eval --set compaction``, tests/test_fidelity.py and
+bench/bench_compaction.py. Each agent class
 speaks the request shape recorded from the real client
 (``shared/fixtures/real-clients``): Claude Code (Messages, rule files in the
 first user message's system reminder, an on-demand nested CLAUDE.md after a
@@ -15,6 +16,7 @@ none of it, and the session goes on.
 The "model" after the compaction is a function of what it is sent: if the
 PR it opened is not visible, it opens it again (a duplicate side effect).
 
+    from ctxproxy.proxy.eval.agents import AGENTS, run
     agent = AGENTS["claude-code"]()
     result = await run(agent, proxy_url, fake, filler=8, after=5)
     result.visible   # {item: seen in the first request after the compaction}
@@ -29,7 +31,7 @@ from typing import Any
 import aiohttp
 import orjson
 
-from toolsession import canon, prefix_kept
+from .prefix import canon, prefix_kept
 
 GOAL = "Fix the refund rounding bug in services/refund and ship it. Don't change the public API."
 INSTRUCTIONS = ("Never edit files under vendor/.", "Actually, keep amounts as integer cents in the database.",
@@ -494,8 +496,9 @@ async def run(agent: Agent, url: str, fake: Any, filler: int = 8, after: int = 5
             headers = {**agent.headers(), **(extra or {})}
             async with http.post(url + agent.path, data=orjson.dumps(body), headers=headers) as resp:
                 raw = await resp.read()
-                assert resp.status == 200, raw[:300]
-                turn_ids.append(resp.headers["X-Ctx-Turn-Id"])
+                if resp.status != 200:
+                    raise RuntimeError(f"{agent.name}: {resp.status} {raw[:300]!r}")
+                turn_ids.append(resp.headers.get("X-Ctx-Turn-Id", ""))  # none when sent to the provider directly
                 return orjson.loads(raw)
 
         async def turn(text: str, actions: list[Action] | None) -> None:
