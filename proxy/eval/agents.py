@@ -70,10 +70,11 @@ class UserTurn:
     actions: list[Action]
 
 
-def script(filler: int, busy: bool = False) -> list[UserTurn]:
+def script(filler: int, busy: bool = False, read_lines: int = 29) -> list[UserTurn]:
     """The session before its compaction: the items to keep, ``filler`` ordinary turns, the open question.
     ``busy``: every ordinary turn also gives an instruction and passes a test run (the task state
-    grows past what the checkpoint's budget holds)."""
+    grows past what the checkpoint's budget holds). ``read_lines``: the length of each file read (long
+    tool outputs make the proxy prune)."""
     turns = [
         UserTurn(GOAL, [Action("read", "services/refund/refund.py", "1\tdef refund(order_id, amount):\n"
                                                                      "2\t    return round(amount * 100) / 100\n"),
@@ -98,7 +99,7 @@ def script(filler: int, busy: bool = False) -> list[UserTurn]:
     for i in range(filler):
         path = f"services/refund/module_{i}.py"
         actions = [Action("read", path, "".join(f"{k}\tdef f_{i}_{k}(cents: int) -> int:\n{k}\t    return cents\n"
-                                                for k in range(1, 30)))]
+                                                for k in range(1, read_lines + 1)))]
         text = f"Check {path} for other float uses."
         if busy:
             text += f" Please keep module_{i} free of floats."
@@ -441,6 +442,8 @@ class Result:
     ledger_tokens: list[int] = field(default_factory=list)  # the effect ledger's checkpoint, likewise
     requests: int = 0
     turn_ids: list[str] = field(default_factory=list)
+    start: int = 0  # index in fake.model_requests of the session's first request
+    compaction_at: int = 0  # ...and of its summarization request
 
 
 def sent_text(body: Any) -> str:
@@ -485,12 +488,13 @@ def _model_after(agent: Agent):
 
 
 async def run(agent: Agent, url: str, fake: Any, filler: int = 8, after: int = 5, count: Any = None,
-              busy: bool = False) -> Result:
+              busy: bool = False, read_lines: int = 29) -> Result:
     """Drive ``agent`` through the proxy at ``url`` (``fake`` answers): the script, its
     compaction, ``after`` more turns. ``count``: a token counter for the checkpoint size."""
     from ctxproxy.proxy.scripted_provider import Reply
 
     turn_ids: list[str] = []
+    start = len(fake.model_requests)
     async with aiohttp.ClientSession() as http:
         async def send(body: dict, extra: dict | None = None) -> dict:
             headers = {**agent.headers(), **(extra or {})}
@@ -521,7 +525,7 @@ async def run(agent: Agent, url: str, fake: Any, filler: int = 8, after: int = 5
                     if "services/refund/" in str(args.get("file_path") if isinstance(args, dict) else ""):
                         agent.after_read("services/refund/")
 
-        for t in script(filler, busy):
+        for t in script(filler, busy, read_lines):
             await turn(t.text, t.actions)
         before = len(fake.model_requests)
         body, extra = agent.compaction_request()
@@ -545,7 +549,8 @@ async def run(agent: Agent, url: str, fake: Any, filler: int = 8, after: int = 5
             tokens.append(_segment_tokens(t, "task_state", count))
             ledger.append(_segment_tokens(t, "checkpoint", count))
     return Result(agent.name, visible, visible_all, repeated(fake.model_requests[first:]),
-                  sum(kept) / len(kept) if kept else 1.0, tokens, ledger, len(fake.model_requests) - before, turn_ids)
+                  sum(kept) / len(kept) if kept else 1.0, tokens, ledger, len(fake.model_requests) - before, turn_ids,
+                  start, before)
 
 
 def _segment_tokens(text: str, kind: str, count: Any) -> int:
