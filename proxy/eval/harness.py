@@ -74,15 +74,21 @@ class Target:
         return self.app[APP_STATE].services["store"]
 
 
-def eval_config(config: str | os.PathLike | None, data_dir: Path, upstream: str, rules_dir: Path | None) -> Any:
+def eval_config(config: str | os.PathLike | None, data_dir: Path, upstream: str, rules_dir: Path | None,
+                cache_dir: Path | None = None) -> Any:
     """The configuration under test, pointed at the scripted provider and a fresh data dir.
     When the set brings rule files and the configuration lists none, the rules bundle reads
-    them from ``rules_dir`` (the configuration's own rules are kept otherwise)."""
+    them from ``rules_dir`` (the configuration's own rules are kept otherwise). ``cache_dir``:
+    where the compiled redaction rules are cached when the configuration names no place, shared
+    by every proxy of one eval run (compiling them is most of a proxy's start-up)."""
     from ctxproxy.config import load_config
 
     cfg = load_config(config, port=0, data_dir=str(data_dir), anthropic_upstream=upstream,
                       openai_upstream=upstream, shutdown_timeout=1.0)
     cfg = replace(cfg, server=replace(cfg.server, admin_token="eval-" + secrets.token_hex(16)))
+    redact = cfg.filters.get("redact") or {}
+    if cache_dir is not None and not redact.get("cache_dir"):
+        cfg = replace(cfg, filters={**cfg.filters, "redact": {**redact, "cache_dir": str(cache_dir)}})
     if rules_dir is not None:
         inject = dict(cfg.filters.get("inject") or {})
         rules = dict(inject.get("rules") or {})
@@ -95,7 +101,7 @@ def eval_config(config: str | os.PathLike | None, data_dir: Path, upstream: str,
 
 @asynccontextmanager
 async def target(name: str, config: str | os.PathLike | None, data_dir: Path,
-                 rules_dir: Path | None = None) -> AsyncIterator[Target]:
+                 rules_dir: Path | None = None, cache_dir: Path | None = None) -> AsyncIterator[Target]:
     """A fresh scripted provider and, for ``ctxproxy``, a fresh proxy over ``data_dir``."""
     from aiohttp import web
 
@@ -106,7 +112,7 @@ async def target(name: str, config: str | os.PathLike | None, data_dir: Path,
         if name == "direct":
             yield Target(name, fake.url, fake, http)
             return
-        cfg = eval_config(config, data_dir, fake.url, rules_dir)
+        cfg = eval_config(config, data_dir, fake.url, rules_dir, cache_dir)
         app = make_app(cfg)
         runner = web.AppRunner(app, access_log=None, shutdown_timeout=1.0)
         await runner.setup()

@@ -98,8 +98,8 @@ async def run_eval(sets: tuple[str, ...], config: str | None, data_dir: Path, se
             for tname in TARGETS:
                 bar.label = f"{name} ({tname})"
                 base = data_dir / name / tname
-                async with target(tname, config, base / "data", _write_rules(pss[name], base / "project")
-                                  if name in pss else None) as t:
+                rules = _write_rules(pss[name], base / "project") if name in pss else None
+                async with target(tname, config, base / "data", rules, data_dir / "cache") as t:
                     m: dict[str, Any] = {}
                     if name in pss:
                         ps = pss[name]
