@@ -59,10 +59,11 @@ def compare(report: dict, baseline: dict, max_regression: float) -> list[Delta]:
     return out
 
 
-def _fmt(v: Any) -> str:
+def fmt(v: Any) -> str:
+    """A metric's value as printed: shares with three decimals, counts with separators."""
     if v is None:
         return "—"
-    if isinstance(v, float) and not v.is_integer() or isinstance(v, float) and abs(v) <= 1:
+    if isinstance(v, float) and abs(v) <= 1:
         return f"{v:.3f}"
     return f"{int(v):,}"
 
@@ -73,10 +74,10 @@ def table(report: dict, deltas: list[Delta] | None = None) -> str:
     rows = [head]
     for set_name, res in report["sets"].items():
         for name, value in res["ctxproxy"].items():
-            row = [set_name, name, _fmt(value), _fmt(res["direct"].get(name))]
+            row = [set_name, name, fmt(value), fmt(res["direct"].get(name))]
             if deltas is not None:
                 d = by.get((set_name, name))
-                row += [_fmt(d.baseline if d else None),
+                row += [fmt(d.baseline if d else None),
                         "—" if not d or d.change is None else f"{d.change:+.2f}{'%' if METRICS[name].count else ' pt'}",
                         "FAIL" if d and d.failed else ""]
             rows.append(row)
