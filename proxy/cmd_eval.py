@@ -19,7 +19,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from .cmd_store import CLIError
+from .cmd_store import CLIError, add_config_option
 
 EXIT_REGRESSION = 1
 
@@ -30,7 +30,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                               formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--set", dest="set_name", default="all", choices=("facts", "isolation", "compaction", "all"),
                    help="which set to run (default: all)")
-    p.add_argument("--config", metavar="FILE", help="the ctxproxy.toml under test (default: the built-in defaults)")
+    add_config_option(p, "the ctxproxy.toml under test (default: the built-in defaults)")
     p.add_argument("--data", metavar="DIR", help="keep the proxies' data directories here (default: a temp dir)")
     p.add_argument("--cases", metavar="FILE", help="the team's own cases, JSONL (docs/eval.md)")
     p.add_argument("--json", metavar="OUT", help="write the report as JSON to this file")
@@ -66,7 +66,10 @@ def main(args: argparse.Namespace) -> int:
     sizes = QUICK if args.quick else FULL
 
     def go(data: Path) -> dict:
-        return asyncio.run(run_eval(sets, args.config, data, args.seed, sizes, cases))
+        try:
+            return asyncio.run(run_eval(sets, args.config, data, args.seed, sizes, cases))
+        except (CaseError, RuntimeError) as exc:  # a case the proxy refused, a probe it did not answer
+            raise CLIError(f"eval: {exc}", 2) from None
 
     if args.data:
         Path(args.data).mkdir(parents=True, exist_ok=True)

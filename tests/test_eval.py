@@ -154,3 +154,9 @@ def test_the_command_writes_json_and_exits_nonzero_on_a_regression(tmp_path):
     assert r.returncode == 1 and "isolation.noise_ratio" in r.stderr and "FAIL" in r.stdout
     r = run_cli("--set", "isolation", "--quick", "--baseline", str(tmp_path / "missing.json"))
     assert r.returncode == 2 and "--baseline: cannot read" in r.stderr
+
+
+async def test_in_keys_mode_each_principal_calls_with_its_own_key_and_nothing_crosses(tmp_path):
+    r = await evaluate(tmp_path, ("isolation",), '[auth]\nmode = "keys"\n')
+    m = r["sets"]["isolation"]["ctxproxy"]
+    assert m["privacy_leakage"] == 0.0 and m["facts_injected"] == 1.0

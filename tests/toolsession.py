@@ -7,14 +7,7 @@ happened to every tool result. Used by the prune tests and ``bench/bench_prune.p
     bodies = [r.json for r in fake.model_requests]
     share, breaks = prefix_share("anthropic", bodies)
 
-The cached prefix of a turn:
-- Anthropic: tools, system and messages up to and including the block that
-  carries the last ``cache_control`` breakpoint (breakpoints themselves are not
-  part of the prompt and move every turn, so they are stripped before comparing);
-- OpenAI Chat / Responses (automatic prefix caching): the previous turn's whole
-  ``messages`` / ``input`` (plus instructions and tools).
-A turn *kept* the prefix when that part of the previous request is identical,
-compared as canonical JSON (the provider caches tokens, not JSON whitespace).
+What a turn's cached prefix is, and when it is kept: ``ctxproxy.proxy.eval.prefix``.
 """
 from __future__ import annotations
 

@@ -488,17 +488,18 @@ def _model_after(agent: Agent):
 
 
 async def run(agent: Agent, url: str, fake: Any, filler: int = 8, after: int = 5, count: Any = None,
-              busy: bool = False, read_lines: int = 29) -> Result:
+              busy: bool = False, read_lines: int = 29, headers: dict[str, str] | None = None) -> Result:
     """Drive ``agent`` through the proxy at ``url`` (``fake`` answers): the script, its
-    compaction, ``after`` more turns. ``count``: a token counter for the checkpoint size."""
+    compaction, ``after`` more turns. ``count``: a token counter for the checkpoint size;
+    ``headers``: sent with every request besides the agent's own (a proxy key, say)."""
     from ctxproxy.proxy.scripted_provider import Reply
 
     turn_ids: list[str] = []
     start = len(fake.model_requests)
     async with aiohttp.ClientSession() as http:
         async def send(body: dict, extra: dict | None = None) -> dict:
-            headers = {**agent.headers(), **(extra or {})}
-            async with http.post(url + agent.path, data=orjson.dumps(body), headers=headers) as resp:
+            sent = {**agent.headers(), **(headers or {}), **(extra or {})}
+            async with http.post(url + agent.path, data=orjson.dumps(body), headers=sent) as resp:
                 raw = await resp.read()
                 if resp.status != 200:
                     raise RuntimeError(f"{agent.name}: {resp.status} {raw[:300]!r}")

@@ -132,8 +132,14 @@ async def replay(t: Any, sessions: list[Session], step: Any) -> dict:
     raw = {"visible": [], "leaks": 0, "kept": [], "input_tokens": 0, "injected_tokens": 0}
     for s in sessions:
         start = len(t.fake.model_requests)
+        hdrs = dict(s.headers)
+        if t.keys_mode:  # the session's tenant and user hints become that principal's proxy key
+            lower = {k.lower(): v for k, v in hdrs.items()}
+            hdrs = {k: v for k, v in hdrs.items() if k.lower() not in ("x-ctx-tenant", "x-ctx-user")}
+            hdrs.update(await t.identity_headers({"tenant": lower.get("x-ctx-tenant", "default"),
+                                                  "user": lower.get("x-ctx-user", "eval")}))
         for body in s.requests:
-            status, answer = await t.post(PATHS[s.api], body, s.headers)
+            status, answer = await t.post(PATHS[s.api], body, hdrs)
             if status != 200:
                 raise CaseError(f"session {s.name}: {status} {str(answer)[:200]}")
         recs = t.fake.model_requests[start:]

@@ -21,10 +21,11 @@ from .harness import Target
 
 async def run_set(t: Target, step: Callable[[], None], filler: int = 24, after: int = 4,
                   read_lines: int = 29) -> dict:
+    who = await t.identity_headers({"tenant": "default", "user": "eval"}) if t.keys_mode else None
     raw = {"visible": [], "duplicates": 0, "kept": [], "input_tokens": 0, "injected_tokens": 0, "lost": {}}
     for name, cls in AGENTS.items():
         agent = cls()
-        r = await run(agent, t.url, t.fake, filler=filler, after=after, read_lines=read_lines)
+        r = await run(agent, t.url, t.fake, filler=filler, after=after, read_lines=read_lines, headers=who)
         raw["visible"].append(sum(r.visible_all.values()) / len(r.visible_all))
         raw["lost"][name] = sorted(k for k, v in r.visible_all.items() if not v)
         raw["duplicates"] += r.duplicates

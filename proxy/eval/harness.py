@@ -14,7 +14,7 @@ from __future__ import annotations
 import os
 import secrets
 from contextlib import asynccontextmanager
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, AsyncIterator
 
@@ -34,6 +34,8 @@ class Target:
     http: aiohttp.ClientSession
     app: Any = None  # the proxy's aiohttp app (None: direct)
     token: str = ""
+    keys_mode: bool = False  # auth.mode = "keys": each principal calls with its own proxy key
+    _keys: dict = field(default_factory=dict)
 
     @property
     def proxied(self) -> bool:
@@ -59,6 +61,23 @@ class Target:
                                               "content-type": "application/json"}) as resp:
             raw = await resp.read()
             return resp.status, orjson.loads(raw) if raw else None
+
+    async def identity_headers(self, who: dict[str, str]) -> dict[str, str]:
+        """The headers a principal calls with: ``X-Ctx-*`` hints, and in keys mode its own
+        proxy key (created once per tenant and user through the admin API) instead of the
+        tenant and user hints."""
+        from .spec import headers
+
+        if not self.keys_mode:
+            return headers(who)
+        tenant, user = who.get("tenant") or "default", who.get("user") or ""
+        if (tenant, user) not in self._keys:
+            status, body = await self.admin("POST", "keys", {"tenant": tenant, "user": user})
+            if status != 201:
+                raise RuntimeError(f"creating a proxy key for {tenant}/{user}: {status} {body}")
+            self._keys[tenant, user] = body["key"]
+        rest = {k: v for k, v in who.items() if k not in ("tenant", "user")}
+        return {**headers(rest), "X-Ctx-Key": self._keys[tenant, user]}
 
     def settle(self) -> None:
         """The proxy's after-the-turn writes (session index, manifests) are committed."""
@@ -119,6 +138,7 @@ async def target(name: str, config: str | os.PathLike | None, data_dir: Path,
         await web.TCPSite(runner, "127.0.0.1", 0).start()
         host, port = runner.addresses[0][:2]
         try:
-            yield Target(name, f"http://{host}:{port}", fake, http, app, cfg.server.admin_token)
+            yield Target(name, f"http://{host}:{port}", fake, http, app, cfg.server.admin_token,
+                         cfg.auth.mode == "keys")
         finally:
             await runner.cleanup()

@@ -14,7 +14,7 @@ from typing import Any, Callable
 
 from . import received
 from .harness import Target
-from .spec import PATHS, ProbeSet, Question, headers, request_body
+from .spec import PATHS, ProbeSet, Question, request_body
 
 K = 5  # Recall@K
 
@@ -43,6 +43,8 @@ async def write_memories(t: Target, ps: ProbeSet) -> Writes:
         status, body = await t.admin("POST", "memories", {"statement": m.statement, **m.fields}, tenant=m.tenant)
         if not t.proxied:
             continue
+        if status == 400 or status >= 500 or status in (401, 403):  # the case itself, or the proxy, is wrong
+            raise RuntimeError(f"memory {m.statement[:60]!r}: the admin API answered {status} {body}")
         kind = (body or {}).get("status") if status == 201 else (body or {}).get("error", {}).get("type", str(status))
         if status == 201 and (body or {}).get("duplicate_of"):
             kind = "duplicate"
@@ -57,7 +59,7 @@ async def write_memories(t: Target, ps: ProbeSet) -> Writes:
 
 
 async def ask(t: Target, api: str, text: str, who: dict[str, str]) -> Any:
-    status, _ = await t.post(PATHS[api], request_body(api, text), headers(who))
+    status, _ = await t.post(PATHS[api], request_body(api, text), await t.identity_headers(who))
     if status != 200:
         raise RuntimeError(f"{t.name}: {api} answered {status} for {text[:60]!r}")
     return t.fake.model_requests[-1]
