@@ -6,7 +6,8 @@ new session of its developer, so the memory snapshot is frozen after all writes.
 - rule files (AGENTS.md at the root and in two service folders), one rule per
   service, each asked about;
 - procedures (always injected by the memory snapshot), each asked about;
-- facts and decisions (recalled only), each asked about (ranked: Recall@k, MRR);
+- facts and decisions (recalled only), each asked about (ranked: Recall@k, MRR),
+  two of them also in other words (fewer terms in common with the statement);
 - superseded facts: an older value written first, the newer one contradicts it
   (the gate supersedes the old one, which must never be injected again);
 - expired events (``expires_at`` in the past): must never be injected;
@@ -36,6 +37,10 @@ DECISIONS = (
      "How does {s} retry failed upstream calls?", "capped at {n2} seconds"),
     ("Decision: {s} publishes its events as protobuf on the topic {s}-events-v{v}.",
      "Which topic and format does {s} publish its events with?", "{s}-events-v{v}"),
+)
+PARAPHRASES = (  # the same facts asked in other words: fewer terms in common, so the ranking matters
+    ("Who signs off when {s} goes to prod?", "{p}"),
+    ("What should clients use to connect to {s}?", "port {n}"),
 )
 RULES = ("The {s} public API stays backwards compatible: add fields, never rename or remove them ({tag}).",
          "Every change to {s} needs a migration note in docs/{s}/CHANGES.md ({tag}).")
@@ -71,6 +76,8 @@ def build(seed: int = 7, services: int = 8) -> ProbeSet:
                                                         "evidence_ref": "commit:0000001"}, stale=True))
             fact(st.format(**v))
             ask(q.format(**v), a.format(**v), True, i)
+        for q, a in PARAPHRASES:
+            ask(q.format(**v), a.format(**v), True, i + 1)
         rule = RULES[i % 2].format(**v)
         (root_rules if i < services // 2 else nested.setdefault(f"services/{s}/AGENTS.md", [])).append(rule)
         ask(f"What is the rule {v['tag']} about {s}?", v["tag"], False, i)

@@ -100,6 +100,7 @@ def metrics(obs: list[Observation], writes: Writes, stale: list[str]) -> dict[st
     tokens = sum(sum(o.item_tokens) for o in needed)
     noise = sum(n for o in needed for it, n in zip(o.items, o.item_tokens) if not _holds(it, o.question.expect))
     m: dict[str, float | None] = {
+        "recall@1": _share(sum(r == 1 for r in ranks), len(ranks)),
         f"recall@{K}": _share(sum(r is not None and r <= K for r in ranks), len(ranks)),
         "mrr": _share(sum(1 / r for r in ranks if r), len(ranks)),
         "facts_injected": _share(sum(any(_holds(it, o.question.expect) for it in o.items) for o in needed),

@@ -17,7 +17,7 @@ class Metric:
 
 
 METRICS = {m.name: m for m in (
-    Metric("recall@5", "higher"), Metric("mrr", "higher"), Metric("facts_injected", "higher"),
+    Metric("recall@1", "higher"), Metric("recall@5", "higher"), Metric("mrr", "higher"), Metric("facts_injected", "higher"),
     Metric("citation_precision", "higher"), Metric("freshness_error", "lower", zero_tolerance=True),
     Metric("noise_ratio", "lower"), Metric("privacy_leakage", "lower", zero_tolerance=True),
     Metric("memory_write_precision", "higher"), Metric("compaction_fidelity", "higher"),
