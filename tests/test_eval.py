@@ -160,3 +160,23 @@ async def test_in_keys_mode_each_principal_calls_with_its_own_key_and_nothing_cr
     r = await evaluate(tmp_path, ("isolation",), '[auth]\nmode = "keys"\n')
     m = r["sets"]["isolation"]["ctxproxy"]
     assert m["privacy_leakage"] == 0.0 and m["facts_injected"] == 1.0
+
+
+def test_the_progress_bar_draws_only_on_a_terminal():
+    import io
+
+    from ctxproxy.proxy.eval.runner import Progress
+
+    class Tty(io.StringIO):
+        def isatty(self) -> bool:
+            return True
+
+    tty, pipe = Tty(), io.StringIO()
+    for stream in (tty, pipe):
+        bar = Progress(4, stream)
+        bar.label = "facts (ctxproxy)"
+        for _ in range(4):
+            bar.step()
+        bar.close()
+    assert "4/4" in tty.getvalue() and "#" * 30 in tty.getvalue()
+    assert pipe.getvalue() == ""
