@@ -72,8 +72,11 @@ def main(args: argparse.Namespace) -> int:
             raise CLIError(f"eval: {exc}", 2) from None
 
     if args.data:
-        Path(args.data).mkdir(parents=True, exist_ok=True)
-        report = go(Path(args.data))
+        data = Path(args.data)
+        if data.exists() and (not data.is_dir() or any(data.iterdir())):
+            raise CLIError(f"--data: {data} is not an empty directory (every run starts from empty stores)", 2)
+        data.mkdir(parents=True, exist_ok=True)
+        report = go(data)
     else:
         with tempfile.TemporaryDirectory(prefix="ctxproxy-eval-") as tmp:
             report = go(Path(tmp))

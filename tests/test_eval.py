@@ -154,6 +154,8 @@ def test_the_command_writes_json_and_exits_nonzero_on_a_regression(tmp_path):
     assert r.returncode == 1 and "isolation.noise_ratio" in r.stderr and "FAIL" in r.stdout
     r = run_cli("--set", "isolation", "--quick", "--baseline", str(tmp_path / "missing.json"))
     assert r.returncode == 2 and "--baseline: cannot read" in r.stderr
+    r = run_cli("--set", "isolation", "--quick", "--data", str(tmp_path))  # holds eval.json: not a fresh run
+    assert r.returncode == 2 and "not an empty directory" in r.stderr
 
 
 async def test_in_keys_mode_each_principal_calls_with_its_own_key_and_nothing_crosses(tmp_path):
