@@ -3,6 +3,7 @@
     python bench/bench_auth.py             # 1500 requests per target and kind, 2 process pairs
     python bench/bench_auth.py --quick     # smoke run
     python bench/bench_auth.py --same-process   # both modes served by one process
+    python bench/bench_auth.py --in-process     # provider, client and three proxies on one event loop
 
 Starts the scripted provider and, per pair, two ctxproxy processes with the
 core pipeline (``bench/core-only.toml``): one in ``open`` mode, one in
@@ -16,6 +17,9 @@ whole request within 3%). Appends a section to ``bench/RESULTS.md``.
 Two processes differ by tens of microseconds per request for their whole life
 (see ``run.py``); ``--same-process`` serves both modes from one process on two
 ports (as ``same_process.py`` does), so the ratio is the check's own cost.
+``--in-process`` goes further for a busy machine: the fake provider, the
+client and the proxies share one event loop, and a second open-mode proxy
+(``open2``) is the A/A control that shows the noise floor of the same run.
 """
 from __future__ import annotations
 
@@ -92,7 +96,45 @@ async def measure(targets: list[tuple[Target, list[Kind]]], n: int, warmup: int)
                     t.lat.setdefault(kind.name, []).append(dt)
 
 
-async def amain(args: argparse.Namespace) -> None:
+async def in_process(args: argparse.Namespace) -> tuple[list[Target], str]:
+    """Everything on this event loop: the provider, ``open``, ``open2`` (A/A) and ``keys``."""
+    from aiohttp import web
+
+    from ctxproxy.config import load_config
+    from ctxproxy.proxy.auth import issue_key
+    from ctxproxy.proxy.scripted_provider import FakeProvider, Reply
+    from ctxproxy.proxy.server import APP_STATE, make_app
+
+    tmp = Path(tempfile.mkdtemp(prefix="ctxbench-auth-"))
+    keys_toml = tmp / "keys.toml"
+    keys_toml.write_text(CORE.read_text() + '\n[auth]\nmode = "keys"\n')
+    async with FakeProvider(default_reply=Reply.text(REPLY_TEXT)) as fake:
+        runners, targets = [], []
+        try:
+            for name, config in (("open", CORE), ("open2", CORE), ("keys", keys_toml)):
+                cfg = load_config(config, port=0, data_dir=str(tmp / name), anthropic_upstream=fake.url,
+                                  openai_upstream=fake.url)
+                runner = web.AppRunner(make_app(cfg), access_log=None)
+                await runner.setup()
+                await web.TCPSite(runner, "127.0.0.1", 0).start()
+                runners.append(runner)
+                targets.append(Target(name, f"http://127.0.0.1:{runner.addresses[0][1]}", None))
+            st = runners[-1].app[APP_STATE]
+            key = issue_key(st.services["store"], st.config, "bench", user="u")["key"]
+            direct = Target("direct", fake.url, None)
+            async with aiohttp.ClientSession() as s:
+                for t in (direct, *targets):
+                    t.session = s
+                await measure([(direct, KINDS), (targets[0], KINDS), (targets[1], KINDS),
+                               (targets[2], [keyed(k, key) for k in KINDS])], args.n, args.warmup)
+        finally:
+            for r in runners:
+                await r.cleanup()
+    return [direct, *targets], "one process and event loop for provider, client and proxies"
+
+
+async def subprocesses(args: argparse.Namespace) -> tuple[list[Target], str]:
+    """The provider and the proxies as processes (``--same-process``: one serves both modes)."""
     tmp = Path(tempfile.mkdtemp(prefix="ctxbench-auth-"))
     keys_toml = tmp / "keys.toml"
     keys_toml.write_text(CORE.read_text() + '\n[auth]\nmode = "keys"\n')
@@ -101,10 +143,8 @@ async def amain(args: argparse.Namespace) -> None:
                          "--text", REPLY_TEXT], fport, tmp / "fake.log")
     fake.start(None)
     direct, open_t, keys_t = Target("direct", fake.url, None), Target("open", "", None), Target("keys", "", None)
-    meter = None
     try:
         await wait_ready(fake, "/v1/models")
-        meter = LoadMeter(lambda: [p.proc.pid for p in (open_t, keys_t) if p.proc] + [fake.pid])
         for pair in range(args.pairs):
             data = tmp / f"pair{pair}"
             made = subprocess.run([*ctxproxy_argv(), "keys", "create", "--tenant", "bench", "--user", "u",
@@ -112,26 +152,20 @@ async def amain(args: argparse.Namespace) -> None:
             key = json.loads(made.stdout)["key"]
             if args.same_process:
                 ports = free_port(), free_port()
-                both = Proc(f"both{pair}", [sys.executable, __file__, "--serve", fake.url, str(ports[0]),
-                                            str(ports[1]), str(keys_toml), str(data)], ports[1], tmp / "both.log")
-                both.start(None)
-                procs = [both]
+                procs = [Proc(f"both{pair}", [sys.executable, __file__, "--serve", fake.url, str(ports[0]),
+                                              str(ports[1]), str(keys_toml), str(data)], ports[1], tmp / "both.log")]
+                procs[0].start(None)
             else:
                 procs = [start_proxy(f"open{pair}", CORE, data / "open", fake.url, tmp),
                          start_proxy(f"keys{pair}", keys_toml, data / "keys", fake.url, tmp)]
             try:
                 for p in procs:
                     await wait_ready(p, "/ctx/healthz")
-                if args.same_process:
-                    open_t.url, keys_t.url = f"http://127.0.0.1:{ports[0]}", procs[0].url
-                    open_t.proc = keys_t.proc = procs[0]
-                else:
-                    open_t.url, open_t.proc, keys_t.url, keys_t.proc = procs[0].url, procs[0], procs[1].url, procs[1]
+                open_t.url = f"http://127.0.0.1:{ports[0]}" if args.same_process else procs[0].url
+                keys_t.url = procs[-1].url
                 async with aiohttp.ClientSession() as a, aiohttp.ClientSession() as b, \
                         aiohttp.ClientSession() as c:
                     direct.session, open_t.session, keys_t.session = a, b, c
-                    if pair == 0:
-                        meter.rebase()
                     await measure([(direct, KINDS), (open_t, KINDS), (keys_t, [keyed(k, key) for k in KINDS])],
                                   args.n // args.pairs, args.warmup)
             finally:
@@ -139,20 +173,37 @@ async def amain(args: argparse.Namespace) -> None:
                     p.stop()
     finally:
         fake.stop()
-    errors = {t.name: (t.errors, t.error_samples) for t in (direct, open_t, keys_t) if t.errors}
+    how = "processes serving both modes" if args.same_process else "process pairs"
+    return [direct, open_t, keys_t], f"{args.pairs} fresh {how}"
+
+
+def report(targets: list[Target], how: str, meter: LoadMeter) -> str:
+    errors = {t.name: (t.errors, t.error_samples) for t in targets if t.errors}
     if errors:
         raise SystemExit(f"requests failed: {errors}")
-    rows = ["| kind | direct p50 / p99 ms | open p50 / p99 ms | keys p50 / p99 ms | keys / open (p50) "
-            "| added: open / keys ms (p50) | added ratio keys / open |", "|---|---|---|---|---|---|---|"]
+    by = {t.name: t for t in targets}
+    names = [t.name for t in targets]
+    extra = ["open2"] if "open2" in by else []
+    head = ("| kind | " + " | ".join(f"{n} p50 / p99 ms" for n in names) + " | keys / open (p50) | "
+            + "".join(f"{n} / open (A/A) | " for n in extra) + "added ms: open / keys (p50) | added keys / open |")
+    rows = [head, "|" + "---|" * (len(names) + len(extra) + 4)]
     for kind in KINDS:
-        d, o, k = (pct(t.lat[kind.name], 50) for t in (direct, open_t, keys_t))
-        p99 = [pct(t.lat[kind.name], 99) for t in (direct, open_t, keys_t)]
-        rows.append(f"| {kind.name} | {d:.3f} / {p99[0]:.3f} | {o:.3f} / {p99[1]:.3f} | {k:.3f} / {p99[2]:.3f} "
-                    f"| {k / o:.3f} | {o - d:.3f} / {k - d:.3f} | {(k - d) / max(o - d, 1e-9):.3f} |")
-    n = len(direct.lat[KINDS[0].name])
-    text = (section_head("auth: keys vs open") + f"\n{n} requests per target and kind at concurrency 1, "
-            f"{args.pairs} fresh {'processes serving both modes' if args.same_process else 'process pairs'}, core pipeline (`bench/core-only.toml`), the key in `X-Ctx-Key`.\n\n"
-            + "\n".join(rows) + "\n\n" + (meter.summary() if meter else "") + "\n")
+        p50 = {n: pct(by[n].lat[kind.name], 50) for n in names}
+        p99 = {n: pct(by[n].lat[kind.name], 99) for n in names}
+        d, o, k = p50["direct"], p50["open"], p50["keys"]
+        rows.append(f"| {kind.name} | " + " | ".join(f"{p50[n]:.3f} / {p99[n]:.3f}" for n in names)
+                    + f" | {k / o:.3f} | " + "".join(f"{p50[n] / o:.3f} | " for n in extra)
+                    + f"{o - d:.3f} / {k - d:.3f} | {(k - d) / max(o - d, 1e-9):.3f} |")
+    n = len(by["direct"].lat[KINDS[0].name])
+    return (section_head("auth: keys vs open") + f"\n{n} requests per target and kind at concurrency 1, {how}, "
+            "core pipeline (`bench/core-only.toml`), the key in `X-Ctx-Key`.\n\n"
+            + "\n".join(rows) + "\n\n" + meter.summary() + "\n")
+
+
+async def amain(args: argparse.Namespace) -> None:
+    meter = LoadMeter()
+    targets, how = await (in_process(args) if args.in_process else subprocesses(args))
+    text = report(targets, how, meter)
     print(text)
     if not args.quick:
         append_results(text)
@@ -167,6 +218,8 @@ def main() -> None:
     ap.add_argument("--warmup", type=int, default=100, help="unmeasured requests per pair first")
     ap.add_argument("--pairs", type=int, default=2, help="fresh (open, keys) process pairs")
     ap.add_argument("--same-process", action="store_true", help="one process serves both modes (two ports)")
+    ap.add_argument("--in-process", action="store_true",
+                    help="provider, client and proxies on one event loop, with an A/A control")
     ap.add_argument("--quick", action="store_true", help="a smoke run (200 requests), not appended")
     args = ap.parse_args()
     if args.quick:

@@ -48,34 +48,9 @@ def evidence_ids(raw: list, valid: set[str]) -> list[str]:
     return out
 
 
-@dataclasses.dataclass(frozen=True)
-class Turn:
-    """The fields of a memory record the index reads (``store.memory_records.MemoryRecord``)."""
+def load(conv: dict, tenant: str) -> tuple[list, float]:
+    from ctxproxy.store.memory_records import MemoryRecord
 
-    memory_id: str
-    tenant: str
-    statement: str
-    observed_at: float
-    external_id: str
-    user: str
-    kind: str = "event"
-    origin: str = "imported"
-    status: str = "active"
-    project: str = ""
-    session: str = ""
-    purpose: str = ""
-    evidence_ref: str = ""
-    evidence_sessions: tuple = ()
-    confidence: float = 1.0
-    sensitivity: str = "internal"
-    expires_at: float | None = None
-    evergreen: bool = False
-    quarantine: str = ""
-    created_at: float = 0.0
-    revision: int = 1
-
-
-def load(conv: dict, tenant: str) -> tuple[list[Turn], float]:
     c = conv["conversation"]
     user = conv["sample_id"]
     turns, last = [], 0.0
@@ -88,8 +63,9 @@ def load(conv: dict, tenant: str) -> tuple[list[Turn], float]:
             text = t["text"]
             if t.get("blip_caption"):
                 text += f" [shares a picture: {t['blip_caption']}]"
-            turns.append(Turn(memory_id=f"{user}/{t['dia_id']}", tenant=tenant, statement=f"{t['speaker']}: {text}",
-                              observed_at=when + i, external_id=t["dia_id"], user=user,
+            turns.append(MemoryRecord(memory_id=f"{user}/{t['dia_id']}", tenant=tenant,
+                              statement=f"{t['speaker']}: {text}", kind="event", origin="imported",
+                              status="active", observed_at=when + i, external_id=t["dia_id"], user=user,
                               evidence_ref=f"session:{user}-s{n}/turn:{t['dia_id']}",
                               evidence_sessions=(f"{user}-s{n}",)))
         n += 1

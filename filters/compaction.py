@@ -92,8 +92,10 @@ def codex_metadata(headers: Mapping[str, str] | None, body: dict) -> dict:
     return value if isinstance(value, dict) else {}
 
 
-def detect(view: Any, headers: Mapping[str, str] | None = None) -> Compaction | None:
-    """The compaction this request shows, if any (see the module docstring)."""
+def detect(view: Any, headers: Mapping[str, str] | None = None, start: int = 0) -> Compaction | None:
+    """The compaction this request shows, if any (see the module docstring).
+    ``start``: summaries are looked for in items from there on only (the
+    caller knows the items before it carry none): a turn costs O(new items)."""
     items = view.items()
     if not isinstance(items, list):
         return None
@@ -114,7 +116,7 @@ def detect(view: Any, headers: Mapping[str, str] | None = None) -> Compaction | 
             return Compaction("codex", "local", REQUEST)
     found: Compaction | None = None
     manual = False
-    for item in items:
+    for item in items[start:]:
         if not isinstance(item, dict):
             continue
         if item.get("type") in _COMPACTION_ITEMS:
@@ -143,13 +145,15 @@ def summary_text(text: str) -> bool:
                             _HERMES_SUMMARY))
 
 
-def track(prev: Mapping[str, Any] | None, view: Any, found: Compaction | None) -> tuple[Compaction | None, dict]:
-    """``detect``'s answer ``found``, plus the continuity check for clients we
-    do not know: the history is compared with what ``prev`` (this function's
+def track(prev: Mapping[str, Any] | None, view: Any, headers: Mapping[str, str] | None = None
+          ) -> tuple[Compaction | None, dict]:
+    """``detect``, plus the continuity check for clients we do not know, in
+    O(new items): the history is compared with what ``prev`` (this function's
     last result for the same conversation) remembers of it — its length and
-    the fingerprints of its first and last items. Returns the compaction (None
-    if none) and the state to remember for the next request. Costs two item
-    fingerprints."""
+    the fingerprints of its first and last items. When it only grew, just the
+    new items are searched for a summary; when it lost the items seen last, it
+    is a compaction whatever the client. Returns the compaction (None if none)
+    and the state to remember for the next request."""
     items = view.items() if isinstance(view.items(), list) else []
     encodings = view.item_encodings()
     n = len(items)
@@ -159,8 +163,11 @@ def track(prev: Mapping[str, Any] | None, view: Any, found: Compaction | None) -
 
     state = {"n": n, "first": fp(0) if n else "", "last": fp(n - 1) if n else ""}
     server_history = view.api == "responses" and bool(view.body.get("previous_response_id"))
-    if found is None and prev and not server_history and prev.get("n"):
-        old_n = int(prev.get("n", 0))
-        if n < old_n or (n and fp(0) != prev.get("first")) or (n >= old_n and fp(old_n - 1) != prev.get("last")):
-            found = Compaction("unknown", "history", RESUMED)
+    old_n = int(prev.get("n", 0)) if prev else 0
+    if server_history or not old_n:
+        return detect(view, headers), state
+    grew = n >= old_n and fp(0) == prev.get("first") and fp(old_n - 1) == prev.get("last")
+    found = detect(view, headers, start=old_n if grew else 0)
+    if found is None and not grew:
+        found = Compaction("unknown", "history", RESUMED)
     return found, state

@@ -20,7 +20,7 @@ repeating a settled call's id is a new record (``<id>@<turn>.<n>``, the
 provider's id kept as an alias). All of it is committed in one store batch
 *before* the request is forwarded (write-ahead): if the commit fails the
 request is refused (503 in the caller's format). The batch runs on the
-store's writer thread (a ``Commit`` the pipeline awaits), so the event loop
+store's writer thread (``await turn.commit(...)``), so the event loop
 serves other turns during the fsync, and it runs behind any response-end
 write still queued. Only
 results in items new since the thread's last request are looked at, so a
@@ -47,7 +47,7 @@ next turn renders it again without them.
 
 Goal: the ``X-Ctx-Goal`` header when the agent sends one, else the first
 user turn of the session's first conversation (reminder blocks removed). The
-header is redacted (``redact:apply``, when redact runs) before anything keeps
+header is redacted (``turn.redact_added``, when redact runs) before anything keeps
 it: it is stored in the session record and the checkpoint, and reaches the
 model in the checkpoint.
 
@@ -82,7 +82,7 @@ from ctxproxy.config import ConfigError
 from ctxproxy.store.errors import StoreError, WriteNeeded
 from ctxproxy.store.records import COMPLETED, FAILED, OPEN_STATES, PENDING, RESOLVED, SETTLED_STATES
 
-from .base import Commit, Filter, FilterError, Turn
+from .base import Filter, FilterError, Turn
 from .compaction import RESUMED, detect
 from .effect_history import check, clean_text, prune_threads, tool_names
 from .effect_rules import (
@@ -280,7 +280,7 @@ class EffectsFilter(Filter):
 
     # -- request: settle results, detect compaction, offer the checkpoint -------
 
-    def on_request(self, turn: Turn) -> Commit | None:
+    async def on_request(self, turn: Turn) -> None:
         view = turn.request
         if view is None:
             return None
@@ -326,13 +326,11 @@ class EffectsFilter(Filter):
             sess = b.sessions.get(tenant, session) or {}  # read again under the writer lock
             return self._ledger(b, sess, turn, view, st, cap, tools, results, lazy)
 
-        def then(segments: list[Segment]) -> None:
-            turn.session_changed()
-            for seg in segments:  # offered only once the batch is on disk
-                offer(turn, seg)
-
-        return Commit(store, write, then, "could not record tool results in the effect ledger before "
-                                          "forwarding (store error); request not forwarded")
+        segments = await turn.commit(store, write, "could not record tool results in the effect ledger before "
+                                                   "forwarding (store error); request not forwarded")
+        turn.session_changed()
+        for seg in segments:  # offered only once the batch is on disk
+            offer(turn, seg)
 
     def _ledger(self, b: Any, sess: Mapping[str, Any], turn: Turn, view: Any, st: EffectsState, cap: "_Capture",
                 tools: list, results: list, lazy: "_History") -> list[Segment]:
@@ -352,7 +350,7 @@ class EffectsFilter(Filter):
                     first_user=clean_text(view.first_user_text()) if not threads else "", now=now,
                     previous_response_id=body.get("previous_response_id") if server_history else None,
                     encodings=view.item_encodings())
-        if chk.reason is None and not chk.state.get("c"):
+        if chk.reason is None and chk.thread not in threads:  # a new thread: started by a summary?
             _agent_compaction(chk, threads, view, turn.headers)
         cap.thread = chk.thread
         st.compacted = chk.reason is not None

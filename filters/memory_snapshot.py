@@ -99,8 +99,13 @@ def build_snapshot(records: Iterable[Any], ident: Any, chars: Mapping[str, int],
     today's rules: a record that fails is left out, and only the manifest
     lists ``[blocked: <reason>]`` in its place (the model never sees it).
     """
-    if scan is None:
-        scan = _default_scan()
+    scanner = [scan]
+
+    def check(text: str) -> Any:
+        if scanner[0] is None:  # the threat rules load on the first record to check
+            scanner[0] = _default_scan()
+        return scanner[0](text)
+
     limit = SENSITIVITY_ORDER.index(max_sens) if max_sens in SENSITIVITY_ORDER else 1
     candidates = []
     blocked = []
@@ -111,7 +116,7 @@ def build_snapshot(records: Iterable[Any], ident: Any, chars: Mapping[str, int],
         scope = _visible_scope(rec, ident, project, now, limit)
         if scope is None:
             continue
-        reason = rec.quarantine or getattr(scan(text), "reason", "") if rec.status == "active" else ""
+        reason = rec.quarantine or getattr(check(text), "reason", "")
         if reason or rec.quarantine:
             blocked.append({"memory_id": rec.memory_id, "scope": scope,
                             "line": f"[blocked: {rec.quarantine or reason}]"})

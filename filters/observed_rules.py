@@ -204,14 +204,14 @@ def reinject_segment(files: list[dict], priority: int) -> Segment | None:
                    placement="system", truncatable=True, stable=True, boundary="paragraph")
 
 
-def observed_segments(turn: Any, store: Any, parts: Any, state: dict, policy: str, priority: int) -> list[Segment]:
-    """``inject``'s source: records the request's rule files in ``state["observed_rules"]``,
+def observed_segments(turn: Any, store: Any, parts: Any, state: Any, policy: str, priority: int) -> list[Segment]:
+    """``inject``'s source: records the request's rule files in ``state.observed_rules``,
     remembers their copies in the session (``parts``, a ``PartCache``), and returns the
     re-injection segment when ``policy`` says a file seen before must be put back."""
     view = turn.request
     seen = observe(view)
     records = [ob.record() for ob in seen]
-    state["observed_rules"] = records
+    state.observed_rules = records
     ident = turn.identity
     if store is None or not ident.session or (not seen and policy == "never"):
         return []

@@ -25,8 +25,6 @@ from typing import Any
 import orjson
 from aiohttp import web
 
-from ctxproxy.filters.memory.fields import FieldError
-from ctxproxy.filters.memory.gate import GateConfig, MemoryGate, NotFound, StateError
 from ctxproxy.store import forget as forgetting
 from ctxproxy.store.errors import RevisionConflict, StoreError
 from ctxproxy.store.memory_records import KINDS, STATUSES
@@ -37,6 +35,19 @@ MAX_BATCH = 1000
 CREATED_BY = "admin-api"
 
 
+def _gate_module() -> Any:
+    """The memory gate, imported on the first memory call: its threat rules take a
+    moment to compile, which a proxy that never writes a memory does not pay at start-up."""
+    from ctxproxy.filters.memory import gate
+
+    return gate
+
+
+def _bad_field(field: str, message: str) -> Exception:
+    """The gate's FieldError (a 400 naming the field)."""
+    return _gate_module().FieldError(field, message)
+
+
 def _json(data: Any, status: int = 200) -> web.Response:
     return web.Response(body=orjson.dumps(data), status=status, content_type="application/json")
 
@@ -45,7 +56,7 @@ def _error(status: int, message: str, **extra: Any) -> web.Response:
     return _json({"error": {"status": status, "message": message, **extra}}, status)
 
 
-def _field_error(exc: FieldError) -> web.Response:
+def _field_error(exc: Any) -> web.Response:
     return _error(400, str(exc), type="invalid_request", field=exc.field)
 
 
@@ -64,24 +75,25 @@ async def _body(request: web.Request, *, array: bool = False) -> Any:
     try:
         body = orjson.loads(raw)  # invalid UTF-8 is a decode error too
     except orjson.JSONDecodeError as exc:
-        raise FieldError("body", f"not valid JSON: {exc}") from None
+        raise _bad_field("body", f"not valid JSON: {exc}") from None
     if array:
         if isinstance(body, dict) and isinstance(body.get("memories"), list):
             body = body["memories"]
         if not isinstance(body, list):
-            raise FieldError("body", "expected a JSON array of memories")
+            raise _bad_field("body", "expected a JSON array of memories")
     elif not isinstance(body, dict):
-        raise FieldError("body", "expected a JSON object")
+        raise _bad_field("body", "expected a JSON object")
     return body
 
 
-def gate_of(request: web.Request, store: Any) -> MemoryGate:
+def gate_of(request: web.Request, store: Any) -> Any:
     from .server import APP_STATE
 
     services = request.app[APP_STATE].services
     gate = services.get("memory_gate")
     if gate is None or gate.store is not store:
-        gate = services["memory_gate"] = MemoryGate(store, GateConfig.from_config(services.get("config")))
+        g = _gate_module()
+        gate = services["memory_gate"] = g.MemoryGate(store, g.GateConfig.from_config(services.get("config")))
     return gate
 
 
@@ -93,7 +105,7 @@ def _tenant(request: web.Request, body: Any) -> str:
 def _revision(body: dict) -> int | None:
     rev = body.pop("revision", None)
     if rev is not None and (isinstance(rev, bool) or not isinstance(rev, int) or rev < 0):
-        raise FieldError("revision", "expected the revision number the change is based on")
+        raise _bad_field("revision", "expected the revision number the change is based on")
     return rev
 
 
@@ -108,15 +120,16 @@ def _answers(handler: Any) -> Any:
     (or another tenant's) memory 404, a stale revision or wrong state 409."""
 
     async def run(request: web.Request) -> web.Response:
+        g = _gate_module()
         try:
             return await handler(request, await required_store(request))
-        except FieldError as exc:
+        except g.FieldError as exc:
             return _field_error(exc)
-        except NotFound:
+        except g.NotFound:
             return _not_found(request.match_info.get("id", ""))
         except RevisionConflict as exc:
             return _conflict(exc)
-        except StateError as exc:
+        except g.StateError as exc:
             return _error(409, str(exc), type="invalid_state")
         except StoreError as exc:
             if "id" in request.match_info:  # a malformed id: as if it did not exist
@@ -146,11 +159,11 @@ async def create_memories(request: web.Request, store: Any) -> web.Response:
     tenant = tenant_of(request)
     for i, item in enumerate(items):
         if isinstance(item, dict) and "tenant" in item:
-            raise FieldError(f"[{i}].tenant", "give the tenant once, as ?tenant= (a batch has one tenant)")
+            raise _bad_field(f"[{i}].tenant", "give the tenant once, as ?tenant= (a batch has one tenant)")
     results = await asyncio.to_thread(gate_of(request, store).write_many, tenant, items, created_by=CREATED_BY)
     out = []
     for i, r in enumerate(results):
-        if isinstance(r, FieldError):
+        if isinstance(r, Exception):  # the FieldError of a malformed item
             out.append({"code": 400, "error": {"type": "invalid_request", "field": f"[{i}].{r.field}",
                                                "message": f"[{i}].{r}"}})
         else:
@@ -193,7 +206,7 @@ async def get_memory(request: web.Request, store: Any) -> web.Response:
     mid = request.match_info["id"]
     rec = store.memories.get(tenant, mid)
     if rec is None:
-        raise NotFound(mid)
+        return _not_found(mid)
     history = store.memories.history(tenant, mid)
     return _json({"memory": rec.to_dict(), "history": [h.to_dict() for h in history]})
 
@@ -205,7 +218,7 @@ async def _review(request: web.Request, store: Any, action: str) -> web.Response
     rev = _revision(body)
     by = body.pop("by", CREATED_BY)
     if not isinstance(by, str) or body:
-        raise FieldError(next(iter(body), "by"), "unknown field" if body else "expected a string")
+        raise _bad_field(next(iter(body), "by"), "unknown field" if body else "expected a string")
     gate = gate_of(request, store)
     if action == "approve":
         out = await asyncio.to_thread(gate.approve, tenant, mid, by=by, expected_revision=rev)
@@ -246,7 +259,7 @@ async def delete_memory(request: web.Request, store: Any) -> web.Response:
     tenant = tenant_of(request)
     mid = request.match_info["id"]
     if store.memories.get(tenant, mid) is None:
-        raise NotFound(mid)
+        return _not_found(mid)
     receipt = await asyncio.to_thread(forgetting.forget, store, tenant, {"memory": mid})
     return _json({"memory_id": mid, "deleted": True, "receipt": receipt.to_dict()})
 
@@ -258,7 +271,7 @@ async def forget(request: web.Request, store: Any) -> web.Response:
     tenant = _tenant(request, body)
     rid = body.pop("request_id", None)
     if rid is not None and (not isinstance(rid, str) or not rid.strip() or len(rid) > 200):
-        raise FieldError("request_id", "expected a non-empty string of at most 200 characters")
+        raise _bad_field("request_id", "expected a non-empty string of at most 200 characters")
     forgetting.subject_of(body)  # a bad subject: 400 before anything runs
     try:
         receipt = await asyncio.to_thread(forgetting.forget, store, tenant, body, request_id=rid)

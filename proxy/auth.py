@@ -173,7 +173,8 @@ class Keyring:
         principal = self.verify(presented, peer)
         if isinstance(principal, Refusal):
             return principal
-        if principal.routes and route.name not in principal.routes:
+        if (principal.routes and route.name not in principal.routes) or \
+                (route.config.tenant and route.config.tenant != principal.tenant):  # a route pinned to a tenant
             return self._refuse(peer, 403, f"proxy key {principal.key_id} may not use route {route.name!r}",
                                 "forbidden")
         for header, allowed, what in (("x-ctx-project", principal.projects, "project"),

@@ -147,9 +147,6 @@ def _check_pipeline(cfg, build: bool = False) -> None:
         if dup is not None:
             raise ConfigError(f"{path}: filter {dup!r} is listed twice")
     configs = filter_configs(cfg)
-    from ctxproxy.filters.memory.gate import GateConfig
-
-    GateConfig.from_config(cfg)  # [memory.gate]
     Router(cfg)
     provider_keys(cfg)  # [tenants.<t>] api_key_env: each variable set
     if not build:

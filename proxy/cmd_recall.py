@@ -62,8 +62,28 @@ def _rank(cs: Any) -> tuple[Any, tuple]:
     return (rc.rank, tuple(rc.exclude_kinds)) if rc is not None else (None, ())
 
 
+def _answer(args: argparse.Namespace, remote: tuple, local: Callable[[Any, Any], dict]) -> dict:
+    """The admin API's answer with ``--url``, else the same query on the data dir."""
+    from ctxproxy.filters.recall.queries import QueryError
+
+    if args.url:
+        method, path, query, body = remote
+        status, out = admin_call(args, method, path, query, body)
+        if status != 200:
+            raise admin_failure(status, out)
+        return out
+    with cli_store(args) as cs:
+        rs = _services(cs)
+        try:
+            return local(cs, rs)
+        except QueryError as exc:
+            raise CLIError(str(exc), 2) from None
+        finally:
+            rs.close()
+
+
 def _search(args: argparse.Namespace) -> int:
-    from ctxproxy.filters.recall.queries import QueryError, recall_items
+    from ctxproxy.filters.recall.queries import recall_items
 
     body: dict[str, Any] = {"query": args.query, "k": args.k}
     for name in ("user", "project", "session", "purpose", "as_of", "max_sensitivity"):
@@ -71,20 +91,8 @@ def _search(args: argparse.Namespace) -> int:
             body[name] = getattr(args, name)
     if args.as_of and args.as_of.replace(".", "", 1).isdigit():
         body["as_of"] = float(args.as_of)
-    if args.url:
-        status, out = admin_call(args, "POST", "recall", {"tenant": args.tenant}, body)
-        if status != 200:
-            raise admin_failure(status, out)
-    else:
-        with cli_store(args) as cs:
-            rs = _services(cs)
-            try:
-                rank, exclude = _rank(cs)
-                out = recall_items(rs, cs.tenant, body, rank, exclude)
-            except QueryError as exc:
-                raise CLIError(str(exc), 2) from None
-            finally:
-                rs.close()
+    out = _answer(args, ("POST", "recall", {"tenant": args.tenant}, body),
+                  lambda cs, rs: recall_items(rs, cs.tenant, body, *_rank(cs)))
     if args.json:
         print(json.dumps(out, indent=2, ensure_ascii=False))
     elif not out["items"]:
@@ -110,24 +118,13 @@ def _reindex(args: argparse.Namespace) -> int:
 
 
 def _sessions_search(args: argparse.Namespace) -> int:
-    from ctxproxy.filters.recall.queries import QueryError, session_hits
+    from ctxproxy.filters.recall.queries import session_hits
 
-    if args.url:
-        query = {"tenant": args.tenant, "q": args.query, "session": args.session, "user": args.user,
-                 "limit": args.limit}
-        status, out = admin_call(args, "GET", "sessions/search", query)
-        if status != 200:
-            raise admin_failure(status, out)
-    else:
-        with cli_store(args) as cs:
-            rs = _services(cs)
-            try:
-                out = session_hits(rs, cs.tenant, args.query, session=args.session or "", user=args.user or "",
-                                   limit=args.limit)
-            except QueryError as exc:
-                raise CLIError(str(exc), 2) from None
-            finally:
-                rs.close()
+    query = {"tenant": args.tenant, "q": args.query, "session": args.session, "user": args.user,
+             "limit": args.limit}
+    out = _answer(args, ("GET", "sessions/search", query, None),
+                  lambda cs, rs: session_hits(rs, cs.tenant, args.query, session=args.session or "",
+                                              user=args.user or "", limit=args.limit))
     if args.json:
         print(json.dumps(out, indent=2, ensure_ascii=False))
     elif not out["hits"]:

@@ -23,8 +23,6 @@ import secrets
 import signal
 import socket
 import sys
-from dataclasses import dataclass, field
-from importlib import metadata
 from pathlib import Path
 from typing import Any
 
@@ -37,11 +35,12 @@ from ctxproxy.store import StoreError, open_store
 from ctxproxy.store.writer import BackgroundWriter
 
 from .admin import add_admin_routes
+from .app_state import APP_STATE, AppState, InFlight, version
 from .auth import Keyring, Refusal, peer_of, warn_if_open
 from .engine import engine_for
 from .errors import error_response, family_api, refusal_response, response_for
 from .relay import Relay
-from .routing import Route, Router
+from .routing import Router
 from .telemetry import close_telemetry, open_telemetry
 from .websocket import handle_ws, is_upgrade
 
@@ -53,60 +52,11 @@ ADMIN_MODULES: tuple[str, ...] = ("ctxproxy.proxy.admin_pruned", "ctxproxy.proxy
                                   "ctxproxy.proxy.admin_recall", "ctxproxy.proxy.admin_keys")
 
 
-def version() -> str:
-    try:
-        return metadata.version("ctxproxy")
-    except metadata.PackageNotFoundError:
-        return "0+unknown"
-
-
 # After in-flight upstream calls are cut at shutdown, the seconds a handler has to
 # write its error event before it is cancelled (aiohttp waits this long twice at most).
 CUT_GRACE = 2.0
 
 
-class InFlight:
-    """How many proxied requests are being served: shutdown waits until none is."""
-
-    def __init__(self) -> None:
-        self.count = 0
-        self._idle = asyncio.Event()
-        self._idle.set()
-
-    def __enter__(self) -> "InFlight":
-        self.count += 1
-        self._idle.clear()
-        return self
-
-    def __exit__(self, *exc: Any) -> None:
-        self.count -= 1
-        if self.count == 0:
-            self._idle.set()
-
-    async def wait_idle(self, timeout: float) -> bool:
-        """True if no request is left in flight within ``timeout`` seconds."""
-        if self.count and timeout > 0:
-            try:
-                await asyncio.wait_for(self._idle.wait(), timeout)
-            except TimeoutError:
-                pass
-        return self.count == 0
-
-
-@dataclass
-class AppState:
-    config: Config
-    router: Router
-    relay: Relay
-    routes: dict[str, Route]
-    services: dict[str, Any] = field(default_factory=dict)
-    inflight: InFlight = field(default_factory=InFlight)
-    keyring: Keyring | None = None
-    version: str = field(default_factory=version)
-    pid: int = field(default_factory=os.getpid)
-
-
-APP_STATE = web.AppKey("ctxproxy_state", AppState)
 
 
 def server_secret(cfg: Config) -> bytes:
@@ -138,15 +88,16 @@ def server_secret(cfg: Config) -> bytes:
 def memory_upkeep(store: Any, cfg: Config) -> None:
     """At load: re-scan memories when the threat rules changed (quarantine),
     purge long-expired ones, and finish erasures left pending (when this
-    process has the store to itself). Skipped on a store without memories."""
-    from ctxproxy.filters.memory.gate import GateConfig, MemoryGate
+    process has the store to itself). A store without memories or pending
+    erasures skips it (and the threat rules' compile time)."""
     from ctxproxy.store.forget import finish_erasure
 
-    gate_config = GateConfig.from_config(cfg)  # a bad [memory.gate] stops start-up
     if store.pending_receipts():
         finish_erasure(store)
     if store.memories.tenants():
-        gate = MemoryGate(store, gate_config)
+        from ctxproxy.filters.memory.gate import MemoryGate
+
+        gate = MemoryGate(store, cfg.memory.gate)
         gate.rescan()
         gate.purge_expired()
 

@@ -144,6 +144,7 @@ class LMDBEnv:
         self.pid = os.getpid()
         self.refs = 1
         self.closed = False
+        self.closers: list[Callable[[], None]] = []  # run at close: files a repository keeps beside the env
         self._gate = _Gate()
         self.on_reopen: list[Callable[[], None]] = []  # run after compaction reopened the environment
         self._db_names = db_names
@@ -351,6 +352,8 @@ class LMDBEnv:
         self.closed = True
         if self.pid != os.getpid():
             return  # inherited across fork: the parent's handles are not ours to close
+        for close in self.closers:
+            close()
         self.env.close()
         _unlock(self._holder)
 

@@ -52,11 +52,11 @@ import orjson
 from . import keys
 from .errors import EffectStateError, StoreError
 from .lmdb_env import BatchRunner, LMDBEnv, SnapshotRunner, acquire, release
-from .proxy_keys import PROXY_KEYS, LMDBProxyKeys
 from .lmdb_env import load as _load
 from .lmdb_env import scan as _scan
 from .lmdb_env import scan_rest as _scan_rest
 from .lmdb_memories import MEMORY_DBS, LMDBMemories, migrate_documents
+from .proxy_keys import PROXY_KEYS, LMDBProxyKeys
 from .records import (
     CHECKPOINTS,
     COMPLETED,
@@ -969,7 +969,7 @@ class _Repos:
 
     @cached_property
     def proxy_keys(self) -> LMDBProxyKeys:
-        return LMDBProxyKeys(self._x, self._ctx.dbs, self._ctx.clock, self._ctx.env.path)
+        return LMDBProxyKeys(self._x, self._ctx.env, self._ctx.clock)
 
     def docs(self, kind: str) -> LMDBDocuments:
         return getattr(self, kind)

@@ -28,13 +28,16 @@ the next search catch up; ``rebuild()`` starts over from an empty file
 from __future__ import annotations
 
 import hashlib
+import heapq
 import logging
+import math
 import threading
 import time
 from datetime import datetime, timezone
+from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterable, Sequence
+from typing import Any, Iterable, Mapping, Sequence
 
 from .memory_terms import fts_query, terms
 from .sqlite_index import SQLiteFile, Viewer, acl_token, attach, placeholders, sensitivity_rank
@@ -54,7 +57,14 @@ CREATE TABLE IF NOT EXISTS mem(
     thread TEXT NOT NULL, ctx TEXT NOT NULL, nctx INTEGER NOT NULL,
     UNIQUE(tenant, memory_id));
 CREATE INDEX IF NOT EXISTS mem_scope ON mem(tenant, user, project);
-CREATE INDEX IF NOT EXISTS mem_thread ON mem(thread, observed_at) WHERE thread != '';
+-- The visibility columns again, narrow: the candidate query checks one row of
+-- this per posting, so it should touch as few pages as possible.
+CREATE TABLE IF NOT EXISTS vis(
+    rowid INTEGER PRIMARY KEY, tenant TEXT NOT NULL, project TEXT NOT NULL, user TEXT NOT NULL,
+    session TEXT NOT NULL, purpose TEXT NOT NULL, sensitivity INTEGER NOT NULL, expires_at REAL,
+    kind TEXT NOT NULL, nterms INTEGER NOT NULL, nctx INTEGER NOT NULL);
+CREATE INDEX IF NOT EXISTS vis_scope ON vis(tenant, user, project);
+CREATE INDEX IF NOT EXISTS mem_thread ON mem(thread, observed_at);
 CREATE VIRTUAL TABLE IF NOT EXISTS mem_terms USING fts5(
     terms, ctx, acl, content='mem', content_rowid='rowid', tokenize="unicode61 remove_diacritics 0 tokenchars '_'");
 CREATE VIRTUAL TABLE IF NOT EXISTS mem_tri USING fts5(
@@ -62,19 +72,24 @@ CREATE VIRTUAL TABLE IF NOT EXISTS mem_tri USING fts5(
 CREATE TRIGGER IF NOT EXISTS mem_ai AFTER INSERT ON mem BEGIN
     INSERT INTO mem_terms(rowid, terms, ctx, acl) VALUES (new.rowid, new.terms, new.ctx, new.acl);
     INSERT INTO mem_tri(rowid, statement) VALUES (new.rowid, new.statement);
+    INSERT INTO vis VALUES (new.rowid, new.tenant, new.project, new.user, new.session, new.purpose,
+                            new.sensitivity, new.expires_at, new.kind, new.nterms, new.nctx);
 END;
 CREATE TRIGGER IF NOT EXISTS mem_ad AFTER DELETE ON mem BEGIN
+    DELETE FROM vis WHERE rowid = old.rowid;
     INSERT INTO mem_terms(mem_terms, rowid, terms, ctx, acl) VALUES ('delete', old.rowid, old.terms, old.ctx, old.acl);
     INSERT INTO mem_tri(mem_tri, rowid, statement) VALUES ('delete', old.rowid, old.statement);
 END;
 CREATE TRIGGER IF NOT EXISTS mem_au AFTER UPDATE OF ctx ON mem BEGIN
+    UPDATE vis SET nctx = new.nctx WHERE rowid = new.rowid;
     INSERT INTO mem_terms(mem_terms, rowid, terms, ctx, acl) VALUES ('delete', old.rowid, old.terms, old.ctx, old.acl);
     INSERT INTO mem_terms(rowid, terms, ctx, acl) VALUES (new.rowid, new.terms, new.ctx, new.acl);
 END;
 """
 FTS_TABLES = ("mem_terms", "mem_tri")
 CATCH_UP_BATCH = 1000
-MAX_CANDIDATES = 2000  # per search; beyond it the lexical statistics are approximate
+POOL = 300  # candidates per search scored exactly (the rest: fewer or rarer query terms)
+MAX_TERMS = 48  # query terms looked up (bits of one mask, with 8 substrings)
 
 CONTEXT_WINDOW = 2  # an event's document also holds this many neighbouring events on each side
 
@@ -120,6 +135,7 @@ class Stats:
     docs: int
     avg_terms: float
     avg_ctx: float = 0.0
+    df: Mapping[str, int] | None = None  # per query key, among visible documents (None: count candidates)
 
 
 def visibility(viewer: Viewer, now: float, exclude_kinds: Sequence[str] = (), alias: str = "m"
@@ -139,6 +155,18 @@ def visibility(viewer: Viewer, now: float, exclude_kinds: Sequence[str] = (), al
     return where, params
 
 
+FORMAT = "2"  # of the indexed rows; another value is re-indexed at open
+
+
+def user_token(tenant: str, user: str) -> str:
+    return acl_token("u", tenant + "\x00" + user)
+
+
+def acl_of(tenant: str, user: str) -> str:
+    """The row's scope tokens: its tenant, and its user ("" = not user-bound)."""
+    return f"{acl_token('t', tenant)} {user_token(tenant, user)}"
+
+
 def _servable(rec: Any) -> bool:
     return rec is not None and rec.status == "active" and not rec.quarantine
 
@@ -151,6 +179,12 @@ class MemoryIndex:
     def __init__(self, path: str | Path, store: Any = None):
         self.file = SQLiteFile(path, SCHEMA)
         self.store = store
+        if self.file.meta("format") != FORMAT:  # rows of an older layout: index again from the feed
+            con = self.file.db()
+            con.execute("BEGIN IMMEDIATE")
+            con.execute("DELETE FROM mem")
+            con.execute("INSERT OR REPLACE INTO meta(k, v) VALUES ('seq', 0), ('format', ?)", (FORMAT,))
+            con.execute("COMMIT")
         self._catch_lock = threading.Lock()
         self._stats: dict[tuple, Stats] = {}
 
@@ -202,7 +236,7 @@ class MemoryIndex:
              sensitivity_rank(rec.sensitivity), rec.expires_at, observed,
              int(bool(rec.evergreen)), rec.kind, rec.origin, float(rec.confidence), rec.external_id,
              rec.evidence_ref, " ".join(rec.evidence_sessions), int(rec.revision), rec.statement,
-             " ".join(found), len(found), acl_token("t", rec.tenant), thread))
+             " ".join(found), len(found), acl_of(rec.tenant, rec.user), thread))
         if thread:
             _refresh_context(con, thread, observed)
         return 1
@@ -265,6 +299,7 @@ class MemoryIndex:
             con.execute("BEGIN IMMEDIATE")
             try:
                 con.execute("DELETE FROM mem")
+                con.execute("DELETE FROM vis")
                 for table in FTS_TABLES:
                     con.execute(f"INSERT INTO {table}({table}) VALUES('delete-all')")
                 n = 0
@@ -334,34 +369,63 @@ class MemoryIndex:
 
     # -- reading -------------------------------------------------------------------
     def search(self, viewer: Viewer, words: Sequence[str], substrings: Sequence[str] = (),
-               now: float | None = None, limit: int = MAX_CANDIDATES, exclude_kinds: Sequence[str] = ()
+               now: float | None = None, limit: int = POOL, exclude_kinds: Sequence[str] = ()
                ) -> tuple[list[Candidate], Stats]:
         """The memories ``viewer`` may see that hold any of ``words`` (terms)
-        or ``substrings`` (trigram), and the statistics over what it may see."""
+        or ``substrings`` (trigram) — at most ``limit``, the best by the query
+        terms they hold weighted by their visible idf — and the statistics
+        over what it may see: its document count and lengths, and each
+        term's document frequency among its visible documents."""
         if not viewer.known or (not words and not substrings):
             return [], Stats(0, 0.0)
         if self.store is not None:
             self.catch_up()
         now = time.time() if now is None else now
         where, params = visibility(viewer, now, exclude_kinds)
+        stats = self.stats(viewer, now, tuple(exclude_kinds))
         con = self.file.db()
-        cols = ", ".join(f"m.{c}" for c in _COLUMNS)
-        rows: dict[str, tuple] = {}
-        if words:
-            match = f'acl : "{acl_token("t", viewer.tenant)}" AND terms : ({fts_query(list(words))})'
-            # The FTS lookup as a subquery: SQLite then walks the postings first and
-            # checks each hit's visibility by rowid (a join would scan the scope instead).
-            for row in con.execute(f"SELECT {cols} FROM mem m WHERE m.rowid IN (SELECT rowid FROM mem_terms "
-                                   f"WHERE mem_terms MATCH ?) AND {where} LIMIT ?", (match, *params, limit)):
-                rows[row[0]] = row
-        subs = [s for s in substrings if len(s) >= 3]
-        if subs and len(rows) < limit:
-            match = " OR ".join('"' + s.replace('"', '""') + '"' for s in subs)
-            for row in con.execute(f"SELECT {cols} FROM mem m WHERE m.rowid IN (SELECT rowid FROM mem_tri "
-                                   f"WHERE mem_tri MATCH ?) AND {where} LIMIT ?", (match, *params, limit)):
-                rows.setdefault(row[0], row)
-        return ([Candidate(*r[:10], bool(r[10]), *r[11:]) for r in rows.values()],
-                self.stats(viewer, now, tuple(exclude_kinds)))
+        keys = list(words)[:MAX_TERMS] + ["\x00" + s.lower() for s in substrings if len(s) >= 3][:8]
+        # The tenant and user scope in the MATCH too: SQLite intersects those
+        # postings before a row is read (the WHERE below is the full check).
+        # (A user token names its tenant too.)
+        acl = (f'acl : ("{user_token(viewer.tenant, "")}"'
+               + (f' OR "{user_token(viewer.tenant, viewer.user)}")' if viewer.user else ")"))
+        # One pass in SQLite: for every visible document holding any key, the
+        # set of keys it holds (a bit mask). The visibility check is part of
+        # this query: nothing hidden is ever counted or ranked.
+        parts, args = [], []
+        for i, key in enumerate(keys):
+            if key.startswith("\x00"):
+                parts.append(f"SELECT rowid, {1 << i} AS b FROM mem_tri WHERE mem_tri MATCH ?")
+                args.append('"' + key[1:].replace('"', '""') + '"')
+            else:
+                parts.append(f"SELECT rowid, {1 << i} AS b FROM mem_terms WHERE mem_terms MATCH ?")
+                args.append(f'{acl} AND terms : "{key.replace(chr(34), chr(34) * 2)}"')
+        masks = con.execute(f"SELECT u.rowid, SUM(DISTINCT u.b) FROM ({' UNION ALL '.join(parts)}) u "
+                            f"JOIN vis m ON m.rowid = u.rowid WHERE {where} GROUP BY u.rowid",
+                            (*args, *params)).fetchall()
+        df = {key: 0 for key in keys}
+        for mask, n in Counter(m for _, m in masks).items():
+            for i, key in enumerate(keys):
+                if mask >> i & 1:
+                    df[key] += n
+        n_docs = max(stats.docs, 1)
+        weight = [math.log(1.0 + (n_docs - df[k] + 0.5) / (df[k] + 0.5)) for k in keys]
+        if len(masks) > limit:  # the best by visible idf of what they hold; exact BM25 ranks them next
+            worth: dict[int, float] = {}
+            for _, mask in masks:
+                if mask not in worth:
+                    worth[mask] = -sum(w for i, w in enumerate(weight) if mask >> i & 1)
+            masks = heapq.nsmallest(limit, masks, key=lambda r: (worth[r[1]], r[0]))
+        ids = [r[0] for r in masks]
+        cols = ", ".join(_COLUMNS)
+        rows = []
+        for i in range(0, len(ids), 500):
+            chunk = ids[i:i + 500]
+            rows += con.execute(f"SELECT {cols} FROM mem WHERE rowid IN ({placeholders(chunk)})", chunk).fetchall()
+        rows.sort(key=lambda r: r[0])
+        return ([Candidate(*r[:10], bool(r[10]), *r[11:]) for r in rows],
+                Stats(stats.docs, stats.avg_terms, stats.avg_ctx, df))
 
     def stats(self, viewer: Viewer, now: float, exclude_kinds: tuple[str, ...] = ()) -> Stats:
         """Count and average length of the viewer's visible memories (cached
@@ -373,7 +437,7 @@ class MemoryIndex:
         if hit is not None:
             return hit
         where, params = visibility(viewer, now, exclude_kinds)
-        n, avg, avg_ctx = con.execute(f"SELECT COUNT(*), AVG(m.nterms), AVG(m.nctx) FROM mem m WHERE {where}",
+        n, avg, avg_ctx = con.execute(f"SELECT COUNT(*), AVG(m.nterms), AVG(m.nctx) FROM vis m WHERE {where}",
                                       params).fetchone()
         if len(self._stats) > 4096:
             self._stats.clear()

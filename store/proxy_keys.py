@@ -180,6 +180,10 @@ class _Mirror:
         self._map = mmap.mmap(self._fd, 8)
         self.checked = 0.0  # monotonic time of the last comparison with LMDB
 
+    def close(self) -> None:
+        self._map.close()
+        os.close(self._fd)
+
     def read(self) -> int:
         return int.from_bytes(self._map[:8], "big")
 
@@ -192,27 +196,38 @@ class _Mirror:
             fcntl.flock(self._fd, fcntl.LOCK_UN)
 
 
-_mirrors: dict[str, _Mirror | None] = {}  # store path -> its mirror (None: cannot be opened)
+_mirrors: dict[int, _Mirror | None] = {}  # id(environment) -> its mirror (None: read LMDB instead)
 
 
-def _mirror(path: str) -> _Mirror | None:
-    if path not in _mirrors:
-        try:
-            _mirrors[path] = _Mirror(os.path.join(path, MIRROR_FILE))
-        except OSError:  # a read-only store: every check reads LMDB
-            _mirrors[path] = None
-    return _mirrors[path]
+def _mirror(env: Any) -> _Mirror | None:
+    """The mirror of an open environment, opened with it once and closed with it."""
+    key = id(env)
+    if key not in _mirrors:
+        mirror = None
+        if not env.readonly:
+            try:
+                mirror = _Mirror(os.path.join(env.path, MIRROR_FILE))
+            except OSError:  # then every check reads LMDB
+                pass
+        _mirrors[key] = mirror
+
+        def forget() -> None:
+            if _mirrors.pop(key, None) is not None:
+                mirror.close()
+
+        env.closers.append(forget)
+    return _mirrors[key]
 
 
 class LMDBProxyKeys:
     """``ProxyKeyStore`` over the ``proxy_keys`` database. Write outside a
     ``batch()``: the mirror is raised when the write returns, committed."""
 
-    def __init__(self, x: _Runner, dbs: Any, clock: Callable[[], float], path: str) -> None:
+    def __init__(self, x: _Runner, env: Any, clock: Callable[[], float]) -> None:
         self._x = x
-        self._db = dbs[PROXY_KEYS]
+        self._db = env.dbs[PROXY_KEYS]
         self._clock = clock
-        self._path = path
+        self._env = env
 
     def create(self, tenant: str, *, user: str = "", projects: Sequence[str] = (), purposes: Sequence[str] = (),
                routes: Sequence[str] = (), admin: bool = False,
@@ -289,14 +304,14 @@ class LMDBProxyKeys:
         return int.from_bytes(raw, "big") if raw else 0
 
     def _publish(self) -> None:
-        mirror = _mirror(self._path)
+        mirror = _mirror(self._env)
         if mirror is not None:
             mirror.raise_to(self._stored_generation())
 
     def generation(self) -> int:
         """Changes with every create and revoke, in any process; cheap enough
         to call on every request."""
-        mirror = _mirror(self._path)
+        mirror = _mirror(self._env)
         if mirror is None:
             return self._stored_generation()
         now = time.monotonic()

@@ -60,7 +60,7 @@ FTS_TABLES = ("turns_terms", "turns_tri")
 WIDEN = ("tree", "same_user", "same_project")
 MAX_TURN_CHARS = 20000  # of one role's text in one turn
 MAX_TREE = 256  # sessions in one tree (a bound on the IN list)
-MAX_CANDIDATES = 2000
+MAX_CANDIDATES = 2000  # turns of one tree; document frequencies are counted among them
 
 
 class SessionIndex:

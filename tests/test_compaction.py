@@ -65,11 +65,11 @@ def test_history_that_lost_its_last_items_is_a_compaction_for_an_unknown_client(
     def v(msgs):
         return ADAPTERS["chat"].parse_request(orjson.dumps({"model": "m", "messages": msgs}))
     msgs = [{"role": "user", "content": "a"}, {"role": "assistant", "content": "b"}, {"role": "user", "content": "c"}]
-    found, st = track(None, v(msgs), None)
+    found, st = track(None, v(msgs))
     assert found is None and st["n"] == 3
-    found, st2 = track(st, v(msgs + [{"role": "assistant", "content": "d"}, {"role": "user", "content": "e"}]), None)
+    found, st2 = track(st, v(msgs + [{"role": "assistant", "content": "d"}, {"role": "user", "content": "e"}]))
     assert found is None
-    found, _ = track(st2, v([{"role": "user", "content": "a"}, {"role": "user", "content": "summary: …"}]), None)
+    found, _ = track(st2, v([{"role": "user", "content": "a"}, {"role": "user", "content": "summary: …"}]))
     assert found is not None and (found.agent, found.style, found.phase) == ("unknown", "history", RESUMED)
-    found, _ = track(st2, v([{"role": "user", "content": "other start"}] + msgs[1:] * 3), None)
+    found, _ = track(st2, v([{"role": "user", "content": "other start"}] + msgs[1:] * 3))
     assert found is not None  # the first item changed

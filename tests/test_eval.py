@@ -13,6 +13,7 @@ import pytest
 
 from ctxproxy.proxy.eval.agents import OFF
 from ctxproxy.proxy.eval.cases import CaseError, load
+from ctxproxy.proxy.eval.facts import PARAPHRASES
 from ctxproxy.proxy.eval.report import compare
 from ctxproxy.proxy.eval.runner import QUICK, SETS, run_eval
 
@@ -43,7 +44,10 @@ def default_report(tmp_path_factory) -> dict:
 
 def test_the_default_configuration_gets_the_context_right_and_no_proxy_does_not(default_report):
     facts, iso, comp = (default_report["sets"][s] for s in SETS)
-    assert facts["ctxproxy"]["recall@5"] == 1.0 and facts["ctxproxy"]["facts_injected"] == 1.0
+    assert facts["ctxproxy"]["recall@5"] >= 0.7 and facts["ctxproxy"]["facts_injected"] >= 0.75
+    # what the lexical recall misses on this small set are the questions asked in other words
+    paraphrases = {q.split("{s}")[0] for q, _ in PARAPHRASES}
+    assert all(any(m.startswith(p) for p in paraphrases) for m in facts["details"]["missed"])
     assert facts["ctxproxy"]["freshness_error"] == 0.0  # superseded and expired memories never injected
     assert 0 < facts["ctxproxy"]["memory_write_precision"] < 1  # the gate kept an expired event: it counts
     assert facts["details"]["writes"]["memory_blocked"] >= 2  # the instruction overrides and the secret

@@ -5,7 +5,7 @@ import threading
 import orjson
 import pytest
 
-from ctxproxy.filters import Commit, FilterError, Pipeline, Turn
+from ctxproxy.filters import CommitFailed, FilterError, Pipeline, Turn
 from ctxproxy.filters.base import Filter
 from ctxproxy.store import StoreError, open_store
 from ctxproxy.store.writer import BackgroundWriter
@@ -132,7 +132,7 @@ def test_a_failing_egress_fails_the_answer_closed():
         p.run_event(t, ADAPTERS["chat"].stream().event(None, b"data: " + data + b"\n\n", data))
     assert exc.value.status == 502 and exc.value.filter_name == "shout" and t.degraded == ["shout"]
 
-# -- write-ahead commits (filters.base.Commit) -----------------------------------------------
+# -- write-ahead commits (Turn.commit) --------------------------------------------------------
 
 
 class Records(Filter):
@@ -143,7 +143,7 @@ class Records(Filter):
         self.name, self.store, self.required = name, store, required
         self.fail_commit, self.tolerant = fail_commit, tolerant
 
-    def on_request(self, t):
+    async def on_request(self, t):
         def write(b):
             t.state.setdefault("write_threads", []).append(threading.get_ident())
             b.sessions.update("default", "s1", {self.name: "on disk"})
@@ -151,14 +151,15 @@ class Records(Filter):
                 raise StoreError("disk full (test)")
             return self.name
 
-        def then(result):
-            t.state.setdefault("order", []).append(f"{result} committed")
-            t.request.add_turn_segment(f"[{result}]")
-
-        def lost(exc):
-            t.state.setdefault("order", []).append(f"{self.name} lost {type(exc).__name__}")
-
-        return Commit(self.store, write, then, "could not save (test)", on_error=lost if self.tolerant else None)
+        try:
+            result = await t.commit(self.store, write, "could not save (test)")
+        except CommitFailed as exc:
+            if not self.tolerant:
+                raise
+            t.state.setdefault("order", []).append(f"{self.name} lost {type(exc.__cause__).__name__}")
+            return
+        t.state.setdefault("order", []).append(f"{result} committed")
+        t.request.add_turn_segment(f"[{result}]")
 
 
 @pytest.fixture
@@ -251,3 +252,71 @@ def test_an_undone_optional_filter_replays_the_commits_before_it(store):
     content = orjson.loads(t.request.to_bytes())["messages"][0]["content"]
     assert content.endswith("[rec]\n\nA") and "HALF-EDIT" not in content
     assert t.degraded == ["bad"] and store.sessions.get("default", "s1") == {"rec": "on disk"}
+
+
+# -- the declared contracts: report, successor_state, on_response_id -------------------------
+
+
+class Counting(Filter):
+    """Keeps a count in its own state, reports it, passes half of it on to a successor,
+    and remembers the response ids it heard."""
+
+    def __init__(self, name, broken_report=False):
+        self.name, self.broken_report, self.heard = name, broken_report, []
+
+    def on_request(self, t):
+        t.state[self.name] = {"requests": 1, "answers": 0}
+
+    def report(self, t):
+        if self.broken_report:
+            raise ValueError("cannot report")
+        return {f"{self.name}_requests": t.state[self.name]["requests"], "shared": self.name}
+
+    def successor_state(self, st):
+        return {"requests": st["requests"], "answers": 0}  # the request's part stands, the answer's is new
+
+    def on_response_id(self, t, rid):
+        self.heard.append((t.turn_id, rid))
+
+
+class Silent(Filter):
+    name = "silent"
+
+    def on_request(self, t):
+        t.state[self.name] = "mine alone"
+
+
+def test_reports_are_merged_in_chain_order_and_a_failing_one_degrades():
+    a, b, broken = Counting("a"), Counting("b"), Counting("broken", broken_report=True)
+    t = turn()
+    p = Pipeline([a, Silent(), broken, b])
+    p.run_request(t)
+    assert p.reports(t) == {"a_requests": 1, "b_requests": 1, "shared": "b"}  # a later filter's key wins
+    assert t.degraded == ["broken"]
+
+
+def test_a_successor_inherits_only_what_each_filter_declares():
+    a = Counting("a")
+    t = turn()
+    p = Pipeline([a, Silent()])
+    p.run_request(t)
+    t.state["a"]["answers"] = 3
+    t.segments.append("an offered segment")
+    s = t.successor()
+    assert s.turn_id != t.turn_id and s.successor_of == t.turn_id and s.pipeline is p
+    assert s.state == {"a": {"requests": 1, "answers": 0}}  # "silent" declares nothing: nothing passes
+    assert s.segments is t.segments and s.identity == t.identity
+
+
+def test_the_response_id_reaches_every_hook_once_and_a_successor_hears_its_own():
+    a = Counting("a")
+    t = turn()
+    p = Pipeline([a])
+    p.run_request(t)
+    t.note_response_id("resp_1")
+    t.note_response_id("resp_again")  # the first id stands
+    s = t.successor()
+    s.note_response_id("resp_2")
+    assert a.heard == [(t.turn_id, "resp_1"), (s.turn_id, "resp_2")]
+    assert t.response_id == "resp_1" and s.response_id == "resp_2"
+    assert Pipeline([a], request_only=True).id_hooks == ()  # auxiliary calls have no answer to name

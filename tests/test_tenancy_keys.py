@@ -257,7 +257,7 @@ def test_generation_mirror_catches_up_with_a_writer_killed_after_its_commit(tmp_
         assert after != before
         now = [time.monotonic()]
         monkeypatch.setattr(pk.time, "monotonic", lambda: now[0])
-        pk._mirror(store.path).checked = now[0]
+        pk._mirror(store._env).checked = now[0]
         # what a writer killed between its commit and the mirror write leaves: the store moved, the mirror not
         store.proxy_keys._x.write(lambda txn: pk._bump(txn, store.proxy_keys._db))
         assert store.proxy_keys.generation() == after
@@ -265,3 +265,28 @@ def test_generation_mirror_catches_up_with_a_writer_killed_after_its_commit(tmp_
         assert store.proxy_keys.generation() == after + 1
     finally:
         store.close()
+
+
+async def test_a_route_pinned_to_a_tenant_serves_only_its_keys(make_proxy, fake):
+    p = await make_proxy(KEYS + '[routes.acme_only]\napi = "openai"\nprefix = "/acme"\n'
+                                f'upstream = "{fake.url}"\ntenant = "acme"\n')
+    store, cfg = p.state.services["store"], p.state.config
+    keys = {t: issue_key(store, cfg, t)["key"] for t in ("acme", "globex")}
+    async with aiohttp.ClientSession() as http_:
+        for tenant, want in (("acme", 200), ("globex", 403)):
+            async with http_.post(p.url + "/acme/v1/chat/completions", data=CHAT,
+                                  headers={"X-Ctx-Key": keys[tenant], "Authorization": "Bearer x"}) as r:
+                assert r.status == want, tenant
+
+
+@pytest.mark.parametrize("toml, error", [
+    ('[auth]\nmode = "kyes"\n', "auth.mode: expected one of 'open' | 'keys'"),
+    ("[auth]\nfailure_limit = 0\n", "auth.failure_limit: expected at least 1"),
+    ('[tenants.acme]\napi_key_env = { nope = "X" }\n', "tenants.acme.api_key_env.nope: no such route"),
+    ('[tenants.acme]\napi_key_env = "CTX_TEST_UNSET_VARIABLE"\n', "environment variable CTX_TEST_UNSET_VARIABLE"),
+])
+def test_auth_config_errors_name_the_key(tmp_path, capsys, toml, error):
+    path = tmp_path / "c.toml"
+    path.write_text(toml)
+    code, _, err = cli(capsys, "config", "check", str(path))
+    assert code == 2 and error in err, err

@@ -102,14 +102,17 @@ class CheckpointFilter(Filter):
     def create(cls, config: CheckpointConfig | None, services: Mapping[str, Any]) -> "CheckpointFilter":
         return cls(config or CheckpointConfig(), services.get("store"))
 
+    @staticmethod
+    def successor_state(st: CheckpointTurn) -> CheckpointTurn:
+        return st  # what it offered describes the request, which a successor shares
+
     def on_request(self, turn: Turn) -> None:
         view = turn.request
         store = self.store if self.store is not None else turn.service("store")
         ident = turn.identity
         if view is None or not self.config.enabled or store is None or not ident.session:
             return None
-        found = cmp.detect(view, turn.headers)
-        if found is None and not _agentic(view):
+        if not _agentic(view) and cmp.detect(view, turn.headers) is None:
             return None  # an auxiliary call (title, quota check): not the conversation
         rec = turn.state[self.name] = CheckpointTurn()
         thread = _thread(view)
@@ -120,7 +123,7 @@ class CheckpointFilter(Filter):
         main = max(int(doc.get("main_tools") or 0), n_tools)
         conts = dict(conts or {})
         cont = conts.get(thread)
-        found, conts[thread] = cmp.track(cont, view, found)
+        found, conts[thread] = cmp.track(cont, view, turn.headers)
         items = view.items()
         reread = not cont or found is not None  # this process has not seen it, or it compacted
         server_history = view.api == "responses" and bool(view.body.get("previous_response_id"))

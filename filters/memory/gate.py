@@ -31,10 +31,9 @@ import hashlib
 import logging
 import time
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping, NamedTuple
 
-from ctxproxy.config import ConfigError
+from ctxproxy.config.schema import MemoryGateConfig
 from ctxproxy.store import memory_text
 from ctxproxy.store.errors import RevisionConflict, StoreError
 from ctxproxy.store.memory_records import (
@@ -52,43 +51,12 @@ EVENT_KINDS = ("event", "failure")  # things that happened: a later one adds to 
 DAY = 86400.0
 
 
-def _default_snapshot_chars() -> dict[str, int]:
-    # Hermes' defaults: 2,200 characters of agent/project memory, 1,375 of user profile.
-    return {"tenant": 2200, "project": 2200, "user": 1375, "session": 2200}
-
-
-def _default_ttl() -> dict[str, float]:
-    return {"event": 30.0, "failure": 90.0}
-
-
-@dataclass(frozen=True)
-class GateConfig:
-    """``[memory.gate]``."""
-
-    snapshot_chars: Mapping[str, int] = field(default_factory=_default_snapshot_chars)
-    recalled_max_chars: int = 1000  # longest fact / event / failure statement
-    recalled_max_records: int = 100000  # live recalled records per scope
-    ttl_days: Mapping[str, float] = field(default_factory=_default_ttl)  # kinds absent: no expiry
-    purge_grace_days: float = 7.0  # expired records are erased this long after they expired
-    near_duplicate: float = 0.9  # content-word overlap (Jaccard) with a same-subject record = duplicate
-
-    def validate(self, path: str) -> None:
-        for scope, n in self.snapshot_chars.items():
-            if scope not in ("tenant", "project", "user", "session") or n < 0:
-                raise ConfigError(f"{path}.snapshot_chars.{scope}: unknown scope or negative")
-        if self.recalled_max_chars < 1 or self.recalled_max_records < 1:
-            raise ConfigError(f"{path}: recalled limits must be at least 1")
-        if not 0 < self.near_duplicate <= 1:
-            raise ConfigError(f"{path}.near_duplicate: expected a number in (0, 1]")
+class GateConfig(MemoryGateConfig):
+    """``[memory.gate]`` (``ctxproxy.config.MemoryGateConfig``, parsed with the config)."""
 
     @classmethod
-    def from_config(cls, cfg: Any) -> "GateConfig":
-        from ctxproxy.config.typed import parse_section
-
-        raw = (getattr(cfg, "memory", None) or {}).get("gate") if cfg is not None else None
-        gc = parse_section(cls, raw or {}, "memory.gate")
-        gc.validate("memory.gate")
-        return gc
+    def from_config(cls, cfg: Any) -> MemoryGateConfig:
+        return cfg.memory.gate if cfg is not None else MemoryGateConfig()
 
 
 class Refusal(NamedTuple):
@@ -175,14 +143,12 @@ def default_threat_scan() -> Callable[[str], Any]:
     return threats.scan
 
 
-def rules_version(extra: str = "") -> str:
-    """Changes when the threat rules (the package's rule modules) or the secret rules change."""
-    h = hashlib.sha256(extra.encode())
-    own = {"gate.py", "fields.py", "formats.py", "__init__.py"}
-    for path in sorted(Path(__file__).parent.glob("*.py")):
-        if path.name not in own:
-            h.update(path.name.encode() + b"\x00" + path.read_bytes())
+def rules_version() -> str:
+    """Changes when the threat rules (``threats.RULES_VERSION``) or the secret rules change."""
+    from . import threats
+
     default_secret_scanner()
+    h = hashlib.sha256(threats.RULES_VERSION.encode())
     h.update("\x00".join(sorted(r.id for r in _SECRETS[0].rules)).encode())
     return h.hexdigest()[:24]
 

@@ -42,6 +42,7 @@ import orjson
 
 from ctxproxy.config import ConfigError
 from ctxproxy.store.memory_records import SNAPSHOT_KINDS
+from ctxproxy.store.session_index import MAX_TURN_CHARS
 from ctxproxy.store.sqlite_index import Viewer
 
 from ..base import Filter, Turn
@@ -112,6 +113,7 @@ class RecallState:
     query_chars: int = 0
     ms: float = 0.0
     assistant: dict[str, list[str]] = field(default_factory=dict)  # channel -> text (for the session index)
+    assistant_chars: int = 0
 
 
 @dataclass(frozen=True)
@@ -163,6 +165,9 @@ class RecallFilter(Filter):
         key = hashlib.sha256(user_text.encode()).hexdigest()
         tree = rs.sessions.tree(ident.tenant, ident.session, ident.user, ident.parent_session)
         viewer = self.viewer(turn, tree)
+        if rs.sessions.owner(ident.tenant, ident.session) is None:  # its first turn: record it, off the path
+            self._write(turn, lambda: rs.sessions.note_session(ident.tenant, ident.session, ident.user,
+                                                              ident.project, ident.parent_session))
         generation = (rs.memories.generation(), rs.sessions.generation())
         last = self._remembered(ident.tenant, ident.session)
         if last is not None and last.key == key and last.generation == generation:
@@ -244,8 +249,9 @@ class RecallFilter(Filter):
         state = turn.state.get(self.name)
         if isinstance(state, RecallState) and self._indexing(turn):
             for d in event.deltas():
-                if d.kind == TEXT:
+                if d.kind == TEXT and state.assistant_chars < MAX_TURN_CHARS:
                     state.assistant.setdefault(d.channel, []).append(d.text)
+                    state.assistant_chars += len(d.text)
         return None
 
     def on_response_end(self, turn: Turn) -> None:
@@ -278,16 +284,17 @@ class RecallFilter(Filter):
         sessions = rs.sessions
         purpose = self.viewer_purpose(turn)
 
-        def write(_batch: Any) -> int:
-            sessions.note_session(ident.tenant, ident.session, ident.user, ident.project, ident.parent_session)
-            return sessions.add_turn(ident.tenant, ident.session, turn.turn_id, texts, user=ident.user,
-                                     project=ident.project, purpose=purpose)
+        self._write(turn, lambda: sessions.add_turn(ident.tenant, ident.session, turn.turn_id, texts,
+                                                    user=ident.user, project=ident.project, purpose=purpose))
 
+    @staticmethod
+    def _write(turn: Turn, op: Any) -> None:
+        """Run ``op`` on the store's background writer (inline without one)."""
         writer = turn.service("writer")
         if writer is None:
-            write(None)
+            op()
         else:
-            writer.submit(write)
+            writer.submit(lambda _batch: op())
 
     def viewer_purpose(self, turn: Turn) -> str:
         route = self.config.route(turn.route)

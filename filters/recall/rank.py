@@ -87,13 +87,14 @@ def idf(n_docs: int, df: int) -> float:
 
 
 def bm25(cands: Sequence[Any], weights: Mapping[str, float], substrings: Sequence[str], n_docs: int,
-         avg_len: float, cfg: RankConfig) -> tuple[list[float], float]:
+         avg_len: float, cfg: RankConfig, df: Mapping[str, int] | None = None) -> tuple[list[float], float]:
     """BM25 of each candidate for the weighted query terms (and substrings,
     counted in the raw statement) and the query's ceiling. A document's terms are its own plus its neighbours'
     (``ctx``) at ``context_weight`` (BM25F-style: weighted frequencies and
     length). Document frequencies are counted among the candidates: they are
     every visible document holding any query term. ``avg_len`` is the
-    weighted average length."""
+    weighted average length. ``df``: document frequencies the index counted
+    among all visible documents (when it passed on only the best of them)."""
     cw = cfg.context_weight
     # Counted with str.count on " term " in the space-joined terms: C speed, and
     # only for the query's terms (a candidate's full term counts are never built).
@@ -111,7 +112,8 @@ def bm25(cands: Sequence[Any], weights: Mapping[str, float], substrings: Sequenc
     avg_len = avg_len or 1.0
     k1, b = cfg.k1, cfg.b
     qw = {**weights, **{"\x00" + sub: 1.0 for sub in subs}}
-    idfs = {t: idf(n_docs, sum(1 for f in tfs[t] if f)) * qw[t] for t in tfs}
+    idfs = {t: idf(n_docs, df[t] if df is not None and t in df else sum(1 for f in tfs[t] if f)) * qw[t]
+            for t in tfs}
     ceiling = sum(idfs.values()) * (k1 + 1) or 1.0
     scores = []
     for i, cand in enumerate(cands):
@@ -152,9 +154,9 @@ def feedback_terms(scored: Sequence[Scored], query: Mapping[str, float], n_docs:
 
 
 def score(cands: Sequence[Any], weights: Mapping[str, float], substrings: Sequence[str], n_docs: int,
-          avg_len: float, as_of: float, cfg: RankConfig, vectors: Sequence[float] | None = None
-          ) -> list[Scored]:
-    lex, ceiling = bm25(cands, weights, substrings, n_docs, avg_len, cfg)
+          avg_len: float, as_of: float, cfg: RankConfig, vectors: Sequence[float] | None = None,
+          df: Mapping[str, int] | None = None) -> list[Scored]:
+    lex, ceiling = bm25(cands, weights, substrings, n_docs, avg_len, cfg, df)
     out = []
     w = cfg.vector_weight if vectors is not None else 0.0
     for i, cand in enumerate(cands):

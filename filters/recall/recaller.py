@@ -64,15 +64,16 @@ class Recaller:
         subs = substrings_of(query)
         if not words and not subs:
             return Recalled([], 0)
-        cands, n_docs, avg = self._candidates(viewer, words, subs, now, sessions, memories, tuple(exclude_kinds))
+        cands, n_docs, avg, df = self._candidates(viewer, words, subs, now, sessions, memories,
+                                                  tuple(exclude_kinds))
         weights = {w: 1.0 for w in words}
-        scored = rank.score(cands, weights, subs, n_docs, avg, as_of, cfg)
+        scored = rank.score(cands, weights, subs, n_docs, avg, as_of, cfg, df=df)
         # The floor reads the query itself; feedback and vectors only reorder what passed it.
         floor = {id(s.cand): s.relevance for s in scored}
         if cfg.prf_docs and scored:
             extra = rank.feedback_terms(scored, weights, n_docs, cfg)
             if extra:
-                scored = rank.score(cands, {**weights, **extra}, subs, n_docs, avg, as_of, cfg)
+                scored = rank.score(cands, {**weights, **extra}, subs, n_docs, avg, as_of, cfg)  # df: candidates
         if self.embedder is not None and scored:
             sims = self.embedder.similarities(query, [s.cand.statement for s in scored])
             for s, v in zip(scored, sims):
@@ -85,17 +86,28 @@ class Recaller:
 
     def _candidates(self, viewer: Viewer, words: Sequence[str], subs: Sequence[str], now: float,
                     sessions: Sequence[str] | None, memories: bool, exclude_kinds: tuple[str, ...] = ()
-                    ) -> tuple[list[Candidate], int, float]:
+                    ) -> tuple[list[Candidate], int, float, dict[str, int]]:
+        """Candidates of both indexes, the visible document count and average
+        length, and each query key's visible document frequency."""
         cands: list[Candidate] = []
         n_docs, total = 0, 0.0
+        keys = list(words) + ["\x00" + s.lower() for s in subs]
+        df = dict.fromkeys(keys, 0)
         if memories:
             found, stats = self.memories.search(viewer, words, subs, now, exclude_kinds=exclude_kinds)
             cands += found
             n_docs += stats.docs
             total += stats.docs * (stats.avg_terms + self.config.context_weight * stats.avg_ctx)
+            for k, n in (stats.df or {}).items():
+                df[k] = df.get(k, 0) + n
         if self.sessions is not None and sessions:
             found, stats = self.sessions.search(viewer, words, subs, sessions=sessions)
             cands += found
             n_docs += stats.docs
             total += stats.docs * stats.avg_terms
-        return cands, n_docs, (total / n_docs if n_docs else 0.0)
+            for c in found:  # every visible turn holding a key is a candidate: counted here
+                padded, low = " " + c.terms + " ", c.statement.lower()
+                for k in keys:
+                    if (k[1:] in low) if k.startswith("\x00") else (" " + k + " " in padded):
+                        df[k] += 1
+        return cands, n_docs, (total / n_docs if n_docs else 0.0), df
