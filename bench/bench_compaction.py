@@ -8,7 +8,7 @@ What it does (everything on 127.0.0.1, every loop bounded):
 
 * starts the scripted provider and ctxproxy in this process, a fresh proxy per
   agent and configuration, and drives the scripted sessions of
-  tests/compactionsession.py: Claude Code (``/compact``), Codex (local
+  ctxproxy.proxy.eval.agents: Claude Code (``/compact``), Codex (local
   compaction marked in ``x-codex-turn-metadata``; remote compaction v2),
   OpenClaw and Hermes (their summary messages), each in its recorded request
   shape. A session gives instructions, takes two decisions, passes tests,
@@ -42,10 +42,10 @@ sys.path.insert(0, str(HERE.parent / "tests"))
 os.environ.setdefault("OTEL_SDK_DISABLED", "true")
 
 from aiohttp import web  # noqa: E402
-from compactionsession import AGENTS, OFF, run  # noqa: E402
 
 from ctxproxy.config import load_config  # noqa: E402
 from ctxproxy.filters.tokens import TokenCounter  # noqa: E402
+from ctxproxy.proxy.eval.agents import AGENTS, OFF, run  # noqa: E402
 from ctxproxy.proxy.scripted_provider import FakeProvider  # noqa: E402
 from ctxproxy.proxy.server import APP_STATE, make_app  # noqa: E402
 

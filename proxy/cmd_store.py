@@ -60,8 +60,14 @@ def add_store_options(parser: argparse.ArgumentParser, tenant_help: str = TENANT
     if store:
         parser.add_argument("--data-dir", metavar="DIR", type=nonempty,
                             help="the proxy's data directory (default: from --config, else ./.ctxproxy)")
-    parser.add_argument("--config", metavar="FILE",
-                        help="ctxproxy.toml the proxy runs with (its server.data_dir, [store], default tenant)")
+    add_config_option(parser)
+
+
+def add_config_option(parser: argparse.ArgumentParser,
+                      help: str = "ctxproxy.toml the proxy runs with (its server.data_dir, [store], default tenant)"
+                      ) -> None:
+    """``--config FILE``, for commands that read the proxy's configuration but open no store."""
+    parser.add_argument("--config", metavar="FILE", help=help)
 
 
 def default_tenant_of(args: argparse.Namespace) -> str:

@@ -1,7 +1,7 @@
 """Context fidelity across a compaction: scripted sessions shaped like Claude Code, Codex (local and
 remote compaction), OpenClaw and Hermes, run through the real proxy and the scripted provider."""
 import pytest
-from compactionsession import AGENTS, OFF, run
+from ctxproxy.proxy.eval.agents import AGENTS, OFF, run
 
 from ctxproxy.filters.tokens import TokenCounter
 

@@ -7,14 +7,7 @@ happened to every tool result. Used by the prune tests and ``bench/bench_prune.p
     bodies = [r.json for r in fake.model_requests]
     share, breaks = prefix_share("anthropic", bodies)
 
-The cached prefix of a turn:
-- Anthropic: tools, system and messages up to and including the block that
-  carries the last ``cache_control`` breakpoint (breakpoints themselves are not
-  part of the prompt and move every turn, so they are stripped before comparing);
-- OpenAI Chat / Responses (automatic prefix caching): the previous turn's whole
-  ``messages`` / ``input`` (plus instructions and tools).
-A turn *kept* the prefix when that part of the previous request is identical,
-compared as canonical JSON (the provider caches tokens, not JSON whitespace).
+What a turn's cached prefix is, and when it is kept: ``ctxproxy.proxy.eval.prefix``.
 """
 from __future__ import annotations
 
@@ -23,6 +16,8 @@ import random
 from typing import Any
 
 import orjson
+
+from ctxproxy.proxy.eval.prefix import anthropic_prefix, canon, last_breakpoint, prefix_kept  # noqa: F401
 
 SYSTEM = "You are a coding agent. Use the tools to inspect the repository, then answer."
 TASK = "Find why the config loader ignores CTX_TIMEOUT and fix it."
@@ -171,78 +166,6 @@ async def run_session(api: str, client: Any, outputs: list[tuple[str, dict, str]
 
 
 # -- measuring what the provider received -------------------------------------------------
-
-def canon(value: Any) -> bytes:
-    return orjson.dumps(value, option=orjson.OPT_SORT_KEYS)
-
-
-def _strip_cc(value: Any) -> Any:
-    if isinstance(value, dict):
-        return {k: _strip_cc(v) for k, v in value.items() if k != "cache_control"}
-    if isinstance(value, list):
-        return [_strip_cc(v) for v in value]
-    return value
-
-
-def last_breakpoint(body: dict) -> tuple[str, int, int] | None:
-    """Where the last cache_control is: ("messages", i, j), ("system", j, -1) or ("tools", j, -1)."""
-    found = None
-    for j, t in enumerate(body.get("tools") or []):
-        if isinstance(t, dict) and "cache_control" in t:
-            found = ("tools", j, -1)
-    system = body.get("system")
-    for j, b in enumerate(system if isinstance(system, list) else []):
-        if isinstance(b, dict) and "cache_control" in b:
-            found = ("system", j, -1)
-    for i, m in enumerate(body.get("messages") or []):
-        content = m.get("content")
-        for j, b in enumerate(content if isinstance(content, list) else []):
-            if isinstance(b, dict) and "cache_control" in b:
-                found = ("messages", i, j)
-    return found
-
-
-def anthropic_prefix(body: dict, where: tuple[str, int, int]) -> bytes | None:
-    """Canonical bytes of everything up to and including the breakpoint block."""
-    kind, i, j = where
-    tools = body.get("tools") or []
-    system = body.get("system")
-    system = system if isinstance(system, list) else ([{"type": "text", "text": system}] if system else [])
-    msgs = body.get("messages") or []
-    try:
-        if kind == "tools":
-            part = [tools[:i + 1]]
-        elif kind == "system":
-            part = [tools, system[:i + 1]]
-        else:
-            last = msgs[i]
-            content = last["content"]
-            content = [{"type": "text", "text": content}] if isinstance(content, str) else content
-            if j >= len(content):
-                return None
-            part = [tools, system, msgs[:i], {"role": last["role"], "content": content[:j + 1]}]
-    except (IndexError, KeyError, TypeError):
-        return None
-    return canon(_strip_cc(part))
-
-
-def prefix_kept(api: str, prev: dict, cur: dict) -> bool:
-    """Did ``cur`` reuse the prefix ``prev`` left in the provider's cache?"""
-    if api == "anthropic":
-        where = last_breakpoint(prev)
-        if where is None:
-            return False
-        a = anthropic_prefix(prev, where)
-        return a is not None and a == anthropic_prefix(cur, where)
-    key = "messages" if api == "chat" else "input"
-    head = ("tools", "instructions")
-    if any(canon(prev.get(k)) != canon(cur.get(k)) for k in head):
-        return False
-    p, c = prev.get(key) or [], cur.get(key) or []
-    if len(c) < len(p):
-        return False
-    return all(canon(a) == canon(b) for a, b in zip(p, c))
-
 
 def prefix_share(api: str, bodies: list[dict]) -> tuple[float, list[int]]:
     """Share of turns (after the first) that kept the previous turn's cached

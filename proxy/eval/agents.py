@@ -1,6 +1,7 @@
 """Scripted agent sessions that compact in their agent's own style, and what the model saw after.
 
-Used by tests/test_fidelity.py and bench/bench_compaction.py. Each agent class
+Used by ``ctxproxy eval --set compaction``, tests/test_fidelity.py and
+bench/bench_compaction.py. Each agent class
 speaks the request shape recorded from the real client
 (``shared/fixtures/real-clients``): Claude Code (Messages, rule files in the
 first user message's system reminder, an on-demand nested CLAUDE.md after a
@@ -15,6 +16,7 @@ none of it, and the session goes on.
 The "model" after the compaction is a function of what it is sent: if the
 PR it opened is not visible, it opens it again (a duplicate side effect).
 
+    from ctxproxy.proxy.eval.agents import AGENTS, run
     agent = AGENTS["claude-code"]()
     result = await run(agent, proxy_url, fake, filler=8, after=5)
     result.visible   # {item: seen in the first request after the compaction}
@@ -29,7 +31,7 @@ from typing import Any
 import aiohttp
 import orjson
 
-from toolsession import canon, prefix_kept
+from .prefix import canon, prefix_kept
 
 GOAL = "Fix the refund rounding bug in services/refund and ship it. Don't change the public API."
 INSTRUCTIONS = ("Never edit files under vendor/.", "Actually, keep amounts as integer cents in the database.",
@@ -68,10 +70,11 @@ class UserTurn:
     actions: list[Action]
 
 
-def script(filler: int, busy: bool = False) -> list[UserTurn]:
+def script(filler: int, busy: bool = False, read_lines: int = 29) -> list[UserTurn]:
     """The session before its compaction: the items to keep, ``filler`` ordinary turns, the open question.
     ``busy``: every ordinary turn also gives an instruction and passes a test run (the task state
-    grows past what the checkpoint's budget holds)."""
+    grows past what the checkpoint's budget holds). ``read_lines``: the length of each file read (long
+    tool outputs make the proxy prune)."""
     turns = [
         UserTurn(GOAL, [Action("read", "services/refund/refund.py", "1\tdef refund(order_id, amount):\n"
                                                                      "2\t    return round(amount * 100) / 100\n"),
@@ -96,7 +99,7 @@ def script(filler: int, busy: bool = False) -> list[UserTurn]:
     for i in range(filler):
         path = f"services/refund/module_{i}.py"
         actions = [Action("read", path, "".join(f"{k}\tdef f_{i}_{k}(cents: int) -> int:\n{k}\t    return cents\n"
-                                                for k in range(1, 30)))]
+                                                for k in range(1, read_lines + 1)))]
         text = f"Check {path} for other float uses."
         if busy:
             text += f" Please keep module_{i} free of floats."
@@ -439,6 +442,8 @@ class Result:
     ledger_tokens: list[int] = field(default_factory=list)  # the effect ledger's checkpoint, likewise
     requests: int = 0
     turn_ids: list[str] = field(default_factory=list)
+    start: int = 0  # index in fake.model_requests of the session's first request
+    compaction_at: int = 0  # ...and of its summarization request
 
 
 def sent_text(body: Any) -> str:
@@ -483,19 +488,22 @@ def _model_after(agent: Agent):
 
 
 async def run(agent: Agent, url: str, fake: Any, filler: int = 8, after: int = 5, count: Any = None,
-              busy: bool = False) -> Result:
+              busy: bool = False, read_lines: int = 29, headers: dict[str, str] | None = None) -> Result:
     """Drive ``agent`` through the proxy at ``url`` (``fake`` answers): the script, its
-    compaction, ``after`` more turns. ``count``: a token counter for the checkpoint size."""
+    compaction, ``after`` more turns. ``count``: a token counter for the checkpoint size;
+    ``headers``: sent with every request besides the agent's own (a proxy key, say)."""
     from ctxproxy.proxy.scripted_provider import Reply
 
     turn_ids: list[str] = []
+    start = len(fake.model_requests)
     async with aiohttp.ClientSession() as http:
         async def send(body: dict, extra: dict | None = None) -> dict:
-            headers = {**agent.headers(), **(extra or {})}
-            async with http.post(url + agent.path, data=orjson.dumps(body), headers=headers) as resp:
+            sent = {**agent.headers(), **(headers or {}), **(extra or {})}
+            async with http.post(url + agent.path, data=orjson.dumps(body), headers=sent) as resp:
                 raw = await resp.read()
-                assert resp.status == 200, raw[:300]
-                turn_ids.append(resp.headers["X-Ctx-Turn-Id"])
+                if resp.status != 200:
+                    raise RuntimeError(f"{agent.name}: {resp.status} {raw[:300]!r}")
+                turn_ids.append(resp.headers.get("X-Ctx-Turn-Id", ""))  # none when sent to the provider directly
                 return orjson.loads(raw)
 
         async def turn(text: str, actions: list[Action] | None) -> None:
@@ -518,7 +526,7 @@ async def run(agent: Agent, url: str, fake: Any, filler: int = 8, after: int = 5
                     if "services/refund/" in str(args.get("file_path") if isinstance(args, dict) else ""):
                         agent.after_read("services/refund/")
 
-        for t in script(filler, busy):
+        for t in script(filler, busy, read_lines):
             await turn(t.text, t.actions)
         before = len(fake.model_requests)
         body, extra = agent.compaction_request()
@@ -542,7 +550,8 @@ async def run(agent: Agent, url: str, fake: Any, filler: int = 8, after: int = 5
             tokens.append(_segment_tokens(t, "task_state", count))
             ledger.append(_segment_tokens(t, "checkpoint", count))
     return Result(agent.name, visible, visible_all, repeated(fake.model_requests[first:]),
-                  sum(kept) / len(kept) if kept else 1.0, tokens, ledger, len(fake.model_requests) - before, turn_ids)
+                  sum(kept) / len(kept) if kept else 1.0, tokens, ledger, len(fake.model_requests) - before, turn_ids,
+                  start, before)
 
 
 def _segment_tokens(text: str, kind: str, count: Any) -> int:

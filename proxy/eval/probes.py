@@ -1,0 +1,119 @@
+"""Running a probe set (facts, isolation, the team's cases) against one target, and
+its metrics from what the scripted provider received.
+
+Order: rule files are on disk before the proxy starts; memories go through the
+admin API (the gate); priming turns go through the proxy, then its background
+writes are settled; each question is then one model request in its own session,
+answered by the scripted provider, whose record is what the metrics read.
+"""
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+from . import received
+from .harness import Target
+from .spec import PATHS, ProbeSet, Question, request_body
+
+K = 5  # Recall@K
+
+
+@dataclass
+class Observation:
+    question: Question
+    text: str  # what the model read
+    items: list[str]  # injected items, reading order
+    recalled: list[str]  # items of the recall evidence segment, ranked
+    item_tokens: list[int]
+
+
+@dataclass
+class Writes:
+    accepted: int = 0  # active, new records
+    accepted_good: int = 0  # ...that the case calls reusable and that are unexpired at question time
+    refused: int = 0
+    statuses: dict[str, int] = field(default_factory=dict)
+
+
+async def write_memories(t: Target, ps: ProbeSet) -> Writes:
+    w = Writes()
+    now = time.time()
+    for m in ps.memories:
+        status, body = await t.admin("POST", "memories", {"statement": m.statement, **m.fields}, tenant=m.tenant)
+        if not t.proxied:
+            continue
+        if status == 400 or status >= 500 or status in (401, 403):  # the case itself, or the proxy, is wrong
+            raise RuntimeError(f"memory {m.statement[:60]!r}: the admin API answered {status} {body}")
+        kind = (body or {}).get("status") if status == 201 else (body or {}).get("error", {}).get("type", str(status))
+        if status == 201 and (body or {}).get("duplicate_of"):
+            kind = "duplicate"
+        w.statuses[kind] = w.statuses.get(kind, 0) + 1
+        if kind == "active":
+            w.accepted += 1
+            expires = m.fields.get("expires_at")
+            w.accepted_good += m.reusable and not (expires is not None and expires <= now)
+        elif status != 201:
+            w.refused += 1
+    return w
+
+
+async def ask(t: Target, api: str, text: str, who: dict[str, str]) -> Any:
+    status, _ = await t.post(PATHS[api], request_body(api, text), await t.identity_headers(who))
+    if status != 200:
+        raise RuntimeError(f"{t.name}: {api} answered {status} for {text[:60]!r}")
+    return t.fake.model_requests[-1]
+
+
+async def run(t: Target, ps: ProbeSet, step: Callable[[], None]) -> tuple[list[Observation], Writes]:
+    writes = await write_memories(t, ps)
+    for p in ps.primes:
+        await ask(t, p.api, p.text, p.who)
+        step()
+    t.settle()
+    out = []
+    for q in ps.questions:
+        rec = await ask(t, q.api, q.text, q.who)
+        text = received.body_text(rec)
+        segs = received.segments(text)
+        its = received.items(text)
+        recalled = [i for s in segs if s.kind == "evidence" for i in received.items(s.text)]
+        out.append(Observation(q, text, its, recalled, [received.count(i) for i in its]))
+        step()
+    return out, writes
+
+
+def _holds(item: str, wanted: list[str]) -> bool:
+    return any(w in item for w in wanted)
+
+
+def metrics(obs: list[Observation], writes: Writes, stale: list[str]) -> dict[str, float | None]:
+    """The facts and isolation metrics of one run (docs/eval.md defines each); None: nothing to measure."""
+    ranked = [o for o in obs if o.question.ranked and o.question.expect]
+    needed = [o for o in obs if o.question.expect]
+    probes = [o for o in obs if o.question.forbid]
+    ranks = []
+    for o in ranked:
+        ranks.append(next((i + 1 for i, it in enumerate(o.recalled) if _holds(it, o.question.expect)), None))
+    cited = [it for o in ranked for it in o.recalled]
+    supporting = sum(_holds(it, o.question.expect) for o in ranked for it in o.recalled)
+    tokens = sum(sum(o.item_tokens) for o in needed)
+    noise = sum(n for o in needed for it, n in zip(o.items, o.item_tokens) if not _holds(it, o.question.expect))
+    m: dict[str, float | None] = {
+        "recall@1": _share(sum(r == 1 for r in ranks), len(ranks)),
+        f"recall@{K}": _share(sum(r is not None and r <= K for r in ranks), len(ranks)),
+        "mrr": _share(sum(1 / r for r in ranks if r), len(ranks)),
+        "facts_injected": _share(sum(any(_holds(it, o.question.expect) for it in o.items) for o in needed),
+                                 len(needed)),
+        "citation_precision": _share(supporting, len(cited)) if cited else None,
+        "freshness_error": _share(sum(any(_holds(it, stale) for it in o.items) for o in obs), len(obs))
+        if stale else None,
+        "noise_ratio": _share(noise, tokens) if tokens else None,
+        "privacy_leakage": _share(sum(any(c in o.text for c in o.question.forbid) for o in probes), len(probes)),
+        "memory_write_precision": _share(writes.accepted_good, writes.accepted) if writes.accepted else None,
+    }
+    return m
+
+
+def _share(n: float, d: int) -> float | None:
+    return round(n / d, 4) if d else None
