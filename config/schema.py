@@ -122,6 +122,46 @@ class PipelineConfig:
     request: tuple[str, ...] = ("identify",)  # filters in request order
 
 
+def _default_snapshot_chars() -> dict[str, int]:
+    # Hermes' defaults: 2,200 characters of agent/project memory, 1,375 of user profile.
+    return {"tenant": 2200, "project": 2200, "user": 1375, "session": 2200}
+
+
+def _default_ttl() -> dict[str, float]:
+    return {"event": 30.0, "failure": 90.0}
+
+
+@dataclass(frozen=True)
+class MemoryGateConfig:
+    """``[memory.gate]``: limits, TTLs and duplicate threshold of the memory write gate."""
+
+    snapshot_chars: Mapping[str, int] = field(default_factory=_default_snapshot_chars)
+    recalled_max_chars: int = 1000  # longest fact / event / failure statement
+    recalled_max_records: int = 100000  # live recalled records per scope
+    ttl_days: Mapping[str, float] = field(default_factory=_default_ttl)  # kinds absent: no expiry
+    purge_grace_days: float = 7.0  # expired records are erased this long after they expired
+    near_duplicate: float = 0.9  # content-word overlap (Jaccard) with a same-subject record = duplicate
+
+    def validate(self, path: str) -> None:
+        for scope, n in self.snapshot_chars.items():
+            if scope not in ("tenant", "project", "user", "session") or n < 0:
+                raise ConfigError(f"{path}.snapshot_chars.{scope}: unknown scope or negative")
+        for kind, days in self.ttl_days.items():
+            if kind not in ("preference", "fact", "procedure", "failure", "event") or not days >= 0:
+                raise ConfigError(f"{path}.ttl_days.{kind}: unknown kind or negative")
+        if self.recalled_max_chars < 1 or self.recalled_max_records < 1:
+            raise ConfigError(f"{path}: recalled limits must be at least 1")
+        if not 0 < self.near_duplicate <= 1:
+            raise ConfigError(f"{path}.near_duplicate: expected a number in (0, 1]")
+        if not self.purge_grace_days >= 0:
+            raise ConfigError(f"{path}.purge_grace_days: expected 0 or more days")
+
+
+@dataclass(frozen=True)
+class MemoryConfig:
+    gate: MemoryGateConfig = field(default_factory=MemoryGateConfig)
+
+
 @dataclass(frozen=True)
 class Config:
     server: ServerConfig = field(default_factory=ServerConfig)
@@ -132,6 +172,7 @@ class Config:
     auth: AuthConfig = field(default_factory=AuthConfig)
     tenants: Mapping[str, TenantConfig] = field(default_factory=dict)
     filters: Mapping[str, Any] = field(default_factory=dict)  # each filter parses its own table
+    memory: MemoryConfig = field(default_factory=MemoryConfig)
     source: str = "<defaults>"
 
     @property
@@ -158,7 +199,7 @@ class Config:
                                       f"(routes: {', '.join(self.routes)})")
 
 
-_TOP_KEYS = {"server", "upstream", "store", "routes", "pipeline", "filters", "auth", "tenants"}
+_TOP_KEYS = {"server", "upstream", "store", "routes", "pipeline", "filters", "auth", "tenants", "memory"}
 
 
 def default_config_text() -> str:
@@ -221,6 +262,11 @@ def _merge(base: dict, user: dict) -> dict:
         if key in ("server", "upstream", "store", "pipeline", "auth") and isinstance(value, dict) and isinstance(out.get(key), dict):
             out[key] = {**out[key], **value}
         elif key in ("routes", "filters", "tenants") and isinstance(value, dict) and isinstance(out.get(key), dict):
+            out[key] = {**out[key], **value}
+        elif key == "memory" and isinstance(value, dict) and isinstance(out.get(key), dict):
+            # [memory.gate] keys lay over the defaults' one by one
+            out[key] = {**out[key], **{k: {**out[key].get(k, {}), **v} if isinstance(v, dict) and isinstance(
+                out[key].get(k), dict) else v for k, v in value.items()}}
             out[key] = {**out[key], **value}
         else:
             out[key] = value

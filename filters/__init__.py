@@ -11,7 +11,7 @@ from typing import Any, Mapping
 
 from ctxproxy.config import Config, ConfigError, parse_section
 
-from .base import Commit, Filter, FilterError, Identity, Pipeline, Turn
+from .base import CommitFailed, Filter, FilterError, Identity, Pipeline, Turn
 
 # name -> "module:Class", in default order (DESIGN §2).
 FILTERS: dict[str, str] = {
@@ -66,5 +66,5 @@ def build_pipeline(names: tuple[str, ...], configs: Mapping[str, Any], services:
     return Pipeline(filters)
 
 
-__all__ = ["FILTERS", "Commit", "Filter", "FilterError", "Identity", "Pipeline", "Turn", "build_pipeline",
+__all__ = ["FILTERS", "CommitFailed", "Filter", "FilterError", "Identity", "Pipeline", "Turn", "build_pipeline",
            "filter_class", "filter_configs"]

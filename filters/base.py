@@ -4,14 +4,25 @@ A filter is a small class with a ``name`` (also its TOML section
 ``[filters.<name>]``, its ``turn.state`` key and its telemetry prefix), a
 frozen ``Config`` dataclass, and only the hooks it needs:
 
-- ``on_request(turn)`` — edit the request through ``turn.request`` (a view);
-  it may return a ``Commit``: a write that must be on disk before the request
-  goes on (write-ahead), which the pipeline commits without blocking the
-  proxy's event loop;
+- ``on_request(turn)`` — edit the request through ``turn.request`` (a view).
+  A filter whose write must be on disk before the request goes on
+  (write-ahead) makes it ``async def`` and awaits ``turn.commit(store, write)``:
+  the batch runs on the store's writer thread while the event loop serves
+  other turns;
 - ``on_response(turn, view)`` — a whole JSON response;
 - ``on_response_event(turn, event) -> list | None`` — one stream event; return
   the events to emit instead (``None`` keeps the event as it is);
-- ``on_response_end(turn)`` — after the last byte went to the client.
+- ``on_response_end(turn)`` — after the last byte went to the client;
+- ``on_response_id(turn, rid)`` — the provider's id for the answer is known.
+
+What a filter keeps per turn is its own typed object under
+``turn.state[self.name]``; no filter reads another's. It tells the Context
+Manifest its part with ``report(turn) -> dict | None`` (``Pipeline.reports``
+merges them) and what an automatic successor turn inherits with
+``successor_state(state)``. Services several filters use are typed parts of
+the Turn: ``segments`` (offered context), ``redact_added`` (redacts text a
+filter adds), ``tokens``, ``commit`` (the write-ahead), ``services`` (store
+handles, by name).
 
 A filter may also ask for a last edit of the answer with
 ``turn.add_egress(e)``: ``e.response(turn, view)`` / ``e.event(turn, event)``
@@ -37,7 +48,8 @@ import os
 import secrets
 import time
 from dataclasses import dataclass, field
-from typing import Any, Callable, ClassVar, Generator, Iterable, Mapping, NamedTuple
+import inspect
+from typing import Any, Callable, ClassVar, Coroutine, Iterable, Mapping, NamedTuple
 
 from .tokens import TokenCounter
 from .view import RequestView, ResponseView, StreamEvent
@@ -103,6 +115,16 @@ class Identity(NamedTuple):
 
 
 NO_IDENTITY = Identity()
+COMMIT_FAILED = "could not save its records before forwarding (store error); request not forwarded"
+
+
+class CommitFailed(Exception):
+    """A write-ahead commit (``Turn.commit``) did not reach the disk; the
+    message is safe to show the caller, the cause says why."""
+
+    def __init__(self, message: str):
+        super().__init__(message)
+        self.message = message
 
 _SESSION_STATE = "session:state"  # turn.state key of the shared session read
 
@@ -142,9 +164,31 @@ class Turn:
     response_id: str | None = None  # the provider's id for this answer, once seen
     successor_of: str = ""  # the turn whose request an automatic successor continues
     pipeline: "Pipeline | None" = None  # the chain running this turn (its filters report, its hooks fire)
+    blocking: bool = False  # run by ``Pipeline.run_request``: ``commit`` blocks this thread (tools, tests)
 
     def service(self, name: str) -> Any:
         return self.services.get(name)
+
+    async def commit(self, store: Any, write: Callable[[Any], Any], failed: str = COMMIT_FAILED) -> Any:
+        """The write-ahead: ``write(batch)`` in one store batch, on disk when this
+        returns (its result). It runs on the store's writer thread
+        (``services["writer"]``): the event loop serves other turns during the
+        fsync, and commits queued together share one. ``write`` may run twice
+        (a group that failed is retried op by op), so it starts over cleanly
+        and touches only the batch and its own turn. A batch that did not
+        commit raises ``CommitFailed(failed)`` (its cause attached): in a
+        required filter that blocks the request with 503 and ``failed`` as the
+        message; a filter that can go on catches it."""
+        writer = self.services.get("writer")
+        try:
+            if writer is None:  # embedded use without a writer: commit here
+                with store.batch() as b:
+                    return write(b)
+            if self.blocking:
+                return writer.submit(write, urgent=True).result()
+            return await asyncio.wrap_future(writer.submit(write, urgent=True))
+        except Exception as exc:
+            raise CommitFailed(failed) from exc
 
     def add_egress(self, egress: Any) -> None:
         """Run ``egress`` on the answer after every filter (once, however often asked)."""
@@ -220,43 +264,6 @@ class Filter:
 FilterFactory = Callable[[Any, Mapping[str, Any]], Filter]
 
 
-@dataclass(frozen=True, slots=True)
-class Commit:
-    """A write that must be on disk before the request goes on, returned by
-    ``on_request``. ``write(batch)`` runs in one store batch and ``then(result)``
-    after it committed, before the next filter. The proxy runs the batch on the
-    store's writer thread (``services["writer"]``): the event loop serves other
-    turns during the fsync, and commits queued together share one. ``write``
-    may run twice (a group that failed is retried op by op), so it starts over
-    cleanly; it touches only the batch and its own turn, while ``then`` is back
-    on the caller's thread. If the batch does not commit, ``on_error(exc)``
-    runs instead of ``then`` when the write may be lost; without it the filter
-    failed: a required one blocks the request (503, ``failed`` says why)."""
-
-    store: Any
-    write: Callable[[Any], Any]
-    then: Callable[[Any], None]
-    failed: str = "could not save its records before forwarding (store error); request not forwarded"
-    on_error: Callable[[BaseException], None] | None = None
-
-    def now(self, writer: Any) -> Any:
-        """Commit, blocking this thread until it is on disk."""
-        if writer is None:
-            with self.store.batch() as b:
-                return self.write(b)
-        return writer.submit(self.write, urgent=True).result()
-
-    async def queued(self, writer: Any) -> Any:
-        """Commit on the writer's thread; the event loop goes on meanwhile."""
-        if writer is None:  # embedded use without a writer: commit here
-            return self.now(None)
-        return await asyncio.wrap_future(writer.submit(self.write, urgent=True))
-
-
-class _CommitFailed(Exception):
-    pass
-
-
 @dataclass(frozen=True)
 class _Stage:
     filter: Filter
@@ -265,6 +272,7 @@ class _Stage:
     event: Callable | None
     end: Callable | None
     request_span: str  # child span name of the request hook
+    awaits: bool  # its on_request is ``async def`` (it writes ahead)
 
 
 class Pipeline:
@@ -281,6 +289,7 @@ class Pipeline:
                 answer("on_response_event"),
                 answer("on_response_end"),
                 f"{f.name}.request",
+                inspect.iscoroutinefunction(getattr(f, "on_request", None)),
             ))
         self.stages: tuple[_Stage, ...] = tuple(stages)
         self.has_event_hooks = any(s.event for s in self.stages)
@@ -301,48 +310,25 @@ class Pipeline:
         return Pipeline([s.filter for s in self.stages if s.filter.guards_auxiliary], request_only=True)
 
     def run_request(self, turn: Turn, reparse: Callable[[], RequestView] | None = None) -> None:
-        """Run every on_request. An optional filter that fails after editing the
-        body is undone by re-parsing the original and replaying the filters
-        before it (``reparse``); its own edits never reach the provider. A
-        filter's ``Commit`` blocks this thread until it is on disk (tools, tests);
-        the proxy uses ``run_request_async``."""
-        passes = self._passes(turn, reparse)
-        commit = next(passes, None)
-        while commit is not None:
-            try:
-                result = commit.now(turn.service("writer"))
-            except Exception as exc:
-                commit = _resume(passes, exc, True)
-            else:
-                commit = _resume(passes, result, False)
+        """``run_request_async`` for a thread with no event loop of its own
+        (tools, tests): a write-ahead blocks this thread until it is on disk,
+        so no hook ever suspends and the coroutine runs to its end at once."""
+        turn.blocking = True
+        try:
+            _run_now(self.run_request_async(turn, reparse))
+        finally:
+            turn.blocking = False
 
     async def run_request_async(self, turn: Turn, reparse: Callable[[], RequestView] | None = None) -> None:
-        """``run_request`` for the event loop: a ``Commit`` is awaited, so other
-        turns go on while it reaches the disk."""
-        passes = self._passes(turn, reparse)
-        try:
-            commit = next(passes, None)
-            while commit is not None:
-                try:
-                    result = await commit.queued(turn.service("writer"))
-                except Exception as exc:
-                    commit = _resume(passes, exc, True)
-                else:
-                    commit = _resume(passes, result, False)
-        finally:
-            passes.close()  # cancelled while waiting: the pass ends here
-
-    def _passes(self, turn: Turn, reparse: Callable[[], RequestView] | None
-                ) -> Generator[Commit, Any, None]:
-        """The request passes, as a generator that hands out each ``Commit``
-        and gets back its result (or its exception): one pass, or more when an
-        optional filter's edits are undone."""
+        """Run every on_request. An optional filter that fails after editing the
+        body is undone by re-parsing the original and replaying the filters
+        before it (``reparse``); its own edits never reach the provider."""
         skipped: set[str] = set()
         if turn.pipeline is None:
             turn.pipeline = self
         while True:
             try:
-                yield from self._request_pass(turn, skipped)
+                await self._request_pass(turn, skipped)
                 return
             except _Undo as undo:
                 skipped.add(undo.name)
@@ -353,7 +339,7 @@ class Pipeline:
                 turn.segments = []
                 turn.redact_added = None
 
-    def _request_pass(self, turn: Turn, skipped: set[str]) -> Generator[Commit, Any, None]:
+    async def _request_pass(self, turn: Turn, skipped: set[str]) -> None:
         for stage in self.stages:
             f = stage.filter
             if stage.request is None or f.name in skipped:
@@ -362,27 +348,21 @@ class Pipeline:
             t0 = time.perf_counter()
             t0_ns = time.time_ns()
             try:
-                commit = stage.request(turn)
-                if isinstance(commit, Commit):  # the filter's write-ahead: on disk before anything goes on
-                    try:
-                        result = yield commit
-                    except Exception as exc:
-                        if commit.on_error is None:
-                            raise _CommitFailed(commit.failed) from exc
-                        commit.on_error(exc)
-                    else:
-                        commit.then(result)
+                if stage.awaits:
+                    await stage.request(turn)
+                else:
+                    stage.request(turn)
             except FilterError as exc:
                 exc.turn_id = exc.turn_id or turn.turn_id
                 raise
             except Exception as exc:
-                failed = exc.__cause__ if isinstance(exc, _CommitFailed) else exc
+                failed = exc.__cause__ if isinstance(exc, CommitFailed) else exc
                 log.warning("turn %s: %s filter %s failed%s: %s", turn.turn_id,
                             "required" if f.required else "optional", f.name,
                             " to commit" if failed is not exc else "", type(failed).__name__)
                 if f.required:
-                    if isinstance(exc, _CommitFailed):
-                        raise FilterError(f.name, str(exc), 503, turn.turn_id) from failed
+                    if isinstance(exc, CommitFailed):
+                        raise FilterError(f.name, exc.message, 503, turn.turn_id) from failed
                     raise FilterError(f.name, f"filter failed ({type(exc).__name__}); request not forwarded",
                                       500, turn.turn_id) from exc
                 _mark_degraded(turn, f.name)
@@ -497,13 +477,15 @@ def _run_egress(turn: Turn, hook: str, obj: Any) -> None:
             _add_time(turn, egress.name, t0)
 
 
-def _resume(passes: Generator[Commit, Any, None], value: Any, failed: bool) -> Commit | None:
-    """Hand a commit's result (or its exception) back to the passes; the next
-    commit they want, or None once they are done."""
+def _run_now(coro: Coroutine[Any, Any, Any]) -> Any:
+    """Run a coroutine that never suspends (every await in it finishes at
+    once) to its end, on this thread."""
     try:
-        return passes.throw(value) if failed else passes.send(value)
-    except StopIteration:
-        return None
+        coro.send(None)
+    except StopIteration as done:
+        return done.value
+    coro.close()
+    raise RuntimeError("a request hook waited on something while run blocking (use run_request_async)")
 
 
 def _mark_degraded(turn: Turn, name: str) -> None:

@@ -20,7 +20,7 @@ repeating a settled call's id is a new record (``<id>@<turn>.<n>``, the
 provider's id kept as an alias). All of it is committed in one store batch
 *before* the request is forwarded (write-ahead): if the commit fails the
 request is refused (503 in the caller's format). The batch runs on the
-store's writer thread (a ``Commit`` the pipeline awaits), so the event loop
+store's writer thread (``await turn.commit(...)``), so the event loop
 serves other turns during the fsync, and it runs behind any response-end
 write still queued. Only
 results in items new since the thread's last request are looked at, so a
@@ -79,7 +79,7 @@ from ctxproxy.config import ConfigError
 from ctxproxy.store.errors import StoreError, WriteNeeded
 from ctxproxy.store.records import COMPLETED, FAILED, OPEN_STATES, PENDING, RESOLVED, SETTLED_STATES
 
-from .base import Commit, Filter, FilterError, Turn
+from .base import Filter, FilterError, Turn
 from .effect_history import check, clean_text, prune_threads, tool_names
 from .effect_rules import (
     DEFAULT_EXTRACTORS,
@@ -276,7 +276,7 @@ class EffectsFilter(Filter):
 
     # -- request: settle results, detect compaction, offer the checkpoint -------
 
-    def on_request(self, turn: Turn) -> Commit | None:
+    async def on_request(self, turn: Turn) -> None:
         view = turn.request
         if view is None:
             return None
@@ -322,13 +322,11 @@ class EffectsFilter(Filter):
             sess = b.sessions.get(tenant, session) or {}  # read again under the writer lock
             return self._ledger(b, sess, turn, view, st, cap, tools, results, lazy)
 
-        def then(segments: list[Segment]) -> None:
-            turn.session_changed()
-            for seg in segments:  # offered only once the batch is on disk
-                offer(turn, seg)
-
-        return Commit(store, write, then, "could not record tool results in the effect ledger before "
-                                          "forwarding (store error); request not forwarded")
+        segments = await turn.commit(store, write, "could not record tool results in the effect ledger before "
+                                                   "forwarding (store error); request not forwarded")
+        turn.session_changed()
+        for seg in segments:  # offered only once the batch is on disk
+            offer(turn, seg)
 
     def _ledger(self, b: Any, sess: Mapping[str, Any], turn: Turn, view: Any, st: EffectsState, cap: "_Capture",
                 tools: list, results: list, lazy: "_History") -> list[Segment]:

@@ -56,14 +56,13 @@ import orjson
 from ctxproxy.config import ConfigError
 
 from .base import Filter, Identity, Turn
+from .view import NO_HINTS, BodyHints
 from .digest import memo_key, sha256
 
 FINGERPRINT_MEMO = 4096  # fingerprints remembered (well under a MB: the keys hold no text)
 _ID_OK = re.compile(r"^[A-Za-z0-9._:@/+=-]{1,200}$")
 TENANT_OK = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")  # it prefixes store keys: keep it plain
 _OPENCLAW_ID = re.compile(r"[A-Za-z0-9._:-]{4,128}")
-_LEGACY_USER_ID = re.compile(r"user_(?P<device>[A-Za-z0-9]+)_account_(?P<account>[A-Za-z0-9-]*)"
-                             r"_session_(?P<session>[A-Za-z0-9-]+)\Z")
 
 
 @dataclass(frozen=True)
@@ -118,7 +117,7 @@ def identify(headers: Any, view: Any, cfg: IdentifyConfig, fixed_tenant: str = "
     tenant = principal.tenant if principal is not None else fixed_tenant or cfg.default_tenant
     user = task = session = source = project = purpose = parent = ""
     supplied = False
-    body = view.body if view is not None else {}
+    hints = view.body_hints() if view is not None else NO_HINTS
 
     if cfg.trust_headers:
         named = h.get("x-ctx-tenant")
@@ -133,14 +132,13 @@ def identify(headers: Any, view: Any, cfg: IdentifyConfig, fixed_tenant: str = "
         if session:
             source, supplied = "header", True
 
-    meta = _claude_metadata(body) if "metadata" in body else {}
     if not session:
-        hint = _session_hint(h, meta, body, agent)
+        hint = _session_hint(h, hints, agent)
         if hint is not None:
             (source, session), supplied = hint, True
     own = f"{principal.user}/" if principal is not None and principal.user else ""  # a user's namespace
     if not session and chains:
-        previous = body.get("previous_response_id")
+        previous = hints.previous_response_id
         chained = chains.get((tenant, previous)) if isinstance(previous, str) else None
         if chained is not None and chained.startswith(own):  # another user's response continues nothing
             session, source = chained[len(own):], "chain:previous_response_id"
@@ -166,8 +164,7 @@ def identify(headers: Any, view: Any, cfg: IdentifyConfig, fixed_tenant: str = "
         if not purpose and len(principal.purposes) == 1:
             purpose = principal.purposes[0]
     elif not user:
-        for value in (meta.get("account_uuid"), meta.get("device_id"), body.get("user"),
-                      body.get("safety_identifier")):
+        for value in hints.users:
             if value is not None and _ok(value):
                 user = value
                 break
@@ -176,11 +173,11 @@ def identify(headers: Any, view: Any, cfg: IdentifyConfig, fixed_tenant: str = "
                     key_id=principal.key_id if principal is not None else "")
 
 
-def _session_hint(h: Any, meta: dict, body: dict, agent: str) -> tuple[str, str] | None:
+def _session_hint(h: Any, hints: BodyHints, agent: str) -> tuple[str, str] | None:
     """(source, session id) from the first client hint that has one, in order."""
     for source, value in (
         ("hint:x-claude-code-session-id", h.get("x-claude-code-session-id")),
-        ("hint:metadata.user_id", meta.get("session_id")),
+        ("hint:metadata.user_id", hints.session),
         ("hint:session-id", h.get("session-id")),
         ("hint:thread-id", h.get("thread-id")),
     ):
@@ -190,12 +187,10 @@ def _session_hint(h: Any, meta: dict, body: dict, agent: str) -> tuple[str, str]
         value = _codex_metadata(h).get("session_id")
         if _ok(value):
             return "hint:x-codex-turn-metadata", value
-    conversation = body.get("conversation")  # Responses: a conversation the provider keeps
-    if isinstance(conversation, dict):
-        conversation = conversation.get("id")
+    conversation = hints.conversation
     if _ok(conversation):
         return "hint:conversation", conversation
-    value = body.get("prompt_cache_key") if agent == "codex" else None
+    value = hints.prompt_cache_key if agent == "codex" else None
     if _ok(value):
         return "hint:prompt_cache_key", value
     return None
@@ -251,26 +246,6 @@ def _agent(h: Any) -> str:
     if "x-stainless-lang" in h:
         return "sdk"
     return "unknown"
-
-
-def _claude_metadata(body: dict) -> dict:
-    """Claude Code's ``metadata.user_id``: JSON (``device_id``, ``account_uuid``,
-    ``session_id``), or in earlier versions one string,
-    ``user_<device hash>_account_<account uuid, may be empty>_session_<session id>``."""
-    meta = body.get("metadata")
-    uid = meta.get("user_id") if isinstance(meta, dict) else None
-    if not isinstance(uid, str):
-        return {}
-    if uid.startswith("{"):
-        try:
-            parsed = orjson.loads(uid)
-        except orjson.JSONDecodeError:
-            return {}
-        return parsed if isinstance(parsed, dict) else {}
-    m = _LEGACY_USER_ID.match(uid)
-    if m is None:
-        return {}
-    return {"device_id": m["device"], "account_uuid": m["account"] or None, "session_id": m["session"]}
 
 
 def _codex_metadata(h: Any) -> dict:

@@ -42,7 +42,7 @@ When the provider keeps the conversation (Responses with
 segments go in ``instructions``, which it does not carry over, instead of the
 input it stores.
 
-Per turn, ``turn.state["inject"]`` holds ``budget``, ``used`` (separators
+Per turn, ``turn.state["inject"]`` is an ``InjectState``: ``budget``, ``used`` (separators
 included), ``route``, ``conflicts`` (instruction_conflict records),
 ``rules``, ``policy_revision`` (the bundle revision, only when one of its
 segments was placed), ``memory``, ``evidence`` and ``placement`` (where each
@@ -71,7 +71,7 @@ from typing import Any, Callable, Literal, Mapping
 
 from ctxproxy.config import ConfigError
 
-from .base import Commit, Filter, Turn
+from .base import CommitFailed, Filter, Turn
 from .digest import memo_key, sha256
 from .evidence import NullRetriever, Retriever, as_evidence
 from .memory_snapshot import SCOPES, snapshot_segments
@@ -179,6 +179,22 @@ class InjectConfig:
         return r.project if r is not None and r.project is not None else self.memory.project
 
 
+@dataclass(eq=False)
+class InjectState:
+    """The filter's per-turn state (``turn.state["inject"]``)."""
+
+    budget: int  # tokens this route may add
+    used: int = 0  # tokens added, separators included
+    route: str = ""
+    conflicts: list = field(default_factory=list)  # instruction_conflict records of the rules bundle
+    rules: dict | None = None  # the bundle's info, when one is configured
+    policy_revision: str | None = None  # the bundle revision, once one of its segments was placed
+    placement: dict | None = None  # where each group went: stable, system, turn, demoted, breakpoints...
+    memory: dict | None = None  # the memory snapshot's status
+    evidence: dict | None = None  # the retriever's items
+    session_error: str | None = None  # the session's state could not be read or saved
+
+
 class InjectFilter(Filter):
     name = "inject"
     required = False  # fails open: the request goes on without the envelope
@@ -202,24 +218,28 @@ class InjectFilter(Filter):
         return cls(config, services.get("store"), services.get("retriever"))
 
     def report(self, turn: Turn) -> dict | None:
-        st = turn.state.get(self.name)
-        if not st:
+        st: InjectState | None = turn.state.get(self.name)
+        if st is None:
             return None
         # "placement": where each group of segments went (the manifest places the segments by it)
-        return {"token_budget": st.get("budget"), "tokens_injected": st.get("used"),
-                "policy_revision": st.get("policy_revision"), "placement": st.get("placement")}
+        out = {"token_budget": st.budget, "tokens_injected": st.used, "policy_revision": st.policy_revision,
+               "placement": st.placement}
+        blocked = (st.memory or {}).get("blocked")
+        if blocked:  # memories a re-scan blocked: named here, never shown to the model
+            out["memory_blocked"] = blocked
+        return out
 
     @staticmethod
-    def successor_state(st: dict) -> dict:
+    def successor_state(st: "InjectState") -> "InjectState":
         return st  # what it placed describes the request, which a successor shares
 
-    def on_request(self, turn: Turn) -> Commit | None:
+    async def on_request(self, turn: Turn) -> None:
         view = turn.request
         if view is None:
             return None
         cfg = self.config
         budget = cfg.budget_for(turn.route)
-        state: dict[str, Any] = {"budget": budget, "used": 0, "route": turn.route, "conflicts": []}
+        state = InjectState(budget, route=turn.route)
         turn.state[self.name] = state
         ident = turn.identity
         known = bool(ident.session and ident.source)
@@ -231,9 +251,9 @@ class InjectFilter(Filter):
         if self.rules is not None:
             bundle = self.rules.get(ident.task, wait=False)  # never the file system on a turn, once loaded
             if bundle is not None:
-                state["rules"] = bundle.info()
-                state["policy_revision"] = None  # named once one of its segments is placed
-                state["conflicts"] = list(bundle.conflicts)
+                state.rules = bundle.info()
+                state.policy_revision = None  # named once one of its segments is placed
+                state.conflicts = list(bundle.conflicts)
                 rules = rules_segments(bundle, cfg.rules.priority)
                 own += rules
         if cfg.memory.enabled:
@@ -244,7 +264,7 @@ class InjectFilter(Filter):
             offer(turn, seg)
         segments = offered(turn)
         if not segments:
-            return self._write_session(turn, state, session_writes, lambda: None)
+            return await self._write_session(turn, state, session_writes, lambda: None)
         # What we add is text the model reads too: rules files, memories and
         # checkpoints pass through the same redaction as the request did.
         redact = turn.redact_added
@@ -256,7 +276,7 @@ class InjectFilter(Filter):
         sep = turn.tokens.count(SEP)
         placed = allocate(segments, budget, turn.tokens.count, cfg.min_truncated_tokens, cfg.stable_first, sep)
         if bundle is not None:
-            state["policy_revision"] = self._policy_revision(turn, bundle, rules)
+            state.policy_revision = self._policy_revision(turn, bundle, rules)
         stable = sorted((s for s in placed if s.placement == "system" and s.stable), key=_stable_order)
         floating = [s for s in placed if s.placement == "system" and not s.stable]
         per_turn = [s for s in placed if s.placement == "turn"]
@@ -264,10 +284,10 @@ class InjectFilter(Filter):
 
         # 3. place: all edits at the end (a failure above leaves the body untouched),
         #    once the session's state is saved
-        return self._write_session(turn, state, session_writes, lambda: self._place(
+        return await self._write_session(turn, state, session_writes, lambda: self._place(
             view, turn.tokens.count, state, placement, placed, stable, floating, per_turn))
 
-    def _place(self, view: Any, count: Callable[[str], int], state: dict, placement: dict, placed: list[Segment],
+    def _place(self, view: Any, count: Callable[[str], int], state: "InjectState", placement: dict, placed: list[Segment],
                stable: list[Segment], floating: list[Segment], per_turn: list[Segment]) -> None:
         anchor = self.config.anthropic_cache_anchor and view.api == "anthropic"
         # counting walks the whole conversation: only when this filter may add a marker
@@ -294,13 +314,13 @@ class InjectFilter(Filter):
                     s.where, s.position = where, next(order)
                 placement[group] = where
                 used += count(text) + count(SEP)  # the group's text, and the separator before it
-        state["used"] = used
+        state.used = used
         if demoted:
             placement["stable"] = demoted[0].where
         added = sum(1 for k in ("stable", "system", "turn") if "+breakpoint" in str(placement.get(k, "")))
         placement["breakpoints"] = {"added": added} if before is None else \
             {"added": added, "before": before, "after": before + added}
-        state["placement"] = placement
+        state.placement = placement
 
     def _policy_revision(self, turn: Turn, bundle: Any, rules: list[Segment]) -> str | None:
         """The bundle revision, when one of its segments was placed (the model saw
@@ -322,10 +342,10 @@ class InjectFilter(Filter):
                 known: bool) -> list[Segment]:
         mc = self.config.memory
         if not known:
-            state["memory"] = {"status": "skipped", "reason": "unknown identity"}
+            state.memory = {"status": "skipped", "reason": "unknown identity"}
             return []
         if session_state is None:
-            state["memory"] = {"status": "skipped", "reason": "no store" if self.store is None else "store error"}
+            state.memory = {"status": "skipped", "reason": "no store" if self.store is None else "store error"}
             return []
         try:
             segs, info, snapshot = snapshot_segments(turn, self.store, session_state, mc.chars,
@@ -334,34 +354,34 @@ class InjectFilter(Filter):
         except Exception as exc:  # the store failed: no memory this turn, the rest goes on
             log.warning("turn %s: memory snapshot failed: %s", turn.turn_id, type(exc).__name__)
             _degrade(turn, self.name)
-            state["memory"] = {"status": "error", "reason": type(exc).__name__}
+            state.memory = {"status": "error", "reason": type(exc).__name__}
             return []
         if snapshot is not None:
             writes.update(snapshot)
-        state["memory"] = info
+        state.memory = info
         return segs
 
-    def _evidence(self, turn: Turn, state: dict, known: bool) -> list[Segment]:
+    def _evidence(self, turn: Turn, state: "InjectState", known: bool) -> list[Segment]:
         name = getattr(self.retriever, "name", type(self.retriever).__name__)
         if isinstance(self.retriever, NullRetriever):
-            state["evidence"] = {"retriever": name, "items": 0}
+            state.evidence = {"retriever": name, "items": 0}
             return []
         if not known:
-            state["evidence"] = {"retriever": name, "items": 0, "reason": "unknown identity"}
+            state.evidence = {"retriever": name, "items": 0, "reason": "unknown identity"}
             return []
         query = (turn.request.latest_user_text() or "")[: self.config.evidence.max_query_chars]
         if not query.strip():
-            state["evidence"] = {"retriever": name, "items": 0}
+            state.evidence = {"retriever": name, "items": 0}
             return []
         try:
             found = list(self.retriever.retrieve(turn, query))[: self.config.evidence.max_items]
         except Exception as exc:  # recall is optional: the turn goes on without it
             log.warning("turn %s: retriever %s failed: %s", turn.turn_id, name, type(exc).__name__)
             _degrade(turn, self.name)
-            state["evidence"] = {"retriever": name, "items": 0, "error": type(exc).__name__}
+            state.evidence = {"retriever": name, "items": 0, "error": type(exc).__name__}
             return []
         segs = [as_evidence(s) for s in found if isinstance(s, Segment)]
-        state["evidence"] = {"retriever": name, "items": len(segs)}
+        state.evidence = {"retriever": name, "items": len(segs)}
         return segs
 
     # -- session state (one read per turn; a write only when something changed) --
@@ -373,7 +393,7 @@ class InjectFilter(Filter):
         except Exception as exc:
             log.warning("turn %s: session state unreadable: %s", turn.turn_id, type(exc).__name__)
             _degrade(turn, self.name)
-            state["session_error"] = type(exc).__name__
+            state.session_error = type(exc).__name__
             return None, {}
 
     def _stability(self, stable_text: str, session_state: dict | None, writes: dict, known: bool) -> dict:
@@ -393,28 +413,24 @@ class InjectFilter(Filter):
         out["demoted"] = changes >= self.config.stable_max_changes > 0
         return out
 
-    def _write_session(self, turn: Turn, state: dict, writes: dict, then: Callable[[], None]) -> Commit | None:
+    async def _write_session(self, turn: Turn, state: "InjectState", writes: dict, then: Callable[[], None]) -> None:
         """Save the session's writes (frozen memory snapshot, stable-prefix
-        count), then ``then()``; a commit the pipeline waits for off the event
-        loop, or None (and ``then()`` now) when there is nothing to save."""
+        count) write-ahead, then ``then()``."""
         if not writes or self.store is None:
             then()
-            return None
+            return
         ident = turn.identity
-
-        def saved(_: Any) -> None:
-            turn.session_changed()
-            then()
-
-        def lost(exc: BaseException) -> None:  # a lost write only costs a re-freeze / a recount
-            log.warning("turn %s: session state not saved: %s", turn.turn_id, type(exc).__name__)
+        try:
+            await turn.commit(self.store, lambda b: b.sessions.update(ident.tenant, ident.session, writes,
+                                                                       subject=ident.user or None))
+        except CommitFailed as exc:  # a lost write only costs a re-freeze / a recount
+            why = type(exc.__cause__).__name__
+            log.warning("turn %s: session state not saved: %s", turn.turn_id, why)
             _degrade(turn, self.name)
-            state["session_error"] = type(exc).__name__
-            then()
-
-        return Commit(self.store, lambda b: b.sessions.update(ident.tenant, ident.session, writes,
-                                                              subject=ident.user or None),
-                      saved, on_error=lost)
+            state.session_error = why
+        else:
+            turn.session_changed()
+        then()
 
 
 def rules_segments(bundle: Any, priority: int) -> list[Segment]:

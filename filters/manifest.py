@@ -108,11 +108,12 @@ class ManifestConfig:
 class _Seen:
     """What the response told us (per turn, in ``turn.state["manifest"]``)."""
 
-    __slots__ = ("input", "output", "cache_read", "cache_creation", "response_id", "response_model",
+    __slots__ = ("input", "output", "cache_read", "cache_creation", "cache_apart", "response_id", "response_model",
                  "finish_reasons", "first_chunk_ns", "output_parts", "output_chars", "doc")
 
     def __init__(self) -> None:
         self.input = self.output = self.cache_read = self.cache_creation = None
+        self.cache_apart = False  # the provider counts cache reads and writes apart from input (Usage says)
         self.response_id: str | None = None
         self.response_model: str | None = None
         self.finish_reasons: list[str] = []
@@ -124,6 +125,8 @@ class _Seen:
     def usage(self, u: Any) -> None:
         if u is None:
             return
+        if getattr(u, "cache_apart", False):
+            self.cache_apart = True
         for ours, theirs in (("input", "input_tokens"), ("output", "output_tokens"),
                              ("cache_read", "cache_read_input_tokens"),
                              ("cache_creation", "cache_creation_input_tokens")):
@@ -131,14 +134,14 @@ class _Seen:
             if isinstance(v, int) and not isinstance(v, bool):
                 setattr(self, ours, v)  # later events carry the final counts
 
-    def tokens(self, api: str) -> dict[str, int | None]:
+    def tokens(self, api: str = "") -> dict[str, int | None]:
         """Usage as the GenAI conventions count it: ``input`` includes cache reads
-        and writes. OpenAI's prompt/input tokens already do; Anthropic's
-        ``input_tokens`` is only what follows the last cache breakpoint, so its
-        cache reads and writes are added (summed here, at the end: a stream
-        sends them in separate events)."""
+        and writes. Where the provider counts them apart (``Usage.cache_apart``:
+        Anthropic's input is only what follows the last cache breakpoint) they
+        are added (summed here, at the end: a stream sends them in separate
+        events)."""
         inp = self.input
-        if api == "anthropic" and inp is not None:
+        if self.cache_apart and inp is not None:
             inp += (self.cache_read or 0) + (self.cache_creation or 0)
         return {"input": inp, "output": self.output, "cache_read": self.cache_read,
                 "cache_creation": self.cache_creation}
@@ -153,11 +156,6 @@ class _Seen:
         for r in ev.finish_reasons():
             if isinstance(r, str) and r not in self.finish_reasons:
                 self.finish_reasons.append(r[:64])
-
-
-# SSE event names that can carry usage, ids or finish reasons; others are skipped unparsed.
-_META_EVENTS = frozenset({"message_start", "message_delta", "response.created", "response.completed",
-                          "response.failed", "response.incomplete"})
 
 
 class ManifestFilter(Filter):
@@ -203,7 +201,7 @@ class ManifestFilter(Filter):
             for d in ev.deltas():
                 if d.kind in (TEXT, THINKING):
                     self._keep_output(seen, d.channel, d.text)
-        if not _may_carry_meta(turn.api, ev, seen):
+        if not ev.may_carry_meta(seen.response_id is not None):
             return None
         seen.usage(ev.usage())
         seen.meta(ev)
@@ -330,21 +328,6 @@ def _filter_names() -> tuple[str, ...]:
     from . import FILTERS
 
     return tuple(FILTERS)
-
-
-def _may_carry_meta(api: str, ev: Any, seen: _Seen) -> bool:
-    """Cheap test before parsing an event: only a few events carry usage,
-    ids, models or finish reasons."""
-    name = ev.name
-    if name is not None:
-        return name in _META_EVENTS
-    raw = ev.raw or b""
-    if api == "chat":
-        return (seen.response_id is None or b'"usage"' in raw
-                or (b'"finish_reason"' in raw and b'"finish_reason":null' not in raw))
-    if api == "responses":  # WebSocket frames have no SSE name: lifecycle events hold a "response" object
-        return b'"response"' in raw
-    return True
 
 
 # -- the manifest ---------------------------------------------------------------

@@ -10,32 +10,30 @@ microseconds with LMDB) rather than cached in the process, so deleting the
 session ("forget me") removes it at once.
 
 Visibility is decided before anything is read into the snapshot, and fails
-closed:
+closed. The records are ``store.memories`` records (``MemoryRecord``) of the
+always-injected kinds (``SNAPSHOT_KINDS``: preferences and procedures); the
+others are only recalled. A record is shown when:
 
-- identity unknown (no session, or ``identify`` did not run): no memory;
-- ``scope`` must be one of ``tenant`` (the whole tenant), ``project`` (equal
-  to the configured project; none configured: none shown), ``user`` (the
-  record's ``user`` or subject equals the turn's user, which must be known),
-  ``session`` (the record's session equals this one); a record without a
-  known scope is never shown;
-- ``status`` other than ``active``, ``superseded_by`` set, or ``expires_at``
-  (epoch seconds or ISO 8601) in the past: not shown;
-- ``sensitivity`` above the configured maximum, unknown, or ``secret``: not
-  shown.
+- it is servable: ``active``, not quarantined, not expired, not superseded;
+- each of its scope fields is empty or equal to the turn's: ``session``,
+  ``user`` (the turn's must be known), ``project`` (the configured project,
+  else the identity's), ``purpose``;
+- its ``sensitivity`` is at most the configured maximum.
 
-The record fields read are ``text``, ``scope``, ``project``, ``user``,
-``session``, ``trust`` (``curated`` / ``reviewed`` → curated, anything else
-→ inferred: a model's inference stays a hypothesis), ``sensitivity``,
-``status``, ``superseded_by``, ``expires_at``, ``observed_at``, ``pinned``.
-Curated and inferred memories become two segments, labelled as such, both
-fenced as data.
+Each record is re-scanned with today's threat rules when the snapshot is
+frozen; a record that fails, or one quarantined by a re-scan at load, is
+never shown: the manifest lists ``[blocked: <reason>]`` in its place.
+Approved model inferences and consolidated records form the "inferred"
+segment, the rest the "curated" one, both fenced as data.
 """
 from __future__ import annotations
 
 import hashlib
 import time
 from datetime import datetime, timezone
-from typing import Any, Iterable, Mapping
+from typing import Any, Callable, Iterable, Mapping
+
+from ctxproxy.store.memory_records import SNAPSHOT_KINDS
 
 from .segments import SENSITIVITY_ORDER, Segment, max_sensitivity
 
@@ -64,7 +62,8 @@ def snapshot_segments(turn: Any, store: Any, session_state: Mapping[str, Any], c
     status = "reused"
     if not isinstance(snap, dict):
         now = time.time() if now is None else now
-        snap = build_snapshot(store.memories.list(ident.tenant), ident, chars, project, max_sens, now)
+        project = project or getattr(ident, "project", "") or ""
+        snap = build_snapshot(candidates(store, ident, project), ident, chars, project, max_sens, now)
         write = {STATE_KEY: snap}
         status = "frozen"
     segments = []
@@ -76,74 +75,106 @@ def snapshot_segments(turn: Any, store: Any, session_state: Mapping[str, Any], c
             priority=priority, placement="system", stable=True, boundary="line"))
     info = {"status": status, "frozen_at": snap.get("frozen_at"), "revision": snap.get("revision"),
             "records": snap.get("records", 0), "omitted": snap.get("omitted", 0), "chars": snap.get("chars", {})}
+    if snap.get("blocked"):  # the manifest's view only: these lines never reach the model
+        info["blocked"] = list(snap["blocked"])
     return segments, info, write
 
 
-def build_snapshot(docs: Iterable[Any], ident: Any, chars: Mapping[str, int], project: str, max_sens: str,
-                   now: float) -> dict[str, Any]:
-    """Select, bound and render the visible memories (a plain dict, stored as is)."""
+def candidates(store: Any, ident: Any, project: str) -> list[Any]:
+    """The snapshot-kind records of every scope this turn could see (each scope
+    read from its index: the tenant's other records are never loaded)."""
+    out = []
+    for p in dict.fromkeys(("", project)):
+        for u in dict.fromkeys(("", ident.user or "")):
+            for s in dict.fromkeys(("", ident.session or "")):
+                out += store.memories.scope_records(ident.tenant, p, u, s, snapshot=True)
+    return out
+
+
+def build_snapshot(records: Iterable[Any], ident: Any, chars: Mapping[str, int], project: str, max_sens: str,
+                   now: float, scan: Callable[[str], Any] | None = None) -> dict[str, Any]:
+    """Select, bound and render the visible memories (a plain dict, stored as is).
+
+    ``scan`` (default: the memory threat scan) re-checks each record against
+    today's rules: a record that fails is left out, and only the manifest
+    lists ``[blocked: <reason>]`` in its place (the model never sees it).
+    """
+    scanner = [scan]
+
+    def check(text: str) -> Any:
+        if scanner[0] is None:  # the threat rules load on the first record to check
+            scanner[0] = _default_scan()
+        return scanner[0](text)
+
     limit = SENSITIVITY_ORDER.index(max_sens) if max_sens in SENSITIVITY_ORDER else 1
     candidates = []
-    for doc in docs:
-        d = doc.data if isinstance(doc.data, Mapping) else {}
-        text = d.get("text")
-        if not isinstance(text, str) or not text.strip():
+    blocked = []
+    for rec in records:
+        text = rec.statement
+        if not isinstance(text, str) or not text.strip() or rec.kind not in SNAPSHOT_KINDS:
             continue
-        scope = _visible_scope(doc, d, ident, project, now, limit)
+        scope = _visible_scope(rec, ident, project, now, limit)
         if scope is None:
             continue
-        trust = "curated" if d.get("trust") in ("curated", "reviewed") else "inferred"
-        when = _epoch(d.get("observed_at")) or doc.updated_at
-        candidates.append((trust != "curated", not d.get("pinned"), -when, doc.id, scope, trust, text, d, when))
+        reason = rec.quarantine or getattr(check(text), "reason", "")
+        if reason or rec.quarantine:
+            blocked.append({"memory_id": rec.memory_id, "scope": scope,
+                            "line": f"[blocked: {rec.quarantine or reason}]"})
+            continue
+        if not rec.servable(now):
+            continue
+        trust = "inferred" if rec.origin in ("model_inference", "consolidated") else "curated"
+        when = rec.observed_at or rec.updated_at
+        candidates.append((trust != "curated", not rec.evergreen, -when, rec.memory_id, scope, trust, text, rec, when))
     candidates.sort(key=lambda c: c[:4])
     used = {s: 0 for s in SCOPES}
     lines: dict[str, list[str]] = {"curated": [], "inferred": []}
     sens: dict[str, list[str]] = {"curated": [], "inferred": []}
-    records = omitted = 0
-    for *_, doc_id, scope, trust, text, d, when in candidates:
+    records_n = omitted = 0
+    for *_, mem_id, scope, trust, text, rec, when in candidates:
         flat = " ".join(text.split())
         if used[scope] + len(flat) > int(chars.get(scope, 0)):
             omitted += 1
             continue
         used[scope] += len(flat)
-        records += 1
+        records_n += 1
         day = datetime.fromtimestamp(when, timezone.utc).strftime("%Y-%m-%d") if when else "?"
-        lines[trust].append(f"- [{scope}] {flat} (mem:{doc_id}, {day})")
-        sens[trust].append(d.get("sensitivity", "internal"))
+        lines[trust].append(f"- [{scope}] {flat} (mem:{mem_id}, {day})")
+        sens[trust].append(rec.sensitivity)
     frozen_at = datetime.fromtimestamp(now, timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
     parts = [{"trust": t, "text": _HEADERS[t] + "\n" + "\n".join(lines[t]), "sensitivity": max_sensitivity(sens[t])}
              for t in ("curated", "inferred") if lines[t]]
     revision = hashlib.sha256("\x00".join(p["text"] for p in parts).encode()).hexdigest()
-    return {"frozen_at": frozen_at, "revision": revision, "parts": parts, "records": records, "omitted": omitted,
-            "chars": {s: n for s, n in used.items() if n}}
+    out = {"frozen_at": frozen_at, "revision": revision, "parts": parts, "records": records_n, "omitted": omitted,
+           "chars": {s: n for s, n in used.items() if n}}
+    if blocked:
+        out["blocked"] = blocked
+    return out
 
 
-def _visible_scope(doc: Any, d: Mapping[str, Any], ident: Any, project: str, now: float, limit: int) -> str | None:
-    scope = d.get("scope")
-    if scope == "tenant":
-        pass
-    elif scope == "project":
-        if not project or d.get("project") != project:
-            return None
-    elif scope == "user":
-        if not ident.user or ident.user not in (d.get("user"), doc.subject):
-            return None
-    elif scope == "session":
-        if ident.session not in (d.get("session"), doc.session) or not ident.session:
-            return None
-    else:
+def _default_scan() -> Callable[[str], Any]:
+    try:
+        from .memory.threats import scan
+    except ImportError:  # the threat rules are not installed: nothing is re-scanned
+        return lambda text: None
+    return scan
+
+
+def _visible_scope(rec: Any, ident: Any, project: str, now: float, limit: int) -> str | None:
+    """The record's scope if this turn may see it (fails closed)."""
+    if rec.session and (not ident.session or ident.session != rec.session):
         return None
-    if d.get("status", "active") != "active" or d.get("superseded_by"):
+    if rec.user and (not ident.user or ident.user != rec.user):
         return None
-    expires = d.get("expires_at")
-    if expires is not None:
-        t = _epoch(expires)
-        if t is None or t <= now:
-            return None
-    sensitivity = d.get("sensitivity", "internal")
-    if sensitivity not in SENSITIVITY_ORDER or sensitivity == "secret" or SENSITIVITY_ORDER.index(sensitivity) > limit:
+    if rec.project and (not project or rec.project != project):
         return None
-    return scope
+    if rec.purpose and rec.purpose != (getattr(ident, "purpose", "") or ""):
+        return None
+    if rec.status != "active" or rec.superseded_by:
+        return None
+    if rec.sensitivity not in SENSITIVITY_ORDER or SENSITIVITY_ORDER.index(rec.sensitivity) > limit:
+        return None
+    return rec.scope
 
 
 def _epoch(value: Any) -> float | None:

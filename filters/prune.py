@@ -40,12 +40,10 @@ Monotonic: a decision is never undone; ``soft`` may later become ``hard``
 (at a batch point). If the client sends different content for a call id that
 was pruned, the new content is pruned the same way at once.
 
-``turn.state["prune"]`` (for the manifest)::
-
-    {"pruned": [{"ref", "tool", "tokens_before", "tokens_after", "mode", "new"}],
-     "batch": bool, "tokens_estimated": int | None, "tokens_after": int | None,
-     "trigger_tokens": int, "saved_tokens": int, "skipped": str | None}
-
+``turn.state["prune"]`` is a ``PruneState`` (``pruned``: ``{ref, tool,
+tokens_before, tokens_after, mode, new}`` each; ``batch``,
+``tokens_estimated``, ``tokens_after``, ``trigger_tokens``, ``saved_tokens``,
+``skipped``); ``report`` gives the manifest the pruned list.
 (``tokens_estimated`` is ``None`` when the request is too small to reach the
 trigger and was not counted.) Originals are tagged with the session and, when
 known, the user as subject, so a deletion request erases them. The decisions
@@ -68,9 +66,9 @@ from ctxproxy.config import ConfigError
 
 from ctxproxy.store import REF_POINTERS
 
-from .base import Commit, Filter, Turn
+from .base import Filter, Turn
 from .digest import memo_key
-from .view import type_of
+
 
 log = logging.getLogger("ctxproxy.filters.prune")
 
@@ -82,9 +80,6 @@ REF_INDEX_TENANT = REF_POINTERS  # the store erases them with their session
 STATE_KEY = "prune"  # the session's part holding the decisions (earlier: a key of the session state)
 SOFT, HARD = "soft", "hard"
 _RANK = {SOFT: 1, HARD: 2}
-# Conversation items that come from the model: results before the last one have been seen.
-MODEL_ROLES = frozenset({"assistant", "function_call", "custom_tool_call", "reasoning", "local_shell_call",
-                         "computer_call", "web_search_call", "file_search_call", "mcp_call"})
 
 
 @dataclass(frozen=True)
@@ -167,6 +162,19 @@ class _Plan:
     estimated: int = 0  # ... with the decisions of earlier turns applied
 
 
+@dataclass(frozen=True)
+class PruneState:
+    """The filter's per-turn state (``turn.state["prune"]``)."""
+
+    pruned: list[dict]  # {ref, tool, tokens_before, tokens_after, mode, new} per pruned output
+    batch: bool  # this turn pruned a new batch
+    tokens_estimated: int | None  # the request as the client sent it (None: too small to matter)
+    tokens_after: int | None  # as the model sees it
+    trigger_tokens: int
+    saved_tokens: int
+    skipped: str | None  # why a batch was not pruned, if one was due
+
+
 class PruneFilter(Filter):
     name = "prune"
     required = False  # fails open: the request goes on unpruned, the turn is marked degraded
@@ -192,7 +200,7 @@ class PruneFilter(Filter):
 
     # -- the hook --------------------------------------------------------------
 
-    def on_request(self, turn: Turn) -> Commit | None:
+    async def on_request(self, turn: Turn) -> None:
         view = turn.request
         if view is None or self.store is None or not turn.identity.session:
             return None
@@ -210,21 +218,19 @@ class PruneFilter(Filter):
             self._edit(turn, plan)
             return None
 
-        def then(taken: list[tuple[_Result, dict]]) -> None:
-            turn.session_changed()
-            for r, old in taken:  # another worker decided first: keep its decision (same bytes for everyone)
-                self._apply(r, old, turn.tokens.count, new=True)
-            self._edit(turn, plan)
-
-        return Commit(self.store, lambda b: self._write(b, turn, plan), then,
-                      "could not store the pruned tool outputs")
+        taken = await turn.commit(self.store, lambda b: self._write(b, turn, plan),
+                                  "could not store the pruned tool outputs")
+        turn.session_changed()
+        for r, old in taken:  # another worker decided first: keep its decision (same bytes for everyone)
+            self._apply(r, old, turn.tokens.count, new=True)
+        self._edit(turn, plan)
 
     def report(self, turn: Turn) -> dict | None:
-        st = turn.state.get(self.name)
-        return {"pruned": list(st["pruned"])} if st else None
+        st: PruneState | None = turn.state.get(self.name)
+        return {"pruned": list(st.pruned)} if st is not None else None
 
     @staticmethod
-    def successor_state(st: dict) -> dict:
+    def successor_state(st: PruneState) -> PruneState:
         return st  # what it pruned describes the request, which a successor shares
 
     def _edit(self, turn: Turn, plan: _Plan) -> None:
@@ -234,16 +240,11 @@ class PruneFilter(Filter):
                 r.result.replace(r.stub)
         pruned = [r for r in plan.results if r.decision is not None]
         saved = sum(r.saved for r in pruned)
-        turn.state[self.name] = {
-            "pruned": [{"ref": REF_PREFIX + r.id, "tool": r.tool, "tokens_before": r.tokens,
-                        "tokens_after": r.after, "mode": r.decision["m"], "new": r.new} for r in pruned],
-            "batch": plan.batch,
-            "tokens_estimated": plan.raw,  # as the client sent it (None: request too small to matter)
-            "tokens_after": None if plan.raw is None else plan.raw - saved,  # as the model sees it
-            "trigger_tokens": self.config.trigger_tokens,
-            "saved_tokens": saved,
-            "skipped": plan.skipped,
-        }
+        turn.state[self.name] = PruneState(
+            [{"ref": REF_PREFIX + r.id, "tool": r.tool, "tokens_before": r.tokens, "tokens_after": r.after,
+              "mode": r.decision["m"], "new": r.new} for r in pruned],
+            plan.batch, plan.raw, None if plan.raw is None else plan.raw - saved, self.config.trigger_tokens,
+            saved, plan.skipped)
 
     # -- deciding (no side effects) -----------------------------------------------
 
@@ -285,7 +286,7 @@ class PruneFilter(Filter):
                 continue
             d = decisions.get(r.id)
             if d is not None:
-                if not _inner_breakpoint(view, res):
+                if not view.result_has_breakpoint(res):
                     self._apply(r, d, count, new=False)
                 continue
             if not decisions:
@@ -295,7 +296,7 @@ class PruneFilter(Filter):
             prev = by_call.get(res.call_id)
             if prev is not None and shape is None:
                 shape = _Shape(view, results)  # once per request: a check per result stays O(1)
-            if prev is not None and not _inner_breakpoint(view, res) and shape.carries(n, cfg.keep_recent):
+            if prev is not None and not view.result_has_breakpoint(res) and shape.carries(n, cfg.keep_recent):
                 # same call, different content: prune it the same way at once (monotonic per call)
                 r._tool = prev.get("t", "")
                 d = self._decision(r, prev["m"], prev.get("hc", cfg.soft_head_chars),
@@ -319,18 +320,17 @@ class PruneFilter(Filter):
         """Input tokens of the request as the client sent it: tool results from
         their content-hash memo, every other conversation item from a memo keyed
         by a hash of its JSON — an unchanged history costs a hash per item."""
-        total = _head_tokens(view.body, count) + sum(r.tokens for r in plan.results)
+        total = _head_tokens(view, count) + sum(r.tokens for r in plan.results)
         holders = {r.result.position for r in plan.results}
-        api = view.api
         encodings = view.item_encodings()
         for i, item in enumerate(view.items()):
             if i in holders:
-                total += _beside_results(item, api, count)
+                total += sum(count(s) for s in view.beside_results(item))
                 continue
             key = memo_key(encodings[i] if encodings[i] is not None else orjson.dumps(item))
             n = self._items.get(key)
             if n is None:
-                n = _strings_tokens(item, count)
+                n = _strings_tokens(view, item, count)
                 self._items.put(key, n)
             total += n
         return total
@@ -340,7 +340,7 @@ class PruneFilter(Filter):
         names = {c.call_id: c.name for c in view.tool_calls()}
         last_model = -1
         for i, item in enumerate(view.items()):
-            if view.item_role(item) in MODEL_ROLES:
+            if view.from_model(item):
                 last_model = i
         keep_from = len(plan.results) - cfg.keep_recent  # results at this index or later are kept
         for r in plan.results:
@@ -351,7 +351,7 @@ class PruneFilter(Filter):
                 continue
             r.eligible = (r.index < keep_from and res.position < last_model and not res.has_images
                           and bool(res.content) and not self._is_excluded(r.tool)
-                          and r.tokens >= cfg.min_tokens and not _inner_breakpoint(view, res))
+                          and r.tokens >= cfg.min_tokens and not view.result_has_breakpoint(res))
 
     def _batch(self, plan: _Plan, count: Callable[[str], int]) -> None:
         cfg = self.config
@@ -531,55 +531,18 @@ def original_doc(turn: Turn, r: _Result) -> dict[str, Any]:
     }
 
 
-# Keys and content parts that are not text the model reads as language (ids, markers,
-# binary payloads: a PDF's base64 source, not its title; a text document is text).
-# Only for the estimate: the trigger needs a good count, not an exact one.
-_SKIP_KEYS = frozenset({"type", "id", "role", "tool_use_id", "tool_call_id", "call_id", "signature",
-                        "cache_control", "status", "media_type", "encrypted_content", "index", "format", "detail",
-                        "annotations", "logprobs", "citations", "image_url", "file_id"})
-_BINARY_TYPES = frozenset({"image", "input_image", "image_url", "input_audio", "input_file", "file", "base64",
-                           "redacted_thinking", "compaction", "compaction_summary", "item_reference"})
-
-
 def estimate_tokens(view: Any, count: Callable[[str], int]) -> int:
     """Input tokens of a request (no memo): every string the model reads plus
-    the tool definitions."""
-    return _head_tokens(view.body, count) + sum(_strings_tokens(item, count) for item in view.items())
+    the tool definitions (what is model-visible, the adapter's view says)."""
+    return _head_tokens(view, count) + sum(_strings_tokens(view, item, count) for item in view.items())
 
 
-def _head_tokens(body: Mapping[str, Any], count: Callable[[str], int]) -> int:
-    total = 0
-    for key in ("system", "instructions"):
-        if body.get(key):
-            total += _strings_tokens(body[key], count)
-    if isinstance(body.get("input"), str):
-        total += count(body["input"])
-    if body.get("tools"):
-        total += count(orjson.dumps(body["tools"]).decode())
-    return total
+def _head_tokens(view: Any, count: Callable[[str], int]) -> int:
+    return sum(count(s) for s in view.head_strings())
 
 
-def _beside_results(item: Any, api: str, count: Callable[[str], int]) -> int:
-    """Tokens of an item that holds tool results, the results themselves not counted."""
-    if api != "anthropic" or not isinstance(item, dict):
-        return 0  # a Chat ``tool`` message / Responses ``*_output`` item is the result
-    content = item.get("content")
-    if isinstance(content, list):
-        return sum(_strings_tokens(b, count) for b in content
-                   if not (isinstance(b, dict) and b.get("type") == "tool_result"))
-    return _strings_tokens(content, count)
-
-
-def _strings_tokens(value: Any, count: Callable[[str], int]) -> int:
-    if isinstance(value, str):
-        return count(value)
-    if isinstance(value, list):
-        return sum(_strings_tokens(v, count) for v in value)
-    if isinstance(value, dict):
-        if type_of(value) in _BINARY_TYPES:
-            return 0
-        return sum(_strings_tokens(v, count) for k, v in value.items() if k not in _SKIP_KEYS)
-    return 0
+def _strings_tokens(view: Any, value: Any, count: Callable[[str], int]) -> int:
+    return sum(count(s) for s in view.visible_strings(value))
 
 
 def _strongest_per_call(decisions: Mapping[str, dict]) -> dict[str, dict]:
@@ -625,7 +588,7 @@ class _Shape:
         self.reused = {r.call_id for r in results if r.call_id in seen or seen.add(r.call_id)}
         items = view.items()
         self.last_model = next((i for i in range(len(items) - 1, -1, -1)
-                                if view.item_role(items[i]) in MODEL_ROLES), -1)
+                                if view.from_model(items[i])), -1)
 
     def carries(self, n: int, keep_recent: int) -> bool:
         """May result ``n`` take over the decision of an earlier content under its
@@ -637,28 +600,6 @@ class _Shape:
         res = self.results[n]
         return (n < len(self.results) - keep_recent and res.call_id not in self.reused
                 and res.position < self.last_model)
-
-
-def _inner_breakpoint(view: Any, res: Any) -> bool:
-    """A result whose content parts carry ``cache_control`` is not rewritten:
-    the caller's breakpoints stay where they were (Anthropic's tool_result
-    content; a Chat ``tool`` message's or a Responses output's parts, which
-    OpenRouter and compatible servers pass on to Anthropic models)."""
-    items = view.items()
-    if not 0 <= res.position < len(items) or not isinstance(items[res.position], dict):
-        return False
-    item = items[res.position]
-    if view.api != "anthropic":
-        parts = item.get("output" if view.api == "responses" else "content")
-        return isinstance(parts, list) and any(isinstance(p, dict) and "cache_control" in p for p in parts)
-    content = item.get("content")
-    for block in content if isinstance(content, list) else ():
-        if isinstance(block, dict) and block.get("type") == "tool_result" \
-                and str(block.get("tool_use_id", "")) == res.call_id:
-            inner = block.get("content")
-            if isinstance(inner, list) and any(isinstance(p, dict) and "cache_control" in p for p in inner):
-                return True
-    return False
 
 
 __all__ = ["PruneConfig", "PruneFilter", "REF_INDEX_TENANT", "REF_PREFIX", "estimate_tokens", "pruned_id",

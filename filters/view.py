@@ -9,7 +9,7 @@ untouched request can be forwarded as its original bytes.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterator, Protocol
+from typing import Any, Callable, Iterator, NamedTuple, Protocol
 
 # Channel kinds of streamed or returned model output.
 TEXT = "text"
@@ -88,12 +88,29 @@ class ToolResult:
     replace: Callable[[str], None] = field(default=lambda text: None, repr=False)
 
 
+class BodyHints(NamedTuple):
+    """What a request body says about who sends it (the adapter reads the wire
+    fields; identify decides what they mean). Values as found: identify checks them."""
+
+    session: Any = None  # Claude Code's metadata.user_id session_id
+    conversation: Any = None  # Responses: a conversation the provider keeps
+    prompt_cache_key: Any = None  # Codex sets it to its session id
+    previous_response_id: Any = None  # Responses: the answer this turn continues
+    users: tuple = ()  # user ids, best first: account, device, the OpenAI ``user``, ``safety_identifier``
+
+
+NO_HINTS = BodyHints()
+
+
 @dataclass(frozen=True)
 class Usage:
     input_tokens: int | None = None
     output_tokens: int | None = None
     cache_read_input_tokens: int | None = None
     cache_creation_input_tokens: int | None = None
+    # The API counts cache reads and writes apart from ``input_tokens`` (Anthropic:
+    # input is only what follows the last breakpoint); OpenAI's input includes them.
+    cache_apart: bool = False
 
 
 class RequestView(Protocol):
@@ -122,6 +139,12 @@ class RequestView(Protocol):
     def system_text(self, opening: bool = False) -> str:
         """The system text; ``opening``: only what comes before the first user turn."""
     def first_user_text(self) -> str: ...
+    def body_hints(self) -> "BodyHints": ...
+    def from_model(self, item: Any) -> bool: ...
+    def result_has_breakpoint(self, res: ToolResult) -> bool: ...
+    def visible_strings(self, value: Any) -> Iterator[str]: ...
+    def head_strings(self) -> Iterator[str]: ...
+    def beside_results(self, item: Any) -> Iterator[str]: ...
     def tool_calls(self) -> list[ToolCall]: ...
     def tool_results(self) -> list[ToolResult]: ...
     def latest_user_text(self) -> str:
@@ -196,6 +219,8 @@ class StreamEvent(Protocol):
     def closed_channels(self) -> list[str]:
         """Channels that end with this event (block stop, finish, item done)."""
     def usage(self) -> Usage | None: ...
+    def may_carry_meta(self, id_known: bool) -> bool:
+        """Whether it can carry usage, ids, model or finish reasons (a test before parsing)."""
     def response_id(self) -> str | None: ...
     def response_model(self) -> str | None: ...
     def finish_reasons(self) -> list[str]: ...
@@ -248,3 +273,17 @@ def iter_strings(
                 yield Slot(value, i, (where, i), kind, touch)
             elif isinstance(child, (dict, list)):
                 yield from iter_strings(child, (where, i), kind, skip, touch, free, binary)
+
+
+def _keep() -> None:  # counting, not editing: no view to tell
+    pass
+
+
+def visible_strings(value: Any, skip: frozenset[str], free: frozenset[str] = _NOTHING,
+                    binary: frozenset[str] = _NOTHING) -> Iterator[str]:
+    """The strings ``iter_strings`` walks to, read (counting, not editing)."""
+    if isinstance(value, str):
+        yield value
+        return
+    for slot in iter_strings(value, None, TEXT, skip, _keep, free, binary):
+        yield slot.get()

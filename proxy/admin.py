@@ -20,6 +20,8 @@ from typing import Any, Awaitable, Callable
 
 from aiohttp import web
 
+from .app_state import APP_STATE
+
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 ADMIN_PREFIX = "/ctx/v1/"
 SETTLE_TIMEOUT = 10.0  # seconds an admin call waits for this process's queued writes
@@ -39,8 +41,6 @@ def admin_route(method: str, path: str):
 async def settled_store(request: web.Request):
     """The store, after this process's queued background writes landed, so
     an admin read right after a turn sees that turn's records."""
-    from .server import APP_STATE
-
     services = request.app[APP_STATE].services
     writer = services.get("writer")
     if writer is not None:
@@ -107,8 +107,6 @@ def tenant_of(request: web.Request, value: Any = None, default: bool = True) -> 
     call sees one tenant; a malformed id is a 400."""
     from ctxproxy.filters.identify import TENANT_OK
 
-    from .server import APP_STATE
-
     principal = request.get(_PRINCIPAL)
     if principal is not None:
         return principal.tenant
@@ -138,8 +136,6 @@ def guarded(handler: Handler, token: Callable[[], str], loopback_only: bool) -> 
         from ctxproxy.store import KEY_PREFIX
 
         from .auth import Refusal, peer_of
-        from .server import APP_STATE
-
         if loopback_only and not _is_loopback(request):
             return admin_error(403, "admin API answers loopback clients only (server.admin_loopback_only)")
         auth = request.headers.get("authorization", "")
@@ -174,8 +170,6 @@ async def _not_found(request: web.Request) -> web.Response:
 
 @admin_route("GET", "status")
 async def status(request: web.Request) -> web.Response:
-    from .server import APP_STATE
-
     st = request.app[APP_STATE]
     if admin_principal(request) is not None:  # a tenant admin: nothing about the deployment or other tenants
         return web.json_response({"version": st.version, "tenant": tenant_of(request)})

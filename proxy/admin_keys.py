@@ -35,7 +35,7 @@ async def list_keys(request: web.Request) -> web.Response:
 
 @admin_route("POST", "keys")
 async def create_key(request: web.Request) -> web.Response:
-    from .server import APP_STATE
+    from .app_state import APP_STATE
 
     store = await required_store(request)
     try:

@@ -20,13 +20,11 @@ import argparse
 import json
 import os
 import sys
-import urllib.error
 import urllib.parse
-import urllib.request
 from contextlib import contextmanager
 from typing import Any, Iterator
 
-from .cmd_store import CLIError, add_store_options, cli_store, default_tenant_of, nonempty
+from .cmd_store import CLIError, add_remote_options, add_store_options, admin_call, admin_failure, cli_store, default_tenant_of, nonempty
 
 
 def register(subparsers: Any) -> None:
@@ -41,8 +39,7 @@ def register(subparsers: Any) -> None:
 
     def common(sp: argparse.ArgumentParser) -> None:
         local(sp)
-        sp.add_argument("--url", help="use a running proxy's admin API at this base URL instead of the store")
-        sp.add_argument("--token", help="admin token (default: $CTXPROXY_ADMIN_TOKEN)")
+        add_remote_options(sp)
 
     ls = sub.add_parser("list", help="effects of a session or task, oldest first")
     common(ls)
@@ -81,11 +78,9 @@ def register(subparsers: Any) -> None:
     scope.add_argument("--session", type=nonempty, help="the session (its task when none was named)")
     k.set_defaults(func=_key)
 
-    fg = sub.add_parser("forget", help="erase a session, or every session of a subject, from the store",
-                        description="Erase a session (or every session and document of a subject) from the "
-                                    "store: effects, session state, checkpoints listing them, manifests, pruned "
-                                    "originals, memories. Prints the receipt's counts. The space is reused by "
-                                    "later writes (the file does not shrink).")
+    fg = sub.add_parser("forget", help="alias of `ctxproxy forget` (--subject is --user)",
+                        description="Erase a session (or everything of a user) from every layer of the store, "
+                                    "as `ctxproxy forget` does; prints the receipt.")
     local(fg)
     who = fg.add_mutually_exclusive_group(required=True)
     who.add_argument("--session", type=nonempty, help="the session to erase")
@@ -107,36 +102,6 @@ def _open(args: argparse.Namespace) -> Iterator[Any]:
         yield cs.store
 
 
-def _admin(args: argparse.Namespace, method: str, path: str, query: dict | None = None,
-           body: dict | None = None) -> tuple[int, Any]:
-    token = args.token or os.environ.get("CTXPROXY_ADMIN_TOKEN", "")
-    url = args.url.rstrip("/") + "/ctx/v1/" + path
-    q = {k: v for k, v in (query or {}).items() if v is not None}
-    if q:
-        url += "?" + urllib.parse.urlencode(q, doseq=True)
-    data = json.dumps(body).encode() if body is not None else None
-    req = urllib.request.Request(url, data=data, method=method,
-                                 headers={"Authorization": f"Bearer {token}", "Content-Type": "application/json"})
-    try:
-        with urllib.request.urlopen(req, timeout=30) as resp:
-            return resp.status, json.loads(resp.read() or b"null")
-    except urllib.error.HTTPError as exc:
-        try:
-            payload = json.loads(exc.read() or b"null")
-        except ValueError:
-            payload = None
-        return exc.code, payload
-    except urllib.error.URLError as exc:
-        raise CLIError(f"cannot reach {args.url}: {exc.reason}") from None
-    except OSError as exc:  # timeouts, resets
-        raise CLIError(f"no answer from {args.url}: {exc}") from None
-
-
-def _admin_error(status: int, payload: Any) -> CLIError:
-    msg = payload.get("error", {}).get("message") if isinstance(payload, dict) else None
-    return CLIError(f"admin API answered {status}: {msg or payload}", 1 if status != 404 else 3)
-
-
 # -- commands ----------------------------------------------------------------------
 
 
@@ -151,11 +116,11 @@ def _run(fn: Any, args: argparse.Namespace) -> int:
 def _list(args: argparse.Namespace) -> int:
     def go(args: argparse.Namespace) -> int:
         if args.url:
-            status, payload = _admin(args, "GET", "effects", {
+            status, payload = admin_call(args, "GET", "effects", {
                 "tenant": args.tenant, "session": args.session, "task": args.task, "state": args.state,
                 "side_effect": None if args.side_effect is None else str(args.side_effect).lower()})
             if status != 200:
-                raise _admin_error(status, payload)
+                raise admin_failure(status, payload)
             records = payload["effects"]
         else:
             from ctxproxy.store import StoreError
@@ -179,10 +144,10 @@ def _list(args: argparse.Namespace) -> int:
 def _get(args: argparse.Namespace) -> int:
     def go(args: argparse.Namespace) -> int:
         if args.url:
-            status, payload = _admin(args, "GET", f"effects/{urllib.parse.quote(args.key, safe='')}",
+            status, payload = admin_call(args, "GET", f"effects/{urllib.parse.quote(args.key, safe='')}",
                                      {"tenant": args.tenant})
             if status != 200:
-                raise _admin_error(status, payload)
+                raise admin_failure(status, payload)
         else:
             from ctxproxy.proxy.admin_effects import key_answer
 
@@ -204,11 +169,11 @@ def _get(args: argparse.Namespace) -> int:
 def _resolve(args: argparse.Namespace) -> int:
     def go(args: argparse.Namespace) -> int:
         if args.url:
-            status, payload = _admin(args, "POST", f"effects/{urllib.parse.quote(args.key, safe='')}/resolve",
+            status, payload = admin_call(args, "POST", f"effects/{urllib.parse.quote(args.key, safe='')}/resolve",
                                      body={"tenant": args.tenant, "resolution": args.resolution,
                                            "call_id": args.call_id, "note": args.note, "by": args.by})
             if status != 200:
-                raise _admin_error(status, payload)
+                raise admin_failure(status, payload)
             resolved = payload["resolved"]
         else:
             from ctxproxy.store import EffectStateError, StoreError
@@ -234,27 +199,11 @@ def _resolve(args: argparse.Namespace) -> int:
 
 
 def _forget(args: argparse.Namespace) -> int:
-    def go(args: argparse.Namespace) -> int:
-        from ctxproxy.store import StoreError
+    """``effects forget`` is an alias of the top-level ``forget`` (``--subject`` = ``--user``)."""
+    from .cmd_forget import run_forget
 
-        with _open(args) as store:
-            try:
-                if args.dry_run:
-                    out = {"dry_run": True, "counts": store.count_subject(args.tenant, session=args.session,
-                                                                          subject=args.subject)}
-                else:
-                    out = store.delete_subject(args.tenant, session=args.session, subject=args.subject,
-                                               request_id=args.request_id).to_dict()
-            except StoreError as exc:
-                raise CLIError(str(exc)) from None
-        if args.json:
-            print(json.dumps(out, indent=2))
-        else:
-            counts = ", ".join(f"{n} {kind}" for kind, n in out["counts"].items())
-            print(f"would erase: {counts}" if args.dry_run else f"erased ({out['request_id']}): {counts}")
-        return 0
-
-    return _run(go, args)
+    args.user, args.memory, args.project, args.url = args.subject, None, None, None
+    return run_forget(args)
 
 
 def _key(args: argparse.Namespace) -> int:

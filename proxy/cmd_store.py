@@ -21,6 +21,11 @@ that opens no store but needs the proxy's default tenant adds the options with
 from __future__ import annotations
 
 import argparse
+import json
+import os
+import urllib.error
+import urllib.parse
+import urllib.request
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -118,3 +123,42 @@ def open_cli_store(args: argparse.Namespace) -> tuple[Any, Any]:
                           pending_timeout=st.pending_timeout), cfg
     except StoreError as exc:
         raise CLIError(f"cannot open the store: {exc}") from None
+
+
+# -- a running proxy's admin API (--url / --token) ---------------------------------
+
+
+def add_remote_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--url", help="use a running proxy's admin API at this base URL instead of the store")
+    parser.add_argument("--token", help="admin token (default: $CTXPROXY_ADMIN_TOKEN)")
+
+
+def admin_call(args: argparse.Namespace, method: str, path: str, query: dict | None = None,
+               body: Any = None) -> tuple[int, Any]:
+    """(status, JSON payload) of an admin API call to ``args.url``."""
+    token = args.token or os.environ.get("CTXPROXY_ADMIN_TOKEN", "")
+    url = args.url.rstrip("/") + "/ctx/v1/" + path
+    q = {k: v for k, v in (query or {}).items() if v is not None}
+    if q:
+        url += "?" + urllib.parse.urlencode(q, doseq=True)
+    data = json.dumps(body).encode() if body is not None else None
+    req = urllib.request.Request(url, data=data, method=method,
+                                 headers={"Authorization": f"Bearer {token}", "Content-Type": "application/json"})
+    try:
+        with urllib.request.urlopen(req, timeout=120) as resp:
+            return resp.status, json.loads(resp.read() or b"null")
+    except urllib.error.HTTPError as exc:
+        try:
+            payload = json.loads(exc.read() or b"null")
+        except ValueError:
+            payload = None
+        return exc.code, payload
+    except urllib.error.URLError as exc:
+        raise CLIError(f"cannot reach {args.url}: {exc.reason}") from None
+    except OSError as exc:  # timeouts, resets
+        raise CLIError(f"no answer from {args.url}: {exc}") from None
+
+
+def admin_failure(status: int, payload: Any) -> CLIError:
+    msg = payload.get("error", {}).get("message") if isinstance(payload, dict) else None
+    return CLIError(f"admin API answered {status}: {msg or payload}", 1 if status != 404 else 3)

@@ -38,7 +38,6 @@ and ``release()``; transports raise ``UpstreamError`` when the provider fails.
 """
 from __future__ import annotations
 
-import asyncio
 import logging
 import re
 import time
@@ -51,8 +50,9 @@ from ctxproxy.filters import FilterError, Pipeline, Turn
 from ctxproxy.store import KEY_PREFIX
 
 from .adapters import ADAPTERS, AdapterError
+from .adapters.openai_responses import OPENS
 from .content_coding import decode_body, is_identity
-from .replies import TURN_HEADER, ProxyError, Reply, UpstreamError, describe, error_reply, family_api, reply_for
+from .replies import TURN_HEADER, ProxyError, Reply, UpstreamError, describe, error_reply, family_api
 from .routing import Match
 from .sse import SSEDecoder
 
@@ -444,14 +444,14 @@ class _EventRelay:
         return self.feed([rest]) if rest is not None else b""
 
     def feed(self, events: list) -> bytes:
-        api = self.turn.api
         out = []
-        is_terminal = self.adapter.is_terminal
+        adapter = self.adapter
+        is_terminal = adapter.is_terminal
         for raw in events:
             if is_terminal(raw):
                 self.terminated = True
             if not self.hooks:
-                if api == "responses" and b"response.created" in raw.raw and raw.name == "response.created":
+                if adapter.opens_response(raw):
                     self._note_id(self.state.event(raw.name, raw.raw, raw.data))
                 out.append(raw.raw)
                 continue
@@ -460,7 +460,7 @@ class _EventRelay:
             for e in self.state.outgoing(self.pipeline.run_event(self.turn, ev)):
                 out.append(e.to_bytes())
         data = b"".join(out)
-        if data and (api != "responses" or b'"sequence_number"' in data):  # not a keep-alive comment
+        if data and adapter.counted(data):  # not a keep-alive comment
             self.sent = data
         return data
 
@@ -539,7 +539,7 @@ class FrameTurn:
             out = [e.json_bytes() if e.changed else None
                    for e in self.stream.outgoing(self.pipeline.run_event(turn, ev))]
         kind = ev.type
-        if kind == "response.created":
+        if kind == OPENS:
             rid = ev.response_id()
             if rid:
                 turn.note_response_id(rid)
@@ -596,4 +596,4 @@ class FunctionTransport:
 
 __all__ = ["Answer", "BYTES", "CannedUpstream", "EVENTS", "Engine", "Exchange", "Forward", "FrameTurn",
            "FunctionTransport", "HOP_BY_HOP", "Reply", "Transport", "Upstream", "WHOLE", "WHOLE_BODY_MAX",
-           "client_headers", "content_length", "reply_for", "upstream_headers", "upstream_url"]
+           "client_headers", "content_length", "engine_for", "upstream_headers", "upstream_url"]

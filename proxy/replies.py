@@ -64,10 +64,4 @@ def error_reply(api: str, status: int, message: str, turn_id: str = "") -> Reply
     return Reply(status, headers, ADAPTERS[api].error_bytes(status, message))
 
 
-def reply_for(exc: BaseException, api: str, turn_id: str = "") -> Reply:
-    status, message, _ = describe(exc, turn_id)
-    return error_reply(api, status, message, turn_id)
-
-
-__all__ = ["TURN_HEADER", "ProxyError", "Reply", "UpstreamError", "describe", "error_reply", "family_api",
-           "reply_for"]
+__all__ = ["TURN_HEADER", "ProxyError", "Reply", "UpstreamError", "describe", "error_reply", "family_api"]

@@ -42,6 +42,8 @@ from typing import Any, Callable, Iterator, Mapping, Union
 from aiohttp import WSMsgType, web
 from multidict import CIMultiDict
 
+from .sse import encode_event
+
 DEFAULT_TEXT = "Hello from fake."
 ANTHROPIC_MODEL = "claude-test-1"
 OPENAI_MODEL = "gpt-5"
@@ -535,8 +537,7 @@ _RENDERERS: dict[str, type[_Render]] = {"anthropic": _AnthropicRender, "chat": _
 def _sse(ev: Event, named: bool) -> bytes:
     name, data = ev
     payload = data if isinstance(data, str) else _dumps(data)
-    head = f"event: {name}\n" if named and name else ""
-    return f"{head}data: {payload}\n\n".encode()
+    return encode_event(name if named else None, payload.encode())
 
 
 def render_answer(api: str, reply: Reply, body: bytes) -> tuple[int, dict[str, str], list[bytes]]:

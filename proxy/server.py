@@ -23,8 +23,6 @@ import secrets
 import signal
 import socket
 import sys
-from dataclasses import dataclass, field
-from importlib import metadata
 from pathlib import Path
 from typing import Any
 
@@ -37,11 +35,12 @@ from ctxproxy.store import StoreError, open_store
 from ctxproxy.store.writer import BackgroundWriter
 
 from .admin import add_admin_routes
+from .app_state import APP_STATE, AppState, InFlight, version
 from .auth import Keyring, Refusal, peer_of, warn_if_open
 from .engine import engine_for
 from .errors import error_response, family_api, refusal_response, response_for
 from .relay import Relay
-from .routing import Route, Router
+from .routing import Router
 from .telemetry import close_telemetry, open_telemetry
 from .websocket import handle_ws, is_upgrade
 
@@ -49,14 +48,8 @@ log = logging.getLogger("ctxproxy")
 
 # Modules that register admin endpoints with ``admin.admin_route`` on import.
 ADMIN_MODULES: tuple[str, ...] = ("ctxproxy.proxy.admin_pruned", "ctxproxy.proxy.admin_manifests",
-                                  "ctxproxy.proxy.admin_effects", "ctxproxy.proxy.admin_keys")
-
-
-def version() -> str:
-    try:
-        return metadata.version("ctxproxy")
-    except metadata.PackageNotFoundError:
-        return "0+unknown"
+                                  "ctxproxy.proxy.admin_effects", "ctxproxy.proxy.admin_keys",
+                                  "ctxproxy.proxy.admin_memory")
 
 
 # After in-flight upstream calls are cut at shutdown, the seconds a handler has to
@@ -64,48 +57,6 @@ def version() -> str:
 CUT_GRACE = 2.0
 
 
-class InFlight:
-    """How many proxied requests are being served: shutdown waits until none is."""
-
-    def __init__(self) -> None:
-        self.count = 0
-        self._idle = asyncio.Event()
-        self._idle.set()
-
-    def __enter__(self) -> "InFlight":
-        self.count += 1
-        self._idle.clear()
-        return self
-
-    def __exit__(self, *exc: Any) -> None:
-        self.count -= 1
-        if self.count == 0:
-            self._idle.set()
-
-    async def wait_idle(self, timeout: float) -> bool:
-        """True if no request is left in flight within ``timeout`` seconds."""
-        if self.count and timeout > 0:
-            try:
-                await asyncio.wait_for(self._idle.wait(), timeout)
-            except TimeoutError:
-                pass
-        return self.count == 0
-
-
-@dataclass
-class AppState:
-    config: Config
-    router: Router
-    relay: Relay
-    routes: dict[str, Route]
-    services: dict[str, Any] = field(default_factory=dict)
-    inflight: InFlight = field(default_factory=InFlight)
-    keyring: Keyring | None = None
-    version: str = field(default_factory=version)
-    pid: int = field(default_factory=os.getpid)
-
-
-APP_STATE = web.AppKey("ctxproxy_state", AppState)
 
 
 def server_secret(cfg: Config) -> bytes:
@@ -134,6 +85,23 @@ def server_secret(cfg: Config) -> bytes:
     return path.read_bytes()
 
 
+def memory_upkeep(store: Any, cfg: Config) -> None:
+    """At load: re-scan memories when the threat rules changed (quarantine),
+    purge long-expired ones, and finish erasures left pending (when this
+    process has the store to itself). A store without memories or pending
+    erasures skips it (and the threat rules' compile time)."""
+    from ctxproxy.store.forget import finish_erasure
+
+    if store.pending_receipts():
+        finish_erasure(store)
+    if store.memories.tenants():
+        from ctxproxy.filters.memory.gate import MemoryGate
+
+        gate = MemoryGate(store, cfg.memory.gate)
+        gate.rescan()
+        gate.purge_expired()
+
+
 def open_services(cfg: Config) -> dict[str, Any]:
     """Services filters may ask for by name (``turn.service(name)``)."""
     Path(cfg.server.data_dir).mkdir(parents=True, exist_ok=True)
@@ -144,6 +112,7 @@ def open_services(cfg: Config) -> dict[str, Any]:
         max_map_size=cfg.store.max_map_size_mb * 1024 * 1024,
         pending_timeout=cfg.store.pending_timeout)
     services["writer"] = BackgroundWriter(store)  # group commit for after-the-turn records
+    memory_upkeep(store, cfg)
     telemetry = open_telemetry(version())  # None unless OTEL_* configures an exporter
     if telemetry is not None:
         services["telemetry"] = telemetry

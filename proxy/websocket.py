@@ -23,13 +23,11 @@ from collections import OrderedDict, deque
 from typing import Any
 
 import aiohttp
-import orjson
 from aiohttp import WSMsgType, web
-
 from yarl import URL
 
-from .adapters import ADAPTERS
 from .adapters.base import loads
+from .adapters.openai_responses import OPENS, WS_CREATE, WS_MODEL_EVENTS, ws_error_frame, ws_lane
 from .engine import HOP_BY_HOP, FrameTurn, upstream_headers, upstream_url
 from .errors import error_response, translate_upstream
 from .relay import Relay
@@ -195,9 +193,9 @@ class _WsSession:
         model too, so it goes through the filters that guard every request, as a
         token count does, and starts no turn; anything else goes on as it came."""
         kind = data.get("type")
-        if kind not in ("response.create", "response.steer"):
+        if kind not in WS_MODEL_EVENTS:
             return [text]
-        create = kind == "response.create"
+        create = kind == WS_CREATE
         principal = self.match.principal  # keys mode: checked again per turn, so a revocation ends the next one
         if principal is not None and not self.relay.services["keyring"].active(principal):
             await self._client_error(401, f"ctxproxy: proxy key {principal.key_id} is revoked or expired",
@@ -223,7 +221,7 @@ class _WsSession:
             text = data.decode("utf-8", "surrogatepass")
         except (ValueError, RecursionError):
             return [data]
-        if not isinstance(parsed, dict) or parsed.get("type") not in ("response.create", "response.steer"):
+        if not isinstance(parsed, dict) or parsed.get("type") not in WS_MODEL_EVENTS:
             return [data]
         return [f.encode("utf-8", "surrogatepass") for f in await self._on_event(parsed, data, text)]
 
@@ -267,7 +265,7 @@ class _WsSession:
         predecessor's request, so its answer goes through the response filters
         like any other. Its lane's turns, or None. (``event`` is parsed whenever
         a lane has ended, see ``_lane_of``.)"""
-        if event is None or event.get("type") != "response.created":
+        if event is None or event.get("type") != OPENS:
             return None
         before = self.ended.pop(lane, None)
         if before is None:
@@ -301,12 +299,8 @@ class _WsSession:
                 ft.finish()
 
     async def _client_error(self, status: int, message: str, lane: str | None = None) -> None:
-        err = ADAPTERS["responses"].error_body(status, message)["error"]
-        frame = {"type": "error", "status": status, "error": err}
-        if lane is not None:
-            frame["stream_id"] = lane
         try:
-            await self.client.send_str(orjson.dumps(frame).decode())
+            await self.client.send_str(ws_error_frame(status, message, lane).decode())
         except ConnectionError:
             pass
 
@@ -315,10 +309,7 @@ _NO_LANE = object()  # an event that no busy lane is waiting for
 ENDED_LANES = 16  # lanes whose last ended turn is kept for a successor
 
 
-def _lane(event: dict) -> str | None:
-    """The lane (``stream_id``) a client event names; None: the default lane."""
-    lane = event.get("stream_id")
-    return lane if isinstance(lane, str) else None
+_lane = ws_lane
 
 
 def _json_object(data: bytes) -> bool:

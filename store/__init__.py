@@ -23,7 +23,7 @@ import time
 from pathlib import Path
 from typing import Callable
 
-from .errors import EffectStateError, StoreError, WriteNeeded
+from .errors import EffectStateError, ExternalIdTaken, RevisionConflict, StoreError, WriteNeeded
 from .interfaces import Batch, DocumentStore, EffectLedger, ProxyKeyStore, SessionStore, Store, TermIndex
 from .proxy_keys import KEY_PREFIX, Principal, ProxyKey, split_key
 from .lmdb_store import (
@@ -37,6 +37,7 @@ from .lmdb_store import (
     LMDBStore,
     MigrationContext,
 )
+from .memory_records import MemoryRecord, new_memory_id
 from .records import (
     COMPLETED,
     EFFECT_STATES,
@@ -95,6 +96,10 @@ __all__ = [
     "StoreError",
     "EffectStateError",
     "WriteNeeded",
+    "RevisionConflict",
+    "ExternalIdTaken",
+    "MemoryRecord",
+    "new_memory_id",
     "EffectRecord",
     "StoredDoc",
     "DeletionReceipt",

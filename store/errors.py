@@ -4,8 +4,10 @@
 
     StoreError            anything the store could not do: open, read, write,
      │                    encode, a schema it does not know, a bad tenant id
-     └── EffectStateError an effect is not in a state that allows the change
-                          (the admin API answers 409 for it)
+     ├── EffectStateError an effect is not in a state that allows the change
+     │                    (the admin API answers 409 for it)
+     ├── RevisionConflict a memory write based on a revision that is no longer current (409)
+     └── ExternalIdTaken  a memory's external_id is already used in its scope
 
     WriteNeeded           (not an error) a write was attempted inside
                           ``store.snapshot()``: redo the work in ``store.batch()``
@@ -40,3 +42,21 @@ class WriteNeeded(Exception):
     work against a read snapshot, and only if it turns out to write, do it
     again inside ``store.batch()`` (which takes the writer lock and fsyncs).
     """
+
+
+class RevisionConflict(StoreError):
+    """A memory write named the revision it was based on, and the record has
+    moved on since (another writer got there first). The admin API answers
+    409; the caller re-reads and tries again."""
+
+    def __init__(self, message: str, *, current: int = 0) -> None:
+        super().__init__(message)
+        self.current = current
+
+
+class ExternalIdTaken(StoreError):
+    """Another memory of the same scope already carries this ``external_id``."""
+
+    def __init__(self, message: str, *, memory_id: str = "") -> None:
+        super().__init__(message)
+        self.memory_id = memory_id

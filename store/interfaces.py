@@ -13,7 +13,7 @@ Rules every implementation keeps:
 """
 from __future__ import annotations
 
-from typing import Any, Collection, ContextManager, Mapping, Protocol, Sequence
+from typing import Any, Collection, ContextManager, Iterator, Mapping, Protocol, Sequence
 
 from .proxy_keys import ProxyKey
 from .records import DeletionReceipt, EffectRecord, StoreStats, StoredDoc
@@ -196,13 +196,39 @@ class ProxyKeyStore(Protocol):
         """A counter every create and revoke moves, in every process sharing the store."""
 
 
+class MemoryStore(Protocol):
+    """Durable memory records (``MemoryRecord``), every revision kept, a change
+    feed for derived indexes. Written only through the memory gate."""
+
+    def put(self, record: Any, *, expected_revision: int | None = None) -> Any:
+        """Store a new revision; ``RevisionConflict`` when ``expected_revision``
+        is not the current one (0 = must not exist)."""
+
+    def get(self, tenant: str, memory_id: str) -> Any: ...
+
+    def history(self, tenant: str, memory_id: str) -> list[Any]: ...
+
+    def list(self, tenant: str, *, project: str | None = None, user: str | None = None,
+             session: str | None = None, status: str | None = None, kind: str | None = None) -> list[Any]: ...
+
+    def iter_tenant(self, tenant: str) -> Iterator[Any]: ...
+
+    def find_external(self, tenant: str, project: str, user: str, session: str, external_id: str) -> Any: ...
+
+    def erase(self, tenant: str, memory_id: str) -> dict[str, int]: ...
+
+    def changes(self, after_seq: int, limit: int = 1000) -> list[tuple[int, str, str]]: ...
+
+    def last_seq(self) -> int: ...
+
+
 class Repositories(Protocol):
     effects: EffectLedger
     sessions: SessionStore
     checkpoints: DocumentStore
     manifests: DocumentStore
     pruned: DocumentStore
-    memories: DocumentStore
+    memories: MemoryStore
     receipts: DocumentStore
     index: TermIndex
     proxy_keys: ProxyKeyStore
@@ -214,8 +240,22 @@ class Batch(Repositories, Protocol):
     not at all) when the ``with`` block exits. Reads see the batch's writes."""
 
 
+class DerivedIndex(Protocol):
+    """An index derived from the store (e.g. SQLite FTS5), registered in
+    ``store.derived`` so forgetting reaches it."""
+
+    name: str
+
+    def forget(self, tenant: str, subject: Mapping[str, str], memory_ids: list[str]) -> dict[str, int]:
+        """Erase the subject's entries and these memories'; counts erased per layer."""
+
+    def erase_free_pages(self) -> None:
+        """Make erased bytes unreadable on disk (e.g. secure_delete + VACUUM)."""
+
+
 class Store(Repositories, Protocol):
     schema_version: int
+    derived: list[DerivedIndex]
 
     def batch(self) -> ContextManager[Batch]: ...
 

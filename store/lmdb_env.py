@@ -21,6 +21,17 @@ Durability
     and a dead writer's lock is released (robust mutex); stale reader slots are
     cleared when the store is opened.
 
+Compaction (erasure on disk)
+    LMDB reuses freed pages but does not wipe them: bytes of deleted records
+    stay in the file until overwritten. ``compact`` writes a compacted copy
+    (live pages only), swaps it in for ``data.mdb`` and reopens the
+    environment in place. Only safe when no other process has the
+    environment open (their maps would keep the old file): every process
+    holds a shared ``flock`` on ``holders.lock`` while it has the environment
+    open, and ``compact`` runs only when it can turn its own into an exclusive
+    one (compactors queue on ``compact.lock``); otherwise it returns False
+    and the caller retries later (erasure receipts stay ``pending``).
+
 Map size
     ``MapFullError`` grows the map (doubling, up to ``max_map_size``) and the
     transaction is run again; ``MapResizedError`` (another process grew it)
@@ -30,11 +41,14 @@ Map size
 """
 from __future__ import annotations
 
+import fcntl
 import os
+import shutil
 import threading
 from typing import Any, Callable, TypeVar
 
 import lmdb
+import orjson
 
 from .errors import StoreError, WriteNeeded
 
@@ -132,29 +146,41 @@ class LMDBEnv:
         self.closed = False
         self.closers: list[Callable[[], None]] = []  # run at close: files a repository keeps beside the env
         self._gate = _Gate()
+        self.on_reopen: list[Callable[[], None]] = []  # run after compaction reopened the environment
+        self._db_names = db_names
+        self._max_readers = max_readers
+        self._holder = _holder_lock(path, readonly)
         try:
-            self.env = lmdb.open(
-                path,
-                map_size=_round_up(map_size),
-                subdir=True,
-                readonly=readonly,
-                create=not readonly,
-                mode=0o700,
-                max_dbs=len(db_names) + 4,
-                max_readers=max_readers,
-                sync=True,
-                metasync=True,
-                lock=True,
-            )
-        except lmdb.Error as exc:
-            raise _error("open", path, exc) from exc
+            self.env = self._open_env(map_size)
+        except BaseException:
+            _unlock(self._holder)
+            raise
         try:
             if not readonly:
                 self.env.reader_check()  # free slots of readers that died (kill -9)
             self.dbs = self._open_dbs(db_names)
         except BaseException:
             self.env.close()
+            _unlock(self._holder)
             raise
+
+    def _open_env(self, map_size: int) -> Any:
+        try:
+            return lmdb.open(
+                self.path,
+                map_size=_round_up(map_size),
+                subdir=True,
+                readonly=self.readonly,
+                create=not self.readonly,
+                mode=0o700,
+                max_dbs=len(self._db_names) + 4,
+                max_readers=self._max_readers,
+                sync=True,
+                metasync=True,
+                lock=True,
+            )
+        except lmdb.Error as exc:
+            raise _error("open", self.path, exc) from exc
 
     def _open_dbs(self, names: tuple[str, ...]) -> dict[str, Any]:
         if self.readonly:
@@ -329,6 +355,65 @@ class LMDBEnv:
         for close in self.closers:
             close()
         self.env.close()
+        _unlock(self._holder)
+
+    # -- compaction ---------------------------------------------------------
+
+    def compact(self) -> bool:
+        """Swap in a compacted copy of the file (no free pages, so no stale
+        copies of erased records); False when another process has the
+        environment open (see the module docstring)."""
+        self.check(write=True)
+        if self._holder is None:
+            return False
+        queue = os.open(os.path.join(self.path, "compact.lock"), os.O_RDWR | os.O_CREAT, 0o600)
+        try:
+            fcntl.flock(queue, fcntl.LOCK_EX)
+            try:
+                fcntl.flock(self._holder, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except OSError:
+                fcntl.flock(self._holder, fcntl.LOCK_SH)  # (a failed conversion may have dropped it)
+                return False
+            try:
+                self._gate.resize(self._swap_compacted)
+            finally:
+                fcntl.flock(self._holder, fcntl.LOCK_SH)
+            return True
+        finally:
+            os.close(queue)
+
+    def _swap_compacted(self) -> None:
+        tmp = os.path.join(self.path, f"compact-{os.getpid()}")
+        shutil.rmtree(tmp, ignore_errors=True)
+        os.mkdir(tmp, 0o700)
+        try:
+            map_size = self.env.info()["map_size"]
+            try:
+                self.env.copy(tmp, compact=True)
+            except lmdb.Error as exc:
+                raise _error("compact", self.path, exc) from exc
+            copy = os.path.join(tmp, "data.mdb")
+            fd = os.open(copy, os.O_RDONLY)
+            try:
+                os.fsync(fd)
+            finally:
+                os.close(fd)
+            self.env.close()
+            os.replace(copy, os.path.join(self.path, "data.mdb"))
+            dfd = os.open(self.path, os.O_RDONLY)
+            try:
+                os.fsync(dfd)
+            finally:
+                os.close(dfd)
+            self.env = self._open_env(map_size)
+            with self.env.begin(write=True) as txn:
+                fresh = {n: self.env.open_db(n.encode(), txn=txn) for n in self._db_names}
+            self.dbs.clear()
+            self.dbs.update(fresh)  # the same dict every repository reads its handles from
+            for hook in list(self.on_reopen):  # e.g. drop repositories that kept a handle
+                hook()
+        finally:
+            shutil.rmtree(tmp, ignore_errors=True)
 
 
 class SnapshotRunner:
@@ -458,6 +543,58 @@ class BatchRunner:
             self._txn.abort()
             self._txn = None
             self._env.end_write()
+
+
+def load(kind: str, raw: bytes, tenant: str) -> dict[str, Any]:
+    """A stored JSON record, checked to belong to ``tenant``."""
+    try:
+        record = orjson.loads(raw)
+    except orjson.JSONDecodeError as exc:
+        raise StoreError(f"corrupt {kind} record: {exc}") from exc
+    if not isinstance(record, dict) or record.get("tenant") != tenant:
+        raise StoreError(f"{kind} record under tenant {tenant!r} does not belong to it")
+    return record
+
+
+def scan(txn: Any, db: Any, prefix: bytes) -> list[tuple[bytes, bytes]]:
+    """Every (key, value) starting with ``prefix``, in key order."""
+    out = []
+    cursor = txn.cursor(db)
+    if cursor.set_range(prefix):
+        for k, v in cursor.iternext():
+            if not k.startswith(prefix):
+                break
+            out.append((k, v))
+    return out
+
+
+def scan_rest(txn: Any, db: Any, prefix: bytes) -> list[bytes]:
+    """The key suffixes after ``prefix`` (for index databases)."""
+    out = []
+    cursor = txn.cursor(db)
+    if cursor.set_range(prefix):
+        for k in cursor.iternext(keys=True, values=False):
+            if not k.startswith(prefix):
+                break
+            out.append(k[len(prefix):])
+    return out
+
+
+def _holder_lock(path: str, readonly: bool) -> int | None:
+    """A shared flock held while this process has the environment open."""
+    try:
+        fd = os.open(os.path.join(path, "holders.lock"), os.O_RDWR | os.O_CREAT, 0o600)
+    except OSError:
+        if readonly:
+            return None  # a read-only directory: nothing can compact it anyway
+        raise
+    fcntl.flock(fd, fcntl.LOCK_SH)  # waits while another process compacts
+    return fd
+
+
+def _unlock(fd: int | None) -> None:
+    if fd is not None:
+        os.close(fd)
 
 
 def _round_up(size: int) -> int:

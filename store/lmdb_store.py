@@ -39,8 +39,10 @@ from __future__ import annotations
 
 import hashlib
 import os
+import re
 import time
 import uuid
+import weakref
 from contextlib import contextmanager
 from functools import cached_property
 from typing import Any, Callable, Collection, Iterator, Mapping, Protocol, Sequence, TypeVar
@@ -50,6 +52,10 @@ import orjson
 from . import keys
 from .errors import EffectStateError, StoreError
 from .lmdb_env import BatchRunner, LMDBEnv, SnapshotRunner, acquire, release
+from .lmdb_env import load as _load
+from .lmdb_env import scan as _scan
+from .lmdb_env import scan_rest as _scan_rest
+from .lmdb_memories import MEMORY_DBS, LMDBMemories, migrate_documents
 from .proxy_keys import PROXY_KEYS, LMDBProxyKeys
 from .records import (
     CHECKPOINTS,
@@ -72,18 +78,19 @@ from .records import (
     EffectRecord,
     StoredDoc,
     StoreStats,
+    receipt_hash,
 )
 
-SCHEMA_VERSION = 1  # bump with a MIGRATIONS entry from the previous version
+SCHEMA_VERSION = 2  # bump with a MIGRATIONS entry from the previous version
 RECORD_VERSION = 1
 
 META = "meta"
 EFFECTS_IDX = "effects_idx"
 SCOPE_IDX = "scope_idx"
-DB_NAMES = (META, EFFECTS, EFFECTS_IDX, SESSIONS, CHECKPOINTS, MANIFESTS, PRUNED, MEMORIES,
+DB_NAMES = (META, EFFECTS, EFFECTS_IDX, SESSIONS, CHECKPOINTS, MANIFESTS, PRUNED, *MEMORY_DBS,
             INDEX, RECEIPTS, SCOPE_IDX, PROXY_KEYS)
-DOC_KINDS = (CHECKPOINTS, MANIFESTS, PRUNED, MEMORIES, RECEIPTS)
-ERASABLE_DOC_KINDS = (CHECKPOINTS, MANIFESTS, PRUNED, MEMORIES)  # receipts outlive what they record
+DOC_KINDS = (CHECKPOINTS, MANIFESTS, PRUNED, RECEIPTS)
+ERASABLE_DOC_KINDS = (CHECKPOINTS, MANIFESTS, PRUNED)  # receipts outlive what they record
 # Index tenants (a tenant name never starts with "#") holding id -> tenant pointers,
 # ``{"tenant": t}``, filed under the session and subject of what they point at, so
 # that a turn id or a pruned reference finds its tenant. Erasure removes them too.
@@ -91,6 +98,12 @@ TURN_POINTERS = "#turns"  # manifests: turn id -> tenant
 REF_POINTERS = "#refs"  # pruned originals: pruned id -> tenant
 _POINTERS = ((MANIFESTS, TURN_POINTERS), (PRUNED, REF_POINTERS))
 POINTERS = "pointers"  # their count in an erasure's plan and receipt
+MEMORIES_EXPIRED = "memories_expired"  # memories whose only evidence was an erased session
+MEMORY_REVISIONS = "memory_revisions"
+MEMORY_INDEX = "memory_index"
+_TRIM = "_trim"  # memories that lose one of several evidence sessions (not counted)
+SNAPSHOTS = "snapshots"  # other sessions' frozen memory snapshots showing an erased memory
+_SNAPSHOT_REF = re.compile(rb"\(mem:([^,\s)]+), ")
 
 DEFAULT_MAP_SIZE = 256 << 20
 DEFAULT_MAX_MAP_SIZE = 64 << 30
@@ -120,7 +133,9 @@ class MigrationContext:
 
 
 Migration = Callable[[MigrationContext], None]
-MIGRATIONS: dict[int, Migration] = {}  # from_version -> function that upgrades it to from_version + 1
+MIGRATIONS: dict[int, Migration] = {  # from_version -> function that upgrades it to from_version + 1
+    1: lambda ctx: migrate_documents(ctx._txn, ctx._dbs, time.time),  # memories become MemoryRecords
+}
 
 
 class _Runner(Protocol):
@@ -138,46 +153,12 @@ def _dump(kind: str, record: Mapping[str, Any]) -> bytes:
         raise StoreError(f"cannot encode {kind} record as JSON: {exc}") from exc
 
 
-def _load(kind: str, raw: bytes, tenant: str) -> dict[str, Any]:
-    try:
-        record = orjson.loads(raw)
-    except orjson.JSONDecodeError as exc:
-        raise StoreError(f"corrupt {kind} record: {exc}") from exc
-    if not isinstance(record, dict) or record.get("tenant") != tenant:
-        raise StoreError(f"{kind} record under tenant {tenant!r} does not belong to it")
-    return record
-
-
 def _canon(value: Any) -> bytes | None:
     """The stored form of a value, for equality (tuples and lists alike)."""
     try:
         return orjson.dumps(value, option=orjson.OPT_SORT_KEYS)
     except (TypeError, orjson.JSONEncodeError):
         return None
-
-
-def _scan(txn: Any, db: Any, prefix: bytes) -> list[tuple[bytes, bytes]]:
-    """Every (key, value) starting with ``prefix``, in key order."""
-    out = []
-    cursor = txn.cursor(db)
-    if cursor.set_range(prefix):
-        for k, v in cursor.iternext():
-            if not k.startswith(prefix):
-                break
-            out.append((k, v))
-    return out
-
-
-def _scan_rest(txn: Any, db: Any, prefix: bytes) -> list[bytes]:
-    """The key suffixes after ``prefix`` (for index databases)."""
-    out = []
-    cursor = txn.cursor(db)
-    if cursor.set_range(prefix):
-        for k in cursor.iternext(keys=True, values=False):
-            if not k.startswith(prefix):
-                break
-            out.append(k[len(prefix):])
-    return out
 
 
 def _opt_part(value: str | None, what: str) -> bytes | None:
@@ -215,6 +196,17 @@ def _digest(tenant: str, value: str | None) -> str | None:
     return hashlib.sha256(tenant.encode() + b"\x00" + value.encode("utf-8", "surrogatepass")).hexdigest()
 
 
+class _DB:
+    """A repository's database handle, looked up on each use: compaction
+    (``LMDBEnv.compact``) reopens the environment and replaces every handle."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    def __get__(self, obj: Any, owner: type) -> Any:
+        return obj._ctx.dbs[self.name]
+
+
 class _Ctx:
     """What every repository shares: the databases, the clock, the rules."""
 
@@ -231,11 +223,12 @@ class _Ctx:
 class LMDBEffects:
     """``EffectLedger`` over LMDB."""
 
+    _db = _DB(EFFECTS)
+    _idx = _DB(EFFECTS_IDX)
+
     def __init__(self, x: _Runner, ctx: _Ctx) -> None:
         self._x = x
         self._ctx = ctx
-        self._db = ctx.dbs[EFFECTS]
-        self._idx = ctx.dbs[EFFECTS_IDX]
 
     # internal ----------------------------------------------------------------
 
@@ -572,11 +565,12 @@ class LMDBEffects:
 class LMDBSessions:
     """``SessionStore`` over LMDB."""
 
+    _db = _DB(SESSIONS)
+    _scope = _DB(SCOPE_IDX)
+
     def __init__(self, x: _Runner, ctx: _Ctx) -> None:
         self._x = x
         self._ctx = ctx
-        self._db = ctx.dbs[SESSIONS]
-        self._scope = ctx.dbs[SCOPE_IDX]
 
     def _subject_key(self, tenant: str, subject: str, session_part: bytes) -> bytes:
         return keys.key(tenant, b"sessions", b"u", keys.part(subject, "subject"), session_part)
@@ -739,10 +733,11 @@ class LMDBSessions:
 class LMDBIndex:
     """``TermIndex`` over LMDB."""
 
+    _db = _DB(INDEX)
+
     def __init__(self, x: _Runner, ctx: _Ctx) -> None:
         self._x = x
         self._ctx = ctx
-        self._db = ctx.dbs[INDEX]
 
     def _doc_terms_in(self, txn: Any, tenant: str, doc_part: bytes) -> list[bytes]:
         return _scan_rest(txn, self._db, keys.prefix(tenant, b"d", doc_part))
@@ -804,12 +799,16 @@ class LMDBIndex:
 class LMDBDocuments:
     """``DocumentStore`` over LMDB, one per kind."""
 
+    _scope = _DB(SCOPE_IDX)
+
+    @property
+    def _db(self) -> Any:
+        return self._ctx.dbs[self.kind]
+
     def __init__(self, kind: str, x: _Runner, ctx: _Ctx, index: LMDBIndex | None = None) -> None:
         self.kind = kind
         self._x = x
         self._ctx = ctx
-        self._db = ctx.dbs[kind]
-        self._scope = ctx.dbs[SCOPE_IDX]
         self._index = index  # memories: deleting one drops its postings
 
     def _scope_keys(self, tenant: str, rec: Mapping[str, Any], id_part: bytes) -> list[bytes]:
@@ -961,8 +960,8 @@ class _Repos:
         return LMDBDocuments(PRUNED, self._x, self._ctx)
 
     @cached_property
-    def memories(self) -> LMDBDocuments:
-        return LMDBDocuments(MEMORIES, self._x, self._ctx, index=self.index)
+    def memories(self) -> LMDBMemories:
+        return LMDBMemories(self._x, self._ctx, index=self.index)
 
     @cached_property
     def receipts(self) -> LMDBDocuments:
@@ -1020,7 +1019,20 @@ class LMDBStore(_Repos):
         self.path = env.path
         self.readonly = env.readonly
         self.schema_version = schema_version
+        # Indexes derived from the store (recall's SQLite FTS, the session index) register
+        # here when opened; forgetting erases from each (``store.forget``).
+        self.derived: list[Any] = []
         super().__init__(self._handle, self._ctx)
+        ref = weakref.ref(self)
+        self._on_reopen = lambda: (st := ref()) is not None and st._reset_repositories()
+        env.on_reopen.append(self._on_reopen)
+
+    def _reset_repositories(self) -> None:
+        """Forget the repositories built so far (after compaction reopened the
+        environment, a repository that kept a database handle would hold a dead one)."""
+        for name, attr in vars(_Repos).items():
+            if isinstance(attr, cached_property):
+                self.__dict__.pop(name, None)
 
     @classmethod
     def open(
@@ -1080,10 +1092,10 @@ class LMDBStore(_Repos):
 
     # -- deletion ----------------------------------------------------------------
 
-    def _plan(self, txn: Any, tenant: str, session: str | None, subject: str | None
-              ) -> dict[str, dict[bytes, Any]]:
-        if session is None and subject is None:
-            raise StoreError("delete_subject needs a session or a subject")
+    def _plan(self, txn: Any, tenant: str, session: str | None, subject: str | None,
+              memory: str | None = None, project: str | None = None) -> dict[str, dict[bytes, Any]]:
+        if session is None and subject is None and memory is None and project is None:
+            raise StoreError("delete_subject needs a session, a subject, a memory or a project")
         tp = keys.tenant_prefix(tenant)
         dbs = self._ctx.dbs
         session_parts: set[bytes] = set()
@@ -1108,7 +1120,26 @@ class LMDBStore(_Repos):
             for kind in ERASABLE_DOC_KINDS:
                 plan[kind].update(self.docs(kind)._scoped_in(txn, tenant, b"u", up))
         plan[POINTERS] = self._pointers_in(txn, tenant, session_parts, up)
+        plan[MEMORIES], plan[MEMORIES_EXPIRED], plan[_TRIM] = self._memory_plan(
+            txn, tenant, session, subject, memory, project)
+        plan[SNAPSHOTS] = self._snapshots_in(txn, tenant, {*plan[MEMORIES], *plan[MEMORIES_EXPIRED]},
+                                             set(plan[SESSIONS]))
         return plan
+
+    def _snapshots_in(self, txn: Any, tenant: str, memory_ids: set[str], erased: set[bytes]
+                      ) -> dict[bytes, dict[str, Any]]:
+        """Other sessions whose frozen memory snapshot shows one of these memories
+        (the snapshot filter renders each line with ``(mem:<id>, <day>)``)."""
+        if not memory_ids:
+            return {}
+        out = {}
+        tp = keys.tenant_prefix(tenant)
+        for k, v in _scan(txn, self._ctx.dbs[SESSIONS], tp):
+            if k in erased or b"(mem:" not in v:
+                continue
+            if {m.decode("utf-8", "replace") for m in _SNAPSHOT_REF.findall(v)} & memory_ids:
+                out[k] = _load(SESSIONS, v, tenant)
+        return out
 
     def _pointers_in(self, txn: Any, tenant: str, session_parts: set[bytes], up: bytes | None
                      ) -> dict[bytes, tuple[str, str, dict[str, Any]]]:
@@ -1126,25 +1157,64 @@ class LMDBStore(_Repos):
                     found[pk] = (kind, index, rec)
         return found
 
-    def _counts(self, txn: Any, tenant: str, plan: Mapping[str, Mapping[bytes, Any]]) -> dict[str, int]:
-        counts = {kind: len(items) for kind, items in plan.items()}
-        tp = keys.tenant_prefix(tenant)
-        counts[INDEX] = sum(len(self.index._doc_terms_in(txn, tenant, pk[len(tp):]))
-                            for pk in plan[MEMORIES])
+    def _memory_plan(self, txn: Any, tenant: str, session: str | None, subject: str | None,
+                     memory: str | None, project: str | None) -> tuple[dict, dict, dict]:
+        """(memories to erase, to expire, to trim) for an erasure. A session's
+        memories go; memories it was evidence for lose it (trim), and expire
+        when it was their only evidence (surgical forgetting)."""
+        mem = self.memories
+        erase: dict[str, Any] = {}
+        expire: dict[str, Any] = {}
+        trim: dict[str, Any] = {}
+        ids: list[str] = []
+        if memory is not None:
+            ids.append(memory)
+        if subject is not None:
+            ids += mem._ids_in(txn, tenant, b"u", keys.part(subject, "user"))
+        if project is not None:
+            ids += mem._ids_in(txn, tenant, b"p", keys.part(project, "project"))
+        for rec in mem._records_in(txn, tenant, ids):
+            erase[rec.memory_id] = rec
+        if session is not None:
+            for rec in mem._records_in(txn, tenant, mem._ids_in(txn, tenant, b"s", keys.part(session, "session"))):
+                if rec.memory_id in erase:
+                    continue
+                if rec.session == session:
+                    erase[rec.memory_id] = rec
+                elif any(s != session for s in rec.evidence_sessions):
+                    trim[rec.memory_id] = rec
+                else:
+                    expire[rec.memory_id] = rec
+        return erase, expire, trim
+
+    def _counts(self, txn: Any, tenant: str, plan: Mapping[str, Mapping[Any, Any]]) -> dict[str, int]:
+        counts = {kind: len(items) for kind, items in plan.items() if kind != _TRIM}
+        counts[INDEX] = 0
+        counts[MEMORY_REVISIONS] = counts[MEMORY_INDEX] = 0
+        for mid, rec in plan[MEMORIES].items():
+            pk = self.memories._pk(tenant, mid)
+            counts[MEMORY_REVISIONS] += 1 + len(_scan_rest(txn, self._ctx.dbs["memory_revs"], pk + keys.SEP))
+            counts[MEMORY_INDEX] += len(self.memories._index_keys(tenant, rec)) + bool(rec.external_id)
+            counts[INDEX] += len(self.index._doc_terms_in(txn, tenant, keys.part(mid, "memory id")))
         return counts
 
-    def count_subject(self, tenant: str, *, session: str | None = None,
-                      subject: str | None = None) -> dict[str, int]:
+    def count_subject(self, tenant: str, *, session: str | None = None, subject: str | None = None,
+                      memory: str | None = None, project: str | None = None) -> dict[str, int]:
         def op(txn: Any) -> dict[str, int]:
-            return self._counts(txn, tenant, self._plan(txn, tenant, session, subject))
+            return self._counts(txn, tenant, self._plan(txn, tenant, session, subject, memory, project))
 
         return self._handle.read(op)
 
     def delete_subject(self, tenant: str, *, session: str | None = None,
-                       subject: str | None = None, request_id: str | None = None) -> DeletionReceipt:
+                       subject: str | None = None, memory: str | None = None,
+                       project: str | None = None, request_id: str | None = None) -> DeletionReceipt:
+        """Erase what the store holds of one subject (see ``Store.delete_subject``);
+        the receipt is stored ``pending`` (``store.forget`` finishes it)."""
         rid = request_id or uuid.uuid4().hex
-        _check_str(session, "session", optional=True)
-        _check_str(subject, "subject", optional=True)
+        for value, what in ((session, "session"), (subject, "subject"), (memory, "memory"), (project, "project")):
+            _check_str(value, what, optional=True)
+        kind, value = next(((k, v) for k, v in (("session", session), ("user", subject), ("memory", memory),
+                                                 ("project", project)) if v is not None), ("", None))
         rpk = keys.key(tenant, keys.part(rid, "request id"))
 
         def op(txn: Any) -> DeletionReceipt:
@@ -1154,32 +1224,133 @@ class LMDBStore(_Repos):
                 d = _load(RECEIPTS, raw, tenant)["data"]
                 # a retry of the same erasure replays its receipt; another erasure under a used
                 # id would otherwise "succeed" without erasing anything
-                if (d["session_digest"], d["subject_digest"]) != (_digest(tenant, session),
-                                                                  _digest(tenant, subject)):
+                if (d["session_digest"], d["subject_digest"], d.get("subject_kind", kind)) != (
+                        _digest(tenant, session), _digest(tenant, value if kind != "session" else subject), kind):
                     raise StoreError(f"request id {rid!r} was already used for another erasure "
-                                     "(another session or subject); use a new request id")
-                return DeletionReceipt(request_id=rid, tenant=tenant, counts=d["counts"],
-                                       created_at=d["created_at"], session_digest=d["session_digest"],
-                                       subject_digest=d["subject_digest"], replayed=True)
-            plan = self._plan(txn, tenant, session, subject)
+                                     "(another subject); use a new request id")
+                return DeletionReceipt.from_dict(d, replayed=True)
+            plan = self._plan(txn, tenant, session, subject, memory, project)
             counts = self._counts(txn, tenant, plan)
             for pk, rec in plan[SESSIONS].items():
                 self.sessions._delete_in(txn, tenant, pk, rec)
             for pk, rec in plan[EFFECTS].items():
                 self.effects._delete_in(txn, tenant, pk, rec)
-            for kind in ERASABLE_DOC_KINDS:
-                for pk, rec in plan[kind].items():
-                    self.docs(kind)._delete_in(txn, tenant, pk, rec)
-            for pk, (kind, index, rec) in plan[POINTERS].items():
-                self.docs(kind)._delete_in(txn, index, pk, rec)
-            receipt = DeletionReceipt(request_id=rid, tenant=tenant, counts=counts,
-                                      created_at=self._ctx.clock(),
+            for kind_ in ERASABLE_DOC_KINDS:
+                for pk, rec in plan[kind_].items():
+                    self.docs(kind_)._delete_in(txn, tenant, pk, rec)
+            for pk, (kind_, index, rec) in plan[POINTERS].items():
+                self.docs(kind_)._delete_in(txn, index, pk, rec)
+            for mid in plan[MEMORIES]:
+                self.memories._erase_in(txn, tenant, mid)
+            for pk, rec in plan[SNAPSHOTS].items():  # re-frozen without it at the session's next turn
+                state = {k: v for k, v in rec["state"].items() if k != "memory_snapshot"}
+                txn.put(pk, _dump(SESSIONS, {**rec, "state": state}), db=self._ctx.dbs[SESSIONS])
+            now = self._ctx.clock()
+            for rec in plan[_TRIM].values():
+                self.memories._put_in(txn, rec.evolve(
+                    evidence_sessions=tuple(s for s in rec.evidence_sessions if s != session)), None)
+            for rec in plan[MEMORIES_EXPIRED].values():  # its only evidence is gone: so is the memory
+                self.memories._put_in(txn, rec.evolve(evidence_sessions=(), status="expired", expires_at=now), None)
+            receipt = DeletionReceipt(request_id=rid, tenant=tenant, counts=counts, created_at=now,
                                       session_digest=_digest(tenant, session),
-                                      subject_digest=_digest(tenant, subject))
+                                      subject_digest=_digest(tenant, value if kind != "session" else subject),
+                                      subject_kind=kind, memory_ids=tuple(sorted(plan[MEMORIES])),
+                                      status="pending")
             self.receipts._put_in(txn, tenant, rid, receipt.to_dict(), None, None)
             return receipt
 
         return self._handle.write(op)
+
+    def seal_receipt(self, tenant: str, request_id: str, *, counts: Mapping[str, int] | None = None,
+                     status: str) -> DeletionReceipt:
+        """Finish a receipt: add the derived indexes' counts, set its status, and
+        (the first time it leaves ``pending``) link it to the tenant's chain:
+        ``seq``, ``prev_hash`` (the previous sealed receipt's ``hash``) and its own
+        ``hash``, in one transaction, so the chain stays linear across processes."""
+        rpk = keys.key(tenant, keys.part(request_id, "request id"))
+        head_key = b"receipt_chain:" + tenant.encode()
+
+        def op(txn: Any) -> DeletionReceipt:
+            dbs = self._ctx.dbs
+            raw = txn.get(rpk, db=dbs[RECEIPTS])
+            if raw is None:
+                raise StoreError(f"no receipt {request_id!r}")
+            d = dict(_load(RECEIPTS, raw, tenant)["data"])
+            merged = dict(d.get("counts") or {})
+            for k, n in (counts or {}).items():
+                merged[k] = merged.get(k, 0) + int(n)
+            d["counts"] = merged
+            d["status"] = status
+            now = self._ctx.clock()
+            if not d.get("hash"):
+                head_raw = txn.get(head_key, db=dbs[META])
+                head = orjson.loads(head_raw) if head_raw else {"seq": 0, "hash": ""}
+                d["completed_at"] = now
+                d["seq"] = head["seq"] + 1
+                d["prev_hash"] = head["hash"]
+                d["hash"] = receipt_hash(d)
+                txn.put(head_key, orjson.dumps({"seq": d["seq"], "hash": d["hash"]}), db=dbs[META])
+            if status == "erased":
+                d["erased_at"] = now
+            self.receipts._put_in(txn, tenant, request_id, d, None, None)
+            return DeletionReceipt.from_dict(d)
+
+        return self._handle.write(op)
+
+    def pending_receipts(self) -> list[tuple[str, str]]:
+        """(tenant, request id) of every sealed receipt still ``pending``."""
+        def op(txn: Any) -> list[tuple[str, str]]:
+            out = []
+            for k, v in txn.cursor(self._ctx.dbs[RECEIPTS]).iternext():
+                rec = orjson.loads(v)
+                d = rec.get("data") or {}
+                if d.get("status") == "pending" and d.get("hash") and k.split(keys.SEP, 1)[0] != b"#":
+                    out.append((rec["tenant"], d["request_id"]))
+            return out
+
+        return self._handle.read(op)
+
+    def remaining(self, tenant: str, kind: str, digest: str | None, memory_ids: Sequence[str] = ()
+                  ) -> dict[str, int]:
+        """What the store still holds of an erased subject, found from its digest
+        (receipts keep no ids): memories, sessions and scoped documents whose
+        user, session or project digests to it, and the erased memory ids."""
+        tp = keys.tenant_prefix(tenant)
+
+        def match(value: Any) -> bool:
+            return isinstance(value, str) and bool(value) and _digest(tenant, value) == digest
+
+        def op(txn: Any) -> dict[str, int]:
+            dbs = self._ctx.dbs
+            out = {"memories": 0, "sessions": 0, "documents": 0}
+            field = {"user": "user", "session": "session", "project": "project"}.get(kind)
+            for _, v in _scan(txn, dbs[MEMORIES], tp):
+                d = orjson.loads(v)
+                if d.get("memory_id") in memory_ids or (field and (
+                        match(d.get(field)) or (kind == "session" and any(map(match, d.get("evidence_sessions") or ()))))):
+                    out["memories"] += 1
+            for mid in memory_ids:
+                if _scan_rest(txn, dbs["memory_revs"], keys.key(tenant, keys.part(mid, "memory id")) + keys.SEP):
+                    out["memories"] += 1
+            if kind in ("user", "session"):
+                for k, v in _scan(txn, dbs[SESSIONS], tp):
+                    d = orjson.loads(v)
+                    if (kind == "session" and match(d.get("session"))) or (
+                            kind == "user" and any(map(match, d.get("subjects") or [d.get("subject")]))):
+                        out["sessions"] += 1
+                scope = b"s" if kind == "session" else b"u"
+                for rest in _scan_rest(txn, dbs[SCOPE_IDX], tp):
+                    parts = keys.split(rest)
+                    if len(parts) >= 3 and parts[1] == scope and match(parts[2].decode("utf-8", "replace")):
+                        out["documents"] += 1
+            return out
+
+        return self._handle.read(op)
+
+    def compact(self) -> bool:
+        """Rewrite the store file without free pages (see ``LMDBEnv.compact``);
+        False when another process has it open."""
+        return self._handle.check().compact()
 
     # -- lifetime ------------------------------------------------------------------
 
@@ -1191,6 +1362,8 @@ class LMDBStore(_Repos):
         """Release this handle; the environment closes with the last one."""
         if not self._handle.closed:
             self._handle.closed = True
+            if self._on_reopen in self._env.on_reopen:
+                self._env.on_reopen.remove(self._on_reopen)
             release(self._env)
 
     def __enter__(self) -> LMDBStore:

@@ -128,8 +128,14 @@ class StoredDoc:
 
 @dataclass(frozen=True)
 class DeletionReceipt:
-    """What ``delete_subject`` erased. Ids are kept only as sha256 digests, so
-    the receipt itself does not keep the subject."""
+    """What an erasure erased. Ids are kept only as sha256 digests, so the
+    receipt itself does not keep the subject (``memory_ids`` are opaque
+    random ids, kept so a later check can look for them).
+
+    ``status``: ``pending`` while old copies may still sit in free pages of
+    the files, ``erased`` once they were made unreadable. Sealed receipts of a
+    tenant form a chain: ``seq``, ``prev_hash`` (the previous one's ``hash``)
+    and ``hash`` (``receipt_hash`` of the receipt without it)."""
 
     request_id: str
     tenant: str
@@ -138,6 +144,14 @@ class DeletionReceipt:
     session_digest: str | None = None
     subject_digest: str | None = None
     replayed: bool = False  # True when this request id had already run
+    subject_kind: str = ""  # user | session | memory | project
+    memory_ids: tuple[str, ...] = ()
+    status: str = "pending"
+    completed_at: float | None = None
+    erased_at: float | None = None
+    seq: int = 0
+    prev_hash: str = ""
+    hash: str = ""
 
     @property
     def total(self) -> int:
@@ -151,7 +165,39 @@ class DeletionReceipt:
             "created_at": self.created_at,
             "session_digest": self.session_digest,
             "subject_digest": self.subject_digest,
+            "subject_kind": self.subject_kind,
+            "memory_ids": list(self.memory_ids),
+            "status": self.status,
+            "completed_at": self.completed_at,
+            "erased_at": self.erased_at,
+            "seq": self.seq,
+            "prev_hash": self.prev_hash,
+            "hash": self.hash,
         }
+
+    @classmethod
+    def from_dict(cls, d: Mapping[str, Any], replayed: bool = False) -> "DeletionReceipt":
+        return cls(request_id=d["request_id"], tenant=d["tenant"], counts=dict(d.get("counts") or {}),
+                   created_at=d["created_at"], session_digest=d.get("session_digest"),
+                   subject_digest=d.get("subject_digest"), replayed=replayed,
+                   subject_kind=d.get("subject_kind", ""), memory_ids=tuple(d.get("memory_ids") or ()),
+                   status=d.get("status", "pending"), completed_at=d.get("completed_at"),
+                   erased_at=d.get("erased_at"), seq=int(d.get("seq") or 0), prev_hash=d.get("prev_hash", ""),
+                   hash=d.get("hash", ""))
+
+
+# What a receipt's hash covers: everything fixed when it was sealed (not its later
+# ``status``/``erased_at``, which move from pending to erased after the copy is compacted).
+_HASHED = ("request_id", "tenant", "counts", "created_at", "session_digest", "subject_digest", "subject_kind",
+           "memory_ids", "completed_at", "seq", "prev_hash")
+
+
+def receipt_hash(d: Mapping[str, Any]) -> str:
+    import hashlib
+    import json
+
+    body = {k: d.get(k) for k in _HASHED}
+    return hashlib.sha256(json.dumps(body, sort_keys=True, separators=(",", ":")).encode()).hexdigest()
 
 
 @dataclass(frozen=True)

@@ -256,7 +256,7 @@ def test_prune_pairs_custom_and_legacy_calls_with_their_results(tmp_path, form):
         Pipeline([f]).run_request(t)
     finally:
         store.close()
-    pruned = t.state["prune"]["pruned"]
+    pruned = t.state["prune"].pruned
     assert pruned and {p["tool"] for p in pruned} <= set(TOOLS) - {"read_file"}
     out = orjson.loads(t.request.to_bytes())["messages"]
     tool_of = {3 + 2 * k: outs[k][0] for k in range(30)}  # system, user, then (call, result) pairs

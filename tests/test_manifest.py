@@ -262,7 +262,7 @@ def test_placement_and_position_are_where_inject_put_each_segment(tmp_path):
             ("evidence:e1", 2, "turn", "turn")]
         stored = store.manifests.get("acme", turn.turn_id).data
         assert [s["ref"] for s in stored["segments"]] == refs
-    assert turn.state["inject"]["placement"]["demoted"] is True
+    assert turn.state["inject"].placement["demoted"] is True
 
     # an inject that records where each group went but not each segment's `where`
     for seg in turn.segments:

@@ -109,7 +109,7 @@ def test_prune_runs_past_a_part_whose_type_is_not_a_string(store):
     body["messages"][1]["content"].append({"type": {"odd": 1}, "text": "x"})
     body["messages"][2]["content"].append({"type": ["x"], "content": [{"type": []}]})
     t, out = run_prune(store, body)
-    assert t.state["prune"]["batch"] is True
+    assert t.state["prune"].batch is True
     assert out["messages"][1]["content"][-1] == {"type": {"odd": 1}, "text": "x"}
 
 

@@ -5,7 +5,7 @@ import threading
 import orjson
 import pytest
 
-from ctxproxy.filters import Commit, FilterError, Pipeline, Turn
+from ctxproxy.filters import CommitFailed, FilterError, Pipeline, Turn
 from ctxproxy.filters.base import Filter
 from ctxproxy.store import StoreError, open_store
 from ctxproxy.store.writer import BackgroundWriter
@@ -132,7 +132,7 @@ def test_a_failing_egress_fails_the_answer_closed():
         p.run_event(t, ADAPTERS["chat"].stream().event(None, b"data: " + data + b"\n\n", data))
     assert exc.value.status == 502 and exc.value.filter_name == "shout" and t.degraded == ["shout"]
 
-# -- write-ahead commits (filters.base.Commit) -----------------------------------------------
+# -- write-ahead commits (Turn.commit) --------------------------------------------------------
 
 
 class Records(Filter):
@@ -143,7 +143,7 @@ class Records(Filter):
         self.name, self.store, self.required = name, store, required
         self.fail_commit, self.tolerant = fail_commit, tolerant
 
-    def on_request(self, t):
+    async def on_request(self, t):
         def write(b):
             t.state.setdefault("write_threads", []).append(threading.get_ident())
             b.sessions.update("default", "s1", {self.name: "on disk"})
@@ -151,14 +151,15 @@ class Records(Filter):
                 raise StoreError("disk full (test)")
             return self.name
 
-        def then(result):
-            t.state.setdefault("order", []).append(f"{result} committed")
-            t.request.add_turn_segment(f"[{result}]")
-
-        def lost(exc):
-            t.state.setdefault("order", []).append(f"{self.name} lost {type(exc).__name__}")
-
-        return Commit(self.store, write, then, "could not save (test)", on_error=lost if self.tolerant else None)
+        try:
+            result = await t.commit(self.store, write, "could not save (test)")
+        except CommitFailed as exc:
+            if not self.tolerant:
+                raise
+            t.state.setdefault("order", []).append(f"{self.name} lost {type(exc.__cause__).__name__}")
+            return
+        t.state.setdefault("order", []).append(f"{result} committed")
+        t.request.add_turn_segment(f"[{result}]")
 
 
 @pytest.fixture

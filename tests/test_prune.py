@@ -90,8 +90,8 @@ def test_batch_prunes_oldest_keeps_recent_and_pairs(api, store):
     body = canned(api, OUTS, 30)
     t, out = run(PruneFilter(cfg(), store), api, body)
     st = t.state["prune"]
-    assert st["batch"] is True and st["pruned"]
-    assert st["tokens_after"] <= 4000 < 8000 < st["tokens_estimated"]  # cleared down to the target
+    assert st.batch is True and st.pruned
+    assert st.tokens_after <= 4000 < 8000 < st.tokens_estimated  # cleared down to the target
     sent, got = results_of(api, body), results_of(api, out)
     ids = list(sent)
     # the 3 most recent results are untouched; pruned ones are a prefix of the oldest
@@ -107,7 +107,7 @@ def test_batch_prunes_oldest_keeps_recent_and_pairs(api, store):
     assert without_results(api, out[KEY[api]]) == without_results(api, body[KEY[api]])
     assert {k: v for k, v in out.items() if k != KEY[api]} == {k: v for k, v in body.items() if k != KEY[api]}
     # originals are stored under the referenced id, per tenant
-    for entry in st["pruned"]:
+    for entry in st.pruned:
         pid = entry["ref"][len(REF_PREFIX):]
         doc = store.pruned.get("acme", pid)
         assert doc is not None and doc.session == "s1"
@@ -123,9 +123,9 @@ def test_below_trigger_forwards_original_bytes(api, store):
     raw = orjson.dumps(body)
     t = Turn(api=api, route="r", path="/", headers={}, request=ADAPTERS[api].parse_request(raw), tokens=TOKENS,
              identity=Identity(tenant="acme", session="s1"))
-    PruneFilter(cfg(), store).on_request(t)
+    Pipeline([PruneFilter(cfg(), store)]).run_request(t)
     assert not t.request.changed and t.request.to_bytes() == raw
-    assert t.state["prune"]["pruned"] == [] and t.state["prune"]["batch"] is False
+    assert t.state["prune"].pruned == [] and t.state["prune"].batch is False
     assert store.sessions.get("acme", "s1") is None  # nothing written on a quiet turn
 
 
@@ -145,10 +145,10 @@ def test_monotonic_stable_and_batched(api, store):
                 # once pruned, stays pruned; the bytes change only at a batch (soft -> hard)
                 assert text != sent[c]
                 if text != seen[c]:
-                    assert t.state["prune"]["batch"] and "cleared" in text
+                    assert t.state["prune"].batch and "cleared" in text
             if text != sent[c]:
                 seen[c] = text
-        if t.state["prune"]["batch"]:
+        if t.state["prune"].batch:
             batches.append(n)
         if prev is not None and not prefix_kept(api, prev, out):
             breaks.append(n)
@@ -183,7 +183,7 @@ def test_unseen_results_are_never_pruned(api, store):
     sent, got = results_of(api, body), results_of(api, out)
     last = list(sent)[-1]
     assert got[last] == sent[last]  # the model has not seen it yet
-    assert t.state["prune"]["batch"]
+    assert t.state["prune"].batch
 
 
 @pytest.mark.parametrize("api", APIS)
@@ -199,7 +199,7 @@ def test_excluded_tools_are_kept(api, store):
 def test_clear_at_least_skips_a_batch_that_frees_too_little(store):
     body = canned("chat", OUTS, 30)
     t, out = run(PruneFilter(cfg(clear_at_least=10**6), store), "chat", body)
-    assert out == body and t.state["prune"]["skipped"].startswith("clear_at_least")
+    assert out == body and t.state["prune"].skipped.startswith("clear_at_least")
     assert store.sessions.get("acme", "s1") is None
 
 
@@ -212,7 +212,7 @@ def test_min_batch_keeps_a_saturated_session_from_breaking_every_turn(store):
 
     def batches(ratio: float, session: str) -> int:
         f = PruneFilter(cfg(trigger_tokens=8000, min_batch_ratio=ratio, mode="hard"), store)
-        return sum(run(f, "chat", canned("chat", big, n), session=session)[0].state["prune"]["batch"]
+        return sum(run(f, "chat", canned("chat", big, n), session=session)[0].state["prune"].batch
                    for n in range(1, len(big) + 1))
 
     every_turn, grouped = batches(0.0, "s-a"), batches(0.8, "s-b")
@@ -226,7 +226,7 @@ def test_soft_trim_keeps_head_and_tail(store):
     t, out = run(f, "anthropic", body)
     sent, got = results_of("anthropic", body), results_of("anthropic", out)
     trimmed = [c for c in sent if got[c] != sent[c]]
-    assert trimmed and all(e["mode"] == "soft" for e in t.state["prune"]["pruned"])
+    assert trimmed and all(e["mode"] == "soft" for e in t.state["prune"].pruned)
     for c in trimmed:
         orig, text = sent[c], got[c]
         head, _, rest = text.partition("\n[... ctxproxy: ")
@@ -241,11 +241,11 @@ def test_hard_mode_and_auto_upgrades_soft_to_hard(store):
     first_soft = None
     for n in range(1, len(big) + 1):
         t, out = run(f, "chat", canned("chat", big, n))
-        for e in t.state["prune"]["pruned"]:
+        for e in t.state["prune"].pruned:
             if e["mode"] == "soft" and first_soft is None:
                 first_soft = e["ref"]
             if first_soft and e["ref"] == first_soft and e["mode"] == "hard":
-                assert t.state["prune"]["batch"]
+                assert t.state["prune"].batch
                 return
     pytest.fail("a soft-trimmed result was never upgraded to a hard clear")
 
@@ -261,7 +261,7 @@ def test_changed_content_of_a_pruned_call_is_pruned_at_once(store):
     t, out2 = run(f, "chat", body2)
     assert REF_PREFIX in out2["messages"][3]["content"]
     assert out2["messages"][3]["content"] != out["messages"][3]["content"]  # a new id for new content
-    assert not t.state["prune"]["batch"]
+    assert not t.state["prune"].batch
 
 
 def test_images_are_left_alone(store):

@@ -5,6 +5,7 @@ Multi-process cases (workers, fork, kill -9) are in test_store_procs.py.
 from __future__ import annotations
 
 import orjson
+from memhelp import put_memory
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -311,7 +312,7 @@ def test_sessions_round_trip(store, clock):
     assert store.sessions.list(T, subject="u1") == [] == store.sessions.list(T, subject="u2")
 
 
-@pytest.mark.parametrize("kind", ["checkpoints", "manifests", "pruned", "memories", "receipts"])
+@pytest.mark.parametrize("kind", ["checkpoints", "manifests", "pruned", "receipts"])
 def test_documents_round_trip(store, clock, kind):
     docs = getattr(store, kind)
     assert docs.kind == kind
@@ -358,9 +359,9 @@ def test_index_postings(store):
 
 
 def test_deleting_a_memory_drops_its_postings(store):
-    store.memories.put(T, "m1", {"text": "deploy to prod on fridays"})
+    put_memory(store, T, "deploy to prod on fridays", memory_id="m1")
     store.index.put_doc(T, "m1", {"deploy": {}, "prod": {}})
-    assert store.memories.delete(T, "m1")
+    assert store.memories.erase(T, "m1")["memories"] == 1
     assert store.index.terms(T, "m1") == [] and store.index.postings(T, "deploy") == []
 
 
@@ -375,8 +376,9 @@ def _fill(s, tenant):
     s.effects.put_pending(tenant, key="k", call_id="c" + tenant, tool="Bash", args_canonical="{}",
                           session="s" + tenant, task="t")
     s.sessions.put(tenant, "s", {"owner": tenant}, subject="u")
-    for kind in ("checkpoints", "manifests", "pruned", "memories", "receipts"):
+    for kind in ("checkpoints", "manifests", "pruned", "receipts"):
         getattr(s, kind).put(tenant, "d", {"owner": tenant}, session="s", subject="u")
+    put_memory(s, tenant, "owner " + tenant, memory_id="d", session="s", user="u", external_id="e")
     s.index.put_doc(tenant, "d", {"term": {"owner": tenant}})
 
 
@@ -392,10 +394,14 @@ def test_tenant_isolation(store):
         assert store.effects.by_call_id(t, "c").tenant == t
         assert store.sessions.list(t) == ["s"] and store.sessions.get(t, "s") == {"owner": t}
         assert store.sessions.list(t, subject="u") == ["s"]
-        for kind in ("checkpoints", "manifests", "pruned", "memories", "receipts"):
+        for kind in ("checkpoints", "manifests", "pruned", "receipts"):
             docs = getattr(store, kind)
             for listing in (docs.list(t), docs.list(t, session="s"), docs.list(t, subject="u")):
                 assert [(d.tenant, d.data["owner"]) for d in listing] == [(t, t)]
+        for listing in (store.memories.list(t), store.memories.list(t, session="s"), store.memories.list(t, user="u"),
+                        list(store.memories.iter_tenant(t))):
+            assert [(m.tenant, m.statement) for m in listing] == [(t, "owner " + t)]
+        assert store.memories.find_external(t, "", "u", "s", "e").tenant == t
         assert store.index.postings(t, "term") == [("d", {"owner": t})]
     # a tenant's own call id never matches another tenant's record
     assert store.effects.by_call_id("a", "cab") is None
@@ -421,7 +427,7 @@ def test_crafted_tenant_ids_are_rejected(store, bad):
     with pytest.raises(StoreError):
         store.sessions.put(bad, "s", {})
     with pytest.raises(StoreError):
-        store.memories.put(bad, "m", {})
+        put_memory(store, bad, "m")
 
 
 def test_crafted_session_ids_stay_in_their_prefix(store):
@@ -465,13 +471,14 @@ def test_delete_session(store):
     store.manifests.put(T, "turn-1", {}, session="s1")
     store.manifests.put(T, "turn-2", {}, session="s2")
     store.pruned.put(T, "p1", {"content": "x"}, session="s1")
-    store.memories.put(T, "m1", {"text": "t"}, session="s1")
+    put_memory(store, T, "t", memory_id="m1", session="s1")
     store.index.put_doc(T, "m1", {"t": {}, "u": {}})
     before = store.count_subject(T, session="s1")
     assert before == {"sessions": 1, "effects": 1, "checkpoints": 1, "manifests": 1, "pruned": 1,
-                      "memories": 1, "index": 2, "pointers": 0}
+                      "memories": 1, "index": 2, "pointers": 0, "memories_expired": 0,
+                      "memory_revisions": 1, "memory_index": 4, "snapshots": 0}
     receipt = store.delete_subject(T, session="s1", request_id="req-1")
-    assert receipt.counts == before and receipt.total == 8 and not receipt.replayed
+    assert receipt.counts == before and receipt.total == 13 and not receipt.replayed
     assert store.count_subject(T, session="s1") == dict.fromkeys(before, 0)  # the second query
     assert store.effects.list(T, session="s1") == [] and store.effects.by_call_id(T, "c1") is None
     assert store.sessions.get(T, "s1") is None and store.manifests.list(T, session="s1") == []
@@ -495,14 +502,14 @@ def test_delete_subject_across_sessions(store):
     for s in ("s1", "s2", "s3"):
         pend(store, key="k", call_id="c-" + s, session=s)
         store.manifests.put(T, "turn-" + s, {}, session=s)
-    store.memories.put(T, "m-global", {"text": "prefers rebase"}, subject="user-7")
-    store.memories.put(T, "m-other", {"text": "x"}, subject="user-8")
+    put_memory(store, T, "prefers rebase", memory_id="m-global", user="user-7")
+    put_memory(store, T, "x", memory_id="m-other", user="user-8")
     receipt = store.delete_subject(T, subject="user-7")
     assert receipt.counts["sessions"] == 2 and receipt.counts["effects"] == 2
     assert receipt.counts["manifests"] == 2 and receipt.counts["memories"] == 1
     assert sum(store.count_subject(T, subject="user-7").values()) == 0
     assert store.sessions.list(T) == ["s3"]
-    assert [m.id for m in store.memories.list(T)] == ["m-other"]
+    assert [m.memory_id for m in store.memories.list(T)] == ["m-other"]
     with pytest.raises(StoreError):
         store.delete_subject(T)
 
@@ -559,7 +566,7 @@ def test_a_request_id_reused_for_another_erasure_is_refused(store):
     store.sessions.put(T, "s2", {"x": "bob data"}, subject="bob")
     first = store.delete_subject(T, subject="alice", request_id="req-1")
     assert store.delete_subject(T, subject="alice", request_id="req-1") == \
-        DeletionReceipt(**{**first.to_dict(), "replayed": True})  # a retry replays the receipt
+        DeletionReceipt.from_dict(first.to_dict(), replayed=True)  # a retry replays the receipt
     for other in ({"subject": "bob"}, {"session": "s1"}, {"session": "s1", "subject": "alice"}):
         with pytest.raises(StoreError, match="already used for another erasure"):
             store.delete_subject(T, request_id="req-1", **other)
@@ -624,12 +631,12 @@ def test_missing_migration_and_readonly_older(tmp_path):
 def test_records_carry_a_version(tmp_path):
     with open_store(tmp_path / "db") as s:
         pend(s)
-        s.memories.put(T, "m", {})
+        put_memory(s, T, "m")
         seen = []
         s._env.read(lambda txn: seen.extend(  # peek at the raw bytes
             orjson.loads(v) for name in ("effects", "memories")
             for _, v in txn.cursor(s._env.dbs[name]).iternext()))
-    assert [r["v"] for r in seen] == [1, 1] and all(r["tenant"] == T for r in seen)
+    assert [r["v"] for r in seen] == [1, 2] and all(r["tenant"] == T for r in seen)
 
 
 # -- map growth ------------------------------------------------------------------

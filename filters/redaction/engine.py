@@ -163,10 +163,11 @@ class Redactor:
         # above, but a match in progress that lacks one of its rule's heads yet
         # (``patterns.secret_heads``) cannot hold one. Once a rule has all its
         # heads in the held text, the stream holds from the pending position.
-        self._heads = [h for h in heads if h]
+        self._heads = [tuple(frozenset(opts) for opts in h) for h in heads if h]
         strings = sorted({o for hs in self._heads for opts in hs for o in opts}, key=lambda o: (-len(o), o))
         # every head string at each position, longest first: one found stands for those it contains
         self._head_rx = re.compile("(?=(" + "|".join(map(re.escape, strings)) + "))") if strings else None
+        self._head_within = {o: frozenset(x for x in strings if x in o) for o in strings}
         self._secret_index = _PendingIndex([a for a, h in zip(alts, heads) if not h]) if strings else None
 
         self._hs: prefilter.HyperscanIndex | None = None
@@ -355,18 +356,27 @@ class Redactor:
         """Leftmost position >= pos where a match (or a placeholder) may still be in progress."""
         return self._pending.start(text, pos)
 
-    def _secret_start(self, text: str, pos: int) -> int:
+    def _pending_locate(self, text: str, pos: int) -> tuple[int, int]:
+        """``_pending_start``, and where the first long-reaching match in progress begins
+        (for ``_secret_start``, which then need not look before it)."""
+        return self._pending.locate(text, pos)
+
+    def _secret_start(self, text: str, pos: int, known: int = 0, long_from: int = 0) -> int:
         """Leftmost position >= pos where a secret may still begin, for ``pos`` a
         ``_pending_start``: every match in progress starts there or later, so
         while no rule with heads has them all in ``text[pos:]``, only the rules
-        without heads can have a secret in progress."""
-        if self._secret_index is None:
-            return pos
-        found = {m.group(1) for m in self._head_rx.finditer(text[pos:].lower())}
-        if found and any(all(any(o in f for f in found for o in opts) for opts in hs) for hs in self._heads):
-            return pos
+        without heads can have a secret in progress. No secret begins before
+        ``known`` (found so on an earlier look, whatever follows): not searched again;
+        ``long_from`` as ``_pending_locate`` gave it."""
         index = self._secret_index
-        return pos if index.at(text, pos) else index.start(text, pos + 1)
+        if index is None or pos >= len(text) or index.at(text, pos, long_from):
+            return pos  # nothing in progress, or a rule without heads may begin a secret right there
+        found = {m.group(1) for m in self._head_rx.finditer(text[pos:].lower())}
+        if found:
+            present = frozenset().union(*(self._head_within[f] for f in found))
+            if any(all(opts & present for opts in hs) for hs in self._heads):
+                return pos
+        return index.start(text, max(pos + 1, known), long_from)
 
     def _scan(self, text: str, start: int) -> tuple[list[tuple[int, int, int]], list[tuple[int, int]]]:
         """Findings from ``start`` on, and the span of every regex match seen (for stream cuts)."""
@@ -463,12 +473,12 @@ class _PendingIndex:
             self._table[c] = rx
         return rx  # type: ignore[return-value]
 
-    def at(self, text: str, p: int) -> bool:
+    def at(self, text: str, p: int, long_from: int = 0) -> bool:
         """Whether some alternative matches from ``p`` to the end (``start`` at one position)."""
         n = len(text)
         if p >= n:
             return False
-        if self._long is not None and self._long.match(text, p):
+        if self._long is not None and p >= long_from and self._long.match(text, p):
             return True
         if p < n - self.SHORT:
             return False
@@ -476,21 +486,28 @@ class _PendingIndex:
         rx = self._bucket(c if c < 128 else 128)
         return rx is not None and rx.match(text, p) is not None
 
-    def start(self, text: str, pos: int) -> int:
+    def start(self, text: str, pos: int, long_from: int = 0) -> int:
+        return self.locate(text, pos, long_from)[0]
+
+    def locate(self, text: str, pos: int, long_from: int = 0) -> tuple[int, int]:
+        """(``start``, where its leftmost long-reaching alternative matches, len(text)
+        if none). ``long_from``: none matches before it (an index over more
+        alternatives found so), so that search starts there."""
         n = len(text)
         end = n
-        if self._long is not None:
-            m = self._long.search(text, pos)
+        if self._long is not None and max(pos, long_from) < n:
+            m = self._long.search(text, max(pos, long_from))
             if m is not None:
                 end = m.start()
+        long_at = end
         p = max(pos, n - self.SHORT)
         while p < end:
             c = ord(text[p])
             rx = self._bucket(c if c < 128 else 128)
             if rx is not None and rx.match(text, p):
-                return p
+                return p, long_at
             p += 1
-        return end
+        return end, long_at
 
 
 def _without_lookbehinds(pattern: str) -> str | None:

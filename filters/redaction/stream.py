@@ -111,8 +111,8 @@ class StreamRedactor:
         sent = base + self._sent
         if final:
             return self._emit(seg, r._scan(seg, base)[0], sent, len(seg))
-        pending = r._pending_start(seg, base + self._checked)
-        hold = r._secret_start(seg, pending)
+        pending, long_at = r._pending_locate(seg, base + self._checked)
+        hold = r._secret_start(seg, pending, sent, long_at)
         if pending == base and hold <= sent:  # nothing can go, and nothing is final
             self._checked = 0
             self._quiet = len(self._buf)

@@ -11,6 +11,7 @@ from typing import Any, Callable
 import orjson
 
 from . import anthropic, openai_chat, openai_responses
+from ..sse import encode_event
 from .base import AdapterError, Event, View, loads, parse_body
 
 
@@ -27,6 +28,21 @@ class Adapter:
     # hold, so most events are ruled out without reading their fields.
     terminal_names: frozenset[str] = frozenset()
     terminal_hints: tuple[bytes, bytes] = (b"", b"")
+    # The SSE event that opens a response and names its id (read even when no filter
+    # hooks events: a Responses chain needs the id); None when the API needs none.
+    id_event: str | None = None
+    # Bytes every event the client counts holds (Responses numbers its events): the
+    # last such bytes sent say where an error event's number goes on. None: any bytes.
+    counted_marker: bytes | None = None
+
+    def opens_response(self, raw: Any) -> bool:
+        """Whether the decoded SSE event ``raw`` is the one that names the response id."""
+        name = self.id_event
+        return name is not None and name.encode() in raw.raw and raw.name == name
+
+    def counted(self, data: bytes) -> bool:
+        """Whether bytes sent to the client hold an event it counts (not a keep-alive comment)."""
+        return self.counted_marker is None or self.counted_marker in data
 
     def is_terminal(self, raw: Any) -> bool:
         """Whether the decoded SSE event ``raw`` (``sse.RawEvent``) ends the stream."""
@@ -55,8 +71,7 @@ class Adapter:
         """The event that tells a streaming client its response failed;
         ``after``: the last bytes it was sent (an event may be numbered)."""
         name, data = self.stream_error(status, message, response_id, after)
-        head = b"event: " + name.encode() + b"\n" if name else b""
-        return head + b"data: " + orjson.dumps(data) + b"\n\n"
+        return encode_event(name, orjson.dumps(data))
 
 
 ADAPTERS: dict[str, Adapter] = {
@@ -69,7 +84,8 @@ ADAPTERS: dict[str, Adapter] = {
     # Every name but "error" holds "response.".
     "responses": Adapter("responses", openai_responses.ResponsesRequest, openai_responses.ResponsesResponse,
                          openai_responses.ResponsesStream, openai_chat.error_body, openai_responses.stream_error,
-                         openai_responses.TURN_END, (b"response.", b"error")),
+                         openai_responses.TURN_END, (b"response.", b"error"), "response.created",
+                         b'"sequence_number"'),
 }
 
 # Which API a POST speaks, by its path after any route prefix: (api, auxiliary).

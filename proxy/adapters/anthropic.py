@@ -36,7 +36,32 @@ def _kind(block: dict) -> str:
 class AnthropicRequest(RequestViewBase):
     api = API
     items_key = "messages"
+    head_keys = ("system",)
     __slots__ = ()
+
+    def result_has_breakpoint(self, res: ToolResult) -> bool:
+        """A result whose content parts carry ``cache_control`` (inside its
+        ``tool_result`` block) is not rewritten: the caller's breakpoints stay."""
+        item = self._item_at(res.position)
+        content = item.get("content") if item is not None else None
+        for block in content if isinstance(content, list) else ():
+            if isinstance(block, dict) and block.get("type") == "tool_result" \
+                    and str(block.get("tool_use_id", "")) == res.call_id:
+                inner = block.get("content")
+                if isinstance(inner, list) and any(isinstance(p, dict) and "cache_control" in p for p in inner):
+                    return True
+        return False
+
+    def beside_results(self, item: Any) -> Iterator[str]:
+        if not isinstance(item, dict):
+            return
+        content = item.get("content")
+        if isinstance(content, list):
+            for b in content:
+                if not (isinstance(b, dict) and b.get("type") == "tool_result"):
+                    yield from self.visible_strings(b)
+        else:
+            yield from self.visible_strings(content)
 
     def head_slots(self) -> Iterator[Slot]:
         return self.field_slot(self.body, "system", "system")
@@ -214,7 +239,8 @@ def _markable(block: Any) -> bool:
 
 def usage_of(u: Any) -> Usage:
     return Usage(usage_int(u, "input_tokens"), usage_int(u, "output_tokens"),
-                 usage_int(u, "cache_read_input_tokens"), usage_int(u, "cache_creation_input_tokens"))
+                 usage_int(u, "cache_read_input_tokens"), usage_int(u, "cache_creation_input_tokens"),
+                 cache_apart=True)
 
 
 class AnthropicResponse(ResponseViewBase):
@@ -259,6 +285,7 @@ _DELTA_FIELDS = {"text_delta": ("text", TEXT), "thinking_delta": ("thinking", SI
 
 class AnthropicEvent(Event):
     __slots__ = ()
+    meta_events = frozenset({"message_start", "message_delta"})
 
     def _index(self) -> int:
         i = self.data.get("index") if isinstance(self.data, dict) else None

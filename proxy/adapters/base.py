@@ -7,12 +7,16 @@ serialise back — the original bytes when nothing changed.
 from __future__ import annotations
 
 import json
+import re
 import weakref
 from typing import Any, Callable, ClassVar, Iterator
 
 import orjson
 
-from ctxproxy.filters.view import ARGS, TEXT, Delta, Slot, ToolCall, ToolResult, Usage, Where, iter_strings, type_of
+from ..sse import encode_event
+
+from ctxproxy.filters.view import (ARGS, TEXT, BodyHints, Delta, Slot, ToolCall, ToolResult, Usage, Where,
+                                   iter_strings, type_of, visible_strings)
 
 
 class AdapterError(ValueError):
@@ -37,6 +41,9 @@ BINARY_PARTS = frozenset({
     "image", "redacted_thinking", "input_image", "image_url", "input_audio", "input_file", "file",
     "document_binary", "compaction", "compaction_summary", "item_reference", "base64",
 })
+# Conversation items (roles, or Responses item types) that come from the model.
+MODEL_ROLES = frozenset({"assistant", "function_call", "custom_tool_call", "reasoning", "local_shell_call",
+                         "computer_call", "web_search_call", "file_search_call", "mcp_call"})
 # Content parts that are text: what ``text_of`` flattens a tool result to.
 TEXT_PARTS = frozenset({"text", "input_text"})
 
@@ -91,6 +98,10 @@ class RequestViewBase(View):
 
     items_key: ClassVar[str] = "messages"  # where the conversation lives ("messages" / "input")
     __slots__ = ("_calls", "_results", "_encodings")
+
+    # Top-level keys outside the conversation whose text the model reads (tools: as JSON).
+    head_keys: ClassVar[tuple[str, ...]] = ()
+    result_parts_key: ClassVar[str] = "content"  # where a tool result item holds its parts
 
     def __init__(self, body: dict, raw: bytes = b""):
         super().__init__(body, raw)
@@ -165,6 +176,62 @@ class RequestViewBase(View):
                 if text:
                     return text
         return ""
+
+    @staticmethod
+    def visible_strings(value: Any) -> Iterator[str]:
+        """Every string in ``value`` the model reads as language: the one list of
+        keys that are not (``OPAQUE_KEYS``), binary parts skipped, a tool's own
+        arguments whole."""
+        return visible_strings(value, OPAQUE_KEYS, FREE_FORM_KEYS, BINARY_PARTS)
+
+    def head_strings(self) -> Iterator[str]:
+        """What the model reads outside the conversation: system text or
+        instructions, a string ``input``, and the tool definitions (as JSON)."""
+        body = self.body
+        for key in self.head_keys:
+            if body.get(key):
+                yield from self.visible_strings(body[key])
+        if body.get("tools"):
+            yield orjson.dumps(body["tools"]).decode()
+
+    def beside_results(self, item: Any) -> Iterator[str]:
+        """The strings of a conversation item that holds tool results, the
+        results themselves left out (a Chat ``tool`` message or a Responses
+        ``*_output`` item is the result: nothing)."""
+        return iter(())
+
+    def from_model(self, item: Any) -> bool:
+        """Whether a conversation item came from the model (its answer, a call it
+        made): results before the last such item have been seen by it."""
+        return self.item_role(item) in MODEL_ROLES
+
+    def result_has_breakpoint(self, res: ToolResult) -> bool:
+        """Whether a tool result's content parts carry ``cache_control`` (a Chat
+        ``tool`` message's or a Responses output's parts, which OpenRouter and
+        compatible servers pass on to Anthropic models): such a result is not
+        rewritten, so the caller's breakpoints stay where they were."""
+        item = self._item_at(res.position)
+        if item is None:
+            return False
+        parts = item.get(self.result_parts_key)
+        return isinstance(parts, list) and any(isinstance(p, dict) and "cache_control" in p for p in parts)
+
+    def _item_at(self, position: int) -> dict | None:
+        items = self.items()
+        item = items[position] if 0 <= position < len(items) else None
+        return item if isinstance(item, dict) else None
+
+    def body_hints(self) -> BodyHints:
+        """What the body says about who sends it (identify decides what it means)."""
+        body = self.body
+        meta = claude_metadata(body) if "metadata" in body else {}
+        conversation = body.get("conversation")  # Responses: a conversation the provider keeps
+        if isinstance(conversation, dict):
+            conversation = conversation.get("id")
+        return BodyHints(meta.get("session_id"), conversation, body.get("prompt_cache_key"),
+                         body.get("previous_response_id"),
+                         (meta.get("account_uuid"), meta.get("device_id"), body.get("user"),
+                          body.get("safety_identifier")))
 
     def count_cache_breakpoints(self) -> int:
         return sum(count_markers(m.get("content")) for m in self.items() if type(m) is dict)
@@ -400,8 +467,7 @@ class Event:
     def to_bytes(self) -> bytes:
         if not self.edits:
             return self.raw
-        head = b"event: " + self.name.encode() + b"\n" if self.name else b""
-        return head + b"data: " + dumps(self._data) + b"\n\n"
+        return encode_event(self.name, dumps(self._data))
 
     # Defaults; adapters override what their API has.
     def deltas(self) -> list[Delta]:
@@ -433,6 +499,19 @@ class Event:
     def usage(self) -> Usage | None:
         return None
 
+    # SSE event names that can carry usage, ids, models or finish reasons.
+    meta_events: ClassVar[frozenset[str]] = frozenset()
+
+    def may_carry_meta(self, id_known: bool) -> bool:
+        """A cheap test before parsing: whether this event can carry usage, the
+        response id or model, or finish reasons (few do). ``id_known``: the
+        response id was seen already."""
+        name = self.name
+        return name in self.meta_events if name is not None else self._unnamed_meta(id_known)
+
+    def _unnamed_meta(self, id_known: bool) -> bool:
+        return True
+
     def response_id(self) -> str | None:
         return None
 
@@ -452,6 +531,31 @@ class Event:
 
 
 _UNSET = object()
+
+
+# Claude Code's legacy metadata.user_id, one string.
+_LEGACY_USER_ID = re.compile(r"user_(?P<device>[A-Za-z0-9]+)_account_(?P<account>[A-Za-z0-9-]*)"
+                             r"_session_(?P<session>[A-Za-z0-9-]+)\Z")
+
+
+def claude_metadata(body: dict) -> dict:
+    """Claude Code's ``metadata.user_id``: JSON (``device_id``, ``account_uuid``,
+    ``session_id``), or in earlier versions one string,
+    ``user_<device hash>_account_<account uuid, may be empty>_session_<session id>``."""
+    meta = body.get("metadata")
+    uid = meta.get("user_id") if isinstance(meta, dict) else None
+    if not isinstance(uid, str):
+        return {}
+    if uid.startswith("{"):
+        try:
+            parsed = orjson.loads(uid)
+        except orjson.JSONDecodeError:
+            return {}
+        return parsed if isinstance(parsed, dict) else {}
+    m = _LEGACY_USER_ID.match(uid)
+    if m is None:
+        return {}
+    return {"device_id": m["device"], "account_uuid": m["account"] or None, "session_id": m["session"]}
 
 
 def loads(data: bytes | str) -> Any:

@@ -282,6 +282,11 @@ class ChatStream(StreamState):
 class ChatEvent(Event):
     __slots__ = ()
 
+    def _unnamed_meta(self, id_known: bool) -> bool:
+        raw = self.raw or b""
+        return (not id_known or b'"usage"' in raw
+                or (b'"finish_reason"' in raw and b'"finish_reason":null' not in raw))
+
     def _choices(self) -> list[dict]:
         d = self.data
         c = d.get("choices") if isinstance(d, dict) else None

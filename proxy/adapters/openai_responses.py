@@ -5,6 +5,8 @@ import re
 import time
 from typing import Any, Callable, Iterator
 
+import orjson
+
 from ctxproxy.filters.view import ARGS, TEXT, THINKING, Delta, Slot, ToolCall, ToolResult, Usage, Where, iter_strings
 
 from .base import (
@@ -104,7 +106,14 @@ def calls_in(items: list) -> list[ToolCall]:
 class ResponsesRequest(RequestViewBase):
     api = API
     items_key = "input"
+    head_keys = ("instructions",)
+    result_parts_key = "output"
     __slots__ = ()
+
+    def head_strings(self) -> Iterator[str]:
+        if isinstance(self.body.get("input"), str):  # the conversation as one string
+            yield self.body["input"]
+        yield from super().head_strings()
 
     @staticmethod
     def item_role(item: Any) -> str:
@@ -303,6 +312,10 @@ def _channel(data: dict, sub: str | None) -> str:
 
 class ResponsesEvent(Event):
     __slots__ = ()
+    meta_events = frozenset({"response.created", "response.completed", "response.failed", "response.incomplete"})
+
+    def _unnamed_meta(self, id_known: bool) -> bool:
+        return b'"response"' in (self.raw or b"")  # WebSocket frames: lifecycle events hold a "response" object
 
     def deltas(self) -> list[Delta]:
         spec = _DELTAS.get(self.type)
@@ -427,3 +440,25 @@ def _next_sequence(sent: bytes) -> int:
     at = sent.rfind(b'"sequence_number"')
     m = _SEQ.match(sent, at) if at >= 0 else None
     return int(m.group(1)) + 1 if m else 0
+
+
+# -- over WebSocket (what Codex speaks): the client's events and our error frame --
+
+WS_CREATE = "response.create"  # a new turn (a response), on its lane
+WS_STEER = "response.steer"  # input queued into a response in flight: reaches the model, starts no turn
+WS_MODEL_EVENTS = (WS_CREATE, WS_STEER)  # client events the request filters guard
+OPENS = "response.created"  # the provider's event that opens a response (and names its id)
+
+
+def ws_lane(event: dict) -> str | None:
+    """The lane (``stream_id``) an event names; None: the default lane."""
+    lane = event.get("stream_id")
+    return lane if isinstance(lane, str) else None
+
+
+def ws_error_frame(status: int, message: str, lane: str | None = None) -> bytes:
+    """The error frame the client reads for a refused event (on its lane)."""
+    frame: dict[str, Any] = {"type": "error", "status": status, "error": error_body(status, message)["error"]}
+    if lane is not None:
+        frame["stream_id"] = lane
+    return orjson.dumps(frame)
