@@ -19,6 +19,7 @@ FILTERS: dict[str, str] = {
     "redact": "ctxproxy.filters.redact:RedactFilter",
     "effects": "ctxproxy.filters.effects:EffectsFilter",
     "prune": "ctxproxy.filters.prune:PruneFilter",
+    "recall": "ctxproxy.filters.recall.filter:RecallFilter",
     "inject": "ctxproxy.filters.inject:InjectFilter",
     "manifest": "ctxproxy.filters.manifest:ManifestFilter",
 }

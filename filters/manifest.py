@@ -393,6 +393,9 @@ def build_manifest(turn: Turn, seen: _Seen, provider: str, server: tuple[str | N
         "timings_ms": _timings(turn),
         "degraded": [_str(d, 64) for d in turn.degraded],
     }
+    recall = reports.get("recall")  # recall's part (ids, labels, score parts, counts; never text)
+    if isinstance(recall, dict):
+        m["recall"] = recall
     if turn.successor_of:  # an automatic successor: whose request it continues
         m["continues_turn"] = turn.successor_of
     m["sha256"] = manifest_sha256(m)

@@ -323,7 +323,9 @@ def _children(tracer: Any, parent: Any, turn: Any, m: Mapping[str, Any]) -> None
     """Child spans for real work only — each filter hook and the upstream call —
     placed at the times the pipeline recorded."""
     ctx = trace.set_span_in_context(parent)
-    for name, start, end in list(getattr(turn, "spans", ()) or ()):
+    for entry in list(getattr(turn, "spans", ()) or ()):
+        name, start, end = entry[:3]
+        extra = entry[3] if len(entry) > 3 and isinstance(entry[3], Mapping) else None  # a span's own counts
         if not isinstance(name, str) or not isinstance(start, int) or not isinstance(end, int):
             continue
         if name == "upstream":
@@ -345,5 +347,6 @@ def _children(tracer: Any, parent: Any, turn: Any, m: Mapping[str, Any]) -> None
                 if fname in (m.get("degraded") or ()):
                     child.set_status(Status(StatusCode.ERROR, "filter failed; skipped"))
             else:
-                child = tracer.start_span(f"ctxproxy.{name}", context=ctx, kind=SpanKind.INTERNAL, start_time=start)
+                child = tracer.start_span(f"ctxproxy.{name}", context=ctx, kind=SpanKind.INTERNAL, start_time=start,
+                                          attributes=dict(extra) if extra else None)
         child.end(end_time=max(end, start))

@@ -119,6 +119,9 @@ def register(subparsers: Any) -> None:
         sp = sub.add_parser(name, help=helptext)
         common(sp, remote=False)
         sp.set_defaults(func=fn)
+    from .cmd_recall import add_memory_actions
+
+    add_memory_actions(sub, common)  # search, reindex
     p.set_defaults(func=lambda args: (p.print_help(), 2)[1])
 
 

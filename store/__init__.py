@@ -75,9 +75,26 @@ def open_store(
     must not cross ``fork()``. Several processes may open the same directory;
     opening it twice in one process shares one environment.
     """
-    return LMDBStore.open(str(path), map_size=map_size, max_map_size=max_map_size,
-                          readonly=readonly, pending_timeout=pending_timeout,
-                          max_readers=max_readers, clock=clock)
+    store = LMDBStore.open(str(path), map_size=map_size, max_map_size=max_map_size,
+                           readonly=readonly, pending_timeout=pending_timeout,
+                           max_readers=max_readers, clock=clock)
+    if not readonly:
+        attach_recall_indexes(store, Path(path).parent)
+    return store
+
+
+def attach_recall_indexes(store: Store, data_dir: Path) -> None:
+    """Register recall's SQLite indexes (``<data_dir>/recall/``) on
+    ``store.derived`` when they exist, so a forget run from any process —
+    the proxy, the CLI — erases them too."""
+    from .memory_index import MemoryIndex
+    from .session_index import SessionIndex
+
+    folder = data_dir / "recall"
+    if (folder / "memories.db").exists():
+        MemoryIndex.open(data_dir, store)
+    if (folder / "sessions.db").exists():
+        SessionIndex.open(data_dir, store)
 
 
 __all__ = [

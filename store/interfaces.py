@@ -177,25 +177,6 @@ class TermIndex(Protocol):
     def remove_doc(self, tenant: str, doc_id: str) -> int: ...
 
 
-class ProxyKeyStore(Protocol):
-    """Proxy keys by id (``proxy_keys`` has the layout); secrets are stored hashed."""
-
-    def create(self, tenant: str, *, user: str = "", projects: Sequence[str] = (), purposes: Sequence[str] = (),
-               routes: Sequence[str] = (), admin: bool = False,
-               expires_at: float | None = None) -> tuple[ProxyKey, str]:
-        """(the record, the key itself: returned this once, never stored)."""
-
-    def get(self, key_id: str) -> ProxyKey | None: ...
-
-    def list(self, tenant: str | None = None) -> list[ProxyKey]: ...
-
-    def revoke(self, key_id: str, tenant: str | None = None) -> ProxyKey | None:
-        """None when no such key exists for ``tenant`` (another tenant's is no such key)."""
-
-    def generation(self) -> int:
-        """A counter every create and revoke moves, in every process sharing the store."""
-
-
 class MemoryStore(Protocol):
     """Durable memory records (``MemoryRecord``), every revision kept, a change
     feed for derived indexes. Written only through the memory gate."""
@@ -220,6 +201,25 @@ class MemoryStore(Protocol):
     def changes(self, after_seq: int, limit: int = 1000) -> list[tuple[int, str, str]]: ...
 
     def last_seq(self) -> int: ...
+
+
+class ProxyKeyStore(Protocol):
+    """Proxy keys by id (``proxy_keys`` has the layout); secrets are stored hashed."""
+
+    def create(self, tenant: str, *, user: str = "", projects: Sequence[str] = (), purposes: Sequence[str] = (),
+               routes: Sequence[str] = (), admin: bool = False,
+               expires_at: float | None = None) -> tuple[ProxyKey, str]:
+        """(the record, the key itself: returned this once, never stored)."""
+
+    def get(self, key_id: str) -> ProxyKey | None: ...
+
+    def list(self, tenant: str | None = None) -> list[ProxyKey]: ...
+
+    def revoke(self, key_id: str, tenant: str | None = None) -> ProxyKey | None:
+        """None when no such key exists for ``tenant`` (another tenant's is no such key)."""
+
+    def generation(self) -> int:
+        """A counter every create and revoke moves, in every process sharing the store."""
 
 
 class Repositories(Protocol):

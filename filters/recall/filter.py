@@ -1,0 +1,367 @@
+"""recall — on every turn, the visible memories relevant to the latest user text.
+
+Runs after ``redact`` (so its query and what it indexes are redacted) and
+before ``inject``, to which it offers one evidence segment: placed after the
+last cache breakpoint next to the latest user message, fenced as data, one
+line per item with its id, kind, scope, source, ``observed_at`` and
+confidence, within the route's recall budget (default 1,500 tokens; inject
+cuts it at a line). Preferences and procedures are not recalled here: they
+are in the session's frozen memory snapshot (``memory_snapshot``).
+
+- Query: the latest user text, and the tool's name and arguments when the
+  newest item is a tool result. A turn whose latest user text is the one
+  already recalled for (a tool round trip, a retry) reuses that result —
+  the same bytes, so the prompt cache holds.
+- Who: the authenticated identity. No tenant, no session or no identity
+  source → nothing is recalled. The viewer is the tenant, user, project,
+  purpose (the identity's, else the route's ``purpose``), the session tree
+  (``store.session_index``), and the route's sensitivity ceiling; every
+  index applies it in its WHERE clause before anything is ranked.
+- Candidates: active memories and the session index's hits in the tree
+  (the current session's own turns excluded: the model already has them).
+- After the answer, the turn's user and assistant text (tool outputs only
+  with ``index_tool_outputs``) go into the session index through the
+  background writer, never on the turn's path.
+
+Manifest (``report``): counts and, per item, its id, kind, scope, source,
+score parts and labels — never its text. A ``ctxproxy.recall`` child span
+carries the candidate and result counts. Fails open.
+"""
+from __future__ import annotations
+
+import hashlib
+import logging
+import threading
+import time
+from collections import OrderedDict
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from typing import Any, Literal, Mapping
+
+import orjson
+
+from ctxproxy.config import ConfigError
+from ctxproxy.store.memory_records import SNAPSHOT_KINDS
+from ctxproxy.store.session_index import MAX_TURN_CHARS
+from ctxproxy.store.sqlite_index import Viewer
+
+from ..base import Filter, Turn
+from ..segments import SENSITIVITY_ORDER, Segment, offer
+from ..view import TEXT
+from .rank import RankConfig
+from .services import recall_services
+
+log = logging.getLogger("ctxproxy.filters.recall")
+
+Sensitivity = Literal["public", "internal", "confidential"]
+SPAN = "recall"  # child span ctxproxy.recall
+HEADER = ("Recalled for this turn: memories and earlier session turns this caller may see, most relevant "
+          "first (id, kind, scope, source, observed, confidence):")
+
+
+@dataclass(frozen=True)
+class RecallRouteConfig:
+    """``[filters.recall.routes.<route>]``: per-route overrides."""
+
+    enabled: bool | None = None
+    budget_tokens: int | None = None
+    max_sensitivity: Sensitivity | None = None
+    purpose: str | None = None  # the purpose of this route's turns when the identity names none
+
+
+@dataclass(frozen=True)
+class RecallConfig:
+    enabled: bool = True  # recall on every turn of routes that list the filter
+    k: int = 8  # items at most per turn
+    budget_tokens: int = 1500  # tokens the evidence segment may use (fence included)
+    max_sensitivity: Sensitivity = "internal"  # highest sensitivity recalled (per route: routes.<name>)
+    purpose: str = ""  # purpose of turns whose identity names none
+    memories: bool = True  # recall memory records
+    sessions: bool = True  # recall session-index hits of the session tree
+    index_sessions: bool = True  # write each turn's user/assistant text into the session index
+    index_tool_outputs: bool = False  # ...and its tool outputs
+    widen: Literal["tree", "same_user", "same_project"] = "tree"  # session search beyond the tree (same tenant+user)
+    exclude_kinds: tuple[str, ...] = SNAPSHOT_KINDS  # kinds the frozen snapshot already shows
+    max_query_chars: int = 2000
+    priority: int = 45
+    reuse_sessions: int = 4096  # sessions whose last result is remembered for reuse
+    rank: RankConfig = field(default_factory=RankConfig)
+    routes: Mapping[str, RecallRouteConfig] = field(default_factory=dict)
+
+    def validate(self, path: str) -> None:
+        if self.k < 1:
+            raise ConfigError(f"{path}.k: expected at least 1")
+        if self.budget_tokens < 0:
+            raise ConfigError(f"{path}.budget_tokens: expected 0 or more tokens")
+        for name, r in self.routes.items():
+            if r.budget_tokens is not None and r.budget_tokens < 0:
+                raise ConfigError(f"{path}.routes.{name}.budget_tokens: expected 0 or more tokens")
+        self.rank.validate(f"{path}.rank")
+
+    def route(self, name: str) -> RecallRouteConfig:
+        return self.routes.get(name) or RecallRouteConfig()
+
+
+@dataclass
+class RecallState:
+    """``turn.state["recall"]``."""
+
+    status: str = "skipped"  # recalled | reused | skipped | error
+    reason: str = ""
+    candidates: int = 0
+    items: list[dict] = field(default_factory=list)  # ids, labels, score parts: never text
+    query_chars: int = 0
+    ms: float = 0.0
+    assistant: dict[str, list[str]] = field(default_factory=dict)  # channel -> text (for the session index)
+    assistant_chars: int = 0
+
+
+@dataclass(frozen=True)
+class _Last:
+    key: str  # digest of the user text it answered
+    text: str
+    sensitivity: str
+    observed_at: str
+    items: list[dict]
+    candidates: int
+    generation: tuple[int, int]  # the indexes' forget counts: a forget since makes it stale
+
+
+class RecallFilter(Filter):
+    name = "recall"
+    required = False  # fails open: the turn goes on without recalled evidence
+    Config = RecallConfig
+
+    def __init__(self, config: RecallConfig, services: Mapping[str, Any] | None = None):
+        self.config = config
+        self.services = services or {}
+        self._last: OrderedDict[tuple[str, str], _Last] = OrderedDict()
+        self._lock = threading.Lock()
+
+    @classmethod
+    def create(cls, config: RecallConfig, services: Mapping[str, Any]) -> "RecallFilter":
+        recall_services(services)  # open the indexes at start-up (and register them for forget)
+        return cls(config, services)
+
+    # -- request ---------------------------------------------------------------------
+    def on_request(self, turn: Turn) -> None:
+        state = turn.state[self.name] = RecallState()
+        cfg = self.config
+        route = cfg.route(turn.route)
+        if not (route.enabled if route.enabled is not None else cfg.enabled) or turn.request is None:
+            state.reason = "off"
+            return
+        ident = turn.identity
+        if not (ident.tenant and ident.session and ident.source):
+            state.reason = "unknown identity"
+            return
+        rs = recall_services(self.services)
+        if rs is None:
+            state.reason = "no store"
+            return
+        t0, t0_ns = time.perf_counter(), time.time_ns()
+        view = turn.request
+        user_text = (view.latest_user_text() or "")[: cfg.max_query_chars]
+        key = hashlib.sha256(user_text.encode()).hexdigest()
+        tree = rs.sessions.tree(ident.tenant, ident.session, ident.user, ident.parent_session)
+        viewer = self.viewer(turn, tree)
+        if rs.sessions.owner(ident.tenant, ident.session) is None:  # its first turn: record it, off the path
+            self._write(turn, lambda: rs.sessions.note_session(ident.tenant, ident.session, ident.user,
+                                                              ident.project, ident.parent_session))
+        generation = (rs.memories.generation(), rs.sessions.generation())
+        last = self._remembered(ident.tenant, ident.session)
+        if last is not None and last.key == key and last.generation == generation:
+            state.status, state.candidates, state.items = "reused", last.candidates, last.items
+            self._offer(turn, last, route)
+            self._finish(turn, state, t0, t0_ns)
+            return
+        query = user_text + _tool_query(view)
+        if not query.strip():
+            state.reason = "no query"
+            self._finish(turn, state, t0, t0_ns)
+            return
+        state.query_chars = len(query)
+        others = ()
+        if cfg.sessions:
+            wide = rs.sessions.visible_sessions(viewer, ident.session, cfg.widen, ident.parent_session) \
+                if cfg.widen != "tree" else tree
+            others = tuple(s for s in wide if s != ident.session)
+        found = rs.recaller(cfg.rank).recall(viewer, query, k=cfg.k, sessions=others, memories=cfg.memories,
+                                             exclude_kinds=cfg.exclude_kinds)
+        state.status, state.candidates = "recalled", found.candidates
+        state.items = [item_report(s) for s in found.items]
+        last = _Last(key, render_items(found.items), _max_sens(found.items), _newest(found.items), state.items,
+                     found.candidates, generation)
+        self._remember(ident.tenant, ident.session, last)
+        if found.items:
+            self._offer(turn, last, route)
+        self._finish(turn, state, t0, t0_ns)
+
+    def viewer(self, turn: Turn, tree: tuple[str, ...]) -> Viewer:
+        """Who recalls, from the authenticated identity and the route."""
+        ident = turn.identity
+        cfg = self.config
+        route = cfg.route(turn.route)
+        purpose = self.viewer_purpose(turn)
+        ceiling = route.max_sensitivity or cfg.max_sensitivity
+        return Viewer(tenant=ident.tenant, user=ident.user, project=ident.project, purpose=purpose,
+                      sessions=tree, ceiling=ceiling)  # () when the session is someone else's
+
+    def _offer(self, turn: Turn, last: _Last, route: RecallRouteConfig) -> None:
+        if not last.text:
+            return
+        budget = route.budget_tokens if route.budget_tokens is not None else self.config.budget_tokens
+        ref = "recall:" + hashlib.sha256(last.text.encode()).hexdigest()[:12]
+        offer(turn, Segment(kind="evidence", ref=ref, text=last.text, origin="recall", scope="user",
+                            trust="evidence", sensitivity=last.sensitivity,  # type: ignore[arg-type]
+                            freshness={"observed_at": last.observed_at}, priority=self.config.priority,
+                            max_tokens=budget, placement="turn", boundary="line"))
+
+    def _finish(self, turn: Turn, state: RecallState, t0: float, t0_ns: int) -> None:
+        state.ms = (time.perf_counter() - t0) * 1000.0
+        turn.spans.append((SPAN, t0_ns, time.time_ns(), {  # type: ignore[arg-type]
+            "ctxproxy.recall.candidates": state.candidates, "ctxproxy.recall.results": len(state.items),
+            "ctxproxy.recall.status": state.status}))
+
+    def _remembered(self, tenant: str, session: str) -> _Last | None:
+        with self._lock:
+            last = self._last.get((tenant, session))
+            if last is not None:
+                self._last.move_to_end((tenant, session))
+            return last
+
+    def _remember(self, tenant: str, session: str, last: _Last) -> None:
+        with self._lock:
+            self._last[(tenant, session)] = last
+            self._last.move_to_end((tenant, session))
+            while len(self._last) > max(1, self.config.reuse_sessions):
+                self._last.popitem(last=False)
+
+    # -- response: what the session index keeps ------------------------------------------
+    def on_response(self, turn: Turn, view: Any) -> None:
+        state = turn.state.get(self.name)
+        if isinstance(state, RecallState) and self._indexing(turn):
+            for s in view.text_slots():
+                if s.kind == TEXT:
+                    state.assistant.setdefault("0", []).append(s.get())
+
+    def on_response_event(self, turn: Turn, event: Any) -> None:
+        state = turn.state.get(self.name)
+        if isinstance(state, RecallState) and self._indexing(turn):
+            for d in event.deltas():
+                if d.kind == TEXT and state.assistant_chars < MAX_TURN_CHARS:
+                    state.assistant.setdefault(d.channel, []).append(d.text)
+                    state.assistant_chars += len(d.text)
+        return None
+
+    def on_response_end(self, turn: Turn) -> None:
+        state = turn.state.get(self.name)
+        if not isinstance(state, RecallState) or not self._indexing(turn) or turn.request is None:
+            return
+        if turn.error_type or (turn.status is not None and turn.status >= 400):
+            return
+        ident = turn.identity
+        view = turn.request
+        texts = []
+        if state.status != "reused":  # a reused result means this user text is already indexed
+            user_text = view.latest_user_text() or ""
+            if user_text.strip():
+                texts.append(("user", user_text))
+        if self.config.index_tool_outputs:
+            results = view.tool_results()
+            newest = max((r.position for r in results), default=-1)
+            tool_text = "\n".join(r.content for r in results if r.position == newest and r.content)
+            if tool_text.strip():
+                texts.append(("tool", tool_text))
+        answer = "\n".join("".join(parts) for parts in state.assistant.values())
+        if answer.strip():
+            texts.append(("assistant", answer))
+        if not texts:
+            return
+        rs = recall_services(self.services)
+        if rs is None:
+            return
+        sessions = rs.sessions
+        purpose = self.viewer_purpose(turn)
+
+        self._write(turn, lambda: sessions.add_turn(ident.tenant, ident.session, turn.turn_id, texts,
+                                                    user=ident.user, project=ident.project, purpose=purpose))
+
+    @staticmethod
+    def _write(turn: Turn, op: Any) -> None:
+        """Run ``op`` on the store's background writer (inline without one)."""
+        writer = turn.service("writer")
+        if writer is None:
+            op()
+        else:
+            writer.submit(lambda _batch: op())
+
+    def viewer_purpose(self, turn: Turn) -> str:
+        route = self.config.route(turn.route)
+        return turn.identity.purpose or (route.purpose if route.purpose is not None else self.config.purpose)
+
+    def _indexing(self, turn: Turn) -> bool:
+        ident = turn.identity
+        return self.config.index_sessions and bool(ident.tenant and ident.session and ident.source)
+
+    # -- manifest -------------------------------------------------------------------------
+    def report(self, turn: Turn) -> dict | None:
+        state = turn.state.get(self.name)
+        if not isinstance(state, RecallState):
+            return None
+        out: dict[str, Any] = {"status": state.status, "candidates": state.candidates,
+                               "results": len(state.items), "items": state.items, "ms": round(state.ms, 3)}
+        if state.reason:
+            out["reason"] = state.reason
+        return {"recall": out}
+
+
+def _tool_query(view: Any) -> str:
+    """The tool's name and arguments when the newest item is a tool result."""
+    items = view.items()
+    results = view.tool_results()
+    if not items or not results:
+        return ""
+    newest = max(r.position for r in results)
+    if newest != len(items) - 1:
+        return ""
+    ids = {r.call_id for r in results if r.position == newest}
+    parts = []
+    for call in view.tool_calls():
+        if call.call_id in ids:
+            args = call.arguments if isinstance(call.arguments, str) else orjson.dumps(call.arguments).decode()
+            parts.append(f"{call.name} {args[:500]}")
+    return ("\n" + "\n".join(parts)) if parts else ""
+
+
+def item_report(s: Any) -> dict:
+    c = s.cand
+    return {"id": c.memory_id, "kind": c.kind, "scope": c.scope, "source": c.source, "score": round(s.score, 4),
+            "parts": s.parts(), "labels": {"sensitivity": SENSITIVITY_ORDER[min(c.sensitivity, 3)],
+                                           "origin": c.origin, "observed_at": _iso(c.observed_at)}}
+
+
+def render_items(items: list) -> str:
+    """One line per item; the statement last, on one line."""
+    if not items:
+        return ""
+    lines = [HEADER]
+    for s in items:
+        c = s.cand
+        source = c.evidence_ref if c.source == "session" else f"memory{':' + c.evidence_ref if c.evidence_ref else ''}"
+        text = " ".join(c.statement.split())
+        lines.append(f"- [{c.memory_id}] {c.kind} · {c.scope} · {source} · observed {_iso(c.observed_at)} · "
+                     f"confidence {c.confidence:.2f}: {text}")
+    return "\n".join(lines)
+
+
+def _iso(ts: float) -> str:
+    return datetime.fromtimestamp(ts, timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ") if ts else "unknown"
+
+
+def _max_sens(items: list) -> str:
+    return SENSITIVITY_ORDER[max((min(s.cand.sensitivity, 3) for s in items), default=0)]
+
+
+def _newest(items: list) -> str:
+    return _iso(max((s.cand.observed_at for s in items), default=0.0))

@@ -1,0 +1,199 @@
+"""Ranking recall candidates: BM25, optional vectors, decay, MMR, a floor.
+
+Every candidate reaching this module already passed the viewer's visibility
+check (the index's WHERE clause), and the statistics BM25 uses — the number
+of documents, their average length, each term's document frequency — are
+taken over those visible candidates and documents only: a hidden record
+changes no score.
+
+Per candidate, in order (each part is reported in the manifest):
+
+- ``lexical``: Okapi BM25 of the query terms over the document's terms,
+  divided by the query's ceiling (every term matched at saturation), so it
+  reads as "how much of the query this matches", in [0, 1];
+- ``vector``: cosine similarity from the embeddings extra, when installed;
+  fused as ``(1 - w) * lexical + w * vector``;
+- ``decay``: ``0.5 ** (age / half_life)`` with the age counted from the
+  query's ``as_of`` back to the memory's ``observed_at`` (1.0 for evergreen
+  records and for anything observed after ``as_of``); it scales relevance
+  as ``relevance * ((1 - decay_weight) + decay_weight * decay)``, so an old
+  but exact memory still beats a fresh vague one;
+- ``min_score``: candidates whose relevance (before decay) is below it are
+  never offered, whatever else matches;
+- MMR (``mmr_lambda``): greedy selection trading score against the largest
+  term-set overlap with what is already selected, so near-duplicates do not
+  fill the budget.
+"""
+from __future__ import annotations
+
+import math
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any, Mapping, Sequence
+
+DAY = 86400.0
+
+
+@dataclass(frozen=True)
+class RankConfig:
+    """``[filters.recall.rank]``: how candidates are scored (see the module docstring)."""
+
+    k1: float = 1.2  # BM25 term-frequency saturation
+    b: float = 0.35  # BM25 length normalisation (short statements: low)
+    half_life_days: float = 30.0  # temporal decay from observed_at to the query's as_of
+    decay_weight: float = 0.1  # share of relevance that decays (0: no decay, 1: all of it)
+    mmr_lambda: float = 0.7  # MMR trade-off: 1 = score only, 0 = diversity only
+    min_score: float = 0.05  # relevance floor (lexical/fused, before decay) for any result
+    vector_weight: float = 0.35  # fusion weight of embeddings when the extra is installed
+    prf_docs: int = 0  # pseudo-relevance feedback: expand the query from this many top documents (0: off)
+    prf_terms: int = 6  # ...with this many of their terms
+    prf_weight: float = 0.3  # ...each weighted this much relative to a query term
+    context_weight: float = 0.3  # weight of a neighbouring event's terms in a document (0: own text only)
+
+    def validate(self, path: str) -> None:
+        from ctxproxy.config import ConfigError
+
+        checks = (("k1", self.k1 >= 0), ("b", 0 <= self.b <= 1), ("half_life_days", self.half_life_days > 0),
+                  ("decay_weight", 0 <= self.decay_weight <= 1), ("mmr_lambda", 0 <= self.mmr_lambda <= 1),
+                  ("min_score", 0 <= self.min_score <= 1), ("vector_weight", 0 <= self.vector_weight <= 1),
+                  ("prf_docs", self.prf_docs >= 0), ("prf_terms", self.prf_terms >= 0),
+                  ("prf_weight", self.prf_weight >= 0),
+                  ("context_weight", 0 <= self.context_weight <= 1))
+        for key, ok in checks:
+            if not ok:
+                raise ConfigError(f"{path}.{key}: out of range ({getattr(self, key)!r})")
+
+
+@dataclass(slots=True)
+class Scored:
+    cand: Any  # store.memory_index.Candidate (or a session hit of the same shape)
+    lexical: float = 0.0
+    vector: float | None = None
+    decay: float = 1.0
+    relevance: float = 0.0
+    score: float = 0.0
+    mmr: float = 0.0
+    termset: frozenset = field(default_factory=frozenset)
+
+    def parts(self) -> dict[str, float]:
+        out = {"lexical": round(self.lexical, 4), "decay": round(self.decay, 4), "mmr": round(self.mmr, 4)}
+        if self.vector is not None:
+            out["vector"] = round(self.vector, 4)
+        return out
+
+
+def idf(n_docs: int, df: int) -> float:
+    return math.log(1.0 + (n_docs - df + 0.5) / (df + 0.5))
+
+
+def bm25(cands: Sequence[Any], weights: Mapping[str, float], substrings: Sequence[str], n_docs: int,
+         avg_len: float, cfg: RankConfig, df: Mapping[str, int] | None = None) -> tuple[list[float], float]:
+    """BM25 of each candidate for the weighted query terms (and substrings,
+    counted in the raw statement) and the query's ceiling. A document's terms are its own plus its neighbours'
+    (``ctx``) at ``context_weight`` (BM25F-style: weighted frequencies and
+    length). Document frequencies are counted among the candidates: they are
+    every visible document holding any query term. ``avg_len`` is the
+    weighted average length. ``df``: document frequencies the index counted
+    among all visible documents (when it passed on only the best of them)."""
+    cw = cfg.context_weight
+    # Counted with str.count on " term " in the space-joined terms: C speed, and
+    # only for the query's terms (a candidate's full term counts are never built).
+    own = [" " + c.terms + " " for c in cands]
+    ctx = [" " + c.ctx + " " if cw and c.ctx else "" for c in cands]
+    tfs: dict[str, list[float]] = {}
+    for t in weights:
+        needle = " " + t + " "
+        tfs[t] = [o.count(needle) + (cw * x.count(needle) if x else 0.0) for o, x in zip(own, ctx)]
+    subs = [s.lower() for s in substrings]
+    lowered = [c.statement.lower() for c in cands] if subs else []
+    for sub in subs:
+        tfs["\x00" + sub] = [low.count(sub) for low in lowered]
+    n_docs = max(n_docs, len(cands), 1)
+    avg_len = avg_len or 1.0
+    k1, b = cfg.k1, cfg.b
+    qw = {**weights, **{"\x00" + sub: 1.0 for sub in subs}}
+    idfs = {t: idf(n_docs, df[t] if df is not None and t in df else sum(1 for f in tfs[t] if f)) * qw[t]
+            for t in tfs}
+    ceiling = sum(idfs.values()) * (k1 + 1) or 1.0
+    scores = []
+    for i, cand in enumerate(cands):
+        norm = k1 * (1 - b + b * ((cand.nterms + cw * cand.nctx) or 1) / avg_len)
+        s = 0.0
+        for t, w in idfs.items():
+            f = tfs[t][i]
+            if f:
+                s += w * f * (k1 + 1) / (f + norm)
+        scores.append(s)
+    return scores, ceiling
+
+
+def decay(observed_at: float, as_of: float, evergreen: bool, half_life_days: float) -> float:
+    if evergreen or not observed_at:
+        return 1.0
+    age = max(0.0, as_of - observed_at) / DAY
+    return 0.5 ** (age / half_life_days)
+
+
+def feedback_terms(scored: Sequence[Scored], query: Mapping[str, float], n_docs: int, cfg: RankConfig
+                   ) -> dict[str, float]:
+    """Pseudo-relevance feedback: the terms that weigh most (tf·idf) in the
+    top documents above the floor and not in the query, with ``prf_weight``
+    (document frequencies among the candidates)."""
+    top = [s for s in sorted(scored, key=lambda s: -s.score) if s.relevance >= cfg.min_score][: cfg.prf_docs]
+    if cfg.prf_docs <= 0 or cfg.prf_terms <= 0 or not top:
+        return {}
+    df: Counter = Counter()
+    for s in scored:
+        df.update(set(s.cand.terms.split()))
+    pool: Counter = Counter()
+    for s in top:
+        for t, f in Counter(s.cand.terms.split()).items():
+            if t not in query and len(t) > 2 and not t.isdigit():
+                pool[t] += f * idf(n_docs, df[t])
+    return {t: cfg.prf_weight for t, _ in pool.most_common(cfg.prf_terms)}
+
+
+def score(cands: Sequence[Any], weights: Mapping[str, float], substrings: Sequence[str], n_docs: int,
+          avg_len: float, as_of: float, cfg: RankConfig, vectors: Sequence[float] | None = None,
+          df: Mapping[str, int] | None = None) -> list[Scored]:
+    lex, ceiling = bm25(cands, weights, substrings, n_docs, avg_len, cfg, df)
+    out = []
+    w = cfg.vector_weight if vectors is not None else 0.0
+    for i, cand in enumerate(cands):
+        s = Scored(cand, lexical=min(1.0, lex[i] / ceiling))
+        s.vector = vectors[i] if vectors is not None else None
+        s.relevance = (1 - w) * s.lexical + w * max(0.0, s.vector or 0.0)
+        s.decay = decay(cand.observed_at, as_of, cand.evergreen, cfg.half_life_days)
+        s.score = s.relevance * ((1 - cfg.decay_weight) + cfg.decay_weight * s.decay)
+        out.append(s)
+    return out
+
+
+def mmr(scored: Sequence[Scored], k: int, lam: float) -> list[Scored]:
+    """Greedy maximal marginal relevance over the best-scored (scores scaled
+    to the top one; similarity = term-set Jaccard)."""
+    pool = sorted(scored, key=lambda s: (-s.score, s.cand.memory_id))[: max(k * 4, 20)]
+    if not pool:
+        return []
+    for s in pool:
+        s.termset = frozenset(s.cand.terms.split())
+    top = pool[0].score or 1.0
+    chosen: list[Scored] = []
+    while pool and len(chosen) < k:
+        best, best_value = 0, -math.inf
+        for i, s in enumerate(pool):
+            sim = max((_jaccard(s.termset, c.termset) for c in chosen), default=0.0)
+            value = lam * (s.score / top) - (1 - lam) * sim
+            if value > best_value:
+                best, best_value = i, value
+        pick = pool.pop(best)
+        pick.mmr = best_value
+        chosen.append(pick)
+    return chosen
+
+
+def _jaccard(a: frozenset, b: frozenset) -> float:
+    if not a or not b:
+        return 0.0
+    inter = len(a & b)
+    return inter / (len(a) + len(b) - inter)

@@ -1,0 +1,253 @@
+"""The per-session index: each turn's redacted user and assistant text.
+
+One SQLite file, ``<data_dir>/recall/sessions.db``, derived like the memory
+index (a cache: ``forget`` erases from it, ``erase_free_pages`` scrubs it):
+
+- ``sessions``: one row per session the proxy saw — its tenant, user,
+  project and parent. The first turn of a session fixes them (first write
+  wins), and a parent is kept only when it is a session already known for
+  the same tenant and the same user: a forged ``X-Ctx-Parent-Session``
+  naming someone else's session, or re-parenting an existing session, links
+  nothing;
+- ``turns``: a row per turn and role (``user``, ``assistant``, ``tool``)
+  with the visibility columns (tenant, session, user, project, purpose) and
+  FTS5 tables over its terms and its trigrams, as for memories.
+
+A session tree is a session, its ancestors and its descendants, all of the
+same user. Search sees the caller's tree by default; ``widen`` may be
+``same_user`` (every session of the user) or ``same_project`` (the user's
+sessions in the project) — never another tenant, never another user.
+"""
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import Any, Iterable, Sequence
+
+from .memory_index import Candidate, Stats
+from .memory_terms import fts_query, terms
+from .sqlite_index import SQLiteFile, Viewer, acl_token, attach, placeholders
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta(k TEXT PRIMARY KEY, v);
+CREATE TABLE IF NOT EXISTS sessions(
+    tenant TEXT NOT NULL, session TEXT NOT NULL, parent TEXT NOT NULL, user TEXT NOT NULL,
+    project TEXT NOT NULL, first_seen REAL NOT NULL, PRIMARY KEY(tenant, session));
+CREATE INDEX IF NOT EXISTS sessions_parent ON sessions(tenant, parent);
+CREATE INDEX IF NOT EXISTS sessions_user ON sessions(tenant, user, project);
+CREATE TABLE IF NOT EXISTS turns(
+    rowid INTEGER PRIMARY KEY,
+    tenant TEXT NOT NULL, session TEXT NOT NULL, turn_id TEXT NOT NULL, role TEXT NOT NULL,
+    user TEXT NOT NULL, project TEXT NOT NULL, purpose TEXT NOT NULL, observed_at REAL NOT NULL,
+    text TEXT NOT NULL, terms TEXT NOT NULL, nterms INTEGER NOT NULL, acl TEXT NOT NULL,
+    UNIQUE(tenant, session, turn_id, role));
+CREATE INDEX IF NOT EXISTS turns_scope ON turns(tenant, session);
+CREATE INDEX IF NOT EXISTS turns_user ON turns(tenant, user);
+CREATE VIRTUAL TABLE IF NOT EXISTS turns_terms USING fts5(
+    terms, acl, content='turns', content_rowid='rowid', tokenize="unicode61 remove_diacritics 0 tokenchars '_'");
+CREATE VIRTUAL TABLE IF NOT EXISTS turns_tri USING fts5(
+    text, content='turns', content_rowid='rowid', tokenize='trigram');
+CREATE TRIGGER IF NOT EXISTS turns_ai AFTER INSERT ON turns BEGIN
+    INSERT INTO turns_terms(rowid, terms, acl) VALUES (new.rowid, new.terms, new.acl);
+    INSERT INTO turns_tri(rowid, text) VALUES (new.rowid, new.text);
+END;
+CREATE TRIGGER IF NOT EXISTS turns_ad AFTER DELETE ON turns BEGIN
+    INSERT INTO turns_terms(turns_terms, rowid, terms, acl) VALUES ('delete', old.rowid, old.terms, old.acl);
+    INSERT INTO turns_tri(turns_tri, rowid, text) VALUES ('delete', old.rowid, old.text);
+END;
+"""
+FTS_TABLES = ("turns_terms", "turns_tri")
+WIDEN = ("tree", "same_user", "same_project")
+MAX_TURN_CHARS = 20000  # of one role's text in one turn
+MAX_TREE = 256  # sessions in one tree (a bound on the IN list)
+MAX_CANDIDATES = 2000  # turns of one tree; document frequencies are counted among them
+
+
+class SessionIndex:
+    name = "recall.sessions"
+
+    def __init__(self, path: str | Path):
+        self.file = SQLiteFile(path, SCHEMA)
+
+    @classmethod
+    def open(cls, data_dir: str | Path, store: Any = None) -> "SessionIndex":
+        return attach(cls, Path(data_dir) / "recall" / "sessions.db", store)
+
+    def generation(self) -> int:
+        return int(self.file.meta("forgets", 0) or 0)
+
+    # -- sessions and trees ----------------------------------------------------------
+    def note_session(self, tenant: str, session: str, user: str, project: str = "", parent: str = "",
+                     now: float | None = None) -> None:
+        """Record a session at its first turn (later calls change nothing)."""
+        if not tenant or not session:
+            return
+        con = self.file.db()
+        if parent and not self._may_parent(tenant, parent, user, session):
+            parent = ""
+        con.execute("INSERT OR IGNORE INTO sessions(tenant, session, parent, user, project, first_seen) "
+                    "VALUES (?,?,?,?,?,?)", (tenant, session, parent, user, project,
+                                             time.time() if now is None else now))
+
+    def _may_parent(self, tenant: str, parent: str, user: str, session: str) -> bool:
+        if parent == session:
+            return False
+        row = self.file.db().execute("SELECT user FROM sessions WHERE tenant = ? AND session = ?",
+                                     (tenant, parent)).fetchone()
+        return row is not None and row[0] == user
+
+    def tree(self, tenant: str, session: str, user: str, parent: str = "") -> tuple[str, ...]:
+        """The session, its ancestors and descendants — only sessions of ``user``.
+        A session not recorded yet counts ``parent`` as its own if that may be
+        its parent (what ``note_session`` will record)."""
+        if not tenant or not session:
+            return ()
+        con = self.file.db()
+        row = con.execute("SELECT parent, user FROM sessions WHERE tenant = ? AND session = ?",
+                          (tenant, session)).fetchone()
+        if row is not None and row[1] != user:
+            return ()  # someone else's session id: nothing of it is this caller's
+        start_parent = row[0] if row is not None else (parent if parent and self._may_parent(
+            tenant, parent, user, session) else "")
+        up = con.execute(
+            "WITH RECURSIVE up(s, n) AS (SELECT ?, 0 UNION SELECT p.parent, up.n + 1 FROM sessions p JOIN up "
+            "ON p.tenant = ? AND p.session = up.s WHERE p.parent != '' AND p.user = ? AND up.n < ?) "
+            "SELECT s FROM up", (start_parent, tenant, user, MAX_TREE)).fetchall() if start_parent else []
+        down = con.execute(
+            "WITH RECURSIVE down(s, n) AS (SELECT ?, 0 UNION SELECT c.session, down.n + 1 FROM sessions c JOIN down "
+            "ON c.tenant = ? AND c.parent = down.s WHERE c.user = ? AND down.n < ?) SELECT s FROM down LIMIT ?",
+            (session, tenant, user, MAX_TREE, MAX_TREE)).fetchall()
+        out = dict.fromkeys([session, *(r[0] for r in down), *(r[0] for r in up)])
+        owners = self._owned(tenant, user, [s for s in out if s != session])
+        return tuple(s for s in out if s == session or s in owners)[:MAX_TREE]
+
+    def _owned(self, tenant: str, user: str, sessions: list[str]) -> set[str]:
+        if not sessions:
+            return set()
+        rows = self.file.db().execute(
+            f"SELECT session FROM sessions WHERE tenant = ? AND user = ? AND session IN ({placeholders(sessions)})",
+            (tenant, user, *sessions)).fetchall()
+        return {r[0] for r in rows}
+
+    def visible_sessions(self, viewer: Viewer, session: str, widen: str = "tree", parent: str = "") -> tuple[str, ...]:
+        """The sessions ``viewer`` may search from ``session``: its tree, or
+        wider by explicit config (``same_user``, ``same_project``)."""
+        tree = self.tree(viewer.tenant, session, viewer.user, parent) if session else ()
+        if widen == "tree" or not viewer.user:
+            return tree
+        sql = "SELECT session FROM sessions WHERE tenant = ? AND user = ?"
+        params: list[Any] = [viewer.tenant, viewer.user]
+        if widen == "same_project":
+            sql += " AND project = ?"
+            params.append(viewer.project)
+        sql += " ORDER BY first_seen DESC LIMIT ?"
+        params.append(MAX_TREE)
+        rows = self.file.db().execute(sql, params).fetchall()
+        return tuple(dict.fromkeys([*tree, *(r[0] for r in rows)]))[:MAX_TREE]
+
+    def owner(self, tenant: str, session: str) -> str | None:
+        """The user a session is recorded for (None: not known)."""
+        row = self.file.db().execute("SELECT user FROM sessions WHERE tenant = ? AND session = ?",
+                                     (tenant, session)).fetchone()
+        return None if row is None else row[0]
+
+    def sessions_of(self, tenant: str, user: str) -> tuple[str, ...]:
+        rows = self.file.db().execute("SELECT session FROM sessions WHERE tenant = ? AND user = ? "
+                                      "ORDER BY first_seen DESC LIMIT ?", (tenant, user, MAX_TREE)).fetchall()
+        return tuple(r[0] for r in rows)
+
+    # -- turns -----------------------------------------------------------------------
+    def add_turn(self, tenant: str, session: str, turn_id: str, texts: Iterable[tuple[str, str]], *,
+                 user: str = "", project: str = "", purpose: str = "", observed_at: float | None = None) -> int:
+        """Index one turn's texts (``(role, text)``); a replayed turn replaces its rows."""
+        when = time.time() if observed_at is None else observed_at
+        con = self.file.db()
+        n = 0
+        con.execute("BEGIN IMMEDIATE")
+        try:
+            for role, text in texts:
+                text = text[:MAX_TURN_CHARS]
+                if not text.strip():
+                    continue
+                found = terms(text)
+                con.execute("DELETE FROM turns WHERE tenant = ? AND session = ? AND turn_id = ? AND role = ?",
+                            (tenant, session, turn_id, role))
+                con.execute("INSERT INTO turns(tenant, session, turn_id, role, user, project, purpose, observed_at, "
+                            "text, terms, nterms, acl) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
+                            (tenant, session, turn_id, role, user, project, purpose, when, text,
+                             " ".join(found), len(found), acl_token("t", tenant)))
+                n += 1
+            con.execute("COMMIT")
+        except BaseException:
+            con.execute("ROLLBACK")
+            raise
+        return n
+
+    def search(self, viewer: Viewer, words: Sequence[str], substrings: Sequence[str] = (), *,
+               sessions: Sequence[str], limit: int = MAX_CANDIDATES) -> tuple[list[Candidate], Stats]:
+        """Turns of ``sessions`` (already the viewer's tree) holding any of
+        ``words``/``substrings``, as candidates; the viewer's user and purpose
+        are checked again on every row."""
+        sessions = tuple(sessions)[:MAX_TREE]
+        if not viewer.known or not sessions or (not words and not substrings):
+            return [], Stats(0, 0.0)
+        where = (f"t.tenant = ? AND t.session IN ({placeholders(sessions)}) AND t.user = ? "
+                 "AND t.purpose IN ('', ?)")
+        params = [viewer.tenant, *sessions, viewer.user, viewer.purpose]
+        con = self.file.db()
+        cols = "t.turn_id, t.role, t.session, t.user, t.project, t.purpose, t.observed_at, t.text, t.terms, t.nterms"
+        rows: dict[tuple, tuple] = {}
+        if words:
+            match = f'acl : "{acl_token("t", viewer.tenant)}" AND terms : ({fts_query(list(words))})'
+            for row in con.execute(f"SELECT {cols} FROM turns t WHERE t.rowid IN (SELECT rowid FROM turns_terms "
+                                   f"WHERE turns_terms MATCH ?) AND {where} LIMIT ?", (match, *params, limit)):
+                rows[(row[2], row[0], row[1])] = row
+        subs = [s for s in substrings if len(s) >= 3]
+        if subs and len(rows) < limit:
+            match = " OR ".join('"' + s.replace('"', '""') + '"' for s in subs)
+            for row in con.execute(f"SELECT {cols} FROM turns t WHERE t.rowid IN (SELECT rowid FROM turns_tri "
+                                   f"WHERE turns_tri MATCH ?) AND {where} LIMIT ?", (match, *params, limit)):
+                rows.setdefault((row[2], row[0], row[1]), row)
+        n, avg = con.execute(f"SELECT COUNT(*), AVG(t.nterms) FROM turns t WHERE {where}", params).fetchone()
+        out = [Candidate(memory_id=f"turn:{r[0]}:{r[1]}", external_id="", kind="event", origin=r[1],
+                         project=r[4], user=r[3], session=r[2], purpose=r[5], sensitivity=1, observed_at=r[6],
+                         evergreen=False, confidence=1.0, evidence_ref=f"session:{r[2]}/turn:{r[0]}",
+                         statement=r[7], terms=r[8], nterms=r[9], source="session") for r in rows.values()]
+        return out, Stats(int(n or 0), float(avg or 0.0))
+
+    # -- forgetting (store.derived) ----------------------------------------------------
+    def forget(self, tenant: str, subject: dict, memory_ids: Sequence[str] = ()) -> dict[str, int]:
+        con = self.file.db()
+        turns = sessions = 0
+        con.execute("BEGIN IMMEDIATE")
+        try:
+            if subject.get("session"):
+                s = str(subject["session"])
+                turns += con.execute("DELETE FROM turns WHERE tenant = ? AND session = ?", (tenant, s)).rowcount
+                sessions += con.execute("DELETE FROM sessions WHERE tenant = ? AND session = ?", (tenant, s)).rowcount
+                con.execute("UPDATE sessions SET parent = '' WHERE tenant = ? AND parent = ?", (tenant, s))
+            if subject.get("user"):
+                u = str(subject["user"])
+                gone = [r[0] for r in con.execute("SELECT session FROM sessions WHERE tenant = ? AND user = ?",
+                                                  (tenant, u))]
+                turns += con.execute("DELETE FROM turns WHERE tenant = ? AND user = ?", (tenant, u)).rowcount
+                sessions += con.execute("DELETE FROM sessions WHERE tenant = ? AND user = ?", (tenant, u)).rowcount
+                for i in range(0, len(gone), 500):
+                    chunk = gone[i:i + 500]
+                    turns += con.execute(f"DELETE FROM turns WHERE tenant = ? AND session IN ({placeholders(chunk)})",
+                                         (tenant, *chunk)).rowcount
+            if subject.get("project"):
+                p = str(subject["project"])
+                turns += con.execute("DELETE FROM turns WHERE tenant = ? AND project = ?", (tenant, p)).rowcount
+            self.file.bump(con, "forgets")
+            con.execute("COMMIT")
+        except BaseException:
+            con.execute("ROLLBACK")
+            raise
+        return {"session_index_turns": turns, "session_index_sessions": sessions}
+
+    def erase_free_pages(self) -> None:
+        self.file.erase_free_pages(FTS_TABLES)
+
+    def close(self) -> None:
+        self.file.close()
