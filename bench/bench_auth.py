@@ -36,7 +36,7 @@ import aiohttp
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from common import LoadMeter, append_results, section_head  # noqa: E402
-from run import (KINDS, REPLY_TEXT, ROOT, Kind, Proc, Target, ctxproxy_argv, free_port, one_request, pct,  # noqa: E402
+from run import (KINDS, REPLY_TEXT, ROOT, cpu_seconds, Kind, Proc, Target, ctxproxy_argv, free_port, one_request, pct,  # noqa: E402
                  shuffled, wait_ready)
 
 CORE = ROOT / "bench" / "core-only.toml"
@@ -166,8 +166,14 @@ async def subprocesses(args: argparse.Namespace) -> tuple[list[Target], str]:
                 async with aiohttp.ClientSession() as a, aiohttp.ClientSession() as b, \
                         aiohttp.ClientSession() as c:
                     direct.session, open_t.session, keys_t.session = a, b, c
+                    own = {} if args.same_process else {open_t.name: procs[0], keys_t.name: procs[1]}
+                    cpu0 = {name: cpu_seconds(p.pid) for name, p in own.items()}
                     await measure([(direct, KINDS), (open_t, KINDS), (keys_t, [keyed(k, key) for k in KINDS])],
                                   args.n // args.pairs, args.warmup)
+                    for t in (open_t, keys_t):  # each process served only its own target's requests
+                        if t.name in own:
+                            t.load_cpu += cpu_seconds(own[t.name].pid) - cpu0[t.name]
+                            t.load_n += (args.n // args.pairs + args.warmup) * len(KINDS)
             finally:
                 for p in procs:
                     p.stop()
@@ -195,9 +201,14 @@ def report(targets: list[Target], how: str, meter: LoadMeter) -> str:
                     + f" | {k / o:.3f} | " + "".join(f"{p50[n] / o:.3f} | " for n in extra)
                     + f"{o - d:.3f} / {k - d:.3f} | {(k - d) / max(o - d, 1e-9):.3f} |")
     n = len(by["direct"].lat[KINDS[0].name])
+    cpu = ""
+    if by["open"].load_n and by["keys"].load_n:  # CPU per request: what a busy machine hardly moves
+        o, k = (by[m].load_cpu * 1e6 / by[m].load_n for m in ("open", "keys"))
+        cpu = (f"CPU per request of the proxy process (utime+stime over its requests): open {o:.0f} µs, "
+               f"keys {k:.0f} µs, ratio {k / o:.3f}.\n\n")
     return (section_head("auth: keys vs open") + f"\n{n} requests per target and kind at concurrency 1, {how}, "
             "core pipeline (`bench/core-only.toml`), the key in `X-Ctx-Key`.\n\n"
-            + "\n".join(rows) + "\n\n" + meter.summary() + "\n")
+            + "\n".join(rows) + "\n\n" + cpu + meter.summary() + "\n")
 
 
 async def amain(args: argparse.Namespace) -> None:
