@@ -217,7 +217,8 @@ class Turn:
         each filter's state passes on, the filter says (``successor_state``)."""
         t = Turn(api=self.api, route=self.route, path=self.path, headers=self.headers, request=self.request,
                  tokens=self.tokens, services=self.services, identity=self.identity,
-                 tenant_fixed=self.tenant_fixed, streamed=self.streamed, segments=self.segments,
+                 tenant_fixed=self.tenant_fixed, principal=self.principal, streamed=self.streamed,
+                 segments=self.segments,
                  successor_of=self.turn_id, pipeline=self.pipeline)
         if self.pipeline is not None:
             for f in self.pipeline.carriers:

@@ -44,7 +44,7 @@ next turn renders it again without them.
 
 Goal: the ``X-Ctx-Goal`` header when the agent sends one, else the first
 user turn of the session's first conversation (reminder blocks removed). The
-header is redacted (``redact:apply``, when redact runs) before anything keeps
+header is redacted (``turn.redact_added``, when redact runs) before anything keeps
 it: it is stored in the session record and the checkpoint, and reaches the
 model in the checkpoint.
 

@@ -107,6 +107,7 @@ class Transport(Protocol):
 
 _CREDENTIALS = frozenset({"authorization", "x-api-key"})
 
+
 def _hop_by_hop(headers: Any) -> frozenset[str]:
     """The standard hop-by-hop headers plus any the Connection header names."""
     named = headers.get("connection")

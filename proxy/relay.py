@@ -52,7 +52,7 @@ class Relay:
     """The HTTP edge: holds the engine and its transport; ``handle`` serves one request."""
 
     def __init__(self, session: aiohttp.ClientSession, engine: Engine):
-        self.session = session  # also the WebSocket edge's, for ws_connect
+        self.session = session
         self.transport = SessionTransport(session)
         if engine.transport is None:  # the default: the pooled session (a test may give its own)
             engine.transport = self.transport

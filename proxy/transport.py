@@ -8,7 +8,7 @@ the boundary, so the engine and the edges never name aiohttp's exceptions.
 from __future__ import annotations
 
 import asyncio
-from typing import AsyncIterator
+from typing import Any, AsyncIterator
 
 import aiohttp
 from yarl import URL
@@ -74,6 +74,17 @@ class SessionTransport:
             raise translate_upstream(exc, "connecting") from None
         self.reading.add(resp)
         return SessionUpstream(resp, self)
+
+    async def connect_ws(self, url: URL, headers: Any) -> aiohttp.ClientWebSocketResponse:
+        """The provider's WebSocket (Responses over WebSocket), from the same pool.
+        A refusal raises ``aiohttp.WSServerHandshakeError`` (the edge passes it
+        on as it came); other failures ``UpstreamError``."""
+        try:
+            return await self.session.ws_connect(url, headers=headers, autoping=True, max_msg_size=0)
+        except aiohttp.WSServerHandshakeError:
+            raise
+        except (aiohttp.ClientError, asyncio.TimeoutError) as exc:
+            raise translate_upstream(exc, "connecting") from None
 
     async def cut(self) -> None:
         """At shutdown, end every upstream exchange now: a body being read fails

@@ -29,7 +29,7 @@ from yarl import URL
 from .adapters.base import loads
 from .adapters.openai_responses import OPENS, WS_CREATE, WS_MODEL_EVENTS, ws_error_frame, ws_lane
 from .engine import HOP_BY_HOP, FrameTurn, upstream_headers, upstream_url
-from .errors import error_response, translate_upstream
+from .errors import UpstreamError, error_response
 from .relay import Relay
 from .routing import Match
 
@@ -67,11 +67,10 @@ async def handle_ws(request: web.Request, match: Match, relay: Relay) -> web.Str
     url = URL(upstream_url(match, f"?{qs}" if qs else ""), encoded=True)
     url = url.with_scheme("wss" if url.scheme == "https" else "ws")
     try:
-        upstream = await relay.session.ws_connect(url, headers=headers, autoping=True, max_msg_size=0)
+        upstream = await relay.transport.connect_ws(url, headers)
     except aiohttp.WSServerHandshakeError as exc:  # the provider said no: say the same, at once
         return _refusal(exc)
-    except (aiohttp.ClientError, asyncio.TimeoutError) as exc:
-        err = translate_upstream(exc, "connecting")
+    except UpstreamError as err:
         return error_response("responses", err.status, err.message)
     try:
         await client.prepare(request)

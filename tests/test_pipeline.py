@@ -252,3 +252,71 @@ def test_an_undone_optional_filter_replays_the_commits_before_it(store):
     content = orjson.loads(t.request.to_bytes())["messages"][0]["content"]
     assert content.endswith("[rec]\n\nA") and "HALF-EDIT" not in content
     assert t.degraded == ["bad"] and store.sessions.get("default", "s1") == {"rec": "on disk"}
+
+
+# -- the declared contracts: report, successor_state, on_response_id -------------------------
+
+
+class Counting(Filter):
+    """Keeps a count in its own state, reports it, passes half of it on to a successor,
+    and remembers the response ids it heard."""
+
+    def __init__(self, name, broken_report=False):
+        self.name, self.broken_report, self.heard = name, broken_report, []
+
+    def on_request(self, t):
+        t.state[self.name] = {"requests": 1, "answers": 0}
+
+    def report(self, t):
+        if self.broken_report:
+            raise ValueError("cannot report")
+        return {f"{self.name}_requests": t.state[self.name]["requests"], "shared": self.name}
+
+    def successor_state(self, st):
+        return {"requests": st["requests"], "answers": 0}  # the request's part stands, the answer's is new
+
+    def on_response_id(self, t, rid):
+        self.heard.append((t.turn_id, rid))
+
+
+class Silent(Filter):
+    name = "silent"
+
+    def on_request(self, t):
+        t.state[self.name] = "mine alone"
+
+
+def test_reports_are_merged_in_chain_order_and_a_failing_one_degrades():
+    a, b, broken = Counting("a"), Counting("b"), Counting("broken", broken_report=True)
+    t = turn()
+    p = Pipeline([a, Silent(), broken, b])
+    p.run_request(t)
+    assert p.reports(t) == {"a_requests": 1, "b_requests": 1, "shared": "b"}  # a later filter's key wins
+    assert t.degraded == ["broken"]
+
+
+def test_a_successor_inherits_only_what_each_filter_declares():
+    a = Counting("a")
+    t = turn()
+    p = Pipeline([a, Silent()])
+    p.run_request(t)
+    t.state["a"]["answers"] = 3
+    t.segments.append("an offered segment")
+    s = t.successor()
+    assert s.turn_id != t.turn_id and s.successor_of == t.turn_id and s.pipeline is p
+    assert s.state == {"a": {"requests": 1, "answers": 0}}  # "silent" declares nothing: nothing passes
+    assert s.segments is t.segments and s.identity == t.identity
+
+
+def test_the_response_id_reaches_every_hook_once_and_a_successor_hears_its_own():
+    a = Counting("a")
+    t = turn()
+    p = Pipeline([a])
+    p.run_request(t)
+    t.note_response_id("resp_1")
+    t.note_response_id("resp_again")  # the first id stands
+    s = t.successor()
+    s.note_response_id("resp_2")
+    assert a.heard == [(t.turn_id, "resp_1"), (s.turn_id, "resp_2")]
+    assert t.response_id == "resp_1" and s.response_id == "resp_2"
+    assert Pipeline([a], request_only=True).id_hooks == ()  # auxiliary calls have no answer to name
