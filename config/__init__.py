@@ -2,6 +2,7 @@
 from .schema import (
     ADMIN_TOKEN_ENV,
     Config,
+    MitmConfig,
     PipelineConfig,
     RouteConfig,
     ServerConfig,
@@ -13,6 +14,6 @@ from .schema import (
 from .typed import ConfigError, parse_section
 
 __all__ = [
-    "ADMIN_TOKEN_ENV", "Config", "ConfigError", "PipelineConfig", "RouteConfig", "ServerConfig",
+    "ADMIN_TOKEN_ENV", "Config", "ConfigError", "MitmConfig", "PipelineConfig", "RouteConfig", "ServerConfig",
     "StoreConfig", "UpstreamConfig", "default_config_text", "load_config", "parse_section",
 ]

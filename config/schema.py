@@ -93,6 +93,25 @@ class RouteConfig:
 
 
 @dataclass(frozen=True)
+class MitmConfig:
+    """``ctxproxy mitm`` (transparent mode): where it listens, what it intercepts."""
+    host: str = "127.0.0.1"  # loopback by default, like serve
+    port: int = 8789
+    confdir: str = ""  # its CA and mitmproxy's own files; default <data_dir>/mitm
+    hosts: tuple[str, ...] = ("chatgpt.com",)  # intercepted besides the routes' upstream hosts
+    upstream_ca: str = ""  # PEM bundle providers are verified against; default the certifi store
+    pinned_passthrough: bool = True  # a client that refused our certificate for a host is passed through after
+    http2: bool = True  # offer HTTP/2 to clients and providers
+
+    def validate(self, path: str) -> None:
+        if not 0 <= self.port <= 65535:
+            raise ConfigError(f"{path}.port: expected 0..65535, got {self.port}")
+        for i, h in enumerate(self.hosts):
+            if not h or any(c in h for c in "/: \t"):
+                raise ConfigError(f"{path}.hosts[{i}]: expected a host name like 'chatgpt.com', got {h!r}")
+
+
+@dataclass(frozen=True)
 class AuthConfig:
     mode: Literal["open", "keys"] = "open"  # keys: every proxied call presents a proxy key naming its principal
     failure_limit: int = 30  # failed key checks a peer address may make per minute; more are answered 429
@@ -169,6 +188,7 @@ class Config:
     store: StoreConfig = field(default_factory=StoreConfig)
     routes: Mapping[str, RouteConfig] = field(default_factory=dict)
     pipeline: PipelineConfig = field(default_factory=PipelineConfig)
+    mitm: MitmConfig = field(default_factory=MitmConfig)
     auth: AuthConfig = field(default_factory=AuthConfig)
     tenants: Mapping[str, TenantConfig] = field(default_factory=dict)
     filters: Mapping[str, Any] = field(default_factory=dict)  # each filter parses its own table
@@ -199,7 +219,7 @@ class Config:
                                       f"(routes: {', '.join(self.routes)})")
 
 
-_TOP_KEYS = {"server", "upstream", "store", "routes", "pipeline", "filters", "memory", "auth", "tenants"}
+_TOP_KEYS = {"server", "upstream", "store", "routes", "pipeline", "mitm", "filters", "memory", "auth", "tenants"}
 
 
 def default_config_text() -> str:
@@ -256,10 +276,20 @@ def apply_overrides(cfg: Config, **o: Any) -> Config:
     return replace(cfg, server=server, routes=routes)
 
 
+def replace_mitm(cfg: Config, **o: Any) -> Config:
+    """``ctxproxy mitm``'s flag overrides (``host``, ``port``) of ``[mitm]``."""
+    changes = {k: v for k, v in o.items() if v is not None}
+    if not changes:
+        return cfg
+    mitm = replace(cfg.mitm, **changes)
+    mitm.validate("mitm")
+    return replace(cfg, mitm=mitm)
+
+
 def _merge(base: dict, user: dict) -> dict:
     out = dict(base)
     for key, value in user.items():
-        if key in ("server", "upstream", "store", "pipeline", "auth") and isinstance(value, dict) and isinstance(out.get(key), dict):
+        if key in ("server", "upstream", "store", "pipeline", "mitm", "auth") and isinstance(value, dict) and isinstance(out.get(key), dict):
             out[key] = {**out[key], **value}
         elif key in ("routes", "filters", "tenants") and isinstance(value, dict) and isinstance(out.get(key), dict):
             out[key] = {**out[key], **value}

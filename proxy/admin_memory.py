@@ -29,7 +29,7 @@ from ctxproxy.store import forget as forgetting
 from ctxproxy.store.errors import RevisionConflict, StoreError
 from ctxproxy.store.memory_records import KINDS, STATUSES
 
-from .admin import admin_route, required_store, tenant_of
+from .admin import admin_principal, admin_route, required_store, tenant_of
 
 MAX_BATCH = 1000
 CREATED_BY = "admin-api"
@@ -87,7 +87,7 @@ async def _body(request: web.Request, *, array: bool = False) -> Any:
 
 
 def gate_of(request: web.Request, store: Any) -> Any:
-    from .server import APP_STATE
+    from .app_state import APP_STATE
 
     services = request.app[APP_STATE].services
     gate = services.get("memory_gate")
@@ -95,6 +95,13 @@ def gate_of(request: web.Request, store: Any) -> Any:
         g = _gate_module()
         gate = services["memory_gate"] = g.MemoryGate(store, g.GateConfig.from_config(services.get("config")))
     return gate
+
+
+def _by(request: web.Request) -> str:
+    """Who writes: the tenant admin key (``key:<id>``), else the operator's admin API."""
+    principal = admin_principal(request)
+    key_id = getattr(principal, "key_id", "") if principal is not None else ""
+    return f"key:{key_id}" if key_id else CREATED_BY
 
 
 def _tenant(request: web.Request, body: Any) -> str:
@@ -145,7 +152,7 @@ def _answers(handler: Any) -> Any:
 async def create_memory(request: web.Request, store: Any) -> web.Response:
     body = await _body(request)
     tenant = _tenant(request, body)
-    out = await asyncio.to_thread(gate_of(request, store).write, tenant, body, created_by=CREATED_BY)
+    out = await asyncio.to_thread(gate_of(request, store).write, tenant, body, created_by=_by(request))
     return _outcome(out)
 
 
@@ -160,7 +167,7 @@ async def create_memories(request: web.Request, store: Any) -> web.Response:
     for i, item in enumerate(items):
         if isinstance(item, dict) and "tenant" in item:
             raise _bad_field(f"[{i}].tenant", "give the tenant once, as ?tenant= (a batch has one tenant)")
-    results = await asyncio.to_thread(gate_of(request, store).write_many, tenant, items, created_by=CREATED_BY)
+    results = await asyncio.to_thread(gate_of(request, store).write_many, tenant, items, created_by=_by(request))
     out = []
     for i, r in enumerate(results):
         if isinstance(r, Exception):  # the FieldError of a malformed item
@@ -216,7 +223,7 @@ async def _review(request: web.Request, store: Any, action: str) -> web.Response
     body = await _body(request)
     tenant = _tenant(request, body)
     rev = _revision(body)
-    by = body.pop("by", CREATED_BY)
+    by = body.pop("by", _by(request))
     if not isinstance(by, str) or body:
         raise _bad_field(next(iter(body), "by"), "unknown field" if body else "expected a string")
     gate = gate_of(request, store)
@@ -249,7 +256,7 @@ async def edit_memory(request: web.Request, store: Any) -> web.Response:
     if rev is None and request.headers.get("If-Match", "").strip('"').isdigit():
         rev = int(request.headers["If-Match"].strip('"'))
     out = await asyncio.to_thread(gate_of(request, store).edit, tenant, mid, body, expected_revision=rev,
-                                  by=CREATED_BY)
+                                  by=_by(request))
     return _outcome(out, 200)
 
 

@@ -18,7 +18,7 @@ from .cmd_store import CLIError, nonempty
 COMMAND_MODULES: tuple[str, ...] = ("ctxproxy.proxy.cmd_pruned", "ctxproxy.proxy.cmd_manifest",
                                     "ctxproxy.proxy.cmd_effects", "ctxproxy.proxy.cmd_memory",
                                     "ctxproxy.proxy.cmd_forget", "ctxproxy.proxy.cmd_recall", "ctxproxy.proxy.cmd_demo",
-                                    "ctxproxy.proxy.cmd_keys")
+                                    "ctxproxy.proxy.cmd_keys", "ctxproxy.proxy.cmd_mitm")
 
 
 def _parser() -> argparse.ArgumentParser:

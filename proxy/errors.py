@@ -18,7 +18,8 @@ from typing import Any
 import aiohttp
 from aiohttp import web
 
-from .replies import TURN_HEADER, ProxyError, Reply, UpstreamError, describe, error_reply, family_api
+from .replies import (TURN_HEADER, ProxyError, Reply, UpstreamError, describe, error_reply, family_api,
+                      refusal_reply)
 
 
 class ProxyShuttingDown(aiohttp.ClientConnectionError):
@@ -52,10 +53,7 @@ def error_response(api: str, status: int, message: str, turn_id: str = "") -> we
 
 def refusal_response(refusal: Any, api: str) -> web.Response:
     """An ``auth.Refusal`` (401/403/429) in the caller's format; 429 says when to retry."""
-    resp = error_response(api, refusal.status, f"ctxproxy: {refusal.message}")
-    if refusal.retry_after:
-        resp.headers["Retry-After"] = str(refusal.retry_after)
-    return resp
+    return web_response(refusal_reply(refusal, api))
 
 
 def response_for(exc: BaseException, api: str, turn_id: str = "") -> web.Response:

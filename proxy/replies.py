@@ -12,7 +12,7 @@ edge all go through it, so a refusal reads the same on every way in.
 """
 from __future__ import annotations
 
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from ctxproxy.filters import FilterError
 
@@ -64,4 +64,13 @@ def error_reply(api: str, status: int, message: str, turn_id: str = "") -> Reply
     return Reply(status, headers, ADAPTERS[api].error_bytes(status, message))
 
 
-__all__ = ["TURN_HEADER", "ProxyError", "Reply", "UpstreamError", "describe", "error_reply", "family_api"]
+def refusal_reply(refusal: Any, api: str) -> Reply:
+    """An ``auth.Refusal`` (401/403/429) in the caller's format; 429 says when to retry."""
+    reply = error_reply(api, refusal.status, f"ctxproxy: {refusal.message}")
+    if refusal.retry_after:
+        return reply._replace(headers=reply.headers + (("Retry-After", str(refusal.retry_after)),))
+    return reply
+
+
+__all__ = ["TURN_HEADER", "ProxyError", "Reply", "UpstreamError", "describe", "error_reply", "family_api",
+           "refusal_reply"]

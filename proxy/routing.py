@@ -183,3 +183,6 @@ class Router:
             family = "anthropic" if ("anthropic-version" in headers or "x-api-key" in headers) else "openai"
         route = self.default.get(family) or next(iter(self.default.values()))
         return Match(route, beyond_base(route.base_path, path), api, aux)
+
+
+call_api = _api  # (API, auxiliary) of a path past its route's prefix: for edges that route by host (mitm_hosts)

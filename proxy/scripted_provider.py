@@ -592,14 +592,17 @@ class FakeProvider:
         self.app = self._make_app()
 
     # -- lifecycle
-    async def start(self, host: str = "127.0.0.1", port: int = 0) -> "FakeProvider":
+    async def start(self, host: str = "127.0.0.1", port: int = 0, ssl_context: Any = None,
+                    url_host: str | None = None) -> "FakeProvider":
+        """Listen on ``host:port``; with ``ssl_context``, over TLS (``url`` is then
+        https, naming ``url_host`` — the name its certificate holds — if given)."""
         self._stopping = asyncio.Event()
         self._runner = web.AppRunner(self.app, access_log=None, shutdown_timeout=1.0)
         await self._runner.setup()
-        site = web.TCPSite(self._runner, host, port)
+        site = web.TCPSite(self._runner, host, port, ssl_context=ssl_context)
         await site.start()
         h, p = self._runner.addresses[0][:2]
-        self.url = f"http://{h}:{p}"
+        self.url = f"{'https' if ssl_context is not None else 'http'}://{url_host or h}:{p}"
         return self
 
     async def stop(self) -> None:
@@ -620,7 +623,7 @@ class FakeProvider:
 
     @property
     def ws_url(self) -> str:
-        return self.url.replace("http://", "ws://", 1) + "/v1/responses"
+        return self.url.replace("http", "ws", 1) + "/v1/responses"
 
     # -- scripting and records
     def script(self, *replies: ReplySource) -> "FakeProvider":

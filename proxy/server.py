@@ -119,6 +119,17 @@ def open_services(cfg: Config) -> dict[str, Any]:
     return services
 
 
+def close_services(services: dict[str, Any]) -> None:
+    """The store's background writer (it commits what is queued), then the store."""
+    store = services.get("store")
+    if store is None:
+        return
+    writer = services.get("writer")
+    if writer is not None:
+        writer.close()
+    store.close()
+
+
 def make_app(cfg: Config, services: dict[str, Any] | None = None) -> web.Application:
     # Bodies stay as the client sent them: a pass-through forwards them byte for byte, with
     # their Content-Encoding; the relay decodes a model call's body itself.
@@ -155,13 +166,8 @@ def make_app(cfg: Config, services: dict[str, Any] | None = None) -> web.Applica
                 if engine is not None:
                     await asyncio.to_thread(engine.close)
             finally:  # whatever failed above, queued records still reach the store
-                store = svc.get("store")
-                if store is not None and services is None:
-                    writer = svc.get("writer")
-                    if writer is not None:
-                        await asyncio.to_thread(writer.close)
-                    store.close()
                 if services is None:
+                    await asyncio.to_thread(close_services, svc)
                     await close_telemetry(svc.get("telemetry"))
 
     async def drain(app: web.Application) -> None:
@@ -254,12 +260,7 @@ async def serve_forever(cfg: Config, reuse_port: bool = False, ready: Any = None
             raise ServeError(f"cannot open the store in {cfg.server.data_dir}: {exc}") from None
         except OSError as exc:
             raise ServeError(f"cannot start: {_os_error(exc)}") from None
-        # Start-up objects (modules, vocabularies, rules) live for the whole process:
-        # move them out of the collector's sight, and collect young objects less
-        # often — each request allocates many short-lived dicts while parsing JSON.
-        gc.collect()
-        gc.freeze()
-        gc.set_threshold(20000, 50, 50)
+        settle_heap()
         site = web.TCPSite(runner, cfg.server.host, cfg.server.port, reuse_port=reuse_port or None,
                            backlog=1024)
         try:
@@ -291,6 +292,16 @@ async def serve_forever(cfg: Config, reuse_port: bool = False, ready: Any = None
         await runner.cleanup()
         for sig in installed:
             loop.remove_signal_handler(sig)
+
+
+def settle_heap() -> None:
+    """Once started: start-up objects (modules, vocabularies, rules) live for the
+    whole process, so they move out of the collector's sight, and young objects
+    are collected less often — each request allocates many short-lived dicts
+    while parsing JSON."""
+    gc.collect()
+    gc.freeze()
+    gc.set_threshold(20000, 50, 50)
 
 
 def _os_error(exc: OSError) -> str:

@@ -239,3 +239,41 @@ async def test_start_up_rescans_when_the_rules_changed(make_proxy, tmp_path, mon
         _, listed = await call(http, "GET", f"{p.url}/ctx/v1/memories")
     quarantined = [m for m in listed["memories"] if m["quarantine"]]
     assert [m["memory_id"] for m in quarantined] == [bad.memory_id]
+
+
+KEYS_TOML = """
+[auth]
+mode = "keys"
+"""
+
+
+async def test_tenant_admin_keys_see_only_their_tenant(make_proxy, monkeypatch):
+    """In keys mode a tenant admin key writes and reads its own tenant's memories,
+    whatever ?tenant= says, and another tenant's answer like missing ones."""
+    from ctxproxy.proxy.auth import issue_key
+
+    monkeypatch.setenv("CTXPROXY_ADMIN_TOKEN", TOKEN)
+    p = await make_proxy(KEYS_TOML)
+    store, cfg = p.state.services["store"], p.state.config
+    keys = {t: issue_key(store, cfg, t, admin=True)["key"] for t in ("acme", "globex")}
+    base = f"{p.url}/ctx/v1/memories"
+    async with aiohttp.ClientSession() as http:
+        def auth(t):
+            return {"Authorization": f"Bearer {keys[t]}"}
+
+        status, m = await call(http, "POST", base, params={"tenant": "globex"}, headers=auth("acme"),
+                               json={"statement": "Acme ships on Thursdays."})
+        assert status == 201
+        rec = store.memories.get("acme", m["memory_id"])
+        assert rec is not None and rec.created_by.startswith("key:")
+        assert store.memories.get("globex", m["memory_id"]) is None  # ?tenant= did not move it
+        for method, suffix in (("GET", ""), ("DELETE", ""), ("POST", "/approve")):
+            status, _ = await call(http, method, f"{base}/{m['memory_id']}{suffix}", headers=auth("globex"),
+                                   **({"json": {}} if method == "POST" else {}))
+            assert status == 404
+        _, listed = await call(http, "GET", base, params={"tenant": "acme"}, headers=auth("globex"))
+        assert listed["memories"] == []
+        status, _ = await call(http, "POST", f"{p.url}/ctx/v1/forget", headers=auth("globex"),
+                               json={"memory": m["memory_id"]})
+        assert status == 200
+        assert store.memories.get("acme", m["memory_id"]) is not None  # globex's forget cannot reach acme

@@ -15,7 +15,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 PYPROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text())
 PACKAGE_DIRS = ("proxy", "filters", "store", "config")
-LOCAL_TEST_MODULES = {p.stem for p in (ROOT / "tests").glob("*.py")}
+# the tests' own helpers, and the benchmarks' workloads a test may import (bench_recall)
+LOCAL_TEST_MODULES = {p.stem for d in ("tests", "bench") for p in (ROOT / d).glob("*.py")}
 
 
 def _name(req: str) -> str:
@@ -69,10 +70,12 @@ def test_the_package_declares_what_it_imports():
     deps = declared()
     mods = third_party(imported([ROOT / d for d in PACKAGE_DIRS]))
     assert {"aiohttp", "multidict", "yarl", "orjson", "lmdb"} <= set(mods)
-    # anthropic is imported by the demo command only, behind a check that names the extra
-    demo_only = {"anthropic"}
-    assert not _undeclared({m: d for m, d in mods.items() if m not in demo_only}, deps)
-    assert "anthropic" in declared("demo")
+    # anthropic is imported by the demo command only, mitmproxy and certifi by transparent mode
+    # only, each behind a check that names its extra
+    extra_only = {"anthropic": "demo", "mitmproxy": "mitm", "certifi": "mitm"}
+    assert not _undeclared({m: d for m, d in mods.items() if m not in extra_only}, deps)
+    for mod, extra in extra_only.items():
+        assert mod in declared(extra), (mod, extra)
     assert "opentelemetry-api" in deps and "opentelemetry-sdk" in deps
 
 
@@ -84,7 +87,7 @@ def test_the_test_extra_declares_what_the_tests_import():
 
 
 def test_every_requirement_has_a_lower_bound():
-    for group in ("", "test", "demo"):
+    for group in ("", "test", "demo", "mitm"):
         reqs = declared(group) if group else declared()
         for name, req in reqs.items():
             assert ">=" in req, f"{req}: no lower bound"

@@ -3,18 +3,19 @@ conversations the ranking was not tuned on (bench/bench_recall.py has the
 per-category report). Skips when ../shared/datasets/locomo is absent."""
 from __future__ import annotations
 
+import importlib.util
 import json
-import sys
 from pathlib import Path
 
 import pytest
 
+from ctxproxy.filters.recall.rank import RankConfig
+
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "bench"))
-
-import bench_recall  # noqa: E402
-
-from ctxproxy.filters.recall.rank import RankConfig  # noqa: E402
+# The bench script itself (loaded from its path: bench/ is not a package).
+_spec = importlib.util.spec_from_file_location("bench_recall", ROOT / "bench" / "bench_recall.py")
+bench_recall = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(bench_recall)
 
 pytestmark = pytest.mark.skipif(not bench_recall.DATASET.exists(),
                                 reason="LoCoMo dev split not found at ../shared/datasets/locomo")
