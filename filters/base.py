@@ -126,8 +126,6 @@ class CommitFailed(Exception):
         super().__init__(message)
         self.message = message
 
-_SESSION_STATE = "session:state"  # turn.state key of the shared session read
-
 
 @dataclass(eq=False, slots=True)
 class Turn:
@@ -165,6 +163,21 @@ class Turn:
     successor_of: str = ""  # the turn whose request an automatic successor continues
     pipeline: "Pipeline | None" = None  # the chain running this turn (its filters report, its hooks fire)
     blocking: bool = False  # run by ``Pipeline.run_request``: ``commit`` blocks this thread (tools, tests)
+    # ((tenant, session), stored state): the session read shared by the filters (``session_state``)
+    session_cache: tuple[tuple[str, str], Mapping[str, Any]] | None = None
+
+    # What describes the request: set when it comes in, shared by an automatic successor.
+    REQUEST_FIELDS: ClassVar[tuple[str, ...]] = ("api", "route", "path", "headers", "request", "tokens", "services",
+                                                 "tenant_fixed", "principal", "streamed")
+
+    @classmethod
+    def of_request(cls, api: str, route: str, path: str, headers: Mapping[str, str], request: RequestView | None,
+                   tokens: TokenCounter, services: Mapping[str, Any], tenant_fixed: str = "",
+                   principal: Any = None, streamed: bool = False, **carried: Any) -> "Turn":
+        """The one way a turn is made: for a request that came in (the engine's
+        ``new_turn``) or, with ``carried``, for its successor (``successor``)."""
+        return cls(api=api, route=route, path=path, headers=headers, request=request, tokens=tokens,
+                   services=services, tenant_fixed=tenant_fixed, principal=principal, streamed=streamed, **carried)
 
     def service(self, name: str) -> Any:
         return self.services.get(name)
@@ -215,11 +228,8 @@ class Turn:
         the request-side records, the answer's last edits and the response-id
         hooks — so the response filters treat its answer as this turn's. What
         each filter's state passes on, the filter says (``successor_state``)."""
-        t = Turn(api=self.api, route=self.route, path=self.path, headers=self.headers, request=self.request,
-                 tokens=self.tokens, services=self.services, identity=self.identity,
-                 tenant_fixed=self.tenant_fixed, principal=self.principal, streamed=self.streamed,
-                 segments=self.segments,
-                 successor_of=self.turn_id, pipeline=self.pipeline)
+        t = Turn.of_request(**{f: getattr(self, f) for f in Turn.REQUEST_FIELDS}, identity=self.identity,
+                            segments=self.segments, successor_of=self.turn_id, pipeline=self.pipeline)
         if self.pipeline is not None:
             for f in self.pipeline.carriers:
                 if f.name in self.state:
@@ -236,13 +246,13 @@ class Turn:
         and shared by the filters. Read-only: a filter writes its own key
         through the store (which merges it in), then calls ``session_changed``."""
         key = (tenant or self.identity.tenant, session or self.identity.session)
-        cached = self.state.get(_SESSION_STATE)
+        cached = self.session_cache
         if cached is None or cached[0] != key:
-            cached = self.state[_SESSION_STATE] = (key, store.sessions.get(*key) or {})
+            cached = self.session_cache = (key, store.sessions.get(*key) or {})
         return cached[1]
 
     def session_changed(self) -> None:
-        self.state.pop(_SESSION_STATE, None)
+        self.session_cache = None
 
 
 class Filter:
@@ -337,6 +347,7 @@ class Pipeline:
                     raise FilterError(undo.name, "failed while editing the request", 502, turn.turn_id)
                 turn.request = reparse()
                 turn.state.clear()
+                turn.session_cache = None
                 turn.segments = []
                 turn.redact_added = None
 

@@ -89,6 +89,11 @@ PROVIDERS = {"anthropic": "anthropic", "chat": "openai", "responses": "openai"}
 SEEN = ("placed", "truncated")  # segment statuses the model saw
 RULE_KINDS = ("rules", "policy")
 _MAX_STR = 256
+# Report keys the manifest lays out itself (or, memory_blocked, keeps out); any
+# other key a filter reports goes under "filters" as it is (ids, counts, labels).
+_LAID_OUT = frozenset({"placement", "pruned", "effects", "token_budget", "tokens_injected", "redaction_profile",
+                       "redactions", "response_redactions", "checkpoint", "client_compacted", "recall",
+                       "policy_revision", "memory_blocked"})
 _ITEM = re.compile(r"^(messages|input)\[(\d+)\]")
 
 
@@ -404,6 +409,9 @@ def build_manifest(turn: Turn, seen: _Seen, provider: str, server: tuple[str | N
     recall = reports.get("recall")  # recall's part (ids, labels, score parts, counts; never text)
     if isinstance(recall, dict):
         m["recall"] = recall
+    extra = {k: v for k, v in reports.items() if k not in _LAID_OUT}
+    if extra:  # a filter the manifest does not know: its own part, by its key
+        m["filters"] = extra
     if turn.successor_of:  # an automatic successor: whose request it continues
         m["continues_turn"] = turn.successor_of
     # the rules the model saw and the compaction it follows (inject's and checkpoint's reports)

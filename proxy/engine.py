@@ -189,9 +189,9 @@ class Engine:
     def new_turn(self, match: Match, raw_path: str, headers: Mapping[str, str], request: Any = None,
                  api: str | None = None, streamed: bool = False) -> Turn:
         """The one place a turn is made for a request that came in."""
-        return Turn(api=api if api is not None else (match.api or ""), route=match.route.name, path=raw_path,
-                    headers=headers, request=request, tokens=self.tokens, services=self.services,
-                    tenant_fixed=match.route.config.tenant, streamed=streamed, principal=match.principal)
+        return Turn.of_request(api if api is not None else (match.api or ""), match.route.name, raw_path, headers,
+                               request, self.tokens, self.services, tenant_fixed=match.route.config.tenant,
+                               principal=match.principal, streamed=streamed)
 
     def pipeline_for(self, match: Match) -> Pipeline | None:
         if not match.api:

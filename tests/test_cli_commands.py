@@ -1,4 +1,4 @@
-"""QA of the command line against README: the effects commands use the tenant
+"""The command line as README shows it: the effects commands use the tenant
 the proxy uses (``filters.identify.default_tenant`` of ``--config``, or the
 running proxy's with ``--url``), like ``manifest`` and ``pruned``; a command
 without its ACTION exits 2; a reader that leaves the pipe early
