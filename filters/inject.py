@@ -232,9 +232,7 @@ class InjectFilter(Filter):
             return None
         # "placement": where each group of segments went (the manifest places the segments by it)
         out = {"token_budget": st.budget, "tokens_injected": st.used, "policy_revision": st.policy_revision,
-               "placement": st.placement,
-               "observed_rules": st.observed_rules or None,  # the agent's own rule files
-               **bundle_report({"rules": st.rules, "conflicts": st.conflicts})}  # the rules bundle's files, conflicts, refused
+               "placement": st.placement}
         blocked = (st.memory or {}).get("blocked")
         if blocked:  # memories a re-scan blocked: named here, never shown to the model
             out["memory_blocked"] = blocked
