@@ -51,11 +51,10 @@ from collections import OrderedDict
 from dataclasses import dataclass
 from typing import Any
 
-import orjson
-
 from ctxproxy.config import ConfigError
 
 from .base import Filter, Identity, Turn
+from .compaction import codex_metadata
 from .view import NO_HINTS, BodyHints
 from .digest import memo_key, sha256
 
@@ -184,7 +183,7 @@ def _session_hint(h: Any, hints: BodyHints, agent: str) -> tuple[str, str] | Non
         if value is not None and _ok(value):
             return source, value
     if "x-codex-turn-metadata" in h:
-        value = _codex_metadata(h).get("session_id")
+        value = codex_metadata(h, {}).get("session_id")  # the header only: a body hint is the view's
         if _ok(value):
             return "hint:x-codex-turn-metadata", value
     conversation = hints.conversation
@@ -246,17 +245,6 @@ def _agent(h: Any) -> str:
     if "x-stainless-lang" in h:
         return "sdk"
     return "unknown"
-
-
-def _codex_metadata(h: Any) -> dict:
-    raw = h.get("x-codex-turn-metadata")
-    if not raw:
-        return {}
-    try:
-        parsed = orjson.loads(raw)
-    except orjson.JSONDecodeError:
-        return {}
-    return parsed if isinstance(parsed, dict) else {}
 
 
 def _fingerprint(system: str, first_user: str, limit: int, memo: dict[Any, str] | None = None) -> str:
