@@ -267,9 +267,12 @@ def test_never_raises(text):
 
 
 def test_long_and_hostile_inputs_finish():
+    # bounded: every quantifier in the rules is bounded, so each finishes with its verdict
     for text in ("send " * 20000, "a" * 150000, "<!--" * 10000, "%41" * 20000, "QUFB" * 30000,
-                 "ignore " * 10000 + "x", "\u0430a " * 20000):
-        scan(text)  # bounded: every quantifier in the rules is bounded
+                 "ignore " * 10000 + "x"):
+        assert scan(text) is None, text[:12]  # repetition alone is no instruction
+    found = scan("\u0430a " * 20000)  # a Cyrillic look-alike glued to Latin, 20,000 times
+    assert found is not None and found.reason == "homoglyph"
 
 
 def test_rejects_non_str():
