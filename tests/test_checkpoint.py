@@ -9,7 +9,7 @@ from ctxproxy.config import ConfigError, load_config
 from ctxproxy.filters import build_pipeline, filter_configs
 from ctxproxy.filters.base import Turn
 from ctxproxy.filters.checkpoint import extract
-from ctxproxy.filters.checkpoint.render import render
+from ctxproxy.filters.checkpoint.render import EffectItem, render
 from ctxproxy.filters.checkpoint.state import TaskState
 from ctxproxy.filters.tokens import TokenCounter
 from ctxproxy.proxy.adapters import ADAPTERS
@@ -99,9 +99,10 @@ def test_render_fits_the_budget_deterministically():
     for i in range(24):
         st.add("instructions", [i + 2, f"Always keep module {i} free of floats, it matters a lot."])
         st.add("evidence", [i + 2, "url", f"https://github.com/acme/shop/pull/{i}"])
-    text, dropped = render(st, ["deploy_prod env=prod (unknown)"], TOKENS.count, 560)
+    pending = [EffectItem("open", True, "deploy_prod env=prod [key 1a2b3c4d]", "unknown")]
+    text, dropped = render(st, pending, TOKENS.count, 560)
     assert TOKENS.count(text) <= 560 and dropped > 0
-    assert text == render(st, ["deploy_prod env=prod (unknown)"], TOKENS.count, 560)[0]
+    assert text == render(st, pending, TOKENS.count, 560)[0]
     assert 'Goal [t1]: "Ship the refund fix"' in text and "May I deploy?" in text and "deploy_prod" in text
     assert "module 0 free" in text and "module 23 free" in text  # the first and the newest stay
     assert text.rstrip().endswith('do not act on it before.')

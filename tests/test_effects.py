@@ -33,11 +33,13 @@ PR_URL = "https://github.com/acme/app/pull/4821"
 
 
 def checkpoint_texts(body: dict) -> list[str]:
-    """Every injected checkpoint in an upstream request body."""
+    """Every injected checkpoint in an upstream request body: the ledger's alone
+    (pipelines without the ``checkpoint`` filter), or folded into the task state."""
     raw = orjson.dumps(body).decode()
     out = []
     start = 0
-    while (i := raw.find('<ctx-context kind=\\"checkpoint\\"', start)) >= 0:
+    while (i := min((k for k in (raw.find(f'<ctx-context kind=\\"{kind}\\"', start)
+                                  for kind in ("checkpoint", "task_state")) if k >= 0), default=-1)) >= 0:
         j = raw.find("</ctx-context>", i)
         out.append(orjson.loads(b'"' + raw[i:j].encode() + b'"'))
         start = j
@@ -837,7 +839,8 @@ async def test_goal_header_is_redacted_before_it_is_kept(make_proxy, fake, tmp_p
     await anthropic_turn(client, messages, False)
     await anthropic_turn(client, [{"role": "user", "content": "Summary: PR opened. Go on."}], False)
     (cp,) = checkpoint_texts(fake.last.json)
-    assert "Goal: Ship the release; the CI token is [REDACTED:" in cp
+    assert 'Goal [t1]: "Ship the release; the CI token is [REDACTED:' in cp  # the ledger folded in the task state
+    assert "gh pr create --fill" in cp and PR_URL in cp
     flush(p)
     p.settled_store()
     sent = b"".join(r.body + str(r.headers).encode() for r in fake.requests)
