@@ -243,8 +243,7 @@ class CheckpointFilter(Filter):
                       priority=self.config.priority, max_tokens=self.config.max_tokens,
                       placement=self.config.placement, truncatable=True, boundary="item")
         fence = turn.tokens.count(render_segment(seg)) + 2  # what inject puts around the text
-        items = [EffectItem(effect_group(r), classes.irreversible(r.tool, _args(r)), effect_call(r, classes, chars, key=True),
-                            effect_state(r), effect_details(r)) for r in reversed(records)]
+        items = effect_items(records, classes, chars)
         key = (hashlib.sha256(orjson.dumps(st.frozen, option=orjson.OPT_SORT_KEYS)).digest(), tuple(items), listing,
                self.config.max_tokens - fence)
         done = self._texts.get(key)
@@ -283,6 +282,13 @@ class CheckpointFilter(Filter):
 
 _CLASSES = ToolClasses.build(DEFAULT_READ_ONLY_TOOLS, DEFAULT_SIDE_EFFECT_TOOLS, DEFAULT_SHELL_TOOLS,
                              DEFAULT_READ_ONLY_COMMANDS, True)
+
+
+def effect_items(records: list, classes: ToolClasses, args_chars: int) -> list[EffectItem]:
+    """The effects field's items, newest first, from ledger records (oldest first)."""
+    return [EffectItem(effect_group(r), classes.irreversible(r.tool, _args(r)),
+                       effect_call(r, classes, args_chars, key=True), effect_state(r), effect_details(r))
+            for r in reversed(records)]
 
 
 def _args(r: Any) -> Any:

@@ -113,11 +113,12 @@ def _lines(st: TaskState, lists: dict, local: list, failed: list, opened: list, 
     if evidence:
         lines.append("Verified evidence (from tool results; already done):")
         lines += [f"- [t{t}] {text}" for t, _kind, text in evidence]
-    if st.question or opened:
-        lines.append("Open questions and pending approvals:")
-        if st.question:
-            lines.append(f"- [t{st.question[0]}] you asked the user, still unanswered: {_q(st.question[1])}")
-        lines += [f"- {OPEN}: {e.call} ({e.state})" if short else f"- {OPEN}: {e.full}" for e in opened]
+    if st.question:
+        lines.append("Open questions:")
+        lines.append(f"- [t{st.question[0]}] you asked the user, still unanswered: {_q(st.question[1])}")
+    if opened:
+        lines.append(f"Pending approvals — tool calls whose {OPEN}:")
+        lines += [f"- {e.call} → {e.state}" if short else f"- {e.full}" for e in opened]
     if done:
         turns = {j: lists["evidence"][i][0] for i, j in sorted(carried.items(), reverse=True)}
         lines.append("Side effects already done (from the effect ledger; do not repeat them), newest first:")
