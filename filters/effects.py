@@ -40,10 +40,17 @@ request of it gets a task-state checkpoint segment (kind ``checkpoint``, trust
 ``system``) with the goal, the side effects the history no longer shows
 (completed / failed with compact arguments and references or an excerpt;
 pending / unknown ones), and the next safe action when there is one.
-``inject`` places it; the checkpoint is also kept in the store
-(``checkpoints``, id ``effects:<scope>``), filed under every session whose
-effects it lists: erasing any of them (or its subject) erases it, and the
-next turn renders it again without them.
+It is a ``LedgerSegment``, carrying the records it lists: when the
+``checkpoint`` filter runs after this one it folds them into the task-state
+checkpoint's effects field (one segment, one budget: ``filters/checkpoint``);
+otherwise ``inject`` places it as it is. The checkpoint is also kept in the
+store (``checkpoints``, id ``effects:<scope>``), filed under every session
+whose effects it lists: erasing any of them (or its subject) erases it, and
+the next turn renders it again without them.
+
+Test runs (``pytest``, ``go test``, ``npm test``…: ``effect_rules``) are not
+side effects: repeating one harms nothing, and a passing run is the
+checkpoint's verified evidence.
 
 Goal: the ``X-Ctx-Goal`` header when the agent sends one, else the first
 user turn of the session's first conversation (reminder blocks removed). The
@@ -142,7 +149,7 @@ class EffectsConfig:
     checkpoint: bool = True  # offer the task-state checkpoint after a compaction
     checkpoint_placement: Literal["turn", "system"] = "turn"  # next to the latest user turn, or system slot
     checkpoint_priority: int = 90  # inject priority (higher is placed first)
-    checkpoint_max_tokens: int = 2000  # the checkpoint's own token cap (cut between effects, oldest first)
+    checkpoint_max_tokens: int = 2000  # its own token cap when placed alone (folded: the task state's budget)
     checkpoint_max_effects: int = 40  # newest effects listed; older ones are counted
     args_chars: int = 160  # characters of arguments shown per effect in the checkpoint
     summary_markers: tuple[str, ...] = DEFAULT_MARKERS  # first-turn texts that mean "resumed from a summary"

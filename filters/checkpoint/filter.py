@@ -15,8 +15,24 @@ request of the session gets the checkpoint — also when no side effect is
 hidden — as a ``task_state`` segment (trust ``system``) that ``inject``
 places next to the latest user message: after the caller's cache
 breakpoints, so the cached prefix is kept. The compaction request itself (the
-one asking the model for the summary) is left alone. Pending approvals are
-the task's tool calls still ``pending`` or ``unknown`` in the effect ledger.
+one asking the model for the summary) is left alone.
+
+Its effects field is the effect ledger's checkpoint, folded in: ``effects``
+(which runs before) offers a ``LedgerSegment`` with the side effects the
+compacted history no longer shows; this filter withdraws it
+(``segments.take``) and renders its records — pending / unknown ones as the
+pending approvals, completed and failed ones after the evidence, each with
+its state and the first digits of its idempotency key — within the one
+``max_tokens`` budget (``render``). Without such an offer (the ledger's
+checkpoint switched off), the task's calls still ``pending`` or ``unknown``
+in the store are the pending approvals.
+
+The task state shown is frozen at the first request after each compaction
+(``TaskState.as_of_compaction``): what follows is in the conversation, so the
+text changes only with the next compaction or when an effect it lists does
+(a late result, a resolution, an erasure) — stable bytes whatever the
+placement (``instructions`` when the provider keeps the conversation, or the
+system slot).
 
 The task state lives in its own part of the session record
 (``task_state``), written on the store's background writer only when it

@@ -28,7 +28,7 @@ from .state import TaskState
 HEADER = ("Task-state checkpoint (recorded by ctxproxy from this session's turns, tool results and effect ledger "
           "as of its compaction; the compacted history may no longer show them, later turns are in the "
           "conversation). [tN] is the user turn an item came from; quotes are the user's own words.")
-OPEN = "result never seen (it may or may not have taken effect)"
+OPEN = "result was never seen (they may or may not have taken effect)"
 
 
 @dataclass(frozen=True)
