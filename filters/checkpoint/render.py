@@ -28,6 +28,7 @@ from .state import TaskState
 HEADER = ("Task-state checkpoint (recorded by ctxproxy from this session's turns, tool results and effect ledger "
           "as of its compaction; the compacted history may no longer show them, later turns are in the "
           "conversation). [tN] is the user turn an item came from; quotes are the user's own words.")
+CONSIDERED = 40  # newest completed / local / failed effects fitted; older ones are only counted
 OPEN = "result was never seen (they may or may not have taken effect)"
 
 
@@ -59,6 +60,9 @@ def render(st: TaskState, effects: list[EffectItem], count: Callable[[str], int]
     failed = [e for e in effects if e.group == "failed"]
     opened = [e for e in effects if e.group == "open"]
     left = {"done": 0, "failed": 0, "open": 0}
+    for group, items in (("done", lists["done"]), ("done", local), ("failed", failed)):
+        left[group] += len(items[CONSIDERED:])  # the budget holds far fewer: fitting stays cheap
+        del items[CONSIDERED:]
     short = False
     dropped = 0
     while True:
