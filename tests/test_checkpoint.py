@@ -361,3 +361,45 @@ def test_the_frozen_state_is_taken_once_per_compaction():
     st.compactions += 1
     assert [e[1] for e in st.as_of_compaction().instructions] == ["Never touch vendor/.", "Always run make check."]
     assert TaskState.load(orjson.loads(orjson.dumps(st.dump()))).frozen == st.frozen  # kept with the session
+
+
+def test_the_ledger_is_placed_alone_when_the_checkpoint_fails_or_is_off(tmp_path, monkeypatch):
+    """The fold never loses the ledger: a checkpoint that fails to render (it fails open) or is switched
+    off leaves the effect ledger's own checkpoint in place."""
+    from ctxproxy.filters.checkpoint import filter as checkpoint_filter
+
+    history = _long_session(3, {1: [("Bash", {"command": "gh pr create --fill"},
+                                     "https://github.com/acme/shop/pull/9")]})
+    after = [{"role": "user", "content": "This session is being continued from a previous conversation that ran "
+                                         "out of context. Summary: PR."}, {"role": "user", "content": "go on"}]
+
+    def run_session(name, config):
+        store = open_store(tmp_path / name)
+        pipe = build_pipeline(("identify", "effects", "checkpoint", "inject"), filter_configs(config),
+                              {"store": store})
+        turns = []
+        for messages in (history, after):
+            t = Turn(api="anthropic", route="anthropic", path="/v1/messages", tokens=TOKENS,
+                     headers=CIMultiDict({"x-ctx-session": "s"}), services={"store": store},
+                     request=ADAPTERS["anthropic"].parse_request(orjson.dumps(
+                         {"model": "m", "max_tokens": 9, "tools": [{"name": "Bash", "input_schema": {}}],
+                          "messages": messages})))
+            pipe.run_request(t)
+            turns.append(t)
+        store.close()
+        return turns[-1]
+
+    cfg = tmp_path / "off.toml"
+    cfg.write_text("[filters.checkpoint]\nenabled = false\n")
+    t = run_session("off", load_config(cfg))
+    assert segments_of(t, "task_state") == []
+    (alone,) = segments_of(t, "checkpoint")
+    assert alone.status == "placed" and "gh pr create --fill" in alone.text and "pull/9" in alone.text
+
+    def broken(*args, **kwargs):
+        raise RuntimeError("render failed")
+    monkeypatch.setattr(checkpoint_filter, "render", broken)
+    t = run_session("failing", load_config(None))
+    assert "checkpoint" in t.degraded and segments_of(t, "task_state") == []
+    (alone,) = segments_of(t, "checkpoint")
+    assert alone.status == "placed" and "pull/9" in alone.text

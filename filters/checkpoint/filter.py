@@ -67,7 +67,7 @@ from ..effect_history import tool_names
 from ..effect_rules import (DEFAULT_READ_ONLY_COMMANDS, DEFAULT_READ_ONLY_TOOLS, DEFAULT_SHELL_TOOLS,
                             DEFAULT_SIDE_EFFECT_TOOLS, ToolClasses)
 from ..effects import LedgerSegment, _header_goal, effect_call, effect_details, effect_group, effect_state
-from ..segments import Segment, offer, take
+from ..segments import Segment, offer, offered, take
 from ..segments import render as render_segment
 from ..session_part import PartCache
 from . import extract
@@ -163,6 +163,7 @@ class CheckpointFilter(Filter):
         if st.compacted and (found is None or found.phase != cmp.REQUEST):
             seg = self._segment(turn, store, st, rec)
             if seg is not None:
+                take(turn, LedgerSegment)  # folded into ``seg``
                 offer(turn, seg)
         dumped = {**st.dump(), "main_tools": main}
         if len(conts) > 8:
@@ -245,7 +246,8 @@ class CheckpointFilter(Filter):
     def _segment(self, turn: Turn, store: Any, st: TaskState, rec: CheckpointTurn) -> Segment | None:
         # The ledger's checkpoint (offered by ``effects``, which runs before) becomes the effects
         # field: one segment, one budget. Without it, the store's open calls are the pending approvals.
-        folded = take(turn, LedgerSegment)
+        # (Withdrawn from the offers only once this segment is offered: if rendering fails, it stays.)
+        folded = [s for s in offered(turn) if isinstance(s, LedgerSegment)]
         if folded:
             records = [r for seg in folded for r in seg.records]
             classes, chars, listing = folded[0].classes or _CLASSES, folded[0].args_chars, folded[0].listing
