@@ -11,7 +11,10 @@ import pytest
 from ctxproxy.proxy.scripted_provider import Reply
 from storelock import write_lock_held
 
-from ctxproxy.filters import FilterError, Identity, Pipeline, Turn
+from multidict import CIMultiDict
+
+from ctxproxy.config import load_config
+from ctxproxy.filters import FilterError, Identity, Pipeline, Turn, build_pipeline, filter_configs
 from ctxproxy.filters.effects import EffectsConfig, EffectsFilter
 from ctxproxy.filters.segments import offered
 from ctxproxy.filters.tokens import TokenCounter
@@ -848,3 +851,32 @@ async def test_goal_header_is_redacted_before_it_is_kept(make_proxy, fake, tmp_p
     disk = b"".join(f.read_bytes() for f in (tmp_path / "data").rglob("*") if f.is_file())
     assert b"Ship the release" in disk  # the goal is kept (the session record, the checkpoint)
     assert secret.encode() not in disk
+
+
+def test_a_ledger_checkpoint_over_its_cap_is_cut_between_effects(tmp_path):
+    """Placed alone (no checkpoint filter), the ledger's checkpoint is cut at an effect boundary when
+    it outgrows ``checkpoint_max_tokens``, the request still goes out with it."""
+    cfg = tmp_path / "c.toml"
+    cfg.write_text("[filters.effects]\ncheckpoint_max_tokens = 250\n")
+    store = open_store(tmp_path / "store")
+    pipe = build_pipeline(("identify", "effects", "inject"), filter_configs(load_config(cfg)), {"store": store})
+
+    def send(messages):
+        t = Turn(api="anthropic", route="anthropic", path="/v1/messages", tokens=TOKENS,
+                 headers=CIMultiDict({"x-ctx-session": "cut"}), services={"store": store},
+                 request=ADAPTERS["anthropic"].parse_request(orjson.dumps(
+                     {"model": "m", "max_tokens": 9, "tools": A_TOOLS, "messages": messages})))
+        pipe.run_request(t)
+        return t
+    history = [{"role": "user", "content": "Open the PRs."}]
+    for i in range(12):
+        history += [{"role": "assistant", "content": [{"type": "tool_use", "id": f"toolu_{i}", "name": "Bash",
+                                                       "input": {"command": f"gh pr create --title 'Part {i}'"}}]},
+                    {"role": "user", "content": [{"type": "tool_result", "tool_use_id": f"toolu_{i}",
+                                                  "content": f"https://github.com/acme/app/pull/{i}"}]}]
+    send(history)
+    t = send([{"role": "user", "content": "Summary: PRs opened. Continue."}])
+    assert not t.degraded
+    (seg,) = [s for s in offered(t) if s.kind == "checkpoint"]
+    assert seg.status == "truncated" and seg.tokens <= 250 and "Part 11'" in seg.text and "Part 0'" not in seg.text
+    store.close()

@@ -82,8 +82,8 @@ PART = "task_state"  # the session record's part holding the task state
 @dataclass(frozen=True)
 class CheckpointConfig:
     enabled: bool = True  # accumulate the task state and offer the checkpoint after a compaction
-    max_tokens: int = 600  # the checkpoint's own budget (oldest items are left out first)
-    priority: int = 95  # inject priority (the effect ledger's checkpoint has 90)
+    max_tokens: int = 600  # the whole checkpoint: effects field and fence included (items are left out, never cut)
+    priority: int = 95  # inject priority (the effect ledger's checkpoint, when placed alone, has 90)
     placement: Literal["turn", "system"] = "turn"  # next to the latest user message (cache-friendly), or "system"
     max_pending: int = 3  # without the ledger's checkpoint to fold: pending / unknown calls listed from the store
 
