@@ -262,18 +262,23 @@ class CheckpointFilter(Filter):
                       placement=self.config.placement, truncatable=True, boundary="item")
         fence = turn.tokens.count(render_segment(seg)) + 2  # what inject puts around the text
         items = effect_items(records, classes, chars)
-        key = (hashlib.sha256(orjson.dumps(st.frozen, option=orjson.OPT_SORT_KEYS)).digest(), tuple(items), listing,
-               self.config.max_tokens - fence)
-        done = self._texts.get(key)
-        if done is None:
-            done = self._texts[key] = render(shown, items, turn.tokens.count, self.config.max_tokens - fence,
-                                             listing)
-            while len(self._texts) > 1024:
-                self._texts.popitem(last=False)
-        seg.text, rec.dropped = done
-        rev = hashlib.sha256(seg.text.encode("utf-8", "surrogatepass")).hexdigest()[:12]
-        seg.ref = rec.ref = seg.ref[:-12] + rev
-        seg.freshness = {"revision": rev}
+        state_key = hashlib.sha256(orjson.dumps(st.frozen, option=orjson.OPT_SORT_KEYS)).digest()
+        budget = self.config.max_tokens - fence
+        for _ in range(3):  # the ref names the text's revision: refit if its digits cost more than the zeros
+            key = (state_key, tuple(items), listing, budget)
+            done = self._texts.get(key)
+            if done is None:
+                done = self._texts[key] = render(shown, items, turn.tokens.count, budget, listing)
+                while len(self._texts) > 1024:
+                    self._texts.popitem(last=False)
+            seg.text, rec.dropped = done
+            rev = hashlib.sha256(seg.text.encode("utf-8", "surrogatepass")).hexdigest()[:12]
+            seg.ref = rec.ref = seg.ref[:-12] + rev
+            seg.freshness = {"revision": rev}
+            over = turn.tokens.count(render_segment(seg)) - self.config.max_tokens
+            if over <= 0:
+                break
+            budget -= over
         rec.counts = {**shown.counts(), "pending": sum(e.group == "open" for e in items), "effects": len(items)}
         return seg
 
