@@ -794,7 +794,7 @@ class LedgerSegment(Segment):
 
 def _listing(key_scope: str, scope: str) -> str:
     flag = "task" if key_scope == "task" else "session"
-    return f"`ctxproxy effects list --{flag} {scope}` (admin API: GET /ctx/v1/effects?{flag}={scope})"
+    return f"`ctxproxy effects list --{flag} {scope}` (admin API: GET /ctx/v1/effects?{flag}= the same)"
 
 
 @dataclass(eq=False)
