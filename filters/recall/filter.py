@@ -163,18 +163,20 @@ class RecallFilter(Filter):
         view = turn.request
         user_text = (view.latest_user_text() or "")[: cfg.max_query_chars]
         key = hashlib.sha256(user_text.encode()).hexdigest()
-        tree = rs.sessions.tree(ident.tenant, ident.session, ident.user, ident.parent_session)
-        viewer = self.viewer(turn, tree)
-        if rs.sessions.owner(ident.tenant, ident.session) is None:  # its first turn: record it, off the path
-            self._write(turn, lambda: rs.sessions.note_session(ident.tenant, ident.session, ident.user,
-                                                              ident.project, ident.parent_session))
         generation = (rs.memories.generation(), rs.sessions.generation())
         last = self._remembered(ident.tenant, ident.session)
+        # The same user text as this session's last recall, and nothing forgotten since: its
+        # result again, with no index read (the session was recorded at its first turn).
         if last is not None and last.key == key and last.generation == generation:
             state.status, state.candidates, state.items = "reused", last.candidates, last.items
             self._offer(turn, last, route)
             self._finish(turn, state, t0, t0_ns)
             return
+        tree = rs.sessions.tree(ident.tenant, ident.session, ident.user, ident.parent_session)
+        viewer = self.viewer(turn, tree)
+        if rs.sessions.owner(ident.tenant, ident.session) is None:  # its first turn: record it, off the path
+            self._write(turn, lambda: rs.sessions.note_session(ident.tenant, ident.session, ident.user,
+                                                              ident.project, ident.parent_session))
         query = user_text + _tool_query(view)
         if not query.strip():
             state.reason = "no query"
