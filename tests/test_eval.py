@@ -13,7 +13,7 @@ import pytest
 
 from ctxproxy.proxy.eval.agents import OFF
 from ctxproxy.proxy.eval.cases import CaseError, load
-from ctxproxy.proxy.eval.facts import PARAPHRASES
+from ctxproxy.proxy.eval.facts import build as build_facts
 from ctxproxy.proxy.eval.report import compare
 from ctxproxy.proxy.eval.runner import QUICK, SETS, run_eval
 
@@ -44,11 +44,21 @@ def default_report(tmp_path_factory) -> dict:
 
 def test_the_default_configuration_gets_the_context_right_and_no_proxy_does_not(default_report):
     facts, iso, comp = (default_report["sets"][s] for s in SETS)
-    assert facts["ctxproxy"]["recall@5"] >= 0.7 and facts["ctxproxy"]["facts_injected"] >= 0.75
-    # what the lexical recall misses on this small set are the questions asked in other words
-    paraphrases = {q.split("{s}")[0] for q, _ in PARAPHRASES}
-    assert all(any(m.startswith(p) for p in paraphrases) for m in facts["details"]["missed"])
-    assert facts["ctxproxy"]["freshness_error"] == 0.0  # superseded and expired memories never injected
+    assert facts["ctxproxy"]["recall@5"] >= 0.6 and facts["ctxproxy"]["facts_injected"] >= 0.6
+    # lexical recall finds every fact asked in (some of) its own words; what it misses are the
+    # questions that share little but the service's name with the statement
+    ps = build_facts(3, QUICK.services)
+    by = facts["details"]["by_variant"]
+    assert by["close"]["recall@5"] == by["partial"]["recall@5"] == 1.0
+    assert by["synonym"]["recall@5"] < 1.0
+    synonym = {q.text for q in ps.questions if q.variant == "synonym"}
+    assert facts["details"]["missed"] and set(facts["details"]["missed"]) <= synonym
+    # superseded (same words) and expired memories are never injected; an older value in other
+    # words, which the gate cannot tell from a new fact, may be (that is the freshness error)
+    reworded = {m.statement for m in ps.memories if m.stale and "observed_at" in m.fields
+                and "expires_at" not in m.fields}
+    assert set(facts["details"]["stale_injected"]) <= reworded
+    assert facts["ctxproxy"]["privacy_leakage"] == 0.0  # the other project's facts never visible
     assert 0 < facts["ctxproxy"]["memory_write_precision"] < 1  # the gate kept an expired event: it counts
     assert facts["details"]["writes"]["memory_blocked"] >= 2  # the instruction overrides and the secret
     assert facts["direct"]["recall@5"] == 0.0 and facts["direct"]["facts_injected"] == 0.0

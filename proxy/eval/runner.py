@@ -104,14 +104,10 @@ async def run_eval(sets: tuple[str, ...], config: str | None, data_dir: Path, se
                     if name in pss:
                         ps = pss[name]
                         obs, writes = await probes.run(t, ps, bar.step)
-                        m.update(probes.metrics(obs, writes, [x.statement for x in ps.memories if x.stale]))
+                        stale = [x.statement for x in ps.memories if x.stale]
+                        m.update(probes.metrics(obs, writes, stale))
                         if tname == "ctxproxy":
-                            details["writes"] = writes.statuses
-                            details["questions"] = len(ps.questions)
-                            details["missed"] = [o.question.text for o in obs if o.question.expect and not any(
-                                e in i for i in o.items for e in o.question.expect)][:20]
-                            details["leaked"] = [o.question.text + " " + str(o.question.who) for o in obs
-                                                 if any(c in o.text for c in o.question.forbid)][:20]
+                            details.update(probes.details(obs, writes, stale))
                     if name == "compaction":
                         raws[tname] = await compaction.run_set(t, bar.step, sizes.filler, sizes.after, sizes.read_lines)
                     elif name == "cases" and n_sessions:
