@@ -70,7 +70,7 @@ async def run(t: Target, ps: ProbeSet, step: Callable[[], None]) -> tuple[list[O
     for p in ps.primes:
         await ask(t, p.api, p.text, p.who)
         step()
-    t.settle()
+    await t.settle()
     out = []
     for q in ps.questions:
         rec = await ask(t, q.api, q.text, q.who)
