@@ -91,6 +91,21 @@ async def test_checkpoint_off_fails_compaction_fidelity_duplicates_and_the_gate(
     assert {"compaction.compaction_fidelity", "compaction.duplicate_side_effects"} <= failed(r, default_report)
 
 
+async def test_tokens_saved_by_pruning_measure_what_prune_cut_and_the_gate_catches_no_pruning(tmp_path,
+                                                                                            default_report):
+    """The quick sessions stay below the default trigger (nothing is pruned: 0 saved, both columns
+    see the same requests); a trigger below them prunes the older reads. Against that report as
+    the baseline, the default configuration fails the gate on the tokens it no longer saves."""
+    soon = await evaluate(tmp_path, ("compaction",), "[filters.prune]\ntrigger_tokens = 600\nkeep_recent = 1\n")
+    m, default = soon["sets"]["compaction"], default_report["sets"]["compaction"]
+    assert default["ctxproxy"]["tokens_saved_by_pruning"] == 0.0
+    assert default["ctxproxy"]["input_tokens"] == default["direct"]["input_tokens"]
+    assert m["ctxproxy"]["tokens_saved_by_pruning"] > 0.05
+    assert m["ctxproxy"]["input_tokens"] < m["direct"]["input_tokens"] == default["direct"]["input_tokens"]
+    assert m["ctxproxy"]["compaction_fidelity"] == 1.0  # what was pruned is not what the task needs
+    assert "compaction.tokens_saved_by_pruning" in failed(default_report, soon)
+
+
 def test_the_gate_allows_what_max_regression_allows():
     base = {"sets": {"facts": {"ctxproxy": {"recall@5": 0.9, "privacy_leakage": 0.0, "input_tokens": 100}}}}
     cur = {"sets": {"facts": {"ctxproxy": {"recall@5": 0.885, "privacy_leakage": 0.0, "input_tokens": 900}}}}
