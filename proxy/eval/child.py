@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import asyncio
 import collections
+import json
 import math
 import os
 import signal
@@ -80,16 +81,16 @@ def _key(key: str) -> str:
 
 
 def _string(text: str) -> str:
-    import json
-
     return json.dumps(text, ensure_ascii=False)  # a JSON string is a TOML basic string
 
 
 def _value(value: Any) -> str:
     if isinstance(value, bool):
         return "true" if value else "false"
-    if isinstance(value, (int, str)) and not isinstance(value, bool):
-        return str(value) if isinstance(value, int) else _string(value)
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, str):
+        return _string(value)
     if isinstance(value, float):
         return ("inf" if value > 0 else "-inf") if math.isinf(value) else "nan" if math.isnan(value) else repr(value)
     if isinstance(value, (list, tuple)):
@@ -149,7 +150,7 @@ async def serve(config: str | os.PathLike | None, data_dir: Path, upstream: str,
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(toml_text(child_config(config, eval_filters(cfg, rules_dir, cache_dir))), "utf-8")
     token = admin_token()
-    env = {**os.environ, "CTXPROXY_ADMIN_TOKEN": token, "OTEL_SDK_DISABLED": os.environ.get("OTEL_SDK_DISABLED", "true")}
+    env = {"OTEL_SDK_DISABLED": "true", **os.environ, "CTXPROXY_ADMIN_TOKEN": token}
     for attempt in range(PORT_ATTEMPTS):
         port = _free_port()
         proc = await asyncio.create_subprocess_exec(

@@ -83,7 +83,8 @@ DISTRACTORS = ("The {s} staging instance listens on port {port_stg}.",
                "The mobile app's {s} screen retries failed calls up to {tries} times, then shows an error.",
                "Consumers of the {s} events must be idempotent: a message can arrive twice.")
 # The same facts in another project: never visible to a question of this one.
-OTHER = ("The {s} service listens on port {port_wh}.", "The {s} service keeps its data in the {db_wh} database cluster.")
+OTHER = ("The {s} service listens on port {port_wh}.",
+         "The {s} service keeps its data in the {db_wh} database cluster.")
 # An older value in other words, observed months ago: the gate cannot see that the newer fact replaces it.
 REWORDED_STALE = ("{S} is served on port {port_old2}.", "{S} data lives in the {db_old} cluster.",
                   "Decision: {s} retries failed upstream calls 3 times with a fixed {cap_old} second delay.")
