@@ -209,6 +209,19 @@ def _output_of(text: str) -> str:
     return text
 
 
+def _test_summary(text: str) -> str | None:
+    m = _PYTEST.search(text)
+    if m and not _PYTEST_BAD.search(m.group(1)):
+        return m.group(1)
+    m = _JEST.search(text)
+    if m and "failed" not in m.group(1):
+        return "Tests: " + clip(m.group(1), 100)
+    oks = _GO_OK.findall(text)
+    if oks and not _GO_FAIL.search(text):
+        return clip("; ".join(oks[:3]), 120)
+    return None
+
+
 def _ticket_of(text: str) -> tuple[str, str] | None:
     """(key, link) of an issue tracker's JSON answer about one ticket (Jira REST create:
     ``{"id", "key", "self"}``; Linear and MCP tools: ``identifier`` and ``url``)."""
@@ -224,19 +237,6 @@ def _ticket_of(text: str) -> tuple[str, str] | None:
                 and _TICKET_KEY.fullmatch(v)), None)
     link = next((v for k in ("url", "self") if isinstance(v := obj.get(k), str) and v.startswith("http")), None)
     return (key, clip(link, 160)) if key and link else None
-
-
-def _test_summary(text: str) -> str | None:
-    m = _PYTEST.search(text)
-    if m and not _PYTEST_BAD.search(m.group(1)):
-        return m.group(1)
-    m = _JEST.search(text)
-    if m and "failed" not in m.group(1):
-        return "Tests: " + clip(m.group(1), 100)
-    oks = _GO_OK.findall(text)
-    if oks and not _GO_FAIL.search(text):
-        return clip("; ".join(oks[:3]), 120)
-    return None
 
 
 def texts_of(items: Iterable[Any]) -> Iterator[str]:
