@@ -9,6 +9,8 @@ file with the eval's filter changes, the same ones the in-process proxy gets:
 ``CTXPROXY_ADMIN_TOKEN`` (never in a file), and waits until ``/ctx/healthz``
 answers with the child's pid. Stopping is SIGTERM, then the child's own
 graceful shutdown; a child still running after ``STOP_TIMEOUT`` is killed.
+The child stays in the eval's process group (a terminal's Ctrl-C stops both)
+and, on Linux, gets SIGTERM if the eval dies without stopping it.
 
     async with serve(config, data_dir, fake.url, rules_dir) as proc:
         proc.url, proc.token
@@ -126,9 +128,21 @@ def child_config(config: str | os.PathLike | None, filters: dict) -> dict:
 def _serve_command() -> list[str]:
     """``ctxproxy serve`` through the installed console script's entry point."""
     ep = next((e for e in entry_points(group="console_scripts") if e.name == "ctxproxy"), None)
-    target = ep.value if ep is not None else "ctxproxy.proxy.cli:main"
+    target = ep.value if ep is not None else "ctxproxy.proxy.cli.main:main"
     module, _, attr = target.partition(":")
     return [sys.executable, "-c", f"import sys; from {module} import {attr} as main; sys.exit(main())", "serve"]
+
+
+def _end_with_parent() -> None:
+    """In the child before it runs ctxproxy (Linux): SIGTERM when the eval process is gone, so
+    an eval that was killed leaves no proxy behind. Elsewhere nothing (the eval stops it)."""
+    if sys.platform.startswith("linux"):
+        import ctypes
+
+        try:
+            ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
+        except (OSError, AttributeError):
+            pass
 
 
 def _free_port() -> int:
@@ -158,7 +172,7 @@ async def serve(config: str | os.PathLike | None, data_dir: Path, upstream: str,
             "--data-dir", str(data_dir), "--anthropic-upstream", upstream, "--openai-upstream", upstream,
             "--shutdown-timeout", "1", "--log-level", "INFO",
             stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.DEVNULL, stderr=asyncio.subprocess.PIPE,
-            env=env, start_new_session=True)  # a terminal's Ctrl-C reaches the eval, which stops the child itself
+            env=env, preexec_fn=_end_with_parent)
         child = Child(f"http://127.0.0.1:{port}", token, cfg.auth.mode == "keys", proc)
         lines = asyncio.Condition()
         reader = asyncio.create_task(_read_log(child, lines))

@@ -160,7 +160,7 @@ async def _in_process(config: Any, data_dir: Path, upstream: str, rules_dir: Pat
     """``make_app`` with the configuration under test on 127.0.0.1: (url, config, store writer)."""
     from aiohttp import web
 
-    from ..server import APP_STATE, make_app
+    from ..edge.server import APP_STATE, make_app
 
     cfg = eval_config(config, data_dir, upstream, rules_dir, cache_dir)
     app = make_app(cfg)
