@@ -1,0 +1,263 @@
+"""The derived vector index of memories (the embeddings extra).
+
+One file, ``<data_dir>/recall/vectors.db``: a row per servable memory with
+the columns visibility is decided on (the same as the lexical index's, so
+``memory_index.visibility`` is its WHERE clause too) and the statement's
+vector as a float32 blob. No text: ids, scope labels and numbers only.
+
+- Written off the turn's path: a search that finds the store's memory
+  change feed ahead of this index's watermark wakes one background thread
+  that embeds what is new (``kick``); the search goes on with what is
+  indexed (a memory embedded late is ranked lexically until then).
+  ``catch_up`` runs the same work inline (the CLI, tests).
+- Authorization before ranking: ``search`` computes a similarity only for
+  rows that pass the viewer's WHERE clause; a hidden row is never read.
+- Derived like every index: ``rebuild`` (``ctxproxy memory reindex``)
+  starts over from LMDB; a different model empties it at open (its vectors
+  would not compare); ``forget`` deletes the subject's rows and
+  ``erase_free_pages`` scrubs the file.
+
+The model is given (``use(embedder)``: ``.name``, ``.dim``,
+``.embed(texts)`` → unit float32 rows); this module never loads one, and
+opening it for ``forget`` needs neither the model nor numpy.
+"""
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from pathlib import Path
+from typing import Any, Iterable, Sequence
+
+from .memory_index import CATCH_UP_BATCH, _servable, store_tenants, visibility
+from .sqlite_index import SQLiteFile, Viewer, attach, placeholders, sensitivity_rank
+
+log = logging.getLogger("ctxproxy.store.recall")
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta(k TEXT PRIMARY KEY, v);
+CREATE TABLE IF NOT EXISTS vec(
+    rowid INTEGER PRIMARY KEY,
+    tenant TEXT NOT NULL, memory_id TEXT NOT NULL,
+    project TEXT NOT NULL, user TEXT NOT NULL, session TEXT NOT NULL, purpose TEXT NOT NULL,
+    sensitivity INTEGER NOT NULL, expires_at REAL, kind TEXT NOT NULL,
+    evidence_sessions TEXT NOT NULL, v BLOB NOT NULL,
+    UNIQUE(tenant, memory_id));
+CREATE INDEX IF NOT EXISTS vec_scope ON vec(tenant, user, project);
+"""
+
+
+class VectorIndex:
+    """Memory vectors of one store (see the module docstring)."""
+
+    name = "recall.vectors"
+
+    def __init__(self, path: str | Path, store: Any = None):
+        self.file = SQLiteFile(path, SCHEMA)
+        self.store = store
+        self.embedder: Any = None
+        self._catch_lock = threading.Lock()
+        self._wake = threading.Event()
+        self._thread: threading.Thread | None = None
+        self._closed = False
+
+    @classmethod
+    def open(cls, data_dir: str | Path, store: Any) -> "VectorIndex":
+        """The index under ``data_dir``, registered on ``store.derived``."""
+        return attach(cls, Path(data_dir) / "recall" / "vectors.db", store, store)
+
+    def use(self, embedder: Any) -> None:
+        """Embed with this model from now on; vectors of another model are dropped."""
+        self.embedder = embedder
+        if self.file.meta("model") != embedder.name:
+            con = self.file.db()
+            con.execute("BEGIN IMMEDIATE")
+            con.execute("DELETE FROM vec")
+            con.execute("INSERT OR REPLACE INTO meta(k, v) VALUES ('seq', 0), ('model', ?), ('dim', ?)",
+                        (embedder.name, embedder.dim))
+            con.execute("COMMIT")
+
+    # -- writing -----------------------------------------------------------------
+    def watermark(self) -> int:
+        return int(self.file.meta("seq", 0) or 0)
+
+    def lagging(self) -> bool:
+        return self.store is not None and self.store.memories.last_seq() > self.watermark()
+
+    def upsert(self, records: Iterable[Any]) -> int:
+        """Embed and index (or drop, when not servable) each record; one transaction."""
+        con = self.file.db()
+        con.execute("BEGIN IMMEDIATE")
+        try:
+            n = self._apply(con, list(records))
+            con.execute("COMMIT")
+        except BaseException:
+            con.execute("ROLLBACK")
+            raise
+        return n
+
+    def _apply(self, con: Any, records: Sequence[Any]) -> int:
+        for rec in records:
+            con.execute("DELETE FROM vec WHERE tenant = ? AND memory_id = ?", (rec.tenant, rec.memory_id))
+        keep = [r for r in records if _servable(r)]
+        if not keep:
+            return 0
+        vectors = self.embedder.embed([r.statement for r in keep])
+        con.executemany(
+            "INSERT INTO vec(tenant, memory_id, project, user, session, purpose, sensitivity, expires_at, kind, "
+            "evidence_sessions, v) VALUES (?,?,?,?,?,?,?,?,?,?,?)",
+            [(r.tenant, r.memory_id, r.project, r.user, r.session, r.purpose, sensitivity_rank(r.sensitivity),
+              r.expires_at, r.kind, " ".join(r.evidence_sessions), vectors[i].tobytes())
+             for i, r in enumerate(keep)])
+        return len(keep)
+
+    def catch_up(self) -> int:
+        """Embed the store's memory changes after this index's watermark (each
+        batch commits with its watermark: safe across threads and processes)."""
+        if self.embedder is None or not self.lagging():
+            return 0
+        memories = self.store.memories
+        applied = 0
+        with self._catch_lock:
+            con = self.file.db()
+            while True:
+                con.execute("BEGIN IMMEDIATE")
+                try:
+                    changes = memories.changes(int(self.file.meta("seq", 0) or 0), CATCH_UP_BATCH)
+                    if not changes:
+                        con.execute("COMMIT")
+                        break
+                    latest = dict.fromkeys((tenant, memory_id) for _, tenant, memory_id in changes)
+                    gone, recs = [], []
+                    for tenant, memory_id in latest:
+                        rec = memories.get(tenant, memory_id)
+                        if rec is None:
+                            gone.append((tenant, memory_id))
+                        else:
+                            recs.append(rec)
+                    con.executemany("DELETE FROM vec WHERE tenant = ? AND memory_id = ?", gone)
+                    self._apply(con, recs)
+                    con.execute("INSERT OR REPLACE INTO meta(k, v) VALUES ('seq', ?)", (changes[-1][0],))
+                    con.execute("COMMIT")
+                    applied += len(latest)
+                except BaseException:
+                    con.execute("ROLLBACK")
+                    raise
+                if len(changes) < CATCH_UP_BATCH:
+                    break
+        return applied
+
+    def kick(self) -> None:
+        """Catch up in the background (one daemon thread, started on first use)."""
+        if self.embedder is None or self._closed:
+            return
+        if self._thread is None or not self._thread.is_alive():
+            self._thread = threading.Thread(target=self._run, name="ctxproxy-vector-index", daemon=True)
+            self._thread.start()
+        self._wake.set()
+
+    def _run(self) -> None:
+        while not self._closed:
+            self._wake.wait()
+            self._wake.clear()
+            if self._closed:
+                return
+            try:
+                self.catch_up()
+            except Exception:  # derived data: the next kick retries; recall stays lexical meanwhile
+                log.exception("vector index catch-up failed")
+                time.sleep(1.0)
+
+    def rebuild(self) -> int:
+        """Empty the index and embed every tenant's servable memories again."""
+        if self.embedder is None:
+            return 0
+        memories = self.store.memories
+        with self._catch_lock:
+            seq = memories.last_seq()
+            con = self.file.db()
+            con.execute("BEGIN IMMEDIATE")
+            try:
+                con.execute("DELETE FROM vec")
+                n = 0
+                for tenant in store_tenants(self.store):
+                    batch: list = []
+                    for rec in memories.iter_tenant(tenant):
+                        batch.append(rec)
+                        if len(batch) >= CATCH_UP_BATCH:
+                            n += self._apply(con, batch)
+                            batch = []
+                    n += self._apply(con, batch)
+                con.execute("INSERT OR REPLACE INTO meta(k, v) VALUES ('seq', ?)", (seq,))
+                con.execute("COMMIT")
+            except BaseException:
+                con.execute("ROLLBACK")
+                raise
+        self.catch_up()
+        return n
+
+    # -- forgetting (store.derived) ------------------------------------------------
+    def forget(self, tenant: str, subject: dict, memory_ids: Sequence[str]) -> dict[str, int]:
+        """Erase the vectors of these memories and of anything bound to the
+        subject (a user, a session — also as an evidence session — a project,
+        a memory)."""
+        clauses, params = [], []
+        ids = list(memory_ids) + ([str(subject["memory"])] if "memory" in subject else [])
+        for key in ("user", "project", "session"):
+            if subject.get(key):
+                clauses.append(f"{key} = ?")
+                params.append(str(subject[key]))
+        if subject.get("session"):
+            clauses.append("instr(' ' || evidence_sessions || ' ', ' ' || ? || ' ') > 0")
+            params.append(str(subject["session"]))
+        con = self.file.db()
+        removed = 0
+        with self._catch_lock:
+            con.execute("BEGIN IMMEDIATE")
+            try:
+                for i in range(0, len(ids), 500):
+                    chunk = ids[i:i + 500]
+                    removed += con.execute(f"DELETE FROM vec WHERE tenant = ? AND memory_id IN "
+                                           f"({placeholders(chunk)})", (tenant, *chunk)).rowcount
+                if clauses:
+                    removed += con.execute(f"DELETE FROM vec WHERE tenant = ? AND ({' OR '.join(clauses)})",
+                                           (tenant, *params)).rowcount
+                con.execute("COMMIT")
+            except BaseException:
+                con.execute("ROLLBACK")
+                raise
+        return {"memory_vectors": removed}
+
+    def erase_free_pages(self) -> None:
+        self.file.erase_free_pages(())
+
+    # -- reading -------------------------------------------------------------------
+    def search(self, viewer: Viewer, query_vector: Any, now: float | None = None,
+               exclude_kinds: Sequence[str] = ()) -> dict[str, float]:
+        """Cosine similarity of ``query_vector`` to each memory ``viewer`` may
+        see, by memory id (the WHERE clause runs before any vector is read)."""
+        if not viewer.known or self.embedder is None:
+            return {}
+        import numpy as np
+
+        if self.lagging():
+            self.kick()
+        now = time.time() if now is None else now
+        where, params = visibility(viewer, now, exclude_kinds)
+        rows = self.file.db().execute(f"SELECT m.memory_id, m.v FROM vec m WHERE {where}", params).fetchall()
+        if not rows:
+            return {}
+        matrix = np.frombuffer(b"".join(r[1] for r in rows), dtype=np.float32).reshape(len(rows), -1)
+        sims = matrix @ np.asarray(query_vector, dtype=np.float32)
+        return dict(zip((r[0] for r in rows), sims.tolist()))
+
+    def count(self, tenant: str) -> int:
+        return self.file.db().execute("SELECT COUNT(*) FROM vec WHERE tenant = ?", (tenant,)).fetchone()[0]
+
+    def close(self) -> None:
+        self._closed = True
+        self._wake.set()
+        if self._thread is not None:
+            self._thread.join(5.0)
+        self.file.close()
+
