@@ -446,8 +446,10 @@ class MemoryIndex:
         ids = list(memory_ids)
         for i in range(0, len(ids), 500):
             chunk = ids[i:i + 500]
-            rows += con.execute(f"SELECT {cols} FROM mem m WHERE {where} AND m.memory_id IN ({placeholders(chunk)})",
-                                (*params, *chunk)).fetchall()
+            # The ids pick the rows (through UNIQUE(tenant, memory_id)); the WHERE clause checks each.
+            rows += con.execute(f"SELECT {cols} FROM mem m WHERE m.rowid IN (SELECT rowid FROM mem WHERE tenant = ? "
+                                f"AND memory_id IN ({placeholders(chunk)})) AND {where}",
+                                (viewer.tenant, *chunk, *params)).fetchall()
         return [Candidate(*r[:10], bool(r[10]), *r[11:]) for r in rows]
 
     def count(self, tenant: str) -> int:

@@ -1,18 +1,18 @@
 """The vector side of a recall (the embeddings extra on).
 
 Given the lexical candidates (already restricted to what the viewer may
-see), ``VectorRecall.extend`` embeds the query, scores every memory the
-viewer may see in the vector index (its WHERE clause runs first), adds the
-``vector_candidates`` most similar ones at or above ``vector_min`` that no
-query word found (fetched with the visibility check applied again), and
-returns each candidate's cosine. A candidate the vector index does not hold
+see), ``VectorRecall.extend`` embeds the query, asks the vector index —
+whose WHERE clause runs first — for the ``vector_candidates`` most similar
+memories the viewer may see at or above ``vector_min`` and for the
+lexical candidates' similarities, adds those no query word found (fetched
+with the visibility check applied again), and returns each candidate's
+cosine. A candidate the vector index does not hold
 (a session-index turn, a memory written a moment ago) is embedded on the
 spot, at most ``ON_THE_FLY`` of them per recall (a bound on the work, in
 candidate order); the rest keep their lexical relevance.
 """
 from __future__ import annotations
 
-import heapq
 from typing import Any, Sequence
 
 from ctxproxy.store.sqlite_index import Viewer
@@ -33,12 +33,12 @@ class VectorRecall:
                memories: bool = True) -> tuple[list, list[float | None]]:
         cfg = self.config
         q = self.embedder.embed([query])[0]
-        by_id = self.vectors.search(viewer, q, now, exclude_kinds) if memories else {}
         held = {c.memory_id for c in cands if c.source == "memory"}
-        best = heapq.nlargest(cfg.vector_candidates,
-                              ((sim, mid) for mid, sim in by_id.items() if mid not in held and sim >= cfg.vector_min))
-        if best:
-            cands = cands + self.memories.fetch(viewer, [mid for _, mid in best], now, exclude_kinds)
+        by_id = self.vectors.search(viewer, q, now, exclude_kinds, want=held, top=cfg.vector_candidates,
+                                    min_sim=cfg.vector_min) if memories else {}
+        more = [mid for mid in by_id if mid not in held]
+        if more:
+            cands = cands + self.memories.fetch(viewer, more, now, exclude_kinds)
         sims: list[float | None] = [by_id.get(c.memory_id) if c.source == "memory" else None for c in cands]
         todo = [i for i, v in enumerate(sims) if v is None]
         if todo:

@@ -48,7 +48,7 @@ class RankConfig:
     mmr_lambda: float = 0.7  # MMR trade-off: 1 = score only, 0 = diversity only
     min_score: float = 0.05  # relevance floor (lexical/fused, before decay) for any result
     embeddings: bool = False  # fuse vectors of the embeddings extra (ctxproxy[embeddings]); start-up fails without it
-    vector_weight: float = 0.35  # fusion weight of the vector similarity (embeddings on)
+    vector_weight: float = 0.1  # fusion weight of the vector similarity (embeddings on)
     vector_min: float = 0.35  # cosine that admits a candidate no query word matched (embeddings on)
     vector_candidates: int = 20  # the most similar visible memories added to the lexical candidates
     prf_docs: int = 0  # pseudo-relevance feedback: expand the query from this many top documents (0: off)
