@@ -17,8 +17,9 @@
 4. RSS of this process (VmRSS, VmHWM) after the build and the recalls.
 
 ``--embeddings``: the extra on (``embeddings = true``) in all of it — the
-build also embeds every memory into the vector index (timed), each recall
-embeds its query and scores the visible vectors, and the proxy with recall
+build also embeds every memory into the vector index (timed), every query
+is recalled both lexical-only and with embeddings (in random order, same
+process: a fair comparison on a busy machine), and the proxy with recall
 runs with the extra on (its vectors caught up before the turns are timed).
 """
 from __future__ import annotations
@@ -126,21 +127,21 @@ def recall_latency(store, index, queries: int, rng: random.Random, vectors=None)
     from ctxproxy.filters.recall.recaller import Recaller
     from ctxproxy.store.sqlite_index import Viewer
 
-    if vectors is None:
-        recaller = Recaller(index)
-    else:
+    recallers = {"lexical": Recaller(index)}
+    if vectors is not None:
         cfg = RankConfig(embeddings=True)
-        recaller = Recaller(index, config=cfg, vectors=VectorRecall(vectors, index, vectors.embedder, cfg))
-    out, cpu = [], []
+        recallers["embeddings"] = Recaller(index, config=cfg, vectors=VectorRecall(vectors, index, vectors.embedder, cfg))
+    out: dict[str, tuple[list[float], list[float]]] = {name: ([], []) for name in recallers}
     for _ in range(queries):
         viewer = Viewer(tenant=f"t{rng.randrange(50)}", user=f"u{rng.randrange(20)}",
                         sessions=(f"sess{rng.randrange(100)}",))
         query = "why did the " + " ".join(rng.sample(VOCAB[:600], rng.randint(2, 5))) + " fail?"
-        t0, c0 = time.perf_counter(), time.thread_time()
-        recaller.recall(viewer, query, k=8)
-        out.append((time.perf_counter() - t0) * 1000)
-        cpu.append((time.thread_time() - c0) * 1000)  # this thread's CPU: what other processes cannot inflate
-    return out, cpu
+        for name in rng.sample(sorted(recallers), len(recallers)):  # both on the same query, in random order
+            t0, c0 = time.perf_counter(), time.thread_time()
+            recallers[name].recall(viewer, query, k=8)
+            out[name][0].append((time.perf_counter() - t0) * 1000)
+            out[name][1].append((time.thread_time() - c0) * 1000)  # this thread's CPU: what others cannot inflate
+    return out
 
 
 async def per_turn(turns: int, rng: random.Random, embeddings: bool = False) -> dict[str, float]:
@@ -225,7 +226,7 @@ def main() -> int:
         store, index, vectors, t_store, t_index, t_vectors = build(Path(tmp), args.memories, rng, args.embeddings)
         after_build = rss()
         load0 = os.getloadavg()[0]
-        lat, cpu = recall_latency(store, index, args.queries, rng, vectors)
+        runs = recall_latency(store, index, args.queries, rng, vectors)
         load1 = os.getloadavg()[0]
         after = rss()
         index.close()
@@ -236,10 +237,11 @@ def main() -> int:
           f"({args.memories / t_index:.0f} records/s)")
     if args.embeddings:
         print(f"embeddings on: vector index caught up in {t_vectors:.1f} s ({args.memories / t_vectors:.0f} records/s)")
-    print(f"recall over {args.memories} memories, 50 tenants x 20 users, {args.queries} queries: "
-          f"wall p50 {pct(lat, 0.5):.2f} ms  p95 {pct(lat, 0.95):.2f} ms  p99 {pct(lat, 0.99):.2f} ms; "
-          f"CPU p50 {pct(cpu, 0.5):.2f} ms  p95 {pct(cpu, 0.95):.2f} ms  p99 {pct(cpu, 0.99):.2f} ms "
-          f"(load average {load0:.1f} -> {load1:.1f} on {os.cpu_count()} CPUs)")
+    for name, (lat, cpu) in runs.items():
+        print(f"recall ({name}) over {args.memories} memories, 50 tenants x 20 users, {args.queries} queries: "
+              f"wall p50 {pct(lat, 0.5):.2f} ms  p95 {pct(lat, 0.95):.2f} ms  p99 {pct(lat, 0.99):.2f} ms; "
+              f"CPU p50 {pct(cpu, 0.5):.2f} ms  p95 {pct(cpu, 0.95):.2f} ms  p99 {pct(cpu, 0.99):.2f} ms")
+    print(f"(load average {load0:.1f} -> {load1:.1f} on {os.cpu_count()} CPUs)")
     print(f"RSS after build {after_build[0]:.0f} MB, after recalls {after[0]:.0f} MB (peak {after[1]:.0f} MB)")
     if args.turns <= 0:
         return 0

@@ -294,9 +294,9 @@ class VectorIndex:
             rows = self.file.db().execute("SELECT rowid, memory_id, v FROM vec WHERE tenant = ? AND rowid > ? "
                                           "ORDER BY rowid", (tenant, have.top if have else 0)).fetchall()
             matrix = np.frombuffer(b"".join(r[2] for r in rows), dtype=np.float32).reshape(len(rows), -1)
-            vecs = have or _Vectors()
-            vecs.append(np.fromiter((r[0] for r in rows), dtype=np.int64, count=len(rows)),
-                        [r[1] for r in rows], matrix)
+            # A new object, swapped in whole: a search in another thread keeps reading the old one.
+            vecs = (have or _Vectors()).extended(np.fromiter((r[0] for r in rows), dtype=np.int64, count=len(rows)),
+                                                 [r[1] for r in rows], matrix)
             vecs.top = max(needed, int(vecs.rowids[-1]) if len(vecs.rowids) else 0)
             self._cache[tenant] = vecs
             return vecs
@@ -341,21 +341,25 @@ class _Vectors:
         self.scale = np.zeros(0, dtype=np.float32)
         self.top = 0
 
-    def append(self, rowids: Any, ids: list[str], matrix: Any) -> None:
+    def extended(self, rowids: Any, ids: list[str], matrix: Any) -> "_Vectors":
+        """These rows appended, as a new object (this one is left as it is)."""
         import numpy as np
 
+        out = _Vectors()
+        out.rowids, out.ids, out.pos, out.q8, out.scale = self.rowids, self.ids, self.pos, self.q8, self.scale
         if not len(ids):
-            return
+            return out
         peak = np.abs(matrix).max(axis=1)
         peak[peak == 0] = 1.0
         q8 = np.rint(matrix / peak[:, None] * 127.0).astype(np.int8)
-        base = len(self.ids)
-        self.rowids = np.concatenate((self.rowids, rowids))
-        self.q8 = np.concatenate((self.q8, q8)) if len(self.q8) else q8
-        self.scale = np.concatenate((self.scale, (peak / 127.0).astype(np.float32)))
-        self.ids += ids
-        for i, mid in enumerate(ids):
-            self.pos[mid] = base + i  # a re-embedded memory: its newest row
+        out.rowids = np.concatenate((self.rowids, rowids))
+        out.q8 = np.concatenate((self.q8, q8)) if len(self.q8) else q8
+        out.scale = np.concatenate((self.scale, (peak / 127.0).astype(np.float32)))
+        out.ids = self.ids + ids
+        out.pos = dict(self.pos)
+        for i, mid in enumerate(ids, len(self.ids)):
+            out.pos[mid] = i  # a re-embedded memory: its newest row
+        return out
 
     def similarity(self, idx: Any, q: Any) -> Any:
         import numpy as np

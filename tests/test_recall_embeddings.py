@@ -118,6 +118,18 @@ def test_a_new_memory_is_embedded_off_the_search_path(world):
 
 
 @needs_extra
+def test_a_memory_no_longer_active_loses_its_vector(world):
+    _, store, rs = world
+    rec = put_memory(store, "acme", PET, kind="fact", user="alice")
+    rs.prepare(ON, sync=True)
+    assert ask(rs, "acme", PET_QUERY, ON, user="alice")[0]["memory_id"] == rec.memory_id  # (its vector cached)
+    store.memories.put(rec.evolve(status="superseded"))
+    rs.vectors.catch_up()
+    assert rs.vectors.count("acme") == 0
+    assert ask(rs, "acme", PET_QUERY, ON, user="alice") == []
+
+
+@needs_extra
 def test_the_model_loads_from_the_wheel_without_a_network(monkeypatch):
     def no_network(*args, **kwargs):
         raise AssertionError("the embeddings extra tried to open a connection")

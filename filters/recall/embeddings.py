@@ -89,7 +89,10 @@ class Embedder:
         out = np.zeros((len(texts), self.dim), dtype=np.float32)
         if not texts:
             return out
-        for i, enc in enumerate(self._tok.encode_batch(list(texts), add_special_tokens=False)):
+        # One text (a query): encode() — encode_batch hands work to a thread pool, dearer than one text.
+        encs = ([self._tok.encode(texts[0], add_special_tokens=False)] if len(texts) == 1
+                else self._tok.encode_batch(list(texts), add_special_tokens=False))
+        for i, enc in enumerate(encs):
             if enc.ids:
                 out[i] = self._weights[enc.ids].mean(axis=0)
         norms = np.linalg.norm(out, axis=1, keepdims=True)
