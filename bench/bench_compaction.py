@@ -47,7 +47,7 @@ from ctxproxy.config import load_config  # noqa: E402
 from ctxproxy.filters.tokens import TokenCounter  # noqa: E402
 from ctxproxy.proxy.eval.agents import AGENTS, OFF, run  # noqa: E402
 from ctxproxy.proxy.scripted_provider import FakeProvider  # noqa: E402
-from ctxproxy.proxy.server import APP_STATE, make_app  # noqa: E402
+from ctxproxy.proxy.edge.server import APP_STATE, make_app  # noqa: E402
 
 CONFIGS = {"ctxproxy": "", "off": OFF, "busy": ""}  # busy: ctxproxy on a session whose state outgrows the budget
 

@@ -155,7 +155,7 @@ async def per_turn(turns: int, rng: random.Random, embeddings: bool = False) -> 
 
     from ctxproxy.config import load_config
     from ctxproxy.proxy.scripted_provider import FakeProvider
-    from ctxproxy.proxy.server import APP_STATE, make_app
+    from ctxproxy.proxy.edge.server import APP_STATE, make_app
 
     async def serve(app):
         runner = web.AppRunner(app, access_log=None)

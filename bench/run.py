@@ -276,7 +276,7 @@ def ctxproxy_argv() -> list[str]:
     if exe.exists():
         return [str(exe)]
     found = shutil.which("ctxproxy")
-    return [found] if found else [sys.executable, "-m", "ctxproxy.proxy.cli"]
+    return [found] if found else [sys.executable, "-m", "ctxproxy.proxy.cli.main"]
 
 
 # --------------------------------------------------------------------------- measurement

@@ -119,7 +119,7 @@ def _instruction(name: str) -> list[str]:
 
 def test_docker_run_arguments_keep_the_serve_flags():
     """``docker run IMAGE --config /data/x.toml`` runs ENTRYPOINT + those arguments."""
-    from ctxproxy.proxy.cli import _parser
+    from ctxproxy.proxy.cli.main import _parser
 
     entry, cmd = _instruction("ENTRYPOINT"), _instruction("CMD")
     assert entry[0] == "ctxproxy"

@@ -26,7 +26,7 @@ from typing import Any, Iterable, Iterator
 import orjson
 
 from ..compaction import item_texts, summary_text
-from ..effect_rules import command_text, result_failed
+from ..effects.rules import command_text, result_failed
 
 MAX_QUOTE = 240  # characters of one quoted sentence or line
 

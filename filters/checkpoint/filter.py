@@ -44,10 +44,10 @@ from ctxproxy.store.records import OPEN_STATES
 
 from .. import compaction as cmp
 from ..base import Filter, Turn
-from ..effect_history import tool_names
-from ..effect_rules import (DEFAULT_READ_ONLY_COMMANDS, DEFAULT_READ_ONLY_TOOLS, DEFAULT_SHELL_TOOLS,
+from ..effects.history import tool_names
+from ..effects.rules import (DEFAULT_READ_ONLY_COMMANDS, DEFAULT_READ_ONLY_TOOLS, DEFAULT_SHELL_TOOLS,
                             DEFAULT_SIDE_EFFECT_TOOLS, ToolClasses)
-from ..effects import _header_goal, compact_args
+from ..effects.filter import _header_goal, compact_args
 from ..segments import Segment, offer
 from ..segments import render as render_segment
 from ..session_part import PartCache

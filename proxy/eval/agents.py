@@ -1,6 +1,6 @@
 """Scripted agent sessions that compact in their agent's own style, and what the model saw after.
 
-Used by ``ctxproxy eval --set compaction``, tests/test_fidelity.py and
+Used by ``ctxproxy eval --set compaction``, tests/proxy/eval/test_fidelity.py and
 bench/bench_compaction.py. Each agent class
 speaks the request shape recorded from the real client
 (``shared/fixtures/real-clients``): Claude Code (Messages, rule files in the

@@ -82,13 +82,13 @@ class Target:
     def settle(self) -> None:
         """The proxy's after-the-turn writes (session index, manifests) are committed."""
         if self.proxied:
-            from ..server import APP_STATE
+            from ..edge.server import APP_STATE
 
             self.app[APP_STATE].services["writer"].flush()
 
     @property
     def store(self) -> Any:
-        from ..server import APP_STATE
+        from ..edge.server import APP_STATE
 
         return self.app[APP_STATE].services["store"]
 
@@ -124,7 +124,7 @@ async def target(name: str, config: str | os.PathLike | None, data_dir: Path,
     """A fresh scripted provider and, for ``ctxproxy``, a fresh proxy over ``data_dir``."""
     from aiohttp import web
 
-    from ..server import make_app
+    from ..edge.server import make_app
 
     os.environ.setdefault("OTEL_SDK_DISABLED", "true")
     async with FakeProvider(record_limit=None) as fake, aiohttp.ClientSession() as http:
