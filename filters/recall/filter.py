@@ -141,7 +141,9 @@ class RecallFilter(Filter):
 
     @classmethod
     def create(cls, config: RecallConfig, services: Mapping[str, Any]) -> "RecallFilter":
-        recall_services(services)  # open the indexes at start-up (and register them for forget)
+        rs = recall_services(services)  # open the indexes at start-up (and register them for forget)
+        if rs is not None:
+            rs.prepare(config.rank)  # the embeddings extra: loaded now, or a ConfigError at start-up
         return cls(config, services)
 
     # -- request ---------------------------------------------------------------------
