@@ -41,7 +41,7 @@ from typing import Any, Sequence
 from ..digest import memo_key
 from . import prefilter
 from .errors import RedactionError
-from .patterns import PatternInfo, analyze, secret_heads
+from .patterns import PatternInfo, alternatives, analyze, secret_heads
 from .rules import CHECKS, LINE_CONTEXT, Allowlist, Rule, shannon_entropy
 from .vault import PLACEHOLDER_RE, Vault
 
@@ -142,18 +142,23 @@ class Redactor:
 
         # Streaming: where a match could still be in progress, and how much context to keep.
         alts: list[tuple[str, int | None]] = [(_placeholder_prefix(), 96)]
-        heads: list[tuple[tuple[str, ...], ...]] = [()]  # per alternative: what its secret comes after
+        # what a secret may begin in: (prefix, reach, heads) per rule, or per top-level
+        # alternative of a rule whose alternatives have different heads
+        starts: list[tuple[str, int | None, tuple[tuple[str, ...], ...]]] = [(alts[0][0], 96, ())]
         context = 1
         for rt in self._rt:
             info = rt.info
-            alt = info.prefix
+            line = rt.rule.needs_line
             reach = None if info.max_len is None else info.max_len + info.ahead
-            if rt.rule.needs_line:
-                alt = f"(?:{info.prefix}|{info.full}[^\\n]{{0,{LINE_CONTEXT}}})"
+            if line:
                 reach = None if reach is None else reach + LINE_CONTEXT
                 context = max(context, LINE_CONTEXT + 1)
-            alts.append((alt, reach))
-            heads.append(secret_heads(rt.rule.regex, rt.rule.secret_group))
+            alts.append((_in_progress(info.prefix, info.full, line), reach))
+            split = alternatives(rt.rule.regex, rt.rule.secret_group)
+            if split:
+                starts += [(_in_progress(a.prefix, a.full, line), reach, a.heads) for a in split]
+            else:
+                starts.append((alts[-1][0], reach, secret_heads(rt.rule.regex, rt.rule.secret_group)))
             context = max(context, info.behind + 1)
         self.context_chars = context
         reaches = [w for _, w in alts]
@@ -163,12 +168,12 @@ class Redactor:
         # above, but a match in progress that lacks one of its rule's heads yet
         # (``patterns.secret_heads``) cannot hold one. Once a rule has all its
         # heads in the held text, the stream holds from the pending position.
-        self._heads = [tuple(frozenset(opts) for opts in h) for h in heads if h]
+        self._heads = [tuple(frozenset(opts) for opts in h) for _, _, h in starts if h]
         strings = sorted({o for hs in self._heads for opts in hs for o in opts}, key=lambda o: (-len(o), o))
         # every head string at each position, longest first: one found stands for those it contains
         self._head_rx = re.compile("(?=(" + "|".join(map(re.escape, strings)) + "))") if strings else None
         self._head_within = {o: frozenset(x for x in strings if x in o) for o in strings}
-        self._secret_index = _PendingIndex([a for a, h in zip(alts, heads) if not h]) if strings else None
+        self._secret_index = _PendingIndex([(a, w) for a, w, h in starts if not h]) if strings else None
 
         self._hs: prefilter.HyperscanIndex | None = None
         if use_hyperscan is None:
@@ -572,6 +577,12 @@ def _without_lookbehinds(pattern: str) -> str | None:
     except re.error:
         return None
     return stripped
+
+
+def _in_progress(prefix: str, full: str, line: bool) -> str:
+    """What a match in progress looks like: a prefix of one, or for a rule that
+    reads the match's line, also a whole match whose line has not ended."""
+    return f"(?:{prefix}|{full}[^\\n]{{0,{LINE_CONTEXT}}})" if line else prefix
 
 
 def _placeholder_prefix() -> str:
