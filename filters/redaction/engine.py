@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import bisect
 import codecs
+import functools
 import hashlib
 import hmac
 import logging
@@ -169,6 +170,11 @@ class Redactor:
         # (``patterns.secret_heads``) cannot hold one. Once a rule has all its
         # heads in the held text, the stream holds from the pending position.
         self._heads = [tuple(frozenset(opts) for opts in h) for _, _, h in starts if h]
+        self._head_alts = [(a, w) for a, w, h in starts if h]  # in the order of _heads
+        self._ready_indexes: dict[tuple[int, ...], _PendingIndex] = {}  # per set of rules whose heads came
+        for alt, reach in self._head_alts:
+            # now, not in the first stream that needs them
+            _first_chars(alt) if reach is not None and reach <= _PendingIndex.SHORT else _at_end(alt)
         strings = sorted({o for hs in self._heads for opts in hs for o in opts}, key=lambda o: (-len(o), o))
         # every head string at each position, longest first: one found stands for those it contains
         self._head_rx = re.compile("(?=(" + "|".join(map(re.escape, strings)) + "))") if strings else None
@@ -376,12 +382,23 @@ class Redactor:
         index = self._secret_index
         if index is None or pos >= len(text) or index.at(text, pos, long_from):
             return pos  # nothing in progress, or a rule without heads may begin a secret right there
+        rest = index.start(text, max(pos + 1, known), long_from)
         found = {m.group(1) for m in self._head_rx.finditer(text[pos:].lower())}
         if found:
             present = frozenset().union(*(self._head_within[f] for f in found))
-            if any(all(opts & present for opts in hs) for hs in self._heads):
-                return pos
-        return index.start(text, max(pos + 1, known), long_from)
+            ready = tuple(i for i, hs in enumerate(self._heads) if all(opts & present for opts in hs))
+            if ready:  # where one of those rules is in progress (searched from pos: its match may
+                # have begun in text already sent, its secret not yet)
+                return min(rest, self._ready_index(ready).start(text, pos, long_from))
+        return rest
+
+    def _ready_index(self, ready: tuple[int, ...]) -> "_PendingIndex":
+        index = self._ready_indexes.get(ready)
+        if index is None:
+            if len(self._ready_indexes) >= 256:
+                self._ready_indexes.clear()
+            index = self._ready_indexes[ready] = _PendingIndex([self._head_alts[i] for i in ready], one_by_one=True)
+        return index
 
     def _scan(self, text: str, start: int) -> tuple[list[tuple[int, int, int]], list[tuple[int, int]]]:
         """Findings from ``start`` on, and the span of every regex match seen (for stream cuts)."""
@@ -436,26 +453,18 @@ class _PendingIndex:
 
     SHORT = 512
 
-    def __init__(self, alts: list[tuple[str, int | None]]):
+    def __init__(self, alts: list[tuple[str, int | None]], one_by_one: bool = False):
+        """``one_by_one``: search the long-reaching alternatives one at a time, each
+        compiled once per process, instead of as one regex compiled here (for the
+        small indexes built while streaming, where compiling would cost more)."""
         short = [a for a, w in alts if w is not None and w <= self.SHORT]
         long = [a for a, w in alts if w is None or w > self.SHORT]
-        self._long = re.compile("(?:" + "|".join(long) + r")\Z", re.ASCII) if long else None
+        if one_by_one:
+            self._long: tuple[re.Pattern, ...] = tuple(_at_end(a) for a in long)
+        else:
+            self._long = (re.compile("(?:" + "|".join(long) + r")\Z", re.ASCII),) if long else ()
         self._short = short
-        firsts: list[frozenset[int]] = []
-        for alt in short:
-            if "(?<=" in alt:
-                # A positive lookbehind would fail on a lone character and hide a first
-                # character. Without its lookbehinds the alternative matches more (they
-                # only ever restrict), so its first characters are a safe superset.
-                alt = _without_lookbehinds(alt)
-                if alt is None:
-                    firsts.append(frozenset(range(129)))
-                    continue
-            one = re.compile(alt + r"\Z", re.ASCII)
-            chars = {c for c in range(128) if one.fullmatch(chr(c))}
-            if one.fullmatch("\u00e9") or not alt.isascii():
-                chars.add(128)
-            firsts.append(frozenset(chars))
+        firsts = [_first_chars(alt) for alt in short]
         self._members: list[tuple[int, ...]] = [
             tuple(i for i, f in enumerate(firsts) if c in f) for c in range(129)
         ]
@@ -483,7 +492,7 @@ class _PendingIndex:
         n = len(text)
         if p >= n:
             return False
-        if self._long is not None and p >= long_from and self._long.match(text, p):
+        if p >= long_from and any(rx.match(text, p) for rx in self._long):
             return True
         if p < n - self.SHORT:
             return False
@@ -500,10 +509,11 @@ class _PendingIndex:
         alternatives found so), so that search starts there."""
         n = len(text)
         end = n
-        if self._long is not None and max(pos, long_from) < n:
-            m = self._long.search(text, max(pos, long_from))
-            if m is not None:
-                end = m.start()
+        if max(pos, long_from) < n:
+            for rx in self._long:
+                m = rx.search(text, max(pos, long_from))  # (no endpos: \Z would match there)
+                if m is not None and m.start() < end:
+                    end = m.start()
         long_at = end
         p = max(pos, n - self.SHORT)
         while p < end:
@@ -513,6 +523,29 @@ class _PendingIndex:
                 return p, long_at
             p += 1
         return end, long_at
+
+
+@functools.lru_cache(maxsize=1024)
+def _at_end(alt: str) -> re.Pattern:
+    return re.compile(f"(?:{alt})\\Z", re.ASCII)
+
+
+@functools.lru_cache(maxsize=4096)
+def _first_chars(alt: str) -> frozenset[int]:
+    """Characters (128: any non-ASCII) at which ``alt`` can begin, once per process
+    (the indexes of rules whose heads came are built while streaming)."""
+    if "(?<=" in alt:
+        # A positive lookbehind would fail on a lone character and hide a first
+        # character. Without its lookbehinds the alternative matches more (they
+        # only ever restrict), so its first characters are a safe superset.
+        alt = _without_lookbehinds(alt)
+        if alt is None:
+            return frozenset(range(129))
+    one = re.compile(alt + r"\Z", re.ASCII)
+    chars = {c for c in range(128) if one.fullmatch(chr(c))}
+    if one.fullmatch("\u00e9") or not alt.isascii():
+        chars.add(128)
+    return frozenset(chars)
 
 
 def _without_lookbehinds(pattern: str) -> str | None:
