@@ -171,6 +171,7 @@ class Redactor:
         # heads in the held text, the stream holds from the pending position.
         self._heads = [tuple(frozenset(opts) for opts in h) for _, _, h in starts if h]
         self._head_alts = [(a, w) for a, w, h in starts if h]  # in the order of _heads
+        self._ready: dict[frozenset[str], tuple[int, ...]] = {}  # head strings present -> rules whose heads came
         self._ready_indexes: dict[tuple[int, ...], _PendingIndex] = {}  # per set of rules whose heads came
         for alt, reach in self._head_alts:
             # now, not in the first stream that needs them
@@ -386,7 +387,12 @@ class Redactor:
         found = {m.group(1) for m in self._head_rx.finditer(text[pos:].lower())}
         if found:
             present = frozenset().union(*(self._head_within[f] for f in found))
-            ready = tuple(i for i, hs in enumerate(self._heads) if all(opts & present for opts in hs))
+            ready = self._ready.get(present)
+            if ready is None:
+                if len(self._ready) >= 4096:
+                    self._ready.clear()
+                ready = self._ready[present] = tuple(
+                    i for i, hs in enumerate(self._heads) if all(opts & present for opts in hs))
             if ready:  # where one of those rules is in progress (searched from pos: its match may
                 # have begun in text already sent, its secret not yet)
                 return min(rest, self._ready_index(ready).start(text, pos, long_from))
