@@ -376,3 +376,28 @@ def test_a_documented_token_keeps_its_public_part_and_loses_its_secret(red, toke
         for j in range(i, len(text) + 1, 5):
             got, _ = _stream(red, [text[:i], text[i:j], text[j:]])
             assert got == want, (i, j)
+
+
+ANT = "sk-ant-api03-" + "Zq8vN2mK4pL6wE1rT5yU7iO9aS3dF5gH7jK9lZ2xC4vB6nM8qW0eR2tY4uI6oP8aS0dF2gH4jK6lZ8xC0vB2nM4qW6eR8tY0u" + "AA"
+GLUED_CASES = [(f"export KEY{GHP} done", GHP[4:], "github-pat"),
+               (f"token_{GHP}", GHP[4:], "github-pat"),
+               (f'{{"auth": "Bearer{ANT}"}}', ANT[len("sk-ant-api"):], "anthropic-api-key")]
+
+
+@pytest.mark.parametrize("text, secret, rule", GLUED_CASES)
+def test_a_token_glued_to_a_word_is_found_split_anywhere(red, text, secret, rule):
+    """A distinctive literal start glued to the word before it still marks a token;
+    it stays in the text (the secret is what follows it), so a stream holds nothing
+    for it until the whole literal has come."""
+    want = red.redact(text, TEST_KEY)
+    assert secret not in want.text and f"[REDACTED:{rule}:" in want.text
+    for i in range(len(text) + 1):
+        got, _ = _stream(red, [text[:i], text[i:]])
+        assert got == want.text, i
+
+
+def test_short_or_wordlike_literal_starts_are_not_glued(red):
+    """``sk-`` and ``key-`` inside words are not keys; nor is a token that runs on."""
+    hexes = "9f86d081884c7d659a2feaa0c55ad015"
+    for text in (f"celery task-{hexes} done", f"the monkey-{hexes} build", f"mytoken{GHP}x"):
+        assert red.redact(text, TEST_KEY).text == text

@@ -77,12 +77,40 @@ def _kv(names: str, value: str, tail: str = r"(?![A-Za-z0-9_+/=-])") -> str:
 _UUID = r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"
 
 
+# Literal starts distinct enough to mark a token even glued to a word before them
+# (``keyghp_…``, ``TOKEN_sk-ant-api03-…``). Short or word-like ones (``sk-``,
+# ``key-``, ``pat-``, ``AKIA``) are left out: ``task-<32 hex>`` is not a key.
+_GLUED_STARTS = (
+    "sk-ant-api", "sk-ant-admin", "sk-ant-o", "sk-or-v1-", "sk-lf-", "gsk_", "api_org_", "pplx-", "lsv2_",
+    "nvapi-", "pcsk_", "GOCSPX-", "pscale_", "glsa_", "NRAK-", "ghp_", "gho_", "ghu_", "ghs_", "ghr_",
+    "github_pat_", "glpat-", "glptt-", "glrt-", "gldt-", "whsec_", "pypi-AgE", "rubygems_", "dckr_", "shippo_",
+    "PMAK-", "FLWSECK", "figd_", "ops_eyJ", "fo1_",
+)
+
+
 def _tok(id: str, group: str, pattern: str, *, entropy: float = 3.0, allow=(), **kw) -> Rule:
     """A prefixed token: must clear the entropy floor and the placeholder allowlist.
-    A leading ``\b`` also accepts an escape right before the token (``_LEFT``)."""
+    A leading ``\b`` also accepts an escape right before the token (``_LEFT``);
+    a token with one of ``_GLUED_STARTS`` is also found glued to a word before
+    it, and then its literal start stays in the text (so that a stream need
+    not hold every word that ends in ``g`` for a ``ghp_`` that may follow)."""
+    glued = next((s for s in _GLUED_STARTS if pattern.startswith("\\b(" + s)), None)
+    if glued and "secret" not in kw and _one_form(pattern):
+        pattern += "|(?<=\\w)" + glued + "(" + pattern[3 + len(glued):]
+        kw["secret"] = None  # the first group that took part
     if pattern.startswith("\\b"):
         pattern = _LEFT + pattern[2:]
     return make_rule(id, group, pattern, entropy=entropy, allow=(_PLACEHOLDER, *_DOC_EXAMPLES, *allow), **kw)
+
+
+def _one_form(pattern: str) -> bool:
+    """Neither the pattern nor its first group is a choice of ``|`` alternatives
+    (moving the literal start out of the group then keeps the same language)."""
+    from re import _constants as C, _parser as P
+
+    tree = list(P.parse(pattern))
+    group = next((av[3] for op, av in tree if op is C.SUBPATTERN and av[0] == 1), None)
+    return not any(len(t) == 1 and t[0][0] is C.BRANCH for t in (tree, list(group or [])))
 
 
 def _llm() -> list[Rule]:
