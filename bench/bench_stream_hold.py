@@ -15,6 +15,10 @@ piece's CPU time plus, at ``--interval-ms`` between pieces (a real model:
 tens of ms), the intervals it waited. Every run checks that the stream equals
 redacting the whole text.
 
+``--words`` instead counts, for every distinct word and number of ``docs/``
+and ``proxy/`` (code identifiers and prose), whether it waits when it ends a
+piece (fed alone after ``see ``), and how many of those are hex digits.
+
 ``--baseline REV`` also runs the redaction package (``filters/redaction/``:
 rules, engine, stream) as it is at git revision REV, imported beside this
 tree's, its rounds interleaved with this one's, so both see the same load.
@@ -121,15 +125,29 @@ def stats(pkg: types.ModuleType, red, chunks: list[str], outs: list[str]) -> dic
             "lag": lag / max(1, arrived), "first": first}
 
 
+def held_words(versions: dict[str, types.ModuleType], reds: dict) -> None:
+    files = sorted(ROOT.glob("docs/**/*.md")) + sorted(ROOT.glob("proxy/**/*.py"))
+    words = sorted({w for f in files for w in re.findall(r"[A-Za-z_][A-Za-z0-9_]*|\d+", f.read_text())})
+    print("| redaction | words | held when ending a piece | of which hex digits |")
+    print("|---|---:|---:|---:|")
+    for v, pkg in versions.items():
+        held = [w for w in words if pkg.StreamRedactor(reds[v], TEST_KEY).feed("see " + w) != "see " + w]
+        hexes = sum(1 for w in held if re.fullmatch(r"[0-9a-f]+", w))
+        print(f"| {v} | {len(words)} | {len(held)} ({len(held) / len(words):.1%}) | {hexes} |")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--baseline", metavar="REV", help="also run filters/redaction/ of this git revision, interleaved")
     ap.add_argument("--interval-ms", type=float, default=25.0, help="time between pieces, for the added TTFT")
+    ap.add_argument("--words", action="store_true", help="only count the words that wait when they end a piece")
     args = ap.parse_args()
     versions = {"this tree": redaction}
     if args.baseline:
         versions = {args.baseline: package_at(args.baseline), **versions}
     reds = {v: default_redactor(pkg) for v, pkg in versions.items()}
+    if args.words:
+        return held_words(versions, reds)
     print(f"load average at start: {os.getloadavg()[0]:.2f}")
     print("| text | redaction | pieces | out whole | held (part waits) | release nothing | lag, pieces (mean) "
           "| first output at piece | CPU µs / piece | added TTFT ms |")
