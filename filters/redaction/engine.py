@@ -173,9 +173,8 @@ class Redactor:
         self._head_alts = [(a, w) for a, w, h in starts if h]  # in the order of _heads
         self._ready: dict[frozenset[str], tuple[int, ...]] = {}  # head strings present -> rules whose heads came
         self._ready_indexes: dict[tuple[int, ...], _PendingIndex] = {}  # per set of rules whose heads came
-        for alt, reach in self._head_alts:
-            # now, not in the first stream that needs them
-            _first_chars(alt) if reach is not None and reach <= _PendingIndex.SHORT else _at_end(alt)
+        for alt, _ in self._head_alts:
+            _first_chars(alt)  # now, not in the first stream that needs it
         strings = sorted({o for hs in self._heads for opts in hs for o in opts}, key=lambda o: (-len(o), o))
         # every head string at each position, longest first: one found stands for those it contains
         self._head_rx = re.compile("(?=(" + "|".join(map(re.escape, strings)) + "))") if strings else None
@@ -403,7 +402,7 @@ class Redactor:
         if index is None:
             if len(self._ready_indexes) >= 256:
                 self._ready_indexes.clear()
-            index = self._ready_indexes[ready] = _PendingIndex([self._head_alts[i] for i in ready], one_by_one=True)
+            index = self._ready_indexes[ready] = _PendingIndex([self._head_alts[i] for i in ready])
         return index
 
     def _scan(self, text: str, start: int) -> tuple[list[tuple[int, int, int]], list[tuple[int, int]]]:
@@ -459,51 +458,32 @@ class _PendingIndex:
 
     SHORT = 512
 
-    def __init__(self, alts: list[tuple[str, int | None]], one_by_one: bool = False):
-        """``one_by_one``: search the long-reaching alternatives one at a time, each
-        compiled once per process, instead of as one regex compiled here (for the
-        small indexes built while streaming, where compiling would cost more)."""
+    def __init__(self, alts: list[tuple[str, int | None]]):
         short = [a for a, w in alts if w is not None and w <= self.SHORT]
         long = [a for a, w in alts if w is None or w > self.SHORT]
-        if one_by_one:
-            self._long: tuple[re.Pattern, ...] = tuple(_at_end(a) for a in long)
-        else:
-            self._long = (re.compile("(?:" + "|".join(long) + r")\Z", re.ASCII),) if long else ()
-        self._short = short
-        firsts = [_first_chars(alt) for alt in short]
-        self._members: list[tuple[int, ...]] = [
-            tuple(i for i, f in enumerate(firsts) if c in f) for c in range(129)
-        ]
-        self._table: list[re.Pattern | None | bool] = [False] * 129
-        self._compiled: dict[tuple[int, ...], re.Pattern] = {}
-        self._lock = threading.Lock()
+        # Both kinds are tried only where the character can begin them (a table by first
+        # character): one regex of every long alternative costs a try of each of them at
+        # every position searched (~100 alternatives), where the table tries a handful.
+        self._short = _FirstCharTable(short)
+        self._long = _FirstCharTable(long) if long else None
 
     def _bucket(self, c: int) -> re.Pattern | None:
-        rx = self._table[c]
-        if rx is False:
-            members = self._members[c]
-            if not members:
-                rx = None
-            else:
-                with self._lock:
-                    rx = self._compiled.get(members)
-                    if rx is None:
-                        rx = re.compile("(?:" + "|".join(self._short[i] for i in members) + r")\Z", re.ASCII)
-                        self._compiled[members] = rx
-            self._table[c] = rx
-        return rx  # type: ignore[return-value]
+        return self._short.bucket(c)
 
     def at(self, text: str, p: int, long_from: int = 0) -> bool:
         """Whether some alternative matches from ``p`` to the end (``start`` at one position)."""
         n = len(text)
         if p >= n:
             return False
-        if p >= long_from and any(rx.match(text, p) for rx in self._long):
-            return True
+        c = ord(text[p])
+        c = c if c < 128 else 128
+        if self._long is not None and p >= long_from:
+            rx = self._long.bucket(c)
+            if rx is not None and rx.match(text, p):
+                return True
         if p < n - self.SHORT:
             return False
-        c = ord(text[p])
-        rx = self._bucket(c if c < 128 else 128)
+        rx = self._short.bucket(c)
         return rx is not None and rx.match(text, p) is not None
 
     def start(self, text: str, pos: int, long_from: int = 0) -> int:
@@ -515,25 +495,61 @@ class _PendingIndex:
         alternatives found so), so that search starts there."""
         n = len(text)
         end = n
-        if max(pos, long_from) < n:
-            for rx in self._long:
-                m = rx.search(text, max(pos, long_from))  # (no endpos: \Z would match there)
-                if m is not None and m.start() < end:
-                    end = m.start()
+        if self._long is not None:
+            end = self._long.leftmost(text, max(pos, long_from), n)
         long_at = end
-        p = max(pos, n - self.SHORT)
+        p = self._short.leftmost(text, max(pos, n - self.SHORT), end)
+        return p, long_at
+
+
+class _FirstCharTable:
+    """Alternatives (prefix regexes, each anchored at the end of the text) by the
+    characters that can begin them: ``bucket(c)`` is one regex of those that may
+    start with character ``c`` (128: any non-ASCII one), None when none can.
+    A regex's first characters are those it matches alone (prefix regexes match
+    every prefix of a match); a positive lookbehind is set aside for that (it only
+    restricts), and an alternative that cannot be analysed so may begin anywhere."""
+
+    def __init__(self, alts: list[str]):
+        self._alts = alts
+        firsts = [_first_chars(alt) for alt in alts]
+        self._members: list[tuple[int, ...]] = [
+            tuple(i for i, f in enumerate(firsts) if c in f) for c in range(129)
+        ]
+        self._table: list[re.Pattern | None | bool] = [False] * 129
+        self._compiled: dict[tuple[int, ...], re.Pattern] = {}
+        self._lock = threading.Lock()
+
+    def bucket(self, c: int) -> re.Pattern | None:
+        rx = self._table[c]
+        if rx is False:
+            members = self._members[c]
+            if not members:
+                rx = None
+            else:
+                with self._lock:
+                    rx = self._compiled.get(members)
+                    if rx is None:
+                        rx = re.compile("(?:" + "|".join(self._alts[i] for i in members) + r")\Z", re.ASCII)
+                        self._compiled[members] = rx
+            self._table[c] = rx
+        return rx  # type: ignore[return-value]
+
+    def leftmost(self, text: str, pos: int, end: int) -> int:
+        """The leftmost position in ``[pos, end)`` where an alternative matches to the
+        end of ``text``; ``end`` if none does."""
+        table, bucket = self._table, self.bucket
+        p = pos
         while p < end:
             c = ord(text[p])
-            rx = self._bucket(c if c < 128 else 128)
+            c = c if c < 128 else 128
+            rx = table[c]
+            if rx is False:
+                rx = bucket(c)
             if rx is not None and rx.match(text, p):
-                return p, long_at
+                return p
             p += 1
-        return end, long_at
-
-
-@functools.lru_cache(maxsize=1024)
-def _at_end(alt: str) -> re.Pattern:
-    return re.compile(f"(?:{alt})\\Z", re.ASCII)
+        return end
 
 
 @functools.lru_cache(maxsize=4096)
