@@ -68,6 +68,14 @@ def test_agent_scaffolding_is_not_the_users_words():
     ("Bash", {"command": "git commit -m x"}, "[main 3f2a9c1] Fix refund rounding\n 1 file changed", ["commit"]),
     ("Bash", {"command": "gh pr create"}, "https://github.com/acme/shop/pull/4821\n", ["url"]),
     ("Bash", {"command": "./deploy.sh"}, "Deployed refund-service v1.4.2 to staging\n", ["deploy"]),
+    ("exec", {"command": "jira issue create -tTask -s'Audit reports'"},
+     "✓ Issue created\nhttps://acme.atlassian.net/browse/PAY-231\n", ["url"]),
+    ("mcp__linear__create_issue", {"title": "Audit reports"},
+     '{"identifier": "PAY-412", "url": "https://linear.app/acme/issue/PAY-412/audit-reports"}', ["url"]),
+    ("terminal", {"command": "curl -n -X POST https://acme.atlassian.net/rest/api/3/issue"},
+     '{"id": "10231", "key": "PAY-232", "self": "https://acme.atlassian.net/rest/api/3/issue/10231"}', ["ticket"]),
+    ("terminal", {"command": "curl -n https://acme.atlassian.net/rest/api/3/issue/PAY-1"},
+     '{"key": "not a key", "self": "https://acme.atlassian.net/rest/api/3/issue/1"}', []),
     ("Bash", {"command": "./deploy.sh"}, "Deployed nothing\nExit code: 2", []),
 ])
 def test_evidence_from_tool_results(tool, args, result, kinds):
