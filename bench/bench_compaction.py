@@ -23,8 +23,10 @@ What it does (everything on 127.0.0.1, every loop bounded):
   side effects, the ticket, the pending approval, the agent's rule files)
   visible in the first request and in every request; side effects the model
   repeated (it opens the PR or files the ticket again when it cannot see it
-  did); the checkpoint's
-  size in tokens (o200k); the share of following turns that kept the
+  did); the checkpoint's size in tokens (o200k; the effect ledger's side
+  effects are its effects field, so a separate ledger segment — the second
+  number — only appears when the checkpoint filter is off); the share of
+  following turns that kept the
   previous turn's cached prefix (Anthropic: up to its last breakpoint;
   OpenAI: the previous request up to ctxproxy's per-turn text).
 """
@@ -108,12 +110,13 @@ async def main() -> None:
             rows.append(await one(name, config, args.turns, args.after, count))
             r = rows[-1]
             print(f"{r['agent']:13} {r['config']:9} visible first {r['first']:.0%} all {r['all']:.0%} "
-                  f"dups {r['dups']} checkpoint {r['tokens']} tok (+ledger {r['both']}) cache kept {r['cache']:.0%} "
+                  f"dups {r['dups']} checkpoint {r['tokens']} tok (with any separate ledger segment {r['both']}) cache kept {r['cache']:.0%} "
                   f"({r['requests']} requests, {r['wall']:.1f} s; ms per request, median of the last 40: "
                   f"{' '.join(f'{k} {v:.2f}' for k, v in r['ms'].items())}) lost: {', '.join(r['lost']) or '-'}", flush=True)
     user_turns = 8 + args.turns + args.after
     table = ["| agent | config | visible after compaction (first request / every request) | repeated side effects "
-             "| checkpoint tokens, max (task state / with the effect ledger) | cache prefix kept on following turns "
+             "| checkpoint tokens, max (task state, effects included / + a separate ledger segment) "
+             "| cache prefix kept on following turns "
              "| checkpoint / inject ms per request (p50, last 40) | not visible |",
              "|---|---|---:|---:|---:|---:|---:|---|"]
     for r in rows:

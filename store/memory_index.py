@@ -316,19 +316,7 @@ class MemoryIndex:
         return n
 
     def _tenants(self) -> list[str]:
-        tenants = getattr(self.store.memories, "tenants", None)
-        if callable(tenants):
-            return list(tenants())
-        # No tenant listing: every tenant the feed ever named.
-        seen: dict[str, None] = {}
-        after = 0
-        while True:
-            batch = self.store.memories.changes(after, CATCH_UP_BATCH)
-            if not batch:
-                return list(seen)
-            for seq, tenant, _ in batch:
-                seen[tenant] = None
-            after = batch[-1][0]
+        return store_tenants(self.store)
 
     # -- forgetting (store.derived) ------------------------------------------------
     def forget(self, tenant: str, subject: dict, memory_ids: Sequence[str]) -> dict[str, int]:
@@ -444,12 +432,48 @@ class MemoryIndex:
         hit = self._stats[key] = Stats(int(n or 0), float(avg or 0.0), float(avg_ctx or 0.0))
         return hit
 
+    def fetch(self, viewer: Viewer, memory_ids: Sequence[str], now: float | None = None,
+              exclude_kinds: Sequence[str] = ()) -> list[Candidate]:
+        """The candidates of these memory ids that ``viewer`` may see (the
+        visibility WHERE applies again: an id alone grants nothing)."""
+        if not viewer.known or not memory_ids:
+            return []
+        now = time.time() if now is None else now
+        where, params = visibility(viewer, now, exclude_kinds)
+        cols = ", ".join("m." + c for c in _COLUMNS)
+        con = self.file.db()
+        rows = []
+        ids = list(memory_ids)
+        for i in range(0, len(ids), 500):
+            chunk = ids[i:i + 500]
+            # The ids pick the rows (through UNIQUE(tenant, memory_id)); the WHERE clause checks each.
+            rows += con.execute(f"SELECT {cols} FROM mem m WHERE m.rowid IN (SELECT rowid FROM mem WHERE tenant = ? "
+                                f"AND memory_id IN ({placeholders(chunk)})) AND {where}",
+                                (viewer.tenant, *chunk, *params)).fetchall()
+        return [Candidate(*r[:10], bool(r[10]), *r[11:]) for r in rows]
+
     def count(self, tenant: str) -> int:
         return self.file.db().execute("SELECT COUNT(*) FROM mem WHERE tenant = ?", (tenant,)).fetchone()[0]
 
     def close(self) -> None:
         self.file.close()
 
+
+
+def store_tenants(store: Any) -> list[str]:
+    """Every tenant of the store's memories (its listing, else every tenant the feed ever named)."""
+    tenants = getattr(store.memories, "tenants", None)
+    if callable(tenants):
+        return list(tenants())
+    seen: dict[str, None] = {}
+    after = 0
+    while True:
+        batch = store.memories.changes(after, CATCH_UP_BATCH)
+        if not batch:
+            return list(seen)
+        for _, tenant, _ in batch:
+            seen[tenant] = None
+        after = batch[-1][0]
 
 
 def _thread(rec: Any) -> str:

@@ -27,7 +27,7 @@ from typing import Any, Iterable, Iterator
 import orjson
 
 from ..compaction import item_texts, summary_text
-from ..effects.rules import command_text, result_failed
+from ..effects.rules import command_text, result_failed, shell_output
 
 MAX_QUOTE = 240  # characters of one quoted sentence or line
 
@@ -173,7 +173,7 @@ def evidence(tool: str, args: Any, result: str, is_error: bool) -> list[tuple[st
     ``url``, ``ticket``, ``deploy``. Nothing from a result that failed."""
     if is_error or result_failed(result):
         return []
-    head = _output_of(result[:65536])
+    head = shell_output(result[:65536])
     out: list[tuple[str, str]] = []
     cmd = test_command(args)
     summary = _test_summary(head)
@@ -195,18 +195,6 @@ def evidence(tool: str, args: Any, result: str, is_error: bool) -> list[tuple[st
         out.append(("deploy", clip(m.group(0), 160)))
         break
     return out
-
-
-def _output_of(text: str) -> str:
-    """A shell tool's output: Codex returns ``{"output": "...", "metadata": {...}}``."""
-    if text.lstrip().startswith("{"):
-        try:
-            obj = orjson.loads(text)
-        except orjson.JSONDecodeError:
-            return text
-        if isinstance(obj, dict) and isinstance(obj.get("output"), str):
-            return obj["output"]
-    return text
 
 
 def _test_summary(text: str) -> str | None:

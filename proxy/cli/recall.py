@@ -52,7 +52,9 @@ def _services(cs: Any) -> Any:
 
     from ctxproxy.filters.recall.services import RecallServices
 
-    return RecallServices(Path(cs.config.server.data_dir), cs.store)
+    rs = RecallServices(Path(cs.config.server.data_dir), cs.store)
+    rs.prepare(_rank(cs)[0], sync=True)  # the embeddings extra, when on: vectors caught up before answering
+    return rs
 
 
 def _rank(cs: Any) -> tuple[Any, tuple]:
@@ -109,11 +111,12 @@ def _reindex(args: argparse.Namespace) -> int:
     with cli_store(args) as cs:
         rs = _services(cs)
         try:
-            n = rs.memories.rebuild()
+            payload = rs.reindex()
         finally:
             rs.close()
-    payload = {"indexed": n}
-    print(json.dumps(payload) if args.json else f"recall index rebuilt: {n} servable memories indexed")
+    n = payload["indexed"]
+    vectors = f", {payload['vectors']} embedded" if "vectors" in payload else ""
+    print(json.dumps(payload) if args.json else f"recall index rebuilt: {n} servable memories indexed{vectors}")
     return 0
 
 

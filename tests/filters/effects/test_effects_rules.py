@@ -85,6 +85,40 @@ def test_side_effect_commands(cmd):
     assert CLASSES.side_effect_of("Bash", {"command": cmd})
 
 
+@pytest.mark.parametrize("cmd", [
+    "pytest -k refund", "python -m pytest -q tests/", "cd services && go test ./...", "npm test",
+    "PYTHONPATH=. pytest -x 2>&1 | tail -20", "cargo test --all", "npx jest src/refund",
+])
+def test_test_runs_are_not_side_effects(cmd):
+    """A test run is verified evidence (the checkpoint's), not a side effect to guard against repeating."""
+    assert not CLASSES.side_effect_of("Bash", {"command": cmd})
+    assert not CLASSES.side_effect_of("shell", {"command": ["bash", "-lc", cmd]})
+
+
+@pytest.mark.parametrize("cmd", ["pytest > report.txt", "pytest && git push", "npm test; npm publish",
+                                 "pytestx -k a", "go testify"])
+def test_test_runs_that_also_change_something_are(cmd):
+    assert CLASSES.side_effect_of("Bash", {"command": cmd})
+
+
+@pytest.mark.parametrize("tool, args, irreversible", [
+    ("Bash", {"command": "gh pr create --fill"}, True),
+    ("Bash", {"command": "git add -A && git commit -m x && git push origin fix"}, True),
+    ("Bash", {"command": "./deploy.sh staging"}, True),
+    ("Bash", {"command": "rm -rf build"}, True),
+    ("Bash", {"command": "echo $(curl -X POST https://api.example.com/pay)"}, True),  # cannot be told: irreversible
+    ("send_message", {"to": "team", "text": "shipped"}, True),
+    ("some_mcp_tool", {}, True),  # unknown: it may reach anywhere
+    ("Bash", {"command": "sed -i 's/a/b/' f.py"}, False),
+    ("Bash", {"command": "git commit -am 'Fix refund rounding'"}, False),
+    ("shell", {"command": ["bash", "-lc", "mkdir -p out && echo hi > out/a.txt"]}, False),
+    ("Edit", {"file_path": "a.py", "old_string": "1", "new_string": "2"}, False),
+    ("apply_patch", "*** Begin Patch", False),
+])
+def test_side_effects_are_irreversible_or_local(tool, args, irreversible):
+    assert CLASSES.irreversible(tool, args) is irreversible
+
+
 def test_tool_classes_defaults_and_shell_argv():
     assert not CLASSES.side_effect_of("Read", {"file_path": "a"})
     assert not CLASSES.side_effect_of("Grep", {"pattern": "x"})
