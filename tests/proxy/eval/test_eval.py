@@ -23,12 +23,12 @@ LEAKY_SENSITIVITY = '[filters.recall]\nmax_sensitivity = "confidential"\n'
 
 
 async def evaluate(tmp_path: Path, sets: tuple[str, ...], toml: str = "", cases=None) -> dict:
-    cfg = None
-    if toml:  # one directory for the session's configurations: their proxies share the compiled rules
-        cfg = tmp_path.parent / "eval-configs" / f"{hashlib.sha256(toml.encode()).hexdigest()[:12]}.toml"
-        cfg.parent.mkdir(exist_ok=True)
-        cfg.write_text(toml)
-    return await run_eval(sets, str(cfg) if cfg else None, tmp_path / "data", seed=3, sizes=QUICK, cases=cases)
+    """The quick slice under the configuration ``toml`` ("": the defaults). Every configuration
+    file of the session sits in one directory, so their proxies share the compiled redaction rules."""
+    cfg = tmp_path.parent / "eval-configs" / f"{hashlib.sha256(toml.encode()).hexdigest()[:12]}.toml"
+    cfg.parent.mkdir(exist_ok=True)
+    cfg.write_text(toml)
+    return await run_eval(sets, str(cfg), tmp_path / "data", seed=3, sizes=QUICK, cases=cases)
 
 
 def failed(report: dict, baseline: dict, pct: float = 1.0) -> set[str]:
