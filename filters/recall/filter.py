@@ -112,6 +112,7 @@ class RecallState:
     items: list[dict] = field(default_factory=list)  # ids, labels, score parts: never text
     query_chars: int = 0
     ms: float = 0.0
+    user_text: str = ""  # the latest user text as the caller sent it (redacted), before inject adds to it
     assistant: dict[str, list[str]] = field(default_factory=dict)  # channel -> text (for the session index)
     assistant_chars: int = 0
 
@@ -147,6 +148,11 @@ class RecallFilter(Filter):
     def on_request(self, turn: Turn) -> None:
         state = turn.state[self.name] = RecallState()
         cfg = self.config
+        if turn.request is not None and self._indexing(turn):
+            # What the session index keeps as the user's words: read now, since
+            # inject later appends this turn's evidence and checkpoint to the same
+            # message (indexed, they would be recalled again as "what was said").
+            state.user_text = turn.request.latest_user_text() or ""
         route = cfg.route(turn.route)
         if not (route.enabled if route.enabled is not None else cfg.enabled) or turn.request is None:
             state.reason = "off"
@@ -264,9 +270,8 @@ class RecallFilter(Filter):
         view = turn.request
         texts = []
         if state.status != "reused":  # a reused result means this user text is already indexed
-            user_text = view.latest_user_text() or ""
-            if user_text.strip():
-                texts.append(("user", user_text))
+            if state.user_text.strip():
+                texts.append(("user", state.user_text))
         if self.config.index_tool_outputs:
             results = view.tool_results()
             newest = max((r.position for r in results), default=-1)
