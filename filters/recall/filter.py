@@ -55,6 +55,7 @@ log = logging.getLogger("ctxproxy.filters.recall")
 
 Sensitivity = Literal["public", "internal", "confidential"]
 SPAN = "recall"  # child span ctxproxy.recall
+SPAN_ITEMS_CHARS = 4096  # of its ctxproxy.recall.items attribute
 HEADER = ("Recalled for this turn: memories and earlier session turns this caller may see, most relevant "
           "first (id, kind, scope, source, observed, confidence):")
 
@@ -227,7 +228,7 @@ class RecallFilter(Filter):
         state.ms = (time.perf_counter() - t0) * 1000.0
         turn.spans.append((SPAN, t0_ns, time.time_ns(), {  # type: ignore[arg-type]
             "ctxproxy.recall.candidates": state.candidates, "ctxproxy.recall.results": len(state.items),
-            "ctxproxy.recall.status": state.status}))
+            "ctxproxy.recall.status": state.status, "ctxproxy.recall.items": _items_json(state.items)}))
 
     def _remembered(self, tenant: str, session: str) -> _Last | None:
         with self._lock:
@@ -344,6 +345,17 @@ def item_report(s: Any) -> dict:
     return {"id": c.memory_id, "kind": c.kind, "scope": c.scope, "source": c.source, "score": round(s.score, 4),
             "parts": s.parts(), "labels": {"sensitivity": SENSITIVITY_ORDER[min(c.sensitivity, 3)],
                                            "origin": c.origin, "observed_at": _iso(c.observed_at)}}
+
+
+def _items_json(items: list[dict]) -> str:
+    """The span's copy of the manifest items (ids, labels, score parts — no
+    text), at most ``SPAN_ITEMS_CHARS``: the lowest-ranked go first."""
+    items = list(items)
+    text = orjson.dumps(items).decode()
+    while len(text) > SPAN_ITEMS_CHARS and items:
+        items.pop()
+        text = orjson.dumps(items).decode()
+    return text
 
 
 def render_items(items: list) -> str:
