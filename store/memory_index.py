@@ -33,7 +33,6 @@ import logging
 import math
 import threading
 import time
-from collections import Counter
 from datetime import datetime, timezone
 from dataclasses import dataclass
 from pathlib import Path
@@ -66,16 +65,15 @@ CREATE TABLE IF NOT EXISTS mem(
     evidence_ref TEXT NOT NULL, evidence_sessions TEXT NOT NULL, revision INTEGER NOT NULL,
     statement TEXT NOT NULL, terms TEXT NOT NULL, nterms INTEGER NOT NULL,
     thread TEXT NOT NULL, ctx TEXT NOT NULL, nctx INTEGER NOT NULL,
+    near TEXT NOT NULL DEFAULT '',  -- the rows whose terms are this row's ctx (and whose ctx holds its terms)
     UNIQUE(tenant, memory_id));
 CREATE INDEX IF NOT EXISTS mem_scope ON mem(tenant, user, project);
 CREATE INDEX IF NOT EXISTS mem_part ON mem(part);
 CREATE INDEX IF NOT EXISTS mem_thread ON mem(thread, observed_at);
 -- The inverted index: a posting per (partition, distinct term, row), so a
 -- lookup walks only the postings of partitions the viewer may see.
--- With the term's frequency in the row and the row's length: enough to pre-rank a
--- posting by BM25 in SQLite, before any row is read.
 CREATE TABLE IF NOT EXISTS post(part INTEGER NOT NULL, term TEXT NOT NULL, doc INTEGER NOT NULL,
-    tf INTEGER NOT NULL, len INTEGER NOT NULL, PRIMARY KEY(part, term, doc)) WITHOUT ROWID;
+    PRIMARY KEY(part, term, doc)) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS df(part INTEGER NOT NULL, term TEXT NOT NULL, n INTEGER NOT NULL,
     PRIMARY KEY(part, term)) WITHOUT ROWID;
 CREATE VIRTUAL TABLE IF NOT EXISTS mem_tri USING fts5(
@@ -94,8 +92,9 @@ _OLD = ("DROP TRIGGER IF EXISTS mem_ai", "DROP TRIGGER IF EXISTS mem_ad", "DROP 
         "DROP TABLE IF EXISTS part")
 FTS_TABLES = ("mem_tri",)
 CATCH_UP_BATCH = 1000
-POOL = 300  # candidates per search scored exactly: the best by a pre-rank over the postings
-SCAN = 2000  # visible postings read for the pre-rank; beyond, the rarest words choose the candidates
+POOL = 300  # candidates per search (and their neighbouring events) scored exactly
+FREQUENT = 0.1  # a word in more than this share of the visible memories only scores the candidates...
+FREQUENT_POOL = 0.2  # ...and when every query word is, the candidates are this share of POOL
 MAX_TERMS = 48  # query terms looked up (bits of one mask, with 8 substrings)
 
 CONTEXT_WINDOW = 2  # an event's document also holds this many neighbouring events on each side
@@ -175,7 +174,7 @@ def visibility(viewer: Viewer, exclude_kinds: Sequence[str] = (), alias: str = "
     return where, params
 
 
-FORMAT = "4"  # of the indexed rows; another value is re-indexed at open
+FORMAT = "5"  # of the indexed rows; another value is re-indexed at open
 
 
 def _drop_older_layout(con: Any) -> None:
@@ -267,11 +266,10 @@ class MemoryIndex:
              int(bool(rec.evergreen)), rec.kind, rec.origin, float(rec.confidence), rec.external_id,
              rec.evidence_ref, " ".join(rec.evidence_sessions), int(rec.revision), rec.statement,
              " ".join(found), len(found), thread)).lastrowid
-        tfs = Counter(found)
-        con.executemany("INSERT INTO post(part, term, doc, tf, len) VALUES (?,?,?,?,?)",
-                        [(part, t, doc, f, len(found)) for t, f in tfs.items()])
+        distinct = [(part, t) for t in dict.fromkeys(found)]
+        con.executemany("INSERT INTO post(part, term, doc) VALUES (?,?,?)", [(p, t, doc) for p, t in distinct])
         con.executemany("INSERT INTO df(part, term, n) VALUES (?,?,1) "
-                        "ON CONFLICT(part, term) DO UPDATE SET n = n + 1", [(part, t) for t in tfs])
+                        "ON CONFLICT(part, term) DO UPDATE SET n = n + 1", distinct)
         con.execute("UPDATE part SET docs = docs + 1, nterms = nterms + ? WHERE id = ?", (len(found), part))
         if thread:
             _refresh_context(con, thread, observed)
@@ -420,8 +418,8 @@ class MemoryIndex:
 
     # -- reading -------------------------------------------------------------------
     def search(self, viewer: Viewer, words: Sequence[str], substrings: Sequence[str] = (),
-               now: float | None = None, limit: int = POOL, exclude_kinds: Sequence[str] = (),
-               bm25: tuple[float, float] = (1.2, 0.35)) -> tuple[list[Candidate], Stats]:
+               now: float | None = None, limit: int = POOL, exclude_kinds: Sequence[str] = ()
+               ) -> tuple[list[Candidate], Stats]:
         """The memories ``viewer`` may see that hold any of ``words`` (terms)
         or ``substrings`` (trigram) — at most ``limit`` — and the statistics
         over what it may see: its document count and lengths, and each
@@ -460,24 +458,41 @@ class MemoryIndex:
             for doc in docs:
                 held[doc] = held.get(doc, 0.0) + w
         rare, total = [], 0
+        common = FREQUENT * stats.docs
         for key in sorted((k for k in words if df[k]), key=lambda k: df[k]):
-            if rare and total + df[key] > SCAN:
+            if rare and (total + df[key] > limit or df[key] > common):
                 break  # this word and the more frequent ones only score the candidates
             rare.append(key)
             total += df[key]
         if len(held) > limit:
             held = dict(heapq.nsmallest(limit, held.items(), key=lambda kv: (-kv[1], kv[0])))
-        avg = stats.avg_terms or 1.0
-        ids = sorted({*held, *self._prerank(con, parts, {k: weight[k] for k in rare}, now, limit,
-                                            bm25[0] * (1 - bm25[1]), bm25[0] * bm25[1] / avg)})
-        cols = ", ".join(_COLUMNS)
-        rows = []
-        for i in range(0, len(ids), 500):
-            chunk = ids[i:i + 500]
-            rows += con.execute(f"SELECT {cols} FROM mem WHERE rowid IN ({placeholders(chunk)})", chunk).fetchall()
+        if total > limit:  # every word is frequent: the rows holding the most of them, fewer
+            rare, limit = [k for k in words if df[k]], max(1, int(limit * FREQUENT_POOL))
+        ids = sorted({*held, *self._heaviest(con, parts, {k: weight[k] for k in rare}, now, limit)})
+        rows = self._rows(con, parts, ids, now)
+        # The events around a match hold its words in their context: candidates too
+        # (of the same thread, so of the same partition; checked again all the same).
+        have = set(ids)
+        near = list(dict.fromkeys(d for r in rows for d in map(int, r[-1].split()) if d not in have))
+        rows += self._rows(con, parts, near[:limit], now)
         rows.sort(key=lambda r: r[0])
-        return ([Candidate(*r[:10], bool(r[10]), *r[11:]) for r in rows],
+        return ([Candidate(*r[:10], bool(r[10]), *r[11:-1]) for r in rows],
                 Stats(stats.docs, stats.avg_terms, stats.avg_ctx, df))
+
+    @staticmethod
+    def _rows(con: Any, parts: Partitions, ids: Sequence[int], now: float) -> list[tuple]:
+        """The candidates' columns (and ``near``), for rows of visible partitions only."""
+        cols = ", ".join(_COLUMNS)
+        where = f"part IN ({placeholders(parts.all)})"
+        if parts.expiring:
+            where += f" AND (part NOT IN ({placeholders(parts.expiring)}) OR expires_at > ?)"
+        args = [*parts.all, *parts.expiring, now] if parts.expiring else list(parts.all)
+        rows: list[tuple] = []
+        for i in range(0, len(ids), 500):
+            chunk = list(ids[i:i + 500])
+            rows += con.execute(f"SELECT {cols}, near FROM mem WHERE rowid IN ({placeholders(chunk)}) AND {where}",
+                                (*chunk, *args)).fetchall()
+        return rows
 
     def partitions(self, viewer: Viewer, exclude_kinds: tuple[str, ...] = (), version: tuple | None = None
                    ) -> Partitions:
@@ -551,21 +566,20 @@ class MemoryIndex:
         return (f" AND (p.part NOT IN ({placeholders(parts.expiring)}) OR EXISTS (SELECT 1 FROM mem m "
                 f"WHERE m.rowid = {doc} AND m.expires_at > ?))", [*parts.expiring, now])
 
-    def _prerank(self, con: Any, parts: Partitions, weights: Mapping[str, float], now: float, limit: int,
-                 k1_flat: float, k1_len: float) -> list[int]:
-        """The ``limit`` visible rows best by BM25 of these words over their
-        own terms (``k1_flat + k1_len * length`` is BM25's length norm),
-        computed from the postings alone; ties: the newest rows."""
+    def _heaviest(self, con: Any, parts: Partitions, weights: Mapping[str, float], now: float, limit: int
+                  ) -> list[int]:
+        """The ``limit`` visible rows holding the most weight of these words
+        (their visible idf), chosen in SQLite from the postings alone; ties:
+        the oldest rows."""
         if not weights:
             return []
         live, args = self._live(parts, now)
         values = ", ".join("(?, ?)" for _ in weights)
         return [r[0] for r in con.execute(
-            f"WITH q(term, w) AS (VALUES {values}) SELECT p.doc, SUM(q.w) AS held, "
-            f"SUM(q.w * p.tf / (p.tf + ? + ? * p.len)) AS s "
-            f"FROM q JOIN post p ON p.term = q.term AND p.part IN ({placeholders(parts.all)}) WHERE 1{live} "
-            f"GROUP BY p.doc ORDER BY ROUND(held, 6) DESC, p.doc LIMIT ?",
-            (*(x for kv in weights.items() for x in kv), k1_flat, k1_len, *parts.all, *args, limit))]
+            f"WITH q(term, w) AS (VALUES {values}) SELECT p.doc, ROUND(SUM(q.w), 6) AS held FROM q "
+            f"JOIN post p ON p.term = q.term AND p.part IN ({placeholders(parts.all)}) WHERE 1{live} "
+            f"GROUP BY p.doc ORDER BY held DESC, p.doc LIMIT ?",
+            (*(x for kv in weights.items() for x in kv), *parts.all, *args, limit))]
 
     def _substring_docs(self, con: Any, parts: Partitions, sub: str, now: float) -> list[int]:
         live, args = self._live(parts, now, "t.rowid")
@@ -614,10 +628,12 @@ def _refresh_context(con: Any, thread: str, observed: float) -> None:
     rows = before[::-1] + after
     at = len(before)  # where the edit was: rows within w of it have new neighbours
     for i in range(max(0, at - w), min(len(rows), at + w + 1)):
-        ctx = " ".join(r[2] for j, r in enumerate(rows) if j != i and abs(j - i) <= w)
+        around = [r for j, r in enumerate(rows) if j != i and abs(j - i) <= w]
+        ctx = " ".join(r[2] for r in around)
+        near = " ".join(str(r[0]) for r in around)
         n = len(ctx.split()) if ctx else 0
-        if con.execute("UPDATE mem SET ctx = ?, nctx = ? WHERE rowid = ? AND ctx != ?",
-                       (ctx, n, rows[i][0], ctx)).rowcount and n != rows[i][3]:
+        if con.execute("UPDATE mem SET ctx = ?, nctx = ?, near = ? WHERE rowid = ? AND (ctx != ? OR near != ?)",
+                       (ctx, n, near, rows[i][0], ctx, near)).rowcount and n != rows[i][3]:
             con.execute("UPDATE part SET nctx = nctx + ? WHERE id = ?", (n - rows[i][3], rows[i][4]))
 
 

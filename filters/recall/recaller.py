@@ -94,8 +94,7 @@ class Recaller:
         keys = list(words) + ["\x00" + s.lower() for s in subs]
         df = dict.fromkeys(keys, 0)
         if memories:
-            found, stats = self.memories.search(viewer, words, subs, now, exclude_kinds=exclude_kinds,
-                                                bm25=(self.config.k1, self.config.b))
+            found, stats = self.memories.search(viewer, words, subs, now, exclude_kinds=exclude_kinds)
             cands += found
             n_docs += stats.docs
             total += stats.docs * (stats.avg_terms + self.config.context_weight * stats.avg_ctx)
