@@ -63,7 +63,7 @@ async def serve_pair(upstream: str, open_port: int, keys_port: int, keys_toml: s
     from aiohttp import web
 
     from ctxproxy.config import load_config
-    from ctxproxy.proxy.server import CUT_GRACE, make_app
+    from ctxproxy.proxy.edge.server import CUT_GRACE, make_app
 
     runners = []
     for config, port, sub in ((str(CORE), open_port, "open"), (keys_toml, keys_port, "keys")):
@@ -103,7 +103,7 @@ async def in_process(args: argparse.Namespace) -> tuple[list[Target], str]:
     from ctxproxy.config import load_config
     from ctxproxy.proxy.auth import issue_key
     from ctxproxy.proxy.scripted_provider import FakeProvider, Reply
-    from ctxproxy.proxy.server import APP_STATE, make_app
+    from ctxproxy.proxy.edge.server import APP_STATE, make_app
 
     tmp = Path(tempfile.mkdtemp(prefix="ctxbench-auth-"))
     keys_toml = tmp / "keys.toml"

@@ -54,8 +54,8 @@ sys.path.insert(0, str(ROOT / "tests"))
 from ctxproxy.proxy.scripted_provider import FakeProviderThread, Reply  # noqa: E402
 
 from ctxproxy.filters import Identity, Pipeline, Turn  # noqa: E402
-from ctxproxy.filters.effects import EffectsConfig, EffectsFilter  # noqa: E402
-from ctxproxy.filters.inject import InjectConfig, allocate  # noqa: E402
+from ctxproxy.filters.effects.filter import EffectsConfig, EffectsFilter  # noqa: E402
+from ctxproxy.filters.inject.filter import InjectConfig, allocate  # noqa: E402
 from ctxproxy.filters.segments import offered  # noqa: E402
 from ctxproxy.filters.tokens import TokenCounter  # noqa: E402
 from ctxproxy.proxy.adapters import ADAPTERS  # noqa: E402
@@ -206,7 +206,7 @@ def start_proxy(tmp: Path, name: str, pipeline: list[str], upstream: str) -> tup
     cfg.write_text(f"[pipeline]\nrequest = {orjson.dumps(pipeline).decode()}\n")
     port = free_port()
     log = open(tmp / f"{name}.log", "wb")
-    p = subprocess.Popen([sys.executable, "-m", "ctxproxy.proxy.cli", "serve", "--port", str(port), "--config",
+    p = subprocess.Popen([sys.executable, "-m", "ctxproxy.proxy.cli.main", "serve", "--port", str(port), "--config",
                           str(cfg), "--data-dir", str(tmp / name), "--anthropic-upstream", upstream,
                           "--openai-upstream", upstream, "--log-level", "WARNING"],
                          stdout=subprocess.DEVNULL, stderr=log)

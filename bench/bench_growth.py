@@ -344,7 +344,7 @@ async def profile_largest(plan: Plan, fake_url: str, top: int) -> tuple[list[str
     from aiohttp import web
 
     from ctxproxy.config import load_config
-    from ctxproxy.proxy.server import make_app
+    from ctxproxy.proxy.edge.server import make_app
 
     last = plan.turns[-1][0]
     with tempfile.TemporaryDirectory(prefix="ctxbench-growth-prof-") as tmp:

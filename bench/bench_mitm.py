@@ -70,8 +70,8 @@ def role_baseline(config: str, data_dir: str) -> None:
     import signal
 
     from ctxproxy.config import load_config
-    from ctxproxy.proxy.mitm_server import MitmProxy
-    from ctxproxy.proxy.server import settle_heap
+    from ctxproxy.proxy.mitm.server import MitmProxy
+    from ctxproxy.proxy.edge.server import settle_heap
 
     async def main() -> None:
         proxy = MitmProxy(load_config(config, data_dir=data_dir), addons=(StreamOnly(),))
@@ -172,7 +172,7 @@ def main() -> None:
     from tlscerts import TestCA
 
     from ctxproxy.config import load_config
-    from ctxproxy.proxy.mitm_ca import bundle_path, ensure_ca
+    from ctxproxy.proxy.mitm.ca import bundle_path, ensure_ca
 
     work = Path(tempfile.mkdtemp(prefix="bench-mitm-"))
     ca = TestCA(work / "certs", "bench provider CA")
@@ -195,11 +195,11 @@ def main() -> None:
                                        "--key", str(key)], env=env, stdout=log, stderr=log),
         "base": subprocess.Popen(me + ["--role", "baseline", "--config", str(configs["base"]),
                                        "--data-dir", data["base"]], env=env, stdout=log, stderr=log),
-        "ours": subprocess.Popen([sys.executable, "-m", "ctxproxy.proxy.cli", "mitm", "--config",
+        "ours": subprocess.Popen([sys.executable, "-m", "ctxproxy.proxy.cli.main", "mitm", "--config",
                                   str(configs["ours"]), "--data-dir", data["ours"], "--log-level", "WARNING"],
                                  env=env, stdout=log, stderr=log),
         # serve, for scale: the agent points its base URL at it; it trusts the provider's CA
-        "serve": subprocess.Popen([sys.executable, "-m", "ctxproxy.proxy.cli", "serve", "--port", str(serve_port),
+        "serve": subprocess.Popen([sys.executable, "-m", "ctxproxy.proxy.cli.main", "serve", "--port", str(serve_port),
                                    "--data-dir", str(work / "data-serve"), "--openai-upstream", fake_url,
                                    "--log-level", "WARNING"],
                                   env=dict(env, SSL_CERT_FILE=str(ca.pem)), stdout=log, stderr=log),

@@ -56,7 +56,7 @@ from ctxproxy.filters.base import Identity  # noqa: E402
 from ctxproxy.filters.prune import PruneConfig, PruneFilter  # noqa: E402
 from ctxproxy.filters.tokens import TokenCounter  # noqa: E402
 from ctxproxy.proxy.adapters import ADAPTERS  # noqa: E402
-from ctxproxy.proxy.server import make_app  # noqa: E402
+from ctxproxy.proxy.edge.server import make_app  # noqa: E402
 from ctxproxy.store import open_store  # noqa: E402
 
 RESULTS = HERE / "RESULTS.md"

@@ -24,7 +24,7 @@ import orjson
 
 from ctxproxy.filters import Pipeline, Turn
 from ctxproxy.filters.base import Identity
-from ctxproxy.filters.inject import InjectConfig, InjectFilter, MemoryConfig, RulesConfig
+from ctxproxy.filters.inject.filter import InjectConfig, InjectFilter, MemoryConfig, RulesConfig
 from ctxproxy.filters.segments import Segment, offer
 from ctxproxy.filters.tokens import TokenCounter
 from ctxproxy.proxy.adapters import ADAPTERS

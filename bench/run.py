@@ -1,6 +1,6 @@
 """ctxproxy benchmark: direct vs. a no-op aiohttp proxy vs. ctxproxy, in one run.
 
-    python bench/run.py            # full run, ~3.5 minutes (two pipelines)
+    python bench/run.py            # full run, ~6 minutes on a quiet machine (two pipelines)
     python bench/run.py --quick    # smoke run, < 1 minute
     python bench/run.py --pairs 5  # fresh process pairs per pipeline (default 3)
     python bench/run.py --pin      # pin processes to CPUs (see below)
@@ -16,7 +16,7 @@ What it does (everything on 127.0.0.1, every loop bounded):
   --anthropic-upstream URL --openai-upstream URL``): ``ctxproxy:core`` runs
   issue 2's pipeline (``bench/core-only.toml``: routing, adapters, relay,
   ``identify``), ``ctxproxy:default`` the embedded default pipeline
-  (identify, redact, effects, prune, inject, manifest). Only one ctxproxy
+  (identify, redact, effects, checkpoint, prune, recall, inject, manifest). Only one ctxproxy
   runs at a time, so one never evicts the other's caches;
 * for each pipeline, drives the three targets (direct, noop, that ctxproxy)
   with aiohttp (one ClientSession with a connection pool per target), always
@@ -34,17 +34,28 @@ What it does (everything on 127.0.0.1, every loop bounded):
   1. latency at concurrency 1, p50/p99, for a realistic non-stream Chat
      Completions request and an Anthropic Messages request (a few KB each,
      with a tool call and a tool result); added latency = proxy - direct and
-     the ratio ctxproxy_added / noop_added (target <= 1.2);
-  2. requests per second at concurrency 64 (a fixed number of requests per
+     the ratio ctxproxy_added / noop_added (issue 15's targets: p50 <= 1.3,
+     p99 <= 2);
+  2. requests per second at concurrency 32 (a fixed number of requests per
      target, split into rounds that alternate the targets; the two request
-     kinds mixed 50/50);
-  3. streaming time to first byte (the first chunk holding an SSE ``data:``
-     line) at concurrency 1, p50/p99, and the ratio ctxproxy / noop (target
-     <= 1.1); the fake provider pauses ``--event-delay`` between events so a
-     proxy that buffered the stream would show it;
-  4. CPU seconds per 1000 requests of each proxy process (utime+stime from
-     /proc/<pid>/stat, counted only while that proxy was the target) and peak
-     RSS (VmHWM from /proc/<pid>/status).
+     kinds mixed 50/50), and each proxy's CPU per request in that phase
+     (utime+stime from /proc/<pid>/stat, counted only while that proxy was the
+     target; targets: RPS >= 0.6x, CPU <= 1.6x the no-op's);
+  3. streaming at concurrency 1: time to first byte (the first chunk holding an
+     SSE ``data:`` line) and to the first content token (the first chunk holding
+     the reply's first text delta), p50/p99, as ratios ctxproxy / noop (target
+     for the first token <= 1.3); the fake provider pauses ``--event-delay``
+     between events so a proxy that buffered the stream would show it;
+  4. streams per second with 32 concurrent streams of 50 text deltas each, no
+     pause between events (target >= 0.4x the no-op's);
+  5. a coding agent's ~200K-token conversation (``bench_growth``'s Claude
+     Code-style session: ~140 tool calls and results, ~0.5 MB of JSON): its
+     first send to a proxy that never saw it (target: <= 30 ms added), then
+     ``--long-turns`` later turns that each add one small exchange (O(new
+     content): added <= 3x the same proxy's added latency on the 4 KB request),
+     and each proxy's peak RSS (VmHWM) after it (target <= 150 MB).
+
+  A last table lists every target with this run's value and a verdict.
 
 * prints markdown tables and appends them, with the command, date and machine,
   as a new section of ``bench/RESULTS.md``.
@@ -88,6 +99,14 @@ CLK_TCK = os.sysconf("SC_CLK_TCK")
 REPLY_TEXT = ("I read src/app/config.py. The loader ignores CTX_TIMEOUT when the file sets "
               "timeout explicitly; I will patch load() to prefer the environment variable.")
 DELTA_CHARS = 12
+# The first characters of the reply's first text delta: a chunk holding them holds the first
+# content token (time to first token, beside time to first byte).
+FIRST_CONTENT = REPLY_TEXT[:6].encode()
+# A request with this header is answered with a text of that many deltas, streamed without
+# pauses (phase 4: streams per second); one with NEXT_HEADER with that tool call (phase 5).
+CHUNKS_HEADER = "X-Bench-Chunks"
+STREAM_CHUNKS = 50
+NEXT_HEADER = "X-Bench-Next-Call"
 
 # --------------------------------------------------------------------------- workloads
 
@@ -179,6 +198,35 @@ KINDS = [
           "Content-Type": "application/json"},
          anthropic_body(), anthropic_body(True), b"message_stop"),
 ]
+
+# --------------------------------------------------------------------------- the provider
+
+
+def provider_main(port: int, event_delay: float) -> None:
+    """The scripted provider (``--serve-provider PORT``): ``REPLY_TEXT`` in
+    ``DELTA_CHARS`` deltas ``event_delay`` apart; ``CHUNKS_HEADER: N`` asks for N
+    deltas with no pause; ``NEXT_HEADER`` for a tool call (JSON id, name, input, text)."""
+    from ctxproxy.proxy.scripted_provider import Reply, serve_forever
+
+    base = Reply.text(REPLY_TEXT, delta_chars=DELTA_CHARS, delay_between_events=event_delay)
+    long_texts: dict[int, Reply] = {}
+
+    def reply_for(record) -> Reply:
+        nxt = record.headers.get(NEXT_HEADER)
+        if nxt:
+            call = json.loads(nxt)
+            return Reply.tool_call(call["name"], call["input"], call_id=call["id"], text=call.get("text"))
+        n = record.headers.get(CHUNKS_HEADER)
+        if n:
+            k = max(3, min(int(n), 1000))
+            if k not in long_texts:
+                text = (REPLY_TEXT + " ") * (k * DELTA_CHARS // len(REPLY_TEXT) + 1)
+                long_texts[k] = Reply.text(text[:k * DELTA_CHARS], delta_chars=DELTA_CHARS)
+            return long_texts[k]
+        return base
+
+    serve_forever(reply_for, "127.0.0.1", port, record_limit=200, name="bench provider")
+
 
 # --------------------------------------------------------------------------- processes
 
@@ -276,7 +324,7 @@ def ctxproxy_argv() -> list[str]:
     if exe.exists():
         return [str(exe)]
     found = shutil.which("ctxproxy")
-    return [found] if found else [sys.executable, "-m", "ctxproxy.proxy.cli"]
+    return [found] if found else [sys.executable, "-m", "ctxproxy.proxy.cli.main"]
 
 
 # --------------------------------------------------------------------------- measurement
@@ -298,11 +346,19 @@ class Target:
     load_client_cpu: float = 0.0
     load_fake_cpu: float = 0.0
     ttfb: dict[str, list[float]] = field(default_factory=dict)
+    ttft: dict[str, list[float]] = field(default_factory=dict)  # to the first content token
     stream_total: dict[str, list[float]] = field(default_factory=dict)
     stream_cpu: float = 0.0
     stream_n: int = 0
     error_samples: list[str] = field(default_factory=list)
     rss_kb: int = 0  # peak RSS over this target's process instances
+    # phase 4: concurrent long streams
+    sload_time: float = 0.0
+    sload_n: int = 0
+    sload_cpu: float = 0.0
+    # phase 5: a long conversation (ms per turn, the first send apart)
+    long_first: list[float] = field(default_factory=list)
+    long_later: list[float] = field(default_factory=list)
 
     def error(self, what: str) -> None:
         self.errors += 1
@@ -337,28 +393,32 @@ async def one_request(t: Target, kind: Kind) -> float:
     return dt
 
 
-async def one_stream(t: Target, kind: Kind) -> tuple[float, float]:
-    """(ms to the first chunk holding an SSE data line, ms to the end of the stream)."""
+async def one_stream(t: Target, kind: Kind, headers: dict | None = None) -> tuple[float, float, float]:
+    """(ms to the first chunk holding an SSE data line, ms to the end of the stream,
+    ms to the first chunk holding the first content token)."""
     assert t.session is not None
     t0 = time.perf_counter()
-    first = None
+    first = content = None
     buf = b""
     tail = b""
-    async with t.session.post(t.url + kind.path, data=kind.stream_body, headers=kind.headers) as r:
+    async with t.session.post(t.url + kind.path, data=kind.stream_body, headers=headers or kind.headers) as r:
         for _ in range(100_000):  # bounded: a stream is a few dozen chunks
             chunk = await r.content.readany()
             if not chunk:
                 break
-            if first is None:
+            if content is None:
                 buf += chunk
-                if b"data:" in buf:
+                if first is None and b"data:" in buf:
                     first = time.perf_counter()
+                if FIRST_CONTENT in buf:
+                    content = time.perf_counter()
             tail = (tail + chunk)[-512:]
     end = time.perf_counter()
-    if r.status != 200 or first is None or kind.terminal not in tail:
+    if r.status != 200 or first is None or content is None or kind.terminal not in tail:
         t.error(f"stream {kind.name} {r.status}: {tail[-200:]!r}")
         first = first or end
-    return (first - t0) * 1000.0, (end - t0) * 1000.0
+        content = content or end
+    return (first - t0) * 1000.0, (end - t0) * 1000.0, (content - t0) * 1000.0
 
 
 class _WarmUp:
@@ -430,16 +490,87 @@ async def phase_stream(targets: list[Target], n: int, warmup: int) -> None:
     for t in targets:
         for k in KINDS:
             t.ttfb.setdefault(k.name, [])
+            t.ttft.setdefault(k.name, [])
             t.stream_total.setdefault(k.name, [])
     for i in range(n * len(KINDS)):
         kind = KINDS[i % len(KINDS)]
         for t in shuffled(targets):
             cpu0 = t.cpu()
-            first, total = await one_stream(t, kind)
+            first, total, content = await one_stream(t, kind)
             t.stream_cpu += t.cpu() - cpu0
             t.stream_n += 1
             t.ttfb[kind.name].append(first)
+            t.ttft[kind.name].append(content)
             t.stream_total[kind.name].append(total)
+
+
+async def stream_round(t: Target, n: int, conc: int) -> None:
+    """``n`` streams of ``STREAM_CHUNKS`` text deltas, ``conc`` at a time."""
+    counter = iter(range(n))
+
+    async def worker() -> None:
+        for i in counter:  # shared iterator: exactly n streams in total
+            kind = KINDS[i % len(KINDS)]
+            await one_stream(t, kind, {**kind.headers, CHUNKS_HEADER: str(STREAM_CHUNKS)})
+
+    cpu0 = t.cpu()
+    t0 = time.perf_counter()
+    await asyncio.gather(*(worker() for _ in range(conc)))
+    t.sload_time += time.perf_counter() - t0
+    t.sload_cpu += t.cpu() - cpu0
+    t.sload_n += n
+
+
+async def phase_stream_load(targets: list[Target], total: int, rounds: int, conc: int) -> None:
+    for t in targets:  # warm-up, not counted
+        kept = (t.sload_time, t.sload_n, t.sload_cpu)
+        with _WarmUp([t]):
+            await stream_round(t, conc, conc)
+        t.sload_time, t.sload_n, t.sload_cpu = kept
+    for r in range(rounds):
+        for t in shuffled(targets):
+            await stream_round(t, max(1, total // rounds), conc)
+
+
+class LongConversation:
+    """Phase 5: a coding agent's conversation of ~200K tokens (``bench_growth``'s
+    Claude Code-style session: tool calls and their results), sent first whole to a
+    proxy that never saw it, then ``later`` turns that each add one small exchange."""
+
+    def __init__(self, later: int):
+        otel = os.environ.get("OTEL_SDK_DISABLED")
+        import bench_growth  # imported here: it loads the token vocabulary to size the session
+
+        if otel is None:  # it turns OTel off for its own in-process runs; the proxies here keep theirs
+            os.environ.pop("OTEL_SDK_DISABLED", None)
+
+        self.g = bench_growth
+        self.plan = bench_growth.make_plan([200_000], 0, later)
+        self.turns = [n for _, _, _, n in self.plan.turns]
+        self.bodies = [json.dumps(bench_growth.body_for(self.plan, n)).encode() for n in self.turns]
+        first = bench_growth.body_for(self.plan, self.turns[0])
+        self.tool_calls = sum(1 for m in first["messages"] if m["role"] == "assistant")
+        self.tokens = bench_growth.request_tokens(self.plan, self.turns[0])
+
+    async def send(self, t: Target, i: int, session: str) -> float:
+        assert t.session is not None
+        nxt = self.plan.exchanges[self.turns[i]].call()
+        headers = {**self.g.HEADERS, NEXT_HEADER: nxt, "X-Ctx-Session": session}
+        t0 = time.perf_counter()
+        async with t.session.post(t.url + "/v1/messages", data=self.bodies[i], headers=headers) as r:
+            raw = await r.read()
+        ms = (time.perf_counter() - t0) * 1000.0
+        if r.status != 200 or b'"tool_use"' not in raw:
+            t.error(f"long conversation {r.status}: {raw[:200]!r}")
+        return ms
+
+
+async def phase_long(targets: list[Target], conv: LongConversation, session: str) -> None:
+    """Every turn to every target in a fresh random order; the first is each proxy's first sight of it."""
+    for i in range(len(conv.bodies)):
+        for t in shuffled(targets):
+            ms = await conv.send(t, i, session)
+            (t.long_first if i == 0 else t.long_later).append(ms)
 
 
 # --------------------------------------------------------------------------- report
@@ -488,7 +619,7 @@ def machine() -> dict[str, str]:
 
 
 def report(targets: list[Target], args: argparse.Namespace, cfg: dict, m: dict, started: float,
-           fake: Proc, other: str, pairs: list[dict[str, str]]) -> str:
+           fake: Proc, other: str, pairs: list[dict[str, str]], conv: "LongConversation") -> str:
     by = {t.name: t for t in targets}
     d, noop = by["direct"], by["noop"]
     ours = [t for t in targets if t.name not in ("direct", "noop")]
@@ -517,10 +648,10 @@ def report(targets: list[Target], args: argparse.Namespace, cfg: dict, m: dict, 
             r99 = ratio(pct(t.lat[k.name], 99) - dp99, pct(noop.lat[k.name], 99) - dp99)
             ratios_lat.append((t.name, k.name, r50, r99))
     w("")
-    w("| target | request | added p50 / noop added p50 (target ≤ 1.2) | same, p99 |")
+    w("| target | request | added p50 / noop added p50 (target ≤ 1.3) | same, p99 (target ≤ 2) |")
     w("|---|---|---:|---:|")
     for name, kname, r50, r99 in ratios_lat:
-        w(f"| {name} | {kname} | {r50} {verdict(r50, 1.2)} | {r99} |")
+        w(f"| {name} | {kname} | {r50} {verdict(r50, 1.3)} | {r99} {verdict(r99, 2.0)} |")
     if npairs > 1:
         w("\nThe p50 ratio of each process pair alone: " + "; ".join(
             f"{k.name} {per_pair('lat:' + k.name)}" for k in KINDS) + ".")
@@ -541,28 +672,93 @@ def report(targets: list[Target], args: argparse.Namespace, cfg: dict, m: dict, 
 
     w(f"\n#### 3. Streaming at concurrency 1 ({cfg['stream_n']} streams per kind per target{spread}; "
       f"fake provider pauses {cfg['event_delay'] * 1000:g} ms between events, ms)\n")
-    w("| stream | target | TTFB p50 | TTFB p99 | whole stream p50 | TTFB ratio to noop, p50 (target ≤ 1.1) |")
-    w("|---|---|---:|---:|---:|---:|")
+    w("| stream | target | TTFB p50 | TTFB p99 | first token p50 | first token p99 | whole stream p50 | "
+      "TTFB ratio to noop, p50 | first-token ratio to noop, p50 (target ≤ 1.3) |")
+    w("|---|---|---:|---:|---:|---:|---:|---:|---:|")
     for k in KINDS:
         for t in targets:
-            rc = ""
+            rc = rt = ""
             if t in ours:
-                r = ratio(pct(t.ttfb[k.name], 50), pct(noop.ttfb[k.name], 50))
-                rc = f"{r} {verdict(r, 1.1)}"
+                rc = ratio(pct(t.ttfb[k.name], 50), pct(noop.ttfb[k.name], 50))
+                r = ratio(pct(t.ttft[k.name], 50), pct(noop.ttft[k.name], 50))
+                rt = f"{r} {verdict(r, 1.3)}"
             w(f"| {k.name} | {t.name} | {pct(t.ttfb[k.name], 50):.3f} | {pct(t.ttfb[k.name], 99):.3f} | "
-              f"{pct(t.stream_total[k.name], 50):.2f} | {rc} |")
+              f"{pct(t.ttft[k.name], 50):.3f} | {pct(t.ttft[k.name], 99):.3f} | "
+              f"{pct(t.stream_total[k.name], 50):.2f} | {rc} | {rt} |")
     if npairs > 1:
         w("\nThe TTFB ratio of each process pair alone: " + "; ".join(
             f"{k.name} {per_pair('ttfb:' + k.name)}" for k in KINDS) + ".")
 
-    w("\n#### 4. Proxy processes\n")
-    w("| process | CPU s / 1000 req (c=64 phase) | CPU s / 1000 streams | peak RSS (VmHWM) MB |")
+    def sps(t: Target) -> float:
+        return t.sload_n / t.sload_time if t.sload_time else float("nan")
+
+    w(f"\n#### 4. {cfg['conc']} concurrent streams of {STREAM_CHUNKS} text deltas ({cfg['sload_n']} streams "
+      f"per target in {cfg['rounds']} alternating rounds, no pause between events)\n")
+    w("| target | streams / s | proxy CPU ms / stream |")
+    w("|---|---:|---:|")
+    for t in targets:
+        cpu = f"{t.sload_cpu / max(1, t.sload_n) * 1000:.2f}" if t.proc else "—"
+        w(f"| {t.name} | {sps(t):.1f} | {cpu} |")
+
+    w(f"\n#### 5. A coding conversation of {conv.tokens:,} tokens ({conv.tool_calls} tool calls, "
+      f"{len(conv.bodies[0]) / 1024:.0f} KB of JSON): first send to a proxy that never saw it, then "
+      f"{len(conv.bodies) - 1} later turns each adding one small exchange ({npairs} process pair(s), ms)\n")
+    w("| target | first send | first send added | later turns p50 | later turns added p50 |")
+    w("|---|---:|---:|---:|---:|")
+    d_first, d_later = pct(d.long_first, 50), pct(d.long_later, 50)
+    for t in targets:
+        f50, l50 = pct(t.long_first, 50), pct(t.long_later, 50)
+        w(f"| {t.name} | {f50:.1f} | {'—' if t is d else f'{f50 - d_first:+.1f}'} | {l50:.1f} | "
+          f"{'—' if t is d else f'{l50 - d_later:+.1f}'} |")
+    w("\n(ctxproxy's prune shortens a request over 100K tokens, so the provider parses less of what "
+      "it forwards than of the direct call: \"added\" is what the client waited for more, not all the "
+      "proxy spent.)")
+
+    w("\n#### 6. Proxy processes\n")
+    w(f"| process | CPU s / 1000 req (c={cfg['conc']} phase) | CPU s / 1000 streams | "
+      "peak RSS (VmHWM, after phase 5) MB |")
     w("|---|---:|---:|---:|")
     for t in (noop, *ours):
         assert t.proc is not None
         w(f"| {t.name} | {t.load_cpu / max(1, t.load_n) * 1000:.2f} | "
           f"{t.stream_cpu / max(1, t.stream_n) * 1000:.2f} | {t.rss_kb / 1024:.1f} |")
     w(f"| fake provider (for scale) | — | — | {status_kb(fake.pid, 'VmHWM') / 1024:.1f} |")
+
+    w("\n#### Targets (issue 15), ratios against the no-op proxy in this run\n")
+    w("| target | measure | this run | target | verdict |")
+    w("|---|---|---:|---:|---|")
+
+    def row(t: Target, what: str, value: float, limit: float, higher: bool = False, fmt: str = "{:.2f}") -> None:
+        ok = value == value and (value >= limit if higher else value <= limit)
+        w(f"| {t.name} | {what} | {fmt.format(value)} | {'≥' if higher else '≤'} {fmt.format(limit)} | "
+          f"{'ok' if ok else '**over**' if not higher else '**under**'} |")
+
+    def fl(r: str) -> float:
+        try:
+            return float(r)
+        except ValueError:
+            return float("nan")
+
+    for t in ours:
+        for name, kname, r50, r99 in ratios_lat:
+            if name == t.name:
+                row(t, f"added latency p50, {kname}", fl(r50), 1.3)
+                row(t, f"added latency p99, {kname}", fl(r99), 2.0)
+        for k in KINDS:
+            row(t, f"time to first content token p50, {k.name}",
+                fl(ratio(pct(t.ttft[k.name], 50), pct(noop.ttft[k.name], 50))), 1.3)
+        row(t, f"streams / s, {cfg['conc']} concurrent {STREAM_CHUNKS}-chunk streams", sps(t) / sps(noop), 0.4,
+            higher=True)
+        row(t, f"RPS at c={cfg['conc']}", (t.load_n / t.load_time) / (noop.load_n / noop.load_time), 0.6,
+            higher=True)
+        row(t, "CPU per request (c phase)", (t.load_cpu / max(1, t.load_n)) / max(1e-9, noop.load_cpu / max(1, noop.load_n)),
+            1.6)
+        row(t, f"first send of the {conv.tokens // 1000}K-token conversation, added ms",
+            pct(t.long_first, 50) - d_first, 30.0, fmt="{:.1f}")
+        small = sum(pct(t.lat[k.name], 50) - pct(d.lat[k.name], 50) for k in KINDS) / len(KINDS)
+        row(t, "later turns of it, added ms / its added ms on a 4 KB request (phase 1): O(new content)",
+            (pct(t.long_later, 50) - d_later) / max(1e-9, small), 3.0)
+        row(t, "peak RSS MB", t.rss_kb / 1024, 150.0, fmt="{:.0f}")
 
     errs = [f"{t.name}: {t.errors}" + (f" e.g. {t.error_samples[0]}" if t.error_samples else "")
             for t in targets if t.errors]
@@ -612,7 +808,7 @@ def _added_ratio(t: Target, noop: Target, direct: Target, kind: str, since: dict
 
 
 async def measure(name: str, start_pair: Callable[[int], Awaitable[tuple[Proc, Proc]]], fake: Proc, cfg: dict,
-                  args: argparse.Namespace, m: dict, started: float) -> tuple[str, str]:
+                  args: argparse.Namespace, m: dict, started: float, conv: "LongConversation") -> tuple[str, str]:
     """Phases 1-3 for direct, noop and one ctxproxy pipeline, alternating; (report, log tail).
 
     The phases run ``cfg["instances"]`` times, each with a fresh noop and a fresh
@@ -654,12 +850,16 @@ async def measure(name: str, start_pair: Callable[[int], Awaitable[tuple[Proc, P
 
                 sys0, ours0, wall0 = system_cpu(), ours_cpu(), time.monotonic()
                 tag = f"pair {inst + 1}/{k}"
-                phase(f"{tag}, 1/3 latency at concurrency 1")
+                phase(f"{tag}, 1/5 latency at concurrency 1")
                 await phase_latency(order, -(-cfg["lat_n"] // k), cfg["lat_warm"])
-                phase(f"{tag}, 2/3 throughput at concurrency {cfg['conc']}")
+                phase(f"{tag}, 2/5 throughput at concurrency {cfg['conc']}")
                 await phase_load(order, -(-cfg["load_n"] // k), cfg["rounds"], cfg["conc"], fake.pid)
-                phase(f"{tag}, 3/3 streaming time to first byte")
+                phase(f"{tag}, 3/5 streaming time to first byte / token")
                 await phase_stream(order, -(-cfg["stream_n"] // k), cfg["stream_warm"])
+                phase(f"{tag}, 4/5 {cfg['conc']} concurrent {STREAM_CHUNKS}-chunk streams")
+                await phase_stream_load(order, -(-cfg["sload_n"] // k), cfg["rounds"], cfg["conc"])
+                phase(f"{tag}, 5/5 a {conv.tokens // 1000}K-token conversation, first send and later turns")
+                await phase_long(order, conv, f"bench-long-{inst}")
                 (busy1, steal1), ours1 = system_cpu(), ours_cpu()
                 wall += time.monotonic() - wall0
                 foreign += max(0.0, (busy1 - sys0[0]) - (ours1 - ours0))
@@ -694,7 +894,7 @@ async def measure(name: str, start_pair: Callable[[int], Awaitable[tuple[Proc, P
     argv = ours.proc.argv
     conf = (f"`--config {os.path.relpath(argv[argv.index('--config') + 1], ROOT)}`" if "--config" in argv
             else "the embedded defaults")
-    return f"### {name} ({conf})\n\n" + report(targets, args, cfg, m, started, fake, other, pairs), log_tail
+    return f"### {name} ({conf})\n\n" + report(targets, args, cfg, m, started, fake, other, pairs, conv), log_tail
 
 
 async def amain(args: argparse.Namespace) -> None:
@@ -705,9 +905,10 @@ async def amain(args: argparse.Namespace) -> None:
         "lat_warm": 20 if quick else 50,
         "load_n": args.load_n or (3000 if quick else 10000),
         "rounds": 3 if quick else 5,
-        "conc": 64,
+        "conc": 32,
         "stream_n": args.stream_n or (100 if quick else 500),
         "stream_warm": 5 if quick else 20,
+        "sload_n": args.sload_n or (300 if quick else 1200),
         "instances": args.pairs or (1 if quick else 3),
         "event_delay": args.event_delay,
     }
@@ -721,10 +922,9 @@ async def amain(args: argparse.Namespace) -> None:
     tmp = tempfile.TemporaryDirectory(prefix="ctxbench-")
     tdir = Path(tmp.name)
     fp_port = free_port()
-    fake = Proc("fakeprovider", [sys.executable, "-m", "ctxproxy.proxy.scripted_provider", str(fp_port),
-                                 "--text", REPLY_TEXT, "--delta-chars", str(DELTA_CHARS),
-                                 "--delay-between-events", str(args.event_delay), "--record-limit", "200"],
-                fp_port, tdir / "fakeprovider.log")
+    fake = Proc("fakeprovider", [sys.executable, __file__, "--serve-provider", str(fp_port),
+                                 "--event-delay", str(args.event_delay)], fp_port, tdir / "fakeprovider.log")
+    conv = LongConversation(later=args.long_turns or (4 if quick else 8))
     proxy_cpus = {cpus[-1]} if pin else None
     bodies: list[str] = []
     ctx_log = ""
@@ -760,7 +960,7 @@ async def amain(args: argparse.Namespace) -> None:
                       file=sys.stderr)
                 return noop_p, ctx_p
 
-            body, tail = await measure(name, start_pair, fake, cfg, args, m, started)
+            body, tail = await measure(name, start_pair, fake, cfg, args, m, started, conv)
             bodies.append(body)
             ctx_log += tail
     finally:
@@ -796,6 +996,11 @@ def main() -> None:
     ap.add_argument("--lat-n", type=int, default=0, help="override: latency samples per kind per target")
     ap.add_argument("--load-n", type=int, default=0, help="override: requests per target at concurrency 64")
     ap.add_argument("--stream-n", type=int, default=0, help="override: streams per kind per target")
+    ap.add_argument("--sload-n", type=int, default=0,
+                    help=f"override: {STREAM_CHUNKS}-chunk streams per target at concurrency 32")
+    ap.add_argument("--long-turns", type=int, default=0,
+                    help="later turns of the long conversation after its first send (8; --quick 4)")
+    ap.add_argument("--serve-provider", type=int, default=0, metavar="PORT", help=argparse.SUPPRESS)
     ap.add_argument("--pairs", type=int, default=0,
                     help="fresh noop + ctxproxy process pairs per pipeline, samples pooled (3; --quick 1)")
     ap.add_argument("--no-write", action="store_true", help="print only, do not append to bench/RESULTS.md")
@@ -804,6 +1009,9 @@ def main() -> None:
                          "defaults). Without it: ctxproxy:core (bench/core-only.toml) and ctxproxy:default")
     ap.add_argument("--seed", type=int, default=1, help="seed of the targets' random order (1)")
     args = ap.parse_args()
+    if args.serve_provider:
+        provider_main(args.serve_provider, args.event_delay)
+        return
     ORDER.seed(args.seed)
     asyncio.run(amain(args))
 

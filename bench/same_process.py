@@ -42,7 +42,7 @@ import run as bench  # noqa: E402
 async def serve_both(upstream: str, noop_port: int, ctx_port: int, config: str, data_dir: str) -> None:
     """The child process: both proxies on one event loop until SIGTERM."""
     from ctxproxy.config import load_config
-    from ctxproxy.proxy.server import CUT_GRACE, make_app
+    from ctxproxy.proxy.edge.server import CUT_GRACE, make_app
 
     cfg = load_config(config, port=ctx_port, data_dir=data_dir, anthropic_upstream=upstream,
                       openai_upstream=upstream)

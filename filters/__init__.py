@@ -17,12 +17,12 @@ from .base import CommitFailed, Filter, FilterError, Identity, Pipeline, Turn
 FILTERS: dict[str, str] = {
     "identify": "ctxproxy.filters.identify:IdentifyFilter",
     "redact": "ctxproxy.filters.redact:RedactFilter",
-    "effects": "ctxproxy.filters.effects:EffectsFilter",
+    "effects": "ctxproxy.filters.effects.filter:EffectsFilter",
     "checkpoint": "ctxproxy.filters.checkpoint:CheckpointFilter",
     "prune": "ctxproxy.filters.prune:PruneFilter",
     "recall": "ctxproxy.filters.recall.filter:RecallFilter",
-    "inject": "ctxproxy.filters.inject:InjectFilter",
-    "manifest": "ctxproxy.filters.manifest:ManifestFilter",
+    "inject": "ctxproxy.filters.inject.filter:InjectFilter",
+    "manifest": "ctxproxy.filters.manifest.filter:ManifestFilter",
 }
 
 

@@ -31,7 +31,7 @@ from typing import Any, Iterator, Mapping
 
 import orjson
 
-from .effect_history import item_fp
+from .effects.history import item_fp
 
 REQUEST = "request"  # this request asks the model for the summary
 RESUMED = "resumed"  # this request continues from a summary

@@ -185,4 +185,4 @@ class Router:
         return Match(route, beyond_base(route.base_path, path), api, aux)
 
 
-call_api = _api  # (API, auxiliary) of a path past its route's prefix: for edges that route by host (mitm_hosts)
+call_api = _api  # (API, auxiliary) of a path past its route's prefix: for edges that route by host (mitm/hosts.py)

@@ -31,7 +31,7 @@ import os
 import threading
 from typing import Any
 
-from ctxproxy.filters.telemetry import Telemetry
+from ctxproxy.filters.manifest.telemetry import Telemetry
 
 log = logging.getLogger("ctxproxy.telemetry")
 

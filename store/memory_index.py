@@ -94,6 +94,7 @@ FTS_TABLES = ("mem_tri",)
 CATCH_UP_BATCH = 1000
 POOL = 300  # candidates per search (and their neighbouring events) scored exactly
 FREQUENT = 0.1  # a word in more than this share of the visible memories only scores the candidates...
+FEW = 100  # (...but never one in this many or fewer: its postings are cheap to read)
 FREQUENT_POOL = 0.2  # ...and when every query word is, the candidates are this share of POOL
 MAX_TERMS = 48  # query terms looked up (bits of one mask, with 8 substrings)
 
@@ -157,11 +158,11 @@ class Partitions:
         return self.fixed + self.expiring
 
 
-def visibility(viewer: Viewer, exclude_kinds: Sequence[str] = (), alias: str = "p") -> tuple[str, list[Any]]:
+def scope_where(viewer: Viewer, exclude_kinds: Sequence[str] = (), alias: str = "p") -> tuple[str, list[Any]]:
     """The WHERE clause (and its parameters) over the visibility columns that
-    a viewer's partitions must pass: the tenant, each scope column empty or
-    the viewer's (sessions: its tree), the sensitivity ceiling, the kinds.
-    (Expiry is per row: see ``Partitions``.)"""
+    a viewer's rows (here: partitions) must pass: the tenant, each scope
+    column empty or the viewer's (sessions: its tree), the sensitivity
+    ceiling, the kinds. (Expiry is per row: see ``visibility``, ``Partitions``.)"""
     sessions = tuple(dict.fromkeys(("", *viewer.sessions)))
     where = (f"{alias}.tenant = ? AND {alias}.project IN ('', ?) AND {alias}.user IN ('', ?) "
              f"AND {alias}.purpose IN ('', ?) AND {alias}.session IN ({placeholders(sessions)}) "
@@ -172,6 +173,14 @@ def visibility(viewer: Viewer, exclude_kinds: Sequence[str] = (), alias: str = "
         where += f" AND {alias}.kind NOT IN ({placeholders(exclude_kinds)})"
         params += list(exclude_kinds)
     return where, params
+
+
+def visibility(viewer: Viewer, now: float, exclude_kinds: Sequence[str] = (), alias: str = "m"
+               ) -> tuple[str, list[Any]]:
+    """The full WHERE clause a viewer's rows must pass (``scope_where``, and not
+    expired), for a table holding the visibility columns per row."""
+    where, params = scope_where(viewer, exclude_kinds, alias)
+    return (f"{where} AND ({alias}.expires_at IS NULL OR {alias}.expires_at > ?)", [*params, now])
 
 
 FORMAT = "5"  # of the indexed rows; another value is re-indexed at open
@@ -365,19 +374,7 @@ class MemoryIndex:
         return n
 
     def _tenants(self) -> list[str]:
-        tenants = getattr(self.store.memories, "tenants", None)
-        if callable(tenants):
-            return list(tenants())
-        # No tenant listing: every tenant the feed ever named.
-        seen: dict[str, None] = {}
-        after = 0
-        while True:
-            batch = self.store.memories.changes(after, CATCH_UP_BATCH)
-            if not batch:
-                return list(seen)
-            for seq, tenant, _ in batch:
-                seen[tenant] = None
-            after = batch[-1][0]
+        return store_tenants(self.store)
 
     # -- forgetting (store.derived) ------------------------------------------------
     def forget(self, tenant: str, subject: dict, memory_ids: Sequence[str]) -> dict[str, int]:
@@ -458,7 +455,7 @@ class MemoryIndex:
             for doc in docs:
                 held[doc] = held.get(doc, 0.0) + w
         rare, total = [], 0
-        common = FREQUENT * stats.docs
+        common = max(FREQUENT * stats.docs, FEW)
         for key in sorted((k for k in words if df[k]), key=lambda k: df[k]):
             if rare and (total + df[key] > limit or df[key] > common):
                 break  # this word and the more frequent ones only score the candidates
@@ -502,7 +499,7 @@ class MemoryIndex:
         key = ("parts", viewer, exclude_kinds, version)
         hit = self._cache.get(key)
         if hit is None:
-            where, params = visibility(viewer, exclude_kinds)
+            where, params = scope_where(viewer, exclude_kinds)
             rows = con.execute(f"SELECT p.id, p.expiring FROM part p WHERE {where} ORDER BY p.id", params).fetchall()
             hit = Partitions(tuple(r[0] for r in rows if not r[1]), tuple(r[0] for r in rows if r[1]))
             self._remember(key, hit)
@@ -590,6 +587,26 @@ class MemoryIndex:
             ('"' + sub.replace('"', '""') + '"', *parts.all, *args)).fetchall()
         return [r[0] for r in rows]
 
+    def fetch(self, viewer: Viewer, memory_ids: Sequence[str], now: float | None = None,
+              exclude_kinds: Sequence[str] = ()) -> list[Candidate]:
+        """The candidates of these memory ids that ``viewer`` may see (the
+        visibility check applies again: an id alone grants nothing)."""
+        if not viewer.known or not memory_ids:
+            return []
+        now = time.time() if now is None else now
+        con = self.file.db()
+        parts = self.partitions(viewer, tuple(exclude_kinds))
+        if not parts.all:
+            return []
+        ids = list(memory_ids)
+        rowids: list[int] = []
+        for i in range(0, len(ids), 500):
+            chunk = ids[i:i + 500]
+            # The ids pick the rows (through UNIQUE(tenant, memory_id)); _rows checks each one's partition.
+            rowids += [r[0] for r in con.execute(f"SELECT rowid FROM mem WHERE tenant = ? AND memory_id IN "
+                                                 f"({placeholders(chunk)})", (viewer.tenant, *chunk))]
+        return [Candidate(*r[:10], bool(r[10]), *r[11:-1]) for r in self._rows(con, parts, rowids, now)]
+
     def count(self, tenant: str) -> int:
         return self.file.db().execute("SELECT COUNT(*) FROM mem WHERE tenant = ?", (tenant,)).fetchone()[0]
 
@@ -603,6 +620,22 @@ def _version(con: Any) -> tuple[int, int]:
     (``data_version`` moves when another connection commits; this process's
     own writes clear the cache)."""
     return id(con), con.execute("PRAGMA data_version").fetchone()[0]
+
+
+def store_tenants(store: Any) -> list[str]:
+    """Every tenant of the store's memories (its listing, else every tenant the feed ever named)."""
+    tenants = getattr(store.memories, "tenants", None)
+    if callable(tenants):
+        return list(tenants())
+    seen: dict[str, None] = {}
+    after = 0
+    while True:
+        batch = store.memories.changes(after, CATCH_UP_BATCH)
+        if not batch:
+            return list(seen)
+        for _, tenant, _ in batch:
+            seen[tenant] = None
+        after = batch[-1][0]
 
 
 def _thread(rec: Any) -> str:

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import time
 from pathlib import Path
-from typing import Any, Iterable, Sequence
+from typing import Any, Iterable, NamedTuple, Sequence
 
 from .memory_index import Candidate, Stats
 from .memory_terms import fts_query, terms
@@ -61,6 +61,19 @@ WIDEN = ("tree", "same_user", "same_project")
 MAX_TURN_CHARS = 20000  # of one role's text in one turn
 MAX_TREE = 256  # sessions in one tree (a bound on the IN list)
 MAX_CANDIDATES = 2000  # turns of one tree; document frequencies are counted among them
+
+
+class TurnTexts(NamedTuple):
+    """One turn's texts for the index: ``texts`` are ``(role, text)``."""
+
+    tenant: str
+    session: str
+    turn_id: str
+    texts: tuple[tuple[str, str], ...]
+    user: str = ""
+    project: str = ""
+    purpose: str = ""
+    observed_at: float = 0.0
 
 
 class SessionIndex:
@@ -160,27 +173,49 @@ class SessionIndex:
     def add_turn(self, tenant: str, session: str, turn_id: str, texts: Iterable[tuple[str, str]], *,
                  user: str = "", project: str = "", purpose: str = "", observed_at: float | None = None) -> int:
         """Index one turn's texts (``(role, text)``); a replayed turn replaces its rows."""
-        when = time.time() if observed_at is None else observed_at
+        return self.add_turns([TurnTexts(tenant, session, turn_id, tuple(texts), user, project, purpose,
+                                         time.time() if observed_at is None else observed_at)])
+
+    def add_turns(self, turns: Sequence["TurnTexts"]) -> int:
+        """Index several turns in one transaction (one commit for all, as the
+        background writer gathers them); if one fails, each goes alone, so one
+        bad turn does not keep the others out."""
         con = self.file.db()
-        n = 0
         con.execute("BEGIN IMMEDIATE")
         try:
-            for role, text in texts:
-                text = text[:MAX_TURN_CHARS]
-                if not text.strip():
-                    continue
-                found = terms(text)
-                con.execute("DELETE FROM turns WHERE tenant = ? AND session = ? AND turn_id = ? AND role = ?",
-                            (tenant, session, turn_id, role))
-                con.execute("INSERT INTO turns(tenant, session, turn_id, role, user, project, purpose, observed_at, "
-                            "text, terms, nterms, acl) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
-                            (tenant, session, turn_id, role, user, project, purpose, when, text,
-                             " ".join(found), len(found), acl_token("t", tenant)))
-                n += 1
+            n = sum(self._insert(con, t) for t in turns)
             con.execute("COMMIT")
         except BaseException:
             con.execute("ROLLBACK")
-            raise
+            if len(turns) < 2:
+                raise
+        else:
+            return n
+        n, failed = 0, None
+        for t in turns:
+            try:
+                n += self.add_turns([t])
+            except Exception as exc:
+                failed = failed or exc
+        if failed is not None:  # the others are in; the caller hears of the first that is not
+            raise failed
+        return n
+
+    @staticmethod
+    def _insert(con: Any, t: "TurnTexts") -> int:
+        n = 0
+        for role, text in t.texts:
+            text = text[:MAX_TURN_CHARS]
+            if not text.strip():
+                continue
+            found = terms(text)
+            con.execute("DELETE FROM turns WHERE tenant = ? AND session = ? AND turn_id = ? AND role = ?",
+                        (t.tenant, t.session, t.turn_id, role))
+            con.execute("INSERT INTO turns(tenant, session, turn_id, role, user, project, purpose, observed_at, "
+                        "text, terms, nterms, acl) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
+                        (t.tenant, t.session, t.turn_id, role, t.user, t.project, t.purpose, t.observed_at, text,
+                         " ".join(found), len(found), acl_token("t", t.tenant)))
+            n += 1
         return n
 
     def search(self, viewer: Viewer, words: Sequence[str], substrings: Sequence[str] = (), *,

@@ -16,7 +16,7 @@ from otlpreceiver import OTLPReceiver  # noqa: E402
 
 from ctxproxy.config import load_config  # noqa: E402
 from ctxproxy.proxy.scripted_provider import FakeProvider  # noqa: E402
-from ctxproxy.proxy.server import APP_STATE, make_app  # noqa: E402
+from ctxproxy.proxy.edge.server import APP_STATE, make_app  # noqa: E402
 
 
 @dataclass

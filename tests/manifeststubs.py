@@ -1,6 +1,6 @@
 """Stand-ins for the redact / effects / prune filters, each keeping its record
 in ``turn.state[self.name]`` and reporting its part of the manifest
-(``report``, the contract in filters/manifest.py), so manifest and telemetry
+(``report``, the contract in filters/manifest/filter.py), so manifest and telemetry
 tests run the whole pipeline through the proxy.
 Register with ``monkeypatch.setitem(FILTERS, "redact", "manifeststubs:StubRedact")``.
 """

@@ -25,7 +25,7 @@ def test_missing_fixtures_fail_naming_the_directory(tmp_path, layout):
     if layout == "empty":
         (shared / "fixtures" / "real-clients").mkdir(parents=True)
     # test_passthrough parametrises over the recordings (collection); test_identify loads them in tests
-    p = run_pytest(shared, "tests/test_passthrough.py", "tests/test_identify.py::test_codex_session_headers")
+    p = run_pytest(shared, "tests/proxy/test_passthrough.py", "tests/filters/test_identify.py::test_codex_session_headers")
     out = p.stdout + p.stderr
     assert p.returncode != 0, out
     assert f"recorded real-client requests not found: {shared / 'fixtures' / 'real-clients'}" in out, out
@@ -36,7 +36,7 @@ def test_a_missing_recording_is_named(tmp_path):
     shared = tmp_path / "shared"
     (shared / "fixtures" / "real-clients").mkdir(parents=True)
     (shared / "fixtures" / "real-clients" / "other.json").write_text('{"path": "/v1/models"}')
-    p = run_pytest(shared, "tests/test_identify.py::test_codex_session_headers")
+    p = run_pytest(shared, "tests/filters/test_identify.py::test_codex_session_headers")
     out = p.stdout + p.stderr
     assert p.returncode != 0
     assert "recorded real-client request 'codex-" in out and "is missing" in out, out

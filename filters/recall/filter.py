@@ -42,7 +42,7 @@ import orjson
 
 from ctxproxy.config import ConfigError
 from ctxproxy.store.memory_records import SNAPSHOT_KINDS
-from ctxproxy.store.session_index import MAX_TURN_CHARS
+from ctxproxy.store.session_index import MAX_TURN_CHARS, TurnTexts
 from ctxproxy.store.sqlite_index import Viewer
 
 from ..base import Filter, Turn
@@ -139,10 +139,13 @@ class RecallFilter(Filter):
         self.services = services or {}
         self._last: OrderedDict[tuple[str, str], _Last] = OrderedDict()
         self._lock = threading.Lock()
+        self._to_index: list[TurnTexts] = []  # session-index rows the writer has not taken yet
 
     @classmethod
     def create(cls, config: RecallConfig, services: Mapping[str, Any]) -> "RecallFilter":
-        recall_services(services)  # open the indexes at start-up (and register them for forget)
+        rs = recall_services(services)  # open the indexes at start-up (and register them for forget)
+        if rs is not None:
+            rs.prepare(config.rank)  # the embeddings extra: loaded now, or a ConfigError at start-up
         return cls(config, services)
 
     # -- request ---------------------------------------------------------------------
@@ -170,18 +173,20 @@ class RecallFilter(Filter):
         view = turn.request
         user_text = (view.latest_user_text() or "")[: cfg.max_query_chars]
         key = hashlib.sha256(user_text.encode()).hexdigest()
-        tree = rs.sessions.tree(ident.tenant, ident.session, ident.user, ident.parent_session)
-        viewer = self.viewer(turn, tree)
-        if rs.sessions.owner(ident.tenant, ident.session) is None:  # its first turn: record it, off the path
-            self._write(turn, lambda: rs.sessions.note_session(ident.tenant, ident.session, ident.user,
-                                                              ident.project, ident.parent_session))
         generation = (rs.memories.generation(), rs.sessions.generation())
         last = self._remembered(ident.tenant, ident.session)
+        # The same user text as this session's last recall, and nothing forgotten since: its
+        # result again, with no index read (the session was recorded at its first turn).
         if last is not None and last.key == key and last.generation == generation:
             state.status, state.candidates, state.items = "reused", last.candidates, last.items
             self._offer(turn, last, route)
             self._finish(turn, state, t0, t0_ns)
             return
+        tree = rs.sessions.tree(ident.tenant, ident.session, ident.user, ident.parent_session)
+        viewer = self.viewer(turn, tree)
+        if rs.sessions.owner(ident.tenant, ident.session) is None:  # its first turn: record it, off the path
+            self._write(turn, lambda: rs.sessions.note_session(ident.tenant, ident.session, ident.user,
+                                                              ident.project, ident.parent_session))
         query = user_text + _tool_query(view)
         if not query.strip():
             state.reason = "no query"
@@ -287,11 +292,28 @@ class RecallFilter(Filter):
         rs = recall_services(self.services)
         if rs is None:
             return
-        sessions = rs.sessions
-        purpose = self.viewer_purpose(turn)
+        self._index(turn, rs.sessions, TurnTexts(ident.tenant, ident.session, turn.turn_id, tuple(texts), ident.user,
+                                                 ident.project, self.viewer_purpose(turn), time.time()))
 
-        self._write(turn, lambda: sessions.add_turn(ident.tenant, ident.session, turn.turn_id, texts,
-                                                    user=ident.user, project=ident.project, purpose=purpose))
+    def _index(self, turn: Turn, sessions: Any, row: TurnTexts) -> None:
+        """Queue a turn's texts for the session index: the writer adds every turn
+        queued by the time it runs in one SQLite transaction (a commit per turn
+        cost more than the rows)."""
+        writer = turn.service("writer")
+        if writer is None:
+            sessions.add_turns([row])
+            return
+        with self._lock:
+            self._to_index.append(row)
+            first = len(self._to_index) == 1
+        if first:
+            writer.submit(lambda _batch: self._index_queued(sessions))
+
+    def _index_queued(self, sessions: Any) -> None:
+        with self._lock:
+            rows, self._to_index = self._to_index, []
+        if rows:
+            sessions.add_turns(rows)
 
     @staticmethod
     def _write(turn: Turn, op: Any) -> None:

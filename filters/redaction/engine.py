@@ -434,10 +434,59 @@ class _PendingIndex:
     def __init__(self, alts: list[tuple[str, int | None]]):
         short = [a for a, w in alts if w is not None and w <= self.SHORT]
         long = [a for a, w in alts if w is None or w > self.SHORT]
-        self._long = re.compile("(?:" + "|".join(long) + r")\Z", re.ASCII) if long else None
-        self._short = short
+        # Both kinds are tried only where the character can begin them (a table by first
+        # character): one regex of every long alternative costs a try of each of them at
+        # every position searched (~100 alternatives), where the table tries a handful.
+        self._short = _FirstCharTable(short)
+        self._long = _FirstCharTable(long) if long else None
+
+    def _bucket(self, c: int) -> re.Pattern | None:
+        return self._short.bucket(c)
+
+    def at(self, text: str, p: int, long_from: int = 0) -> bool:
+        """Whether some alternative matches from ``p`` to the end (``start`` at one position)."""
+        n = len(text)
+        if p >= n:
+            return False
+        c = ord(text[p])
+        c = c if c < 128 else 128
+        if self._long is not None and p >= long_from:
+            rx = self._long.bucket(c)
+            if rx is not None and rx.match(text, p):
+                return True
+        if p < n - self.SHORT:
+            return False
+        rx = self._short.bucket(c)
+        return rx is not None and rx.match(text, p) is not None
+
+    def start(self, text: str, pos: int, long_from: int = 0) -> int:
+        return self.locate(text, pos, long_from)[0]
+
+    def locate(self, text: str, pos: int, long_from: int = 0) -> tuple[int, int]:
+        """(``start``, where its leftmost long-reaching alternative matches, len(text)
+        if none). ``long_from``: none matches before it (an index over more
+        alternatives found so), so that search starts there."""
+        n = len(text)
+        end = n
+        if self._long is not None:
+            end = self._long.leftmost(text, max(pos, long_from), n)
+        long_at = end
+        p = self._short.leftmost(text, max(pos, n - self.SHORT), end)
+        return p, long_at
+
+
+class _FirstCharTable:
+    """Alternatives (prefix regexes, each anchored at the end of the text) by the
+    characters that can begin them: ``bucket(c)`` is one regex of those that may
+    start with character ``c`` (128: any non-ASCII one), None when none can.
+    A regex's first characters are those it matches alone (prefix regexes match
+    every prefix of a match); a positive lookbehind is set aside for that (it only
+    restricts), and an alternative that cannot be analysed so may begin anywhere."""
+
+    def __init__(self, alts: list[str]):
+        self._alts = alts
         firsts: list[frozenset[int]] = []
-        for alt in short:
+        for alt in alts:
             if "(?<=" in alt:
                 # A positive lookbehind would fail on a lone character and hide a first
                 # character. Without its lookbehinds the alternative matches more (they
@@ -458,7 +507,7 @@ class _PendingIndex:
         self._compiled: dict[tuple[int, ...], re.Pattern] = {}
         self._lock = threading.Lock()
 
-    def _bucket(self, c: int) -> re.Pattern | None:
+    def bucket(self, c: int) -> re.Pattern | None:
         rx = self._table[c]
         if rx is False:
             members = self._members[c]
@@ -468,46 +517,26 @@ class _PendingIndex:
                 with self._lock:
                     rx = self._compiled.get(members)
                     if rx is None:
-                        rx = re.compile("(?:" + "|".join(self._short[i] for i in members) + r")\Z", re.ASCII)
+                        rx = re.compile("(?:" + "|".join(self._alts[i] for i in members) + r")\Z", re.ASCII)
                         self._compiled[members] = rx
             self._table[c] = rx
         return rx  # type: ignore[return-value]
 
-    def at(self, text: str, p: int, long_from: int = 0) -> bool:
-        """Whether some alternative matches from ``p`` to the end (``start`` at one position)."""
-        n = len(text)
-        if p >= n:
-            return False
-        if self._long is not None and p >= long_from and self._long.match(text, p):
-            return True
-        if p < n - self.SHORT:
-            return False
-        c = ord(text[p])
-        rx = self._bucket(c if c < 128 else 128)
-        return rx is not None and rx.match(text, p) is not None
-
-    def start(self, text: str, pos: int, long_from: int = 0) -> int:
-        return self.locate(text, pos, long_from)[0]
-
-    def locate(self, text: str, pos: int, long_from: int = 0) -> tuple[int, int]:
-        """(``start``, where its leftmost long-reaching alternative matches, len(text)
-        if none). ``long_from``: none matches before it (an index over more
-        alternatives found so), so that search starts there."""
-        n = len(text)
-        end = n
-        if self._long is not None and max(pos, long_from) < n:
-            m = self._long.search(text, max(pos, long_from))
-            if m is not None:
-                end = m.start()
-        long_at = end
-        p = max(pos, n - self.SHORT)
+    def leftmost(self, text: str, pos: int, end: int) -> int:
+        """The leftmost position in ``[pos, end)`` where an alternative matches to the
+        end of ``text``; ``end`` if none does."""
+        table, bucket = self._table, self.bucket
+        p = pos
         while p < end:
             c = ord(text[p])
-            rx = self._bucket(c if c < 128 else 128)
+            c = c if c < 128 else 128
+            rx = table[c]
+            if rx is False:
+                rx = bucket(c)
             if rx is not None and rx.match(text, p):
-                return p, long_at
+                return p
             p += 1
-        return end, long_at
+        return end
 
 
 def _without_lookbehinds(pattern: str) -> str | None:

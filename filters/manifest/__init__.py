@@ -1,0 +1,1 @@
+"""manifest — the Context Manifest of each turn (``filter``) and its OpenTelemetry (``telemetry``)."""

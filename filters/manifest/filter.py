@@ -1,0 +1,695 @@
+"""manifest — the Context Manifest of each turn: what the model saw, stored and exported.
+
+Runs last in both directions (DESIGN §2). It knows no other filter: each
+reports its own part (``report(turn) -> dict`` of manifest keys, merged by
+``Pipeline.reports``: ``redactions``/``response_redactions``/
+``redaction_profile``, ``pruned``, ``effects``/``checkpoint``/
+``client_compacted``, ``token_budget``/``tokens_injected``/``policy_revision``
+and ``placement``, where each group of segments went), and the turn carries
+the segments offered (``turn.segments``, each with its fate and, once placed,
+its ``where``); plus provider usage from the response —
+whole JSON, or streamed events including usage at the end of a stream. After
+the last byte (``on_response_end``, also on errors and disconnects) it builds
+the manifest, stores it in ``store.manifests`` (by turn id; listable by
+session) and exports it as one OTel span with events, plus metrics
+(``filters.telemetry``).
+
+What the model saw, not what was offered: segments are listed in the order
+the request carries them, each with where it actually went (a stable segment
+of a demoted session sits after the cache breakpoint, whatever its producer
+asked for); dropped ones follow. The policy revision is that of rules segments
+the model saw, none when they were dropped. Input tokens count every input
+token, cache reads and writes included, as the GenAI conventions define
+``gen_ai.usage.input_tokens``.
+
+A manifest holds refs, labels, counts and timings — never message text,
+segment text, tool arguments or a secret. Other filters' records are read
+defensively: any of them may be switched off.
+
+Fails open: a manifest problem is logged, never blocks or fails a turn.
+"""
+from __future__ import annotations
+
+import logging
+import re
+import time
+from dataclasses import dataclass, field
+from typing import Any, Mapping
+from urllib.parse import urlsplit
+
+import orjson
+
+from ctxproxy.store import TURN_POINTERS
+
+from ..base import Filter, Turn
+from ..digest import sha256
+from ..segments import FENCED_TRUST, SENSITIVITY_ORDER
+from .telemetry import (
+    CONTENT_TRUNCATED,
+    CONTENT_WITHHELD,
+    GEN_AI_INPUT_MESSAGES,
+    GEN_AI_OUTPUT_MESSAGES,
+    GEN_AI_SYSTEM_INSTRUCTIONS,
+    MANIFEST_DROPPED_SEGMENT_COUNT,
+    MANIFEST_EFFECT_COUNT,
+    MANIFEST_JSON,
+    MANIFEST_MAX_SENSITIVITY,
+    MANIFEST_POLICY_REVISION,
+    MANIFEST_PRUNED_COUNT,
+    MANIFEST_REDACTION_COUNT,
+    MANIFEST_SEGMENT_COUNT,
+    MANIFEST_SEGMENT_KINDS,
+    MANIFEST_SHA256,
+    MANIFEST_STORED,
+    MANIFEST_TOKEN_BUDGET,
+    MANIFEST_TOKENS,
+    MANIFEST_TRUNCATED,
+    MANIFEST_UNTRUSTED_TOKENS,
+    MANIFEST_VERSION,
+    export_span,
+)
+from .telemetry import (
+    MANIFEST_COMPACTION,
+    MANIFEST_OBSERVED_RULE_COUNT,
+    MANIFEST_REINJECTED_RULE_COUNT,
+    MANIFEST_RULES_CONFLICT_COUNT,
+    MANIFEST_RULES_FILE_COUNT,
+    MANIFEST_RULES_REFUSED_COUNT,
+)
+from ..view import TEXT, THINKING
+
+log = logging.getLogger("ctxproxy.filters.manifest")
+
+VERSION = 1
+# Store tenant holding turn id -> tenant pointers, so the admin API and the CLI
+# find a manifest from the X-Ctx-Turn-Id alone. No real tenant can be named so
+# (identify accepts tenants starting with a letter or digit only).
+TURN_INDEX_TENANT = TURN_POINTERS  # the store erases them with their session
+PROVIDERS = {"anthropic": "anthropic", "chat": "openai", "responses": "openai"}
+SEEN = ("placed", "truncated")  # segment statuses the model saw
+RULE_KINDS = ("rules", "policy")
+_MAX_STR = 256
+# Report keys the manifest lays out itself (or, memory_blocked, keeps out); any
+# other key a filter reports goes under "filters" as it is (ids, counts, labels).
+_LAID_OUT = frozenset({"placement", "pruned", "effects", "token_budget", "tokens_injected", "redaction_profile",
+                       "redactions", "response_redactions", "checkpoint", "client_compacted", "recall",
+                       "policy_revision", "memory_blocked"})
+_ITEM = re.compile(r"^(messages|input)\[(\d+)\]")
+
+
+@dataclass(frozen=True)
+class ManifestConfig:
+    store: bool = True  # keep each turn's manifest (audit; GET /ctx/v1/manifests/{turn_id})
+    export: bool = True  # span + metrics, when OTEL_* configures an exporter
+    json_max_chars: int = 8192  # cap of the ctxproxy.manifest.json span attribute (then truncated=true)
+    max_span_events: int = 128  # segment / redaction / pruned / effect events per span; the rest are counted
+    capture_content: bool = False  # opt-in: gen_ai.input/output messages, only text the redact filter rewrote
+    content_max_chars: int = 16384  # cap per captured content attribute
+    provider_names: Mapping[str, str] = field(default_factory=dict)  # route -> gen_ai.provider.name
+
+    def validate(self, path: str) -> None:
+        from ctxproxy.config import ConfigError
+
+        if self.json_max_chars < 256:
+            raise ConfigError(f"{path}.json_max_chars: expected at least 256, got {self.json_max_chars}")
+        if self.max_span_events < 0:
+            raise ConfigError(f"{path}.max_span_events: expected 0 or more, got {self.max_span_events}")
+        if self.content_max_chars < 0:
+            raise ConfigError(f"{path}.content_max_chars: expected 0 or more, got {self.content_max_chars}")
+
+
+class _Seen:
+    """What the response told us (per turn, in ``turn.state["manifest"]``)."""
+
+    __slots__ = ("input", "output", "cache_read", "cache_creation", "cache_apart", "response_id", "response_model",
+                 "finish_reasons", "first_chunk_ns", "output_parts", "output_chars", "doc")
+
+    def __init__(self) -> None:
+        self.input = self.output = self.cache_read = self.cache_creation = None
+        self.cache_apart = False  # the provider counts cache reads and writes apart from input (Usage says)
+        self.response_id: str | None = None
+        self.response_model: str | None = None
+        self.finish_reasons: list[str] = []
+        self.first_chunk_ns: int | None = None
+        self.output_parts: dict[str, list[str]] = {}  # channel -> text (capture_content only)
+        self.output_chars = 0
+        self.doc: dict | None = None  # the finished manifest
+
+    def usage(self, u: Any) -> None:
+        if u is None:
+            return
+        if getattr(u, "cache_apart", False):
+            self.cache_apart = True
+        for ours, theirs in (("input", "input_tokens"), ("output", "output_tokens"),
+                             ("cache_read", "cache_read_input_tokens"),
+                             ("cache_creation", "cache_creation_input_tokens")):
+            v = getattr(u, theirs, None)
+            if isinstance(v, int) and not isinstance(v, bool):
+                setattr(self, ours, v)  # later events carry the final counts
+
+    def tokens(self, api: str = "") -> dict[str, int | None]:
+        """Usage as the GenAI conventions count it: ``input`` includes cache reads
+        and writes. Where the provider counts them apart (``Usage.cache_apart``:
+        Anthropic's input is only what follows the last cache breakpoint) they
+        are added (summed here, at the end: a stream sends them in separate
+        events)."""
+        inp = self.input
+        if self.cache_apart and inp is not None:
+            inp += (self.cache_read or 0) + (self.cache_creation or 0)
+        return {"input": inp, "output": self.output, "cache_read": self.cache_read,
+                "cache_creation": self.cache_creation}
+
+    def meta(self, ev: Any) -> None:
+        rid = ev.response_id()
+        if rid and not self.response_id:
+            self.response_id = str(rid)[:_MAX_STR]
+        model = ev.response_model()
+        if model and not self.response_model:
+            self.response_model = str(model)[:_MAX_STR]
+        for r in ev.finish_reasons():
+            if isinstance(r, str) and r not in self.finish_reasons:
+                self.finish_reasons.append(r[:64])
+
+
+class ManifestFilter(Filter):
+    name = "manifest"
+    required = False  # fails open
+    Config = ManifestConfig
+
+    def __init__(self, config: ManifestConfig, store: Any = None, telemetry: Any = None, app_config: Any = None):
+        self.config = config
+        self.store = store if config.store else None
+        self.telemetry = telemetry if config.export else None
+        self.routes = getattr(app_config, "routes", None) or {}
+        self._servers: dict[str, tuple[str | None, int | None]] = {}
+        self._warned: set[str] = set()
+        self.filter_names = _filter_names()
+
+    @classmethod
+    def create(cls, config: ManifestConfig | None, services: Mapping[str, Any]) -> "ManifestFilter":
+        return cls(config or ManifestConfig(), store=services.get("store"), telemetry=services.get("telemetry"),
+                   app_config=services.get("config"))
+
+    # -- hooks -----------------------------------------------------------------
+    def _seen(self, turn: Turn) -> _Seen:
+        seen = turn.state.get(self.name)
+        if not isinstance(seen, _Seen):
+            seen = turn.state[self.name] = _Seen()
+        return seen
+
+    def on_response(self, turn: Turn, view: Any) -> None:
+        seen = self._seen(turn)
+        seen.usage(view.usage())
+        seen.meta(view)
+        if self.config.capture_content:
+            for s in view.text_slots():
+                if s.kind in (TEXT, THINKING):
+                    self._keep_output(seen, s.kind, s.get())
+
+    def on_response_event(self, turn: Turn, ev: Any) -> None:
+        seen = self._seen(turn)
+        if seen.first_chunk_ns is None:
+            seen.first_chunk_ns = time.time_ns()
+        if self.config.capture_content:
+            for d in ev.deltas():
+                if d.kind in (TEXT, THINKING):
+                    self._keep_output(seen, d.channel, d.text)
+        if not ev.may_carry_meta(seen.response_id is not None):
+            return None
+        seen.usage(ev.usage())
+        seen.meta(ev)
+        return None
+
+    def on_response_end(self, turn: Turn) -> None:
+        seen = self._seen(turn)
+        end_ns = time.time_ns()
+        reports = turn.pipeline.reports(turn) if turn.pipeline is not None else {}
+        m = build_manifest(turn, seen, self._provider(turn), self._server(turn.route), end_ns, reports)
+        seen.doc = m
+        stored = self._store(turn, m)
+        tel = self.telemetry
+        if tel is None:
+            return
+        try:
+            if tel.tracer is not None:
+                def manifest_attrs() -> dict[str, Any]:
+                    attrs = summarize(m)
+                    attrs[MANIFEST_STORED] = stored
+                    attrs[MANIFEST_JSON], attrs[MANIFEST_TRUNCATED] = manifest_json(m, self.config.json_max_chars)
+                    return attrs
+
+                export_span(tel.tracer, turn, m, manifest_attrs, end_ns=end_ns,
+                            max_events=self.config.max_span_events, content=lambda: self._content(turn, seen, reports))
+            if tel.metrics is not None:
+                tel.metrics.record(m, self.filter_names)
+        except Exception as exc:  # telemetry never fails a turn
+            self._warn("export", f"telemetry export failed: {type(exc).__name__}")
+
+    # -- helpers ---------------------------------------------------------------
+    def _store(self, turn: Turn, m: dict) -> bool:
+        """Queue the manifest on the store's background writer (group commit,
+        off the event loop); without one, write it now. True once handed over."""
+        store = self.store
+        if store is None:
+            return False
+        tenant, turn_id, session, subject = m["tenant"], m["turn_id"], m["session_id"] or None, \
+            turn.identity.user or None
+
+        def write(b: Any) -> None:
+            b.manifests.put(tenant, turn_id, m, session=session, subject=subject)
+            # Tagged like the manifest, so erasing the session or subject can find the
+            # pointer too (it says the turn existed). The store's erasure runs within
+            # one tenant; reaching this index tenant is up to the store.
+            b.manifests.put(TURN_INDEX_TENANT, turn_id, {"tenant": tenant}, session=session, subject=subject)
+
+        writer = turn.service("writer")
+        try:
+            if writer is not None:
+                writer.submit(write).add_done_callback(
+                    lambda f: f.exception() is not None and self._warn(
+                        "store", f"storing the manifest failed: {type(f.exception()).__name__}"))
+                return True
+            with store.batch() as b:
+                write(b)
+            return True
+        except Exception as exc:
+            self._warn("store", f"storing the manifest failed: {type(exc).__name__}")
+            if self.name not in turn.degraded:
+                turn.degraded.append(self.name)
+            return False
+
+    def _provider(self, turn: Turn) -> str:
+        return self.config.provider_names.get(turn.route) or PROVIDERS.get(turn.api, turn.api or "unknown")
+
+    def _server(self, route: str) -> tuple[str | None, int | None]:
+        if route not in self._servers:
+            rc = self.routes.get(route)
+            host, port = None, None
+            if rc is not None:
+                try:
+                    u = urlsplit(rc.upstream)
+                    host, port = u.hostname, u.port or (443 if u.scheme == "https" else 80)
+                except ValueError:
+                    pass
+            self._servers[route] = (host, port)
+        return self._servers[route]
+
+    def _keep_output(self, seen: _Seen, channel: str, text: str) -> None:
+        cap = self.config.content_max_chars
+        if not isinstance(text, str) or seen.output_chars >= cap:
+            return
+        piece = text[:cap - seen.output_chars]
+        seen.output_parts.setdefault(channel, []).append(piece)
+        seen.output_chars += len(piece)
+
+    def _content(self, turn: Turn, seen: _Seen, reports: Mapping[str, Any]) -> dict[str, Any] | None:
+        """Opt-in message content: only when the request was forwarded after the
+        redact filter ran without failing, so every text here is redacted."""
+        if not self.config.capture_content:
+            return None
+        redacted = reports.get("redaction_profile") is not None and "redact" not in turn.degraded
+        forwarded = any(s[0] == "upstream" for s in turn.spans)
+        if not redacted or not forwarded or turn.request is None:
+            self._warn("content", "capture_content is on but the redact filter did not run on this route; "
+                       "message content is withheld")
+            return {CONTENT_WITHHELD: "redact_not_run" if not redacted else "not_forwarded"}
+        cap = self.config.content_max_chars
+        system, messages, truncated = _input_messages(turn.request, cap)
+        out: dict[str, Any] = {}
+        if system:
+            out[GEN_AI_SYSTEM_INSTRUCTIONS] = orjson.dumps(system).decode()
+        out[GEN_AI_INPUT_MESSAGES] = orjson.dumps(messages).decode()
+        if seen.output_parts:
+            parts = [{"type": "text", "content": "".join(p)} for p in seen.output_parts.values()]
+            msg: dict[str, Any] = {"role": "assistant", "parts": parts}
+            if seen.finish_reasons:
+                msg["finish_reason"] = seen.finish_reasons[0]
+            out[GEN_AI_OUTPUT_MESSAGES] = orjson.dumps([msg]).decode()
+            truncated = truncated or seen.output_chars >= cap
+        out[CONTENT_TRUNCATED] = truncated
+        return out
+
+    def _warn(self, key: str, message: str) -> None:
+        if key not in self._warned:
+            self._warned.add(key)
+            log.warning("manifest: %s", message)
+        else:
+            log.debug("manifest: %s", message)
+
+
+def _filter_names() -> tuple[str, ...]:
+    from .. import FILTERS
+
+    return tuple(FILTERS)
+
+
+# -- the manifest ---------------------------------------------------------------
+
+def build_manifest(turn: Turn, seen: _Seen, provider: str, server: tuple[str | None, int | None],
+                   end_ns: int, reports: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    """The manifest document (JSON-ready): refs, labels, counts, usage, timings.
+    ``reports``: the filters' parts (``Pipeline.reports``; by default the
+    turn's pipeline's), read defensively — any filter may be off or odd."""
+    ident = turn.identity
+    if reports is None:
+        reports = turn.pipeline.reports(turn) if turn.pipeline is not None else {}
+    segments = _segments(_list(turn.segments), _dict(reports.get("placement")))
+    pruned = [_pruned(p) for p in _list(reports.get("pruned"))]
+    effects = [_effect(e) for e in _list(reports.get("effects"))]
+    request = turn.request
+    model = _str(getattr(request, "model", "")) if request is not None else ""
+    # streamed: the request asked for it, or the transport is a stream (Responses over WebSocket)
+    stream = bool(turn.streamed) or (request is not None and bool(getattr(request, "stream", False)))
+    error = turn.error_type or (str(turn.status) if isinstance(turn.status, int) and turn.status >= 400 else None)
+    request_ready = max((e for n, _, e in _spans(turn) if n.endswith(".request")), default=turn.started_ns)
+    m: dict[str, Any] = {
+        "version": VERSION,
+        "turn_id": turn.turn_id,
+        "task_id": _str(ident.task),
+        "session_id": _str(ident.session),
+        "session_supplied": bool(ident.supplied),
+        "task_supplied": bool(ident.task) and ident.task != ident.session,
+        "tenant": _str(ident.tenant) or "default",
+        "agent": _str(ident.agent),
+        "identity_source": _str(ident.source),
+        "key_id": _str(ident.key_id) or None,  # keys mode: the proxy key's id (never the key)
+        "api": turn.api,
+        "route": turn.route,
+        "provider": provider,
+        "server_address": server[0],
+        "server_port": server[1],
+        "policy_revision": _policy_revision(reports, segments),
+        "model": model,
+        "response_model": seen.response_model,
+        "response_id": seen.response_id,
+        "finish_reasons": list(seen.finish_reasons),
+        "stream": stream,
+        "status": turn.status,
+        "error": _str(error, 128) or None,
+        "started_at": turn.started_ns / 1e9,
+        "started_ns": turn.started_ns,
+        "request_ready_ns": request_ready,
+        "duration_ms": round((end_ns - turn.started_ns) / 1e6, 3),
+        "ttfc_ms": round((seen.first_chunk_ns - turn.started_ns) / 1e6, 3) if seen.first_chunk_ns else None,
+        "segments": segments,
+        "token_budget": _int(reports.get("token_budget")),
+        "tokens_injected": _int(reports.get("tokens_injected")),
+        "redaction_profile": _str(reports.get("redaction_profile")) or None,
+        "redactions": _counts(reports.get("redactions")),
+        "response_redactions": _counts(reports.get("response_redactions")),
+        "pruned": pruned,
+        "effects": effects,
+        "checkpoint": _str(reports.get("checkpoint")) or None,
+        "client_compacted": bool(reports.get("client_compacted")),
+        "compacted": bool(pruned) or bool(reports.get("client_compacted")),
+        "tokens": seen.tokens(turn.api),
+        "timings_ms": _timings(turn),
+        "degraded": [_str(d, 64) for d in turn.degraded],
+    }
+    recall = reports.get("recall")  # recall's part (ids, labels, score parts, counts; never text)
+    if isinstance(recall, dict):
+        m["recall"] = recall
+    extra = {k: v for k, v in reports.items() if k not in _LAID_OUT}
+    if extra:  # a filter the manifest does not know: its own part, by its key
+        m["filters"] = extra
+    if turn.successor_of:  # an automatic successor: whose request it continues
+        m["continues_turn"] = turn.successor_of
+    # the rules the model saw and the compaction it follows (inject's and checkpoint's reports)
+    for key in ("rules", "observed_rules", "compaction", "task_state"):
+        if reports.get(key) is not None:
+            m[key] = reports[key]
+    if _dict(reports.get("compaction")).get("phase") == "resumed":  # the agent's own compaction shape
+        m["client_compacted"] = m["compacted"] = True
+    m["sha256"] = manifest_sha256(m)
+    return m
+
+
+def manifest_sha256(m: Mapping[str, Any]) -> str:
+    """sha256 of the canonical JSON (sorted keys) of the manifest without its own digest."""
+    body = {k: v for k, v in m.items() if k != "sha256"}
+    return sha256(orjson.dumps(body, option=orjson.OPT_SORT_KEYS)).hexdigest()
+
+
+def summarize(m: Mapping[str, Any]) -> dict[str, Any]:
+    """The flat ``ctxproxy.manifest.*`` attributes SREs filter and alert on.
+    Counts and tokens are of the segments the model saw (placed or truncated);
+    untrusted tokens are those of segments fenced as data (untrusted,
+    evidence, inferred)."""
+    seen = [s for s in m.get("segments", ()) if s.get("status") in SEEN]
+    labels = [s.get("labels") or {} for s in seen]
+    out: dict[str, Any] = {
+        MANIFEST_VERSION: m.get("version", VERSION),
+        MANIFEST_SEGMENT_COUNT: len(seen),
+        MANIFEST_DROPPED_SEGMENT_COUNT: len(m.get("segments", ())) - len(seen),
+        MANIFEST_TOKENS: sum(s.get("tokens") or 0 for s in seen),
+        MANIFEST_UNTRUSTED_TOKENS: sum(s.get("tokens") or 0 for s, lab in zip(seen, labels)
+                                       if lab.get("trust") in FENCED_TRUST),
+        MANIFEST_SEGMENT_KINDS: sorted({s.get("kind") or "" for s in seen}),
+        MANIFEST_REDACTION_COUNT: sum((m.get("redactions") or {}).values())
+        + sum((m.get("response_redactions") or {}).values()),
+        MANIFEST_PRUNED_COUNT: len(m.get("pruned", ())),
+        MANIFEST_EFFECT_COUNT: len(m.get("effects", ())),
+        MANIFEST_SHA256: m.get("sha256"),
+    }
+    levels = [SENSITIVITY_ORDER.index(lab.get("sensitivity")) for lab in labels
+              if lab.get("sensitivity") in SENSITIVITY_ORDER]
+    if levels:
+        out[MANIFEST_MAX_SENSITIVITY] = SENSITIVITY_ORDER[max(levels)]
+    if m.get("token_budget") is not None:
+        out[MANIFEST_TOKEN_BUDGET] = m["token_budget"]
+    if m.get("policy_revision"):
+        out[MANIFEST_POLICY_REVISION] = m["policy_revision"]
+    rules = m.get("rules")
+    if isinstance(rules, dict):
+        out[MANIFEST_RULES_FILE_COUNT] = len(rules.get("files") or ())
+        out[MANIFEST_RULES_CONFLICT_COUNT] = len(rules.get("conflicts") or ())
+        out[MANIFEST_RULES_REFUSED_COUNT] = len(rules.get("refused") or ())
+    observed = m.get("observed_rules")
+    if isinstance(observed, list):
+        out[MANIFEST_OBSERVED_RULE_COUNT] = sum(1 for o in observed if o.get("state") == "present")
+        out[MANIFEST_REINJECTED_RULE_COUNT] = sum(1 for o in observed if o.get("state") == "reinjected")
+    compaction = m.get("compaction")
+    if isinstance(compaction, dict):
+        out[MANIFEST_COMPACTION] = "/".join(str(compaction.get(k) or "") for k in ("agent", "style", "phase"))
+    return out
+
+
+def manifest_json(m: Mapping[str, Any], cap: int) -> tuple[str, bool]:
+    """``ctxproxy.manifest.json``: refs and labels only, at most ``cap``
+    characters, always valid JSON. Items are dropped from the longest list
+    until it fits; ``truncated`` and ``omitted`` say so."""
+    doc: dict[str, Any] = {
+        "v": m.get("version", VERSION),
+        "turn": m.get("turn_id"),
+        "segments": [{"kind": s.get("kind"), "ref": s.get("ref"), "tokens": s.get("tokens"),
+                      "status": s.get("status"), "placement": s.get("placement"), "position": s.get("position"),
+                      "labels": s.get("labels")} for s in m.get("segments", ())],
+        "redactions": dict(m.get("redactions") or {}),
+        "response_redactions": dict(m.get("response_redactions") or {}),
+        "pruned": [{"ref": p.get("ref"), "tool": p.get("tool"), "before": p.get("tokens_before"),
+                    "after": p.get("tokens_after")} for p in m.get("pruned", ())],
+        "effects": [{"key": e.get("key"), "state": e.get("state"), "tool": e.get("tool")}
+                    for e in m.get("effects", ())],
+        # the rules bundle (files in resolved order, conflicts, refused) and the agent's own rule files
+        "rules": _dict(m.get("rules")).get("revision"),
+        "rules_files": [{"path": f.get("path"), "layer": f.get("layer"), "sha256": f.get("sha256")}
+                        for f in _dict(m.get("rules")).get("files") or ()],
+        "conflicts": [{"name": c.get("name"), "applied": _dict(c.get("applied")).get("path"),
+                       "overridden": _dict(c.get("overridden")).get("path")}
+                      for c in _dict(m.get("rules")).get("conflicts") or ()],
+        "refused": [{k: r.get(k) for k in ("path", "revision", "sha256", "reason") if r.get(k)}
+                    for r in _dict(m.get("rules")).get("refused") or ()],
+        "observed_rules": [{"agent": o.get("agent"), "path": o.get("path"), "sha256": o.get("sha256"),
+                            "state": o.get("state")} for o in _list(m.get("observed_rules"))],
+        "truncated": False,
+    }
+    text = orjson.dumps(doc).decode()
+    if len(text) <= cap:
+        return text, False
+    doc["truncated"] = True
+    doc["omitted"] = 0
+    lists = ("segments", "pruned", "effects", "rules_files", "conflicts", "refused", "observed_rules")
+    # Shrink geometrically, then finely: bounded by the number of items.
+    while len(text) > cap and any(doc[k] for k in lists):
+        longest = max(lists, key=lambda k: len(doc[k]))
+        n = len(doc[longest])
+        drop = max(1, n // 2) if len(text) > 2 * cap else 1
+        del doc[longest][n - drop:]
+        doc["omitted"] += drop
+        text = orjson.dumps(doc).decode()
+    if len(text) > cap:
+        doc["redactions"], doc["response_redactions"] = {}, {}
+        text = orjson.dumps(doc).decode()
+    if len(text) > cap:
+        text = orjson.dumps({"v": doc["v"], "truncated": True}).decode()
+    return text, True
+
+
+# -- defensive readers (other filters' records may be missing or odd) -----------
+
+def _dict(v: Any) -> dict:
+    return v if isinstance(v, dict) else {}
+
+
+def _list(v: Any) -> list:
+    return v if isinstance(v, list) else []
+
+
+def _str(v: Any, n: int = _MAX_STR) -> str:
+    if v is None:
+        return ""
+    s = v if isinstance(v, str) else str(v)
+    return s[:n]
+
+
+def _int(v: Any) -> int | None:
+    return v if isinstance(v, int) and not isinstance(v, bool) else None
+
+
+def _scalar(v: Any) -> Any:
+    if isinstance(v, bool) or v is None:
+        return v
+    if isinstance(v, (int, float)):
+        return v
+    return _str(v)
+
+
+def _spans(turn: Turn) -> list[tuple[str, int, int]]:
+    return [s for s in getattr(turn, "spans", ()) if isinstance(s, tuple) and len(s) == 3
+            and isinstance(s[0], str) and isinstance(s[1], int) and isinstance(s[2], int)]
+
+
+def _segments(raw: list, groups: dict) -> list[dict[str, Any]]:
+    """Every offered segment: those the model saw in the order the request
+    carries them (``position`` 0, 1, ..., as inject placed them), then the
+    dropped ones, in offer order."""
+    out = [_segment(s, groups) for s in raw]
+    seen = [i for i, s in enumerate(out) if s["status"] in SEEN]
+    order = sorted(seen, key=lambda i: (out[i]["position"] is None, out[i]["position"] or 0, i))
+    for position, i in enumerate(order):
+        out[i]["position"] = position
+    return [out[i] for i in order] + [s for s in out if s["status"] not in SEEN]
+
+
+def _segment(s: Any, groups: dict) -> dict[str, Any]:
+    """One segment's record. ``placement`` is where it actually went: the
+    ``where`` inject writes on each segment it places, else inject's record of
+    where each group went (``groups``: stable / system / turn); None when not
+    placed. ``requested_placement`` is what its producer asked for."""
+    get = (lambda k, d=None: s.get(k, d)) if isinstance(s, dict) else (lambda k, d=None: getattr(s, k, d))
+    status = get("status", "offered")
+    reason = _str(get("reason", ""))
+    if status not in ("placed", "truncated", "dropped"):
+        status, reason = "dropped", reason or "not placed (inject did not run)"
+    freshness = get("freshness", {})
+    freshness = {_str(k, 64): _scalar(v) for k, v in freshness.items()} if isinstance(freshness, dict) else {}
+    tokens = _int(get("tokens", 0)) or 0
+    requested = _str(get("placement", ""))
+    stable = get("stable", False) is True
+    where = ""
+    if status in SEEN:
+        group = "turn" if requested == "turn" else "stable" if stable else "system"
+        where = _str(get("where", "")) or _str(groups.get(group, ""))
+    return {
+        "kind": _str(get("kind", "")),
+        "ref": _str(get("ref", "")),
+        "tokens": tokens,
+        "status": status,
+        "reason": reason,
+        "placement": where or None,
+        "position": _int(get("position")) if status in SEEN else None,
+        "requested_placement": requested,
+        "stable": stable,
+        "labels": {
+            "origin": _str(get("origin", "")),
+            "scope": _str(get("scope", "")),
+            "trust": _str(get("trust", "")),
+            "freshness": freshness,
+            "sensitivity": _str(get("sensitivity", "")),
+            "budget": {"tokens": tokens, "priority": _int(get("priority")),
+                       "max_tokens": _int(get("max_tokens"))},
+        },
+    }
+
+
+def _pruned(p: Any) -> dict[str, Any]:
+    p = _dict(p)
+    return {"ref": _str(p.get("ref")), "tool": _str(p.get("tool")),
+            "tokens_before": _int(p.get("tokens_before")), "tokens_after": _int(p.get("tokens_after"))}
+
+
+def _effect(e: Any) -> dict[str, Any]:
+    e = _dict(e)
+    return {"key": _str(e.get("key")), "call_id": _str(e.get("call_id")), "tool": _str(e.get("tool")),
+            "state": _str(e.get("state"), 32), "side_effect": bool(e.get("side_effect")),
+            "duplicate": bool(e.get("duplicate"))}
+
+
+def _counts(v: Any) -> dict[str, int]:
+    out: dict[str, int] = {}
+    for rule, n in _dict(v).items():
+        if isinstance(n, int) and not isinstance(n, bool) and n > 0:
+            out[_str(rule, 128)] = out.get(_str(rule, 128), 0) + n
+    return out
+
+
+def _policy_revision(reports: Mapping[str, Any], segments: list[dict]) -> str | None:
+    """The revision of the rules the model saw; None when no rules segment was
+    placed (none loaded, or all dropped for the budget), whatever inject loaded.
+    inject's full bundle revision when the placed segments carry it (they are
+    labelled with its first 12 characters), else their labels'."""
+    seen = [s for s in segments if s["kind"] in RULE_KINDS and s["status"] in SEEN]
+    if not seen:
+        return None
+    revs = list(dict.fromkeys(str(s["labels"]["freshness"]["revision"]) for s in seen
+                              if s["labels"]["freshness"].get("revision") is not None))
+    full = _str(reports.get("policy_revision"))
+    if full and all(full.startswith(r) for r in revs):
+        return full
+    return _str(",".join(revs)) or None
+
+
+def _timings(turn: Turn) -> dict[str, float]:
+    out = {_str(k, 64): round(float(v), 3) for k, v in turn.timings_ms.items() if isinstance(v, (int, float))}
+    upstream = [(s, e) for n, s, e in _spans(turn) if n == "upstream"]
+    if upstream:
+        out["upstream"] = round(sum(e - s for s, e in upstream) / 1e6, 3)
+    return out
+
+
+def _input_messages(view: Any, cap: int) -> tuple[list[dict], list[dict], bool]:
+    """(system instruction parts, messages) from the request as forwarded, in the
+    GenAI conventions' shape, at most ``cap`` characters of text in all."""
+    system: list[dict] = []
+    messages: list[dict] = []
+    items = view.items()
+    left = cap
+    truncated = False
+    last_index: int | None = None
+    for s in view.text_slots():
+        if s.kind not in (TEXT, THINKING):
+            continue
+        text = s.get()
+        if not isinstance(text, str) or not text:
+            continue
+        if left <= 0:
+            truncated = True
+            break
+        if len(text) > left:
+            text, truncated = text[:left], True
+        left -= len(text)
+        part = {"type": "text" if s.kind == TEXT else "reasoning", "content": text}
+        m = _ITEM.match(s.where)
+        if m is None:
+            if s.where == "input":  # Responses input given as one string
+                messages.append({"role": "user", "parts": [part]})
+            else:
+                system.append(part)
+            continue
+        i = int(m.group(2))
+        if i != last_index:
+            role = view.item_role(items[i]) if i < len(items) else ""
+            messages.append({"role": role or "user", "parts": []})
+            last_index = i
+        messages[-1]["parts"].append(part)
+    return system, messages, truncated

@@ -1,0 +1,183 @@
+"""The admin API under ``/ctx/v1/``: bearer token, loopback-only by default.
+
+Other parts register their endpoints with ``admin_route``; the auth check is
+applied here once, so no endpoint can forget it.
+
+Two kinds of bearer: the operator token (``server.admin_token``) sees every
+tenant; a tenant admin key (a proxy key made with ``--admin``) sees only its
+own. ``tenant_of`` is the one place an endpoint learns its tenant, and for a
+tenant admin it is always the key's, whatever the query or body says, so
+another tenant's object is looked up in the caller's tenant and answers
+exactly as an id that never existed.
+"""
+from __future__ import annotations
+
+import asyncio
+import hmac
+import ipaddress
+import json
+from typing import Any, Awaitable, Callable
+
+from aiohttp import web
+
+from ..edge.app_state import APP_STATE
+
+Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
+ADMIN_PREFIX = "/ctx/v1/"
+SETTLE_TIMEOUT = 10.0  # seconds an admin call waits for this process's queued writes
+_routes: list[tuple[str, str, Handler]] = []
+
+
+def admin_route(method: str, path: str):
+    """Register ``handler`` at ``/ctx/v1/<path>`` (decorator)."""
+
+    def register(handler: Handler) -> Handler:
+        _routes.append((method, ADMIN_PREFIX + path.lstrip("/"), handler))
+        return handler
+
+    return register
+
+
+async def settled_store(request: web.Request):
+    """The store, after this process's queued background writes landed, so
+    an admin read right after a turn sees that turn's records."""
+    services = request.app[APP_STATE].services
+    writer = services.get("writer")
+    if writer is not None:
+        try:
+            await asyncio.to_thread(writer.flush, SETTLE_TIMEOUT)
+        except TimeoutError as exc:  # the store is busy, not broken: the caller may retry
+            raise AdminUnavailable(f"the store is busy: {exc}; try again") from None
+    return services.get("store")
+
+
+async def required_store(request: web.Request):
+    """``settled_store`` for an endpoint that cannot answer without a store: a
+    proxy run without one answers 503 "no store is configured" (JSON admin
+    error, no Retry-After: waiting does not help). Every store-backed endpoint
+    starts with ``store = await required_store(request)``."""
+    store = await settled_store(request)
+    if store is None:
+        raise AdminNoStore("no store is configured")
+    return store
+
+
+def admin_error(status: int, message: str) -> web.Response:
+    return web.json_response({"error": {"status": status, "message": message}}, status=status)
+
+
+class _AdminHTTPError(web.HTTPException):
+    """Raised from a handler: answered as an admin error (JSON) with the class's status."""
+
+    def __init__(self, message: str, **kw: Any):
+        super().__init__(text=json.dumps({"error": {"status": self.status_code, "message": message}}),
+                         content_type="application/json", **kw)
+
+
+class AdminBadRequest(_AdminHTTPError, web.HTTPBadRequest):
+    """A 400 admin error."""
+
+
+class AdminUnavailable(_AdminHTTPError, web.HTTPServiceUnavailable):
+    """A 503 admin error: the store could not be settled in time."""
+
+    def __init__(self, message: str):
+        super().__init__(message, headers={"Retry-After": "1"})
+
+
+class AdminNoStore(_AdminHTTPError, web.HTTPServiceUnavailable):
+    """A 503 admin error: this proxy runs without a store."""
+
+
+def default_tenant(cfg: Any) -> str:
+    """The tenant identify gives unlabelled traffic (``[filters.identify]``)."""
+    ident = cfg.filters.get("identify") or {}
+    return ident.get("default_tenant", "default") if hasattr(ident, "get") else "default"
+
+
+def admin_principal(request: web.Request) -> Any:
+    """The tenant admin key's principal behind this call; None for the operator."""
+    return request.get(_PRINCIPAL)
+
+
+def tenant_of(request: web.Request, value: Any = None, default: bool = True) -> str | None:
+    """The tenant an admin call is about. A tenant admin key: its own tenant,
+    always. The operator: ``value`` (from a JSON body) or ``?tenant=``, else
+    the default tenant (``default=False``: None, "any tenant"). Every admin
+    call sees one tenant; a malformed id is a 400."""
+    from ctxproxy.filters.identify import TENANT_OK
+
+    principal = request.get(_PRINCIPAL)
+    if principal is not None:
+        return principal.tenant
+    tenant = value if value is not None else request.query.get("tenant")
+    if tenant is None or tenant == "":
+        return default_tenant(request.app[APP_STATE].config) if default else None
+    if not isinstance(tenant, str) or not TENANT_OK.match(tenant):
+        raise AdminBadRequest("tenant: expected letters, digits, '.', '_' or '-'")
+    return tenant
+
+
+def _is_loopback(request: web.Request) -> bool:
+    peer = request.transport.get_extra_info("peername") if request.transport else None
+    if not peer:
+        return False
+    try:
+        return ipaddress.ip_address(peer[0]).is_loopback
+    except ValueError:
+        return False
+
+
+_PRINCIPAL = web.RequestKey("ctxproxy_admin_principal", object)  # the tenant admin key's principal
+
+
+def guarded(handler: Handler, token: Callable[[], str], loopback_only: bool) -> Handler:
+    async def check(request: web.Request) -> web.StreamResponse:
+        from ctxproxy.store import KEY_PREFIX
+
+        from ..auth import Refusal, peer_of
+        if loopback_only and not _is_loopback(request):
+            return admin_error(403, "admin API answers loopback clients only (server.admin_loopback_only)")
+        auth = request.headers.get("authorization", "")
+        given = auth[7:].strip() if auth[:7].lower() == "bearer " else ""
+        if given.startswith(KEY_PREFIX):  # a tenant admin key
+            principal = request.app[APP_STATE].keyring.admin(given, peer_of(request.transport))
+            if isinstance(principal, Refusal):
+                return admin_error(principal.status, principal.message)
+            request[_PRINCIPAL] = principal
+            return await handler(request)
+        expected = token()
+        if not expected:
+            return admin_error(403, "admin API is disabled: set server.admin_token or CTXPROXY_ADMIN_TOKEN")
+        if not given:
+            return admin_error(401, "missing bearer token")
+        if not hmac.compare_digest(given.encode(), expected.encode()):
+            return admin_error(403, "wrong admin token")
+        return await handler(request)
+
+    return check
+
+
+def add_admin_routes(app: web.Application, token: Callable[[], str], loopback_only: bool) -> None:
+    for method, path, handler in _routes:
+        app.router.add_route(method, path, guarded(handler, token, loopback_only))
+    app.router.add_route("*", ADMIN_PREFIX + "{tail:.*}", guarded(_not_found, token, loopback_only))
+
+
+async def _not_found(request: web.Request) -> web.Response:
+    return admin_error(404, f"no admin endpoint {request.method} {request.path}")
+
+
+@admin_route("GET", "status")
+async def status(request: web.Request) -> web.Response:
+    st = request.app[APP_STATE]
+    if admin_principal(request) is not None:  # a tenant admin: nothing about the deployment or other tenants
+        return web.json_response({"version": st.version, "tenant": tenant_of(request)})
+    return web.json_response({
+        "version": st.version,
+        "pid": st.pid,
+        "config": st.config.source,
+        "routes": {name: {"api": r.config.api, "prefix": r.config.prefix, "upstream": r.upstream,
+                          "filters": list(st.relay.pipelines[name].names)} for name, r in st.routes.items()},
+        "auth": {"mode": st.config.auth.mode, "refused": dict(st.keyring.refused)},
+    })

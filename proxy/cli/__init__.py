@@ -1,0 +1,2 @@
+"""The ``ctxproxy`` command line: ``main`` (the parser, ``serve``, ``config``) and one module per
+subcommand; ``store`` holds what the store-reading subcommands share."""

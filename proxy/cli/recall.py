@@ -1,0 +1,141 @@
+"""Recall from a shell: the same queries as the admin API, on the data dir or ``--url``.
+
+    ctxproxy memory search QUERY [--user U] [--project P] [--session S] [--purpose P] [-k N] [--as-of T]
+    ctxproxy memory reindex                      rebuild the recall index from the store
+    ctxproxy sessions search QUERY (--session S | --user U) [--limit N]
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Any, Callable
+
+from .store import CLIError, add_remote_options, add_store_options, admin_call, admin_failure, cli_store, nonempty
+
+
+def add_memory_actions(sub: Any, common: Callable[..., None]) -> None:
+    """``memory search`` and ``memory reindex`` (called by ``memory.register``)."""
+    s = sub.add_parser("search", help="what recall would inject for a principal (ranked, visibility applied)")
+    common(s)
+    s.add_argument("query", help="the query text")
+    for name in ("user", "project", "session", "purpose"):
+        s.add_argument(f"--{name}", type=nonempty, help=f"the principal's {name}")
+    s.add_argument("-k", type=int, default=8, help="results at most (default 8)")
+    s.add_argument("--as-of", dest="as_of", help="decay counted from this time (epoch seconds or ISO 8601)")
+    s.add_argument("--max-sensitivity", dest="max_sensitivity", choices=("public", "internal", "confidential"))
+    s.set_defaults(func=_search)
+    r = sub.add_parser("reindex", help="rebuild the recall index (SQLite FTS5) from the store")
+    common(r, remote=False)
+    r.set_defaults(func=_reindex)
+
+
+def register(subparsers: Any) -> None:
+    p = subparsers.add_parser("sessions", help="search the session index (each turn's redacted text)",
+                              description="Search earlier turns: a session's tree, or a user's sessions.")
+    sub = p.add_subparsers(dest="sessions_command", metavar="ACTION")
+    s = sub.add_parser("search", help="turns matching QUERY, best first")
+    add_store_options(s)
+    add_remote_options(s)
+    s.add_argument("--json", action="store_true", help="print JSON")
+    s.add_argument("query", help="the query text")
+    who = s.add_mutually_exclusive_group(required=True)
+    who.add_argument("--session", type=nonempty, help="search this session's tree")
+    who.add_argument("--user", type=nonempty, help="search every session of this user")
+    s.add_argument("--limit", type=int, default=20)
+    s.set_defaults(func=_sessions_search)
+    p.set_defaults(func=lambda args: (p.print_help(), 2)[1])
+
+
+def _services(cs: Any) -> Any:
+    from pathlib import Path
+
+    from ctxproxy.filters.recall.services import RecallServices
+
+    rs = RecallServices(Path(cs.config.server.data_dir), cs.store)
+    rs.prepare(_rank(cs)[0], sync=True)  # the embeddings extra, when on: vectors caught up before answering
+    return rs
+
+
+def _rank(cs: Any) -> tuple[Any, tuple]:
+    from ctxproxy.filters import filter_configs
+
+    rc = filter_configs(cs.config).get("recall")
+    return (rc.rank, tuple(rc.exclude_kinds)) if rc is not None else (None, ())
+
+
+def _answer(args: argparse.Namespace, remote: tuple, local: Callable[[Any, Any], dict]) -> dict:
+    """The admin API's answer with ``--url``, else the same query on the data dir."""
+    from ctxproxy.filters.recall.queries import QueryError
+
+    if args.url:
+        method, path, query, body = remote
+        status, out = admin_call(args, method, path, query, body)
+        if status != 200:
+            raise admin_failure(status, out)
+        return out
+    with cli_store(args) as cs:
+        rs = _services(cs)
+        try:
+            return local(cs, rs)
+        except QueryError as exc:
+            raise CLIError(str(exc), 2) from None
+        finally:
+            rs.close()
+
+
+def _search(args: argparse.Namespace) -> int:
+    from ctxproxy.filters.recall.queries import recall_items
+
+    body: dict[str, Any] = {"query": args.query, "k": args.k}
+    for name in ("user", "project", "session", "purpose", "as_of", "max_sensitivity"):
+        if getattr(args, name, None):
+            body[name] = getattr(args, name)
+    if args.as_of and args.as_of.replace(".", "", 1).isdigit():
+        body["as_of"] = float(args.as_of)
+    out = _answer(args, ("POST", "recall", {"tenant": args.tenant}, body),
+                  lambda cs, rs: recall_items(rs, cs.tenant, body, *_rank(cs)))
+    if args.json:
+        print(json.dumps(out, indent=2, ensure_ascii=False))
+    elif not out["items"]:
+        print("(nothing recalled)")
+    else:
+        for it in out["items"]:
+            text = " ".join(it["statement"].split())
+            print(f"{it['score']:.3f}  {it['memory_id']}  {it['kind']}/{it['scope']}  {it['observed_at'][:10]}  "
+                  f"{text if len(text) <= 90 else text[:89] + '…'}")
+    return 0
+
+
+def _reindex(args: argparse.Namespace) -> int:
+    with cli_store(args) as cs:
+        rs = _services(cs)
+        try:
+            payload = rs.reindex()
+        finally:
+            rs.close()
+    n = payload["indexed"]
+    vectors = f", {payload['vectors']} embedded" if "vectors" in payload else ""
+    print(json.dumps(payload) if args.json else f"recall index rebuilt: {n} servable memories indexed{vectors}")
+    return 0
+
+
+def _sessions_search(args: argparse.Namespace) -> int:
+    from ctxproxy.filters.recall.queries import session_hits
+
+    query = {"tenant": args.tenant, "q": args.query, "session": args.session, "user": args.user,
+             "limit": args.limit}
+    out = _answer(args, ("GET", "sessions/search", query, None),
+                  lambda cs, rs: session_hits(rs, cs.tenant, args.query, session=args.session or "",
+                                              user=args.user or "", limit=args.limit))
+    if args.json:
+        print(json.dumps(out, indent=2, ensure_ascii=False))
+    elif not out["hits"]:
+        print("(no turns found)")
+    else:
+        for h in out["hits"]:
+            text = " ".join(h["text"].split())
+            print(f"{h['score']:.3f}  {h['session']}  {h['turn_id']}  {h['role']}  "
+                  f"{text if len(text) <= 90 else text[:89] + '…'}")
+    sys.stdout.flush()
+    return 0

@@ -1,0 +1,170 @@
+"""What the store-reading subcommands share: their options and opening the store.
+
+A new subcommand that reads or writes the store (keys, memory, forget,
+sessions...) uses the two pieces here and nothing else::
+
+    def register(subparsers):
+        p = subparsers.add_parser("memory", ...)
+        add_store_options(p)                 # --data-dir, --config, --tenant
+        p.set_defaults(func=_list)
+
+    def _list(args) -> int:
+        with cli_store(args) as cs:          # CLIError if there is no store
+            for doc in cs.store.memory.list(cs.tenant): ...
+        return 0
+
+``ctxproxy``'s main prints a ``CLIError`` as one ``ctxproxy: <message>`` line
+on stderr and exits with its code, so commands need not catch it. A command
+that opens no store but needs the proxy's default tenant adds the options with
+``store=False`` and calls ``default_tenant_of(args)``.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import urllib.error
+import urllib.parse
+import urllib.request
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Iterator
+
+TENANT_HELP = "tenant id (default: filters.identify.default_tenant of --config, else default)"
+
+
+class CLIError(Exception):
+    """A message for stderr and an exit code."""
+
+    def __init__(self, message: str, code: int = 1):
+        super().__init__(message)
+        self.code = code
+
+
+def nonempty(value: str) -> str:
+    """argparse ``type`` for ids (turn, session, tenant, key...): an empty or blank
+    one is a usage error, never a store lookup."""
+    if not value.strip():
+        raise argparse.ArgumentTypeError("must not be empty")
+    return value
+
+
+def add_store_options(parser: argparse.ArgumentParser, tenant_help: str = TENANT_HELP,
+                      store: bool = True) -> None:
+    """``--tenant`` and ``--config`` and, with ``store``, ``--data-dir``: where a
+    command finds the proxy's store and which tenant it is about. ``args.tenant``
+    stays None when not given (a command may default it to something of its
+    own, e.g. a turn's tenant); ``CLIStore.tenant`` applies the config's default."""
+    parser.add_argument("--tenant", type=nonempty, help=tenant_help)
+    if store:
+        parser.add_argument("--data-dir", metavar="DIR", type=nonempty,
+                            help="the proxy's data directory (default: from --config, else ./.ctxproxy)")
+    add_config_option(parser)
+
+
+def add_config_option(parser: argparse.ArgumentParser,
+                      help: str = "ctxproxy.toml the proxy runs with (its server.data_dir, [store], default tenant)"
+                      ) -> None:
+    """``--config FILE``, for commands that read the proxy's configuration but open no store."""
+    parser.add_argument("--config", metavar="FILE", help=help)
+
+
+def default_tenant_of(args: argparse.Namespace) -> str:
+    """``--tenant``, else the default tenant of ``--config``, else ``default``;
+    for commands that open no store."""
+    from ctxproxy.config import load_config
+
+    from ..admin.app import default_tenant
+
+    if args.tenant is not None:
+        return args.tenant
+    return default_tenant(load_config(args.config)) if getattr(args, "config", None) else "default"
+
+
+@dataclass
+class CLIStore:
+    """An open store with the config it was found by."""
+
+    store: Any
+    config: Any
+    given_tenant: str | None  # --tenant as given (None: not given)
+
+    @property
+    def default_tenant(self) -> str:
+        from ..admin.app import default_tenant
+
+        return default_tenant(self.config)
+
+    @property
+    def tenant(self) -> str:
+        """``--tenant``, else the tenant identify gives unlabelled traffic."""
+        return self.given_tenant or self.default_tenant
+
+
+@contextmanager
+def cli_store(args: argparse.Namespace) -> Iterator[CLIStore]:
+    """The store of ``--data-dir`` / ``--config`` for the ``with`` block, then closed."""
+    store, cfg = open_cli_store(args)
+    try:
+        yield CLIStore(store, cfg, getattr(args, "tenant", None))
+    finally:
+        store.close()
+
+
+def open_cli_store(args: argparse.Namespace) -> tuple[Any, Any]:
+    """(store, config) for ``--data-dir`` / ``--config``. Read-write even to read:
+    LMDB shares the environment safely with a running proxy."""
+    from ctxproxy.config import load_config
+    from ctxproxy.store import StoreError, open_store
+
+    cfg = load_config(getattr(args, "config", None), data_dir=getattr(args, "data_dir", None))
+    path = Path(cfg.server.data_dir) / "store"
+    if not path.is_dir():
+        raise CLIError(f"no store at {path} (is --data-dir right?)")
+    st = cfg.store  # opened as the proxy opens it (server.open_services): the same pending
+    # timeout, or the CLI would call "pending" what the proxy reports as "unknown"
+    try:
+        return open_store(str(path), map_size=st.map_size_mb << 20, max_map_size=st.max_map_size_mb << 20,
+                          pending_timeout=st.pending_timeout), cfg
+    except StoreError as exc:
+        raise CLIError(f"cannot open the store: {exc}") from None
+
+
+# -- a running proxy's admin API (--url / --token) ---------------------------------
+
+
+def add_remote_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--url", help="use a running proxy's admin API at this base URL instead of the store")
+    parser.add_argument("--token", help="admin token (default: $CTXPROXY_ADMIN_TOKEN)")
+
+
+def admin_call(args: argparse.Namespace, method: str, path: str, query: dict | None = None,
+               body: Any = None) -> tuple[int, Any]:
+    """(status, JSON payload) of an admin API call to ``args.url``."""
+    token = args.token or os.environ.get("CTXPROXY_ADMIN_TOKEN", "")
+    url = args.url.rstrip("/") + "/ctx/v1/" + path
+    q = {k: v for k, v in (query or {}).items() if v is not None}
+    if q:
+        url += "?" + urllib.parse.urlencode(q, doseq=True)
+    data = json.dumps(body).encode() if body is not None else None
+    req = urllib.request.Request(url, data=data, method=method,
+                                 headers={"Authorization": f"Bearer {token}", "Content-Type": "application/json"})
+    try:
+        with urllib.request.urlopen(req, timeout=120) as resp:
+            return resp.status, json.loads(resp.read() or b"null")
+    except urllib.error.HTTPError as exc:
+        try:
+            payload = json.loads(exc.read() or b"null")
+        except ValueError:
+            payload = None
+        return exc.code, payload
+    except urllib.error.URLError as exc:
+        raise CLIError(f"cannot reach {args.url}: {exc.reason}") from None
+    except OSError as exc:  # timeouts, resets
+        raise CLIError(f"no answer from {args.url}: {exc}") from None
+
+
+def admin_failure(status: int, payload: Any) -> CLIError:
+    msg = payload.get("error", {}).get("message") if isinstance(payload, dict) else None
+    return CLIError(f"admin API answered {status}: {msg or payload}", 1 if status != 404 else 3)

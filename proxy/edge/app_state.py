@@ -1,0 +1,70 @@
+"""The app-wide state of a running proxy, under one typed aiohttp ``AppKey``.
+
+The server creates it at start-up; the admin API and the commands read it
+through ``APP_STATE``. A module of its own so that neither imports the other
+(the admin API never imports the server).
+"""
+from __future__ import annotations
+
+import asyncio
+import os
+from dataclasses import dataclass, field
+from importlib import metadata
+from typing import Any
+
+from aiohttp import web
+
+from ctxproxy.config import Config
+
+from ..routing import Route, Router
+
+
+def version() -> str:
+    try:
+        return metadata.version("ctxproxy")
+    except metadata.PackageNotFoundError:
+        return "0+unknown"
+
+
+class InFlight:
+    """How many proxied requests are being served: shutdown waits until none is."""
+
+    def __init__(self) -> None:
+        self.count = 0
+        self._idle = asyncio.Event()
+        self._idle.set()
+
+    def __enter__(self) -> "InFlight":
+        self.count += 1
+        self._idle.clear()
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.count -= 1
+        if self.count == 0:
+            self._idle.set()
+
+    async def wait_idle(self, timeout: float) -> bool:
+        """True if no request is left in flight within ``timeout`` seconds."""
+        if self.count and timeout > 0:
+            try:
+                await asyncio.wait_for(self._idle.wait(), timeout)
+            except TimeoutError:
+                pass
+        return self.count == 0
+
+
+@dataclass
+class AppState:
+    config: Config
+    router: Router
+    relay: Any  # relay.Relay: the HTTP edge and its engine
+    routes: dict[str, Route]
+    services: dict[str, Any] = field(default_factory=dict)
+    inflight: InFlight = field(default_factory=InFlight)
+    keyring: Any = None  # auth.Keyring in keys mode (admin keys, per-request key checks)
+    version: str = field(default_factory=version)
+    pid: int = field(default_factory=os.getpid)
+
+
+APP_STATE = web.AppKey("ctxproxy_state", AppState)

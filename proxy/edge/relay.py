@@ -1,0 +1,196 @@
+"""The aiohttp edge of one proxied exchange: read, hand to the turn engine,
+forward through its transport, relay the answer back.
+
+The engine (``proxy.engine``) decides everything about the turn — filters,
+what to forward, how to relay the answer, the error events; this module only
+moves bytes between aiohttp's request/response objects and the engine. A
+streamed answer is relayed chunk by chunk as it arrives.
+"""
+from __future__ import annotations
+
+import asyncio
+import logging
+from typing import Any
+
+import aiohttp
+from aiohttp import web
+
+from ctxproxy.filters import Pipeline
+
+from ..engine import BYTES, EVENTS, HOP_BY_HOP, Engine, Exchange, Reply, content_length, upstream_headers
+from .errors import UpstreamError, response_for, web_response
+from ..routing import Match
+from .transport import SessionTransport
+
+log = logging.getLogger("ctxproxy.proxy")
+
+__all__ = ["HOP_BY_HOP", "Relay", "upstream_headers"]
+
+
+async def _send(request: web.Request, resp: web.Response) -> web.Response:
+    """Answer now: before the upstream connection is released and the turn's
+    bookkeeping runs, so the client waits for neither."""
+    await resp.prepare(request)
+    await resp.write_eof()
+    return resp
+
+
+class _HeadersWithFirstWrite(web.StreamResponse):
+    """A streamed response whose headers go out with its first body write.
+    (aiohttp's own ``Response`` buffers them this way; on an aiohttp without
+    this switch the headers simply go first, in a write of their own.)"""
+
+    _send_headers_immediately = False
+
+
+def _passed_body(request: web.Request) -> aiohttp.StreamReader | None:
+    """A pass-through's body, to stream on as it arrives (None if it has none)."""
+    return request.content if request.body_exists else None
+
+
+class Relay:
+    """The HTTP edge: holds the engine and its transport; ``handle`` serves one request."""
+
+    def __init__(self, session: aiohttp.ClientSession, engine: Engine):
+        self.session = session
+        self.transport = SessionTransport(session)
+        if engine.transport is None:  # the default: the pooled session (a test may give its own)
+            engine.transport = self.transport
+        self.engine = engine
+
+    @property
+    def pipelines(self) -> dict[str, Pipeline]:
+        return self.engine.pipelines
+
+    @property
+    def aux_pipelines(self) -> dict[str, Pipeline]:
+        return self.engine.aux_pipelines
+
+    @property
+    def tokens(self) -> Any:
+        return self.engine.tokens
+
+    @property
+    def services(self) -> Any:
+        return self.engine.services
+
+    async def cut_upstream(self) -> None:
+        """At shutdown, end every upstream exchange now (see ``SessionTransport.cut``)."""
+        await self.transport.cut()
+
+    async def handle(self, request: web.Request, match: Match) -> web.StreamResponse:
+        rel = request.rel_url
+        ex = self.engine.begin(match, request.method, rel.raw_path, rel.raw_query_string, request.headers)
+        turn = ex.turn
+        try:
+            if not ex.filtered:  # pass-through: the body streams on, unread and unbounded (file uploads)
+                out = await ex.request(_passed_body(request), request.content_length)
+            else:
+                out = await ex.request(await request.read())
+            if isinstance(out, Reply):
+                resp = web_response(out)
+            else:
+                resp = await self._forward(request, ex, out)
+        except (asyncio.CancelledError, ConnectionResetError):  # the client hung up: nothing to answer
+            turn.error_type = "client_disconnected"
+            ex.finish()
+            raise
+        except web.HTTPException as exc:  # reading the body: too large, and the like
+            turn.error_type = type(exc).__name__
+            resp = response_for(exc, ex.error_api, turn.turn_id)
+        except Exception as exc:  # never a traceback to the client
+            log.exception("turn %s: unexpected error", turn.turn_id)
+            resp = web_response(ex.fail(exc))
+        if not ex.filtered or turn.request is None:
+            ex.finish()  # nothing to settle but the upstream span
+            return resp
+        try:  # the client has its whole answer before the turn's bookkeeping (manifest, records) runs
+            if not resp.prepared:
+                await _send(request, resp)
+        except (asyncio.CancelledError, ConnectionResetError):
+            turn.error_type = turn.error_type or "client_disconnected"
+            raise
+        finally:
+            ex.finish()
+        return resp
+
+    async def _forward(self, request: web.Request, ex: Exchange, forward: Any) -> web.StreamResponse:
+        try:
+            upstream = await self.engine.transport.send(forward)
+        except UpstreamError as exc:
+            return web_response(ex.upstream_failed(exc))
+        try:
+            answer = ex.answer(upstream.status, upstream.headers)
+            if answer.mode == EVENTS:
+                return await self._relay_events(request, ex, answer, upstream)
+            if answer.mode == BYTES:
+                return await self._relay_bytes(request, ex, answer, upstream)
+            try:
+                body = ex.whole(await upstream.read())
+            except UpstreamError as exc:
+                return web_response(ex.fail(exc))
+            return await _send(request, web.Response(status=answer.status, body=body, headers=answer.headers))
+        finally:
+            upstream.release()
+            ex.upstream_done()
+
+    async def _start_stream(self, request: web.Request, answer: Any, upstream: Any
+                            ) -> tuple[web.StreamResponse, bytes]:
+        """The client's response, prepared, and the body bytes that arrived with
+        the provider's headers. When there are some, our headers are held back
+        to go out with them: one write to the client, not two, before its
+        first byte. The caller writes them (or ``b""``) at once."""
+        first = upstream.buffered()
+        cls = _HeadersWithFirstWrite if first else web.StreamResponse
+        resp = cls(status=answer.status, headers=answer.headers)
+        if request.method == "HEAD" and content_length(upstream.headers) >= 0:
+            resp.content_length = content_length(upstream.headers)  # what a GET would return; no body follows
+        await resp.prepare(request)
+        return resp, first
+
+    async def _relay_bytes(self, request: web.Request, ex: Exchange, answer: Any, upstream: Any
+                           ) -> web.StreamResponse:
+        resp, first = await self._start_stream(request, answer, upstream)
+        try:
+            if first:
+                await resp.write(first)
+            async for chunk in upstream.chunks():
+                await resp.write(chunk)
+        except Exception as exc:
+            await self._cut(request, resp, ex, exc)
+            return resp
+        await resp.write_eof()
+        return resp
+
+    async def _relay_events(self, request: web.Request, ex: Exchange, answer: Any, upstream: Any
+                            ) -> web.StreamResponse:
+        resp, first = await self._start_stream(request, answer, upstream)
+        try:
+            if first:  # b"" still sends the held headers
+                await resp.write(ex.events(first))
+            async for chunk in upstream.chunks():
+                out = ex.events(chunk)
+                if out:
+                    await resp.write(out)
+            out = ex.events_end()
+            if out:
+                await resp.write(out)
+        except Exception as exc:
+            await self._cut(request, resp, ex, exc)
+            return resp
+        await resp.write_eof()
+        return resp
+
+    @staticmethod
+    async def _cut(request: web.Request, resp: web.StreamResponse, ex: Exchange, exc: Exception) -> None:
+        """The answer failed after it began: end it with the engine's error event,
+        or, for a plain body, cut the connection (no final chunk: the client sees the cut)."""
+        tail = ex.cut(exc)
+        if tail:
+            try:
+                await resp.write(tail)
+                await resp.write_eof()
+            except (ConnectionError, RuntimeError):
+                pass
+        elif request.transport is not None:
+            request.transport.close()
