@@ -32,6 +32,7 @@ All rule regexes are compiled with ``re.ASCII`` so that ``\\w``, ``\\d``,
 """
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 from re import _constants as C  # the parse-tree vocabulary of the stdlib regex engine
@@ -67,7 +68,7 @@ class PatternInfo:
 def analyze(regex: re.Pattern) -> PatternInfo:
     """Read ``regex`` (compiled with ``re.ASCII``) once."""
     flags = regex.flags
-    tree = P.parse(regex.pattern, flags)
+    tree = _parsed(regex.pattern, flags)
     groups = _group_table(tree)
     lo, hi = tree.getwidth()
     max_len = None if hi >= _BIG else int(hi)
@@ -102,6 +103,13 @@ def analyze(regex: re.Pattern) -> PatternInfo:
         full=full,
         literals=literals,
     )
+
+
+@functools.lru_cache(maxsize=512)
+def _parsed(pattern: str, flags: int) -> P.SubPattern:
+    """Python's parse of a rule's regex, once for ``analyze``, ``secret_heads`` and
+    ``alternatives`` (read only: none of them changes the tree)."""
+    return P.parse(pattern, flags)
 
 
 def _hyperscan_form(tree, groups, flags: int) -> tuple[bytes | None, int, int | None]:
@@ -655,7 +663,7 @@ def secret_heads(regex: re.Pattern, secret_group: int | None) -> tuple[tuple[str
     secret that is the whole match has none."""
     if secret_group == 0 or regex.groups == 0:
         return ()
-    return _heads(_top_items(P.parse(regex.pattern, regex.flags), plain=False), secret_group)
+    return _heads(_top_items(_parsed(regex.pattern, regex.flags), plain=False), secret_group)
 
 
 @dataclass(frozen=True)
@@ -676,15 +684,18 @@ def alternatives(regex: re.Pattern, secret_group: int | None) -> tuple[Alternati
     apart, only that first form can have a secret in progress at a plain
     word, and the second waits for its name and ``=``."""
     flags = regex.flags
-    tree = P.parse(regex.pattern, flags)
+    tree = _parsed(regex.pattern, flags)
     items = _top_items(tree, plain=True)
     if len(items) != 1 or items[0][0] is not C.BRANCH:
         return ()
+    branches = items[0][1][1]
+    heads_of = [() if secret_group == 0 else _heads(list(alt), secret_group) for alt in branches]
+    if not any(heads_of):
+        return ()  # none waits for a head: apart they would hold what the whole holds
     groups = _group_table(tree)
     scoped = _flag_prefix(flags)
     out = []
-    for alt in items[0][1][1]:
-        heads = () if secret_group == 0 else _heads(list(alt), secret_group)
+    for alt, heads in zip(branches, heads_of):
         for strict in (True, False):
             body = _Prefixer(groups, flags, strict).seq(alt)
             loose = _Emitter("loose", groups, flags=flags, strict=strict).seq(alt)
