@@ -11,7 +11,7 @@
    WHERE clause, BM25, decay, floor, MMR. p50 / p95 / p99 in ms.
 3. Per turn: the same Anthropic request through three proxies in this one
    process, in front of the scripted provider: the no-op aiohttp proxy,
-   ctxproxy with its default pipeline minus recall, and ctxproxy with recall
+   ctxproxy with its default pipeline minus recall, and ctxproxy with it
    (10K memories in the caller's tenant, over 20 users). Median wall time per request and
    the difference.
 4. RSS of this process (VmRSS, VmHWM) after the build and the recalls.
@@ -170,9 +170,9 @@ async def per_turn(turns: int, rng: random.Random, embeddings: bool = False) -> 
             runners, urls = [], {}
             r, urls["noop"] = await serve(noop_proxy.make_app(fake.url))
             runners.append(r)
-            for name, toml in (("ctxproxy, recall off", 'request = ["identify", "redact", "effects", "prune", '
-                                                        '"inject", "manifest"]'),
-                               ("ctxproxy, recall on", "")):
+            default = load_config(None).pipeline.request  # "off": the default pipeline, recall taken out
+            off = "request = [" + ", ".join(f'"{f}"' for f in default if f != "recall") + "]"
+            for name, toml in (("ctxproxy, recall off", off), ("ctxproxy, recall on", "")):
                 path = Path(tmp) / f"{len(runners)}.toml"
                 text = f"[pipeline]\n{toml}\n" if toml else ""
                 if embeddings:
