@@ -53,7 +53,7 @@ from __future__ import annotations
 import hashlib
 import logging
 from collections import OrderedDict
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Literal, Mapping
 
 import orjson
@@ -310,8 +310,19 @@ _CLASSES = ToolClasses.build(DEFAULT_READ_ONLY_TOOLS, DEFAULT_SIDE_EFFECT_TOOLS,
 def effect_items(records: list, classes: ToolClasses, args_chars: int) -> list[EffectItem]:
     """The effects field's items, newest first, from ledger records (oldest first)."""
     return [EffectItem(effect_group(r), classes.irreversible(r.tool, _args(r)),
-                       effect_call(r, classes, args_chars, key=True), effect_state(r), effect_details(r))
+                       effect_call(r, classes, args_chars, key=True), effect_state(r), effect_details(r),
+                       effect_call(r, classes, min(args_chars, BRIEF_ARGS_CHARS), key=True), _brief_details(r))
             for r in reversed(records)]
+
+
+BRIEF_ARGS_CHARS = 60
+
+
+def _brief_details(r: Any) -> str:
+    """The references without opaque ``id=`` ones when a URL or key names the thing too."""
+    named = [x for x in r.refs if not x.startswith("id=")]
+    return effect_details(replace(r, refs=named)) if r.refs and named and len(named) < len(r.refs) else \
+        effect_details(r)
 
 
 def _args(r: Any) -> Any:

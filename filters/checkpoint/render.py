@@ -6,7 +6,8 @@ references): pending / unknown ones under the open questions and pending
 approvals, completed ones (irreversible first, newest first) and failed ones
 after the evidence.
 
-Fitting drops whole items (never the goal, the open questions, the pending /
+Fitting first shows effects briefly (shorter arguments, opaque ids left
+out where a URL or key names the thing), then drops whole items (never the goal, the open questions, the pending /
 unknown effects or the next safe action), in the order that loses least:
 older test runs, failed effects, completed effects local to the working tree
 (an edit can be seen there), then from the longest of the instructions,
@@ -25,9 +26,9 @@ from typing import Callable
 
 from .state import TaskState
 
-HEADER = ("Task-state checkpoint (recorded by ctxproxy from this session's turns, tool results and effect ledger "
-          "as of its compaction; the compacted history may no longer show them, later turns are in the "
-          "conversation). [tN] is the user turn an item came from; quotes are the user's own words.")
+HEADER = ("Task-state checkpoint (ctxproxy, from this session's turns, tool results and effect ledger as of its "
+          "compaction, which the history may no longer show). [tN]: the user turn an item came from; quotes "
+          "are the user's own words.")
 CONSIDERED = 40  # newest completed / local / failed effects fitted; older ones are only counted
 OPEN = "result was never seen (they may or may not have taken effect)"
 
@@ -41,10 +42,18 @@ class EffectItem:
     call: str  # the tool, its arguments in short form, the first digits of its idempotency key
     state: str
     details: str = ""  # "; refs: …" or '; result: "…"'
+    brief_call: str | None = None  # shorter arguments, for a tight budget (None: the same as ``call``)
+    brief_details: str | None = None  # the references that name the thing (None: the same as ``details``)
 
     @property
     def full(self) -> str:
         return f"{self.call} → {self.state}{self.details}"
+
+    @property
+    def brief(self) -> str:
+        call = self.call if self.brief_call is None else self.brief_call
+        details = self.details if self.brief_details is None else self.brief_details
+        return f"{call} → {self.state}{details}"
 
 
 def _q(text: str) -> str:
@@ -63,15 +72,18 @@ def render(st: TaskState, effects: list[EffectItem], count: Callable[[str], int]
     for group, items in (("done", lists["done"]), ("done", local), ("failed", failed)):
         left[group] += len(items[CONSIDERED:])  # the budget holds far fewer: fitting stays cheap
         del items[CONSIDERED:]
-    short = False
+    short = brief = False
     dropped = 0
     while True:
-        lines = _lines(st, lists, local, failed, opened, short, left, listing)
+        lines = _lines(st, lists, local, failed, opened, short, brief, left, listing)
         # per-line counts (the counter caches them) first; the whole text is counted once it may fit
         if sum(count(line) for line in lines) + len(lines) <= budget:
             text = "\n".join(lines)
             if count(text) <= budget:
                 return text, dropped
+        if not brief and effects:
+            brief = True
+            continue
         tests = [i for i, e in enumerate(lists["evidence"]) if e[1] == "test"]
         if len(tests) > 1:
             del lists["evidence"][tests[0]]
@@ -100,8 +112,11 @@ def render(st: TaskState, effects: list[EffectItem], count: Callable[[str], int]
         dropped += 1
 
 
-def _lines(st: TaskState, lists: dict, local: list, failed: list, opened: list, short: bool, left: dict,
-           listing: str) -> list[str]:
+def _lines(st: TaskState, lists: dict, local: list, failed: list, opened: list, short: bool, brief: bool,
+           left: dict, listing: str) -> list[str]:
+    def shown(e: EffectItem) -> str:
+        return e.brief if brief else e.full
+
     lines = [HEADER]
     if st.goal:
         lines.append(f"Goal [t{st.goal[0]}]: {_q(st.goal[1])}")
@@ -122,14 +137,14 @@ def _lines(st: TaskState, lists: dict, local: list, failed: list, opened: list, 
         lines.append(f"- [t{st.question[0]}] you asked the user, still unanswered: {_q(st.question[1])}")
     if opened:
         lines.append(f"Pending approvals — tool calls whose {OPEN}:")
-        lines += [f"- {e.call} → {e.state}" if short else f"- {e.full}" for e in opened]
+        lines += [f"- {e.call} → {e.state}" if short else f"- {shown(e)}" for e in opened]
     if done:
         turns = {j: lists["evidence"][i][0] for i, j in sorted(carried.items(), reverse=True)}
         lines.append("Side effects already done (from the effect ledger; do not repeat them), newest first:")
-        lines += [f"- [t{turns[j]}] {e.full}" if j in turns else f"- {e.full}" for j, e in enumerate(done)]
+        lines += [f"- [t{turns[j]}] {shown(e)}" if j in turns else f"- {shown(e)}" for j, e in enumerate(done)]
     if failed:
         lines.append("Failed or not executed, newest first:")
-        lines += [f"- {e.full}" for e in failed]
+        lines += [f"- {shown(e)}" for e in failed]
     if any(left.values()):
         what = ", ".join(f"{n} {name}" for name, n in (("completed", left["done"]), ("failed", left["failed"]),
                                                        ("pending or unknown", left["open"])) if n)
@@ -145,7 +160,9 @@ def _carried(evidence: list, done: list[EffectItem]) -> dict[int, int]:
     The effect line carries them, with their turn."""
     out = {}
     for i, (_t, kind, text) in enumerate(evidence):
-        mark = text.split()[1] if kind == "commit" and len(text.split()) > 1 else text
+        words = text.split()
+        # a commit is named by its sha, a ticket by its URL: the effect's refs carry them
+        mark = words[1] if kind == "commit" and len(words) > 1 else words[-1] if kind == "ticket" and words else text
         if kind == "test" or not mark:
             continue
         j = next((j for j, e in enumerate(done) if mark in e.details), None)

@@ -121,6 +121,24 @@ def test_render_fits_the_budget_deterministically():
     assert text.rstrip().endswith('do not act on it before.')
 
 
+def test_a_tight_budget_shortens_effects_before_it_leaves_any_out():
+    """Brief effects (shorter arguments, no opaque id where a URL names the thing) come before
+    dropping an item: the ticket's URL and key stay, its uuid goes, nothing is counted as left out."""
+    st = TaskState(goal=[1, "Ship the refund fix"])
+    for i in range(6):
+        st.add("instructions", [i + 2, f"Keep module {i} free of floats."])
+    ticket = EffectItem("done", True, "create_issue title=" + "Audit the reports " * 8 + "[key 1a2b3c4d]", "completed",
+                        "; refs: id=8f1e2c3a-5b7d-4e21-9c0a-2d4f6b8e1a3c, url=https://linear.app/acme/issue/PAY-412",
+                        "create_issue title=Audit the reports… [key 1a2b3c4d]",
+                        "; refs: url=https://linear.app/acme/issue/PAY-412")
+    full, _ = render(st, [ticket], TOKENS.count, 2000)
+    budget = TOKENS.count(full) - 10
+    text, dropped = render(st, [ticket], TOKENS.count, budget)
+    assert "8f1e2c3a" in full and "8f1e2c3a" not in text and TOKENS.count(text) <= budget
+    assert dropped == 0 and "PAY-412" in text and "[key 1a2b3c4d]" in text and "not listed here" not in text
+    assert all(f"module {i} free" in text for i in range(6))
+
+
 def test_config(tmp_path):
     cfg = tmp_path / "c.toml"
     cfg.write_text("[filters.checkpoint]\nmax_tokens = 50\n")

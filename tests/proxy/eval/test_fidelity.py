@@ -8,15 +8,7 @@ from ctxproxy.filters.tokens import TokenCounter
 COUNT = TokenCounter().count
 
 
-# Known (measured by `ctxproxy eval --set compaction`): with the follow-up ticket, Claude Code's and
-# Hermes' checkpoints need ~626 tokens, over the default 600; leaving out the local edit adds the
-# "side effects not listed" notice, which costs more than it saved, and the fit goes on to drop the
-# commit and the PR (the model then opens it again). 650 holds it all. Strict: a fix makes these fail.
-OVER_BUDGET = pytest.mark.xfail(strict=True, reason="checkpoint budget: the PR is left out once the ticket is in")
-
-
-@pytest.mark.parametrize("name", [pytest.param(n, marks=OVER_BUDGET) if n in ("claude-code", "hermes") else n
-                                  for n in sorted(AGENTS)])
+@pytest.mark.parametrize("name", sorted(AGENTS))
 async def test_everything_the_session_established_is_visible_after_its_compaction(make_proxy, fake, name):
     p = await make_proxy()
     r = await run(AGENTS[name](), p.url, fake, filler=6, after=4, count=COUNT)
