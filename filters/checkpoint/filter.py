@@ -63,7 +63,6 @@ from ctxproxy.store.records import OPEN_STATES
 
 from .. import compaction as cmp
 from ..base import Filter, Turn
-from ..effects.history import tool_names
 from ..effects.rules import (DEFAULT_READ_ONLY_COMMANDS, DEFAULT_READ_ONLY_TOOLS, DEFAULT_SHELL_TOOLS,
                             DEFAULT_SIDE_EFFECT_TOOLS, ToolClasses)
 from ..effects.filter import (LedgerSegment, _header_goal, effect_call, effect_details, effect_group,
@@ -141,7 +140,7 @@ class CheckpointFilter(Filter):
         rev, doc, conts = self.parts.load(store, ident.tenant, ident.session)
         st = TaskState.load(doc)
         # A sub-agent offers fewer tools than the session's main conversation; its "user" is the agent.
-        n_tools = len(tool_names(view.body))
+        n_tools = len(view.tool_names())
         main = max(int(doc.get("main_tools") or 0), n_tools)
         conts = dict(conts or {})
         cont = conts.get(thread)
@@ -334,13 +333,13 @@ def _agentic(view: Any) -> bool:
 
 def _thread(view: Any) -> str:
     """One task state per conversation profile (a sub-agent has other tools)."""
-    return hashlib.sha256("\x01".join(tool_names(view.body)).encode()).hexdigest()[:12]
+    return hashlib.sha256("\x01".join(view.tool_names()).encode()).hexdigest()[:12]
 
 
 def _summary_mark(view: Any, found: cmp.Compaction) -> str:
     """Which compaction this is: the first summary text or compaction item of the history."""
     for item in view.items():
-        if isinstance(item, dict) and item.get("type") in ("compaction", "compaction_summary"):
+        if isinstance(item, dict) and item.get("type") in view.history_keys.compaction_items:
             return digest(str(item.get("encrypted_content") or item.get("id") or ""))
         for text in cmp.item_texts(item):
             if cmp.summary_text(text):

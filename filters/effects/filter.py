@@ -91,7 +91,7 @@ from ctxproxy.store.records import COMPLETED, FAILED, OPEN_STATES, PENDING, RESO
 
 from ..base import Filter, FilterError, Turn
 from ..compaction import RESUMED, detect
-from .history import check, clean_text, prune_threads, tool_names
+from .history import check, clean_text, prune_threads
 from .rules import (
     DEFAULT_EXTRACTORS,
     DEFAULT_READ_ONLY_COMMANDS,
@@ -298,7 +298,7 @@ class EffectsFilter(Filter):
             return None
         st = self._state(turn)
         body = view.body
-        tools = tool_names(body)
+        tools = view.tool_names()
         results = view.tool_results()
         if not tools and not results:
             return None  # an auxiliary call (title, quota, command-prefix check): nothing to record
@@ -357,7 +357,7 @@ class EffectsFilter(Filter):
         segments: list[Segment] = []
         es = dict(sess.get("effects") or {})
         threads = dict(es.get("threads") or {})
-        chk = check(threads, items, system=view.system_text(), tools=tools,
+        chk = check(threads, items, keys=view.history_keys, system=view.system_text(), tools=tools,
                     server_history=server_history, markers=self.config.summary_markers,
                     first_user=clean_text(view.first_user_text()) if not threads else "", now=now,
                     previous_response_id=body.get("previous_response_id") if server_history else None,

@@ -5,6 +5,7 @@ import pytest
 
 from ctxproxy.config import ConfigError, parse_section
 from ctxproxy.filters.effects.history import check, item_fp, sample_positions
+from ctxproxy.proxy.adapters.base import HISTORY_KEYS
 from ctxproxy.filters.effects.rules import (
     DEFAULT_EXTRACTORS,
     DEFAULT_READ_ONLY_COMMANDS,
@@ -172,7 +173,7 @@ def msgs(n):
 
 
 def run(threads, items, system="sys", tools=("Bash",), **kw):
-    chk = check(threads, items, system=system, tools=tools, server_history=kw.get("server", False),
+    chk = check(threads, items, keys=HISTORY_KEYS, system=system, tools=tools, server_history=kw.get("server", False),
                 markers=("continued from a previous conversation",), first_user=kw.get("first", ""), now=1.0)
     threads[chk.thread] = chk.state
     return chk
@@ -239,19 +240,19 @@ def test_other_profiles_and_codex_compaction_items():
 def test_samples_are_logarithmic():
     assert sample_positions(1000) == [0, 1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 998, 999]
     assert sample_positions(0) == []
-    assert item_fp({"a": 1, "cache_control": {}}) == item_fp({"a": 1})
+    assert item_fp({"a": 1, "cache_control": {}}, HISTORY_KEYS) == item_fp({"a": 1}, HISTORY_KEYS)
 
 
 def test_fingerprint_found_by_any_encoding_of_the_item():
     """A request view's own encoding of an item (any key order) finds the same
     fingerprint as the canonical form, the first time and from the memo."""
     item = {"role": "tool", "tool_call_id": "call_a", "content": "out " * 50, "zeta": [1, {"b": 2, "a": 1}]}
-    canonical = item_fp(item)
+    canonical = item_fp(item, HISTORY_KEYS)
     reordered = dict(reversed(list(item.items())))
     for enc in (orjson.dumps(reordered), orjson.dumps(item), orjson.dumps(reordered)):
-        assert item_fp(item, enc) == canonical
+        assert item_fp(item, HISTORY_KEYS, enc) == canonical
     other = {**item, "content": "different"}
-    assert item_fp(other, orjson.dumps(other)) != canonical
+    assert item_fp(other, HISTORY_KEYS, orjson.dumps(other)) != canonical
 
 
 # -- config -----------------------------------------------------------------------------------------

@@ -190,7 +190,7 @@ def test_without_the_extra_turning_it_on_fails_at_start_up(monkeypatch, tmp_path
 def test_the_default_pipeline_imports_nothing_of_the_extra(tmp_path):
     code = ("import sys\n"
             "from ctxproxy.config import load_config\n"
-            "from ctxproxy.proxy.server import make_app\n"
+            "from ctxproxy.proxy.edge.server import make_app\n"
             f"make_app(load_config(None, port=0, data_dir={str(tmp_path / 'data')!r}))\n"
             "print(sorted(m for m in ('wordllama', 'tokenizers', 'safetensors') if m in sys.modules))\n")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120,
