@@ -12,17 +12,21 @@ What it does (everything on 127.0.0.1, every loop bounded):
   compaction marked in ``x-codex-turn-metadata``; remote compaction v2),
   OpenClaw and Hermes (their summary messages), each in its recorded request
   shape. A session gives instructions, takes two decisions, passes tests,
-  commits, opens a PR, deploys to staging and asks for an approval, then
+  commits, opens a PR, deploys to staging, files a follow-up ticket (each
+  agent its own way) and asks for an approval, then
   reads ``--turns`` files (one user turn each), then its client compacts
   with a summary that keeps none of it, and it goes on for ``--after`` turns;
 * configurations: ``ctxproxy`` (the defaults) and ``off`` (checkpoint filter,
   effect-ledger checkpoint and rule re-injection switched off);
 * from what the provider received after the compaction: the share of the
   session's items (goal, 3 instructions, 2 decisions, 4 evidence lines, 2
-  side effects, the pending approval, the agent's rule files) visible in the
-  first request and in every request; side effects the model repeated (it
-  opens the PR again when it cannot see it was opened); the checkpoint's
-  size in tokens (o200k); the share of following turns that kept the
+  side effects, the ticket, the pending approval, the agent's rule files)
+  visible in the first request and in every request; side effects the model
+  repeated (it opens the PR or files the ticket again when it cannot see it
+  did); the checkpoint's size in tokens (o200k; the effect ledger's side
+  effects are its effects field, so a separate ledger segment — the second
+  number — only appears when the checkpoint filter is off); the share of
+  following turns that kept the
   previous turn's cached prefix (Anthropic: up to its last breakpoint;
   OpenAI: the previous request up to ctxproxy's per-turn text).
 """
@@ -106,12 +110,13 @@ async def main() -> None:
             rows.append(await one(name, config, args.turns, args.after, count))
             r = rows[-1]
             print(f"{r['agent']:13} {r['config']:9} visible first {r['first']:.0%} all {r['all']:.0%} "
-                  f"dups {r['dups']} checkpoint {r['tokens']} tok (+ledger {r['both']}) cache kept {r['cache']:.0%} "
+                  f"dups {r['dups']} checkpoint {r['tokens']} tok (with any separate ledger segment {r['both']}) cache kept {r['cache']:.0%} "
                   f"({r['requests']} requests, {r['wall']:.1f} s; ms per request, median of the last 40: "
                   f"{' '.join(f'{k} {v:.2f}' for k, v in r['ms'].items())}) lost: {', '.join(r['lost']) or '-'}", flush=True)
     user_turns = 8 + args.turns + args.after
     table = ["| agent | config | visible after compaction (first request / every request) | repeated side effects "
-             "| checkpoint tokens, max (task state / with the effect ledger) | cache prefix kept on following turns "
+             "| checkpoint tokens, max (task state, effects included / + a separate ledger segment) "
+             "| cache prefix kept on following turns "
              "| checkpoint / inject ms per request (p50, last 40) | not visible |",
              "|---|---|---:|---:|---:|---:|---:|---|"]
     for r in rows:
@@ -128,7 +133,7 @@ async def main() -> None:
                     f"--configs {args.configs} --write` — {user_turns}-turn sessions ({args.turns} file reads between the set-up and the "
                     f"compaction, {args.after} turns after it), through the real proxy and the scripted provider. "
                     "Items: goal, 3 instructions, 2 decisions, 4 evidence lines (tests, commit, PR, deployment), "
-                    "2 side effects, the pending approval, the agent's rule files. `off`: checkpoint, effect-ledger "
+                    "2 side effects, the ticket, the pending approval, the agent's rule files. `off`: checkpoint, effect-ledger "
                     "checkpoint and rule re-injection switched off. `busy`: the defaults, on a session whose every "
                     "file-reading turn also gives an instruction and passes a test run (the state outgrows the "
                     "budget; the oldest items are left out).\n\n" + text + "\n")

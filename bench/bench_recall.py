@@ -1,6 +1,8 @@
 """Recall quality on LoCoMo: Recall@5 and MRR per category, turn level.
 
     nice .venv/bin/python bench/bench_recall.py [--tune conv-26,conv-30] [--set k=v ...] [--json]
+    nice .venv/bin/python bench/bench_recall.py --embeddings              # the extra on (defaults)
+    nice .venv/bin/python bench/bench_recall.py --embeddings --grid vector_weight=0.2,0.3 --grid vector_min=0.3,0.4
 
 Each turn of a conversation becomes an ``event`` memory of that
 conversation's user (statement ``"<speaker>: <text>"``, ``observed_at`` =
@@ -13,11 +15,17 @@ conversation's last session; a hit is any evidence ``dia_id`` among the top
 
 The dataset is read from ``../shared/datasets/locomo/`` (never copied into
 the project); without it the script says so and exits 0.
+
+``--embeddings`` turns the extra on (``embeddings = true``): the turns are
+also embedded into a real vector index beside the memory index. ``--grid``
+tries every combination of the values given, on the tuning conversations
+only (the held-out ones are not even run), and prints one line each.
 """
 from __future__ import annotations
 
 import argparse
 import dataclasses
+import itertools
 import json
 import re
 import sys
@@ -73,18 +81,30 @@ def load(conv: dict, tenant: str) -> tuple[list, float]:
 
 
 def evaluate(data: list[dict], rank_cfg, k: int = K) -> dict:
+    from ctxproxy.filters.recall.hybrid import VectorRecall
     from ctxproxy.filters.recall.recaller import Recaller
     from ctxproxy.store.memory_index import MemoryIndex
     from ctxproxy.store.sqlite_index import Viewer
+    from ctxproxy.store.vector_index import VectorIndex
 
     tenant = "locomo"
     with tempfile.TemporaryDirectory() as tmp:
         index = MemoryIndex(Path(tmp) / "memories.db")
-        recaller = Recaller(index, config=rank_cfg)
+        vectors = None
+        if rank_cfg.embeddings:
+            from ctxproxy.filters.recall.embeddings import shared_embedder
+
+            embedder = shared_embedder()
+            vectors = VectorIndex(Path(tmp) / "vectors.db")
+            vectors.use(embedder)
+        recaller = Recaller(index, config=rank_cfg,
+                            vectors=VectorRecall(vectors, index, embedder, rank_cfg) if vectors else None)
         per_conv = {}
         for conv in data:
             turns, last = load(conv, tenant)
             index.upsert(turns)
+            if vectors is not None:
+                vectors.upsert(turns)
             valid = {t.external_id for t in turns}
             viewer = Viewer(tenant=tenant, user=conv["sample_id"])
             stats: dict[int, list[tuple[int, float]]] = {}
@@ -104,6 +124,8 @@ def evaluate(data: list[dict], rank_cfg, k: int = K) -> dict:
                 stats.setdefault(cat, []).append((1 if rank else 0, 1.0 / rank if rank else 0.0))
             per_conv[conv["sample_id"]] = {"stats": stats, "latency": latency}
         index.close()
+        if vectors is not None:
+            vectors.close()
     return per_conv
 
 
@@ -123,6 +145,9 @@ def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--tune", default=",".join(TUNED_ON), help="conversations ranking was tuned on")
     p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", help="a rank config override")
+    p.add_argument("--embeddings", action="store_true", help="the embeddings extra on (embeddings = true)")
+    p.add_argument("--grid", action="append", default=[], metavar="KEY=V1,V2",
+                   help="try each value (every combination), on the tuning conversations only")
     p.add_argument("--json", action="store_true")
     args = p.parse_args(argv)
     if not DATASET.exists():
@@ -131,12 +156,26 @@ def main(argv: list[str] | None = None) -> int:
     sys.path.insert(0, str(ROOT))
     from ctxproxy.filters.recall.rank import RankConfig
 
-    overrides = {}
+    def typed(key: str, value: str):
+        kind = type(getattr(RankConfig(), key))
+        return value.lower() in ("1", "true", "yes", "on") if kind is bool else kind(value)
+
+    overrides = {"embeddings": True} if args.embeddings else {}
     for item in args.set:
         key, _, value = item.partition("=")
-        overrides[key] = type(getattr(RankConfig(), key))(value)
-    cfg = RankConfig(**overrides)
+        overrides[key] = typed(key, value)
     data = json.loads(DATASET.read_text())
+    if args.grid:
+        tune = [c for c in data if c["sample_id"] in args.tune.split(",")]
+        axes = [(key, [typed(key, v) for v in values.split(",")])
+                for key, _, values in (g.partition("=") for g in args.grid)]
+        for combo in itertools.product(*(values for _, values in axes)):
+            point = dict(zip((key for key, _ in axes), combo))
+            per_conv = evaluate(tune, RankConfig(**{**overrides, **point}))
+            n, r, m = summarize(per_conv, list(per_conv))["all"]
+            print(f"{point}  R@5 {r:.3f}  MRR {m:.3f}  (n {n}, tuned on {', '.join(per_conv)})", flush=True)
+        return 0
+    cfg = RankConfig(**overrides)
     per_conv = evaluate(data, cfg)
     tuned = [n for n in args.tune.split(",") if n in per_conv]
     held = [n for n in per_conv if n not in tuned]

@@ -1,6 +1,6 @@
 """Recall latency at scale, per-turn added latency, and memory (a benchmark, not a test).
 
-    nice .venv/bin/python bench/bench_recall_perf.py [--memories 100000] [--queries 2000] [--turns 300]
+    nice .venv/bin/python bench/bench_recall_perf.py [--memories 100000] [--queries 2000] [--turns 300] [--embeddings]
 
 1. Build: ``--memories`` MemoryRecords spread over 50 tenants × 20 users
    (80% user-bound, 20% tenant-wide; a third are events in conversation
@@ -11,10 +11,16 @@
    WHERE clause, BM25, decay, floor, MMR. p50 / p95 / p99 in ms.
 3. Per turn: the same Anthropic request through three proxies in this one
    process, in front of the scripted provider: the no-op aiohttp proxy,
-   ctxproxy with its default pipeline minus recall, and ctxproxy with recall
+   ctxproxy with its default pipeline minus recall, and ctxproxy with it
    (10K memories in the caller's tenant, over 20 users). Median wall time per request and
    the difference.
 4. RSS of this process (VmRSS, VmHWM) after the build and the recalls.
+
+``--embeddings``: the extra on (``embeddings = true``) in all of it — the
+build also embeds every memory into the vector index (timed), every query
+is recalled both lexical-only and with embeddings (in random order, same
+process: a fair comparison on a busy machine), and the proxy with recall
+runs with the extra on (its vectors caught up before the turns are timed).
 """
 from __future__ import annotations
 
@@ -79,9 +85,10 @@ def records(n: int, rng: random.Random):
                            observed_at=now - rng.uniform(0, 200) * 86400, created_at=now)
 
 
-def build(data: Path, n: int, rng: random.Random):
+def build(data: Path, n: int, rng: random.Random, embeddings: bool = False):
     from ctxproxy.store import open_store
     from ctxproxy.store.memory_index import MemoryIndex
+    from ctxproxy.store.vector_index import VectorIndex
 
     store = open_store(data / "store", map_size=1 << 30)
     t0 = time.perf_counter()
@@ -102,27 +109,42 @@ def build(data: Path, n: int, rng: random.Random):
     t0 = time.perf_counter()
     index.catch_up()
     t_index = time.perf_counter() - t0
-    return store, index, t_store, t_index
+    vectors, t_vectors = None, 0.0
+    if embeddings:
+        from ctxproxy.filters.recall.embeddings import shared_embedder
+
+        vectors = VectorIndex.open(data, store)
+        vectors.use(shared_embedder())
+        t0 = time.perf_counter()
+        vectors.catch_up()
+        t_vectors = time.perf_counter() - t0
+    return store, index, vectors, t_store, t_index, t_vectors
 
 
-def recall_latency(store, index, queries: int, rng: random.Random) -> list[float]:
+def recall_latency(store, index, queries: int, rng: random.Random, vectors=None) -> list[float]:
+    from ctxproxy.filters.recall.hybrid import VectorRecall
+    from ctxproxy.filters.recall.rank import RankConfig
     from ctxproxy.filters.recall.recaller import Recaller
     from ctxproxy.store.sqlite_index import Viewer
 
-    recaller = Recaller(index)
-    out, cpu = [], []
+    recallers = {"lexical": Recaller(index)}
+    if vectors is not None:
+        cfg = RankConfig(embeddings=True)
+        recallers["embeddings"] = Recaller(index, config=cfg, vectors=VectorRecall(vectors, index, vectors.embedder, cfg))
+    out: dict[str, tuple[list[float], list[float]]] = {name: ([], []) for name in recallers}
     for _ in range(queries):
         viewer = Viewer(tenant=f"t{rng.randrange(50)}", user=f"u{rng.randrange(20)}",
                         sessions=(f"sess{rng.randrange(100)}",))
         query = "why did the " + " ".join(rng.sample(VOCAB[:600], rng.randint(2, 5))) + " fail?"
-        t0, c0 = time.perf_counter(), time.thread_time()
-        recaller.recall(viewer, query, k=8)
-        out.append((time.perf_counter() - t0) * 1000)
-        cpu.append((time.thread_time() - c0) * 1000)  # this thread's CPU: what other processes cannot inflate
-    return out, cpu
+        for name in rng.sample(sorted(recallers), len(recallers)):  # both on the same query, in random order
+            t0, c0 = time.perf_counter(), time.thread_time()
+            recallers[name].recall(viewer, query, k=8)
+            out[name][0].append((time.perf_counter() - t0) * 1000)
+            out[name][1].append((time.thread_time() - c0) * 1000)  # this thread's CPU: what others cannot inflate
+    return out
 
 
-async def per_turn(turns: int, rng: random.Random) -> dict[str, float]:
+async def per_turn(turns: int, rng: random.Random, embeddings: bool = False) -> dict[str, float]:
     import aiohttp
     from aiohttp import web
 
@@ -148,11 +170,14 @@ async def per_turn(turns: int, rng: random.Random) -> dict[str, float]:
             runners, urls = [], {}
             r, urls["noop"] = await serve(noop_proxy.make_app(fake.url))
             runners.append(r)
-            for name, toml in (("ctxproxy, recall off", 'request = ["identify", "redact", "effects", "prune", '
-                                                        '"inject", "manifest"]'),
-                               ("ctxproxy, recall on", "")):
+            default = load_config(None).pipeline.request  # "off": the default pipeline, recall taken out
+            off = "request = [" + ", ".join(f'"{f}"' for f in default if f != "recall") + "]"
+            for name, toml in (("ctxproxy, recall off", off), ("ctxproxy, recall on", "")):
                 path = Path(tmp) / f"{len(runners)}.toml"
-                path.write_text(f"[pipeline]\n{toml}\n" if toml else "")
+                text = f"[pipeline]\n{toml}\n" if toml else ""
+                if embeddings:
+                    text += "[filters.recall.rank]\nembeddings = true\n"
+                path.write_text(text)
                 cfg = load_config(path, port=0, data_dir=str(Path(tmp) / f"d{len(runners)}"),
                                   anthropic_upstream=fake.url, openai_upstream=fake.url)
                 app = make_app(cfg)
@@ -163,6 +188,9 @@ async def per_turn(turns: int, rng: random.Random) -> dict[str, float]:
                     for rec in records(10_000, random.Random(3)):
                         b.memories.put(rec.evolve(tenant="acme", user=rec.user.replace("u0", "alice")))
                 put_memory(store, "acme", "The staging database listens on port 6543.", kind="fact", user="alice")
+                rs = app[APP_STATE].services.get("recall")
+                if rs is not None and rs.vectors is not None:
+                    rs.vectors.catch_up()  # the background indexer's work, done before timing
 
             async with aiohttp.ClientSession() as http:
                 times: dict[str, list[float]] = {k: [] for k in urls}
@@ -191,27 +219,33 @@ def main() -> int:
     ap.add_argument("--memories", type=int, default=100_000)
     ap.add_argument("--queries", type=int, default=2000)
     ap.add_argument("--turns", type=int, default=300)
+    ap.add_argument("--embeddings", action="store_true", help="the embeddings extra on")
     args = ap.parse_args()
     rng = random.Random(11)
     with tempfile.TemporaryDirectory() as tmp:
-        store, index, t_store, t_index = build(Path(tmp), args.memories, rng)
+        store, index, vectors, t_store, t_index, t_vectors = build(Path(tmp), args.memories, rng, args.embeddings)
         after_build = rss()
         load0 = os.getloadavg()[0]
-        lat, cpu = recall_latency(store, index, args.queries, rng)
+        runs = recall_latency(store, index, args.queries, rng, vectors)
         load1 = os.getloadavg()[0]
         after = rss()
         index.close()
+        if vectors is not None:
+            vectors.close()
         store.close()
     print(f"build: {args.memories} memories into LMDB in {t_store:.1f} s; index caught up in {t_index:.1f} s "
           f"({args.memories / t_index:.0f} records/s)")
-    print(f"recall over {args.memories} memories, 50 tenants x 20 users, {args.queries} queries: "
-          f"wall p50 {pct(lat, 0.5):.2f} ms  p95 {pct(lat, 0.95):.2f} ms  p99 {pct(lat, 0.99):.2f} ms; "
-          f"CPU p50 {pct(cpu, 0.5):.2f} ms  p95 {pct(cpu, 0.95):.2f} ms  p99 {pct(cpu, 0.99):.2f} ms "
-          f"(load average {load0:.1f} -> {load1:.1f} on {os.cpu_count()} CPUs)")
+    if args.embeddings:
+        print(f"embeddings on: vector index caught up in {t_vectors:.1f} s ({args.memories / t_vectors:.0f} records/s)")
+    for name, (lat, cpu) in runs.items():
+        print(f"recall ({name}) over {args.memories} memories, 50 tenants x 20 users, {args.queries} queries: "
+              f"wall p50 {pct(lat, 0.5):.2f} ms  p95 {pct(lat, 0.95):.2f} ms  p99 {pct(lat, 0.99):.2f} ms; "
+              f"CPU p50 {pct(cpu, 0.5):.2f} ms  p95 {pct(cpu, 0.95):.2f} ms  p99 {pct(cpu, 0.99):.2f} ms")
+    print(f"(load average {load0:.1f} -> {load1:.1f} on {os.cpu_count()} CPUs)")
     print(f"RSS after build {after_build[0]:.0f} MB, after recalls {after[0]:.0f} MB (peak {after[1]:.0f} MB)")
     if args.turns <= 0:
         return 0
-    turn = asyncio.run(per_turn(args.turns, rng))
+    turn = asyncio.run(per_turn(args.turns, rng, args.embeddings))
     for name, ms in turn.items():
         print(f"per turn, median of {args.turns}: {name:<22} {ms:.2f} ms")
     on, off = turn["ctxproxy, recall on"], turn["ctxproxy, recall off"]

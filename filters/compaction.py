@@ -43,7 +43,6 @@ _CODEX_PROMPT = "You are performing a CONTEXT CHECKPOINT COMPACTION."
 _CODEX_SUMMARY = "Another language model started to solve this problem and produced a summary"
 _OPENCLAW_SUMMARY = "The conversation history before this point was compacted into the following summary:"
 _HERMES_SUMMARY = "[CONTEXT COMPACTION"
-_COMPACTION_ITEMS = ("compaction", "compaction_summary")
 
 
 @dataclass(frozen=True)
@@ -119,7 +118,7 @@ def detect(view: Any, headers: Mapping[str, str] | None = None, start: int = 0) 
     for item in items[start:]:
         if not isinstance(item, dict):
             continue
-        if item.get("type") in _COMPACTION_ITEMS:
+        if item.get("type") in view.history_keys.compaction_items:
             found = found or Compaction("codex", "remote", RESUMED)
             continue
         for text in item_texts(item):
@@ -159,7 +158,7 @@ def track(prev: Mapping[str, Any] | None, view: Any, headers: Mapping[str, str] 
     n = len(items)
 
     def fp(i: int) -> str:
-        return item_fp(items[i], encodings[i] if i < len(encodings) else None)
+        return item_fp(items[i], view.history_keys, encodings[i] if i < len(encodings) else None)
 
     state = {"n": n, "first": fp(0) if n else "", "last": fp(n - 1) if n else ""}
     server_history = view.api == "responses" and bool(view.body.get("previous_response_id"))

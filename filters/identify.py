@@ -108,6 +108,12 @@ class IdentifyFilter(Filter):
             chains.popitem(last=False)
 
 
+def default_tenant(cfg: Any) -> str:
+    """The tenant identify gives unlabelled traffic (``[filters.identify]``), read from a whole config: the admin API and the CLI ask it."""
+    ident = cfg.filters.get("identify") or {}
+    return ident.get("default_tenant", "default") if hasattr(ident, "get") else "default"
+
+
 def identify(headers: Any, view: Any, cfg: IdentifyConfig, fixed_tenant: str = "",
              chains: dict[tuple[str, str], str] | None = None, fingerprints: dict[Any, str] | None = None,
              principal: Any = None) -> Identity:

@@ -65,6 +65,7 @@ import orjson
 from ctxproxy.config import ConfigError
 
 from ctxproxy.store import REF_POINTERS
+from ctxproxy.store.queries import REF_PREFIX  # the admin API and the CLI resolve references too
 
 from .base import Filter, Turn
 from .digest import memo_key
@@ -72,7 +73,6 @@ from .digest import memo_key
 
 log = logging.getLogger("ctxproxy.filters.prune")
 
-REF_PREFIX = "ctx://pruned/"
 # Store tenant holding pruned id -> tenant pointers (as the manifests' "#turns"), so
 # an operator finds an original from its ctx://pruned/<id> alone, which names no
 # tenant: the model reads it, and a tenant name has no business in the prompt.

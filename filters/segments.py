@@ -23,6 +23,11 @@ Placement, as the producer declares it:
   ``conversation``, ``store: true``), in ``instructions``, which it does not
   store with it.
 
+A filter may fold another's offer into its own segment (``take``): the
+task-state checkpoint folds the effect ledger's checkpoint into its effects
+field, so the model gets one checkpoint under one budget. What no filter
+takes, inject places as it was offered.
+
 ``render`` is the one place that turns a segment into model-visible text:
 evidence, untrusted and inferred segments — and every memory or evidence
 segment, whatever its trust — are fenced as data, never as instructions, with
@@ -85,6 +90,15 @@ def offer(turn: Any, segment: Segment) -> None:
 
 def offered(turn: Any) -> list[Segment]:
     return turn.segments
+
+
+def take(turn: Any, cls: type) -> list:
+    """Withdraw this turn's offers of type ``cls`` (a ``Segment`` subclass that
+    carries what a folding filter needs): the caller renders them into its own."""
+    taken = [s for s in turn.segments if isinstance(s, cls)]
+    if taken:
+        turn.segments[:] = [s for s in turn.segments if not isinstance(s, cls)]
+    return taken
 
 
 def render(segment: Segment) -> str:

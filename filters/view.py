@@ -102,6 +102,15 @@ class BodyHints(NamedTuple):
 NO_HINTS = BodyHints()
 
 
+class HistoryKeys(NamedTuple):
+    """What a fingerprint of a history item leaves out (the adapter names the
+    wire keys; the effect ledger and compaction tracking only use them)."""
+
+    ids: frozenset = frozenset()  # keys holding a call id: its form is normalised (OpenClaw rewrites it)
+    volatile: frozenset = frozenset()  # keys clients rewrite every turn without changing the conversation
+    compaction_items: tuple = ()  # item types that stand for compacted history
+
+
 @dataclass(frozen=True)
 class Usage:
     input_tokens: int | None = None
@@ -140,6 +149,8 @@ class RequestView(Protocol):
         """The system text; ``opening``: only what comes before the first user turn."""
     def first_user_text(self) -> str: ...
     def body_hints(self) -> "BodyHints": ...
+    history_keys: "HistoryKeys"
+    def tool_names(self) -> list[str]: ...  # the declared tools' names, sorted
     def from_model(self, item: Any) -> bool: ...
     def result_has_breakpoint(self, res: ToolResult) -> bool: ...
     def visible_strings(self, value: Any) -> Iterator[str]: ...

@@ -89,12 +89,15 @@ def attach_recall_indexes(store: Store, data_dir: Path) -> None:
     the proxy, the CLI — erases them too."""
     from .memory_index import MemoryIndex
     from .session_index import SessionIndex
+    from .vector_index import VectorIndex
 
     folder = data_dir / "recall"
     if (folder / "memories.db").exists():
         MemoryIndex.open(data_dir, store)
     if (folder / "sessions.db").exists():
         SessionIndex.open(data_dir, store)
+    if (folder / "vectors.db").exists():  # the embeddings extra's (forget needs neither the model nor numpy)
+        VectorIndex.open(data_dir, store)
 
 
 __all__ = [

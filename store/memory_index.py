@@ -34,61 +34,68 @@ import math
 import threading
 import time
 from datetime import datetime, timezone
-from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterable, Mapping, Sequence
 
-from .memory_terms import fts_query, terms
-from .sqlite_index import SQLiteFile, Viewer, acl_token, attach, placeholders, sensitivity_rank
+from .memory_terms import terms
+from .sqlite_index import SQLiteFile, Viewer, attach, placeholders, sensitivity_rank
 
 log = logging.getLogger("ctxproxy.store.recall")
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta(k TEXT PRIMARY KEY, v);
+-- A partition: one combination of the visibility columns. Every row belongs to
+-- one; a viewer's visible set is a handful of partitions, and the counts
+-- ranking needs (documents, lengths, document frequencies) are kept per
+-- partition, so they are read, never counted, at query time. Rows that can
+-- expire get partitions of their own (``expiring``), counted live.
+CREATE TABLE IF NOT EXISTS part(
+    id INTEGER PRIMARY KEY, tenant TEXT NOT NULL, project TEXT NOT NULL, user TEXT NOT NULL,
+    session TEXT NOT NULL, purpose TEXT NOT NULL, sensitivity INTEGER NOT NULL, kind TEXT NOT NULL,
+    expiring INTEGER NOT NULL, docs INTEGER NOT NULL DEFAULT 0, nterms INTEGER NOT NULL DEFAULT 0,
+    nctx INTEGER NOT NULL DEFAULT 0,
+    UNIQUE(tenant, user, project, session, purpose, sensitivity, kind, expiring));
 CREATE TABLE IF NOT EXISTS mem(
-    rowid INTEGER PRIMARY KEY,
+    rowid INTEGER PRIMARY KEY, part INTEGER NOT NULL,
     tenant TEXT NOT NULL, memory_id TEXT NOT NULL,
     project TEXT NOT NULL, user TEXT NOT NULL, session TEXT NOT NULL, purpose TEXT NOT NULL,
     sensitivity INTEGER NOT NULL, expires_at REAL, observed_at REAL NOT NULL, evergreen INTEGER NOT NULL,
     kind TEXT NOT NULL, origin TEXT NOT NULL, confidence REAL NOT NULL, external_id TEXT NOT NULL,
     evidence_ref TEXT NOT NULL, evidence_sessions TEXT NOT NULL, revision INTEGER NOT NULL,
-    statement TEXT NOT NULL, terms TEXT NOT NULL, nterms INTEGER NOT NULL, acl TEXT NOT NULL,
+    statement TEXT NOT NULL, terms TEXT NOT NULL, nterms INTEGER NOT NULL,
     thread TEXT NOT NULL, ctx TEXT NOT NULL, nctx INTEGER NOT NULL,
+    near TEXT NOT NULL DEFAULT '',  -- the rows whose terms are this row's ctx (and whose ctx holds its terms)
     UNIQUE(tenant, memory_id));
 CREATE INDEX IF NOT EXISTS mem_scope ON mem(tenant, user, project);
--- The visibility columns again, narrow: the candidate query checks one row of
--- this per posting, so it should touch as few pages as possible.
-CREATE TABLE IF NOT EXISTS vis(
-    rowid INTEGER PRIMARY KEY, tenant TEXT NOT NULL, project TEXT NOT NULL, user TEXT NOT NULL,
-    session TEXT NOT NULL, purpose TEXT NOT NULL, sensitivity INTEGER NOT NULL, expires_at REAL,
-    kind TEXT NOT NULL, nterms INTEGER NOT NULL, nctx INTEGER NOT NULL);
-CREATE INDEX IF NOT EXISTS vis_scope ON vis(tenant, user, project);
+CREATE INDEX IF NOT EXISTS mem_part ON mem(part);
 CREATE INDEX IF NOT EXISTS mem_thread ON mem(thread, observed_at);
-CREATE VIRTUAL TABLE IF NOT EXISTS mem_terms USING fts5(
-    terms, ctx, acl, content='mem', content_rowid='rowid', tokenize="unicode61 remove_diacritics 0 tokenchars '_'");
+-- The inverted index: a posting per (partition, distinct term, row), so a
+-- lookup walks only the postings of partitions the viewer may see.
+CREATE TABLE IF NOT EXISTS post(part INTEGER NOT NULL, term TEXT NOT NULL, doc INTEGER NOT NULL,
+    PRIMARY KEY(part, term, doc)) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS df(part INTEGER NOT NULL, term TEXT NOT NULL, n INTEGER NOT NULL,
+    PRIMARY KEY(part, term)) WITHOUT ROWID;
 CREATE VIRTUAL TABLE IF NOT EXISTS mem_tri USING fts5(
     statement, content='mem', content_rowid='rowid', tokenize='trigram');
-CREATE TRIGGER IF NOT EXISTS mem_ai AFTER INSERT ON mem BEGIN
-    INSERT INTO mem_terms(rowid, terms, ctx, acl) VALUES (new.rowid, new.terms, new.ctx, new.acl);
+CREATE TRIGGER IF NOT EXISTS mem_tri_ai AFTER INSERT ON mem BEGIN
     INSERT INTO mem_tri(rowid, statement) VALUES (new.rowid, new.statement);
-    INSERT INTO vis VALUES (new.rowid, new.tenant, new.project, new.user, new.session, new.purpose,
-                            new.sensitivity, new.expires_at, new.kind, new.nterms, new.nctx);
 END;
-CREATE TRIGGER IF NOT EXISTS mem_ad AFTER DELETE ON mem BEGIN
-    DELETE FROM vis WHERE rowid = old.rowid;
-    INSERT INTO mem_terms(mem_terms, rowid, terms, ctx, acl) VALUES ('delete', old.rowid, old.terms, old.ctx, old.acl);
+CREATE TRIGGER IF NOT EXISTS mem_tri_ad AFTER DELETE ON mem BEGIN
     INSERT INTO mem_tri(mem_tri, rowid, statement) VALUES ('delete', old.rowid, old.statement);
 END;
-CREATE TRIGGER IF NOT EXISTS mem_au AFTER UPDATE OF ctx ON mem BEGIN
-    UPDATE vis SET nctx = new.nctx WHERE rowid = new.rowid;
-    INSERT INTO mem_terms(mem_terms, rowid, terms, ctx, acl) VALUES ('delete', old.rowid, old.terms, old.ctx, old.acl);
-    INSERT INTO mem_terms(rowid, terms, ctx, acl) VALUES (new.rowid, new.terms, new.ctx, new.acl);
-END;
 """
-FTS_TABLES = ("mem_terms", "mem_tri")
+# What an older layout left (dropped when the format changes; the rows are indexed again).
+_OLD = ("DROP TRIGGER IF EXISTS mem_ai", "DROP TRIGGER IF EXISTS mem_ad", "DROP TRIGGER IF EXISTS mem_au",
+        "DROP TABLE IF EXISTS mem_terms", "DROP TABLE IF EXISTS vis", "DROP TABLE IF EXISTS mem_tri",
+        "DROP TABLE IF EXISTS post", "DROP TABLE IF EXISTS df", "DROP TABLE IF EXISTS mem",
+        "DROP TABLE IF EXISTS part")
+FTS_TABLES = ("mem_tri",)
 CATCH_UP_BATCH = 1000
-POOL = 300  # candidates per search scored exactly (the rest: fewer or rarer query terms)
+POOL = 300  # candidates per search (and their neighbouring events) scored exactly
+FREQUENT = 0.1  # a word in more than this share of the visible memories only scores the candidates...
+FEW = 100  # (...but never one in this many or fewer: its postings are cheap to read)
+FREQUENT_POOL = 0.2  # ...and when every query word is, the candidates are this share of POOL
 MAX_TERMS = 48  # query terms looked up (bits of one mask, with 8 substrings)
 
 CONTEXT_WINDOW = 2  # an event's document also holds this many neighbouring events on each side
@@ -138,55 +145,81 @@ class Stats:
     df: Mapping[str, int] | None = None  # per query key, among visible documents (None: count candidates)
 
 
-def visibility(viewer: Viewer, now: float, exclude_kinds: Sequence[str] = (), alias: str = "m"
-               ) -> tuple[str, list[Any]]:
-    """The WHERE clause (and its parameters) a viewer's candidates must pass:
-    the tenant, each scope column empty or the viewer's (sessions: its tree),
-    the sensitivity ceiling, not expired."""
+@dataclass(frozen=True, slots=True)
+class Partitions:
+    """The partitions a viewer may see: ``fixed`` hold rows that never expire,
+    ``expiring`` rows checked against the clock at the query."""
+
+    fixed: tuple[int, ...]
+    expiring: tuple[int, ...]
+
+    @property
+    def all(self) -> tuple[int, ...]:
+        return self.fixed + self.expiring
+
+
+def scope_where(viewer: Viewer, exclude_kinds: Sequence[str] = (), alias: str = "p") -> tuple[str, list[Any]]:
+    """The WHERE clause (and its parameters) over the visibility columns that
+    a viewer's rows (here: partitions) must pass: the tenant, each scope
+    column empty or the viewer's (sessions: its tree), the sensitivity
+    ceiling, the kinds. (Expiry is per row: see ``visibility``, ``Partitions``.)"""
     sessions = tuple(dict.fromkeys(("", *viewer.sessions)))
     where = (f"{alias}.tenant = ? AND {alias}.project IN ('', ?) AND {alias}.user IN ('', ?) "
              f"AND {alias}.purpose IN ('', ?) AND {alias}.session IN ({placeholders(sessions)}) "
-             f"AND {alias}.sensitivity <= ? AND ({alias}.expires_at IS NULL OR {alias}.expires_at > ?)")
+             f"AND {alias}.sensitivity <= ?")
     params = [viewer.tenant, viewer.project, viewer.user, viewer.purpose, *sessions,
-              min(sensitivity_rank(viewer.ceiling), 2), now]
+              min(sensitivity_rank(viewer.ceiling), 2)]
     if exclude_kinds:
         where += f" AND {alias}.kind NOT IN ({placeholders(exclude_kinds)})"
         params += list(exclude_kinds)
     return where, params
 
 
-FORMAT = "2"  # of the indexed rows; another value is re-indexed at open
+def visibility(viewer: Viewer, now: float, exclude_kinds: Sequence[str] = (), alias: str = "m"
+               ) -> tuple[str, list[Any]]:
+    """The full WHERE clause a viewer's rows must pass (``scope_where``, and not
+    expired), for a table holding the visibility columns per row."""
+    where, params = scope_where(viewer, exclude_kinds, alias)
+    return (f"{where} AND ({alias}.expires_at IS NULL OR {alias}.expires_at > ?)", [*params, now])
 
 
-def user_token(tenant: str, user: str) -> str:
-    return acl_token("u", tenant + "\x00" + user)
+FORMAT = "5"  # of the indexed rows; another value is re-indexed at open
 
 
-def acl_of(tenant: str, user: str) -> str:
-    """The row's scope tokens: its tenant, and its user ("" = not user-bound)."""
-    return f"{acl_token('t', tenant)} {user_token(tenant, user)}"
+def _drop_older_layout(con: Any) -> None:
+    """Before the schema: the tables of another layout go (their rows are
+    indexed again from the change feed: the index is derived)."""
+    con.execute("CREATE TABLE IF NOT EXISTS meta(k TEXT PRIMARY KEY, v)")
+    row = con.execute("SELECT v FROM meta WHERE k = 'format'").fetchone()
+    if row is not None and row[0] != FORMAT:
+        con.execute("BEGIN IMMEDIATE")
+        for statement in _OLD:
+            con.execute(statement)
+        con.execute("DELETE FROM meta WHERE k IN ('seq', 'format')")
+        con.execute("COMMIT")
 
 
 def _servable(rec: Any) -> bool:
     return rec is not None and rec.status == "active" and not rec.quarantine
 
 
+def _part_key(rec: Any) -> tuple:
+    return (rec.tenant, rec.user, rec.project, rec.session, rec.purpose, sensitivity_rank(rec.sensitivity),
+            rec.kind, int(rec.expires_at is not None))
+
+
 class MemoryIndex:
-    """The memory FTS index of one store (see the module docstring)."""
+    """The memory index of one store (see the module docstring)."""
 
     name = "recall.memories"
 
     def __init__(self, path: str | Path, store: Any = None):
-        self.file = SQLiteFile(path, SCHEMA)
+        self.file = SQLiteFile(path, SCHEMA, prepare=_drop_older_layout)
         self.store = store
-        if self.file.meta("format") != FORMAT:  # rows of an older layout: index again from the feed
-            con = self.file.db()
-            con.execute("BEGIN IMMEDIATE")
-            con.execute("DELETE FROM mem")
-            con.execute("INSERT OR REPLACE INTO meta(k, v) VALUES ('seq', 0), ('format', ?)", (FORMAT,))
-            con.execute("COMMIT")
+        if self.file.meta("format") != FORMAT:  # new, or an older layout dropped: index from the feed's start
+            self.file.db().execute("INSERT OR REPLACE INTO meta(k, v) VALUES ('seq', 0), ('format', ?)", (FORMAT,))
         self._catch_lock = threading.Lock()
-        self._stats: dict[tuple, Stats] = {}
+        self._cache: dict[tuple, Any] = {}  # (what, viewer, ..., data_version) -> partitions / stats
 
     @classmethod
     def open(cls, data_dir: str | Path, store: Any) -> "MemoryIndex":
@@ -217,7 +250,7 @@ class MemoryIndex:
             if own:
                 con.execute("ROLLBACK")
             raise
-        self._stats.clear()
+        self._cache.clear()
         return n
 
     def _apply(self, con: Any, rec: Any) -> int:
@@ -227,27 +260,52 @@ class MemoryIndex:
         observed = float(rec.observed_at or rec.created_at or 0.0)
         found = terms(rec.statement) + date_terms(observed)
         thread = _thread(rec)
-        con.execute(
-            "INSERT INTO mem(tenant, memory_id, project, user, session, purpose, sensitivity, expires_at, "
+        key = _part_key(rec)
+        con.execute("INSERT OR IGNORE INTO part(tenant, user, project, session, purpose, sensitivity, kind, "
+                    "expiring) VALUES (?,?,?,?,?,?,?,?)", key)
+        part = con.execute("SELECT id FROM part WHERE tenant = ? AND user = ? AND project = ? AND session = ? "
+                           "AND purpose = ? AND sensitivity = ? AND kind = ? AND expiring = ?", key).fetchone()[0]
+        doc = con.execute(
+            "INSERT INTO mem(part, tenant, memory_id, project, user, session, purpose, sensitivity, expires_at, "
             "observed_at, evergreen, kind, origin, confidence, external_id, evidence_ref, evidence_sessions, "
-            "revision, statement, terms, nterms, acl, thread, ctx, nctx) "
+            "revision, statement, terms, nterms, thread, ctx, nctx) "
             "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,'',0)",
-            (rec.tenant, rec.memory_id, rec.project, rec.user, rec.session, rec.purpose,
+            (part, rec.tenant, rec.memory_id, rec.project, rec.user, rec.session, rec.purpose,
              sensitivity_rank(rec.sensitivity), rec.expires_at, observed,
              int(bool(rec.evergreen)), rec.kind, rec.origin, float(rec.confidence), rec.external_id,
              rec.evidence_ref, " ".join(rec.evidence_sessions), int(rec.revision), rec.statement,
-             " ".join(found), len(found), acl_of(rec.tenant, rec.user), thread))
+             " ".join(found), len(found), thread)).lastrowid
+        distinct = [(part, t) for t in dict.fromkeys(found)]
+        con.executemany("INSERT INTO post(part, term, doc) VALUES (?,?,?)", [(p, t, doc) for p, t in distinct])
+        con.executemany("INSERT INTO df(part, term, n) VALUES (?,?,1) "
+                        "ON CONFLICT(part, term) DO UPDATE SET n = n + 1", distinct)
+        con.execute("UPDATE part SET docs = docs + 1, nterms = nterms + ? WHERE id = ?", (len(found), part))
         if thread:
             _refresh_context(con, thread, observed)
         return 1
 
     def _delete(self, con: Any, where: str, params: Sequence[Any]) -> int:
-        """Delete rows; the neighbours of a deleted event forget its terms too."""
-        threads = con.execute(f"SELECT thread, observed_at FROM mem WHERE {where} AND thread != ''",
-                              params).fetchall()
+        """Delete rows with their postings and counts; the neighbours of a
+        deleted event forget its terms too."""
+        rows = con.execute(f"SELECT rowid, part, terms, nterms, nctx, thread, observed_at FROM mem WHERE {where}",
+                           params).fetchall()
+        if not rows:
+            return 0
+        for doc, part, text, nterms, nctx, _, _ in rows:
+            distinct = [(part, t) for t in dict.fromkeys(text.split())]
+            con.executemany("DELETE FROM post WHERE part = ? AND term = ? AND doc = ?",
+                            [(p, t, doc) for p, t in distinct])
+            con.executemany("UPDATE df SET n = n - 1 WHERE part = ? AND term = ?", distinct)
+            con.execute("UPDATE part SET docs = docs - 1, nterms = nterms - ?, nctx = nctx - ? WHERE id = ?",
+                        (nterms, nctx, part))
+        parts = sorted({r[1] for r in rows})
+        # No count or partition outlives its rows: a term or a name only a forgotten record had is gone.
+        con.execute(f"DELETE FROM df WHERE part IN ({placeholders(parts)}) AND n <= 0", parts)
         n = con.execute(f"DELETE FROM mem WHERE {where}", params).rowcount
-        for thread, observed in threads:
-            _refresh_context(con, thread, observed)
+        con.execute(f"DELETE FROM part WHERE id IN ({placeholders(parts)}) AND docs <= 0", parts)
+        for _, _, _, _, _, thread, observed in rows:
+            if thread:
+                _refresh_context(con, thread, observed)
         return n
 
     def catch_up(self) -> int:
@@ -286,7 +344,7 @@ class MemoryIndex:
                 if len(changes) < CATCH_UP_BATCH:
                     break
         if applied:
-            self._stats.clear()
+            self._cache.clear()
         return applied
 
     def rebuild(self) -> int:
@@ -298,8 +356,8 @@ class MemoryIndex:
             con = self.file.db()
             con.execute("BEGIN IMMEDIATE")
             try:
-                con.execute("DELETE FROM mem")
-                con.execute("DELETE FROM vis")
+                for table in ("mem", "post", "df", "part"):
+                    con.execute(f"DELETE FROM {table}")
                 for table in FTS_TABLES:
                     con.execute(f"INSERT INTO {table}({table}) VALUES('delete-all')")
                 n = 0
@@ -311,24 +369,12 @@ class MemoryIndex:
             except BaseException:
                 con.execute("ROLLBACK")
                 raise
-        self._stats.clear()
+        self._cache.clear()
         self.catch_up()  # writes that landed while it ran
         return n
 
     def _tenants(self) -> list[str]:
-        tenants = getattr(self.store.memories, "tenants", None)
-        if callable(tenants):
-            return list(tenants())
-        # No tenant listing: every tenant the feed ever named.
-        seen: dict[str, None] = {}
-        after = 0
-        while True:
-            batch = self.store.memories.changes(after, CATCH_UP_BATCH)
-            if not batch:
-                return list(seen)
-            for seq, tenant, _ in batch:
-                seen[tenant] = None
-            after = batch[-1][0]
+        return store_tenants(self.store)
 
     # -- forgetting (store.derived) ------------------------------------------------
     def forget(self, tenant: str, subject: dict, memory_ids: Sequence[str]) -> dict[str, int]:
@@ -361,7 +407,7 @@ class MemoryIndex:
         except BaseException:
             con.execute("ROLLBACK")
             raise
-        self._stats.clear()
+        self._cache.clear()
         return {"memory_index_rows": removed}
 
     def erase_free_pages(self) -> None:
@@ -372,77 +418,194 @@ class MemoryIndex:
                now: float | None = None, limit: int = POOL, exclude_kinds: Sequence[str] = ()
                ) -> tuple[list[Candidate], Stats]:
         """The memories ``viewer`` may see that hold any of ``words`` (terms)
-        or ``substrings`` (trigram) — at most ``limit``, the best by the query
-        terms they hold weighted by their visible idf — and the statistics
+        or ``substrings`` (trigram) — at most ``limit`` — and the statistics
         over what it may see: its document count and lengths, and each
-        term's document frequency among its visible documents."""
+        key's document frequency among its visible documents.
+
+        Two phases. The document frequencies come first, read from the
+        per-partition counts of the viewer's partitions. Then the rarest
+        words find the candidates: words are taken rarest first while their
+        postings together stay within ``limit``; the more frequent ones
+        only score those candidates (ranking reads every word). When even
+        the rarest word is in more than ``limit`` visible memories, the
+        ``limit`` holding the most query weight (visible idf) are kept,
+        chosen in SQLite. Every step reads only the viewer's partitions, so
+        the work done depends on what it may see, never on the rest."""
         if not viewer.known or (not words and not substrings):
             return [], Stats(0, 0.0)
         if self.store is not None:
             self.catch_up()
         now = time.time() if now is None else now
-        where, params = visibility(viewer, now, exclude_kinds)
-        stats = self.stats(viewer, now, tuple(exclude_kinds))
         con = self.file.db()
-        keys = list(words)[:MAX_TERMS] + ["\x00" + s.lower() for s in substrings if len(s) >= 3][:8]
-        # The tenant and user scope in the MATCH too: SQLite intersects those
-        # postings before a row is read (the WHERE below is the full check).
-        # (A user token names its tenant too.)
-        acl = (f'acl : ("{user_token(viewer.tenant, "")}"'
-               + (f' OR "{user_token(viewer.tenant, viewer.user)}")' if viewer.user else ")"))
-        # One pass in SQLite: for every visible document holding any key, the
-        # set of keys it holds (a bit mask). The visibility check is part of
-        # this query: nothing hidden is ever counted or ranked.
-        parts, args = [], []
-        for i, key in enumerate(keys):
-            if key.startswith("\x00"):
-                parts.append(f"SELECT rowid, {1 << i} AS b FROM mem_tri WHERE mem_tri MATCH ?")
-                args.append('"' + key[1:].replace('"', '""') + '"')
-            else:
-                parts.append(f"SELECT rowid, {1 << i} AS b FROM mem_terms WHERE mem_terms MATCH ?")
-                args.append(f'{acl} AND terms : "{key.replace(chr(34), chr(34) * 2)}"')
-        masks = con.execute(f"SELECT u.rowid, SUM(DISTINCT u.b) FROM ({' UNION ALL '.join(parts)}) u "
-                            f"JOIN vis m ON m.rowid = u.rowid WHERE {where} GROUP BY u.rowid",
-                            (*args, *params)).fetchall()
-        df = {key: 0 for key in keys}
-        for mask, n in Counter(m for _, m in masks).items():
-            for i, key in enumerate(keys):
-                if mask >> i & 1:
-                    df[key] += n
+        version = _version(con)
+        parts = self.partitions(viewer, tuple(exclude_kinds), version)
+        stats = self._stats(parts, now, version)
+        words = list(dict.fromkeys(words))[:MAX_TERMS]
+        subs = list(dict.fromkeys("\x00" + s.lower() for s in substrings if len(s) >= 3))[:8]
+        if not parts.all:
+            return [], Stats(stats.docs, stats.avg_terms, stats.avg_ctx, dict.fromkeys(words + subs, 0))
+        df = self._df(con, parts, words, now)
         n_docs = max(stats.docs, 1)
-        weight = [math.log(1.0 + (n_docs - df[k] + 0.5) / (df[k] + 0.5)) for k in keys]
-        if len(masks) > limit:  # the best by visible idf of what they hold; exact BM25 ranks them next
-            worth: dict[int, float] = {}
-            for _, mask in masks:
-                if mask not in worth:
-                    worth[mask] = -sum(w for i, w in enumerate(weight) if mask >> i & 1)
-            masks = heapq.nsmallest(limit, masks, key=lambda r: (worth[r[1]], r[0]))
-        ids = [r[0] for r in masks]
-        cols = ", ".join(_COLUMNS)
-        rows = []
-        for i in range(0, len(ids), 500):
-            chunk = ids[i:i + 500]
-            rows += con.execute(f"SELECT {cols} FROM mem WHERE rowid IN ({placeholders(chunk)})", chunk).fetchall()
+        weight = {k: math.log(1.0 + (n_docs - df[k] + 0.5) / (df[k] + 0.5)) for k in words}
+        held: dict[int, float] = {}  # candidate row -> query weight (visible idf) of the keys it holds
+        for key in subs:
+            docs = self._substring_docs(con, parts, key[1:], now)
+            df[key] = len(docs)
+            w = weight[key] = math.log(1.0 + (n_docs - len(docs) + 0.5) / (len(docs) + 0.5))
+            for doc in docs:
+                held[doc] = held.get(doc, 0.0) + w
+        rare, total = [], 0
+        common = max(FREQUENT * stats.docs, FEW)
+        for key in sorted((k for k in words if df[k]), key=lambda k: df[k]):
+            if rare and (total + df[key] > limit or df[key] > common):
+                break  # this word and the more frequent ones only score the candidates
+            rare.append(key)
+            total += df[key]
+        if len(held) > limit:
+            held = dict(heapq.nsmallest(limit, held.items(), key=lambda kv: (-kv[1], kv[0])))
+        if total > limit:  # every word is frequent: the rows holding the most of them, fewer
+            rare, limit = [k for k in words if df[k]], max(1, int(limit * FREQUENT_POOL))
+        ids = sorted({*held, *self._heaviest(con, parts, {k: weight[k] for k in rare}, now, limit)})
+        rows = self._rows(con, parts, ids, now)
+        # The events around a match hold its words in their context: candidates too
+        # (of the same thread, so of the same partition; checked again all the same).
+        have = set(ids)
+        near = list(dict.fromkeys(d for r in rows for d in map(int, r[-1].split()) if d not in have))
+        rows += self._rows(con, parts, near[:limit], now)
         rows.sort(key=lambda r: r[0])
-        return ([Candidate(*r[:10], bool(r[10]), *r[11:]) for r in rows],
+        return ([Candidate(*r[:10], bool(r[10]), *r[11:-1]) for r in rows],
                 Stats(stats.docs, stats.avg_terms, stats.avg_ctx, df))
 
-    def stats(self, viewer: Viewer, now: float, exclude_kinds: tuple[str, ...] = ()) -> Stats:
-        """Count and average length of the viewer's visible memories (cached
-        until the index changes; expiry read at the minute)."""
+    @staticmethod
+    def _rows(con: Any, parts: Partitions, ids: Sequence[int], now: float) -> list[tuple]:
+        """The candidates' columns (and ``near``), for rows of visible partitions only."""
+        cols = ", ".join(_COLUMNS)
+        where = f"part IN ({placeholders(parts.all)})"
+        if parts.expiring:
+            where += f" AND (part NOT IN ({placeholders(parts.expiring)}) OR expires_at > ?)"
+        args = [*parts.all, *parts.expiring, now] if parts.expiring else list(parts.all)
+        rows: list[tuple] = []
+        for i in range(0, len(ids), 500):
+            chunk = list(ids[i:i + 500])
+            rows += con.execute(f"SELECT {cols}, near FROM mem WHERE rowid IN ({placeholders(chunk)}) AND {where}",
+                                (*chunk, *args)).fetchall()
+        return rows
+
+    def partitions(self, viewer: Viewer, exclude_kinds: tuple[str, ...] = (), version: tuple | None = None
+                   ) -> Partitions:
+        """The partitions ``viewer`` may see (cached until the index changes)."""
         con = self.file.db()
-        version = con.execute("PRAGMA data_version").fetchone()[0]
-        key = (viewer, exclude_kinds, int(now // 60), version)
-        hit = self._stats.get(key)
+        version = version or _version(con)
+        key = ("parts", viewer, exclude_kinds, version)
+        hit = self._cache.get(key)
+        if hit is None:
+            where, params = scope_where(viewer, exclude_kinds)
+            rows = con.execute(f"SELECT p.id, p.expiring FROM part p WHERE {where} ORDER BY p.id", params).fetchall()
+            hit = Partitions(tuple(r[0] for r in rows if not r[1]), tuple(r[0] for r in rows if r[1]))
+            self._remember(key, hit)
+        return hit
+
+    def _remember(self, key: tuple, value: Any) -> None:
+        if len(self._cache) > 4096:
+            self._cache.clear()
+        self._cache[key] = value
+
+    def _stats(self, parts: Partitions, now: float, version: tuple) -> Stats:
+        """Count and average lengths of the visible rows: the fixed partitions'
+        kept sums, the expiring ones' rows counted at the minute."""
+        key = ("stats", parts, int(now // 60) if parts.expiring else 0, version)
+        hit = self._cache.get(key)
         if hit is not None:
             return hit
-        where, params = visibility(viewer, now, exclude_kinds)
-        n, avg, avg_ctx = con.execute(f"SELECT COUNT(*), AVG(m.nterms), AVG(m.nctx) FROM vis m WHERE {where}",
-                                      params).fetchone()
-        if len(self._stats) > 4096:
-            self._stats.clear()
-        hit = self._stats[key] = Stats(int(n or 0), float(avg or 0.0), float(avg_ctx or 0.0))
+        con = self.file.db()
+        n = terms_sum = ctx_sum = 0
+        if parts.fixed:
+            a, b, c = con.execute(f"SELECT SUM(docs), SUM(nterms), SUM(nctx) FROM part WHERE id IN "
+                                  f"({placeholders(parts.fixed)})", parts.fixed).fetchone()
+            n, terms_sum, ctx_sum = a or 0, b or 0, c or 0
+        if parts.expiring:
+            a, b, c = con.execute(f"SELECT COUNT(*), SUM(nterms), SUM(nctx) FROM mem WHERE part IN "
+                                  f"({placeholders(parts.expiring)}) AND expires_at > ?",
+                                  (*parts.expiring, now)).fetchone()
+            n, terms_sum, ctx_sum = n + (a or 0), terms_sum + (b or 0), ctx_sum + (c or 0)
+        hit = Stats(int(n), terms_sum / n if n else 0.0, ctx_sum / n if n else 0.0)
+        self._remember(key, hit)
         return hit
+
+    def stats(self, viewer: Viewer, now: float, exclude_kinds: tuple[str, ...] = ()) -> Stats:
+        """Count and average length of the viewer's visible memories."""
+        version = _version(self.file.db())
+        return self._stats(self.partitions(viewer, exclude_kinds, version), now, version)
+
+    def _df(self, con: Any, parts: Partitions, words: Sequence[str], now: float) -> dict[str, int]:
+        """Each word's document frequency among the visible rows."""
+        df = dict.fromkeys(words, 0)
+        if not words:
+            return df
+        if parts.fixed:
+            for term, n in con.execute(
+                    f"SELECT term, SUM(n) FROM df WHERE part IN ({placeholders(parts.fixed)}) "
+                    f"AND term IN ({placeholders(words)}) GROUP BY term", (*parts.fixed, *words)):
+                df[term] += n
+        if parts.expiring:
+            for term, n in con.execute(
+                    f"SELECT p.term, COUNT(*) FROM post p JOIN mem m ON m.rowid = p.doc "
+                    f"WHERE p.part IN ({placeholders(parts.expiring)}) AND p.term IN ({placeholders(words)}) "
+                    f"AND m.expires_at > ? GROUP BY p.term", (*parts.expiring, *words, now)):
+                df[term] += n
+        return df
+
+    @staticmethod
+    def _live(parts: Partitions, now: float, doc: str = "p.doc") -> tuple[str, list[Any]]:
+        """The extra condition on a posting when some visible partitions expire."""
+        if not parts.expiring:
+            return "", []
+        return (f" AND (p.part NOT IN ({placeholders(parts.expiring)}) OR EXISTS (SELECT 1 FROM mem m "
+                f"WHERE m.rowid = {doc} AND m.expires_at > ?))", [*parts.expiring, now])
+
+    def _heaviest(self, con: Any, parts: Partitions, weights: Mapping[str, float], now: float, limit: int
+                  ) -> list[int]:
+        """The ``limit`` visible rows holding the most weight of these words
+        (their visible idf), chosen in SQLite from the postings alone; ties:
+        the oldest rows."""
+        if not weights:
+            return []
+        live, args = self._live(parts, now)
+        values = ", ".join("(?, ?)" for _ in weights)
+        return [r[0] for r in con.execute(
+            f"WITH q(term, w) AS (VALUES {values}) SELECT p.doc, ROUND(SUM(q.w), 6) AS held FROM q "
+            f"JOIN post p ON p.term = q.term AND p.part IN ({placeholders(parts.all)}) WHERE 1{live} "
+            f"GROUP BY p.doc ORDER BY held DESC, p.doc LIMIT ?",
+            (*(x for kv in weights.items() for x in kv), *parts.all, *args, limit))]
+
+    def _substring_docs(self, con: Any, parts: Partitions, sub: str, now: float) -> list[int]:
+        live, args = self._live(parts, now, "t.rowid")
+        live = live.replace("p.part", "x.part")
+        rows = con.execute(
+            f"SELECT t.rowid FROM mem_tri t JOIN mem x ON x.rowid = t.rowid WHERE mem_tri MATCH ? "
+            f"AND x.part IN ({placeholders(parts.all)}){live}",
+            ('"' + sub.replace('"', '""') + '"', *parts.all, *args)).fetchall()
+        return [r[0] for r in rows]
+
+    def fetch(self, viewer: Viewer, memory_ids: Sequence[str], now: float | None = None,
+              exclude_kinds: Sequence[str] = ()) -> list[Candidate]:
+        """The candidates of these memory ids that ``viewer`` may see (the
+        visibility check applies again: an id alone grants nothing)."""
+        if not viewer.known or not memory_ids:
+            return []
+        now = time.time() if now is None else now
+        con = self.file.db()
+        parts = self.partitions(viewer, tuple(exclude_kinds))
+        if not parts.all:
+            return []
+        ids = list(memory_ids)
+        rowids: list[int] = []
+        for i in range(0, len(ids), 500):
+            chunk = ids[i:i + 500]
+            # The ids pick the rows (through UNIQUE(tenant, memory_id)); _rows checks each one's partition.
+            rowids += [r[0] for r in con.execute(f"SELECT rowid FROM mem WHERE tenant = ? AND memory_id IN "
+                                                 f"({placeholders(chunk)})", (viewer.tenant, *chunk))]
+        return [Candidate(*r[:10], bool(r[10]), *r[11:-1]) for r in self._rows(con, parts, rowids, now)]
 
     def count(self, tenant: str) -> int:
         return self.file.db().execute("SELECT COUNT(*) FROM mem WHERE tenant = ?", (tenant,)).fetchone()[0]
@@ -450,6 +613,29 @@ class MemoryIndex:
     def close(self) -> None:
         self.file.close()
 
+
+
+def _version(con: Any) -> tuple[int, int]:
+    """What a cached read is valid for: this connection's view of the file
+    (``data_version`` moves when another connection commits; this process's
+    own writes clear the cache)."""
+    return id(con), con.execute("PRAGMA data_version").fetchone()[0]
+
+
+def store_tenants(store: Any) -> list[str]:
+    """Every tenant of the store's memories (its listing, else every tenant the feed ever named)."""
+    tenants = getattr(store.memories, "tenants", None)
+    if callable(tenants):
+        return list(tenants())
+    seen: dict[str, None] = {}
+    after = 0
+    while True:
+        batch = store.memories.changes(after, CATCH_UP_BATCH)
+        if not batch:
+            return list(seen)
+        for _, tenant, _ in batch:
+            seen[tenant] = None
+        after = batch[-1][0]
 
 
 def _thread(rec: Any) -> str:
@@ -464,18 +650,24 @@ def _thread(rec: Any) -> str:
 
 
 def _refresh_context(con: Any, thread: str, observed: float) -> None:
-    """Recompute the context of the events around ``observed`` in ``thread``."""
+    """Recompute the context of the events around ``observed`` in ``thread``
+    (and their partitions' context length)."""
     w = CONTEXT_WINDOW
-    before = con.execute("SELECT rowid, observed_at, terms FROM mem WHERE thread = ? AND observed_at < ? "
+    cols = "rowid, observed_at, terms, nctx, part"
+    before = con.execute(f"SELECT {cols} FROM mem WHERE thread = ? AND observed_at < ? "
                          "ORDER BY observed_at DESC, rowid DESC LIMIT ?", (thread, observed, 2 * w)).fetchall()
-    after = con.execute("SELECT rowid, observed_at, terms FROM mem WHERE thread = ? AND observed_at >= ? "
+    after = con.execute(f"SELECT {cols} FROM mem WHERE thread = ? AND observed_at >= ? "
                         "ORDER BY observed_at, rowid LIMIT ?", (thread, observed, 2 * w + 1)).fetchall()
     rows = before[::-1] + after
     at = len(before)  # where the edit was: rows within w of it have new neighbours
     for i in range(max(0, at - w), min(len(rows), at + w + 1)):
-        ctx = " ".join(r[2] for j, r in enumerate(rows) if j != i and abs(j - i) <= w)
-        con.execute("UPDATE mem SET ctx = ?, nctx = ? WHERE rowid = ? AND ctx != ?",
-                    (ctx, len(ctx.split()) if ctx else 0, rows[i][0], ctx))
+        around = [r for j, r in enumerate(rows) if j != i and abs(j - i) <= w]
+        ctx = " ".join(r[2] for r in around)
+        near = " ".join(str(r[0]) for r in around)
+        n = len(ctx.split()) if ctx else 0
+        if con.execute("UPDATE mem SET ctx = ?, nctx = ?, near = ? WHERE rowid = ? AND (ctx != ? OR near != ?)",
+                       (ctx, n, near, rows[i][0], ctx, near)).rowcount and n != rows[i][3]:
+            con.execute("UPDATE part SET nctx = nctx + ? WHERE id = ?", (n - rows[i][3], rows[i][4]))
 
 
 def date_terms(observed: float) -> list[str]:

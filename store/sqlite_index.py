@@ -17,7 +17,7 @@ import sqlite3
 import threading
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any, Callable, Iterable
 
 SENSITIVITY_RANK = {"public": 0, "internal": 1, "confidential": 2, "secret": 3}
 
@@ -58,13 +58,16 @@ def placeholders(values: Iterable[Any]) -> str:
 class SQLiteFile:
     """One SQLite file, a connection per thread, schema made on first open."""
 
-    def __init__(self, path: str | Path, schema: str):
+    def __init__(self, path: str | Path, schema: str, prepare: Callable[[sqlite3.Connection], None] | None = None):
+        """``prepare`` runs before the schema (e.g. to drop an older layout)."""
         self.path = str(path)
         Path(self.path).parent.mkdir(parents=True, exist_ok=True)
         self._schema = schema
         self._local = threading.local()
         self._all: list[sqlite3.Connection] = []
         self._lock = threading.Lock()
+        if prepare is not None:
+            prepare(self.db())
         self.db().executescript(schema)
 
     def db(self) -> sqlite3.Connection:

@@ -109,10 +109,16 @@ class Spec:
     names: tuple[str, ...] = ("API_TOKEN",)
     prefix: str = ""  # the literal start of a token (for near misses)
     near: Callable[[random.Random], list[str]] | None = None  # extra near-miss texts
+    # the secret is what follows the first occurrence of this (what comes before it is a
+    # public identifier the rule leaves in place: an Azure hint, a Discord bot's id)
+    secret_after: str = ""
+
+    def secret(self, token: str) -> str:
+        return token[token.index(self.secret_after) + len(self.secret_after):] if self.secret_after else token
 
 
-def tok(rule, make, names=("API_TOKEN",), prefix="", near=None) -> Spec:
-    return Spec(rule, make, "token", tuple(names), prefix, near)
+def tok(rule, make, names=("API_TOKEN",), prefix="", near=None, secret_after="") -> Spec:
+    return Spec(rule, make, "token", tuple(names), prefix, near, secret_after)
 
 
 def kv(rule, names, make_value, near=None) -> Spec:
@@ -424,7 +430,7 @@ def specs() -> list[Spec]:
             "https://acct.blob.core.windows.net/c/f?sv=2022-11-02&sp=r&sig=<signature>\n",
             "Append ?sv=...&sig=... to the blob URL.\n"]),
         tok("azure-ad-client-secret", lambda g: r(g, A, 3) + g.choice(DIG) + "Q~" + r(g, A + "_~.-", 34),
-            ["AZURE_CLIENT_SECRET"], ""),
+            ["AZURE_CLIENT_SECRET"], "", secret_after="Q~"),
         tok("alibaba-access-key-id", lambda g: "LTAI" + r(g, A, 20), ["ALIBABA_CLOUD_ACCESS_KEY_ID"], "LTAI"),
         tok("digitalocean-token", lambda g: "dop_v1_" + r(g, H, 64), ["DIGITALOCEAN_TOKEN"], "dop_v1_"),
         tok("heroku-api-key", lambda g: "HRKU-AA" + r(g, AU, 58), ["HEROKU_API_KEY"], "HRKU-AA"),
@@ -432,7 +438,8 @@ def specs() -> list[Spec]:
         tok("cloudflare-origin-ca-key", lambda g: "v1.0-" + r(g, H, 24) + "-" + r(g, H, 146), ["CF_ORIGIN_CA_KEY"],
             "v1.0-"),
         tok("vault-token", lambda g: "hvs." + r(g, AU, 90), ["VAULT_TOKEN"], "hvs."),
-        tok("terraform-cloud-token", lambda g: r(g, A, 14) + ".atlasv1." + r(g, AU, 67), ["TFE_TOKEN"], ""),
+        tok("terraform-cloud-token", lambda g: r(g, A, 14) + ".atlasv1." + r(g, AU, 67), ["TFE_TOKEN"], "",
+            secret_after=".atlasv1."),
         tok("doppler-token", lambda g: "dp.pt." + r(g, A, 43), ["DOPPLER_TOKEN"], "dp.pt."),
         tok("pulumi-access-token", lambda g: "pul-" + r(g, H, 40), ["PULUMI_ACCESS_TOKEN"], "pul-"),
         tok("flyio-token", lambda g: "fo1_" + r(g, AU, 43), ["FLY_API_TOKEN"], "fo1_"),
@@ -487,7 +494,7 @@ def specs() -> list[Spec]:
         kv("datadog-app-key", ["DD_APP_KEY", "datadog_app_key"], lambda g: r(g, H, 40)),
         tok("sentry-auth-token", lambda g: "sntrys_" + r(g, A, 120), ["SENTRY_AUTH_TOKEN"], "sntrys_"),
         tok("discord-bot-token", lambda g: g.choice("MNO") + r(g, A, 23) + "." + r(g, AU, 6) + "." + r(g, AU, 27),
-            ["DISCORD_BOT_TOKEN"], ""),
+            ["DISCORD_BOT_TOKEN"], "", secret_after="."),
         tok("discord-webhook-url", lambda g: "https://discord.com/api/webhooks/" + r(g, DIG, 18) + "/" + r(g, AU, 68),
             ["DISCORD_WEBHOOK"], "https://discord.com/api/webhooks/"),
         tok("telegram-bot-token", lambda g: r(g, DIG, 10) + ":AA" + r(g, AU, 33), ["TELEGRAM_BOT_TOKEN"], ""),
@@ -697,7 +704,7 @@ def _token_samples(spec: Spec, rng: random.Random, count: int) -> list[Sample]:
         value = spec.make(rng)
         name = rng.choice(spec.names)
         t = TOKEN_TEMPLATES[ctx].format(NAME=name, name=_name_lower(name), tok=value)
-        out.append(Sample(t, [(spec.rule, value)], spec.rule, ctx))
+        out.append(Sample(t, [(spec.rule, spec.secret(value))], spec.rule, ctx))
     return out
 
 

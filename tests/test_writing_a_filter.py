@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from enginedriver import EngineDriver
-from test_engine import AUTH, PATHS, config, request_body, streamed_text, whole_text
+from apicalls import AUTH, PATHS, config, request_body, streamed_text, whole_text
 
 from ctxproxy import filters
 from ctxproxy.config import ConfigError

@@ -14,7 +14,8 @@ the same input always gives the same output.
   backoff``, ``go with option 2``, ``approved``), and ``decision:`` lines a
   user or a rules file writes;
 - ``evidence``: passed test runs (exit code 0 of a test command; pytest,
-  jest, go test summaries), commits and their SHAs, PR / issue URLs,
+  jest, go test summaries), commits and their SHAs, PR / issue URLs (GitHub,
+  GitLab, Jira, Linear), tickets named in an issue tracker's JSON answer,
   deployments — from tool results that did not fail;
 - ``question``: an assistant text that ends asking something.
 """
@@ -26,7 +27,7 @@ from typing import Any, Iterable, Iterator
 import orjson
 
 from ..compaction import item_texts, summary_text
-from ..effects.rules import command_text, result_failed
+from ..effects.rules import command_text, result_failed, shell_output
 
 MAX_QUOTE = 240  # characters of one quoted sentence or line
 
@@ -63,7 +64,9 @@ _GO_FAIL = re.compile(r"(?m)^(?:FAIL\b|--- FAIL)")
 _EXIT_ZERO = re.compile(r"(?i)(?:exit(?:ed with)? (?:code|status)[:=]? ?0\b|\"exit_code\":\s*0\b|exit_code=0\b)")
 _COMMIT = re.compile(r"(?m)^\[([\w./@-]+)(?: \(root-commit\))? ([0-9a-f]{7,40})\] (.{1,160})$")
 _SHA = re.compile(r"\b(?:commit|sha|revision)[:\s]+([0-9a-f]{7,40})\b", re.I)
-_URL = re.compile(r"https?://[^\s\"'<>)\]]+/(?:pull|pulls|issues|merge_requests|-/merge_requests|-/issues)/\d+")
+_URL = re.compile(r"https?://[^\s\"'<>)\]]+/(?:pull|pulls|issues|merge_requests|-/merge_requests|-/issues)/\d+"
+                  r"|https?://[^\s\"'<>)\]]+/(?:browse|issue)/[A-Z][A-Z0-9_]+-\d+")  # Jira, Linear tickets
+_TICKET_KEY = re.compile(r"[A-Z][A-Z0-9_]{1,9}-\d{1,7}")  # PAY-232: a Jira / Linear issue key
 _DEPLOY = re.compile(r"(?im)^.*\b(?:deployed|deployment (?:succeeded|complete|completed|successful|finished)|"
                      r"released|successfully rolled out|rollout (?:complete|status: success))\b.*$")
 
@@ -167,10 +170,10 @@ def test_command(args: Any) -> str | None:
 
 def evidence(tool: str, args: Any, result: str, is_error: bool) -> list[tuple[str, str]]:
     """(kind, text) of what a tool result verifies: ``test``, ``commit``,
-    ``url``, ``deploy``. Nothing from a result that failed."""
+    ``url``, ``ticket``, ``deploy``. Nothing from a result that failed."""
     if is_error or result_failed(result):
         return []
-    head = _output_of(result[:65536])
+    head = shell_output(result[:65536])
     out: list[tuple[str, str]] = []
     cmd = test_command(args)
     summary = _test_summary(head)
@@ -185,22 +188,13 @@ def evidence(tool: str, args: Any, result: str, is_error: bool) -> list[tuple[st
             break
     for url in dict.fromkeys(_URL.findall(head)):
         out.append(("url", url))
+    ticket = _ticket_of(head)
+    if ticket and not any(ticket[0] in text for _, text in out):
+        out.append(("ticket", f"ticket {ticket[0]}: {ticket[1]}"))
     for m in _DEPLOY.finditer(head):
         out.append(("deploy", clip(m.group(0), 160)))
         break
     return out
-
-
-def _output_of(text: str) -> str:
-    """A shell tool's output: Codex returns ``{"output": "...", "metadata": {...}}``."""
-    if text.lstrip().startswith("{"):
-        try:
-            obj = orjson.loads(text)
-        except orjson.JSONDecodeError:
-            return text
-        if isinstance(obj, dict) and isinstance(obj.get("output"), str):
-            return obj["output"]
-    return text
 
 
 def _test_summary(text: str) -> str | None:
@@ -214,6 +208,23 @@ def _test_summary(text: str) -> str | None:
     if oks and not _GO_FAIL.search(text):
         return clip("; ".join(oks[:3]), 120)
     return None
+
+
+def _ticket_of(text: str) -> tuple[str, str] | None:
+    """(key, link) of an issue tracker's JSON answer about one ticket (Jira REST create:
+    ``{"id", "key", "self"}``; Linear and MCP tools: ``identifier`` and ``url``)."""
+    if not text.lstrip().startswith("{"):
+        return None
+    try:
+        obj = orjson.loads(text)
+    except orjson.JSONDecodeError:
+        return None
+    if not isinstance(obj, dict):
+        return None
+    key = next((v for k in ("key", "identifier") if isinstance(v := obj.get(k), str)
+                and _TICKET_KEY.fullmatch(v)), None)
+    link = next((v for k in ("url", "self") if isinstance(v := obj.get(k), str) and v.startswith("http")), None)
+    return (key, clip(link, 160)) if key and link else None
 
 
 def texts_of(items: Iterable[Any]) -> Iterator[str]:

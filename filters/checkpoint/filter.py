@@ -15,8 +15,24 @@ request of the session gets the checkpoint — also when no side effect is
 hidden — as a ``task_state`` segment (trust ``system``) that ``inject``
 places next to the latest user message: after the caller's cache
 breakpoints, so the cached prefix is kept. The compaction request itself (the
-one asking the model for the summary) is left alone. Pending approvals are
-the task's tool calls still ``pending`` or ``unknown`` in the effect ledger.
+one asking the model for the summary) is left alone.
+
+Its effects field is the effect ledger's checkpoint, folded in: ``effects``
+(which runs before) offers a ``LedgerSegment`` with the side effects the
+compacted history no longer shows; this filter withdraws it
+(``segments.take``) and renders its records — pending / unknown ones as the
+pending approvals, completed and failed ones after the evidence, each with
+its state and the first digits of its idempotency key — within the one
+``max_tokens`` budget (``render``). Without such an offer (the ledger's
+checkpoint switched off), the task's calls still ``pending`` or ``unknown``
+in the store are the pending approvals.
+
+The task state shown is frozen at the first request after each compaction
+(``TaskState.as_of_compaction``): what follows is in the conversation, so the
+text changes only with the next compaction or when an effect it lists does
+(a late result, a resolution, an erasure) — stable bytes whatever the
+placement (``instructions`` when the provider keeps the conversation, or the
+system slot).
 
 The task state lives in its own part of the session record
 (``task_state``), written on the store's background writer only when it
@@ -36,23 +52,26 @@ from __future__ import annotations
 
 import hashlib
 import logging
+from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import Any, Literal, Mapping
+
+import orjson
 
 from ctxproxy.config import ConfigError
 from ctxproxy.store.records import OPEN_STATES
 
 from .. import compaction as cmp
 from ..base import Filter, Turn
-from ..effects.history import tool_names
 from ..effects.rules import (DEFAULT_READ_ONLY_COMMANDS, DEFAULT_READ_ONLY_TOOLS, DEFAULT_SHELL_TOOLS,
                             DEFAULT_SIDE_EFFECT_TOOLS, ToolClasses)
-from ..effects.filter import _header_goal, compact_args
-from ..segments import Segment, offer
+from ..effects.filter import (LedgerSegment, _header_goal, effect_call, effect_details, effect_group,
+                              effect_state)
+from ..segments import Segment, offer, offered, take
 from ..segments import render as render_segment
 from ..session_part import PartCache
 from . import extract
-from .render import render
+from .render import EffectItem, render
 from .state import TaskState, digest
 
 log = logging.getLogger("ctxproxy.filters.checkpoint")
@@ -63,10 +82,10 @@ PART = "task_state"  # the session record's part holding the task state
 @dataclass(frozen=True)
 class CheckpointConfig:
     enabled: bool = True  # accumulate the task state and offer the checkpoint after a compaction
-    max_tokens: int = 600  # the checkpoint's own budget (oldest items are left out first)
-    priority: int = 95  # inject priority (the effect ledger's checkpoint has 90)
+    max_tokens: int = 600  # the whole checkpoint: effects field and fence included (items are left out, never cut)
+    priority: int = 95  # inject priority (the effect ledger's checkpoint, when placed alone, has 90)
     placement: Literal["turn", "system"] = "turn"  # next to the latest user message (cache-friendly), or "system"
-    max_pending: int = 3  # pending / unknown tool calls listed as pending approvals
+    max_pending: int = 3  # without the ledger's checkpoint to fold: pending / unknown calls listed from the store
 
     def validate(self, path: str) -> None:
         if self.max_tokens < 100:
@@ -85,6 +104,7 @@ class CheckpointTurn:
     counts: dict = field(default_factory=dict)
     dropped: int = 0  # items left out for the budget
     read_from: int = 0  # first history item read this turn
+    effects: str | None = None  # ref of the effect ledger's checkpoint folded in
 
 
 class CheckpointFilter(Filter):
@@ -97,6 +117,7 @@ class CheckpointFilter(Filter):
         self.config = config
         self.store = store
         self.parts = PartCache(PART)  # the task state per conversation (session, tool profile)
+        self._texts: OrderedDict[tuple, tuple[str, int]] = OrderedDict()  # rendered checkpoints (bounded)
 
     @classmethod
     def create(cls, config: CheckpointConfig | None, services: Mapping[str, Any]) -> "CheckpointFilter":
@@ -119,7 +140,7 @@ class CheckpointFilter(Filter):
         rev, doc, conts = self.parts.load(store, ident.tenant, ident.session)
         st = TaskState.load(doc)
         # A sub-agent offers fewer tools than the session's main conversation; its "user" is the agent.
-        n_tools = len(tool_names(view.body))
+        n_tools = len(view.tool_names())
         main = max(int(doc.get("main_tools") or 0), n_tools)
         conts = dict(conts or {})
         cont = conts.get(thread)
@@ -142,6 +163,7 @@ class CheckpointFilter(Filter):
         if st.compacted and (found is None or found.phase != cmp.REQUEST):
             seg = self._segment(turn, store, st, rec)
             if seg is not None:
+                take(turn, LedgerSegment)  # folded into ``seg``
                 offer(turn, seg)
         dumped = {**st.dump(), "main_tools": main}
         if len(conts) > 8:
@@ -222,21 +244,45 @@ class CheckpointFilter(Filter):
     # -- the segment -------------------------------------------------------------------
 
     def _segment(self, turn: Turn, store: Any, st: TaskState, rec: CheckpointTurn) -> Segment | None:
-        pending = self._pending(turn, store)
+        # The ledger's checkpoint (offered by ``effects``, which runs before) becomes the effects
+        # field: one segment, one budget. Without it, the store's open calls are the pending approvals.
+        # (Withdrawn from the offers only once this segment is offered: if rendering fails, it stays.)
+        folded = [s for s in offered(turn) if isinstance(s, LedgerSegment)]
+        if folded:
+            records = [r for seg in folded for r in seg.records]
+            classes, chars, listing = folded[0].classes or _CLASSES, folded[0].args_chars, folded[0].listing
+            rec.effects = folded[0].ref
+        else:
+            records, classes, chars, listing = self._pending(turn, store), _CLASSES, 100, ""
+        shown = st.as_of_compaction()
         ident = turn.identity
         seg = Segment(kind="task_state", ref=f"task_state:{ident.task or ident.session}@{'0' * 12}", text="",
                       origin="checkpoint", scope="task", trust="system", sensitivity="internal",
                       priority=self.config.priority, max_tokens=self.config.max_tokens,
                       placement=self.config.placement, truncatable=True, boundary="item")
         fence = turn.tokens.count(render_segment(seg)) + 2  # what inject puts around the text
-        seg.text, rec.dropped = render(st, pending, turn.tokens.count, self.config.max_tokens - fence)
-        rev = hashlib.sha256(seg.text.encode("utf-8", "surrogatepass")).hexdigest()[:12]
-        seg.ref = rec.ref = seg.ref[:-12] + rev
-        seg.freshness = {"revision": rev}
-        rec.counts = {**st.counts(), "pending": len(pending)}
+        items = effect_items(records, classes, chars)
+        state_key = hashlib.sha256(orjson.dumps(st.frozen, option=orjson.OPT_SORT_KEYS)).digest()
+        budget = self.config.max_tokens - fence
+        for _ in range(3):  # the ref names the text's revision: refit if its digits cost more than the zeros
+            key = (state_key, tuple(items), listing, budget)
+            done = self._texts.get(key)
+            if done is None:
+                done = self._texts[key] = render(shown, items, turn.tokens.count, budget, listing)
+                while len(self._texts) > 1024:
+                    self._texts.popitem(last=False)
+            seg.text, rec.dropped = done
+            rev = hashlib.sha256(seg.text.encode("utf-8", "surrogatepass")).hexdigest()[:12]
+            seg.ref = rec.ref = seg.ref[:-12] + rev
+            seg.freshness = {"revision": rev}
+            over = turn.tokens.count(render_segment(seg)) - self.config.max_tokens
+            if over <= 0:
+                break
+            budget -= over
+        rec.counts = {**shown.counts(), "pending": sum(e.group == "open" for e in items), "effects": len(items)}
         return seg
 
-    def _pending(self, turn: Turn, store: Any) -> list[str]:
+    def _pending(self, turn: Turn, store: Any) -> list:
         if not self.config.max_pending:
             return []
         ident = turn.identity
@@ -246,22 +292,33 @@ class CheckpointFilter(Filter):
         except Exception as exc:  # the checkpoint goes on without them
             log.warning("turn %s: pending effects unreadable: %s", turn.turn_id, type(exc).__name__)
             return []
-        out = []
-        for r in records[-self.config.max_pending:]:
-            args = compact_args(r.tool, r.args_canonical, _CLASSES, 100)  # the ledger's own short form
-            out.append(f"{r.tool} {args} ({r.state})")
-        return out
+        return records[-self.config.max_pending:]
 
     def report(self, turn: Turn) -> dict | None:
         rec = turn.state.get(self.name)
         if not isinstance(rec, CheckpointTurn):
             return None
         return {"compaction": rec.compaction, "task_state": {
-            "compacted": rec.compacted, "ref": rec.ref, "items": rec.counts, "dropped": rec.dropped}}
+            "compacted": rec.compacted, "ref": rec.ref, "items": rec.counts, "dropped": rec.dropped,
+            "effects_ref": rec.effects}}
 
 
 _CLASSES = ToolClasses.build(DEFAULT_READ_ONLY_TOOLS, DEFAULT_SIDE_EFFECT_TOOLS, DEFAULT_SHELL_TOOLS,
                              DEFAULT_READ_ONLY_COMMANDS, True)
+
+
+def effect_items(records: list, classes: ToolClasses, args_chars: int) -> list[EffectItem]:
+    """The effects field's items, newest first, from ledger records (oldest first)."""
+    return [EffectItem(effect_group(r), classes.irreversible(r.tool, _args(r)),
+                       effect_call(r, classes, args_chars, key=True), effect_state(r), effect_details(r))
+            for r in reversed(records)]
+
+
+def _args(r: Any) -> Any:
+    try:
+        return orjson.loads(r.args_canonical)
+    except orjson.JSONDecodeError:
+        return r.args_canonical
 
 
 def _agentic(view: Any) -> bool:
@@ -276,13 +333,13 @@ def _agentic(view: Any) -> bool:
 
 def _thread(view: Any) -> str:
     """One task state per conversation profile (a sub-agent has other tools)."""
-    return hashlib.sha256("\x01".join(tool_names(view.body)).encode()).hexdigest()[:12]
+    return hashlib.sha256("\x01".join(view.tool_names()).encode()).hexdigest()[:12]
 
 
 def _summary_mark(view: Any, found: cmp.Compaction) -> str:
     """Which compaction this is: the first summary text or compaction item of the history."""
     for item in view.items():
-        if isinstance(item, dict) and item.get("type") in ("compaction", "compaction_summary"):
+        if isinstance(item, dict) and item.get("type") in view.history_keys.compaction_items:
             return digest(str(item.get("encrypted_content") or item.get("id") or ""))
         for text in cmp.item_texts(item):
             if cmp.summary_text(text):

@@ -4,6 +4,11 @@ Kept in the session record (``task_state``) as plain JSON, bounded: each
 list keeps its newest entries, an entry seen again moves to the end (newest
 last, deduplicated), so the record stays small however long the session.
 Every entry carries the user turn it came from (``t``, counted per session).
+
+``frozen`` is what the checkpoint shows: the lists as they were when it was
+first rendered after the session's latest compaction. What happens after
+the compaction is in the conversation itself, so the checkpoint's bytes stay
+the same until the next one (a stable text, whatever the placement).
 """
 from __future__ import annotations
 
@@ -35,6 +40,7 @@ class TaskState:
     compactions: int = 0
     seen: list = field(default_factory=list)  # digests of compaction summaries already counted
     said: list = field(default_factory=list)  # digests of the newest assistant texts read
+    frozen: dict | None = None  # the shown lists as of the latest compaction (``as_of_compaction``)
 
     @classmethod
     def load(cls, raw: Any) -> "TaskState":
@@ -51,12 +57,13 @@ class TaskState:
         st.turns = int(raw.get("turns") or 0)
         st.compactions = int(raw.get("compactions") or 0)
         st.known = dict(raw.get("known") or {}) if isinstance(raw.get("known"), Mapping) else {}
+        st.frozen = dict(raw["frozen"]) if isinstance(raw.get("frozen"), Mapping) else None
         return st
 
     def dump(self) -> dict:
         return {"goal": self.goal, "instructions": self.instructions, "decisions": self.decisions,
                 "evidence": self.evidence, "question": self.question, "turns": self.turns, "known": self.known,
-                "compactions": self.compactions, "seen": self.seen, "said": self.said}
+                "compactions": self.compactions, "seen": self.seen, "said": self.said, "frozen": self.frozen}
 
     @property
     def compacted(self) -> bool:
@@ -104,6 +111,13 @@ class TaskState:
                 del items[i]
         while len(items) > LIMITS[name]:
             del items[min(HEAD, len(items) - 1)]
+
+    def as_of_compaction(self) -> "TaskState":
+        """The state the checkpoint shows: frozen at the first call after each compaction."""
+        if self.frozen is None or self.frozen.get("c") != self.compactions:
+            self.frozen = {"c": self.compactions, "goal": self.goal, "question": self.question,
+                           **{name: [list(e) for e in getattr(self, name)] for name in LIMITS}}
+        return TaskState.load(self.frozen)
 
     def counts(self) -> dict[str, int]:
         return {"instructions": len(self.instructions), "decisions": len(self.decisions),

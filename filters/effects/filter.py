@@ -40,10 +40,17 @@ request of it gets a task-state checkpoint segment (kind ``checkpoint``, trust
 ``system``) with the goal, the side effects the history no longer shows
 (completed / failed with compact arguments and references or an excerpt;
 pending / unknown ones), and the next safe action when there is one.
-``inject`` places it; the checkpoint is also kept in the store
-(``checkpoints``, id ``effects:<scope>``), filed under every session whose
-effects it lists: erasing any of them (or its subject) erases it, and the
-next turn renders it again without them.
+It is a ``LedgerSegment``, carrying the records it lists: when the
+``checkpoint`` filter runs after this one it folds them into the task-state
+checkpoint's effects field (one segment, one budget: ``filters/checkpoint``);
+otherwise ``inject`` places it as it is. The checkpoint is also kept in the
+store (``checkpoints``, id ``effects:<scope>``), filed under every session
+whose effects it lists: erasing any of them (or its subject) erases it, and
+the next turn renders it again without them.
+
+Test runs (``pytest``, ``go test``, ``npm test``…: ``rules``) are not
+side effects: repeating one harms nothing, and a passing run is the
+checkpoint's verified evidence.
 
 Goal: the ``X-Ctx-Goal`` header when the agent sends one, else the first
 user turn of the session's first conversation (reminder blocks removed). The
@@ -84,13 +91,14 @@ from ctxproxy.store.records import COMPLETED, FAILED, OPEN_STATES, PENDING, RESO
 
 from ..base import Filter, FilterError, Turn
 from ..compaction import RESUMED, detect
-from .history import check, clean_text, prune_threads, tool_names
+from .history import check, clean_text, prune_threads
 from .rules import (
     DEFAULT_EXTRACTORS,
     DEFAULT_READ_ONLY_COMMANDS,
     DEFAULT_READ_ONLY_TOOLS,
     DEFAULT_SHELL_TOOLS,
     DEFAULT_SIDE_EFFECT_TOOLS,
+    DEFAULT_TEST_COMMANDS,
     MAX_DEPTH,
     ToolClasses,
     canonical_json,
@@ -102,6 +110,7 @@ from .rules import (
     normalize_id,
     normalize_value,
     result_failed,
+    shell_output,
     short_args,
 )
 from ..segments import Segment, offer
@@ -129,6 +138,7 @@ class EffectsConfig:
     shell_tools: Mapping[str, str] = field(  # shell tool -> argument holding its command line
         default_factory=lambda: MappingProxyType(dict(DEFAULT_SHELL_TOOLS)))
     read_only_commands: tuple[str, ...] = DEFAULT_READ_ONLY_COMMANDS  # shell command prefixes that only read
+    test_commands: tuple[str, ...] = DEFAULT_TEST_COMMANDS  # test runners: not side effects (a passing run is evidence)
     builtin_extractors: bool = True  # find URLs, PR/issue numbers, commit shas and JSON ids in results
     extractors: Mapping[str, tuple[str, ...]] = field(  # tool name ("*" = every tool) -> extra ref regexes
         default_factory=lambda: MappingProxyType({}))
@@ -139,7 +149,7 @@ class EffectsConfig:
     checkpoint: bool = True  # offer the task-state checkpoint after a compaction
     checkpoint_placement: Literal["turn", "system"] = "turn"  # next to the latest user turn, or system slot
     checkpoint_priority: int = 90  # inject priority (higher is placed first)
-    checkpoint_max_tokens: int = 2000  # the checkpoint's own token cap (cut between effects, oldest first)
+    checkpoint_max_tokens: int = 2000  # its own token cap when placed alone (folded: the task state's budget)
     checkpoint_max_effects: int = 40  # newest effects listed; older ones are counted
     args_chars: int = 160  # characters of arguments shown per effect in the checkpoint
     summary_markers: tuple[str, ...] = DEFAULT_MARKERS  # first-turn texts that mean "resumed from a summary"
@@ -197,7 +207,8 @@ class EffectsFilter(Filter):
         self.store = store
         self.clock = clock
         self.classes = ToolClasses.build(config.read_only_tools, config.side_effect_tools, config.shell_tools,
-                                         config.read_only_commands, config.default_side_effect)
+                                         config.read_only_commands, config.default_side_effect,
+                                         config.test_commands)
         self.global_patterns = compile_patterns(
             (DEFAULT_EXTRACTORS if config.builtin_extractors else ()) + tuple(config.extractors.get("*", ())))
         self.tool_patterns = {t: self.global_patterns + compile_patterns(p)
@@ -263,14 +274,15 @@ class EffectsFilter(Filter):
 
     def _settle_fields(self, tool: str, result: Any) -> dict:
         text = result.content
-        failed = result.is_error or (self.config.exit_code_failures and tool in self.classes.shell
-                                     and result_failed(text))
+        shell = tool in self.classes.shell
+        failed = result.is_error or (self.config.exit_code_failures and shell and result_failed(text))
+        shown = shell_output(text) if shell else text  # references and excerpt from what the command printed
         return {
             "state": FAILED if failed else COMPLETED,
             "result_digest": digest(text),
             "result_size": len(text.encode("utf-8", "surrogatepass")),
-            "refs": extract_refs(text, self.tool_patterns.get(tool, self.global_patterns), self.config.max_refs),
-            "excerpt": excerpt(text, self.config.excerpt_chars) or None,
+            "refs": extract_refs(shown, self.tool_patterns.get(tool, self.global_patterns), self.config.max_refs),
+            "excerpt": excerpt(shown, self.config.excerpt_chars) or None,
         }
 
     @staticmethod
@@ -286,7 +298,7 @@ class EffectsFilter(Filter):
             return None
         st = self._state(turn)
         body = view.body
-        tools = tool_names(body)
+        tools = view.tool_names()
         results = view.tool_results()
         if not tools and not results:
             return None  # an auxiliary call (title, quota, command-prefix check): nothing to record
@@ -345,7 +357,7 @@ class EffectsFilter(Filter):
         segments: list[Segment] = []
         es = dict(sess.get("effects") or {})
         threads = dict(es.get("threads") or {})
-        chk = check(threads, items, system=view.system_text(), tools=tools,
+        chk = check(threads, items, keys=view.history_keys, system=view.system_text(), tools=tools,
                     server_history=server_history, markers=self.config.summary_markers,
                     first_user=clean_text(view.first_user_text()) if not threads else "", now=now,
                     previous_response_id=body.get("previous_response_id") if server_history else None,
@@ -547,11 +559,13 @@ class EffectsFilter(Filter):
                 "observed_at": now}, session=session,
                 sessions=sorted({r.session for r in hidden if r.session is not None}))
             es["cp"] = rev
-        return Segment(kind="checkpoint", ref=ref, text=text, origin="effects",
-                       scope="task" if cfg.key_scope == "task" else "session", trust="system",
-                       sensitivity="internal", freshness={"observed_at": now, "revision": rev},
-                       priority=cfg.checkpoint_priority, max_tokens=cfg.checkpoint_max_tokens,
-                       placement=cfg.checkpoint_placement, truncatable=True, boundary="item")
+        return LedgerSegment(kind="checkpoint", ref=ref, text=text, origin="effects",
+                             scope="task" if cfg.key_scope == "task" else "session", trust="system",
+                             sensitivity="internal", freshness={"observed_at": now, "revision": rev},
+                             priority=cfg.checkpoint_priority, max_tokens=cfg.checkpoint_max_tokens,
+                             placement=cfg.checkpoint_placement, truncatable=True, boundary="item",
+                             records=tuple(hidden), classes=self.classes, args_chars=cfg.args_chars,
+                             listing=_listing(cfg.key_scope, task if cfg.key_scope == "task" else session))
 
     def _side_effects(self, b: Any, tenant: str, where: dict, now: float) -> "_Ledger":
         """The scope's side-effecting records, kept in this process until the
@@ -766,6 +780,24 @@ class EffectsFilter(Filter):
 
 
 @dataclass(eq=False)
+class LedgerSegment(Segment):
+    """The ledger's checkpoint, with the records it lists (oldest first): the
+    side effects the compacted history no longer shows. Placed as it is,
+    unless the task-state checkpoint folds it into its own effects field
+    (``segments.take``: one segment, one budget)."""
+
+    records: tuple = ()
+    classes: ToolClasses | None = None
+    args_chars: int = 160
+    listing: str = ""  # how to list every effect of the scope (for what a budget leaves out)
+
+
+def _listing(key_scope: str, scope: str) -> str:
+    flag = "task" if key_scope == "task" else "session"
+    return f"`ctxproxy effects list --{flag} {scope}` (admin API: GET /ctx/v1/effects?{flag}= the same)"
+
+
+@dataclass(eq=False)
 class _Ledger:
     """A scope's side-effecting records as read at revision ``rev`` (valid
     until ``until``), and the checkpoint last rendered from them."""
@@ -923,6 +955,37 @@ def compact_args(tool: str, args_canonical: str, classes: ToolClasses, limit: in
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
+def effect_group(r: Any) -> str:
+    """``done``, ``failed`` or ``open`` (pending / unknown: it may or may not have taken effect)."""
+    if _completed(r):
+        return "done"
+    if r.state == FAILED or (r.state == RESOLVED and r.resolution in ("failed", "not_executed")):
+        return "failed"
+    return "open"
+
+
+def effect_call(r: Any, classes: ToolClasses, args_chars: int, key: bool = False) -> str:
+    """The call in short form; ``key``: with the first 8 hex digits of its
+    idempotency key (the admin listing shows it whole)."""
+    s = f"{r.tool} {compact_args(r.tool, r.args_canonical, classes, args_chars)}"
+    return f"{s} [key {r.key[:8]}]" if key else s
+
+
+def effect_state(r: Any) -> str:
+    return f"{r.state} ({r.resolution}, resolved by a human)" if r.state == RESOLVED else r.state
+
+
+def effect_details(r: Any) -> str:
+    """What the result showed: its references, else its excerpt ('' if neither)."""
+    if r.refs:
+        return "; refs: " + ", ".join(x.replace("<", "‹").replace(">", "›") for x in r.refs)
+    return f'; result: "{r.excerpt}"' if r.excerpt else ""
+
+
+def effect_text(r: Any, classes: ToolClasses, args_chars: int) -> str:
+    return f"{effect_call(r, classes, args_chars)} → {effect_state(r)}{effect_details(r)}"
+
+
 def render_checkpoint(records: list, goal: str | None, classes: ToolClasses, args_chars: int,
                       max_effects: int) -> str:
     """The checkpoint text: what the compacted history no longer shows.
@@ -935,12 +998,7 @@ def render_checkpoint(records: list, goal: str | None, classes: ToolClasses, arg
     older = len(records) - len(shown)
     groups: dict[str, list] = {"done": [], "failed": [], "open": []}
     for r in reversed(shown):
-        if _completed(r):
-            groups["done"].append(r)
-        elif r.state == FAILED or (r.state == RESOLVED and r.resolution in ("failed", "not_executed")):
-            groups["failed"].append(r)
-        else:
-            groups["open"].append(r)
+        groups[effect_group(r)].append(r)
     lines = ["Task-state checkpoint (system-provided, recorded by ctxproxy from this task's tool calls). "
              "The conversation history was compacted and no longer shows these calls; this ledger is authoritative."]
     if goal:
@@ -954,14 +1012,7 @@ def render_checkpoint(records: list, goal: str | None, classes: ToolClasses, arg
         lines.append(f"({older} older side effects are not listed.)")
 
     def line(r: Any) -> str:
-        s = f"- {r.tool} {compact_args(r.tool, r.args_canonical, classes, args_chars)} → {r.state}"
-        if r.state == RESOLVED:
-            s += f" ({r.resolution}, resolved by a human)"
-        if r.refs:
-            s += "; refs: " + ", ".join(x.replace("<", "‹").replace(">", "›") for x in r.refs)
-        elif r.excerpt:
-            s += f'; result: "{r.excerpt}"'
-        return s
+        return f"- {effect_text(r, classes, args_chars)}"
 
     if groups["open"]:
         lines.append("Pending or unknown (the result was never seen; it may or may not have taken effect):")

@@ -15,15 +15,17 @@ A request is a compaction when, for its thread:
   (a summary replaced turns, messages were dropped in the middle);
 - it starts a new thread of a profile the session already had (the history
   was dropped or replaced by a summary: the first item changed);
-- it carries a Codex ``compaction`` / ``compaction_summary`` item not seen
-  before in this thread, or (first request of a session) a summary marker.
+- it carries a compaction item (``HistoryKeys.compaction_items``, Codex's)
+  not seen before in this thread, or (first request of a session) a summary
+  marker.
 
 A request continuing with ``previous_response_id`` keeps its history on the
 server: only compaction items count there.
 
 Fingerprints ignore what clients rewrite on every turn without changing the
-conversation: ``cache_control`` markers, and the form of call ids (OpenClaw
-sanitises them when it replays history).
+conversation (the request view's ``history_keys``, named by the adapter):
+prompt-cache markers, and the form of call ids (OpenClaw sanitises them when
+it replays history).
 """
 from __future__ import annotations
 
@@ -36,32 +38,33 @@ from typing import Any, Hashable, Iterable, Sequence
 import orjson
 
 from ..digest import memo_key, sha256
+from ..view import HistoryKeys
 from .rules import normalize_id
 
-_ID_KEYS = frozenset({"id", "tool_use_id", "call_id", "tool_call_id"})
-_DROP_KEYS = frozenset({"cache_control"})
-COMPACTION_ITEM_TYPES = ("compaction", "compaction_summary")
 _REMINDER = re.compile(r"<system-reminder>.*?</system-reminder>", re.S)
 
 
-def _norm(value: Any) -> Any:
+def _norm(value: Any, keys: HistoryKeys) -> Any:
     if isinstance(value, dict):
         out = {}
         for k, v in value.items():
-            if k in _DROP_KEYS:
+            if k in keys.volatile:
                 continue
-            out[k] = normalize_id(v) if k in _ID_KEYS and isinstance(v, str) else _norm(v)
+            out[k] = normalize_id(v) if k in keys.ids and isinstance(v, str) else _norm(v, keys)
         return out
     if isinstance(value, list):
-        return [_norm(v) for v in value]
+        return [_norm(v, keys) for v in value]
     return value
 
 
-# A key that _norm rewrites or drops. In compact JSON a raw '"key":' can only
-# be a key (quotes inside strings are escaped), so an item whose encoding has
-# none is already normal: hash its encoding without the Python-level walk.
-_NORM_KEYS = re.compile(rb'"(?:' + b"|".join(re.escape(k.encode()) for k in sorted(_ID_KEYS | _DROP_KEYS))
-                        + rb')":')
+@functools.lru_cache(maxsize=8)
+def _norm_keys(keys: HistoryKeys) -> re.Pattern:
+    """A key that _norm rewrites or drops. In compact JSON a raw '"key":' can
+    only be a key (quotes inside strings are escaped), so an item whose
+    encoding has none is already normal: hash its encoding without the
+    Python-level walk."""
+    return re.compile(rb'"(?:' + b"|".join(re.escape(k.encode()) for k in sorted(keys.ids | keys.volatile))
+                      + rb')":')
 
 
 # History items come back on every turn: remember their fingerprints by the
@@ -70,21 +73,22 @@ _FP_MEMO: dict[Hashable, str] = {}
 _FP_MEMO_MAX = 8192
 
 
-def item_fp(item: Any, encoding: bytes | None = None) -> str:
+def item_fp(item: Any, keys: HistoryKeys, encoding: bytes | None = None) -> str:
     """The item's fingerprint: a hash of its canonical (sorted, id-normalised)
-    JSON. ``encoding``, the item's JSON in any key order when the caller has it
-    (request views keep one per item), finds a fingerprint made before without
-    encoding the item again."""
+    JSON; ``keys``: the request view's ``history_keys``. ``encoding``, the
+    item's JSON in any key order when the caller has it (request views keep
+    one per item), finds a fingerprint made before without encoding the item
+    again. The memo assumes one ``keys`` per process (the adapters share one)."""
     key = memo_key(encoding) if encoding is not None else None
     fp = _FP_MEMO.get(key) if key is not None else None
     if fp is None:
-        fp = _canonical_fp(item)
+        fp = _canonical_fp(item, keys)
         if key is not None:
             _remember(_FP_MEMO, key, fp)
     return fp
 
 
-def _canonical_fp(item: Any) -> str:
+def _canonical_fp(item: Any, keys: HistoryKeys) -> str:
     try:
         raw = orjson.dumps(item, option=orjson.OPT_SORT_KEYS)
     except (TypeError, orjson.JSONEncodeError):
@@ -92,8 +96,8 @@ def _canonical_fp(item: Any) -> str:
     key = memo_key(raw)
     fp = _FP_MEMO.get(key)
     if fp is None:
-        if _NORM_KEYS.search(raw):
-            raw = orjson.dumps(_norm(item), option=orjson.OPT_SORT_KEYS)
+        if _norm_keys(keys).search(raw):
+            raw = orjson.dumps(_norm(item, keys), option=orjson.OPT_SORT_KEYS)
         fp = sha256(raw).hexdigest()[:16]
         _remember(_FP_MEMO, key, fp)
     return fp
@@ -142,18 +146,6 @@ def _sample_positions(n: int) -> tuple[int, ...]:
     return tuple(sorted(i for i in pos if i < n))
 
 
-def tool_names(body: dict) -> list[str]:
-    tools = body.get("tools")
-    out = []
-    for t in tools if isinstance(tools, list) else ():
-        if isinstance(t, dict):
-            name = t.get("name")
-            if not isinstance(name, str) and isinstance(t.get("function"), dict):
-                name = t["function"].get("name")
-            out.append(name if isinstance(name, str) else str(t.get("type", "")))
-    return sorted(out)
-
-
 def clean_text(text: str) -> str:
     """User text without client-injected reminder blocks, whitespace collapsed."""
     return " ".join(_REMINDER.sub(" ", text).split())
@@ -174,7 +166,7 @@ class ThreadCheck:
 T_RESOLUTION = 30.0  # seconds
 
 
-def check(threads: dict[str, dict], items: Sequence[Any], *, system: str, tools: Iterable[str],
+def check(threads: dict[str, dict], items: Sequence[Any], *, keys: HistoryKeys, system: str, tools: Iterable[str],
           server_history: bool, markers: Sequence[str], first_user: str, now: float,
           previous_response_id: str | None = None,
           encodings: Sequence[bytes | None] | None = None) -> ThreadCheck:
@@ -182,17 +174,18 @@ def check(threads: dict[str, dict], items: Sequence[Any], *, system: str, tools:
 
     With server-side history (``previous_response_id``) the request continues
     the thread whose last response has that id (threads remember it as ``r``).
-    ``encodings``: each item's JSON, if the caller has them (see ``item_fp``)."""
+    ``keys``: the view's ``history_keys``; ``encodings``: each item's JSON, if
+    the caller has them (see ``item_fp``)."""
     profile = _memo_h(system[:8000], "\x01".join(tools))
     fps: dict[int, str] = {}
 
     def fp_at(pos: int) -> str:  # each sampled item hashed once per check
         fp = fps.get(pos)
         if fp is None:
-            fp = fps[pos] = item_fp(items[pos], encodings[pos] if encodings is not None else None)
+            fp = fps[pos] = item_fp(items[pos], keys, encodings[pos] if encodings is not None else None)
         return fp
-    compaction_fps = sorted({item_fp(it) for it in items
-                             if isinstance(it, dict) and it.get("type") in COMPACTION_ITEM_TYPES})
+    compaction_fps = sorted({item_fp(it, keys) for it in items
+                             if isinstance(it, dict) and it.get("type") in keys.compaction_items})
     same_profile = sorted(((t.get("t", 0.0), tid) for tid, t in threads.items() if t.get("p") == profile),
                           reverse=True)
     if server_history:

@@ -19,9 +19,19 @@ over a stand-in (``filters.effects``).
 Tool classes: a tool is read-only or side-effecting. Shell tools (``Bash``,
 ``shell``, ``exec_command``, ...) are classed per call: a command line whose
 every command matches the read-only allowlist (``git status``, ``ls``,
-``grep`` ...) and that writes no file (no ``>`` redirection, no ``-delete``,
-``sed -i``...) is read-only; anything else, or anything we cannot parse, is
-side-effecting. Unknown tools follow ``default_side_effect``.
+``grep`` ...) or runs tests (``pytest``, ``go test``, ``npm test`` ...:
+repeating one harms nothing, and a passing run is the task-state
+checkpoint's verified evidence, not a side effect to guard) and that writes
+no file (no ``>`` redirection, no ``-delete``, ``sed -i``...) is read-only;
+anything else, or anything we cannot parse, is side-effecting. Unknown tools
+follow ``default_side_effect``.
+
+A side effect is also classed *irreversible* or *local* (``ToolClasses.
+irreversible``), to order the checkpoint when its budget is short: an edit
+of the working tree (``Edit``, ``apply_patch``, ``sed -i``, ``git commit``)
+can be seen and undone there; what leaves the machine (``git push``, ``gh pr
+create``, a deployment, a message, an unknown tool) cannot. Same call, same
+class: a pure function of the tool and its arguments.
 """
 from __future__ import annotations
 
@@ -156,6 +166,23 @@ DEFAULT_READ_ONLY_COMMANDS = (
     "kubectl get", "kubectl describe", "kubectl logs", "docker ps", "docker images", "docker logs",
     "docker inspect",
 )
+# Test runners and checks (whole-word prefixes, like the list above): not side effects.
+DEFAULT_TEST_COMMANDS = (
+    "pytest", "py.test", "python -m pytest", "python3 -m pytest", "python -m unittest", "python3 -m unittest",
+    "uv run pytest", "poetry run pytest", "tox", "nox", "jest", "npx jest", "vitest", "npx vitest", "mocha",
+    "npx mocha", "npm test", "npm run test", "yarn test", "pnpm test", "go test", "go vet", "cargo test",
+    "cargo check", "make test", "make check", "mvn test", "gradle test", "./gradlew test", "dotnet test",
+    "rspec", "bundle exec rspec", "phpunit", "ctest", "mypy",
+)
+# Side effects that are local to the working tree: an edit can be seen and undone there.
+DEFAULT_LOCAL_TOOLS = ("Edit", "MultiEdit", "Write", "NotebookEdit", "apply_patch", "edit", "write", "patch",
+                       "write_file", "TodoWrite")
+# Shell commands (prefixes) whose effect stays in the working tree; any other command is irreversible.
+DEFAULT_LOCAL_COMMANDS = (
+    "sed", "mkdir", "touch", "cp", "mv", "ln", "chmod", "patch", "git add", "git commit", "git switch",
+    "git stash", "git branch", "git mv", "git apply", "git tag", "npm install", "npm ci", "pip install",
+    "uv sync", "poetry install", "cargo build", "go build", "black", "ruff", "prettier", "gofmt",
+)
 # Flags that make an otherwise read-only command write (checked per command).
 _WRITE_FLAGS = {
     "find": ("-delete", "-exec", "-execdir", "-ok", "-okdir", "-fprint", "-fprint0", "-fprintf", "-fls"),
@@ -189,15 +216,19 @@ def _dig(args: Any, path: str) -> Any:
     return args
 
 
-def is_read_only_command(command: str, allow: Sequence[tuple[str, ...]]) -> bool:
+def _commands(command: str, redirect_ok: bool) -> list[list[str]] | None:
+    """The words of each command of a command line (assignments in front
+    removed); None when it cannot be told: substitutions, subshells, and with
+    ``redirect_ok`` false any output redirection but to ``/dev/null`` or
+    another descriptor."""
     if "`" in command or "$(" in command or "<(" in command or ">(" in command:
-        return False  # substitutions run commands we would have to classify too
+        return None  # substitutions run commands we would have to classify too
     try:
         lex = shlex.shlex(command.replace("\n", " ; "), posix=True, punctuation_chars=True)
         lex.whitespace_split = True
         tokens = list(lex)
     except ValueError:
-        return False
+        return None
     segments: list[list[str]] = [[]]
     i = 0
     while i < len(tokens):
@@ -206,29 +237,39 @@ def is_read_only_command(command: str, allow: Sequence[tuple[str, ...]]) -> bool
             segments.append([])
         elif tok and set(tok) <= set("<>&|();"):
             if tok in ("(", ")"):
-                return False  # subshells: keep it simple
+                return None  # subshells: keep it simple
             if ">" in tok:  # a redirection: only to /dev/null or another descriptor
                 target = tokens[i + 1] if i + 1 < len(tokens) else ""
-                if not (target == "/dev/null" or (tok.endswith("&") and target.isdigit())
+                if not (redirect_ok or target == "/dev/null" or (tok.endswith("&") and target.isdigit())
                         or tok in (">&", "<&") and target.isdigit()):
-                    return False
+                    return None
                 i += 1
             elif tok in ("<", "<<", "<<<"):
                 i += 1  # reading input is fine
             else:
-                return False
+                return None
         else:
             segments[-1].append(tok)
         i += 1
-    commands = [s for s in segments if s]
+    out = []
+    for words in segments:
+        while words and _ASSIGNMENT.match(words[0]):
+            words = words[1:]
+        if words:
+            out.append(words)
+    return out
+
+
+def _starts(words: list[str], prefixes: Sequence[tuple[str, ...]]) -> bool:
+    return any(tuple(words[:len(p)]) == p for p in prefixes)
+
+
+def is_read_only_command(command: str, allow: Sequence[tuple[str, ...]]) -> bool:
+    commands = _commands(command, redirect_ok=False)
     if not commands:
         return False
     for words in commands:
-        while words and _ASSIGNMENT.match(words[0]):
-            words = words[1:]
-        if not words:
-            continue
-        if not any(tuple(words[:len(p)]) == p for p in allow):
+        if not _starts(words, allow):
             return False
         flags = _WRITE_FLAGS.get(words[0])
         if flags and any(w == f or (f.startswith("-") and len(f) == 2 and w.startswith(f) and not w.startswith("--"))
@@ -237,19 +278,41 @@ def is_read_only_command(command: str, allow: Sequence[tuple[str, ...]]) -> bool
     return True
 
 
+def _prefixes(commands: Iterable[str]) -> tuple[tuple[str, ...], ...]:
+    return tuple(tuple(c.split()) for c in commands if c.split())
+
+
+_LOCAL_COMMANDS = _prefixes(DEFAULT_LOCAL_COMMANDS)
+
+
 @dataclass(frozen=True)
 class ToolClasses:
     read_only: frozenset[str]
     side_effect: frozenset[str]
     shell: Mapping[str, str]
-    allow: tuple[tuple[str, ...], ...]
+    allow: tuple[tuple[str, ...], ...]  # read-only and test command prefixes
     default_side_effect: bool = True
+    local: frozenset[str] = frozenset(DEFAULT_LOCAL_TOOLS)
 
     @classmethod
     def build(cls, read_only: Iterable[str], side_effect: Iterable[str], shell: Mapping[str, str],
-              commands: Iterable[str], default_side_effect: bool = True) -> "ToolClasses":
-        allow = tuple(tuple(c.split()) for c in commands if c.split())
+              commands: Iterable[str], default_side_effect: bool = True,
+              test_commands: Iterable[str] = DEFAULT_TEST_COMMANDS) -> "ToolClasses":
+        allow = _prefixes((*commands, *test_commands))
         return cls(frozenset(read_only), frozenset(side_effect), dict(shell), allow, default_side_effect)
+
+    def irreversible(self, tool: str, args: Any) -> bool:
+        """Whether a side effect of ``tool`` may have left the working tree (a
+        push, a PR, a deployment, a message; any tool or command not known to
+        stay local): repeating it is what the checkpoint must prevent first."""
+        field = self.shell.get(tool)
+        if field is None:
+            return tool not in self.local
+        cmd = command_text(_dig(args, field))
+        commands = _commands(cmd, redirect_ok=True) if cmd is not None else None
+        if not commands:
+            return True
+        return not all(_starts(words, _LOCAL_COMMANDS) or _starts(words, self.allow) for words in commands)
 
     def side_effect_of(self, tool: str, args: Any) -> bool:
         field = self.shell.get(tool)
@@ -318,6 +381,18 @@ def excerpt(text: str, chars: int) -> str:
     flat = " ".join(text[: chars * 4].split())
     flat = flat.replace("<", "‹").replace(">", "›")
     return flat if len(flat) <= chars else flat[: chars - 1] + "…"
+
+
+def shell_output(text: str) -> str:
+    """A shell tool's output: Codex returns ``{"output": "...", "metadata": {...}}``."""
+    if text.lstrip().startswith("{"):
+        try:
+            obj = orjson.loads(text)
+        except orjson.JSONDecodeError:
+            return text
+        if isinstance(obj, dict) and isinstance(obj.get("output"), str):
+            return obj["output"]
+    return text
 
 
 def result_failed(text: str) -> bool:

@@ -65,7 +65,7 @@ from __future__ import annotations
 import itertools
 import logging
 from collections import OrderedDict
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
 from typing import Any, Callable, Literal, Mapping
 
@@ -520,7 +520,7 @@ def truncate_to(seg: Segment, cap: int, count: Callable[[str], int]) -> str | No
         return _cuts[key]
     sep = BOUNDARIES.get(seg.boundary, "\n")
     units = seg.text.split(sep)
-    probe = Segment(**{**seg.__dict__})  # same labels, trial text
+    probe = replace(seg)  # same labels (and type), trial text
 
     def fits(k: int) -> bool:
         probe.text = sep.join(units[:k]) + MARKER

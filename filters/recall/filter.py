@@ -55,6 +55,7 @@ log = logging.getLogger("ctxproxy.filters.recall")
 
 Sensitivity = Literal["public", "internal", "confidential"]
 SPAN = "recall"  # child span ctxproxy.recall
+SPAN_ITEMS_CHARS = 4096  # of its ctxproxy.recall.items attribute
 HEADER = ("Recalled for this turn: memories and earlier session turns this caller may see, most relevant "
           "first (id, kind, scope, source, observed, confidence):")
 
@@ -112,6 +113,7 @@ class RecallState:
     items: list[dict] = field(default_factory=list)  # ids, labels, score parts: never text
     query_chars: int = 0
     ms: float = 0.0
+    user_text: str = ""  # the latest user text as the caller sent it (redacted), before inject adds to it
     assistant: dict[str, list[str]] = field(default_factory=dict)  # channel -> text (for the session index)
     assistant_chars: int = 0
 
@@ -141,13 +143,20 @@ class RecallFilter(Filter):
 
     @classmethod
     def create(cls, config: RecallConfig, services: Mapping[str, Any]) -> "RecallFilter":
-        recall_services(services)  # open the indexes at start-up (and register them for forget)
+        rs = recall_services(services)  # open the indexes at start-up (and register them for forget)
+        if rs is not None:
+            rs.prepare(config.rank)  # the embeddings extra: loaded now, or a ConfigError at start-up
         return cls(config, services)
 
     # -- request ---------------------------------------------------------------------
     def on_request(self, turn: Turn) -> None:
         state = turn.state[self.name] = RecallState()
         cfg = self.config
+        if turn.request is not None and self._indexing(turn):
+            # What the session index keeps as the user's words: read now, since
+            # inject later appends this turn's evidence and checkpoint to the same
+            # message (indexed, they would be recalled again as "what was said").
+            state.user_text = turn.request.latest_user_text() or ""
         route = cfg.route(turn.route)
         if not (route.enabled if route.enabled is not None else cfg.enabled) or turn.request is None:
             state.reason = "off"
@@ -224,7 +233,7 @@ class RecallFilter(Filter):
         state.ms = (time.perf_counter() - t0) * 1000.0
         turn.spans.append((SPAN, t0_ns, time.time_ns(), {  # type: ignore[arg-type]
             "ctxproxy.recall.candidates": state.candidates, "ctxproxy.recall.results": len(state.items),
-            "ctxproxy.recall.status": state.status}))
+            "ctxproxy.recall.status": state.status, "ctxproxy.recall.items": _items_json(state.items)}))
 
     def _remembered(self, tenant: str, session: str) -> _Last | None:
         with self._lock:
@@ -267,9 +276,8 @@ class RecallFilter(Filter):
         view = turn.request
         texts = []
         if state.status != "reused":  # a reused result means this user text is already indexed
-            user_text = view.latest_user_text() or ""
-            if user_text.strip():
-                texts.append(("user", user_text))
+            if state.user_text.strip():
+                texts.append(("user", state.user_text))
         if self.config.index_tool_outputs:
             results = view.tool_results()
             newest = max((r.position for r in results), default=-1)
@@ -359,6 +367,17 @@ def item_report(s: Any) -> dict:
     return {"id": c.memory_id, "kind": c.kind, "scope": c.scope, "source": c.source, "score": round(s.score, 4),
             "parts": s.parts(), "labels": {"sensitivity": SENSITIVITY_ORDER[min(c.sensitivity, 3)],
                                            "origin": c.origin, "observed_at": _iso(c.observed_at)}}
+
+
+def _items_json(items: list[dict]) -> str:
+    """The span's copy of the manifest items (ids, labels, score parts — no
+    text), at most ``SPAN_ITEMS_CHARS``: the lowest-ranked go first."""
+    items = list(items)
+    text = orjson.dumps(items).decode()
+    while len(text) > SPAN_ITEMS_CHARS and items:
+        items.pop()
+        text = orjson.dumps(items).decode()
+    return text
 
 
 def render_items(items: list) -> str:

@@ -11,15 +11,18 @@ Per candidate, in order (each part is reported in the manifest):
 - ``lexical``: Okapi BM25 of the query terms over the document's terms,
   divided by the query's ceiling (every term matched at saturation), so it
   reads as "how much of the query this matches", in [0, 1];
-- ``vector``: cosine similarity from the embeddings extra, when installed;
-  fused as ``(1 - w) * lexical + w * vector``;
+- ``vector``: with the embeddings extra on (``embeddings = true``), the
+  cosine similarity of the query's and the memory's vectors; fused as
+  ``(1 - vector_weight) * lexical + vector_weight * max(0, vector)`` (a
+  candidate without a vector keeps its lexical relevance);
 - ``decay``: ``0.5 ** (age / half_life)`` with the age counted from the
   query's ``as_of`` back to the memory's ``observed_at`` (1.0 for evergreen
   records and for anything observed after ``as_of``); it scales relevance
   as ``relevance * ((1 - decay_weight) + decay_weight * decay)``, so an old
   but exact memory still beats a fresh vague one;
-- ``min_score``: candidates whose relevance (before decay) is below it are
-  never offered, whatever else matches;
+- floor: a candidate is offered only when its lexical relevance reaches
+  ``min_score`` or, with embeddings, its cosine reaches ``vector_min`` (a
+  paraphrase sharing no word with the query); whatever else matches;
 - MMR (``mmr_lambda``): greedy selection trading score against the largest
   term-set overlap with what is already selected, so near-duplicates do not
   fill the budget.
@@ -44,7 +47,10 @@ class RankConfig:
     decay_weight: float = 0.1  # share of relevance that decays (0: no decay, 1: all of it)
     mmr_lambda: float = 0.7  # MMR trade-off: 1 = score only, 0 = diversity only
     min_score: float = 0.05  # relevance floor (lexical/fused, before decay) for any result
-    vector_weight: float = 0.35  # fusion weight of embeddings when the extra is installed
+    embeddings: bool = False  # fuse vectors of the embeddings extra (ctxproxy[embeddings]); start-up fails without it
+    vector_weight: float = 0.1  # fusion weight of the vector similarity (embeddings on)
+    vector_min: float = 0.35  # cosine that admits a candidate no query word matched (embeddings on)
+    vector_candidates: int = 20  # the most similar visible memories added to the lexical candidates
     prf_docs: int = 0  # pseudo-relevance feedback: expand the query from this many top documents (0: off)
     prf_terms: int = 6  # ...with this many of their terms
     prf_weight: float = 0.3  # ...each weighted this much relative to a query term
@@ -56,12 +62,19 @@ class RankConfig:
         checks = (("k1", self.k1 >= 0), ("b", 0 <= self.b <= 1), ("half_life_days", self.half_life_days > 0),
                   ("decay_weight", 0 <= self.decay_weight <= 1), ("mmr_lambda", 0 <= self.mmr_lambda <= 1),
                   ("min_score", 0 <= self.min_score <= 1), ("vector_weight", 0 <= self.vector_weight <= 1),
+                  ("vector_min", -1 <= self.vector_min <= 1), ("vector_candidates", self.vector_candidates >= 0),
                   ("prf_docs", self.prf_docs >= 0), ("prf_terms", self.prf_terms >= 0),
                   ("prf_weight", self.prf_weight >= 0),
                   ("context_weight", 0 <= self.context_weight <= 1))
         for key, ok in checks:
             if not ok:
                 raise ConfigError(f"{path}.{key}: out of range ({getattr(self, key)!r})")
+        if self.embeddings:
+            from .embeddings import missing
+
+            problem = missing()
+            if problem:
+                raise ConfigError(f"{path}.embeddings: {problem}")
 
 
 @dataclass(slots=True)
@@ -154,19 +167,25 @@ def feedback_terms(scored: Sequence[Scored], query: Mapping[str, float], n_docs:
 
 
 def score(cands: Sequence[Any], weights: Mapping[str, float], substrings: Sequence[str], n_docs: int,
-          avg_len: float, as_of: float, cfg: RankConfig, vectors: Sequence[float] | None = None,
+          avg_len: float, as_of: float, cfg: RankConfig, vectors: Sequence[float | None] | None = None,
           df: Mapping[str, int] | None = None) -> list[Scored]:
+    """``vectors``: each candidate's cosine to the query (None: no vector)."""
     lex, ceiling = bm25(cands, weights, substrings, n_docs, avg_len, cfg, df)
     out = []
-    w = cfg.vector_weight if vectors is not None else 0.0
+    w = cfg.vector_weight
     for i, cand in enumerate(cands):
         s = Scored(cand, lexical=min(1.0, lex[i] / ceiling))
         s.vector = vectors[i] if vectors is not None else None
-        s.relevance = (1 - w) * s.lexical + w * max(0.0, s.vector or 0.0)
+        s.relevance = s.lexical if s.vector is None else (1 - w) * s.lexical + w * max(0.0, s.vector)
         s.decay = decay(cand.observed_at, as_of, cand.evergreen, cfg.half_life_days)
         s.score = s.relevance * ((1 - cfg.decay_weight) + cfg.decay_weight * s.decay)
         out.append(s)
     return out
+
+
+def passes(s: Scored, cfg: RankConfig) -> bool:
+    """The floor: enough of the query's words, or (embeddings on) enough of its meaning."""
+    return s.lexical >= cfg.min_score or (s.vector is not None and s.vector >= cfg.vector_min)
 
 
 def mmr(scored: Sequence[Scored], k: int, lam: float) -> list[Scored]:

@@ -6,9 +6,10 @@ memory search``, so all three answer the same for the same principal.
 Steps: the query's terms (``store.memory_terms.query_terms``) and its
 identifier-like tokens (looked up as trigram substrings); candidates from
 each index, already restricted to what the viewer may see; BM25 over them
-(``rank``); optionally a second, expanded lookup (pseudo-relevance feedback:
-terms of the best first-pass documents); embeddings when the extra is
-installed; decay, the floor, MMR.
+(``rank``); with the embeddings extra on, the most similar visible memories
+join the candidates and each gets its cosine (``hybrid``); optionally a
+second, expanded lookup (pseudo-relevance feedback: terms of the best
+first-pass documents); decay, the floor, MMR.
 """
 from __future__ import annotations
 
@@ -43,11 +44,11 @@ class Recalled:
 
 class Recaller:
     def __init__(self, memories: Any, sessions: Any = None, config: RankConfig | None = None,
-                 embedder: Any = None):
+                 vectors: Any = None):
         self.memories = memories  # store.memory_index.MemoryIndex
         self.sessions = sessions  # store.session_index.SessionIndex (session-index hits)
         self.config = config or RankConfig()
-        self.embedder = embedder  # optional: .similarities(query, texts) -> list[float]
+        self.vectors = vectors  # hybrid.VectorRecall when the embeddings extra is on
 
     def recall(self, viewer: Viewer, query: str, k: int = 8, as_of: float | None = None,
                sessions: Sequence[str] | None = None, memories: bool = True,
@@ -66,22 +67,18 @@ class Recaller:
             return Recalled([], 0)
         cands, n_docs, avg, df = self._candidates(viewer, words, subs, now, sessions, memories,
                                                   tuple(exclude_kinds))
+        sims = None
+        if self.vectors is not None:
+            cands, sims = self.vectors.extend(viewer, query, cands, now, tuple(exclude_kinds), memories)
         weights = {w: 1.0 for w in words}
-        scored = rank.score(cands, weights, subs, n_docs, avg, as_of, cfg, df=df)
-        # The floor reads the query itself; feedback and vectors only reorder what passed it.
-        floor = {id(s.cand): s.relevance for s in scored}
+        scored = rank.score(cands, weights, subs, n_docs, avg, as_of, cfg, vectors=sims, df=df)
+        # The floor reads the query itself; feedback only reorders what passed it.
+        floor = {id(s.cand): rank.passes(s, cfg) for s in scored}
         if cfg.prf_docs and scored:
             extra = rank.feedback_terms(scored, weights, n_docs, cfg)
-            if extra:
-                scored = rank.score(cands, {**weights, **extra}, subs, n_docs, avg, as_of, cfg)  # df: candidates
-        if self.embedder is not None and scored:
-            sims = self.embedder.similarities(query, [s.cand.statement for s in scored])
-            for s, v in zip(scored, sims):
-                s.vector = float(v)
-                w = cfg.vector_weight
-                s.relevance = (1 - w) * s.lexical + w * max(0.0, s.vector)
-                s.score = s.relevance * ((1 - cfg.decay_weight) + cfg.decay_weight * s.decay)
-        kept = [s for s in scored if floor.get(id(s.cand), 0.0) >= cfg.min_score]
+            if extra:  # df: candidates
+                scored = rank.score(cands, {**weights, **extra}, subs, n_docs, avg, as_of, cfg, vectors=sims)
+        kept = [s for s in scored if floor.get(id(s.cand), False)]
         return Recalled(rank.mmr(kept, k, cfg.mmr_lambda), len(cands))
 
     def _candidates(self, viewer: Viewer, words: Sequence[str], subs: Sequence[str], now: float,

@@ -3,7 +3,10 @@
 The filter (every route's pipeline), ``POST /ctx/v1/recall`` and the
 session search all use the same two SQLite indexes beside the store; they
 are opened on first use, registered on ``store.derived`` (so ``forget``
-reaches them), and kept in the services mapping under ``"recall"``.
+reaches them), and kept in the services mapping under ``"recall"``. With
+the embeddings extra on (``[filters.recall.rank] embeddings = true``), the
+model and the vector index beside them are opened at start-up too
+(``prepare``); without the extra that is a ``ConfigError``.
 """
 from __future__ import annotations
 
@@ -11,9 +14,12 @@ import threading
 from pathlib import Path
 from typing import Any, Mapping
 
+from ctxproxy.config import ConfigError
 from ctxproxy.store.memory_index import MemoryIndex
 from ctxproxy.store.session_index import SessionIndex
+from ctxproxy.store.vector_index import VectorIndex
 
+from .hybrid import VectorRecall
 from .rank import RankConfig
 from .recaller import Recaller
 
@@ -25,18 +31,55 @@ class RecallServices:
     def __init__(self, data_dir: str | Path, store: Any):
         self.memories = MemoryIndex.open(data_dir, store)
         self.sessions = SessionIndex.open(data_dir, store)
+        self.data_dir, self.store = data_dir, store
+        self.vectors: VectorIndex | None = None  # opened by prepare() when a ranking asks for embeddings
+        self._embedder = None
         self._recallers: dict[RankConfig, Recaller] = {}
+
+    def prepare(self, config: RankConfig | None, sync: bool = False) -> None:
+        """Open what ``config`` needs: with embeddings, the model and the vector
+        index, caught up now (``sync``: the CLI) or in the background."""
+        if config is None or not config.embeddings:
+            return
+        with _lock:
+            if self.vectors is None:
+                from .embeddings import EmbeddingsUnavailable, shared_embedder
+
+                try:
+                    self._embedder = shared_embedder()
+                except EmbeddingsUnavailable as exc:
+                    raise ConfigError(f"filters.recall.rank.embeddings: {exc}") from None
+                vectors = VectorIndex.open(self.data_dir, self.store)
+                vectors.use(self._embedder)
+                self.vectors = vectors
+        if sync:
+            self.vectors.catch_up()
+        else:
+            self.vectors.kick()
 
     def recaller(self, config: RankConfig | None = None) -> Recaller:
         config = config or RankConfig()
         r = self._recallers.get(config)
         if r is None:
-            r = self._recallers[config] = Recaller(self.memories, self.sessions, config)
+            vectors = None
+            if config.embeddings:
+                self.prepare(config)
+                vectors = VectorRecall(self.vectors, self.memories, self._embedder, config)
+            r = self._recallers[config] = Recaller(self.memories, self.sessions, config, vectors)
         return r
+
+    def reindex(self) -> dict[str, int]:
+        """Rebuild the memory index, and the vector index when it is open."""
+        out = {"indexed": self.memories.rebuild()}
+        if self.vectors is not None:
+            out["vectors"] = self.vectors.rebuild()
+        return out
 
     def close(self) -> None:
         self.memories.close()
         self.sessions.close()
+        if self.vectors is not None:
+            self.vectors.close()
 
 
 def recall_services(services: Mapping[str, Any]) -> RecallServices | None:

@@ -77,12 +77,40 @@ def _kv(names: str, value: str, tail: str = r"(?![A-Za-z0-9_+/=-])") -> str:
 _UUID = r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"
 
 
+# Literal starts distinct enough to mark a token even glued to a word before them
+# (``keyghp_…``, ``TOKEN_sk-ant-api03-…``). Short or word-like ones (``sk-``,
+# ``key-``, ``pat-``, ``AKIA``) are left out: ``task-<32 hex>`` is not a key.
+_GLUED_STARTS = (
+    "sk-ant-api", "sk-ant-admin", "sk-ant-o", "sk-or-v1-", "sk-lf-", "gsk_", "api_org_", "pplx-", "lsv2_",
+    "nvapi-", "pcsk_", "GOCSPX-", "pscale_", "glsa_", "NRAK-", "ghp_", "gho_", "ghu_", "ghs_", "ghr_",
+    "github_pat_", "glpat-", "glptt-", "glrt-", "gldt-", "whsec_", "pypi-AgE", "rubygems_", "dckr_", "shippo_",
+    "PMAK-", "FLWSECK", "figd_", "ops_eyJ", "fo1_",
+)
+
+
 def _tok(id: str, group: str, pattern: str, *, entropy: float = 3.0, allow=(), **kw) -> Rule:
     """A prefixed token: must clear the entropy floor and the placeholder allowlist.
-    A leading ``\b`` also accepts an escape right before the token (``_LEFT``)."""
-    if pattern.startswith(r"\b("):
+    A leading ``\b`` also accepts an escape right before the token (``_LEFT``);
+    a token with one of ``_GLUED_STARTS`` is also found glued to a word before
+    it, and then its literal start stays in the text (so that a stream need
+    not hold every word that ends in ``g`` for a ``ghp_`` that may follow)."""
+    glued = next((s for s in _GLUED_STARTS if pattern.startswith("\\b(" + s)), None)
+    if glued and "secret" not in kw and _one_form(pattern):
+        pattern += "|(?<=\\w)" + glued + "(" + pattern[3 + len(glued):]
+        kw["secret"] = None  # the first group that took part
+    if pattern.startswith("\\b"):
         pattern = _LEFT + pattern[2:]
     return make_rule(id, group, pattern, entropy=entropy, allow=(_PLACEHOLDER, *_DOC_EXAMPLES, *allow), **kw)
+
+
+def _one_form(pattern: str) -> bool:
+    """Neither the pattern nor its first group is a choice of ``|`` alternatives
+    (moving the literal start out of the group then keeps the same language)."""
+    from re import _constants as C, _parser as P
+
+    tree = list(P.parse(pattern))
+    group = next((av[3] for op, av in tree if op is C.SUBPATTERN and av[0] == 1), None)
+    return not any(len(t) == 1 and t[0][0] is C.BRANCH for t in (tree, list(group or [])))
 
 
 def _llm() -> list[Rule]:
@@ -149,8 +177,11 @@ def _cloud() -> list[Rule]:
              r"sharedaccesskey=([A-Za-z0-9+/]{42,44}=)"),
         _tok("azure-sas-token", g,
              r"(?i)\bsv=\d{4}-\d{2}-\d{2}&[^\s\"'<>]{0,300}?\bsig=([A-Za-z0-9%+/]{40,100}(?:%3d|=){0,2})"),
+        # The secret is what follows "<3 chars><digit>Q~": the 3 characters are the
+        # credential's "hint", which Microsoft Graph shows to anyone who can read the
+        # app registration. Anchored there, a stream need not hold every short word.
         _tok("azure-ad-client-secret", g,
-             r"(?<![A-Za-z0-9_~.-])([A-Za-z0-9_~.]{3}\dQ~[A-Za-z0-9_~.-]{31,34})(?![A-Za-z0-9_~-])"),
+             r"(?<![A-Za-z0-9_~.-])[A-Za-z0-9_~.]{3}\dQ~([A-Za-z0-9_~.-]{31,34})(?![A-Za-z0-9_~-])"),
         _tok("alibaba-access-key-id", g, r"\b(LTAI[A-Za-z0-9]{12,20})\b"),
         _tok("digitalocean-token", g, r"\b(do[por]_v1_[a-f0-9]{64})\b"),
         _tok("heroku-api-key", g,
@@ -159,7 +190,9 @@ def _cloud() -> list[Rule]:
         _tok("cloudflare-api-token", g, _kv(r"cloudflare|\bcf_?api", r"[A-Za-z0-9_-]{40}", _END)),
         _tok("cloudflare-origin-ca-key", g, r"\b(v1\.0-[a-f0-9]{24}-[a-f0-9]{146})\b"),
         _tok("vault-token", g, rf"\b(hv[sbr]\.[A-Za-z0-9_-]{{24,256}}){_END}"),
-        _tok("terraform-cloud-token", g, r"\b([A-Za-z0-9]{14}\.atlasv1\.[A-Za-z0-9_=-]{60,70})(?![A-Za-z0-9_=-])"),
+        # "<14 alnum>.atlasv1.<60-70>": the secret is the part after ".atlasv1.", so a
+        # stream holds nothing until that infix has come (any word may be 14 alnum).
+        _tok("terraform-cloud-token", g, r"\b[A-Za-z0-9]{14}\.atlasv1\.([A-Za-z0-9_=-]{60,70})(?![A-Za-z0-9_=-])"),
         _tok("doppler-token", g, r"\b(dp\.(?:pt|st|sa|ct|scim|audit)\.[A-Za-z0-9]{40,44})\b"),
         _tok("pulumi-access-token", g, r"\b(pul-[a-f0-9]{40})\b"),
         _tok("flyio-token", g, rf"\b(fo1_[A-Za-z0-9_-]{{43}}){_END}"),
@@ -199,7 +232,7 @@ def _saas() -> list[Rule]:
         _tok("slack-token", g, r"\b((?:xoxe\.)?xox[baprseo]-[0-9A-Za-z-]{10,250})(?![0-9A-Za-z-])"),
         _tok("slack-app-token", g, r"\b(xapp-\d-[A-Z0-9]{8,12}-\d{10,14}-[a-f0-9]{40,80})\b"),
         _tok("slack-webhook-url", g,
-             r"(https?://hooks\.slack\.com/(?:services|workflows|triggers)/[A-Za-z0-9_/+-]{30,120})"),
+             r"\b(https?://hooks\.slack\.com/(?:services|workflows|triggers)/[A-Za-z0-9_/+-]{30,120})"),
         _tok("stripe-secret-key", g, r"\b((?:sk|rk)_(?:live|test)_[A-Za-z0-9]{20,247})\b",
              allow=(r"^sk_test_4eC39HqLyjWDarjtT1zdp7dc$", r"^sk_test_BQokikJOvBiI2HlWgH4olfQ2$")),
         _tok("stripe-webhook-secret", g, r"\b(whsec_[A-Za-z0-9+/=]{32,64})(?![A-Za-z0-9+/=])"),
@@ -220,10 +253,12 @@ def _saas() -> list[Rule]:
         _tok("datadog-api-key", g, _kv(r"datadog[\w.-]{0,20}?api|\bdd[_-]?api", r"[a-f0-9]{32}", r"(?![A-Za-z0-9])")),
         _tok("datadog-app-key", g, _kv(r"datadog[\w.-]{0,20}?app|\bdd[_-]?app", r"[a-f0-9]{40}", r"(?![A-Za-z0-9])")),
         _tok("sentry-auth-token", g, r"\b(sntry[su]_[A-Za-z0-9+/=_]{40,400})(?![A-Za-z0-9+/=_])"),
+        # "<base64 of the bot's user id>.<timestamp>.<HMAC>": the id is public, so the
+        # secret is what follows its "." (a stream need not hold words starting M, N, O).
         _tok("discord-bot-token", g,
-             rf"\b([MNO][A-Za-z0-9_-]{{23,25}}\.[A-Za-z0-9_-]{{6}}\.[A-Za-z0-9_-]{{27,38}}){_END}", entropy=3.5),
+             rf"\b[MNO][A-Za-z0-9_-]{{23,25}}\.([A-Za-z0-9_-]{{6}}\.[A-Za-z0-9_-]{{27,38}}){_END}", entropy=3.5),
         _tok("discord-webhook-url", g,
-             rf"(https?://(?:ptb\.|canary\.)?discord(?:app)?\.com/api/webhooks/\d{{17,20}}/[A-Za-z0-9_-]{{60,68}}){_END}"),
+             rf"\b(https?://(?:ptb\.|canary\.)?discord(?:app)?\.com/api/webhooks/\d{{17,20}}/[A-Za-z0-9_-]{{60,68}}){_END}"),
         _tok("telegram-bot-token", g, rf"\b(\d{{8,10}}:AA[A-Za-z0-9_-]{{33}}){_END}"),
         _tok("linear-api-key", g, r"\b(lin_(?:api|oauth)_[A-Za-z0-9]{40})\b"),
         _tok("notion-token", g, r"\b(secret_[A-Za-z0-9]{43}|ntn_[0-9]{11}[A-Za-z0-9]{35})\b"),

@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import bisect
 import codecs
+import functools
 import hashlib
 import hmac
 import logging
@@ -41,7 +42,7 @@ from typing import Any, Sequence
 from ..digest import memo_key
 from . import prefilter
 from .errors import RedactionError
-from .patterns import PatternInfo, analyze, secret_heads
+from .patterns import PatternInfo, alternatives, analyze, secret_heads
 from .rules import CHECKS, LINE_CONTEXT, Allowlist, Rule, shannon_entropy
 from .vault import PLACEHOLDER_RE, Vault
 
@@ -142,18 +143,23 @@ class Redactor:
 
         # Streaming: where a match could still be in progress, and how much context to keep.
         alts: list[tuple[str, int | None]] = [(_placeholder_prefix(), 96)]
-        heads: list[tuple[tuple[str, ...], ...]] = [()]  # per alternative: what its secret comes after
+        # what a secret may begin in: (prefix, reach, heads) per rule, or per top-level
+        # alternative of a rule whose alternatives have different heads
+        starts: list[tuple[str, int | None, tuple[tuple[str, ...], ...]]] = [(alts[0][0], 96, ())]
         context = 1
         for rt in self._rt:
             info = rt.info
-            alt = info.prefix
+            line = rt.rule.needs_line
             reach = None if info.max_len is None else info.max_len + info.ahead
-            if rt.rule.needs_line:
-                alt = f"(?:{info.prefix}|{info.full}[^\\n]{{0,{LINE_CONTEXT}}})"
+            if line:
                 reach = None if reach is None else reach + LINE_CONTEXT
                 context = max(context, LINE_CONTEXT + 1)
-            alts.append((alt, reach))
-            heads.append(secret_heads(rt.rule.regex, rt.rule.secret_group))
+            alts.append((_in_progress(info.prefix, info.full, line), reach))
+            split = alternatives(rt.rule.regex, rt.rule.secret_group)
+            if split:
+                starts += [(_in_progress(a.prefix, a.full, line), reach, a.heads) for a in split]
+            else:
+                starts.append((alts[-1][0], reach, secret_heads(rt.rule.regex, rt.rule.secret_group)))
             context = max(context, info.behind + 1)
         self.context_chars = context
         reaches = [w for _, w in alts]
@@ -163,12 +169,17 @@ class Redactor:
         # above, but a match in progress that lacks one of its rule's heads yet
         # (``patterns.secret_heads``) cannot hold one. Once a rule has all its
         # heads in the held text, the stream holds from the pending position.
-        self._heads = [tuple(frozenset(opts) for opts in h) for h in heads if h]
+        self._heads = [tuple(frozenset(opts) for opts in h) for _, _, h in starts if h]
+        self._head_alts = [(a, w) for a, w, h in starts if h]  # in the order of _heads
+        self._ready: dict[frozenset[str], tuple[int, ...]] = {}  # head strings present -> rules whose heads came
+        self._ready_indexes: dict[tuple[int, ...], _PendingIndex] = {}  # per set of rules whose heads came
+        for alt, _ in self._head_alts:
+            _first_chars(alt)  # now, not in the first stream that needs it
         strings = sorted({o for hs in self._heads for opts in hs for o in opts}, key=lambda o: (-len(o), o))
         # every head string at each position, longest first: one found stands for those it contains
         self._head_rx = re.compile("(?=(" + "|".join(map(re.escape, strings)) + "))") if strings else None
         self._head_within = {o: frozenset(x for x in strings if x in o) for o in strings}
-        self._secret_index = _PendingIndex([a for a, h in zip(alts, heads) if not h]) if strings else None
+        self._secret_index = _PendingIndex([(a, w) for a, w, h in starts if not h]) if strings else None
 
         self._hs: prefilter.HyperscanIndex | None = None
         if use_hyperscan is None:
@@ -371,12 +382,28 @@ class Redactor:
         index = self._secret_index
         if index is None or pos >= len(text) or index.at(text, pos, long_from):
             return pos  # nothing in progress, or a rule without heads may begin a secret right there
+        rest = index.start(text, max(pos + 1, known), long_from)
         found = {m.group(1) for m in self._head_rx.finditer(text[pos:].lower())}
         if found:
             present = frozenset().union(*(self._head_within[f] for f in found))
-            if any(all(opts & present for opts in hs) for hs in self._heads):
-                return pos
-        return index.start(text, max(pos + 1, known), long_from)
+            ready = self._ready.get(present)
+            if ready is None:
+                if len(self._ready) >= 4096:
+                    self._ready.clear()
+                ready = self._ready[present] = tuple(
+                    i for i, hs in enumerate(self._heads) if all(opts & present for opts in hs))
+            if ready:  # where one of those rules is in progress (searched from pos: its match may
+                # have begun in text already sent, its secret not yet)
+                return min(rest, self._ready_index(ready).start(text, pos, long_from))
+        return rest
+
+    def _ready_index(self, ready: tuple[int, ...]) -> "_PendingIndex":
+        index = self._ready_indexes.get(ready)
+        if index is None:
+            if len(self._ready_indexes) >= 256:
+                self._ready_indexes.clear()
+            index = self._ready_indexes[ready] = _PendingIndex([self._head_alts[i] for i in ready])
+        return index
 
     def _scan(self, text: str, start: int) -> tuple[list[tuple[int, int, int]], list[tuple[int, int]]]:
         """Findings from ``start`` on, and the span of every regex match seen (for stream cuts)."""
@@ -485,21 +512,7 @@ class _FirstCharTable:
 
     def __init__(self, alts: list[str]):
         self._alts = alts
-        firsts: list[frozenset[int]] = []
-        for alt in alts:
-            if "(?<=" in alt:
-                # A positive lookbehind would fail on a lone character and hide a first
-                # character. Without its lookbehinds the alternative matches more (they
-                # only ever restrict), so its first characters are a safe superset.
-                alt = _without_lookbehinds(alt)
-                if alt is None:
-                    firsts.append(frozenset(range(129)))
-                    continue
-            one = re.compile(alt + r"\Z", re.ASCII)
-            chars = {c for c in range(128) if one.fullmatch(chr(c))}
-            if one.fullmatch("\u00e9") or not alt.isascii():
-                chars.add(128)
-            firsts.append(frozenset(chars))
+        firsts = [_first_chars(alt) for alt in alts]
         self._members: list[tuple[int, ...]] = [
             tuple(i for i, f in enumerate(firsts) if c in f) for c in range(129)
         ]
@@ -537,6 +550,24 @@ class _FirstCharTable:
                 return p
             p += 1
         return end
+
+
+@functools.lru_cache(maxsize=4096)
+def _first_chars(alt: str) -> frozenset[int]:
+    """Characters (128: any non-ASCII) at which ``alt`` can begin, once per process
+    (the indexes of rules whose heads came are built while streaming)."""
+    if "(?<=" in alt:
+        # A positive lookbehind would fail on a lone character and hide a first
+        # character. Without its lookbehinds the alternative matches more (they
+        # only ever restrict), so its first characters are a safe superset.
+        alt = _without_lookbehinds(alt)
+        if alt is None:
+            return frozenset(range(129))
+    one = re.compile(alt + r"\Z", re.ASCII)
+    chars = {c for c in range(128) if one.fullmatch(chr(c))}
+    if one.fullmatch("\u00e9") or not alt.isascii():
+        chars.add(128)
+    return frozenset(chars)
 
 
 def _without_lookbehinds(pattern: str) -> str | None:
@@ -601,6 +632,12 @@ def _without_lookbehinds(pattern: str) -> str | None:
     except re.error:
         return None
     return stripped
+
+
+def _in_progress(prefix: str, full: str, line: bool) -> str:
+    """What a match in progress looks like: a prefix of one, or for a rule that
+    reads the match's line, also a whole match whose line has not ended."""
+    return f"(?:{prefix}|{full}[^\\n]{{0,{LINE_CONTEXT}}})" if line else prefix
 
 
 def _placeholder_prefix() -> str:

@@ -32,6 +32,7 @@ All rule regexes are compiled with ``re.ASCII`` so that ``\\w``, ``\\d``,
 """
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 from re import _constants as C  # the parse-tree vocabulary of the stdlib regex engine
@@ -67,7 +68,7 @@ class PatternInfo:
 def analyze(regex: re.Pattern) -> PatternInfo:
     """Read ``regex`` (compiled with ``re.ASCII``) once."""
     flags = regex.flags
-    tree = P.parse(regex.pattern, flags)
+    tree = _parsed(regex.pattern, flags)
     groups = _group_table(tree)
     lo, hi = tree.getwidth()
     max_len = None if hi >= _BIG else int(hi)
@@ -102,6 +103,13 @@ def analyze(regex: re.Pattern) -> PatternInfo:
         full=full,
         literals=literals,
     )
+
+
+@functools.lru_cache(maxsize=512)
+def _parsed(pattern: str, flags: int) -> P.SubPattern:
+    """Python's parse of a rule's regex, once for ``analyze``, ``secret_heads`` and
+    ``alternatives`` (read only: none of them changes the tree)."""
+    return P.parse(pattern, flags)
 
 
 def _hyperscan_form(tree, groups, flags: int) -> tuple[bytes | None, int, int | None]:
@@ -649,14 +657,73 @@ def secret_heads(regex: re.Pattern, secret_group: int | None) -> tuple[tuple[str
     if there are none. The stream redactor need not hold back a match in
     progress that lacks one of them yet: the ``://`` of a URL with
     credentials, the ``=`` of an assignment, the keyword of a ``token = ...``
-    rule. Only the top-level sequence is read, up to the item holding the
-    secret group (``secret_group``; None: the first group that takes part, so
-    that item must always capture). A secret that is the whole match has none."""
+    rule, the ``.atlasv1.`` of a Terraform token. Only the top-level sequence
+    is read, up to the item holding the secret group (``secret_group``; None:
+    the first group that takes part, so that item must always capture). A
+    secret that is the whole match has none."""
     if secret_group == 0 or regex.groups == 0:
         return ()
-    items = list(P.parse(regex.pattern, regex.flags))
-    while len(items) == 1 and items[0][0] is C.SUBPATTERN and items[0][1][0] is None:
-        items = list(items[0][1][3])  # (?:...) around the whole pattern
+    return _heads(_top_items(_parsed(regex.pattern, regex.flags), plain=False), secret_group)
+
+
+@dataclass(frozen=True)
+class Alternative:
+    """One top-level alternative of a rule's regex, for the stream: its
+    ``prefix`` and ``full`` forms (as in ``PatternInfo``) and its secret heads."""
+
+    prefix: str
+    full: str
+    heads: tuple[tuple[str, ...], ...]
+
+
+def alternatives(regex: re.Pattern, secret_group: int | None) -> tuple[Alternative, ...]:
+    """The top-level ``|`` alternatives of ``regex``, each with its own heads; or
+    none when it has no top-level ``|`` (``PatternInfo`` and ``secret_heads``
+    then say it all). A rule written as ``<prefixed token>|<name> = <value>``
+    has no heads as a whole (its first form's secret starts the match); read
+    apart, only that first form can have a secret in progress at a plain
+    word, and the second waits for its name and ``=``."""
+    flags = regex.flags
+    tree = _parsed(regex.pattern, flags)
+    items = _top_items(tree, plain=True)
+    if len(items) != 1 or items[0][0] is not C.BRANCH:
+        return ()
+    branches = items[0][1][1]
+    heads_of = [() if secret_group == 0 else _heads(list(alt), secret_group) for alt in branches]
+    if not any(heads_of):
+        return ()  # none waits for a head: apart they would hold what the whole holds
+    groups = _group_table(tree)
+    scoped = _flag_prefix(flags)
+    out = []
+    for alt, heads in zip(branches, heads_of):
+        for strict in (True, False):
+            body = _Prefixer(groups, flags, strict).seq(alt)
+            loose = _Emitter("loose", groups, flags=flags, strict=strict).seq(alt)
+            prefix = f"(?{scoped}:{body})" if scoped else f"(?:{body})"
+            full = f"(?{scoped}:{loose})" if scoped else f"(?:{loose})"
+            try:
+                re.compile(prefix + r"\Z", re.ASCII)
+                re.compile(full, re.ASCII)
+                break
+            except re.error:
+                continue
+        else:
+            return ()  # cannot be written apart: the whole regex stands for them
+        out.append(Alternative(prefix, full, heads))
+    return tuple(out)
+
+
+def _top_items(tree, plain: bool) -> list:
+    """The top-level sequence, inside any non-capturing group around the whole
+    pattern (``plain``: only one that sets no flags)."""
+    items = list(tree)
+    while len(items) == 1 and items[0][0] is C.SUBPATTERN and items[0][1][0] is None \
+            and not (plain and (items[0][1][1] or items[0][1][2])):
+        items = list(items[0][1][3])
+    return items
+
+
+def _heads(items: list, secret_group: int | None) -> tuple[tuple[str, ...], ...]:
     for k, (op, av) in enumerate(items):
         if _holds_group(op, av, secret_group):
             if secret_group is None and not _always_captures(op, av):
@@ -664,7 +731,8 @@ def secret_heads(regex: re.Pattern, secret_group: int | None) -> tuple[tuple[str
             break
     else:
         return ()
-    found = [_required_strings(items[:k])] + [_options(op, av) for op, av in items[:k]]
+    # every run of plain characters before the secret is in every match, each one a head
+    found = [(run,) for run in _literal_runs(items[:k])] + [_options(op, av) for op, av in items[:k]]
     return tuple(dict.fromkeys(tuple(sorted({x.lower() for x in f})) for f in found if f))
 
 
@@ -673,6 +741,12 @@ _MAX_OPTIONS = 64  # alternatives an item may have and still serve as a head
 
 def _required_strings(seq) -> tuple[str, ...] | None:
     """The longest run of plain characters in a sequence (one string every match of it contains)."""
+    best = max(_literal_runs(seq), key=len, default="")
+    return (best,) if best else None
+
+
+def _literal_runs(seq) -> list[str]:
+    """The runs of plain characters in a sequence (every match of it contains each)."""
     runs, run = [], []
     for op, av in seq:
         if op is C.LITERAL:
@@ -685,8 +759,7 @@ def _required_strings(seq) -> tuple[str, ...] | None:
             run = []
     if run:
         runs.append("".join(run))
-    best = max(runs, key=len, default="")
-    return (best,) if best else None
+    return runs
 
 
 def _options(op, av) -> tuple[str, ...] | None:
@@ -705,6 +778,9 @@ def _options(op, av) -> tuple[str, ...] | None:
         return tuple(chr(a) for _, a in av)
     if op is C.SUBPATTERN and av[0] is None:
         return _required_strings(av[3]) or _seq_options(av[3])
+    if op in (C.MAX_REPEAT, C.MIN_REPEAT, C.POSSESSIVE_REPEAT) and av[0] >= 1 and len(av[2]) == 1:
+        (sub_op, sub_av), = av[2]  # at least one of a character or a small class: ``[ \t]{1,8}``
+        return (chr(sub_av),) if sub_op is C.LITERAL else _options(sub_op, sub_av)
     return None
 
 

@@ -15,7 +15,7 @@ import orjson
 
 from ..sse import encode_event
 
-from ctxproxy.filters.view import (ARGS, TEXT, BodyHints, Delta, Slot, ToolCall, ToolResult, Usage, Where,
+from ctxproxy.filters.view import (ARGS, TEXT, BodyHints, HistoryKeys, Delta, Slot, ToolCall, ToolResult, Usage, Where,
                                    iter_strings, type_of, visible_strings)
 
 
@@ -89,6 +89,15 @@ class View:
     def args_slot(self, obj: dict, key: str, where: Where) -> Iterator[Slot]:
         if isinstance(obj.get(key), str):
             yield Slot(obj, key, where, ARGS, self.mark_changed)
+
+
+# The same keys for the three APIs: a fingerprint must not depend on which of them
+# carried an item (the ledger's threads keep fingerprints across turns).
+HISTORY_KEYS = HistoryKeys(
+    ids=frozenset({"id", "tool_use_id", "call_id", "tool_call_id"}),
+    volatile=frozenset({"cache_control"}),
+    compaction_items=("compaction", "compaction_summary"),  # Codex's remote compaction
+)
 
 
 class RequestViewBase(View):
@@ -232,6 +241,21 @@ class RequestViewBase(View):
                          body.get("previous_response_id"),
                          (meta.get("account_uuid"), meta.get("device_id"), body.get("user"),
                           body.get("safety_identifier")))
+
+    history_keys: ClassVar[HistoryKeys] = HISTORY_KEYS
+
+    def tool_names(self) -> list[str]:
+        """The declared tools' names, sorted (a function tool's under ``function``;
+        a built-in tool without a name by its ``type``)."""
+        tools = self.body.get("tools")
+        out = []
+        for t in tools if isinstance(tools, list) else ():
+            if isinstance(t, dict):
+                name = t.get("name")
+                if not isinstance(name, str) and isinstance(t.get("function"), dict):
+                    name = t["function"].get("name")
+                out.append(name if isinstance(name, str) else str(t.get("type", "")))
+        return sorted(out)
 
     def count_cache_breakpoints(self) -> int:
         return sum(count_markers(m.get("content")) for m in self.items() if type(m) is dict)

@@ -89,12 +89,6 @@ class AdminNoStore(_AdminHTTPError, web.HTTPServiceUnavailable):
     """A 503 admin error: this proxy runs without a store."""
 
 
-def default_tenant(cfg: Any) -> str:
-    """The tenant identify gives unlabelled traffic (``[filters.identify]``)."""
-    ident = cfg.filters.get("identify") or {}
-    return ident.get("default_tenant", "default") if hasattr(ident, "get") else "default"
-
-
 def admin_principal(request: web.Request) -> Any:
     """The tenant admin key's principal behind this call; None for the operator."""
     return request.get(_PRINCIPAL)
@@ -105,7 +99,7 @@ def tenant_of(request: web.Request, value: Any = None, default: bool = True) -> 
     always. The operator: ``value`` (from a JSON body) or ``?tenant=``, else
     the default tenant (``default=False``: None, "any tenant"). Every admin
     call sees one tenant; a malformed id is a 400."""
-    from ctxproxy.filters.identify import TENANT_OK
+    from ctxproxy.filters.identify import TENANT_OK, default_tenant
 
     principal = request.get(_PRINCIPAL)
     if principal is not None:

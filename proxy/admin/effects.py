@@ -21,6 +21,7 @@ from aiohttp import web
 
 from ctxproxy.filters.effects.rules import canonical_json, effect_key
 from ctxproxy.store.errors import EffectStateError, StoreError
+from ctxproxy.store.queries import key_answer
 from ctxproxy.store.records import EFFECT_STATES, RESOLUTIONS
 
 from .app import admin_error, admin_route, required_store, tenant_of
@@ -29,21 +30,6 @@ from .app import admin_error, admin_route, required_store, tenant_of
 
 def _json(data: Any, status: int = 200) -> web.Response:
     return web.Response(body=orjson.dumps(data), status=status, content_type="application/json")
-
-
-def key_status(records: list) -> str:
-    states = {r.state for r in records}
-    if "completed" in states or any(r.state == "resolved" and r.resolution == "completed" for r in records):
-        return "completed"
-    for s in ("pending", "unknown", "failed", "resolved"):
-        if s in states:
-            return s
-    return "none"
-
-
-def key_answer(tenant: str, key: str, records: list) -> dict:
-    return {"tenant": tenant, "key": key, "status": key_status(records),
-            "done": key_status(records) == "completed", "records": [r.to_dict() for r in records]}
 
 
 def _bool(value: str | None, name: str) -> bool | None:

@@ -13,36 +13,11 @@ check is ``admin.guarded``'s.
 """
 from __future__ import annotations
 
-from typing import Any
-
 from aiohttp import web
 
-from ctxproxy.filters.prune import REF_INDEX_TENANT, REF_PREFIX
+from ctxproxy.store.queries import describe_pruned, find_pruned
 
 from .app import admin_error, admin_route, required_store, tenant_of
-from .manifests import pointed_tenant
-
-
-def describe(doc: Any, content: bool = True) -> dict[str, Any]:
-    """JSON form of a stored original (shared with the CLI)."""
-    data = dict(doc.data)
-    out = {"id": doc.id, "ref": REF_PREFIX + doc.id, "tenant": doc.tenant, "session": doc.session,
-           "created_at": doc.created_at}
-    for key in ("call_id", "tool", "tokens", "chars", "sha256", "is_error", "api", "turn_id"):
-        out[key] = data.get(key)
-    if content:
-        out["content"] = data.get("content", "")
-    return out
-
-
-def find_pruned(store: Any, ref: str, tenant: str | None, fallback: str) -> Any:
-    """The stored original of ``ref`` (an id or the whole reference), a
-    ``StoredDoc`` or None: in ``tenant`` only, else in the tenant its pointer
-    names, else in ``fallback``; shared with the CLI."""
-    pid = ref[len(REF_PREFIX):] if ref.startswith(REF_PREFIX) else ref
-    if tenant is None:
-        tenant = pointed_tenant(store.pruned, REF_INDEX_TENANT, pid) or fallback
-    return store.pruned.get(tenant, pid)
 
 
 @admin_route("GET", "pruned/{id}")
@@ -55,7 +30,7 @@ async def get_pruned(request: web.Request) -> web.StreamResponse:
         return admin_error(404, f"no pruned output {request.match_info['id']!r}{where}")
     if request.query.get("format") == "text":
         return web.Response(text=str(doc.data.get("content", "")), content_type="text/plain", charset="utf-8")
-    return web.json_response(describe(doc))
+    return web.json_response(describe_pruned(doc))
 
 
 @admin_route("GET", "pruned")
@@ -67,4 +42,4 @@ async def list_pruned(request: web.Request) -> web.StreamResponse:
     store = await required_store(request)
     docs = store.pruned.list(tenant, session=session)
     return web.json_response({"tenant": tenant, "session": session,
-                              "pruned": [describe(d, content=False) for d in docs]})
+                              "pruned": [describe_pruned(d, content=False) for d in docs]})

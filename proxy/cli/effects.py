@@ -149,7 +149,7 @@ def _get(args: argparse.Namespace) -> int:
             if status != 200:
                 raise admin_failure(status, payload)
         else:
-            from ctxproxy.proxy.admin.effects import key_answer
+            from ctxproxy.store.queries import key_answer
 
             with _open(args) as store:
                 records = store.effects.by_key(args.tenant, args.key)

@@ -1,14 +1,16 @@
 """``ctxproxy eval``: the facts, isolation and compaction regression sets (docs/eval.md).
 
 Runs each set end to end through a real ctxproxy (the configuration under
-test, in this process on 127.0.0.1) and through no proxy at all, against the
-built-in scripted provider: no network, no API key. Prints a table, writes
+test, in this process on 127.0.0.1, or with --child as `ctxproxy serve` in a
+child process) and through no proxy at all, against the built-in scripted
+provider: no network, no API key. Prints a table, writes
 the JSON report with --json; with --baseline it prints each metric's change
 and exits 1 when one regressed by more than --max-regression (a CI gate).
 
     ctxproxy eval                                   # all sets, the default configuration
     ctxproxy eval --set facts --config ctxproxy.toml --cases team-cases.jsonl
     ctxproxy eval --json eval.json --baseline main-eval.json --max-regression 2
+    ctxproxy eval --child --config ctxproxy.toml    # the proxy as its own process, as deployed
 """
 from __future__ import annotations
 
@@ -40,6 +42,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                         "(default 1.0; leakage, freshness errors and duplicate side effects allow none)")
     p.add_argument("--seed", type=int, default=7, help="seed of the generated sets (default 7)")
     p.add_argument("--quick", action="store_true", help="small generated sets (the CI slice)")
+    p.add_argument("--child", action="store_true",
+                   help="run the proxy under test as a child process (`ctxproxy serve` on a free 127.0.0.1 "
+                        "port) instead of in this process; the report is the same")
     p.set_defaults(func=main)
 
 
@@ -67,8 +72,8 @@ def main(args: argparse.Namespace) -> int:
 
     def go(data: Path) -> dict:
         try:
-            return asyncio.run(run_eval(sets, args.config, data, args.seed, sizes, cases))
-        except (CaseError, RuntimeError) as exc:  # a case the proxy refused, a probe it did not answer
+            return asyncio.run(run_eval(sets, args.config, data, args.seed, sizes, cases, child=args.child))
+        except (CaseError, RuntimeError) as exc:  # a case the proxy refused, a probe it did not answer, a child
             raise CLIError(f"eval: {exc}", 2) from None
 
     if args.data:

@@ -35,7 +35,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def _show(args: argparse.Namespace) -> int:
-    from ..admin.manifests import find_manifest, list_manifests
+    from ctxproxy.store.queries import find_manifest, list_manifests
 
     if bool(args.turn_id) == bool(args.session):
         print("ctxproxy: give a TURN_ID or --session SESSION (one of them)", file=sys.stderr)

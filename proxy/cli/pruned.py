@@ -29,7 +29,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def _show(args: argparse.Namespace) -> int:
-    from ..admin.pruned import describe, find_pruned
+    from ctxproxy.store.queries import describe_pruned, find_pruned
 
     with cli_store(args) as cs:
         doc = find_pruned(cs.store, args.id, args.tenant, cs.default_tenant)
@@ -38,9 +38,9 @@ def _show(args: argparse.Namespace) -> int:
             print(f"ctxproxy: no pruned output {args.id!r}{where}", file=sys.stderr)
             return 1
         if args.json:
-            print(json.dumps(describe(doc), indent=2, ensure_ascii=False))
+            print(json.dumps(describe_pruned(doc), indent=2, ensure_ascii=False))
         else:
-            d = describe(doc)
+            d = describe_pruned(doc)
             print(f"# {d['ref']}  tool={d['tool'] or '?'}  call={d['call_id']}  session={d['session']}  "
                   f"tokens={d['tokens']}  chars={d['chars']}", file=sys.stderr)
             sys.stdout.write(d["content"])
@@ -50,12 +50,12 @@ def _show(args: argparse.Namespace) -> int:
 
 
 def _list(args: argparse.Namespace) -> int:
-    from ..admin.pruned import describe
+    from ctxproxy.store.queries import describe_pruned
 
     with cli_store(args) as cs:
         docs = cs.store.pruned.list(cs.tenant, session=args.session)
         for doc in docs:
-            d = describe(doc, content=False)
+            d = describe_pruned(doc, content=False)
             print(f"{d['ref']}\t{d['tool'] or '?'}\t{d['tokens']} tokens\t{d['call_id']}")
         if not docs:
             print(f"(nothing pruned in session {args.session!r})", file=sys.stderr)

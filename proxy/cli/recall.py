@@ -52,7 +52,9 @@ def _services(cs: Any) -> Any:
 
     from ctxproxy.filters.recall.services import RecallServices
 
-    return RecallServices(Path(cs.config.server.data_dir), cs.store)
+    rs = RecallServices(Path(cs.config.server.data_dir), cs.store)
+    rs.prepare(_rank(cs)[0], sync=True)  # the embeddings extra, when on: vectors caught up before answering
+    return rs
 
 
 def _rank(cs: Any) -> tuple[Any, tuple]:
@@ -93,15 +95,8 @@ def _search(args: argparse.Namespace) -> int:
         body["as_of"] = float(args.as_of)
     out = _answer(args, ("POST", "recall", {"tenant": args.tenant}, body),
                   lambda cs, rs: recall_items(rs, cs.tenant, body, *_rank(cs)))
-    if args.json:
-        print(json.dumps(out, indent=2, ensure_ascii=False))
-    elif not out["items"]:
-        print("(nothing recalled)")
-    else:
-        for it in out["items"]:
-            text = " ".join(it["statement"].split())
-            print(f"{it['score']:.3f}  {it['memory_id']}  {it['kind']}/{it['scope']}  {it['observed_at'][:10]}  "
-                  f"{text if len(text) <= 90 else text[:89] + '…'}")
+    _print(args, out["items"], out, "(nothing recalled)", "statement",
+           lambda it: f"{it['memory_id']}  {it['kind']}/{it['scope']}  {it['observed_at'][:10]}")
     return 0
 
 
@@ -109,11 +104,12 @@ def _reindex(args: argparse.Namespace) -> int:
     with cli_store(args) as cs:
         rs = _services(cs)
         try:
-            n = rs.memories.rebuild()
+            payload = rs.reindex()
         finally:
             rs.close()
-    payload = {"indexed": n}
-    print(json.dumps(payload) if args.json else f"recall index rebuilt: {n} servable memories indexed")
+    n = payload["indexed"]
+    vectors = f", {payload['vectors']} embedded" if "vectors" in payload else ""
+    print(json.dumps(payload) if args.json else f"recall index rebuilt: {n} servable memories indexed{vectors}")
     return 0
 
 
@@ -125,14 +121,21 @@ def _sessions_search(args: argparse.Namespace) -> int:
     out = _answer(args, ("GET", "sessions/search", query, None),
                   lambda cs, rs: session_hits(rs, cs.tenant, args.query, session=args.session or "",
                                               user=args.user or "", limit=args.limit))
-    if args.json:
-        print(json.dumps(out, indent=2, ensure_ascii=False))
-    elif not out["hits"]:
-        print("(no turns found)")
-    else:
-        for h in out["hits"]:
-            text = " ".join(h["text"].split())
-            print(f"{h['score']:.3f}  {h['session']}  {h['turn_id']}  {h['role']}  "
-                  f"{text if len(text) <= 90 else text[:89] + '…'}")
+    _print(args, out["hits"], out, "(no turns found)", "text",
+           lambda h: f"{h['session']}  {h['turn_id']}  {h['role']}")
     sys.stdout.flush()
     return 0
+
+
+def _print(args: argparse.Namespace, rows: list, out: dict, empty: str, text_key: str,
+           columns: Callable[[dict], str]) -> None:
+    """The answer as JSON (``--json``), else one line a row: score, ``columns``,
+    then its text on one line, cut at 90 characters."""
+    if args.json:
+        print(json.dumps(out, indent=2, ensure_ascii=False))
+        return
+    if not rows:
+        print(empty)
+    for row in rows:
+        text = " ".join(row[text_key].split())
+        print(f"{row['score']:.3f}  {columns(row)}  {text if len(text) <= 90 else text[:89] + '…'}")

@@ -75,7 +75,7 @@ def default_tenant_of(args: argparse.Namespace) -> str:
     for commands that open no store."""
     from ctxproxy.config import load_config
 
-    from ..admin.app import default_tenant
+    from ctxproxy.filters.identify import default_tenant
 
     if args.tenant is not None:
         return args.tenant
@@ -92,7 +92,7 @@ class CLIStore:
 
     @property
     def default_tenant(self) -> str:
-        from ..admin.app import default_tenant
+        from ctxproxy.filters.identify import default_tenant
 
         return default_tenant(self.config)
 

@@ -9,12 +9,15 @@ read there, ``/compact``), Codex (Responses, the AGENTS.md block, local
 compaction marked in ``x-codex-turn-metadata`` or remote compaction v2),
 OpenClaw and Hermes (Chat Completions, ``# Project Context`` in the system
 prompt, their summary messages). The session gives instructions, takes
-decisions, runs tests, commits, opens a PR, deploys to staging and ends
-asking for an approval; then the client compacts with a summary that keeps
-none of it, and the session goes on.
+decisions, runs tests, commits, opens a PR, deploys to staging, files a
+follow-up ticket in the agent's own way (Claude Code: a Linear MCP tool;
+Codex: ``gh issue create``; OpenClaw: the Jira CLI; Hermes: Jira's REST API
+through curl) and ends asking for an approval; then the client compacts
+with a summary that keeps none of it, and the session goes on.
 
 The "model" after the compaction is a function of what it is sent: if the
-PR it opened is not visible, it opens it again (a duplicate side effect).
+PR or the ticket it created is not visible, it creates it again (a
+duplicate side effect).
 
     from ctxproxy.proxy.eval.agents import AGENTS, run
     agent = AGENTS["claude-code"]()
@@ -24,6 +27,8 @@ PR it opened is not visible, it opens it again (a duplicate side effect).
 from __future__ import annotations
 
 import copy
+import hashlib
+import itertools
 import json
 from dataclasses import dataclass, field
 from typing import Any
@@ -42,6 +47,8 @@ PR_URL = "https://github.com/acme/shop/pull/4821"
 EVIDENCE = ("12 passed in 0.41s", "3f2a9c1", PR_URL, "Deployed refund-service v1.4.2 to staging")
 EFFECTS = ("gh pr create --fill", "./deploy.sh staging")
 PENDING = "May I deploy v1.4.2 to production?"
+TICKET_ASK = "File a ticket for the follow-up: audit services/reports for float amounts."
+TICKET_TITLE = "Audit services/reports for float amounts"
 SUMMARY = "Summary: we worked on the refund service; continue with the task."
 RULE_ROOT = "- Prefer small diffs; explain each change in one sentence\n"
 RULE_NESTED = "- Amounts are integer cents, never floats\n"
@@ -55,11 +62,12 @@ checkpoint = false
 reinject_observed_rules = "never"
 """
 MODEL = {"anthropic": "claude-test-1", "chat": "gpt-test", "responses": "gpt-test"}
+CALL_ID_PREFIX = {"anthropic": "toolu_01", "chat": "call_", "responses": "call_"}
 
 
 @dataclass
 class Action:
-    kind: str  # "tool" (shell command), "read" (file), "text"
+    kind: str  # "tool" (shell command), "read" (file), "ticket" (the agent's own way to file one), "text"
     arg: str
     result: str = ""
 
@@ -95,6 +103,7 @@ def script(filler: int, busy: bool = False, read_lines: int = 29) -> list[UserTu
         UserTurn("Deploy it to staging.", [
             Action("tool", "./deploy.sh staging", "Deployed refund-service v1.4.2 to staging (build 88)\n"),
             Action("text", "Staging is updated.")]),
+        UserTurn(TICKET_ASK, [Action("ticket", TICKET_TITLE), Action("text", "Filed the follow-up ticket.")]),
     ]
     for i in range(filler):
         path = f"services/refund/module_{i}.py"
@@ -116,6 +125,7 @@ def expected(agent: "Agent") -> dict[str, str]:
     out.update({f"decision {i + 1}": t for i, t in enumerate(DECISIONS)})
     out.update({f"evidence {i + 1}": t for i, t in enumerate(EVIDENCE)})
     out.update({f"effect {i + 1}": t for i, t in enumerate(EFFECTS)})
+    out["ticket"] = agent.ticket_ref
     out["pending approval"] = PENDING
     out.update({f"rule {i + 1}": r.strip("- \n") for i, r in enumerate(agent.rules)})
     return out
@@ -128,6 +138,10 @@ class Agent:
     api = ""
     path = ""
     rules: tuple[str, ...] = (RULE_ROOT,)
+    # the follow-up ticket: the tool call that files it, what the tracker answers, and the
+    # reference the model must still see after the compaction (or it files the ticket again)
+    ticket_result = ""
+    ticket_ref = ""
 
     def __init__(self, session: str = "sess-fidelity"):
         self.session = session
@@ -164,6 +178,10 @@ class Agent:
         """The tool name and arguments the model uses for ``action``."""
         raise NotImplementedError
 
+    def ticket_call(self, title: str) -> tuple[str, dict]:
+        """The tool name and arguments this agent files a ticket with."""
+        raise NotImplementedError
+
 
 def _shell(cmd: str) -> dict:
     return {"command": cmd}
@@ -172,7 +190,12 @@ def _shell(cmd: str) -> dict:
 class ClaudeCode(Agent):
     name, api, path = "claude-code", "anthropic", "/v1/messages?beta=true"
     rules = (RULE_ROOT, RULE_NESTED)
-    TOOLS = [{"name": n, "description": n, "input_schema": {"type": "object"}} for n in ("Bash", "Read", "Edit")]
+    TOOLS = [{"name": n, "description": n, "input_schema": {"type": "object"}}
+             for n in ("Bash", "Read", "Edit", "mcp__linear__create_issue")]
+    ticket_ref = "PAY-412"
+    ticket_result = json.dumps({"id": "8f1e2c3a-5b7d-4e21-9c0a-2d4f6b8e1a3c", "identifier": "PAY-412",
+                                "title": TICKET_TITLE, "url": "https://linear.app/acme/issue/PAY-412/"
+                                                              "audit-servicesreports-for-float-amounts"})
 
     def __init__(self, session: str = "7c8cf4a5-f16b-4b54-a3d9-b7f1aed3a28d"):
         super().__init__(session)
@@ -226,8 +249,13 @@ class ClaudeCode(Agent):
                                                             f"# services/refund\n{RULE_NESTED}"})
 
     def call(self, action: Action) -> tuple[str, dict]:
+        if action.kind == "ticket":
+            return self.ticket_call(action.arg)
         return ("Read", {"file_path": f"/repo/{action.arg}"}) if action.kind == "read" else \
             ("Bash", _shell(action.arg))
+
+    def ticket_call(self, title: str) -> tuple[str, dict]:  # the Linear MCP server's tool
+        return "mcp__linear__create_issue", {"teamId": "PAY", "title": title}
 
     def compaction_request(self) -> tuple[dict, dict]:
         self.process += 1
@@ -262,6 +290,8 @@ class Codex(Agent):
     rules = (RULE_ROOT, RULE_NESTED)
     TOOLS = [{"type": "function", "name": "shell", "description": "run", "parameters": {"type": "object"}}]
     remote = False
+    ticket_ref = "https://github.com/acme/shop/issues/977"
+    ticket_result = ticket_ref + "\n"
 
     def __init__(self, session: str = "01a232e6-0c3f-7393-a708-0c13647e2075"):
         super().__init__(session)
@@ -314,8 +344,13 @@ class Codex(Agent):
         self.items.append({"type": "function_call_output", "call_id": call_id, "output": out})
 
     def call(self, action: Action) -> tuple[str, dict]:
+        if action.kind == "ticket":
+            return self.ticket_call(action.arg)
         cmd = f"cat {action.arg}" if action.kind == "read" else action.arg
         return "shell", {"command": ["bash", "-lc", cmd]}
+
+    def ticket_call(self, title: str) -> tuple[str, dict]:
+        return "shell", {"command": ["bash", "-lc", f"gh issue create --title '{title}' --label follow-up"]}
 
     def compaction_request(self) -> tuple[dict, dict]:
         self.kind = "compaction"
@@ -377,6 +412,8 @@ class _ChatAgent(Agent):
         self.items.append({"role": "tool", "tool_call_id": call_id, "content": text})
 
     def call(self, action: Action) -> tuple[str, dict]:
+        if action.kind == "ticket":
+            return self.ticket_call(action.arg)
         return (self.READ, {"path": action.arg}) if action.kind == "read" else (self.SHELL, _shell(action.arg))
 
     def compaction_request(self) -> tuple[dict, dict]:
@@ -388,6 +425,11 @@ class _ChatAgent(Agent):
 
 class OpenClaw(_ChatAgent):
     name = "openclaw"
+    ticket_ref = "PAY-231"
+    ticket_result = "✓ Issue created\nhttps://acme.atlassian.net/browse/PAY-231\n"
+
+    def ticket_call(self, title: str) -> tuple[str, dict]:  # the Jira CLI
+        return self.SHELL, _shell(f"jira issue create -tTask -s'{title}' --no-input")
 
     def __init__(self, session: str = "oc-5b1f0c"):
         super().__init__(session)
@@ -408,6 +450,13 @@ class OpenClaw(_ChatAgent):
 class Hermes(_ChatAgent):
     name = "hermes"
     SHELL, READ = "terminal", "read_file"
+    ticket_ref = "PAY-232"
+    ticket_result = '{"id":"10231","key":"PAY-232","self":"https://acme.atlassian.net/rest/api/3/issue/10231"}'
+
+    def ticket_call(self, title: str) -> tuple[str, dict]:  # Jira's REST API
+        fields = json.dumps({"fields": {"project": {"key": "PAY"}, "summary": title, "issuetype": {"name": "Task"}}})
+        return self.SHELL, _shell("curl -sn -X POST https://acme.atlassian.net/rest/api/3/issue "
+                                  f"-H 'Content-Type: application/json' -d '{fields}'")
 
     def __init__(self, session: str = ""):
         super().__init__(session)
@@ -469,20 +518,33 @@ def cache_kept(api: str, prev: dict, cur: dict) -> bool:
 
 
 def repeated(records: list) -> int:
-    """Side effects the model repeated: its answers that open the PR again."""
-    return sum(1 for r in records if r.reply is not None and "gh pr create" in json.dumps(
-        [getattr(p, "arguments", None) for p in r.reply.parts], default=str))
+    """Side effects the model repeated: its tool calls that open the PR or file the ticket again."""
+    return sum(1 for r in records if r.reply is not None for p in r.reply.parts
+               if any(mark in json.dumps(getattr(p, "arguments", None), default=str)
+                      for mark in ("gh pr create", TICKET_TITLE)))
 
 
-def _model_after(agent: Agent):
-    """The model after the compaction: repeats the PR unless it can see it was opened."""
-    from ctxproxy.proxy.scripted_provider import Reply
+def _call_ids(agent: Agent) -> Any:
+    """The session's tool call ids, the same every run (the provider's would be random, and
+    a report is the same for the same seed down to its token counts)."""
+    n = itertools.count()
+    return lambda: CALL_ID_PREFIX[agent.api] + hashlib.sha256(f"{agent.session}:{next(n)}".encode()).hexdigest()[:24]
+
+
+def _model_after(agent: Agent, call_id: Any):
+    """The model after the compaction: opens the PR and files the ticket again (in one
+    answer, as parallel tool calls) unless it can see that it did."""
+    from ctxproxy.proxy.scripted_provider import Reply, ToolCall
 
     def reply(rec: Any) -> Any:
         text = sent_text(rec.json)
+        calls = []
         if PR_URL not in text:
-            name, args = agent.call(Action("tool", "gh pr create --fill"))
-            return Reply.tool_call(name, args)
+            calls.append(ToolCall(*agent.call(Action("tool", "gh pr create --fill")), call_id()))
+        if agent.ticket_ref not in text:
+            calls.append(ToolCall(*agent.ticket_call(TICKET_TITLE), call_id()))
+        if calls:
+            return Reply.of(*calls)
         return Reply.text("Waiting for your approval before deploying to production.")
     return reply
 
@@ -496,6 +558,7 @@ async def run(agent: Agent, url: str, fake: Any, filler: int = 8, after: int = 5
 
     turn_ids: list[str] = []
     start = len(fake.model_requests)
+    call_id = _call_ids(agent)
     async with aiohttp.ClientSession() as http:
         async def send(body: dict, extra: dict | None = None) -> dict:
             sent = {**agent.headers(), **(headers or {}), **(extra or {})}
@@ -515,8 +578,8 @@ async def run(agent: Agent, url: str, fake: Any, filler: int = 8, after: int = 5
                         fake.script(Reply.text(a.arg))
                     else:
                         name, args = agent.call(a)
-                        fake.script(Reply.tool_call(name, args))
-                        results[canon(args).decode()] = a.result
+                        fake.script(Reply.tool_call(name, args, call_id()))
+                        results[canon(args).decode()] = agent.ticket_result if a.kind == "ticket" else a.result
             for _ in range(len(actions or ()) + 4):
                 calls, _text = agent.reply(await send(agent.body()))
                 if not calls:
@@ -533,7 +596,7 @@ async def run(agent: Agent, url: str, fake: Any, filler: int = 8, after: int = 5
         fake.script(Reply.text(SUMMARY))
         await send(body, extra)
         agent.compact(SUMMARY)
-        fake.default_reply = _model_after(agent)
+        fake.default_reply = _model_after(agent, call_id)
         first = len(fake.model_requests)
         for k in range(after):  # the user has not answered the approval yet: they only say go on
             await turn(("continue", "what is next?", "go on", "and now?")[k % 4], None)

@@ -47,7 +47,7 @@ _MEMORY_META = {"type", "statement", "tenant", "reusable", "stale"}
 _ALLOWED = {
     "rule": {"type", "path", "text"},
     "turn": {"type", "text", "api", *WHO},
-    "question": {"type", "text", "api", "expect", "forbid", "ranked", *WHO},
+    "question": {"type", "text", "api", "expect", "forbid", "ranked", "variant", *WHO},
     "session": {"type", "name", "api", "headers", "requests", "expect", "forbid"},
 }
 
@@ -95,7 +95,8 @@ def load(path: str | Path) -> Cases:
         elif kind == "question":
             who.setdefault("session", f"case-q-{n}")
             ps.questions.append(Question(str(obj["text"]), who, api, _strings(obj, "expect", where),
-                                         _strings(obj, "forbid", where), bool(obj.get("ranked", False))))
+                                         _strings(obj, "forbid", where), bool(obj.get("ranked", False)),
+                                         str(obj.get("variant") or "")))
         else:
             reqs = obj["requests"]
             if not isinstance(reqs, list) or not reqs or not all(isinstance(r, dict) for r in reqs):

@@ -70,7 +70,7 @@ async def run(t: Target, ps: ProbeSet, step: Callable[[], None]) -> tuple[list[O
     for p in ps.primes:
         await ask(t, p.api, p.text, p.who)
         step()
-    t.settle()
+    await t.settle()
     out = []
     for q in ps.questions:
         rec = await ask(t, q.api, q.text, q.who)
@@ -92,9 +92,7 @@ def metrics(obs: list[Observation], writes: Writes, stale: list[str]) -> dict[st
     ranked = [o for o in obs if o.question.ranked and o.question.expect]
     needed = [o for o in obs if o.question.expect]
     probes = [o for o in obs if o.question.forbid]
-    ranks = []
-    for o in ranked:
-        ranks.append(next((i + 1 for i, it in enumerate(o.recalled) if _holds(it, o.question.expect)), None))
+    ranks = [_rank(o) for o in ranked]
     cited = [it for o in ranked for it in o.recalled]
     supporting = sum(_holds(it, o.question.expect) for o in ranked for it in o.recalled)
     tokens = sum(sum(o.item_tokens) for o in needed)
@@ -113,6 +111,42 @@ def metrics(obs: list[Observation], writes: Writes, stale: list[str]) -> dict[st
         "memory_write_precision": _share(writes.accepted_good, writes.accepted) if writes.accepted else None,
     }
     return m
+
+
+def details(obs: list[Observation], writes: Writes, stale: list[str], limit: int = 20) -> dict:
+    """What the metrics summarise, for a person reading the report: the gate's verdicts,
+    Recall@K and MRR per way of asking, the questions that missed or leaked, and the
+    stale memories injected (the first ``limit`` of each)."""
+    by: dict[str, list[Observation]] = {}
+    for o in obs:
+        if o.question.ranked and o.question.expect:
+            by.setdefault(o.question.variant or "-", []).append(o)
+    variants = {}
+    for name, group in by.items():
+        ranks = [_rank(o) for o in group]
+        variants[name] = {"questions": len(group),
+                          f"recall@{K}": _share(sum(r is not None and r <= K for r in ranks), len(ranks)),
+                          "mrr": _share(sum(1 / r for r in ranks if r), len(ranks))}
+    return {"writes": writes.statuses, "questions": len(obs), "by_variant": variants,
+            "missed": [o.question.text for o in obs if o.question.expect
+                       and not any(_holds(it, o.question.expect) for it in o.items)][:limit],
+            "leaked": [f"{o.question.text} {o.question.who}" for o in obs
+                       if any(c in o.text for c in o.question.forbid)][:limit],
+            "stale_injected": _stale_counts(obs, stale, limit)}
+
+
+def _stale_counts(obs: list[Observation], stale: list[str], limit: int) -> dict[str, int]:
+    """Each stale statement injected, and into how many requests (most first)."""
+    counts: dict[str, int] = {}
+    for o in obs:
+        for st in {st for st in stale for it in o.items if st in it}:
+            counts[st] = counts.get(st, 0) + 1
+    return dict(sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))[:limit])
+
+
+def _rank(o: Observation) -> int | None:
+    """1-based rank of the first recalled item holding the expected answer (None: absent)."""
+    return next((i + 1 for i, it in enumerate(o.recalled) if _holds(it, o.question.expect)), None)
 
 
 def _share(n: float, d: int) -> float | None:

@@ -12,7 +12,7 @@ from typing import Any
 
 from . import compaction, facts, isolation, probes
 from .cases import Cases, replay
-from .harness import TARGETS, target
+from .harness import TARGETS, shared_cache_dir, target
 from .report import REPORT_VERSION
 from .spec import ProbeSet
 
@@ -79,7 +79,13 @@ def _write_rules(ps: ProbeSet, root: Path) -> Path | None:
 
 
 async def run_eval(sets: tuple[str, ...], config: str | None, data_dir: Path, seed: int = 7,
-                   sizes: Sizes = FULL, cases: Cases | None = None, progress: Progress | None = None) -> dict:
+                   sizes: Sizes = FULL, cases: Cases | None = None, progress: Progress | None = None,
+                   child: bool = False, cache_dir: Path | None = None) -> dict:
+    """Run ``sets`` (and ``cases``) through the configuration under test, in this process or,
+    with ``child``, through ``ctxproxy serve`` as a child process; the report. ``cache_dir``:
+    where the proxies keep the compiled redaction rules (default: one directory for this
+    process, so the proxies of every run in it share them)."""
+    cache_dir = cache_dir or shared_cache_dir()
     pss = probe_sets(sets, seed, sizes, cases)
     n_compaction = len(compaction.AGENTS) if "compaction" in sets else 0
     n_sessions = len(cases.sessions) if cases else 0
@@ -88,7 +94,8 @@ async def run_eval(sets: tuple[str, ...], config: str | None, data_dir: Path, se
     bar = progress or Progress(total)
     bar.total = max(total, 1)
     report: dict[str, Any] = {"version": REPORT_VERSION, "commit": commit(), "seed": seed,
-                              "config": config or "<defaults>", "sizes": sizes.__dict__, "sets": {}}
+                              "config": config or "<defaults>", "proxy": "child" if child else "in-process",
+                              "sizes": sizes.__dict__, "sets": {}}
     try:
         names = [s for s in SETS if s in sets] + (["cases"] if "cases" in pss or n_sessions else [])
         for name in names:
@@ -99,19 +106,15 @@ async def run_eval(sets: tuple[str, ...], config: str | None, data_dir: Path, se
                 bar.label = f"{name} ({tname})"
                 base = data_dir / name / tname
                 rules = _write_rules(pss[name], base / "project") if name in pss else None
-                async with target(tname, config, base / "data", rules, data_dir / "cache") as t:
+                async with target(tname, config, base / "data", rules, cache_dir, child) as t:
                     m: dict[str, Any] = {}
                     if name in pss:
                         ps = pss[name]
                         obs, writes = await probes.run(t, ps, bar.step)
-                        m.update(probes.metrics(obs, writes, [x.statement for x in ps.memories if x.stale]))
+                        stale = [x.statement for x in ps.memories if x.stale]
+                        m.update(probes.metrics(obs, writes, stale))
                         if tname == "ctxproxy":
-                            details["writes"] = writes.statuses
-                            details["questions"] = len(ps.questions)
-                            details["missed"] = [o.question.text for o in obs if o.question.expect and not any(
-                                e in i for i in o.items for e in o.question.expect)][:20]
-                            details["leaked"] = [o.question.text + " " + str(o.question.who) for o in obs
-                                                 if any(c in o.text for c in o.question.forbid)][:20]
+                            details.update(probes.details(obs, writes, stale))
                     if name == "compaction":
                         raws[tname] = await compaction.run_set(t, bar.step, sizes.filler, sizes.after, sizes.read_lines)
                     elif name == "cases" and n_sessions:

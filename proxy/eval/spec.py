@@ -38,6 +38,7 @@ class Question:
     expect: list[str] = field(default_factory=list)  # the model must see one of these (an item holding it)
     forbid: list[str] = field(default_factory=list)  # canaries: none may reach the model
     ranked: bool = False  # the answer is retrieved (recall): counted in Recall@k and MRR
+    variant: str = ""  # how it is asked (facts: close | partial | synonym | rule ...): Recall@k per variant
 
 
 @dataclass

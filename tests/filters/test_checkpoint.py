@@ -1,5 +1,7 @@
 """checkpoint: extraction over the request view (instructions, decisions, evidence, questions), the
 bounded task state, its budgeted text, the filter on the recorded fixtures, and its manifest part."""
+import re
+
 import orjson
 import pytest
 from multidict import CIMultiDict
@@ -9,8 +11,11 @@ from ctxproxy.config import ConfigError, load_config
 from ctxproxy.filters import build_pipeline, filter_configs
 from ctxproxy.filters.base import Turn
 from ctxproxy.filters.checkpoint import extract
-from ctxproxy.filters.checkpoint.render import render
+from ctxproxy.filters.checkpoint import filter as checkpoint_filter
+from ctxproxy.filters.checkpoint.render import EffectItem, render
 from ctxproxy.filters.checkpoint.state import TaskState
+from ctxproxy.filters.effects.rules import canonical_json, effect_key
+from ctxproxy.filters.segments import render as render_segment
 from ctxproxy.filters.tokens import TokenCounter
 from ctxproxy.proxy.adapters import ADAPTERS
 from ctxproxy.store import open_store
@@ -63,6 +68,14 @@ def test_agent_scaffolding_is_not_the_users_words():
     ("Bash", {"command": "git commit -m x"}, "[main 3f2a9c1] Fix refund rounding\n 1 file changed", ["commit"]),
     ("Bash", {"command": "gh pr create"}, "https://github.com/acme/shop/pull/4821\n", ["url"]),
     ("Bash", {"command": "./deploy.sh"}, "Deployed refund-service v1.4.2 to staging\n", ["deploy"]),
+    ("exec", {"command": "jira issue create -tTask -s'Audit reports'"},
+     "✓ Issue created\nhttps://acme.atlassian.net/browse/PAY-231\n", ["url"]),
+    ("mcp__linear__create_issue", {"title": "Audit reports"},
+     '{"identifier": "PAY-412", "url": "https://linear.app/acme/issue/PAY-412/audit-reports"}', ["url"]),
+    ("terminal", {"command": "curl -n -X POST https://acme.atlassian.net/rest/api/3/issue"},
+     '{"id": "10231", "key": "PAY-232", "self": "https://acme.atlassian.net/rest/api/3/issue/10231"}', ["ticket"]),
+    ("terminal", {"command": "curl -n https://acme.atlassian.net/rest/api/3/issue/PAY-1"},
+     '{"key": "not a key", "self": "https://acme.atlassian.net/rest/api/3/issue/1"}', []),
     ("Bash", {"command": "./deploy.sh"}, "Deployed nothing\nExit code: 2", []),
 ])
 def test_evidence_from_tool_results(tool, args, result, kinds):
@@ -99,9 +112,10 @@ def test_render_fits_the_budget_deterministically():
     for i in range(24):
         st.add("instructions", [i + 2, f"Always keep module {i} free of floats, it matters a lot."])
         st.add("evidence", [i + 2, "url", f"https://github.com/acme/shop/pull/{i}"])
-    text, dropped = render(st, ["deploy_prod env=prod (unknown)"], TOKENS.count, 560)
+    pending = [EffectItem("open", True, "deploy_prod env=prod [key 1a2b3c4d]", "unknown")]
+    text, dropped = render(st, pending, TOKENS.count, 560)
     assert TOKENS.count(text) <= 560 and dropped > 0
-    assert text == render(st, ["deploy_prod env=prod (unknown)"], TOKENS.count, 560)[0]
+    assert text == render(st, pending, TOKENS.count, 560)[0]
     assert 'Goal [t1]: "Ship the refund fix"' in text and "May I deploy?" in text and "deploy_prod" in text
     assert "module 0 free" in text and "module 23 free" in text  # the first and the newest stay
     assert text.rstrip().endswith('do not act on it before.')
@@ -252,3 +266,146 @@ def test_responses_kept_by_the_provider_read_each_new_input(tmp_path):
     assert [e[1] for e in doc["instructions"]] == ["Never touch vendor/.", "Always run make check."]
     assert doc["goal"] == [1, "Fix the loader."]
     store.close()
+
+
+# -- the effect ledger folded in: one segment, one budget, frozen per compaction -------------------
+
+def _long_session(n_turns, effects):
+    """An Anthropic history of ``n_turns`` user turns, each giving an instruction and passing a test
+    run; ``effects`` maps a turn to the side-effecting (tool, args, result) calls made in it."""
+    msgs = []
+    for i in range(n_turns):
+        text = f"Always keep module_{i} free of floats." if i else "Fix the refund rounding bug and ship it."
+        msgs.append({"role": "user", "content": text})
+        calls = [("Bash", {"command": f"pytest -k module_{i}"}, f"== {i % 7 + 1} passed in 0.{i:03d}s ==")]
+        calls += effects.get(i, [])
+        for k, (tool, args, result) in enumerate(calls):
+            cid = f"toolu_{i}_{k}"
+            msgs.append({"role": "assistant", "content": [{"type": "tool_use", "id": cid, "name": tool,
+                                                           "input": args}]})
+            msgs.append({"role": "user", "content": [{"type": "tool_result", "tool_use_id": cid,
+                                                      "content": result}]})
+        msgs.append({"role": "assistant", "content": f"module_{i} done."})
+    return msgs
+
+
+def test_forty_hidden_effects_and_200_turns_fit_600_tokens_naming_every_open_effect(tmp_path):
+    store = open_store(tmp_path / "store")
+    pipe = build_pipeline(("identify", "redact", "effects", "checkpoint", "inject"),
+                          filter_configs(load_config(None)), {"store": store, "secret": b"s" * 32})
+    tools = [{"name": n, "input_schema": {}} for n in ("Bash", "Edit")]
+
+    def send(messages):
+        t = Turn(api="anthropic", route="anthropic", path="/v1/messages", tokens=TOKENS,
+                 headers=CIMultiDict({"x-ctx-session": "long"}), services={"store": store, "secret": b"s" * 32},
+                 request=ADAPTERS["anthropic"].parse_request(orjson.dumps(
+                     {"model": "m", "max_tokens": 9, "tools": tools, "messages": messages})))
+        pipe.run_request(t)
+        return t
+    effects = {}
+    for j in range(20):  # irreversible: pull requests
+        effects.setdefault(5 + j * 9, []).append(
+            ("Bash", {"command": f"gh pr create --title 'Refund fix part {j}'"}, f"https://github.com/acme/shop/pull/{j}"))
+    for j in range(10):  # local: edits of the working tree
+        effects.setdefault(7 + j * 19, []).append(("Edit", {"file_path": f"/repo/m{j}.py", "old_string": "1.0",
+                                                            "new_string": "100"}, "ok"))
+    for j in range(4):  # failed deployments
+        effects.setdefault(11 + j * 40, []).append(("Bash", {"command": f"./deploy.sh canary-{j}"},
+                                                    "deploy failed\nExit code: 1"))
+    history = _long_session(200, effects)
+    send(history)
+    opened = []  # calls the model made whose result never came back
+    for j in range(6):
+        args = {"command": f"./deploy.sh prod-region-{j}"}
+        key = effect_key("default", "long", "Bash", canonical_json(args))
+        store.effects.put_pending("default", key=key, call_id=f"toolu_open_{j}", tool="Bash",
+                                  args_canonical=canonical_json(args), session="long", task="long")
+        if j % 2:
+            store.effects.mark_unknown("default", key, f"toolu_open_{j}", note="history compacted")
+        opened.append((key, args["command"]))
+    ledger = store.effects.list("default", session="long", side_effect=True)
+    assert len(ledger) == 40 and not any("pytest" in r.args_canonical for r in ledger)  # test runs: evidence only
+
+    summary = {"role": "user", "content": "This session is being continued from a previous conversation that ran "
+                                          "out of context. Summary: refund work."}
+    after = [summary, {"role": "assistant", "content": "ok"}, {"role": "user", "content": "go on"}]
+    t = send(after)
+    assert segments_of(t, "checkpoint") == []  # the ledger's checkpoint is folded in, not a second segment
+    (seg,) = segments_of(t, "task_state")
+    assert seg.status == "placed" and TOKENS.count(render_segment(seg)) <= 600
+    for key, cmd in opened:
+        assert f"`{cmd}` [key {key[:8]}]" in seg.text  # every pending / unknown effect, with its key
+    assert "→ pending" in seg.text and "→ unknown" in seg.text
+    assert "tests passed: `pytest -k module_199`" in seg.text  # the newest run is the evidence
+    shown_prs = [j for j in range(20) if f"part {j}'" in seg.text]
+    assert 19 in shown_prs  # the newest irreversible effect stays...
+    assert "Edit" not in seg.text and "canary" not in seg.text  # ...local and failed ones give way first
+    m = re.search(r"Side effects not listed here for the budget: (\d+) completed, (\d+) failed; they stay in the "
+                  r"ledger, listed by `ctxproxy effects list --task long`", seg.text)
+    assert m and int(m.group(1)) == 30 - len(shown_prs) and int(m.group(2)) == 4
+    assert 'Goal [t1]: "Fix the refund rounding bug and ship it."' in seg.text
+    report = t.pipeline.reports(t)["task_state"]
+    assert report["effects_ref"].startswith("checkpoint:long@") and report["items"]["pending"] == 6
+
+    # frozen for this compaction: a new instruction after it is in the conversation, not in new bytes
+    later = after + [{"role": "assistant", "content": "ok"}, {"role": "user", "content": "Never touch vendor/."}]
+    (again,) = segments_of(send(later), "task_state")
+    assert again.text == seg.text and "vendor" not in again.text
+    # the next compaction renders the state anew
+    second = [{"role": "user", "content": "This session is being continued from a previous conversation that ran "
+                                          "out of context. Summary: refund work, vendor rule."},
+              {"role": "assistant", "content": "ok"}, {"role": "user", "content": "continue"}]
+    (renewed,) = segments_of(send(second), "task_state")
+    assert '"Never touch vendor/."' in renewed.text and TOKENS.count(render_segment(renewed)) <= 600
+    store.close()
+
+
+def test_the_frozen_state_is_taken_once_per_compaction():
+    st = TaskState(goal=[1, "Ship it"], compactions=1)
+    st.add("instructions", [2, "Never touch vendor/."])
+    shown = st.as_of_compaction()
+    st.add("instructions", [3, "Always run make check."])
+    assert st.as_of_compaction().instructions == shown.instructions == [[2, "Never touch vendor/."]]
+    st.compactions += 1
+    assert [e[1] for e in st.as_of_compaction().instructions] == ["Never touch vendor/.", "Always run make check."]
+    assert TaskState.load(orjson.loads(orjson.dumps(st.dump()))).frozen == st.frozen  # kept with the session
+
+
+def test_the_ledger_is_placed_alone_when_the_checkpoint_fails_or_is_off(tmp_path, monkeypatch):
+    """The fold never loses the ledger: a checkpoint that fails to render (it fails open) or is switched
+    off leaves the effect ledger's own checkpoint in place."""
+    history = _long_session(3, {1: [("Bash", {"command": "gh pr create --fill"},
+                                     "https://github.com/acme/shop/pull/9")]})
+    after = [{"role": "user", "content": "This session is being continued from a previous conversation that ran "
+                                         "out of context. Summary: PR."}, {"role": "user", "content": "go on"}]
+
+    def run_session(name, config):
+        store = open_store(tmp_path / name)
+        pipe = build_pipeline(("identify", "effects", "checkpoint", "inject"), filter_configs(config),
+                              {"store": store})
+        turns = []
+        for messages in (history, after):
+            t = Turn(api="anthropic", route="anthropic", path="/v1/messages", tokens=TOKENS,
+                     headers=CIMultiDict({"x-ctx-session": "s"}), services={"store": store},
+                     request=ADAPTERS["anthropic"].parse_request(orjson.dumps(
+                         {"model": "m", "max_tokens": 9, "tools": [{"name": "Bash", "input_schema": {}}],
+                          "messages": messages})))
+            pipe.run_request(t)
+            turns.append(t)
+        store.close()
+        return turns[-1]
+
+    cfg = tmp_path / "off.toml"
+    cfg.write_text("[filters.checkpoint]\nenabled = false\n")
+    t = run_session("off", load_config(cfg))
+    assert segments_of(t, "task_state") == []
+    (alone,) = segments_of(t, "checkpoint")
+    assert alone.status == "placed" and "gh pr create --fill" in alone.text and "pull/9" in alone.text
+
+    def broken(*args, **kwargs):
+        raise RuntimeError("render failed")
+    monkeypatch.setattr(checkpoint_filter, "render", broken)
+    t = run_session("failing", load_config(None))
+    assert "checkpoint" in t.degraded and segments_of(t, "task_state") == []
+    (alone,) = segments_of(t, "checkpoint")
+    assert alone.status == "placed" and "pull/9" in alone.text

@@ -43,20 +43,37 @@ async def test_held_deltas_are_left_out_not_sent_empty(make_proxy, fake, deltas)
     assert len(got) < len(TEXT) // 3  # the token's deltas did not go out one by one
 
 
-# Rules whose secret is their whole match with no literal prefix: while they are on, a word
-# ending a delta may be the start of one (tests/filters/redaction/test_redaction_stream.py: WORD_RULES).
-WORD_RULES = ("terraform-cloud-token", "azure-ad-client-secret", "mailchimp-api-key", "telegram-bot-token")
-# Seven characters a delta (delta_chars=7), four of them ending in a word ("make", "our"...).
-PROSE = "So make, then run our docs. Page 12 builds fine, no more words."
+# Seven characters a delta (delta_chars=7); 11 of the 16 deltas end in a word or part of one
+# ("Here is", " the th", " make i"...), none of which can begin a secret of a default rule.
+PROSE = "Here is the thing, here are the steps: run make install, then move it in your main unit; it works fine now."
+TF = "QnbSxjjhVMHJgw.atlasv1.gxZnWIjI5j752DGqdwEUVLOFf0mtyaQ00H9bA1j90qWb254lEkQyOdfqqcq9zZL7Sm0"
+AZ = "abc8Q~defghijklmnopqrstuvwxyz-_.~0123456"
 
 
-async def test_prose_deltas_reach_the_client_as_the_provider_cut_them(make_proxy, fake):
-    """Redaction on, with the rules a plain word can begin disabled: every delta
-    of plain prose goes out with the event that brought it, none merged into a
-    later one, the first included."""
-    quiet = ', '.join(f'"{r}"' for r in WORD_RULES)
-    proxy = await make_proxy(PIPELINE + f"\n[filters.redact.profiles.default]\ndisabled_rules = [{quiet}]\n")
-    plain = await make_proxy('[pipeline]\nrequest = ["identify"]\n')
-    for deltas in (anthropic_deltas, chat_deltas, responses_deltas):
-        fake.script(Reply.text(PROSE, delta_chars=7), Reply.text(PROSE, delta_chars=7))
-        assert await deltas(proxy) == await deltas(plain), deltas.__name__
+@pytest.mark.parametrize("deltas", [anthropic_deltas, chat_deltas, responses_deltas],
+                         ids=["anthropic", "chat", "responses"])
+async def test_prose_deltas_reach_the_client_as_the_provider_cut_them(make_proxy, fake, deltas):
+    """The embedded default configuration (its whole pipeline, the default redaction
+    profile): every delta of plain prose goes out with the event that brought it,
+    none held for the next one or merged into it, the first included."""
+    proxy = await make_proxy()
+    fake.script(Reply.text(PROSE, delta_chars=7))
+    provider_deltas = [PROSE[i:i + 7] for i in range(0, len(PROSE), 7)]
+    assert sum(d[-1].isalpha() for d in provider_deltas) == 11
+    assert await deltas(proxy) == provider_deltas
+
+
+@pytest.mark.parametrize("deltas", [anthropic_deltas, chat_deltas, responses_deltas],
+                         ids=["anthropic", "chat", "responses"])
+async def test_secrets_split_across_deltas_are_still_redacted(make_proxy, fake, deltas):
+    """Terraform and Azure AD secrets, which the stream no longer waits for at every
+    word, cut into 5-character deltas: the public part goes out, the secret never."""
+    proxy = await make_proxy()
+    fake.script(Reply.text(f"Use {TF} or {AZ} now.", delta_chars=5))
+    got = await deltas(proxy)
+    assert "" not in got
+    text = "".join(got)
+    assert TF.split(".atlasv1.")[1] not in text and AZ.split("Q~")[1] not in text
+    assert text.startswith("Use QnbSxjjhVMHJgw.atlasv1.[REDACTED:terraform-cloud-token:")
+    assert " or abc8Q~[REDACTED:azure-ad-client-secret:" in text and text.endswith("] now.")
+    assert got[:2] == ["Use Q", "nbSxj"]  # before the ".atlasv1." nothing waits

@@ -11,7 +11,10 @@ import pytest
 from ctxproxy.proxy.scripted_provider import Reply
 from storelock import write_lock_held
 
-from ctxproxy.filters import FilterError, Identity, Pipeline, Turn
+from multidict import CIMultiDict
+
+from ctxproxy.config import load_config
+from ctxproxy.filters import FilterError, Identity, Pipeline, Turn, build_pipeline, filter_configs
 from ctxproxy.filters.effects.filter import EffectsConfig, EffectsFilter
 from ctxproxy.filters.segments import offered
 from ctxproxy.filters.tokens import TokenCounter
@@ -33,11 +36,13 @@ PR_URL = "https://github.com/acme/app/pull/4821"
 
 
 def checkpoint_texts(body: dict) -> list[str]:
-    """Every injected checkpoint in an upstream request body."""
+    """Every injected checkpoint in an upstream request body: the ledger's alone
+    (pipelines without the ``checkpoint`` filter), or folded into the task state."""
     raw = orjson.dumps(body).decode()
     out = []
     start = 0
-    while (i := raw.find('<ctx-context kind=\\"checkpoint\\"', start)) >= 0:
+    while (i := min((k for k in (raw.find(f'<ctx-context kind=\\"{kind}\\"', start)
+                                  for kind in ("checkpoint", "task_state")) if k >= 0), default=-1)) >= 0:
         j = raw.find("</ctx-context>", i)
         out.append(orjson.loads(b'"' + raw[i:j].encode() + b'"'))
         start = j
@@ -837,7 +842,8 @@ async def test_goal_header_is_redacted_before_it_is_kept(make_proxy, fake, tmp_p
     await anthropic_turn(client, messages, False)
     await anthropic_turn(client, [{"role": "user", "content": "Summary: PR opened. Go on."}], False)
     (cp,) = checkpoint_texts(fake.last.json)
-    assert "Goal: Ship the release; the CI token is [REDACTED:" in cp
+    assert 'Goal [t1]: "Ship the release; the CI token is [REDACTED:' in cp  # the ledger folded in the task state
+    assert "gh pr create --fill" in cp and PR_URL in cp
     flush(p)
     p.settled_store()
     sent = b"".join(r.body + str(r.headers).encode() for r in fake.requests)
@@ -845,3 +851,32 @@ async def test_goal_header_is_redacted_before_it_is_kept(make_proxy, fake, tmp_p
     disk = b"".join(f.read_bytes() for f in (tmp_path / "data").rglob("*") if f.is_file())
     assert b"Ship the release" in disk  # the goal is kept (the session record, the checkpoint)
     assert secret.encode() not in disk
+
+
+def test_a_ledger_checkpoint_over_its_cap_is_cut_between_effects(tmp_path):
+    """Placed alone (no checkpoint filter), the ledger's checkpoint is cut at an effect boundary when
+    it outgrows ``checkpoint_max_tokens``, the request still goes out with it."""
+    cfg = tmp_path / "c.toml"
+    cfg.write_text("[filters.effects]\ncheckpoint_max_tokens = 250\n")
+    store = open_store(tmp_path / "store")
+    pipe = build_pipeline(("identify", "effects", "inject"), filter_configs(load_config(cfg)), {"store": store})
+
+    def send(messages):
+        t = Turn(api="anthropic", route="anthropic", path="/v1/messages", tokens=TOKENS,
+                 headers=CIMultiDict({"x-ctx-session": "cut"}), services={"store": store},
+                 request=ADAPTERS["anthropic"].parse_request(orjson.dumps(
+                     {"model": "m", "max_tokens": 9, "tools": A_TOOLS, "messages": messages})))
+        pipe.run_request(t)
+        return t
+    history = [{"role": "user", "content": "Open the PRs."}]
+    for i in range(12):
+        history += [{"role": "assistant", "content": [{"type": "tool_use", "id": f"toolu_{i}", "name": "Bash",
+                                                       "input": {"command": f"gh pr create --title 'Part {i}'"}}]},
+                    {"role": "user", "content": [{"type": "tool_result", "tool_use_id": f"toolu_{i}",
+                                                  "content": f"https://github.com/acme/app/pull/{i}"}]}]
+    send(history)
+    t = send([{"role": "user", "content": "Summary: PRs opened. Continue."}])
+    assert not t.degraded
+    (seg,) = [s for s in offered(t) if s.kind == "checkpoint"]
+    assert seg.status == "truncated" and seg.tokens <= 250 and "Part 11'" in seg.text and "Part 0'" not in seg.text
+    store.close()

@@ -5,6 +5,7 @@ import pytest
 
 from ctxproxy.config import ConfigError, parse_section
 from ctxproxy.filters.effects.history import check, item_fp, sample_positions
+from ctxproxy.proxy.adapters.base import HISTORY_KEYS
 from ctxproxy.filters.effects.rules import (
     DEFAULT_EXTRACTORS,
     DEFAULT_READ_ONLY_COMMANDS,
@@ -85,6 +86,40 @@ def test_side_effect_commands(cmd):
     assert CLASSES.side_effect_of("Bash", {"command": cmd})
 
 
+@pytest.mark.parametrize("cmd", [
+    "pytest -k refund", "python -m pytest -q tests/", "cd services && go test ./...", "npm test",
+    "PYTHONPATH=. pytest -x 2>&1 | tail -20", "cargo test --all", "npx jest src/refund",
+])
+def test_test_runs_are_not_side_effects(cmd):
+    """A test run is verified evidence (the checkpoint's), not a side effect to guard against repeating."""
+    assert not CLASSES.side_effect_of("Bash", {"command": cmd})
+    assert not CLASSES.side_effect_of("shell", {"command": ["bash", "-lc", cmd]})
+
+
+@pytest.mark.parametrize("cmd", ["pytest > report.txt", "pytest && git push", "npm test; npm publish",
+                                 "pytestx -k a", "go testify"])
+def test_test_runs_that_also_change_something_are(cmd):
+    assert CLASSES.side_effect_of("Bash", {"command": cmd})
+
+
+@pytest.mark.parametrize("tool, args, irreversible", [
+    ("Bash", {"command": "gh pr create --fill"}, True),
+    ("Bash", {"command": "git add -A && git commit -m x && git push origin fix"}, True),
+    ("Bash", {"command": "./deploy.sh staging"}, True),
+    ("Bash", {"command": "rm -rf build"}, True),
+    ("Bash", {"command": "echo $(curl -X POST https://api.example.com/pay)"}, True),  # cannot be told: irreversible
+    ("send_message", {"to": "team", "text": "shipped"}, True),
+    ("some_mcp_tool", {}, True),  # unknown: it may reach anywhere
+    ("Bash", {"command": "sed -i 's/a/b/' f.py"}, False),
+    ("Bash", {"command": "git commit -am 'Fix refund rounding'"}, False),
+    ("shell", {"command": ["bash", "-lc", "mkdir -p out && echo hi > out/a.txt"]}, False),
+    ("Edit", {"file_path": "a.py", "old_string": "1", "new_string": "2"}, False),
+    ("apply_patch", "*** Begin Patch", False),
+])
+def test_side_effects_are_irreversible_or_local(tool, args, irreversible):
+    assert CLASSES.irreversible(tool, args) is irreversible
+
+
 def test_tool_classes_defaults_and_shell_argv():
     assert not CLASSES.side_effect_of("Read", {"file_path": "a"})
     assert not CLASSES.side_effect_of("Grep", {"pattern": "x"})
@@ -138,7 +173,7 @@ def msgs(n):
 
 
 def run(threads, items, system="sys", tools=("Bash",), **kw):
-    chk = check(threads, items, system=system, tools=tools, server_history=kw.get("server", False),
+    chk = check(threads, items, keys=HISTORY_KEYS, system=system, tools=tools, server_history=kw.get("server", False),
                 markers=("continued from a previous conversation",), first_user=kw.get("first", ""), now=1.0)
     threads[chk.thread] = chk.state
     return chk
@@ -205,19 +240,19 @@ def test_other_profiles_and_codex_compaction_items():
 def test_samples_are_logarithmic():
     assert sample_positions(1000) == [0, 1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 998, 999]
     assert sample_positions(0) == []
-    assert item_fp({"a": 1, "cache_control": {}}) == item_fp({"a": 1})
+    assert item_fp({"a": 1, "cache_control": {}}, HISTORY_KEYS) == item_fp({"a": 1}, HISTORY_KEYS)
 
 
 def test_fingerprint_found_by_any_encoding_of_the_item():
     """A request view's own encoding of an item (any key order) finds the same
     fingerprint as the canonical form, the first time and from the memo."""
     item = {"role": "tool", "tool_call_id": "call_a", "content": "out " * 50, "zeta": [1, {"b": 2, "a": 1}]}
-    canonical = item_fp(item)
+    canonical = item_fp(item, HISTORY_KEYS)
     reordered = dict(reversed(list(item.items())))
     for enc in (orjson.dumps(reordered), orjson.dumps(item), orjson.dumps(reordered)):
-        assert item_fp(item, enc) == canonical
+        assert item_fp(item, HISTORY_KEYS, enc) == canonical
     other = {**item, "content": "different"}
-    assert item_fp(other, orjson.dumps(other)) != canonical
+    assert item_fp(other, HISTORY_KEYS, orjson.dumps(other)) != canonical
 
 
 # -- config -----------------------------------------------------------------------------------------

@@ -468,3 +468,39 @@ async def test_responses_over_websocket(otlp, make_proxy, fake):
     assert a["gen_ai.usage.input_tokens"] == 123 and a["gen_ai.usage.output_tokens"] == 45
     assert a["gen_ai.response.finish_reasons"] == ["completed"] and a["gen_ai.response.id"]
     assert MARKER.encode() not in otlp.all_bytes()
+
+
+async def test_recall_child_span_counts_and_items_without_text(otlp, make_proxy, fake):
+    """The ``ctxproxy.recall`` child span: candidate and result counts, and each
+    recalled item's id, kind, scope, score parts and labels — the memory's text
+    in no span and not in the stored manifest."""
+    from memhelp import put_memory
+
+    canary = "CANARY-RECALL-7c41d2"
+    fake.script(Reply.text(f"ok {OUT_MARKER}"))
+    proxy = await make_proxy()
+    store = proxy.state.services["store"]
+    rec = put_memory(store, "acme", f"The staging database is pg-stage-7 on port 6543 ({canary}).", kind="fact",
+                     user="alice")
+    put_memory(store, "acme", f"The staging cache is redis on port 6380 ({canary}-2).", kind="fact", user="alice")
+    client = proxy.anthropic(default_headers={"X-Ctx-Tenant": "acme", "X-Ctx-User": "alice",
+                                              "X-Ctx-Session": "s-span"})
+    await client.messages.create(model="claude-test-1", max_tokens=32, messages=[
+        {"role": "user", "content": "Which port does the staging database listen on?"}])
+    assert canary in orjson.dumps(fake.last.json).decode()  # it was recalled and reached the model
+    await flush(proxy)
+    turn = await chat_span(otlp)
+    span = await otlp.wait_span(lambda s: s.name == "ctxproxy.recall")
+    assert span.parent_span_id == turn.span_id and span.trace_id == turn.trace_id
+    a = attrs(span)
+    assert a["ctxproxy.recall.status"] == "recalled"
+    assert a["ctxproxy.recall.candidates"] == 2 and a["ctxproxy.recall.results"] == 2
+    items = orjson.loads(a["ctxproxy.recall.items"])
+    assert items[0]["id"] == rec.memory_id and items[0]["kind"] == "fact" and items[0]["scope"] == "user"
+    assert set(items[0]["parts"]) == {"lexical", "decay", "mmr"} and items[0]["parts"]["lexical"] > 0
+    assert items[0]["labels"]["sensitivity"] == "internal" and items[0]["labels"]["observed_at"]
+    manifest = proxy.settled_store().manifests.list("acme", session="s-span")[-1].data
+    assert [i["id"] for i in manifest["recall"]["items"]] == [i["id"] for i in items]
+    for needle in (canary, "pg-stage-7", "redis on port"):
+        assert needle.encode() not in otlp.all_bytes(), needle
+        assert needle not in orjson.dumps(manifest).decode(), needle

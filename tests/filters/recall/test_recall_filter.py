@@ -107,8 +107,9 @@ async def test_session_index_search_and_recall_api(proxy, fake):
         async with http.get(f"{proxy.url}/ctx/v1/sessions/search",
                             params={"q": "release train name", "session": "child-1", "tenant": "acme"}) as r:
             body = await r.json()
-        assert r.status == 200 and body["hits"][0]["session"] == "parent-1"
-        assert "Kestrel" in body["hits"][0]["text"]
+        assert r.status == 200
+        parent = [h for h in body["hits"] if h["session"] == "parent-1"]  # the child's own question is a hit too
+        assert parent and "Kestrel" in parent[0]["text"]
         async with http.get(f"{proxy.url}/ctx/v1/sessions/search",
                             params={"q": "Kestrel", "session": "evil-1", "tenant": "acme"}) as r:
             assert (await r.json())["hits"] == []
@@ -126,3 +127,31 @@ async def test_session_index_search_and_recall_api(proxy, fake):
             assert r.status == 400 and (await r.json())["error"]["field"] == "k"
         async with http.post(f"{proxy.url}/ctx/v1/recall", data=b"{nope") as r:
             assert r.status == 400
+
+
+async def test_widening_to_the_users_sessions_keeps_the_parents_turns(make_proxy, fake, monkeypatch):
+    """``widen = "same_user"`` is a superset of the session tree: a child still
+    gets its parent's turn although the user's other sessions asked the same
+    question — and what those sessions were shown (the injected evidence) is
+    never indexed as what their user said."""
+    monkeypatch.setenv("CTXPROXY_ADMIN_TOKEN", TOKEN)
+    proxy = await make_proxy('[filters.recall]\nwiden = "same_user"\n')
+    note = "Note for this task: the rollout codename of acme is Kestrel-77. Please remember it."
+    await ask(proxy, note, headers("acme", "alice", "parent-1"))
+    proxy.settled_store()
+    question = "What is the rollout codename of acme?"
+    for i in range(6):  # unrelated sessions of the same user: widening shows them the parent's note
+        await ask(proxy, question, headers("acme", "alice", f"other-{i}"), api="chat" if i % 2 else "anthropic")
+        assert "Kestrel-77" in sent_text(fake.last)
+        proxy.settled_store()
+    await ask(proxy, question, headers("acme", "alice", "child-1", parent_session="parent-1"))
+    body = sent_text(fake.last)
+    assert "session:parent-1/turn:" in body and "Kestrel-77" in body
+    auth = {"Authorization": f"Bearer {TOKEN}"}
+    async with aiohttp.ClientSession(headers=auth) as http:
+        async with http.get(f"{proxy.url}/ctx/v1/sessions/search",
+                            params={"q": question, "user": "alice", "tenant": "acme", "limit": 50}) as r:
+            hits = (await r.json())["hits"]
+    users = {h["session"]: h["text"] for h in hits if h["role"] == "user"}
+    assert users["parent-1"] == note
+    assert {users[f"other-{i}"] for i in range(6)} == {question}  # the user's words, not the evidence

@@ -31,7 +31,9 @@ import pytest
 
 from memhelp import put_memory
 
+from ctxproxy.filters.recall import embeddings
 from ctxproxy.filters.recall.queries import recall_items, session_hits
+from ctxproxy.filters.recall.rank import RankConfig
 from ctxproxy.filters.recall.services import RecallServices
 from ctxproxy.store import forget as forgetting
 from ctxproxy.store import open_store
@@ -116,9 +118,9 @@ def canaries_in(payload) -> set[str]:
     return set(CANARY.findall(json.dumps(payload)))
 
 
-def ask(rs: RecallServices, v: Viewer, query: str) -> dict:
+def ask(rs: RecallServices, v: Viewer, query: str, rank: RankConfig | None = None) -> dict:
     return recall_items(rs, v.tenant, {"query": query, "user": v.user, "session": v.session, "purpose": v.purpose,
-                                       "k": 20})
+                                       "k": 20}, rank)
 
 
 @pytest.fixture
@@ -133,7 +135,7 @@ def world(tmp_path):
     store.close()
 
 
-def run_probes(rs, planted, rng, per_viewer: int) -> tuple[int, int, int]:
+def run_probes(rs, planted, rng, per_viewer: int, rank: RankConfig | None = None) -> tuple[int, int, int]:
     """(probes, leaks, visible canaries found)."""
     by_canary = {p.canary: p for p in planted}
     probes = leaks = found = 0
@@ -142,7 +144,7 @@ def run_probes(rs, planted, rng, per_viewer: int) -> tuple[int, int, int]:
         for i in range(0, len(targets), 2):
             group = targets[i:i + 2]
             query = f"what about {' and '.join(p.canary for p in group)} in {FILLER}?"
-            got = canaries_in(ask(rs, v, query))
+            got = canaries_in(ask(rs, v, query, rank))
             probes += len(group)
             leaked = {c for c in got if not visible(by_canary[c], v)}
             assert not leaked, (v, leaked)
@@ -157,6 +159,19 @@ def test_ten_thousand_probes_leak_nothing(world):
     probes, leaks, found = run_probes(rs, planted, rng, per_viewer=60)
     assert probes >= 10_000 and leaks == 0
     assert found > 0  # the probes can find what is visible: they would see a leak
+
+
+@pytest.mark.skipif(not embeddings.available(), reason=embeddings.missing())
+def test_ten_thousand_probes_leak_nothing_with_embeddings(world):
+    """Every planted memory is embedded and every one shares the filler's
+    meaning: the vector side would surface any hidden one it scored."""
+    _, store, rs, planted, rng = world
+    on = RankConfig(embeddings=True, vector_min=0.0)  # any similarity admits a candidate: the widest net
+    rs.prepare(on, sync=True)
+    assert rs.vectors.count(TENANTS[0]) == sum(1 for p in planted if p.tenant == TENANTS[0] and p.where == "memory")
+    probes, leaks, found = run_probes(rs, planted, rng, per_viewer=60, rank=on)
+    assert probes >= 10_000 and leaks == 0
+    assert found > 0
 
 
 def test_a_hidden_canary_answers_like_one_that_never_existed(world):

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import random
+import re
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -248,19 +249,7 @@ def test_lookbehinds_are_set_aside_only_to_find_first_characters():
 
 # -- what is held: only text a secret may still begin in ------------------------------------------
 
-# Rules whose secret is their whole match and has no literal prefix: a trailing word may
-# still be the start of one, so it waits for the next chunk while they are enabled.
-WORD_RULES = ("terraform-cloud-token", "azure-ad-client-secret", "mailchimp-api-key", "telegram-bot-token")
 PROSE = "Run make install, then open our docs page; works fine. Done: all builds."
-
-
-def without(rule_ids: tuple[str, ...], engine: str = "hyperscan"):
-    from ctxproxy.filters.redaction import DEFAULT_GROUPS, Redactor, builtin_rules
-    from secretcorpus import hyperscan_cache_dir
-
-    rules = [r for r in builtin_rules() if r.group in DEFAULT_GROUPS and r.id not in rule_ids]
-    return Redactor(rules, use_hyperscan=engine == "hyperscan",
-                    cache_dir=hyperscan_cache_dir() if engine == "hyperscan" else None)
 
 
 def test_secrets_after_released_text_three_chunks(red):
@@ -274,7 +263,7 @@ def test_secrets_after_released_text_three_chunks(red):
 
 @pytest.mark.parametrize("engine", ["hyperscan", "python"])
 def test_the_start_of_a_url_goes_out_before_its_credentials_arrive(engine):
-    red = without(WORD_RULES, engine)  # (with them, "postgres" might begin a Terraform token)
+    red = redactor(engine)
     sr = StreamRedactor(red, TEST_KEY)
     assert sr.feed("connect to postgres") == "connect to postgres"  # its "://" may never come
     assert sr.feed("://deploy:Zq8vN2mK4pL6wE") == ""  # now a password may follow: held
@@ -290,11 +279,11 @@ def test_the_start_of_a_url_goes_out_before_its_credentials_arrive(engine):
 
 @pytest.mark.parametrize("engine", ["hyperscan", "python"])
 def test_prose_is_not_delayed_at_any_word_end(engine):
-    """Without the rules a plain word can begin, every chunk that ends at the end
-    of a word goes out whole, at every such offset; and nothing is sent empty."""
-    red = without(WORD_RULES, engine)
+    """With the default rules, every chunk that ends at the end of a word or a
+    punctuation mark goes out whole, at every such offset; nothing is sent empty."""
+    red = redactor(engine)
     for i in range(1, len(PROSE)):
-        if not (PROSE[i - 1].isalnum() and not PROSE[i].isalnum()):
+        if PROSE[i - 1].isalnum() == PROSE[i].isalnum() and PROSE[i] != " ":
             continue
         sr = StreamRedactor(red, TEST_KEY)
         assert sr.feed(PROSE[:i]) == PROSE[:i], i
@@ -306,14 +295,109 @@ def test_prose_is_not_delayed_at_any_word_end(engine):
     assert sr.flush() == ""
 
 
-def test_with_the_default_rules_only_the_last_word_of_a_chunk_waits(red):
+def _word_ends(text: str) -> list[int]:
+    return [i for i in range(1, len(text)) if text[i - 1].isalnum() and not (text[i].isalnum() or text[i] == "_")]
+
+
+def test_what_waits_is_only_a_word_a_secret_can_begin_with(red):
+    """Cut after each word of ordinary prose and code, what waits is the last word,
+    and only when a secret of a default rule can begin with it: 32 hex digits
+    (Mailchimp), digits (a Telegram bot id), a token's literal start (``gh``,
+    ``sk-``, ``secret_``), the value after a word such as ``credentials``."""
     sr = StreamRedactor(red, TEST_KEY)
-    assert sr.feed("Here is the thing") == "Here is the "  # "thing" may begin a Terraform token
-    assert sr.held == len("thing")
-    assert sr.feed(", here") == "thing, "
-    assert sr.flush() == "here"
-    for i in range(1, len(PROSE)):  # at any offset, what waits is a part of the last word at most
+    assert sr.feed("Here is the thing") == "Here is the thing" and sr.held == 0
+    assert sr.feed(", here") == ", here" and sr.flush() == ""
+    for text, waits in [("so we add", "add"), ("listen on 8080", "8080"), ("then use gh", "gh")]:
         sr = StreamRedactor(red, TEST_KEY)
-        out = sr.feed(PROSE[:i])
-        rest = PROSE[len(out):i]
-        assert out == PROSE[:len(out)] and len(rest) <= 14 and " " not in rest, i
+        assert sr.feed(text) == text[:-len(waits)] and sr.held == len(waits), text
+        assert sr.feed(" next.") + sr.flush() == waits + " next."
+    from secretcorpus import _JS, _PROSE, _PY
+
+    for text in (_PROSE, _PY, _JS):
+        for i in _word_ends(text):
+            sr = StreamRedactor(red, TEST_KEY)
+            out = sr.feed(text[:i])
+            word = re.findall(r"\w+$", text[:i])[0]
+            if out != text[:i]:
+                after_keyword = re.search(r"(?i)\b(?:token|secret|password|passwd|credentials?|key)s?\s+\w+$", text[:i])
+                token_start = any(t.startswith(word) for t in ("sk-", "secret_", "api_org_", "api-"))
+                assert re.fullmatch(r"[0-9a-f]+", word) or after_keyword or token_start, (word, text[i - 40:i])
+                # the word waits, nothing before it (or, after a keyword, from the keyword on)
+                assert out == text[:i - len(word)] or after_keyword and out == text[:after_keyword.start()]
+
+
+# Rules whose secret has no literal start, or follows a public part the stream now lets go
+# (a Terraform token's id before ".atlasv1.", an Azure secret's hint, a Discord bot's id),
+# or that are a prefixed token *or* a name = value: each of their corpus examples, split at
+# every offset.
+ANCHORED_RULES = ("terraform-cloud-token", "azure-ad-client-secret", "mailchimp-api-key", "telegram-bot-token",
+                  "discord-bot-token", "together-api-key", "heroku-api-key", "mailgun-api-key",
+                  "slack-webhook-url", "discord-webhook-url")
+_EXAMPLES = [s for s in build_corpus(seed=17, positives_per_rule=3) if s.rule in ANCHORED_RULES and s.secrets]
+
+
+def test_the_examples_cover_every_anchored_rule():
+    assert {s.rule for s in _EXAMPLES} == set(ANCHORED_RULES)
+
+
+@pytest.mark.parametrize("sample", _EXAMPLES, ids=lambda s: f"{s.rule}-{s.context}")
+def test_anchored_rules_find_their_secret_split_at_every_offset(red, sample):
+    text = sample.text
+    want = red.redact(text, TEST_KEY)
+    for rid, secret in sample.secrets:
+        assert secret not in want.text
+    assert want.counts
+    for i in range(len(text) + 1):
+        got, _ = _stream(red, [text[:i], text[i:]])
+        assert got == want.text, i
+    got, sr = _stream(red, list(text))
+    assert got == want.text and sr.counts == want.counts
+    rng = random.Random(len(text))
+    for _ in range(20):
+        got, _ = _stream(red, _chunks(text, [rng.randrange(len(text)) for _ in range(rng.randint(2, 12))]))
+        assert got == want.text
+
+
+@pytest.mark.parametrize("token, rule, shown", [
+    ("QnbSxjjhVMHJgw.atlasv1.gxZnWIjI5j752DGqdwEUVLOFf0mtyaQ00H9bA1j90qWb254lEkQyOdfqqcq9zZL7Sm0",
+     "terraform-cloud-token", "QnbSxjjhVMHJgw.atlasv1."),
+    ("abc8Q~defghijklmnopqrstuvwxyz-_.~0123456", "azure-ad-client-secret", "abc8Q~"),
+    ("MTMwMTU5MDU2Nzk4OTU0NzAyOA.G5Nast.7_escXR0pB5hrc7sN_OnzNzy8KtfIN6_andbW8", "discord-bot-token",
+     "MTMwMTU5MDU2Nzk4OTU0NzAyOA."),
+])
+def test_a_documented_token_keeps_its_public_part_and_loses_its_secret(red, token, rule, shown):
+    """The formats as their vendors show them (HashiCorp's API docs, Microsoft
+    Purview's example, discord.py's token page): what precedes the secret is an
+    id the vendor shows anyway; everything after it is replaced, split anywhere."""
+    text = f"Use {token} for the deploy."
+    want = red.redact(text, TEST_KEY).text
+    assert want.startswith(f"Use {shown}[REDACTED:{rule}:") and want.endswith("] for the deploy.")
+    for i in range(len(text) + 1):
+        for j in range(i, len(text) + 1, 5):
+            got, _ = _stream(red, [text[:i], text[i:j], text[j:]])
+            assert got == want, (i, j)
+
+
+ANT = "sk-ant-api03-" + "Zq8vN2mK4pL6wE1rT5yU7iO9aS3dF5gH7jK9lZ2xC4vB6nM8qW0eR2tY4uI6oP8aS0dF2gH4jK6lZ8xC0vB2nM4qW6eR8tY0u" + "AA"
+GLUED_CASES = [(f"export KEY{GHP} done", GHP[4:], "github-pat"),
+               (f"token_{GHP}", GHP[4:], "github-pat"),
+               (f'{{"auth": "Bearer{ANT}"}}', ANT[len("sk-ant-api"):], "anthropic-api-key")]
+
+
+@pytest.mark.parametrize("text, secret, rule", GLUED_CASES)
+def test_a_token_glued_to_a_word_is_found_split_anywhere(red, text, secret, rule):
+    """A distinctive literal start glued to the word before it still marks a token;
+    it stays in the text (the secret is what follows it), so a stream holds nothing
+    for it until the whole literal has come."""
+    want = red.redact(text, TEST_KEY)
+    assert secret not in want.text and f"[REDACTED:{rule}:" in want.text
+    for i in range(len(text) + 1):
+        got, _ = _stream(red, [text[:i], text[i:]])
+        assert got == want.text, i
+
+
+def test_short_or_wordlike_literal_starts_are_not_glued(red):
+    """``sk-`` and ``key-`` inside words are not keys; nor is a token that runs on."""
+    hexes = "9f86d081884c7d659a2feaa0c55ad015"
+    for text in (f"celery task-{hexes} done", f"the monkey-{hexes} build", f"mytoken{GHP}x"):
+        assert red.redact(text, TEST_KEY).text == text

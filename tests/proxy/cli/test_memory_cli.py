@@ -198,3 +198,21 @@ async def test_cli_against_a_running_proxy(make_proxy, monkeypatch, capsys):
     assert code == 5 and "refused" in err
     code, out, _ = await cli("forget", "--memory", mid, "--json")
     assert code == 0 and json.loads(out)["counts"]["memories"] == 1
+
+
+def test_memory_search_prints_one_line_a_memory(data, capsys):
+    long = "Deploys go through the Kestrel pipeline " + "and then wait for the canary to settle " * 3
+    for statement in ("The Kestrel launch is planned for March.", long):
+        assert run(capsys, "memory", "add", statement, "--kind", "fact", "--data-dir", data)[0] == 0
+    code, out, _ = run(capsys, "memory", "search", "Kestrel", "--data-dir", data)
+    lines = out.splitlines()
+    assert code == 0 and len(lines) == 2, out
+    for line in lines:
+        score, mid, kind, day, text = line.split("  ", 4)
+        assert float(score) > 0 and mid.startswith("mem_") and kind.startswith("fact/") and len(day) == 10
+        assert "Kestrel" in text and len(text) <= 90
+    assert any(line.endswith("…") for line in lines)  # the long statement is cut, on one line
+    code, out, _ = run(capsys, "memory", "search", "Kestrel", "--data-dir", data, "--json")
+    assert code == 0 and len(json.loads(out)["items"]) == 2
+    code, out, _ = run(capsys, "memory", "search", "zebra", "--data-dir", data)
+    assert code == 0 and out.strip() == "(nothing recalled)"

@@ -7,19 +7,9 @@ import aiohttp
 import pytest
 from aiohttp import web
 
+from wsturns import ws_turn
+
 from ctxproxy.proxy.scripted_provider import Reply
-
-
-async def ws_turn(ws, body):
-    await ws.send_str(json.dumps({"type": "response.create", **body}))
-    events = []
-    async for msg in ws:
-        assert msg.type == aiohttp.WSMsgType.TEXT
-        ev = json.loads(msg.data)
-        events.append(ev)
-        if ev["type"] in ("response.completed", "response.failed", "error"):
-            break
-    return events
 
 
 async def test_websocket_turns_are_proxied(proxy, fake):

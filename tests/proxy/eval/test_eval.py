@@ -3,17 +3,17 @@ provider, deliberately broken configurations that the matching metric and the
 ``--baseline`` gate catch, the team's JSONL cases, and the command itself."""
 from __future__ import annotations
 
+import hashlib
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
+
+from dataclasses import dataclass
 
 import pytest
 
 from ctxproxy.proxy.eval.agents import OFF
 from ctxproxy.proxy.eval.cases import CaseError, load
-from ctxproxy.proxy.eval.facts import PARAPHRASES
+from ctxproxy.proxy.eval.facts import build as build_facts
 from ctxproxy.proxy.eval.report import compare
 from ctxproxy.proxy.eval.runner import QUICK, SETS, run_eval
 
@@ -23,11 +23,12 @@ LEAKY_SENSITIVITY = '[filters.recall]\nmax_sensitivity = "confidential"\n'
 
 
 async def evaluate(tmp_path: Path, sets: tuple[str, ...], toml: str = "", cases=None) -> dict:
-    cfg = None
-    if toml:
-        cfg = tmp_path / "under-test.toml"
-        cfg.write_text(toml)
-    return await run_eval(sets, str(cfg) if cfg else None, tmp_path / "data", seed=3, sizes=QUICK, cases=cases)
+    """The quick slice under the configuration ``toml`` ("": the defaults). Every configuration
+    file of the session sits in one directory, so their proxies share the compiled redaction rules."""
+    cfg = tmp_path.parent / "eval-configs" / f"{hashlib.sha256(toml.encode()).hexdigest()[:12]}.toml"
+    cfg.parent.mkdir(exist_ok=True)
+    cfg.write_text(toml)
+    return await run_eval(sets, str(cfg), tmp_path / "data", seed=3, sizes=QUICK, cases=cases)
 
 
 def failed(report: dict, baseline: dict, pct: float = 1.0) -> set[str]:
@@ -44,17 +45,33 @@ def default_report(tmp_path_factory) -> dict:
 
 def test_the_default_configuration_gets_the_context_right_and_no_proxy_does_not(default_report):
     facts, iso, comp = (default_report["sets"][s] for s in SETS)
-    assert facts["ctxproxy"]["recall@5"] >= 0.7 and facts["ctxproxy"]["facts_injected"] >= 0.75
-    # what the lexical recall misses on this small set are the questions asked in other words
-    paraphrases = {q.split("{s}")[0] for q, _ in PARAPHRASES}
-    assert all(any(m.startswith(p) for p in paraphrases) for m in facts["details"]["missed"])
-    assert facts["ctxproxy"]["freshness_error"] == 0.0  # superseded and expired memories never injected
+    assert facts["ctxproxy"]["recall@5"] >= 0.6 and facts["ctxproxy"]["facts_injected"] >= 0.6
+    # lexical recall finds every fact asked in (some of) its own words; what it misses are the
+    # questions that share little but the service's name with the statement
+    ps = build_facts(3, QUICK.services)
+    by = facts["details"]["by_variant"]
+    assert by["close"]["recall@5"] == by["partial"]["recall@5"] == 1.0
+    assert by["synonym"]["recall@5"] < 1.0
+    synonym = {q.text for q in ps.questions if q.variant == "synonym"}
+    assert facts["details"]["missed"] and set(facts["details"]["missed"]) <= synonym
+    # superseded (same words) and expired memories are never injected; an older value in other
+    # words, which the gate cannot tell from a new fact, may be (that is the freshness error)
+    reworded = {m.statement for m in ps.memories if m.stale and "observed_at" in m.fields
+                and "expires_at" not in m.fields}
+    assert set(facts["details"]["stale_injected"]) <= reworded
+    assert facts["ctxproxy"]["privacy_leakage"] == 0.0  # the other project's facts never visible
     assert 0 < facts["ctxproxy"]["memory_write_precision"] < 1  # the gate kept an expired event: it counts
     assert facts["details"]["writes"]["memory_blocked"] >= 2  # the instruction overrides and the secret
     assert facts["direct"]["recall@5"] == 0.0 and facts["direct"]["facts_injected"] == 0.0
     assert iso["ctxproxy"]["privacy_leakage"] == 0.0 and iso["ctxproxy"]["facts_injected"] == 1.0
-    assert comp["ctxproxy"]["compaction_fidelity"] == 1.0 and comp["ctxproxy"]["duplicate_side_effects"] == 0
-    assert comp["direct"]["compaction_fidelity"] < 0.5 and comp["direct"]["duplicate_side_effects"] > 0
+    # every agent's ticket survives its compaction and is never filed again
+    lost = comp["details"]["lost_after_compaction"]
+    assert not any("ticket" in items for items in lost.values())
+    assert comp["ctxproxy"]["compaction_fidelity"] > 0.85 and comp["direct"]["compaction_fidelity"] < 0.5
+    assert comp["ctxproxy"]["duplicate_side_effects"] < comp["direct"]["duplicate_side_effects"] / 10
+    # known, and measured here: at the default checkpoint budget Claude Code and Hermes lose the PR
+    # (tests/proxy/eval/test_fidelity.py::OVER_BUDGET); the other agents keep everything
+    assert {a for a, items in lost.items() if items} <= {"claude-code", "hermes"}
     assert failed(default_report, default_report) == set()  # the same report never fails its own gate
 
 
@@ -78,6 +95,22 @@ async def test_checkpoint_off_fails_compaction_fidelity_duplicates_and_the_gate(
     m = r["sets"]["compaction"]["ctxproxy"]
     assert m["compaction_fidelity"] < 0.8 and m["duplicate_side_effects"] > 0
     assert {"compaction.compaction_fidelity", "compaction.duplicate_side_effects"} <= failed(r, default_report)
+
+
+async def test_tokens_saved_by_pruning_measure_what_prune_cut_and_the_gate_catches_no_pruning(tmp_path,
+                                                                                            default_report):
+    """The quick sessions stay below the default trigger (nothing is pruned: 0 saved, both columns
+    see the same requests); a trigger below them prunes the older reads. Against that report as
+    the baseline, the default configuration fails the gate on the tokens it no longer saves."""
+    soon = await evaluate(tmp_path, ("compaction",), "[filters.prune]\ntrigger_tokens = 600\nkeep_recent = 1\n")
+    m, default = soon["sets"]["compaction"], default_report["sets"]["compaction"]
+    assert default["ctxproxy"]["tokens_saved_by_pruning"] == 0.0
+    assert default["ctxproxy"]["input_tokens"] == default["direct"]["input_tokens"]
+    assert m["ctxproxy"]["tokens_saved_by_pruning"] > 0.05
+    assert m["ctxproxy"]["input_tokens"] < m["direct"]["input_tokens"] == default["direct"]["input_tokens"]
+    # what was pruned is not what the task needs: the same items stay visible as without pruning
+    assert m["details"]["lost_after_compaction"] == default["details"]["lost_after_compaction"]
+    assert "compaction.tokens_saved_by_pruning" in failed(default_report, soon)
 
 
 def test_the_gate_allows_what_max_regression_allows():
@@ -137,25 +170,46 @@ def test_a_bad_case_line_is_named(tmp_path, row, message):
     assert ":2:" in str(exc.value)
 
 
-def run_cli(*args: str) -> subprocess.CompletedProcess:
-    env = {**os.environ, "OTEL_SDK_DISABLED": "true"}
-    return subprocess.run([sys.executable, "-m", "ctxproxy.proxy.cli.main", "eval", *args], capture_output=True,
-                          text=True, timeout=300, env=env)
+@dataclass
+class Ran:
+    returncode: int
+    stdout: str
+    stderr: str
 
 
-def test_the_command_writes_json_and_exits_nonzero_on_a_regression(tmp_path):
+@pytest.fixture
+def run_cli(capsys):
+    """``ctxproxy eval ARGS`` through the command's own entry (in this process: the proxies
+    share its compiled rules; `ctxproxy serve --child` is still a process of its own)."""
+    from ctxproxy.proxy.cli.main import main
+
+    def run(*args: str) -> Ran:
+        code = main(["eval", *args])
+        out = capsys.readouterr()
+        return Ran(code, out.out, out.err)
+    return run
+
+
+def test_the_command_writes_json_exits_nonzero_on_a_regression_and_a_child_proxy_measures_the_same(tmp_path,
+                                                                                                  run_cli):
     out = tmp_path / "eval.json"
     r = run_cli("--set", "isolation", "--quick", "--seed", "3", "--json", str(out))
     assert r.returncode == 0, r.stderr
     assert "privacy_leakage" in r.stdout and "no proxy" in r.stdout
     assert r.stderr == ""  # no progress bar when stderr is not a terminal
     report = json.loads(out.read_text())
-    assert report["sets"]["isolation"]["ctxproxy"]["privacy_leakage"] == 0.0
+    assert report["sets"]["isolation"]["ctxproxy"]["privacy_leakage"] == 0.0 and report["proxy"] == "in-process"
     better = json.loads(out.read_text())
     better["sets"]["isolation"]["ctxproxy"]["noise_ratio"] = 0.0  # a baseline this run is worse than
     (tmp_path / "base.json").write_text(json.dumps(better))
-    r = run_cli("--set", "isolation", "--quick", "--seed", "3", "--baseline", str(tmp_path / "base.json"))
+    # the same slice through `ctxproxy serve` as a child process: the same report, and the gate
+    r = run_cli("--set", "isolation", "--quick", "--seed", "3", "--child", "--json", str(tmp_path / "child.json"),
+                "--baseline", str(tmp_path / "base.json"))
     assert r.returncode == 1 and "isolation.noise_ratio" in r.stderr and "FAIL" in r.stdout
+    child = json.loads((tmp_path / "child.json").read_text())
+    assert child["proxy"] == "child"
+    for part in ("ctxproxy", "direct", "details"):
+        assert child["sets"]["isolation"][part] == report["sets"]["isolation"][part], part
     r = run_cli("--set", "isolation", "--quick", "--baseline", str(tmp_path / "missing.json"))
     assert r.returncode == 2 and "--baseline: cannot read" in r.stderr
     r = run_cli("--set", "isolation", "--quick", "--data", str(tmp_path))  # holds eval.json: not a fresh run
@@ -186,3 +240,41 @@ def test_the_progress_bar_draws_only_on_a_terminal():
         bar.close()
     assert "4/4" in tty.getvalue() and "#" * 30 in tty.getvalue()
     assert pipe.getvalue() == ""
+
+
+def test_the_child_proxy_runs_the_configuration_under_test(tmp_path):
+    """What `ctxproxy serve` is given: the user's file with the eval's filter changes (the same
+    as in this process), rule files still found, and the admin token only in its environment."""
+    import tomllib
+
+    from ctxproxy.config import load_config
+    from ctxproxy.proxy.eval.child import child_config, toml_text
+    from ctxproxy.proxy.eval.harness import eval_config, eval_filters
+
+    user = tmp_path / "team" / "ctxproxy.toml"
+    user.parent.mkdir()
+    user.write_text('[server]\nadmin_token = "not-for-a-file"\nmax_body_bytes = 1048576\n'
+                    '[filters.recall]\nk = 3\nexclude_kinds = ["procedure"]\n'
+                    '[filters.redact.profiles.default]\ngroups = ["llm"]\nrule_files = ["rules/team.toml"]\n')
+    rules, cache = tmp_path / "project", tmp_path / "cache"
+    in_process = eval_config(user, tmp_path / "data", "http://127.0.0.1:1", rules, cache)
+    raw = child_config(user, eval_filters(load_config(user), rules, cache))
+    text = toml_text(raw)
+    assert tomllib.loads(text) == raw and "not-for-a-file" not in text
+    (tmp_path / "child.toml").write_text(text)
+    child = load_config(tmp_path / "child.toml")
+    assert child.server.max_body_bytes == 1048576
+    team_rules = str(user.parent / "rules" / "team.toml")
+    assert child.filters["redact"]["profiles"]["default"]["rule_files"] == [team_rules]
+    child.filters["redact"]["profiles"]["default"]["rule_files"] = ["rules/team.toml"]
+    assert child.filters == in_process.filters
+
+
+async def test_a_child_proxy_that_cannot_start_is_reported_with_its_log(tmp_path):
+    from ctxproxy.proxy.eval.child import ChildError, serve
+
+    (tmp_path / "data").write_text("a file where the data directory should be")
+    with pytest.raises(ChildError, match="exited with 1 before it answered") as exc:
+        async with serve(None, tmp_path / "data", "http://127.0.0.1:1"):
+            pass
+    assert "is not a directory" in str(exc.value)

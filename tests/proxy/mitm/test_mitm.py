@@ -22,7 +22,7 @@ pytest.importorskip("mitmproxy", reason="transparent mode needs the mitm extra")
 import aiohttp  # noqa: E402
 import anthropic  # noqa: E402
 import openai  # noqa: E402
-from test_websocket import ws_turn  # noqa: E402
+from wsturns import ws_turn  # noqa: E402
 from tlscerts import TestCA  # noqa: E402
 
 from ctxproxy.config import load_config  # noqa: E402
