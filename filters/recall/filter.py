@@ -137,7 +137,7 @@ class RecallFilter(Filter):
     def __init__(self, config: RecallConfig, services: Mapping[str, Any] | None = None):
         self.config = config
         self.services = services or {}
-        self._last: OrderedDict[tuple[str, str], _Last] = OrderedDict()
+        self._last: OrderedDict[tuple, _Last] = OrderedDict()  # per caller (see on_request)
         self._lock = threading.Lock()
         self._to_index: list[TurnTexts] = []  # session-index rows the writer has not taken yet
 
@@ -174,7 +174,10 @@ class RecallFilter(Filter):
         user_text = (view.latest_user_text() or "")[: cfg.max_query_chars]
         key = hashlib.sha256(user_text.encode()).hexdigest()
         generation = (rs.memories.generation(), rs.sessions.generation())
-        last = self._remembered(ident.tenant, ident.session)
+        # the memo is the caller's: everything the viewer is made of, not the session id alone
+        caller = (ident.tenant, ident.session, ident.user, ident.project, ident.parent_session,
+                  self.viewer_purpose(turn), route.max_sensitivity or cfg.max_sensitivity)
+        last = self._remembered(caller)
         # The same user text as this session's last recall, and nothing forgotten since: its
         # result again, with no index read (the session was recorded at its first turn).
         if last is not None and last.key == key and last.generation == generation:
@@ -204,7 +207,7 @@ class RecallFilter(Filter):
         state.items = [item_report(s) for s in found.items]
         last = _Last(key, render_items(found.items), _max_sens(found.items), _newest(found.items), state.items,
                      found.candidates, generation)
-        self._remember(ident.tenant, ident.session, last)
+        self._remember(caller, last)
         if found.items:
             self._offer(turn, last, route)
         self._finish(turn, state, t0, t0_ns)
@@ -235,17 +238,17 @@ class RecallFilter(Filter):
             "ctxproxy.recall.candidates": state.candidates, "ctxproxy.recall.results": len(state.items),
             "ctxproxy.recall.status": state.status, "ctxproxy.recall.items": _items_json(state.items)}))
 
-    def _remembered(self, tenant: str, session: str) -> _Last | None:
+    def _remembered(self, caller: tuple) -> _Last | None:
         with self._lock:
-            last = self._last.get((tenant, session))
+            last = self._last.get(caller)
             if last is not None:
-                self._last.move_to_end((tenant, session))
+                self._last.move_to_end(caller)
             return last
 
-    def _remember(self, tenant: str, session: str, last: _Last) -> None:
+    def _remember(self, caller: tuple, last: _Last) -> None:
         with self._lock:
-            self._last[(tenant, session)] = last
-            self._last.move_to_end((tenant, session))
+            self._last[caller] = last
+            self._last.move_to_end(caller)
             while len(self._last) > max(1, self.config.reuse_sessions):
                 self._last.popitem(last=False)
 

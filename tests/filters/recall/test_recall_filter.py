@@ -92,6 +92,20 @@ async def test_a_turn_without_new_user_text_reuses_the_same_bytes(proxy, fake):
     assert m["recall"]["status"] == "reused"
 
 
+async def test_a_reused_result_is_only_ever_the_same_callers(proxy, fake):
+    """The memo of a session's last recall is the caller's: another user (or purpose) sending
+    the same text under the same session id recalls for itself and gets none of it."""
+    store = proxy.state.services["store"]
+    put_memory(store, "acme", "Canary lynx-ember-204 is alice's staging host.", kind="fact", user="alice",
+               purpose="support")
+    text = "which host is lynx-ember-204?"
+    await ask(proxy, text, headers("acme", "alice", "shared", purpose="support"))
+    assert "Canary lynx-ember-204" in sent_text(fake.last)
+    for hdrs in (headers("acme", "bob", "shared"), headers("acme", "alice", "shared", purpose="analysis")):
+        await ask(proxy, text, hdrs)
+        assert "Canary lynx-ember-204" not in sent_text(fake.last)
+
+
 async def test_session_index_search_and_recall_api(proxy, fake):
     hdrs = headers("acme", "alice", "parent-1")
     await ask(proxy, "We decided to name the release train Kestrel for the March launch.", hdrs)
