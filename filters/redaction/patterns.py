@@ -75,18 +75,7 @@ def analyze(regex: re.Pattern) -> PatternInfo:
     behind, ahead = _context(tree)
     hs, hs_min, hs_max = _hyperscan_form(tree, groups, flags)
     scoped = _flag_prefix(flags)
-    prefix = full = ""
-    for strict in (True, False):  # context-checked assertions; fully relaxed if that cannot compile
-        body = _Prefixer(groups, flags, strict).seq(tree)
-        loose = _Emitter("loose", groups, flags=flags, strict=strict).seq(tree)
-        prefix = f"(?{scoped}:{body})" if scoped else f"(?:{body})"
-        full = f"(?{scoped}:{loose})" if scoped else f"(?:{loose})"
-        try:
-            re.compile(prefix + r"\Z", re.ASCII)
-            re.compile(full, re.ASCII)
-            break
-        except re.error:
-            continue
+    prefix, full = _forms(tree, groups, flags, scoped) or _forms(tree, groups, flags, scoped, compiles=False)
     literals = usable_literals(_literals(tree))
     return PatternInfo(
         min_len=int(lo),
@@ -696,21 +685,32 @@ def alternatives(regex: re.Pattern, secret_group: int | None) -> tuple[Alternati
     scoped = _flag_prefix(flags)
     out = []
     for alt, heads in zip(branches, heads_of):
-        for strict in (True, False):
-            body = _Prefixer(groups, flags, strict).seq(alt)
-            loose = _Emitter("loose", groups, flags=flags, strict=strict).seq(alt)
-            prefix = f"(?{scoped}:{body})" if scoped else f"(?:{body})"
-            full = f"(?{scoped}:{loose})" if scoped else f"(?:{loose})"
-            try:
-                re.compile(prefix + r"\Z", re.ASCII)
-                re.compile(full, re.ASCII)
-                break
-            except re.error:
-                continue
-        else:
+        forms = _forms(alt, groups, flags, scoped)
+        if forms is None:
             return ()  # cannot be written apart: the whole regex stands for them
-        out.append(Alternative(prefix, full, heads))
+        out.append(Alternative(*forms, heads))
     return tuple(out)
+
+
+def _forms(tree, groups, flags, scoped: str, compiles: bool = True) -> tuple[str, str] | None:
+    """(prefix, full) of ``tree``: with context-checked assertions, else fully relaxed, the first
+    that compiles (None if neither does; ``compiles=False``: the relaxed one regardless)."""
+    for strict in (True, False):
+        body = _Prefixer(groups, flags, strict).seq(tree)
+        loose = _Emitter("loose", groups, flags=flags, strict=strict).seq(tree)
+        prefix = f"(?{scoped}:{body})" if scoped else f"(?:{body})"
+        full = f"(?{scoped}:{loose})" if scoped else f"(?:{loose})"
+        if not compiles:
+            if strict:
+                continue
+            return prefix, full
+        try:
+            re.compile(prefix + r"\Z", re.ASCII)
+            re.compile(full, re.ASCII)
+            return prefix, full
+        except re.error:
+            continue
+    return None
 
 
 def _top_items(tree, plain: bool) -> list:
