@@ -105,6 +105,39 @@ _COLUMNS = ("memory_id", "external_id", "kind", "origin", "project", "user", "se
             "nterms", "ctx", "nctx")
 
 
+def follow_changes(file: Any, memories: Any, lock: Any, apply: Any) -> int:
+    """Apply the store's memory changes after ``file``'s watermark to a derived index:
+    ``apply(con, gone, records)`` per batch, each batch committed with its watermark (safe
+    across threads and processes). Returns the number of memories applied."""
+    applied = 0
+    with lock:
+        con = file.db()
+        while True:
+            con.execute("BEGIN IMMEDIATE")  # another process may have moved it meanwhile
+            try:
+                changes = memories.changes(int(file.meta("seq", 0) or 0), CATCH_UP_BATCH)
+                if not changes:
+                    con.execute("COMMIT")
+                    break
+                gone, recs = [], []
+                for tenant, memory_id in dict.fromkeys((tenant, memory_id) for _, tenant, memory_id in changes):
+                    rec = memories.get(tenant, memory_id)
+                    if rec is None:
+                        gone.append((tenant, memory_id))
+                    else:
+                        recs.append(rec)
+                apply(con, gone, recs)
+                con.execute("INSERT OR REPLACE INTO meta(k, v) VALUES ('seq', ?)", (changes[-1][0],))
+                con.execute("COMMIT")
+                applied += len(gone) + len(recs)
+            except BaseException:
+                con.execute("ROLLBACK")
+                raise
+            if len(changes) < CATCH_UP_BATCH:
+                break
+    return applied
+
+
 @dataclass(slots=True)
 class Candidate:
     """A memory the viewer may see that matched the query (its text stays in
@@ -315,37 +348,16 @@ class MemoryIndex:
         memories = self.store.memories
         if memories.last_seq() <= self.watermark():
             return 0
-        applied = 0
-        with self._catch_lock:
-            con = self.file.db()
-            while True:
-                con.execute("BEGIN IMMEDIATE")  # another process may have moved it meanwhile
-                try:
-                    after = int(self.file.meta("seq", 0) or 0)
-                    changes = memories.changes(after, CATCH_UP_BATCH)
-                    if not changes:
-                        con.execute("COMMIT")
-                        break
-                    latest: dict[tuple[str, str], int] = {}
-                    for seq, tenant, memory_id in changes:
-                        latest[(tenant, memory_id)] = seq
-                    for tenant, memory_id in latest:
-                        rec = memories.get(tenant, memory_id)
-                        if rec is None:
-                            self._delete(con, "tenant = ? AND memory_id = ?", (tenant, memory_id))
-                        else:
-                            self._apply(con, rec)
-                    con.execute("INSERT OR REPLACE INTO meta(k, v) VALUES ('seq', ?)", (changes[-1][0],))
-                    con.execute("COMMIT")
-                    applied += len(latest)
-                except BaseException:
-                    con.execute("ROLLBACK")
-                    raise
-                if len(changes) < CATCH_UP_BATCH:
-                    break
+        applied = follow_changes(self.file, memories, self._catch_lock, self._apply_changes)
         if applied:
             self._cache.clear()
         return applied
+
+    def _apply_changes(self, con: Any, gone: list[tuple[str, str]], recs: list) -> None:
+        for tenant, memory_id in gone:
+            self._delete(con, "tenant = ? AND memory_id = ?", (tenant, memory_id))
+        for rec in recs:
+            self._apply(con, rec)
 
     def rebuild(self) -> int:
         """Empty the index and index every tenant's memories from the store

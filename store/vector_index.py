@@ -34,7 +34,7 @@ import time
 from pathlib import Path
 from typing import Any, Iterable, Sequence
 
-from .memory_index import CATCH_UP_BATCH, _servable, store_tenants, visibility
+from .memory_index import CATCH_UP_BATCH, _servable, follow_changes, store_tenants, visibility
 from .sqlite_index import SQLiteFile, Viewer, attach, placeholders, sensitivity_rank
 
 log = logging.getLogger("ctxproxy.store.recall")
@@ -125,36 +125,11 @@ class VectorIndex:
         batch commits with its watermark: safe across threads and processes)."""
         if self.embedder is None or not self.lagging():
             return 0
-        memories = self.store.memories
-        applied = 0
-        with self._catch_lock:
-            con = self.file.db()
-            while True:
-                con.execute("BEGIN IMMEDIATE")
-                try:
-                    changes = memories.changes(int(self.file.meta("seq", 0) or 0), CATCH_UP_BATCH)
-                    if not changes:
-                        con.execute("COMMIT")
-                        break
-                    latest = dict.fromkeys((tenant, memory_id) for _, tenant, memory_id in changes)
-                    gone, recs = [], []
-                    for tenant, memory_id in latest:
-                        rec = memories.get(tenant, memory_id)
-                        if rec is None:
-                            gone.append((tenant, memory_id))
-                        else:
-                            recs.append(rec)
-                    con.executemany("DELETE FROM vec WHERE tenant = ? AND memory_id = ?", gone)
-                    self._apply(con, recs)
-                    con.execute("INSERT OR REPLACE INTO meta(k, v) VALUES ('seq', ?)", (changes[-1][0],))
-                    con.execute("COMMIT")
-                    applied += len(latest)
-                except BaseException:
-                    con.execute("ROLLBACK")
-                    raise
-                if len(changes) < CATCH_UP_BATCH:
-                    break
-        return applied
+        return follow_changes(self.file, self.store.memories, self._catch_lock, self._apply_changes)
+
+    def _apply_changes(self, con: Any, gone: list[tuple[str, str]], recs: list) -> None:
+        con.executemany("DELETE FROM vec WHERE tenant = ? AND memory_id = ?", gone)
+        self._apply(con, recs)
 
     def kick(self) -> None:
         """Catch up in the background (one daemon thread, started on first use)."""
