@@ -53,12 +53,13 @@ async def test_upstream_timeout_is_504(make_proxy, fake):
 
 
 async def test_stream_read_timeout_is_per_event_not_per_response(make_proxy, fake):
-    # 8 events 0.15 s apart take ~1.2 s in all, longer than the 0.5 s read timeout
-    proxy = await make_proxy("[upstream]\nread_timeout = 0.5\n")
-    fake.script(Reply.text("a b c d e f g h", delay_between_events=0.15))
+    # 10 events 0.3 s apart take ~3 s in all, longer than the 2 s read timeout; each
+    # gap stays 1.7 s under it, so a loaded machine does not turn the gap into a stall
+    proxy = await make_proxy("[upstream]\nread_timeout = 2.0\n")
+    fake.script(Reply.text("a b c d e f g h i j", delay_between_events=0.3))
     async with proxy.anthropic().messages.stream(**MSG) as stream:
         text = "".join([t async for t in stream.text_stream])
-    assert text == "a b c d e f g h"
+    assert text == "a b c d e f g h i j"
 
 
 async def test_stall_mid_stream_becomes_an_error_event(make_proxy, fake):

@@ -33,7 +33,7 @@ request = ["identify", "effects", "inject"]
 """
 TOOLS = [{"name": "Bash", "description": "run a command", "input_schema": {"type": "object"}}]
 KILLS = 50
-TIME_LIMIT = 45.0  # seconds of kill loop at most (the test stays under ~60 s)
+TIME_LIMIT = 300.0  # a guard against a hang only: the loop ends at KILLS kills (~15 s on a quiet machine)
 
 
 def free_port() -> int:
