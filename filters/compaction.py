@@ -61,8 +61,9 @@ class Compaction:
 
 def item_texts(item: Any) -> Iterator[str]:
     """The text parts of one conversation item (any of the three APIs): a
-    string content, or ``text`` / ``input_text`` / ``output_text`` blocks.
-    Tool calls and results are not text parts."""
+    string content, or blocks holding a string ``text`` (the text, input and
+    output text parts of the three APIs alike). Tool calls and results are not
+    text parts."""
     if not isinstance(item, dict):
         return
     content = item.get("content")
@@ -70,18 +71,18 @@ def item_texts(item: Any) -> Iterator[str]:
         yield content
     elif isinstance(content, list):
         for block in content:
-            if isinstance(block, dict) and block.get("type") in ("text", "input_text", "output_text") \
-                    and isinstance(block.get("text"), str):
-                yield block["text"]
+            if isinstance(block, dict):
+                text = block.get("text")
+                if isinstance(text, str):
+                    yield text
 
 
-def codex_metadata(headers: Mapping[str, str] | None, body: dict) -> dict:
+def codex_metadata(headers: Mapping[str, str] | None, view: Any = None) -> dict:
     """Codex's turn metadata: the ``x-codex-turn-metadata`` header, else the
-    same JSON in ``client_metadata``; ``{}`` when absent or not JSON."""
+    same JSON the body carries (``view``'s hints); ``{}`` when absent or not JSON."""
     raw = headers.get("x-codex-turn-metadata") if headers is not None else None
-    if not isinstance(raw, str):
-        meta = body.get("client_metadata")
-        raw = meta.get("x-codex-turn-metadata") if isinstance(meta, dict) else None
+    if not isinstance(raw, str) and view is not None:
+        raw = view.body_hints().turn_metadata
     if not isinstance(raw, str) or len(raw) > 65536:
         return {}
     try:
@@ -98,11 +99,11 @@ def detect(view: Any, headers: Mapping[str, str] | None = None, start: int = 0) 
     items = view.items()
     if not isinstance(items, list):
         return None
-    body = view.body
-    meta = codex_metadata(headers, body) if view.api == "responses" else {}
+    keys = view.history_keys
+    meta = codex_metadata(headers, view)
     cmeta = meta.get("compaction") if isinstance(meta.get("compaction"), dict) else {}
     trigger = cmeta.get("trigger") if isinstance(cmeta.get("trigger"), str) else ""
-    if items and isinstance(items[-1], dict) and items[-1].get("type") == "compaction_trigger":
+    if items and isinstance(items[-1], dict) and items[-1].get("type") in keys.compaction_triggers:
         return Compaction("codex", "remote", REQUEST, trigger)
     if meta.get("request_kind") == "compaction":
         remote = cmeta.get("implementation") == "responses_compaction_v2"
@@ -118,7 +119,7 @@ def detect(view: Any, headers: Mapping[str, str] | None = None, start: int = 0) 
     for item in items[start:]:
         if not isinstance(item, dict):
             continue
-        if item.get("type") in view.history_keys.compaction_items:
+        if item.get("type") in keys.compaction_items:
             found = found or Compaction("codex", "remote", RESUMED)
             continue
         for text in item_texts(item):
@@ -161,7 +162,7 @@ def track(prev: Mapping[str, Any] | None, view: Any, headers: Mapping[str, str] 
         return item_fp(items[i], view.history_keys, encodings[i] if i < len(encodings) else None)
 
     state = {"n": n, "first": fp(0) if n else "", "last": fp(n - 1) if n else ""}
-    server_history = view.api == "responses" and bool(view.body.get("previous_response_id"))
+    server_history = view.server_history() is not None
     old_n = int(prev.get("n", 0)) if prev else 0
     if server_history or not old_n:
         return detect(view, headers), state

@@ -189,7 +189,7 @@ def _session_hint(h: Any, hints: BodyHints, agent: str) -> tuple[str, str] | Non
         if value is not None and _ok(value):
             return source, value
     if "x-codex-turn-metadata" in h:
-        value = codex_metadata(h, {}).get("session_id")  # the header only: a body hint is the view's
+        value = codex_metadata(h).get("session_id")  # the header only: a body hint is the view's
         if _ok(value):
             return "hint:x-codex-turn-metadata", value
     conversation = hints.conversation

@@ -97,6 +97,7 @@ class BodyHints(NamedTuple):
     prompt_cache_key: Any = None  # Codex sets it to its session id
     previous_response_id: Any = None  # Responses: the answer this turn continues
     users: tuple = ()  # user ids, best first: account, device, the OpenAI ``user``, ``safety_identifier``
+    turn_metadata: Any = None  # Codex's turn metadata (a JSON string) when the body carries it
 
 
 NO_HINTS = BodyHints()
@@ -109,6 +110,7 @@ class HistoryKeys(NamedTuple):
     ids: frozenset = frozenset()  # keys holding a call id: its form is normalised (OpenClaw rewrites it)
     volatile: frozenset = frozenset()  # keys clients rewrite every turn without changing the conversation
     compaction_items: tuple = ()  # item types that stand for compacted history
+    compaction_triggers: tuple = ()  # item types that ask the provider to compact the history
 
 
 @dataclass(frozen=True)
@@ -149,6 +151,9 @@ class RequestView(Protocol):
         """The system text; ``opening``: only what comes before the first user turn."""
     def first_user_text(self) -> str: ...
     def body_hints(self) -> "BodyHints": ...
+    def server_history(self) -> str | None:
+        """The id of the provider-kept answer this request continues (its
+        history lives upstream, not in the body); None when the body is whole."""
     history_keys: "HistoryKeys"
     def tool_names(self) -> list[str]: ...  # the declared tools' names, sorted
     def from_model(self, item: Any) -> bool: ...

@@ -67,8 +67,15 @@ _SHA = re.compile(r"\b(?:commit|sha|revision)[:\s]+([0-9a-f]{7,40})\b", re.I)
 _URL = re.compile(r"https?://[^\s\"'<>)\]]+/(?:pull|pulls|issues|merge_requests|-/merge_requests|-/issues)/\d+"
                   r"|https?://[^\s\"'<>)\]]+/(?:browse|issue)/[A-Z][A-Z0-9_]+-\d+")  # Jira, Linear tickets
 _TICKET_KEY = re.compile(r"[A-Z][A-Z0-9_]{1,9}-\d{1,7}")  # PAY-232: a Jira / Linear issue key
-_DEPLOY = re.compile(r"(?im)^.*\b(?:deployed|deployment (?:succeeded|complete|completed|successful|finished)|"
-                     r"released|successfully rolled out|rollout (?:complete|status: success))\b.*$")
+# The first line naming a deployment: the word is searched, then widened to its line
+# (``^.*\b(?:…)\b.*$`` backtracks over every line of a long output).
+_DEPLOY = re.compile(r"(?i)\b(?:deployed|deployment (?:succeeded|complete|completed|successful|finished)|"
+                     r"released|successfully rolled out|rollout (?:complete|status: success))\b")
+# Words one of the patterns above needs (lower case): an output without them is not searched
+# with it. Most tool outputs hold none, and a regex pass costs ~0.1 ms per 64 KB.
+_PYTEST_WORDS = ("passed", "skipped", "xfailed", "xpassed", "deselected", "warning")
+_SHA_WORDS = ("commit", "sha", "revision")
+_DEPLOY_WORDS = ("deploy", "released", "rolled out", "rollout")
 
 
 def clip(text: str, limit: int = MAX_QUOTE) -> str:
@@ -174,37 +181,40 @@ def evidence(tool: str, args: Any, result: str, is_error: bool) -> list[tuple[st
     if is_error or result_failed(result):
         return []
     head = shell_output(result[:65536])
+    low = head.lower()
     out: list[tuple[str, str]] = []
     cmd = test_command(args)
-    summary = _test_summary(head)
-    if summary or (cmd and _EXIT_ZERO.search(head)):
+    summary = _test_summary(head, low)
+    if summary or (cmd and "exit" in low and _EXIT_ZERO.search(head)):
         what = f"`{clip(cmd, 80)}`" if cmd else tool
         out.append(("test", f"tests passed: {what}" + (f" — {summary}" if summary else " (exit code 0)")))
-    for m in _COMMIT.finditer(head):
-        out.append(("commit", f"commit {m.group(2)} on {m.group(1)}: {clip(m.group(3), 100)}"))
-    if not any(k == "commit" for k, _ in out):
+    if "] " in head:
+        for m in _COMMIT.finditer(head):
+            out.append(("commit", f"commit {m.group(2)} on {m.group(1)}: {clip(m.group(3), 100)}"))
+    if not any(k == "commit" for k, _ in out) and any(w in low for w in _SHA_WORDS):
         for m in _SHA.finditer(head):
             out.append(("commit", f"commit {m.group(1)}"))
             break
-    for url in dict.fromkeys(_URL.findall(head)):
+    for url in dict.fromkeys(_URL.findall(head) if "http" in low else ()):
         out.append(("url", url))
     ticket = _ticket_of(head)
     if ticket and not any(ticket[0] in text for _, text in out):
         out.append(("ticket", f"ticket {ticket[0]}: {ticket[1]}"))
-    for m in _DEPLOY.finditer(head):
-        out.append(("deploy", clip(m.group(0), 160)))
-        break
+    m = _DEPLOY.search(head) if any(w in low for w in _DEPLOY_WORDS) else None
+    if m is not None:
+        end = head.find("\n", m.end())
+        out.append(("deploy", clip(head[head.rfind("\n", 0, m.start()) + 1:end if end >= 0 else len(head)], 160)))
     return out
 
 
-def _test_summary(text: str) -> str | None:
-    m = _PYTEST.search(text)
+def _test_summary(text: str, low: str) -> str | None:
+    m = _PYTEST.search(text) if " in " in low and any(w in low for w in _PYTEST_WORDS) else None
     if m and not _PYTEST_BAD.search(m.group(1)):
         return m.group(1)
-    m = _JEST.search(text)
+    m = _JEST.search(text) if "Tests:" in text else None
     if m and "failed" not in m.group(1):
         return "Tests: " + clip(m.group(1), 100)
-    oks = _GO_OK.findall(text)
+    oks = _GO_OK.findall(text) if text.startswith("ok") or "\nok" in text else ()
     if oks and not _GO_FAIL.search(text):
         return clip("; ".join(oks[:3]), 120)
     return None

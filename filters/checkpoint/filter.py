@@ -147,7 +147,7 @@ class CheckpointFilter(Filter):
         found, conts[thread] = cmp.track(cont, view, turn.headers)
         items = view.items()
         reread = not cont or found is not None  # this process has not seen it, or it compacted
-        server_history = view.api == "responses" and bool(view.body.get("previous_response_id"))
+        server_history = view.server_history() is not None
         start = 0 if reread or server_history else int(cont.get("n", 0))  # server-kept: the input is all new
         rec.read_from = start = min(start, len(items))
         if found is not None:

@@ -350,17 +350,16 @@ class EffectsFilter(Filter):
         raises ``WriteNeeded`` at the first write) given the session's stored
         state ``sess``; returns segments to offer."""
         tenant, session, task, scope = cap.scope
-        body = view.body
         items = view.items()
-        server_history = view.api == "responses" and bool(body.get("previous_response_id"))
+        previous = view.server_history()
         now = self.clock()
         segments: list[Segment] = []
         es = dict(sess.get("effects") or {})
         threads = dict(es.get("threads") or {})
         chk = check(threads, items, keys=view.history_keys, system=view.system_text(), tools=tools,
-                    server_history=server_history, markers=self.config.summary_markers,
+                    server_history=previous is not None, markers=self.config.summary_markers,
                     first_user=clean_text(view.first_user_text()) if not threads else "", now=now,
-                    previous_response_id=body.get("previous_response_id") if server_history else None,
+                    previous_response_id=previous,
                     encodings=view.item_encodings())
         if chk.reason is None and chk.thread not in threads:  # a new thread: started by a summary?
             _agent_compaction(chk, threads, view, turn.headers)

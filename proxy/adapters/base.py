@@ -97,6 +97,7 @@ HISTORY_KEYS = HistoryKeys(
     ids=frozenset({"id", "tool_use_id", "call_id", "tool_call_id"}),
     volatile=frozenset({"cache_control"}),
     compaction_items=("compaction", "compaction_summary"),  # Codex's remote compaction
+    compaction_triggers=("compaction_trigger",),  # Codex's remote compaction v2 asks with this item
 )
 
 
@@ -237,10 +238,15 @@ class RequestViewBase(View):
         conversation = body.get("conversation")  # Responses: a conversation the provider keeps
         if isinstance(conversation, dict):
             conversation = conversation.get("id")
+        client_meta = body.get("client_metadata")  # Codex copies its turn metadata header here
         return BodyHints(meta.get("session_id"), conversation, body.get("prompt_cache_key"),
                          body.get("previous_response_id"),
                          (meta.get("account_uuid"), meta.get("device_id"), body.get("user"),
-                          body.get("safety_identifier")))
+                          body.get("safety_identifier")),
+                         client_meta.get("x-codex-turn-metadata") if isinstance(client_meta, dict) else None)
+
+    def server_history(self) -> str | None:
+        return None  # Messages and Chat Completions always carry the whole conversation
 
     history_keys: ClassVar[HistoryKeys] = HISTORY_KEYS
 

@@ -175,6 +175,10 @@ class ResponsesRequest(RequestViewBase):
         self.mark_changed()
         return "instructions"
 
+    def server_history(self) -> str | None:
+        previous = self.body.get("previous_response_id")
+        return previous if isinstance(previous, str) and previous else None
+
     def kept_by_provider(self) -> bool:
         """Does the provider keep this conversation's input for later turns
         (``previous_response_id``, ``conversation``, or ``store: true``)?"""

@@ -13,7 +13,8 @@ FILTERS = Path(__file__).resolve().parents[2] / "filters"
 # asks its view (``history_keys``, ``tool_names``, ``tool_results``, ...).
 WIRE_NAMES = ("tool_use_id", "tool_call_id", "function_call_output", "function_call", "content_block",
               "message_start", "message_delta", "response.completed", "response.output_item",
-              "compaction_summary", "input_json_delta", "tool_calls")
+              "compaction_summary", "input_json_delta", "tool_calls", "compaction_trigger", "previous_response_id",
+              "client_metadata", "input_text", "output_text")
 # Documentation may say what a view means on the wire; code may not name it.
 _DOC = re.compile(r'("""|\'\'\').*?\1|#[^\n]*', re.S)
 
