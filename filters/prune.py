@@ -132,6 +132,12 @@ class _Result:
         self._tool: str | None = None
         self._count = count
 
+    def uncounted(self, memo: Any) -> bool:
+        """Whether ``tokens`` would have to count the content (no decision, no memo knows it)."""
+        d = self.decision
+        return (self._tokens is None and bool(self.result.content) and not (d is not None and d.get("h") == self.digest)
+                and memo.get(self.digest) is None)
+
     @property
     def tokens(self) -> int:
         """Tokens of the original (from the decision when there is one: same content, same count)."""
@@ -309,6 +315,9 @@ class PruneFilter(Filter):
         raw = getattr(view, "raw", b"")
         if raw and not view.changed and len(raw) <= cfg.trigger_tokens:
             return plan  # a token is at least a byte: this request cannot reach the trigger
+        # A result no memo knows (a conversation first seen) is counted here; many at once
+        # are counted on two threads first.
+        turn.tokens.prefetch(r.result.content for r in plan.results if r.uncounted(memo))
         plan.raw = self._estimate(view, plan, count)
         plan.estimated = plan.raw - sum(r.saved for r in plan.results)
         if plan.estimated > cfg.trigger_tokens:

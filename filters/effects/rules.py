@@ -216,6 +216,9 @@ def _dig(args: Any, path: str) -> Any:
     return args
 
 
+_PLAIN = re.compile(r"[^'\"\\<>&|();`$#\n\x0b\x0c]*")  # shlex splits these on whitespace alone (it is slow)
+
+
 def _commands(command: str, redirect_ok: bool) -> list[list[str]] | None:
     """The words of each command of a command line (assignments in front
     removed); None when it cannot be told: substitutions, subshells, and with
@@ -223,12 +226,15 @@ def _commands(command: str, redirect_ok: bool) -> list[list[str]] | None:
     another descriptor."""
     if "`" in command or "$(" in command or "<(" in command or ">(" in command:
         return None  # substitutions run commands we would have to classify too
-    try:
-        lex = shlex.shlex(command.replace("\n", " ; "), posix=True, punctuation_chars=True)
-        lex.whitespace_split = True
-        tokens = list(lex)
-    except ValueError:
-        return None
+    if command.isascii() and _PLAIN.fullmatch(command):
+        tokens = command.split()  # what shlex gives for words without quotes, escapes or operators
+    else:
+        try:
+            lex = shlex.shlex(command.replace("\n", " ; "), posix=True, punctuation_chars=True)
+            lex.whitespace_split = True
+            tokens = list(lex)
+        except ValueError:
+            return None
     segments: list[list[str]] = [[]]
     i = 0
     while i < len(tokens):

@@ -45,6 +45,22 @@ def test_counts_match_and_are_cached():
     assert isinstance(tiktoken.Encoding, type)
 
 
+def test_prefetch_counts_a_large_batch_on_two_threads_into_the_cache():
+    c = TokenCounter()
+    texts = [f"result {i}: " + "def f(x):\n    return x * %d  # é 漢字\n" % i * (200 + 37 * i) for i in range(40)]
+    assert sum(map(len, texts)) >= TokenCounter.PARALLEL_CHARS
+    c.prefetch(texts + texts[:3])  # a repeated text is counted once
+    assert c.misses == 40
+    assert [c.count(t) for t in texts] == [len(encoding().encode_ordinary(t)) for t in texts]
+    assert c.hits == 40 and c.misses == 40  # every count came from the cache
+
+
+def test_prefetch_leaves_a_small_batch_to_count():
+    c = TokenCounter()
+    c.prefetch(["a few words of text, long enough to be hashed for the cache"] * 3)
+    assert c.misses == 0 and c.hits == 0
+
+
 def test_lazy_counter_loads_on_first_count():
     c = TokenCounter(lazy=True)
     assert not c.loaded
