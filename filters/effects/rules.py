@@ -266,8 +266,20 @@ def _commands(command: str, redirect_ok: bool) -> list[list[str]] | None:
     return out
 
 
+_BY_FIRST: dict[int, tuple[Sequence[tuple[str, ...]], dict[str, tuple[tuple[str, ...], ...]]]] = {}
+
+
 def _starts(words: list[str], prefixes: Sequence[tuple[str, ...]]) -> bool:
-    return any(tuple(words[:len(p)]) == p for p in prefixes)
+    # The prefixes by their first word, once per list (a few hundred of them, tried per command).
+    entry = _BY_FIRST.get(id(prefixes))
+    if entry is None or entry[0] is not prefixes:
+        by: dict[str, list[tuple[str, ...]]] = {}
+        for p in prefixes:
+            by.setdefault(p[0], []).append(p)
+        if len(_BY_FIRST) > 64:
+            _BY_FIRST.clear()
+        entry = _BY_FIRST[id(prefixes)] = (prefixes, {k: tuple(v) for k, v in by.items()})
+    return bool(words) and any(tuple(words[:len(p)]) == p for p in entry[1].get(words[0], ()))
 
 
 def is_read_only_command(command: str, allow: Sequence[tuple[str, ...]]) -> bool:
