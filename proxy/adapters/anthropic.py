@@ -291,7 +291,7 @@ class AnthropicEvent(Event):
         i = self.data.get("index") if isinstance(self.data, dict) else None
         return i if isinstance(i, int) else -1
 
-    def deltas(self) -> list[Delta]:
+    def _find_deltas(self) -> list[Delta]:
         if self.type != "content_block_delta":
             return []
         delta = self.data.get("delta")

@@ -451,7 +451,7 @@ class Event:
     """A stream event parsed lazily: ``data`` is decoded on first use, and the
     raw bytes go out unchanged unless a filter edits it."""
 
-    __slots__ = ("name", "raw", "_data_bytes", "_data", "edits", "stream", "_closed")
+    __slots__ = ("name", "raw", "_data_bytes", "_data", "edits", "stream", "_closed", "_deltas")
 
     def __init__(self, name: str | None, raw: bytes, data: bytes | None, stream: Any):
         self.name = name
@@ -461,6 +461,7 @@ class Event:
         self.edits = 0
         self.stream = stream  # the per-response StreamState of the adapter
         self._closed: list[str] | None = None
+        self._deltas: list[Delta] | None = None
 
     @property
     def data(self) -> Any:
@@ -501,6 +502,13 @@ class Event:
 
     # Defaults; adapters override what their API has.
     def deltas(self) -> list[Delta]:
+        """Found once per event: each filter reads them (a delta reads and writes
+        the event's JSON itself, so an edit by one filter is what the next sees)."""
+        if self._deltas is None:
+            self._deltas = self._find_deltas()
+        return self._deltas
+
+    def _find_deltas(self) -> list[Delta]:
         return []
 
     def text_slots(self) -> Iterator[Slot]:

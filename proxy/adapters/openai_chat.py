@@ -292,7 +292,7 @@ class ChatEvent(Event):
         c = d.get("choices") if isinstance(d, dict) else None
         return [x for x in c if isinstance(x, dict)] if isinstance(c, list) else []
 
-    def deltas(self) -> list[Delta]:
+    def _find_deltas(self) -> list[Delta]:
         d = self.data
         if isinstance(d, dict) and "id" in d:
             self.stream.envelope = {k: d[k] for k in ("id", "created", "model") if k in d}

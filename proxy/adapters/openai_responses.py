@@ -321,7 +321,7 @@ class ResponsesEvent(Event):
     def _unnamed_meta(self, id_known: bool) -> bool:
         return b'"response"' in (self.raw or b"")  # WebSocket frames: lifecycle events hold a "response" object
 
-    def deltas(self) -> list[Delta]:
+    def _find_deltas(self) -> list[Delta]:
         spec = _DELTAS.get(self.type)
         d = self.data
         if spec is None or not isinstance(d.get("delta"), str):
