@@ -13,10 +13,12 @@ vector as a float32 blob. No text: ids, scope labels and numbers only.
 - Authorization before ranking: ``search`` runs the viewer's WHERE clause
   first (an index-only scan of the visibility columns) and computes a
   similarity only for the rows it returned. The vectors themselves are kept
-  in memory per tenant (float16, appended as rows are added; rowids never
-  reused), so a search reads no blob from the file; a row that is gone
-  from the file is never returned by the WHERE clause, and a forget drops
-  the tenant's copy.
+  in memory per tenant (int8 with a scale per row, appended as rows are
+  added; rowids never reused), so a search reads no blob from the file; a
+  row that is gone from the file is never returned by the WHERE clause, and
+  a forget drops the tenant's copy. The copies are bounded: past
+  ``cache_rows`` rows in all, the tenants searched least recently are
+  dropped (and read again from the file when next searched).
 - Derived like every index: ``rebuild`` (``ctxproxy memory reindex``)
   starts over from LMDB; a different model empties it at open (its vectors
   would not compare); ``forget`` deletes the subject's rows and
@@ -31,6 +33,7 @@ from __future__ import annotations
 import logging
 import threading
 import time
+from collections import OrderedDict
 from pathlib import Path
 from typing import Any, Iterable, Sequence
 
@@ -58,15 +61,18 @@ class VectorIndex:
 
     name = "recall.vectors"
 
-    def __init__(self, path: str | Path, store: Any = None):
+    CACHE_ROWS = 400_000  # vectors held in memory across tenants (~300 bytes each with their ids)
+
+    def __init__(self, path: str | Path, store: Any = None, cache_rows: int | None = None):
         self.file = SQLiteFile(path, SCHEMA)
+        self.cache_rows = self.CACHE_ROWS if cache_rows is None else cache_rows
         self.store = store
         self.embedder: Any = None
         self._catch_lock = threading.Lock()
         self._wake = threading.Event()
         self._thread: threading.Thread | None = None
         self._closed = False
-        self._cache: dict[str, _Vectors] = {}  # tenant -> its vectors in memory
+        self._cache: OrderedDict[str, _Vectors] = OrderedDict()  # tenant -> its vectors, least recent first
         self._cache_lock = threading.Lock()
 
     @classmethod
@@ -264,8 +270,10 @@ class VectorIndex:
 
         with self._cache_lock:
             have = self._cache.get(tenant)
-            if have is not None and have.top >= needed:
-                return have
+            if have is not None:
+                self._cache.move_to_end(tenant)
+                if have.top >= needed:
+                    return have
             rows = self.file.db().execute("SELECT rowid, memory_id, v FROM vec WHERE tenant = ? AND rowid > ? "
                                           "ORDER BY rowid", (tenant, have.top if have else 0)).fetchall()
             matrix = np.frombuffer(b"".join(r[2] for r in rows), dtype=np.float32).reshape(len(rows), -1)
@@ -274,6 +282,11 @@ class VectorIndex:
                                                  [r[1] for r in rows], matrix)
             vecs.top = max(needed, int(vecs.rowids[-1]) if len(vecs.rowids) else 0)
             self._cache[tenant] = vecs
+            self._cache.move_to_end(tenant)
+            total = sum(len(v.ids) for v in self._cache.values())
+            while total > self.cache_rows and len(self._cache) > 1:  # the tenant searched now stays
+                _, gone = self._cache.popitem(last=False)
+                total -= len(gone.ids)
             return vecs
 
     def _drop_cache(self, tenant: str | None = None) -> None:

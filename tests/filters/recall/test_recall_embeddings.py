@@ -118,6 +118,21 @@ def test_a_new_memory_is_embedded_off_the_search_path(world):
 
 
 @needs_extra
+def test_the_vectors_in_memory_are_bounded_and_an_evicted_tenant_reads_them_again(world):
+    _, store, rs = world
+    pets = {t: put_memory(store, t, PET, kind="fact", user="alice") for t in ("t1", "t2", "t3")}
+    for t in ("t1", "t2", "t3"):
+        put_memory(store, t, "The staging database listens on port 6543.", kind="fact", user="alice")
+    rs.prepare(ON, sync=True)
+    rs.vectors.cache_rows = 4  # room for two tenants of two memories each
+    for t in ("t1", "t2", "t3", "t1"):
+        got = ask(rs, t, PET_QUERY, ON, user="alice")
+        assert [it["memory_id"] for it in got] == [pets[t].memory_id]  # each tenant's own, evicted or not
+    assert list(rs.vectors._cache) == ["t3", "t1"]  # t2, searched least recently, was dropped
+    assert sum(len(v.ids) for v in rs.vectors._cache.values()) <= 4
+
+
+@needs_extra
 def test_a_memory_no_longer_active_loses_its_vector(world):
     _, store, rs = world
     rec = put_memory(store, "acme", PET, kind="fact", user="alice")
