@@ -11,6 +11,7 @@ from __future__ import annotations
 import base64
 import gzip
 import hashlib
+import io
 import threading
 import zlib
 from collections import OrderedDict
@@ -93,13 +94,17 @@ def encoding(name: str = "o200k_base") -> tiktoken.Encoding:
         enc = _encodings.get(name)
         if enc is None:
             ranks = {}
-            for line in load_vocabulary(name).splitlines():
-                if line:
+            for line in io.BytesIO(load_vocabulary(name)):  # line by line: no list of 200K lines
+                if line.strip():
                     token, rank = line.split()
                     ranks[base64.b64decode(token)] = int(rank)
             pattern, specials = _SPECIALS[name]
             enc = tiktoken.Encoding(name=f"{name}", pat_str=pattern, mergeable_ranks=ranks,
                                     special_tokens=specials)
+            # The encoder keeps its own copy (in Rust); the Python dict (~25 MB) is kept only to
+            # pickle the Encoding, which ctxproxy never does: freed, later work reuses its memory.
+            enc._mergeable_ranks = {}
+            del ranks
             _encodings[name] = enc
         return enc
 
