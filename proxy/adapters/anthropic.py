@@ -315,7 +315,7 @@ class AnthropicEvent(Event):
     def only_deltas(self) -> bool:
         return self.type == "content_block_delta"
 
-    def tool_call_starts(self) -> list[tuple[str, str, str]]:
+    def _find_tool_call_starts(self) -> list[tuple[str, str, str]]:
         if self.type != "content_block_start":
             return []
         block = self.data.get("content_block")

@@ -451,7 +451,7 @@ class Event:
     """A stream event parsed lazily: ``data`` is decoded on first use, and the
     raw bytes go out unchanged unless a filter edits it."""
 
-    __slots__ = ("name", "raw", "_data_bytes", "_data", "edits", "stream", "_closed", "_deltas")
+    __slots__ = ("name", "raw", "_data_bytes", "_data", "edits", "stream", "_closed", "_deltas", "_starts")
 
     def __init__(self, name: str | None, raw: bytes, data: bytes | None, stream: Any):
         self.name = name
@@ -462,6 +462,7 @@ class Event:
         self.stream = stream  # the per-response StreamState of the adapter
         self._closed: list[str] | None = None
         self._deltas: list[Delta] | None = None
+        self._starts: list[tuple[str, str, str]] | None = None
 
     @property
     def data(self) -> Any:
@@ -515,6 +516,12 @@ class Event:
         return iter(())
 
     def tool_call_starts(self) -> list[tuple[str, str, str]]:
+        """(channel, call id, tool name) of each tool call this event opens; found once."""
+        if self._starts is None:
+            self._starts = self._find_tool_call_starts()
+        return self._starts
+
+    def _find_tool_call_starts(self) -> list[tuple[str, str, str]]:
         return []
 
     def only_deltas(self) -> bool:

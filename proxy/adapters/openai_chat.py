@@ -321,7 +321,7 @@ class ChatEvent(Event):
         return all(set(c) <= _CHOICE_KEYS and c.get("finish_reason") is None and c.get("logprobs") is None
                    and isinstance(c.get("delta"), dict) and set(c["delta"]) <= _TEXT_DELTA_KEYS for c in choices)
 
-    def tool_call_starts(self) -> list[tuple[str, str, str]]:
+    def _find_tool_call_starts(self) -> list[tuple[str, str, str]]:
         out = []
         for choice in self._choices():
             n = choice.get("index", 0)

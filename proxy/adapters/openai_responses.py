@@ -364,7 +364,7 @@ class ResponsesEvent(Event):
     def only_deltas(self) -> bool:
         return self.type in _DELTAS  # its number goes with it: ResponsesStream.outgoing renumbers
 
-    def tool_call_starts(self) -> list[tuple[str, str, str]]:
+    def _find_tool_call_starts(self) -> list[tuple[str, str, str]]:
         if self.type == "response.output_item.added":
             item = self.data.get("item")
             if isinstance(item, dict) and item.get("type") in CALL_TYPES:
