@@ -1,0 +1,107 @@
+"""Where a turn's CPU goes: the default pipeline driven in-process through the
+turn engine (``tests/enginedriver.py``: no sockets), the provider a function
+that returns pre-rendered wire bytes, so only ctxproxy's own work is counted.
+
+    python bench/profile_engine.py turn  [N]     # run.py's two 4 KB requests, non-stream
+    python bench/profile_engine.py stream [N]    # the same, streamed: a 600-character answer in 12-char deltas
+    python bench/profile_engine.py first         # run.py's 196K-token conversation: first send, two later turns
+    ... --profile [--sort tottime|cumulative]    # and a cProfile of the measured part (slower: compare within a run)
+
+Prints wall and process CPU per turn (the process's, so the store's writer
+thread counts too). A benchmark, not a test; nothing is written.
+"""
+from __future__ import annotations
+
+import argparse
+import asyncio
+import cProfile
+import json
+import pstats
+import sys
+import tempfile
+import time
+from pathlib import Path
+from urllib.parse import urlsplit
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path[:0] = [str(ROOT / "bench"), str(ROOT / "tests")]
+
+from enginedriver import EngineDriver  # noqa: E402
+from run import KINDS, REPLY_TEXT, LongConversation  # noqa: E402
+
+from ctxproxy.config import load_config  # noqa: E402
+from ctxproxy.proxy.adapters import api_for_path  # noqa: E402
+from ctxproxy.proxy.engine import CannedUpstream  # noqa: E402
+from ctxproxy.proxy.scripted_provider import Reply, render_answer  # noqa: E402
+
+
+def canned(reply: Reply):
+    """A provider that renders each (path, stream) answer once and replays its bytes."""
+    seen: dict[tuple, tuple] = {}
+
+    async def send(forward):
+        path = urlsplit(forward.url).path
+        key = (path, b'"stream":true' in (forward.body or b""))
+        if key not in seen:
+            api, _ = api_for_path(path)
+            seen[key] = render_answer(api, reply, forward.body or b"")
+        status, headers, chunks = seen[key]
+        return CannedUpstream(status, headers, list(chunks))
+
+    return send
+
+
+async def measure(drive, calls, profile: cProfile.Profile | None) -> tuple[float, float]:
+    t0, c0 = time.perf_counter(), time.process_time()
+    if profile is not None:
+        profile.enable()
+    for call in calls:
+        got = await drive.call(*call)
+        assert got.status == 200, got.body[:300]
+    if profile is not None:
+        profile.disable()
+    return (time.perf_counter() - t0) * 1e3 / len(calls), (time.process_time() - c0) * 1e3 / len(calls)
+
+
+async def amain(args: argparse.Namespace) -> None:
+    profile = cProfile.Profile(time.process_time) if args.profile else None
+    with tempfile.TemporaryDirectory() as d:
+        cfg = load_config(None, data_dir=d)
+        if args.mode == "first":
+            conv = LongConversation(later=2)
+            async with EngineDriver(cfg, provider=canned(Reply.tool_call("Bash", {"command": "ls"}))) as drive:
+                small = json.dumps({"model": "claude-sonnet-4-5", "max_tokens": 10,
+                                    "messages": [{"role": "user", "content": "hi"}]}).encode()
+                await measure(drive, [("POST", "/v1/messages", {**conv.g.HEADERS, "X-Ctx-Session": "warm"}, small)],
+                              None)
+                headers = {**conv.g.HEADERS, "X-Ctx-Session": "long"}
+                wall, cpu = await measure(drive, [("POST", "/v1/messages", headers, conv.bodies[0])], profile)
+                print(f"first send: wall {wall:.1f} ms, process CPU {cpu:.1f} ms")
+                for body in conv.bodies[1:]:
+                    wall, cpu = await measure(drive, [("POST", "/v1/messages", headers, body)], None)
+                    print(f"later turn: wall {wall:.1f} ms, process CPU {cpu:.1f} ms")
+        else:
+            stream = args.mode == "stream"
+            reply = Reply.text((REPLY_TEXT * 5)[:600] if stream else REPLY_TEXT, delta_chars=12)
+            calls = [("POST", k.path, k.headers, k.stream_body if stream else k.body) for k in KINDS]
+            async with EngineDriver(cfg, provider=canned(reply)) as drive:
+                await measure(drive, calls * 100, None)  # warm-up: caches, memos, the session's state
+                wall, cpu = await measure(drive, calls * args.n, profile)
+                print(f"{args.mode}: per turn wall {wall * 1e3:.0f} us, process CPU {cpu * 1e3:.0f} us "
+                      f"({2 * args.n} turns)")
+    if profile is not None:
+        pstats.Stats(profile).sort_stats(args.sort).print_stats(args.top)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("mode", choices=("turn", "stream", "first"))
+    ap.add_argument("n", nargs="?", type=int, default=400, help="turns per request kind (turn, stream)")
+    ap.add_argument("--profile", action="store_true")
+    ap.add_argument("--sort", default="tottime")
+    ap.add_argument("--top", type=int, default=40)
+    asyncio.run(amain(ap.parse_args()))
+
+
+if __name__ == "__main__":
+    main()
