@@ -460,6 +460,8 @@ class _EventRelay:
             self._note_id(ev)
             for e in self.state.outgoing(self.pipeline.run_event(self.turn, ev)):
                 out.append(e.to_bytes())
+                e.done()
+            ev.done()
         data = b"".join(out)
         if data and adapter.counted(data):  # not a keep-alive comment
             self.sent = data
@@ -537,8 +539,10 @@ class FrameTurn:
             ev.parsed_as(parsed)
         out: list[bytes | None] = [None]
         if self.pipeline.has_event_hooks:
-            out = [e.json_bytes() if e.changed else None
-                   for e in self.stream.outgoing(self.pipeline.run_event(turn, ev))]
+            sent = self.stream.outgoing(self.pipeline.run_event(turn, ev))
+            out = [e.json_bytes() if e.changed else None for e in sent]
+            for e in (*sent, ev):
+                e.done()
         kind = ev.type
         if kind == OPENS:
             rid = ev.response_id()

@@ -502,9 +502,15 @@ class Event:
         return encode_event(self.name, dumps(self._data))
 
     # Defaults; adapters override what their API has.
+    def done(self) -> None:
+        """The event went out: drop what was found once for the filters (a delta's
+        setter refers back to its event, a cycle the relay breaks here)."""
+        self._deltas = self._starts = None
+
     def deltas(self) -> list[Delta]:
         """Found once per event: each filter reads them (a delta reads and writes
-        the event's JSON itself, so an edit by one filter is what the next sees)."""
+        the event's JSON itself, so an edit by one filter is what the next sees).
+        The relay calls ``done`` once the event is sent."""
         if self._deltas is None:
             self._deltas = self._find_deltas()
         return self._deltas
