@@ -62,9 +62,10 @@ class Compaction:
 def item_texts(item: Any) -> Iterator[str]:
     """The text parts of one conversation item (any of the three APIs): a
     string content, or blocks holding a string ``text`` (the text, input and
-    output text parts of the three APIs alike). Tool calls and results are not
-    text parts."""
-    if not isinstance(item, dict):
+    output text parts of the three APIs alike), of an item with a role (a
+    message: not a reasoning item, whose parts hold ``text`` too). Tool calls
+    and results are not text parts."""
+    if not isinstance(item, dict) or "role" not in item:
         return
     content = item.get("content")
     if isinstance(content, str):

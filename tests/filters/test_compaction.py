@@ -4,7 +4,7 @@ import pytest
 from multidict import CIMultiDict
 from realclients import body_bytes, load
 
-from ctxproxy.filters.compaction import REQUEST, RESUMED, detect, track
+from ctxproxy.filters.compaction import REQUEST, RESUMED, detect, item_texts, track
 from ctxproxy.proxy.adapters import ADAPTERS
 
 
@@ -73,3 +73,14 @@ def test_history_that_lost_its_last_items_is_a_compaction_for_an_unknown_client(
     assert found is not None and (found.agent, found.style, found.phase) == ("unknown", "history", RESUMED)
     found, _ = track(st2, v([{"role": "user", "content": "other start"}] + msgs[1:] * 3))
     assert found is not None  # the first item changed
+
+
+def test_item_texts_reads_the_text_parts_of_messages_of_any_api_only():
+    assert list(item_texts({"role": "user", "content": "plain"})) == ["plain"]
+    assert list(item_texts({"role": "user", "content": [{"type": "text", "text": "a"},
+                                                        {"type": "tool_result", "content": "not text"}]})) == ["a"]
+    assert list(item_texts({"type": "message", "role": "assistant",
+                            "content": [{"type": "output_text", "text": "b"}, {"type": "refusal", "refusal": "no"}]})) == ["b"]
+    assert list(item_texts({"type": "message", "role": "user", "content": [{"type": "input_text", "text": "c"}]})) == ["c"]
+    # a reasoning item holds text parts too, but they are the model's thoughts, not a message
+    assert list(item_texts({"type": "reasoning", "content": [{"type": "reasoning_text", "text": "decision: x"}]})) == []
