@@ -26,6 +26,7 @@ class ServerConfig:
     admin_loopback_only: bool = True  # refuse admin calls from non-loopback peers
     secret_file: str = ""  # server secret for per-session keys; default <data_dir>/secret
     shutdown_timeout: float = 5.0  # on SIGTERM/SIGINT, seconds requests in flight get before they are cut
+    coalesce_deltas: bool = True  # a stream's text deltas that arrive in one read go on as one event
 
     def validate(self, path: str) -> None:
         if not 0 <= self.port <= 65535:

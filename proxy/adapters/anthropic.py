@@ -315,6 +315,17 @@ class AnthropicEvent(Event):
     def only_deltas(self) -> bool:
         return self.type == "content_block_delta"
 
+    def text_run(self) -> tuple[Any, dict, str] | None:
+        d = self.data
+        if self.name != "content_block_delta" or not isinstance(d, dict) or len(d) != 3:
+            return None
+        delta = d.get("delta")
+        if not isinstance(delta, dict) or len(delta) != 2 or delta.get("type") != "text_delta" \
+                or not isinstance(delta.get("text"), str) or d.get("type") != "content_block_delta":
+            return None
+        index = d.get("index")
+        return (index, delta, "text") if type(index) is int else None
+
     def _find_tool_call_starts(self) -> list[tuple[str, str, str]]:
         if self.type != "content_block_start":
             return []

@@ -502,6 +502,12 @@ class Event:
         return encode_event(self.name, dumps(self._data))
 
     # Defaults; adapters override what their API has.
+    def text_run(self) -> tuple[Any, dict, str] | None:
+        """When the event is one text delta and nothing else: (its shape — what
+        must equal another event's for the two to be one — , the dict and the
+        key holding the text). None otherwise, and for APIs that do not say."""
+        return None
+
     def done(self) -> None:
         """The event went out: drop what was found once for the filters (a delta's
         setter refers back to its event, a cycle the relay breaks here)."""

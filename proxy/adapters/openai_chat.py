@@ -310,6 +310,22 @@ class ChatEvent(Event):
                 out.append(edit.delta(obj, key, ch, kind))
         return out
 
+    def text_run(self) -> tuple[Any, dict, str] | None:
+        d = self.data
+        choices = d.get("choices") if isinstance(d, dict) else None
+        if not isinstance(choices, list) or len(choices) != 1 or d.get("usage") is not None:
+            return None
+        c = choices[0]
+        delta = c.get("delta") if isinstance(c, dict) else None
+        if not isinstance(delta, dict) or len(delta) != 1 or not isinstance(delta.get("content"), str) \
+                or not set(c) <= _CHOICE_KEYS or c.get("finish_reason") is not None or c.get("logprobs") is not None:
+            return None
+        try:  # the envelope (id, created, model, fingerprint...) must be the same; a value of another kind: no run
+            shape = (c.get("index"), frozenset((k, v) for k, v in d.items() if k != "choices"))
+        except TypeError:
+            return None
+        return shape, delta, "content"
+
     def only_deltas(self) -> bool:
         """A chunk of text deltas only: no usage, and in each choice no finish,
         no logprobs (an edit nulls them), and a delta of text keys alone (the

@@ -307,6 +307,8 @@ _DONE = {
     "response.custom_tool_call_input.done": (None, "input", TEXT),
 }
 _FINAL = ("response.completed", "response.failed", "response.incomplete")
+# A text delta with these keys alone may join the one before it (its number is renumbered on the way out).
+_RUN_KEYS = frozenset({"type", "item_id", "output_index", "content_index", "delta", "sequence_number", "logprobs"})
 
 
 def _channel(data: dict, sub: str | None) -> str:
@@ -360,6 +362,16 @@ class ResponsesEvent(Event):
 
     def parts(self, value: Any, where: str, kind: str = TEXT) -> Iterator[Slot]:
         return View.parts(self, value, where, kind)  # type: ignore[arg-type]
+
+    def text_run(self) -> tuple[Any, dict, str] | None:
+        d = self.data
+        if not isinstance(d, dict) or d.get("type") != "response.output_text.delta" \
+                or not set(d) <= _RUN_KEYS or d.get("logprobs") or not isinstance(d.get("delta"), str):
+            return None
+        try:  # an unknown value (obfuscation padding is per event): no run
+            return (d.get("item_id"), d.get("output_index"), d.get("content_index")), d, "delta"
+        except TypeError:
+            return None
 
     def only_deltas(self) -> bool:
         return self.type in _DELTAS  # its number goes with it: ResponsesStream.outgoing renumbers

@@ -6,6 +6,9 @@ import pytest
 from ctxproxy.proxy.scripted_provider import Reply
 
 PIPELINE = '[pipeline]\nrequest = ["identify", "redact"]\n'
+# The defaults, but every delta its own event even when several come in one read
+# (tests/proxy/test_stream_coalescing.py covers that): what is asserted is the redactor's hold-back.
+UNCOALESCED = "[server]\ncoalesce_deltas = false\n"
 GHP = "ghp_" + "aB3dE5fG7hJ9kL1mN3pQ5rS7tU9vW1xY3zA5"
 TEXT = f"Deploy with {GHP} now, thanks."
 MSG = [{"role": "user", "content": "how do I deploy?"}]
@@ -54,9 +57,9 @@ AZ = "abc8Q~defghijklmnopqrstuvwxyz-_.~0123456"
                          ids=["anthropic", "chat", "responses"])
 async def test_prose_deltas_reach_the_client_as_the_provider_cut_them(make_proxy, fake, deltas):
     """The embedded default configuration (its whole pipeline, the default redaction
-    profile): every delta of plain prose goes out with the event that brought it,
-    none held for the next one or merged into it, the first included."""
-    proxy = await make_proxy()
+    profile) with coalescing off: every delta of plain prose goes out with the event
+    that brought it, none held for the next one or merged into it, the first included."""
+    proxy = await make_proxy(UNCOALESCED)
     fake.script(Reply.text(PROSE, delta_chars=7))
     provider_deltas = [PROSE[i:i + 7] for i in range(0, len(PROSE), 7)]
     assert sum(d[-1].isalpha() for d in provider_deltas) == 11
@@ -68,7 +71,7 @@ async def test_prose_deltas_reach_the_client_as_the_provider_cut_them(make_proxy
 async def test_secrets_split_across_deltas_are_still_redacted(make_proxy, fake, deltas):
     """Terraform and Azure AD secrets, which the stream no longer waits for at every
     word, cut into 5-character deltas: the public part goes out, the secret never."""
-    proxy = await make_proxy()
+    proxy = await make_proxy(UNCOALESCED)
     fake.script(Reply.text(f"Use {TF} or {AZ} now.", delta_chars=5))
     got = await deltas(proxy)
     assert "" not in got
