@@ -4,6 +4,7 @@ that returns pre-rendered wire bytes, so only ctxproxy's own work is counted.
 
     python bench/profile_engine.py turn  [N]     # run.py's two 4 KB requests, non-stream
     python bench/profile_engine.py stream [N]    # the same, streamed: a 600-character answer in 12-char deltas
+                                   [--per-read K]  # K events to a read (5: what run.py's phase 4 sees)
     python bench/profile_engine.py first         # run.py's 196K-token conversation: first send, two later turns
     ... --profile [--sort tottime|cumulative]    # and a cProfile of the measured part (slower: compare within a run)
 
@@ -35,8 +36,9 @@ from ctxproxy.proxy.engine import CannedUpstream  # noqa: E402
 from ctxproxy.proxy.scripted_provider import Reply, render_answer  # noqa: E402
 
 
-def canned(reply: Reply):
-    """A provider that renders each (path, stream) answer once and replays its bytes."""
+def canned(reply: Reply, per_read: int = 1):
+    """A provider that renders each (path, stream) answer once and replays its bytes,
+    ``per_read`` events to a read (as a busy proxy finds them in its socket)."""
     seen: dict[tuple, tuple] = {}
 
     async def send(forward):
@@ -46,7 +48,8 @@ def canned(reply: Reply):
             api, _ = api_for_path(path)
             seen[key] = render_answer(api, reply, forward.body or b"")
         status, headers, chunks = seen[key]
-        return CannedUpstream(status, headers, list(chunks))
+        reads = [b"".join(chunks[i:i + per_read]) for i in range(0, len(chunks), per_read)]
+        return CannedUpstream(status, headers, reads)
 
     return send
 
@@ -84,7 +87,7 @@ async def amain(args: argparse.Namespace) -> None:
             stream = args.mode == "stream"
             reply = Reply.text((REPLY_TEXT * 5)[:600] if stream else REPLY_TEXT, delta_chars=12)
             calls = [("POST", k.path, k.headers, k.stream_body if stream else k.body) for k in KINDS]
-            async with EngineDriver(cfg, provider=canned(reply)) as drive:
+            async with EngineDriver(cfg, provider=canned(reply, args.per_read)) as drive:
                 await measure(drive, calls * 100, None)  # warm-up: caches, memos, the session's state
                 wall, cpu = await measure(drive, calls * args.n, profile)
                 print(f"{args.mode}: per turn wall {wall * 1e3:.0f} us, process CPU {cpu * 1e3:.0f} us "
@@ -97,6 +100,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("mode", choices=("turn", "stream", "first"))
     ap.add_argument("n", nargs="?", type=int, default=400, help="turns per request kind (turn, stream)")
+    ap.add_argument("--per-read", type=int, default=1, help="stream events a provider read holds (stream)")
     ap.add_argument("--profile", action="store_true")
     ap.add_argument("--sort", default="tottime")
     ap.add_argument("--top", type=int, default=40)

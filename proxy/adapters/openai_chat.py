@@ -320,11 +320,8 @@ class ChatEvent(Event):
         if not isinstance(delta, dict) or len(delta) != 1 or not isinstance(delta.get("content"), str) \
                 or not set(c) <= _CHOICE_KEYS or c.get("finish_reason") is not None or c.get("logprobs") is not None:
             return None
-        try:  # the envelope (id, created, model, fingerprint...) must be the same; a value of another kind: no run
-            shape = (c.get("index"), frozenset((k, v) for k, v in d.items() if k != "choices"))
-        except TypeError:
-            return None
-        return shape, delta, "content"
+        # The envelope (id, created, model, fingerprint, anything unknown) must be the same to join.
+        return (c.get("index"), [kv for kv in d.items() if kv[0] != "choices"]), delta, "content"
 
     def only_deltas(self) -> bool:
         """A chunk of text deltas only: no usage, and in each choice no finish,

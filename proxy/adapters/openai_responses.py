@@ -307,7 +307,8 @@ _DONE = {
     "response.custom_tool_call_input.done": (None, "input", TEXT),
 }
 _FINAL = ("response.completed", "response.failed", "response.incomplete")
-# A text delta with these keys alone may join the one before it (its number is renumbered on the way out).
+# A text delta with these keys alone may join the one before it (its number is renumbered on the way
+# out); one with any other (``obfuscation`` padding, different on every event) keeps its event.
 _RUN_KEYS = frozenset({"type", "item_id", "output_index", "content_index", "delta", "sequence_number", "logprobs"})
 
 
@@ -368,10 +369,7 @@ class ResponsesEvent(Event):
         if not isinstance(d, dict) or d.get("type") != "response.output_text.delta" \
                 or not set(d) <= _RUN_KEYS or d.get("logprobs") or not isinstance(d.get("delta"), str):
             return None
-        try:  # an unknown value (obfuscation padding is per event): no run
-            return (d.get("item_id"), d.get("output_index"), d.get("content_index")), d, "delta"
-        except TypeError:
-            return None
+        return (d.get("item_id"), d.get("output_index"), d.get("content_index")), d, "delta"
 
     def only_deltas(self) -> bool:
         return self.type in _DELTAS  # its number goes with it: ResponsesStream.outgoing renumbers
