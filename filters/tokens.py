@@ -104,7 +104,6 @@ def encoding(name: str = "o200k_base") -> tiktoken.Encoding:
             # The encoder keeps its own copy (in Rust); the Python dict (~25 MB) is kept only to
             # pickle the Encoding, which ctxproxy never does: freed, later work reuses its memory.
             enc._mergeable_ranks = {}
-            del ranks
             _encodings[name] = enc
         return enc
 

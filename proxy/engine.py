@@ -457,7 +457,7 @@ class _EventRelay:
 
     def feed(self, events: list) -> bytes:
         out = []
-        pending = None  # a text delta that the next events of this read may extend
+        pending = pending_run = None  # a text delta that the next events of this read may extend
         adapter = self.adapter
         is_terminal = adapter.is_terminal
         for raw in events:
@@ -471,21 +471,20 @@ class _EventRelay:
             ev = self.state.event(raw.name, raw.raw, raw.data)
             self._note_id(ev)
             if self.coalesce:
-                run = ev.text_run()
-                if run is not None and pending is not None and run[0] == pending[1][0]:
-                    holder, key = pending[1][1], pending[1][2]
-                    holder[key] += run[1][run[2]]  # one event of the text that came in one read
-                    pending[0].mark_changed()
+                run = ev.text_run()  # (shape, holder, key) of a lone text delta, else None
+                if run is not None and pending is not None and run[0] == pending_run[0]:
+                    pending_run[1][pending_run[2]] += run[1][run[2]]  # one event of what came in one read
+                    pending.mark_changed()
                     continue
                 if pending is not None:
-                    self._run(pending[0], out)
+                    self._run(pending, out)
                     pending = None
                 if run is not None:
-                    pending = (ev, run)
+                    pending, pending_run = ev, run
                     continue
             self._run(ev, out)
         if pending is not None:
-            self._run(pending[0], out)
+            self._run(pending, out)
         data = b"".join(out)
         if data and adapter.counted(data):  # not a keep-alive comment
             self.sent = data

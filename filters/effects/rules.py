@@ -266,20 +266,24 @@ def _commands(command: str, redirect_ok: bool) -> list[list[str]] | None:
     return out
 
 
-_BY_FIRST: dict[int, tuple[Sequence[tuple[str, ...]], dict[str, tuple[tuple[str, ...], ...]]]] = {}
+class Prefixes(tuple):
+    """Command prefixes (tuples of words), indexed by their first word: a command
+    is tried against the few that begin like it, not against a few hundred."""
+
+    def __new__(cls, prefixes: Iterable[tuple[str, ...]]) -> "Prefixes":
+        self = super().__new__(cls, prefixes)
+        by: dict[str, list[tuple[str, ...]]] = {}
+        for p in self:
+            by.setdefault(p[0], []).append(p)
+        self.by_first = {k: tuple(v) for k, v in by.items()}
+        return self
 
 
 def _starts(words: list[str], prefixes: Sequence[tuple[str, ...]]) -> bool:
-    # The prefixes by their first word, once per list (a few hundred of them, tried per command).
-    entry = _BY_FIRST.get(id(prefixes))
-    if entry is None or entry[0] is not prefixes:
-        by: dict[str, list[tuple[str, ...]]] = {}
-        for p in prefixes:
-            by.setdefault(p[0], []).append(p)
-        if len(_BY_FIRST) > 64:
-            _BY_FIRST.clear()
-        entry = _BY_FIRST[id(prefixes)] = (prefixes, {k: tuple(v) for k, v in by.items()})
-    return bool(words) and any(tuple(words[:len(p)]) == p for p in entry[1].get(words[0], ()))
+    if not words:
+        return False
+    candidates = prefixes.by_first.get(words[0], ()) if isinstance(prefixes, Prefixes) else prefixes
+    return any(tuple(words[:len(p)]) == p for p in candidates)
 
 
 def is_read_only_command(command: str, allow: Sequence[tuple[str, ...]]) -> bool:
@@ -296,8 +300,8 @@ def is_read_only_command(command: str, allow: Sequence[tuple[str, ...]]) -> bool
     return True
 
 
-def _prefixes(commands: Iterable[str]) -> tuple[tuple[str, ...], ...]:
-    return tuple(tuple(c.split()) for c in commands if c.split())
+def _prefixes(commands: Iterable[str]) -> Prefixes:
+    return Prefixes(tuple(c.split()) for c in commands if c.split())
 
 
 _LOCAL_COMMANDS = _prefixes(DEFAULT_LOCAL_COMMANDS)

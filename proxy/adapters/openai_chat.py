@@ -311,17 +311,17 @@ class ChatEvent(Event):
         return out
 
     def text_run(self) -> tuple[Any, dict, str] | None:
-        d = self.data
-        choices = d.get("choices") if isinstance(d, dict) else None
-        if not isinstance(choices, list) or len(choices) != 1 or d.get("usage") is not None:
+        if not self.only_deltas():
             return None
-        c = choices[0]
-        delta = c.get("delta") if isinstance(c, dict) else None
-        if not isinstance(delta, dict) or len(delta) != 1 or not isinstance(delta.get("content"), str) \
-                or not set(c) <= _CHOICE_KEYS or c.get("finish_reason") is not None or c.get("logprobs") is not None:
+        d = self.data
+        choices = d["choices"]  # a list, its choices text deltas alone (only_deltas)
+        if len(choices) != 1 or not isinstance(choices[0], dict):
+            return None
+        delta = choices[0]["delta"]
+        if len(delta) != 1 or not isinstance(delta.get("content"), str):
             return None
         # The envelope (id, created, model, fingerprint, anything unknown) must be the same to join.
-        return (c.get("index"), [kv for kv in d.items() if kv[0] != "choices"]), delta, "content"
+        return (choices[0].get("index"), [kv for kv in d.items() if kv[0] != "choices"]), delta, "content"
 
     def only_deltas(self) -> bool:
         """A chunk of text deltas only: no usage, and in each choice no finish,
