@@ -6,6 +6,7 @@ that returns pre-rendered wire bytes, so only ctxproxy's own work is counted.
     python bench/profile_engine.py stream [N]    # the same, streamed: a 600-character answer in 12-char deltas
                                    [--per-read K]  # K events to a read (5: what run.py's phase 4 sees)
     python bench/profile_engine.py first         # run.py's 196K-token conversation: first send, two later turns
+                                   [--later]     # --profile the later turns instead of the first send
     ... --profile [--sort tottime|cumulative]    # and a cProfile of the measured part (slower: compare within a run)
 
 Prints wall and process CPU per turn (the process's, so the store's writer
@@ -78,10 +79,13 @@ async def amain(args: argparse.Namespace) -> None:
                 await measure(drive, [("POST", "/v1/messages", {**conv.g.HEADERS, "X-Ctx-Session": "warm"}, small)],
                               None)
                 headers = {**conv.g.HEADERS, "X-Ctx-Session": "long"}
-                wall, cpu = await measure(drive, [("POST", "/v1/messages", headers, conv.bodies[0])], profile)
+                later = args.later
+                wall, cpu = await measure(drive, [("POST", "/v1/messages", headers, conv.bodies[0])],
+                                          None if later else profile)
                 print(f"first send: wall {wall:.1f} ms, process CPU {cpu:.1f} ms")
                 for body in conv.bodies[1:]:
-                    wall, cpu = await measure(drive, [("POST", "/v1/messages", headers, body)], None)
+                    wall, cpu = await measure(drive, [("POST", "/v1/messages", headers, body)],
+                                              profile if later else None)
                     print(f"later turn: wall {wall:.1f} ms, process CPU {cpu:.1f} ms")
         else:
             stream = args.mode == "stream"
@@ -102,6 +106,7 @@ def main() -> None:
     ap.add_argument("n", nargs="?", type=int, default=400, help="turns per request kind (turn, stream)")
     ap.add_argument("--per-read", type=int, default=1, help="stream events a provider read holds (stream)")
     ap.add_argument("--profile", action="store_true")
+    ap.add_argument("--later", action="store_true", help="profile the later turns, not the first send (first)")
     ap.add_argument("--sort", default="tottime")
     ap.add_argument("--top", type=int, default=40)
     asyncio.run(amain(ap.parse_args()))

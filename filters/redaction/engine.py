@@ -555,24 +555,36 @@ class _FirstCharTable:
 @functools.lru_cache(maxsize=4096)
 def _first_chars(alt: str) -> frozenset[int]:
     """Characters (128: any non-ASCII) at which ``alt`` can begin, once per process
-    (the indexes of rules whose heads came are built while streaming)."""
-    if "(?<=" in alt:
-        # A positive lookbehind would fail on a lone character and hide a first
-        # character. Without its lookbehinds the alternative matches more (they
-        # only ever restrict), so its first characters are a safe superset.
-        alt = _without_lookbehinds(alt)
-        if alt is None:
-            return frozenset(range(129))
-    one = re.compile(alt + r"\Z", re.ASCII)
-    chars = {c for c in range(128) if one.fullmatch(chr(c))}
+    (the indexes of rules whose heads came are built while streaming).
+
+    Tried at the start of a one-character text, and after a word character: ``\\b``
+    before a non-word character holds only after one (``\\B`` before a word
+    character too). Without its positive lookbehinds the alternative matches more
+    (they only ever restrict, and would fail on a lone character), and without its
+    negative ones too for the second try, so that one word character stands for
+    all: the result is a safe superset."""
+    one = _loose(alt, False)
+    after = _loose(alt, True)
+    if one is None or after is None:
+        return frozenset(range(129))
+    chars = {c for c in range(128) if one.fullmatch(chr(c)) or after.match("a" + chr(c), 1)}
     if one.fullmatch("\u00e9") or not alt.isascii():
         chars.add(128)
     return frozenset(chars)
 
 
-def _without_lookbehinds(pattern: str) -> str | None:
-    """``pattern`` with every positive lookbehind group removed, or None when that
-    cannot be done safely (unbalanced text, or the result does not compile)."""
+def _loose(alt: str, negative: bool) -> re.Pattern | None:
+    if "(?<" in alt:
+        alt = _without_lookbehinds(alt, negative)
+        if alt is None:
+            return None
+    return re.compile(alt + r"\Z", re.ASCII)
+
+
+def _without_lookbehinds(pattern: str, negative: bool = False) -> str | None:
+    """``pattern`` with every positive lookbehind group removed (``negative``: the
+    negative ones too), or None when that cannot be done safely (unbalanced text,
+    or the result does not compile)."""
     out: list[str] = []
     i, n = 0, len(pattern)
     in_class = False
@@ -599,7 +611,7 @@ def _without_lookbehinds(pattern: str) -> str | None:
                 out.append("]")
                 i += 1
             continue
-        if pattern.startswith("(?<=", i):
+        if pattern.startswith("(?<=", i) or negative and pattern.startswith("(?<!", i):
             depth, j, cls = 0, i, False
             while j < n:
                 d = pattern[j]

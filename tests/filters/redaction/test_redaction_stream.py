@@ -245,6 +245,32 @@ def test_lookbehinds_are_set_aside_only_to_find_first_characters():
     assert _without_lookbehinds(r"(?:\A|(?<=\n))x(?<=[)(])y") == r"(?:\A|)xy"
     assert _without_lookbehinds(r"[(?<=]a(?<![a-z])b") == r"[(?<=]a(?<![a-z])b"  # a class, a negative one: kept
     assert _without_lookbehinds(r"(?<=(a") is None
+    assert _without_lookbehinds(r"(?<![a-z])b(?<=\(b)", negative=True) == "b"
+
+
+@pytest.mark.parametrize("pattern, text", [
+    (r"\b\$zq[0-9]{12}", "see x$zq012345678901 done"),  # \b before a non-word character: only after a word one
+    (r"\Bzq[0-9]{12}", "see xzq012345678901 done"),  # \B before a word character: the same
+    (r"(?<![0-9])\b\$zq[0-9]{12}", "see x$zq012345678901 done"),  # with a negative lookbehind beside it
+])
+@pytest.mark.parametrize("hyperscan", [False, True])
+def test_a_rule_that_begins_only_after_a_word_character_is_held_at_every_cut(pattern, text, hyperscan):
+    """A match can begin at a character it could not begin a text with: each such
+    start is still held back, wherever the stream is cut."""
+    from ctxproxy.filters.redaction import Redactor
+    from ctxproxy.filters.redaction.prefilter import hyperscan_available
+    from ctxproxy.filters.redaction.rules import make_rule
+
+    if hyperscan and not hyperscan_available():
+        pytest.skip("hyperscan is not installed")
+    red = Redactor([make_rule("custom-token", "generic", pattern, secret=None)], use_hyperscan=hyperscan)
+    want = red.redact(text, TEST_KEY).text
+    assert want.startswith("see x[REDACTED:custom-token:") and want.endswith("] done")
+    for cut in range(len(text) + 1):
+        got, _ = _stream(red, [text[:cut], text[cut:]])
+        assert got == want, cut
+    got, _ = _stream(red, [text[i:i + 3] for i in range(0, len(text), 3)])
+    assert got == want
 
 
 # -- what is held: only text a secret may still begin in ------------------------------------------
