@@ -42,7 +42,7 @@ from typing import Any, Sequence
 from ..digest import memo_key
 from . import prefilter
 from .errors import RedactionError
-from .patterns import PatternInfo, alternatives, analyze, secret_heads
+from .patterns import PatternInfo, alternatives, analyze, may_begin_beyond_ascii, secret_heads
 from .rules import CHECKS, LINE_CONTEXT, Allowlist, Rule, shannon_entropy
 from .vault import PLACEHOLDER_RE, Vault
 
@@ -562,13 +562,14 @@ def _first_chars(alt: str) -> frozenset[int]:
     character too). Without its positive lookbehinds the alternative matches more
     (they only ever restrict, and would fail on a lone character), and without its
     negative ones too for the second try, so that one word character stands for
-    all: the result is a safe superset."""
+    all: the result is a safe superset. 128 is read from the parse (an escape like
+    ``\\u0436`` is a non-ASCII character that no sample character would stand for)."""
     one = _loose(alt, False)
     after = _loose(alt, True)
     if one is None or after is None:
         return frozenset(range(129))
     chars = {c for c in range(128) if one.fullmatch(chr(c)) or after.match("a" + chr(c), 1)}
-    if one.fullmatch("\u00e9") or not alt.isascii():
+    if may_begin_beyond_ascii(alt):
         chars.add(128)
     return frozenset(chars)
 

@@ -815,3 +815,59 @@ def _always_captures(op, av) -> bool:
     if op is C.ATOMIC_GROUP:
         return any(_always_captures(o, a) for o, a in av)
     return False
+
+
+def may_begin_beyond_ascii(pattern: str) -> bool:
+    """Whether a match of ``pattern`` (compiled with ``re.ASCII``, so case folding
+    stays within ASCII) may begin with a non-ASCII character; True when the walk
+    meets a construct it does not know, or cannot parse the pattern."""
+    try:
+        tree = P.parse(pattern, re.ASCII)
+    except (re.error, RecursionError, OverflowError):
+        return True
+
+    def seq(items) -> tuple[bool, bool]:
+        """(may begin with a non-ASCII character, may match empty)."""
+        wide = False
+        for op, av in items:
+            w, empty = item(op, av)
+            wide = wide or w
+            if not empty:
+                return wide, False
+        return wide, True
+
+    def item(op, av) -> tuple[bool, bool]:
+        if op is C.LITERAL:
+            return av > 127, False
+        if op in (C.NOT_LITERAL, C.ANY):
+            return True, False
+        if op is C.IN:
+            return _class_beyond_ascii(av), False
+        if op in (C.AT, C.ASSERT, C.ASSERT_NOT):
+            return False, True
+        if op is C.SUBPATTERN:
+            return seq(av[3])
+        if op is C.ATOMIC_GROUP:
+            return seq(av)
+        if op in (C.MAX_REPEAT, C.MIN_REPEAT, C.POSSESSIVE_REPEAT):
+            w, empty = seq(av[2])
+            return w, empty or av[0] == 0
+        if op is C.BRANCH:
+            parts = [seq(b) for b in av[1]]
+            return any(w for w, _ in parts), any(e for _, e in parts)
+        return True, True  # a back-reference, a conditional, anything newer
+
+    return seq(tree)[0]
+
+
+def _class_beyond_ascii(items) -> bool:
+    for op, av in items:
+        if op is C.NEGATE:
+            return True
+        if op is C.LITERAL and av > 127 or op is C.RANGE and av[1] > 127:
+            return True
+        if op is C.CATEGORY and av not in (C.CATEGORY_DIGIT, C.CATEGORY_SPACE, C.CATEGORY_WORD):
+            return True  # \D, \S, \W match every non-ASCII character under re.ASCII
+        if op not in (C.LITERAL, C.RANGE, C.CATEGORY):
+            return True
+    return False

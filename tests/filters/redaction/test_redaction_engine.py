@@ -529,3 +529,16 @@ def test_a_key_never_spans_another_armor_line(begin, end):
     covered = {i for s, e, *_ in red.spans(text) for i in range(s, e)}
     assert set(range(len(begin) + 1, len(begin) + 1 + len(body))) <= covered
     assert set(range(len(cut) + len(begin) + 1, len(text) - len(end))) <= covered
+
+
+@pytest.mark.parametrize("pattern, wide", [
+    (r"[a-z]+", False), (r"(?i)k[0-9]", False),  # re.ASCII: case folding stays in ASCII
+    (r"\btok", False), (r"(?<=[^a])tok", False),  # an assertion consumes nothing
+    (r"a\u0436", False), (r"\u0436", True), (r"x?\u0436", True), (r"(?:|b)\u0436", True),
+    (r"\S+", True), (r"[^a]", True), (r".", True), (r"\W", True), (r"[\u0400-\u04ff]", True),
+    (r"(a)\1", False), (r"(?:(a)|b)(?(1)c|\u0436)", False), (r"(a)?(?(1)b|\u0436)", True),
+])
+def test_whether_a_match_may_begin_beyond_ascii_is_read_from_the_parse(pattern, wide):
+    from ctxproxy.filters.redaction.patterns import may_begin_beyond_ascii
+
+    assert may_begin_beyond_ascii(pattern) is wide

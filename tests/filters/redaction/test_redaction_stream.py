@@ -252,11 +252,14 @@ def test_lookbehinds_are_set_aside_only_to_find_first_characters():
     (r"\b\$zq[0-9]{12}", "see x$zq012345678901 done"),  # \b before a non-word character: only after a word one
     (r"\Bzq[0-9]{12}", "see xzq012345678901 done"),  # \B before a word character: the same
     (r"(?<![0-9])\b\$zq[0-9]{12}", "see x$zq012345678901 done"),  # with a negative lookbehind beside it
+    (r"\u0436zq[0-9]{12}", "see x\u0436zq012345678901 done"),  # a non-ASCII start, written as an escape
+    (r"[\u0400-\u04ff]{2}zq[0-9]{12}", "see x\u0436\u0436zq012345678901 done"),  # a range of them
 ])
 @pytest.mark.parametrize("hyperscan", [False, True])
-def test_a_rule_that_begins_only_after_a_word_character_is_held_at_every_cut(pattern, text, hyperscan):
-    """A match can begin at a character it could not begin a text with: each such
-    start is still held back, wherever the stream is cut."""
+def test_a_rule_is_held_wherever_its_match_may_begin_at_every_cut(pattern, text, hyperscan):
+    """Where a match may begin is read from the rule, not from sample characters:
+    a start only a word character before it allows, and a non-ASCII start, are
+    held back wherever the stream is cut."""
     from ctxproxy.filters.redaction import Redactor
     from ctxproxy.filters.redaction.prefilter import hyperscan_available
     from ctxproxy.filters.redaction.rules import make_rule
