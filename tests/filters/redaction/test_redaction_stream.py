@@ -276,6 +276,57 @@ def test_a_rule_is_held_wherever_its_match_may_begin_at_every_cut(pattern, text,
     assert got == want
 
 
+# Custom rules of the shapes people write: lookarounds at either end, anchors,
+# keywords with a secret group, case folding, optional and repeated parts.
+CUSTOM_SHAPES = [
+    (r"(?<=\x25[0-9A-F]{2})tok[0-9]{8}", "%2Ftok01234567"),
+    (r"(?<=\\n)tok[0-9]{8}", "\\ntok01234567"),
+    (r"tok[0-9]{8}(?=\s|$)", "tok01234567 "),
+    (r"tok[0-9]{8}(?![0-9a-z])", "tok01234567."),
+    (r"(?i)(?:api|auth)[_-]?key\s*[:=]\s*([A-Za-z0-9]{16})", "API_KEY = abcdEFGH12345678"),
+    (r"\b(?:ab|cd)_[a-f0-9]{10}\b", "cd_0123456789"),
+    (r"(?m)^SECRET=(\S{8,})$", "SECRET=hunter2hunter2\n"),
+    (r"\$\{?tok_[0-9]{6}\}?", "${tok_123456}"),
+    (r"(?<![A-Za-z0-9])z[0-9]{9}(?![0-9])", "z123456789"),
+    (r"\u00fctok[0-9]{6}", "\u00fctok123456"),
+    (r"(?s)BEGIN.{4,20}?END", "BEGIN ab\ncd END"),
+    (r"(?<=[=:])\s*pw[0-9]{6}", "=  pw123456"),
+    (r"x\B[0-9]{8}", "x12345678"),
+]
+AROUND = ["hello", " ", "world", "\n", "a=", ":", "%2F", "\\n", "x", "$", "tok", "key", "(", ")", "\u00fc",
+          "BEGIN", "END", "12", "ab", "_", "-"]
+
+
+@pytest.mark.parametrize("pattern, sample", CUSTOM_SHAPES)
+@pytest.mark.parametrize("hyperscan", [False, True])
+def test_custom_rules_stream_as_their_whole_text_redacts(pattern, sample, hyperscan):
+    """A match among random neighbours, streamed in random pieces of 1-6 characters,
+    comes out as redacting the whole text does: nothing of it leaks through a cut."""
+    from ctxproxy.filters.redaction import Redactor
+    from ctxproxy.filters.redaction.prefilter import hyperscan_available
+    from ctxproxy.filters.redaction.rules import make_rule
+
+    if hyperscan and not hyperscan_available():
+        pytest.skip("hyperscan is not installed")
+    secret = 1 if re.compile(pattern).groups else None
+    red = Redactor([make_rule("custom-shape", "generic", pattern, secret=secret)], use_hyperscan=hyperscan)
+    rng = random.Random(pattern)
+    redacted = 0
+    for _ in range(100):
+        text = "".join([rng.choice(AROUND) for _ in range(rng.randint(0, 6))] + [sample]
+                       + [rng.choice(AROUND) for _ in range(rng.randint(0, 6))])
+        want = red.redact(text, TEST_KEY).text
+        redacted += "[REDACTED:custom-shape:" in want
+        pieces, i = [], 0
+        while i < len(text):
+            k = rng.randint(1, 6)
+            pieces.append(text[i:i + k])
+            i += k
+        got, _ = _stream(red, pieces)
+        assert got == want, (text, pieces)
+    assert redacted >= 20  # the sample is a match in many of the texts (its anchors allowing)
+
+
 # -- what is held: only text a secret may still begin in ------------------------------------------
 
 PROSE = "Run make install, then open our docs page; works fine. Done: all builds."
