@@ -39,6 +39,16 @@ RELEASED_EARLY_CASES = [
 ]
 
 
+def _random_pieces(rng: random.Random, text: str, longest: int) -> list[str]:
+    """``text`` cut into pieces of 1 to ``longest`` characters."""
+    pieces, i = [], 0
+    while i < len(text):
+        n = rng.randint(1, longest)
+        pieces.append(text[i:i + n])
+        i += n
+    return pieces
+
+
 def _stream(red, chunks: list[str], vault=None) -> tuple[str, StreamRedactor]:
     sr = StreamRedactor(red, TEST_KEY, vault)
     out = [sr.feed(c) for c in chunks]
@@ -104,12 +114,7 @@ def test_many_small_chunks_over_the_corpus():
     red = redactor("hyperscan")
     rng = random.Random(4)
     for text in _POOL[::4]:
-        chunks, i = [], 0
-        while i < len(text):
-            n = rng.randint(1, 12)
-            chunks.append(text[i:i + n])
-            i += n
-        got, _ = _stream(red, chunks)
+        got, _ = _stream(red, _random_pieces(rng, text, 12))
         assert got == red.redact(text, TEST_KEY).text
 
 
@@ -317,11 +322,7 @@ def test_custom_rules_stream_as_their_whole_text_redacts(pattern, sample, hypers
                        + [rng.choice(AROUND) for _ in range(rng.randint(0, 6))])
         want = red.redact(text, TEST_KEY).text
         redacted += "[REDACTED:custom-shape:" in want
-        pieces, i = [], 0
-        while i < len(text):
-            k = rng.randint(1, 6)
-            pieces.append(text[i:i + k])
-            i += k
+        pieces = _random_pieces(rng, text, 6)
         got, _ = _stream(red, pieces)
         assert got == want, (text, pieces)
     assert redacted >= 20  # the sample is a match in many of the texts (its anchors allowing)
