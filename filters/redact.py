@@ -279,7 +279,15 @@ class RedactFilter(Filter):
                 take(slot, -1)
             # History the client re-sends: an item found clean before is skipped
             # for the price of encoding it, so a turn costs O(new content) in Python.
+            # The tool definitions (sent on every turn) are skipped the same way.
             fresh = []
+            aside = view.aside_encoding()
+            if aside is not None:
+                digest = red.encoding_digest(aside)
+                if not red.is_clean_item(digest):
+                    fresh.append((-2, digest))
+                    for slot in view.aside_slots():
+                        take(slot, -2)
             encodings = view.item_encodings()
             for i, item in enumerate(view.items()):
                 if isinstance(item, dict):

@@ -258,9 +258,10 @@ def type_of(obj: dict) -> str | None:
 
 def iter_strings(
     value: Any, where: Where, kind: str, skip: frozenset[str], touch: Callable[[], None],
-    free: frozenset[str] = _NOTHING, binary: frozenset[str] = _NOTHING,
+    free: frozenset[str] = _NOTHING, binary: frozenset[str] = _NOTHING, only: frozenset[str] = _NOTHING,
 ) -> Iterator[Slot]:
-    """Slots for every string inside a JSON value, skipping keys in ``skip``.
+    """Slots for every string inside a JSON value, skipping keys in ``skip``
+    (``only``: just the strings under these keys, at any depth).
 
     The one JSON walker of the project: views use it for free-form values
     (tool inputs, unknown content blocks) so nothing model-visible is missed.
@@ -277,18 +278,20 @@ def iter_strings(
             if key in skip:
                 continue
             if isinstance(child, str):
-                yield Slot(value, key, (where, key), kind, touch)
+                if not only or key in only:
+                    yield Slot(value, key, (where, key), kind, touch)
             elif isinstance(child, (dict, list)):
                 if key in free:
                     yield from iter_strings(child, (where, key), kind, _NOTHING, touch)
                 else:
-                    yield from iter_strings(child, (where, key), kind, skip, touch, free, binary)
+                    yield from iter_strings(child, (where, key), kind, skip, touch, free, binary, only)
     elif isinstance(value, list):
         for i, child in enumerate(value):
             if isinstance(child, str):
-                yield Slot(value, i, (where, i), kind, touch)
+                if not only:
+                    yield Slot(value, i, (where, i), kind, touch)
             elif isinstance(child, (dict, list)):
-                yield from iter_strings(child, (where, i), kind, skip, touch, free, binary)
+                yield from iter_strings(child, (where, i), kind, skip, touch, free, binary, only)
 
 
 def _keep() -> None:  # counting, not editing: no view to tell

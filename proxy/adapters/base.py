@@ -29,6 +29,9 @@ OPAQUE_KEYS = frozenset({
     "media_type", "encrypted_content", "status", "name", "index", "image_url", "file_id", "format",
     "detail", "annotations", "logprobs", "citations",
 })
+# Keys of the prose in a tool definition (at any depth: a parameter's schema has them too).
+DESCRIBING_KEYS = frozenset({"description", "title"})
+_NO_KEYS: frozenset[str] = frozenset()
 # Keys whose value is a tool's own free-form arguments (``tool_use.input``):
 # walked whole, since a tool may well name an argument ``name`` or ``id``.
 FREE_FORM_KEYS = frozenset({"input"})
@@ -174,6 +177,24 @@ class RequestViewBase(View):
         for i, item in enumerate(self.items()):
             if isinstance(item, dict):
                 yield from self.item_slots(i, item)
+
+    # Model-visible strings that are neither the prompt nor the conversation.
+    aside_keys: ClassVar[tuple[str, ...]] = ("tools",)
+
+    def aside_encoding(self) -> bytes | None:
+        """The JSON of what ``aside_slots`` reads (None: nothing there), so a filter
+        can skip it when it has seen the same before."""
+        values = [self.body[k] for k in self.aside_keys if self.body.get(k)]
+        return orjson.dumps(values) if values else None
+
+    def aside_slots(self) -> Iterator[Slot]:
+        """The descriptions in the tool definitions, which the model reads. Only
+        those: names and schemas are structure, and the credentials some tools
+        carry for the provider to use (a Responses MCP tool's ``headers`` and
+        ``authorization``) are not shown to the model and must reach it intact."""
+        tools = self.body.get("tools")
+        if isinstance(tools, list):
+            yield from iter_strings(tools, "tools", TEXT, _NO_KEYS, self.mark_changed, only=DESCRIBING_KEYS)
 
     @staticmethod
     def item_role(item: Any) -> str:

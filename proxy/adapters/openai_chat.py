@@ -46,6 +46,14 @@ class ChatRequest(RequestViewBase):
     def item_slots(self, i: int, msg: dict) -> Iterator[Slot]:
         return message_slots(self, msg, ("messages", i))
 
+    aside_keys = ("tools", "prediction")
+
+    def aside_slots(self) -> Iterator[Slot]:
+        yield from super().aside_slots()
+        prediction = self.body.get("prediction")  # a predicted output: {"type": "content", "content": ...}
+        if isinstance(prediction, dict):
+            yield from self.field_slot(prediction, "content", "prediction")
+
     def system_text(self, opening: bool = False) -> str:
         return system_text_of(None, self.items(), SYSTEM_ROLES, opening)
 

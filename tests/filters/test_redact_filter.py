@@ -137,6 +137,61 @@ def test_unchanged_request_keeps_its_bytes(filt):
     assert not t.request.changed and t.request.to_bytes() is raw and t.state["redact"].counts == {}
 
 
+TOOLS = {
+    "anthropic": [{"name": "deploy", "description": f"Deploys with {GHP}.", "input_schema": {
+        "type": "object", "properties": {"env": {"type": "string", "description": f"one of prod, or {AWS}"}}}},
+        {"type": "web_search_20250305", "name": "web_search", "max_uses": 3}],
+    "chat": [{"type": "function", "function": {"name": "deploy", "description": f"Deploys with {GHP}.",
+                                               "parameters": {"type": "object", "title": f"args {AWS}"}}}],
+    "responses": [{"type": "function", "name": "deploy", "description": f"Deploys with {GHP}.",
+                   "parameters": {"type": "object", "properties": {"description": {
+                       "type": "string", "description": f"free text, not {AWS}"}}}},
+                  {"type": "mcp", "server_label": "ci", "server_url": "https://mcp.example/sse",
+                   "headers": {"Authorization": f"Bearer {GHP}"}, "require_approval": "never"}],
+}
+
+
+@pytest.mark.parametrize("api", list(REQUESTS))
+def test_tool_descriptions_are_redacted_and_the_rest_of_a_definition_kept(filt, api):
+    """The model reads a tool's descriptions: redacted. Its name and schema are
+    structure, and a Responses MCP tool's headers are credentials the provider
+    uses to call the server: kept as sent. Chat's predicted output is read too."""
+    key = "input" if api == "responses" else "messages"
+    body = {"model": "m", "tools": TOOLS[api], key: [{"role": "user", "content": "deploy it"}]}
+    if api == "anthropic":
+        body["max_tokens"] = 10
+    if api == "chat":
+        body["prediction"] = {"type": "content", "content": f"export NPM_TOKEN={NPM}"}
+    t = make_turn(api, body)
+    filt.on_request(t)
+    out = orjson.loads(sent(t))
+    tools = out["tools"]
+    described = json.dumps([tools[0]])
+    assert GHP not in described and AWS not in described and "[REDACTED:github-pat:" in described
+    assert t.state["redact"].counts == ({"github-pat": 1, "aws-access-key-id": 1, "npm-token": 1} if api == "chat"
+                                        else {"github-pat": 1, "aws-access-key-id": 1})
+    assert tools[1:] == TOOLS[api][1:]  # a server tool; the MCP tool's Authorization header reaches the provider
+    if api == "chat":
+        assert tools[0]["function"]["name"] == "deploy" and NPM not in out["prediction"]["content"]
+    elif api == "responses":
+        assert list(tools[0]["parameters"]["properties"]) == ["description"]  # a parameter named so stays
+
+
+def test_clean_tool_definitions_keep_the_bytes_and_are_not_walked_again(filt, monkeypatch):
+    tools = [{"name": "read", "description": "Reads a file (clean-tools test).", "input_schema": {"type": "object"}}]
+    raw = orjson.dumps({"model": "m", "max_tokens": 5, "tools": tools,
+                        "messages": [{"role": "user", "content": "hello"}]})
+    walked = []
+    view_class = type(ADAPTERS["anthropic"].parse_request(raw))
+    monkeypatch.setattr(view_class, "aside_slots", lambda self: walked.append(1) or iter(()))
+    for _ in range(2):
+        t = Turn(api="anthropic", route="r", path="/", headers={}, request=ADAPTERS["anthropic"].parse_request(raw),
+                 tokens=TOKENS)
+        filt.on_request(t)
+        assert t.request.to_bytes() is raw
+    assert walked == [1]  # the second turn found the same definitions clean by their encoding
+
+
 @pytest.mark.parametrize("api", list(REQUESTS))
 def test_resent_history_is_skipped_only_when_it_was_clean(filt, api):
     """Items found clean are skipped when re-sent; items that held a secret are
