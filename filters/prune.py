@@ -64,7 +64,7 @@ import orjson
 
 from ctxproxy.config import ConfigError
 
-from ctxproxy.store import REF_POINTERS
+from ctxproxy.store import REF_POINTERS, surrogates
 from ctxproxy.store.queries import REF_PREFIX  # the admin API and the CLI resolve references too
 
 from .base import Filter, Turn
@@ -336,7 +336,7 @@ class PruneFilter(Filter):
             if i in holders:
                 total += sum(count(s) for s in view.beside_results(item))
                 continue
-            key = memo_key(encodings[i] if encodings[i] is not None else orjson.dumps(item))
+            key = memo_key(encodings[i] if encodings[i] is not None else surrogates.dumps(item))
             n = self._items.get(key)
             if n is None:
                 n = _strings_tokens(view, item, count)

@@ -283,9 +283,10 @@ class RedactFilter(Filter):
             fresh = []
             aside = view.aside_encoding()
             if aside is not None:
-                digest = red.encoding_digest(aside)
+                digest = red.encoding_digest(aside or None)
                 if not red.is_clean_item(digest):
-                    fresh.append((-2, digest))
+                    if digest is not None:
+                        fresh.append((-2, digest))
                     for slot in view.aside_slots():
                         take(slot, -2)
             encodings = view.item_encodings()

@@ -30,7 +30,7 @@ from typing import Any, Callable, Iterator, Mapping
 
 import orjson
 
-from . import keys, memory_text
+from . import keys, memory_text, surrogates
 from .errors import ExternalIdTaken, RevisionConflict, StoreError
 from .lmdb_env import load as load_record
 from .lmdb_env import scan_rest as _scan_rest
@@ -54,7 +54,7 @@ def _dump(rec: MemoryRecord) -> bytes:
     """The record without its default-valued fields (they are most of them)."""
     d = {k: v for k, v in rec.to_dict().items() if k in _ALWAYS or v != _DEFAULTS[k]}
     d["v"] = RECORD_VERSION
-    return orjson.dumps(d)
+    return surrogates.dumps(d)
 
 
 def _load(raw: bytes, tenant: str) -> MemoryRecord:

@@ -49,7 +49,7 @@ from typing import Any, Callable, Collection, Iterator, Mapping, Protocol, Seque
 
 import orjson
 
-from . import keys
+from . import keys, surrogates
 from .errors import EffectStateError, StoreError
 from .lmdb_env import BatchRunner, LMDBEnv, SnapshotRunner, acquire, release
 from .lmdb_env import load as _load
@@ -126,7 +126,7 @@ class MigrationContext:
         return [(k, orjson.loads(v)) for k, v in cursor.iternext()]
 
     def put(self, kind: str, key: bytes, record: Mapping[str, Any]) -> None:
-        self._txn.put(key, orjson.dumps(record), db=self._dbs[kind])
+        self._txn.put(key, surrogates.dumps(record), db=self._dbs[kind])
 
     def delete(self, kind: str, key: bytes) -> None:
         self._txn.delete(key, db=self._dbs[kind])
@@ -148,7 +148,7 @@ class _Runner(Protocol):
 
 def _dump(kind: str, record: Mapping[str, Any]) -> bytes:
     try:
-        return orjson.dumps(record)
+        return surrogates.dumps(record)
     except (TypeError, orjson.JSONEncodeError) as exc:
         raise StoreError(f"cannot encode {kind} record as JSON: {exc}") from exc
 

@@ -658,7 +658,7 @@ def _thread(rec: Any) -> str:
         return ""
     key = "\x00".join((rec.tenant, rec.project, rec.user, rec.session, rec.purpose, rec.sensitivity,
                        str(rec.expires_at), (rec.evidence_sessions or (rec.session,))[0]))
-    return hashlib.sha256(key.encode()).hexdigest()[:24]
+    return hashlib.sha256(key.encode("utf-8", "surrogatepass")).hexdigest()[:24]
 
 
 def _refresh_context(con: Any, thread: str, observed: float) -> None:

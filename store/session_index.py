@@ -24,6 +24,7 @@ import time
 from pathlib import Path
 from typing import Any, Iterable, NamedTuple, Sequence
 
+from . import surrogates
 from .memory_index import Candidate, Stats
 from .memory_terms import fts_query, terms
 from .sqlite_index import SQLiteFile, Viewer, acl_token, attach, placeholders
@@ -205,7 +206,7 @@ class SessionIndex:
     def _insert(con: Any, t: "TurnTexts") -> int:
         n = 0
         for role, text in t.texts:
-            text = text[:MAX_TURN_CHARS]
+            text = surrogates.text(text[:MAX_TURN_CHARS])
             if not text.strip():
                 continue
             found = terms(text)

@@ -48,7 +48,7 @@ class Viewer:
 
 def acl_token(kind: str, value: str) -> str:
     """A token only letters and digits, so FTS5 matches it as one word."""
-    return kind + hashlib.sha256(value.encode()).hexdigest()[:20]
+    return kind + hashlib.sha256(value.encode("utf-8", "surrogatepass")).hexdigest()[:20]
 
 
 def placeholders(values: Iterable[Any]) -> str:

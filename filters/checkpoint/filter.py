@@ -59,6 +59,7 @@ from typing import Any, Literal, Mapping
 import orjson
 
 from ctxproxy.config import ConfigError
+from ctxproxy.store import surrogates
 from ctxproxy.store.records import OPEN_STATES
 
 from .. import compaction as cmp
@@ -262,7 +263,7 @@ class CheckpointFilter(Filter):
                       placement=self.config.placement, truncatable=True, boundary="item")
         fence = turn.tokens.count(render_segment(seg)) + 2  # what inject puts around the text
         items = effect_items(records, classes, chars)
-        state_key = hashlib.sha256(orjson.dumps(st.frozen, option=orjson.OPT_SORT_KEYS)).digest()
+        state_key = hashlib.sha256(surrogates.dumps(st.frozen, option=orjson.OPT_SORT_KEYS)).digest()
         budget = self.config.max_tokens - fence
         for _ in range(3):  # the ref names the text's revision: refit if its digits cost more than the zeros
             key = (state_key, tuple(items), listing, budget)
@@ -344,7 +345,7 @@ def _agentic(view: Any) -> bool:
 
 def _thread(view: Any) -> str:
     """One task state per conversation profile (a sub-agent has other tools)."""
-    return hashlib.sha256("\x01".join(view.tool_names()).encode()).hexdigest()[:12]
+    return hashlib.sha256("\x01".join(view.tool_names()).encode("utf-8", "surrogatepass")).hexdigest()[:12]
 
 
 def _summary_mark(view: Any, found: cmp.Compaction) -> str:

@@ -598,7 +598,7 @@ class EffectsFilter(Filter):
             refs = f"; refs: {', '.join(d['refs'])}" if d.get("refs") else ""
             lines.append(f"- {d['tool']} {d['args']} (first completed earlier{refs})")
         ref = "effects-duplicate:" + hashlib.sha256(
-            "".join(d["call_id"] for d in dups).encode()).hexdigest()[:12]
+            "".join(d["call_id"] for d in dups).encode("utf-8", "surrogatepass")).hexdigest()[:12]
         return Segment(kind="effects", ref=ref, text="\n".join(lines), origin="effects", scope="task",
                        trust="system", sensitivity="internal", freshness={"observed_at": now},
                        priority=self.config.checkpoint_priority + 5, max_tokens=400, placement="turn",

@@ -412,7 +412,7 @@ class InjectFilter(Filter):
 
     def _stability(self, stable_text: str, session_state: dict | None, writes: dict, known: bool) -> dict:
         """Is the stable text byte-identical to the previous turn's? Count changes per session."""
-        sha = sha256(stable_text.encode()).hexdigest() if stable_text else ""
+        sha = sha256(stable_text.encode("utf-8", "surrogatepass")).hexdigest() if stable_text else ""
         out = {"stable_sha256": sha, "prefix_changed": False, "demoted": False}
         if session_state is None or not known or not sha:
             return out

@@ -39,7 +39,7 @@ from urllib.parse import urlsplit
 
 import orjson
 
-from ctxproxy.store import TURN_POINTERS
+from ctxproxy.store import TURN_POINTERS, surrogates
 
 from ..base import Filter, Turn
 from ..digest import sha256
@@ -317,14 +317,14 @@ class ManifestFilter(Filter):
         system, messages, truncated = _input_messages(turn.request, cap)
         out: dict[str, Any] = {}
         if system:
-            out[GEN_AI_SYSTEM_INSTRUCTIONS] = orjson.dumps(system).decode()
-        out[GEN_AI_INPUT_MESSAGES] = orjson.dumps(messages).decode()
+            out[GEN_AI_SYSTEM_INSTRUCTIONS] = surrogates.dumps(system).decode()
+        out[GEN_AI_INPUT_MESSAGES] = surrogates.dumps(messages).decode()
         if seen.output_parts:
             parts = [{"type": "text", "content": "".join(p)} for p in seen.output_parts.values()]
             msg: dict[str, Any] = {"role": "assistant", "parts": parts}
             if seen.finish_reasons:
                 msg["finish_reason"] = seen.finish_reasons[0]
-            out[GEN_AI_OUTPUT_MESSAGES] = orjson.dumps([msg]).decode()
+            out[GEN_AI_OUTPUT_MESSAGES] = surrogates.dumps([msg]).decode()
             truncated = truncated or seen.output_chars >= cap
         out[CONTENT_TRUNCATED] = truncated
         return out
@@ -427,7 +427,7 @@ def build_manifest(turn: Turn, seen: _Seen, provider: str, server: tuple[str | N
 def manifest_sha256(m: Mapping[str, Any]) -> str:
     """sha256 of the canonical JSON (sorted keys) of the manifest without its own digest."""
     body = {k: v for k, v in m.items() if k != "sha256"}
-    return sha256(orjson.dumps(body, option=orjson.OPT_SORT_KEYS)).hexdigest()
+    return sha256(surrogates.dumps(body, option=orjson.OPT_SORT_KEYS)).hexdigest()
 
 
 def summarize(m: Mapping[str, Any]) -> dict[str, Any]:
@@ -503,7 +503,7 @@ def manifest_json(m: Mapping[str, Any], cap: int) -> tuple[str, bool]:
                             "state": o.get("state")} for o in _list(m.get("observed_rules"))],
         "truncated": False,
     }
-    text = orjson.dumps(doc).decode()
+    text = surrogates.dumps(doc).decode()
     if len(text) <= cap:
         return text, False
     doc["truncated"] = True
@@ -516,12 +516,12 @@ def manifest_json(m: Mapping[str, Any], cap: int) -> tuple[str, bool]:
         drop = max(1, n // 2) if len(text) > 2 * cap else 1
         del doc[longest][n - drop:]
         doc["omitted"] += drop
-        text = orjson.dumps(doc).decode()
+        text = surrogates.dumps(doc).decode()
     if len(text) > cap:
         doc["redactions"], doc["response_redactions"] = {}, {}
-        text = orjson.dumps(doc).decode()
+        text = surrogates.dumps(doc).decode()
     if len(text) > cap:
-        text = orjson.dumps({"v": doc["v"], "truncated": True}).decode()
+        text = surrogates.dumps({"v": doc["v"], "truncated": True}).decode()
     return text, True
 
 

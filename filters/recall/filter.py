@@ -41,6 +41,7 @@ from typing import Any, Literal, Mapping
 import orjson
 
 from ctxproxy.config import ConfigError
+from ctxproxy.store import surrogates
 from ctxproxy.store.memory_records import SNAPSHOT_KINDS
 from ctxproxy.store.session_index import MAX_TURN_CHARS, TurnTexts
 from ctxproxy.store.sqlite_index import Viewer
@@ -172,7 +173,7 @@ class RecallFilter(Filter):
         t0, t0_ns = time.perf_counter(), time.time_ns()
         view = turn.request
         user_text = (view.latest_user_text() or "")[: cfg.max_query_chars]
-        key = hashlib.sha256(user_text.encode()).hexdigest()
+        key = hashlib.sha256(user_text.encode("utf-8", "surrogatepass")).hexdigest()
         generation = (rs.memories.generation(), rs.sessions.generation())
         # the memo is the caller's: everything the viewer is made of, not the session id alone
         caller = (ident.tenant, ident.session, ident.user, ident.project, ident.parent_session,
@@ -226,7 +227,7 @@ class RecallFilter(Filter):
         if not last.text:
             return
         budget = route.budget_tokens if route.budget_tokens is not None else self.config.budget_tokens
-        ref = "recall:" + hashlib.sha256(last.text.encode()).hexdigest()[:12]
+        ref = "recall:" + hashlib.sha256(last.text.encode("utf-8", "surrogatepass")).hexdigest()[:12]
         offer(turn, Segment(kind="evidence", ref=ref, text=last.text, origin="recall", scope="user",
                             trust="evidence", sensitivity=last.sensitivity,  # type: ignore[arg-type]
                             freshness={"observed_at": last.observed_at}, priority=self.config.priority,
@@ -360,7 +361,7 @@ def _tool_query(view: Any) -> str:
     parts = []
     for call in view.tool_calls():
         if call.call_id in ids:
-            args = call.arguments if isinstance(call.arguments, str) else orjson.dumps(call.arguments).decode()
+            args = call.arguments if isinstance(call.arguments, str) else surrogates.dumps(call.arguments).decode()
             parts.append(f"{call.name} {args[:500]}")
     return ("\n" + "\n".join(parts)) if parts else ""
 

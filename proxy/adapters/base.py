@@ -182,10 +182,16 @@ class RequestViewBase(View):
     aside_keys: ClassVar[tuple[str, ...]] = ("tools",)
 
     def aside_encoding(self) -> bytes | None:
-        """The JSON of what ``aside_slots`` reads (None: nothing there), so a filter
-        can skip it when it has seen the same before."""
+        """The JSON of what ``aside_slots`` reads, so a filter can skip it when it
+        has seen the same before: None when nothing is there, b"" when it cannot
+        be encoded (read it every time)."""
         values = [self.body[k] for k in self.aside_keys if self.body.get(k)]
-        return orjson.dumps(values) if values else None
+        if not values:
+            return None
+        try:
+            return dumps(values)
+        except (TypeError, ValueError):
+            return b""
 
     def aside_slots(self) -> Iterator[Slot]:
         """The descriptions in the tool definitions, which the model reads. Only

@@ -108,3 +108,55 @@ def test_never_a_500_of_our_own(stack, method, path, body, hdrs):
     assert b"Traceback" not in data
     if status >= 400 and path.startswith(("/v1/messages", "/v1/chat", "/v1/responses")) and method == "POST":
         assert data[:1] == b"{"  # a JSON error in the caller's format
+
+
+# -- lone surrogates: valid JSON, not valid Unicode, and a whole turn must still work ---------------
+
+def _surrogate_bodies(api: str) -> dict:
+    """A conversation whose user text, tool call and tool result hold lone surrogates."""
+    text, tool = "fix the build \ud800 please", "Bash\udfff"
+    if api == "anthropic":
+        return {"model": "claude-test-1", "max_tokens": 64, "messages": [
+            {"role": "user", "content": text},
+            {"role": "assistant", "content": [{"type": "tool_use", "id": "toolu_\ud800", "name": tool,
+                                               "input": {"command": "make \ud800"}}]},
+            {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_\ud800",
+                                          "content": "error: \ud800 not found"}, {"type": "text", "text": text}]}]}
+    if api == "chat":
+        return {"model": "gpt-5", "messages": [
+            {"role": "user", "content": text},
+            {"role": "assistant", "content": None, "tool_calls": [{"id": "call_\ud800", "type": "function", "function": {
+                "name": tool, "arguments": '{"command": "make \\ud800"}'}}]},
+            {"role": "tool", "tool_call_id": "call_\ud800", "content": "error: \ud800 not found"},
+            {"role": "user", "content": text}]}
+    return {"model": "gpt-5", "input": [
+        {"role": "user", "content": [{"type": "input_text", "text": text}]},
+        {"type": "function_call", "call_id": "call_\ud800", "name": tool, "arguments": '{"command": "make \\ud800"}'},
+        {"type": "function_call_output", "call_id": "call_\ud800", "output": "error: \ud800 not found"},
+        {"role": "user", "content": [{"type": "input_text", "text": text}]}]}
+
+
+@pytest.mark.parametrize("api", ["anthropic", "chat", "responses"])
+async def test_lone_surrogates_go_through_every_filter_and_into_the_store(tmp_path, api):
+    """Every filter of the default pipeline runs (none degraded, none failing the
+    turn), and what the store keeps holds U+FFFD where UTF-8 cannot hold them."""
+    import json
+    import sqlite3
+
+    from apicalls import AUTH, PATHS, config
+    from enginedriver import EngineDriver
+
+    from ctxproxy.proxy.scripted_provider import Reply
+
+    cfg = config(tmp_path)
+    async with EngineDriver(cfg) as drive:
+        for turn in range(2):  # the second finds the first's records
+            drive.script(Reply.text("Done."))
+            got = await drive.call("POST", PATHS[api], {**AUTH[api], "x-ctx-session": "odd-text"},
+                                   json.dumps(_surrogate_bodies(api)).encode())
+            assert got.status == 200, got.body
+            assert got.turn.degraded == [], (turn, got.turn.degraded)
+        drive.services["writer"].flush()
+    with sqlite3.connect(tmp_path / "data" / "recall" / "sessions.db") as con:
+        texts = [t for (t,) in con.execute("SELECT text FROM turns")]
+    assert any("fix the build \ufffd please" in t for t in texts), texts

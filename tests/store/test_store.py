@@ -830,3 +830,10 @@ def test_writer_survives_an_op_that_escapes_and_fails_its_future(store):
         assert later.result(2) is not None and store.sessions.get("t", "s3") == {"c": 4}
     finally:
         writer.close()
+
+
+def test_a_lone_surrogate_a_client_sent_is_stored_as_the_replacement_character(store):
+    """UTF-8 cannot hold "\\ud800" (valid JSON, not valid Unicode): the record is
+    written with U+FFFD in its place, keys included, instead of failing the turn."""
+    store.sessions.update(T, "s1", {"tool": "Bash\ud800", "calls": {"call_\udfff": ["ls \ud800x"]}})
+    assert store.sessions.get(T, "s1") == {"tool": "Bash\ufffd", "calls": {"call_\ufffd": ["ls \ufffdx"]}}
