@@ -197,7 +197,8 @@ class RequestViewBase(View):
         """The descriptions in the tool definitions, which the model reads. Only
         those: names and schemas are structure, and the credentials some tools
         carry for the provider to use (a Responses MCP tool's ``headers`` and
-        ``authorization``) are not shown to the model and must reach it intact."""
+        ``authorization``) are not shown to the model and must reach the
+        provider intact."""
         tools = self.body.get("tools")
         if isinstance(tools, list):
             yield from iter_strings(tools, "tools", TEXT, _NO_KEYS, self.mark_changed, only=DESCRIBING_KEYS)
