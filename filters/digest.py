@@ -6,6 +6,9 @@ when a request finds the process's caches cold, as a proxy's requests usually
 do: timed inside the live proxy under the benchmark's load, a session
 fingerprint took 22 µs this way against 29 µs.
 
+``text_sha256``: the hex digest of a text, the one way filters name text by
+its content (segment refs, revisions, memo keys).
+
 ``memo_key``: the key of an in-process memo entry for a text or an encoding.
 It holds no content: the value's length and Python's own hash of it, which is
 SipHash under the process's random key (a client cannot aim a collision at an
@@ -29,6 +32,12 @@ def sha256(data: bytes = b"") -> Any:
     if data:
         h.update(data)
     return h
+
+
+def text_sha256(text: str) -> str:
+    """The hex SHA-256 of ``text`` as UTF-8, a lone surrogate a client sent
+    included (it is encoded as is: the digest stays the text's own)."""
+    return sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
 
 
 def _keyed(value: str | bytes) -> Hashable:

@@ -56,7 +56,7 @@ from ctxproxy.config import ConfigError
 from .base import Filter, Identity, Turn
 from .compaction import codex_metadata
 from .view import NO_HINTS, BodyHints
-from .digest import memo_key, sha256
+from .digest import memo_key, text_sha256
 
 FINGERPRINT_MEMO = 4096  # fingerprints remembered (well under a MB: the keys hold no text)
 _ID_OK = re.compile(r"^[A-Za-z0-9._:@/+=-]{1,200}$")
@@ -276,4 +276,4 @@ def _fingerprint(system: str, first_user: str, limit: int, memo: dict[Any, str] 
 
 
 def _digest(seed: str) -> str:
-    return "fp-" + sha256(seed.encode("utf-8", "surrogatepass")).hexdigest()[:24]
+    return "fp-" + text_sha256(seed)[:24]

@@ -60,15 +60,13 @@ from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import Any, Callable, Literal, Mapping
 
-import orjson
-
 from ctxproxy.config import ConfigError
 
 from ctxproxy.store import REF_POINTERS, surrogates
 from ctxproxy.store.queries import REF_PREFIX  # the admin API and the CLI resolve references too
 
 from .base import Filter, Turn
-from .digest import memo_key
+from .digest import memo_key, text_sha256
 
 
 log = logging.getLogger("ctxproxy.filters.prune")
@@ -532,7 +530,7 @@ def original_doc(turn: Turn, r: _Result) -> dict[str, Any]:
         "content": content,
         "tokens": r.tokens,
         "chars": len(content),
-        "sha256": hashlib.sha256(content.encode("utf-8", "surrogatepass")).hexdigest(),
+        "sha256": text_sha256(content),
         "is_error": bool(r.result.is_error),
         "api": turn.api,
         "turn_id": turn.turn_id,

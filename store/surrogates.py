@@ -4,7 +4,8 @@ A client may send a lone surrogate (``"\\ud800"``: valid JSON, not valid
 Unicode), and what the store keeps can carry it: a tool's name, a session's
 text. UTF-8 cannot hold one, so orjson and SQLite refuse it; the store keeps
 U+FFFD in its place (what any UTF-8 reader makes of it) instead of failing the
-write and, with it, the turn.
+write and, with it, the turn. (The adapters' ``dumps`` keeps the escape instead:
+what goes upstream is the client's own JSON, and JSON can carry it.)
 """
 from __future__ import annotations
 

@@ -64,6 +64,7 @@ from ctxproxy.store.records import OPEN_STATES
 
 from .. import compaction as cmp
 from ..base import Filter, Turn
+from ..digest import text_sha256
 from ..effects.rules import (DEFAULT_READ_ONLY_COMMANDS, DEFAULT_READ_ONLY_TOOLS, DEFAULT_SHELL_TOOLS,
                             DEFAULT_SIDE_EFFECT_TOOLS, ToolClasses)
 from ..effects.filter import (LedgerSegment, _header_goal, effect_call, effect_details, effect_group,
@@ -273,7 +274,7 @@ class CheckpointFilter(Filter):
                 while len(self._texts) > 1024:
                     self._texts.popitem(last=False)
             seg.text, rec.dropped = done
-            rev = hashlib.sha256(seg.text.encode("utf-8", "surrogatepass")).hexdigest()[:12]
+            rev = text_sha256(seg.text)[:12]
             seg.ref = rec.ref = seg.ref[:-12] + rev
             seg.freshness = {"revision": rev}
             over = turn.tokens.count(render_segment(seg)) - self.config.max_tokens
@@ -345,7 +346,7 @@ def _agentic(view: Any) -> bool:
 
 def _thread(view: Any) -> str:
     """One task state per conversation profile (a sub-agent has other tools)."""
-    return hashlib.sha256("\x01".join(view.tool_names()).encode("utf-8", "surrogatepass")).hexdigest()[:12]
+    return text_sha256("\x01".join(view.tool_names()))[:12]
 
 
 def _summary_mark(view: Any, found: cmp.Compaction) -> str:

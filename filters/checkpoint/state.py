@@ -12,9 +12,10 @@ the same until the next one (a stable text, whatever the placement).
 """
 from __future__ import annotations
 
-import hashlib
 from dataclasses import dataclass, field
 from typing import Any, Mapping
+
+from ..digest import text_sha256
 
 LIMITS = {"instructions": 24, "decisions": 16, "evidence": 24}
 HEAD = 6  # the first entries of a list are kept when it overflows: they set the task (then the newest)
@@ -25,7 +26,7 @@ _SAID = 64  # assistant-text digests remembered: agents re-send only the newest 
 
 
 def digest(text: str) -> str:
-    return hashlib.sha256(" ".join(text.split()).lower().encode("utf-8", "surrogatepass")).hexdigest()[:16]
+    return text_sha256(" ".join(text.split()).lower())[:16]
 
 
 @dataclass

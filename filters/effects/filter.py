@@ -72,7 +72,6 @@ request rebuilds a lost pending record from the history it carries.
 """
 from __future__ import annotations
 
-import hashlib
 import logging
 import re
 import threading
@@ -113,6 +112,7 @@ from .rules import (
     shell_output,
     short_args,
 )
+from ..digest import text_sha256
 from ..segments import Segment, offer
 from ..view import ARGS, ResponseView, StreamEvent
 
@@ -297,7 +297,6 @@ class EffectsFilter(Filter):
         if view is None:
             return None
         st = self._state(turn)
-        body = view.body
         tools = view.tool_names()
         results = view.tool_results()
         if not tools and not results:
@@ -547,7 +546,7 @@ class EffectsFilter(Filter):
         if rendered is None or rendered[0] != sig:
             text = render_checkpoint(hidden, es.get("goal"), self.classes, cfg.args_chars, cfg.checkpoint_max_effects)
             rendered = memo.rendered = (sig, text,
-                                        hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:12])
+                                        text_sha256(text)[:12])
         _, text, rev = rendered
         ref = f"checkpoint:{scope}@{rev}"
         if es.get("cp") != rev:
@@ -597,8 +596,8 @@ class EffectsFilter(Filter):
         for d in dups[:8]:
             refs = f"; refs: {', '.join(d['refs'])}" if d.get("refs") else ""
             lines.append(f"- {d['tool']} {d['args']} (first completed earlier{refs})")
-        ref = "effects-duplicate:" + hashlib.sha256(
-            "".join(d["call_id"] for d in dups).encode("utf-8", "surrogatepass")).hexdigest()[:12]
+        ref = "effects-duplicate:" + text_sha256(
+            "".join(d["call_id"] for d in dups))[:12]
         return Segment(kind="effects", ref=ref, text="\n".join(lines), origin="effects", scope="task",
                        trust="system", sensitivity="internal", freshness={"observed_at": now},
                        priority=self.config.checkpoint_priority + 5, max_tokens=400, placement="turn",

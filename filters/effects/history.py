@@ -30,14 +30,13 @@ it replays history).
 from __future__ import annotations
 
 import functools
-import hashlib
 import re
 from dataclasses import dataclass, field
 from typing import Any, Hashable, Iterable, Sequence
 
 import orjson
 
-from ..digest import memo_key, sha256
+from ..digest import memo_key, sha256, text_sha256
 from ..view import HistoryKeys
 from .rules import normalize_id
 
@@ -92,7 +91,7 @@ def _canonical_fp(item: Any, keys: HistoryKeys) -> str:
     try:
         raw = orjson.dumps(item, option=orjson.OPT_SORT_KEYS)
     except (TypeError, orjson.JSONEncodeError):
-        return hashlib.sha256(repr(item).encode("utf-8", "surrogatepass")).hexdigest()[:16]
+        return text_sha256(repr(item))[:16]
     key = memo_key(raw)
     fp = _FP_MEMO.get(key)
     if fp is None:

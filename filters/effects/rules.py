@@ -45,6 +45,8 @@ from typing import Any, Iterable, Mapping, Sequence
 
 import orjson
 
+from ..digest import text_sha256
+
 KEY_VERSION = "ctxproxy.effect.v1"
 
 # -- canonical JSON and keys ----------------------------------------------------
@@ -114,7 +116,7 @@ def short_args(value: Any, max_string: int) -> Any:
     if isinstance(value, str):
         if len(value) <= max_string:
             return value
-        digest = hashlib.sha256(value.encode("utf-8", "surrogatepass")).hexdigest()[:12]
+        digest = text_sha256(value)[:12]
         return f"{value[:max_string // 2]}…[{len(value)} chars, sha256:{digest}]"
     if isinstance(value, Mapping):
         return {k: short_args(v, max_string) for k, v in value.items()}
@@ -437,4 +439,4 @@ def result_failed(text: str) -> bool:
 
 
 def digest(text: str) -> str:
-    return "sha256:" + hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+    return "sha256:" + text_sha256(text)

@@ -72,7 +72,7 @@ from typing import Any, Callable, Literal, Mapping
 from ctxproxy.config import ConfigError
 
 from ..base import CommitFailed, Filter, Turn
-from ..digest import memo_key, sha256
+from ..digest import memo_key, text_sha256
 from .evidence import NullRetriever, Retriever, as_evidence
 from .memory_snapshot import SCOPES, snapshot_segments
 from .observed_rules import POLICIES, observed_segments
@@ -412,7 +412,7 @@ class InjectFilter(Filter):
 
     def _stability(self, stable_text: str, session_state: dict | None, writes: dict, known: bool) -> dict:
         """Is the stable text byte-identical to the previous turn's? Count changes per session."""
-        sha = sha256(stable_text.encode("utf-8", "surrogatepass")).hexdigest() if stable_text else ""
+        sha = text_sha256(stable_text) if stable_text else ""
         out = {"stable_sha256": sha, "prefix_changed": False, "demoted": False}
         if session_state is None or not known or not sha:
             return out

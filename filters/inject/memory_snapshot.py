@@ -28,13 +28,13 @@ segment, the rest the "curated" one, both fenced as data.
 """
 from __future__ import annotations
 
-import hashlib
 import time
 from datetime import datetime, timezone
 from typing import Any, Callable, Iterable, Mapping
 
 from ctxproxy.store.memory_records import SNAPSHOT_KINDS
 
+from ..digest import text_sha256
 from ..segments import SENSITIVITY_ORDER, Segment, max_sensitivity
 
 STATE_KEY = "memory_snapshot"
@@ -144,7 +144,7 @@ def build_snapshot(records: Iterable[Any], ident: Any, chars: Mapping[str, int],
     frozen_at = datetime.fromtimestamp(now, timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
     parts = [{"trust": t, "text": _HEADERS[t] + "\n" + "\n".join(lines[t]), "sensitivity": max_sensitivity(sens[t])}
              for t in ("curated", "inferred") if lines[t]]
-    revision = hashlib.sha256("\x00".join(p["text"] for p in parts).encode("utf-8", "surrogatepass")).hexdigest()
+    revision = text_sha256("\x00".join(p["text"] for p in parts))
     out = {"frozen_at": frozen_at, "revision": revision, "parts": parts, "records": records_n, "omitted": omitted,
            "chars": {s: n for s, n in used.items() if n}}
     if blocked:

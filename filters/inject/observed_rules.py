@@ -31,6 +31,7 @@ from datetime import datetime, timezone
 from typing import Any, Iterator
 
 from ..compaction import REQUEST, RESUMED, detect
+from ..digest import text_sha256
 from ..segments import Segment
 
 MAX_FILES = 32  # files remembered per session
@@ -57,7 +58,7 @@ class Observed:
 
     @property
     def sha256(self) -> str:
-        return hashlib.sha256(self.text.encode("utf-8", "surrogatepass")).hexdigest()
+        return text_sha256(self.text)
 
     @property
     def key(self) -> str:

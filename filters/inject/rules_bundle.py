@@ -53,6 +53,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
+from ..digest import text_sha256
+
 log = logging.getLogger("ctxproxy.filters.inject")
 
 LAYERS = ("managed", "task", "project", "local")
@@ -312,7 +314,7 @@ class RulesBundle:
             chunk = f"{head}\n{text.strip()}"
             layers[rf.layer] = f"{layers[rf.layer]}\n\n{chunk}" if rf.layer in layers else chunk
         resolved = "\n\n".join(f"[{layer}]\n{layers[layer]}" for layer in LAYERS if layer in layers)
-        revision = hashlib.sha256(resolved.encode("utf-8", "surrogatepass")).hexdigest() if layers else ""
+        revision = text_sha256(resolved) if layers else ""
         observed = max((f.mtime for f in files), default=0.0)
         if revision and _is_revoked(revision, self._revoked):
             refused.append({"revision": revision, "reason": "revoked", "files": [f.path for f in files]})
@@ -419,7 +421,7 @@ def _norm(text: str) -> str:
 
 
 def _digest(text: str) -> str:
-    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:16]
+    return text_sha256(text)[:16]
 
 
 def _glob_regex(pattern: str) -> str:

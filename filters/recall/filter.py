@@ -29,7 +29,6 @@ carries the candidate and result counts. Fails open.
 """
 from __future__ import annotations
 
-import hashlib
 import logging
 import threading
 import time
@@ -47,6 +46,7 @@ from ctxproxy.store.session_index import MAX_TURN_CHARS, TurnTexts
 from ctxproxy.store.sqlite_index import Viewer
 
 from ..base import Filter, Turn
+from ..digest import text_sha256
 from ..segments import SENSITIVITY_ORDER, Segment, offer
 from ..view import TEXT
 from .rank import RankConfig
@@ -173,7 +173,7 @@ class RecallFilter(Filter):
         t0, t0_ns = time.perf_counter(), time.time_ns()
         view = turn.request
         user_text = (view.latest_user_text() or "")[: cfg.max_query_chars]
-        key = hashlib.sha256(user_text.encode("utf-8", "surrogatepass")).hexdigest()
+        key = text_sha256(user_text)
         generation = (rs.memories.generation(), rs.sessions.generation())
         # the memo is the caller's: everything the viewer is made of, not the session id alone
         caller = (ident.tenant, ident.session, ident.user, ident.project, ident.parent_session,
@@ -227,7 +227,7 @@ class RecallFilter(Filter):
         if not last.text:
             return
         budget = route.budget_tokens if route.budget_tokens is not None else self.config.budget_tokens
-        ref = "recall:" + hashlib.sha256(last.text.encode("utf-8", "surrogatepass")).hexdigest()[:12]
+        ref = "recall:" + text_sha256(last.text)[:12]
         offer(turn, Segment(kind="evidence", ref=ref, text=last.text, origin="recall", scope="user",
                             trust="evidence", sensitivity=last.sensitivity,  # type: ignore[arg-type]
                             freshness={"observed_at": last.observed_at}, priority=self.config.priority,
