@@ -8,6 +8,9 @@ that returns pre-rendered wire bytes, so only ctxproxy's own work is counted.
     python bench/profile_engine.py first         # run.py's 196K-token conversation: first send, two later turns
                                    [--later]     # --profile the later turns instead of the first send
     ... --profile [--sort tottime|cumulative]    # and a cProfile of the measured part (slower: compare within a run)
+    ... --filters                                # and each filter's wall time per turn, from the turns' own
+                                                 # timings (no profiler: cProfile's per-call cost inflates
+                                                 # many-call code and hides waits, such as a write-ahead's)
 
 Prints wall and process CPU per turn (the process's, so the store's writer
 thread counts too). A benchmark, not a test; nothing is written.
@@ -55,16 +58,25 @@ def canned(reply: Reply, per_read: int = 1):
     return send
 
 
+FILTER_TIMES: bool = False  # --filters
+
+
 async def measure(drive, calls, profile: cProfile.Profile | None) -> tuple[float, float]:
+    times: dict[str, float] = {}
     t0, c0 = time.perf_counter(), time.process_time()
     if profile is not None:
         profile.enable()
     for call in calls:
         got = await drive.call(*call)
         assert got.status == 200, got.body[:300]
+        for name, ms in got.turn.timings_ms.items():
+            times[name] = times.get(name, 0.0) + ms
     if profile is not None:
         profile.disable()
-    return (time.perf_counter() - t0) * 1e3 / len(calls), (time.process_time() - c0) * 1e3 / len(calls)
+    wall, cpu = (time.perf_counter() - t0) * 1e3 / len(calls), (time.process_time() - c0) * 1e3 / len(calls)
+    if FILTER_TIMES:
+        print("  filters, ms per turn: " + ", ".join(f"{k} {v / len(calls):.2f}" for k, v in times.items()))
+    return wall, cpu
 
 
 async def amain(args: argparse.Namespace) -> None:
@@ -107,9 +119,13 @@ def main() -> None:
     ap.add_argument("--per-read", type=int, default=1, help="stream events a provider read holds (stream)")
     ap.add_argument("--profile", action="store_true")
     ap.add_argument("--later", action="store_true", help="profile the later turns, not the first send (first)")
+    ap.add_argument("--filters", action="store_true", help="each filter's wall time per turn (its own timings)")
     ap.add_argument("--sort", default="tottime")
     ap.add_argument("--top", type=int, default=40)
-    asyncio.run(amain(ap.parse_args()))
+    args = ap.parse_args()
+    global FILTER_TIMES
+    FILTER_TIMES = args.filters
+    asyncio.run(amain(args))
 
 
 if __name__ == "__main__":
