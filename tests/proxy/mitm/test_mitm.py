@@ -258,7 +258,8 @@ async def test_a_bad_request_is_answered_here_in_the_callers_format(start_mitm, 
     import httpx2
 
     mitm = start_mitm(toml="[server]\nmax_body_bytes = 2048\n")
-    async with httpx2.AsyncClient(proxy=mitm.url, verify=str(bundle_path(mitm.cfg)), trust_env=False) as http:
+    trust = ssl.create_default_context(cafile=str(bundle_path(mitm.cfg)))
+    async with httpx2.AsyncClient(proxy=mitm.url, verify=trust, trust_env=False) as http:
         r = await http.post(tls_fake.url + "/v1/chat/completions", content=body,
                             headers={"content-type": "application/json", "authorization": "Bearer sk-test"})
     assert r.status_code == status and message in r.json()["error"]["message"]
