@@ -208,7 +208,12 @@ def _rid(prefix: str, n: int = 24) -> str:
 
 
 def _dumps(obj: Any) -> str:
-    return json.dumps(obj, separators=(",", ":"), ensure_ascii=False)
+    s = json.dumps(obj, separators=(",", ":"), ensure_ascii=False)
+    try:
+        s.encode("utf-8")
+    except UnicodeEncodeError:  # a lone surrogate the request carried, echoed: escaped, as JSON allows
+        s = json.dumps(obj, separators=(",", ":"))
+    return s
 
 
 def _pieces(s: str, max_chars: int) -> list[str]:

@@ -12,7 +12,7 @@ import orjson
 
 from . import anthropic, openai_chat, openai_responses
 from ..sse import encode_event
-from .base import AdapterError, Event, View, loads, parse_body
+from .base import AdapterError, Event, View, dumps, loads, parse_body
 
 
 @dataclass(frozen=True)
@@ -64,14 +64,14 @@ class Adapter:
         return self.response(body, raw) if isinstance(body, dict) else None
 
     def error_bytes(self, status: int, message: str) -> bytes:
-        return orjson.dumps(self.error_body(status, message))
+        return dumps(self.error_body(status, message))
 
     def stream_error_bytes(self, status: int, message: str, response_id: str | None = None,
                            after: bytes = b"") -> bytes:
         """The event that tells a streaming client its response failed;
         ``after``: the last bytes it was sent (an event may be numbered)."""
         name, data = self.stream_error(status, message, response_id, after)
-        return encode_event(name, orjson.dumps(data))
+        return encode_event(name, dumps(data))
 
 
 ADAPTERS: dict[str, Adapter] = {

@@ -230,7 +230,7 @@ class RequestViewBase(View):
             if body.get(key):
                 yield from self.visible_strings(body[key])
         if body.get("tools"):
-            yield orjson.dumps(body["tools"]).decode()
+            yield dumps(body["tools"]).decode()
 
     def beside_results(self, item: Any) -> Iterator[str]:
         """The strings of a conversation item that holds tool results, the

@@ -5,8 +5,6 @@ import re
 import time
 from typing import Any, Callable, Iterator
 
-import orjson
-
 from ctxproxy.filters.view import ARGS, TEXT, THINKING, Delta, Slot, ToolCall, ToolResult, Usage, Where, iter_strings
 
 from .base import (
@@ -18,6 +16,7 @@ from .base import (
     StreamState,
     View,
     decode_args,
+    dumps,
     has_binary,
     make_result_replacer,
     part_markers,
@@ -475,4 +474,4 @@ def ws_error_frame(status: int, message: str, lane: str | None = None) -> bytes:
     frame: dict[str, Any] = {"type": "error", "status": status, "error": error_body(status, message)["error"]}
     if lane is not None:
         frame["stream_id"] = lane
-    return orjson.dumps(frame)
+    return dumps(frame)  # the lane is the client's: it may hold a lone surrogate

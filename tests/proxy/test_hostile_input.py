@@ -113,23 +113,28 @@ def test_never_a_500_of_our_own(stack, method, path, body, hdrs):
 # -- lone surrogates: valid JSON, not valid Unicode, and a whole turn must still work ---------------
 
 def _surrogate_bodies(api: str) -> dict:
-    """A conversation whose user text, tool call and tool result hold lone surrogates."""
+    """A conversation whose user text, tool call, tool result and tool definition
+    hold lone surrogates."""
     text, tool = "fix the build \ud800 please", "Bash\udfff"
+    schema = {"type": "object", "properties": {"command": {"type": "string", "description": "a shell line \udfff"}}}
     if api == "anthropic":
-        return {"model": "claude-test-1", "max_tokens": 64, "messages": [
+        return {"model": "claude-test-1", "max_tokens": 64, "tools": [
+            {"name": tool, "description": "runs \ud800", "input_schema": schema}], "messages": [
             {"role": "user", "content": text},
             {"role": "assistant", "content": [{"type": "tool_use", "id": "toolu_\ud800", "name": tool,
                                                "input": {"command": "make \ud800"}}]},
             {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_\ud800",
                                           "content": "error: \ud800 not found"}, {"type": "text", "text": text}]}]}
     if api == "chat":
-        return {"model": "gpt-5", "messages": [
+        return {"model": "gpt-5", "tools": [{"type": "function", "function": {
+            "name": tool, "description": "runs \ud800", "parameters": schema}}], "messages": [
             {"role": "user", "content": text},
             {"role": "assistant", "content": None, "tool_calls": [{"id": "call_\ud800", "type": "function", "function": {
                 "name": tool, "arguments": '{"command": "make \\ud800"}'}}]},
             {"role": "tool", "tool_call_id": "call_\ud800", "content": "error: \ud800 not found"},
             {"role": "user", "content": text}]}
-    return {"model": "gpt-5", "input": [
+    return {"model": "gpt-5", "tools": [{"type": "function", "name": tool, "description": "runs \ud800",
+                                         "parameters": schema}], "input": [
         {"role": "user", "content": [{"type": "input_text", "text": text}]},
         {"type": "function_call", "call_id": "call_\ud800", "name": tool, "arguments": '{"command": "make \\ud800"}'},
         {"type": "function_call_output", "call_id": "call_\ud800", "output": "error: \ud800 not found"},
@@ -139,7 +144,9 @@ def _surrogate_bodies(api: str) -> dict:
 @pytest.mark.parametrize("api", ["anthropic", "chat", "responses"])
 async def test_lone_surrogates_go_through_every_filter_and_into_the_store(tmp_path, api):
     """Every filter of the default pipeline runs (none degraded, none failing the
-    turn), and what the store keeps holds U+FFFD where UTF-8 cannot hold them."""
+    turn; prune's trigger is low enough that it counts the whole request, tool
+    definitions included), and what the store keeps holds U+FFFD where UTF-8
+    cannot hold them."""
     import json
     import sqlite3
 
@@ -148,7 +155,7 @@ async def test_lone_surrogates_go_through_every_filter_and_into_the_store(tmp_pa
 
     from ctxproxy.proxy.scripted_provider import Reply
 
-    cfg = config(tmp_path)
+    cfg = config(tmp_path, "[filters.prune]\ntrigger_tokens = 20\n")
     async with EngineDriver(cfg) as drive:
         for turn in range(2):  # the second finds the first's records
             drive.script(Reply.text("Done."))

@@ -180,6 +180,24 @@ async def test_websocket_and_pass_through_need_a_key(make_proxy, fake):
     assert all("ctxk_" not in str(dict(r.headers)) for r in fake.requests)
 
 
+async def test_a_refusal_on_a_lane_named_with_a_lone_surrogate_is_an_error_frame(make_proxy, fake):
+    """The error frame names the client's lane; "\\ud800" (valid JSON, not valid
+    UTF-8) goes back escaped, and the socket stays open."""
+    p = await make_proxy(KEYS)
+    store = p.state.services["store"]
+    made = issue_key(store, p.state.config, "acme")
+    ws_url = p.url.replace("http://", "ws://") + "/v1/responses"
+    async with aiohttp.ClientSession() as http_:
+        async with http_.ws_connect(ws_url, headers={"Authorization": "Bearer sk-own",
+                                                     "X-Ctx-Key": made["key"]}) as ws:
+            store.proxy_keys.revoke(made["id"])
+            for _ in range(2):
+                await ws.send_str('{"type":"response.create","stream_id":"lane-\\ud800","model":"m","input":"hi"}')
+                ev = await ws.receive_json(timeout=10)
+                assert ev["type"] == "error" and ev["status"] == 401 and ev["stream_id"] == "lane-\ud800"
+    assert fake.model_requests == []
+
+
 async def test_tenant_admin_keys_work_in_open_mode(make_proxy, fake):
     p = await make_proxy()
     made = issue_key(p.state.services["store"], p.state.config, "acme", admin=True)
