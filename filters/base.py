@@ -213,8 +213,9 @@ class Turn:
     def note_response_id(self, rid: str) -> None:
         """The engine's: the provider's id for this answer (the first one seen).
         Every filter's ``on_response_id`` hears it at once — before the client
-        has the answer, so its next request finds whatever the hook recorded."""
-        if self.response_id is not None:
+        has the answer, so its next request finds whatever the hook recorded.
+        An id that is not a string (a provider's malformed answer) is no id."""
+        if self.response_id is not None or not isinstance(rid, str):
             return
         self.response_id = rid
         if self.pipeline is not None:

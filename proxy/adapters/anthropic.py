@@ -289,7 +289,7 @@ class AnthropicEvent(Event):
 
     def _index(self) -> int:
         i = self.data.get("index") if isinstance(self.data, dict) else None
-        return i if isinstance(i, int) else -1
+        return i if type(i) is int else -1  # not a bool: True is an int
 
     def _find_deltas(self) -> list[Delta]:
         if self.type != "content_block_delta":

@@ -306,7 +306,7 @@ class ChatEvent(Event):
             self.stream.envelope = {k: d[k] for k in ("id", "created", "model") if k in d}
         out = []
         for choice in self._choices():
-            n = choice.get("index", 0)
+            n = _index(choice)
             delta = choice.get("delta")
             if not isinstance(delta, dict):
                 continue
@@ -345,7 +345,7 @@ class ChatEvent(Event):
     def _find_tool_call_starts(self) -> list[tuple[str, str, str]]:
         out = []
         for choice in self._choices():
-            n = choice.get("index", 0)
+            n = _index(choice)
             delta = choice.get("delta")
             if not isinstance(delta, dict):
                 continue
@@ -354,7 +354,7 @@ class ChatEvent(Event):
                 if isinstance(call, dict) and call.get("id"):
                     body = call.get("custom") or call.get("function")
                     name = body.get("name", "") if isinstance(body, dict) else ""
-                    out.append((f"{n}:tool{call.get('index', 0)}", str(call["id"]), str(name)))
+                    out.append((f"{n}:tool{_index(call)}", str(call["id"]), str(name)))
             fc = delta.get("function_call")
             if isinstance(fc, dict) and isinstance(fc.get("name"), str):  # the name comes once, first
                 out.append((f"{n}:function_call", "", fc["name"]))
@@ -368,7 +368,7 @@ class ChatEvent(Event):
         out = []
         for choice in self._choices():
             if choice.get("finish_reason"):
-                out += self.stream.open.pop(choice.get("index", 0), [])
+                out += self.stream.open.pop(_index(choice), [])
         return out
 
     def usage(self) -> Usage | None:
@@ -404,6 +404,13 @@ class ChatEvent(Event):
         return ev
 
 
+def _index(obj: dict) -> int:
+    """A choice's or a streamed tool call's ``index`` (0 when absent); -1 for one
+    that is not an integer, so a malformed chunk has a channel of its own."""
+    i = obj.get("index", 0)
+    return i if type(i) is int else -1
+
+
 def _delta_fields(n: int, delta: dict) -> Iterator[tuple[dict, str, str, str]]:
     """``(obj, key, channel, kind)`` for each streamed string of choice ``n``'s
     delta. A custom tool's input (if a server streams one) is text on its
@@ -417,7 +424,7 @@ def _delta_fields(n: int, delta: dict) -> Iterator[tuple[dict, str, str, str]]:
             continue
         for body, key, kind in ((call.get("function"), "arguments", ARGS), (call.get("custom"), "input", TEXT)):
             if isinstance(body, dict) and isinstance(body.get(key), str):
-                yield body, key, f"{n}:tool{call.get('index', 0)}", kind
+                yield body, key, f"{n}:tool{_index(call)}", kind
     fc = delta.get("function_call")
     if isinstance(fc, dict) and isinstance(fc.get("arguments"), str):
         yield fc, "arguments", f"{n}:function_call", ARGS
