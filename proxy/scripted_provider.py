@@ -875,6 +875,10 @@ class FakeProvider:
                     await send({"type": "error", "status": 400, **_OpenAIRender.error_body(err)})
                     continue
                 sid = parsed.get("stream_id")
+                if sid is not None and not isinstance(sid, str):
+                    err = ErrorSpec(400, "Invalid type for 'stream_id': expected a string.")
+                    await send({"type": "error", "status": 400, **_OpenAIRender.error_body(err)})
+                    continue
                 req = {k: v for k, v in parsed.items() if k not in ("type", "stream_id")}
                 if kind == "response.steer":
                     # Accepted, then answered by an automatic successor: the lane's next

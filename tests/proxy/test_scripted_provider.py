@@ -284,6 +284,19 @@ async def test_responses_websocket_round_trip(fp, sdk):
     assert recs[1].json["input"][0]["call_id"] == "c"
 
 
+async def test_a_responses_websocket_lane_that_is_not_a_string_is_an_error_event(fp):
+    async with aiohttp.ClientSession() as s:
+        async with s.ws_connect(fp.ws_url) as ws:
+            for lane in ({"a": 1}, ["x"], 5):
+                await ws.send_str(json.dumps({"type": "response.create", "model": "gpt-x", "input": "hi",
+                                              "stream_id": lane}))
+                ev = json.loads((await ws.receive(timeout=5)).data)
+                assert ev["type"] == "error" and ev["status"] == 400 and "stream_id" in ev["error"]["message"]
+            await ws.send_str(json.dumps({"type": "response.create", "model": "gpt-x", "input": "hi"}))
+            while (ev := json.loads((await ws.receive(timeout=5)).data))["type"] != "response.completed":
+                assert ev["type"] != "error"
+
+
 # ----------------------------------------------------------------------------- errors and faults
 
 
