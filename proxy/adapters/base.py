@@ -205,7 +205,8 @@ class RequestViewBase(View):
 
     @staticmethod
     def item_role(item: Any) -> str:
-        return item.get("role", "") if isinstance(item, dict) else ""
+        role = item.get("role") if isinstance(item, dict) else None
+        return role if isinstance(role, str) else ""
 
     def latest_user_text(self) -> str:
         for item in reversed(self.items()):

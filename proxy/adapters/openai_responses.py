@@ -118,7 +118,8 @@ class ResponsesRequest(RequestViewBase):
     def item_role(item: Any) -> str:
         if not isinstance(item, dict):
             return ""
-        return item.get("role") or item.get("type", "")
+        role = item.get("role") or item.get("type")
+        return role if isinstance(role, str) else ""
 
     def head_slots(self) -> Iterator[Slot]:
         yield from self.field_slot(self.body, "instructions", "instructions")
