@@ -3,13 +3,15 @@
 One file, ``<data_dir>/recall/memories.db``. A row per servable memory
 (``status == "active"``, not quarantined; anything else is removed from the
 index), carrying the columns visibility is decided on: tenant, project,
-user, session, purpose, sensitivity, expiry. Two FTS5 tables index it:
+user, session, purpose, sensitivity, expiry. Two indexes find candidates:
 
-- ``mem_terms``: the statement's terms (``memory_terms.terms``: words,
-  stems, identifier parts, CJK bigrams) and an ``acl`` column holding the
-  tenant's token, so a MATCH only ever walks that tenant's postings;
-- ``mem_tri``: the statement under the ``trigram`` tokenizer, for substrings
-  of code identifiers and text in scripts without spaces.
+- ``post``: a posting per (partition, term, row) of the statement's terms
+  (``memory_terms.terms``: words, stems, identifier parts, CJK bigrams), so
+  a lookup walks only the postings of partitions the viewer may see;
+- ``mem_tri`` (FTS5): the statement under the ``trigram`` tokenizer, for
+  substrings of code identifiers and text in scripts without spaces, with
+  a ``tacl`` column holding the tenant as one trigram, so a MATCH only ever
+  walks that tenant's rows.
 
 Authorization is the WHERE clause of the candidate query itself: a record
 the viewer may not see never becomes a candidate, so no ranking, count or
@@ -39,7 +41,7 @@ from pathlib import Path
 from typing import Any, Iterable, Mapping, Sequence
 
 from .memory_terms import terms
-from .sqlite_index import SQLiteFile, Viewer, attach, placeholders, sensitivity_rank
+from .sqlite_index import SQLiteFile, Viewer, attach, fts_phrase, placeholders, sensitivity_rank, trigram_token
 
 log = logging.getLogger("ctxproxy.store.recall")
 
@@ -66,6 +68,7 @@ CREATE TABLE IF NOT EXISTS mem(
     statement TEXT NOT NULL, terms TEXT NOT NULL, nterms INTEGER NOT NULL,
     thread TEXT NOT NULL, ctx TEXT NOT NULL, nctx INTEGER NOT NULL,
     near TEXT NOT NULL DEFAULT '',  -- the rows whose terms are this row's ctx (and whose ctx holds its terms)
+    tacl TEXT NOT NULL,  -- the tenant as one trigram (sqlite_index.trigram_token), for the substring index
     UNIQUE(tenant, memory_id));
 CREATE INDEX IF NOT EXISTS mem_scope ON mem(tenant, user, project);
 CREATE INDEX IF NOT EXISTS mem_part ON mem(part);
@@ -77,16 +80,17 @@ CREATE TABLE IF NOT EXISTS post(part INTEGER NOT NULL, term TEXT NOT NULL, doc I
 CREATE TABLE IF NOT EXISTS df(part INTEGER NOT NULL, term TEXT NOT NULL, n INTEGER NOT NULL,
     PRIMARY KEY(part, term)) WITHOUT ROWID;
 CREATE VIRTUAL TABLE IF NOT EXISTS mem_tri USING fts5(
-    statement, content='mem', content_rowid='rowid', tokenize='trigram');
+    statement, tacl, content='mem', content_rowid='rowid', tokenize='trigram');
 CREATE TRIGGER IF NOT EXISTS mem_tri_ai AFTER INSERT ON mem BEGIN
-    INSERT INTO mem_tri(rowid, statement) VALUES (new.rowid, new.statement);
+    INSERT INTO mem_tri(rowid, statement, tacl) VALUES (new.rowid, new.statement, new.tacl);
 END;
 CREATE TRIGGER IF NOT EXISTS mem_tri_ad AFTER DELETE ON mem BEGIN
-    INSERT INTO mem_tri(mem_tri, rowid, statement) VALUES ('delete', old.rowid, old.statement);
+    INSERT INTO mem_tri(mem_tri, rowid, statement, tacl) VALUES ('delete', old.rowid, old.statement, old.tacl);
 END;
 """
 # What an older layout left (dropped when the format changes; the rows are indexed again).
 _OLD = ("DROP TRIGGER IF EXISTS mem_ai", "DROP TRIGGER IF EXISTS mem_ad", "DROP TRIGGER IF EXISTS mem_au",
+        "DROP TRIGGER IF EXISTS mem_tri_ai", "DROP TRIGGER IF EXISTS mem_tri_ad",
         "DROP TABLE IF EXISTS mem_terms", "DROP TABLE IF EXISTS vis", "DROP TABLE IF EXISTS mem_tri",
         "DROP TABLE IF EXISTS post", "DROP TABLE IF EXISTS df", "DROP TABLE IF EXISTS mem",
         "DROP TABLE IF EXISTS part")
@@ -216,7 +220,7 @@ def visibility(viewer: Viewer, now: float, exclude_kinds: Sequence[str] = (), al
     return (f"{where} AND ({alias}.expires_at IS NULL OR {alias}.expires_at > ?)", [*params, now])
 
 
-FORMAT = "5"  # of the indexed rows; another value is re-indexed at open
+FORMAT = "6"  # of the indexed rows; another value is re-indexed at open (6: the substring index holds the tenant)
 
 
 def _drop_older_layout(con: Any) -> None:
@@ -301,13 +305,13 @@ class MemoryIndex:
         doc = con.execute(
             "INSERT INTO mem(part, tenant, memory_id, project, user, session, purpose, sensitivity, expires_at, "
             "observed_at, evergreen, kind, origin, confidence, external_id, evidence_ref, evidence_sessions, "
-            "revision, statement, terms, nterms, thread, ctx, nctx) "
-            "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,'',0)",
+            "revision, statement, terms, nterms, thread, ctx, nctx, tacl) "
+            "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,'',0,?)",
             (part, rec.tenant, rec.memory_id, rec.project, rec.user, rec.session, rec.purpose,
              sensitivity_rank(rec.sensitivity), rec.expires_at, observed,
              int(bool(rec.evergreen)), rec.kind, rec.origin, float(rec.confidence), rec.external_id,
              rec.evidence_ref, " ".join(rec.evidence_sessions), int(rec.revision), rec.statement,
-             " ".join(found), len(found), thread)).lastrowid
+             " ".join(found), len(found), thread, trigram_token(rec.tenant))).lastrowid
         distinct = [(part, t) for t in dict.fromkeys(found)]
         con.executemany("INSERT INTO post(part, term, doc) VALUES (?,?,?)", [(p, t, doc) for p, t in distinct])
         con.executemany("INSERT INTO df(part, term, n) VALUES (?,?,1) "
@@ -461,7 +465,7 @@ class MemoryIndex:
         weight = {k: math.log(1.0 + (n_docs - df[k] + 0.5) / (df[k] + 0.5)) for k in words}
         held: dict[int, float] = {}  # candidate row -> query weight (visible idf) of the keys it holds
         for key in subs:
-            docs = self._substring_docs(con, parts, key[1:], now)
+            docs = self._substring_docs(con, viewer.tenant, parts, key[1:], now)
             df[key] = len(docs)
             w = weight[key] = math.log(1.0 + (n_docs - len(docs) + 0.5) / (len(docs) + 0.5))
             for doc in docs:
@@ -590,13 +594,16 @@ class MemoryIndex:
             f"GROUP BY p.doc ORDER BY held DESC, p.doc LIMIT ?",
             (*(x for kv in weights.items() for x in kv), *parts.all, *args, limit))]
 
-    def _substring_docs(self, con: Any, parts: Partitions, sub: str, now: float) -> list[int]:
+    def _substring_docs(self, con: Any, tenant: str, parts: Partitions, sub: str, now: float) -> list[int]:
+        """Rows of the viewer's partitions holding ``sub``, matched within the
+        tenant's rows (another tenant's hits are never read)."""
         live, args = self._live(parts, now, "t.rowid")
         live = live.replace("p.part", "x.part")
-        rows = con.execute(
-            f"SELECT t.rowid FROM mem_tri t JOIN mem x ON x.rowid = t.rowid WHERE mem_tri MATCH ? "
+        match = f'tacl : {fts_phrase(trigram_token(tenant))} AND statement : {fts_phrase(sub)}'
+        rows = con.execute(  # CROSS JOIN: the few hits first, each row then checked (not every row matched)
+            f"SELECT t.rowid FROM mem_tri t CROSS JOIN mem x ON x.rowid = t.rowid WHERE mem_tri MATCH ? "
             f"AND x.part IN ({placeholders(parts.all)}){live}",
-            ('"' + sub.replace('"', '""') + '"', *parts.all, *args)).fetchall()
+            (match, *parts.all, *args)).fetchall()
         return [r[0] for r in rows]
 
     def fetch(self, viewer: Viewer, memory_ids: Sequence[str], now: float | None = None,

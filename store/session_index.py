@@ -27,7 +27,7 @@ from typing import Any, Iterable, NamedTuple, Sequence
 from . import surrogates
 from .memory_index import Candidate, Stats
 from .memory_terms import fts_query, terms
-from .sqlite_index import SQLiteFile, Viewer, acl_token, attach, placeholders
+from .sqlite_index import SQLiteFile, Viewer, acl_token, attach, fts_phrase, placeholders, trigram_token
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta(k TEXT PRIMARY KEY, v);
@@ -41,27 +41,56 @@ CREATE TABLE IF NOT EXISTS turns(
     tenant TEXT NOT NULL, session TEXT NOT NULL, turn_id TEXT NOT NULL, role TEXT NOT NULL,
     user TEXT NOT NULL, project TEXT NOT NULL, purpose TEXT NOT NULL, observed_at REAL NOT NULL,
     text TEXT NOT NULL, terms TEXT NOT NULL, nterms INTEGER NOT NULL, acl TEXT NOT NULL,
+    tacl TEXT NOT NULL DEFAULT '',  -- the tenant as one trigram (sqlite_index.trigram_token)
     UNIQUE(tenant, session, turn_id, role));
 CREATE INDEX IF NOT EXISTS turns_scope ON turns(tenant, session);
 CREATE INDEX IF NOT EXISTS turns_user ON turns(tenant, user);
 CREATE VIRTUAL TABLE IF NOT EXISTS turns_terms USING fts5(
     terms, acl, content='turns', content_rowid='rowid', tokenize="unicode61 remove_diacritics 0 tokenchars '_'");
 CREATE VIRTUAL TABLE IF NOT EXISTS turns_tri USING fts5(
-    text, content='turns', content_rowid='rowid', tokenize='trigram');
+    text, tacl, content='turns', content_rowid='rowid', tokenize='trigram');
 CREATE TRIGGER IF NOT EXISTS turns_ai AFTER INSERT ON turns BEGIN
     INSERT INTO turns_terms(rowid, terms, acl) VALUES (new.rowid, new.terms, new.acl);
-    INSERT INTO turns_tri(rowid, text) VALUES (new.rowid, new.text);
+    INSERT INTO turns_tri(rowid, text, tacl) VALUES (new.rowid, new.text, new.tacl);
 END;
 CREATE TRIGGER IF NOT EXISTS turns_ad AFTER DELETE ON turns BEGIN
     INSERT INTO turns_terms(turns_terms, rowid, terms, acl) VALUES ('delete', old.rowid, old.terms, old.acl);
-    INSERT INTO turns_tri(turns_tri, rowid, text) VALUES ('delete', old.rowid, old.text);
+    INSERT INTO turns_tri(turns_tri, rowid, text, tacl) VALUES ('delete', old.rowid, old.text, old.tacl);
 END;
 """
+
+
+def _without_old_substring_index(con: Any, rebuild: list[bool]) -> None:
+    """Before the schema: a substring index made before it held the tenant
+    (so a substring match read every tenant's rows) is dropped with the
+    triggers that feed it, the turns get their tenant's trigram token, and
+    the index is rebuilt from them once the schema has made it again."""
+    row = con.execute("SELECT sql FROM sqlite_master WHERE name = 'turns_tri'").fetchone()
+    if row is None or "tacl" in row[0]:
+        return
+    con.execute("BEGIN IMMEDIATE")
+    for statement in ("DROP TRIGGER IF EXISTS turns_ai", "DROP TRIGGER IF EXISTS turns_ad", "DROP TABLE turns_tri"):
+        con.execute(statement)
+    if "tacl" not in {r[1] for r in con.execute("PRAGMA table_info(turns)")}:
+        con.execute("ALTER TABLE turns ADD COLUMN tacl TEXT NOT NULL DEFAULT ''")
+    for (tenant,) in con.execute("SELECT DISTINCT tenant FROM turns").fetchall():
+        con.execute("UPDATE turns SET tacl = ? WHERE tenant = ?", (trigram_token(tenant), tenant))
+    con.execute("COMMIT")
+    rebuild.append(True)
+
+
 FTS_TABLES = ("turns_terms", "turns_tri")
 WIDEN = ("tree", "same_user", "same_project")
 MAX_TURN_CHARS = 20000  # of one role's text in one turn
 MAX_TREE = 256  # sessions in one tree (a bound on the IN list)
 MAX_CANDIDATES = 2000  # turns of one tree; document frequencies are counted among them
+
+
+def substring_match(tenant: str, substrings: Sequence[str]) -> str:
+    """The trigram index's query for any of ``substrings`` in ``tenant``'s
+    turns: made within the tenant's rows, as the word match is, so other
+    tenants' hits are never read (nor is the time to read them spent)."""
+    return f'tacl : {fts_phrase(trigram_token(tenant))} AND text : ({" OR ".join(map(fts_phrase, substrings))})'
 
 
 class TurnTexts(NamedTuple):
@@ -81,7 +110,10 @@ class SessionIndex:
     name = "recall.sessions"
 
     def __init__(self, path: str | Path):
-        self.file = SQLiteFile(path, SCHEMA)
+        rebuild: list[bool] = []
+        self.file = SQLiteFile(path, SCHEMA, prepare=lambda con: _without_old_substring_index(con, rebuild))
+        if rebuild:
+            self.file.db().execute("INSERT INTO turns_tri(turns_tri) VALUES ('rebuild')")
 
     @classmethod
     def open(cls, data_dir: str | Path, store: Any = None) -> "SessionIndex":
@@ -213,9 +245,9 @@ class SessionIndex:
             con.execute("DELETE FROM turns WHERE tenant = ? AND session = ? AND turn_id = ? AND role = ?",
                         (t.tenant, t.session, t.turn_id, role))
             con.execute("INSERT INTO turns(tenant, session, turn_id, role, user, project, purpose, observed_at, "
-                        "text, terms, nterms, acl) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
+                        "text, terms, nterms, acl, tacl) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",
                         (t.tenant, t.session, t.turn_id, role, t.user, t.project, t.purpose, t.observed_at, text,
-                         " ".join(found), len(found), acl_token("t", t.tenant)))
+                         " ".join(found), len(found), acl_token("t", t.tenant), trigram_token(t.tenant)))
             n += 1
         return n
 
@@ -240,7 +272,7 @@ class SessionIndex:
                 rows[(row[2], row[0], row[1])] = row
         subs = [s for s in substrings if len(s) >= 3]
         if subs and len(rows) < limit:
-            match = " OR ".join('"' + s.replace('"', '""') + '"' for s in subs)
+            match = substring_match(viewer.tenant, subs)
             for row in con.execute(f"SELECT {cols} FROM turns t WHERE t.rowid IN (SELECT rowid FROM turns_tri "
                                    f"WHERE turns_tri MATCH ?) AND {where} LIMIT ?", (match, *params, limit)):
                 rows.setdefault((row[2], row[0], row[1]), row)

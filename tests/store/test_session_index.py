@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from ctxproxy.store.session_index import SessionIndex, TurnTexts
+from ctxproxy.store.session_index import SessionIndex, TurnTexts, substring_match
 from ctxproxy.store.sqlite_index import Viewer
 
 VIEWER = Viewer("acme", "u0", sessions=("s1",))
@@ -43,4 +43,59 @@ def test_a_replayed_turn_replaces_its_rows(tmp_path):
     index.add_turns([TurnTexts("acme", "s1", "t1", (("user", "otter second"),), "u0")])
     assert found(index, "second") == ["turn:t1:user"]
     assert found(index, "first") == []
+    index.close()
+
+
+def substring_found(index: SessionIndex, viewer: Viewer, sub: str) -> list[str]:
+    rows, _ = index.search(viewer, [], [sub], sessions=viewer.sessions)
+    return sorted(f"{c.session}/{c.memory_id}" for c in rows)
+
+
+def test_a_substring_is_matched_within_the_viewers_tenant(tmp_path):
+    index = SessionIndex(tmp_path / "sessions.db")
+    for tenant in ("acme", "globex"):
+        index.add_turn(tenant, "s1", "t1", [("user", "it failed with ERR_CONN_RESET twice")], user="u0")
+    assert substring_found(index, VIEWER, "CONN_RES") == ["s1/turn:t1:user"]
+    assert substring_found(index, Viewer("globex", "u0", sessions=("s1",)), "CONN_RES") == ["s1/turn:t1:user"]
+    assert substring_found(index, Viewer("initech", "u0", sessions=("s1",)), "CONN_RES") == []
+    # the trigram index itself answers with the tenant's rows only
+    con = index.file.db()
+    hits = con.execute("SELECT t.tenant FROM turns_tri f JOIN turns t ON t.rowid = f.rowid WHERE turns_tri MATCH ?",
+                       (substring_match("acme", ["CONN_RES"]),)).fetchall()
+    assert hits == [("acme",)]
+    # the tenant's tokens are not text: searched for, they match nothing
+    acl, tacl = con.execute("SELECT acl, tacl FROM turns WHERE tenant = 'acme'").fetchone()
+    assert substring_found(index, VIEWER, acl[3:12]) == [] and substring_found(index, VIEWER, tacl) == []
+    index.close()
+
+
+OLD_SUBSTRING_INDEX = """
+CREATE VIRTUAL TABLE turns_tri USING fts5(text, content='turns', content_rowid='rowid', tokenize='trigram');
+CREATE TRIGGER turns_ai AFTER INSERT ON turns BEGIN
+    INSERT INTO turns_terms(rowid, terms, acl) VALUES (new.rowid, new.terms, new.acl);
+    INSERT INTO turns_tri(rowid, text) VALUES (new.rowid, new.text);
+END;
+CREATE TRIGGER turns_ad AFTER DELETE ON turns BEGIN
+    INSERT INTO turns_terms(turns_terms, rowid, terms, acl) VALUES ('delete', old.rowid, old.terms, old.acl);
+    INSERT INTO turns_tri(turns_tri, rowid, text) VALUES ('delete', old.rowid, old.text);
+END;
+"""
+
+
+def test_a_substring_index_made_before_it_held_the_tenant_is_rebuilt_at_open(tmp_path):
+    import sqlite3
+
+    path = tmp_path / "sessions.db"
+    index = SessionIndex(path)
+    index.add_turn("acme", "s1", "t1", [("user", "stack trace in KafkaConsumerLoop")], user="u0")
+    index.close()
+    with sqlite3.connect(path) as con:  # the layout of an earlier release, holding that turn
+        con.executescript("DROP TRIGGER turns_ai; DROP TRIGGER turns_ad; DROP TABLE turns_tri;" + OLD_SUBSTRING_INDEX
+                          + "INSERT INTO turns_tri(turns_tri) VALUES ('rebuild');")
+        assert con.execute("SELECT count(*) FROM turns_tri WHERE turns_tri MATCH '\"ConsumerLoop\"'").fetchone() == (1,)
+    index = SessionIndex(path)  # the old index goes, and is rebuilt from the turns
+    index.add_turn("acme", "s1", "t2", [("user", "and again in KafkaConsumerLoop")], user="u0")
+    assert substring_found(index, VIEWER, "ConsumerLoop") == ["s1/turn:t1:user", "s1/turn:t2:user"]
+    index.forget("acme", {"session": "s1"})
+    assert substring_found(index, VIEWER, "ConsumerLoop") == []
     index.close()

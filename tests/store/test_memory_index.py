@@ -1,0 +1,36 @@
+"""The memory index's substring search runs within the viewer's tenant, and
+an index made in an older layout is indexed again from the change feed."""
+from __future__ import annotations
+
+from memhelp import put_memory
+
+from ctxproxy.store import open_store
+from ctxproxy.store.memory_index import FORMAT, MemoryIndex
+from ctxproxy.store.sqlite_index import Viewer, fts_phrase, trigram_token
+
+
+def test_a_substring_is_matched_within_the_viewers_tenant_and_an_older_layout_is_indexed_again(tmp_path):
+    store = open_store(tmp_path / "store")
+    try:
+        for tenant in ("acme", "globex"):
+            put_memory(store, tenant, "The consumer loop is KafkaConsumerLoop in ingest/.", kind="fact")
+        index = MemoryIndex.open(tmp_path, store)
+        index.catch_up()
+        for tenant in ("acme", "globex"):
+            found, _ = index.search(Viewer(tenant), [], ["ConsumerLoop"])
+            assert [c.statement for c in found] == ["The consumer loop is KafkaConsumerLoop in ingest/."]
+        assert index.search(Viewer("initech"), [], ["ConsumerLoop"])[0] == []
+        con = index.file.db()
+        match = f'tacl : {fts_phrase(trigram_token("acme"))} AND statement : {fts_phrase("ConsumerLoop")}'
+        hits = con.execute("SELECT x.tenant FROM mem_tri t JOIN mem x ON x.rowid = t.rowid WHERE mem_tri MATCH ?",
+                           (match,)).fetchall()
+        assert hits == [("acme",)]  # the substring index itself answers with the tenant's rows only
+        con.execute("UPDATE meta SET v = '5' WHERE k = 'format'")  # as an earlier release left it
+        index.file.close()
+        index = MemoryIndex(tmp_path / "recall" / "memories.db", store)  # the next process's open
+        assert index.file.meta("format") == FORMAT
+        index.catch_up()
+        found, _ = index.search(Viewer("acme"), [], ["ConsumerLoop"])
+        assert [c.statement for c in found] == ["The consumer loop is KafkaConsumerLoop in ingest/."]
+    finally:
+        store.close()
