@@ -40,8 +40,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterable, Mapping, Sequence
 
-from .memory_terms import terms
-from .sqlite_index import SQLiteFile, Viewer, attach, fts_phrase, placeholders, sensitivity_rank, trigram_token
+from .memory_terms import fts_phrase, terms
+from .sqlite_index import SQLiteFile, Viewer, attach, placeholders, sensitivity_rank, trigram_token
 
 log = logging.getLogger("ctxproxy.store.recall")
 

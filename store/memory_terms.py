@@ -118,7 +118,12 @@ def query_terms(text: str) -> list[str]:
     return list(dict.fromkeys(kept or terms(text)))
 
 
+def fts_phrase(text: str) -> str:
+    """``text`` as one FTS5 phrase (its double quotes doubled), so no word is
+    read as an operator."""
+    return '"' + text.replace('"', '""') + '"'
+
+
 def fts_query(words: list[str]) -> str:
-    """An FTS5 MATCH expression: any of ``words`` (each quoted, so no word is
-    read as an operator)."""
-    return " OR ".join('"' + w.replace('"', '""') + '"' for w in words)
+    """An FTS5 MATCH expression: any of ``words``, each a phrase."""
+    return " OR ".join(map(fts_phrase, words))

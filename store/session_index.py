@@ -26,8 +26,8 @@ from typing import Any, Iterable, NamedTuple, Sequence
 
 from . import surrogates
 from .memory_index import Candidate, Stats
-from .memory_terms import fts_query, terms
-from .sqlite_index import SQLiteFile, Viewer, acl_token, attach, fts_phrase, placeholders, trigram_token
+from .memory_terms import fts_phrase, fts_query, terms
+from .sqlite_index import SQLiteFile, Viewer, acl_token, attach, placeholders, trigram_token
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta(k TEXT PRIMARY KEY, v);
@@ -60,11 +60,11 @@ END;
 """
 
 
-def _without_old_substring_index(con: Any, rebuild: list[bool]) -> None:
+def _without_old_substring_index(con: Any) -> None:
     """Before the schema: a substring index made before it held the tenant
     (so a substring match read every tenant's rows) is dropped with the
     triggers that feed it, the turns get their tenant's trigram token, and
-    the index is rebuilt from them once the schema has made it again."""
+    the index is made again and rebuilt from them."""
     row = con.execute("SELECT sql FROM sqlite_master WHERE name = 'turns_tri'").fetchone()
     if row is None or "tacl" in row[0]:
         return
@@ -76,7 +76,8 @@ def _without_old_substring_index(con: Any, rebuild: list[bool]) -> None:
     for (tenant,) in con.execute("SELECT DISTINCT tenant FROM turns").fetchall():
         con.execute("UPDATE turns SET tacl = ? WHERE tenant = ?", (trigram_token(tenant), tenant))
     con.execute("COMMIT")
-    rebuild.append(True)
+    con.executescript(SCHEMA)
+    con.execute("INSERT INTO turns_tri(turns_tri) VALUES ('rebuild')")
 
 
 FTS_TABLES = ("turns_terms", "turns_tri")
@@ -110,10 +111,7 @@ class SessionIndex:
     name = "recall.sessions"
 
     def __init__(self, path: str | Path):
-        rebuild: list[bool] = []
-        self.file = SQLiteFile(path, SCHEMA, prepare=lambda con: _without_old_substring_index(con, rebuild))
-        if rebuild:
-            self.file.db().execute("INSERT INTO turns_tri(turns_tri) VALUES ('rebuild')")
+        self.file = SQLiteFile(path, SCHEMA, prepare=_without_old_substring_index)
 
     @classmethod
     def open(cls, data_dir: str | Path, store: Any = None) -> "SessionIndex":
@@ -266,7 +264,7 @@ class SessionIndex:
         cols = "t.turn_id, t.role, t.session, t.user, t.project, t.purpose, t.observed_at, t.text, t.terms, t.nterms"
         rows: dict[tuple, tuple] = {}
         if words:
-            match = f'acl : "{acl_token("t", viewer.tenant)}" AND terms : ({fts_query(list(words))})'
+            match = f'acl : {fts_phrase(acl_token("t", viewer.tenant))} AND terms : ({fts_query(list(words))})'
             for row in con.execute(f"SELECT {cols} FROM turns t WHERE t.rowid IN (SELECT rowid FROM turns_terms "
                                    f"WHERE turns_terms MATCH ?) AND {where} LIMIT ?", (match, *params, limit)):
                 rows[(row[2], row[0], row[1])] = row

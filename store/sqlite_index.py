@@ -67,11 +67,6 @@ def trigram_token(value: str) -> str:
     return "".join(out)
 
 
-def fts_phrase(text: str) -> str:
-    """``text`` as one FTS5 phrase (its double quotes doubled)."""
-    return '"' + text.replace('"', '""') + '"'
-
-
 def placeholders(values: Iterable[Any]) -> str:
     return ",".join("?" for _ in values)
 

@@ -545,8 +545,7 @@ class EffectsFilter(Filter):
         rendered = memo.rendered  # (read once: the writer thread may render it too)
         if rendered is None or rendered[0] != sig:
             text = render_checkpoint(hidden, es.get("goal"), self.classes, cfg.args_chars, cfg.checkpoint_max_effects)
-            rendered = memo.rendered = (sig, text,
-                                        text_sha256(text)[:12])
+            rendered = memo.rendered = (sig, text, text_sha256(text)[:12])
         _, text, rev = rendered
         ref = f"checkpoint:{scope}@{rev}"
         if es.get("cp") != rev:
@@ -596,8 +595,7 @@ class EffectsFilter(Filter):
         for d in dups[:8]:
             refs = f"; refs: {', '.join(d['refs'])}" if d.get("refs") else ""
             lines.append(f"- {d['tool']} {d['args']} (first completed earlier{refs})")
-        ref = "effects-duplicate:" + text_sha256(
-            "".join(d["call_id"] for d in dups))[:12]
+        ref = "effects-duplicate:" + text_sha256("".join(d["call_id"] for d in dups))[:12]
         return Segment(kind="effects", ref=ref, text="\n".join(lines), origin="effects", scope="task",
                        trust="system", sensitivity="internal", freshness={"observed_at": now},
                        priority=self.config.checkpoint_priority + 5, max_tokens=400, placement="turn",

@@ -10,17 +10,15 @@ from apicalls import AUTH, PATHS, config, request_body, streamed_text
 from enginedriver import EngineDriver
 
 from ctxproxy.proxy.engine import CannedUpstream
+from ctxproxy.proxy.sse import encode_event
 
 SECRET = "ghp_Zq8vR2mL5tX9wK3pN7bY4cF6hJ1dG0sA8eQu"
 SSE = {"content-type": "text/event-stream"}
 
 
 def _sse(events: list[tuple[str | None, dict | str]]) -> bytes:
-    out = []
-    for name, data in events:
-        head = f"event: {name}\n" if name else ""
-        out.append(f"{head}data: {data if isinstance(data, str) else json.dumps(data)}\n\n")
-    return "".join(out).encode()
+    return b"".join(encode_event(name, (data if isinstance(data, str) else json.dumps(data)).encode())
+                    for name, data in events)
 
 
 def _chat(odd_index, odd_id) -> bytes:

@@ -6,7 +6,8 @@ from memhelp import put_memory
 
 from ctxproxy.store import open_store
 from ctxproxy.store.memory_index import FORMAT, MemoryIndex
-from ctxproxy.store.sqlite_index import Viewer, fts_phrase, trigram_token
+from ctxproxy.store.memory_terms import fts_phrase
+from ctxproxy.store.sqlite_index import Viewer, trigram_token
 
 
 def test_a_substring_is_matched_within_the_viewers_tenant_and_an_older_layout_is_indexed_again(tmp_path):
