@@ -261,7 +261,7 @@ def iter_strings(
     free: frozenset[str] = _NOTHING, binary: frozenset[str] = _NOTHING, only: frozenset[str] = _NOTHING,
 ) -> Iterator[Slot]:
     """Slots for every string inside a JSON value, skipping keys in ``skip``
-    (``only``: just the strings under these keys, at any depth).
+    (``only``: just the strings under these keys, at any depth, each value whole).
 
     The one JSON walker of the project: views use it for free-form values
     (tool inputs, unknown content blocks) so nothing model-visible is missed.
@@ -281,7 +281,7 @@ def iter_strings(
                 if not only or key in only:
                     yield Slot(value, key, (where, key), kind, touch)
             elif isinstance(child, (dict, list)):
-                if key in free:
+                if key in free or key in only:
                     yield from iter_strings(child, (where, key), kind, _NOTHING, touch)
                 else:
                     yield from iter_strings(child, (where, key), kind, skip, touch, free, binary, only)

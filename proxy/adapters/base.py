@@ -29,8 +29,11 @@ OPAQUE_KEYS = frozenset({
     "media_type", "encrypted_content", "status", "name", "index", "image_url", "file_id", "format",
     "detail", "annotations", "logprobs", "citations",
 })
-# Keys of the prose in a tool definition (at any depth: a parameter's schema has them too).
-DESCRIBING_KEYS = frozenset({"description", "title"})
+# Keys of what the model reads in a tool definition, at any depth (a parameter's schema
+# has them too), each value taken whole: its prose, and the values a schema offers or
+# shows (``enum``, ``default``, ``const``, ``examples``; Anthropic's ``input_examples``).
+TOOL_TEXT_KEYS = frozenset({"description", "title", "server_description",
+                            "enum", "default", "const", "examples", "input_examples"})
 _NO_KEYS: frozenset[str] = frozenset()
 # Keys whose value is a tool's own free-form arguments (``tool_use.input``):
 # walked whole, since a tool may well name an argument ``name`` or ``id``.
@@ -194,14 +197,14 @@ class RequestViewBase(View):
             return b""
 
     def aside_slots(self) -> Iterator[Slot]:
-        """The descriptions in the tool definitions, which the model reads. Only
-        those: names and schemas are structure, and the credentials some tools
+        """What the model reads in the tool definitions (``TOOL_TEXT_KEYS``). Only
+        that: names and schemas are structure, and the credentials some tools
         carry for the provider to use (a Responses MCP tool's ``headers`` and
         ``authorization``) are not shown to the model and must reach the
         provider intact."""
         tools = self.body.get("tools")
         if isinstance(tools, list):
-            yield from iter_strings(tools, "tools", TEXT, _NO_KEYS, self.mark_changed, only=DESCRIBING_KEYS)
+            yield from iter_strings(tools, "tools", TEXT, _NO_KEYS, self.mark_changed, only=TOOL_TEXT_KEYS)
 
     @staticmethod
     def item_role(item: Any) -> str:

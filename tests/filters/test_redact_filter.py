@@ -177,6 +177,56 @@ def test_tool_descriptions_are_redacted_and_the_rest_of_a_definition_kept(filt, 
         assert list(tools[0]["parameters"]["properties"]) == ["description"]  # a parameter named so stays
 
 
+def _schema_with_values() -> dict:
+    """A parameter schema whose offered and shown values hold secrets, beside a
+    property that is *named* like those keys (structure, kept)."""
+    return {"type": "object", "properties": {
+        "token": {"type": "string", "enum": ["none", STRIPE], "default": STRIPE},
+        "region": {"const": f"key {AWS}", "examples": [{"id": SLACK}]},
+        "default": {"type": "string"}}}
+
+
+SCHEMA_TOOLS = {
+    "anthropic": [{"name": "pay", "description": "Pays.", "input_schema": _schema_with_values(),
+                   "input_examples": [{"token": NPM, "region": "eu"}]}],
+    "chat": [{"type": "function", "function": {"name": "pay", "parameters": _schema_with_values()}}],
+    "responses": [{"type": "function", "name": "pay", "parameters": _schema_with_values()},
+                  {"type": "mcp", "server_label": "ci", "server_url": "https://mcp.example/sse",
+                   "server_description": f"deploys, call with {NPM}",
+                   "headers": {"Authorization": f"Bearer {GHP}"}}],
+}
+
+
+@pytest.mark.parametrize("api", list(REQUESTS))
+def test_schema_values_the_model_reads_are_redacted(filt, api):
+    """A schema's ``enum``, ``default``, ``const`` and ``examples`` (and Anthropic's
+    ``input_examples``, an MCP tool's ``server_description``) are shown to the
+    model as they are, so a secret there would reach the provider: redacted,
+    each value whole. Property names, types and the MCP credentials stay."""
+    key = "input" if api == "responses" else "messages"
+    body = {"model": "m", "tools": SCHEMA_TOOLS[api], key: [{"role": "user", "content": "pay it"}]}
+    if api == "anthropic":
+        body["max_tokens"] = 10
+    t = make_turn(api, body)
+    filt.on_request(t)
+    tools = orjson.loads(sent(t))["tools"]
+    fn = tools[0]["function"] if api == "chat" else tools[0]
+    schema = fn["input_schema" if api == "anthropic" else "parameters"]
+    text = json.dumps(tools)
+    for secret in (STRIPE, AWS, SLACK, NPM):
+        assert secret not in text
+    assert schema["properties"]["token"]["enum"][0] == "none"
+    assert schema["properties"]["token"]["default"].startswith("[REDACTED:")
+    assert schema["properties"]["region"]["const"].startswith("key [REDACTED:")
+    assert list(schema["properties"]) == ["token", "region", "default"]
+    assert schema["properties"]["default"] == {"type": "string"}
+    counts = t.state["redact"].counts
+    assert sum(counts.values()) == {"anthropic": 5, "chat": 4, "responses": 5}[api]
+    if api == "responses":
+        assert tools[1]["headers"] == {"Authorization": f"Bearer {GHP}"}  # the provider's credential
+        assert tools[1]["server_description"].startswith("deploys, call with [REDACTED:npm-token:")
+
+
 def test_clean_tool_definitions_keep_the_bytes_and_are_not_walked_again(filt, monkeypatch):
     tools = [{"name": "read", "description": "Reads a file (clean-tools test).", "input_schema": {"type": "object"}}]
     raw = orjson.dumps({"model": "m", "max_tokens": 5, "tools": tools,
