@@ -28,7 +28,6 @@ import argparse
 import asyncio
 import os
 import random
-import resource
 import statistics
 import sys
 import tempfile

@@ -17,7 +17,7 @@ from typing import Any
 
 import orjson
 
-from ctxproxy.proxy.eval.prefix import anthropic_prefix, canon, last_breakpoint, prefix_kept  # noqa: F401
+from ctxproxy.proxy.eval.prefix import prefix_kept  # noqa: F401  (re-exported to the prune tests)
 
 SYSTEM = "You are a coding agent. Use the tools to inspect the repository, then answer."
 TASK = "Find why the config loader ignores CTX_TIMEOUT and fix it."

@@ -30,7 +30,7 @@ from __future__ import annotations
 import hashlib
 import logging
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Callable, Iterable, Mapping, NamedTuple
 
 from ctxproxy.config.schema import MemoryGateConfig

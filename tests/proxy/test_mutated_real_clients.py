@@ -14,8 +14,6 @@ import random
 from typing import Any, Iterator
 from urllib.parse import urlsplit
 
-import pytest
-
 from apicalls import config, streamed_text
 from enginedriver import EngineDriver
 from realclients import load, names

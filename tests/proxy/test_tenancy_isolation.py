@@ -18,7 +18,6 @@ import anthropic
 import openai
 import pytest
 
-from ctxproxy.filters.effects.rules import canonical_json, effect_key
 from ctxproxy.proxy.auth import issue_key
 from tenancyworld import OTHER, PROVIDER_KEYS, TOML, USERS, build
 

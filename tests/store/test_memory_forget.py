@@ -1,7 +1,6 @@
 """Forgetting: every layer, receipts in a chain, and nothing left on disk."""
 from __future__ import annotations
 
-import os
 import subprocess
 import sys
 from pathlib import Path
