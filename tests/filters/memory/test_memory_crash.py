@@ -13,7 +13,6 @@ import signal
 import subprocess
 import sys
 
-
 from ctxproxy.store import open_store
 
 WRITER = r"""
