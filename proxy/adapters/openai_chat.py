@@ -167,6 +167,9 @@ def message_slots(view: Any, msg: dict, where: Where) -> Iterator[Slot]:
     for key, kind in _EXTRA_TEXT:
         if key in msg:  # rare fields: skip the generator when absent (this runs per message per turn)
             yield from view.field_slot(msg, key, (where, key), kind)
+    audio = msg.get("audio")  # a spoken answer: its transcript is text the client reads
+    if isinstance(audio, dict) and "transcript" in audio:
+        yield from view.field_slot(audio, "transcript", ((where, "audio"), "transcript"))
     for _call, body, key, kind, at in _calls(msg, where):
         if kind == ARGS:
             yield from view.args_slot(body, key, (at, key))
@@ -340,7 +343,7 @@ class ChatEvent(Event):
         if not choices or not isinstance(d, dict) or d.get("usage") is not None:
             return False
         return all(set(c) <= _CHOICE_KEYS and c.get("finish_reason") is None and c.get("logprobs") is None
-                   and isinstance(c.get("delta"), dict) and set(c["delta"]) <= _TEXT_DELTA_KEYS for c in choices)
+                   and isinstance(c.get("delta"), dict) and _text_only(c["delta"]) for c in choices)
 
     def _find_tool_call_starts(self) -> list[tuple[str, str, str]]:
         out = []
@@ -394,6 +397,8 @@ class ChatEvent(Event):
             delta = {"tool_calls": [{"index": int(key[4:]), **payload}]}
         elif key == "function_call":
             delta = {"function_call": {"arguments": text}}
+        elif key == "audio":
+            delta = {"audio": {"transcript": text}}
         else:
             delta = {key: text}
         ev = ChatEvent(None, b"", None, self.stream)
@@ -402,6 +407,16 @@ class ChatEvent(Event):
                     "choices": [{"index": n, "delta": delta, "finish_reason": None}]}
         ev.edits = 1
         return ev
+
+
+def _text_only(delta: dict) -> bool:
+    """Whether a delta holds text alone: text keys, or a spoken answer's bare
+    transcript piece (one carrying the audio's id or data is kept)."""
+    for key, value in delta.items():
+        if key not in _TEXT_DELTA_KEYS and not (key == "audio" and isinstance(value, dict)
+                                                and value.keys() <= {"transcript"}):
+            return False
+    return True
 
 
 def _index(obj: dict) -> int:
@@ -428,6 +443,9 @@ def _delta_fields(n: int, delta: dict) -> Iterator[tuple[dict, str, str, str]]:
     fc = delta.get("function_call")
     if isinstance(fc, dict) and isinstance(fc.get("arguments"), str):
         yield fc, "arguments", f"{n}:function_call", ARGS
+    audio = delta.get("audio")
+    if isinstance(audio, dict) and isinstance(audio.get("transcript"), str):
+        yield audio, "transcript", f"{n}:audio", TEXT
 
 
 def error_body(status: int, message: str) -> dict:
