@@ -45,6 +45,11 @@ def item_slots(view: View | Event, item: dict, where: Where) -> Iterator[Slot]:
         yield from _args(view, item, "arguments", (where, "arguments"))
     elif t == "custom_tool_call":
         yield from view.field_slot(item, "input", (where, "input"))
+    elif t == "mcp_call":  # its arguments are JSON text, as a function call's; what the server said is text
+        yield from _args(view, item, "arguments", (where, "arguments"))
+        for key in ("output", "error"):
+            if key in item:
+                yield from view.field_slot(item, key, (where, key))
     elif t in RESULT_TYPES:
         yield from view.field_slot(item, "output", (where, "output"))
     elif t == "reasoning":
@@ -255,14 +260,15 @@ class ResponsesResponse(ResponseViewBase):
 class ResponsesStream(StreamState):
     """Per-response state: channels still open (closed by .done events, or by
     the final event when a compatible server skips the .done events); each
-    channel's delta shape (type and ids), for the deltas ``make_delta`` adds;
-    and the ``sequence_number`` the next event sent must carry."""
+    channel's delta shape (type and ids, and the key inside ``delta`` when it
+    is an object), for the deltas ``make_delta`` adds; and the
+    ``sequence_number`` the next event sent must carry."""
 
     __slots__ = ("open", "shapes", "next_seq")
 
     def __init__(self) -> None:
         self.open: dict[str, None] = {}
-        self.shapes: dict[str, dict] = {}
+        self.shapes: dict[str, tuple[dict, str | None]] = {}
         self.next_seq: int | None = None  # None until the first numbered event went out
 
     def event(self, name: str | None, raw: bytes, data: bytes | None) -> "ResponsesEvent":
@@ -290,6 +296,8 @@ class ResponsesStream(StreamState):
 
 
 # delta event type -> (channel suffix key, kind)
+# A spoken answer's transcript names no output item: a channel of its own.
+_TRANSCRIPT = "transcript"
 _DELTAS = {
     "response.output_text.delta": ("content_index", TEXT),
     "response.refusal.delta": ("content_index", TEXT),
@@ -297,7 +305,12 @@ _DELTAS = {
     "response.reasoning_text.delta": ("content_index", THINKING),
     "response.function_call_arguments.delta": (None, ARGS),
     "response.custom_tool_call_input.delta": (None, TEXT),
+    "response.mcp_call_arguments.delta": (None, ARGS),
+    "response.code_interpreter_call_code.delta": (None, TEXT),
+    "response.shell_call_command.delta": ("command_index", TEXT),
+    "response.audio.transcript.delta": (_TRANSCRIPT, TEXT),
 }
+# done event type -> (channel suffix key, key of the whole text (None: it carries none), kind)
 _DONE = {
     "response.output_text.done": ("content_index", "text", TEXT),
     "response.refusal.done": ("content_index", "refusal", TEXT),
@@ -305,14 +318,28 @@ _DONE = {
     "response.reasoning_text.done": ("content_index", "text", THINKING),
     "response.function_call_arguments.done": (None, "arguments", ARGS),
     "response.custom_tool_call_input.done": (None, "input", TEXT),
+    "response.mcp_call_arguments.done": (None, "arguments", ARGS),
+    "response.code_interpreter_call_code.done": (None, "code", TEXT),
+    "response.shell_call_command.done": ("command_index", "command", TEXT),
+    "response.audio.transcript.done": (_TRANSCRIPT, None, TEXT),
 }
+# A hosted shell's output streams as {"stdout": ..., "stderr": ...}: a channel for each.
+_SHELL_OUTPUT = "response.shell_call_output_content.delta"
+_SHELL_OUTPUT_DONE = "response.shell_call_output_content.done"
+_SHELL_STREAMS = ("stdout", "stderr")
 _FINAL = ("response.completed", "response.failed", "response.incomplete")
 # A text delta with these keys alone may join the one before it (its number is renumbered on the way
 # out); one with any other (``obfuscation`` padding, different on every event) keeps its event.
 _RUN_KEYS = frozenset({"type", "item_id", "output_index", "content_index", "delta", "sequence_number", "logprobs"})
 
 
+def _shell_channel(data: dict, stream: str) -> str:
+    return f"{_channel(data, 'command_index')}:{stream}"
+
+
 def _channel(data: dict, sub: str | None) -> str:
+    if sub is _TRANSCRIPT:
+        return _TRANSCRIPT
     oi = data.get("output_index", 0)
     return f"{oi}" if sub is None else f"{oi}:{sub[0]}{data.get(sub, 0)}"
 
@@ -327,23 +354,41 @@ class ResponsesEvent(Event):
     def _find_deltas(self) -> list[Delta]:
         spec = _DELTAS.get(self.type)
         d = self.data
-        if spec is None or not isinstance(d.get("delta"), str):
+        if spec is None:
+            return self._shell_output_deltas() if self.type == _SHELL_OUTPUT else []
+        if not isinstance(d.get("delta"), str):
             return []
         channel = _channel(d, spec[0])
-        self.stream.open[channel] = None
-        if channel not in self.stream.shapes:
-            # stream_id: the WebSocket lane (a delta a filter makes must name it too)
-            shape = {k: d[k] for k in ("type", "item_id", "output_index", spec[0], "stream_id") if k in d}
-            self.stream.shapes[channel] = {**shape, "logprobs": []} if "logprobs" in d else shape
+        self._opened(channel, spec[0], None)
         slot = Slot(d, "delta", self.type, spec[1], _logprobs_guard(self, [d], "delta") or self.mark_changed)
         return [Delta(channel, spec[1], slot.get, slot.set)]
+
+    def _shell_output_deltas(self) -> list[Delta]:
+        d = self.data
+        delta = d.get("delta")
+        out = []
+        for key in _SHELL_STREAMS if isinstance(delta, dict) else ():
+            if isinstance(delta.get(key), str):
+                channel = _shell_channel(d, key)
+                self._opened(channel, "command_index", key)
+                slot = Slot(delta, key, self.type, TEXT, self.mark_changed)
+                out.append(Delta(channel, TEXT, slot.get, slot.set))
+        return out
+
+    def _opened(self, channel: str, index_key: str | None, inner: str | None) -> None:
+        self.stream.open[channel] = None
+        if channel not in self.stream.shapes:
+            d = self.data
+            # stream_id: the WebSocket lane (a delta a filter makes must name it too)
+            shape = {k: d[k] for k in ("type", "item_id", "output_index", index_key, "stream_id") if k in d}
+            self.stream.shapes[channel] = ({**shape, "logprobs": []} if "logprobs" in d else shape), inner
 
     def text_slots(self) -> Iterator[Slot]:
         t = self.type
         d = self.data
         done = _DONE.get(t)
         if done is not None:
-            if isinstance(d.get(done[1]), str):
+            if done[1] is not None and isinstance(d.get(done[1]), str):
                 yield Slot(d, done[1], t, done[2], _logprobs_guard(self, [d], done[1]) or self.mark_changed)
         elif t in ("response.output_item.done", "response.output_item.added") and isinstance(d.get("item"), dict):
             yield from item_slots(self, d["item"], "item")
@@ -351,6 +396,10 @@ class ResponsesEvent(Event):
             yield from text_parts(self, d["part"], "part")
         elif t in ("response.reasoning_summary_part.done",) and isinstance(d.get("part"), dict):
             yield from self.parts(d["part"], "part", THINKING)
+        elif t == "response.shell_call_command.added" and isinstance(d.get("command"), str):
+            yield Slot(d, "command", t, TEXT, self.mark_changed)
+        elif t == _SHELL_OUTPUT_DONE and isinstance(d.get("output"), list):
+            yield from self.parts(d["output"], "output")  # stdout and stderr of a command run
         elif t in _FINAL + ("response.created", "response.in_progress") and isinstance(d.get("response"), dict):
             out = d["response"].get("output")
             for i, item in enumerate(out if isinstance(out, list) else ()):
@@ -372,7 +421,11 @@ class ResponsesEvent(Event):
         return (d.get("item_id"), d.get("output_index"), d.get("content_index")), d, "delta"
 
     def only_deltas(self) -> bool:
-        return self.type in _DELTAS  # its number goes with it: ResponsesStream.outgoing renumbers
+        # its number goes with it: ResponsesStream.outgoing renumbers
+        if self.type == _SHELL_OUTPUT:
+            delta = self.data.get("delta")
+            return isinstance(delta, dict) and delta.keys() <= set(_SHELL_STREAMS)
+        return self.type in _DELTAS
 
     def _find_tool_call_starts(self) -> list[tuple[str, str, str]]:
         if self.type == "response.output_item.added":
@@ -389,6 +442,11 @@ class ResponsesEvent(Event):
             channel = _channel(self.data, spec[0])
             self.stream.open.pop(channel, None)
             return [channel]
+        if t == _SHELL_OUTPUT_DONE:
+            closed = [ch for ch in (_shell_channel(self.data, k) for k in _SHELL_STREAMS) if ch in self.stream.open]
+            for ch in closed:
+                del self.stream.open[ch]
+            return closed
         if t in _FINAL:
             rest = list(self.stream.open)
             self.stream.open.clear()
@@ -421,7 +479,8 @@ class ResponsesEvent(Event):
         part), sent before this event; ``ResponsesStream.outgoing`` gives it
         its number. A filter only knows channels from ``deltas()``, so the
         shape was recorded there."""
-        data = {**self.stream.shapes[channel], "delta": text}
+        shape, inner = self.stream.shapes[channel]
+        data = {**shape, "delta": text if inner is None else {inner: text}}
         seq = self.data.get("sequence_number") if isinstance(self.data, dict) else None
         if type(seq) is int:
             data["sequence_number"] = seq  # a placeholder: renumbered on the way out

@@ -32,7 +32,11 @@ CHANNELS = {
     "response.reasoning_text.delta": ("response.reasoning_text.done", "text", "content_index"),
     "response.function_call_arguments.delta": ("response.function_call_arguments.done", "arguments", None),
     "response.custom_tool_call_input.delta": ("response.custom_tool_call_input.done", "input", None),
+    "response.mcp_call_arguments.delta": ("response.mcp_call_arguments.done", "arguments", None),
+    "response.code_interpreter_call_code.delta": ("response.code_interpreter_call_code.done", "code", None),
+    "response.shell_call_command.delta": ("response.shell_call_command.done", "command", "command_index"),
 }
+JSON_ARGS = ("response.function_call_arguments.delta", "response.mcp_call_arguments.delta")
 
 
 def item_of(delta_type: str, full: str) -> tuple[dict, tuple]:
@@ -54,6 +58,13 @@ def item_of(delta_type: str, full: str) -> tuple[dict, tuple]:
                                                     "arguments": full}, ("arguments",)),
         "response.custom_tool_call_input.delta": ({"type": "custom_tool_call", "call_id": "call_1", "name": "sh",
                                                    "input": full}, ("input",)),
+        "response.mcp_call_arguments.delta": ({"type": "mcp_call", "server_label": "ci", "name": "deploy",
+                                               "arguments": full}, ("arguments",)),
+        "response.code_interpreter_call_code.delta": ({"type": "code_interpreter_call", "container_id": "cntr_1",
+                                                       "status": "completed", "outputs": [], "code": full},
+                                                      ("code",)),
+        "response.shell_call_command.delta": ({"type": "shell_call", "call_id": "call_1", "status": "completed",
+                                               "action": {"commands": ["ls", full]}}, ("action", "commands", 1)),
     }
     item, path = shapes[delta_type]
     return {"id": ITEM, **item}, path
@@ -113,7 +124,7 @@ def test_flushed_tail_is_the_channels_own_delta(filt, delta_type, with_done):
     flushed then is a delta of the channel's own type and ids, numbered between
     its neighbours."""
     full = (json.dumps({"command": f"gh auth login --with-token {GHP}"})
-            if delta_type == "response.function_call_arguments.delta" else f"I can't help with {GHP}")
+            if delta_type in JSON_ARGS else f"I can't help with {GHP}")
     cut = len(full) - 9
     emitted = run(filt, channel_stream(delta_type, [full[:cut], full[cut:]], with_done))
     assert GHP not in json.dumps(emitted)
@@ -133,6 +144,48 @@ def test_flushed_tail_is_the_channels_own_delta(filt, delta_type, with_done):
     assert streamed == final
     seqs = [e["sequence_number"] for e in emitted]
     assert seqs == list(range(len(emitted))), seqs  # one by one from 0, the held-back arguments' events too
+
+
+def test_a_spoken_transcript_and_a_hosted_shells_output_are_redacted_in_pieces(filt):
+    """A spoken answer's transcript streams with no item named, a hosted shell's
+    output as ``{"stdout", "stderr"}`` pieces: each is a channel of its own, held
+    where a secret may begin and flushed as its own kind of delta; every event
+    still reads as the SDK's event type, numbered one by one."""
+    from openai.types.responses import ResponseStreamEvent
+    from pydantic import TypeAdapter
+
+    shell = {"item_id": "sh_1", "output_index": 1, "command_index": 0}
+    said = f"Your token is {GHP}."
+    printed = f"GH_TOKEN={GHP}\n"
+    emitted = run(filt, numbered([
+        {"type": "response.created", "response": {"id": "r", "status": "in_progress", "output": []}},
+        *({"type": "response.audio.transcript.delta", "delta": p} for p in (said[:16], said[16:30], said[30:])),
+        {"type": "response.audio.transcript.done"},
+        {"type": "response.shell_call_command.added", "output_index": 1, "command_index": 0,
+         "command": f"echo {GHP}"},
+        {"type": "response.shell_call_output_content.delta", **shell, "delta": {"stdout": printed[:14]}},
+        {"type": "response.shell_call_output_content.delta", **shell,
+         "delta": {"stdout": printed[14:], "stderr": "warning: env printed"}},
+        {"type": "response.shell_call_output_content.done", **shell, "output": [
+            {"stdout": printed, "stderr": "warning: env printed", "outcome": {"type": "exit", "exit_code": 0}}]},
+        {"type": "response.completed", "response": {"id": "r", "status": "completed", "output": []}},
+    ]))
+    assert GHP not in json.dumps(emitted)
+    events = TypeAdapter(ResponseStreamEvent)
+    for e in emitted[1:-1]:  # the lifecycle events here are cut short; these are whole
+        events.validate_python(e)
+    assert [e["sequence_number"] for e in emitted] == list(range(len(emitted)))
+    transcript = "".join(e["delta"] for e in emitted if e["type"] == "response.audio.transcript.delta")
+    assert transcript.startswith("Your token is [REDACTED:github-pat:") and transcript.endswith("].")
+    pieces = [e["delta"] for e in emitted if e["type"] == "response.shell_call_output_content.delta"]
+    assert all(any(p.values()) for p in pieces), pieces  # a piece held whole is left out, not sent empty
+    stdout = "".join(p.get("stdout", "") for p in pieces)
+    assert stdout.startswith("GH_TOKEN=[REDACTED:github-pat:") and stdout.endswith("]\n")
+    assert "".join(p.get("stderr", "") for p in pieces) == "warning: env printed"
+    done = next(e for e in emitted if e["type"] == "response.shell_call_output_content.done")
+    assert done["output"][0]["stdout"] == stdout
+    added = next(e for e in emitted if e["type"] == "response.shell_call_command.added")
+    assert added["command"].startswith("echo [REDACTED:github-pat:")
 
 
 def test_later_events_move_up_past_every_inserted_delta(filt):
