@@ -427,10 +427,11 @@ class RedactFilter(Filter):
                 if full:
                     before.append(event.make_delta(ch, ARGS, full))
 
-        # Whole texts some events repeat (``.done`` events, final response objects, block starts).
-        scratch: dict[str, int] = {}
+        # Whole texts (``.done`` events and final response objects repeat the deltas' text;
+        # a block that comes whole, a citation, are new): counted only when new.
+        tally = {} if event.repeats_streamed else counts
         for slot in list(event.text_slots()):
-            self._redact_slot(slot, red, key, scratch)
+            self._redact_slot(slot, red, key, tally)
 
         if only_held and not closed and not starts and event.usage() is None and not event.finish_reasons() \
                 and (not text_held or event.only_deltas()):

@@ -232,6 +232,10 @@ class StreamEvent(Protocol):
         """(channel, call_id, name) for tool calls that begin in this event."""
     def only_deltas(self) -> bool:
         """Whether it carries nothing but its deltas (one emptied may be left out)."""
+    def text_slots(self) -> Iterator[Slot]:
+        """Whole texts it carries (a done event's, a finished item, a block that comes whole)."""
+    # Whether those whole texts repeat what deltas streamed (a rule's count takes them once).
+    repeats_streamed: bool
     def closed_channels(self) -> list[str]:
         """Channels that end with this event (block stop, finish, item done)."""
     def usage(self) -> Usage | None: ...

@@ -256,6 +256,8 @@ class AnthropicResponse(ResponseViewBase):
         for j, block in enumerate(self._blocks()):
             if isinstance(block, dict):
                 yield from self.parts(block, f"content[{j}]", SIGNED if block.get("type") == "thinking" else TEXT)
+                if isinstance(block.get("citations"), list):  # the text each quotes (sent back, they stay as is)
+                    yield from self.parts(block["citations"], f"content[{j}].citations")
 
     def tool_calls(self) -> list[ToolCall]:
         return [ToolCall(str(b.get("id", "")), str(b.get("name", "")), b.get("input"), j)
@@ -285,6 +287,7 @@ _DELTA_FIELDS = {"text_delta": ("text", TEXT), "thinking_delta": ("thinking", SI
 
 class AnthropicEvent(Event):
     __slots__ = ()
+    repeats_streamed = False  # no done events: a block that comes whole, a citation, say it first
     meta_events = frozenset({"message_start", "message_delta"})
 
     def _index(self) -> int:
@@ -306,11 +309,19 @@ class AnthropicEvent(Event):
         t = self.type
         if t == "content_block_start":
             block = self.data.get("content_block")
-            if isinstance(block, dict) and block.get("type") in ("text", "thinking"):
+            if not isinstance(block, dict):
+                return
+            if block.get("type") in ("text", "thinking"):
                 kind = SIGNED if block.get("type") == "thinking" else TEXT
                 key = "thinking" if kind == SIGNED else "text"
                 if isinstance(block.get(key), str) and block[key]:
                     yield Slot(block, key, "content_block", kind, self.mark_changed)
+            else:  # a server tool's result comes whole here (a fetched page, a command's output)
+                yield from self.parts(block, "content_block")
+        elif t == "content_block_delta":
+            delta = self.data.get("delta")
+            if isinstance(delta, dict) and delta.get("type") == "citations_delta":
+                yield from self.parts(delta.get("citation"), "citation")  # the text it quotes, whole
 
     def only_deltas(self) -> bool:
         return self.type == "content_block_delta"

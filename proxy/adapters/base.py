@@ -484,6 +484,7 @@ class Event:
     raw bytes go out unchanged unless a filter edits it."""
 
     __slots__ = ("name", "raw", "_data_bytes", "_data", "edits", "stream", "_closed", "_deltas", "_starts")
+    repeats_streamed: ClassVar[bool] = True  # see ``StreamEvent.repeats_streamed``
 
     def __init__(self, name: str | None, raw: bytes, data: bytes | None, stream: Any):
         self.name = name
@@ -512,6 +513,11 @@ class Event:
 
     def mark_changed(self) -> None:
         self.edits += 1
+
+    # The views' slot helpers, for the whole texts some events carry (a finished item,
+    # a block that comes whole): they only need ``mark_changed``.
+    field_slot = View.field_slot
+    parts = View.parts
 
     def parsed_as(self, data: Any) -> "Event":
         """This event, whose JSON the caller already parsed (``data``): it is not parsed again."""

@@ -406,13 +406,6 @@ class ResponsesEvent(Event):
                 if isinstance(item, dict):
                     yield from item_slots(self, item, f"response.output[{i}]")
 
-    # Events reuse the view helpers for full-item slots.
-    def field_slot(self, obj: dict, key: str, where: str, kind: str = TEXT) -> Iterator[Slot]:
-        return View.field_slot(self, obj, key, where, kind)  # type: ignore[arg-type]
-
-    def parts(self, value: Any, where: str, kind: str = TEXT) -> Iterator[Slot]:
-        return View.parts(self, value, where, kind)  # type: ignore[arg-type]
-
     def text_run(self) -> tuple[Any, dict, str] | None:
         d = self.data
         if not isinstance(d, dict) or d.get("type") != "response.output_text.delta" \
