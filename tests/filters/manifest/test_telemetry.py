@@ -402,18 +402,15 @@ async def test_receiver_down_never_fails_a_turn(make_proxy, fake, monkeypatch):
     fake.script(*[Reply.text(f"ok {OUT_MARKER}") for _ in range(6)])
     proxy = await make_proxy(FULL)
     assert proxy.state.services.get("telemetry") is not None
-    loop = asyncio.get_running_loop()
-    t0 = loop.time()
     for api in ("anthropic", "chat", "responses"):
         for stream in (False, True):
             await run_turn(proxy, api, stream)
             await asyncio.sleep(0.05)  # let the exporter thread fail meanwhile
-    assert loop.time() - t0 < 10
-    store = proxy.state.services["store"]
+    store = proxy.settled_store()  # every manifest committed (the writer commits in groups)
     assert len(store.manifests.list("default", session="sess-telemetry-1")) == 6
-    t1 = loop.time()
-    await proxy.runner.cleanup()  # shutdown with a dead collector is bounded
-    assert loop.time() - t1 < 8
+    # Shutdown with a dead collector ends: the exporters give up after their timeout
+    # (a bound on a hang, far above it, not a measurement).
+    await asyncio.wait_for(proxy.runner.cleanup(), 120)
 
 
 def test_exporter_selection_from_env():

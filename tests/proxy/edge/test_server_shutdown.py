@@ -65,13 +65,12 @@ class Serve:
             await asyncio.sleep(0.05)
         raise AssertionError(f"serve not ready after {timeout}s: {self.log.read_text()}")
 
-    def terminate(self) -> float:
-        """SIGTERM; the time it was sent."""
+    def terminate(self) -> None:
         self.proc.send_signal(signal.SIGTERM)
-        return time.monotonic()
 
     async def exited(self, timeout: float) -> int:
-        """The exit code, waiting at most ``timeout`` seconds (without blocking the loop)."""
+        """The exit code, waiting at most ``timeout`` seconds (without blocking the loop):
+        a process still running then fails the test (``TimeoutExpired``)."""
         return await asyncio.to_thread(self.proc.wait, timeout)
 
     def kill(self) -> None:
@@ -139,13 +138,11 @@ async def test_sigterm_with_an_open_stream_exits_in_bounded_time(serve, provider
             assert r.status == 200
             first = await asyncio.wait_for(r.content.readline(), 10)
             assert first.startswith(b"event: message_start")
-            sent = proxy.terminate()
+            proxy.terminate()
             events = await read_events(r, 20)
-        code = await proxy.exited(15)
-        took = time.monotonic() - sent
+        code = await proxy.exited(15)  # the grace and a margin; aiohttp alone would wait minutes
     log = proxy.log.read_text()
     assert code == 0, log
-    assert took < 12, f"exit took {took:.1f}s"
     assert events and events[-1]["type"] == "error", events
     assert "ctxproxy is shutting down" in events[-1]["error"]["message"]
     assert "Traceback" not in log, log
@@ -188,13 +185,11 @@ async def test_sigterm_while_the_provider_sends_no_headers(serve, provider):
                 break
             await asyncio.sleep(0.02)
         assert provider.requests
-        sent = proxy.terminate()
+        proxy.terminate()
         r = await call
         payload = await r.json()
         code = await proxy.exited(10)
-        took = time.monotonic() - sent
     assert code == 0
-    assert took < 8
     assert r.status == 502
     assert payload["type"] == "error" and payload["error"]["message"].startswith("upstream")
 
@@ -203,6 +198,5 @@ async def test_sigterm_when_idle_exits_at_once(serve):
     proxy = serve("--log-level", "WARNING")
     async with aiohttp.ClientSession() as http:
         await proxy.ready(http)
-    sent = proxy.terminate()
+    proxy.terminate()
     assert await proxy.exited(10) == 0
-    assert time.monotonic() - sent < 5

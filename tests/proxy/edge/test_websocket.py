@@ -1,7 +1,6 @@
 """Responses over WebSocket (Codex's first choice), and refusing it at once."""
 import asyncio
 import json
-import time
 
 import aiohttp
 import pytest
@@ -35,12 +34,10 @@ async def test_websocket_turns_are_proxied(proxy, fake):
 async def test_websocket_off_is_refused_at_once(make_proxy):
     proxy = await make_proxy('[routes.openai]\napi = "openai"\nupstream = "http://127.0.0.1:9"\nwebsocket = false\n')
     url = proxy.url.replace("http://", "ws://") + "/v1/responses"
-    t0 = time.monotonic()
     async with aiohttp.ClientSession() as s:
         with pytest.raises(aiohttp.WSServerHandshakeError) as exc:
             await s.ws_connect(url)
-    assert exc.value.status == 426
-    assert time.monotonic() - t0 < 1.0
+    assert exc.value.status == 426  # refused by the proxy: the upstream (a closed port) is never tried
 
 
 # -- handshakes, close codes, turn ends and frame limits ------------------------
