@@ -36,7 +36,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import shutil
-import socket
 import statistics
 import subprocess
 import sys
@@ -51,6 +50,7 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 sys.path.insert(0, str(ROOT / "tests"))
 
+from ports import free_port  # noqa: E402
 from ctxproxy.proxy.scripted_provider import FakeProviderThread, Reply  # noqa: E402
 
 from ctxproxy.filters import Identity, Pipeline, Turn  # noqa: E402
@@ -192,12 +192,6 @@ def filter_bench(turns: int, data_dir: Path) -> dict:
 
 
 # -- 2. over HTTP -----------------------------------------------------------------------------------
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def start_proxy(tmp: Path, name: str, pipeline: list[str], upstream: str) -> tuple[subprocess.Popen, str]:

@@ -77,7 +77,6 @@ import resource
 import shlex
 import shutil
 import signal
-import socket
 import subprocess
 import sys
 import tempfile
@@ -92,6 +91,8 @@ import aiohttp
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 RESULTS = HERE / "RESULTS.md"
+sys.path.insert(0, str(ROOT / "tests"))
+from ports import free_port  # noqa: E402  (below the ephemeral range: a load run takes those; re-exported)
 CLK_TCK = os.sysconf("SC_CLK_TCK")
 
 # The reply the fake provider gives to every request: ~150 characters, streamed in
@@ -229,12 +230,6 @@ def provider_main(port: int, event_delay: float) -> None:
 
 
 # --------------------------------------------------------------------------- processes
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def cpu_seconds(pid: int) -> float:

@@ -8,6 +8,7 @@ import time
 import aiohttp
 from aiohttp import web
 import pytest
+from ports import free_port
 
 from ctxproxy.proxy.scripted_provider import FakeProvider, Reply
 from yarl import URL
@@ -48,12 +49,6 @@ async def test_missing_key_env_is_a_config_error(make_proxy):
 
     with pytest.raises(ConfigError, match="NOPE_KEY is not set"):
         await make_proxy('[routes.x]\napi = "openai"\nprefix = "/x"\nupstream = "http://a"\napi_key_env = "NOPE_KEY"\n')
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 @pytest.mark.skipif(not hasattr(socket, "SO_REUSEPORT"), reason="needs SO_REUSEPORT")

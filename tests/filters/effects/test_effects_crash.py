@@ -22,6 +22,7 @@ from pathlib import Path
 import aiohttp
 import orjson
 import pytest
+from ports import free_port
 
 from ctxproxy.proxy.scripted_provider import FakeProviderThread, Reply
 
@@ -34,12 +35,6 @@ request = ["identify", "effects", "inject"]
 TOOLS = [{"name": "Bash", "description": "run a command", "input_schema": {"type": "object"}}]
 KILLS = 50
 TIME_LIMIT = 300.0  # a guard against a hang only: the loop ends at KILLS kills (~15 s on a quiet machine)
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 class ProxyProcess:

@@ -14,14 +14,9 @@ import urllib.request
 
 import orjson
 import pytest
+from ports import free_port
 
 ENV = {**os.environ, "OTEL_SDK_DISABLED": "true"}
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def serve(*argv: str, timeout: float = 60) -> subprocess.CompletedProcess:

@@ -8,7 +8,6 @@ from __future__ import annotations
 import asyncio
 import os
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -17,6 +16,7 @@ from pathlib import Path
 import aiohttp
 import orjson
 import pytest
+from ports import free_port
 
 from ctxproxy.proxy.scripted_provider import FakeProviderThread, Reply
 from ctxproxy.store import open_store
@@ -27,12 +27,6 @@ CONFIG = """
 request = ["identify", "effects"]
 """
 TOOLS = [{"name": "Bash", "description": "run a command", "input_schema": {"type": "object"}}]
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 class Serve:

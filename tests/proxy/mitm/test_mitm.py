@@ -22,6 +22,7 @@ pytest.importorskip("mitmproxy", reason="transparent mode needs the mitm extra")
 import aiohttp  # noqa: E402
 import anthropic  # noqa: E402
 import openai  # noqa: E402
+from ports import free_port  # noqa: E402
 from wsturns import ws_turn  # noqa: E402
 from tlscerts import TestCA  # noqa: E402
 
@@ -322,9 +323,7 @@ async def h2_provider(tmp_path, tls_fake, certs):
     providers do: mitmproxy in reverse mode with its own CA (lazy, so it answers the
     client's ALPN itself), in a process of its own (mitmproxy's options are
     process-wide, so two instances cannot share one)."""
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
+    port = free_port()
     confdir = tmp_path / "front"
     proc = subprocess.Popen([sys.executable, "-c", FRONT, str(port), tls_fake.url, str(confdir), str(certs.pem)],
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
