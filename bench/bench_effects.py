@@ -50,7 +50,7 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 sys.path.insert(0, str(ROOT / "tests"))
 
-from ports import free_port  # noqa: E402
+from ctxproxy.proxy.ports import free_port  # noqa: E402
 from ctxproxy.proxy.scripted_provider import FakeProviderThread, Reply  # noqa: E402
 
 from ctxproxy.filters import Identity, Pipeline, Turn  # noqa: E402

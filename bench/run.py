@@ -88,11 +88,11 @@ from typing import Awaitable, Callable
 
 import aiohttp
 
+from ctxproxy.proxy.ports import free_port  # the other benches import it from here
+
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 RESULTS = HERE / "RESULTS.md"
-sys.path.insert(0, str(ROOT / "tests"))
-from ports import free_port  # noqa: E402  (below the ephemeral range: a load run takes those; re-exported)
 CLK_TCK = os.sysconf("SC_CLK_TCK")
 
 # The reply the fake provider gives to every request: ~150 characters, streamed in

@@ -23,7 +23,6 @@ import json
 import math
 import os
 import signal
-import socket
 import sys
 import tomllib
 from contextlib import asynccontextmanager
@@ -33,6 +32,8 @@ from pathlib import Path
 from typing import Any, AsyncIterator
 
 import aiohttp
+
+from ..ports import free_port
 
 START_TIMEOUT = 120.0  # seconds for the child to answer /ctx/healthz (compiling the redaction rules on a busy machine)
 STOP_TIMEOUT = 15.0  # seconds for it to exit after SIGTERM
@@ -145,12 +146,6 @@ def _end_with_parent() -> None:
             pass
 
 
-def _free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 @asynccontextmanager
 async def serve(config: str | os.PathLike | None, data_dir: Path, upstream: str, rules_dir: Path | None = None,
                 cache_dir: Path | None = None) -> AsyncIterator[Child]:
@@ -166,7 +161,7 @@ async def serve(config: str | os.PathLike | None, data_dir: Path, upstream: str,
     token = admin_token()
     env = {"OTEL_SDK_DISABLED": "true", **os.environ, "CTXPROXY_ADMIN_TOKEN": token}
     for attempt in range(PORT_ATTEMPTS):
-        port = _free_port()
+        port = free_port()
         proc = await asyncio.create_subprocess_exec(
             *_serve_command(), "--config", str(path), "--host", "127.0.0.1", "--port", str(port),
             "--data-dir", str(data_dir), "--anthropic-upstream", upstream, "--openai-upstream", upstream,

@@ -1,23 +1,17 @@
 """Faults: provider down, 5xx, timeouts, drops, disconnects, bad input."""
 import asyncio
-import socket
 
 import aiohttp
 import anthropic
 import openai
 import pytest
 from aiohttp import web
+from ctxproxy.proxy.ports import free_port
 
 from ctxproxy.proxy.scripted_provider import Reply
 
 MSG = {"model": "claude-opus-4-8", "max_tokens": 10, "messages": [{"role": "user", "content": "hi"}]}
 CHAT = {"model": "gpt-5", "messages": [{"role": "user", "content": "hi"}]}
-
-
-def closed_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 async def post(url, **kw):
@@ -27,7 +21,7 @@ async def post(url, **kw):
 
 
 async def test_provider_down_is_502_in_each_format(make_proxy):
-    proxy = await make_proxy(upstream=f"http://127.0.0.1:{closed_port()}")
+    proxy = await make_proxy(upstream=f"http://127.0.0.1:{free_port()}")
     status, body, headers = await post(proxy.url + "/v1/messages", json=MSG)
     assert status == 502 and body["type"] == "error" and body["error"]["type"] == "api_error"
     assert "unreachable" in body["error"]["message"] and headers["X-Ctx-Turn-Id"]

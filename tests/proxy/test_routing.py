@@ -8,7 +8,7 @@ import time
 import aiohttp
 from aiohttp import web
 import pytest
-from ports import free_port
+from ctxproxy.proxy.ports import free_port
 
 from ctxproxy.proxy.scripted_provider import FakeProvider, Reply
 from yarl import URL

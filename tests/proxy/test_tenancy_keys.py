@@ -10,13 +10,13 @@ import json
 import logging
 import os
 import signal
-import socket
 import subprocess
 import sys
 import time
 
 import aiohttp
 import pytest
+from ctxproxy.proxy.ports import free_port
 
 from ctxproxy.config import load_config
 from ctxproxy.proxy.auth import FailureLimiter, issue_key, warn_if_open
@@ -25,12 +25,6 @@ from ctxproxy.proxy.scripted_provider import FakeProviderThread
 
 KEYS = '[auth]\nmode = "keys"\n[pipeline]\nrequest = ["identify", "manifest"]\n'
 CHAT = json.dumps({"model": "m", "messages": [{"role": "user", "content": "hi"}]})
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def cli(capsys, *argv: str) -> tuple[int, str, str]:

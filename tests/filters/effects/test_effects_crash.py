@@ -22,7 +22,7 @@ from pathlib import Path
 import aiohttp
 import orjson
 import pytest
-from ports import free_port
+from ctxproxy.proxy.ports import free_port
 
 from ctxproxy.proxy.scripted_provider import FakeProviderThread, Reply
 

@@ -4,10 +4,10 @@ and metrics received by a real OTLP/HTTP receiver and decoded with
 from __future__ import annotations
 
 import asyncio
-import socket
 
 import orjson
 import pytest
+from ctxproxy.proxy.ports import free_port
 
 from ctxproxy.filters.base import Filter
 from ctxproxy.filters.segments import Segment, offer
@@ -384,17 +384,9 @@ async def test_sampled_out_parent_exports_nothing(otlp, make_proxy, fake):
     assert all(s.trace_id.hex() != TRACE_ID for s in otlp.spans())
 
 
-def _closed_port() -> int:
-    s = socket.socket()
-    s.bind(("127.0.0.1", 0))
-    port = s.getsockname()[1]
-    s.close()
-    return port
-
-
 async def test_receiver_down_never_fails_a_turn(make_proxy, fake, monkeypatch):
     monkeypatch.delenv("OTEL_SDK_DISABLED", raising=False)
-    monkeypatch.setenv("OTEL_EXPORTER_OTLP_ENDPOINT", f"http://127.0.0.1:{_closed_port()}")
+    monkeypatch.setenv("OTEL_EXPORTER_OTLP_ENDPOINT", f"http://127.0.0.1:{free_port()}")
     monkeypatch.setenv("OTEL_EXPORTER_OTLP_TIMEOUT", "1")
     monkeypatch.setenv("OTEL_BSP_SCHEDULE_DELAY", "20")
     monkeypatch.setenv("OTEL_METRIC_EXPORT_INTERVAL", "100")

@@ -14,7 +14,7 @@ import urllib.request
 
 import orjson
 import pytest
-from ports import free_port
+from ctxproxy.proxy.ports import free_port
 
 ENV = {**os.environ, "OTEL_SDK_DISABLED": "true"}
 

@@ -22,7 +22,7 @@ pytest.importorskip("mitmproxy", reason="transparent mode needs the mitm extra")
 import aiohttp  # noqa: E402
 import anthropic  # noqa: E402
 import openai  # noqa: E402
-from ports import free_port  # noqa: E402
+from ctxproxy.proxy.ports import free_port  # noqa: E402
 from wsturns import ws_turn  # noqa: E402
 from tlscerts import TestCA  # noqa: E402
 
@@ -409,9 +409,7 @@ async def test_a_client_that_does_not_trust_the_ca_is_told_what_to_set_then_pass
 
 
 async def test_a_provider_that_does_not_answer_is_a_connection_error(start_mitm, tls_fake):
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        dead = s.getsockname()[1]  # nothing listens here once the socket closes
+    dead = free_port()  # nothing listens there
     start_mitm(openai_upstream=f"https://localhost:{dead}")
     c = openai.AsyncOpenAI(base_url=f"https://localhost:{dead}/v1", api_key="sk-test", max_retries=0)
     with pytest.raises(openai.APIConnectionError):

@@ -1,9 +1,9 @@
-"""A port for a server a test (or a benchmark) starts in another process.
+"""A port for a server started in another process (``ctxproxy eval``'s child, tests, benchmarks).
 
 Binding port 0 and closing the socket leaves a race: until the child binds
 it, the kernel may hand the same port to any outgoing connection as its
 local port (port 0 and outgoing connections draw from the same ephemeral
-range), and the child then fails with "Address already in use". A load test
+range), and the child then fails with "Address already in use". A load run
 opens thousands of connections, so it happens. A port below that range is
 never given to an outgoing connection; only another listener could take it.
 """
