@@ -9,7 +9,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any, Literal, Mapping
 
-from .typed import ConfigError, parse_section
+from .typed import ConfigError, overlay, parse_section
 
 ADMIN_TOKEN_ENV = "CTXPROXY_ADMIN_TOKEN"
 MAX_MAP_SIZE_MB = 1 << 24  # 16 TiB: more than any disk this runs on; a typo beyond it is caught here
@@ -204,9 +204,16 @@ class Config:
         prefixes = [r.prefix for r in self.routes.values()]
         if "" not in prefixes:
             raise ConfigError("routes: at least one route needs prefix = \"\" (the default route)")
-        families = {r.api for r in self.routes.values() if not r.prefix}
-        if len([r for r in self.routes.values() if not r.prefix]) != len(families):
-            raise ConfigError("routes: at most one default (prefix \"\") route per api family")
+        defaults: dict[str, str] = {}
+        for name, route in self.routes.items():
+            if route.prefix:
+                continue
+            if route.api in defaults:
+                raise ConfigError(
+                    f"routes.{name}: routes.{defaults[route.api]} is already the default (prefix \"\") route for "
+                    f"api = {route.api!r}; change its upstream in [routes.{defaults[route.api]}], or give "
+                    f"[routes.{name}] a prefix")
+            defaults[route.api] = name
         seen = set()
         for p in prefixes:
             if p and p in seen:
@@ -230,8 +237,10 @@ def default_config_text() -> str:
 def load_config(path: str | os.PathLike | None = None, **overrides: Any) -> Config:
     """Read ``path`` (or the embedded defaults), validate, apply CLI overrides.
 
-    A user file is laid over the defaults table by table: a section the file
-    names replaces nothing else. ``overrides`` take ``host``, ``port``,
+    A user file replaces only the keys it names: a section it writes
+    (``[server]``, ``[routes.anthropic]``, ``[memory.gate]``, a filter's
+    ``[filters.<name>]``) keeps every default key it leaves out; a value, a
+    list or a table of values (``ttl_days``) replaces the default whole. ``overrides`` take ``host``, ``port``,
     ``workers``, ``data_dir``, ``shutdown_timeout``, ``anthropic_upstream`` and
     ``openai_upstream``.
     """
@@ -246,7 +255,7 @@ def load_config(path: str | os.PathLike | None = None, **overrides: Any) -> Conf
             user = tomllib.loads(text)
         except tomllib.TOMLDecodeError as exc:
             raise ConfigError(f"{path}: not valid TOML ({exc})") from None
-        raw = _merge(raw, user)
+        raw = overlay(Config, raw, user)
         source = str(path)
     unknown = sorted(set(raw) - _TOP_KEYS)
     if unknown:
@@ -285,20 +294,3 @@ def replace_mitm(cfg: Config, **o: Any) -> Config:
     mitm = replace(cfg.mitm, **changes)
     mitm.validate("mitm")
     return replace(cfg, mitm=mitm)
-
-
-def _merge(base: dict, user: dict) -> dict:
-    out = dict(base)
-    for key, value in user.items():
-        if key in ("server", "upstream", "store", "pipeline", "mitm", "auth") and isinstance(value, dict) and isinstance(out.get(key), dict):
-            out[key] = {**out[key], **value}
-        elif key in ("routes", "filters", "tenants") and isinstance(value, dict) and isinstance(out.get(key), dict):
-            out[key] = {**out[key], **value}
-        elif key == "memory" and isinstance(value, dict) and isinstance(out.get(key), dict):
-            # [memory.gate] keys lay over the defaults' one by one
-            out[key] = {**out[key], **{k: {**out[key].get(k, {}), **v} if isinstance(v, dict) and isinstance(
-                out[key].get(k), dict) else v for k, v in value.items()}}
-            out[key] = {**out[key], **value}
-        else:
-            out[key] = value
-    return out

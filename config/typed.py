@@ -44,6 +44,53 @@ def parse_section(cls: type[T], raw: Any, path: str) -> T:
     return obj
 
 
+def overlay(cls: type, base: Any, user: Any) -> Any:
+    """The TOML table ``user`` laid over ``base``, guided by dataclass ``cls``:
+    a table that is a section (a dataclass, or an entry of a table of sections
+    such as ``[routes.<name>]``) keeps the keys ``user`` does not name; any
+    other value, a table of values such as ``ttl_days`` included, replaces
+    ``base``'s whole. An entry typed ``Any`` (a filter's own section) has its
+    first-level keys laid over."""
+    if not (isinstance(base, dict) and isinstance(user, dict)):
+        return user
+    hints = get_type_hints(cls)
+    out = dict(base)
+    for key, value in user.items():
+        tp = _section_type(hints.get(key))
+        if tp is not None:
+            out[key] = overlay(tp, base.get(key), value)
+            continue
+        entry = _entry_type(hints.get(key))
+        if entry is not None and isinstance(base.get(key), dict) and isinstance(value, dict):
+            lay = (lambda b, u, tp=entry: overlay(tp, b, u)) if entry is not Any else _lay_keys
+            out[key] = {**base[key], **{name: lay(base[key].get(name), v) for name, v in value.items()}}
+        else:
+            out[key] = value
+    return out
+
+
+def _lay_keys(base: Any, user: Any) -> Any:
+    return {**base, **user} if isinstance(base, dict) and isinstance(user, dict) else user
+
+
+def _section_type(tp: Any) -> type | None:
+    """The dataclass a field holds (``X`` or ``X | None``), else None."""
+    if tp is None:
+        return None
+    options = get_args(tp) if get_origin(tp) in (typing.Union, types.UnionType) else (tp,)
+    found = [o for o in options if dataclasses.is_dataclass(o)]
+    return found[0] if len(found) == 1 else None
+
+
+def _entry_type(tp: Any) -> Any:
+    """For a table of sections (``Mapping[str, X]`` with X a dataclass or Any): X, else None."""
+    if get_origin(tp) not in (dict, collections.abc.Mapping):
+        return None
+    args = get_args(tp)
+    value = args[1] if len(args) == 2 else None
+    return value if value is Any or dataclasses.is_dataclass(value) else None
+
+
 def _coerce(tp: Any, value: Any, path: str) -> Any:
     origin = get_origin(tp)
     if tp is Any:

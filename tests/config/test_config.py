@@ -27,6 +27,52 @@ def test_user_file_overrides_only_what_it_names(tmp_path):
     assert cfg.source.endswith("ctxproxy.toml")
 
 
+def test_a_route_of_the_defaults_keeps_the_keys_a_file_leaves_out(tmp_path):
+    path = write(tmp_path, '[routes.anthropic]\nupstream = "http://127.0.0.1:9"\n')
+    cfg = load_config(path)
+    assert cfg.routes["anthropic"].api == "anthropic" and cfg.routes["anthropic"].upstream == "http://127.0.0.1:9"
+    assert cfg.routes["openai"].upstream == "https://api.openai.com"
+    ok = run_cli("config", "check", str(path))
+    assert ok.returncode == 0, ok.stderr
+
+
+def test_sections_keep_default_keys_and_tables_of_values_replace_whole(tmp_path):
+    cfg = load_config(write(tmp_path, "[memory.gate]\nttl_days = { event = 7 }\n[filters.redact]\nresponses = false\n"
+                                      "[tenants.acme]\napi_key_env = \"ACME_KEY\"\n"))
+    assert cfg.memory.gate.ttl_days == {"event": 7}  # failures no longer expire: the table is one value
+    assert cfg.memory.gate.recalled_max_chars == 1000
+    assert cfg.filters["redact"]["responses"] is False
+    assert cfg.filters["redact"]["profile"] == "default" and "default" in cfg.filters["redact"]["profiles"]
+    assert cfg.tenants["acme"].api_key_env == "ACME_KEY"
+
+
+def test_each_filter_section_of_the_defaults_equals_its_own_defaults():
+    """A filter's nested tables (``[filters.recall.rank]``) are parsed from what a
+    file names over the section's own defaults: they must say what the embedded
+    file says, or naming one key would change the others."""
+    import tomllib
+
+    from ctxproxy.config import default_config_text, parse_section
+    from ctxproxy.filters import FILTERS, filter_class
+
+    raw = tomllib.loads(default_config_text())["filters"]
+    for name in FILTERS:
+        cls = filter_class(name).Config
+        if cls is None or name == "redact":  # redact's profiles are checked below
+            continue
+        assert parse_section(cls, raw.get(name), name) == parse_section(cls, {}, name), name
+    from ctxproxy.store.services.redaction.profiles import ProfileSpec
+
+    assert ProfileSpec.parse("default", raw["redact"]["profiles"]["default"]) == ProfileSpec("default")
+
+
+def test_a_second_default_route_for_one_api_names_the_first(tmp_path):
+    with pytest.raises(ConfigError) as exc:
+        load_config(write(tmp_path, '[routes.claude]\napi = "anthropic"\nupstream = "http://127.0.0.1:9"\n'))
+    assert "routes.claude: routes.anthropic is already the default" in str(exc.value)
+    assert "[routes.anthropic]" in str(exc.value)
+
+
 @pytest.mark.parametrize("text, message", [
     ("[server]\nprot = 1\n", "server.prot: unknown key"),
     ("[server]\nport = \"80\"\n", "server.port: expected an integer, got a string"),
