@@ -56,7 +56,7 @@ from gate_attack_probes import PROBES as ATTACK_PROBES  # noqa: E402
 from gate_clean_facts import facts  # noqa: E402
 from run import ROOT  # noqa: E402
 
-from ctxproxy.filters.memory import scan  # noqa: E402
+from ctxproxy.store.services.memory import scan  # noqa: E402
 
 SPLIT_SEED = "ctxproxy-memory-gate-2026"
 HELD_FRACTION = 0.3

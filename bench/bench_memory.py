@@ -31,7 +31,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from common import LoadMeter, append_results, section_head  # noqa: E402
 
-from ctxproxy.filters.memory.gate import MemoryGate  # noqa: E402
+from ctxproxy.store.services.memory.gate import MemoryGate  # noqa: E402
 from ctxproxy.store import open_store  # noqa: E402
 from ctxproxy.store.forget import forget  # noqa: E402
 

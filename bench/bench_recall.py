@@ -81,8 +81,8 @@ def load(conv: dict, tenant: str) -> tuple[list, float]:
 
 
 def evaluate(data: list[dict], rank_cfg, k: int = K) -> dict:
-    from ctxproxy.filters.recall.hybrid import VectorRecall
-    from ctxproxy.filters.recall.recaller import Recaller
+    from ctxproxy.store.services.recall.hybrid import VectorRecall
+    from ctxproxy.store.services.recall.recaller import Recaller
     from ctxproxy.store.memory_index import MemoryIndex
     from ctxproxy.store.sqlite_index import Viewer
     from ctxproxy.store.vector_index import VectorIndex
@@ -92,7 +92,7 @@ def evaluate(data: list[dict], rank_cfg, k: int = K) -> dict:
         index = MemoryIndex(Path(tmp) / "memories.db")
         vectors = None
         if rank_cfg.embeddings:
-            from ctxproxy.filters.recall.embeddings import shared_embedder
+            from ctxproxy.store.services.recall.embeddings import shared_embedder
 
             embedder = shared_embedder()
             vectors = VectorIndex(Path(tmp) / "vectors.db")
@@ -154,7 +154,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"bench_recall: {DATASET} not found (the LoCoMo dev split); skipped")
         return 0
     sys.path.insert(0, str(ROOT))
-    from ctxproxy.filters.recall.rank import RankConfig
+    from ctxproxy.store.services.recall.rank import RankConfig
 
     def typed(key: str, value: str):
         kind = type(getattr(RankConfig(), key))

@@ -110,7 +110,7 @@ def build(data: Path, n: int, rng: random.Random, embeddings: bool = False):
     t_index = time.perf_counter() - t0
     vectors, t_vectors = None, 0.0
     if embeddings:
-        from ctxproxy.filters.recall.embeddings import shared_embedder
+        from ctxproxy.store.services.recall.embeddings import shared_embedder
 
         vectors = VectorIndex.open(data, store)
         vectors.use(shared_embedder())
@@ -121,9 +121,9 @@ def build(data: Path, n: int, rng: random.Random, embeddings: bool = False):
 
 
 def recall_latency(store, index, queries: int, rng: random.Random, vectors=None) -> list[float]:
-    from ctxproxy.filters.recall.hybrid import VectorRecall
-    from ctxproxy.filters.recall.rank import RankConfig
-    from ctxproxy.filters.recall.recaller import Recaller
+    from ctxproxy.store.services.recall.hybrid import VectorRecall
+    from ctxproxy.store.services.recall.rank import RankConfig
+    from ctxproxy.store.services.recall.recaller import Recaller
     from ctxproxy.store.sqlite_index import Viewer
 
     recallers = {"lexical": Recaller(index)}

@@ -7,7 +7,7 @@ streaming TTFB through ``ctxproxy serve`` with redaction on vs off (issue 3).
 
 Everything runs on 127.0.0.1; every loop is bounded by a repetition count.
 
-1. Engine, in this process (``ctxproxy.filters.redaction``; default profile
+1. Engine, in this process (``ctxproxy.store.services.redaction``; default profile
    groups: llm, cloud, vcs, saas, crypto, generic):
 
    * the text: ``tests/secretcorpus.realistic_megabyte`` — 1,000,000
@@ -77,8 +77,8 @@ from secretcorpus import TEST_KEY, build_corpus, realistic_megabyte  # noqa: E40
 from ctxproxy.filters import Turn  # noqa: E402
 from ctxproxy.filters.base import Identity  # noqa: E402
 from ctxproxy.filters.redact import RedactConfig, RedactFilter  # noqa: E402
-from ctxproxy.filters.redaction import DEFAULT_GROUPS, Redactor, builtin_rules, prefilter  # noqa: E402
-from ctxproxy.filters.redaction.patterns import analyze  # noqa: E402
+from ctxproxy.store.services.redaction import DEFAULT_GROUPS, Redactor, builtin_rules, prefilter  # noqa: E402
+from ctxproxy.store.services.redaction.patterns import analyze  # noqa: E402
 from ctxproxy.filters.tokens import TokenCounter  # noqa: E402
 from ctxproxy.proxy.adapters import ADAPTERS  # noqa: E402
 

@@ -19,7 +19,7 @@ redacting the whole text.
 and ``proxy/`` (code identifiers and prose), whether it waits when it ends a
 piece (fed alone after ``see ``), and how many of those are hex digits.
 
-``--baseline REV`` also runs the redaction package (``filters/redaction/``:
+``--baseline REV`` also runs the redaction package (``store/services/redaction/``:
 rules, engine, stream) as it is at git revision REV, imported beside this
 tree's, its rounds interleaved with this one's, so both see the same load.
 """
@@ -43,7 +43,7 @@ sys.path.insert(0, str(ROOT / "tests"))
 from secretcorpus import TEST_KEY, hyperscan_cache_dir, realistic_megabyte  # noqa: E402
 
 import ctxproxy.filters  # noqa: E402
-from ctxproxy.filters import redaction  # noqa: E402
+from ctxproxy.store.services import redaction  # noqa: E402
 
 PROSE = ("Here is the thing, here are the steps: run make install, then open the docs page and check "
          "that every test passes. If one fails, read its log first; most failures come from a stale cache. ") * 40
@@ -67,14 +67,14 @@ def pieces() -> dict[str, list[str]]:
 
 
 def package_at(rev: str) -> types.ModuleType:
-    """``filters/redaction/`` at ``rev``, imported as ``ctxproxy.filters.redaction_<rev>``
+    """``store/services/redaction/`` at ``rev``, imported as ``ctxproxy.filters.redaction_<rev>``
     (its relative imports of the rest of ``ctxproxy.filters`` get this tree's)."""
     tmp = Path(tempfile.mkdtemp(prefix="ctxproxy-bench-redaction-"))
     archive = subprocess.run(["git", "-C", str(ROOT), "archive", rev, "filters/redaction"], check=True,
                              capture_output=True).stdout
     subprocess.run(["tar", "-x", "-C", str(tmp)], input=archive, check=True)
     name = "redaction_" + re.sub(r"\W", "_", rev)
-    spec = importlib.util.spec_from_file_location(f"ctxproxy.filters.{name}", tmp / "filters/redaction/__init__.py",
+    spec = importlib.util.spec_from_file_location(f"ctxproxy.filters.{name}", tmp / "store/services/redaction/__init__.py",
                                                   submodule_search_locations=[str(tmp / "filters/redaction")])
     module = importlib.util.module_from_spec(spec)
     sys.modules[spec.name] = module
@@ -138,7 +138,7 @@ def held_words(versions: dict[str, types.ModuleType], reds: dict) -> None:
 
 def main() -> None:
     ap = argparse.ArgumentParser()
-    ap.add_argument("--baseline", metavar="REV", help="also run filters/redaction/ of this git revision, interleaved")
+    ap.add_argument("--baseline", metavar="REV", help="also run store/services/redaction/ of this git revision, interleaved")
     ap.add_argument("--interval-ms", type=float, default=25.0, help="time between pieces, for the added TTFT")
     ap.add_argument("--words", action="store_true", help="only count the words that wait when they end a piece")
     args = ap.parse_args()

@@ -20,7 +20,7 @@ FILTERS: dict[str, str] = {
     "effects": "ctxproxy.filters.effects.filter:EffectsFilter",
     "checkpoint": "ctxproxy.filters.checkpoint:CheckpointFilter",
     "prune": "ctxproxy.filters.prune:PruneFilter",
-    "recall": "ctxproxy.filters.recall.filter:RecallFilter",
+    "recall": "ctxproxy.filters.recall:RecallFilter",
     "inject": "ctxproxy.filters.inject.filter:InjectFilter",
     "manifest": "ctxproxy.filters.manifest.filter:ManifestFilter",
 }

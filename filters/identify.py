@@ -56,7 +56,7 @@ from ctxproxy.config import ConfigError
 from .base import Filter, Identity, Turn
 from .compaction import codex_metadata
 from .view import NO_HINTS, BodyHints
-from .digest import memo_key, text_sha256
+from ctxproxy.store.services.digest import memo_key, text_sha256
 
 FINGERPRINT_MEMO = 4096  # fingerprints remembered (well under a MB: the keys hold no text)
 _ID_OK = re.compile(r"^[A-Za-z0-9._:@/+=-]{1,200}$")

@@ -66,7 +66,7 @@ from ctxproxy.store import REF_POINTERS, surrogates
 from ctxproxy.store.queries import REF_PREFIX  # the admin API and the CLI resolve references too
 
 from .base import Filter, Turn
-from .digest import memo_key, text_sha256
+from ctxproxy.store.services.digest import memo_key, text_sha256
 
 
 log = logging.getLogger("ctxproxy.filters.prune")

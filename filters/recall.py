@@ -45,12 +45,12 @@ from ctxproxy.store.memory_records import SNAPSHOT_KINDS
 from ctxproxy.store.session_index import MAX_TURN_CHARS, TurnTexts
 from ctxproxy.store.sqlite_index import Viewer
 
-from ..base import Filter, Turn
-from ..digest import text_sha256
-from ..segments import SENSITIVITY_ORDER, Segment, offer
-from ..view import TEXT
-from .rank import RankConfig
-from .services import recall_services
+from .base import Filter, Turn
+from ctxproxy.store.services.digest import text_sha256
+from .segments import SENSITIVITY_ORDER, Segment, offer
+from .view import TEXT
+from ctxproxy.store.services.recall.rank import RankConfig
+from ctxproxy.store.services.recall.services import recall_services
 
 log = logging.getLogger("ctxproxy.filters.recall")
 

@@ -55,7 +55,7 @@ from typing import Any, Mapping
 from ctxproxy.config import ConfigError
 
 from .base import Filter, FilterError, Turn
-from .redaction import (
+from ctxproxy.store.services.redaction import (
     Profile,
     ProfileRegistry,
     RedactionError,

@@ -21,7 +21,7 @@ from typing import Hashable, Iterable
 
 import tiktoken
 
-from .digest import memo_key
+from ctxproxy.store.services.digest import memo_key
 
 # sha256 of the raw .tiktoken files, as published in tiktoken_ext/openai_public.py.
 VOCAB_SHA256 = {

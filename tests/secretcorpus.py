@@ -920,7 +920,7 @@ _REDACTORS: dict = {}
 
 def redactor(engine: str = "hyperscan", groups: tuple[str, ...] | None = None):
     """A cached Redactor over the built-in rules of ``groups`` (default groups if None)."""
-    from ctxproxy.filters.redaction import DEFAULT_GROUPS, Redactor, builtin_rules
+    from ctxproxy.store.services.redaction import DEFAULT_GROUPS, Redactor, builtin_rules
 
     groups = tuple(groups or DEFAULT_GROUPS)
     key = (engine, groups)

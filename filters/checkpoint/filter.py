@@ -64,7 +64,7 @@ from ctxproxy.store.records import OPEN_STATES
 
 from .. import compaction as cmp
 from ..base import Filter, Turn
-from ..digest import text_sha256
+from ctxproxy.store.services.digest import text_sha256
 from ..effects.rules import (DEFAULT_READ_ONLY_COMMANDS, DEFAULT_READ_ONLY_TOOLS, DEFAULT_SHELL_TOOLS,
                             DEFAULT_SIDE_EFFECT_TOOLS, ToolClasses)
 from ..effects.filter import (LedgerSegment, _header_goal, effect_call, effect_details, effect_group,

@@ -15,7 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Mapping
 
-from ..digest import text_sha256
+from ctxproxy.store.services.digest import text_sha256
 
 LIMITS = {"instructions": 24, "decisions": 16, "evidence": 24}
 HEAD = 6  # the first entries of a list are kept when it overflows: they set the task (then the newest)

@@ -112,7 +112,7 @@ from .rules import (
     shell_output,
     short_args,
 )
-from ..digest import text_sha256
+from ctxproxy.store.services.digest import text_sha256
 from ..segments import Segment, offer
 from ..view import ARGS, ResponseView, StreamEvent
 

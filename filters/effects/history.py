@@ -36,7 +36,7 @@ from typing import Any, Hashable, Iterable, Sequence
 
 import orjson
 
-from ..digest import memo_key, sha256, text_sha256
+from ctxproxy.store.services.digest import memo_key, sha256, text_sha256
 from ..view import HistoryKeys
 from .rules import normalize_id
 

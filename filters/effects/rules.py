@@ -45,7 +45,7 @@ from typing import Any, Iterable, Mapping, Sequence
 
 import orjson
 
-from ..digest import text_sha256
+from ctxproxy.store.services.digest import text_sha256
 
 KEY_VERSION = "ctxproxy.effect.v1"
 

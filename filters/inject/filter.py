@@ -72,7 +72,7 @@ from typing import Any, Callable, Literal, Mapping
 from ctxproxy.config import ConfigError
 
 from ..base import CommitFailed, Filter, Turn
-from ..digest import memo_key, text_sha256
+from ctxproxy.store.services.digest import memo_key, text_sha256
 from .evidence import NullRetriever, Retriever, as_evidence
 from .memory_snapshot import SCOPES, snapshot_segments
 from .observed_rules import POLICIES, observed_segments

@@ -34,7 +34,7 @@ from typing import Any, Callable, Iterable, Mapping
 
 from ctxproxy.store.memory_records import SNAPSHOT_KINDS
 
-from ..digest import text_sha256
+from ctxproxy.store.services.digest import text_sha256
 from ..segments import SENSITIVITY_ORDER, Segment, max_sensitivity
 
 STATE_KEY = "memory_snapshot"
@@ -154,7 +154,7 @@ def build_snapshot(records: Iterable[Any], ident: Any, chars: Mapping[str, int],
 
 def _default_scan() -> Callable[[str], Any]:
     try:
-        from ..memory.threats import scan
+        from ctxproxy.store.services.memory.threats import scan
     except ImportError:  # the threat rules are not installed: nothing is re-scanned
         return lambda text: None
     return scan

@@ -31,7 +31,7 @@ from datetime import datetime, timezone
 from typing import Any, Iterator
 
 from ..compaction import REQUEST, RESUMED, detect
-from ..digest import text_sha256
+from ctxproxy.store.services.digest import text_sha256
 from ..segments import Segment
 
 MAX_FILES = 32  # files remembered per session

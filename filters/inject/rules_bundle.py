@@ -53,7 +53,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
-from ..digest import text_sha256
+from ctxproxy.store.services.digest import text_sha256
 
 log = logging.getLogger("ctxproxy.filters.inject")
 

@@ -42,7 +42,7 @@ import orjson
 from ctxproxy.store import TURN_POINTERS, surrogates
 
 from ..base import Filter, Turn
-from ..digest import sha256
+from ctxproxy.store.services.digest import sha256
 from ..segments import FENCED_TRUST, SENSITIVITY_ORDER
 from .telemetry import (
     CONTENT_TRUNCATED,

@@ -38,7 +38,7 @@ CREATED_BY = "admin-api"
 def _gate_module() -> Any:
     """The memory gate, imported on the first memory call: its threat rules take a
     moment to compile, which a proxy that never writes a memory does not pay at start-up."""
-    from ctxproxy.filters.memory import gate
+    from ctxproxy.store.services.memory import gate
 
     return gate
 

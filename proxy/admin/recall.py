@@ -18,8 +18,8 @@ import asyncio
 import orjson
 from aiohttp import web
 
-from ctxproxy.filters.recall.queries import QueryError, recall_items, session_hits
-from ctxproxy.filters.recall.services import recall_services
+from ctxproxy.store.services.recall.queries import QueryError, recall_items, session_hits
+from ctxproxy.store.services.recall.services import recall_services
 
 from .app import admin_route, required_store, tenant_of
 

@@ -121,7 +121,7 @@ def register(subparsers: Any) -> None:
 
 
 def _gate(cs: Any) -> Any:
-    from ctxproxy.filters.memory.gate import GateConfig, MemoryGate
+    from ctxproxy.store.services.memory.gate import GateConfig, MemoryGate
 
     return MemoryGate(cs.store, GateConfig.from_config(cs.config))
 
@@ -138,8 +138,8 @@ def _fail(status: int, payload: Any) -> CLIError:
 def _gated(args: argparse.Namespace, call: Any) -> dict:
     """Run ``call(gate, tenant)`` on the data dir's store; its answer, or the
     CLIError for a bad field (2), a missing record (3), a conflict (4), a refusal (5)."""
-    from ctxproxy.filters.memory.fields import FieldError
-    from ctxproxy.filters.memory.gate import NotFound, StateError
+    from ctxproxy.store.services.memory.fields import FieldError
+    from ctxproxy.store.services.memory.gate import NotFound, StateError
     from ctxproxy.store.errors import RevisionConflict
 
     with cli_store(args) as cs:
@@ -314,7 +314,7 @@ def _delete(args: argparse.Namespace) -> int:
 
 
 def _import(args: argparse.Namespace) -> int:
-    from ctxproxy.filters.memory.formats import FormatError, detect, read_entries
+    from ctxproxy.store.services.memory.formats import FormatError, detect, read_entries
 
     path = Path(args.path).expanduser()
     try:
@@ -360,7 +360,7 @@ def _import(args: argparse.Namespace) -> int:
 
 
 def _export(args: argparse.Namespace) -> int:
-    from ctxproxy.filters.memory.formats import export
+    from ctxproxy.store.services.memory.formats import export
     from ctxproxy.store.memory_records import MemoryRecord
 
     filters = {k: getattr(args, k) for k in ("project", "user", "session", "status", "kind") if getattr(args, k)}

@@ -50,7 +50,7 @@ def register(subparsers: Any) -> None:
 def _services(cs: Any) -> Any:
     from pathlib import Path
 
-    from ctxproxy.filters.recall.services import RecallServices
+    from ctxproxy.store.services.recall.services import RecallServices
 
     rs = RecallServices(Path(cs.config.server.data_dir), cs.store)
     rs.prepare(_rank(cs)[0], sync=True)  # the embeddings extra, when on: vectors caught up before answering
@@ -66,7 +66,7 @@ def _rank(cs: Any) -> tuple[Any, tuple]:
 
 def _answer(args: argparse.Namespace, remote: tuple, local: Callable[[Any, Any], dict]) -> dict:
     """The admin API's answer with ``--url``, else the same query on the data dir."""
-    from ctxproxy.filters.recall.queries import QueryError
+    from ctxproxy.store.services.recall.queries import QueryError
 
     if args.url:
         method, path, query, body = remote
@@ -85,7 +85,7 @@ def _answer(args: argparse.Namespace, remote: tuple, local: Callable[[Any, Any],
 
 
 def _search(args: argparse.Namespace) -> int:
-    from ctxproxy.filters.recall.queries import recall_items
+    from ctxproxy.store.services.recall.queries import recall_items
 
     body: dict[str, Any] = {"query": args.query, "k": args.k}
     for name in ("user", "project", "session", "purpose", "as_of", "max_sensitivity"):
@@ -114,7 +114,7 @@ def _reindex(args: argparse.Namespace) -> int:
 
 
 def _sessions_search(args: argparse.Namespace) -> int:
-    from ctxproxy.filters.recall.queries import session_hits
+    from ctxproxy.store.services.recall.queries import session_hits
 
     query = {"tenant": args.tenant, "q": args.query, "session": args.session, "user": args.user,
              "limit": args.limit}

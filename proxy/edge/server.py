@@ -95,7 +95,7 @@ def memory_upkeep(store: Any, cfg: Config) -> None:
     if store.pending_receipts():
         finish_erasure(store)
     if store.memories.tenants():
-        from ctxproxy.filters.memory.gate import MemoryGate
+        from ctxproxy.store.services.memory.gate import MemoryGate
 
         gate = MemoryGate(store, cfg.memory.gate)
         gate.rescan()

@@ -6,7 +6,7 @@ import orjson
 import pytest
 from multidict import CIMultiDict
 
-from ctxproxy.filters.digest import sha256
+from ctxproxy.store.services.digest import sha256
 from ctxproxy.filters.identify import IdentifyConfig, identify
 from ctxproxy.proxy.adapters import ADAPTERS
 from ctxproxy.proxy.scripted_provider import Reply

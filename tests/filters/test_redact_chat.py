@@ -22,7 +22,7 @@ from ctxproxy.filters import Identity, Pipeline, Turn
 from ctxproxy.filters.effects.filter import EffectsConfig, EffectsFilter
 from ctxproxy.filters.prune import PruneConfig, PruneFilter
 from ctxproxy.filters.redact import RedactConfig, RedactFilter
-from ctxproxy.filters.redaction import ProfileRegistry
+from ctxproxy.store.services.redaction import ProfileRegistry
 from ctxproxy.filters.tokens import TokenCounter
 from ctxproxy.filters.view import ARGS, TEXT
 from ctxproxy.proxy.adapters import ADAPTERS

@@ -15,7 +15,7 @@ from secretcorpus import hyperscan_cache_dir
 from ctxproxy.config import ConfigError, parse_section
 from ctxproxy.filters import FilterError, Identity, Pipeline, Turn
 from ctxproxy.filters.redact import RedactConfig, RedactFilter
-from ctxproxy.filters.redaction import PLACEHOLDER_RE, ProfileRegistry
+from ctxproxy.store.services.redaction import PLACEHOLDER_RE, ProfileRegistry
 from ctxproxy.filters.tokens import TokenCounter
 from ctxproxy.proxy.adapters import ADAPTERS
 
@@ -436,7 +436,7 @@ def _expected(filt, turn, kind, full, api=""):
     red = filt.registry.get("default").redactor
     key = filt._key(turn)
     if kind == "args":
-        from ctxproxy.filters.redaction import redact_json_text
+        from ctxproxy.store.services.redaction import redact_json_text
 
         return redact_json_text(red, full, key).text
     return red.redact(full, key).text

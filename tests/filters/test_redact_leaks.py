@@ -11,9 +11,9 @@ import aiohttp
 from ctxproxy.proxy.scripted_provider import Reply, ToolCall, Text
 from secretcorpus import build_corpus
 
-from ctxproxy.filters.redaction import PLACEHOLDER_RE
-from ctxproxy.filters.redaction.builtin import builtin_rules
-from ctxproxy.filters.redaction.rules import DEFAULT_GROUPS
+from ctxproxy.store.services.redaction import PLACEHOLDER_RE
+from ctxproxy.store.services.redaction.builtin import builtin_rules
+from ctxproxy.store.services.redaction.rules import DEFAULT_GROUPS
 
 FULL = '[pipeline]\nrequest = ["identify", "redact", "effects", "prune", "inject", "manifest"]\n'
 

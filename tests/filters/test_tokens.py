@@ -123,7 +123,7 @@ def test_memo_keys_are_never_a_predictable_hash(seed, keyed):
     env = {k: v for k, v in os.environ.items() if k != "PYTHONHASHSEED"}
     if seed is not None:
         env["PYTHONHASHSEED"] = seed
-    out = subprocess.run([sys.executable, "-c", "from ctxproxy.filters.digest import memo_key; "
+    out = subprocess.run([sys.executable, "-c", "from ctxproxy.store.services.digest import memo_key; "
                           "print(type(memo_key('some text')).__name__)"],
                          env=env, capture_output=True, text=True, timeout=60, check=True).stdout.strip()
     assert out == {"hash": "tuple", "digest": "bytes"}[keyed]

@@ -125,7 +125,7 @@ _SECRETS: list[Any] = []
 def default_secret_scanner() -> Callable[[str], str | None]:
     """The redaction engine's default profile, as "which rule found a secret"."""
     if not _SECRETS:
-        from ctxproxy.filters.redaction import ProfileRegistry
+        from ctxproxy.store.services.redaction import ProfileRegistry
 
         _SECRETS.append(ProfileRegistry.build({}).get().redactor)
     redactor = _SECRETS[0]

@@ -3,7 +3,7 @@
 ``required(pattern)`` reads Python's parse tree of ``pattern`` and returns a
 set of strings such that every match contains at least one of them, or None
 when no such set is known. Unlike the redaction engine's ASCII analysis
-(``filters/redaction/patterns.py``) it keeps any Unicode literal: the threat
+(``store/services/redaction/patterns.py``) it keeps any Unicode literal: the threat
 rules are written for case-folded text in many scripts, and a rule only runs
 when one of its literals is in the text.
 """

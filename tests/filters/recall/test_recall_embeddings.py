@@ -16,10 +16,10 @@ import pytest
 from memhelp import put_memory
 
 from ctxproxy.config import ConfigError, load_config
-from ctxproxy.filters.recall import embeddings
-from ctxproxy.filters.recall.queries import recall_items
-from ctxproxy.filters.recall.rank import RankConfig
-from ctxproxy.filters.recall.services import RecallServices
+from ctxproxy.store.services.recall import embeddings
+from ctxproxy.store.services.recall.queries import recall_items
+from ctxproxy.store.services.recall.rank import RankConfig
+from ctxproxy.store.services.recall.services import RecallServices
 from ctxproxy.store import forget as forgetting
 from ctxproxy.store import open_store
 from ctxproxy.store.memory_terms import query_terms, terms

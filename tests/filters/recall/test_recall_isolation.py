@@ -31,10 +31,10 @@ import pytest
 
 from memhelp import put_memory
 
-from ctxproxy.filters.recall import embeddings
-from ctxproxy.filters.recall.queries import recall_items, session_hits
-from ctxproxy.filters.recall.rank import RankConfig
-from ctxproxy.filters.recall.services import RecallServices
+from ctxproxy.store.services.recall import embeddings
+from ctxproxy.store.services.recall.queries import recall_items, session_hits
+from ctxproxy.store.services.recall.rank import RankConfig
+from ctxproxy.store.services.recall.services import RecallServices
 from ctxproxy.store import forget as forgetting
 from ctxproxy.store import open_store
 
@@ -236,7 +236,7 @@ async def test_model_turns_and_forged_headers_leak_nothing(make_proxy, fake):
     rng = random.Random(SEED + 1)
     proxy = await make_proxy("[filters.recall]\nindex_sessions = false\n")  # the probes' own text stays out
     services = proxy.state.services
-    from ctxproxy.filters.recall.services import recall_services
+    from ctxproxy.store.services.recall.services import recall_services
 
     rs = recall_services(services)
     planted = plan(rng)

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from ctxproxy.filters.recall.rank import RankConfig
+from ctxproxy.store.services.recall.rank import RankConfig
 
 ROOT = Path(__file__).resolve().parents[3]
 # The bench script itself (loaded from its path: bench/ is not a package).

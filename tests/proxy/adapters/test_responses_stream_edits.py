@@ -17,7 +17,7 @@ from secretcorpus import hyperscan_cache_dir
 
 from ctxproxy.filters import Identity, Pipeline, Turn
 from ctxproxy.filters.redact import RedactConfig, RedactFilter
-from ctxproxy.filters.redaction import ProfileRegistry
+from ctxproxy.store.services.redaction import ProfileRegistry
 from ctxproxy.filters.tokens import TokenCounter
 from ctxproxy.proxy.adapters import ADAPTERS
 from ctxproxy.proxy.scripted_provider import Reply, Text, ToolCall

@@ -12,7 +12,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from secretcorpus import OTHER_KEY, TEST_KEY, build_corpus, hyperscan_cache_dir, realistic_megabyte, redactor
 
-from ctxproxy.filters.redaction import (
+from ctxproxy.store.services.redaction import (
     BUILTIN_GROUPS,
     DEFAULT_GROUPS,
     GROUPS,
@@ -25,9 +25,9 @@ from ctxproxy.filters.redaction import (
     placeholder_id,
     redact_json_text,
 )
-from ctxproxy.filters.redaction import engine as engine_mod
-from ctxproxy.filters.redaction import prefilter
-from ctxproxy.filters.redaction.rules import iban_ok, luhn_ok, shannon_entropy
+from ctxproxy.store.services.redaction import engine as engine_mod
+from ctxproxy.store.services.redaction import prefilter
+from ctxproxy.store.services.redaction.rules import iban_ok, luhn_ok, shannon_entropy
 
 GHP = "ghp_" + "aB3dE5fG7hJ9kL1mN3pQ5rS7tU9vW1xY3zA5"
 ANT = "sk-ant-api03-" + "Zx9Yw8Vu7Ts6Rq5Po4Nm3Lk2Ji1Hg0FeDcBa_-" * 2 + "Qw3Er4Ty5U" + "AA"
@@ -539,6 +539,6 @@ def test_a_key_never_spans_another_armor_line(begin, end):
     (r"(a)\1", False), (r"(?:(a)|b)(?(1)c|\u0436)", False), (r"(a)?(?(1)b|\u0436)", True),
 ])
 def test_whether_a_match_may_begin_beyond_ascii_is_read_from_the_parse(pattern, wide):
-    from ctxproxy.filters.redaction.patterns import may_begin_beyond_ascii
+    from ctxproxy.store.services.redaction.patterns import may_begin_beyond_ascii
 
     assert may_begin_beyond_ascii(pattern) is wide

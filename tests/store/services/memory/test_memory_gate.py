@@ -8,9 +8,9 @@ import string
 import pytest
 from memhelp import put_memory
 
-from ctxproxy.filters.memory.fields import FieldError
-from ctxproxy.filters.memory.gate import GateConfig, MemoryGate, StateError
-from ctxproxy.filters.memory.threats import Threat
+from ctxproxy.store.services.memory.fields import FieldError
+from ctxproxy.store.services.memory.gate import GateConfig, MemoryGate, StateError
+from ctxproxy.store.services.memory.threats import Threat
 from ctxproxy.filters.inject.memory_snapshot import build_snapshot
 from ctxproxy.filters.base import Identity
 from ctxproxy.store import open_store

@@ -7,7 +7,7 @@ import pytest
 from secretcorpus import TEST_KEY, hyperscan_cache_dir
 
 from ctxproxy.config import ConfigError
-from ctxproxy.filters.redaction import (
+from ctxproxy.store.services.redaction import (
     ProfileRegistry,
     RedactionError,
     Redactor,

@@ -17,7 +17,7 @@ from ctxproxy.store import open_store
 
 WRITER = r"""
 import sys
-from ctxproxy.filters.memory.gate import MemoryGate
+from ctxproxy.store.services.memory.gate import MemoryGate
 from ctxproxy.store import open_store
 store = open_store(sys.argv[1])
 gate = MemoryGate(store)
@@ -68,7 +68,7 @@ def test_kill_9_during_write_batches_keeps_every_acknowledged_write(tmp_path):
 
 EDITOR = r"""
 import sys
-from ctxproxy.filters.memory.gate import MemoryGate
+from ctxproxy.store.services.memory.gate import MemoryGate
 from ctxproxy.store import open_store
 from ctxproxy.store.errors import RevisionConflict
 store = open_store(sys.argv[1])
@@ -90,7 +90,7 @@ print(done, conflicts, flush=True)
 
 
 def test_concurrent_editors_lose_no_update(tmp_path):
-    from ctxproxy.filters.memory.gate import MemoryGate
+    from ctxproxy.store.services.memory.gate import MemoryGate
 
     path = str(tmp_path / "store")
     with open_store(path) as store:

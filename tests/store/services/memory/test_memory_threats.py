@@ -14,11 +14,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ctxproxy.filters.memory import REASONS, Threat, scan
-from ctxproxy.filters.memory import threats
-from ctxproxy.filters.memory.literals import required
-from ctxproxy.filters.memory.threat_rules import RULES
-from ctxproxy.filters.memory.threats import normalise
+from ctxproxy.store.services.memory import REASONS, Threat, scan
+from ctxproxy.store.services.memory import threats
+from ctxproxy.store.services.memory.literals import required
+from ctxproxy.store.services.memory.threat_rules import RULES
+from ctxproxy.store.services.memory.threats import normalise
 
 
 def b64(s: str) -> str:
@@ -281,7 +281,7 @@ def test_rejects_non_str():
 
 
 def test_rules_version_follows_the_rule_table(monkeypatch):
-    from ctxproxy.filters.memory import RULES_VERSION
+    from ctxproxy.store.services.memory import RULES_VERSION
 
     assert threats._version() == RULES_VERSION
     monkeypatch.setattr(threats, "RULES", RULES + (("role_hijack", r"\bnew rule\b"),))

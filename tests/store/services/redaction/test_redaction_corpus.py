@@ -16,7 +16,7 @@ from dataclasses import dataclass
 import pytest
 from secretcorpus import build_corpus, redactor
 
-from ctxproxy.filters.redaction import BUILTIN_GROUPS, builtin_rules
+from ctxproxy.store.services.redaction import BUILTIN_GROUPS, builtin_rules
 
 THRESHOLD = 0.95
 

@@ -9,7 +9,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from secretcorpus import TEST_KEY, build_corpus, redactor
 
-from ctxproxy.filters.redaction import PLACEHOLDER_RE, RedactionError, StreamRedactor, Vault
+from ctxproxy.store.services.redaction import PLACEHOLDER_RE, RedactionError, StreamRedactor, Vault
 
 GHP = "ghp_" + "aB3dE5fG7hJ9kL1mN3pQ5rS7tU9vW1xY3zA5"
 SLACK = "xoxb-" + "73018462951-4829105736284-" + "aZ3bY4cX5dW6eV7fU8gT9hS0"
@@ -175,7 +175,7 @@ def _counting(red):
     regexes (the pending check and the scan): the work a chunk costs."""
     from secretcorpus import hyperscan_cache_dir
 
-    from ctxproxy.filters.redaction import Redactor
+    from ctxproxy.store.services.redaction import Redactor
 
     fresh = Redactor(red.rules, use_hyperscan=red.engine == "hyperscan", cache_dir=hyperscan_cache_dir())
     work = [0]
@@ -222,7 +222,7 @@ def test_repeated_key_headers_in_small_deltas_cost_linear_work(red):
 def test_cut_moves_out_of_overlapping_matches():
     """The cut leaves every chain of overlapping matches in one step; same answer as
     moving it one match at a time."""
-    from ctxproxy.filters.redaction.stream import _cut_outside
+    from ctxproxy.store.services.redaction.stream import _cut_outside
 
     def one_at_a_time(spans, cut):
         moved = True
@@ -244,7 +244,7 @@ def test_cut_moves_out_of_overlapping_matches():
 
 
 def test_lookbehinds_are_set_aside_only_to_find_first_characters():
-    from ctxproxy.filters.redaction.engine import _without_lookbehinds
+    from ctxproxy.store.services.redaction.engine import _without_lookbehinds
 
     assert _without_lookbehinds(r"(?:\b|(?<=\\[nrt])|(?<=%[0-9A-Fa-f]{2}))ghp_") == r"(?:\b||)ghp_"
     assert _without_lookbehinds(r"(?:\A|(?<=\n))x(?<=[)(])y") == r"(?:\A|)xy"
@@ -265,9 +265,9 @@ def test_a_rule_is_held_wherever_its_match_may_begin_at_every_cut(pattern, text,
     """Where a match may begin is read from the rule, not from sample characters:
     a start only a word character before it allows, and a non-ASCII start, are
     held back wherever the stream is cut."""
-    from ctxproxy.filters.redaction import Redactor
-    from ctxproxy.filters.redaction.prefilter import hyperscan_available
-    from ctxproxy.filters.redaction.rules import make_rule
+    from ctxproxy.store.services.redaction import Redactor
+    from ctxproxy.store.services.redaction.prefilter import hyperscan_available
+    from ctxproxy.store.services.redaction.rules import make_rule
 
     if hyperscan and not hyperscan_available():
         pytest.skip("hyperscan is not installed")
@@ -307,9 +307,9 @@ AROUND = ["hello", " ", "world", "\n", "a=", ":", "%2F", "\\n", "x", "$", "tok",
 def test_custom_rules_stream_as_their_whole_text_redacts(pattern, sample, hyperscan):
     """A match among random neighbours, streamed in random pieces of 1-6 characters,
     comes out as redacting the whole text does: nothing of it leaks through a cut."""
-    from ctxproxy.filters.redaction import Redactor
-    from ctxproxy.filters.redaction.prefilter import hyperscan_available
-    from ctxproxy.filters.redaction.rules import make_rule
+    from ctxproxy.store.services.redaction import Redactor
+    from ctxproxy.store.services.redaction.prefilter import hyperscan_available
+    from ctxproxy.store.services.redaction.rules import make_rule
 
     if hyperscan and not hyperscan_available():
         pytest.skip("hyperscan is not installed")
