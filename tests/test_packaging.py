@@ -132,3 +132,17 @@ def test_docker_run_arguments_keep_the_serve_flags():
             assert args.config == "/data/x.toml"
     health = next(ln for ln in (ROOT / "Dockerfile").read_text().splitlines() if ln.startswith("HEALTHCHECK"))
     assert "127.0.0.1:8788/ctx/healthz" in health
+
+
+def test_ci_runs_the_readme_test_command_and_installs_the_newest_releases():
+    """CI runs exactly what the README tells a user to run, and that command
+    upgrades what an environment already holds: a new SDK release that breaks
+    the suite fails CI, not a user on a fresh machine."""
+    readme = (ROOT / "README.md").read_text()
+    block = readme.split("Run the tests", 1)[1].split("```sh\n", 1)[1].split("\n```", 1)[0]
+    (command,) = block.splitlines()
+    ci = [ln for ln in (ROOT / ".ci" / "run").read_text().splitlines() if ln and not ln.startswith("#")]
+    assert command in ci
+    installs = [step for step in command.split("&&") if "pip install" in step]
+    assert installs and all("--upgrade " in s and "--upgrade-strategy eager" in s for s in installs), installs
+    assert command.rstrip().endswith("python -m pytest")
