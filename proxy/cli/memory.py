@@ -92,8 +92,9 @@ def register(subparsers: Any) -> None:
     common(i)
     i.add_argument("path", help="a memory directory or file")
     i.add_argument("--format", choices=FORMATS, help="default: guessed from the path")
-    i.add_argument("--project", type=nonempty, help="project scope for the entries")
-    i.add_argument("--user", type=nonempty, help="user scope (Hermes USER.md, Claude 'user' memories)")
+    i.add_argument("--project", type=nonempty, help="project scope for every entry")
+    i.add_argument("--user", type=nonempty, help="user scope for every entry (required for Hermes USER.md and "
+                                                 "Claude Code 'user' memories)")
     i.add_argument("--propose", action="store_true", help="import as proposed (each needs an approval)")
     i.set_defaults(func=_import)
 

@@ -17,10 +17,14 @@ Formats (``detect`` guesses from a path):
              separated by a line holding ``§``; USER.md entries go to the user scope.
 ``jsonl``    one record (``MemoryRecord.to_dict``) per line, as ``export`` writes.
 
-Every entry carries ``origin = "imported"`` and an ``evidence_ref`` naming
-its file (``file:<path>#<n>``); importing the same file again adds nothing
-(the gate finds the duplicates). A line ending in ``(mem:<id>)`` — how
-``export`` marks records — keeps that id as its ``external_id``.
+Every entry carries ``origin = "imported"``, the scope the import names
+(``project``, ``user``: every format honours both) and an ``evidence_ref``
+naming its file by its absolute path (``file:<path>#<n>``: three agents all
+keep a ``MEMORY.md``); importing the same file again adds nothing (the gate
+finds the duplicates). An entry that belongs to one user (Claude Code's
+``type: user``, Hermes' ``USER.md``) with no user named is refused with the
+reason, never stored wider. A line ending in ``(mem:<id>)`` — how ``export``
+marks records — keeps that id as its ``external_id``.
 """
 from __future__ import annotations
 
@@ -37,8 +41,7 @@ _MARK = re.compile(r"\s*\(mem:([A-Za-z0-9_\-]{1,64})\)\s*$")
 _BULLET = re.compile(r"^\s{0,3}(?:[-*+]|\d{1,3}[.)])\s+(.*)$")
 _INDEX_LINK = re.compile(r"^\s*[-*]\s+\[[^\]]*\]\(([^)\s]+\.md)\)")
 _DATED = re.compile(r"^(\d{4})-(\d{2})-(\d{2})\.md$")
-_CLAUDE_TYPES = {"user": ("preference", "user"), "feedback": ("procedure", ""),
-                 "project": ("fact", "project"), "reference": ("fact", "")}
+_CLAUDE_KINDS = {"user": "preference", "feedback": "procedure", "project": "fact", "reference": "fact"}
 
 
 class FormatError(ValueError):
@@ -142,78 +145,90 @@ def _entry(statement: str, ref: str, **fields: Any) -> dict[str, Any]:
     return {"statement": statement.strip(), "origin": "imported", "evidence_ref": f"file:{ref}", **fields}
 
 
+class _Source:
+    """One import: the scope every entry gets, and how entries name their file."""
+
+    def __init__(self, project: str, user: str) -> None:
+        self.project = project
+        self.user = user
+        self.scope = {k: v for k, v in (("project", project), ("user", user)) if v}
+
+    def entries(self, path: Path, items: Iterable[tuple[int, str]], *, own_user: bool = False,
+                **fields: Any) -> list[dict[str, Any]]:
+        """Gate entries of ``path``'s items (line or entry number, text). ``own_user``:
+        they belong to one user, so an import that names none is refused."""
+        items = list(items)
+        if own_user and items and not self.user:
+            raise FormatError(f"{path}: its entries belong to one user; give --user (nothing was imported, "
+                              "rather than storing them where every user of the tenant would see them)")
+        ref = str(path.resolve())
+        return [_entry(text, f"{ref}#{n}", **fields, **self.scope) for n, text in items]
+
+
 def read_entries(path: Path, fmt: str, *, project: str = "", user: str = "") -> list[dict[str, Any]]:
-    """The gate entries of a memory file or directory (``FormatError`` if unreadable)."""
+    """The gate entries of a memory file or directory (``FormatError`` if unreadable,
+    or if an entry's scope cannot be told). Every entry is in the ``project`` and
+    ``user`` scope given."""
     path = Path(path)
     if not path.exists():
         raise FormatError(f"{path} does not exist")
     if fmt not in FORMATS:
         raise FormatError(f"unknown format {fmt!r}; expected one of {', '.join(FORMATS)}")
-    scope = {k: v for k, v in (("project", project), ("user", user)) if v}
+    src = _Source(project, user)
     if fmt == "jsonl":
-        return _jsonl(path, scope)
+        return _jsonl(path, src.scope)
     if path.is_file():
-        return [_entry(t, f"{path.name}#{n}", kind="procedure", **scope)
-                for n, t in markdown_entries(_read(path))]
-    return {"claude": _claude, "codex": _codex, "openclaw": _openclaw, "hermes": _hermes}[fmt](path, project, user)
+        return src.entries(path, markdown_entries(_read(path)), kind="procedure")
+    return {"claude": _claude, "codex": _codex, "openclaw": _openclaw, "hermes": _hermes}[fmt](path, src)
 
 
-def _claude(root: Path, project: str, user: str) -> list[dict[str, Any]]:
+def _claude(root: Path, src: _Source) -> list[dict[str, Any]]:
     out = []
     linked = set()
     for p in sorted(root.glob("*.md")):
         if p.name == "MEMORY.md":
             continue
-        fields, body = _frontmatter(_read(p))
-        kind, scope_kind = _CLAUDE_TYPES.get(fields.get("type", ""), ("fact", ""))
-        scope = _scope(scope_kind, project, user)
-        text = " ".join(body.split()) or fields.get("description", "")
-        if text:
+        text = _read(p)
+        fields, body = _frontmatter(text)
+        kind = _CLAUDE_KINDS.get(fields.get("type", ""), "fact")
+        flat = " ".join(body.split()) or fields.get("description", "")
+        if flat:
             linked.add(p.name)
-            out.append(_entry(text, f"{p.name}", kind=kind, **scope))
+            line = text.count("\n", 0, len(text) - len(body.lstrip())) + 1  # where the body starts
+            out += src.entries(p, [(line, flat)], own_user=fields.get("type") == "user", kind=kind)
     index = root / "MEMORY.md"
     if index.exists():
+        lines = []
         for n, text in markdown_entries(_read(index)):
             link = _INDEX_LINK.match("- " + text)
             if link and Path(link.group(1)).name in linked:
                 continue  # an index line pointing at a topic file read above
-            out.append(_entry(text, f"MEMORY.md#{n}", kind="fact", **_scope("project", project, user)))
+            lines.append((n, text))
+        out += src.entries(index, lines, kind="fact")
     return out
 
 
-def _scope(kind: str, project: str, user: str) -> dict[str, str]:
-    if kind == "user":
-        return {"user": user} if user else {}
-    if kind == "project":
-        return {"project": project} if project else {}
-    return {"project": project} if project else {}
-
-
-def _codex(root: Path, project: str, user: str) -> list[dict[str, Any]]:
+def _codex(root: Path, src: _Source) -> list[dict[str, Any]]:
     out = []
-    scope = {"project": project} if project else {}
-    for name, kind in (("MEMORY.md", "fact"), ("memory_summary.md", "fact")):
+    for name in ("MEMORY.md", "memory_summary.md"):
         p = root / name
         if p.exists():
-            out += [_entry(t, f"{name}#{n}", kind=kind, **scope) for n, t in markdown_entries(_read(p))]
+            out += src.entries(p, markdown_entries(_read(p)), kind="fact")
     return out
 
 
-def _openclaw(root: Path, project: str, user: str) -> list[dict[str, Any]]:
+def _openclaw(root: Path, src: _Source) -> list[dict[str, Any]]:
     out = []
-    scope = {"project": project} if project else {}
     p = root / "MEMORY.md"
     if p.exists():
-        out += [_entry(t, f"MEMORY.md#{n}", kind="fact", evergreen=True, **scope)
-                for n, t in markdown_entries(_read(p))]
+        out += src.entries(p, markdown_entries(_read(p)), kind="fact", evergreen=True)
     daily = root / "memory"
     for f in sorted(daily.glob("*.md")) if daily.is_dir() else ():
         m = _DATED.match(f.name)
         if not m:
             continue
         day = datetime(int(m[1]), int(m[2]), int(m[3]), 12, tzinfo=timezone.utc).timestamp()
-        out += [_entry(t, f"memory/{f.name}#{n}", kind="event", observed_at=day, **scope)
-                for n, t in markdown_entries(_read(f))]
+        out += src.entries(f, markdown_entries(_read(f)), kind="event", observed_at=day)
     return out
 
 
@@ -221,19 +236,12 @@ def hermes_entries(text: str) -> list[str]:
     return [e.strip() for e in re.split(r"\n\s*§\s*\n", "\n" + text + "\n") if e.strip()]
 
 
-def _hermes(root: Path, project: str, user: str) -> list[dict[str, Any]]:
+def _hermes(root: Path, src: _Source) -> list[dict[str, Any]]:
     out = []
-    p = root / "MEMORY.md"
-    if p.exists():
-        scope = {"project": project} if project else {}
-        out += [_entry(t, f"MEMORY.md#{i}", kind="fact", **scope)
-                for i, t in enumerate(hermes_entries(_read(p)), 1)]
-    u = root / "USER.md"
-    if u.exists():
-        entries = hermes_entries(_read(u))
-        if entries and not user:
-            raise FormatError("USER.md entries go to the user scope: give --user")
-        out += [_entry(t, f"USER.md#{i}", kind="preference", user=user) for i, t in enumerate(entries, 1)]
+    for name, kind in (("MEMORY.md", "fact"), ("USER.md", "preference")):
+        p = root / name
+        if p.exists():
+            out += src.entries(p, enumerate(hermes_entries(_read(p)), 1), own_user=name == "USER.md", kind=kind)
     return out
 
 
