@@ -1,29 +1,33 @@
-"""Recall quality on LoCoMo: Recall@5 and MRR per category, turn level.
+"""Recall quality on LoCoMo through the admin API: Recall@5 and MRR per category.
 
-    nice .venv/bin/python bench/bench_recall.py [--tune conv-26,conv-30] [--set k=v ...] [--json]
-    nice .venv/bin/python bench/bench_recall.py --embeddings              # the extra on (defaults)
-    nice .venv/bin/python bench/bench_recall.py --embeddings --grid vector_weight=0.2,0.3 --grid vector_min=0.3,0.4
+    nice .venv/bin/python bench/bench_recall.py                      # both splits, defaults
+    nice .venv/bin/python bench/bench_recall.py --split tune --set context_weight=0.4
+    nice .venv/bin/python bench/bench_recall.py --split tune --grid k1=0.9,1.2 --grid b=0.3,0.5
+    nice .venv/bin/python bench/bench_recall.py --embeddings         # the extra on
+    nice .venv/bin/python bench/bench_recall.py --convs conv-26 --json
 
-Each turn of a conversation becomes an ``event`` memory of that
-conversation's user (statement ``"<speaker>: <text>"``, ``observed_at`` =
-its session's date, ``external_id`` = its ``dia_id``), written through the
-real memory index (SQLite FTS5 under a temporary data dir). Each question of
-categories 1-4 is a recall query, asked as that user ``as_of`` the
-conversation's last session; a hit is any evidence ``dia_id`` among the top
-5. Conversations are reported in two groups: the ones ranking was tuned on
-(``--tune``) and the held-out rest — the held-out figure is the result.
+A real ctxproxy runs in this process (the eval harness's, on 127.0.0.1). Each
+turn of a conversation is written with ``POST /ctx/v1/memories:batch`` (so the
+memory gate decides) as one ``event`` memory of that conversation's user:
+statement ``"<speaker>: <text>"`` (a shared picture's caption appended),
+``observed_at`` its session's date — every turn of a session the same time —,
+``external_id`` its ``dia_id``, its session as the evidence session, no expiry.
+Each question of categories 1-4 is ``POST /ctx/v1/recall`` as that user,
+``as_of`` the conversation's last session; a hit is any evidence ``dia_id``
+among the top 5.
 
-The dataset is read from ``../shared/datasets/locomo/`` (never copied into
-the project); without it the script says so and exits 0.
+The split is fixed: ranking is tuned on ``TUNE`` only; ``HELD_OUT`` is never
+used to choose anything (``--grid`` refuses to run on it). The dataset is read
+from ``../shared/datasets/locomo/`` (never copied into the project); without it
+the script says so and exits 0.
 
-``--embeddings`` turns the extra on (``embeddings = true``): the turns are
-also embedded into a real vector index beside the memory index. ``--grid``
-tries every combination of the values given, on the tuning conversations
-only (the held-out ones are not even run), and prints one line each.
+``--grid`` tries every combination of the values given, one proxy each over
+the same data directory (the memories are written once), and prints a line each.
 """
 from __future__ import annotations
 
 import argparse
+import asyncio
 import dataclasses
 import itertools
 import json
@@ -36,9 +40,12 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 DATASET = ROOT / ".." / "shared" / "datasets" / "locomo" / "locomo10_dev.json"
-TUNED_ON = ("conv-26", "conv-30")  # the first two of the dev split; conv-41, -42, -43 held out
+# Fixed before any tuning of this round: conv-42 and conv-43 are held out (never tuned on).
+TUNE = ("conv-26", "conv-30", "conv-41")
+HELD_OUT = ("conv-42", "conv-43")
 CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop"}
 K = 5
+TENANT = "locomo"
 
 
 def session_date(text: str) -> float:
@@ -56,77 +63,95 @@ def evidence_ids(raw: list, valid: set[str]) -> list[str]:
     return out
 
 
-def load(conv: dict, tenant: str) -> tuple[list, float]:
-    from ctxproxy.store.memory_records import MemoryRecord
-
+def memories(conv: dict) -> tuple[list[dict], float]:
+    """The admin API bodies of a conversation's turns, and its last session's date."""
     c = conv["conversation"]
     user = conv["sample_id"]
-    turns, last = [], 0.0
+    out, last = [], 0.0
     n = 1
     while f"session_{n}" in c:
         when = session_date(c[f"session_{n}_date_time"])
         if c[f"session_{n}"]:
             last = max(last, when)
-        for i, t in enumerate(c[f"session_{n}"]):
+        for t in c[f"session_{n}"]:
             text = t["text"]
             if t.get("blip_caption"):
                 text += f" [shares a picture: {t['blip_caption']}]"
-            turns.append(MemoryRecord(memory_id=f"{user}/{t['dia_id']}", tenant=tenant,
-                              statement=f"{t['speaker']}: {text}", kind="event", origin="imported",
-                              status="active", observed_at=when + i, external_id=t["dia_id"], user=user,
-                              evidence_ref=f"session:{user}-s{n}/turn:{t['dia_id']}",
-                              evidence_sessions=(f"{user}-s{n}",)))
+            out.append({"statement": f"{t['speaker']}: {text}", "kind": "event", "origin": "imported",
+                        "user": user, "observed_at": when, "expires_at": None, "external_id": t["dia_id"],
+                        "evidence_ref": f"session:{user}-s{n}/turn:{t['dia_id']}",
+                        "evidence_sessions": [f"{user}-s{n}"]})
         n += 1
-    return turns, last
+    return out, last
 
 
-def evaluate(data: list[dict], rank_cfg, k: int = K) -> dict:
-    from ctxproxy.store.services.recall.hybrid import VectorRecall
-    from ctxproxy.store.services.recall.recaller import Recaller
-    from ctxproxy.store.memory_index import MemoryIndex
-    from ctxproxy.store.sqlite_index import Viewer
-    from ctxproxy.store.vector_index import VectorIndex
+def questions(conv: dict, valid: set[str]) -> list[tuple[int, str, set[str]]]:
+    out = []
+    for q in conv["qa"]:
+        cat = q.get("category")
+        gold = set(evidence_ids(q.get("evidence") or [], valid)) if cat in CATEGORIES else set()
+        if gold:
+            out.append((cat, q["question"], gold))
+    return out
 
-    tenant = "locomo"
-    with tempfile.TemporaryDirectory() as tmp:
-        index = MemoryIndex(Path(tmp) / "memories.db")
-        vectors = None
-        if rank_cfg.embeddings:
-            from ctxproxy.store.services.recall.embeddings import shared_embedder
 
-            embedder = shared_embedder()
-            vectors = VectorIndex(Path(tmp) / "vectors.db")
-            vectors.use(embedder)
-        recaller = Recaller(index, config=rank_cfg,
-                            vectors=VectorRecall(vectors, index, embedder, rank_cfg) if vectors else None)
-        per_conv = {}
-        for conv in data:
-            turns, last = load(conv, tenant)
-            index.upsert(turns)
-            if vectors is not None:
-                vectors.upsert(turns)
-            valid = {t.external_id for t in turns}
-            viewer = Viewer(tenant=tenant, user=conv["sample_id"])
-            stats: dict[int, list[tuple[int, float]]] = {}
-            latency = []
-            for q in conv["qa"]:
-                cat = q.get("category")
-                if cat not in CATEGORIES:
-                    continue
-                gold = set(evidence_ids(q.get("evidence") or [], valid))
-                if not gold:
-                    continue
-                t0 = time.perf_counter()
-                got = recaller.recall(viewer, q["question"], k=k, as_of=last).items
-                latency.append(time.perf_counter() - t0)
-                ids = [s.cand.external_id for s in got]
-                rank = next((i + 1 for i, x in enumerate(ids) if x in gold), 0)
-                stats.setdefault(cat, []).append((1 if rank else 0, 1.0 / rank if rank else 0.0))
-            per_conv[conv["sample_id"]] = {"stats": stats, "latency": latency}
-        index.close()
-        if vectors is not None:
-            vectors.close()
+def config_file(tmp: Path, rank: dict) -> Path | None:
+    if not rank:
+        return None
+    path = tmp / "ctxproxy.toml"
+    lines = ["[filters.recall.rank]"] + [f"{k} = {json.dumps(v)}" for k, v in rank.items()]
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+async def write_all(t, data: list[dict]) -> dict:
+    """Every conversation's turns through the gate; the gate's verdicts counted."""
+    verdicts: dict[str, int] = {}
+    for conv in data:
+        bodies, _ = memories(conv)
+        for i in range(0, len(bodies), 1000):
+            status, body = await t.admin("POST", "memories:batch", bodies[i:i + 1000], tenant=TENANT)
+            if status != 200:
+                raise RuntimeError(f"memories:batch answered {status}: {body}")
+            for r in body["results"]:
+                v = "duplicate" if r.get("duplicate_of") else r.get("status") or r.get("error", {}).get("type", "?")
+                verdicts[v] = verdicts.get(v, 0) + 1
+    return verdicts
+
+
+async def ask_all(t, data: list[dict]) -> dict:
+    per_conv = {}
+    for conv in data:
+        bodies, last = memories(conv)
+        valid = {b["external_id"] for b in bodies}
+        stats: dict[int, list[tuple[int, float]]] = {}
+        latency = []
+        for cat, question, gold in questions(conv, valid):
+            t0 = time.perf_counter()
+            status, body = await t.admin("POST", "recall", {"query": question, "user": conv["sample_id"], "k": K,
+                                                            "as_of": last}, tenant=TENANT)
+            latency.append(time.perf_counter() - t0)
+            if status != 200:
+                raise RuntimeError(f"recall answered {status}: {body}")
+            ids = [item["external_id"] for item in body["items"]]
+            rank = next((i + 1 for i, x in enumerate(ids) if x in gold), 0)
+            stats.setdefault(cat, []).append((1 if rank else 0, 1.0 / rank if rank else 0.0))
+        per_conv[conv["sample_id"]] = {"stats": stats, "latency": latency}
     return per_conv
+
+
+async def run(data: list[dict], points: list[dict], data_dir: Path) -> tuple[dict, list[dict]]:
+    """Write once, then one proxy per configuration point over the same data dir."""
+    from ctxproxy.proxy.eval.harness import target
+
+    verdicts: dict = {}
+    results = []
+    for i, rank in enumerate(points):
+        async with target("ctxproxy", config_file(data_dir, rank), data_dir / "data") as t:
+            if i == 0:
+                verdicts = await write_all(t, data)
+            results.append(await ask_all(t, data))
+    return verdicts, results
 
 
 def summarize(per_conv: dict, names: list[str]) -> dict:
@@ -137,13 +162,16 @@ def summarize(per_conv: dict, names: list[str]) -> dict:
         allq += qs
         if qs:
             rows[label] = (len(qs), sum(h for h, _ in qs) / len(qs), sum(r for _, r in qs) / len(qs))
-    rows["all"] = (len(allq), sum(h for h, _ in allq) / max(1, len(allq)), sum(r for _, r in allq) / max(1, len(allq)))
+    rows["all"] = (len(allq), sum(h for h, _ in allq) / max(1, len(allq)),
+                   sum(r for _, r in allq) / max(1, len(allq)))
     return rows
 
 
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("--tune", default=",".join(TUNED_ON), help="conversations ranking was tuned on")
+    p.add_argument("--split", choices=("both", "tune", "held"), default="both",
+                   help=f"tune: {', '.join(TUNE)}; held: {', '.join(HELD_OUT)} (default both)")
+    p.add_argument("--convs", default="", help="these conversations only (comma-separated; overrides --split)")
     p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", help="a rank config override")
     p.add_argument("--embeddings", action="store_true", help="the embeddings extra on (embeddings = true)")
     p.add_argument("--grid", action="append", default=[], metavar="KEY=V1,V2",
@@ -164,35 +192,47 @@ def main(argv: list[str] | None = None) -> int:
     for item in args.set:
         key, _, value = item.partition("=")
         overrides[key] = typed(key, value)
-    data = json.loads(DATASET.read_text())
+    names = {"both": TUNE + HELD_OUT, "tune": TUNE, "held": HELD_OUT}[args.split]
+    if args.convs:
+        names = tuple(args.convs.split(","))
+    if args.grid and set(names) & set(HELD_OUT):
+        if args.split != "both" or args.convs:
+            print("bench_recall: --grid never runs on the held-out conversations", file=sys.stderr)
+            return 2
+        names = TUNE
+    data = [c for c in json.loads(DATASET.read_text()) if c["sample_id"] in names]
+    axes = [(key, [typed(key, v) for v in values.split(",")])
+            for key, _, values in (g.partition("=") for g in args.grid)]
+    points = [{**overrides, **dict(zip((k for k, _ in axes), combo))}
+              for combo in itertools.product(*(values for _, values in axes))] if axes else [overrides]
+    with tempfile.TemporaryDirectory(prefix="bench-recall-") as tmp:
+        verdicts, results = asyncio.run(run(data, points, Path(tmp)))
     if args.grid:
-        tune = [c for c in data if c["sample_id"] in args.tune.split(",")]
-        axes = [(key, [typed(key, v) for v in values.split(",")])
-                for key, _, values in (g.partition("=") for g in args.grid)]
-        for combo in itertools.product(*(values for _, values in axes)):
-            point = dict(zip((key for key, _ in axes), combo))
-            per_conv = evaluate(tune, RankConfig(**{**overrides, **point}))
+        for point, per_conv in zip(points, results):
             n, r, m = summarize(per_conv, list(per_conv))["all"]
-            print(f"{point}  R@5 {r:.3f}  MRR {m:.3f}  (n {n}, tuned on {', '.join(per_conv)})", flush=True)
+            print(f"{point}  R@5 {r:.3f}  MRR {m:.3f}  (n {n}, on {', '.join(per_conv)})", flush=True)
         return 0
+    per_conv = results[0]
+    groups = [(g, [n for n in members if n in per_conv]) for g, members in (("tune", TUNE), ("held", HELD_OUT))]
+    groups = [(g, ms) for g, ms in groups if ms]
     cfg = RankConfig(**overrides)
-    per_conv = evaluate(data, cfg)
-    tuned = [n for n in args.tune.split(",") if n in per_conv]
-    held = [n for n in per_conv if n not in tuned]
-    out = {"config": dataclasses.asdict(cfg), "tuned_on": tuned, "held_out": held,
-           "tuned": summarize(per_conv, tuned), "held": summarize(per_conv, held)}
+    out = {"config": dataclasses.asdict(cfg), "gate": verdicts,
+           **{g: {"conversations": ms, **{k: list(v) for k, v in summarize(per_conv, ms).items()}}
+              for g, ms in groups},
+           "per_conversation": {n: summarize(per_conv, [n])["all"] for n in per_conv}}
     lat = sorted(x for v in per_conv.values() for x in v["latency"])
     out["latency_ms"] = {"p50": lat[len(lat) // 2] * 1000, "p95": lat[int(len(lat) * 0.95)] * 1000}
     if args.json:
         print(json.dumps(out, indent=1))
         return 0
-    print(f"config: {overrides or 'defaults'}")
-    for group, names in (("tuned", tuned), ("held", held)):
-        print(f"-- {group} on {', '.join(names)}")
+    print(f"config: {overrides or 'defaults'}; gate: {verdicts}")
+    for group, ms in groups:
+        print(f"-- {group} ({', '.join(ms)})")
         print(f"{'category':<12} {'n':>4} {'R@5':>6} {'MRR':>6}")
-        for label, (n, r, m) in out[group].items():
+        for label, (n, r, m) in summarize(per_conv, ms).items():
             print(f"{label:<12} {n:>4} {r:>6.3f} {m:>6.3f}")
-    print(f"recall latency p50 {out['latency_ms']['p50']:.2f} ms, p95 {out['latency_ms']['p95']:.2f} ms")
+    print("per conversation: " + ", ".join(f"{n} {r:.3f}/{m:.3f}" for n, (_, r, m) in out["per_conversation"].items()))
+    print(f"POST /ctx/v1/recall wall p50 {out['latency_ms']['p50']:.2f} ms, p95 {out['latency_ms']['p95']:.2f} ms")
     return 0
 
 

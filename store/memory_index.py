@@ -220,7 +220,7 @@ def visibility(viewer: Viewer, now: float, exclude_kinds: Sequence[str] = (), al
     return (f"{where} AND ({alias}.expires_at IS NULL OR {alias}.expires_at > ?)", [*params, now])
 
 
-FORMAT = "6"  # of the indexed rows; another value is re-indexed at open (6: the substring index holds the tenant)
+FORMAT = "7"  # of the indexed rows; another value is re-indexed at open (7: events of one time ordered by rowid)
 
 
 def _drop_older_layout(con: Any) -> None:
@@ -318,7 +318,7 @@ class MemoryIndex:
                         "ON CONFLICT(part, term) DO UPDATE SET n = n + 1", distinct)
         con.execute("UPDATE part SET docs = docs + 1, nterms = nterms + ? WHERE id = ?", (len(found), part))
         if thread:
-            _refresh_context(con, thread, observed)
+            _refresh_context(con, thread, observed, doc)
         return 1
 
     def _delete(self, con: Any, where: str, params: Sequence[Any]) -> int:
@@ -340,9 +340,9 @@ class MemoryIndex:
         con.execute(f"DELETE FROM df WHERE part IN ({placeholders(parts)}) AND n <= 0", parts)
         n = con.execute(f"DELETE FROM mem WHERE {where}", params).rowcount
         con.execute(f"DELETE FROM part WHERE id IN ({placeholders(parts)}) AND docs <= 0", parts)
-        for _, _, _, _, _, thread, observed in rows:
+        for doc, _, _, _, _, thread, observed in rows:
             if thread:
-                _refresh_context(con, thread, observed)
+                _refresh_context(con, thread, observed, doc)
         return n
 
     def catch_up(self) -> int:
@@ -668,15 +668,18 @@ def _thread(rec: Any) -> str:
     return hashlib.sha256(key.encode("utf-8", "surrogatepass")).hexdigest()[:24]
 
 
-def _refresh_context(con: Any, thread: str, observed: float) -> None:
-    """Recompute the context of the events around ``observed`` in ``thread``
-    (and their partitions' context length)."""
+def _refresh_context(con: Any, thread: str, observed: float, doc: int) -> None:
+    """Recompute the context of the events around row ``doc`` (observed at
+    ``observed``; inserted, or just deleted) in ``thread``, and their
+    partitions' context length. Events are ordered by (observed_at, rowid):
+    the turns of one session often share one time, and then their order is
+    the order they were written in."""
     w = CONTEXT_WINDOW
     cols = "rowid, observed_at, terms, nctx, part"
-    before = con.execute(f"SELECT {cols} FROM mem WHERE thread = ? AND observed_at < ? "
-                         "ORDER BY observed_at DESC, rowid DESC LIMIT ?", (thread, observed, 2 * w)).fetchall()
-    after = con.execute(f"SELECT {cols} FROM mem WHERE thread = ? AND observed_at >= ? "
-                        "ORDER BY observed_at, rowid LIMIT ?", (thread, observed, 2 * w + 1)).fetchall()
+    before = con.execute(f"SELECT {cols} FROM mem WHERE thread = ? AND (observed_at, rowid) < (?, ?) "
+                         "ORDER BY observed_at DESC, rowid DESC LIMIT ?", (thread, observed, doc, 2 * w)).fetchall()
+    after = con.execute(f"SELECT {cols} FROM mem WHERE thread = ? AND (observed_at, rowid) >= (?, ?) "
+                        "ORDER BY observed_at, rowid LIMIT ?", (thread, observed, doc, 2 * w + 1)).fetchall()
     rows = before[::-1] + after
     at = len(before)  # where the edit was: rows within w of it have new neighbours
     for i in range(max(0, at - w), min(len(rows), at + w + 1)):

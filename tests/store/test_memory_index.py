@@ -35,3 +35,35 @@ def test_a_substring_is_matched_within_the_viewers_tenant_and_an_older_layout_is
         assert [c.statement for c in found] == ["The consumer loop is KafkaConsumerLoop in ingest/."]
     finally:
         store.close()
+
+
+def test_events_of_one_session_written_at_one_time_are_each_others_context_in_written_order(tmp_path):
+    # An importer writes every turn of a session with the session's date: the order they
+    # were written in is their order, and each turn's context is the two turns on each side.
+    store = open_store(tmp_path / "store")
+    try:
+        words = ["alpha", "bravo", "kilo", "delta", "oscar", "tango", "zulu"]
+        recs = [put_memory(store, "acme", f"Turn {w}.", kind="event", user="u", observed_at=1_700_000_000.0,
+                           evidence_sessions=("s1",)) for w in words]
+        index = MemoryIndex.open(tmp_path, store)
+        index.catch_up()
+
+        def contexts() -> dict[str, set[str]]:
+            rows = index.file.db().execute("SELECT statement, ctx FROM mem").fetchall()
+            return {statement.split()[1].rstrip("."): set(c.split()) - {"turn", "november", "2023"} for statement, c in rows}
+
+        def around(order: list[str], i: int) -> set[str]:
+            return {x for j, x in enumerate(order) if j != i and abs(j - i) <= 2}
+
+        got = contexts()
+        for i, w in enumerate(words):
+            assert got[w] == around(words, i), w
+        store.memories.put(recs[3].evolve(status="deleted"))  # the middle turn leaves the index
+        index.catch_up()
+        rest = words[:3] + words[4:]
+        got = contexts()
+        assert "delta" not in got
+        for i, w in enumerate(rest):
+            assert got[w] == around(rest, i), w
+    finally:
+        store.close()
