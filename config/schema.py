@@ -183,6 +183,37 @@ class MemoryConfig:
 
 
 @dataclass(frozen=True)
+class LearnConfig:
+    """``[learn]``: the learning job (phase 1 per idle session, phase 2 per tenant).
+    It only proposes: a person approves (``ctxproxy learn review``)."""
+
+    enabled: bool = True  # `ctxproxy serve` runs the job in the background
+    min_idle: float = 1800.0  # seconds a session has been quiet before it is read
+    interval: float = 300.0  # seconds between two passes of the background job
+    cooldown: float = 21600.0  # seconds after a tenant's successful consolidation before the next
+    lease_ttl: float = 300.0  # seconds a consolidation's lease lasts without a heartbeat
+    retry_after: float = 60.0  # first retry after a failed run; doubles up to retry_max
+    retry_max: float = 3600.0
+    max_sessions: int = 1000  # sessions read per tenant per pass (the rest wait for the next)
+    model: str = ""  # optional model-backed extractor: "<route>:<model>" (e.g. "anthropic:claude-haiku-4-5"); "" = off
+    model_max_chars: int = 24000  # transcript characters the model extractor reads per session
+
+    def validate(self, path: str) -> None:
+        for name in ("min_idle", "interval", "cooldown", "retry_after", "retry_max"):
+            value = getattr(self, name)
+            if not 0 <= value <= 365 * 86400:  # NaN fails too
+                raise ConfigError(f"{path}.{name}: expected 0..31536000 seconds, got {value:g}")
+        if not 1 <= self.lease_ttl <= 86400:
+            raise ConfigError(f"{path}.lease_ttl: expected 1..86400 seconds, got {self.lease_ttl:g}")
+        if self.max_sessions < 1:
+            raise ConfigError(f"{path}.max_sessions: expected at least 1, got {self.max_sessions}")
+        if self.model and (":" not in self.model or not all(self.model.split(":", 1))):
+            raise ConfigError(f"{path}.model: expected \"<route>:<model>\" (or \"\" for none), got {self.model!r}")
+        if self.model_max_chars < 1000:
+            raise ConfigError(f"{path}.model_max_chars: expected at least 1000, got {self.model_max_chars}")
+
+
+@dataclass(frozen=True)
 class Config:
     server: ServerConfig = field(default_factory=ServerConfig)
     upstream: UpstreamConfig = field(default_factory=UpstreamConfig)
@@ -194,6 +225,7 @@ class Config:
     tenants: Mapping[str, TenantConfig] = field(default_factory=dict)
     filters: Mapping[str, Any] = field(default_factory=dict)  # each filter parses its own table
     memory: MemoryConfig = field(default_factory=MemoryConfig)
+    learn: LearnConfig = field(default_factory=LearnConfig)
     source: str = "<defaults>"
 
     @property
@@ -227,7 +259,8 @@ class Config:
                                       f"(routes: {', '.join(self.routes)})")
 
 
-_TOP_KEYS = {"server", "upstream", "store", "routes", "pipeline", "mitm", "filters", "memory", "auth", "tenants"}
+_TOP_KEYS = {"server", "upstream", "store", "routes", "pipeline", "mitm", "filters", "memory", "auth", "tenants",
+             "learn"}
 
 
 def default_config_text() -> str:

@@ -24,7 +24,8 @@ from pathlib import Path
 from typing import Callable
 
 from .errors import EffectStateError, ExternalIdTaken, RevisionConflict, StoreError, WriteNeeded
-from .interfaces import Batch, DocumentStore, EffectLedger, ProxyKeyStore, SessionStore, Store, TermIndex
+from .interfaces import (Batch, DocumentStore, EffectLedger, LearningStore, ProxyKeyStore, SessionStore, Store,
+                         TermIndex)
 from .proxy_keys import KEY_PREFIX, Principal, ProxyKey, split_key
 from .lmdb_store import (
     DEFAULT_MAP_SIZE,
@@ -80,7 +81,16 @@ def open_store(
                            max_readers=max_readers, clock=clock)
     if not readonly:
         attach_recall_indexes(store, Path(path).parent)
+        attach_learning(store)
     return store
+
+
+def attach_learning(store: Store) -> None:
+    """Register learning's part of forgetting on ``store.derived``: what the
+    learning job derived from an erased session or user goes with it."""
+    from .learned import attach
+
+    attach(store)
 
 
 def attach_recall_indexes(store: Store, data_dir: Path) -> None:
@@ -109,6 +119,7 @@ __all__ = [
     "DocumentStore",
     "TermIndex",
     "ProxyKeyStore",
+    "LearningStore",
     "ProxyKey",
     "Principal",
     "split_key",

@@ -222,6 +222,61 @@ class ProxyKeyStore(Protocol):
         """A counter every create and revoke moves, in every process sharing the store."""
 
 
+class LearningStore(Protocol):
+    """What the learning job keeps besides memories (``lmdb_learning`` has the
+    layout): one lease per tenant, the job's state and input watermark, a feed
+    of extracted sessions, rejected proposals (digests only) and the evidence
+    of each learned memory. The per-session extraction state is a session
+    part (``sessions`` part ``learn``), erased with its session."""
+
+    def take_lease(self, tenant: str, owner: str, ttl: float) -> dict[str, Any] | None:
+        """Take the tenant's lease for ``owner`` (free, lapsed, or already its
+        own) for ``ttl`` seconds; None while another owner holds it. Atomic
+        across every process sharing the store."""
+
+    def renew_lease(self, tenant: str, owner: str, ttl: float) -> bool:
+        """Heartbeat; False when the lease is no longer ``owner``'s (taken over)."""
+
+    def drop_lease(self, tenant: str, owner: str) -> bool: ...
+
+    def lease(self, tenant: str) -> dict[str, Any] | None: ...
+
+    def job(self, tenant: str) -> dict[str, Any]:
+        """The job's state (``{}`` before the first run)."""
+
+    def save_job(self, tenant: str, changes: Mapping[str, Any]) -> dict[str, Any]:
+        """Merge ``changes``; ``watermark`` and ``scopes``' watermarks never move back."""
+
+    def note_extracted(self, tenant: str, session: str, user: str = "") -> int:
+        """Append a session to the tenant's extraction feed; its number (grows by one)."""
+
+    def extracted(self, tenant: str, after: int = 0, limit: int = 100000) -> list[tuple[int, str]]: ...
+
+    def last_extracted(self, tenant: str) -> int: ...
+
+    def trim_feed(self, tenant: str, through: int) -> int: ...
+
+    def reject(self, tenant: str, digest: str, *, user: str = "") -> None: ...
+
+    def rejected(self, tenant: str, digest: str) -> bool: ...
+
+    def rejected_count(self, tenant: str) -> int: ...
+
+    def add_evidence(self, tenant: str, memory_id: str,
+                     entries: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
+        """Add evidence entries to a memory (one per session, the newest kept)."""
+
+    def evidence(self, tenant: str, memory_id: str) -> list[dict[str, Any]]: ...
+
+    def evidence_of(self, tenant: str, *, session: str | None = None, user: str | None = None) -> list[str]: ...
+
+    def forget(self, tenant: str, *, session: str | None = None, user: str | None = None,
+               memory_ids: Sequence[str] = ()) -> dict[str, int]:
+        """Drop a session's / a user's evidence, feed entries and (a user) rejected digests."""
+
+    def tenants(self) -> list[str]: ...
+
+
 class Repositories(Protocol):
     effects: EffectLedger
     sessions: SessionStore
@@ -232,6 +287,7 @@ class Repositories(Protocol):
     receipts: DocumentStore
     index: TermIndex
     proxy_keys: ProxyKeyStore
+    learning: LearningStore
     pending_timeout: float | None  # seconds after which a pending effect reads as unknown
 
 

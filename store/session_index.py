@@ -281,6 +281,34 @@ class SessionIndex:
                          statement=r[7], terms=r[8], nterms=r[9], source="session") for r in rows.values()]
         return out, Stats(int(n or 0), float(avg or 0.0))
 
+    # -- reading a session back (the learning job) ---------------------------------------
+    def tenants(self) -> list[str]:
+        return [r[0] for r in self.file.db().execute("SELECT DISTINCT tenant FROM sessions ORDER BY tenant")]
+
+    def quiet_sessions(self, tenant: str, *, after: float, until: float, limit: int = 100000
+                       ) -> list[tuple[str, str, str, float, int]]:
+        """(session, user, project, last turn's time, rows) of the tenant's
+        sessions whose last turn came after ``after`` and at or before ``until``
+        (idle since), oldest activity first."""
+        rows = self.file.db().execute(
+            "SELECT t.session, s.user, s.project, MAX(t.observed_at), COUNT(*) FROM turns t "
+            "LEFT JOIN sessions s ON s.tenant = t.tenant AND s.session = t.session "
+            "WHERE t.tenant = ? GROUP BY t.session HAVING MAX(t.observed_at) > ? AND MAX(t.observed_at) <= ? "
+            "ORDER BY MAX(t.observed_at) LIMIT ?", (tenant, after, until, limit)).fetchall()
+        return [(r[0], r[1] or "", r[2] or "", float(r[3]), int(r[4])) for r in rows]
+
+    def session_turns(self, tenant: str, session: str) -> list[tuple[str, str, str, float]]:
+        """(turn id, role, text, observed_at) of one session's rows, in the order they came."""
+        return [(r[0], r[1], r[2], float(r[3])) for r in self.file.db().execute(
+            "SELECT turn_id, role, text, observed_at FROM turns WHERE tenant = ? AND session = ? "
+            "ORDER BY observed_at, rowid", (tenant, session))]
+
+    def session_info(self, tenant: str, session: str) -> tuple[str, str, str, float] | None:
+        """(user, project, parent, first seen) of a recorded session."""
+        row = self.file.db().execute("SELECT user, project, parent, first_seen FROM sessions "
+                                     "WHERE tenant = ? AND session = ?", (tenant, session)).fetchone()
+        return None if row is None else (row[0], row[1], row[2], float(row[3]))
+
     # -- forgetting (store.derived) ----------------------------------------------------
     def forget(self, tenant: str, subject: dict, memory_ids: Sequence[str] = ()) -> dict[str, int]:
         con = self.file.db()
