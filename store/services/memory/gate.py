@@ -43,6 +43,7 @@ from ctxproxy.store.memory_records import (
 )
 
 from .fields import FieldError, parse_fields
+from .subjects import derive_subject, values
 
 log = logging.getLogger("ctxproxy.memory")
 
@@ -255,7 +256,7 @@ class MemoryGate:
             expires_at=f["expires_at"] if "expires_at" in f else self._ttl(kind, observed, f.get("evergreen", False)),
             evergreen=f.get("evergreen", False), external_id=f.get("external_id", ""),
             created_by=created_by, created_at=existing.created_at if existing is not None else now,
-            subject_key=f.get("subject_key") or memory_text.derive_subject(statement),
+            subject_key=f.get("subject_key") or derive_subject(statement),
         )
         if existing is not None and memory_text.normalise(existing.statement) == memory_text.normalise(statement):
             return Outcome(record=existing, duplicate_of=existing.memory_id)
@@ -297,9 +298,10 @@ class MemoryGate:
             if other.memory_id != rec.memory_id and other.status in LIVE:
                 return other
         if rec.subject_key:
-            for other in same_subject:
+            for other in same_subject:  # a changed version, number or path is news, however alike the rest
                 if (other.memory_id != rec.memory_id and other.status in LIVE
-                        and memory_text.similarity(other.statement, rec.statement) >= self.config.near_duplicate):
+                        and memory_text.similarity(other.statement, rec.statement) >= self.config.near_duplicate
+                        and values(other.statement) == values(rec.statement)):
                     return other
         return None
 
@@ -356,7 +358,7 @@ class MemoryGate:
                 mem.count_refused(tenant, refusal.reason)
                 return Outcome(refused=refusal)
             if "statement" in changes and "subject_key" not in changes:
-                changes["subject_key"] = memory_text.derive_subject(changes["statement"])
+                changes["subject_key"] = derive_subject(changes["statement"])
             rec = cur.evolve(**changes, created_by=cur.created_by)
             if rec.kind == "fact" and rec.project and not rec.evidence_ref:
                 out = Outcome(refused=Refusal("evidence_required", "a project fact needs an evidence_ref"))

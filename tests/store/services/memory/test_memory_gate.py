@@ -219,6 +219,21 @@ def test_batch_writes_one_item_refused_the_rest_stored(gate, store):
     ("The user is in Berlin.", "The user is in Munich.", False),  # too vague a subject to be sure
     ("Service 3 listens on port 8003.", "Service 4 listens on port 8004.", False),  # numbers as identifiers
     ("The deploy branch is main.", "The deploy branch is protected and needs two reviews.", False),
+    # no key the gate knows: a changed version, port, path or name of the same subject
+    ("The shop service uses PostgreSQL 16 on port 5433.", "The shop service uses PostgreSQL 17 on port 5433.", True),
+    ("The shop service uses PostgreSQL 16 on port 5433.", "The shop service uses PostgreSQL 16 on port 6432.", True),
+    ("The shop service writes its logs to /var/log/shop.", "The shop service writes its logs to /srv/logs/shop.",
+     True),
+    ("The on-call engineer of the shop service is Dana.", "The on-call engineer of the shop service is Sam.", True),
+    ("The shop service in the eu cluster uses PostgreSQL 16.4 with pgbouncer in transaction mode behind haproxy.",
+     "The shop service in the eu cluster uses PostgreSQL 16.5 with pgbouncer in transaction mode behind haproxy.",
+     True),  # alike enough to be a near duplicate, but a new version is news
+    # ... and not of another subject, or of another thing the subject has
+    ("The shop service uses PostgreSQL 16 on port 5433.", "The billing service uses PostgreSQL 15 on port 5432.",
+     False),
+    ("The shop service uses PostgreSQL 16 on port 5433.", "The shop service uses Redis 7 on port 6379.", False),
+    ("Worker 1 uses 4 GB of memory.", "Worker 2 uses 8 GB of memory.", False),
+    ("The api container limits memory to 512 MB.", "The worker container limits memory to 2 GB.", False),
 ])
 def test_what_counts_as_a_contradiction(gate, store, first, second, supersedes):
     a = gate.write(T, {"statement": first}).record
