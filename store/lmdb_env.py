@@ -48,8 +48,8 @@ import threading
 from typing import Any, Callable, TypeVar
 
 import lmdb
-import orjson
 
+from .encoding import load  # noqa: F401  (re-exported: the record loader every backend shares)
 from .errors import StoreError, WriteNeeded
 
 T = TypeVar("T")
@@ -543,17 +543,6 @@ class BatchRunner:
             self._txn.abort()
             self._txn = None
             self._env.end_write()
-
-
-def load(kind: str, raw: bytes, tenant: str) -> dict[str, Any]:
-    """A stored JSON record, checked to belong to ``tenant``."""
-    try:
-        record = orjson.loads(raw)
-    except orjson.JSONDecodeError as exc:
-        raise StoreError(f"corrupt {kind} record: {exc}") from exc
-    if not isinstance(record, dict) or record.get("tenant") != tenant:
-        raise StoreError(f"{kind} record under tenant {tenant!r} does not belong to it")
-    return record
 
 
 def scan(txn: Any, db: Any, prefix: bytes) -> list[tuple[bytes, bytes]]:

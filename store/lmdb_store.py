@@ -50,12 +50,12 @@ from typing import Any, Callable, Collection, Iterator, Mapping, Protocol, Seque
 import orjson
 
 from . import keys, surrogates
+from .encoding import dump as _dump
 from .errors import EffectStateError, StoreError
 from .lmdb_env import BatchRunner, LMDBEnv, SnapshotRunner, acquire, release
 from .lmdb_env import load as _load
 from .lmdb_env import scan as _scan
 from .lmdb_env import scan_rest as _scan_rest
-from .lmdb_learning import LEARN, LMDBLearning
 from .lmdb_memories import MEMORY_DBS, LMDBMemories, migrate_documents
 from .proxy_keys import PROXY_KEYS, LMDBProxyKeys
 from .records import (
@@ -89,7 +89,7 @@ META = "meta"
 EFFECTS_IDX = "effects_idx"
 SCOPE_IDX = "scope_idx"
 DB_NAMES = (META, EFFECTS, EFFECTS_IDX, SESSIONS, CHECKPOINTS, MANIFESTS, PRUNED, *MEMORY_DBS,
-            INDEX, RECEIPTS, SCOPE_IDX, PROXY_KEYS, LEARN)
+            INDEX, RECEIPTS, SCOPE_IDX, PROXY_KEYS)
 DOC_KINDS = (CHECKPOINTS, MANIFESTS, PRUNED, RECEIPTS)
 ERASABLE_DOC_KINDS = (CHECKPOINTS, MANIFESTS, PRUNED)  # receipts outlive what they record
 # Index tenants (a tenant name never starts with "#") holding id -> tenant pointers,
@@ -145,13 +145,6 @@ class _Runner(Protocol):
 
 
 # -- encoding ------------------------------------------------------------------
-
-
-def _dump(kind: str, record: Mapping[str, Any]) -> bytes:
-    try:
-        return surrogates.dumps(record)
-    except (TypeError, orjson.JSONEncodeError) as exc:
-        raise StoreError(f"cannot encode {kind} record as JSON: {exc}") from exc
 
 
 def _canon(value: Any) -> bytes | None:
@@ -234,33 +227,7 @@ class LMDBEffects:
     # internal ----------------------------------------------------------------
 
     def _record(self, tenant: str, rec: Mapping[str, Any], now: float) -> EffectRecord:
-        state = rec["state"]
-        timeout = self._ctx.pending_timeout
-        if state == PENDING and timeout is not None and now - rec["created_at"] >= timeout:
-            state = UNKNOWN
-        return EffectRecord(
-            tenant=tenant,
-            key=rec["key"],
-            call_id=rec["call_id"],
-            tool=rec["tool"],
-            args_canonical=rec["args_canonical"],
-            side_effect=rec["side_effect"],
-            state=state,
-            created_at=rec["created_at"],
-            updated_at=rec["updated_at"],
-            session=rec.get("session"),
-            task=rec.get("task"),
-            turn_id=rec.get("turn_id"),
-            result_turn_id=rec.get("result_turn_id"),
-            result_digest=rec.get("result_digest"),
-            result_size=rec.get("result_size"),
-            refs=tuple(rec.get("refs") or ()),
-            excerpt=rec.get("excerpt"),
-            resolution=rec.get("resolution"),
-            resolved_by=rec.get("resolved_by"),
-            note=rec.get("note"),
-            aliases=tuple(rec.get("aliases") or ()),
-        )
+        return EffectRecord.from_stored(tenant, rec, now, self._ctx.pending_timeout)
 
     @staticmethod
     def _pk_parts(rec: Mapping[str, Any]) -> tuple[bytes, bytes]:
@@ -971,10 +938,6 @@ class _Repos:
     @cached_property
     def proxy_keys(self) -> LMDBProxyKeys:
         return LMDBProxyKeys(self._x, self._ctx.env, self._ctx.clock)
-
-    @cached_property
-    def learning(self) -> LMDBLearning:
-        return LMDBLearning(self._x, self._ctx)
 
     def docs(self, kind: str) -> LMDBDocuments:
         return getattr(self, kind)

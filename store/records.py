@@ -80,6 +80,24 @@ class EffectRecord:
     note: str | None = None
     aliases: tuple[str, ...] = ()  # other forms of call_id it may come back as
 
+    @classmethod
+    def from_stored(cls, tenant: str, rec: Mapping[str, Any], now: float, pending_timeout: float | None
+                    ) -> "EffectRecord":
+        """The record as a backend stores it; ``state`` made effective (a pending
+        record older than ``pending_timeout`` reads as unknown)."""
+        state = rec["state"]
+        if state == PENDING and pending_timeout is not None and now - rec["created_at"] >= pending_timeout:
+            state = UNKNOWN
+        return cls(
+            tenant=tenant, key=rec["key"], call_id=rec["call_id"], tool=rec["tool"],
+            args_canonical=rec["args_canonical"], side_effect=rec["side_effect"], state=state,
+            created_at=rec["created_at"], updated_at=rec["updated_at"], session=rec.get("session"),
+            task=rec.get("task"), turn_id=rec.get("turn_id"), result_turn_id=rec.get("result_turn_id"),
+            result_digest=rec.get("result_digest"), result_size=rec.get("result_size"),
+            refs=tuple(rec.get("refs") or ()), excerpt=rec.get("excerpt"), resolution=rec.get("resolution"),
+            resolved_by=rec.get("resolved_by"), note=rec.get("note"), aliases=tuple(rec.get("aliases") or ()),
+        )
+
     @property
     def settled(self) -> bool:
         return self.state in SETTLED_STATES

@@ -1,0 +1,1 @@
+from pgserver import pg_dsn, pg_server  # noqa: F401  (fixtures)
