@@ -271,6 +271,8 @@ class Filter:
     #   report(turn) -> dict | None this filter's part of the Context Manifest (manifest keys -> values)
     #   successor_state(state)      what of its turn.state[name] an automatic successor turn inherits
     #                               (None: nothing; the default when the method is absent)
+    #   warm()                      load now what its turns would otherwise load on the first one
+    #                               (compiled regexes, models); the engine calls it once at start-up
 
 
 FilterFactory = Callable[[Any, Mapping[str, Any]], Filter]
@@ -440,6 +442,16 @@ class Pipeline:
                     self._call(turn, stage, stage.end)
                 except FilterError:
                     pass  # the response is already delivered; the failure is logged and marked
+
+    def warm(self, done: set[int] | None = None) -> None:
+        """At start-up: each filter's ``warm()``, once per filter object (``done``
+        holds the ids already warmed, for pipelines that share filters)."""
+        done = set() if done is None else done
+        for stage in self.stages:
+            warm = getattr(stage.filter, "warm", None)
+            if warm is not None and id(stage.filter) not in done:
+                done.add(id(stage.filter))
+                warm()
 
     def close(self) -> None:
         """At shutdown, before the store closes: filters with background work

@@ -149,6 +149,11 @@ class RecallFilter(Filter):
             rs.prepare(config.rank)  # the embeddings extra: loaded now, or a ConfigError at start-up
         return cls(config, services)
 
+    def warm(self) -> None:
+        rs = recall_services(self.services)
+        if rs is not None and self.config.memories:
+            rs.warm(self.config.rank)
+
     # -- request ---------------------------------------------------------------------
     def on_request(self, turn: Turn) -> None:
         state = turn.state[self.name] = RecallState()

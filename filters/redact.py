@@ -191,6 +191,9 @@ class RedactFilter(Filter):
         cache_dir = str(Path(data_dir) / "cache" / "redaction") if data_dir else None
         return cls(config, services.get("secret"), base_dir=base_dir, cache_dir=cache_dir)
 
+    def warm(self) -> None:
+        self.registry.warm()
+
     # -- per turn ----------------------------------------------------------------------
 
     def _profile(self, turn: Turn) -> Profile:

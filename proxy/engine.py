@@ -226,8 +226,11 @@ class Engine:
 def engine_for(cfg: Any, services: Mapping[str, Any], transport: Transport | None = None,
                routes: Mapping[str, Any] | None = None) -> Engine:
     """The engine of a config: one pipeline per route (built once; a reload
-    swaps the engine whole), the token counter loaded now if a filter counts
-    (not on a model call; a pipeline that never counts skips its ~70 MB)."""
+    swaps the engine whole), and what turns need loaded now, not in the first
+    turn: each filter's ``warm()`` (the redaction engine's stream regexes) and
+    the token counter if a filter counts (a pipeline that never counts skips
+    its ~70 MB). Every edge (the aiohttp server and its workers, the mitmproxy
+    addon, the tests' driver) builds its engine here, at start-up."""
     from ctxproxy.filters import build_pipeline, filter_configs
     from ctxproxy.filters.tokens import TokenCounter
 
@@ -238,6 +241,9 @@ def engine_for(cfg: Any, services: Mapping[str, Any], transport: Transport | Non
     try:
         for name, route in (routes if routes is not None else Router(cfg).routes).items():
             pipelines[name] = build_pipeline(route.config.filters or cfg.pipeline.request, configs, services)
+        warmed: set[int] = set()
+        for p in pipelines.values():
+            p.warm(warmed)
     except BaseException:  # a filter with background work already started stops again
         for p in pipelines.values():
             p.close()

@@ -57,6 +57,13 @@ class RecallServices:
         else:
             self.vectors.kick()
 
+    def warm(self, config: RankConfig | None = None) -> None:
+        """At start-up: the memory index takes in what changed while no server
+        ran (imports, edits, erasures by the CLI), which the first recall
+        would do otherwise, and the ranking is set up."""
+        self.memories.catch_up()
+        self.recaller(config)
+
     def recaller(self, config: RankConfig | None = None) -> Recaller:
         config = config or RankConfig()
         r = self._recallers.get(config)

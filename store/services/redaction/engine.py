@@ -363,6 +363,19 @@ class Redactor:
         parts.append(text[last:stop])
         return Result("".join(parts), counts, tuple(findings))
 
+    def warm(self) -> None:
+        """Compile now what a stream compiles as it first needs it (the regexes
+        of where a match or a secret may still be in progress); a server calls
+        it at start-up so that no turn pays for it."""
+        self._pending.warm()
+        if self._secret_index is not None:
+            self._secret_index.warm()
+
+    @property
+    def cold(self) -> int:
+        """How many of those regexes are not compiled yet (0 once ``warm`` ran)."""
+        return self._pending.cold + (self._secret_index.cold if self._secret_index is not None else 0)
+
     def _pending_start(self, text: str, pos: int) -> int:
         """Leftmost position >= pos where a match (or a placeholder) may still be in progress."""
         return self._pending.start(text, pos)
@@ -470,6 +483,15 @@ class _PendingIndex:
     def _bucket(self, c: int) -> re.Pattern | None:
         return self._short.bucket(c)
 
+    def warm(self) -> None:
+        self._short.warm()
+        if self._long is not None:
+            self._long.warm()
+
+    @property
+    def cold(self) -> int:
+        return self._short.cold + (self._long.cold if self._long is not None else 0)
+
     def at(self, text: str, p: int, long_from: int = 0) -> bool:
         """Whether some alternative matches from ``p`` to the end (``start`` at one position)."""
         n = len(text)
@@ -534,6 +556,16 @@ class _FirstCharTable:
                         self._compiled[members] = rx
             self._table[c] = rx
         return rx  # type: ignore[return-value]
+
+    def warm(self) -> None:
+        """Every bucket compiled now: a stream would otherwise compile each as its
+        first character comes, in the first turns of the process."""
+        for c in range(129):
+            self.bucket(c)
+
+    @property
+    def cold(self) -> int:
+        return self._table.count(False)
 
     def leftmost(self, text: str, pos: int, end: int) -> int:
         """The leftmost position in ``[pos, end)`` where an alternative matches to the

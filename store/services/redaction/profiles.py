@@ -101,6 +101,11 @@ class ProfileRegistry:
     def names(self) -> tuple[str, ...]:
         return tuple(self._profiles)
 
+    def warm(self) -> None:
+        """Every profile's redactor compiles now what its first stream would (``Redactor.warm``)."""
+        for redactor in {id(p.redactor): p.redactor for p in self._profiles.values()}.values():
+            redactor.warm()
+
     def get(self, name: str | None = None) -> Profile:
         key = name or self.default
         try:

@@ -454,3 +454,11 @@ def test_print_env_creates_the_ca_and_names_what_agents_set(tmp_path):
     again = subprocess.run([sys.executable, "-m", "ctxproxy.proxy.cli.main", "mitm", "--print-env", "--data-dir",
                             str(data)], capture_output=True, text=True, timeout=60, check=True).stdout
     assert str(ca) in again and ca.read_bytes() == (data / "mitm" / "mitmproxy-ca-cert.pem").read_bytes()
+
+
+def test_the_mitm_edge_starts_with_what_turns_need(start_mitm, tmp_path):
+    from warmcheck import assert_warm, memories_written_while_no_server_ran
+
+    memories_written_while_no_server_ran(tmp_path / "data")
+    mitm = start_mitm()
+    assert_warm(mitm.proxy.engine, mitm.proxy.services)
