@@ -16,16 +16,24 @@ The fallback chain, first hit wins for each field:
    field of its ``Runtime: …`` line (the last line starting ``Runtime:``) in
    the system prompt or first user turn;
    the OpenAI ``user`` / ``safety_identifier`` body fields for the user;
-3. a fingerprint of the conversation's start (the system text before the
-   first user turn, and that turn): stable across the turns of one session
-   (a system message added later does not move it), different for two
-   concurrent sessions of the same agent (Hermes sends no id at all, and
-   its ``prompt_cache_key`` is shared by every session, so it is not used).
-   A Responses request that continues ``previous_response_id`` carries only
-   its new input, so before the fingerprint it takes the session of that
-   response (source ``chain:previous_response_id``), remembered in-process
-   for the last ``chain_memory`` responses: a chain continued on another
-   worker or after a restart starts a fingerprint session.
+3. a Responses request that continues ``previous_response_id`` (and names
+   no session) joins the session of that response (source
+   ``chain:previous_response_id``): remembered in-process for the last
+   ``chain_memory`` responses and, for the sessions of step 4, in the store,
+   so another worker or a restarted proxy follows the chain too;
+4. continuity (``continuity``): a conversation is known by what it continues,
+   not by how it opens (two runs of one scheduled job open alike and must not
+   share a ledger). A request whose history has no answer of the model is a
+   conversation's first: a new session, ``cv-<random>`` (source ``new``),
+   heir to nothing. A history that continues an answer this proxy relayed
+   (its newest model turn, and the item before it, as the link filed when
+   the answer went out) is that answer's session (source ``continuity``):
+   across turns, workers and restarts, and after a compaction that keeps the
+   newest answer. A history that continues none (the proxy came in
+   mid-conversation, a link was erased) gets a session derived from its
+   opening and first answer, ``fp-<digest>`` (source ``fingerprint``), the
+   same for each of its turns, and its answers are filed under it from then
+   on. The OpenClaw runtime line goes first.
 
 ``X-Ctx-Project``, ``X-Ctx-Purpose`` and ``X-Ctx-Parent-Session`` (same
 trust rule) name the project, the purpose and the parent of a sub-agent's
@@ -46,17 +54,24 @@ agent supplied its session id (only then is it exported as
 """
 from __future__ import annotations
 
+import logging
 import re
+import secrets
 from collections import OrderedDict
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Mapping
 
 from ctxproxy.config import ConfigError
 
+from ctxproxy.store.services.digest import memo_key, text_sha256
+
+from . import continuity as cont
 from .base import Filter, Identity, Turn
 from .compaction import codex_metadata
+from .relayed import relayed
 from .view import NO_HINTS, BodyHints
-from ctxproxy.store.services.digest import memo_key, text_sha256
+
+log = logging.getLogger("ctxproxy.filters.identify")
 
 FINGERPRINT_MEMO = 4096  # fingerprints remembered (well under a MB: the keys hold no text)
 _ID_OK = re.compile(r"^[A-Za-z0-9._:@/+=-]{1,200}$")
@@ -69,7 +84,7 @@ class IdentifyConfig:
     trust_headers: bool = True  # honour X-Ctx-* headers (tenant only on routes without a fixed tenant)
     default_tenant: str = "default"  # tenant when nothing names one
     fingerprint_chars: int = 4000  # how much of the conversation start is fingerprinted
-    chain_memory: int = 65536  # Responses ids remembered for previous_response_id chains (0: off)
+    chain_memory: int = 65536  # follow previous_response_id chains (0: off); any positive value: on
 
     def validate(self, path: str) -> None:
         if self.fingerprint_chars < 1:
@@ -84,28 +99,51 @@ class IdentifyFilter(Filter):
     guards_auxiliary = True
     Config = IdentifyConfig
 
-    def __init__(self, config: IdentifyConfig):
+    def __init__(self, config: IdentifyConfig, store: Any = None):
         self.config = config
-        self._chains: OrderedDict[tuple[str, str], str] = OrderedDict()  # (tenant, response id) -> session
+        self.store = store
+        self.links = cont.Links(store)  # answers and response ids -> their sessions
         self._fingerprints: dict[Any, str] = {}  # every turn of a session fingerprints the same opening
 
+    @classmethod
+    def create(cls, config: IdentifyConfig | None, services: Mapping[str, Any]) -> "IdentifyFilter":
+        return cls(config or IdentifyConfig(), services.get("store"))
+
+    def _store(self, turn: Turn) -> Any:
+        return self.store if self.store is not None else turn.service("store")
+
     def on_request(self, turn: Turn) -> None:
-        turn.identity = identify(turn.headers, turn.request, self.config, turn.tenant_fixed, self._chains,
-                                 self._fingerprints, turn.principal)
+        store = self._store(turn)
+        turn.identity = ident = identify(turn.headers, turn.request, self.config, turn.tenant_fixed, self.links,
+                                         self._fingerprints, turn.principal, store)
+        view = turn.request
+        if ident.supplied or view is None or store is None:
+            return  # the agent names its session on every request: nothing to follow
+        try:
+            anchor = cont.request_anchor(view)
+        except Exception as exc:  # the turn goes on; its answer is just not filed
+            log.warning("turn %s: continuity anchor failed: %s", turn.turn_id, type(exc).__name__)
+            return
+        # Filed when the answer completes, as the client received it, before its last bytes go out.
+        relayed(turn).when_complete(lambda answer: self._file(turn, anchor, answer))
+
+    def _file(self, turn: Turn, anchor: str, answer: Any) -> None:
+        if turn.status is not None and turn.status >= 300:
+            return
+        link = cont.answer_link(anchor, answer)
+        if link is not None:
+            self.links.add(turn, link, turn.identity.session, self._store(turn))
 
     def on_response_id(self, turn: Turn, rid: str) -> None:
         """Remember which session the answer belongs to as soon as its id is known
         (before the client has it): the next turn names it in previous_response_id
-        and may send nothing else to go by. (A successor turn shares the identity.)"""
+        and may send nothing else to go by. (A successor turn shares the identity.)
+        A session the agent named is remembered in this process only: its next
+        request names it again."""
         if turn.api == "responses" and self.config.chain_memory:
             ident = turn.identity
-            self._remember(ident.tenant, rid, ident.session)
-
-    def _remember(self, tenant: str, rid: str, session: str) -> None:
-        chains = self._chains
-        chains[(tenant, rid)] = session
-        if len(chains) > self.config.chain_memory:
-            chains.popitem(last=False)
+            self.links.add(turn, cont.response_link(rid), ident.session, self._store(turn),
+                           persist=not ident.supplied)
 
 
 def default_tenant(cfg: Any) -> str:
@@ -115,8 +153,12 @@ def default_tenant(cfg: Any) -> str:
 
 
 def identify(headers: Any, view: Any, cfg: IdentifyConfig, fixed_tenant: str = "",
-             chains: dict[tuple[str, str], str] | None = None, fingerprints: dict[Any, str] | None = None,
-             principal: Any = None) -> Identity:
+             links: "cont.Links | None" = None, fingerprints: dict[Any, str] | None = None,
+             principal: Any = None, store: Any = None) -> Identity:
+    """The turn's identity (see the module docstring). ``links``: the answers
+    and response ids filed so far (``continuity.Links``; None: follow none),
+    read from ``store`` when not in this process; ``fingerprints``: a memo of
+    derived session ids."""
     h = headers
     agent = _agent(h)
     tenant = principal.tenant if principal is not None else fixed_tenant or cfg.default_tenant
@@ -142,9 +184,9 @@ def identify(headers: Any, view: Any, cfg: IdentifyConfig, fixed_tenant: str = "
         if hint is not None:
             (source, session), supplied = hint, True
     own = f"{principal.user}/" if principal is not None and principal.user else ""  # a user's namespace
-    if not session and chains:
-        previous = hints.previous_response_id
-        chained = chains.get((tenant, previous)) if isinstance(previous, str) else None
+    previous = hints.previous_response_id if isinstance(hints.previous_response_id, str) else None
+    if not session and links is not None and cfg.chain_memory and previous:
+        chained = links.find(tenant, cont.response_link(previous), store)
         if chained is not None and chained.startswith(own):  # another user's response continues nothing
             session, source = chained[len(own):], "chain:previous_response_id"
     if not session and view is not None:
@@ -156,7 +198,8 @@ def identify(headers: Any, view: Any, cfg: IdentifyConfig, fixed_tenant: str = "
         if found:
             session, source, supplied = found, "hint:openclaw-runtime", True
         else:
-            session, source = _fingerprint(system, first, cfg.fingerprint_chars, fingerprints), "fingerprint"
+            session, source = _continued(view, tenant, own, links, store, system, first, previous, cfg,
+                                         fingerprints)
     if not session:
         session, source = "fp-none", "fingerprint"
 
@@ -253,17 +296,43 @@ def _agent(h: Any) -> str:
     return "unknown"
 
 
-def _fingerprint(system: str, first_user: str, limit: int, memo: dict[Any, str] | None = None) -> str:
-    """sha256 of the system text's head and the first user turn. A first user
-    turn longer than ``limit`` adds its length and its tail: two sessions
-    opened with the same long paste and different questions after it are two
-    sessions (the turn is history, so this stays stable across turns). The
-    system text is only taken by its head: agents append to it as they go.
-    ``memo`` (the filter's) remembers it by the seed's memo key: every turn of
-    a session has the same opening, so only its first pays for the digest."""
+def _continued(view: Any, tenant: str, own: str, links: "cont.Links | None", store: Any, system: str,
+               first: str, previous: str | None, cfg: IdentifyConfig, memo: dict[Any, str] | None
+               ) -> tuple[str, str]:
+    """(session, source) of a request that names no session: by what its
+    history continues (``continuity``), else new or derived."""
+    runs = cont.model_runs(view)
+    newest = next(runs, None)
+    if newest is None:
+        if previous:  # continues an answer the provider keeps, which no link names
+            return _digest(f"response\x00{previous}"), "fingerprint"
+        return "cv-" + secrets.token_hex(12), "new"  # no answer yet: a conversation's first request
+    if links is not None:
+        run: tuple[int, int] | None = newest
+        while run is not None:
+            link = cont.run_link(view, *run)
+            found = links.find(tenant, link, store) if link else None
+            if found is not None and found.startswith(own):  # another user's answer continues nothing
+                return found[len(own):], "continuity"
+            run = next(runs, None)
+    return _fingerprint(system, first, cfg.fingerprint_chars, memo, cont.first_answer(view)), "fingerprint"
+
+
+def _fingerprint(system: str, first_user: str, limit: int, memo: dict[Any, str] | None = None,
+                 answer: str = "") -> str:
+    """sha256 of the system text's head, the first user turn and the first
+    answer's signature (``answer``). A first user turn longer than ``limit``
+    adds its length and its tail: two sessions opened with the same long
+    paste and different questions after it are two sessions (the turn is
+    history, so this stays stable across turns). The system text is only
+    taken by its head: agents append to it as they go. ``memo`` (the
+    filter's) remembers it by the seed's memo key: every turn of a session
+    has the same opening, so only its first pays for the digest."""
     seed = f"{system[:limit]}\x00{first_user[:limit]}"
     if len(first_user) > limit:
         seed += f"\x00{len(first_user)}\x00{first_user[-limit:]}"
+    if answer:
+        seed += f"\x01{answer}"
     if memo is None:
         return _digest(seed)
     key = memo_key(seed)

@@ -7,6 +7,7 @@ import pytest
 from multidict import CIMultiDict
 
 from ctxproxy.store.services.digest import sha256
+from ctxproxy.filters.continuity import response_link
 from ctxproxy.filters.identify import IdentifyConfig, identify
 from ctxproxy.proxy.adapters import ADAPTERS
 from ctxproxy.proxy.scripted_provider import Reply
@@ -51,7 +52,7 @@ def test_claude_code_earlier_user_id_string():
                                    "_session_d2e70091-3007-41a3-a916-cb8b0d3098de")
     assert ident(body=body).user == "0b5f2d6e-93a4-4c1e-8f0a-7d1c2b3a4e5f"  # the account, when there is one
     body["metadata"]["user_id"] = "someone@example.com"  # any other user id: not a session hint
-    assert ident(body=body).source == "fingerprint"
+    assert ident(body=body).source == "new"
 
 
 def test_codex_session_headers():
@@ -74,28 +75,42 @@ def test_openclaw_runtime_line():
     assert (i.session, i.source) == ("oc-7f3a91", "hint:openclaw-runtime")
 
 
-def test_fingerprint_separates_concurrent_sessions_and_is_stable_across_turns():
-    # Hermes: no id at all, and a prompt_cache_key shared by every session
-    first_a = {"model": "m", "prompt_cache_key": "hermes", "input": [{"role": "user", "content": "fix bug 12"}]}
-    first_b = {"model": "m", "prompt_cache_key": "hermes", "input": [{"role": "user", "content": "write docs"}]}
-    later_a = {**first_a, "input": first_a["input"] + [{"role": "assistant", "content": "ok"},
-                                                       {"role": "user", "content": "next"}]}
-    a, b, a2 = (ident(body=x, api="responses") for x in (first_a, first_b, later_a))
-    assert a.source == "fingerprint" and not a.supplied
-    assert a.session != b.session
-    assert a.session == a2.session
-    # the id is part of the stored state: sha256 of system NUL first user turn, as in every version
-    assert a.session == "fp-" + hashlib.sha256(b"\x00fix bug 12").hexdigest()[:24]
+def test_a_first_request_is_a_new_session_and_a_history_no_link_names_is_derived():
+    """No id at all (Hermes; its prompt_cache_key is shared by every session):
+    a request with no answer in its history opens a new session, even with an
+    opening seen before; a history that continues an answer the proxy never
+    relayed gets a session derived from its opening and first answer, the
+    same on each of its turns."""
+    first = {"model": "m", "prompt_cache_key": "hermes", "input": [{"role": "user", "content": "fix bug 12"}]}
+    a, b = (ident(body=first, api="responses") for _ in range(2))
+    assert (a.source, b.source) == ("new", "new") and not a.supplied
+    assert a.session != b.session and a.session.startswith("cv-")
+    turn2 = {**first, "input": first["input"] + [{"role": "assistant", "content": "ok"},
+                                                 {"role": "user", "content": "next"}]}
+    turn3 = {**turn2, "input": turn2["input"] + [{"role": "assistant", "content": "done"},
+                                                 {"role": "user", "content": "thanks"}]}
+    c, d = (ident(body=x, api="responses") for x in (turn2, turn3))
+    assert (c.source, d.source) == ("fingerprint", "fingerprint")
+    assert c.session == d.session  # the opening and the first answer: the same on every turn
+    other = {**turn2, "input": first["input"] + [{"role": "assistant", "content": "on it"},
+                                                 {"role": "user", "content": "next"}]}
+    assert ident(body=other, api="responses").session != c.session  # another first answer
 
 
 def test_remembered_fingerprints_are_the_fingerprints_and_stay_bounded(monkeypatch):
-    """The filter remembers each opening's fingerprint (every turn of a session
-    fingerprints the same opening): a remembered one is the one computed afresh,
-    two openings never share an entry, and the memo is bounded."""
+    """The filter remembers each derived session id (every turn of a session
+    derives it from the same opening and first answer): a remembered one is
+    the one computed afresh, two histories never share an entry, and the memo
+    is bounded."""
     from ctxproxy.filters import identify as mod
     monkeypatch.setattr(mod, "FINGERPRINT_MEMO", 3)
     memo: dict = {}
-    bodies = [{"model": "m", "input": [{"role": "user", "content": f"task {i}"}]} for i in range(5)]
+
+    def history(opening):
+        return {"model": "m", "input": [{"role": "user", "content": opening}, {"role": "assistant", "content": "ok"},
+                                        {"role": "user", "content": "go on"}]}
+
+    bodies = [history(f"task {i}") for i in range(5)]
 
     def fp(body, memo):
         view = ADAPTERS["responses"].parse_request(orjson.dumps(body))
@@ -106,8 +121,7 @@ def test_remembered_fingerprints_are_the_fingerprints_and_stay_bounded(monkeypat
     assert [fp(b, memo) for b in bodies] == fresh  # computed, then remembered
     assert 0 < len(memo) <= 3
     assert [fp(b, memo) for b in bodies[-2:]] == fresh[-2:]  # and read back
-    long_a = {"model": "m", "input": [{"role": "user", "content": "x" * 5000 + " question a"}]}
-    long_b = {"model": "m", "input": [{"role": "user", "content": "x" * 5000 + " question b"}]}
+    long_a, long_b = history("x" * 5000 + " question a"), history("x" * 5000 + " question b")
     assert fp(long_a, memo) == fp(long_a, None) != fp(long_b, memo) == fp(long_b, None)
 
 
@@ -122,7 +136,7 @@ def test_primed_sha256_objects_are_independent_and_exact():
 def test_bad_header_ids_are_ignored():
     i = ident(body={"model": "m", "messages": [{"role": "user", "content": "x"}]},
               headers={"X-Ctx-Session": "a b\u0000c", "X-Ctx-Tenant": "../../etc"})
-    assert i.source == "fingerprint" and i.tenant == "default"
+    assert i.source == "new" and i.tenant == "default"
 
 
 def test_shared_proxy_remedies_for_the_tenant_header():
@@ -194,7 +208,7 @@ async def test_long_first_turns_differing_at_the_end_are_two_sessions(idproxy):
     first_b = [{"role": "user", "content": paste + "Summarise this log for the weekly report."}]
     a1 = await chat_turn(idproxy, first_a)
     b1 = await chat_turn(idproxy, first_b)
-    a2 = await chat_turn(idproxy, first_a + [{"role": "assistant", "content": "A keep-alive timeout."},
+    a2 = await chat_turn(idproxy, first_a + [{"role": "assistant", "content": "ok"},  # the answer a1 got
                                              {"role": "user", "content": "fix it"}])
     assert a1["session_id"] != b1["session_id"]
     assert a1["session_id"] == a2["session_id"]  # stable across the turns of one session
@@ -210,10 +224,10 @@ async def test_responses_conversation_is_the_session(idproxy):
 
 async def test_a_system_message_added_mid_session_keeps_the_session(idproxy):
     """Agents add system messages as they go (a reminder, a mode switch): the
-    fingerprint is of the conversation's opening, which later turns keep."""
+    history still continues the answer the first turn got."""
     opening = [{"role": "system", "content": "You are terse."}, {"role": "user", "content": "list the files"}]
     first = await chat_turn(idproxy, opening)
-    later = await chat_turn(idproxy, opening + [{"role": "assistant", "content": "a.py b.py"},
+    later = await chat_turn(idproxy, opening + [{"role": "assistant", "content": "ok"},
                                                 {"role": "system", "content": "Plan mode is now on."},
                                                 {"role": "user", "content": "now delete b.py"}])
     assert first["session_id"] == later["session_id"]
@@ -266,9 +280,10 @@ async def test_the_chain_is_followed_without_response_filters(make_proxy, fake):
     client = p.openai()
     first = await client.responses.create(model="m", input="hello")
     (identify,) = [s.filter for s in p.state.relay.pipelines["openai"].stages]
-    (session,) = {s for (tenant, rid), s in identify._chains.items() if rid == first.id}
-    await client.responses.create(model="m", input="and then?", previous_response_id=first.id)
-    assert list(identify._chains.values()) == [session, session]
+    session = identify.links.find("default", response_link(first.id))
+    assert session is not None
+    second = await client.responses.create(model="m", input="and then?", previous_response_id=first.id)
+    assert identify.links.find("default", response_link(second.id)) == session
 
 
 @pytest.mark.parametrize("stream", [False, True])

@@ -254,7 +254,7 @@ async def test_span_without_traceparent_is_a_root_and_derived_session_is_not_exp
     a = attrs(span)
     assert span.parent_span_id == b""
     assert "gen_ai.conversation.id" not in a  # a fingerprint is not the agent's conversation id
-    assert a["ctxproxy.identity.source"] == "fingerprint"
+    assert a["ctxproxy.identity.source"] == "new"  # a conversation's first request
     assert a["gen_ai.conversation.compacted"] is False
     assert a["ctxproxy.manifest.segment_count"] == 0 and "ctxproxy.manifest.max_sensitivity" not in a
 

@@ -1,0 +1,211 @@
+"""Which conversation a request continues, when the agent names none (identify's step 4).
+
+A conversation is known by its continuity, not by its opening: two runs of the
+same one-line job open alike, and must not share a ledger. Each answer the
+proxy relays is filed under a *link*: a digest of the request's last item
+that is not the model's (its *anchor*) and of the answer itself — the tool
+calls it made (call ids and tool names) or, with none, its text without
+whitespace (``RelayedAnswer``, as the client received it). A later request
+shows the same two things: its newest run of model items (the answer, as the
+client re-sends it) and the item just before that run. Its link leads to the
+session the answer was relayed in. A Responses answer is also filed under
+its response id, for a request that continues it with ``previous_response_id``
+and sends only its new input.
+
+Links are kept in this process (newest ``MEMO`` of them) and in the store, so
+another worker and a restarted proxy on the same data dir follow them too:
+each is a document of the ``checkpoints`` kind, id ``continuity:<link>``,
+holding only the session id and filed under that session and its user, so
+erasing either erases it. A link costs one small write per answer, queued
+on the store's background writer when the answer completes (before its last
+bytes go out). The digests hold no text.
+
+Looking a request up costs O(its new items): the scan for the newest model
+run stops at it; the older runs (at most ``WALK_BACK``) are read only when
+the newest one leads nowhere (the answer was never relayed here, or the
+client rewrote it).
+"""
+from __future__ import annotations
+
+import logging
+import threading
+from collections import OrderedDict
+from typing import Any, Iterator
+
+from ctxproxy.store.services.digest import sha256, text_sha256
+
+from .compaction import item_texts
+from .effects.history import item_fp
+from .effects.rules import normalize_id
+
+log = logging.getLogger("ctxproxy.filters.identify")
+
+MEMO = 65536  # links remembered in this process
+WALK_BACK = 8  # model runs of a request tried, newest first
+DOC_PREFIX = "continuity:"  # the id of a link's document (checkpoints kind)
+
+
+def _bare_digest(texts: Iterator[str]) -> str | None:
+    """Digest of the texts joined without whitespace (as ``RelayedAnswer.text_digest``)."""
+    h = sha256()
+    chars = 0
+    for text in texts:
+        bare = "".join(text.split())
+        if bare:
+            h.update(bare.encode("utf-8", "surrogatepass"))
+            chars += len(bare)
+    return h.hexdigest() if chars else None
+
+
+def signature(calls: list[tuple[str, str]], text_digest: str | None) -> str | None:
+    """An answer's signature: its tool calls (an id is the provider's, random,
+    and clients keep it, if not always its form), else its text; None when it
+    has neither."""
+    if calls:
+        return "c:" + "\x01".join(sorted(f"{normalize_id(cid)}/{name}" for cid, name in calls))
+    return "t:" + text_digest if text_digest else None
+
+
+def anchor_of(view: Any, item: Any, encoding: bytes | None = None) -> str:
+    """What a link keeps of the item before an answer: its text without
+    whitespace (a message re-sent as a string or as text parts, with a moved
+    cache marker, is the same), else its canonical JSON's fingerprint."""
+    text = _bare_digest(item_texts(item))
+    return "t:" + text if text else "j:" + item_fp(item, view.history_keys, encoding)
+
+
+def link_of(anchor: str, sig: str) -> str:
+    return text_sha256(f"{anchor}\x00{sig}")[:32]
+
+
+def response_link(response_id: str) -> str:
+    return text_sha256(f"response\x00{response_id}")[:32]
+
+
+def request_anchor(view: Any) -> str:
+    """The anchor of the answer to this request: its last item that is not the
+    model's (a Responses ``input`` given as a string is that user message)."""
+    items = view.items()
+    encodings = None
+    for i in range(len(items) - 1, -1, -1):
+        if not view.from_model(items[i]):
+            if encodings is None:
+                encodings = view.item_encodings()
+            return anchor_of(view, items[i], encodings[i] if i < len(encodings) else None)
+    text = view.first_user_text() if not items else ""
+    digest = _bare_digest(iter((text,))) if text else None
+    return "t:" + digest if digest else ""
+
+
+def answer_link(anchor: str, answer: Any) -> str | None:
+    """The link of a relayed answer (``RelayedAnswer``) to a request with ``anchor``."""
+    sig = signature(answer.calls, answer.text_digest())
+    return link_of(anchor, sig) if sig else None
+
+
+def model_runs(view: Any, limit: int = WALK_BACK) -> Iterator[tuple[int, int]]:
+    """(start, end) of the request's runs of model items, newest first."""
+    items = view.items()
+    i = len(items) - 1
+    found = 0
+    while i >= 0 and found < limit:
+        while i >= 0 and not view.from_model(items[i]):
+            i -= 1
+        if i < 0:
+            return
+        end = i
+        while i >= 0 and view.from_model(items[i]):
+            i -= 1
+        found += 1
+        yield i + 1, end
+
+
+def run_link(view: Any, start: int, end: int) -> str | None:
+    """The link of the answer at items ``start..end`` (as the client re-sent it)."""
+    items = view.items()
+    encodings = view.item_encodings()
+    if start > 0:
+        anchor = anchor_of(view, items[start - 1], encodings[start - 1] if start - 1 < len(encodings) else None)
+    else:
+        anchor = ""
+    calls = [(c.call_id, c.name) for c in view.tool_calls() if start <= c.position <= end and c.call_id]
+    sig = signature(calls, _bare_digest(t for it in items[start:end + 1] for t in item_texts(it)))
+    return link_of(anchor, sig) if sig else None
+
+
+def first_answer(view: Any) -> str:
+    """The signature of the history's first answer ('' when it has none): what
+    a session derived from a history the proxy never relayed is named by."""
+    items = view.items()
+    start = next((i for i, it in enumerate(items) if view.from_model(it)), None)
+    if start is None:
+        return ""
+    end = start
+    while end + 1 < len(items) and view.from_model(items[end + 1]):
+        end += 1
+    calls = [(c.call_id, c.name) for c in view.tool_calls() if start <= c.position <= end and c.call_id]
+    return signature(calls, _bare_digest(t for it in items[start:end + 1] for t in item_texts(it))) or ""
+
+
+class Links:
+    """Link -> session, in this process (bounded) and in the store."""
+
+    def __init__(self, store: Any = None, size: int = MEMO):
+        self.store = store
+        self.size = size
+        self._memo: OrderedDict[tuple[str, str], str] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def find(self, tenant: str, link: str, store: Any = None) -> str | None:
+        with self._lock:
+            session = self._memo.get((tenant, link))
+        if session is not None:
+            return session
+        store = store if store is not None else self.store
+        if store is None:
+            return None
+        try:
+            doc = store.checkpoints.get(tenant, DOC_PREFIX + link)
+        except Exception as exc:  # the request goes on as a conversation not seen before
+            log.warning("continuity link unreadable: %s", type(exc).__name__)
+            return None
+        session = doc.data.get("session") if doc is not None else None
+        if not isinstance(session, str) or not session:
+            return None
+        self._remember(tenant, link, session)
+        return session
+
+    def _remember(self, tenant: str, link: str, session: str) -> None:
+        with self._lock:
+            self._memo[(tenant, link)] = session
+            self._memo.move_to_end((tenant, link))
+            while len(self._memo) > self.size:
+                self._memo.popitem(last=False)
+
+    def add(self, turn: Any, link: str, session: str, store: Any = None, persist: bool = True) -> None:
+        """File ``link`` under ``session``: at once in this process and, with
+        ``persist``, in the store through its background writer (not awaited:
+        nothing waits for it)."""
+        ident = turn.identity
+        tenant, subject, turn_id = ident.tenant, ident.user or None, turn.turn_id
+        self._remember(tenant, link, session)
+        store = store if store is not None else self.store
+        if store is None or not persist:
+            return
+
+        def write(b: Any) -> None:
+            b.checkpoints.put(tenant, DOC_PREFIX + link, {"session": session}, session=session, subject=subject)
+
+        def lost(exc: BaseException | None) -> None:
+            if exc is not None:  # this process still knows it; another worker falls back
+                log.warning("turn %s: continuity link not saved: %s", turn_id, type(exc).__name__)
+
+        writer = turn.service("writer")
+        try:
+            if writer is not None:
+                writer.submit(write).add_done_callback(lambda f: lost(f.exception()))
+            else:
+                with store.batch() as b:
+                    write(b)
+        except Exception as exc:
+            lost(exc)
