@@ -26,21 +26,16 @@ from typing import Any, Iterable, Iterator
 
 import orjson
 
+from ctxproxy.store.services.wording import MAX_QUOTE, clip, instructions, sentences  # noqa: F401  (this module's API)
+
 from ..compaction import item_texts, summary_text
 from ..effects.rules import command_text, result_failed, shell_output
-
-MAX_QUOTE = 240  # characters of one quoted sentence or line
 
 _REMINDER = re.compile(r"<system-reminder>.*?</system-reminder>", re.S)
 _WRAPPED = re.compile(r"^\s*<([A-Za-z_][\w-]*)[^>]*>.*</\1>\s*$", re.S)  # the whole text is one tag block
 _AGENT_TEXT = ("# AGENTS.md instructions for", "<environment_context>", "<local-command-caveat>", "<command-name>",
                "<local-command-stdout>", "<user_instructions>", "Continue from where you left off.",
                "Caveat: The messages below were generated")
-_SENTENCE = re.compile(r"(?:[^.!?\n]|[.!?](?=[^\s.!?]))+(?:[.!?]+|$)")  # "v1.4.2" is no sentence end
-_DIRECTIVE = re.compile(
-    r"(?i)(?:^|\b)(?:don'?t|do not|never|always|must|make sure|ensure|please|avoid|only|instead|stop|"
-    r"keep|prefer|should(?:n'?t)?|no need|not (?:the|a|in|on)|rather than|use\b|remember)\b")
-_CORRECTION = re.compile(r"(?i)^\s*(?:no\b|nope\b|actually\b|wait\b|instead\b|that'?s (?:wrong|not)|not that\b)")
 _ACCEPT = re.compile(
     r"(?i)^\s*(?:yes|yep|yeah|ok(?:ay)?|sure|agreed|approved?|lgtm|sounds good|go ahead|do it|"
     r"(?:let'?s |we'?ll |i'?ll )?(?:go with|use|pick|choose|take)\b|option\s+\w+|"
@@ -78,12 +73,6 @@ _SHA_WORDS = ("commit", "sha", "revision")
 _DEPLOY_WORDS = ("deploy", "released", "rolled out", "rollout")
 
 
-def clip(text: str, limit: int = MAX_QUOTE) -> str:
-    """One line, whitespace folded, at most ``limit`` characters (a cut ends in …)."""
-    flat = " ".join(text.split())
-    return flat if len(flat) <= limit else flat[: limit - 1].rstrip() + "…"
-
-
 def own_text(text: str) -> str:
     """The user's own words in one text part ('' when the part is agent scaffolding)."""
     text = _REMINDER.sub(" ", text).strip()
@@ -107,23 +96,6 @@ def user_turns(items: list, start: int = 0) -> Iterator[tuple[int, str]]:
 def is_continuation(text: str) -> bool:
     """A turn that only asks to go on: it does not answer a question."""
     return bool(_CONTINUE.match(text))
-
-
-def sentences(text: str) -> Iterator[str]:
-    for line in text.splitlines():
-        for m in _SENTENCE.finditer(line):
-            s = m.group(0).strip()
-            if s:
-                yield s
-
-
-def instructions(text: str) -> list[str]:
-    """The sentences of a user turn that direct or correct, verbatim (clipped)."""
-    out = []
-    for i, s in enumerate(sentences(text)):
-        if _DIRECTIVE.search(s) or (i == 0 and _CORRECTION.match(s)):
-            out.append(clip(s))
-    return out
 
 
 def decision(text: str) -> str | None:
