@@ -85,6 +85,13 @@ class MemoryRecord:
         d["evidence_sessions"] = list(self.evidence_sessions)
         return d
 
+    def shown(self) -> dict[str, Any]:
+        """The record as the admin API and the CLI show it: its fields and its
+        ``scope`` object (a create takes this shape back)."""
+        d = self.to_dict()
+        d["scope"] = {"project": self.project, "user": self.user, "session": self.session}
+        return d
+
     @classmethod
     def from_dict(cls, d: Mapping[str, Any]) -> "MemoryRecord":
         values = {k: v for k, v in d.items() if k in _KNOWN}

@@ -164,8 +164,8 @@ async def create_memories(request: web.Request, store: Any) -> web.Response:
         return _error(413, f"body: {len(items)} memories, at most {MAX_BATCH} per batch", type="invalid_request",
                       field="body")
     tenant = tenant_of(request)
-    for i, item in enumerate(items):
-        if isinstance(item, dict) and "tenant" in item:
+    for i, item in enumerate(items):  # a record as GET shows it names its tenant: the batch's own
+        if isinstance(item, dict) and item.get("tenant", tenant) != tenant:
             raise _bad_field(f"[{i}].tenant", "give the tenant once, as ?tenant= (a batch has one tenant)")
     results = await asyncio.to_thread(gate_of(request, store).write_many, tenant, items, created_by=_by(request))
     out = []
@@ -199,7 +199,7 @@ async def list_memories(request: web.Request, store: Any) -> web.Response:
                                       session=_q(q, "session"), status=status, kind=kind)
     shown = records[-limit:] if limit > 0 else []
     return _json({"tenant": tenant, "count": len(records), "truncated": len(shown) < len(records),
-                  "memories": [r.to_dict() for r in shown]})
+                  "memories": [r.shown() for r in shown]})
 
 
 def _q(q: Any, name: str) -> str | None:
@@ -215,7 +215,7 @@ async def get_memory(request: web.Request, store: Any) -> web.Response:
     if rec is None:
         return _not_found(mid)
     history = store.memories.history(tenant, mid)
-    return _json({"memory": rec.to_dict(), "history": [h.to_dict() for h in history]})
+    return _json({"memory": rec.shown(), "history": [h.shown() for h in history]})
 
 
 async def _review(request: web.Request, store: Any, action: str) -> web.Response:

@@ -58,6 +58,9 @@ def register(subparsers: Any) -> None:
     a.add_argument("--evergreen", action="store_true", help="never decays or expires")
     a.add_argument("--external-id", type=nonempty, help="your own id for it (unique per scope)")
     a.add_argument("--replaces", type=nonempty, help="memory id this one replaces (over a snapshot cap)")
+    a.add_argument("--observed-at", type=_time_arg, help="when it was true: RFC 3339 (2026-03-01T12:00:00Z) "
+                                                         "or unix seconds; default now")
+    a.add_argument("--expires-at", type=_time_arg, help="when it stops being served: RFC 3339 or unix seconds")
     a.set_defaults(func=_add)
 
     ls = sub.add_parser("list", help="memories, oldest first")
@@ -119,6 +122,14 @@ def register(subparsers: Any) -> None:
 
 
 # -- plumbing ----------------------------------------------------------------------
+
+
+def _time_arg(value: str) -> float | str:
+    """Unix seconds, or RFC 3339 text (the gate checks it, as for the API)."""
+    try:
+        return float(value)
+    except ValueError:
+        return value
 
 
 def _gate(cs: Any) -> Any:
@@ -199,8 +210,9 @@ def _answer_line(ans: dict) -> str:
 
 def _add(args: argparse.Namespace) -> int:
     body = {"statement": args.statement, "kind": args.kind, "origin": args.origin}
-    for name in ("project", "user", "session", "evidence_ref", "sensitivity", "external_id", "replaces"):
-        if getattr(args, name, None):
+    for name in ("project", "user", "session", "evidence_ref", "sensitivity", "external_id", "replaces",
+                 "observed_at", "expires_at"):
+        if getattr(args, name, None) is not None:
             body[name] = getattr(args, name)
     if args.evergreen:
         body["evergreen"] = True
@@ -223,7 +235,7 @@ def _list(args: argparse.Namespace) -> int:
         records = payload["memories"]
     else:
         with cli_store(args) as cs:
-            records = [r.to_dict() for r in cs.store.memories.list(cs.tenant, **filters)]
+            records = [r.shown() for r in cs.store.memories.list(cs.tenant, **filters)]
     _print(args, records, table(records))
     return 0
 
@@ -238,8 +250,8 @@ def _show(args: argparse.Namespace) -> int:
             rec = cs.store.memories.get(cs.tenant, args.memory_id)
             if rec is None:
                 raise CLIError(f"no memory {args.memory_id!r}", 3)
-            payload = {"memory": rec.to_dict(),
-                       "history": [h.to_dict() for h in cs.store.memories.history(cs.tenant, args.memory_id)]}
+            payload = {"memory": rec.shown(),
+                       "history": [h.shown() for h in cs.store.memories.history(cs.tenant, args.memory_id)]}
     if args.json:
         print(json.dumps(payload, indent=2, ensure_ascii=False))
         return 0

@@ -5,10 +5,11 @@ same answer everywhere: ``FieldError(field, message)``, nothing stored.
 """
 from __future__ import annotations
 
-import math
 from typing import Any, Mapping
 
-from ctxproxy.store.memory_records import KINDS, ORIGINS, SENSITIVITIES
+from ctxproxy.store.memory_records import KINDS, ORIGINS, SENSITIVITIES, STATUSES
+
+from ..times import epoch
 
 MAX_STATEMENT_CHARS = 8000  # a hard input bound; the gate's per-kind limits are lower (config)
 MAX_ID_CHARS = 200
@@ -22,6 +23,15 @@ WRITABLE = frozenset((*_STR, "evidence_sessions", "confidence", "observed_at", "
 # What an edit (PATCH) may change; scope, origin and external id stay (write a new memory instead).
 EDITABLE = frozenset({"statement", "kind", "evidence_ref", "evidence_sessions", "confidence", "sensitivity",
                       "observed_at", "expires_at", "evergreen", "subject_key", "purpose"})
+# What a record shows (GET) beside the writable fields. The store and the gate set them, so a
+# create takes a record's own shape back without taking them as instructions: ``scope`` is
+# read as project/user/session, ``memory_id`` becomes the ``external_id`` (posting it again
+# adds nothing), ``status`` may only ask for less trust than the origin gives (``proposed``,
+# ``hypothesis``), the rest is checked for its type and left to the store.
+SHOWN = frozenset({"scope", "memory_id", "tenant", "status", "revision", "created_by", "created_at", "updated_at",
+                   "supersedes", "superseded_by", "quarantine"})
+SCOPE_FIELDS = ("project", "user", "session")
+LIVE_STATUSES = ("active", "proposed", "hypothesis")
 
 
 class FieldError(ValueError):
@@ -32,22 +42,68 @@ class FieldError(ValueError):
 
 
 def parse_fields(body: Any, *, allowed: frozenset[str] = WRITABLE, required: tuple[str, ...] = ("statement",),
-                 ignore: tuple[str, ...] = ()) -> dict[str, Any]:
-    """The checked fields of a memory write (``FieldError`` on the first bad one)."""
+                 ignore: tuple[str, ...] = (), as_shown: bool = False) -> dict[str, Any]:
+    """The checked fields of a memory write (``FieldError`` on the first bad one).
+    ``as_shown``: a create, which also takes a record as GET shows it (``SHOWN``)."""
     if not isinstance(body, Mapping):
         raise FieldError("body", f"expected a JSON object, got {_kind(body)}")
     out: dict[str, Any] = {}
+    shown: dict[str, Any] = {}
     for name, value in body.items():
         if name in ignore:
+            continue
+        if as_shown and name in SHOWN:
+            shown[name] = _check_shown(name, value)
             continue
         if not isinstance(name, str) or name not in allowed:
             raise FieldError(str(name), "unknown field" + (" (it cannot be changed by an edit)"
                                                           if name in WRITABLE else ""))
         out[name] = _check(name, value)
+    for name, value in (shown.get("scope") or {}).items():
+        if out.get(name, value) != value:
+            raise FieldError(f"scope.{name}", f"differs from {name} ({out[name]!r})")
+        if value:
+            out[name] = value
+    if shown.get("memory_id") and not out.get("external_id"):
+        out["external_id"] = shown["memory_id"]
+    if shown.get("status") in ("proposed", "hypothesis"):
+        out["status"] = shown["status"]
     for name in required:
         if name not in out:
             raise FieldError(name, "required")
     return out
+
+
+def _check_shown(name: str, value: Any) -> Any:
+    if name == "scope":
+        if not isinstance(value, Mapping):
+            raise FieldError(name, f"expected an object of {', '.join(SCOPE_FIELDS)}, got {_kind(value)}")
+        for k, v in value.items():
+            if k not in SCOPE_FIELDS:
+                raise FieldError(f"scope.{k}", f"unknown scope field; expected {', '.join(SCOPE_FIELDS)}")
+            try:
+                _check(k, v)
+            except FieldError as exc:
+                raise FieldError(f"scope.{k}", exc.message) from None
+        return dict(value)
+    if name == "status":
+        if value not in STATUSES:
+            raise FieldError(name, f"expected one of {', '.join(STATUSES)}")
+        if value not in LIVE_STATUSES:
+            raise FieldError(name, f"a {value} record is history, not a memory to write; write a live one "
+                                   f"({', '.join(LIVE_STATUSES)})")
+        return value
+    if name == "revision":
+        if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+            raise FieldError(name, "expected a revision number")
+        return value
+    if name in ("created_at", "updated_at"):
+        return _time(name, value)
+    if value is not None and not isinstance(value, str):
+        raise FieldError(name, f"expected a string, got {_kind(value)}")
+    if name == "memory_id" and value:
+        _check("external_id", value)
+    return value
 
 
 def _check(name: str, value: Any) -> Any:
@@ -86,14 +142,19 @@ def _check(name: str, value: Any) -> Any:
     if name in ("observed_at", "expires_at"):
         if value is None and name == "expires_at":
             return None
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value < 0:
-            raise FieldError(name, "expected unix seconds (a non-negative number)")
-        return float(value)
+        return _time(name, value)
     if name == "evergreen":
         if not isinstance(value, bool):
             raise FieldError(name, f"expected true or false, got {_kind(value)}")
         return value
     raise FieldError(name, "unknown field")
+
+
+def _time(name: str, value: Any) -> float:
+    try:
+        return epoch(value)
+    except ValueError as exc:
+        raise FieldError(name, str(exc)) from None
 
 
 def _text(name: str, value: str) -> None:

@@ -118,6 +118,13 @@ def initial_status(origin: str) -> str:
     return "active"
 
 
+def _status(origin: str, asked: str) -> str:
+    """The origin's status, or less trust when the writer asks for it (an import
+    to review, a record shown ``proposed`` written back)."""
+    status = initial_status(origin)
+    return asked if status == "active" and asked in ("proposed", "hypothesis") else status
+
+
 # -- scanners -------------------------------------------------------------------
 
 _SECRETS: list[Any] = []
@@ -201,7 +208,7 @@ class MemoryGate:
         items: list[Any] = []
         for body in bodies:
             try:
-                fields = parse_fields(body)
+                fields = parse_fields(body, as_shown=True)
                 if origin is not None and "origin" not in fields:
                     fields["origin"] = origin
                 items.append((fields, self.screen(fields["statement"], fields.get("evidence_ref", ""))))
@@ -247,7 +254,7 @@ class MemoryGate:
         rec = MemoryRecord(
             memory_id=existing.memory_id if existing is not None else new_memory_id(),
             tenant=tenant, statement=statement, kind=kind, origin=origin,
-            status="proposed" if propose and initial_status(origin) == "active" else initial_status(origin),
+            status=_status(origin, "proposed" if propose else f.get("status", "")),
             project=project, user=user, session=session, purpose=f.get("purpose", ""),
             evidence_ref=f.get("evidence_ref", ""),
             evidence_sessions=tuple(f.get("evidence_sessions", ())) or ((session,) if session else ()),
@@ -435,8 +442,10 @@ class MemoryGate:
         return counts
 
     def purge_expired(self) -> dict[str, int]:
-        """Erase records that expired more than the grace period ago; mark those
-        just expired ``expired``."""
+        """Erase records that expired more than the grace period ago. Those that
+        expired within it are counted and left as they are: already not served,
+        but recall ``as_of`` a time they were live still finds them (audits,
+        history imports)."""
         now = self.clock()
         grace = self.config.purge_grace_days * DAY
         mem = self.store.memories
@@ -449,7 +458,6 @@ class MemoryGate:
                         if rec.expires_at + grace <= now:
                             b.memories.erase(tenant, rec.memory_id)
                             counts["purged"] += 1
-                        elif rec.status != "expired":
-                            b.memories.put(rec.evolve(status="expired"))
+                        else:
                             counts["expired"] += 1
         return counts

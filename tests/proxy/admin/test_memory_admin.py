@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import random
 import string
+from datetime import datetime, timezone
 
 import aiohttp
 import pytest
@@ -125,8 +126,13 @@ async def test_edit_is_gated_again_and_revision_checked(api):
     (b'{"statement": "x", "kind": "opinion"}', "kind"),
     (b'{"statement": "x", "confidence": 2}', "confidence"),
     (b'{"statement": "x", "evergreen": "yes"}', "evergreen"),
-    (b'{"statement": "x", "memory_id": "mem_mine"}', "memory_id"),
-    (b'{"statement": "x", "status": "active"}', "status"),
+    (b'{"statement": "x", "memory_id": 5}', "memory_id"),
+    (b'{"statement": "x", "status": "superseded"}', "status"),
+    (b'{"statement": "x", "status": "approved"}', "status"),
+    (b'{"statement": "x", "scope": {"team": "web"}}', "scope.team"),
+    (b'{"statement": "x", "scope": {"user": "bob"}, "user": "alice"}', "scope.user"),
+    (b'{"statement": "x", "observed_at": "yesterday"}', "observed_at"),
+    (b'{"statement": "x", "expires_at": "2026-13-01T00:00:00Z"}', "expires_at"),
     (b'{"kind": "fact"}', "statement"),
     (b'{"statement": "' + b"a" * 9000 + b'"}', "statement"),
 ])
@@ -137,6 +143,48 @@ async def test_bad_bodies_name_the_field_and_store_nothing(api, raw, field):
     assert status == 400 and body["error"]["field"] == field, body
     _, listed = await call(http, "GET", f"{p.url}/ctx/v1/memories")
     assert listed["memories"] == []
+
+
+async def test_a_record_as_get_shows_it_posts_back(api):
+    """The API takes back what it gives: the record's own shape (its scope object,
+    its read-only fields) and RFC 3339 times."""
+    p, http = api
+    base = f"{p.url}/ctx/v1/memories"
+    status, made = await call(http, "POST", base, json={
+        "statement": "The quarterly report goes to the finance channel.", "kind": "fact",
+        "scope": {"user": "bob", "project": ""}, "evidence_ref": "url:https://wiki.example/report",
+        "observed_at": "2026-03-01T12:00:00Z", "expires_at": "2030-03-01T12:00:00+01:00"})
+    assert status == 201, made
+    _, got = await call(http, "GET", f"{base}/{made['memory_id']}")
+    shown = got["memory"]
+    assert shown["scope"] == {"project": "", "user": "bob", "session": ""} and shown["user"] == "bob"
+    utc = timezone.utc
+    assert shown["observed_at"] == datetime(2026, 3, 1, 12, tzinfo=utc).timestamp()
+    assert shown["expires_at"] == datetime(2030, 3, 1, 11, tzinfo=utc).timestamp()
+    # the same shape again: nothing new (it is the same memory)
+    status, again = await call(http, "POST", base, json=shown)
+    assert status == 201 and again["duplicate_of"] == made["memory_id"]
+    status, batch = await call(http, "POST", f"{base}:batch", json=[shown])
+    assert status == 200 and batch["results"][0]["duplicate_of"] == made["memory_id"], batch
+    # erased, then written back from what GET showed: the same record, its old id kept as external_id
+    await call(http, "DELETE", f"{base}/{made['memory_id']}")
+    status, back = await call(http, "POST", base, json=shown)
+    assert status == 201 and back["status"] == "active" and back["memory_id"] != made["memory_id"]
+    _, got = await call(http, "GET", f"{base}/{back['memory_id']}")
+    restored = got["memory"]
+    for field in ("statement", "kind", "origin", "scope", "user", "evidence_ref", "observed_at", "expires_at",
+                  "sensitivity", "confidence", "subject_key"):
+        assert restored[field] == shown[field], field
+    assert restored["external_id"] == made["memory_id"]
+    status, once_more = await call(http, "POST", base, json=shown)
+    assert status == 201 and once_more["duplicate_of"] == back["memory_id"]
+    # a status shown may ask for less trust, never more
+    status, proposed = await call(http, "POST", base, json={"statement": "Reports are due on Fridays.",
+                                                            "status": "proposed"})
+    assert status == 201 and proposed["status"] == "proposed"
+    status, tool = await call(http, "POST", base, json={"statement": "The build cache lives in /tmp/cache.",
+                                                        "origin": "tool_output", "status": "active"})
+    assert status == 201 and tool["status"] == "proposed"
 
 
 async def test_batch(api):
