@@ -16,11 +16,14 @@ import asyncio
 import hmac
 import ipaddress
 import json
+import logging
 from typing import Any, Awaitable, Callable
 
 from aiohttp import web
 
 from ..edge.app_state import APP_STATE
+
+log = logging.getLogger("ctxproxy.admin")
 
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 ADMIN_PREFIX = "/ctx/v1/"
@@ -62,16 +65,30 @@ async def required_store(request: web.Request):
     return store
 
 
-def admin_error(status: int, message: str) -> web.Response:
-    return web.json_response({"error": {"status": status, "message": message}}, status=status)
+# An admin error's ``type`` by its status, unless the endpoint names a narrower one
+# (``revision_conflict``, ``memory_blocked``): what a caller branches on.
+ERROR_TYPES = {400: "invalid_request", 401: "unauthenticated", 403: "forbidden", 404: "not_found",
+               405: "method_not_allowed", 409: "conflict", 413: "request_too_large", 422: "unprocessable",
+               429: "rate_limited", 500: "internal_error", 503: "unavailable"}
+
+
+def error_body(status: int, message: str, type: str | None = None, **extra: Any) -> dict:
+    """Every admin error: ``{"error": {"type", "status", "message", ...}}``."""
+    etype = type or ERROR_TYPES.get(status) or ("internal_error" if status >= 500 else "invalid_request")
+    return {"error": {"type": etype, "status": status, "message": message, **extra}}
+
+
+def admin_error(status: int, message: str, *, type: str | None = None, headers: Any = None,
+                **extra: Any) -> web.Response:
+    return web.json_response(error_body(status, message, type, **extra), status=status, headers=headers)
 
 
 class _AdminHTTPError(web.HTTPException):
     """Raised from a handler: answered as an admin error (JSON) with the class's status."""
 
     def __init__(self, message: str, **kw: Any):
-        super().__init__(text=json.dumps({"error": {"status": self.status_code, "message": message}}),
-                         content_type="application/json", **kw)
+        super().__init__(text=json.dumps(error_body(self.status_code, message)), content_type="application/json",
+                         **kw)
 
 
 class AdminBadRequest(_AdminHTTPError, web.HTTPBadRequest):
@@ -123,6 +140,7 @@ def _is_loopback(request: web.Request) -> bool:
 
 
 _PRINCIPAL = web.RequestKey("ctxproxy_admin_principal", object)  # the tenant admin key's principal
+_REST = web.AppKey("ctxproxy_admin_rest", object)  # the catch-all resource under ADMIN_PREFIX
 
 
 def guarded(handler: Handler, token: Callable[[], str], loopback_only: bool) -> Handler:
@@ -139,7 +157,7 @@ def guarded(handler: Handler, token: Callable[[], str], loopback_only: bool) -> 
             if isinstance(principal, Refusal):
                 return admin_error(principal.status, principal.message)
             request[_PRINCIPAL] = principal
-            return await handler(request)
+            return await answered(handler, request)
         expected = token()
         if not expected:
             return admin_error(403, "admin API is disabled: set server.admin_token or CTXPROXY_ADMIN_TOKEN")
@@ -147,18 +165,52 @@ def guarded(handler: Handler, token: Callable[[], str], loopback_only: bool) -> 
             return admin_error(401, "missing bearer token")
         if not hmac.compare_digest(given.encode(), expected.encode()):
             return admin_error(403, "wrong admin token")
-        return await handler(request)
+        return await answered(handler, request)
 
     return check
+
+
+async def answered(handler: Handler, request: web.Request) -> web.StreamResponse:
+    """``handler``'s answer, and every error it raises as an admin error (JSON):
+    aiohttp's own (a body over ``server.max_body_bytes`` is its 413, text/plain
+    otherwise) and an unexpected failure (500, logged) too."""
+    try:
+        return await handler(request)
+    except _AdminHTTPError:
+        raise
+    except web.HTTPRequestEntityTooLarge:
+        limit = request.app[APP_STATE].config.server.max_body_bytes
+        return admin_error(413, f"body: larger than server.max_body_bytes ({limit} bytes)")
+    except web.HTTPException as exc:
+        if exc.status < 400:
+            raise
+        return admin_error(exc.status, exc.text or exc.reason)
+    except Exception:
+        log.exception("admin %s %s failed", request.method, request.path)
+        return admin_error(500, "the admin call failed (the server log has the details)")
 
 
 def add_admin_routes(app: web.Application, token: Callable[[], str], loopback_only: bool) -> None:
     for method, path, handler in _routes:
         app.router.add_route(method, path, guarded(handler, token, loopback_only))
-    app.router.add_route("*", ADMIN_PREFIX + "{tail:.*}", guarded(_not_found, token, loopback_only))
+    rest = app.router.add_route("*", ADMIN_PREFIX + "{tail:.*}", guarded(_unrouted, token, loopback_only))
+    app[_REST] = rest.resource
 
 
-async def _not_found(request: web.Request) -> web.Response:
+async def _unrouted(request: web.Request) -> web.Response:
+    """No admin endpoint has this method and path: 405 with ``Allow`` when the
+    path is an endpoint's under another method, else 404."""
+    allowed: set[str] = set()
+    rest = request.app[_REST]
+    for resource in request.app.router.resources():
+        if resource is rest or not resource.canonical.startswith(ADMIN_PREFIX):
+            continue
+        _, methods = await resource.resolve(request)
+        allowed |= methods
+    if allowed:
+        allow = ", ".join(sorted(allowed))
+        return admin_error(405, f"{request.method} {request.path}: method not allowed (allowed: {allow})",
+                           headers={"Allow": allow})
     return admin_error(404, f"no admin endpoint {request.method} {request.path}")
 
 

@@ -29,7 +29,7 @@ from ctxproxy.store import forget as forgetting
 from ctxproxy.store.errors import RevisionConflict, StoreError
 from ctxproxy.store.memory_records import KINDS, STATUSES
 
-from .app import admin_principal, admin_route, required_store, tenant_of
+from .app import admin_error, admin_principal, admin_route, required_store, tenant_of
 
 MAX_BATCH = 1000
 CREATED_BY = "admin-api"
@@ -53,7 +53,7 @@ def _json(data: Any, status: int = 200) -> web.Response:
 
 
 def _error(status: int, message: str, **extra: Any) -> web.Response:
-    return _json({"error": {"status": status, "message": message, **extra}}, status)
+    return admin_error(status, message, **extra)
 
 
 def _field_error(exc: Any) -> web.Response:

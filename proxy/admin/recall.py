@@ -21,7 +21,7 @@ from aiohttp import web
 from ctxproxy.store.services.recall.queries import QueryError, recall_items, session_hits
 from ctxproxy.store.services.recall.services import recall_services
 
-from .app import admin_route, required_store, tenant_of
+from .app import admin_error, admin_route, required_store, tenant_of
 
 
 def _json(data, status: int = 200) -> web.Response:
@@ -29,7 +29,7 @@ def _json(data, status: int = 200) -> web.Response:
 
 
 def _bad(exc: QueryError) -> web.Response:
-    return _json({"error": {"status": 400, "message": str(exc), "type": "invalid_request", "field": exc.field}}, 400)
+    return admin_error(400, str(exc), field=exc.field)
 
 
 def _recall_config(request: web.Request):
