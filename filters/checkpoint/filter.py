@@ -7,7 +7,11 @@ decisions taken, the evidence tool results verified, the last assistant
 question still unanswered. Only items new since the conversation's last
 request are read (a turn costs O(new items)); after a compaction or when
 this process has not seen the conversation, its whole history is read once
-(entries are deduplicated, so reading twice changes nothing).
+(entries are deduplicated, so reading twice changes nothing). What the proxy
+relayed counts as history too: the model's answer, as the client received it
+(``relayed``), is read when it completes, like an assistant item — a client
+that compacts right after an answer (a provider-kept history, Codex's remote
+compaction) never sends it back, and the question it asked stays open.
 
 Once a compaction was detected (``compaction.track``: the four agents'
 recorded shapes, or history that lost the items seen last), every following
@@ -69,6 +73,7 @@ from ..effects.rules import (DEFAULT_READ_ONLY_COMMANDS, DEFAULT_READ_ONLY_TOOLS
                             DEFAULT_SIDE_EFFECT_TOOLS, ToolClasses)
 from ..effects.filter import (LedgerSegment, _header_goal, effect_call, effect_details, effect_group,
                               effect_state)
+from ..relayed import relayed
 from ..segments import Segment, offer, offered, take
 from ..segments import render as render_segment
 from ..session_part import PartCache
@@ -160,7 +165,10 @@ class CheckpointFilter(Filter):
                     st.seen = (st.seen + [mark])[-8:]
                     # A session first seen after its compaction has nothing this request does not show.
                     st.compactions += 1 if doc else 0
-        self._absorb(turn, st, items, start, view, own=n_tools >= main, reread=reread)
+        own = n_tools >= main
+        self._absorb(turn, st, items, start, view, own=own, reread=reread)
+        if own:  # the answer counts as history as soon as it went out: a compaction may follow at once
+            relayed(turn).when_complete(lambda answer: self._answered(turn, store, answer))
         rec.compacted = st.compacted
         if st.compacted and (found is None or found.phase != cmp.REQUEST):
             seg = self._segment(turn, store, st, rec)
@@ -235,6 +243,27 @@ class CheckpointFilter(Filter):
         if reread and own:  # Hermes / OpenClaw put their context files in the system prompt
             for line in extract.decision_lines(view.system_text()):
                 st.add("decisions", [1, f'"{line}" (decision: line)'], move=False)
+
+    def _answered(self, turn: Turn, store: Any, answer: Any) -> None:
+        """The model's answer, as the client received it, read like an assistant
+        item of the history: a question it ends with stays open until the user
+        answers. The next request shows the same text again (then it is known);
+        a client that compacts right after the answer may never show it."""
+        if turn.status is not None and turn.status >= 300:
+            return
+        said = answer.text
+        if not said or extract.scaffolding(said):
+            return
+        ident = turn.identity
+        rev, doc, conts = self.parts.load(store, ident.tenant, ident.session)
+        st = TaskState.load(doc)
+        if not st.first_seen(said):
+            return
+        q = extract.question(said)
+        if q:
+            st.question = [st.turns or 1, q]
+        dumped = {**doc, **st.dump()}
+        self.parts.keep(turn, store, (), rev, dumped, conts, changed=dumped != doc)
 
     @staticmethod
     def _evidence(st: TaskState, result: Any, calls: dict, turn_no: int) -> None:

@@ -427,3 +427,36 @@ def test_the_ledger_is_placed_alone_when_the_checkpoint_fails_or_is_off(tmp_path
     assert "checkpoint" in t.degraded and segments_of(t, "task_state") == []
     (alone,) = segments_of(t, "checkpoint")
     assert alone.status == "placed" and "pull/9" in alone.text
+
+
+QUESTION = "Should I deploy it to staging or to production?"
+
+
+@pytest.mark.parametrize("stream", [False, True])
+async def test_the_question_of_a_relayed_answer_survives_a_compaction_right_after_it(make_proxy, fake, stream):
+    """A client that keeps its history at the provider (``previous_response_id``) and compacts right after
+    an answer (Codex's remote compaction: a trigger, then a compaction item in place of the history) never
+    sends that answer back; the proxy relayed it, so its question is still open in the checkpoint."""
+    from ctxproxy.proxy.scripted_provider import Reply
+
+    proxy = await make_proxy()
+    client = proxy.openai()
+    tools = [{"type": "function", "name": "Bash", "description": "run a command", "parameters": {"type": "object"}}]
+    session = {"X-Ctx-Session": "refund-job"}
+
+    async def send(**kw):
+        if not stream:
+            return (await client.responses.create(model="gpt-test", tools=tools, extra_headers=session, **kw)).id
+        async with client.responses.stream(model="gpt-test", tools=tools, extra_headers=session, **kw) as s:
+            return (await s.get_final_response()).id
+
+    fake.script(Reply.text(f"Built the refund service; the tests pass. {QUESTION}"), Reply.text("SUMMARY: built."),
+                Reply.text("ok"))
+    first = await send(input=[{"role": "user", "content": "Build the refund service."}])
+    await send(input=[{"type": "compaction_trigger"}], previous_response_id=first)
+    await send(input=[{"role": "user", "content": "Build the refund service."},
+                      {"type": "compaction", "encrypted_content": "fake-compaction-v1:U1VNTUFSWTogYnVpbHQu"},
+                      {"role": "user", "content": "continue"}])
+    sent = fake.model_requests[-1].json["input"][-1]["content"]  # the checkpoint, next to the latest user turn
+    assert '<ctx-context kind="task_state"' in sent
+    assert "Open questions:" in sent and QUESTION in sent
