@@ -188,6 +188,7 @@ def make_app(cfg: Config, services: dict[str, Any] | None = None) -> web.Applica
     app.cleanup_ctx.append(lifecycle)
     app.on_shutdown.append(drain)
     app.router.add_get("/ctx/healthz", healthz)
+    app.router.add_get("/healthz", healthz)  # where a newcomer and most probes look first: answered here too
     app.router.add_get("/", root)  # agents probe it (Claude Code sends HEAD /); answer locally
     for module in ADMIN_MODULES:
         importlib.import_module(module)

@@ -54,6 +54,14 @@ async def test_head_root_probe_is_answered(proxy):
             assert r.status == 200
 
 
+@pytest.mark.parametrize("path", ["/healthz", "/ctx/healthz"])
+async def test_the_health_endpoint_is_answered_here_under_both_paths(proxy, fake, path):
+    async with aiohttp.ClientSession() as s:
+        async with s.get(proxy.url + path) as r:
+            assert r.status == 200 and (await r.json())["status"] == "ok"
+    assert fake.requests == []  # not the provider's /healthz
+
+
 async def test_any_other_path_passes_through_to_the_matching_provider(proxy, fake):
     async with aiohttp.ClientSession() as s:
         async with s.get(proxy.url + "/api/v1/models", headers={"authorization": "Bearer k"}) as r:
