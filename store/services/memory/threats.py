@@ -18,6 +18,9 @@ The scan, in order:
 4. Encodings: base64 / hex / ``\\x`` escapes / percent-encoding / HTML
    entities that decode to a threat, rot13 or reversed text when the text
    says so, leetspeak and spaced-out letters (``encoded_payload``).
+5. When no rule found anything, the learned signal (``threat_model``): a
+   linear model over the character and word n-grams of the normalised text,
+   for wording the rules were not written for (``learned_classifier``).
 
 Pure function, no I/O; never raises on any ``str``.
 """
@@ -33,6 +36,7 @@ import unicodedata
 from typing import NamedTuple
 from urllib.parse import unquote
 
+from . import threat_model
 from .literals import required
 from .threat_rules import RULES
 
@@ -58,6 +62,7 @@ REASONS: dict[str, str] = {
     "hidden_markup": "instructions hidden in markup or comments",
     "homoglyph": "a word mixes Latin with look-alike letters from another script",
     "encoded_payload": "an encoded or obfuscated payload decodes to an instruction",
+    "learned_classifier": "a learned classifier scores the wording as an instruction to the model",
 }
 
 _MAX_SCAN = 200_000  # characters scanned; a longer statement is refused by size elsewhere
@@ -101,10 +106,11 @@ def _version() -> str:
     for reason, pattern in RULES:
         h.update(f"{reason}\0{pattern}\0".encode())
     h.update("\0".join(REASONS).encode())
+    h.update(threat_model.file_version().encode())
     return h.hexdigest()[:16]
 
 
-# Changes whenever a rule or reason changes: the gate re-scans stored records when it differs
+# Changes whenever a rule, a reason or the learned model changes: the gate re-scans stored records when it differs
 # from the one they were last scanned under (threats.py's own code changes show in its file hash).
 RULES_VERSION = _version()
 
@@ -356,7 +362,7 @@ def _encoded(nfkc: str, folded: str, depth: int) -> Threat | None:
 
 # -- entry point ----------------------------------------------------------------------
 
-def _scan(text: str, depth: int) -> Threat | None:
+def _scan(text: str, depth: int, use_model: bool = True) -> Threat | None:
     found = _invisible(text)
     if found is not None:
         return found
@@ -365,7 +371,18 @@ def _scan(text: str, depth: int) -> Threat | None:
     found = _rules(folded) or _homoglyph(folded)
     if found is None and depth < 2:
         found = _encoded(nfkc, folded, depth)
+    if found is None and depth == 0 and use_model:
+        found = learned(folded)
     return found
+
+
+def learned(folded: str) -> Threat | None:
+    """The learned signal on normalised text (see ``threat_model``)."""
+    v = threat_model.model().verdict(folded)
+    if not v.blocked:
+        return None
+    return Threat("learned_classifier", f"{REASONS['learned_classifier']} (score {v.score:.2f}, "
+                                        f"threshold {v.threshold:.2f})")
 
 
 def scan(text: str) -> Threat | None:
@@ -375,3 +392,10 @@ def scan(text: str) -> Threat | None:
     if len(text) > _MAX_SCAN:
         text = text[:_MAX_SCAN]
     return _scan(text, 0)
+
+
+def scan_rules(text: str) -> Threat | None:
+    """``scan`` without the learned signal: what the rules alone find."""
+    if len(text) > _MAX_SCAN:
+        text = text[:_MAX_SCAN]
+    return _scan(text, 0, use_model=False)
