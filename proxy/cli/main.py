@@ -18,7 +18,8 @@ from .store import CLIError, nonempty
 COMMAND_MODULES: tuple[str, ...] = ("ctxproxy.proxy.cli.pruned", "ctxproxy.proxy.cli.manifest",
                                     "ctxproxy.proxy.cli.effects", "ctxproxy.proxy.cli.memory",
                                     "ctxproxy.proxy.cli.forget", "ctxproxy.proxy.cli.recall", "ctxproxy.proxy.cli.demo",
-                                    "ctxproxy.proxy.cli.keys", "ctxproxy.proxy.cli.mitm", "ctxproxy.proxy.cli.eval")
+                                    "ctxproxy.proxy.cli.keys", "ctxproxy.proxy.cli.mitm", "ctxproxy.proxy.cli.eval",
+                                    "ctxproxy.proxy.cli.learn")
 
 
 def _parser() -> argparse.ArgumentParser:

@@ -49,7 +49,8 @@ log = logging.getLogger("ctxproxy")
 # Modules that register admin endpoints with ``admin.admin_route`` on import.
 ADMIN_MODULES: tuple[str, ...] = ("ctxproxy.proxy.admin.pruned", "ctxproxy.proxy.admin.manifests",
                                   "ctxproxy.proxy.admin.effects", "ctxproxy.proxy.admin.memory",
-                                  "ctxproxy.proxy.admin.recall", "ctxproxy.proxy.admin.keys")
+                                  "ctxproxy.proxy.admin.recall", "ctxproxy.proxy.admin.keys",
+                                  "ctxproxy.proxy.admin.learn")
 
 
 # After in-flight upstream calls are cut at shutdown, the seconds a handler has to

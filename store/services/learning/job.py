@@ -198,6 +198,16 @@ class Learner:
         report.seconds = time.perf_counter() - t0
         return report
 
+    @classmethod
+    def for_config(cls, store: Any, cfg: Any, data_dir: Any, *, sessions: Any = None, model: Any = None,
+                   gate: Any = None) -> "Learner":
+        """The learner of a proxy's store and config (the session index beside the store)."""
+        from ctxproxy.store.session_index import SessionIndex
+
+        if sessions is None:
+            sessions = SessionIndex.open(data_dir, store)
+        return cls(store, sessions, cfg.learn, cfg.memory.gate, model=model, gate=gate)
+
     def tenants(self) -> list[str]:
         known = set(self.sessions.tenants()) if self.sessions is not None else set()
         return sorted(known | set(self.store.learning.tenants()))

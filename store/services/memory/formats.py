@@ -275,7 +275,9 @@ def _jsonl(path: Path, scope: dict[str, str]) -> list[dict[str, Any]]:
 # -- export --------------------------------------------------------------------
 
 
-def _line(rec: Any) -> str:
+def entry_line(rec: Any) -> str:
+    """A record as one entry: its statement on one line, then ``(mem:<id>)``
+    (importing the file again finds it by that id)."""
     return f"{' '.join(rec.statement.split())} (mem:{rec.memory_id})"
 
 
@@ -288,15 +290,24 @@ def export(records: Iterable[Any], fmt: str, dest: Path) -> list[Path]:
         dest.parent.mkdir(parents=True, exist_ok=True)
         dest.write_bytes(b"".join(orjson.dumps(r.to_dict()) + b"\n" for r in records))
         return [dest]
-    dest.mkdir(parents=True, exist_ok=True)
-    written: list[Path] = []
+    return write_files(dest, render(records, fmt))
 
-    def put(name: str, text: str) -> None:
-        p = dest / name
+
+def write_files(dest: Path, files: dict[str, str]) -> list[Path]:
+    """``files`` (relative path -> text) written under ``dest``."""
+    written = []
+    for name, text in files.items():
+        p = Path(dest) / name
         p.parent.mkdir(parents=True, exist_ok=True)
         p.write_text(text, "utf-8")
         written.append(p)
+    return written
 
+
+def render(records: Iterable[Any], fmt: str) -> dict[str, str]:
+    """The files of ``fmt`` (relative path -> text) holding ``records``."""
+    records = list(records)
+    out: dict[str, str] = {}
     if fmt == "claude":
         index = ["# Memory index (exported by ctxproxy)", ""]
         types = {"preference": "user", "procedure": "feedback", "fact": "project", "failure": "project",
@@ -304,24 +315,23 @@ def export(records: Iterable[Any], fmt: str, dest: Path) -> list[Path]:
         for r in records:
             name = f"{r.memory_id}.md"
             title = " ".join(r.statement.split())[:60]
-            put(name, f"---\nname: {r.memory_id}\ndescription: {title}\ntype: {types.get(r.kind, 'reference')}\n"
-                      f"---\n\n{r.statement}\n")
+            out[name] = (f"---\nname: {r.memory_id}\ndescription: {title}\ntype: {types.get(r.kind, 'reference')}\n"
+                         f"---\n\n{r.statement}\n")
             index.append(f"- [{title}]({name}) — {r.kind}, {r.status}")
-        put("MEMORY.md", "\n".join(index) + "\n")
+        out["MEMORY.md"] = "\n".join(index) + "\n"
     elif fmt == "codex":
-        put("MEMORY.md", "# Memories (exported by ctxproxy)\n\n" + "".join(f"- {_line(r)}\n" for r in records))
+        out["MEMORY.md"] = "# Memories (exported by ctxproxy)\n\n" + "".join(f"- {entry_line(r)}\n" for r in records)
     elif fmt == "openclaw":
         dated = [r for r in records if r.kind == "event" and not r.evergreen]
-        put("MEMORY.md", "# MEMORY.md\n\n" + "".join(f"- {_line(r)}\n" for r in records if r not in dated))
+        out["MEMORY.md"] = "# MEMORY.md\n\n" + "".join(f"- {entry_line(r)}\n" for r in records if r not in dated)
         days: dict[str, list[Any]] = {}
         for r in dated:
             days.setdefault(datetime.fromtimestamp(r.observed_at, timezone.utc).strftime("%Y-%m-%d"), []).append(r)
         for day, rs in sorted(days.items()):
-            put(f"memory/{day}.md", f"# {day}\n\n" + "".join(f"- {_line(r)}\n" for r in rs))
+            out[f"memory/{day}.md"] = f"# {day}\n\n" + "".join(f"- {entry_line(r)}\n" for r in rs)
     elif fmt == "hermes":
-        users = [r for r in records if r.user]
-        put("MEMORY.md", HERMES_DELIMITER.join(_line(r) for r in records if not r.user))
-        put("USER.md", HERMES_DELIMITER.join(_line(r) for r in users))
+        out["MEMORY.md"] = HERMES_DELIMITER.join(entry_line(r) for r in records if not r.user)
+        out["USER.md"] = HERMES_DELIMITER.join(entry_line(r) for r in records if r.user)
     else:
         raise FormatError(f"unknown format {fmt!r}; expected one of {', '.join(FORMATS)}")
-    return written
+    return out
