@@ -77,3 +77,27 @@ def key_answer(tenant: str, key: str, records: list) -> dict:
     status = key_status(records)
     return {"tenant": tenant, "key": key, "status": status, "done": status == "completed",
             "records": [r.to_dict() for r in records]}
+
+
+KEY_CHARS = 64  # an idempotency key: sha256, hex
+MIN_KEY_PREFIX = 8  # the shortest prefix a key is looked up by
+
+
+class KeyPrefixError(ValueError):
+    """A key prefix that more than one of the tenant's keys begins with."""
+
+
+def full_key(effects: Any, tenant: str, given: str) -> str:
+    """The idempotency key ``given`` names: itself when it is a key of
+    ``tenant``, else the one key it begins (``effects list`` prints keys cut
+    to 16 characters; at least ``MIN_KEY_PREFIX``), else ``given`` (no such
+    key). ``KeyPrefixError`` when several keys begin with it."""
+    if len(given) >= KEY_CHARS or len(given) < MIN_KEY_PREFIX or effects.by_key(tenant, given):
+        return given
+    prefix = given.lower()
+    matches = sorted({r.key for r in effects.list(tenant) if r.key.startswith(prefix)})
+    if len(matches) > 1:
+        shown = ", ".join(m[:20] + "…" for m in matches[:5]) + (", …" if len(matches) > 5 else "")
+        raise KeyPrefixError(f"key prefix {given} is ambiguous: {len(matches)} keys begin with it ({shown}); "
+                             "give more characters")
+    return matches[0] if matches else given

@@ -2,6 +2,7 @@
 
     GET  /ctx/v1/effects?tenant=&session=&task=&state=&side_effect=   list, oldest first
     GET  /ctx/v1/effects/{key}?tenant=                                 a tool gateway's "was this done?"
+                                     ({key}: the whole key, or a prefix of 8+ characters one key begins)
     POST /ctx/v1/effects/lookup      {tool, arguments, task|session, tenant}   same, key computed here
     POST /ctx/v1/effects/{key}/resolve {resolution, call_id?, note?, by?, tenant?}   human arbitration
 
@@ -21,7 +22,7 @@ from aiohttp import web
 
 from ctxproxy.filters.effects.rules import canonical_json, effect_key
 from ctxproxy.store.errors import EffectStateError, StoreError
-from ctxproxy.store.queries import key_answer
+from ctxproxy.store.queries import KeyPrefixError, full_key, key_answer
 from ctxproxy.store.records import EFFECT_STATES, RESOLUTIONS
 
 from .app import admin_error, admin_route, required_store, tenant_of
@@ -83,9 +84,11 @@ async def list_effects(request: web.Request) -> web.Response:
 async def get_effect(request: web.Request) -> web.Response:
     store = await required_store(request)
     tenant = tenant_of(request)
-    key = request.match_info["key"]
     try:
+        key = await asyncio.to_thread(full_key, store.effects, tenant, request.match_info["key"])
         records = store.effects.by_key(tenant, key)
+    except KeyPrefixError as exc:
+        return admin_error(400, str(exc), type="ambiguous_key")
     except StoreError as exc:
         return admin_error(400, str(exc))
     if not records:
@@ -132,9 +135,12 @@ async def resolve_effect(request: web.Request) -> web.Response:
     except ValueError as exc:
         return admin_error(400, str(exc))
     try:
+        key = await asyncio.to_thread(full_key, store.effects, tenant, key)
         resolved = await asyncio.to_thread(  # a write with its fsync: not on the event loop
             store.effects.resolve, tenant, key, resolution=resolution, call_id=body.get("call_id"),
             note=body.get("note"), by=body.get("by") or "admin-api")
+    except KeyPrefixError as exc:
+        return admin_error(400, str(exc), type="ambiguous_key")
     except EffectStateError as exc:
         return admin_error(409, str(exc))
     except StoreError as exc:

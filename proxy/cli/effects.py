@@ -5,7 +5,7 @@ is shared safely with a running proxy); ``--url`` talks to a running proxy's
 admin API instead (token from ``--token`` or ``$CTXPROXY_ADMIN_TOKEN``).
 
     ctxproxy effects list --session S [--state unknown] [--json]
-    ctxproxy effects get KEY
+    ctxproxy effects get KEY            (KEY: whole, or the 16 characters ``list`` prints)
     ctxproxy effects resolve KEY --resolution not_executed --note "checked: never ran"
     ctxproxy effects key --tool Bash --args '{"command": "gh pr create"}' --task T
     ctxproxy effects forget --session S | --subject U [--request-id R] [--dry-run]
@@ -25,6 +25,10 @@ from contextlib import contextmanager
 from typing import Any, Iterator
 
 from .store import CLIError, add_remote_options, add_store_options, admin_call, admin_failure, cli_store, default_tenant_of, nonempty
+
+
+KEY_HELP = ("the idempotency key (sha256 hex), or the first characters of it as `effects list` prints them "
+            "(at least 8; they must begin one key only)")
 
 
 def register(subparsers: Any) -> None:
@@ -55,12 +59,12 @@ def register(subparsers: Any) -> None:
 
     g = sub.add_parser("get", help="every occurrence of an idempotency key")
     common(g)
-    g.add_argument("key", type=nonempty, help="the idempotency key (sha256 hex)")
+    g.add_argument("key", type=nonempty, help=KEY_HELP)
     g.set_defaults(func=_get)
 
     r = sub.add_parser("resolve", help="settle a pending/unknown effect by human arbitration")
     common(r)
-    r.add_argument("key", type=nonempty, help="the idempotency key (sha256 hex)")
+    r.add_argument("key", type=nonempty, help=KEY_HELP)
     r.add_argument("--resolution", required=True, choices=("completed", "failed", "not_executed"))
     r.add_argument("--call-id", type=nonempty, help="only this occurrence")
     r.add_argument("--note", help="why (kept with the record)")
@@ -147,11 +151,12 @@ def _get(args: argparse.Namespace) -> int:
             status, payload = admin_call(args, "GET", f"effects/{urllib.parse.quote(args.key, safe='')}",
                                      {"tenant": args.tenant})
             if status != 200:
-                raise admin_failure(status, payload)
+                raise _key_failure(status, payload)
         else:
             from ctxproxy.store.queries import key_answer
 
             with _open(args) as store:
+                args.key = _full_key(store, args)
                 records = store.effects.by_key(args.tenant, args.key)
             if not records:
                 raise CLIError(f"no effect with key {args.key} for tenant {args.tenant}", 3)
@@ -173,12 +178,13 @@ def _resolve(args: argparse.Namespace) -> int:
                                      body={"tenant": args.tenant, "resolution": args.resolution,
                                            "call_id": args.call_id, "note": args.note, "by": args.by})
             if status != 200:
-                raise admin_failure(status, payload)
+                raise _key_failure(status, payload)
             resolved = payload["resolved"]
         else:
             from ctxproxy.store import EffectStateError, StoreError
 
             with _open(args) as store:
+                args.key = _full_key(store, args)
                 try:
                     resolved = [r.to_dict() for r in store.effects.resolve(
                         args.tenant, args.key, resolution=args.resolution, call_id=args.call_id,
@@ -196,6 +202,25 @@ def _resolve(args: argparse.Namespace) -> int:
         return 0
 
     return _run(go, args)
+
+
+def _full_key(store: Any, args: argparse.Namespace) -> str:
+    """The key ``args.key`` names: whole, or a unique prefix (what ``list`` prints)."""
+    from ctxproxy.store.queries import KeyPrefixError, full_key
+
+    try:
+        return full_key(store.effects, args.tenant, args.key)
+    except KeyPrefixError as exc:
+        raise CLIError(str(exc), 2) from None
+
+
+def _key_failure(status: int, payload: Any) -> CLIError:
+    """``admin_failure``, and exit 2 for an ambiguous key prefix, as without ``--url``."""
+    failure = admin_failure(status, payload)
+    error = payload.get("error") if isinstance(payload, dict) else None
+    if isinstance(error, dict) and error.get("type") == "ambiguous_key":
+        failure.code = 2
+    return failure
 
 
 def _forget(args: argparse.Namespace) -> int:

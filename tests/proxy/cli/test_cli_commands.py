@@ -93,6 +93,29 @@ async def test_effects_cli_over_the_admin_api_uses_the_proxys_tenant(make_proxy,
     assert proxy.settled_store().effects.by_key("acme", record.key)[0].resolution == "not_executed"
 
 
+async def test_effects_get_takes_the_short_key_list_prints(make_proxy, fake, tmp_path, capsys):
+    proxy, cfg, record = await _record_a_call(make_proxy, fake, tmp_path)
+    local = ("--config", str(cfg), "--data-dir", str(tmp_path / "data"))
+    rc, out, err = await _cli(capsys, "effects", "list", "--session", "s1", *local)
+    assert rc == 0, err
+    short = next(word for word in out.split() if record.key.startswith(word) and len(word) < len(record.key))
+    for where in (local, ("--url", proxy.url, "--token", TOKEN)):
+        rc, out, err = await _cli(capsys, "effects", "get", short, *where)
+        assert rc == 0, err
+        assert out.startswith(f"key {record.key}: pending")  # the whole key, as the ledger files it
+
+    # two keys that begin alike: the prefix they share names neither
+    store = proxy.settled_store()
+    for twin in ("0123456789abcdef" + "a" * 48, "0123456789abcdef" + "b" * 48):
+        store.effects.put_pending("acme", key=twin, call_id=f"c_{twin[-1]}", tool="Bash", args_canonical="{}",
+                                  session="s2")
+    for where in (local, ("--url", proxy.url, "--token", TOKEN)):
+        rc, out, err = await _cli(capsys, "effects", "get", "0123456789abcdef", *where)
+        assert rc == 2 and "ambiguous: 2 keys begin with it" in err, (rc, err)
+        rc, out, err = await _cli(capsys, "effects", "get", "0123456789abcdefa", *where)
+        assert rc == 0 and out.startswith("key 0123456789abcdef" + "a" * 48), err
+
+
 @pytest.mark.parametrize("command", ["config", "effects", "manifest", "pruned"])
 def test_a_command_without_its_action_exits_2(capsys, command):
     assert main([command]) == 2
