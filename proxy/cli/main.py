@@ -11,6 +11,7 @@ import importlib
 
 from ctxproxy.config import ConfigError, default_config_text, load_config
 
+from ..version import version
 from .store import CLIError, nonempty
 
 # Modules that add subcommands: each has ``register(subparsers)``; the parser it
@@ -28,6 +29,8 @@ def _parser() -> argparse.ArgumentParser:
         description="Sidecar proxy for AI agents: point an agent's base URL at it. "
                     "It filters every model call (identity, redaction, tool-effect ledger, context) "
                     "and forwards it to the provider.")
+    p.add_argument("--version", action="version", version=f"ctxproxy {version()}",
+                   help="print the installed ctxproxy's version and exit")
     sub = p.add_subparsers(dest="command", metavar="COMMAND")
 
     s = sub.add_parser("serve", help="run the proxy (defaults: 127.0.0.1:8788, data in ./.ctxproxy)",

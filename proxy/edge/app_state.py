@@ -9,7 +9,6 @@ from __future__ import annotations
 import asyncio
 import os
 from dataclasses import dataclass, field
-from importlib import metadata
 from typing import Any
 
 from aiohttp import web
@@ -17,13 +16,7 @@ from aiohttp import web
 from ctxproxy.config import Config
 
 from ..routing import Route, Router
-
-
-def version() -> str:
-    try:
-        return metadata.version("ctxproxy")
-    except metadata.PackageNotFoundError:
-        return "0+unknown"
+from ..version import version
 
 
 class InFlight:

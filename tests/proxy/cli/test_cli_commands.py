@@ -142,3 +142,12 @@ def test_demo_help_lists_its_turns(capsys):
     out = capsys.readouterr().out
     assert "Context Manifest:\n\n1. the agent asks for a PR" in out
     assert "5. the agent compacts" in out
+
+
+def test_version_prints_the_installed_distributions(capsys):
+    from importlib import metadata
+
+    with pytest.raises(SystemExit) as exit_:
+        main(["--version"])
+    assert exit_.value.code == 0
+    assert capsys.readouterr().out.strip() == f"ctxproxy {metadata.version('ctxproxy')}"
