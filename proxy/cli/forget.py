@@ -1,7 +1,7 @@
 """``ctxproxy forget`` — erase a subject from every layer, with a chained receipt.
 
     ctxproxy forget --user U | --session S | --memory ID | --project P [--request-id R] [--dry-run]
-    ctxproxy forget show REQUEST_ID        the receipt, re-checking that nothing remains
+    ctxproxy forget show REQUEST_ID [--json]  the receipt, re-checking that nothing remains (exit 1 if not clean)
     ctxproxy forget verify [--file F]      check the tenant's receipt chain (offline: a JSONL export)
     ctxproxy forget export --file F        write the receipts (JSONL) for an auditor
     ctxproxy forget finish                 finish pending erasures (needs the store to itself)
@@ -90,13 +90,50 @@ def run_forget(args: argparse.Namespace) -> int:
     elif args.dry_run:
         print("would erase: " + ", ".join(f"{n} {k}" for k, n in out["counts"].items() if n) or "nothing")
     else:
-        counts = ", ".join(f"{n} {k}" for k, n in out["counts"].items() if n) or "nothing"
-        print(f"{out['status']} ({out['request_id']}): {counts}")
+        print(f"{out['status']} ({out['request_id']}): {_counts(out['counts'])}")
         if out["status"] == "pending":
-            print("  old copies may remain in free pages until `ctxproxy forget finish` runs with the store to "
-                  "itself (or the proxy restarts)", file=sys.stderr)
-        print(f"  receipt #{out['seq']} hash {out['hash'][:16]}… prev {out['prev_hash'][:16] or '(first)'}")
+            print(PENDING_NOTE, file=sys.stderr)
+        print(f"  {_chain_line(out)}")
     return 0
+
+
+PENDING_NOTE = ("  old copies may remain in free pages until `ctxproxy forget finish` runs with the store to "
+                "itself (or the proxy restarts)")
+
+
+def _counts(counts: dict) -> str:
+    return ", ".join(f"{n} {k}" for k, n in counts.items() if n) or "nothing"
+
+
+def _chain_line(receipt: dict) -> str:
+    return (f"receipt #{receipt['seq']} hash {receipt['hash'][:16]}… "
+            f"prev {receipt['prev_hash'][:16] + '…' if receipt['prev_hash'] else '(first)'}")
+
+
+def _when(ts: Any) -> str:
+    from datetime import datetime, timezone
+
+    if not isinstance(ts, (int, float)):
+        return "-"
+    return datetime.fromtimestamp(ts, timezone.utc).strftime("%Y-%m-%d %H:%M:%S UTC")
+
+
+def _print_check(out: dict) -> None:
+    """``forget show`` for a person: the receipt, then whether anything of the subject remains."""
+    r = out["receipt"]
+    digest = r.get("subject_digest") or r.get("session_digest") or ""
+    print(f"erasure {r['request_id']} (tenant {r['tenant']}): {r['status']}")
+    print(f"  subject:   {r.get('subject_kind') or '-'} sha256:{digest[:16]}… (the receipt keeps only a digest)")
+    print(f"  erased:    {_counts(r['counts'])}")
+    print(f"  requested: {_when(r.get('created_at'))}; erased from free pages: {_when(r.get('erased_at'))}")
+    print(f"  chain:     {_chain_line(r)}")
+    left = {k: n for k, n in out["remaining"].items() if n}
+    if out["clean"]:
+        print("  check:     clean — nothing of the subject remains in the store or its indexes")
+    else:
+        print(f"  check:     NOT CLEAN — still there: {_counts(left)}")
+    if r["status"] == "pending":
+        print(PENDING_NOTE, file=sys.stderr)
 
 
 def _show(args: argparse.Namespace) -> int:
@@ -114,7 +151,10 @@ def _show(args: argparse.Namespace) -> int:
             out = forgetting.check(cs.store, cs.tenant, rid)
         if out is None:
             raise CLIError(f"no erasure receipt {rid!r}", 3)
-    print(json.dumps(out, indent=2))
+    if args.json:
+        print(json.dumps(out, indent=2))
+    else:
+        _print_check(out)
     return 0 if out["clean"] else 1
 
 

@@ -170,7 +170,7 @@ def test_forget_cli_and_verify(data, tmp_path, capsys):
     assert receipt["status"] == "erased" and receipt["counts"]["memories"] == 1
     code, out, _ = run(capsys, "effects", "forget", "--subject", "bob", "--data-dir", data)  # the alias
     assert code == 0 and "#2" in out
-    code, out, _ = run(capsys, "forget", "show", "r1", "--data-dir", data)
+    code, out, _ = run(capsys, "forget", "show", "r1", "--data-dir", data, "--json")
     assert code == 0 and json.loads(out)["clean"] is True
     assert run(capsys, "forget", "verify", "--data-dir", data)[1].strip().endswith("chain intact")
     chain = tmp_path / "receipts.jsonl"
@@ -180,6 +180,21 @@ def test_forget_cli_and_verify(data, tmp_path, capsys):
     chain.write_text("\n".join(tampered) + "\n")
     code, out, _ = run(capsys, "forget", "verify", "--file", chain)
     assert code == 1 and "altered" in out
+
+
+def test_forget_show_reads_as_text_and_as_json(data, capsys):
+    run(capsys, "memory", "add", "Alice is on call this week.", "--user", "alice", "--data-dir", data)
+    run(capsys, "forget", "--user", "alice", "--request-id", "r1", "--data-dir", data)
+    code, out, _ = run(capsys, "forget", "show", "r1", "--data-dir", data)
+    assert code == 0
+    lines = out.splitlines()
+    assert lines[0] == "erasure r1 (tenant default): erased"
+    assert any(ln.split()[:3] == ["erased:", "1", "memories,"] for ln in lines), out
+    assert "receipt #1 hash" in out and "(first)" in out and "clean — nothing of the subject remains" in out
+    assert "alice" not in out  # the receipt keeps a digest of the subject, and so does what it prints
+    code, out, _ = run(capsys, "forget", "show", "r1", "--data-dir", data, "--json")
+    shown = json.loads(out)
+    assert code == 0 and shown["clean"] is True and shown["receipt"]["request_id"] == "r1"
 
 
 async def test_cli_against_a_running_proxy(make_proxy, monkeypatch, capsys):
