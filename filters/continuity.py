@@ -42,11 +42,13 @@ log = logging.getLogger("ctxproxy.filters.identify")
 
 MEMO = 65536  # links remembered in this process
 WALK_BACK = 8  # model runs of a request tried, newest first
+DISTINCT_CHARS = 160  # a text answer this long (whitespace aside) names itself without what preceded it
 DOC_PREFIX = "continuity:"  # the id of a link's document (checkpoints kind)
 
 
-def _bare_digest(texts: Iterator[str]) -> str | None:
-    """Digest of the texts joined without whitespace (as ``RelayedAnswer.text_digest``)."""
+def _bare_digest(texts: Iterator[str]) -> tuple[str | None, int]:
+    """(digest, length) of the texts joined without whitespace (as
+    ``RelayedAnswer.text_digest``); (None, 0) when there is no text."""
     h = sha256()
     chars = 0
     for text in texts:
@@ -54,7 +56,7 @@ def _bare_digest(texts: Iterator[str]) -> str | None:
         if bare:
             h.update(bare.encode("utf-8", "surrogatepass"))
             chars += len(bare)
-    return h.hexdigest() if chars else None
+    return (h.hexdigest(), chars) if chars else (None, 0)
 
 
 def signature(calls: list[tuple[str, str]], text_digest: str | None) -> str | None:
@@ -66,12 +68,21 @@ def signature(calls: list[tuple[str, str]], text_digest: str | None) -> str | No
     return "t:" + text_digest if text_digest else None
 
 
-def anchor_of(view: Any, item: Any, encoding: bytes | None = None) -> str:
+def links_of(anchor: str, sig: str | None, distinct: bool) -> list[str]:
+    """The links of an answer: with its anchor; and, when the answer alone is
+    ``distinct`` (tool calls, or a long text), without: a compaction that
+    keeps the answer but not what came before it still continues it."""
+    if not sig:
+        return []
+    return [link_of(anchor, sig), link_of("", sig)] if distinct and anchor else [link_of(anchor, sig)]
+
+
+def anchor_of(view: Any, item: Any) -> str:
     """What a link keeps of the item before an answer: its text without
     whitespace (a message re-sent as a string or as text parts, with a moved
     cache marker, is the same), else its canonical JSON's fingerprint."""
-    text = _bare_digest(item_texts(item))
-    return "t:" + text if text else "j:" + item_fp(item, view.history_keys, encoding)
+    text, _ = _bare_digest(item_texts(item))
+    return "t:" + text if text else "j:" + item_fp(item, view.history_keys)
 
 
 def link_of(anchor: str, sig: str) -> str:
@@ -86,21 +97,18 @@ def request_anchor(view: Any) -> str:
     """The anchor of the answer to this request: its last item that is not the
     model's (a Responses ``input`` given as a string is that user message)."""
     items = view.items()
-    encodings = None
     for i in range(len(items) - 1, -1, -1):
         if not view.from_model(items[i]):
-            if encodings is None:
-                encodings = view.item_encodings()
-            return anchor_of(view, items[i], encodings[i] if i < len(encodings) else None)
+            return anchor_of(view, items[i])
     text = view.first_user_text() if not items else ""
-    digest = _bare_digest(iter((text,))) if text else None
+    digest, _ = _bare_digest(iter((text,))) if text else (None, 0)
     return "t:" + digest if digest else ""
 
 
-def answer_link(anchor: str, answer: Any) -> str | None:
-    """The link of a relayed answer (``RelayedAnswer``) to a request with ``anchor``."""
-    sig = signature(answer.calls, answer.text_digest())
-    return link_of(anchor, sig) if sig else None
+def answer_links(anchor: str, answer: Any) -> list[str]:
+    """The links of a relayed answer (``RelayedAnswer``) to a request with ``anchor``."""
+    digest = answer.text_digest()
+    return links_of(anchor, signature(answer.calls, digest), bool(answer.calls) or answer.chars >= DISTINCT_CHARS)
 
 
 def model_runs(view: Any, limit: int = WALK_BACK) -> Iterator[tuple[int, int]]:
@@ -120,17 +128,18 @@ def model_runs(view: Any, limit: int = WALK_BACK) -> Iterator[tuple[int, int]]:
         yield i + 1, end
 
 
-def run_link(view: Any, start: int, end: int) -> str | None:
-    """The link of the answer at items ``start..end`` (as the client re-sent it)."""
+def _run_signature(view: Any, start: int, end: int) -> tuple[str | None, bool]:
+    """(signature, distinct) of the answer at items ``start..end``."""
     items = view.items()
-    encodings = view.item_encodings()
-    if start > 0:
-        anchor = anchor_of(view, items[start - 1], encodings[start - 1] if start - 1 < len(encodings) else None)
-    else:
-        anchor = ""
     calls = [(c.call_id, c.name) for c in view.tool_calls() if start <= c.position <= end and c.call_id]
-    sig = signature(calls, _bare_digest(t for it in items[start:end + 1] for t in item_texts(it)))
-    return link_of(anchor, sig) if sig else None
+    digest, chars = _bare_digest(t for it in items[start:end + 1] for t in item_texts(it))
+    return signature(calls, digest), bool(calls) or chars >= DISTINCT_CHARS
+
+
+def run_links(view: Any, start: int, end: int) -> list[str]:
+    """The links of the answer at items ``start..end`` (as the client re-sent it)."""
+    anchor = anchor_of(view, view.items()[start - 1]) if start > 0 else ""
+    return links_of(anchor, *_run_signature(view, start, end))
 
 
 def first_answer(view: Any) -> str:
@@ -143,8 +152,7 @@ def first_answer(view: Any) -> str:
     end = start
     while end + 1 < len(items) and view.from_model(items[end + 1]):
         end += 1
-    calls = [(c.call_id, c.name) for c in view.tool_calls() if start <= c.position <= end and c.call_id]
-    return signature(calls, _bare_digest(t for it in items[start:end + 1] for t in item_texts(it))) or ""
+    return _run_signature(view, start, end)[0] or ""
 
 
 class Links:

@@ -83,8 +83,8 @@ _OPENCLAW_ID = re.compile(r"[A-Za-z0-9._:-]{4,128}")
 class IdentifyConfig:
     trust_headers: bool = True  # honour X-Ctx-* headers (tenant only on routes without a fixed tenant)
     default_tenant: str = "default"  # tenant when nothing names one
-    fingerprint_chars: int = 4000  # how much of the conversation start is fingerprinted
-    chain_memory: int = 65536  # follow previous_response_id chains (0: off); any positive value: on
+    fingerprint_chars: int = 4000  # how much of the conversation start derives a session no answer links
+    chain_memory: int = 65536  # response ids and answers remembered in-process (the store keeps all); 0: chains off
 
     def validate(self, path: str) -> None:
         if self.fingerprint_chars < 1:
@@ -102,7 +102,7 @@ class IdentifyFilter(Filter):
     def __init__(self, config: IdentifyConfig, store: Any = None):
         self.config = config
         self.store = store
-        self.links = cont.Links(store)  # answers and response ids -> their sessions
+        self.links = cont.Links(store, config.chain_memory or cont.MEMO)  # answers, response ids -> sessions
         self._fingerprints: dict[Any, str] = {}  # every turn of a session fingerprints the same opening
 
     @classmethod
@@ -130,8 +130,7 @@ class IdentifyFilter(Filter):
     def _file(self, turn: Turn, anchor: str, answer: Any) -> None:
         if turn.status is not None and turn.status >= 300:
             return
-        link = cont.answer_link(anchor, answer)
-        if link is not None:
+        for link in cont.answer_links(anchor, answer):
             self.links.add(turn, link, turn.identity.session, self._store(turn))
 
     def on_response_id(self, turn: Turn, rid: str) -> None:
@@ -310,10 +309,10 @@ def _continued(view: Any, tenant: str, own: str, links: "cont.Links | None", sto
     if links is not None:
         run: tuple[int, int] | None = newest
         while run is not None:
-            link = cont.run_link(view, *run)
-            found = links.find(tenant, link, store) if link else None
-            if found is not None and found.startswith(own):  # another user's answer continues nothing
-                return found[len(own):], "continuity"
+            for link in cont.run_links(view, *run):
+                found = links.find(tenant, link, store)
+                if found is not None and found.startswith(own):  # another user's answer continues nothing
+                    return found[len(own):], "continuity"
             run = next(runs, None)
     return _fingerprint(system, first, cfg.fingerprint_chars, memo, cont.first_answer(view)), "fingerprint"
 

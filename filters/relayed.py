@@ -60,6 +60,11 @@ class RelayedAnswer:
         """A digest of all the answer's text without its whitespace; None when it has none."""
         return self._digest.hexdigest() if self._chars else None
 
+    @property
+    def chars(self) -> int:
+        """How long the answer's text is, whitespace left out."""
+        return self._chars
+
     # -- the egress --------------------------------------------------------------------
 
     def event(self, turn: Turn, event: Any) -> None:

@@ -141,3 +141,50 @@ async def test_a_conversation_keeps_its_session_across_a_restart(make_proxy, fak
     assert after["identity_source"] == "continuity"
     assert after["session_id"] == before[0] == before[1]
     assert msg.content[0].text == "The deploy is live."
+
+
+LONG_ANSWER = ("Deployed to staging: the health checks pass, the canary took 5% of the traffic for ten minutes "
+               "without errors, and the dashboards show the latency back under 120 ms. Next I will write the "
+               "release notes.")
+
+
+@pytest.mark.parametrize("shape", ["hermes", "summary-then-answer"])
+async def test_a_compacted_history_continues_its_session_and_its_ledger(make_proxy, fake, admin, shape):
+    """A compaction keeps the conversation: Hermes keeps the head and the newest exchange around its summary;
+    another client keeps only a summary and the newest answer (Claude Code's shape, without its session id).
+    The session goes on, the manifest says the client compacted, and the model is told the deploy is done."""
+    proxy = await make_proxy()
+    client = proxy.openai()
+    tools = [{"type": "function", "function": {"name": "Bash", "description": "run", "parameters": {"type": "object"}}}]
+    history: list = [{"role": "system", "content": "You are the release agent."}, {"role": "user", "content": JOB}]
+    fake.script(Reply.tool_call("Bash", DEPLOY), Reply.text(LONG_ANSWER), Reply.text("ok"))
+    turns = []
+
+    async def send(messages):
+        before = len(fake.model_requests)
+        raw = await client.chat.completions.with_raw_response.create(model="gpt-test", tools=tools, messages=messages)
+        turns.append(raw.headers["x-ctx-turn-id"])
+        return raw.parse().choices[0].message, fake.model_requests[before].json
+
+    msg, _ = await send(history)
+    history += [msg.model_dump(exclude_none=True),
+                {"role": "tool", "tool_call_id": msg.tool_calls[0].id, "content": DEPLOYED}]
+    msg, _ = await send(history)
+    history.append({"role": "assistant", "content": msg.content})
+    summary = "The user asked to deploy the service to staging; it was deployed (run 8841)."
+    if shape == "hermes":
+        compacted = history[:2] + [
+            {"role": "assistant", "content": f"[CONTEXT COMPACTION - REFERENCE ONLY] Earlier turns were compacted "
+                                             f"into this summary.\n{summary}"},
+            {"role": "user", "content": "status?"}, {"role": "assistant", "content": msg.content}]
+    else:
+        compacted = [history[0], {"role": "user", "content": "This session is being continued from a previous "
+                                                             f"conversation that ran out of context.\n\n{summary}"},
+                     {"role": "assistant", "content": msg.content}]
+    _, sent = await send(compacted + [{"role": "user", "content": "continue"}])
+    m = [await manifest(proxy, t) for t in turns]
+    assert [x["identity_source"] for x in m] == ["new", "continuity", "continuity"]
+    assert len({x["session_id"] for x in m}) == 1
+    assert m[-1]["compacted"] and m[-1]["client_compacted"]
+    text = json.dumps(sent)
+    assert "do not repeat" in text and "deploy.sh staging" in text  # the deploy, told as done
