@@ -81,13 +81,18 @@ def _list(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(listed))
         return 0
+    if not listed:
+        print("(no proxy keys)", file=sys.stderr)
+        return 0
+    print("\t".join(LIST_COLUMNS))  # tab-separated, like the rows: `cut -f` and `column -t` read both
     for k in listed:
         allowed = " ".join(f"{n}={','.join(k[n])}" for n in ("projects", "purposes", "routes") if k[n])
         print("\t".join([k["id"], k["tenant"], k["user"] or "-", "admin" if k["admin"] else "-", k["state"],
-                         f"expires={_when(k['expires_at'])}", allowed]).rstrip())
-    if not listed:
-        print("(no proxy keys)", file=sys.stderr)
+                         _when(k["expires_at"]), allowed or "-"]))
     return 0
+
+
+LIST_COLUMNS = ("ID", "TENANT", "USER", "ADMIN", "STATE", "EXPIRES", "ALLOWED")
 
 
 def _revoke(args: argparse.Namespace) -> int:

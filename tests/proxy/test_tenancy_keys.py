@@ -107,7 +107,10 @@ def test_keys_cli_create_list_revoke(tmp_path, capsys):
     code, out, _ = cli(capsys, "keys", "revoke", key_id, "--data-dir", d, "--json")
     assert code == 0 and json.loads(out)["state"] == "revoked"
     code, out, _ = cli(capsys, "keys", "list", "--data-dir", d)
-    assert "\trevoked\t" in out
+    header, row = out.splitlines()
+    assert header.split("\t") == ["ID", "TENANT", "USER", "ADMIN", "STATE", "EXPIRES", "ALLOWED"]
+    assert row.split("\t")[:5] == [key_id, "acme", "bob", "admin", "revoked"]
+    assert row.split("\t")[6] == "projects=p1,p2 purposes=support routes=openai"
     for bad in (["--route", "nope"], ["--expires", "0"], ["--user", "a b"]):
         code, _, err = cli(capsys, "keys", "create", "--tenant", "acme", "--data-dir", d, *bad)
         assert code == 2 and err.startswith("ctxproxy: keys create:"), err
