@@ -7,6 +7,10 @@ this process (with a revision, so a write still queued on the background
 writer is never read stale, and a newer one from another worker wins), and
 saves changes on the writer off the event loop: what it holds is needed by
 later turns, not before this request is forwarded.
+
+A copy the store confirmed and then lost was erased ("forget me", from this
+process or another): it is dropped, never written back. A copy whose write
+failed is kept (the next change writes it again).
 """
 from __future__ import annotations
 
@@ -23,6 +27,7 @@ class PartCache:
         self.part = part
         self.size = size
         self._memo: OrderedDict[tuple, tuple[int, dict, Any]] = OrderedDict()
+        self._saved: dict[tuple, int] = {}  # the newest revision the store confirmed, per memo key
         self._lock = threading.Lock()
 
     def load(self, store: Any, tenant: str, session: str, key: tuple = ()) -> tuple[int, dict, Any]:
@@ -31,8 +36,13 @@ class PartCache:
         copy is newer than this process's, or there is none."""
         stored = store.sessions.get(tenant, session, part=self.part) or {}
         rev = stored.get("rev") if isinstance(stored.get("rev"), int) else 0
+        k = (tenant, session, *key)
         with self._lock:
-            memo = self._memo.get((tenant, session, *key))
+            memo = self._memo.get(k)
+            if memo is not None and rev < self._saved.get(k, 0):  # stored, then erased: the copy goes too
+                del self._memo[k]
+                self._saved.pop(k, None)
+                memo = None
         if memo is not None and memo[0] >= rev:
             return memo
         doc = stored.get("doc")
@@ -49,7 +59,7 @@ class PartCache:
             self._memo[k] = (rev, doc, extra)
             self._memo.move_to_end(k)
             while len(self._memo) > self.size:
-                self._memo.popitem(last=False)
+                self._saved.pop(self._memo.popitem(last=False)[0], None)
         if not changed:
             return
         record = {"rev": rev, "doc": doc}
@@ -59,16 +69,21 @@ class PartCache:
         def write(b: Any) -> None:
             b.sessions.put(ident.tenant, ident.session, record, subject=subject, part=part)
 
-        def lost(exc: BaseException | None) -> None:
+        def done(exc: BaseException | None) -> None:
             if exc is not None:  # kept in this process; the next change writes it again
                 log.warning("turn %s: session part %s not saved: %s", turn_id, part, type(exc).__name__)
+                return
+            with self._lock:
+                if k in self._memo and self._saved.get(k, 0) < rev:
+                    self._saved[k] = rev
 
         writer = turn.service("writer")
         try:
             if writer is not None:
-                writer.submit(write).add_done_callback(lambda f: lost(f.exception()))
+                writer.submit(write).add_done_callback(lambda f: done(f.exception()))
             else:
                 with store.batch() as b:
                     write(b)
+                done(None)
         except Exception as exc:
-            lost(exc)
+            done(exc)

@@ -260,6 +260,18 @@ async def edit_memory(request: web.Request, store: Any) -> web.Response:
     return _outcome(out, 200)
 
 
+async def _forget(request: web.Request, store: Any, tenant: str, subject: dict, request_id: str | None = None
+                  ) -> Any:
+    """Erase a subject. What this proxy's turns queued for the store lands first, so
+    the erasure covers it (a write landing after it would bring the subject back)."""
+    from ..edge.app_state import APP_STATE
+
+    writer = request.app[APP_STATE].services.get("writer")
+    if writer is not None:
+        await asyncio.to_thread(writer.flush)
+    return await asyncio.to_thread(forgetting.forget, store, tenant, subject, request_id=request_id)
+
+
 @admin_route("DELETE", "memories/{id}")
 @_answers
 async def delete_memory(request: web.Request, store: Any) -> web.Response:
@@ -267,7 +279,7 @@ async def delete_memory(request: web.Request, store: Any) -> web.Response:
     mid = request.match_info["id"]
     if store.memories.get(tenant, mid) is None:
         return _not_found(mid)
-    receipt = await asyncio.to_thread(forgetting.forget, store, tenant, {"memory": mid})
+    receipt = await _forget(request, store, tenant, {"memory": mid})
     return _json({"memory_id": mid, "deleted": True, "receipt": receipt.to_dict()})
 
 
@@ -281,7 +293,7 @@ async def forget(request: web.Request, store: Any) -> web.Response:
         raise _bad_field("request_id", "expected a non-empty string of at most 200 characters")
     forgetting.subject_of(body)  # a bad subject: 400 before anything runs
     try:
-        receipt = await asyncio.to_thread(forgetting.forget, store, tenant, body, request_id=rid)
+        receipt = await _forget(request, store, tenant, body, request_id=rid)
     except StoreError as exc:
         return _error(409 if "already used" in str(exc) else 400, str(exc))
     return _json(receipt.to_dict())
