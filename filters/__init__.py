@@ -22,6 +22,7 @@ FILTERS: dict[str, str] = {
     "prune": "ctxproxy.filters.prune:PruneFilter",
     "recall": "ctxproxy.filters.recall:RecallFilter",
     "inject": "ctxproxy.filters.inject.filter:InjectFilter",
+    "memory_tool": "ctxproxy.filters.memory_tool:MemoryToolFilter",
     "manifest": "ctxproxy.filters.manifest.filter:ManifestFilter",
 }
 

@@ -165,6 +165,12 @@ class Turn:
     blocking: bool = False  # run by ``Pipeline.run_request``: ``commit`` blocks this thread (tools, tests)
     # ((tenant, session), stored state): the session read shared by the filters (``session_state``)
     session_cache: tuple[tuple[str, str], Mapping[str, Any]] | None = None
+    # The edge can run rounds of a tool the proxy answers itself (it forwards through
+    # ``Exchange.send``); a filter offers such a tool only then.
+    continues: bool = False
+    # A tool the proxy answers itself this turn (set by the filter that offered it):
+    # ``name``, ``max_rounds``, ``async answer(calls, limit)``, ``defer(anchor, calls)``.
+    own_tool: Any = None
 
     # What describes the request: set when it comes in, shared by an automatic successor.
     REQUEST_FIELDS: ClassVar[tuple[str, ...]] = ("api", "route", "path", "headers", "request", "tokens", "services",

@@ -154,6 +154,10 @@ class RequestView(Protocol):
     def server_history(self) -> str | None:
         """The id of the provider-kept answer this request continues (its
         history lives upstream, not in the body); None when the body is whole."""
+    def offer_tool(self, name: str, description: str, schema: dict) -> None:
+        """Declare a tool the proxy answers itself, in this API's tool format."""
+    def restore_tool_round(self, name: str, anchor: str, calls: list[tuple[str, str, str, bool]]) -> bool:
+        """Put back the proxy's own calls and results the client never saw, beside its call ``anchor``."""
     history_keys: "HistoryKeys"
     def tool_names(self) -> list[str]: ...  # the declared tools' names, sorted
     def from_model(self, item: Any) -> bool: ...

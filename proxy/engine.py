@@ -209,10 +209,14 @@ class Engine:
         """The filters settle a turn (records, manifest, telemetry)."""
         pipeline.run_end(turn)
 
-    def begin(self, match: Match, method: str, raw_path: str, raw_query: str, headers: Mapping[str, str]
-              ) -> "Exchange":
-        """One HTTP exchange (``raw_query`` without its ``?``; "" when none)."""
-        return Exchange(self, match, method, raw_path, raw_query, headers)
+    def begin(self, match: Match, method: str, raw_path: str, raw_query: str, headers: Mapping[str, str],
+              continues: bool = False) -> "Exchange":
+        """One HTTP exchange (``raw_query`` without its ``?``; "" when none).
+        ``continues``: the edge forwards through ``Exchange.send``, so the turn
+        may run rounds of a tool the proxy answers itself."""
+        ex = Exchange(self, match, method, raw_path, raw_query, headers)
+        ex.turn.continues = continues
+        return ex
 
     async def frame_turn(self, match: Match, raw_path: str, headers: Mapping[str, str], data: dict, raw: bytes,
                          auxiliary: bool = False) -> "FrameTurn":
@@ -319,6 +323,17 @@ class Exchange:
         self._t0 = time.perf_counter()
         self._t0_ns = time.time_ns()
         return Forward(self.method, url, headers, None if body == b"" else body)
+
+    async def send(self, forward: Forward) -> Upstream:
+        """Forward through the engine's transport; when a filter offered a tool
+        the proxy answers itself, the answer is the rounds' (``rounds``)."""
+        upstream = await self.engine.transport.send(forward)
+        tool = self.turn.own_tool
+        if tool is None or upstream.status >= 300:
+            return upstream
+        from .rounds import RoundsUpstream
+
+        return RoundsUpstream(self.engine.transport, forward, upstream, self.turn, tool)
 
     def fail(self, exc: BaseException) -> Reply:
         """The local reply for a failure before the answer began (in the caller's format)."""

@@ -301,6 +301,10 @@ def _events(span: Any, m: Mapping[str, Any], limit: int, end_ns: int) -> None:
                                      GEN_AI_TOOL_NAME: e.get("tool"), GEN_AI_TOOL_CALL_ID: e.get("call_id"),
                                      "ctxproxy.tool_effect.side_effect": e.get("side_effect"),
                                      "ctxproxy.tool_effect.duplicate": e.get("duplicate")}, end_ns))
+    for part in (m.get("filters") or {}).values():  # a filter's own events (its part's "events")
+        for ev in part.get("events", ()) if isinstance(part, dict) else ():
+            if isinstance(ev, dict) and isinstance(ev.get("name"), str):
+                items.append((ev["name"], dict(ev.get("attributes") or {}), end_ns))
     for p in m.get("pruned", ()):
         items.append((EVENT_PRUNED, {"ctxproxy.tool_output.ref": p.get("ref"), GEN_AI_TOOL_NAME: p.get("tool"),
                                      "ctxproxy.tool_output.tokens_before": p.get("tokens_before"),

@@ -298,6 +298,27 @@ class RequestViewBase(View):
     def count_cache_breakpoints(self) -> int:
         return sum(count_markers(m.get("content")) for m in self.items() if type(m) is dict)
 
+    def offer_tool(self, name: str, description: str, schema: dict) -> None:
+        """Declare a tool the proxy answers itself, in this API's tool format, last
+        among the tools (the client's own cache breakpoints stay where they are)."""
+        from .tool_rounds import codec_for
+
+        codec = codec_for(self.api, name)
+        codec.add_tool(self.body, codec.tool_def(description, schema))
+        self.mark_changed()
+
+    def restore_tool_round(self, name: str, anchor: str, calls: list[tuple[str, str, str, bool]]) -> bool:
+        """Put back calls of the proxy's own tool (``(call_id, arguments, result,
+        is_error)``) that the client never saw, beside its own call ``anchor``
+        of the same answer, and their results beside the client's: the provider
+        then reads every call with its result. False when the anchor is gone."""
+        from .tool_rounds import Call, codec_for
+
+        done = codec_for(self.api, name).reinsert(self.body, anchor, [Call(*c) for c in calls])
+        if done:
+            self.mark_changed()
+        return done
+
 
 class ResponseViewBase(View):
     """What the three whole-response views share; ``usage_of`` reads the API's usage shape."""

@@ -184,6 +184,12 @@ class ResponsesRequest(RequestViewBase):
         previous = self.body.get("previous_response_id")
         return previous if isinstance(previous, str) and previous else None
 
+    def continue_from(self, response_id: str) -> None:
+        """Point ``previous_response_id`` at another answer of the provider's (the
+        last round of a turn the proxy continued, whose id the client never saw)."""
+        self.body["previous_response_id"] = response_id
+        self.mark_changed()
+
     def kept_by_provider(self) -> bool:
         """Does the provider keep this conversation's input for later turns
         (``previous_response_id``, ``conversation``, or ``store: true``)?"""

@@ -80,7 +80,8 @@ class Relay:
 
     async def handle(self, request: web.Request, match: Match) -> web.StreamResponse:
         rel = request.rel_url
-        ex = self.engine.begin(match, request.method, rel.raw_path, rel.raw_query_string, request.headers)
+        ex = self.engine.begin(match, request.method, rel.raw_path, rel.raw_query_string, request.headers,
+                               continues=True)
         turn = ex.turn
         try:
             if not ex.filtered:  # pass-through: the body streams on, unread and unbounded (file uploads)
@@ -116,7 +117,7 @@ class Relay:
 
     async def _forward(self, request: web.Request, ex: Exchange, forward: Any) -> web.StreamResponse:
         try:
-            upstream = await self.engine.transport.send(forward)
+            upstream = await ex.send(forward)
         except UpstreamError as exc:
             return web_response(ex.upstream_failed(exc))
         try:
