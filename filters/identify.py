@@ -311,7 +311,8 @@ def _continued(view: Any, tenant: str, own: str, links: "cont.Links | None", sto
         while run is not None:
             for link in cont.run_links(view, *run):
                 found = links.find(tenant, link, store)
-                if found is not None and found.startswith(own):  # another user's answer continues nothing
+                # another user's answer continues nothing (a session of ours is cv-/fp-, without a "/")
+                if found is not None and found.startswith(own) and "/" not in found[len(own):]:
                     return found[len(own):], "continuity"
             run = next(runs, None)
     return _fingerprint(system, first, cfg.fingerprint_chars, memo, cont.first_answer(view)), "fingerprint"

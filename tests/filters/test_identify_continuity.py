@@ -188,3 +188,31 @@ async def test_a_compacted_history_continues_its_session_and_its_ledger(make_pro
     assert m[-1]["compacted"] and m[-1]["client_compacted"]
     text = json.dumps(sent)
     assert "do not repeat" in text and "deploy.sh staging" in text  # the deploy, told as done
+
+
+def test_no_user_continues_another_users_conversation():
+    """In keys mode a user's sessions are ``<user>/<id>``: a history that continues another user's answer (or
+    a key without a user continuing a user's) is that caller's own conversation, not the other's."""
+    from types import SimpleNamespace
+
+    import orjson
+    from multidict import CIMultiDict
+
+    from ctxproxy.filters import continuity
+    from ctxproxy.filters.identify import IdentifyConfig, identify
+    from ctxproxy.proxy.adapters import ADAPTERS
+
+    view = ADAPTERS["chat"].parse_request(orjson.dumps({"model": "m", "messages": [
+        {"role": "user", "content": JOB}, {"role": "assistant", "content": "Deployed."},
+        {"role": "user", "content": "thanks"}]}))
+    links = continuity.Links()
+    for link in continuity.run_links(view, 1, 1):
+        links._remember("acme", link, "alice/cv-0123")
+
+    def as_user(user):
+        principal = SimpleNamespace(tenant="acme", user=user, projects=(), purposes=(), key_id="k1")
+        return identify(CIMultiDict(), view, IdentifyConfig(), "", links, None, principal)
+
+    assert (as_user("alice").session, as_user("alice").source) == ("alice/cv-0123", "continuity")
+    assert as_user("bob").source == "fingerprint" and as_user("bob").session.startswith("bob/fp-")
+    assert as_user("").source == "fingerprint"
