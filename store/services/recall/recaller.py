@@ -59,8 +59,9 @@ class Recaller:
         if not viewer.known or not query.strip():
             return Recalled([], 0)
         cfg = self.config
-        now = time.time()
-        as_of = now if as_of is None else as_of
+        # "As the store stood then": what was live at ``as_of`` is served, expired since or not
+        as_of = time.time() if as_of is None else as_of
+        now = as_of
         words = query_terms(query)
         subs = substrings_of(query)
         if not words and not subs:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import random
 import string
-from datetime import datetime, timezone
+from datetime import datetime, timedelta, timezone
 
 import aiohttp
 import pytest
@@ -297,7 +297,7 @@ mode = "keys"
 
 async def test_tenant_admin_keys_see_only_their_tenant(make_proxy, monkeypatch):
     """In keys mode a tenant admin key writes and reads its own tenant's memories,
-    whatever ?tenant= says, and another tenant's answer like missing ones."""
+    another tenant's answer like missing ones, and naming another tenant is a 403."""
     from ctxproxy.proxy.auth import issue_key
 
     monkeypatch.setenv("CTXPROXY_ADMIN_TOKEN", TOKEN)
@@ -309,19 +309,43 @@ async def test_tenant_admin_keys_see_only_their_tenant(make_proxy, monkeypatch):
         def auth(t):
             return {"Authorization": f"Bearer {keys[t]}"}
 
-        status, m = await call(http, "POST", base, params={"tenant": "globex"}, headers=auth("acme"),
+        status, _ = await call(http, "POST", base, params={"tenant": "globex"}, headers=auth("acme"),
                                json={"statement": "Acme ships on Thursdays."})
+        assert status == 403 and store.memories.list("acme") == store.memories.list("globex") == []
+        status, m = await call(http, "POST", base, headers=auth("acme"), json={"statement": "Acme ships on Thursdays."})
         assert status == 201
         rec = store.memories.get("acme", m["memory_id"])
         assert rec is not None and rec.created_by.startswith("key:")
-        assert store.memories.get("globex", m["memory_id"]) is None  # ?tenant= did not move it
         for method, suffix in (("GET", ""), ("DELETE", ""), ("POST", "/approve")):
             status, _ = await call(http, method, f"{base}/{m['memory_id']}{suffix}", headers=auth("globex"),
                                    **({"json": {}} if method == "POST" else {}))
             assert status == 404
-        _, listed = await call(http, "GET", base, params={"tenant": "acme"}, headers=auth("globex"))
+        status, _ = await call(http, "GET", base, params={"tenant": "acme"}, headers=auth("globex"))
+        assert status == 403
+        _, listed = await call(http, "GET", base, headers=auth("globex"))
         assert listed["memories"] == []
         status, _ = await call(http, "POST", f"{p.url}/ctx/v1/forget", headers=auth("globex"),
                                json={"memory": m["memory_id"]})
         assert status == 200
         assert store.memories.get("acme", m["memory_id"]) is not None  # globex's forget cannot reach acme
+
+
+async def test_recall_as_of_reads_the_store_as_it_stood_then(api):
+    """A record live at ``as_of`` is served even if it has expired since (an event
+    imported from history: observed 40 days ago, its 30-day TTL over)."""
+    p, http = api
+    now = datetime.now(timezone.utc)
+    observed = (now - timedelta(days=40)).strftime("%Y-%m-%dT%H:%M:%SZ")
+    status, m = await call(http, "POST", f"{p.url}/ctx/v1/memories", json={
+        "statement": "The lighthouse outage took down the Lisbon region.", "kind": "event", "user": "ana",
+        "observed_at": observed})
+    assert status == 201, m
+    ask = {"query": "lighthouse outage in Lisbon", "user": "ana"}
+    status, today = await call(http, "POST", f"{p.url}/ctx/v1/recall", json=ask)
+    assert status == 200 and today["items"] == []  # expired: not served now
+    then = (now - timedelta(days=35)).isoformat()
+    status, back_then = await call(http, "POST", f"{p.url}/ctx/v1/recall", json={**ask, "as_of": then})
+    assert status == 200 and [i["memory_id"] for i in back_then["items"]] == [m["memory_id"]], back_then
+    before = (now - timedelta(days=5)).strftime("%Y-%m-%dT%H:%M:%SZ")  # it had expired by then
+    status, later = await call(http, "POST", f"{p.url}/ctx/v1/recall", json={**ask, "as_of": before})
+    assert status == 200 and later["items"] == []
