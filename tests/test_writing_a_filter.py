@@ -42,7 +42,7 @@ def house_note(monkeypatch):
 
 PIPELINE = """
 [pipeline]
-request = ["identify", "redact", "effects", "prune", "recall", "inject", "house_note", "manifest"]
+request = ["identify", "redact", "effects", "checkpoint", "prune", "recall", "inject", "memory_tool", "house_note", "manifest"]
 
 [filters.house_note]
 text = "House rule: answer in plain words. Reach ops at {secret}."
