@@ -52,13 +52,32 @@ class UpstreamConfig:
             raise ConfigError(f"{path}.pool_size: expected at least 1 connection, got {self.pool_size}")
 
 
+DATABASE_URL_ENV = "CTXPROXY_DATABASE_URL"
+
+
 @dataclass(frozen=True)
 class StoreConfig:
     map_size_mb: int = 256  # initial LMDB map; grows on demand
     max_map_size_mb: int = 65536
     pending_timeout: float = 900.0  # seconds before a tool call with no result shows as "unknown"
+    backend: Literal["lmdb", "postgres"] = "lmdb"  # postgres: replicas of a fleet share one database
+    dsn: str = ""  # postgres: libpq URI or key=value; default $CTXPROXY_DATABASE_URL, else libpq's PG* variables
+    on_unavailable: Literal["fail_closed", "forward"] = "fail_closed"  # database down: 503, or forward unrecorded
+    pool_size: int = 10  # postgres: connections per process
+    listen_dsn: str = ""  # postgres: where LISTEN connects when dsn is a transaction-mode pooler; default dsn
+
+    def database_url(self) -> str:
+        """The DSN the postgres backend connects with ("" lets libpq read PG* variables)."""
+        return self.dsn or os.environ.get(DATABASE_URL_ENV, "")
 
     def validate(self, path: str) -> None:
+        if self.pool_size < 1:
+            raise ConfigError(f"{path}.pool_size: expected at least 1 connection, got {self.pool_size}")
+        for name in ("dsn", "listen_dsn"):
+            value = getattr(self, name)
+            if value and "://" in value and not value.startswith(("postgresql://", "postgres://")):
+                raise ConfigError(f"{path}.{name}: expected a postgresql:// URI or libpq key=value pairs, "
+                                  f"got {value.split('://', 1)[0]}://...")
         if self.map_size_mb < 1:
             raise ConfigError(f"{path}.map_size_mb: expected at least 1 (MiB), got {self.map_size_mb}")
         if self.max_map_size_mb < self.map_size_mb:

@@ -51,6 +51,8 @@ from dataclasses import dataclass, field
 import inspect
 from typing import Any, Callable, ClassVar, Coroutine, Iterable, Mapping, NamedTuple
 
+from ctxproxy.store.errors import StoreUnavailable
+
 from .tokens import TokenCounter
 from .view import RequestView, ResponseView, StreamEvent
 
@@ -381,6 +383,9 @@ class Pipeline:
                 log.warning("turn %s: %s filter %s failed%s: %s", turn.turn_id,
                             "required" if f.required else "optional", f.name,
                             " to commit" if failed is not exc else "", type(failed).__name__)
+                if isinstance(failed, StoreUnavailable) and _store_fails_closed(turn):
+                    raise FilterError(f.name, "the store is unavailable; request not forwarded (nothing goes "
+                                      "upstream unrecorded: store.on_unavailable)", 503, turn.turn_id) from failed
                 if f.required:
                     if isinstance(exc, CommitFailed):
                         raise FilterError(f.name, exc.message, 503, turn.turn_id) from failed
@@ -517,6 +522,12 @@ def _run_now(coro: Coroutine[Any, Any, Any]) -> Any:
         return done.value
     coro.close()
     raise RuntimeError("a request hook waited on something while run blocking (use run_request_async)")
+
+
+def _store_fails_closed(turn: Turn) -> bool:
+    """Whether a turn whose store is down is refused (``[store] on_unavailable``, default yes)."""
+    cfg = turn.services.get("config")
+    return getattr(getattr(cfg, "store", None), "on_unavailable", "fail_closed") != "forward"
 
 
 def _mark_degraded(turn: Turn, name: str) -> None:

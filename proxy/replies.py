@@ -15,6 +15,7 @@ from __future__ import annotations
 from typing import Any, NamedTuple
 
 from ctxproxy.filters import FilterError
+from ctxproxy.store.errors import StoreUnavailable
 
 from .adapters import ADAPTERS, AdapterError
 
@@ -56,6 +57,9 @@ def describe(exc: BaseException, turn_id: str = "") -> tuple[int, str, str]:
         return exc.status, f"ctxproxy {exc.filter_name}: {exc.message}", "FilterError"
     if isinstance(exc, AdapterError):
         return 400, str(exc), "AdapterError"
+    if isinstance(exc, StoreUnavailable):
+        return 503, ("ctxproxy's store is unavailable, so the request was not forwarded (nothing goes upstream "
+                     "unrecorded: store.on_unavailable = \"fail_closed\"); retry shortly"), "store_unavailable"
     return 500, f"ctxproxy internal error ({type(exc).__name__}); turn {turn_id}", type(exc).__name__
 
 

@@ -21,9 +21,9 @@ from __future__ import annotations
 
 import time
 from pathlib import Path
-from typing import Callable
+from typing import Any, Callable
 
-from .errors import EffectStateError, ExternalIdTaken, RevisionConflict, StoreError, WriteNeeded
+from .errors import EffectStateError, ExternalIdTaken, RevisionConflict, StoreError, StoreUnavailable, WriteNeeded
 from .interfaces import (Batch, DocumentStore, EffectLedger, LearningStore, ProxyKeyStore, SessionStore, Store,
                          TermIndex)
 from .proxy_keys import KEY_PREFIX, Principal, ProxyKey, split_key
@@ -93,6 +93,21 @@ def attach_learning(store: Store) -> None:
     attach(store)
 
 
+def open_configured(store_config: Any, data_dir: str | Path, *, listen: bool = True) -> Store:
+    """The store ``[store]`` names: LMDB in ``<data_dir>/store`` (the default), or
+    the PostgreSQL database of ``dsn`` (``backend = "postgres"``; its schema must
+    be the one this ctxproxy knows: ``ctxproxy store upgrade``). ``listen``:
+    follow the other replicas' revocations (a long-running process)."""
+    st = store_config
+    if st.backend == "postgres":
+        from .postgres import PGStore
+
+        return PGStore.open(st.database_url(), pending_timeout=st.pending_timeout, pool_size=st.pool_size,
+                            listen=listen, listen_dsn=st.listen_dsn or None)
+    return open_store(str(Path(data_dir) / "store"), map_size=st.map_size_mb << 20,
+                      max_map_size=st.max_map_size_mb << 20, pending_timeout=st.pending_timeout)
+
+
 def attach_recall_indexes(store: Store, data_dir: Path) -> None:
     """Register recall's SQLite indexes (``<data_dir>/recall/``) on
     ``store.derived`` when they exist, so a forget run from any process —
@@ -112,6 +127,7 @@ def attach_recall_indexes(store: Store, data_dir: Path) -> None:
 
 __all__ = [
     "open_store",
+    "open_configured",
     "Store",
     "Batch",
     "EffectLedger",
@@ -125,6 +141,7 @@ __all__ = [
     "split_key",
     "KEY_PREFIX",
     "StoreError",
+    "StoreUnavailable",
     "EffectStateError",
     "WriteNeeded",
     "RevisionConflict",

@@ -6,6 +6,8 @@
      │                    encode, a schema it does not know, a bad tenant id
      ├── EffectStateError an effect is not in a state that allows the change
      │                    (the admin API answers 409 for it)
+     ├── StoreUnavailable the database cannot be reached (a networked backend:
+     │                    down, restarting); the edge answers model calls 503
      ├── RevisionConflict a memory write based on a revision that is no longer current (409)
      └── ExternalIdTaken  a memory's external_id is already used in its scope
 
@@ -28,6 +30,11 @@ class StoreError(Exception):
     def __init__(self, message: str, *, turn_id: str | None = None) -> None:
         super().__init__(message)
         self.turn_id = turn_id
+
+
+class StoreUnavailable(StoreError):
+    """The database cannot be reached (down, restarting, the network); a later
+    attempt may succeed. Nothing was written."""
 
 
 class EffectStateError(StoreError):

@@ -67,13 +67,17 @@ def forget(store: Any, tenant: str, subject: Mapping[str, Any], *, request_id: s
     return receipt
 
 
-def finish_erasure(store: Any) -> bool:
+def finish_erasure(store: Any, *, operator: bool = False) -> bool:
     """Make erased bytes unreadable on disk, then mark pending receipts erased.
-    False (receipts stay pending) when another process has the store open."""
+    False (receipts stay pending) when another process has the store open.
+    A shared database's tables are rewritten only when the operator asks
+    (``operator``: ``ctxproxy forget finish``): the rewrite locks them for
+    every replica (``rewrite_erased``)."""
     pending = store.pending_receipts()
     for index in getattr(store, "derived", ()):
         index.erase_free_pages()
-    if not store.compact():
+    rewrite = getattr(store, "rewrite_erased", None)
+    if not (rewrite() if operator and rewrite is not None else store.compact()):
         if pending:
             log.info("erasure of %d receipt(s) pending: another process has the store open", len(pending))
         return False

@@ -86,11 +86,12 @@ class PGServer:
     def drop_database(self, dsn: str) -> None:
         self.admin(f"DROP DATABASE IF EXISTS {dsn.rsplit('/', 1)[1]} WITH (FORCE)")
 
-    def restart(self) -> None:
-        """Stop and start the throwaway cluster (the server restarted under load)."""
-        if not self.stop:
-            raise RuntimeError("only a cluster started by the tests can be restarted")
+    def restart_stopped(self) -> None:
+        """Stop the throwaway cluster as a crash would (``start_again`` brings it back)."""
         self.stop[1]()
+
+    def start_again(self) -> None:
+        self.stop[2]()
 
     def close(self) -> None:
         if self.stop:
@@ -136,13 +137,9 @@ def _throwaway() -> PGServer | None:
         stop("immediate")
         shutil.rmtree(root, ignore_errors=True)
 
-    def restart() -> None:
-        stop("immediate")  # as a crash: the clients' connections die
-        start()
-
     start()
     return PGServer(admin_dsn=f"postgresql://postgres@127.0.0.1:{port}/postgres", host="127.0.0.1", port=port,
-                    stop=[close, restart])
+                    stop=[close, lambda: stop("immediate"), start])
 
 
 def start() -> PGServer | None:

@@ -202,7 +202,7 @@ def _finish(args: argparse.Namespace) -> int:
 
     with cli_store(args) as cs:
         pending = cs.store.pending_receipts()
-        done = finish_erasure(cs.store)
+        done = finish_erasure(cs.store, operator=True)
     if not done:
         raise CLIError(f"{len(pending)} erasure(s) still pending: another process (a running proxy?) has the "
                        "store open; stop it and run this again", 4)

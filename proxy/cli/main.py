@@ -20,7 +20,8 @@ COMMAND_MODULES: tuple[str, ...] = ("ctxproxy.proxy.cli.pruned", "ctxproxy.proxy
                                     "ctxproxy.proxy.cli.effects", "ctxproxy.proxy.cli.memory",
                                     "ctxproxy.proxy.cli.forget", "ctxproxy.proxy.cli.recall", "ctxproxy.proxy.cli.demo",
                                     "ctxproxy.proxy.cli.keys", "ctxproxy.proxy.cli.mitm", "ctxproxy.proxy.cli.eval",
-                                    "ctxproxy.proxy.cli.learn")
+                                    "ctxproxy.proxy.cli.learn",
+                                    "ctxproxy.proxy.cli.store_admin")
 
 
 def _parser() -> argparse.ArgumentParser:

@@ -113,20 +113,19 @@ def cli_store(args: argparse.Namespace) -> Iterator[CLIStore]:
 
 
 def open_cli_store(args: argparse.Namespace) -> tuple[Any, Any]:
-    """(store, config) for ``--data-dir`` / ``--config``. Read-write even to read:
-    LMDB shares the environment safely with a running proxy."""
+    """(store, config) for ``--data-dir`` / ``--config``: the store ``[store]`` names,
+    opened as the proxy opens it (the same pending timeout, or the CLI would call
+    "pending" what the proxy reports as "unknown"). Read-write even to read: LMDB
+    shares the environment safely with a running proxy."""
     from ctxproxy.config import load_config
-    from ctxproxy.store import StoreError, open_store
+    from ctxproxy.store import StoreError, open_configured
 
     cfg = load_config(getattr(args, "config", None), data_dir=getattr(args, "data_dir", None))
     path = Path(cfg.server.data_dir) / "store"
-    if not path.is_dir():
+    if cfg.store.backend == "lmdb" and not path.is_dir():
         raise CLIError(f"no store at {path} (is --data-dir right?)")
-    st = cfg.store  # opened as the proxy opens it (server.open_services): the same pending
-    # timeout, or the CLI would call "pending" what the proxy reports as "unknown"
     try:
-        return open_store(str(path), map_size=st.map_size_mb << 20, max_map_size=st.max_map_size_mb << 20,
-                          pending_timeout=st.pending_timeout), cfg
+        return open_configured(cfg.store, cfg.server.data_dir, listen=False), cfg
     except StoreError as exc:
         raise CLIError(f"cannot open the store: {exc}") from None
 

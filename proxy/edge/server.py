@@ -31,7 +31,7 @@ from aiohttp import web
 
 from ctxproxy.config import Config, ConfigError
 from ctxproxy.filters import filter_configs
-from ctxproxy.store import StoreError, open_store
+from ctxproxy.store import StoreError, StoreUnavailable, open_configured
 from ctxproxy.store.writer import BackgroundWriter
 
 from ..admin.app import add_admin_routes
@@ -107,11 +107,10 @@ def open_services(cfg: Config) -> dict[str, Any]:
     """Services filters may ask for by name (``turn.service(name)``)."""
     Path(cfg.server.data_dir).mkdir(parents=True, exist_ok=True)
     services: dict[str, Any] = {"config": cfg, "secret": server_secret(cfg), "data_dir": cfg.server.data_dir}
-    services["store"] = store = open_store(
-        str(Path(cfg.server.data_dir) / "store"),
-        map_size=cfg.store.map_size_mb * 1024 * 1024,
-        max_map_size=cfg.store.max_map_size_mb * 1024 * 1024,
-        pending_timeout=cfg.store.pending_timeout)
+    services["store"] = store = open_configured(cfg.store, cfg.server.data_dir)
+    if cfg.store.backend == "postgres" and cfg.store.on_unavailable == "forward":
+        log.warning("store.on_unavailable = \"forward\": while PostgreSQL is down, model calls are not refused "
+                    "up front (what they would record is lost)")
     services["writer"] = BackgroundWriter(store)  # group commit for after-the-turn records
     memory_upkeep(store, cfg)
     telemetry = open_telemetry(version())  # None unless OTEL_* configures an exporter
@@ -199,8 +198,28 @@ def make_app(cfg: Config, services: dict[str, Any] | None = None) -> web.Applica
 
 
 async def healthz(request: web.Request) -> web.Response:
+    """200 when the proxy can serve; with a networked store, which state the
+    database is in, and 503 while it is down and model calls are refused."""
     st = request.app[APP_STATE]
-    return web.json_response({"status": "ok", "version": st.version, "pid": st.pid})
+    body: dict[str, Any] = {"status": "ok", "version": st.version, "pid": st.pid}
+    health = getattr(st.services.get("store"), "health", None)
+    if health is None:
+        return web.json_response(body)
+    body["store"] = store = await asyncio.to_thread(health)
+    if store.get("database") == "up":
+        return web.json_response(body)
+    closed = st.config.store.on_unavailable == "fail_closed"
+    body["status"] = "unavailable" if closed else "degraded"
+    body["model_calls"] = "refused (503)" if closed else "forwarded unrecorded"
+    return web.json_response(body, status=503 if closed else 200)
+
+
+def store_refusal(st: Any, api: str) -> web.Response | None:
+    """503 in the caller's format while the store's database is down (``fail_closed``), else None."""
+    available = getattr(st.services.get("store"), "available", None)
+    if available is None or st.config.store.on_unavailable != "fail_closed" or available():
+        return None
+    return response_for(StoreUnavailable("database down"), api)
 
 
 async def root(request: web.Request) -> web.Response:
@@ -213,8 +232,13 @@ async def proxy_handler(request: web.Request) -> web.StreamResponse:
         match = st.router.match(request.rel_url.raw_path, request.method, request.headers)
     except Exception as exc:  # a path the router cannot read is still answered cleanly
         return response_for(exc, "chat")
+    if match.api is not None and (refused := store_refusal(st, match.api)) is not None:
+        return refused  # nothing goes upstream unrecorded
     if st.keyring.required:  # before anything is read or forwarded
-        principal = st.keyring.authenticate(request.headers, peer_of(request.transport), match.route)
+        try:
+            principal = st.keyring.authenticate(request.headers, peer_of(request.transport), match.route)
+        except StoreUnavailable as exc:  # the key cannot be checked: refused, never let through
+            return response_for(exc, family_api(match.api, match.route.family))
         if isinstance(principal, Refusal):
             return refusal_response(principal, family_api(match.api, match.route.family))
         # the tenant's provider key, if it has one; the principal rides on to the turn

@@ -38,16 +38,16 @@ class PGEffects:
         return None if row is None else load(EFFECTS, row[0], tenant)
 
     @staticmethod
-    def _write_in(tx: Tx, tenant: str, rec: Mapping[str, Any], insert: bool) -> None:
+    def _write_in(tx: Tx, tenant: str, rec: Mapping[str, Any], insert: bool) -> int:
+        """Rows written (an insert of a row that is there already writes none)."""
         k, c = ident(rec["key"], "effect key"), ident(rec["call_id"], "call id")
         if insert:
-            tx.tenant(tenant).exec(
+            return tx.tenant(tenant).exec(
                 "INSERT INTO effects (tenant, key, call_id, session, task, created_at, seq, doc) "
-                "VALUES (%s, %s, %s, %s, %s, %s, nextval('effects_seq'), %s)",
+                "VALUES (%s, %s, %s, %s, %s, %s, nextval('effects_seq'), %s) ON CONFLICT DO NOTHING",
                 (tenant, k, c, opt_ident(rec.get("session"), "session"), opt_ident(rec.get("task"), "task"),
                  rec["created_at"], dump(EFFECTS, rec)))
-        else:
-            tx.tenant(tenant).exec(
+        return tx.tenant(tenant).exec(
                 "UPDATE effects SET doc = %s, seq = nextval('effects_seq') "
                 "WHERE tenant = %s AND key = %s AND call_id = %s", (dump(EFFECTS, rec), tenant, k, c))
 
@@ -97,22 +97,28 @@ class PGEffects:
         for a in extra:
             ident(a, "alias")
 
+        def existing(tx: Tx, rec: dict[str, Any], now: float) -> EffectRecord:
+            new = [a for a in extra if a not in rec.get("aliases", ())]
+            if new:
+                rec["aliases"] = [*rec.get("aliases", ()), *new]
+                rec["updated_at"] = now
+                self._write_in(tx, tenant, rec, insert=False)
+                self._add_calls_in(tx, tenant, key, call_id, new)
+            return self._record(tenant, rec, now)
+
         def op(tx: Tx) -> EffectRecord:
             now = self._ctx.clock()
             rec = self._get_in(tx, tenant, key, call_id, lock=True)
             if rec is not None:
-                new = [a for a in extra if a not in rec.get("aliases", ())]
-                if new:
-                    rec["aliases"] = [*rec.get("aliases", ()), *new]
-                    rec["updated_at"] = now
-                    self._write_in(tx, tenant, rec, insert=False)
-                    self._add_calls_in(tx, tenant, key, call_id, new)
-                return self._record(tenant, rec, now)
+                return existing(tx, rec, now)
             rec = {"v": RECORD_VERSION, "tenant": tenant, "key": key, "call_id": call_id, "tool": tool,
                    "args_canonical": args_canonical, "side_effect": bool(side_effect), "state": PENDING,
                    "created_at": now, "updated_at": now, "session": session, "task": task,
                    "turn_id": turn_id, "aliases": extra}
-            self._write_in(tx, tenant, rec, insert=True)
+            if not self._write_in(tx, tenant, rec, insert=True):
+                # another replica recorded the same call a moment ago (one recorded it at the answer's
+                # end, the other finds it in the next request's history): its record stands
+                return existing(tx, self._get_in(tx, tenant, key, call_id, lock=True), now)
             self._add_calls_in(tx, tenant, key, call_id, [call_id, *extra])
             return self._record(tenant, rec, now)
 

@@ -69,6 +69,14 @@ class PGMemories:
         if old is not None:  # the revision it replaces joins the history
             tx.exec("INSERT INTO memory_revisions (tenant, memory_id, revision, doc) VALUES (%s, %s, %s, %s)",
                     (tenant, mid, old.revision, _dump(old)))
+        self._write_row(tx, rec, old)
+        return rec
+
+    def _write_row(self, tx: Tx, rec: MemoryRecord, old: MemoryRecord | None) -> None:
+        """The record's row with its lookup columns, its sessions and a feed entry."""
+        tenant = rec.tenant
+        mid = ident(rec.memory_id, "memory id")
+        ext = _ext_key(*rec.scope_key(), rec.external_id) if rec.external_id else None
         p, u, s = rec.scope_key()
         live = rec.status in LIVE
         tx.exec(
@@ -96,7 +104,15 @@ class PGMemories:
         tx.many("INSERT INTO memory_sessions (tenant, session, memory_id) VALUES (%s, %s, %s) ON CONFLICT DO NOTHING",
                 [(tenant, x, mid) for x in sessions if x not in before])
         tx.exec("INSERT INTO memory_feed (tenant, memory_id) VALUES (%s, %s)", (tenant, mid))
-        return rec
+
+    def _import_in(self, tx: Tx, rec: MemoryRecord, revisions: list[bytes]) -> None:
+        """A record as another store holds it (revision and times kept), with its earlier revisions' bytes."""
+        tenant = rec.tenant
+        tx.tenant(tenant)
+        mid = ident(rec.memory_id, "memory id")
+        tx.many("INSERT INTO memory_revisions (tenant, memory_id, revision, doc) VALUES (%s, %s, %s, %s) "
+                "ON CONFLICT DO NOTHING", [(tenant, mid, _rec(raw, tenant).revision, raw) for raw in revisions])
+        self._write_row(tx, rec, None)
 
     def _index_count(self, rec: MemoryRecord) -> int:
         """The index entries the embedded store keeps for a record (an erasure's counts agree)."""

@@ -32,17 +32,13 @@ import time
 from contextlib import contextmanager
 from typing import Any, Callable, Iterable, Iterator, Sequence, TypeVar
 
-from ..errors import StoreError, WriteNeeded
+from ..errors import StoreError, StoreUnavailable, WriteNeeded
 
 log = logging.getLogger("ctxproxy.store")
 
 T = TypeVar("T")
 ALL_TENANTS = "#all"  # tenant ids never start with "#": the operator's view across tenants
 TENANT_SETTING = "ctxproxy.tenant"
-
-
-class StoreUnavailable(StoreError):
-    """The database cannot be reached (down, restarting, network); retry later."""
 
 
 def _psycopg() -> Any:
@@ -68,7 +64,9 @@ def _first_line(exc: BaseException) -> str:
 
 
 class Availability:
-    """Whether the database answered last time, and when to try again."""
+    """Whether the database answered last time. When a call fails to reach it,
+    a thread probes it with backoff (doubling, capped) until it answers again;
+    ``check()`` never waits (the edge asks on the event loop)."""
 
     def __init__(self, probe: Callable[[], None], *, first_delay: float = 0.1, max_delay: float = 5.0):
         self._probe = probe
@@ -76,25 +74,22 @@ class Availability:
         self.up = True
         self.since = time.time()
         self.last_error = ""
-        self._delay = first_delay
         self._first = first_delay
         self._max = max_delay
-        self._next_try = 0.0
-        self.listeners: list[Callable[[bool], None]] = []
+        self._prober: threading.Thread | None = None
+        self._closed = threading.Event()
 
     def failed(self, exc: BaseException) -> None:
         with self._lock:
-            was = self.up
-            self.up = False
             self.last_error = _first_line(exc)
-            if was:
-                self.since = time.time()
-                self._delay = self._first
-                self._next_try = time.monotonic() + self._delay
-                log.error("PostgreSQL unavailable: %s", self.last_error)
-        if was:
-            for fn in self.listeners:
-                fn(False)
+            if not self.up:
+                return
+            self.up = False
+            self.since = time.time()
+            log.error("PostgreSQL unavailable: %s", self.last_error)
+            if not self._closed.is_set():
+                self._prober = threading.Thread(target=self._probe_until_up, name="ctxproxy-pg-probe", daemon=True)
+                self._prober.start()
 
     def succeeded(self) -> None:
         if self.up:
@@ -104,26 +99,23 @@ class Availability:
             self.since = time.time()
         if not was:
             log.warning("PostgreSQL reachable again")
-            for fn in self.listeners:
-                fn(True)
 
     def check(self) -> bool:
-        """True when up; when down, probe at most once per backoff step (doubling, capped)."""
-        if self.up:
-            return True
-        now = time.monotonic()
-        with self._lock:
-            if now < self._next_try:
-                return False
-            self._delay = min(self._delay * 2, self._max)
-            self._next_try = now + self._delay
-        try:
-            self._probe()
-        except Exception as exc:  # still down
-            self.last_error = _first_line(exc)
-            return False
-        self.succeeded()
-        return True
+        return self.up
+
+    def _probe_until_up(self) -> None:
+        delay = self._first
+        while not self.up and not self._closed.wait(delay):
+            try:
+                self._probe()
+            except Exception as exc:
+                self.last_error = _first_line(exc)
+                delay = min(delay * 2, self._max)
+                continue
+            self.succeeded()
+
+    def close(self) -> None:
+        self._closed.set()
 
 
 class Tx:
@@ -267,6 +259,7 @@ class Pool:
         return self._pool.connection(timeout=self._timeout)
 
     def close(self) -> None:
+        self.availability.close()
         self._pool.close()
 
 

@@ -464,19 +464,19 @@ class PGStore(_Repos):
 
         return self._pool.run(op, readonly=True)
 
-    def compact(self, *, explicit: bool = False) -> bool:
+    def compact(self) -> bool:
+        """False: a shared database is not rewritten on the way (see ``rewrite_erased``)."""
+        return False
+
+    def rewrite_erased(self) -> bool:
         """Rewrite the tables erasures delete from (VACUUM FULL), so no dead tuple
-        keeps an erased row readable on disk. It locks each table while it runs,
-        for every replica: only the operator's ``ctxproxy forget finish`` asks
-        (``explicit``); otherwise False and the receipts stay pending."""
-        if not explicit:
-            return False
+        keeps an erased row readable in the data files. Each table is locked
+        while it is rewritten, for every replica: only the operator's
+        ``ctxproxy forget finish`` runs it."""
         try:
             with self._pool.connection() as conn:
                 for table in ERASED_TABLES:
                     conn.execute(f"VACUUM (FULL, ANALYZE) {table}")
-        except StoreError:
-            raise
         except Exception as exc:
             from .pool import translate
 
