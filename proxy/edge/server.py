@@ -130,6 +130,21 @@ def close_services(services: dict[str, Any]) -> None:
     store.close()
 
 
+def start_learning(cfg: Config, services: dict[str, Any]) -> Any:
+    """The learning job in a background thread (``[learn] enabled``): it reads
+    quiet sessions and proposes, off the event loop and off the turn path."""
+    store = services.get("store")
+    if not cfg.learn.enabled or store is None:
+        return None
+    from ctxproxy.store.services.learning.background import Background
+    from ctxproxy.store.services.learning.job import Learner
+
+    learner = services["learner"] = Learner.for_config(store, cfg, services.get("data_dir") or cfg.server.data_dir)
+    job = Background(learner, cfg.learn.interval)
+    job.start()
+    return job
+
+
 def make_app(cfg: Config, services: dict[str, Any] | None = None) -> web.Application:
     # Bodies stay as the client sent them: a pass-through forwards them byte for byte, with
     # their Content-Encoding; the relay decodes a model call's body itself.
@@ -142,6 +157,7 @@ def make_app(cfg: Config, services: dict[str, Any] | None = None) -> web.Applica
         svc = services if services is not None else open_services(cfg)
         engine = None
         session = None
+        learning = None
         try:
             routes = router.routes
             engine = engine_for(cfg, svc, routes=routes)
@@ -158,9 +174,12 @@ def make_app(cfg: Config, services: dict[str, Any] | None = None) -> web.Applica
             relay = Relay(session, engine)
             keyring = svc["keyring"] = Keyring(cfg, svc.get("store"))
             app[APP_STATE] = AppState(cfg, router, relay, routes, svc, inflight, keyring=keyring)
+            learning = start_learning(cfg, svc)
             yield
         finally:  # after serving, or when start-up failed half-way: nothing is left open
             try:
+                if learning is not None:
+                    await asyncio.to_thread(learning.stop)
                 if session is not None:
                     await session.close()
                 if engine is not None:

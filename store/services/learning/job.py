@@ -47,13 +47,20 @@ from .lease import Busy, Lease, LeaseLost, backoff, owner_token
 log = logging.getLogger("ctxproxy.learn")
 
 INIT, INCREMENTAL = "INIT", "INCREMENTAL"
+# The next full run looks again this far before the last one's cutoff: a turn recorded late (the
+# session index is written behind the turn) is still found; sessions read already are skipped.
+HORIZON_SLACK = 120.0
+
+
+class Stopped(RuntimeError):
+    """The process is shutting down: the run stops between two steps."""
 
 
 @dataclass
 class RunReport:
     tenant: str
     scope: str = "all"
-    status: str = "ok"  # ok | nothing new | busy | cooldown | backoff | lease lost | failed
+    status: str = "ok"  # ok | nothing new | busy | cooldown | backoff | lease lost | stopped | failed
     mode: str = ""
     dry_run: bool = False
     sessions_read: int = 0
@@ -86,6 +93,12 @@ class Learner:
         self.clock = clock
         self.owner = owner or owner_token()
         self.model = model  # optional: fn(SessionRecords) -> list[Candidate] (the model-backed extractor)
+        self.stopping = False  # set at shutdown: a run stops between two steps (what it wrote stands)
+
+    def _step(self, lease: Lease) -> None:
+        if self.stopping:
+            raise Stopped("shutting down")
+        lease.beat()
 
     # -- what to read ----------------------------------------------------------------
 
@@ -159,16 +172,16 @@ class Learner:
                     found = self._extract(tenant, session, now)
                     phase1.keep(self.store, tenant, found)
                     report.extracted.append({"session": session, "candidates": len(found.candidates)})
-                    lease.beat()
+                    self._step(lease)
                 report.sessions_read = len(due)
-                changes: dict[str, Any] = {"horizon": cutoff} if full else {}
+                changes: dict[str, Any] = {"horizon": cutoff - HORIZON_SLACK} if full else {}
                 if consolidating:
                     fed = self.store.learning.extracted(tenant, after=mark)
                     high = fed[-1][0] if fed else mark
                     extractions = [e for s in dict.fromkeys(s for _, s in fed)
                                    if (e := phase1.stored(self.store, tenant, s)) is not None]
                     report.phase2 = consolidate(self.store, self.gate, tenant, extractions, keep=keep,
-                                                heartbeat=lease.beat)
+                                                heartbeat=lambda: self._step(lease))
                     report.phase2.mode = report.mode
                     report.watermark = high
                     done = {"at": now, "mode": report.mode, "scope": scope, "sessions": len(extractions),
@@ -188,6 +201,8 @@ class Learner:
             report.status, report.error = "busy", str(exc)
         except LeaseLost as exc:  # another worker runs it now; what was written stands (it is idempotent)
             report.status, report.error = "lease lost", str(exc)
+        except Stopped:  # the next start goes on from the watermark
+            report.status = "stopped"
         except Exception as exc:
             failures = int(job.get("failures") or 0) + 1
             wait = backoff(failures, self.config.retry_after, self.config.retry_max)
@@ -216,6 +231,8 @@ class Learner:
         """One background pass: every tenant, respecting cooldowns and backoffs."""
         out = []
         for tenant in self.tenants():
+            if self.stopping:
+                break
             report = self.run(tenant, force=False)
             if report.status not in ("nothing new", "cooldown"):
                 log.info("learn: %s: %s, %d session(s) read%s", tenant, report.status, report.sessions_read,

@@ -3,6 +3,10 @@ scripted provider, real LMDB and SQLite): phase 1 per session, phase 2 with
 its watermark, recurrence across agents, the gate, rejections, forgetting."""
 from __future__ import annotations
 
+import asyncio
+import time
+
+import pytest
 from learnsessions import Call, Result, Say, fix_session, run_agent
 
 from ctxproxy.store.forget import forget
@@ -138,3 +142,70 @@ async def test_dry_run_writes_nothing(make_proxy, fake):
     assert run.phase2.proposed == 1 and run.phase2.proposals[0]["statement"] == "Use uv, not pip."
     assert store.memories.last_seq() == seq and store.learning.job(T) == {} and stored(store, T, "d1") is None
 
+
+
+class Clock:
+    """The real time, plus what a test moves it on by."""
+
+    def __init__(self):
+        self.offset = 0.0
+
+    def __call__(self) -> float:
+        return time.time() + self.offset
+
+
+async def test_lease_and_cooldown_between_workers(make_proxy, fake):
+    proxy = await make_proxy(LEARN_NOW)
+    cooldown = proxy.state.config.learn.cooldown
+    await run_agent(proxy, fake, "claude-code", [Say("Go. Never skip the changelog.", "OK.")], session="l1",
+                    user="alice")
+    store = proxy.settled_store()
+    clock = Clock()
+    a, b = learner(proxy, owner="worker-a", clock=clock), learner(proxy, owner="worker-b", clock=clock)
+    store.learning.take_lease(T, "worker-a", 600)  # worker a is consolidating
+    busy = b.run(T)
+    assert busy.status == "busy" and "worker-a" in busy.error and learned(store) == {}
+    store.learning.drop_lease(T, "worker-a")
+    done = b.tick()[0]
+    assert done.status == "ok" and done.phase2.proposed == 1
+    assert store.learning.job(T)["cooldown_until"] == pytest.approx(time.time() + cooldown, abs=60)
+    await run_agent(proxy, fake, "codex", [Say("Go. Never skip the release notes.", "OK.")], session="l2",
+                    user="alice")
+    proxy.settled_store()
+    waiting = a.tick()[0]  # phase 1 reads the new session; phase 2 waits for the cooldown
+    assert waiting.sessions_read == 1 and waiting.phase2 is None
+    assert a.tick()[0].status == "cooldown"
+    assert "Never skip the release notes." not in learned(store)
+    clock.offset = cooldown + 1
+    after = a.tick()[0]
+    assert after.mode == "INCREMENTAL" and after.phase2.proposed == 1 and after.watermark == 2
+
+
+async def test_a_failed_run_backs_off(make_proxy, fake):
+    proxy = await make_proxy(LEARN_NOW)
+    await run_agent(proxy, fake, "codex", [Say("Go. Always tag releases.", "OK.")], session="f1", user="alice")
+    store = proxy.settled_store()
+    a = learner(proxy)
+    a.gate, real = None, a.gate  # the gate fails: the run fails
+    failed = a.tick()[0]
+    assert failed.status == "failed"
+    job = store.learning.job(T)
+    assert job["failures"] == 1
+    assert job["retry_at"] == pytest.approx(time.time() + proxy.state.config.learn.retry_after, abs=60)
+    assert a.tick()[0].status == "backoff"  # the background pass waits
+    assert store.learning.lease(T) is None  # the failed run let go of the lease
+    a.gate = real
+    assert a.run(T).phase2.proposed == 1  # a person's run does not wait
+    assert store.learning.job(T)["failures"] == 0
+
+
+async def test_serve_runs_the_job_in_the_background(make_proxy, fake):
+    proxy = await make_proxy("[learn]\nmin_idle = 0.0\ninterval = 1.0\n")
+    await run_agent(proxy, fake, "claude-code", [Say("Go. Never commit generated files.", "OK.")], session="g1",
+                    user="alice")
+    store = proxy.settled_store()
+    for _ in range(300):  # bounded: the first pass comes after one interval
+        if "Never commit generated files." in learned(store):
+            break
+        await asyncio.sleep(0.05)
+    assert learned(store)["Never commit generated files."].status == "proposed"
