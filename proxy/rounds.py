@@ -31,6 +31,13 @@ log = logging.getLogger("ctxproxy.proxy")
 LIMIT_MESSAGE = "memory tool limit reached for this turn: answer the user now without calling it again"
 
 
+async def _prefixed(first: bytes, rest: AsyncIterator[bytes]) -> AsyncIterator[bytes]:
+    if first:
+        yield first
+    async for chunk in rest:
+        yield chunk
+
+
 class RoundsUpstream:
     """An ``Upstream`` over the rounds of one turn (see the module docstring)."""
 
@@ -76,19 +83,56 @@ class RoundsUpstream:
         await self.tool.answer(rnd.calls, limit=self.answered >= self.tool.max_rounds)
         self.tool.defer(rnd.client_calls[0], rnd.calls)
 
+    async def _first_round(self, splicer: Any, decoder: SSEDecoder) -> AsyncIterator[bytes]:
+        """The first answer, which mostly does not call our tool: its complete
+        events go on as they came, unparsed, until an event names the tool
+        (then the events sent so far are read into the splicer's state, and the
+        rest of the round goes through it)."""
+        name = self.codec.name_bytes
+        carry = b""
+        sent: list[bytes] = []
+        fast = True
+        first = self.up.buffered()
+        async for chunk in _prefixed(first, self.up.chunks()):
+            if not fast:
+                out = b"".join([splicer.feed(e) for e in decoder.decode(chunk)])
+                if out:
+                    yield out
+                continue
+            buf = carry + chunk if carry else chunk
+            if name in buf or b"\r" in buf:
+                fast = False
+                for e in decoder.decode(b"".join(sent)):
+                    splicer.feed(e)  # already sent: its state only
+                out = b"".join([splicer.feed(e) for e in decoder.decode(buf)])
+                if out:
+                    yield out
+                continue
+            cut = buf.rfind(b"\n\n")
+            if cut < 0:
+                carry = buf
+                continue
+            done, carry = buf[:cut + 2], buf[cut + 2:]
+            sent.append(done)
+            yield done
+        if fast:
+            for e in decoder.decode(b"".join(sent) + carry):
+                splicer.feed(e)
+            if carry:
+                yield carry
+
     async def chunks(self) -> AsyncIterator[bytes]:
         splicer = self.codec.splicer()
         while True:
             decoder = SSEDecoder()
-            first = self.up.buffered()
-            if first:
-                out = b"".join([splicer.feed(e) for e in decoder.decode(first)])
-                if out:
+            if splicer.round == 0:
+                async for out in self._first_round(splicer, decoder):
                     yield out
-            async for chunk in self.up.chunks():
-                out = b"".join([splicer.feed(e) for e in decoder.decode(chunk)])
-                if out:
-                    yield out
+            else:
+                async for chunk in _prefixed(self.up.buffered(), self.up.chunks()):
+                    out = b"".join([splicer.feed(e) for e in decoder.decode(chunk)])
+                    if out:
+                        yield out
             rest = decoder.flush()
             if rest is not None:
                 out = splicer.feed(rest)
