@@ -1,4 +1,4 @@
-"""Benchmark of context fidelity across a client compaction (issue 19).
+"""Benchmark of context fidelity across a client compaction.
 
     nice python bench/bench_compaction.py                # 200-turn sessions, all agents, ~1-2 minutes
     nice python bench/bench_compaction.py --turns 40     # quicker

@@ -1,5 +1,5 @@
 """The full eval sets (``ctxproxy eval --set all``) on the default configuration, beside
-deliberately broken ones, for bench/RESULTS.md (issue 20).
+deliberately broken ones, for bench/RESULTS.md.
 
     nice .venv/bin/python bench/bench_eval.py            # default + broken configurations, ~2-3 minutes
     nice .venv/bin/python bench/bench_eval.py --write    # also append the table to bench/RESULTS.md

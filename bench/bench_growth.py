@@ -1,4 +1,4 @@
-"""Per-turn added latency on a growing conversation (issue 5): does a turn cost
+"""Per-turn added latency on a growing conversation: does a turn cost
 O(new content) or O(conversation)?
 
     python bench/bench_growth.py              # sizes 1K..200K tokens, 5 sessions, ~1 minute

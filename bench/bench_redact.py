@@ -1,5 +1,5 @@
 """Secret redaction benchmark: engine throughput on a ~1 MB request, and
-streaming TTFB through ``ctxproxy serve`` with redaction on vs off (issue 3).
+streaming TTFB through ``ctxproxy serve`` with redaction on vs off.
 
     python bench/bench_redact.py              # full run, ~3 minutes
     python bench/bench_redact.py --quick      # smoke run, < 1 minute
@@ -314,7 +314,7 @@ def engine_section(args) -> tuple[list[str], dict]:
                 target = " ok" if cold / r["mb"] <= 10 else " **over**"
             w(f"| {label} | {engine} | {r['findings']} | {first:.1f} | {cold:.1f} | {cold_cpu:.1f} | "
               f"**{cold / r['mb']:.1f}**{target} | {warm:.2f} | {warm / r['mb']:.2f} |")
-        w(f"\nTarget (issue 3): ≤ 10 ms per MB cold on the Hyperscan path, for the mixed request; the "
+        w(f"\nTarget: ≤ 10 ms per MB cold on the Hyperscan path, for the mixed request; the "
           f"secret-dense megabyte is a stress case (every finding is confirmed by its rule's Python regex and "
           f"validators), no target. Both engines gave byte-identical output: "
           f"{'yes' if same else '**no**'}. Repetitions: fresh Redactors {fresh} (python {max(2, fresh // 3)}), "

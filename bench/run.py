@@ -14,7 +14,7 @@ What it does (everything on 127.0.0.1, every loop bounded):
   pipeline after the other, pairs of the no-op proxy (``bench/noop_proxy.py``)
   and a ctxproxy process (``ctxproxy serve --port P --data-dir TMP
   --anthropic-upstream URL --openai-upstream URL``): ``ctxproxy:core`` runs
-  issue 2's pipeline (``bench/core-only.toml``: routing, adapters, relay,
+  the core pipeline (``bench/core-only.toml``: routing, adapters, relay,
   ``identify``), ``ctxproxy:default`` the embedded default pipeline
   (identify, redact, effects, checkpoint, prune, recall, inject, manifest). Only one ctxproxy
   runs at a time, so one never evicts the other's caches;
@@ -34,7 +34,7 @@ What it does (everything on 127.0.0.1, every loop bounded):
   1. latency at concurrency 1, p50/p99, for a realistic non-stream Chat
      Completions request and an Anthropic Messages request (a few KB each,
      with a tool call and a tool result); added latency = proxy - direct and
-     the ratio ctxproxy_added / noop_added (issue 15's targets: p50 <= 1.3,
+     the ratio ctxproxy_added / noop_added (the targets: p50 <= 1.3,
      p99 <= 2);
   2. requests per second at concurrency 32 (a fixed number of requests per
      target, split into rounds that alternate the targets; the two request
@@ -719,7 +719,7 @@ def report(targets: list[Target], args: argparse.Namespace, cfg: dict, m: dict, 
           f"{t.stream_cpu / max(1, t.stream_n) * 1000:.2f} | {t.rss_kb / 1024:.1f} |")
     w(f"| fake provider (for scale) | — | — | {status_kb(fake.pid, 'VmHWM') / 1024:.1f} |")
 
-    w("\n#### Targets (issue 15), ratios against the no-op proxy in this run\n")
+    w("\n#### Targets, ratios against the no-op proxy in this run\n")
     w("| target | measure | this run | target | verdict |")
     w("|---|---|---:|---:|---|")
 
@@ -775,7 +775,7 @@ Each run starts the scripted provider, then for each pipeline (ctxproxy:core wit
 `bench/core-only.toml`, ctxproxy:default on the embedded defaults) three fresh pairs of the
 no-op aiohttp proxy (`bench/noop_proxy.py`, the baseline) and a `ctxproxy serve` process, all
 on 127.0.0.1, and alternates direct, noop and ctxproxy in a seeded random order in every phase; the
-samples of the pairs are pooled. "Added" latency is proxy minus direct. The targets (issue 2):
+samples of the pairs are pooled. "Added" latency is proxy minus direct. The targets:
 added p50 latency ≤ 1.2 × the no-op proxy's, streaming TTFB ≤ 1.1 × the no-op proxy's.
 Numbers are machine-specific; compare ratios, not milliseconds. Each run appends one section.
 """

@@ -13,7 +13,7 @@ from ctxproxy.config import Config, ConfigError, parse_section
 
 from .base import CommitFailed, Filter, FilterError, Identity, Pipeline, Turn
 
-# name -> "module:Class", in default order (DESIGN §2).
+# name -> "module:Class", in the default order of the chain.
 FILTERS: dict[str, str] = {
     "identify": "ctxproxy.filters.identify:IdentifyFilter",
     "redact": "ctxproxy.filters.redact:RedactFilter",

@@ -43,7 +43,7 @@ Sensitivity = Literal["public", "internal", "confidential", "secret"]
 SENSITIVITY_ORDER = ("public", "internal", "confidential", "secret")
 # Data, never instructions: these are fenced when placed.
 FENCED_TRUST = frozenset({"evidence", "untrusted", "inferred"})
-# Kinds that are data whatever their trust label (DESIGN §8: retrieved memory is data).
+# Kinds that are data whatever their trust label (retrieved memory is data, never instructions).
 FENCED_KINDS = frozenset({"memory", "evidence"})
 # Truncation boundaries a segment may declare: the separator it may be cut at.
 BOUNDARIES = {"line": "\n", "paragraph": "\n\n", "item": "\n- "}

@@ -1,4 +1,4 @@
-"""The task-state checkpoint (issue 19): extraction (``extract``), the
+"""The task-state checkpoint: extraction (``extract``), the
 accumulated state (``state``), its text (``render``) and the filter."""
 from .filter import CheckpointConfig, CheckpointFilter
 

@@ -1,6 +1,6 @@
 """inject — build the context envelope: gather segments, fit the budget, place them.
 
-Sources, each producing labelled segments (DESIGN §3):
+Sources, each producing labelled segments:
 
 - the **project rules bundle** (``rules_bundle``): one stable system segment
   per layer (managed policy, task, project, local), with the bundle id and

@@ -1,6 +1,6 @@
 """manifest — the Context Manifest of each turn: what the model saw, stored and exported.
 
-Runs last in both directions (DESIGN §2). It knows no other filter: each
+Runs last in both directions. It knows no other filter: each
 reports its own part (``report(turn) -> dict`` of manifest keys, merged by
 ``Pipeline.reports``: ``redactions``/``response_redactions``/
 ``redaction_profile``, ``pruned``, ``effects``/``checkpoint``/

@@ -1,5 +1,5 @@
 """OpenTelemetry for one turn: names, the one event function, the turn span
-with its children, and the metrics (DESIGN §5).
+with its children, and the metrics.
 
 No sockets here. The proxy builds the providers and their exporters
 (``ctxproxy.proxy.telemetry``) and hands filters a ``Telemetry`` as the
@@ -38,7 +38,7 @@ GEN_AI_USAGE_OUTPUT_TOKENS = "gen_ai.usage.output_tokens"
 GEN_AI_USAGE_CACHE_READ_INPUT_TOKENS = "gen_ai.usage.cache_read.input_tokens"
 GEN_AI_USAGE_CACHE_CREATION_INPUT_TOKENS = "gen_ai.usage.cache_creation.input_tokens"
 GEN_AI_CONVERSATION_ID = "gen_ai.conversation.id"
-GEN_AI_CONVERSATION_COMPACTED = "gen_ai.conversation.compacted"  # DESIGN §5; not (yet) in the conventions
+GEN_AI_CONVERSATION_COMPACTED = "gen_ai.conversation.compacted"  # ours; not (yet) in the conventions
 GEN_AI_SYSTEM_INSTRUCTIONS = "gen_ai.system_instructions"
 GEN_AI_INPUT_MESSAGES = "gen_ai.input.messages"
 GEN_AI_OUTPUT_MESSAGES = "gen_ai.output.messages"
@@ -89,7 +89,7 @@ MANIFEST_JSON = M + "json"
 MANIFEST_TRUNCATED = M + "truncated"
 MANIFEST_STORED = M + "stored"
 MANIFEST_EVENTS_DROPPED = M + "events_dropped"
-# the rules the model saw (issue 19): bundle files and records, the agent's own rule files, compaction
+# the rules the model saw: bundle files and records, the agent's own rule files, compaction
 MANIFEST_RULES_FILE_COUNT = M + "rules.file_count"
 MANIFEST_RULES_CONFLICT_COUNT = M + "rules.conflict_count"
 MANIFEST_RULES_REFUSED_COUNT = M + "rules.refused_count"
