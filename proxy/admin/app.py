@@ -5,10 +5,13 @@ applied here once, so no endpoint can forget it.
 
 Two kinds of bearer: the operator token (``server.admin_token``) sees every
 tenant; a tenant admin key (a proxy key made with ``--admin``) sees only its
-own. ``tenant_of`` is the one place an endpoint learns its tenant, and for a
-tenant admin it is always the key's, whatever the query or body says, so
-another tenant's object is looked up in the caller's tenant and answers
-exactly as an id that never existed.
+own. ``tenant_of`` is the one place an endpoint learns its tenant. For a
+tenant admin it is always the key's: another tenant's object is looked up in
+the caller's tenant and answers exactly as an id that never existed, and a
+call that names another tenant (``?tenant=`` or the body's ``tenant``) is
+refused with 403 before anything runs — whether that tenant exists or not,
+so the answer tells nothing about it, and an operator never reads a receipt
+or a new key for work done somewhere else than asked.
 """
 from __future__ import annotations
 
@@ -106,23 +109,35 @@ class AdminNoStore(_AdminHTTPError, web.HTTPServiceUnavailable):
     """A 503 admin error: this proxy runs without a store."""
 
 
+class AdminForbidden(_AdminHTTPError, web.HTTPForbidden):
+    """A 403 admin error: the credentials do not reach what the call names."""
+
+
 def admin_principal(request: web.Request) -> Any:
     """The tenant admin key's principal behind this call; None for the operator."""
     return request.get(_PRINCIPAL)
 
 
 def tenant_of(request: web.Request, value: Any = None, default: bool = True) -> str | None:
-    """The tenant an admin call is about. A tenant admin key: its own tenant,
-    always. The operator: ``value`` (from a JSON body) or ``?tenant=``, else
-    the default tenant (``default=False``: None, "any tenant"). Every admin
-    call sees one tenant; a malformed id is a 400."""
+    """The tenant an admin call is about: ``value`` (from a JSON body) or
+    ``?tenant=``, else the default tenant (``default=False``: None, "any
+    tenant"). A tenant admin key: its own tenant, and naming any other one is
+    a 403 (raised here, before the endpoint does anything). The operator:
+    the body and the query naming two tenants is a 400, a malformed id too.
+    Every admin call sees one tenant."""
     from ctxproxy.filters.identify import TENANT_OK, default_tenant
 
+    named = [t for t in (value, request.query.get("tenant")) if t is not None and t != ""]
     principal = request.get(_PRINCIPAL)
     if principal is not None:
+        if any(t != principal.tenant for t in named):
+            raise AdminForbidden("this admin key acts for its own tenant only: the call names another "
+                                 "tenant (?tenant= or the body's tenant), so nothing was done")
         return principal.tenant
-    tenant = value if value is not None else request.query.get("tenant")
-    if tenant is None or tenant == "":
+    if len(named) == 2 and named[0] != named[1]:
+        raise AdminBadRequest("tenant: the body and ?tenant= name different tenants")
+    tenant = named[0] if named else None
+    if tenant is None:
         return default_tenant(request.app[APP_STATE].config) if default else None
     if not isinstance(tenant, str) or not TENANT_OK.match(tenant):
         raise AdminBadRequest("tenant: expected letters, digits, '.', '_' or '-'")

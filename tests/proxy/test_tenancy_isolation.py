@@ -1,4 +1,4 @@
-"""Tenant isolation in ``[auth] mode = "keys"`` (issue 16): two tenants x two
+"""Tenant isolation in ``[auth] mode = "keys"`` : two tenants x two
 users, concurrent sessions through the real SDKs (``tenancyworld``), then
 every model and admin path probed with forged headers, the other tenant's
 turn ids, effect keys, pruned refs and sessions, revoked, expired, unknown
@@ -121,13 +121,16 @@ async def test_tenant_admin_cannot_tell_other_tenants_objects_from_missing_ones(
                         got = await call(id_)
                         assert (got[0], same(got[1], id_)) == (missing[0], same(missing[1], never[kind])), (kind, path)
                         assert other not in got[1].replace(id_, "<ID>")
-            # listings whatever ?tenant= says: the caller's own tenant, identical to naming no tenant
+            # listings: the caller's own tenant named or not; any other tenant named is one 403,
+            # whether it exists or not
             for path in ("effects", "keys", f"manifests?session={mine['sessions'][0]}",
                          f"pruned?session={mine['sessions'][0]}"):
                 own = await answer(http, "GET", f"{base}/{path}")
                 sep = "&" if "?" in path else "?"
-                for named in (other, "no-such-tenant", "bad tenant!"):
-                    assert await answer(http, "GET", f"{base}/{path}{sep}tenant={named}") == own
+                assert await answer(http, "GET", f"{base}/{path}{sep}tenant={tenant}") == own
+                refusals = {await answer(http, "GET", f"{base}/{path}{sep}tenant={named}")
+                            for named in (other, "no-such-tenant", "bad tenant!")}
+                assert len(refusals) == 1 and next(iter(refusals))[0] == 403
                 assert own[0] == 200 and other not in own[1]
             status, text = await answer(http, "GET", f"{base}/status")
             assert status == 200 and other not in text and "routes" not in text
@@ -137,8 +140,12 @@ async def test_tenant_admin_cannot_tell_other_tenants_objects_from_missing_ones(
             missing = await answer(http, "DELETE", f"{base}/keys/{'0' * 16}")
             assert (got[0], same(got[1], their_key)) == (missing[0], same(missing[1], "0" * 16))
             assert got[0] == 404
-            # a key made by a tenant admin is of its own tenant, whatever the body says
+            # a key made by a tenant admin is of its own tenant; another tenant in the body: none made
+            keys_before = len(w.store.proxy_keys.list(None))
             async with http.post(f"{base}/keys", json={"tenant": other, "user": "mallory"}) as r:
+                assert r.status == 403
+            assert len(w.store.proxy_keys.list(None)) == keys_before
+            async with http.post(f"{base}/keys", json={"user": "mallory"}) as r:
                 assert r.status == 201 and (await r.json())["tenant"] == tenant
         assert w.store.proxy_keys.get(their_key).revoked_at is None
     # the operator sees every tenant
@@ -162,7 +169,7 @@ async def test_own_objects_are_visible_to_the_tenant_admin(world):
             async with http.get(f"{base}/pruned/{pid}?format=text") as r:
                 assert r.status == 200 and "acme-" in await r.text()
         for key in o["effects"]:
-            async with http.get(f"{base}/effects/{key}?tenant=globex") as r:
+            async with http.get(f"{base}/effects/{key}?tenant=acme") as r:
                 assert r.status == 200 and (await r.json())["tenant"] == "acme"
         async with http.get(f"{base}/keys") as r:
             listed = (await r.json())["keys"]

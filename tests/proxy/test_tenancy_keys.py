@@ -199,8 +199,10 @@ async def test_tenant_admin_keys_work_in_open_mode(make_proxy, fake):
     p = await make_proxy()
     made = issue_key(p.state.services["store"], p.state.config, "acme", admin=True)
     async with aiohttp.ClientSession(headers={"Authorization": f"Bearer {made['key']}"}) as http_:
-        async with http_.get(p.url + "/ctx/v1/effects?tenant=globex") as r:
+        async with http_.get(p.url + "/ctx/v1/effects") as r:
             assert r.status == 200 and (await r.json())["tenant"] == "acme"
+        async with http_.get(p.url + "/ctx/v1/effects?tenant=globex") as r:
+            assert r.status == 403  # another tenant named: refused, not answered from its own
     async with aiohttp.ClientSession() as http_:  # no operator token: the operator path stays disabled
         async with http_.get(p.url + "/ctx/v1/effects", headers={"Authorization": "Bearer guess"}) as r:
             assert r.status == 403
