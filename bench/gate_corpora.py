@@ -17,7 +17,9 @@ where it is installed, and skipped, saying so, when absent):
   ``-ru``, ``-zh`` under ``/usr/share/man/<lang>``): clean technical prose in
   each language, full of "ignore", "do not", "sudo", "password".
 - In the repository: ``bench/gate_corpus/<lang>.toml`` (hand-written attacks
-  and clean memories in seven languages, dev and held-out apart; and
+  and clean memories in seven languages, dev and held-out apart;
+  ``bench/gate_corpus/unseen/<lang>.toml``, held-out only, committed before
+  the last tuning and never read to tune; and
   ``composed.toml``, phrase banks composed into dev texts),
   ``bench/gate_clean_facts.py``, ``bench/gate_attack_probes.py`` and this
   project's docs.
@@ -57,6 +59,7 @@ LOCOMO = ROOT.parent / "shared" / "datasets" / "locomo" / "locomo10_dev.json"
 LOCOMO_HELD = ("conv-42", "conv-43", "conv-44")  # the later conversations; the first ones are dev
 HAND_WRITTEN = ROOT / "bench" / "gate_corpus"
 COMPOSED = HAND_WRITTEN / "composed.toml"
+UNSEEN = "unseen"  # held-out-only hand-written texts (see unseen())
 MANPAGES = Path("/usr/share/man")
 MANPAGE_LANGS = {"de": "de", "es": "es", "fr": "fr", "ja": "ja", "ru": "ru", "zh_CN": "zh"}
 MANPAGE_SENTENCES = 1500  # per language, a deterministic sample
@@ -435,6 +438,21 @@ def hand_written() -> list[Text]:
             for sp in ("dev", "held"):
                 out += [Text(f"hand-written (bench/gate_corpus/{path.name})", doc["lang"], sp, label, t)
                         for t in doc.get(label, {}).get(sp, [])]
+    return out + unseen()
+
+
+def unseen() -> list[Text]:
+    """``bench/gate_corpus/unseen/<lang>.toml``: held-out only, written and committed before the
+    rules, the model and the threshold they are measured against were last tuned."""
+    out = []
+    for path in sorted((HAND_WRITTEN / UNSEEN).glob("*.toml")):
+        doc = tomllib.loads(path.read_text(encoding="utf-8"))
+        for label in ("attack", "clean"):
+            part = doc.get(label, {})
+            if set(part) - {"held"}:
+                raise ValueError(f"{path}: unseen texts are held-out only, found {sorted(set(part) - {'held'})}")
+            out += [Text(f"hand-written unseen (bench/gate_corpus/{UNSEEN}/{path.name})", doc["lang"], "held", label, t)
+                    for t in part.get("held", [])]
     return out
 
 
