@@ -736,3 +736,37 @@ async def test_signed_thinking_goes_back_as_the_provider_wrote_it(make_proxy, fa
     blocks = sent_body["messages"][1]["content"]
     assert blocks[0] == signed
     assert NPM not in blocks[1]["thinking"] and GHP not in sent_body["messages"][0]["content"]
+
+
+# A credential inside another one's value: the bearer token stops at "@", the assignment it
+# carries runs on; neither the provider, the client nor anything at rest sees a part of it.
+NESTED_VALUE = "Hq4Vm8Zr2K@t6Wq8Zr3"
+NESTED_LINE = f"GET /v1/items 401 Authorization: Bearer NAME_KEY={NESTED_VALUE}"
+
+
+def _has_part(text: str, value: str = NESTED_VALUE) -> bool:
+    return any(value[i:i + 6] in text for i in range(len(value) - 5))
+
+
+@pytest.mark.parametrize("stream", [False, True], ids=["json", "sse"])
+async def test_a_credential_inside_another_reaches_neither_the_provider_nor_the_session_index(
+        make_proxy, fake, tmp_path, stream):
+    proxy = await make_proxy("")  # the default pipeline: recall's session index keeps each turn's text
+    fake.script(Reply.text(f"The log says {NESTED_LINE} — the key was refused.", delta_chars=3))
+    client = proxy.anthropic(default_headers={"X-Ctx-Session": "s-nested", "X-Ctx-User": "alice"})
+    kw = dict(model="claude-x", max_tokens=100,
+              messages=[{"role": "user", "content": f"why does this fail?\n{NESTED_LINE}\n"}])
+    if stream:
+        async with client.messages.stream(**kw) as s:
+            answer = "".join([t async for t in s.text_stream])
+    else:
+        answer = (await client.messages.create(**kw)).content[0].text
+    assert not _has_part(_received(fake)) and "[REDACTED:" in _received(fake)
+    assert not _has_part(answer) and answer.endswith(" — the key was refused.")
+    store = proxy.settled_store()
+    (m,) = store.manifests.list("default", session="s-nested")
+    assert sum(m.data["redactions"].values()) == 1 and sum(m.data["response_redactions"].values()) == 1
+    files = [f for f in (tmp_path / "data").rglob("*") if f.is_file()]
+    assert any("sessions.db" in f.name for f in files)
+    for f in files:  # at rest: the LMDB store, the session index and its WAL, every cache
+        assert not _has_part(f.read_bytes().decode("latin-1")), f

@@ -367,16 +367,19 @@ def _generic() -> list[Rule]:
                   entropy=2.5, allow=generic_allow, stopwords=_STOPWORDS,
                   # code handing a value on under its own name: self.credentials = credentials
                   match_allow=(r"(?<![A-Za-z0-9])(?P<same>[A-Za-z][A-Za-z0-9_]*)[ \t]*[=:][ \t]*[\"']?(?P=same)[\"']?[ \t]*$",)),
-        # An upper-case environment variable named for a secret, anywhere on a line:
-        # ``PGPASSWORD=… psql``, ``OPENAI_API_KEY=… python run.py``, ``docker run -e
-        # STRIPE_SECRET_KEY=…``, ``DJANGO_SECRET_KEY='…'`` (quoted: spaces and symbols).
-        # In JSON text (a .env printed as a JSON string) the line breaks are written out
-        # (``\nDB_PASSWORD=…\n``) and the value may end at the string's quote.
+        # An upper-case environment variable named for a secret, anywhere: on a line
+        # (``PGPASSWORD=… psql``, ``OPENAI_API_KEY=… python run.py``, ``docker run -e
+        # STRIPE_SECRET_KEY=…``, ``DJANGO_SECRET_KEY='…'``, quoted: spaces and symbols),
+        # and inside another token or credential's value (``Bearer NAME_PASSWORD=…``,
+        # ``tok.DB_SECRET=…``, glued to a word): no left boundary. In JSON text (a .env
+        # printed as a JSON string) the line breaks are written out (``\nDB_PASSWORD=…\n``);
+        # an unquoted value may end at a quote, a backtick or a closing bracket (a header
+        # quoted in a command or a log line, ``\"`` in JSON text).
         make_rule("env-var-secret", g,
-                  r"(?:(?<![A-Za-z0-9_$.-])|(?<=\\[nrt]))[A-Z][A-Z0-9_]{0,60}?"
+                  r"[A-Z][A-Z0-9_]{0,60}?"
                   r"(?:_KEY|SECRET|TOKEN|PASSWORD|PASSWD|PASSPHRASE|_PASS|_PWD)" + _NOT_AN_ENV_SECRET + "="
                   r"(?:\"([^\"\\\n\[]{8,256})\"|'([^'\\\n\[]{8,256})'"
-                  r"|([^\s\"'`\\;&|<>()\[\]{}]{8,256})(?=[\s;&|)\"]|\\[nrt]|\Z))",
+                  r"|([^\s\"'`\\;&|<>()\[\]{}]{8,256})(?=[\s;&|)\]}>\"'`]|\\[nrt\"'\\]|\Z))",
                   secret=None, entropy=2.5,
                   allow=(*generic_allow, r"^(?:~|\.{1,2})?/(?:[\w.-]+/)*[\w.-]+$"), stopwords=_STOPWORDS),
         make_rule("keyword-high-entropy", g,

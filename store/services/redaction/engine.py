@@ -14,7 +14,9 @@ What counts as a match (identical on both paths, and in the stream redactor):
    validator, allowlists; see ``rules.py``). A secret that overlaps a
    placeholder already in the text is dropped: placeholders are inert.
 3. Across rules, findings are taken leftmost first, then longest, then by
-   rule order; a finding overlapping one already taken is dropped.
+   rule order; a finding overlapping one already taken joins it (one
+   placeholder, named by the first, over both), so no part of a secret is
+   ever left beside a placeholder.
 
 How matches are found: a prefilter says where a rule's match may start
 (Hyperscan events on the Hyperscan path; required literals on the pure-Python
@@ -793,14 +795,21 @@ def _validate(rt: _Runtime, m: re.Match, text: str) -> tuple[int, int] | None:
 
 
 def _resolve(cands: list[tuple[int, int, int]], start: int) -> list[tuple[int, int, int]]:
-    """Leftmost, then longest, then earliest rule; no overlaps."""
+    """Leftmost, then longest, then earliest rule names a span; a finding that
+    overlaps it joins it (the span grows to its end), so no part of any secret
+    is left in the text: a credential inside another one's value (``Bearer
+    NAME_KEY=v@lue``, where the bearer token stops at ``@``) goes whole."""
     if not cands:
         return []
     cands.sort(key=lambda c: (c[0], c[0] - c[1], c[2]))
-    out = []
+    out: list[tuple[int, int, int]] = []
     cursor = start
     for c in cands:
         if c[0] >= cursor:
             out.append(c)
+            cursor = c[1]
+        elif out and c[1] > cursor:
+            s, _, i = out[-1]
+            out[-1] = (s, c[1], i)
             cursor = c[1]
     return out

@@ -181,6 +181,32 @@ def test_credential_shapes_the_first_rules_missed(hs, py, text, secret):
         assert any(text[f.start:f.end] == secret for f in res.findings), (res.findings, text)
 
 
+# A credential-style assignment inside another credential's value, or in a header quoted
+# in text (a log line, a curl command, a JSON string printed in text): (text, value).
+NESTED_VALUE = "Hq4Vm8Zr2Kt6Wq8Zr3"
+NESTED = [
+    ("Authorization: Bearer NAME_KEY=Hq4Vm8Zr2K@t6Wq8Zr3", "Hq4Vm8Zr2K@t6Wq8Zr3"),  # the bearer token stops at @
+    ("Authorization: Bearer NAME_KEY=Hq4Vm8Zr2K#t6Wq8Zr3 retry", "Hq4Vm8Zr2K#t6Wq8Zr3"),
+    (f"curl -H 'Authorization: Bearer NAME_PASSWORD={NESTED_VALUE}' https://api.internal/v1", NESTED_VALUE),
+    (f'curl -H \\"Authorization: Bearer NAME_PASSWORD={NESTED_VALUE}\\" https://api.internal', NESTED_VALUE),
+    (f"`Authorization: Bearer NAME_PASSWORD={NESTED_VALUE}`", NESTED_VALUE),
+    (f"[req] headers={{Authorization: Bearer NAME_PASSWORD={NESTED_VALUE}}}", NESTED_VALUE),
+    (f"Authorization: Bearer eyJhbGciOi.NAME_PASSWORD={NESTED_VALUE}", NESTED_VALUE),
+    (f"Authorization: Bearer Zq8Lm3Xv7Rt2-NAME_PASSWORD={NESTED_VALUE}", NESTED_VALUE),
+    (f"Authorization: Bearer Kp9NAME_PASSWORD={NESTED_VALUE}", NESTED_VALUE),
+    (f"X-Api-Key: tok.DB_SECRET={NESTED_VALUE}", NESTED_VALUE),
+    (f"token=abc:SERVICE_TOKEN={NESTED_VALUE};", NESTED_VALUE),
+]
+
+
+@pytest.mark.parametrize("text,value", NESTED, ids=[f"nested{i}" for i in range(len(NESTED))])
+def test_an_assignment_inside_another_credential_goes_whole(hs, py, text, value):
+    for red in (hs, py):
+        res = red.redact(text, TEST_KEY)
+        assert not any(value[i:i + 5] in res.text for i in range(len(value) - 4)), res.text  # no part of it
+        assert res.counts and red.redact(res.text, TEST_KEY).text == res.text
+
+
 @pytest.mark.parametrize("secret", [
     "ghp_aB3dE5abcdefghQw3Er4Ty5Ui7Op9As1Df2G",  # "abcdefgh" inside the random part
     "sk-ant-api03-Zx9Yw8Vu7Ts6Rq5ExampleNm3Lk2Ji1Hg0FeDcBa_-Zx9Yw8Vu7Ts6Rq5Po4Nm3Lk2Ji1Hg0FeDcBa_-Qw3Er4Ty5U1AA",
@@ -378,11 +404,17 @@ def test_fails_closed_without_leaking(monkeypatch):
 
 
 def test_overlaps_resolve_leftmost_longest_then_rule_order():
+    """The leftmost, longest, earliest rule names the span; a finding that overlaps it
+    joins it, so no part of a secret stays beside the placeholder."""
     rules = [make_rule("short", "generic", r"(abc)"), make_rule("long", "generic", r"(abcdef)"),
              make_rule("later", "generic", r"(cdefgh)"), make_rule("same-a", "generic", r"(xyz1)"),
-             make_rule("same-b", "generic", r"(xyz1)")]
+             make_rule("same-b", "generic", r"(xyz1)"), make_rule("chained", "generic", r"(ghij)")]
     red = Redactor(rules, use_hyperscan=False)
-    assert [f.rule_id for f in red.findings("abcdefgh xyz1")] == ["long", "same-a"]
+    got = [(f.start, f.end, f.rule_id) for f in red.findings("abcdefghij xyz1 ghi")]
+    assert got == [(0, 10, "long"), (11, 15, "same-a")]
+    res = red.redact("abcdefghij xyz1 ghij", TEST_KEY)
+    assert res.text.count("[REDACTED:") == 3 and res.counts == {"long": 1, "same-a": 1, "chained": 1}
+    assert PLACEHOLDER_RE.sub("", res.text) == "  "
 
 
 # -- reversible mode ----------------------------------------------------------------------------

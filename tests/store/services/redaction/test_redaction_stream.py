@@ -26,6 +26,9 @@ SHORT_CASES = [
     f'{{"out": "deployed\\n{GHP}\\n"}}',  # glued to an escape: the pending table must still see the token
     f"cb?next=%2Fhooks%3Ftoken%3D{GHP}&x=1",
     "run: PGPASSWORD=Hq4Vm8Zr2Kt6 psql -h db",
+    # one credential inside another's value: the two findings overlap and go as one
+    "log: Authorization: Bearer NAME_KEY=Hq4Vm8Zr2K@t6Wq8Zr3 ok",
+    "curl -H 'Authorization: Bearer Zq8Lm3Xv7Rt2.NAME_PASSWORD=Hq4Vm8Zr2Kt6Wq8Zr3' https://x",
 ]
 
 # Secrets whose rule's match begins before them, in text the stream releases at once: the
