@@ -15,6 +15,7 @@ the store close, in that order.
 from __future__ import annotations
 
 import asyncio
+import functools
 import gc
 import importlib
 import logging
@@ -131,18 +132,30 @@ def close_services(services: dict[str, Any]) -> None:
 
 
 def start_learning(cfg: Config, services: dict[str, Any]) -> Any:
-    """The learning job in a background thread (``[learn] enabled``): it reads
-    quiet sessions and proposes, off the event loop and off the turn path."""
+    """The learning job in the background (``[learn] enabled``): it reads quiet
+    sessions and proposes, in a child process per pass, off the event loop and
+    off the turn path."""
     store = services.get("store")
     if not cfg.learn.enabled or store is None:
         return None
+    if cfg.learn.model:
+        log.warning("learn.model is set, but the model-backed extractor is not available in this version: "
+                    "the learning job extracts deterministically only")
     from ctxproxy.store.services.learning.background import Background
-    from ctxproxy.store.services.learning.job import Learner
 
-    learner = services["learner"] = Learner.for_config(store, cfg, services.get("data_dir") or cfg.server.data_dir)
-    job = Background(learner, cfg.learn.interval)
+    job = Background(store_opener(cfg), cfg, services.get("data_dir") or cfg.server.data_dir)
     job.start()
     return job
+
+
+def store_opener(cfg: Config) -> Any:
+    """How another process opens this proxy's store (a picklable function of no arguments)."""
+    from ctxproxy.store import open_store
+
+    return functools.partial(open_store, str(Path(cfg.server.data_dir) / "store"),
+                             map_size=cfg.store.map_size_mb * 1024 * 1024,
+                             max_map_size=cfg.store.max_map_size_mb * 1024 * 1024,
+                             pending_timeout=cfg.store.pending_timeout)
 
 
 def make_app(cfg: Config, services: dict[str, Any] | None = None) -> web.Application:

@@ -1,34 +1,71 @@
-"""The learning job in the background of ``ctxproxy serve``: one thread per process.
+"""The learning job in the background of ``ctxproxy serve``.
 
-    job = Background(learner, interval=300)   # [learn] interval
-    job.start()                               # first pass after one interval
+    job = Background(open_store, cfg, data_dir)   # open_store: a picklable function giving the store
+    job.start()                                   # the first pass after one [learn] interval
     ...
-    job.stop()                                # at shutdown: the pass in progress finishes its step
+    job.stop()                                    # at shutdown: a pass in progress stops between two steps
 
-Off the event loop and off the turn path: a daemon thread that runs
-``Learner.tick`` every ``interval`` seconds, at a lower scheduling priority
-than the proxy's threads (Linux: its own nice value), so that a turn waits
-for it as little as the store allows. With ``--workers N`` every worker runs
-one; the tenant's lease lets one of them consolidate at a time.
+Off the event loop and off the turn path, and out of the proxy's process: a
+thread waits ``[learn] interval`` seconds, then runs one pass (``Learner.tick``)
+in a child process of its own (spawned, with its own store handle, at a lower
+scheduling priority), and waits again. The proxy's event loop never shares
+the interpreter lock with the job, so a pass costs a turn only what the
+machine's cores and the store's single writer lock cost it. With
+``--workers N`` every worker starts passes; the tenant's lease lets one of
+them consolidate at a time. A child that does not stop within ``grace``
+seconds of shutdown is terminated (what it committed stands: every step is
+idempotent, the watermark moves only after a consolidation).
 """
 from __future__ import annotations
 
 import logging
+import multiprocessing
 import os
 import threading
-from typing import Any
+from typing import Any, Callable, Sequence
 
 log = logging.getLogger("ctxproxy.learn")
 
-NICE = 10  # added to the thread's scheduling niceness where the OS allows it per thread
+NICE = 10  # the child's added scheduling niceness
+
+
+def child_main(open_store: Callable[[], Any], cfg: Any, data_dir: str, stop: Any,
+               tenants: Sequence[str] | None = None, ready: Any = None) -> None:
+    """One pass in a child process: every tenant (or ``tenants``, forced: the
+    benchmark's), then exit. ``stop`` (an event) makes it stop between two
+    steps; ``ready`` (an event) is set once the store is open."""
+    try:
+        os.nice(NICE)
+    except (AttributeError, OSError):
+        pass
+    from .job import Learner
+
+    store = open_store()
+    try:
+        learner = Learner.for_config(store, cfg, data_dir)
+        watcher = threading.Thread(target=lambda: (stop.wait(), setattr(learner, "stopping", True)), daemon=True)
+        watcher.start()
+        if ready is not None:
+            ready.set()
+        if tenants is None:
+            learner.tick()
+        else:
+            for tenant in tenants:
+                learner.run(tenant)
+    finally:
+        store.close()
 
 
 class Background:
-    def __init__(self, learner: Any, interval: float, *, first_delay: float | None = None) -> None:
-        self.learner = learner
-        self.interval = max(1.0, float(interval))
+    def __init__(self, open_store: Callable[[], Any], cfg: Any, data_dir: str, *,
+                 first_delay: float | None = None, grace: float = 10.0) -> None:
+        self.open_store, self.cfg, self.data_dir = open_store, cfg, str(data_dir)
+        self.interval = max(1.0, float(cfg.learn.interval))
         self.first_delay = self.interval if first_delay is None else first_delay
+        self.grace = grace
+        self._ctx = multiprocessing.get_context("spawn")  # never fork a process that holds LMDB
         self._stop = threading.Event()
+        self._child_stop = self._ctx.Event()
         self._thread: threading.Thread | None = None
         self.passes = 0
 
@@ -37,22 +74,31 @@ class Background:
         self._thread.start()
 
     def _loop(self) -> None:
-        try:  # a lower priority for this thread only (Linux threads have their own nice value)
-            os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), min(19, os.getpriority(
-                os.PRIO_PROCESS, threading.get_native_id()) + NICE))
-        except (AttributeError, OSError):
-            pass
         delay = self.first_delay
         while not self._stop.wait(delay):
+            self._child_stop.clear()
+            child = self._ctx.Process(target=child_main, name="ctxproxy-learn",
+                                      args=(self.open_store, self.cfg, self.data_dir, self._child_stop),
+                                      daemon=True)
             try:
-                self.learner.tick()
+                child.start()
+                while child.is_alive() and not self._stop.is_set():
+                    child.join(0.5)
+                if child.is_alive():  # shutting down
+                    self._child_stop.set()
+                    child.join(self.grace)
+                    if child.is_alive():
+                        child.terminate()
+                        child.join(5)
+                elif child.exitcode:
+                    log.warning("learn: a background pass exited with code %s", child.exitcode)
             except Exception:  # the next pass tries again; the proxy goes on either way
                 log.exception("learn: background pass failed")
             self.passes += 1
             delay = self.interval
 
-    def stop(self, timeout: float = 10.0) -> None:
+    def stop(self, timeout: float | None = None) -> None:
         self._stop.set()
-        self.learner.stopping = True
+        self._child_stop.set()
         if self._thread is not None:
-            self._thread.join(timeout)
+            self._thread.join(self.grace + 10 if timeout is None else timeout)

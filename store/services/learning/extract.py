@@ -289,7 +289,8 @@ def stored(store: Any, tenant: str, session: str) -> Extraction | None:
 
 
 def keep(store: Any, tenant: str, found: Extraction) -> int:
-    """Store a session's extraction and append it to the tenant's feed (its number)."""
+    """Store a session's extraction and append it to the tenant's feed (its number);
+    ``store`` may be a batch."""
     store.sessions.put(tenant, found.session, found.to_dict(), part=PART,
                        subject=found.user or None)
     return store.learning.note_extracted(tenant, found.session, found.user)

@@ -50,6 +50,7 @@ INIT, INCREMENTAL = "INIT", "INCREMENTAL"
 # The next full run looks again this far before the last one's cutoff: a turn recorded late (the
 # session index is written behind the turn) is still found; sessions read already are skipped.
 HORIZON_SLACK = 120.0
+KEEP_CHUNK = 50  # sessions whose extraction is stored in one transaction
 
 
 class Stopped(RuntimeError):
@@ -168,10 +169,12 @@ class Learner:
             return report
         try:
             with Lease(self.store.learning, tenant, self.owner, self.config.lease_ttl) as lease:
-                for session, _ in due:
-                    found = self._extract(tenant, session, now)
-                    phase1.keep(self.store, tenant, found)
-                    report.extracted.append({"session": session, "candidates": len(found.candidates)})
+                for start in range(0, len(due), KEEP_CHUNK):  # read outside, stored together: one commit
+                    found = [self._extract(tenant, session, now) for session, _ in due[start:start + KEEP_CHUNK]]
+                    with self.store.batch() as b:
+                        for f in found:
+                            phase1.keep(b, tenant, f)
+                    report.extracted += [{"session": f.session, "candidates": len(f.candidates)} for f in found]
                     self._step(lease)
                 report.sessions_read = len(due)
                 changes: dict[str, Any] = {"horizon": cutoff - HORIZON_SLACK} if full else {}
