@@ -3,16 +3,21 @@ from __future__ import annotations
 
 import math
 import os
+import re
 import tomllib
 from dataclasses import dataclass, field, replace
 from importlib import resources
 from pathlib import Path
-from typing import Any, Literal, Mapping
+from typing import Any, ClassVar, Literal, Mapping
 
 from .typed import ConfigError, overlay, parse_section
 
 ADMIN_TOKEN_ENV = "CTXPROXY_ADMIN_TOKEN"
 MAX_MAP_SIZE_MB = 1 << 24  # 16 TiB: more than any disk this runs on; a typo beyond it is caught here
+# Executables that run other programs: naming one in [mitm] passthrough_programs would
+# pass every agent written for it (Claude Code, Codex's npm wrapper, OpenClaw are all node).
+_INTERPRETER = re.compile(r"(?:node(?:js)?|python[0-9.]*|pypy[0-9.]*|bun|deno|ruby[0-9.]*|perl[0-9.]*|php[0-9.]*"
+                          r"|java|dotnet|mono|[a-z]*sh|env|busybox)$")
 
 
 @dataclass(frozen=True)
@@ -120,15 +125,34 @@ class MitmConfig:
     confdir: str = ""  # its CA and mitmproxy's own files; default <data_dir>/mitm
     hosts: tuple[str, ...] = ("chatgpt.com",)  # intercepted besides the routes' upstream hosts
     upstream_ca: str = ""  # PEM bundle providers are verified against; default the certifi store
-    pinned_passthrough: bool = True  # a client that refused our certificate for a host is passed through after
+    # Never decrypted, though a route or ``hosts`` names them: every client's connections
+    # to these hosts go through as TLS, unfiltered (a client that pins the provider's certificate).
+    passthrough: tuple[str, ...] = ()
+    # Connections from these local programs (the real path of their executable) go through
+    # unfiltered; every other client's to the same hosts are still decrypted.
+    passthrough_programs: tuple[str, ...] = ()
     http2: bool = True  # offer HTTP/2 to clients and providers
+
+    # A client that once refused the certificate used to switch interception off for its
+    # whole address (every local agent shares 127.0.0.1): a config naming it stops start-up.
+    REMOVED: ClassVar[dict[str, str]] = {
+        "pinned_passthrough": "removed: a refused certificate no longer passes anything through; name the "
+                              "hosts in [mitm] passthrough or the programs in [mitm] passthrough_programs"}
 
     def validate(self, path: str) -> None:
         if not 0 <= self.port <= 65535:
             raise ConfigError(f"{path}.port: expected 0..65535, got {self.port}")
-        for i, h in enumerate(self.hosts):
-            if not h or any(c in h for c in "/: \t"):
-                raise ConfigError(f"{path}.hosts[{i}]: expected a host name like 'chatgpt.com', got {h!r}")
+        for key in ("hosts", "passthrough"):
+            for i, h in enumerate(getattr(self, key)):
+                if not h or any(c in h for c in "/: \t"):
+                    raise ConfigError(f"{path}.{key}[{i}]: expected a host name like 'chatgpt.com', got {h!r}")
+        for i, exe in enumerate(self.passthrough_programs):
+            if not exe.startswith("/"):
+                raise ConfigError(f"{path}.passthrough_programs[{i}]: expected the absolute path of a program's "
+                                  f"executable (as the refused-certificate warning names it), got {exe!r}")
+            if _INTERPRETER.match(exe.rsplit("/", 1)[-1]):
+                raise ConfigError(f"{path}.passthrough_programs[{i}]: {exe} runs many programs (every agent on "
+                                  f"that interpreter would go through unfiltered); name a program of its own")
 
 
 @dataclass(frozen=True)

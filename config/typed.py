@@ -27,6 +27,10 @@ def parse_section(cls: type[T], raw: Any, path: str) -> T:
         raise ConfigError(f"{path}: expected a table, got {_kind(raw)}")
     hints = get_type_hints(cls)
     fields = {f.name: f for f in dataclasses.fields(cls) if f.init}
+    removed = getattr(cls, "REMOVED", {})  # a key a section no longer has: why, and what replaces it
+    gone = sorted(set(raw) & set(removed))
+    if gone:
+        raise ConfigError(f"{_join(path, gone[0])}: {removed[gone[0]]}")
     unknown = sorted(set(raw) - set(fields))
     if unknown:
         allowed = ", ".join(sorted(fields)) or "(none)"

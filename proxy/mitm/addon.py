@@ -3,13 +3,15 @@
 mitmproxy calls one method per hook (``request``, ``responseheaders``, …);
 this class implements the ones the turn needs:
 
-- ``tls_clienthello``: a host the config does not name is passed through as
-  TLS, undecrypted (``ignore_connection``): its certificate and bytes reach
-  the client untouched.
+- ``tls_clienthello``: a host the config does not name (or names in ``[mitm]
+  passthrough``), and a connection from a program named in ``[mitm]
+  passthrough_programs``, is passed through as TLS, undecrypted
+  (``ignore_connection``): its certificate and bytes reach the client untouched.
 - ``tls_failed_client``: a client refused our certificate — it does not trust
   the CA, or pins its provider's certificate. One log line says which client
-  and what to set; with ``[mitm] pinned_passthrough`` its next connections to
-  that host are passed through (unfiltered) instead of failing again.
+  and what to set. Nothing else changes: its next connections, and every
+  other client's, are intercepted as before (fail closed; all local agents
+  share 127.0.0.1, so an address cannot tell one from another).
 - ``request``: a model call runs the request filters, as in ``serve``; a
   refused one is answered here in the caller's format.
 - ``responseheaders``: an event stream is relayed through the response
@@ -37,7 +39,7 @@ from ctxproxy.config import Config
 from ..engine import BYTES, EVENTS, WHOLE, Engine, Exchange, Forward
 from .ca import trust_hint
 from .hosts import HostRouter
-from .peers import describe_peer
+from .peers import Peer, find_peer
 from ..auth import Refusal
 from ..replies import TURN_HEADER, ProxyError, Reply, error_reply, family_api, refusal_reply
 from ..edge.websocket import _WsSession
@@ -85,8 +87,9 @@ class CtxproxyAddon:
         self.cfg = cfg
         self.engine = engine  # the turn engine, as serve's; mitmproxy is its transport
         self.hosts = hosts
-        self.pinned: set[tuple[str, str]] = set()  # (client ip, host) that refused our certificate
-        self._peers: dict[Any, str] = {}  # client address -> "program (pid) at address", while connected
+        self.passthrough_programs = frozenset(cfg.mitm.passthrough_programs)
+        self._passed: set[tuple[str, str]] = set()  # (executable, host) passed through, logged once each
+        self._peers: dict[Any, Peer] = {}  # client address -> the program holding it, while connected
         self.ready = asyncio.Event()
 
     def running(self) -> None:
@@ -97,15 +100,22 @@ class CtxproxyAddon:
     async def tls_clienthello(self, data: tls.ClientHelloData) -> None:
         host, port = _server_of(data.context)
         sni = data.client_hello.sni or host
-        if not self.hosts.intercepts(sni, port) or (_client_ip(data.context), sni) in self.pinned:
+        if not self.hosts.intercepts(sni, port):
             data.ignore_connection = True
             return
         # Which program this is, looked up before it sees our certificate: one that refuses
         # it has closed its socket by the time we hear of it. Local clients only (a few ms
         # per new provider connection, which the SDKs keep open); a remote one is an address.
         peer = data.context.client.peername
-        if peer and _loopback(peer[0]):
-            self._peers[peer] = await asyncio.to_thread(describe_peer, peer)
+        if not (peer and _loopback(peer[0])):
+            return
+        found = self._peers[peer] = await asyncio.to_thread(find_peer, peer)
+        if found.exe and found.exe in self.passthrough_programs:  # an unread executable never matches
+            data.ignore_connection = True
+            if (found.exe, sni) not in self._passed and len(self._passed) < 4096:
+                self._passed.add((found.exe, sni))
+                log.warning("passing %s's connections to %s through UNFILTERED, undecrypted "
+                            "([mitm] passthrough_programs)", found, sni)
 
     def client_disconnected(self, client: Any) -> None:
         self._peers.pop(client.peername, None)
@@ -115,14 +125,12 @@ class CtxproxyAddon:
             return  # the provider's handshake failed first (mitmproxy logs it): not the client's doing
         host = data.conn.sni or _server_of(data.context)[0] or "?"
         peer = data.conn.peername
-        who = self._peers.pop(peer, None) or describe_peer(peer)
-        action = ""
-        if self.cfg.mitm.pinned_passthrough:
-            self.pinned.add((_client_ip(data.context), host))
-            action = (f" If it pins certificates (unsupported), its next connections to {host} are passed "
-                      f"through UNFILTERED ([mitm] pinned_passthrough).")
-        log.warning("client %s refused ctxproxy's certificate for %s (%s): it does not trust the CA. %s.%s",
-                    who, host, data.conn.error or "handshake failed", trust_hint(self.cfg), action)
+        who = self._peers.pop(peer, None) or find_peer(peer)
+        program = f"its executable {who.exe} in [mitm] passthrough_programs, or " if who.exe else ""
+        log.warning("client %s refused ctxproxy's certificate for %s (%s): it does not trust the CA. %s. "
+                    "Its connections keep failing; nothing is passed through unfiltered. If it pins certificates "
+                    "(unsupported), list %s%s in [mitm] passthrough to let it through undecrypted.",
+                    who, host, data.conn.error or "handshake failed", trust_hint(self.cfg), program, host)
 
     # -- HTTP -----------------------------------------------------------------
 

@@ -3,7 +3,8 @@
 ``ctxproxy mitm`` sees a host and port (the client's CONNECT, the TLS SNI)
 before it sees a path. It intercepts exactly the hosts the config names — each
 route's upstream host, plus ``[mitm] hosts`` (Codex's ChatGPT login at
-``chatgpt.com``) — and passes every other one through as TLS, undecrypted.
+``chatgpt.com``), less ``[mitm] passthrough`` — and passes every other one
+through as TLS, undecrypted.
 
 Inside an intercepted host the request path decides, as in ``serve``: the
 route's own base path (``https://openrouter.ai/api``) is stripped and what is
@@ -48,6 +49,12 @@ class HostRouter:
             self._hosts.setdefault(_key(host, 443), []).append(HostRoute(None, ""))
         for entries in self._hosts.values():  # the longest base path first: /api/v2 before /api
             entries.sort(key=lambda e: -len(e.base))
+        # Configured to go through undecrypted, on every port: the only hosts a route or
+        # ``hosts`` names that are not intercepted.
+        self.passthrough = sorted({_key(h, 0)[0] for h in cfg.mitm.passthrough})
+        named = {h for h, _ in self._hosts}
+        self.needless_passthrough = [h for h in self.passthrough if h not in named]  # never intercepted anyway
+        self._hosts = {k: v for k, v in self._hosts.items() if k[0] not in self.passthrough}
 
     def intercepts(self, host: str | None, port: int) -> bool:
         return bool(host) and _key(host, port) in self._hosts

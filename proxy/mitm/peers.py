@@ -1,9 +1,12 @@
-"""Which local program holds a TCP connection (for log lines about a client).
+"""Which local program holds a TCP connection.
 
 Best effort and Linux only: the client's socket is looked up in
 ``/proc/net/tcp{,6}`` by its address, then its inode among the processes'
-open files. Used only when something went wrong (a refused certificate), never
-per request; anything it cannot read gives just the address.
+open files; the program is its ``comm`` name, and its executable the target
+of ``/proc/<pid>/exe``. Looked up once per new connection from a loopback
+client to an intercepted host, for the log line about a refused certificate
+and for ``[mitm] passthrough_programs``; anything it cannot read gives just
+the address (and is then never passed through).
 """
 from __future__ import annotations
 
@@ -11,23 +14,45 @@ import ipaddress
 import os
 import sys
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 PROC = Path("/proc")
 MAX_PROCESSES = 4096  # a bound on the scan
 
 
-def describe_peer(peer: Any) -> str:
-    """``"python3 (pid 123) at 127.0.0.1:5555"``, or the address alone."""
+class Peer(NamedTuple):
+    """A client connection and, when it could be read, the local program holding it;
+    ``str()``: ``"python3 (pid 123, /usr/bin/python3.11) at 127.0.0.1:5555"``, or the
+    address alone."""
+
+    address: str  # "127.0.0.1:5555"
+    pid: int = 0
+    name: str = ""  # its comm: "python3", "node", "curl"
+    exe: str = ""  # its executable's real path; "" when not ours to read
+
+    def __str__(self) -> str:
+        return f"{self.name} (pid {self.pid}, {self.exe or 'executable unknown'}) at {self.address}" \
+            if self.pid else self.address
+
+
+def find_peer(peer: Any) -> Peer:
+    """The program at the other end of a client connection ``(host, port)``."""
     if not peer:
-        return "?"
+        return Peer("?")
     host, port = peer[0], peer[1]
     where = f"{host}:{port}" if ":" not in host else f"[{host}]:{port}"
     try:
         found = _process_of(host, port)
     except OSError:
         found = None
-    return f"{found[1]} (pid {found[0]}) at {where}" if found else where
+    if found is None:
+        return Peer(where)
+    pid, name = found
+    try:
+        exe = os.path.realpath(os.readlink(PROC / str(pid) / "exe"))
+    except OSError:  # gone, or not ours to read
+        exe = ""
+    return Peer(where, pid, name, exe)
 
 
 def _process_of(host: str, port: int) -> tuple[int, str] | None:

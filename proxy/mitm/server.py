@@ -89,6 +89,7 @@ class MitmProxy:
         self.port = addrs[0][1]
         log.info("ctxproxy %s transparent mode on http://%s:%d (CA in %s); intercepting %s",
                  version(), cfg.mitm.host, self.port, confdir(cfg), ", ".join(hosts.hosts()))
+        _log_passthrough(cfg, hosts)
         return self
 
     async def stop(self) -> None:
@@ -108,6 +109,21 @@ class MitmProxy:
             await asyncio.to_thread(close_services, self.services)
             await close_telemetry(self.services.get("telemetry"))
             self.services = {}
+
+
+def _log_passthrough(cfg: Config, hosts: HostRouter) -> None:
+    """What goes through unfiltered, said once at start-up (nothing, by default)."""
+    if hosts.passthrough:
+        log.warning("passthrough: connections to %s go through UNFILTERED, undecrypted ([mitm] passthrough)",
+                    ", ".join(hosts.passthrough))
+    if hosts.needless_passthrough:
+        log.warning("[mitm] passthrough names %s, which no route and no [mitm] hosts entry names: "
+                    "it was never decrypted", ", ".join(hosts.needless_passthrough))
+    if cfg.mitm.passthrough_programs:
+        log.warning("passthrough: connections from %s go through UNFILTERED, undecrypted "
+                    "([mitm] passthrough_programs)", ", ".join(cfg.mitm.passthrough_programs))
+    if not (hosts.passthrough or cfg.mitm.passthrough_programs):
+        log.info("passthrough: none; a client that refuses the certificate keeps failing")
 
 
 class _Ready:

@@ -6,8 +6,10 @@ the client with its own certificate and identical bytes."""
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 import os
+import shutil
 import socket
 import ssl
 import subprocess
@@ -391,21 +393,68 @@ class Heard(logging.Handler):
         return self.line
 
 
-async def test_a_client_that_does_not_trust_the_ca_is_told_what_to_set_then_passed_through(
+async def test_a_client_that_refuses_the_certificate_changes_nothing_for_the_others(
         start_mitm, tls_fake, certs, monkeypatch):
-    start_mitm()
-    monkeypatch.setenv("SSL_CERT_FILE", str(certs.pem))  # trusts the provider's CA, not ours (as a pinning client)
+    """All local agents share 127.0.0.1: one client that refuses our certificate (a curl
+    without the CA, a health probe, a pinning client) must not switch interception off
+    for the next one to that host."""
+    mitm = start_mitm()
+    ours = os.environ["SSL_CERT_FILE"]
+    monkeypatch.setenv("SSL_CERT_FILE", str(certs.pem))  # trusts the provider's CA, not ours
     told = Heard("refused ctxproxy's certificate")
     with told:
         with pytest.raises(openai.APIConnectionError):
             await oai(tls_fake).chat.completions.create(model="gpt-5", messages=[{"role": "user", "content": "hi"}])
         line = await told.wait()  # logged by the proxy's thread once it sees the handshake fail
     assert "localhost" in line and "NODE_EXTRA_CA_CERTS=" in line and "SSL_CERT_FILE=" in line
-    assert "(pid " in line  # which client: the program holding the connection
+    assert "(pid " in line and sys.executable.rsplit("/", 1)[-1][:6] in line  # which client: its program
+    assert "nothing is passed through" in line and "[mitm] passthrough" in line
+    monkeypatch.setenv("SSL_CERT_FILE", ours)  # the next client, same address, same host, trusts the CA
+    tls_fake.script(Reply.text(f"your token is {GHP} ok"))
+    text, turn_id = await _call("chat", tls_fake, False, f"my token is {GHP}")
+    assert GHP not in tls_fake.last.body.decode() and GHP not in text and "[REDACTED:" in text
+    assert mitm.manifest(turn_id)["redactions"] == {"github-pat": 1}
+    monkeypatch.setenv("SSL_CERT_FILE", str(certs.pem))  # and the refusing one keeps failing: nothing unfiltered
+    with pytest.raises(openai.APIConnectionError):
+        await oai(tls_fake).chat.completions.create(model="gpt-5", messages=[{"role": "user", "content": "hi"}])
+    assert len(tls_fake.model_requests) == 1
+
+
+async def test_a_configured_passthrough_host_is_logged_at_start_and_never_decrypted(
+        start_mitm, tls_fake, certs, monkeypatch):
+    with Heard("([mitm] passthrough)") as said:
+        start_mitm('passthrough = ["LocalHost"]\n')
+        line = await said.wait()
+    assert "localhost" in line and "UNFILTERED" in line
+    monkeypatch.setenv("SSL_CERT_FILE", str(certs.pem))  # the provider's own certificate reaches the client
     tls_fake.script(Reply.text(f"direct {GHP}"))
-    answer = await oai(tls_fake).chat.completions.create(model="gpt-5",
-                                                         messages=[{"role": "user", "content": "hi"}])
-    assert answer.choices[0].message.content == f"direct {GHP}"  # the provider's own bytes: not decrypted
+    raw = await oai(tls_fake).chat.completions.with_raw_response.create(
+        model="gpt-5", messages=[{"role": "user", "content": f"mine {GHP}"}])
+    assert raw.parse().choices[0].message.content == f"direct {GHP}"  # the provider's own bytes
+    assert "x-ctx-turn-id" not in raw.headers and GHP in tls_fake.last.body.decode()
+
+
+@pytest.mark.skipif(shutil.which("curl") is None, reason="needs a curl binary as the second program")
+async def test_a_configured_program_goes_through_and_every_other_client_is_still_decrypted(
+        start_mitm, tls_fake, certs):
+    curl = os.path.realpath(shutil.which("curl"))
+    with Heard("([mitm] passthrough_programs)") as said:
+        mitm = start_mitm(f'passthrough_programs = ["{curl}"]\n')
+        assert curl in await said.wait()
+    tls_fake.script(Reply.text(f"direct {GHP}"), Reply.text(f"your token is {GHP} ok"))
+    body = json.dumps({"model": "gpt-5", "messages": [{"role": "user", "content": f"mine {GHP}"}]})
+    with Heard("passing curl") as passed:
+        out = await asyncio.to_thread(
+            subprocess.run, [curl, "-sS", "-i", "--proxy", mitm.url, "--cacert", str(certs.pem),  # not our CA
+                             "-H", "content-type: application/json", "-d", body,
+                             tls_fake.url + "/v1/chat/completions"], capture_output=True, text=True, timeout=60)
+        assert out.returncode == 0, out.stderr
+        assert curl in await passed.wait()
+    assert f"direct {GHP}" in out.stdout and "x-ctx-turn-id" not in out.stdout.lower()
+    assert GHP in tls_fake.last.body.decode()  # through, undecrypted: its own call, its own choice
+    text, turn_id = await _call("chat", tls_fake, False, f"my token is {GHP}")  # this process: decrypted
+    assert GHP not in tls_fake.last.body.decode() and GHP not in text
+    assert mitm.manifest(turn_id)["redactions"] == {"github-pat": 1}
 
 
 async def test_a_provider_that_does_not_answer_is_a_connection_error(start_mitm, tls_fake):
@@ -427,15 +476,6 @@ async def test_a_provider_that_drops_mid_stream_cuts_the_client_and_the_turn_say
             pass
     m = mitm.manifest(raw.headers["x-ctx-turn-id"])
     assert m["error"] == "upstream_dropped"
-
-
-async def test_pinned_passthrough_off_keeps_refusing(start_mitm, tls_fake, certs, monkeypatch):
-    start_mitm("pinned_passthrough = false\n")
-    monkeypatch.setenv("SSL_CERT_FILE", str(certs.pem))
-    for _ in range(2):  # the second time too: nothing leaves unfiltered
-        with pytest.raises(openai.APIConnectionError):
-            await oai(tls_fake).chat.completions.create(model="gpt-5", messages=[{"role": "user", "content": "hi"}])
-    assert tls_fake.model_requests == []
 
 
 # -- the command line -------------------------------------------------------------

@@ -78,3 +78,33 @@ def test_bad_mitm_section_names_the_key(tmp_path, bad):
     path.write_text(f"[mitm]\n{bad}\n")
     with pytest.raises(ConfigError, match=r"mitm\.(hosts\[0\]|port)"):
         load_config(path)
+
+
+def test_a_passthrough_host_is_never_intercepted(tmp_path):
+    path = tmp_path / "c.toml"
+    path.write_text('[mitm]\npassthrough = ["chatgpt.com", "API.Anthropic.com", "example.org"]\n')
+    hosts = HostRouter(load_config(path))
+    assert hosts.hosts() == ["api.openai.com:443"]
+    assert not hosts.intercepts("api.anthropic.com", 443) and not hosts.intercepts("chatgpt.com", 443)
+    assert hosts.passthrough == ["api.anthropic.com", "chatgpt.com", "example.org"]
+    assert hosts.needless_passthrough == ["example.org"]  # said at start-up: it was never decrypted
+
+
+def test_passthrough_is_empty_by_default():
+    cfg = load_config(None)
+    assert cfg.mitm.passthrough == () and cfg.mitm.passthrough_programs == ()
+
+
+@pytest.mark.parametrize("toml, message", [
+    ("pinned_passthrough = true", "mitm.pinned_passthrough: removed: a refused certificate no longer passes"),
+    ("pinned_passthrough = false", "mitm.pinned_passthrough: removed"),
+    ('passthrough = ["https://api.openai.com"]', "mitm.passthrough[0]: expected a host name"),
+    ('passthrough_programs = ["curl"]', "mitm.passthrough_programs[0]: expected the absolute path"),
+    ('passthrough_programs = ["/usr/bin/node"]', "/usr/bin/node runs many programs"),
+    ('passthrough_programs = ["/usr/local/bin/python3.12"]', "runs many programs"),
+])
+def test_passthrough_config_errors(tmp_path, toml, message):
+    path = tmp_path / "c.toml"
+    path.write_text(f"[mitm]\n{toml}\n")
+    with pytest.raises(ConfigError, match=message.replace("[", r"\[").replace(".", r"\.")):
+        load_config(path)
