@@ -8,10 +8,14 @@ confidence, within the route's recall budget (default 1,500 tokens; inject
 cuts it at a line). Preferences and procedures are not recalled here: they
 are in the session's frozen memory snapshot (``memory_snapshot``).
 
-- Query: the latest user text, and the tool's name and arguments when the
-  newest item is a tool result. A turn whose latest user text is the one
-  already recalled for (a tool round trip, a retry) reuses that result —
-  the same bytes, so the prompt cache holds.
+- Query: the user's latest own words (``turn_words``: what the agents wrap
+  into user messages — system reminders, rule files, command records,
+  compaction summaries, our own injected evidence — left out), and when the
+  newest item is a tool result, the task's goal too (the conversation's
+  first own words); ``query.parse`` keeps a long message's salient terms. A
+  turn whose latest own words are the ones already recalled for (a tool
+  round trip, a retry) reuses that result — the same bytes, so the prompt
+  cache holds.
 - Who: the authenticated identity. No tenant, no session or no identity
   source → nothing is recalled. The viewer is the tenant, user, project,
   purpose (the identity's, else the route's ``purpose``), the session tree
@@ -40,15 +44,16 @@ from typing import Any, Literal, Mapping
 import orjson
 
 from ctxproxy.config import ConfigError
-from ctxproxy.store import surrogates
 from ctxproxy.store.memory_records import SNAPSHOT_KINDS
 from ctxproxy.store.session_index import MAX_TURN_CHARS, TurnTexts
 from ctxproxy.store.sqlite_index import Viewer
 
 from .base import Filter, Turn
+from .compaction import item_texts
 from ctxproxy.store.services.digest import text_sha256
 from .segments import SENSITIVITY_ORDER, Segment, offer
 from .view import TEXT
+from ctxproxy.store.services.recall.agent_text import own_words
 from ctxproxy.store.services.recall.rank import RankConfig
 from ctxproxy.store.services.recall.services import recall_services
 
@@ -84,7 +89,7 @@ class RecallConfig:
     index_tool_outputs: bool = False  # ...and its tool outputs
     widen: Literal["tree", "same_user", "same_project"] = "tree"  # session search beyond the tree (same tenant+user)
     exclude_kinds: tuple[str, ...] = SNAPSHOT_KINDS  # kinds the frozen snapshot already shows
-    max_query_chars: int = 2000
+    max_query_chars: int = 2000  # characters of a message's words read for its query (its start and end)
     priority: int = 45
     reuse_sessions: int = 4096  # sessions whose last result is remembered for reuse
     rank: RankConfig = field(default_factory=RankConfig)
@@ -158,11 +163,12 @@ class RecallFilter(Filter):
     def on_request(self, turn: Turn) -> None:
         state = turn.state[self.name] = RecallState()
         cfg = self.config
-        if turn.request is not None and self._indexing(turn):
+        words = turn_words(turn.request) if turn.request is not None else TurnWords()
+        if words.new and self._indexing(turn):
             # What the session index keeps as the user's words: read now, since
             # inject later appends this turn's evidence and checkpoint to the same
             # message (indexed, they would be recalled again as "what was said").
-            state.user_text = turn.request.latest_user_text() or ""
+            state.user_text = words.latest
         route = cfg.route(turn.route)
         if not (route.enabled if route.enabled is not None else cfg.enabled) or turn.request is None:
             state.reason = "off"
@@ -176,9 +182,7 @@ class RecallFilter(Filter):
             state.reason = "no store"
             return
         t0, t0_ns = time.perf_counter(), time.time_ns()
-        view = turn.request
-        user_text = (view.latest_user_text() or "")[: cfg.max_query_chars]
-        key = text_sha256(user_text)
+        key = text_sha256(words.latest)
         generation = (rs.memories.generation(), rs.sessions.generation())
         # the memo is the caller's: everything the viewer is made of, not the session id alone
         caller = (ident.tenant, ident.session, ident.user, ident.project, ident.parent_session,
@@ -196,19 +200,19 @@ class RecallFilter(Filter):
         if rs.sessions.owner(ident.tenant, ident.session) is None:  # its first turn: record it, off the path
             self._write(turn, lambda: rs.sessions.note_session(ident.tenant, ident.session, ident.user,
                                                               ident.project, ident.parent_session))
-        query = user_text + _tool_query(view)
-        if not query.strip():
+        if not words.latest.strip():
             state.reason = "no query"
             self._finish(turn, state, t0, t0_ns)
             return
-        state.query_chars = len(query)
+        state.query_chars = len(words.latest)
         others = ()
         if cfg.sessions:
             wide = rs.sessions.visible_sessions(viewer, ident.session, cfg.widen, ident.parent_session) \
                 if cfg.widen != "tree" else tree
             others = tuple(s for s in wide if s != ident.session)
-        found = rs.recaller(cfg.rank).recall(viewer, query, k=cfg.k, sessions=others, memories=cfg.memories,
-                                             exclude_kinds=cfg.exclude_kinds)
+        found = rs.recaller(cfg.rank).recall(viewer, words.latest, k=cfg.k, sessions=others, memories=cfg.memories,
+                                             exclude_kinds=cfg.exclude_kinds, goal=words.goal,
+                                             max_chars=cfg.max_query_chars)
         state.status, state.candidates = "recalled", found.candidates
         state.items = [item_report(s) for s in found.items]
         last = _Last(key, render_items(found.items), _max_sens(found.items), _newest(found.items), state.items,
@@ -353,22 +357,39 @@ class RecallFilter(Filter):
         return {"recall": out}
 
 
-def _tool_query(view: Any) -> str:
-    """The tool's name and arguments when the newest item is a tool result."""
+@dataclass(frozen=True)
+class TurnWords:
+    """What the user said, as recall reads a request."""
+
+    latest: str = ""  # the user's latest own words
+    goal: str = ""  # a tool-result turn: the task's goal (the conversation's first own words)
+    new: bool = False  # the latest words are in this request's newest item (not a tool round trip)
+
+
+def _own(item: Any) -> str:
+    if not isinstance(item, dict) or item.get("role") != "user":
+        return ""
+    return "\n".join(w for w in map(own_words, item_texts(item)) if w)
+
+
+def turn_words(view: Any) -> TurnWords:
+    """The user's latest own words and, when the newest item is a tool result, the
+    task's goal: read from the newest user item with words of the user's back, and
+    from the first forward (agents' wrappers are not the user's: ``agent_text``)."""
     items = view.items()
-    results = view.tool_results()
-    if not items or not results:
-        return ""
-    newest = max(r.position for r in results)
+    latest, at = "", -1
+    for pos in range(len(items) - 1, -1, -1):
+        latest = _own(items[pos])
+        if latest:
+            at = pos
+            break
+    if not latest:  # a bare string input has no items
+        return TurnWords(own_words(view.latest_user_text() or ""), "", True)
+    newest = max((r.position for r in view.tool_results()), default=-1)
     if newest != len(items) - 1:
-        return ""
-    ids = {r.call_id for r in results if r.position == newest}
-    parts = []
-    for call in view.tool_calls():
-        if call.call_id in ids:
-            args = call.arguments if isinstance(call.arguments, str) else surrogates.dumps(call.arguments).decode()
-            parts.append(f"{call.name} {args[:500]}")
-    return ("\n" + "\n".join(parts)) if parts else ""
+        return TurnWords(latest, "", at == len(items) - 1)
+    goal = next((w for w in map(_own, items[:at]) if w), "")
+    return TurnWords(latest, goal, False)
 
 
 def item_report(s: Any) -> dict:

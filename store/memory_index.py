@@ -548,13 +548,46 @@ class MemoryIndex:
         self._remember(key, hit)
         return hit
 
+    def doc_freqs(self, viewer: Viewer, words: Sequence[str], now: float | None = None,
+                  exclude_kinds: Sequence[str] = ()) -> tuple[int, dict[str, int]]:
+        """The number of memories ``viewer`` may see and each word's document
+        frequency among them (read from the partitions' counts, like ``search``)."""
+        if not viewer.known:
+            return 0, dict.fromkeys(words, 0)
+        if self.store is not None:
+            self.catch_up()
+        now = time.time() if now is None else now
+        con = self.file.db()
+        version = _version(con)
+        parts = self.partitions(viewer, tuple(exclude_kinds), version)
+        docs = self._stats(parts, now, version).docs
+        return docs, (self._df(con, parts, list(dict.fromkeys(words)), now) if parts.all else dict.fromkeys(words, 0))
+
     def stats(self, viewer: Viewer, now: float, exclude_kinds: tuple[str, ...] = ()) -> Stats:
         """Count and average length of the viewer's visible memories."""
         version = _version(self.file.db())
         return self._stats(self.partitions(viewer, exclude_kinds, version), now, version)
 
     def _df(self, con: Any, parts: Partitions, words: Sequence[str], now: float) -> dict[str, int]:
-        """Each word's document frequency among the visible rows."""
+        """Each word's document frequency among the visible rows. The counts of
+        partitions that never expire change only with the index (whose version
+        is in the key): a word's count is read once per set of partitions."""
+        if parts.expiring or not words:
+            return self._read_df(con, parts, words, now)
+        key = ("df", parts, _version(con))
+        known = self._cache.get(key)
+        if known is None:
+            known = {}
+            self._remember(key, known)
+        todo = [w for w in words if w not in known]
+        if todo:
+            fresh = self._read_df(con, parts, todo, now)
+            if len(known) < 50000:
+                known.update(fresh)
+            return {w: known[w] if w in known else fresh[w] for w in words}
+        return {w: known[w] for w in words}
+
+    def _read_df(self, con: Any, parts: Partitions, words: Sequence[str], now: float) -> dict[str, int]:
         df = dict.fromkeys(words, 0)
         if not words:
             return df

@@ -111,11 +111,49 @@ def terms(text: str, drop: frozenset = frozenset()) -> list[str]:
     return out
 
 
+@lru_cache(maxsize=65536)
+def token_terms(token: str) -> tuple[str, ...]:
+    """The terms of one word token (a match of ``_WORD``), as ``terms`` gives them."""
+    out: list[str] = []
+    if _CJK.search(token):
+        start = 0
+        for c in _CJK.finditer(token):
+            if c.start() > start:
+                _word_terms(token[start:c.start()], out)
+            run = c.group()
+            out.extend([run] if len(run) == 1 else [run[i:i + 2] for i in range(len(run) - 1)])
+            start = c.end()
+        if start < len(token):
+            _word_terms(token[start:], out)
+    else:
+        _word_terms(token, out)
+    return tuple(out)
+
+
 def query_terms(text: str) -> list[str]:
     """The distinct terms of a query, stop words out (all of them kept if
-    nothing else is left), in first-seen order."""
-    kept = [t for t in terms(text, STOPWORDS) if not (len(t) == 1 and t.isascii())]
-    return list(dict.fromkeys(kept or terms(text)))
+    nothing else is left), in first-seen order: what ``terms(text,
+    STOPWORDS)`` gives, with each distinct token analysed once (a long
+    text repeats most of its words)."""
+    if not text:
+        return []
+    text = unicodedata.normalize("NFKC", text)
+    kept: dict[str, None] = {}
+    every: dict[str, None] = {}  # the fallback: every term, stop words too
+    for m in _HYPHENATED.finditer(text):
+        joined = m.group().replace("-", "").lower()
+        every[stem(joined)] = None
+        if joined not in STOPWORDS:
+            kept[stem(joined)] = None
+    for token in dict.fromkeys(_WORD.findall(text)):
+        found = token_terms(token)
+        every.update(dict.fromkeys(found))
+        if _CJK.search(token):
+            found = tuple(terms(token, STOPWORDS))  # the stop words of a mixed token's parts
+        elif token.lower() in STOPWORDS:
+            continue
+        kept.update(dict.fromkeys(found))
+    return [t for t in kept if not (len(t) == 1 and t.isascii())] or list(every)
 
 
 def fts_phrase(text: str) -> str:

@@ -30,7 +30,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p = subparsers.add_parser("eval", help="run the facts, isolation and compaction regression sets",
                               description="\n\n".join(__doc__.split("\n\n")[1:]) if __doc__ else None,
                               formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--set", dest="set_name", default="all", choices=("facts", "isolation", "compaction", "all"),
+    p.add_argument("--set", dest="set_name", default="all", choices=("facts", "isolation", "turns", "compaction", "all"),
                    help="which set to run (default: all)")
     add_config_option(p, "the ctxproxy.toml under test (default: the built-in defaults)")
     p.add_argument("--data", metavar="DIR", help="keep the proxies' data directories here (default: a temp dir)")

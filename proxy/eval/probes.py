@@ -58,8 +58,9 @@ async def write_memories(t: Target, ps: ProbeSet) -> Writes:
     return w
 
 
-async def ask(t: Target, api: str, text: str, who: dict[str, str]) -> Any:
-    status, _ = await t.post(PATHS[api], request_body(api, text), await t.identity_headers(who))
+async def ask(t: Target, api: str, text: str, who: dict[str, str], body: dict | None = None) -> Any:
+    status, _ = await t.post(PATHS[api], body if body is not None else request_body(api, text),
+                             await t.identity_headers(who))
     if status != 200:
         raise RuntimeError(f"{t.name}: {api} answered {status} for {text[:60]!r}")
     return t.fake.model_requests[-1]
@@ -73,7 +74,7 @@ async def run(t: Target, ps: ProbeSet, step: Callable[[], None]) -> tuple[list[O
     await t.settle()
     out = []
     for q in ps.questions:
-        rec = await ask(t, q.api, q.text, q.who)
+        rec = await ask(t, q.api, q.text, q.who, q.body)
         text = received.body_text(rec)
         segs = received.segments(text)
         its = received.items(text)
@@ -110,7 +111,19 @@ def metrics(obs: list[Observation], writes: Writes, stale: list[str]) -> dict[st
         "privacy_leakage": _share(sum(any(c in o.text for c in o.question.forbid) for o in probes), len(probes)),
         "memory_write_precision": _share(writes.accepted_good, writes.accepted) if writes.accepted else None,
     }
+    turns = [o for o in obs if o.question.exclusive]
+    if turns:
+        wanted = [o for o in turns if o.question.expect]
+        m["turn_hit_rate"] = _share(sum(any(_holds(it, o.question.expect) for it in o.recalled) for o in wanted),
+                                    len(wanted))
+        m["false_injection_rate"] = _share(sum(_false(o) > 0 for o in turns), len(turns))
+        m["false_injections_per_turn"] = _share(sum(_false(o) for o in turns), len(turns))
     return m
+
+
+def _false(o: Observation) -> int:
+    """Recalled items an exclusive question did not ask for."""
+    return sum(not _holds(it, o.question.expect) for it in o.recalled)
 
 
 def details(obs: list[Observation], writes: Writes, stale: list[str], limit: int = 20) -> dict:
@@ -127,12 +140,25 @@ def details(obs: list[Observation], writes: Writes, stale: list[str], limit: int
         variants[name] = {"questions": len(group),
                           f"recall@{K}": _share(sum(r is not None and r <= K for r in ranks), len(ranks)),
                           "mrr": _share(sum(1 / r for r in ranks if r), len(ranks))}
-    return {"writes": writes.statuses, "questions": len(obs), "by_variant": variants,
-            "missed": [o.question.text for o in obs if o.question.expect
-                       and not any(_holds(it, o.question.expect) for it in o.items)][:limit],
-            "leaked": [f"{o.question.text} {o.question.who}" for o in obs
-                       if any(c in o.text for c in o.question.forbid)][:limit],
-            "stale_injected": _stale_counts(obs, stale, limit)}
+    shapes: dict[str, list[Observation]] = {}
+    for o in obs:
+        if o.question.exclusive:
+            shapes.setdefault(o.question.variant or "-", []).append(o)
+    by_shape = {name: {"turns": len(group),
+                       "hits": sum(any(_holds(it, o.question.expect) for it in o.recalled) for o in group
+                                   if o.question.expect),
+                       "false_injections": sum(_false(o) for o in group)} for name, group in shapes.items()}
+    out = {"writes": writes.statuses, "questions": len(obs), "by_variant": variants,
+           "missed": [o.question.text for o in obs if o.question.expect
+                      and not any(_holds(it, o.question.expect) for it in o.items)][:limit],
+           "leaked": [f"{o.question.text} {o.question.who}" for o in obs
+                      if any(c in o.text for c in o.question.forbid)][:limit],
+           "stale_injected": _stale_counts(obs, stale, limit)}
+    if by_shape:
+        out["by_shape"] = by_shape
+        out["false_injected"] = [f"{o.question.text[:60]}… → {it[:80]}" for o in obs if o.question.exclusive
+                                 for it in o.recalled if not _holds(it, o.question.expect)][:limit]
+    return out
 
 
 def _stale_counts(obs: list[Observation], stale: list[str], limit: int) -> dict[str, int]:

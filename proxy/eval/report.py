@@ -23,6 +23,8 @@ METRICS = {m.name: m for m in (
     Metric("memory_write_precision", "higher"), Metric("compaction_fidelity", "higher"),
     Metric("duplicate_side_effects", "lower", zero_tolerance=True, count=True),
     Metric("cache_prefix_retention", "higher"), Metric("tokens_saved_by_pruning", "higher"),
+    Metric("turn_hit_rate", "higher"), Metric("false_injection_rate", "lower"),
+    Metric("false_injections_per_turn", "lower", count=True),
     Metric("input_tokens", "", count=True), Metric("injected_tokens", "", count=True),
 )}
 

@@ -10,13 +10,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from . import compaction, facts, isolation, probes
+from . import compaction, facts, isolation, probes, turns
 from .cases import Cases, replay
 from .harness import TARGETS, shared_cache_dir, target
 from .report import REPORT_VERSION
 from .spec import ProbeSet
 
-SETS = ("facts", "isolation", "compaction")
+SETS = ("facts", "isolation", "turns", "compaction")
 
 
 @dataclass(frozen=True)
@@ -64,6 +64,8 @@ def probe_sets(sets: tuple[str, ...], seed: int, sizes: Sizes, cases: Cases | No
         out["facts"] = facts.build(seed, sizes.services)
     if "isolation" in sets:
         out["isolation"] = isolation.build(seed, sizes.tenants, sizes.users)
+    if "turns" in sets:
+        out["turns"] = turns.build(seed)
     if cases is not None and (cases.probes.questions or cases.probes.memories):
         out["cases"] = cases.probes
     return out

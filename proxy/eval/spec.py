@@ -39,6 +39,9 @@ class Question:
     forbid: list[str] = field(default_factory=list)  # canaries: none may reach the model
     ranked: bool = False  # the answer is retrieved (recall): counted in Recall@k and MRR
     variant: str = ""  # how it is asked (facts: close | partial | synonym | rule ...): Recall@k per variant
+    body: dict | None = None  # the whole request as an agent sends it (default: ``text`` as one user message)
+    exclusive: bool = False  # recall may bring back only what ``expect`` names: any other recalled item is a
+    # false injection (``expect`` empty: nothing may be recalled)
 
 
 @dataclass

@@ -15,10 +15,11 @@ from ctxproxy.store.memory_terms import query_terms
 from ctxproxy.store.sqlite_index import Viewer
 
 from .rank import RankConfig
-from .recaller import substrings_of
+from .query import substrings_of
 from .services import RecallServices
 
 MAX_K = 50
+SEARCH_FLOOR = 0.05  # a session search hit holds at least this share of the query (BM25 over its ceiling)
 
 
 class QueryError(ValueError):
@@ -99,7 +100,7 @@ def session_hits(rs: RecallServices, tenant: str, query: str, *, session: str = 
     cfg = RankConfig(context_weight=0.0)
     scored = ranking.score(found, {w: 1.0 for w in query_terms(query)}, substrings_of(query), stats.docs,
                            stats.avg_terms, datetime.now(timezone.utc).timestamp(), cfg)
-    scored = [s for s in scored if s.relevance >= cfg.min_score]
+    scored = [s for s in scored if s.relevance >= SEARCH_FLOOR]
     scored.sort(key=lambda s: (-s.score, s.cand.memory_id))
     return {"hits": [{"session": s.cand.session, "turn_id": s.cand.memory_id.split(":")[1],
                       "role": s.cand.origin, "score": round(s.score, 4), "observed_at": iso(s.cand.observed_at),

@@ -20,9 +20,14 @@ Per candidate, in order (each part is reported in the manifest):
   records and for anything observed after ``as_of``); it scales relevance
   as ``relevance * ((1 - decay_weight) + decay_weight * decay)``, so an old
   but exact memory still beats a fresh vague one;
-- floor: a candidate is offered only when its lexical relevance reaches
-  ``min_score`` or, with embeddings, its cosine reaches ``vector_min`` (a
-  paraphrase sharing no word with the query); whatever else matches;
+- ``match`` (the floor): how much of what the memory and the query could
+  have in common they do — the idf mass of the query terms the memory holds
+  (its neighbours' at ``context_weight``, matched substrings too), over the
+  smaller of the query's mass and the memory's own. A long message does not
+  lower it: past the memory's size, the message's other words do not count.
+  A candidate is offered only when ``match`` reaches ``min_score`` or, with
+  embeddings, its cosine reaches ``vector_min`` (a paraphrase sharing no
+  word with the query);
 - MMR (``mmr_lambda``): greedy selection trading score against the largest
   term-set overlap with what is already selected, so near-duplicates do not
   fill the budget.
@@ -32,7 +37,10 @@ from __future__ import annotations
 import math
 from collections import Counter
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any, Mapping, Sequence
+
+from ctxproxy.store.memory_terms import STOPWORDS, stem
 
 DAY = 86400.0
 
@@ -46,7 +54,8 @@ class RankConfig:
     half_life_days: float = 30.0  # temporal decay from observed_at to the query's as_of
     decay_weight: float = 0.1  # share of relevance that decays (0: no decay, 1: all of it)
     mmr_lambda: float = 0.7  # MMR trade-off: 1 = score only, 0 = diversity only
-    min_score: float = 0.05  # relevance floor (lexical/fused, before decay) for any result
+    min_score: float = 0.2  # relevance floor: the share of what memory and query could share that they do (match)
+    relative_floor: float = 0.0  # ...and at least this share of the best candidate's match
     embeddings: bool = False  # fuse vectors of the embeddings extra (ctxproxy[embeddings]); start-up fails without it
     vector_weight: float = 0.1  # fusion weight of the vector similarity (embeddings on)
     vector_min: float = 0.35  # cosine that admits a candidate no query word matched (embeddings on)
@@ -55,17 +64,19 @@ class RankConfig:
     prf_terms: int = 6  # ...with this many of their terms
     prf_weight: float = 0.3  # ...each weighted this much relative to a query term
     context_weight: float = 0.3  # weight of a neighbouring event's terms in a document (0: own text only)
+    phrase_weight: float = 0.5  # weight of a query phrase (adjacent words) found in a statement, against a term's
 
     def validate(self, path: str) -> None:
         from ctxproxy.config import ConfigError
 
         checks = (("k1", self.k1 >= 0), ("b", 0 <= self.b <= 1), ("half_life_days", self.half_life_days > 0),
                   ("decay_weight", 0 <= self.decay_weight <= 1), ("mmr_lambda", 0 <= self.mmr_lambda <= 1),
-                  ("min_score", 0 <= self.min_score <= 1), ("vector_weight", 0 <= self.vector_weight <= 1),
+                  ("min_score", 0 <= self.min_score <= 1),
+                  ("relative_floor", 0 <= self.relative_floor <= 1), ("vector_weight", 0 <= self.vector_weight <= 1),
                   ("vector_min", -1 <= self.vector_min <= 1), ("vector_candidates", self.vector_candidates >= 0),
                   ("prf_docs", self.prf_docs >= 0), ("prf_terms", self.prf_terms >= 0),
                   ("prf_weight", self.prf_weight >= 0),
-                  ("context_weight", 0 <= self.context_weight <= 1))
+                  ("context_weight", 0 <= self.context_weight <= 1), ("phrase_weight", self.phrase_weight >= 0))
         for key, ok in checks:
             if not ok:
                 raise ConfigError(f"{path}.{key}: out of range ({getattr(self, key)!r})")
@@ -86,10 +97,12 @@ class Scored:
     relevance: float = 0.0
     score: float = 0.0
     mmr: float = 0.0
+    match: float = 0.0
     termset: frozenset = field(default_factory=frozenset)
 
     def parts(self) -> dict[str, float]:
-        out = {"lexical": round(self.lexical, 4), "decay": round(self.decay, 4), "mmr": round(self.mmr, 4)}
+        out = {"lexical": round(self.lexical, 4), "match": round(self.match, 4), "decay": round(self.decay, 4),
+               "mmr": round(self.mmr, 4)}
         if self.vector is not None:
             out["vector"] = round(self.vector, 4)
         return out
@@ -99,15 +112,22 @@ def idf(n_docs: int, df: int) -> float:
     return math.log(1.0 + (n_docs - df + 0.5) / (df + 0.5))
 
 
+@lru_cache(maxsize=65536)
+def _idf(n_docs: int, df: int) -> float:
+    return idf(n_docs, df)
+
+
 def bm25(cands: Sequence[Any], weights: Mapping[str, float], substrings: Sequence[str], n_docs: int,
-         avg_len: float, cfg: RankConfig, df: Mapping[str, int] | None = None) -> tuple[list[float], float]:
+         avg_len: float, cfg: RankConfig, df: Mapping[str, int] | None = None,
+         phrases: Sequence[str] = ()) -> tuple[list[float], float]:
     """BM25 of each candidate for the weighted query terms (and substrings,
     counted in the raw statement) and the query's ceiling. A document's terms are its own plus its neighbours'
     (``ctx``) at ``context_weight`` (BM25F-style: weighted frequencies and
     length). Document frequencies are counted among the candidates: they are
     every visible document holding any query term. ``avg_len`` is the
     weighted average length. ``df``: document frequencies the index counted
-    among all visible documents (when it passed on only the best of them)."""
+    among all visible documents (when it passed on only the best of them).
+    ``phrases`` (adjacent query words) count like substrings, at ``phrase_weight``."""
     cw = cfg.context_weight
     # Counted with str.count on " term " in the space-joined terms: C speed, and
     # only for the query's terms (a candidate's full term counts are never built).
@@ -118,13 +138,14 @@ def bm25(cands: Sequence[Any], weights: Mapping[str, float], substrings: Sequenc
         needle = " " + t + " "
         tfs[t] = [o.count(needle) + (cw * x.count(needle) if x else 0.0) for o, x in zip(own, ctx)]
     subs = [s.lower() for s in substrings]
-    lowered = [c.statement.lower() for c in cands] if subs else []
-    for sub in subs:
+    phrases = [p for p in phrases if p not in subs] if cfg.phrase_weight else []
+    lowered = [c.statement.lower() for c in cands] if subs or phrases else []
+    for sub in subs + phrases:
         tfs["\x00" + sub] = [low.count(sub) for low in lowered]
     n_docs = max(n_docs, len(cands), 1)
     avg_len = avg_len or 1.0
     k1, b = cfg.k1, cfg.b
-    qw = {**weights, **{"\x00" + sub: 1.0 for sub in subs}}
+    qw = {**weights, **{"\x00" + p: cfg.phrase_weight for p in phrases}, **{"\x00" + sub: 1.0 for sub in subs}}
     idfs = {t: idf(n_docs, df[t] if df is not None and t in df else sum(1 for f in tfs[t] if f)) * qw[t]
             for t in tfs}
     ceiling = sum(idfs.values()) * (k1 + 1) or 1.0
@@ -168,9 +189,9 @@ def feedback_terms(scored: Sequence[Scored], query: Mapping[str, float], n_docs:
 
 def score(cands: Sequence[Any], weights: Mapping[str, float], substrings: Sequence[str], n_docs: int,
           avg_len: float, as_of: float, cfg: RankConfig, vectors: Sequence[float | None] | None = None,
-          df: Mapping[str, int] | None = None) -> list[Scored]:
+          df: Mapping[str, int] | None = None, phrases: Sequence[str] = ()) -> list[Scored]:
     """``vectors``: each candidate's cosine to the query (None: no vector)."""
-    lex, ceiling = bm25(cands, weights, substrings, n_docs, avg_len, cfg, df)
+    lex, ceiling = bm25(cands, weights, substrings, n_docs, avg_len, cfg, df, phrases)
     out = []
     w = cfg.vector_weight
     for i, cand in enumerate(cands):
@@ -183,9 +204,50 @@ def score(cands: Sequence[Any], weights: Mapping[str, float], substrings: Sequen
     return out
 
 
+STOP_TERMS = frozenset(STOPWORDS) | frozenset(stem(w) for w in STOPWORDS)
+
+
+def own_terms(cand: Any) -> set[str]:
+    """A candidate's distinct content terms (stop words and single letters out)."""
+    return {t for t in cand.terms.split() if len(t) > 1 and t not in STOP_TERMS}
+
+
+def match(scored: Sequence[Scored], weights: Mapping[str, float], substrings: Sequence[str],
+          df: Mapping[str, int], n_docs: int, term_df: Mapping[str, int], cfg: RankConfig,
+          owns: Sequence[set[str]] | None = None) -> None:
+    """Set each candidate's ``match`` (see the module docstring): the idf mass of
+    the query terms it holds (its neighbours' at ``context_weight``; substrings found in its statement) over the smaller
+    of the query's mass and its own terms' mass. ``df``: the query keys'
+    visible document frequencies; ``term_df``: its own terms'; ``owns``: each
+    candidate's ``own_terms`` when the caller has them."""
+    n = max(n_docs, 1)
+    # A query word no memory holds still counts: it says the message is about something else.
+    # (The query's weights order the candidates; whether one is relevant does not depend on them.)
+    q = {t: _idf(n, df.get(t, 0)) for t in weights}
+    subs = {sub.lower(): _idf(n, df.get("\x00" + sub.lower(), 0)) for sub in substrings}
+    q_mass = sum(q.values()) + sum(subs.values())
+    if q_mass <= 0:
+        return
+    cw = cfg.context_weight
+    for i, s in enumerate(scored):
+        own = owns[i] if owns is not None else own_terms(s.cand)
+        got = sum(v for t, v in q.items() if t in own)
+        if cw and s.cand.ctx:
+            near = set(s.cand.ctx.split())
+            got += cw * sum(v for t, v in q.items() if t not in own and t in near)
+        if subs:
+            low = s.cand.statement.lower()
+            got += sum(v for sub, v in subs.items() if sub in low)
+        if got <= 0:
+            s.match = 0.0
+            continue
+        own_mass = sum(_idf(n, term_df[t] if t in term_df else df.get(t, 0)) for t in own) or q_mass
+        s.match = min(1.0, got / min(q_mass, own_mass))
+
+
 def passes(s: Scored, cfg: RankConfig) -> bool:
-    """The floor: enough of the query's words, or (embeddings on) enough of its meaning."""
-    return s.lexical >= cfg.min_score or (s.vector is not None and s.vector >= cfg.vector_min)
+    """The floor: enough of what memory and query could share, or (embeddings on) enough of its meaning."""
+    return s.match >= cfg.min_score or (s.vector is not None and s.vector >= cfg.vector_min)
 
 
 def mmr(scored: Sequence[Scored], k: int, lam: float) -> list[Scored]:

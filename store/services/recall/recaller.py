@@ -3,35 +3,29 @@
 Shared by the ``recall`` filter, ``POST /ctx/v1/recall`` and ``ctxproxy
 memory search``, so all three answer the same for the same principal.
 
-Steps: the query's terms (``store.memory_terms.query_terms``) and its
-identifier-like tokens (looked up as trigram substrings); candidates from
+Steps: the query (``query.parse``: the user's own words — ``agent_text`` —,
+weighted terms, identifier-like substrings looked up in the trigram index,
+phrases; a long message's most salient terms, ``query.select``); candidates from
 each index, already restricted to what the viewer may see; BM25 over them
 (``rank``); with the embeddings extra on, the most similar visible memories
 join the candidates and each gets its cosine (``hybrid``); optionally a
 second, expanded lookup (pseudo-relevance feedback: terms of the best
-first-pass documents); decay, the floor, MMR.
+first-pass documents); decay, the floor (``rank.match``: judged by what
+each candidate matches, not by how much else the message says), MMR.
 """
 from __future__ import annotations
 
-import re
 import time
-from dataclasses import dataclass
-from typing import Any, Sequence
+from dataclasses import dataclass, replace
+from typing import Any, Mapping, Sequence
 
 from ctxproxy.store.memory_index import Candidate
-from ctxproxy.store.memory_terms import query_terms
 from ctxproxy.store.sqlite_index import Viewer
 
+from . import query as queries
 from . import rank
+from .agent_text import own_words
 from .rank import RankConfig, Scored
-
-# Tokens worth a substring lookup: identifiers (snake, camel, dotted, with digits).
-_IDENT = re.compile(r"[A-Za-z_][\w.]*[_.\d][\w.]*|[a-z]+[A-Z][\w]*|[A-Z]{2,}[a-z][\w]*")
-
-
-def substrings_of(text: str) -> list[str]:
-    return list(dict.fromkeys(m.group().strip(".") for m in _IDENT.finditer(text) if len(m.group()) >= 4))[:8]
-
 
 @dataclass(frozen=True)
 class Recalled:
@@ -52,35 +46,55 @@ class Recaller:
 
     def recall(self, viewer: Viewer, query: str, k: int = 8, as_of: float | None = None,
                sessions: Sequence[str] | None = None, memories: bool = True,
-               exclude_kinds: Sequence[str] = ()) -> Recalled:
+               exclude_kinds: Sequence[str] = (), goal: str = "", max_chars: int = 2000) -> Recalled:
         """Up to ``k`` results for ``query`` among what ``viewer`` may see.
         ``sessions``: the session-index sessions to search too (already
-        authorised for this viewer by the caller: its session tree)."""
-        if not viewer.known or not query.strip():
+        authorised for this viewer by the caller: its session tree). ``goal``:
+        the task's goal, for a turn that returns a tool's result. Each is read
+        up to ``max_chars`` (``query.parse``); the agents' wrappers are not
+        the user's words (``agent_text``)."""
+        q = queries.parse(own_words(query), own_words(goal), max_chars) if viewer.known else None
+        if not q:
             return Recalled([], 0)
         cfg = self.config
         # "As the store stood then": what was live at ``as_of`` is served, expired since or not
         as_of = time.time() if as_of is None else as_of
         now = as_of
-        words = query_terms(query)
-        subs = substrings_of(query)
-        if not words and not subs:
-            return Recalled([], 0)
-        cands, n_docs, avg, df = self._candidates(viewer, words, subs, now, sessions, memories,
-                                                  tuple(exclude_kinds))
+        exclude = tuple(exclude_kinds)
+        if len(q.weights) > queries.MAX_TERMS:  # a long message: its most salient terms decide
+            n, df = self.memories.doc_freqs(viewer, list(q.weights), now, exclude) if memories else (0, {})
+            q = queries.select(q, df, n) if df else replace(q, weights=dict(list(q.weights.items())[:queries.MAX_TERMS]))
+        words, subs = list(q.weights), list(q.substrings)
+        cands, n_docs, avg, df = self._candidates(viewer, words, subs, now, sessions, memories, exclude)
         sims = None
         if self.vectors is not None:
-            cands, sims = self.vectors.extend(viewer, query, cands, now, tuple(exclude_kinds), memories)
-        weights = {w: 1.0 for w in words}
-        scored = rank.score(cands, weights, subs, n_docs, avg, as_of, cfg, vectors=sims, df=df)
-        # The floor reads the query itself; feedback only reorders what passed it.
-        floor = {id(s.cand): rank.passes(s, cfg) for s in scored}
-        if cfg.prf_docs and scored:
-            extra = rank.feedback_terms(scored, weights, n_docs, cfg)
+            cands, sims = self.vectors.extend(viewer, q.text, cands, now, exclude, memories)
+        scored = rank.score(cands, q.weights, subs, n_docs, avg, as_of, cfg, vectors=sims, df=df, phrases=q.phrases)
+        # The floor judges the best candidates by what each matches of the query itself.
+        pool = sorted(scored, key=lambda s: (-s.score, s.cand.memory_id))[: max(k * 4, 20)]
+        owns = [rank.own_terms(s.cand) for s in pool]
+        rank.match(pool, q.weights, subs, df, n_docs, self._own_df(viewer, owns, df, now, exclude, memories), cfg,
+                   owns)
+        passed = [s for s in pool if rank.passes(s, cfg)]
+        best = max((s.match for s in passed), default=0.0)
+        floor = {id(s.cand) for s in passed if s.match >= cfg.relative_floor * best or s.vector is not None
+                 and s.vector >= cfg.vector_min}
+        if cfg.prf_docs and scored:  # feedback only reorders what passed the floor
+            extra = rank.feedback_terms([s for s in pool if id(s.cand) in floor], q.weights, n_docs, cfg)
             if extra:  # df: candidates
-                scored = rank.score(cands, {**weights, **extra}, subs, n_docs, avg, as_of, cfg, vectors=sims)
-        kept = [s for s in scored if floor.get(id(s.cand), False)]
+                scored = rank.score(cands, {**q.weights, **extra}, subs, n_docs, avg, as_of, cfg, vectors=sims,
+                                    phrases=q.phrases)
+        kept = [s for s in scored if id(s.cand) in floor]
         return Recalled(rank.mmr(kept, k, cfg.mmr_lambda), len(cands))
+
+    def _own_df(self, viewer: Viewer, owns: Sequence[set[str]], df: Mapping[str, int], now: float,
+                exclude_kinds: tuple[str, ...], memories: bool) -> dict[str, int]:
+        """The visible document frequencies of the pooled candidates' own terms
+        (the memory index's counts; a term it does not hold counts 0)."""
+        terms = set().union(*owns) - set(df)
+        if not terms or not memories:
+            return {}
+        return self.memories.doc_freqs(viewer, sorted(terms), now, exclude_kinds)[1]
 
     def _candidates(self, viewer: Viewer, words: Sequence[str], subs: Sequence[str], now: float,
                     sessions: Sequence[str] | None, memories: bool, exclude_kinds: tuple[str, ...] = ()

@@ -1,6 +1,7 @@
 """Responses over WebSocket (Codex's first choice), and refusing it at once."""
 import asyncio
 import json
+import re
 
 import aiohttp
 import pytest
@@ -391,7 +392,9 @@ async def test_binary_response_create_goes_through_the_filters(make_proxy, recor
     text, binary = frames[0][1], frames[1][1].decode()
     assert AWS not in text, "the text frame is redacted"
     assert AWS not in binary, "a binary response.create bypassed the request filters"
-    assert json.loads(binary)["input"] == json.loads(text)["input"]
+    # redacted alike; two requests that continue no answer are two conversations, whose placeholders differ
+    same = re.compile(r":[0-9a-f]{8}\]")
+    assert same.sub(":…]", json.loads(binary)["input"]) == same.sub(":…]", json.loads(text)["input"])
     assert frames[2][1] == b"\x00\xffnot json"
 
 

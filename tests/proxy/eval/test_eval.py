@@ -44,7 +44,7 @@ def default_report(tmp_path_factory) -> dict:
 
 
 def test_the_default_configuration_gets_the_context_right_and_no_proxy_does_not(default_report):
-    facts, iso, comp = (default_report["sets"][s] for s in SETS)
+    facts, iso, turns, comp = (default_report["sets"][s] for s in SETS)
     assert facts["ctxproxy"]["recall@5"] >= 0.6 and facts["ctxproxy"]["facts_injected"] >= 0.6
     # lexical recall finds every fact asked in (some of) its own words; what it misses are the
     # questions that share little but the service's name with the statement
@@ -64,6 +64,11 @@ def test_the_default_configuration_gets_the_context_right_and_no_proxy_does_not(
     assert facts["details"]["writes"]["memory_blocked"] >= 2  # the instruction overrides and the secret
     assert facts["direct"]["recall@5"] == 0.0 and facts["direct"]["facts_injected"] == 0.0
     assert iso["ctxproxy"]["privacy_leakage"] == 0.0 and iso["ctxproxy"]["facts_injected"] == 1.0
+    # real agent turns (long, tool results, wrapped by Claude Code and Codex) bring back what they need
+    assert turns["ctxproxy"]["turn_hit_rate"] >= 0.9 and turns["direct"]["turn_hit_rate"] == 0.0
+    assert turns["ctxproxy"]["false_injection_rate"] < 0.5  # the target (0.05) is not met: bench/RESULTS.md
+    assert set(turns["details"]["by_shape"]) >= {"claude-tool", "codex-tool", "claude-after-compact",
+                                                "claude (nothing)"}
     # every agent's ticket survives its compaction and is never filed again
     lost = comp["details"]["lost_after_compaction"]
     assert not any("ticket" in items for items in lost.values())

@@ -1,0 +1,45 @@
+"""The user's own words in a message an agent sent, without what the agent wrapped around them.
+
+Agents put more than the user's words into user messages (as recorded in
+``shared/fixtures/real-clients``): Claude Code's ``<system-reminder>`` blocks
+(its rule files, its date, its todo list), its ``/compact`` command records
+and the summary it continues from; Codex's ``AGENTS.md instructions`` and
+``<environment_context>`` parts and its compaction summary; OpenClaw's and
+Hermes' summary messages; and the evidence and context ctxproxy itself
+injected (``<ctx-data …>`` / ``<ctx-context …>`` fences). None of that is the
+user's question, and a query built from it recalls the rules, the date and
+our own evidence. ``own_words`` keeps the rest.
+"""
+from __future__ import annotations
+
+import re
+
+# Blocks inside a text part: removed wherever they are.
+_BLOCKS = re.compile(r"<system-reminder>.*?</system-reminder>"
+                     r"|<(ctx-data|ctx-context)\b[^>]*>.*?</\1>"
+                     r"|<(environment_context|INSTRUCTIONS|user_instructions|local-command-caveat|local-command-stdout"
+                     r"|local-command-stderr|command-name|command-message|command-args)>.*?</\2>", re.S)
+# A text part that starts so is the agent's, whole.
+_AGENT_PARTS = (
+    "# AGENTS.md instructions for",  # Codex: the rule files
+    "Caveat: The messages below were generated",  # Claude Code: a command record
+    "This session is being continued from a previous conversation",  # Claude Code: after a compaction
+    "CRITICAL: Respond with TEXT ONLY. Do NOT call any tools.",  # Claude Code: the compaction prompt
+    "You are performing a CONTEXT CHECKPOINT COMPACTION.",  # Codex: the compaction prompt
+    "Another language model started to solve this problem",  # Codex: after a compaction
+    "The conversation history before this point was compacted",  # OpenClaw
+    "[CONTEXT COMPACTION",  # Hermes
+    "Continue from where you left off.",  # Claude Code: after /compact
+)
+
+
+def own_words(text: str) -> str:
+    """``text`` without the agent's wrappers ('' when nothing of the user's is left)."""
+    if not text:
+        return ""
+    if "<" in text:
+        text = _BLOCKS.sub(" ", text)
+    text = text.strip()
+    if not text or text.startswith(_AGENT_PARTS):
+        return ""
+    return text

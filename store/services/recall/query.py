@@ -1,0 +1,171 @@
+"""What a turn asks: the query one recall runs, built from a message.
+
+A real agent turn is not a question: it is a long message (a request with
+pasted logs, a stack trace, a file), a tool result, wrapped in what the agent
+adds (``agent_text``). The query keeps what can tell one memory from another:
+
+- **terms**, each with a weight: 1, and for a tool-result turn's goal (the
+  task's first words) ``GOAL``; identifiers (``parse_body``, ``getUserName``),
+  paths and their parts, numbers and versions, names (a capitalised word
+  inside a sentence) and quoted strings are **salient**: a long message
+  keeps them before plain words of the same rarity (``SALIENT``);
+- **substrings**: identifiers, file names and quoted strings, matched in the
+  statement itself (``ExhaustedError`` finds ``ResourceExhaustedError``);
+- **phrases**: adjacent content words (``support group``), a bonus when a
+  statement holds them in that order.
+
+Long messages: only ``max_chars`` characters are read (their start and their
+end, where a request and its question usually are), and when more than
+``MAX_TERMS`` terms remain, ``select`` keeps the most salient ones — prior
+weight times their rarity among the memories the caller may see (the index's
+document frequencies) — so that what decides a match is the message's rare
+words, not its length. Building a query costs O(the characters read), and a
+query is built once per distinct text (``parse`` is cached by content).
+"""
+from __future__ import annotations
+
+import math
+import re
+import threading
+from collections import OrderedDict
+from dataclasses import dataclass, field, replace
+from typing import Mapping
+
+from ctxproxy.store.memory_terms import STOPWORDS, query_terms, token_terms
+from ctxproxy.store.services.digest import text_sha256
+
+MAX_TERMS = 32  # terms of a query that decide (a long message's most salient)
+MAX_SUBSTRINGS = 8
+MAX_PHRASES = 12
+SALIENT = 1.5  # a salient term's edge when a long message's terms are selected
+SHORT = 0.5  # a term of one or two characters (``00`` of a timestamp, ``ms``): its edge when selecting
+GOAL = 0.5  # weight of the goal's terms against the latest words'
+CACHE = 512  # queries kept (per process), by the digest of their text
+
+# Tokens worth a substring lookup: identifiers (snake, camel, dotted, with digits).
+_IDENT = re.compile(r"[A-Za-z_][\w.]*[_.\d][\w.]*|[A-Z]?[a-z]+[A-Z][\w]*|[A-Z]{2,}[a-z][\w]*")
+_PATH = re.compile(r"(?:[\w.-]+/)+[\w.-]+")  # services/refund/refund.py, scripts/deploy.sh
+_QUOTED = re.compile(r"\"([^\"\n]{3,80})\"|`([^`\n]{3,80})`|(?<![\w])'([^'\n]{3,80})'(?![\w])")
+_NUMBER = re.compile(r"\d")
+_NAME = re.compile(r"(?<=[a-z,;:] )[A-Z][a-z]+(?:[A-Z][a-z]+)*")  # inside a sentence, capitalised
+_WORDS = re.compile(r"[^\W_]+")
+
+
+@dataclass(frozen=True)
+class Query:
+    """A built query: weighted terms, substrings, phrases (see the module docstring)."""
+
+    weights: dict[str, float] = field(default_factory=dict)
+    salient: frozenset[str] = frozenset()
+    substrings: tuple[str, ...] = ()
+    phrases: tuple[str, ...] = ()
+    text: str = ""  # the text it was built from (what was read of it), for the embeddings extra
+
+    def __bool__(self) -> bool:
+        return bool(self.weights or self.substrings)
+
+
+def substrings_of(text: str) -> list[str]:
+    """Identifiers, paths' file names and quoted strings of ``text`` worth a substring match."""
+    found = [x for x in (m.group().strip(".") for m in _IDENT.finditer(text)) if _IDENT.fullmatch(x)]
+    found += [m.group().rsplit("/", 1)[-1] for m in _PATH.finditer(text)]
+    found += [next(g for g in m.groups() if g) for m in _QUOTED.finditer(text)]
+    return [s for s in dict.fromkeys(found) if len(s) >= 4][:MAX_SUBSTRINGS]
+
+
+def read(text: str, max_chars: int) -> str:
+    """At most ``max_chars`` of ``text``: its start and its end (a long paste's middle left out)."""
+    if len(text) <= max_chars:
+        return text
+    head = max_chars * 3 // 5
+    tail = max_chars - head
+    return text[:head] + "\n…\n" + text[-tail:]
+
+
+def _salient_terms(text: str) -> set[str]:
+    """The terms of ``text``'s identifiers, paths, numbers, names and quoted strings."""
+    tokens: list[str] = []
+    for rx in (_IDENT, _PATH, _NAME):
+        tokens += (m.group() for m in rx.finditer(text))
+    tokens += (next(g for g in m.groups() if g) for m in _QUOTED.finditer(text))
+    out: set[str] = set()
+    for tok in dict.fromkeys(tokens):
+        for w in _WORDS.findall(tok) if not _IDENT.fullmatch(tok) else [tok]:
+            if w.lower() not in STOPWORDS:
+                out.update(token_terms(w))
+    # numbers of three digits and more (a port, a version, an id); "00" and "42" of a log line are not
+    out.update(t for t in query_terms(" ".join(m.group() for m in re.finditer(r"\S*\d\S*", text)))
+               if len(t) > 2 and _NUMBER.search(t))
+    return out
+
+
+def _phrases(text: str) -> list[str]:
+    """Pairs of adjacent content words, lower-cased, in order."""
+    words = text.lower().split()
+    out = []
+    for a, b in zip(words, words[1:]):
+        a, b = a.strip(".,;:!?\"'()[]"), b.strip(".,;:!?\"'()[]")
+        if a.isalpha() and b.isalpha() and len(a) > 2 and len(b) > 2 and a not in STOPWORDS \
+                and b not in STOPWORDS:
+            out.append(f"{a} {b}")
+    return list(dict.fromkeys(out))[:MAX_PHRASES]
+
+
+def _build(text: str) -> Query:
+    words = query_terms(text)
+    if not words:
+        return Query(text=text)
+    salient = _salient_terms(text)
+    return Query(dict.fromkeys(words, 1.0), frozenset(salient & set(words)), tuple(substrings_of(text)),
+                 tuple(_phrases(text)), text)
+
+
+_cache: OrderedDict[str, Query] = OrderedDict()
+_lock = threading.Lock()
+
+
+def _parsed(text: str) -> Query:
+    key = text_sha256(text)
+    with _lock:
+        hit = _cache.get(key)
+        if hit is not None:
+            _cache.move_to_end(key)
+            return hit
+    q = _build(text)
+    with _lock:
+        _cache[key] = q
+        while len(_cache) > CACHE:
+            _cache.popitem(last=False)
+    return q
+
+
+def parse(latest: str, goal: str = "", max_chars: int = 2000) -> Query:
+    """The query of a turn: the user's latest words, and (a tool-result turn) the
+    task's goal at ``GOAL`` weight; each read up to ``max_chars``."""
+    q = _parsed(read(latest, max_chars))
+    if not goal.strip() or goal.strip() == latest.strip():
+        return q
+    g = _parsed(read(goal, max_chars))
+    weights = dict(q.weights)
+    for t, w in g.weights.items():
+        weights.setdefault(t, w * GOAL)
+    return Query(weights, q.salient | g.salient, tuple(dict.fromkeys(q.substrings + g.substrings))[:MAX_SUBSTRINGS],
+                 tuple(dict.fromkeys(q.phrases + g.phrases))[:MAX_PHRASES], q.text + "\n" + g.text)
+
+
+def idf(n_docs: int, df: int) -> float:
+    return math.log(1.0 + (n_docs - df + 0.5) / (df + 0.5))
+
+
+def select(q: Query, df: Mapping[str, int], n_docs: int, limit: int = MAX_TERMS) -> Query:
+    """The ``limit`` most salient terms: weight × rarity among the visible
+    memories (``df``), × ``SALIENT`` for identifiers, paths, numbers, names and
+    quoted strings; a term no visible memory holds cannot match and goes."""
+    if len(q.weights) <= limit:
+        return q
+    n = max(n_docs, 1)
+    ranked = sorted((t for t in q.weights if df.get(t, 0) > 0),
+                    key=lambda t: -q.weights[t] * idf(n, df[t]) * (SALIENT if t in q.salient else SHORT if len(t) < 3
+                                                                   else 1.0))
+    keep = set(ranked[:limit])
+    return replace(q, weights={t: w for t, w in q.weights.items() if t in keep})

@@ -1,0 +1,89 @@
+"""Recall on real agent turns: the user's own words without the agents' wrappers,
+a long message's salient terms, and a floor judged by what each memory matches
+(real LMDB store, real SQLite index)."""
+from __future__ import annotations
+
+import pytest
+
+from memhelp import put_memory
+
+from ctxproxy.store import open_store
+from ctxproxy.store.memory_terms import STOPWORDS, query_terms, terms
+from ctxproxy.store.services.recall import query
+from ctxproxy.store.services.recall.agent_text import own_words
+from ctxproxy.store.services.recall.services import RecallServices
+from ctxproxy.store.sqlite_index import Viewer
+
+PORT = "Staging listens on port 8443, not 443."
+OTHERS = ("Lunch is at noon on Fridays.", "The design team keeps the icon set in Figma.",
+          "Quarterly planning happens in the first week of each quarter.",
+          "The office printer on floor 3 needs a badge.", "Expense reports are due by the 5th of the month.",
+          "Session cookies expire after 12 hours of inactivity.")
+LONG = ("Can you update the deploy script so that it uses the right port for staging? I think it is broken "
+        "since yesterday and the CI keeps failing on the integration tests, please look at scripts/deploy.sh "
+        "first.")
+
+
+@pytest.fixture
+def recall(tmp_path):
+    store = open_store(tmp_path / "store")
+    for s in (PORT, *OTHERS):
+        put_memory(store, "acme", s, kind="fact", user="dev")
+    rs = RecallServices(tmp_path, store)
+    viewer = Viewer("acme", user="dev")
+
+    def ask(text: str, goal: str = "") -> list[str]:
+        return [s.cand.statement for s in rs.recaller().recall(viewer, text, goal=goal).items]
+
+    yield ask
+    rs.close()
+    store.close()
+
+
+def test_a_long_message_recalls_what_a_short_question_recalls(recall):
+    assert recall("which port does staging use?")[:1] == [PORT]
+    assert recall(LONG)[:1] == [PORT]  # the old floor (share of the whole message) dropped it
+    assert PORT in recall(LONG + " Also " + " ".join(f"check item{i} in the backlog." for i in range(200)))
+    # a pasted log in the middle of a 20 KB message: its start and end are read
+    log = "\n".join(f"2026-11-30T23:{i % 60:02d}:00Z INFO worker processed batch {i}" for i in range(400))
+    assert len(LONG + log) > 20000 and recall(LONG + "\n" + log + "\nThanks!")[:1] == [PORT]
+
+
+def test_an_unrelated_message_recalls_nothing_whatever_its_length(recall):
+    assert recall("Rename format_money to format_amount in libs/ and keep an alias for one release.") == []
+    long = "Write a function that groups a list of dicts by a key, with type hints and doctests. " * 40
+    assert recall(long) == []
+
+
+def test_the_agents_wrappers_are_not_the_users_words(recall):
+    reminder = ("<system-reminder>\nContents of /work/CLAUDE.md (project instructions):\n- Lunch is at noon on "
+                "Fridays; the design team keeps icons in Figma.\n</system-reminder>\n")
+    evidence = '<ctx-data kind="evidence" ref="recall:1">\n- Quarterly planning happens each quarter.\n</ctx-data>'
+    assert own_words(reminder + "Which port does staging use?\n" + evidence) == "Which port does staging use?"
+    for agent in ("# AGENTS.md instructions for /work\n\n<INSTRUCTIONS>\n- lunch at noon\n</INSTRUCTIONS>",
+                  "<environment_context>\n  <cwd>/work</cwd>\n</environment_context>",
+                  "This session is being continued from a previous conversation that ran out of context.",
+                  "Another language model started to solve this problem and produced a summary",
+                  "CRITICAL: Respond with TEXT ONLY. Do NOT call any tools."):
+        assert own_words(agent) == ""
+    assert recall(reminder + "Which port does staging use?")[:1] == [PORT]
+    assert "Lunch is at noon on Fridays." not in recall(reminder + "Which port does staging use?")
+
+
+def test_a_tool_result_turn_asks_with_the_goal_and_the_latest_words(recall):
+    assert recall("Go on.", goal=LONG)[:1] == [PORT]
+    assert recall("Go on.") == []
+
+
+def test_a_long_query_keeps_its_salient_terms_and_the_tokenizer_is_unchanged():
+    q = query.parse(LONG)
+    assert {"stag", "port", "deploy"} <= set(q.weights) and "deploy.sh" in q.substrings
+    assert {"deploy", "script", "sh"} <= q.salient  # the path's parts (stemmed)
+    many = LONG + " " + " ".join(f"word{i}x filler{i}y" for i in range(100))
+    picked = query.select(query.parse(many), {"stag": 1, "port": 2, "deploy": 1, "word3x": 40, "filler3y": 40}, 50,
+                          limit=3)
+    assert set(picked.weights) == {"stag", "port", "deploy"}  # rare and present beat frequent, absent goes
+    # one tokenizer: the query's terms are still the documents' (each distinct token analysed once)
+    text = "Painted de-stress the getUserName 東京タワー, painting parse_body.\n" * 3
+    assert query_terms(text) == [t for t in dict.fromkeys(terms(text, STOPWORDS)) if not (len(t) == 1 and t.isascii())]
+    assert {"destress", "paint", "user", "parse_body", "東京"} <= set(query_terms(text))
