@@ -8,7 +8,10 @@ calls it made (call ids and tool names) or, with none, its text without
 whitespace (``RelayedAnswer``, as the client received it). A later request
 shows the same two things: its newest run of model items (the answer, as the
 client re-sends it) and the item just before that run. Its link leads to the
-session the answer was relayed in. A Responses answer is also filed under
+session the answer was relayed in. An answer that names itself (tool calls,
+or a text of ``DISTINCT_CHARS`` or more) is filed under itself alone too: a
+compaction that keeps it but not what preceded it still continues it. A
+Responses answer is also filed under
 its response id, for a request that continues it with ``previous_response_id``
 and sends only its new input.
 
