@@ -56,6 +56,7 @@ from .lmdb_env import BatchRunner, LMDBEnv, SnapshotRunner, acquire, release
 from .lmdb_env import load as _load
 from .lmdb_env import scan as _scan
 from .lmdb_env import scan_rest as _scan_rest
+from .lmdb_learning import LEARN, LMDBLearning
 from .lmdb_memories import MEMORY_DBS, LMDBMemories, migrate_documents
 from .proxy_keys import PROXY_KEYS, LMDBProxyKeys
 from .records import (
@@ -89,7 +90,7 @@ META = "meta"
 EFFECTS_IDX = "effects_idx"
 SCOPE_IDX = "scope_idx"
 DB_NAMES = (META, EFFECTS, EFFECTS_IDX, SESSIONS, CHECKPOINTS, MANIFESTS, PRUNED, *MEMORY_DBS,
-            INDEX, RECEIPTS, SCOPE_IDX, PROXY_KEYS)
+            INDEX, RECEIPTS, SCOPE_IDX, PROXY_KEYS, LEARN)
 DOC_KINDS = (CHECKPOINTS, MANIFESTS, PRUNED, RECEIPTS)
 ERASABLE_DOC_KINDS = (CHECKPOINTS, MANIFESTS, PRUNED)  # receipts outlive what they record
 # Index tenants (a tenant name never starts with "#") holding id -> tenant pointers,
@@ -938,6 +939,10 @@ class _Repos:
     @cached_property
     def proxy_keys(self) -> LMDBProxyKeys:
         return LMDBProxyKeys(self._x, self._ctx.env, self._ctx.clock)
+
+    @cached_property
+    def learning(self) -> LMDBLearning:
+        return LMDBLearning(self._x, self._ctx)
 
     def docs(self, kind: str) -> LMDBDocuments:
         return getattr(self, kind)
