@@ -27,7 +27,8 @@ from ctxproxy.config import ConfigError
 from ctxproxy.store.services.memory.tool import (ACTIONS, Caller, Conversation, MemoryTool, tool_description,
                                                  tool_schema)
 
-from .base import CommitFailed, Filter, Turn
+from .base import Filter, Turn
+from .session_part import PartCache
 
 log = logging.getLogger("ctxproxy.filters.memory_tool")
 
@@ -118,6 +119,10 @@ class _Answerer:
     def alias(self, seen: str, last: str) -> None:
         self.state.aliases[seen] = last
 
+    def successor(self, turn: Turn) -> "_Answerer":
+        """The same tool for an automatic successor turn (its own rounds and report)."""
+        return _Answerer(self.f, turn, turn.state.setdefault(self.f.name, MemoryToolState(offered=True)))
+
     def defer(self, anchor: str, calls: list) -> None:
         self.state.deferred.append({"anchor": anchor, "calls": [[c.call_id, c.arguments, c.result, c.is_error]
                                                                 for c in calls]})
@@ -138,6 +143,9 @@ class MemoryToolFilter(Filter):
         self.store = store
         self.services = services or {}
         self._tool: MemoryTool | None = None
+        # The session's decision, deferred calls and aliases, newest in this process: what a
+        # turn's end writes may land after the client's next request is read.
+        self.parts = PartCache(STATE_KEY)
 
     @classmethod
     def create(cls, config: MemoryToolConfig | None, services: Mapping[str, Any]) -> "MemoryToolFilter":
@@ -171,28 +179,18 @@ class MemoryToolFilter(Filter):
         if self.store is None or not ident.session or turn.request is None:
             state.reason = "no session"
             return
-        sess = turn.session_state(self.store)
-        mine = sess.get(STATE_KEY) if isinstance(sess.get(STATE_KEY), dict) else None
+        rev, mine, _ = self.parts.load(self.store, ident.tenant, ident.session)
         view = turn.request
-        writes: dict[str, Any] = {}
-        if mine is None:
-            mine = self._decide(turn)
-            writes = dict(mine)
+        changed = False
+        if not mine:
+            mine, changed = self._decide(turn), True
         if mine.get("deferred"):
             state.restored = self._restore(turn, mine["deferred"])
-            writes = {**mine, "deferred": []}
+            mine, changed = {**mine, "deferred": []}, True
         continued = (mine.get("aliases") or {}).get(view.server_history() or "")
         if continued and hasattr(view, "continue_from"):
             view.continue_from(continued)
-        if writes:
-            ident = turn.identity
-            try:
-                await turn.commit(self.store, lambda b: b.sessions.update(
-                    ident.tenant, ident.session, {STATE_KEY: writes}, subject=ident.user or None))
-            except CommitFailed:  # the decision is made again next turn; nothing was offered yet
-                state.reason = "session state not saved"
-                return
-            turn.session_changed()
+        self.parts.keep(turn, self.store, (), rev, mine, None, changed)
         if not mine.get("offered"):
             state.reason = mine.get("reason", "")
             return
@@ -230,22 +228,11 @@ class MemoryToolFilter(Filter):
         if state is None or not (state.deferred or state.aliases) or self.store is None:
             return
         ident = turn.identity
-        writer = self.services.get("writer")
-        sess = turn.session_state(self.store)
-        mine = sess.get(STATE_KEY) if isinstance(sess.get(STATE_KEY), dict) else {}
+        rev, mine, _ = self.parts.load(self.store, ident.tenant, ident.session)
         aliases = {**(mine.get("aliases") or {}), **state.aliases}
-        value = {"offered": True, "deferred": state.deferred,
+        value = {**mine, "offered": True, "deferred": state.deferred,
                  "aliases": dict(list(aliases.items())[-MAX_ALIASES:])}
-
-        def write(b: Any) -> None:
-            b.sessions.update(ident.tenant, ident.session, {STATE_KEY: value}, subject=ident.user or None)
-
-        # after the answer: the client's next request reads it (its own commit orders after this one)
-        if writer is not None:
-            writer.submit(write, urgent=True)
-        else:
-            with self.store.batch() as b:
-                write(b)
+        self.parts.keep(turn, self.store, (), rev, value, None, True)
 
     def report(self, turn: Turn) -> dict | None:
         state = turn.state.get(self.name)

@@ -27,7 +27,9 @@ Responses over WebSocket uses the same engine frame by frame:
 ``engine.frame_turn(match, raw_path, headers, data, raw, auxiliary)`` runs the
 request filters over a ``response.create``/``response.steer`` event (a
 ``FrameTurn`` with the frame to send on, or an error frame), and
-``FrameTurn.server_event`` passes each provider event through its turn.
+``FrameTurn.server_frame`` passes each provider event through its turn
+(and, when the turn answers the proxy's own tool, says what to send the
+provider to continue it).
 
 Forwarding upstream sits behind a one-method transport (as httpx's):
 ``async def send(forward: Forward) -> Upstream``; ``proxy.transport`` has the
@@ -50,7 +52,7 @@ from ctxproxy.filters import FilterError, Pipeline, Turn
 from ctxproxy.store import KEY_PREFIX
 
 from .adapters import ADAPTERS, AdapterError
-from .adapters.openai_responses import OPENS
+from .adapters.openai_responses import OPENS, ws_error_frame, ws_lane
 from .content_coding import decode_body, is_identity
 from .replies import TURN_HEADER, ProxyError, Reply, UpstreamError, describe, error_reply, family_api
 from .routing import Match
@@ -528,7 +530,7 @@ class FrameTurn:
     as it came. Else it was refused: ``error`` is the (status, message) to tell
     the client in an error frame."""
 
-    __slots__ = ("engine", "pipeline", "turn", "frame", "passed", "error", "stream")
+    __slots__ = ("engine", "pipeline", "turn", "frame", "passed", "error", "stream", "rounds")
 
     def __init__(self, engine: Engine, pipeline: Pipeline, turn: Turn | None):
         self.engine = engine
@@ -538,6 +540,14 @@ class FrameTurn:
         self.passed = False
         self.error: tuple[int, str] | None = None
         self.stream = ADAPTERS["responses"].stream()
+        self.rounds: Any = None  # ``rounds.FrameRounds`` when a filter offered a tool the proxy answers
+        self._own_tool_rounds()
+
+    def _own_tool_rounds(self) -> None:
+        if self.turn is not None and self.turn.own_tool is not None:
+            from .rounds import FrameRounds
+
+            self.rounds = FrameRounds(self.turn, self.turn.own_tool)
 
     @classmethod
     async def start(cls, engine: Engine, pipeline: Pipeline, match: Match, raw_path: str,
@@ -547,9 +557,11 @@ class FrameTurn:
         try:
             view = adapter.request(data, raw)
             ft.turn = turn = engine.new_turn(match, raw_path, headers, view, api="responses", streamed=True)
+            turn.continues = True  # the edge sends on the creates that continue it (``server_frame``)
             await pipeline.run_request_async(turn, reparse=lambda: adapter.parse_request(raw))
             ft.frame = turn.request.to_bytes() if turn.request.changed else None
             ft.passed = True
+            ft._own_tool_rounds()
         except (FilterError, AdapterError) as exc:
             ft._refused(exc)
         except Exception as exc:  # never the session's end over one frame (HTTP answers such a body too)
@@ -570,8 +582,38 @@ class FrameTurn:
 
     def successor(self) -> "FrameTurn":
         """The turn of a response the provider started by itself to continue
-        this one (steering's automatic successor)."""
-        return FrameTurn(self.engine, self.pipeline, self.turn.successor())
+        this one (steering's automatic successor); it answers the proxy's own
+        tool too when this one did."""
+        turn = self.turn.successor()
+        own = self.turn.own_tool
+        if own is not None:
+            turn.own_tool = own.successor(turn)
+        return FrameTurn(self.engine, self.pipeline, turn)
+
+    async def server_frame(self, raw: bytes, parsed: dict | None) -> tuple[list[bytes | None], bytes | None, bool]:
+        """A provider event of this turn's answer: the frames to send on (None:
+        the event's own bytes), the ``response.create`` to send the provider
+        when the proxy continues the turn after its own tool, and whether the
+        turn ended (then it has been finished)."""
+        if self.rounds is None:
+            frames, ended = self.server_event(raw, parsed)
+            return frames, None, ended
+        try:
+            spliced, create = await self.rounds.frame(raw)
+        except Exception:  # never the session's end over one turn: the client is told, the turn ends
+            log.exception("turn %s: continuing the turn after the proxy's tool failed", self.turn.turn_id)
+            self.turn.error_type = "internal_error"
+            self.finish()
+            message = "ctxproxy failed while continuing the turn after its memory tool"
+            return [ws_error_frame(500, message, ws_lane(self.turn.request.body))], None, True
+        out: list[bytes | None] = []
+        ended = False
+        for f in spliced:
+            frames, ended = self.server_event(f, parsed if f is raw else None)
+            out.extend(None if g is None and f is raw else f if g is None else g for g in frames)
+            if ended:
+                break
+        return out, create, ended
 
     def server_event(self, raw: bytes, parsed: dict | None) -> tuple[list[bytes | None], bool]:
         """A provider event of this turn's answer: the frames to send on (None:

@@ -5,8 +5,10 @@ answer, and when the model calls the proxy's tool it runs the calls (through
 the turn's ``own_tool``, a filter's), appends call and result to the
 conversation, asks the provider again and relays that answer as the
 continuation of the first — one answer for the client, streamed as it
-arrives. The wire shapes are the adapters' (``adapters.tool_rounds``); this
-module only drives the rounds and knows no API.
+arrives. ``FrameRounds`` does the same for a turn of the Responses
+WebSocket, frame by frame, continuing on the provider's socket. The wire
+shapes are the adapters' (``adapters.tool_rounds``); this module only
+drives the rounds (``Rounds``: what both share) and knows no API.
 
 The bound: ``own_tool.max_rounds`` rounds are answered; a call after them
 gets an error result that tells the model to answer; a call after that ends
@@ -22,13 +24,12 @@ from typing import Any, AsyncIterator, Mapping
 from multidict import CIMultiDict
 
 from .adapters.base import dumps, loads
-from .adapters.tool_rounds import Codec, Round, codec_for
+from .adapters.tool_rounds import Codec, FrameEvent, Round, codec_for, ws_frame
+from .adapters.tool_rounds.common import sum_usage
 from .replies import UpstreamError
 from .sse import SSEDecoder
 
 log = logging.getLogger("ctxproxy.proxy")
-
-LIMIT_MESSAGE = "memory tool limit reached for this turn: answer the user now without calling it again"
 
 
 async def _prefixed(first: bytes, rest: AsyncIterator[bytes]) -> AsyncIterator[bytes]:
@@ -38,6 +39,40 @@ async def _prefixed(first: bytes, rest: AsyncIterator[bytes]) -> AsyncIterator[b
         yield chunk
 
 
+class Rounds:
+    """What every carrier of the rounds shares (an HTTP answer, whole or
+    streamed, or a Responses WebSocket turn): the tool, the API's codec, the
+    bound, and the client's call beside ours."""
+
+    def __init__(self, turn: Any, tool: Any):
+        self.tool = tool
+        self.codec: Codec = codec_for(turn.api, tool.name)
+        self.answered = 0  # rounds whose calls were run
+
+    async def run(self, rnd: Round) -> bool:
+        """Run this round's calls: True when the turn goes on upstream with
+        their results; False when it ends here, because the client has calls of
+        its own in the answer (then ours are answered beside the client's
+        results on its next request) or the bound is past (the caller then ends
+        the answer as the model's final one)."""
+        if rnd.client_calls:
+            await self.tool.answer(rnd.calls, limit=self.answered >= self.tool.max_rounds)
+            self.tool.defer(rnd.client_calls[0], rnd.calls)
+            return False
+        if self.answered > self.tool.max_rounds:
+            return False
+        await self.tool.answer(rnd.calls, limit=self.answered == self.tool.max_rounds)
+        self.answered += 1
+        return True
+
+    def alias(self, splicer: Any) -> None:
+        """The client saw the first round's response id; the provider's chain
+        goes on from the last round's (a Responses client continues from it)."""
+        first, last = getattr(splicer, "first_id", None), getattr(splicer, "last_id", None)
+        if first and last and first != last:
+            self.tool.alias(first, last)
+
+
 class RoundsUpstream:
     """An ``Upstream`` over the rounds of one turn (see the module docstring)."""
 
@@ -45,15 +80,13 @@ class RoundsUpstream:
         self.transport = transport
         self.forward = forward
         self.up = first
-        self.turn = turn
-        self.tool = tool
-        self.codec: Codec = codec_for(turn.api, tool.name)
+        self.rounds = Rounds(turn, tool)
+        self.codec = self.rounds.codec
         self.status = first.status
         headers = CIMultiDict(first.headers)
         headers.popall("content-length", None)  # the joined answer has its own length
         self.headers: Mapping[str, str] = headers
         self.body = turn.request.body
-        self.answered = 0  # rounds whose calls were run
 
     def buffered(self) -> bytes:
         return b""
@@ -62,12 +95,10 @@ class RoundsUpstream:
         self.up.release()
 
     async def _next(self, rnd: Round, stream: bool) -> bool:
-        """Run (or refuse) this round's calls and ask the provider again; False
-        when the bound says the turn ends here."""
-        if self.answered > self.tool.max_rounds:
+        """Run this round's calls and ask the provider again; False when the
+        turn ends here instead (``Rounds.run``)."""
+        if not await self.rounds.run(rnd):
             return False
-        await self.tool.answer(rnd.calls, limit=self.answered == self.tool.max_rounds)
-        self.answered += 1
         self.body = self.codec.continued(self.body, rnd)
         self.up.release()
         self.up = await self.transport.send(self.forward._replace(body=dumps(self.body)))
@@ -76,12 +107,6 @@ class RoundsUpstream:
             raise UpstreamError(502, f"the provider answered {self.up.status} while the proxy continued the turn "
                                      "after its memory tool", "upstream_error")
         return True
-
-    async def _defer(self, rnd: Round) -> None:
-        """A response with the client's calls too: ours are run now and answered
-        beside the client's results on its next request."""
-        await self.tool.answer(rnd.calls, limit=self.answered >= self.tool.max_rounds)
-        self.tool.defer(rnd.client_calls[0], rnd.calls)
 
     async def _first_round(self, splicer: Any, decoder: SSEDecoder) -> AsyncIterator[bytes]:
         """The first answer, which mostly does not call our tool: its complete
@@ -139,24 +164,13 @@ class RoundsUpstream:
                 if out:
                     yield out
             rnd = splicer.end_round()
-            if rnd is None:
-                self._alias(splicer)
-                return
-            if rnd.client_calls:
-                await self._defer(rnd)
-                yield splicer.release(forced=False)
-                return
-            if not await self._next(rnd, stream=True):
-                yield splicer.release(forced=True)
-                return
-            splicer.next_round()
-
-    def _alias(self, splicer: Any) -> None:
-        """The client saw the first round's response id; the provider's chain
-        goes on from the last round's (a Responses client continues from it)."""
-        first, last = getattr(splicer, "first_id", None), getattr(splicer, "last_id", None)
-        if first and last and first != last:
-            self.tool.alias(first, last)
+            if rnd is not None and await self._next(rnd, stream=True):
+                splicer.next_round()
+                continue
+            self.rounds.alias(splicer)
+            if rnd is not None:
+                yield b"".join(splicer.release(forced=not rnd.client_calls))
+            return
 
     async def read(self) -> bytes:
         raw = await self.up.read()
@@ -171,23 +185,52 @@ class RoundsUpstream:
             if not rnd.calls:
                 break
             if rnd.client_calls:
-                await self._defer(rnd)
+                await self.rounds.run(rnd)
                 break
             kept.extend(self.codec.kept(answer))
-            u = answer.get("usage")
-            for k in self.codec.usage_keys:
-                v = u.get(k) if isinstance(u, dict) else None
-                if isinstance(v, int) and not isinstance(v, bool):
-                    usage[k] = usage.get(k, 0) + v
+            sum_usage(usage, answer.get("usage"), self.codec.usage_keys)
             if not await self._next(rnd, stream=False):
                 forced = True
                 break
             answer = loads(await self.up.read())
             if not isinstance(answer, dict):
                 raise UpstreamError(502, "the provider's continued answer was not JSON", "upstream_error")
-        if not self.answered and not rnd.calls:
+        if not self.rounds.answered and not rnd.calls:
             return raw
         merged = self.codec.merged(kept, usage, answer)
         if forced:
             self.codec.finish_forced(merged)
         return dumps(merged)
+
+
+class FrameRounds:
+    """The rounds of one Responses WebSocket turn. The provider's events come
+    one frame at a time (``frame``) and go through the splicer; when an answer
+    ends with a call of ours, the calls are run and the turn goes on with a
+    ``response.create`` on the same provider socket, chained to that answer by
+    ``previous_response_id`` with only our results as input (the socket keeps
+    its last response, so this holds with ``store`` false too)."""
+
+    def __init__(self, turn: Any, tool: Any):
+        self.rounds = Rounds(turn, tool)
+        self.splicer = self.rounds.codec.splicer(ws_frame)
+        self.body = turn.request.body
+
+    async def frame(self, raw: bytes) -> tuple[list[bytes], bytes | None]:
+        """A provider frame of this turn: the frames that go on to the client's
+        side of the turn (``raw`` itself when untouched), and the create to
+        send the provider when the turn goes on."""
+        splicer = self.splicer
+        out = splicer.feed(FrameEvent(raw))
+        frames = [out] if out else []
+        if not splicer.round_over:
+            if splicer.round:
+                self.rounds.alias(splicer)
+            return frames, None
+        rnd = splicer.end_round()
+        if await self.rounds.run(rnd):
+            create = self.rounds.codec.chained(self.body, rnd, splicer.response_id)
+            splicer.next_round()
+            return frames, dumps(create)
+        self.rounds.alias(splicer)
+        return frames + splicer.release(forced=not rnd.client_calls), None

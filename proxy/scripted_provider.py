@@ -192,6 +192,7 @@ class Record:
     api: str | None = None  # "anthropic" | "chat" | "responses" | "responses_ws" | None
     time: float = field(default_factory=time.time)
     reply: Reply | None = None  # the reply that answered it (model requests)
+    response_id: str | None = None  # the Responses id of the answer (a test checks what continues it)
 
     @property
     def stream(self) -> bool:
@@ -426,7 +427,7 @@ class _ResponsesRender(_OpenAIRender):
 
     def __init__(self, reply: Reply, req: dict, record: Record):
         super().__init__(reply, req, record)
-        self.id = _rid("resp_", 32)
+        self.id = record.response_id = _rid("resp_", 32)
         self.seq = 0
         want_encrypted = "reasoning.encrypted_content" in (req.get("include") or [])
         self.items: list[dict] = []

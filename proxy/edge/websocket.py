@@ -246,7 +246,9 @@ class _WsSession:
         ft = turns[0]
         # The turn ends on the event's parsed type (a substring test would match
         # "error": null inside response.created); the event hooks reuse the parse.
-        frames, ended = ft.server_event(raw, parsed)
+        frames, create, ended = await ft.server_frame(raw, parsed)
+        if create is not None:  # the proxy answered its own tool: the turn goes on, on this socket
+            await self.upstream.send_str(create.decode("utf-8", "surrogatepass"))
         if ended:
             turns.popleft()
             if not turns:  # lanes come and go: only busy ones are kept
