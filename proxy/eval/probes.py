@@ -113,12 +113,17 @@ def metrics(obs: list[Observation], writes: Writes, stale: list[str]) -> dict[st
     }
     turns = [o for o in obs if o.question.exclusive]
     if turns:
-        wanted = [o for o in turns if o.question.expect]
-        m["turn_hit_rate"] = _share(sum(any(_holds(it, o.question.expect) for it in o.recalled) for o in wanted),
-                                    len(wanted))
-        m["false_injection_rate"] = _share(sum(_false(o) > 0 for o in turns), len(turns))
-        m["false_injections_per_turn"] = _share(sum(_false(o) for o in turns), len(turns))
+        m.update(turn_metrics(turns))
     return m
+
+
+def turn_metrics(turns: list[Observation]) -> dict[str, float | None]:
+    """Hit rate and false injections of exclusive questions (agent turns)."""
+    wanted = [o for o in turns if o.question.expect]
+    return {"turn_hit_rate": _share(sum(any(_holds(it, o.question.expect) for it in o.recalled) for o in wanted),
+                                    len(wanted)),
+            "false_injection_rate": _share(sum(_false(o) > 0 for o in turns), len(turns)),
+            "false_injections_per_turn": _share(sum(_false(o) for o in turns), len(turns))}
 
 
 def _false(o: Observation) -> int:
@@ -156,6 +161,11 @@ def details(obs: list[Observation], writes: Writes, stale: list[str], limit: int
            "stale_injected": _stale_counts(obs, stale, limit)}
     if by_shape:
         out["by_shape"] = by_shape
+        splits: dict[str, list[Observation]] = {}
+        for o in obs:
+            if o.question.exclusive and o.question.split:
+                splits.setdefault(o.question.split, []).append(o)
+        out["by_split"] = {name: {"turns": len(group), **turn_metrics(group)} for name, group in splits.items()}
         out["false_injected"] = [f"{o.question.text[:60]}… → {it[:80]}" for o in obs if o.question.exclusive
                                  for it in o.recalled if not _holds(it, o.question.expect)][:limit]
     return out

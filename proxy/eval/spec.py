@@ -42,6 +42,7 @@ class Question:
     body: dict | None = None  # the whole request as an agent sends it (default: ``text`` as one user message)
     exclusive: bool = False  # recall may bring back only what ``expect`` names: any other recalled item is a
     # false injection (``expect`` empty: nothing may be recalled)
+    split: str = ""  # which half of a set it is in (turns: dev | held-out): metrics per half in details.by_split
 
 
 @dataclass

@@ -28,7 +28,10 @@ developer, so nothing is reused between them.
 from __future__ import annotations
 
 import json
+import sys
+from typing import Any
 
+from . import turns_heldout
 from .spec import Memory, ProbeSet, Question
 
 TENANT, USER, PROJECT = "acme", "dev", "shop"
@@ -187,11 +190,11 @@ NULL_TURNS = (
 )
 
 
-def _claude_reminder() -> str:
+def _claude_reminder(rules: str) -> str:
     return ("<system-reminder>\nAs you answer the user's questions, you can use the following context:\n"
             "# claudeMd\nCodebase and user instructions are shown below. Be sure to adhere to these "
             "instructions.\n\nContents of /work/shop/CLAUDE.md (project instructions, checked into the "
-            f"codebase):\n\n{CLAUDE_MD}\n# currentDate\nToday's date is 2026-12-01.\n\n      IMPORTANT: this "
+            f"codebase):\n\n{rules}\n# currentDate\nToday's date is 2026-12-01.\n\n      IMPORTANT: this "
             "context may or may not be relevant to your tasks.\n</system-reminder>\n")
 
 
@@ -201,17 +204,18 @@ def _todo_reminder() -> str:
             "you NEVER mention this reminder to the user\n</system-reminder>")
 
 
-def claude_body(prompt: str, shape: str, tool: tuple[str, str] | None) -> dict:
+def claude_body(prompt: str, shape: str, tool: tuple[str, str] | None, rules: str = CLAUDE_MD,
+                summary: str = SUMMARY) -> dict:
     """A Claude Code request (``/v1/messages``) around the user's words."""
     system = [{"type": "text", "text": "You are Claude Code, Anthropic's official CLI for Claude."},
               {"type": "text", "text": "You are an interactive CLI tool that helps users with software "
                                        "engineering tasks.", "cache_control": {"type": "ephemeral"}}]
-    first = [{"type": "text", "text": _claude_reminder()}]
+    first = [{"type": "text", "text": _claude_reminder(rules)}]
     if shape == "claude-after-compact":
         messages = [
             {"role": "user", "content": first + [{"type": "text", "text": (
                 "This session is being continued from a previous conversation that ran out of context. The "
-                f"summary below covers the earlier portion of the conversation.\n\n{SUMMARY}\n\nContinue the "
+                f"summary below covers the earlier portion of the conversation.\n\n{summary}\n\nContinue the "
                 "conversation from where it left off without asking the user any further questions.")}]},
             {"role": "assistant", "content": [{"type": "text", "text": "The lag alerts are fixed and the flags "
                                                                       "are removed."}]},
@@ -231,10 +235,10 @@ def claude_body(prompt: str, shape: str, tool: tuple[str, str] | None) -> dict:
     return {"model": "claude-test-1", "max_tokens": 64, "system": system, "messages": messages, "stream": False}
 
 
-def codex_body(prompt: str, tool: tuple[str, str] | None) -> dict:
+def codex_body(prompt: str, tool: tuple[str, str] | None, rules: str = AGENTS_MD) -> dict:
     """A Codex request (``/v1/responses``) around the user's words."""
     context = [
-        {"type": "input_text", "text": f"# AGENTS.md instructions for /work/shop\n\n<INSTRUCTIONS>\n{AGENTS_MD}"
+        {"type": "input_text", "text": f"# AGENTS.md instructions for /work/shop\n\n<INSTRUCTIONS>\n{rules}"
                                        "</INSTRUCTIONS>"},
         {"type": "input_text", "text": "<environment_context>\n  <cwd>/work/shop</cwd>\n  <shell>bash</shell>\n"
                                        "  <current_date>2026-12-01</current_date>\n</environment_context>"}]
@@ -252,32 +256,36 @@ def codex_body(prompt: str, tool: tuple[str, str] | None) -> dict:
             "stream": False}
 
 
-def body_of(shape: str, prompt: str, tool: tuple[str, str] | None) -> tuple[str, dict]:
-    """(api, request body) of a turn of this shape."""
+def body_of(shape: str, prompt: str, tool: tuple[str, str] | None, half: Any = None) -> tuple[str, dict]:
+    """(api, request body) of a turn of this shape, wrapped in ``half``'s rule files (default: this module's)."""
+    half = half or sys.modules[__name__]
     if shape.startswith("codex"):
-        return "responses", codex_body(prompt, tool)
-    return "anthropic", claude_body(prompt, shape, tool)
+        return "responses", codex_body(prompt, tool, half.AGENTS_MD)
+    return "anthropic", claude_body(prompt, shape, tool, half.CLAUDE_MD, half.SUMMARY)
 
 
 def build(seed: int = 7) -> ProbeSet:
+    """Both halves: ``dev`` (this module: what the defaults were tuned on) and ``held-out``
+    (``turns_heldout``: never used to choose a value), each in its own project."""
     ps = ProbeSet("turns")
-    for statement, _ in FACTS.values():
-        ps.memories.append(Memory(statement, TENANT, {"kind": "fact", "user": USER, "project": PROJECT,
-                                                      "evidence_ref": "session:setup"}))
-    for statement in DISTRACTORS:
-        ps.memories.append(Memory(statement, TENANT, {"kind": "fact", "user": USER, "project": PROJECT,
-                                                      "evidence_ref": "session:setup"}))
     n = 0
-    for key, shape, prompt, tool in TURNS:
-        api, body = body_of(shape, prompt, tool)
-        ps.questions.append(Question(prompt, {"tenant": TENANT, "user": USER, "project": PROJECT,
-                                              "session": f"turns-{seed}-{n}"}, api, expect=[FACTS[key][1]],
-                                     variant=shape, body=body, exclusive=True))
-        n += 1
-    for shape, prompt, tool in NULL_TURNS:
-        api, body = body_of(shape, prompt, tool)
-        ps.questions.append(Question(prompt, {"tenant": TENANT, "user": USER, "project": PROJECT,
-                                              "session": f"turns-{seed}-{n}"}, api, variant=shape + " (nothing)",
-                                     body=body, exclusive=True))
-        n += 1
+    for split, half in (("dev", sys.modules[__name__]), ("held-out", turns_heldout)):
+        who = {"tenant": TENANT, "user": USER, "project": half.PROJECT}
+        for statement, _ in half.FACTS.values():
+            ps.memories.append(Memory(statement, TENANT, {"kind": "fact", "user": USER, "project": half.PROJECT,
+                                                          "evidence_ref": "session:setup"}))
+        for statement in half.DISTRACTORS:
+            ps.memories.append(Memory(statement, TENANT, {"kind": "fact", "user": USER, "project": half.PROJECT,
+                                                          "evidence_ref": "session:setup"}))
+        for key, shape, prompt, tool in half.TURNS:
+            api, body = body_of(shape, prompt, tool, half)
+            ps.questions.append(Question(prompt, {**who, "session": f"turns-{seed}-{n}"}, api,
+                                         expect=[half.FACTS[key][1]], variant=shape, body=body, exclusive=True,
+                                         split=split))
+            n += 1
+        for shape, prompt, tool in half.NULL_TURNS:
+            api, body = body_of(shape, prompt, tool, half)
+            ps.questions.append(Question(prompt, {**who, "session": f"turns-{seed}-{n}"}, api,
+                                         variant=shape + " (nothing)", body=body, exclusive=True, split=split))
+            n += 1
     return ps
