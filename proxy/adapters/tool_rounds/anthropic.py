@@ -7,81 +7,13 @@ from typing import Any
 
 import orjson
 
-from ...sse import RawEvent, encode_event
+from ...sse import RawEvent
 from ..base import dumps
-from .common import Call, Codec, Encode, Round, Splicer, event_data, int_or_none, plus, with_sums
-
-class AnthropicCodec(Codec):
-    usage_keys = ("input_tokens", "output_tokens", "cache_creation_input_tokens", "cache_read_input_tokens")
-
-    def tool_def(self, description: str, schema: dict) -> dict:
-        return {"name": self.name, "description": description, "input_schema": schema}
-
-    def _result_block(self, c: Call) -> dict:
-        block = {"type": "tool_result", "tool_use_id": c.call_id, "content": c.result}
-        if c.is_error:
-            block["is_error"] = True
-        return block
-
-    def continued(self, body: dict, rnd: Round) -> dict:
-        out = dict(body)
-        out["messages"] = [*body.get("messages", ()), {"role": "assistant", "content": rnd.assistant},
-                           {"role": "user", "content": [self._result_block(c) for c in rnd.calls]}]
-        return out
-
-    def reinsert(self, body: dict, anchor: str, calls: list[Call]) -> bool:
-        msgs = body.get("messages")
-        if not isinstance(msgs, list):
-            return False
-        for i, m in enumerate(msgs):
-            content = m.get("content") if isinstance(m, dict) and m.get("role") == "assistant" else None
-            if not isinstance(content, list) or not any(
-                    isinstance(b, dict) and b.get("type") == "tool_use" and b.get("id") == anchor for b in content):
-                continue
-            nxt = msgs[i + 1] if i + 1 < len(msgs) else None
-            if not (isinstance(nxt, dict) and nxt.get("role") == "user" and isinstance(nxt.get("content"), list)):
-                return False
-            m["content"] = [*content, *({"type": "tool_use", "id": c.call_id, "name": self.name,
-                                         "input": c.args() if isinstance(c.args(), dict) else {}} for c in calls)]
-            nxt["content"] = [*(self._result_block(c) for c in calls), *nxt["content"]]
-            return True
-        return False
-
-    def whole_round(self, answer: dict) -> Round:
-        content = answer.get("content") if isinstance(answer.get("content"), list) else []
-        calls, client = [], []
-        for b in content:
-            if isinstance(b, dict) and b.get("type") == "tool_use":
-                if self.ours(b.get("name")):
-                    calls.append(Call(str(b.get("id", "")), orjson.dumps(b.get("input", {})).decode()))
-                else:
-                    client.append(str(b.get("id", "")))
-        return Round(calls, client, content)
-
-    def kept(self, answer: dict) -> list:
-        return [b for b in answer.get("content") or () if not (
-            isinstance(b, dict) and b.get("type") == "tool_use" and self.ours(b.get("name")))]
-
-    def merged(self, kept: list, usage: dict, answer: dict) -> dict:
-        out = dict(answer)
-        out["content"] = [*kept, *self.kept(answer)]
-        out["usage"] = with_sums(answer.get("usage"), usage)
-        return out
-
-    def finish_forced(self, answer: dict) -> None:
-        if answer.get("stop_reason") == "tool_use" and not any(
-                isinstance(b, dict) and b.get("type") == "tool_use" for b in answer.get("content") or ()):
-            answer["stop_reason"] = "end_turn"
-
-    def splicer(self, encode: Encode = encode_event) -> "Splicer":
-        return _AnthropicSplicer(self, encode)
+from .common import (Call, Codec, Round, Splicer, assistant_holding, event_data, int_or_none, plus, sum_usage,
+                     with_messages, with_sums)
 
 
 class _AnthropicSplicer(Splicer):
-    def __init__(self, codec: AnthropicCodec, encode: Encode):
-        super().__init__(codec, encode)
-        self.next_index = 0  # the client's next content block index
-
     def feed(self, ev: RawEvent) -> bytes:
         self.raw.append(ev)
         name = ev.name
@@ -91,7 +23,8 @@ class _AnthropicSplicer(Splicer):
                 if self.codec.name_bytes in data:
                     d = event_data(ev)
                     block = d.get("content_block") if isinstance(d, dict) else None
-                    if isinstance(block, dict) and block.get("type") == "tool_use" and self.codec.ours(block.get("name")):
+                    if (isinstance(block, dict) and block.get("type") == "tool_use"
+                            and self.codec.ours(block.get("name"))):
                         self.slow = True
                         return self._slow(ev, d)
                 self.next_index += 1
@@ -111,15 +44,11 @@ class _AnthropicSplicer(Splicer):
             idx = int_or_none(d.get("index"))
             if idx is None:
                 return ev.raw
+            opens = None
             if kind == "content_block_start":
                 block = d.get("content_block") if isinstance(d.get("content_block"), dict) else {}
-                if block.get("type") == "tool_use" and self.codec.ours(block.get("name")):
-                    self.index_map[idx] = None
-                    self.ours_this_round = True
-                    return b""
-                self.index_map[idx] = self.next_index
-                self.next_index += 1
-            mapped = self.index_map.get(idx, idx)
+                opens = block.get("type") == "tool_use" and self.codec.ours(block.get("name"))
+            mapped = self.index(idx, opens)
             if mapped is None:
                 return b""
             if mapped == idx:
@@ -144,8 +73,7 @@ class _AnthropicSplicer(Splicer):
             if ev.name in ("message_start", "message_delta"):
                 d = event_data(ev)
                 src = (d.get("message") or {}).get("usage") if ev.name == "message_start" else d.get("usage")
-                if isinstance(src, dict):
-                    u.update({k: v for k, v in src.items() if k in self.codec.usage_keys and int_or_none(v) is not None})
+                u.update(sum_usage({}, src, self.codec.usage_keys))
         return u
 
     def end_round(self) -> Round | None:
@@ -201,3 +129,58 @@ class _AnthropicSplicer(Splicer):
         return [*out, self.encode("message_stop", b'{"type":"message_stop"}')]
 
 
+class AnthropicCodec(Codec):
+    usage_keys = ("input_tokens", "output_tokens", "cache_creation_input_tokens", "cache_read_input_tokens")
+    splicer_class = _AnthropicSplicer
+
+    def tool_def(self, description: str, schema: dict) -> dict:
+        return {"name": self.name, "description": description, "input_schema": schema}
+
+    def _result_block(self, c: Call) -> dict:
+        block = {"type": "tool_result", "tool_use_id": c.call_id, "content": c.result}
+        if c.is_error:
+            block["is_error"] = True
+        return block
+
+    def continued(self, body: dict, rnd: Round) -> dict:
+        return with_messages(body, {"role": "assistant", "content": rnd.assistant},
+                             {"role": "user", "content": [self._result_block(c) for c in rnd.calls]})
+
+    def reinsert(self, body: dict, anchor: str, calls: list[Call]) -> bool:
+        found = assistant_holding(body, "content", anchor)
+        if found is None:
+            return False
+        msgs, i, content = found
+        nxt = msgs[i + 1] if i + 1 < len(msgs) else None
+        if not (isinstance(nxt, dict) and nxt.get("role") == "user" and isinstance(nxt.get("content"), list)):
+            return False
+        msgs[i]["content"] = [*content, *({"type": "tool_use", "id": c.call_id, "name": self.name,
+                                           "input": c.args() if isinstance(c.args(), dict) else {}} for c in calls)]
+        nxt["content"] = [*(self._result_block(c) for c in calls), *nxt["content"]]
+        return True
+
+    def whole_round(self, answer: dict) -> Round:
+        content = answer.get("content") if isinstance(answer.get("content"), list) else []
+        calls, client = [], []
+        for b in content:
+            if isinstance(b, dict) and b.get("type") == "tool_use":
+                if self.ours(b.get("name")):
+                    calls.append(Call(str(b.get("id", "")), orjson.dumps(b.get("input", {})).decode()))
+                else:
+                    client.append(str(b.get("id", "")))
+        return Round(calls, client, content)
+
+    def kept(self, answer: dict) -> list:
+        return [b for b in answer.get("content") or () if not (
+            isinstance(b, dict) and b.get("type") == "tool_use" and self.ours(b.get("name")))]
+
+    def merged(self, kept: list, usage: dict, answer: dict) -> dict:
+        out = dict(answer)
+        out["content"] = [*kept, *self.kept(answer)]
+        out["usage"] = with_sums(answer.get("usage"), usage)
+        return out
+
+    def finish_forced(self, answer: dict) -> None:
+        if answer.get("stop_reason") == "tool_use" and not any(
+                isinstance(b, dict) and b.get("type") == "tool_use" for b in answer.get("content") or ()):
+            answer["stop_reason"] = "end_turn"

@@ -88,6 +88,25 @@ def with_sums(usage: Any, sums: dict) -> dict:
     return u
 
 
+def with_messages(body: dict, *more: Any) -> dict:
+    """A copy of a ``messages`` body with ``more`` appended (the client's list untouched)."""
+    out = dict(body)
+    out["messages"] = [*body.get("messages", ()), *more]
+    return out
+
+
+def assistant_holding(body: dict, key: str, anchor: str) -> tuple[list, int, list] | None:
+    """In a ``messages`` body, the assistant message whose list under ``key``
+    (content blocks, tool calls) holds the call ``anchor``: (the messages, its
+    index, that list)."""
+    msgs = body.get("messages")
+    for i, m in enumerate(msgs if isinstance(msgs, list) else ()):
+        held = m.get(key) if isinstance(m, dict) and m.get("role") == "assistant" else None
+        if isinstance(held, list) and any(isinstance(c, dict) and c.get("id") == anchor for c in held):
+            return msgs, i, held
+    return None
+
+
 def event_data(ev: RawEvent) -> Any:
     """An event's JSON data parsed (``b"[DONE]"`` and None as they are; None
     when it is not JSON)."""
@@ -125,7 +144,10 @@ class Codec:
     def merged(self, kept: list, usage: dict, answer: dict) -> dict: raise NotImplementedError
     def finish_forced(self, answer: dict) -> None: raise NotImplementedError
 
-    def splicer(self, encode: Encode = encode_event) -> "Splicer": raise NotImplementedError
+    splicer_class: type["Splicer"]  # the API's splicer
+
+    def splicer(self, encode: Encode = encode_event) -> "Splicer":
+        return self.splicer_class(self, encode)
 
     def ours(self, name: Any) -> bool:
         return name == self.name
@@ -146,7 +168,21 @@ class Splicer:
         self.held: list[Any] = []
         self.usage: dict = {}
         self.index_map: dict[int, int | None] = {}  # this round's index -> the client's (None: ours)
+        self.next_index = 0  # the client's next index (content block, tool call, output item)
         self.ours_this_round = False
+
+    def index(self, idx: int, opens_ours: bool | None = None) -> int | None:
+        """The client's index for this round's ``idx`` (None: a call of ours,
+        never shown). The event that opens an index says whether it is ours
+        (``opens_ours``); the first to do so assigns it."""
+        if opens_ours is not None and idx not in self.index_map:
+            if opens_ours:
+                self.index_map[idx] = None
+                self.ours_this_round = True
+            else:
+                self.index_map[idx] = self.next_index
+                self.next_index += 1
+        return self.index_map.get(idx, idx)
 
     def feed(self, ev: RawEvent) -> bytes: raise NotImplementedError
     def end_round(self) -> Round | None: raise NotImplementedError

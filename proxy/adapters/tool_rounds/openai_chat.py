@@ -5,98 +5,13 @@ from __future__ import annotations
 import copy
 from typing import Any
 
-from ...sse import RawEvent, encode_event
+from ...sse import RawEvent
 from ..base import dumps
-from .common import Call, Codec, Encode, Round, Splicer, event_data, int_or_none, sum_usage, with_sums
-
-class ChatCodec(Codec):
-    usage_keys = ("prompt_tokens", "completion_tokens", "total_tokens")
-
-    def tool_def(self, description: str, schema: dict) -> dict:
-        return {"type": "function", "function": {"name": self.name, "description": description,
-                                                 "parameters": schema}}
-
-    def _tool_msg(self, c: Call) -> dict:
-        return {"role": "tool", "tool_call_id": c.call_id, "content": c.result}
-
-    def _call(self, c: Call) -> dict:
-        return {"id": c.call_id, "type": "function", "function": {"name": self.name, "arguments": c.arguments}}
-
-    def continued(self, body: dict, rnd: Round) -> dict:
-        out = dict(body)
-        out["messages"] = [*body.get("messages", ()), rnd.assistant, *(self._tool_msg(c) for c in rnd.calls)]
-        return out
-
-    def reinsert(self, body: dict, anchor: str, calls: list[Call]) -> bool:
-        msgs = body.get("messages")
-        if not isinstance(msgs, list):
-            return False
-        for i, m in enumerate(msgs):
-            tcs = m.get("tool_calls") if isinstance(m, dict) and m.get("role") == "assistant" else None
-            if not isinstance(tcs, list) or not any(isinstance(t, dict) and t.get("id") == anchor for t in tcs):
-                continue
-            m["tool_calls"] = [*tcs, *(self._call(c) for c in calls)]
-            msgs[i + 1:i + 1] = [self._tool_msg(c) for c in calls]
-            return True
-        return False
-
-    @staticmethod
-    def _choice(answer: dict) -> dict:
-        ch = answer.get("choices")
-        return ch[0] if isinstance(ch, list) and ch and isinstance(ch[0], dict) else {}
-
-    def whole_round(self, answer: dict) -> Round:
-        msg = self._choice(answer).get("message")
-        msg = msg if isinstance(msg, dict) else {}
-        calls, client = [], []
-        for t in msg.get("tool_calls") or ():
-            fn = t.get("function") if isinstance(t, dict) else None
-            if isinstance(fn, dict) and self.ours(fn.get("name")):
-                calls.append(Call(str(t.get("id", "")), str(fn.get("arguments") or "{}")))
-            elif isinstance(t, dict):
-                client.append(str(t.get("id", "")))
-        assistant = {"role": "assistant", "content": msg.get("content"),
-                     "tool_calls": [t for t in msg.get("tool_calls") or () if isinstance(t, dict)]}
-        return Round(calls, client, assistant)
-
-    def kept(self, answer: dict) -> list:
-        msg = self._choice(answer).get("message")
-        text = msg.get("content") if isinstance(msg, dict) else None
-        return [text] if isinstance(text, str) and text else []
-
-    def merged(self, kept: list, usage: dict, answer: dict) -> dict:
-        out = copy.deepcopy(answer)
-        ch = self._choice(out)
-        msg = ch.get("message") if isinstance(ch.get("message"), dict) else None
-        if msg is not None:
-            tcs = [t for t in msg.get("tool_calls") or () if not (
-                isinstance(t, dict) and isinstance(t.get("function"), dict) and self.ours(t["function"].get("name")))]
-            if tcs:
-                msg["tool_calls"] = tcs
-            else:
-                msg.pop("tool_calls", None)
-            text = "".join([*kept, *(self.kept(answer))])
-            if text or msg.get("content") is not None:
-                msg["content"] = text
-        if usage and isinstance(out.get("usage"), dict):
-            out["usage"] = with_sums(out["usage"], usage)
-        return out
-
-    def finish_forced(self, answer: dict) -> None:
-        ch = self._choice(answer)
-        msg = ch.get("message") if isinstance(ch.get("message"), dict) else {}
-        if ch.get("finish_reason") == "tool_calls" and not msg.get("tool_calls"):
-            ch["finish_reason"] = "stop"
-
-    def splicer(self, encode: Encode = encode_event) -> "Splicer":
-        return _ChatSplicer(self, encode)
+from .common import (Call, Codec, Round, Splicer, assistant_holding, event_data, int_or_none, sum_usage,
+                     with_messages, with_sums)
 
 
 class _ChatSplicer(Splicer):
-    def __init__(self, codec: ChatCodec, encode: Encode):
-        super().__init__(codec, encode)
-        self.next_index = 0  # the client's next tool call index
-
     def feed(self, ev: RawEvent) -> bytes:
         self.raw.append(ev)
         if not self.slow:
@@ -154,14 +69,7 @@ class _ChatSplicer(Splicer):
                         continue
                     idx = int_or_none(t.get("index"))
                     fn = t.get("function") if isinstance(t.get("function"), dict) else {}
-                    if idx is not None and idx not in self.index_map:
-                        if self.codec.ours(fn.get("name")):
-                            self.index_map[idx] = None
-                            self.ours_this_round = True
-                        else:
-                            self.index_map[idx] = self.next_index
-                            self.next_index += 1
-                    mapped = self.index_map.get(idx, idx)
+                    mapped = None if idx is None else self.index(idx, self.codec.ours(fn.get("name")))
                     if mapped is None:
                         changed = True
                         continue
@@ -239,3 +147,76 @@ class _ChatSplicer(Splicer):
         return [*out, self.encode(None, b"[DONE]")]
 
 
+class ChatCodec(Codec):
+    usage_keys = ("prompt_tokens", "completion_tokens", "total_tokens")
+    splicer_class = _ChatSplicer
+
+    def tool_def(self, description: str, schema: dict) -> dict:
+        return {"type": "function", "function": {"name": self.name, "description": description,
+                                                 "parameters": schema}}
+
+    def _tool_msg(self, c: Call) -> dict:
+        return {"role": "tool", "tool_call_id": c.call_id, "content": c.result}
+
+    def _call(self, c: Call) -> dict:
+        return {"id": c.call_id, "type": "function", "function": {"name": self.name, "arguments": c.arguments}}
+
+    def continued(self, body: dict, rnd: Round) -> dict:
+        return with_messages(body, rnd.assistant, *(self._tool_msg(c) for c in rnd.calls))
+
+    def reinsert(self, body: dict, anchor: str, calls: list[Call]) -> bool:
+        found = assistant_holding(body, "tool_calls", anchor)
+        if found is None:
+            return False
+        msgs, i, tcs = found
+        msgs[i]["tool_calls"] = [*tcs, *(self._call(c) for c in calls)]
+        msgs[i + 1:i + 1] = [self._tool_msg(c) for c in calls]
+        return True
+
+    @staticmethod
+    def _choice(answer: dict) -> dict:
+        ch = answer.get("choices")
+        return ch[0] if isinstance(ch, list) and ch and isinstance(ch[0], dict) else {}
+
+    def whole_round(self, answer: dict) -> Round:
+        msg = self._choice(answer).get("message")
+        msg = msg if isinstance(msg, dict) else {}
+        calls, client = [], []
+        for t in msg.get("tool_calls") or ():
+            fn = t.get("function") if isinstance(t, dict) else None
+            if isinstance(fn, dict) and self.ours(fn.get("name")):
+                calls.append(Call(str(t.get("id", "")), str(fn.get("arguments") or "{}")))
+            elif isinstance(t, dict):
+                client.append(str(t.get("id", "")))
+        assistant = {"role": "assistant", "content": msg.get("content"),
+                     "tool_calls": [t for t in msg.get("tool_calls") or () if isinstance(t, dict)]}
+        return Round(calls, client, assistant)
+
+    def kept(self, answer: dict) -> list:
+        msg = self._choice(answer).get("message")
+        text = msg.get("content") if isinstance(msg, dict) else None
+        return [text] if isinstance(text, str) and text else []
+
+    def merged(self, kept: list, usage: dict, answer: dict) -> dict:
+        out = copy.deepcopy(answer)
+        ch = self._choice(out)
+        msg = ch.get("message") if isinstance(ch.get("message"), dict) else None
+        if msg is not None:
+            tcs = [t for t in msg.get("tool_calls") or () if not (
+                isinstance(t, dict) and isinstance(t.get("function"), dict) and self.ours(t["function"].get("name")))]
+            if tcs:
+                msg["tool_calls"] = tcs
+            else:
+                msg.pop("tool_calls", None)
+            text = "".join([*kept, *(self.kept(answer))])
+            if text or msg.get("content") is not None:
+                msg["content"] = text
+        if usage and isinstance(out.get("usage"), dict):
+            out["usage"] = with_sums(out["usage"], usage)
+        return out
+
+    def finish_forced(self, answer: dict) -> None:
+        ch = self._choice(answer)
+        msg = ch.get("message") if isinstance(ch.get("message"), dict) else {}
+        if ch.get("finish_reason") == "tool_calls" and not msg.get("tool_calls"):
+            ch["finish_reason"] = "stop"
