@@ -11,6 +11,8 @@ import orjson
 from . import surrogates
 from .errors import StoreError
 
+RECORD_VERSION = 1  # effects, sessions, documents and postings as every backend stores them
+
 
 def dump(kind: str, record: Mapping[str, Any]) -> bytes:
     try:
@@ -28,3 +30,11 @@ def load(kind: str, raw: bytes, tenant: str) -> dict[str, Any]:
     if not isinstance(record, dict) or record.get("tenant") != tenant:
         raise StoreError(f"{kind} record under tenant {tenant!r} does not belong to it")
     return record
+
+
+def canon(value: Any) -> bytes | None:
+    """The stored form of a value, for equality (tuples and lists alike)."""
+    try:
+        return orjson.dumps(value, option=orjson.OPT_SORT_KEYS)
+    except (TypeError, orjson.JSONEncodeError):
+        return None

@@ -45,7 +45,7 @@ import fcntl
 import os
 import shutil
 import threading
-from typing import Any, Callable, TypeVar
+from typing import Any, Callable, Iterator, TypeVar
 
 import lmdb
 
@@ -567,6 +567,35 @@ def scan_rest(txn: Any, db: Any, prefix: bytes) -> list[bytes]:
                 break
             out.append(k[len(prefix):])
     return out
+
+
+def pages(read: Callable[[Callable[[Any], Any]], Any], db: Callable[[], Any], prefix: bytes = b"",
+          size: int = 512) -> Iterator[list[tuple[bytes, bytes]]]:
+    """Every (key, value) starting with ``prefix``, in key order, a page per
+    read transaction (``read(op)``: a runner's), none held between pages.
+    ``db()``: the database handle, looked up for each page (compaction
+    replaces the handles)."""
+    after: bytes | None = None
+    while True:
+        def page(txn: Any, start: bytes | None = after) -> list[tuple[bytes, bytes]]:
+            cursor = txn.cursor(db())
+            out: list[tuple[bytes, bytes]] = []
+            if not cursor.set_range(prefix if start is None else start):
+                return out
+            for k, v in cursor.iternext():
+                if not k.startswith(prefix):
+                    break
+                if k != start:
+                    out.append((bytes(k), bytes(v)))
+                    if len(out) >= size:
+                        break
+            return out
+
+        items = read(page)
+        if not items:
+            return
+        yield items
+        after = items[-1][0]
 
 
 def _holder_lock(path: str, readonly: bool) -> int | None:

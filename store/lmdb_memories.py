@@ -33,7 +33,10 @@ import orjson
 from . import keys, memory_text, surrogates
 from .errors import ExternalIdTaken, RevisionConflict, StoreError
 from .lmdb_env import load as load_record
+from .lmdb_env import pages
+from .lmdb_env import scan as _scan
 from .lmdb_env import scan_rest as _scan_rest
+from .memory_listing import MemoryListing
 from .memory_records import KINDS, SNAPSHOT_KINDS, STATUSES, MemoryRecord, new_memory_id
 
 MEMORIES = "memories"
@@ -69,7 +72,7 @@ def _scope_part(project: str, user: str, session: str) -> bytes:
     return memory_text.scoped(project, user, session, "").encode()
 
 
-class LMDBMemories:
+class LMDBMemories(MemoryListing):
     """``MemoryStore`` over LMDB (see the module docstring)."""
 
     _db = property(lambda self: self._ctx.dbs[MEMORIES])
@@ -203,6 +206,10 @@ class LMDBMemories:
     def _ids_in(self, txn: Any, tenant: str, *parts: bytes) -> list[str]:
         return [r.decode("utf-8", "surrogatepass") for r in _scan_rest(txn, self._idx, keys.prefix(tenant, *parts))]
 
+    def _ids_by_in(self, txn: Any, tenant: str, by: str, value: str) -> list[str]:
+        """Ids of the records bound to a ``user``, a ``session`` (own or evidence) or a ``project``."""
+        return self._ids_in(txn, tenant, by[:1].encode(), keys.part(value, by))
+
     def _records_in(self, txn: Any, tenant: str, ids: list[str]) -> list[MemoryRecord]:
         out = []
         for mid in dict.fromkeys(ids):
@@ -238,62 +245,15 @@ class LMDBMemories:
 
         return self._x.read(op)
 
-    def list(self, tenant: str, *, project: str | None = None, user: str | None = None,
-             session: str | None = None, status: str | None = None, kind: str | None = None
-             ) -> list[MemoryRecord]:
-        def keep(r: MemoryRecord) -> bool:
-            return ((project is None or r.project == project) and (user is None or r.user == user)
-                    and (session is None or r.session == session or session in r.evidence_sessions)
-                    and (status is None or r.status == status) and (kind is None or r.kind == kind))
-
-        def op(txn: Any) -> list[MemoryRecord]:
-            if user:
-                recs = self._records_in(txn, tenant, self._ids_in(txn, tenant, b"u", keys.part(user, "user")))
-            elif session:
-                recs = self._records_in(txn, tenant, self._ids_in(txn, tenant, b"s", keys.part(session, "session")))
-            elif project:
-                recs = self._records_in(txn, tenant, self._ids_in(txn, tenant, b"p", keys.part(project, "project")))
-            else:
-                tp = keys.tenant_prefix(tenant)
-                recs = []
-                cursor = txn.cursor(self._db)
-                if cursor.set_range(tp):
-                    for k, v in cursor.iternext():
-                        if not k.startswith(tp):
-                            break
-                        recs.append(_load(v, tenant))
-            return sorted((r for r in recs if keep(r)), key=lambda r: (r.created_at, r.memory_id))
-
-        return self._x.read(op)
+    def _all_in(self, txn: Any, tenant: str) -> list[MemoryRecord]:
+        return [_load(v, tenant) for _, v in _scan(txn, self._db, keys.tenant_prefix(tenant))]
 
     def iter_tenant(self, tenant: str) -> Iterator[MemoryRecord]:
         """Every record of the tenant, in id order, read a page at a time (no
         transaction is held between pages)."""
-        tp = keys.tenant_prefix(tenant)
-        after = tp
-
-        while True:
-            def page(txn: Any, start: bytes = after) -> list[tuple[bytes, MemoryRecord]]:
-                cursor = txn.cursor(self._db)
-                out: list[tuple[bytes, MemoryRecord]] = []
-                if not cursor.set_range(start):
-                    return out
-                for k, v in cursor.iternext():
-                    if not k.startswith(tp):
-                        break
-                    if k == start and start != tp:
-                        continue
-                    out.append((k, _load(v, tenant)))
-                    if len(out) >= _PAGE:
-                        break
-                return out
-
-            items = self._x.read(page)
-            if not items:
-                return
-            for _, rec in items:
-                yield rec
-            after = items[-1][0]
+        for items in pages(self._x.read, lambda: self._db, keys.tenant_prefix(tenant), _PAGE):
+            for _, v in items:
+                yield _load(v, tenant)
 
     def tenants(self) -> list[str]:
         """Every tenant that has memory records (for re-scans and purges)."""
@@ -370,19 +330,6 @@ class LMDBMemories:
         k = keys.key(tenant, b"#n", _scope_part(project, user, session))
         raw = self._x.read(lambda txn: txn.get(k, db=self._idx))
         return int(raw) if raw else 0
-
-    def ids_for(self, tenant: str, *, user: str | None = None, session: str | None = None,
-                project: str | None = None) -> list[str]:
-        """Ids of the records bound to a user, a session (own or evidence) or a project."""
-        if user is not None:
-            parts = (b"u", keys.part(user, "user"))
-        elif session is not None:
-            parts = (b"s", keys.part(session, "session"))
-        elif project is not None:
-            parts = (b"p", keys.part(project, "project"))
-        else:
-            raise StoreError("ids_for needs a user, session or project")
-        return self._x.read(lambda txn: self._ids_in(txn, tenant, *parts))
 
     def erase(self, tenant: str, memory_id: str) -> dict[str, int]:
         """Erase a record and all its revisions and index entries (forgetting)."""

@@ -37,21 +37,24 @@ its own transaction together with the version bump.
 """
 from __future__ import annotations
 
-import hashlib
 import os
-import re
 import time
 import uuid
 import weakref
 from contextlib import contextmanager
-from functools import cached_property
-from typing import Any, Callable, Collection, Iterator, Mapping, Protocol, Sequence, TypeVar
+from typing import Any, Callable, Iterator, Mapping, Protocol, Sequence, TypeVar
 
 import orjson
 
 from . import keys, surrogates
+from .document_store import DocumentRules, doc_sessions
+from .effect_ledger import LedgerRules, revision_of
+from .encoding import RECORD_VERSION
 from .encoding import dump as _dump
-from .errors import EffectStateError, StoreError
+from .erasure import (ERASABLE_DOC_KINDS, MEMORIES_EXPIRED, MEMORY_INDEX, MEMORY_REVISIONS, POINTER_INDEXES,
+                      POINTERS, SNAPSHOT_REF, SNAPSHOTS, TRIM, Request, finish, matcher, memory_plan,
+                      memory_remains, seal, session_remains, unfrozen)
+from .errors import StoreError
 from .lmdb_env import BatchRunner, LMDBEnv, SnapshotRunner, acquire, release
 from .lmdb_env import load as _load
 from .lmdb_env import scan as _scan
@@ -59,57 +62,24 @@ from .lmdb_env import scan_rest as _scan_rest
 from .lmdb_learning import LEARN, LMDBLearning
 from .lmdb_memories import MEMORY_DBS, LMDBMemories, migrate_documents
 from .proxy_keys import PROXY_KEYS, LMDBProxyKeys
-from .records import (
-    CHECKPOINTS,
-    COMPLETED,
-    EFFECT_STATES,
-    EFFECTS,
-    INDEX,
-    MANIFESTS,
-    MEMORIES,
-    OPEN_STATES,
-    PENDING,
-    PRUNED,
-    RECEIPTS,
-    RESOLUTIONS,
-    RESOLVED,
-    RESULT_STATES,
-    SESSIONS,
-    UNKNOWN,
-    DeletionReceipt,
-    EffectRecord,
-    StoredDoc,
-    StoreStats,
-    receipt_hash,
-)
+from .records import (CHECKPOINTS, DEFAULT_PENDING_TIMEOUT, EFFECTS, INDEX, MANIFESTS, MEMORIES, PRUNED, RECEIPTS,
+                      SESSIONS, DeletionReceipt, StoreStats)
+from .records import DOC_KINDS, REF_POINTERS, TURN_POINTERS  # noqa: F401  (where callers have found them)
+from .repositories import RepositorySet
+from .session_state import SessionRules, subjects_of
 
 SCHEMA_VERSION = 2  # bump with a MIGRATIONS entry from the previous version
-RECORD_VERSION = 1
 
 META = "meta"
 EFFECTS_IDX = "effects_idx"
 SCOPE_IDX = "scope_idx"
 DB_NAMES = (META, EFFECTS, EFFECTS_IDX, SESSIONS, CHECKPOINTS, MANIFESTS, PRUNED, *MEMORY_DBS,
             INDEX, RECEIPTS, SCOPE_IDX, PROXY_KEYS, LEARN)
-DOC_KINDS = (CHECKPOINTS, MANIFESTS, PRUNED, RECEIPTS)
-ERASABLE_DOC_KINDS = (CHECKPOINTS, MANIFESTS, PRUNED)  # receipts outlive what they record
-# Index tenants (a tenant name never starts with "#") holding id -> tenant pointers,
-# ``{"tenant": t}``, filed under the session and subject of what they point at, so
-# that a turn id or a pruned reference finds its tenant. Erasure removes them too.
-TURN_POINTERS = "#turns"  # manifests: turn id -> tenant
-REF_POINTERS = "#refs"  # pruned originals: pruned id -> tenant
-_POINTERS = ((MANIFESTS, TURN_POINTERS), (PRUNED, REF_POINTERS))
-POINTERS = "pointers"  # their count in an erasure's plan and receipt
-MEMORIES_EXPIRED = "memories_expired"  # memories whose only evidence was an erased session
-MEMORY_REVISIONS = "memory_revisions"
-MEMORY_INDEX = "memory_index"
-_TRIM = "_trim"  # memories that lose one of several evidence sessions (not counted)
-SNAPSHOTS = "snapshots"  # other sessions' frozen memory snapshots showing an erased memory
-_SNAPSHOT_REF = re.compile(rb"\(mem:([^,\s)]+), ")
+_POINTERS = POINTER_INDEXES
+_TRIM = TRIM
 
 DEFAULT_MAP_SIZE = 256 << 20
 DEFAULT_MAX_MAP_SIZE = 64 << 30
-DEFAULT_PENDING_TIMEOUT = 900.0  # seconds before a pending effect reads as unknown
 _SCHEMA_KEY = b"schema"
 
 T = TypeVar("T")
@@ -145,50 +115,8 @@ class _Runner(Protocol):
     def write(self, op: Callable[[Any], T]) -> T: ...
 
 
-# -- encoding ------------------------------------------------------------------
-
-
-def _canon(value: Any) -> bytes | None:
-    """The stored form of a value, for equality (tuples and lists alike)."""
-    try:
-        return orjson.dumps(value, option=orjson.OPT_SORT_KEYS)
-    except (TypeError, orjson.JSONEncodeError):
-        return None
-
-
 def _opt_part(value: str | None, what: str) -> bytes | None:
     return None if value is None else keys.part(value, what)
-
-
-def _check_str(value: object, what: str, *, optional: bool = False) -> None:
-    if value is None and optional:
-        return
-    if not isinstance(value, str):
-        raise StoreError(f"{what} must be a string, not {type(value).__name__}")
-
-
-def _str_list(values: Sequence[str] | None, what: str) -> list[str]:
-    if values is None:
-        return []
-    if isinstance(values, str):
-        raise StoreError(f"{what} must be a list of strings, not a string")
-    out = list(values)
-    for v in out:
-        _check_str(v, what)
-    return out
-
-
-def _doc_sessions(rec: Mapping[str, Any]) -> list[str]:
-    """Every session a document holds data of: its own, and ``sessions`` (a
-    task's checkpoint lists the effects of each of the task's sessions)."""
-    own = [rec["session"]] if rec.get("session") is not None else []
-    return own + list(rec.get("sessions") or ())
-
-
-def _digest(tenant: str, value: str | None) -> str | None:
-    if value is None:
-        return None
-    return hashlib.sha256(tenant.encode() + b"\x00" + value.encode("utf-8", "surrogatepass")).hexdigest()
 
 
 class _DB:
@@ -215,27 +143,18 @@ class _Ctx:
 # -- effects -------------------------------------------------------------------
 
 
-class LMDBEffects:
-    """``EffectLedger`` over LMDB."""
+class LMDBEffects(LedgerRules):
+    """``EffectLedger`` over LMDB (the rules are ``LedgerRules``')."""
 
     _db = _DB(EFFECTS)
     _idx = _DB(EFFECTS_IDX)
 
-    def __init__(self, x: _Runner, ctx: _Ctx) -> None:
-        self._x = x
-        self._ctx = ctx
-
-    # internal ----------------------------------------------------------------
-
-    def _record(self, tenant: str, rec: Mapping[str, Any], now: float) -> EffectRecord:
-        return EffectRecord.from_stored(tenant, rec, now, self._ctx.pending_timeout)
-
     @staticmethod
-    def _pk_parts(rec: Mapping[str, Any]) -> tuple[bytes, bytes]:
-        return keys.part(rec["key"], "effect key"), keys.part(rec["call_id"], "call id")
+    def _pk(tenant: str, key: str, call_id: str) -> bytes:
+        return keys.key(tenant, keys.part(key, "effect key"), keys.part(call_id, "call id"))
 
     def _idx_keys(self, tenant: str, rec: Mapping[str, Any]) -> list[bytes]:
-        ek, ec = self._pk_parts(rec)
+        ek, ec = keys.part(rec["key"], "effect key"), keys.part(rec["call_id"], "call id")
         out = [keys.key(tenant, b"c", keys.part(c, "call id"), ek, ec)
                for c in [rec["call_id"], *rec.get("aliases", ())]]
         if rec.get("session") is not None:
@@ -244,7 +163,7 @@ class LMDBEffects:
             out.append(keys.key(tenant, b"t", keys.part(rec["task"], "task"), ek, ec))
         return out
 
-    def _get_in(self, txn: Any, tenant: str, pk: bytes) -> dict[str, Any] | None:
+    def _load_in(self, txn: Any, tenant: str, pk: bytes) -> dict[str, Any] | None:
         raw = txn.get(pk, db=self._db)
         return None if raw is None else _load(EFFECTS, raw, tenant)
 
@@ -257,12 +176,6 @@ class LMDBEffects:
             out.append(keys.key(tenant, b"r", b"t", keys.part(rec["task"], "task")))
         return out
 
-    def _put_in(self, txn: Any, tenant: str, pk: bytes, rec: Mapping[str, Any]) -> None:
-        txn.put(pk, _dump(EFFECTS, rec), db=self._db)
-        rev = os.urandom(8)  # a fresh value, never a counter that could come round again
-        for k in self._rev_keys(tenant, rec):
-            txn.put(k, rev, db=self._idx)
-
     def _delete_in(self, txn: Any, tenant: str, pk: bytes, rec: Mapping[str, Any]) -> None:
         txn.delete(pk, db=self._db)
         for k in [*self._idx_keys(tenant, rec), *self._rev_keys(tenant, rec)]:
@@ -272,274 +185,65 @@ class LMDBEffects:
         tp = keys.tenant_prefix(tenant)
         out = []
         for rest in _scan_rest(txn, self._idx, prefix):
-            rec = self._get_in(txn, tenant, tp + rest)
+            rec = self._load_in(txn, tenant, tp + rest)
             if rec is not None:
                 out.append(rec)
         return out
 
-    def _update(self, tenant: str, key: str, call_id: str,
-                change: Callable[[dict[str, Any], float], bool]) -> EffectRecord | None:
-        pk = keys.key(tenant, keys.part(key, "effect key"), keys.part(call_id, "call id"))
+    # -- LedgerRules' primitives ----------------------------------------------------
 
-        def op(txn: Any) -> EffectRecord | None:
-            rec = self._get_in(txn, tenant, pk)
-            if rec is None:
-                return None
-            now = self._ctx.clock()
-            if change(rec, now):
-                rec["updated_at"] = now
-                self._put_in(txn, tenant, pk, rec)
-            return self._record(tenant, rec, now)
+    def _get_in(self, txn: Any, tenant: str, key: str, call_id: str, lock: bool = False) -> dict[str, Any] | None:
+        return self._load_in(txn, tenant, self._pk(tenant, key, call_id))  # (one writer: nothing to lock)
 
-        return self._x.write(op)
+    def _rewrite_in(self, txn: Any, tenant: str, rec: Mapping[str, Any]) -> None:
+        txn.put(self._pk(tenant, rec["key"], rec["call_id"]), _dump(EFFECTS, rec), db=self._db)
+        rev = os.urandom(8)  # a fresh value, never a counter that could come round again
+        for k in self._rev_keys(tenant, rec):
+            txn.put(k, rev, db=self._idx)
 
-    # public ------------------------------------------------------------------
+    def _insert_in(self, txn: Any, tenant: str, rec: Mapping[str, Any]) -> bool:
+        self._rewrite_in(txn, tenant, rec)
+        for k in self._idx_keys(tenant, rec):
+            txn.put(k, b"", db=self._idx)
+        return True
 
-    def put_pending(
-        self,
-        tenant: str,
-        *,
-        key: str,
-        call_id: str,
-        tool: str,
-        args_canonical: str,
-        session: str | None = None,
-        task: str | None = None,
-        side_effect: bool = True,
-        turn_id: str | None = None,
-        aliases: Sequence[str] = (),
-    ) -> EffectRecord:
-        ek, ec = keys.part(key, "effect key"), keys.part(call_id, "call id")
-        pk = keys.key(tenant, ek, ec)
-        _check_str(tool, "tool")
-        _check_str(args_canonical, "args_canonical")
-        _check_str(session, "session", optional=True)
-        _check_str(task, "task", optional=True)
-        _check_str(turn_id, "turn_id", optional=True)
-        extra = [a for a in dict.fromkeys(_str_list(aliases, "aliases")) if a != call_id]
-        for a in extra:
-            keys.part(a, "alias")
+    def _add_calls_in(self, txn: Any, tenant: str, rec: Mapping[str, Any], calls: Sequence[str]) -> None:
+        ek, ec = keys.part(rec["key"], "effect key"), keys.part(rec["call_id"], "call id")
+        for c in calls:
+            txn.put(keys.key(tenant, b"c", keys.part(c, "call id"), ek, ec), b"", db=self._idx)
 
-        def op(txn: Any) -> EffectRecord:
-            now = self._ctx.clock()
-            rec = self._get_in(txn, tenant, pk)
-            if rec is not None:
-                new = [a for a in extra if a not in rec.get("aliases", ())]
-                if new:
-                    rec["aliases"] = [*rec.get("aliases", ()), *new]
-                    rec["updated_at"] = now
-                    self._put_in(txn, tenant, pk, rec)
-                    for a in new:
-                        txn.put(keys.key(tenant, b"c", keys.part(a), ek, ec), b"", db=self._idx)
-                return self._record(tenant, rec, now)
-            rec = {
-                "v": RECORD_VERSION,
-                "tenant": tenant,
-                "key": key,
-                "call_id": call_id,
-                "tool": tool,
-                "args_canonical": args_canonical,
-                "side_effect": bool(side_effect),
-                "state": PENDING,
-                "created_at": now,
-                "updated_at": now,
-                "session": session,
-                "task": task,
-                "turn_id": turn_id,
-                "aliases": extra,
-            }
-            self._put_in(txn, tenant, pk, rec)
-            for k in self._idx_keys(tenant, rec):
-                txn.put(k, b"", db=self._idx)
-            return self._record(tenant, rec, now)
+    def _of_key_in(self, txn: Any, tenant: str, key: str, lock: bool = False) -> list[dict[str, Any]]:
+        return [_load(EFFECTS, v, tenant)
+                for _, v in _scan(txn, self._db, keys.prefix(tenant, keys.part(key, "effect key")))]
 
-        return self._x.write(op)
+    def _of_call_in(self, txn: Any, tenant: str, call_id: str) -> list[dict[str, Any]]:
+        return self._from_index(txn, tenant, keys.prefix(tenant, b"c", keys.part(call_id, "call id")))
 
-    def complete(
-        self,
-        tenant: str,
-        key: str,
-        call_id: str,
-        *,
-        state: str = COMPLETED,
-        result_digest: str | None = None,
-        result_size: int | None = None,
-        refs: Sequence[str] = (),
-        excerpt: str | None = None,
-        turn_id: str | None = None,
-    ) -> EffectRecord | None:
-        if state not in RESULT_STATES:
-            raise StoreError(f"complete() state must be one of {RESULT_STATES}, not {state!r}")
-        _check_str(result_digest, "result_digest", optional=True)
-        _check_str(excerpt, "excerpt", optional=True)
-        _check_str(turn_id, "turn_id", optional=True)
-        if result_size is not None and (not isinstance(result_size, int) or result_size < 0):
-            raise StoreError(f"result_size must be a non-negative int, not {result_size!r}")
-        ref_list = _str_list(refs, "refs")
-
-        def change(rec: dict[str, Any], now: float) -> bool:
-            if rec["state"] not in OPEN_STATES:
-                return False  # first result wins; history replays it every turn
-            rec.update(state=state, result_digest=result_digest, result_size=result_size,
-                       refs=ref_list, excerpt=excerpt, result_turn_id=turn_id)
-            return True
-
-        return self._update(tenant, key, call_id, change)
-
-    def mark_unknown(
-        self, tenant: str, key: str, call_id: str, *, note: str | None = None
-    ) -> EffectRecord | None:
-        _check_str(note, "note", optional=True)
-
-        def change(rec: dict[str, Any], now: float) -> bool:
-            if rec["state"] != PENDING:
-                return False
-            rec["state"] = UNKNOWN
-            if note is not None:
-                rec["note"] = note
-            return True
-
-        return self._update(tenant, key, call_id, change)
-
-    def resolve(
-        self,
-        tenant: str,
-        key: str,
-        *,
-        resolution: str,
-        call_id: str | None = None,
-        note: str | None = None,
-        by: str | None = None,
-    ) -> list[EffectRecord]:
-        if resolution not in RESOLUTIONS:
-            raise StoreError(f"resolution must be one of {RESOLUTIONS}, not {resolution!r}")
-        _check_str(note, "note", optional=True)
-        _check_str(by, "by", optional=True)
-        ek = keys.part(key, "effect key")
-        ec = _opt_part(call_id, "call id")
-
-        def op(txn: Any) -> list[EffectRecord]:
-            now = self._ctx.clock()
-            if ec is not None:
-                pk = keys.key(tenant, ek, ec)
-                rec = self._get_in(txn, tenant, pk)
-                found = [] if rec is None else [(pk, rec)]
-            else:
-                found = [(k, _load(EFFECTS, v, tenant))
-                         for k, v in _scan(txn, self._db, keys.prefix(tenant, ek))]
-            if not found:
-                return []
-            open_ = [(pk, rec) for pk, rec in found
-                     if self._record(tenant, rec, now).state in OPEN_STATES]
-            if not open_:
-                states = sorted({self._record(tenant, r, now).state for _, r in found})
-                raise EffectStateError(
-                    f"effect {key} is {'/'.join(states)}; only pending or unknown effects can be resolved"
-                )
-            out = []
-            for pk, rec in open_:
-                rec.update(state=RESOLVED, resolution=resolution, note=note, resolved_by=by,
-                           updated_at=now)
-                self._put_in(txn, tenant, pk, rec)
-                out.append(self._record(tenant, rec, now))
-            return out
-
-        return self._x.write(op)
-
-    def get(self, tenant: str, key: str, call_id: str) -> EffectRecord | None:
-        pk = keys.key(tenant, keys.part(key, "effect key"), keys.part(call_id, "call id"))
-
-        def op(txn: Any) -> EffectRecord | None:
-            rec = self._get_in(txn, tenant, pk)
-            return None if rec is None else self._record(tenant, rec, self._ctx.clock())
-
-        return self._x.read(op)
-
-    def by_key(self, tenant: str, key: str) -> list[EffectRecord]:
-        prefix = keys.prefix(tenant, keys.part(key, "effect key"))
-
-        def op(txn: Any) -> list[EffectRecord]:
-            now = self._ctx.clock()
-            recs = [self._record(tenant, _load(EFFECTS, v, tenant), now)
-                    for _, v in _scan(txn, self._db, prefix)]
-            return sorted(recs, key=lambda r: (r.created_at, r.call_id))
-
-        return self._x.read(op)
-
-    def by_call_id(
-        self, tenant: str, call_id: str, *, session: str | None = None
-    ) -> EffectRecord | None:
-        prefix = keys.prefix(tenant, b"c", keys.part(call_id, "call id"))
-
-        def op(txn: Any) -> EffectRecord | None:
-            recs = [r for r in self._from_index(txn, tenant, prefix)
-                    if session is None or r.get("session") == session]
-            if not recs:
-                return None
-            best = max(recs, key=lambda r: (r["created_at"], r["key"]))
-            return self._record(tenant, best, self._ctx.clock())
-
-        return self._x.read(op)
+    def _listed_in(self, txn: Any, tenant: str, session: str | None, task: str | None) -> list[dict[str, Any]]:
+        if session is not None:
+            return self._from_index(txn, tenant, keys.prefix(tenant, b"s", keys.part(session, "session")))
+        if task is not None:
+            return self._from_index(txn, tenant, keys.prefix(tenant, b"t", keys.part(task, "task")))
+        return [_load(EFFECTS, v, tenant) for _, v in _scan(txn, self._db, keys.tenant_prefix(tenant))]
 
     def revision(self, tenant: str, *, session: str | None = None, task: str | None = None) -> bytes | None:
         """A value that changes whenever an effect record of this session (or
         task) is written or deleted; None when there is none. Lets a caller keep
         what it derived from ``list`` until the ledger changes."""
-        if (session is None) == (task is None):
-            raise StoreError("revision needs exactly one of session or task")
-        k = (keys.key(tenant, b"r", b"s", keys.part(session, "session")) if session is not None
-             else keys.key(tenant, b"r", b"t", keys.part(task, "task")))
+        column, value = revision_of(session, task)
+        k = keys.key(tenant, b"r", column[:1].encode(), keys.part(value, column))
         return self._x.read(lambda txn: txn.get(k, db=self._idx))
 
-    def list(
-        self,
-        tenant: str,
-        *,
-        session: str | None = None,
-        task: str | None = None,
-        state: str | Collection[str] | None = None,
-        side_effect: bool | None = None,
-    ) -> list[EffectRecord]:
-        states = None if state is None else ({state} if isinstance(state, str) else set(state))
-        if states is not None and not states <= set(EFFECT_STATES):
-            raise StoreError(f"unknown effect state in {sorted(states)}; states are {EFFECT_STATES}")
-        tp = keys.tenant_prefix(tenant)
-        sp, tk = _opt_part(session, "session"), _opt_part(task, "task")
-
-        def op(txn: Any) -> list[EffectRecord]:
-            if sp is not None:
-                recs = self._from_index(txn, tenant, keys.prefix(tenant, b"s", sp))
-            elif tk is not None:
-                recs = self._from_index(txn, tenant, keys.prefix(tenant, b"t", tk))
-            else:
-                recs = [_load(EFFECTS, v, tenant) for _, v in _scan(txn, self._db, tp)]
-            now = self._ctx.clock()
-            out = []
-            for rec in recs:
-                if task is not None and rec.get("task") != task:
-                    continue
-                if side_effect is not None and rec["side_effect"] != side_effect:
-                    continue
-                r = self._record(tenant, rec, now)
-                if states is None or r.state in states:
-                    out.append(r)
-            return sorted(out, key=lambda r: (r.created_at, r.key, r.call_id))
-
-        return self._x.read(op)
 
 
 # -- sessions ------------------------------------------------------------------
 
 
-class LMDBSessions:
-    """``SessionStore`` over LMDB."""
+class LMDBSessions(SessionRules):
+    """``SessionStore`` over LMDB (the rules are ``SessionRules``')."""
 
     _db = _DB(SESSIONS)
     _scope = _DB(SCOPE_IDX)
-
-    def __init__(self, x: _Runner, ctx: _Ctx) -> None:
-        self._x = x
-        self._ctx = ctx
 
     def _subject_key(self, tenant: str, subject: str, session_part: bytes) -> bytes:
         return keys.key(tenant, b"sessions", b"u", keys.part(subject, "subject"), session_part)
@@ -551,120 +255,24 @@ class LMDBSessions:
         sp = keys.part(session, "session")
         return keys.key(tenant, sp) if part is None else keys.key(tenant, sp, keys.part(part, "part"))
 
-    @staticmethod
-    def _subjects(rec: Mapping[str, Any] | None) -> list[str]:
-        """Every subject a session record has had (records before ``subjects``: its one)."""
-        rec = rec or {}
-        return list(rec.get("subjects") or ([rec["subject"]] if rec.get("subject") is not None else []))
-
     def _delete_in(self, txn: Any, tenant: str, pk: bytes, rec: Mapping[str, Any]) -> None:
         """Delete a session's record, its parts and its subject index entries."""
         txn.delete(pk, db=self._db)
         for part_key, _ in _scan(txn, self._db, pk + keys.SEP):
             txn.delete(part_key, db=self._db)
         sp = pk[len(keys.tenant_prefix(tenant)):]
-        for subject in self._subjects(rec):
+        for subject in subjects_of(rec):
             txn.delete(self._subject_key(tenant, subject, sp), db=self._scope)
 
-    def _write(self, tenant: str, session: str, subject: str | None,
-               build: Callable[[dict[str, Any]], dict[str, Any]], part: str | None = None) -> dict[str, Any]:
-        sp = keys.part(session, "session")
-        main = keys.key(tenant, sp)
-        pk = self._pk(tenant, session, part)
-        _check_str(subject, "subject", optional=True)
+    def _read_in(self, txn: Any, tenant: str, session: str, part: str | None,
+                 lock: bool = False) -> dict[str, Any] | None:
+        raw = txn.get(self._pk(tenant, session, part), db=self._db)
+        return None if raw is None else _load(SESSIONS, raw, tenant)
 
-        def record(txn: Any, key: bytes, state_of: Callable[[dict[str, Any]], dict[str, Any]],
-                   now: float) -> dict[str, Any]:
-            raw = txn.get(key, db=self._db)
-            old = None if raw is None else _load(SESSIONS, raw, tenant)
-            state = state_of({} if old is None else dict(old["state"]))
-            keep_subject = subject if subject is not None else (old or {}).get("subject")
-            # A new subject does not replace the old one in the index: the session still holds
-            # the old subject's data, and erasing that subject must find it.
-            subjects = self._subjects(old)
-            if keep_subject is not None and keep_subject not in subjects:
-                subjects.append(keep_subject)
-            rec = {
-                "v": RECORD_VERSION,
-                "tenant": tenant,
-                "session": session,
-                "subject": keep_subject if key == main else None,  # a part's subject is its session's
-                "state": state,
-                "created_at": now if old is None else old["created_at"],
-                "updated_at": now,
-            }
-            if key != main:
-                rec["part"] = part
-            elif subjects:
-                rec["subjects"] = subjects
-            txn.put(key, _dump(SESSIONS, rec), db=self._db)
-            if key == main and keep_subject is not None:
-                txn.put(self._subject_key(tenant, keep_subject, sp), b"", db=self._scope)
-            return state
-
-        def op(txn: Any) -> dict[str, Any]:
-            now = self._ctx.clock()
-            if part is not None and (subject is not None or txn.get(main, db=self._db) is None):
-                # a part never outlives its session: deleting the session (or its subject) finds it
-                record(txn, main, lambda state: state, now)
-            return record(txn, pk, build, now)
-
-        return self._x.write(op)
-
-    def get(self, tenant: str, session: str, part: str | None = None) -> dict[str, Any] | None:
-        pk = self._pk(tenant, session, part)
-
-        def op(txn: Any) -> dict[str, Any] | None:
-            raw = txn.get(pk, db=self._db)
-            return None if raw is None else _load(SESSIONS, raw, tenant)["state"]
-
-        return self._x.read(op)
-
-    def put(self, tenant: str, session: str, state: Mapping[str, Any], *,
-            subject: str | None = None, part: str | None = None) -> None:
-        new = dict(state)
-        self._write(tenant, session, subject, lambda old: new, part)
-
-    def update(self, tenant: str, session: str, changes: Mapping[str, Any], *,
-               subject: str | None = None, current: Mapping[str, Any] | None = None,
-               part: str | None = None) -> dict[str, Any]:
-        def merge(old: dict[str, Any]) -> dict[str, Any]:
-            old.update(changes)
-            return old
-
-        def holds(state: Mapping[str, Any]) -> bool:
-            for k, v in changes.items():
-                if k not in state:
-                    return False
-                if state[k] == v:  # the usual case, without encoding either side
-                    continue
-                want = _canon(v)  # a tuple and a list of the same items store alike
-                if want is None or _canon(state[k]) != want:
-                    return False
-            return True
-
-        # A turn that changes nothing writes nothing: no put, and a batch left
-        # without writes commits without an fsync. ``current``: the state as the
-        # caller just read it, which spares reading it again.
-        if current is not None and subject is None:
-            if holds(current):
-                return dict(current)
-            return self._write(tenant, session, subject, merge, part)
-        pk = self._pk(tenant, session, part)
-
-        def unchanged(txn: Any) -> dict[str, Any] | None:
-            raw = txn.get(pk, db=self._db)
-            if raw is None:
-                return None
-            rec = _load(SESSIONS, raw, tenant)
-            if part is None and subject not in (None, rec.get("subject")) or not holds(rec["state"]):
-                return None
-            return rec["state"]
-
-        same = self._x.read(unchanged)
-        if same is not None:
-            return same
-        return self._write(tenant, session, subject, merge, part)
+    def _store_in(self, txn: Any, tenant: str, session: str, part: str | None, rec: Mapping[str, Any]) -> None:
+        txn.put(self._pk(tenant, session, part), _dump(SESSIONS, rec), db=self._db)
+        if part is None and rec["subject"] is not None:
+            txn.put(self._subject_key(tenant, rec["subject"], keys.part(session, "session")), b"", db=self._scope)
 
     def delete(self, tenant: str, session: str) -> bool:
         pk = self._pk(tenant, session)
@@ -694,6 +302,7 @@ class LMDBSessions:
             return out
 
         return self._x.read(op)
+
 
 
 # -- term index ----------------------------------------------------------------
@@ -765,8 +374,8 @@ class LMDBIndex:
 # -- documents -----------------------------------------------------------------
 
 
-class LMDBDocuments:
-    """``DocumentStore`` over LMDB, one per kind."""
+class LMDBDocuments(DocumentRules):
+    """``DocumentStore`` over LMDB, one per kind (the rules are ``DocumentRules``')."""
 
     _scope = _DB(SCOPE_IDX)
 
@@ -774,53 +383,34 @@ class LMDBDocuments:
     def _db(self) -> Any:
         return self._ctx.dbs[self.kind]
 
-    def __init__(self, kind: str, x: _Runner, ctx: _Ctx, index: LMDBIndex | None = None) -> None:
-        self.kind = kind
-        self._x = x
-        self._ctx = ctx
-        self._index = index  # memories: deleting one drops its postings
-
     def _scope_keys(self, tenant: str, rec: Mapping[str, Any], id_part: bytes) -> list[bytes]:
         out = []
         kind = self.kind.encode()
-        for s in _doc_sessions(rec):
+        for s in doc_sessions(rec):
             out.append(keys.key(tenant, kind, b"s", keys.part(s, "session"), id_part))
         if rec.get("subject") is not None:
             out.append(keys.key(tenant, kind, b"u", keys.part(rec["subject"], "subject"), id_part))
         return out
 
-    def _doc(self, tenant: str, rec: Mapping[str, Any]) -> StoredDoc:
-        return StoredDoc(kind=self.kind, tenant=tenant, id=rec["id"], data=rec["data"],
-                         created_at=rec["created_at"], updated_at=rec["updated_at"],
-                         session=rec.get("session"), subject=rec.get("subject"),
-                         sessions=tuple(rec.get("sessions") or ()))
+    def _pk(self, tenant: str, id: str) -> bytes:
+        return keys.key(tenant, keys.part(id, f"{self.kind} id"))
 
-    def _put_in(self, txn: Any, tenant: str, id: str, data: Mapping[str, Any],
-                session: str | None, subject: str | None, sessions: Sequence[str] = ()) -> StoredDoc:
+    def _read_in(self, txn: Any, tenant: str, id: str) -> dict[str, Any] | None:
+        raw = txn.get(self._pk(tenant, id), db=self._db)
+        return None if raw is None else _load(self.kind, raw, tenant)
+
+    def _store_in(self, txn: Any, tenant: str, id: str, rec: Mapping[str, Any],
+                  old: Mapping[str, Any] | None) -> None:
         ip = keys.part(id, f"{self.kind} id")
-        pk = keys.key(tenant, ip)
-        now = self._ctx.clock()
-        raw = txn.get(pk, db=self._db)
-        old = None if raw is None else _load(self.kind, raw, tenant)
         if old is not None:
             for k in self._scope_keys(tenant, old, ip):
                 txn.delete(k, db=self._scope)
-        rec = {
-            "v": RECORD_VERSION,
-            "tenant": tenant,
-            "id": id,
-            "session": session,
-            "subject": subject,
-            "created_at": now if old is None else old["created_at"],
-            "updated_at": now,
-            "data": data,
-        }
-        if sessions:
-            rec["sessions"] = list(sessions)
-        txn.put(pk, _dump(self.kind, rec), db=self._db)
+        txn.put(keys.key(tenant, ip), _dump(self.kind, rec), db=self._db)
         for k in self._scope_keys(tenant, rec, ip):
             txn.put(k, b"", db=self._scope)
-        return self._doc(tenant, rec)
+
+    def _remove_in(self, txn: Any, tenant: str, id: str, rec: Mapping[str, Any]) -> int:
+        return self._delete_in(txn, tenant, self._pk(tenant, id), rec)
 
     def _delete_in(self, txn: Any, tenant: str, pk: bytes, rec: Mapping[str, Any]) -> int:
         """Delete one document and its index entries; returns postings dropped."""
@@ -840,117 +430,30 @@ class LMDBDocuments:
                 out.append((tp + rest, _load(self.kind, raw, tenant)))
         return out
 
-    def put(self, tenant: str, id: str, data: Mapping[str, Any], *,
-            session: str | None = None, subject: str | None = None,
-            sessions: Sequence[str] = ()) -> StoredDoc:
-        _check_str(session, "session", optional=True)
-        _check_str(subject, "subject", optional=True)
-        others = [s for s in dict.fromkeys(_str_list(sessions, "sessions")) if s != session]
-        if not isinstance(data, Mapping):
-            raise StoreError(f"{self.kind} data must be a mapping, not {type(data).__name__}")
-        keys.tenant_prefix(tenant)
-        payload = dict(data)
-        return self._x.write(lambda txn: self._put_in(txn, tenant, id, payload, session, subject, others))
+    def _found_in(self, txn: Any, tenant: str, session: str | None, subject: str | None) -> list[dict[str, Any]]:
+        if session is not None:
+            return [r for _, r in self._scoped_in(txn, tenant, b"s", keys.part(session, "session"))]
+        if subject is not None:
+            return [r for _, r in self._scoped_in(txn, tenant, b"u", keys.part(subject, "subject"))]
+        return [_load(self.kind, v, tenant) for _, v in _scan(txn, self._db, keys.tenant_prefix(tenant))]
 
-    def get(self, tenant: str, id: str) -> StoredDoc | None:
-        pk = keys.key(tenant, keys.part(id, f"{self.kind} id"))
-
-        def op(txn: Any) -> StoredDoc | None:
-            raw = txn.get(pk, db=self._db)
-            return None if raw is None else self._doc(tenant, _load(self.kind, raw, tenant))
-
-        return self._x.read(op)
-
-    def list(self, tenant: str, *, session: str | None = None,
-             subject: str | None = None) -> list[StoredDoc]:
-        sp, up = _opt_part(session, "session"), _opt_part(subject, "subject")
-        tp = keys.tenant_prefix(tenant)
-
-        def op(txn: Any) -> list[StoredDoc]:
-            if sp is not None:
-                recs = [r for _, r in self._scoped_in(txn, tenant, b"s", sp)]
-            elif up is not None:
-                recs = [r for _, r in self._scoped_in(txn, tenant, b"u", up)]
-            else:
-                recs = [_load(self.kind, v, tenant) for _, v in _scan(txn, self._db, tp)]
-            if subject is not None:
-                recs = [r for r in recs if r.get("subject") == subject]
-            docs = [self._doc(tenant, r) for r in recs]
-            return sorted(docs, key=lambda d: (d.created_at, d.id))
-
-        return self._x.read(op)
-
-    def delete(self, tenant: str, id: str) -> bool:
-        pk = keys.key(tenant, keys.part(id, f"{self.kind} id"))
-
-        def op(txn: Any) -> bool:
-            raw = txn.get(pk, db=self._db)
-            if raw is None:
-                return False
-            self._delete_in(txn, tenant, pk, _load(self.kind, raw, tenant))
-            return True
-
-        return self._x.write(op)
 
 
 # -- the store -----------------------------------------------------------------
 
 
-class _Repos:
-    """The repositories, bound to one runner (the environment, a batch or a
-    snapshot); each is built on first use, since most turns touch one or two."""
+class _Repos(RepositorySet):
+    """The repositories over LMDB, bound to one runner (the environment, a batch or a snapshot)."""
 
-    def __init__(self, x: _Runner, ctx: _Ctx) -> None:
-        self._x = x
-        self._ctx = ctx
+    Effects = LMDBEffects
+    Sessions = LMDBSessions
+    Index = LMDBIndex
+    Documents = LMDBDocuments
+    Memories = LMDBMemories
+    Learning = LMDBLearning
 
-    @cached_property
-    def effects(self) -> LMDBEffects:
-        return LMDBEffects(self._x, self._ctx)
-
-    @cached_property
-    def sessions(self) -> LMDBSessions:
-        return LMDBSessions(self._x, self._ctx)
-
-    @cached_property
-    def index(self) -> LMDBIndex:
-        return LMDBIndex(self._x, self._ctx)
-
-    @cached_property
-    def checkpoints(self) -> LMDBDocuments:
-        return LMDBDocuments(CHECKPOINTS, self._x, self._ctx)
-
-    @cached_property
-    def manifests(self) -> LMDBDocuments:
-        return LMDBDocuments(MANIFESTS, self._x, self._ctx)
-
-    @cached_property
-    def pruned(self) -> LMDBDocuments:
-        return LMDBDocuments(PRUNED, self._x, self._ctx)
-
-    @cached_property
-    def memories(self) -> LMDBMemories:
-        return LMDBMemories(self._x, self._ctx, index=self.index)
-
-    @cached_property
-    def receipts(self) -> LMDBDocuments:
-        return LMDBDocuments(RECEIPTS, self._x, self._ctx)
-
-    @cached_property
-    def proxy_keys(self) -> LMDBProxyKeys:
+    def _proxy_keys(self) -> LMDBProxyKeys:
         return LMDBProxyKeys(self._x, self._ctx.env, self._ctx.clock)
-
-    @cached_property
-    def learning(self) -> LMDBLearning:
-        return LMDBLearning(self._x, self._ctx)
-
-    def docs(self, kind: str) -> LMDBDocuments:
-        return getattr(self, kind)
-
-    @property
-    def pending_timeout(self) -> float | None:
-        """Seconds after which a pending effect reads as unknown (None: never)."""
-        return self._ctx.pending_timeout
 
 
 class LMDBBatch(_Repos):
@@ -1003,9 +506,7 @@ class LMDBStore(_Repos):
     def _reset_repositories(self) -> None:
         """Forget the repositories built so far (after compaction reopened the
         environment, a repository that kept a database handle would hold a dead one)."""
-        for name, attr in vars(_Repos).items():
-            if isinstance(attr, cached_property):
-                self.__dict__.pop(name, None)
+        self.forget_repositories()
 
     @classmethod
     def open(
@@ -1065,9 +566,9 @@ class LMDBStore(_Repos):
 
     # -- deletion ----------------------------------------------------------------
 
-    def _plan(self, txn: Any, tenant: str, session: str | None, subject: str | None,
-              memory: str | None = None, project: str | None = None) -> dict[str, dict[bytes, Any]]:
-        if session is None and subject is None and memory is None and project is None:
+    def _plan(self, txn: Any, req: Request) -> dict[str, dict[bytes, Any]]:
+        tenant, session, subject = req.tenant, req.session, req.subject
+        if req.kind == "":
             raise StoreError("delete_subject needs a session, a subject, a memory or a project")
         tp = keys.tenant_prefix(tenant)
         dbs = self._ctx.dbs
@@ -1093,8 +594,7 @@ class LMDBStore(_Repos):
             for kind in ERASABLE_DOC_KINDS:
                 plan[kind].update(self.docs(kind)._scoped_in(txn, tenant, b"u", up))
         plan[POINTERS] = self._pointers_in(txn, tenant, session_parts, up)
-        plan[MEMORIES], plan[MEMORIES_EXPIRED], plan[_TRIM] = self._memory_plan(
-            txn, tenant, session, subject, memory, project)
+        plan[MEMORIES], plan[MEMORIES_EXPIRED], plan[_TRIM] = memory_plan(self.memories, txn, req)
         plan[SNAPSHOTS] = self._snapshots_in(txn, tenant, {*plan[MEMORIES], *plan[MEMORIES_EXPIRED]},
                                              set(plan[SESSIONS]))
         return plan
@@ -1110,7 +610,7 @@ class LMDBStore(_Repos):
         for k, v in _scan(txn, self._ctx.dbs[SESSIONS], tp):
             if k in erased or b"(mem:" not in v:
                 continue
-            if {m.decode("utf-8", "replace") for m in _SNAPSHOT_REF.findall(v)} & memory_ids:
+            if {m.decode("utf-8", "replace") for m in SNAPSHOT_REF.findall(v)} & memory_ids:
                 out[k] = _load(SESSIONS, v, tenant)
         return out
 
@@ -1130,36 +630,6 @@ class LMDBStore(_Repos):
                     found[pk] = (kind, index, rec)
         return found
 
-    def _memory_plan(self, txn: Any, tenant: str, session: str | None, subject: str | None,
-                     memory: str | None, project: str | None) -> tuple[dict, dict, dict]:
-        """(memories to erase, to expire, to trim) for an erasure. A session's
-        memories go; memories it was evidence for lose it (trim), and expire
-        when it was their only evidence (surgical forgetting)."""
-        mem = self.memories
-        erase: dict[str, Any] = {}
-        expire: dict[str, Any] = {}
-        trim: dict[str, Any] = {}
-        ids: list[str] = []
-        if memory is not None:
-            ids.append(memory)
-        if subject is not None:
-            ids += mem._ids_in(txn, tenant, b"u", keys.part(subject, "user"))
-        if project is not None:
-            ids += mem._ids_in(txn, tenant, b"p", keys.part(project, "project"))
-        for rec in mem._records_in(txn, tenant, ids):
-            erase[rec.memory_id] = rec
-        if session is not None:
-            for rec in mem._records_in(txn, tenant, mem._ids_in(txn, tenant, b"s", keys.part(session, "session"))):
-                if rec.memory_id in erase:
-                    continue
-                if rec.session == session:
-                    erase[rec.memory_id] = rec
-                elif any(s != session for s in rec.evidence_sessions):
-                    trim[rec.memory_id] = rec
-                else:
-                    expire[rec.memory_id] = rec
-        return erase, expire, trim
-
     def _counts(self, txn: Any, tenant: str, plan: Mapping[str, Mapping[Any, Any]]) -> dict[str, int]:
         counts = {kind: len(items) for kind, items in plan.items() if kind != _TRIM}
         counts[INDEX] = 0
@@ -1173,36 +643,24 @@ class LMDBStore(_Repos):
 
     def count_subject(self, tenant: str, *, session: str | None = None, subject: str | None = None,
                       memory: str | None = None, project: str | None = None) -> dict[str, int]:
-        def op(txn: Any) -> dict[str, int]:
-            return self._counts(txn, tenant, self._plan(txn, tenant, session, subject, memory, project))
-
-        return self._handle.read(op)
+        req = Request(tenant, "", session=session, subject=subject, memory=memory, project=project)
+        return self._handle.read(lambda txn: self._counts(txn, tenant, self._plan(txn, req)))
 
     def delete_subject(self, tenant: str, *, session: str | None = None,
                        subject: str | None = None, memory: str | None = None,
                        project: str | None = None, request_id: str | None = None) -> DeletionReceipt:
         """Erase what the store holds of one subject (see ``Store.delete_subject``);
         the receipt is stored ``pending`` (``store.forget`` finishes it)."""
-        rid = request_id or uuid.uuid4().hex
-        for value, what in ((session, "session"), (subject, "subject"), (memory, "memory"), (project, "project")):
-            _check_str(value, what, optional=True)
-        kind, value = next(((k, v) for k, v in (("session", session), ("user", subject), ("memory", memory),
-                                                 ("project", project)) if v is not None), ("", None))
-        rpk = keys.key(tenant, keys.part(rid, "request id"))
+        req = Request(tenant, request_id or uuid.uuid4().hex, session=session, subject=subject, memory=memory,
+                      project=project)
+        rpk = keys.key(tenant, keys.part(req.request_id, "request id"))
 
         def op(txn: Any) -> DeletionReceipt:
             dbs = self._ctx.dbs
             raw = txn.get(rpk, db=dbs[RECEIPTS])
             if raw is not None:
-                d = _load(RECEIPTS, raw, tenant)["data"]
-                # a retry of the same erasure replays its receipt; another erasure under a used
-                # id would otherwise "succeed" without erasing anything
-                if (d["session_digest"], d["subject_digest"], d.get("subject_kind", kind)) != (
-                        _digest(tenant, session), _digest(tenant, value if kind != "session" else subject), kind):
-                    raise StoreError(f"request id {rid!r} was already used for another erasure "
-                                     "(another subject); use a new request id")
-                return DeletionReceipt.from_dict(d, replayed=True)
-            plan = self._plan(txn, tenant, session, subject, memory, project)
+                return req.replay(_load(RECEIPTS, raw, tenant)["data"])
+            plan = self._plan(txn, req)
             counts = self._counts(txn, tenant, plan)
             for pk, rec in plan[SESSIONS].items():
                 self.sessions._delete_in(txn, tenant, pk, rec)
@@ -1216,30 +674,15 @@ class LMDBStore(_Repos):
             for mid in plan[MEMORIES]:
                 self.memories._erase_in(txn, tenant, mid)
             for pk, rec in plan[SNAPSHOTS].items():  # re-frozen without it at the session's next turn
-                state = {k: v for k, v in rec["state"].items() if k != "memory_snapshot"}
-                txn.put(pk, _dump(SESSIONS, {**rec, "state": state}), db=self._ctx.dbs[SESSIONS])
-            now = self._ctx.clock()
-            for rec in plan[_TRIM].values():
-                self.memories._put_in(txn, rec.evolve(
-                    evidence_sessions=tuple(s for s in rec.evidence_sessions if s != session)), None)
-            for rec in plan[MEMORIES_EXPIRED].values():  # its only evidence is gone: so is the memory
-                self.memories._put_in(txn, rec.evolve(evidence_sessions=(), status="expired", expires_at=now), None)
-            receipt = DeletionReceipt(request_id=rid, tenant=tenant, counts=counts, created_at=now,
-                                      session_digest=_digest(tenant, session),
-                                      subject_digest=_digest(tenant, value if kind != "session" else subject),
-                                      subject_kind=kind, memory_ids=tuple(sorted(plan[MEMORIES])),
-                                      status="pending")
-            self.receipts._put_in(txn, tenant, rid, receipt.to_dict(), None, None)
-            return receipt
+                txn.put(pk, _dump(SESSIONS, unfrozen(rec)), db=self._ctx.dbs[SESSIONS])
+            return finish(self.memories, self.receipts, txn, req, plan, counts, self._ctx.clock())
 
         return self._handle.write(op)
 
     def seal_receipt(self, tenant: str, request_id: str, *, counts: Mapping[str, int] | None = None,
                      status: str) -> DeletionReceipt:
-        """Finish a receipt: add the derived indexes' counts, set its status, and
-        (the first time it leaves ``pending``) link it to the tenant's chain:
-        ``seq``, ``prev_hash`` (the previous sealed receipt's ``hash``) and its own
-        ``hash``, in one transaction, so the chain stays linear across processes."""
+        """Finish a receipt (``erasure.seal``) in one transaction, so the chain
+        stays linear across processes."""
         rpk = keys.key(tenant, keys.part(request_id, "request id"))
         head_key = b"receipt_chain:" + tenant.encode()
 
@@ -1248,23 +691,14 @@ class LMDBStore(_Repos):
             raw = txn.get(rpk, db=dbs[RECEIPTS])
             if raw is None:
                 raise StoreError(f"no receipt {request_id!r}")
-            d = dict(_load(RECEIPTS, raw, tenant)["data"])
-            merged = dict(d.get("counts") or {})
-            for k, n in (counts or {}).items():
-                merged[k] = merged.get(k, 0) + int(n)
-            d["counts"] = merged
-            d["status"] = status
-            now = self._ctx.clock()
-            if not d.get("hash"):
+
+            def head() -> dict[str, Any]:
                 head_raw = txn.get(head_key, db=dbs[META])
-                head = orjson.loads(head_raw) if head_raw else {"seq": 0, "hash": ""}
-                d["completed_at"] = now
-                d["seq"] = head["seq"] + 1
-                d["prev_hash"] = head["hash"]
-                d["hash"] = receipt_hash(d)
-                txn.put(head_key, orjson.dumps({"seq": d["seq"], "hash": d["hash"]}), db=dbs[META])
-            if status == "erased":
-                d["erased_at"] = now
+                return orjson.loads(head_raw) if head_raw else {"seq": 0, "hash": ""}
+
+            d, new_head = seal(_load(RECEIPTS, raw, tenant)["data"], counts, status, self._ctx.clock(), head)
+            if new_head is not None:
+                txn.put(head_key, orjson.dumps(new_head), db=dbs[META])
             self.receipts._put_in(txn, tenant, request_id, d, None, None)
             return DeletionReceipt.from_dict(d)
 
@@ -1289,28 +723,19 @@ class LMDBStore(_Repos):
         (receipts keep no ids): memories, sessions and scoped documents whose
         user, session or project digests to it, and the erased memory ids."""
         tp = keys.tenant_prefix(tenant)
-
-        def match(value: Any) -> bool:
-            return isinstance(value, str) and bool(value) and _digest(tenant, value) == digest
+        match = matcher(tenant, digest)
 
         def op(txn: Any) -> dict[str, int]:
             dbs = self._ctx.dbs
             out = {"memories": 0, "sessions": 0, "documents": 0}
-            field = {"user": "user", "session": "session", "project": "project"}.get(kind)
             for _, v in _scan(txn, dbs[MEMORIES], tp):
-                d = orjson.loads(v)
-                if d.get("memory_id") in memory_ids or (field and (
-                        match(d.get(field)) or (kind == "session" and any(map(match, d.get("evidence_sessions") or ()))))):
-                    out["memories"] += 1
+                out["memories"] += memory_remains(orjson.loads(v), kind, match, memory_ids)
             for mid in memory_ids:
                 if _scan_rest(txn, dbs["memory_revs"], keys.key(tenant, keys.part(mid, "memory id")) + keys.SEP):
                     out["memories"] += 1
             if kind in ("user", "session"):
                 for k, v in _scan(txn, dbs[SESSIONS], tp):
-                    d = orjson.loads(v)
-                    if (kind == "session" and match(d.get("session"))) or (
-                            kind == "user" and any(map(match, d.get("subjects") or [d.get("subject")]))):
-                        out["sessions"] += 1
+                    out["sessions"] += session_remains(orjson.loads(v), kind, match)
                 scope = b"s" if kind == "session" else b"u"
                 for rest in _scan_rest(txn, dbs[SCOPE_IDX], tp):
                     parts = keys.split(rest)

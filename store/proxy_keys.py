@@ -122,6 +122,28 @@ def _new_key() -> tuple[str, str]:
     return key_id, secret
 
 
+def mint(tenant: str, now: float, *, user: str = "", projects: Sequence[str] = (), purposes: Sequence[str] = (),
+         routes: Sequence[str] = (), admin: bool = False, expires_at: float | None = None) -> tuple[ProxyKey, str]:
+    """A new key for this principal (every backend's ``create``): its record, and the key itself."""
+    keys.check_tenant(tenant)
+    if not isinstance(user, str):
+        raise StoreError("user must be a string")
+    key_id, secret = _new_key()
+    principal = Principal(key_id, tenant, user, _names(projects, "projects"), _names(purposes, "purposes"),
+                          _names(routes, "routes"), bool(admin))
+    return ProxyKey(principal, secret_digest(secret), now, expires_at), f"{KEY_PREFIX}{key_id}_{secret}"
+
+
+def revoked(rec: ProxyKey, tenant: str | None, now: float) -> tuple[ProxyKey | None, bool]:
+    """(the key after a revoke by a caller of ``tenant`` (None: the operator), whether it changed):
+    another tenant's key is no key at all; revoking twice keeps the first time."""
+    if tenant is not None and rec.principal.tenant != tenant:
+        return None, False
+    if rec.revoked_at is not None:
+        return rec, False
+    return ProxyKey(rec.principal, rec.digest, rec.created_at, rec.expires_at, now), True
+
+
 class _Runner(Protocol):
     def read(self, op: Callable[[Any], T]) -> T: ...
     def write(self, op: Callable[[Any], T]) -> T: ...
@@ -219,7 +241,26 @@ def _mirror(env: Any) -> _Mirror | None:
     return _mirrors[key]
 
 
-class LMDBProxyKeys:
+class KeyRules:
+    """What every backend's ``ProxyKeyStore`` shares: a key is minted here and
+    stored by the backend's ``_insert(record)``."""
+
+    _clock: Callable[[], float]
+
+    def _insert(self, record: ProxyKey) -> None:
+        raise NotImplementedError
+
+    def create(self, tenant: str, *, user: str = "", projects: Sequence[str] = (), purposes: Sequence[str] = (),
+               routes: Sequence[str] = (), admin: bool = False,
+               expires_at: float | None = None) -> tuple[ProxyKey, str]:
+        """A new key for this principal: (its record, the key itself, shown this once)."""
+        record, presented = mint(tenant, self._clock(), user=user, projects=projects, purposes=purposes,
+                                 routes=routes, admin=admin, expires_at=expires_at)
+        self._insert(record)
+        return record, presented
+
+
+class LMDBProxyKeys(KeyRules):
     """``ProxyKeyStore`` over the ``proxy_keys`` database. Write outside a
     ``batch()``: the mirror is raised when the write returns, committed."""
 
@@ -229,27 +270,15 @@ class LMDBProxyKeys:
         self._clock = clock
         self._env = env
 
-    def create(self, tenant: str, *, user: str = "", projects: Sequence[str] = (), purposes: Sequence[str] = (),
-               routes: Sequence[str] = (), admin: bool = False,
-               expires_at: float | None = None) -> tuple[ProxyKey, str]:
-        """A new key for this principal: (its record, the key itself, shown this once)."""
-        keys.check_tenant(tenant)
-        if not isinstance(user, str):
-            raise StoreError("user must be a string")
-        key_id, secret = _new_key()
-        principal = Principal(key_id, tenant, user, _names(projects, "projects"), _names(purposes, "purposes"),
-                              _names(routes, "routes"), bool(admin))
-        record = ProxyKey(principal, secret_digest(secret), self._clock(), expires_at)
-
+    def _insert(self, record: ProxyKey) -> None:
         def op(txn: Any) -> None:
-            if not txn.put(_id_key(key_id), _dump(record), db=self._db, overwrite=False):
+            if not txn.put(_id_key(record.id), _dump(record), db=self._db, overwrite=False):
                 raise StoreError("proxy key id collision; try again")
-            txn.put(_tenant_prefix(tenant) + key_id.encode(), b"", db=self._db)
+            txn.put(_tenant_prefix(record.principal.tenant) + record.id.encode(), b"", db=self._db)
             _bump(txn, self._db)
 
         self._x.write(op)
         self._publish()
-        return record, f"{KEY_PREFIX}{key_id}_{secret}"
 
     def get(self, key_id: str) -> ProxyKey | None:
         if not isinstance(key_id, str) or not _ID_RE.match(key_id):
@@ -285,11 +314,8 @@ class LMDBProxyKeys:
             raw = txn.get(_id_key(key_id), db=self._db)
             if raw is None:
                 return None
-            rec = _record(raw)
-            if tenant is not None and rec.principal.tenant != tenant:
-                return None
-            if rec.revoked_at is None:
-                rec = ProxyKey(rec.principal, rec.digest, rec.created_at, rec.expires_at, self._clock())
+            rec, changed = revoked(_record(raw), tenant, self._clock())
+            if changed:
                 txn.put(_id_key(key_id), _dump(rec), db=self._db)
                 _bump(txn, self._db)
             return rec

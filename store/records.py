@@ -45,6 +45,13 @@ PRUNED = "pruned"
 MEMORIES = "memories"
 INDEX = "index"
 RECEIPTS = "receipts"
+DOC_KINDS = (CHECKPOINTS, MANIFESTS, PRUNED, RECEIPTS)
+# Index tenants (a tenant name never starts with "#") holding id -> tenant pointers,
+# ``{"tenant": t}``, filed under the session and subject of what they point at, so
+# that a turn id or a pruned reference finds its tenant. Erasure removes them too.
+TURN_POINTERS = "#turns"  # manifests: turn id -> tenant
+REF_POINTERS = "#refs"  # pruned originals: pruned id -> tenant
+DEFAULT_PENDING_TIMEOUT = 900.0  # seconds before a pending effect reads as unknown
 
 
 @dataclass(frozen=True)

@@ -4,50 +4,33 @@ found by session and subject through ``document_scopes`` (its own session,
 each of its ``sessions``, its subject), as erasure needs."""
 from __future__ import annotations
 
-from typing import Any, Mapping, Sequence
+from typing import Any, Mapping
 
-from ..errors import StoreError
-from ..lmdb_store import RECORD_VERSION, _check_str, _doc_sessions, _str_list
-from ..records import INDEX, StoredDoc
+from ..document_store import DocumentRules, doc_sessions
+from ..encoding import RECORD_VERSION
+from ..records import INDEX
 from .common import Ctx, Runner, dump, ident, load, tenant_of
 from .pool import Tx
 
 
-class PGDocuments:
-    def __init__(self, kind: str, x: Runner, ctx: Ctx, index: "PGIndex | None" = None) -> None:
-        self.kind = kind
-        self._x = x
-        self._ctx = ctx
-        self._index = index
-
-    def _doc(self, tenant: str, rec: Mapping[str, Any]) -> StoredDoc:
-        return StoredDoc(kind=self.kind, tenant=tenant, id=rec["id"], data=rec["data"],
-                         created_at=rec["created_at"], updated_at=rec["updated_at"],
-                         session=rec.get("session"), subject=rec.get("subject"),
-                         sessions=tuple(rec.get("sessions") or ()))
+class PGDocuments(DocumentRules):
+    """``DocumentStore`` over PostgreSQL, one per kind (the rules are ``DocumentRules``')."""
 
     def _scopes(self, tenant: str, rec: Mapping[str, Any], ip: str) -> list[tuple]:
-        out = [(tenant, self.kind, "s", ident(s, "session"), ip) for s in _doc_sessions(rec)]
+        out = [(tenant, self.kind, "s", ident(s, "session"), ip) for s in doc_sessions(rec)]
         if rec.get("subject") is not None:
             out.append((tenant, self.kind, "u", ident(rec["subject"], "subject"), ip))
         return out
 
-    def _get_in(self, tx: Tx, tenant: str, id: str) -> dict[str, Any] | None:
+    def _read_in(self, tx: Tx, tenant: str, id: str) -> dict[str, Any] | None:
         row = tx.tenant(tenant).one("SELECT doc FROM documents WHERE tenant = %s AND kind = %s AND id = %s",
                                     (tenant, self.kind, ident(id, f"{self.kind} id")))
         return None if row is None else load(self.kind, row[0], tenant)
 
-    def _put_in(self, tx: Tx, tenant: str, id: str, data: Mapping[str, Any], session: str | None,
-                subject: str | None, sessions: Sequence[str] = ()) -> StoredDoc:
+    def _store_in(self, tx: Tx, tenant: str, id: str, rec: Mapping[str, Any],
+                  old: Mapping[str, Any] | None) -> None:
         ip = ident(id, f"{self.kind} id")
-        now = self._ctx.clock()
-        tx.tenant(tenant)
-        tx.write_check()
-        old = self._get_in(tx, tenant, id)
-        rec = {"v": RECORD_VERSION, "tenant": tenant, "id": id, "session": session, "subject": subject,
-               "created_at": now if old is None else old["created_at"], "updated_at": now, "data": data}
-        if sessions:
-            rec["sessions"] = list(sessions)
+        tx.tenant(tenant).write_check()
         if old is not None:
             tx.exec("DELETE FROM document_scopes WHERE tenant = %s AND kind = %s AND id = %s",
                     (tenant, self.kind, ip))
@@ -56,7 +39,9 @@ class PGDocuments:
                 (tenant, self.kind, ip, rec["created_at"], dump(self.kind, rec)))
         tx.many("INSERT INTO document_scopes (tenant, kind, scope, value, id) VALUES (%s, %s, %s, %s, %s) "
                 "ON CONFLICT DO NOTHING", self._scopes(tenant, rec, ip))
-        return self._doc(tenant, rec)
+
+    def _remove_in(self, tx: Tx, tenant: str, id: str, rec: Mapping[str, Any]) -> int:
+        return self._delete_in(tx, tenant, id)
 
     def _delete_in(self, tx: Tx, tenant: str, id: str) -> int:
         """Delete one document and its scope entries; returns postings dropped."""
@@ -73,58 +58,13 @@ class PGDocuments:
             (tenant, self.kind, scope, value))
         return [load(self.kind, r[0], tenant) for r in rows]
 
-    def put(self, tenant: str, id: str, data: Mapping[str, Any], *, session: str | None = None,
-            subject: str | None = None, sessions: Sequence[str] = ()) -> StoredDoc:
-        _check_str(session, "session", optional=True)
-        _check_str(subject, "subject", optional=True)
-        others = [s for s in dict.fromkeys(_str_list(sessions, "sessions")) if s != session]
-        if not isinstance(data, Mapping):
-            raise StoreError(f"{self.kind} data must be a mapping, not {type(data).__name__}")
-        tenant_of(tenant)
-        ident(id, f"{self.kind} id")
-        payload = dict(data)
-        return self._x.write(lambda tx: self._put_in(tx, tenant, id, payload, session, subject, others))
-
-    def get(self, tenant: str, id: str) -> StoredDoc | None:
-        tenant_of(tenant)
-        ident(id, f"{self.kind} id")
-
-        def op(tx: Tx) -> StoredDoc | None:
-            rec = self._get_in(tx, tenant, id)
-            return None if rec is None else self._doc(tenant, rec)
-
-        return self._x.read(op)
-
-    def list(self, tenant: str, *, session: str | None = None, subject: str | None = None) -> list[StoredDoc]:
-        tenant_of(tenant)
-        sp = None if session is None else ident(session, "session")
-        up = None if subject is None else ident(subject, "subject")
-
-        def op(tx: Tx) -> list[StoredDoc]:
-            if sp is not None:
-                recs = self._scoped_in(tx, tenant, "s", sp)
-            elif up is not None:
-                recs = self._scoped_in(tx, tenant, "u", up)
-            else:
-                recs = [load(self.kind, r[0], tenant) for r in tx.tenant(tenant).all(
-                    "SELECT doc FROM documents WHERE tenant = %s AND kind = %s", (tenant, self.kind))]
-            if subject is not None:
-                recs = [r for r in recs if r.get("subject") == subject]
-            return sorted((self._doc(tenant, r) for r in recs), key=lambda d: (d.created_at, d.id))
-
-        return self._x.read(op)
-
-    def delete(self, tenant: str, id: str) -> bool:
-        tenant_of(tenant)
-        ident(id, f"{self.kind} id")
-
-        def op(tx: Tx) -> bool:
-            if self._get_in(tx, tenant, id) is None:
-                return False
-            self._delete_in(tx, tenant, id)
-            return True
-
-        return self._x.write(op)
+    def _found_in(self, tx: Tx, tenant: str, session: str | None, subject: str | None) -> list[dict[str, Any]]:
+        if session is not None:
+            return self._scoped_in(tx, tenant, "s", ident(session, "session"))
+        if subject is not None:
+            return self._scoped_in(tx, tenant, "u", ident(subject, "subject"))
+        return [load(self.kind, r[0], tenant) for r in tx.tenant(tenant).all(
+            "SELECT doc FROM documents WHERE tenant = %s AND kind = %s", (tenant, self.kind))]
 
 
 class PGIndex:

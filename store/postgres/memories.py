@@ -11,8 +11,9 @@ from typing import Any, Iterator
 import orjson
 
 from .. import memory_text
-from ..errors import ExternalIdTaken, RevisionConflict, StoreError
+from ..errors import ExternalIdTaken, RevisionConflict
 from ..lmdb_memories import LIVE, _PAGE, _dump, _validate
+from ..memory_listing import MemoryListing
 from ..memory_records import SNAPSHOT_KINDS, MemoryRecord
 from .common import Ctx, Runner, ident, load, tenant_of
 from .pool import ALL_TENANTS, Tx
@@ -32,7 +33,7 @@ def _ext_key(project: str, user: str, session: str, external_id: str) -> str:
     return memory_text.scoped(project, user, session, "x:" + external_id)
 
 
-class PGMemories:
+class PGMemories(MemoryListing):
     def __init__(self, x: Runner, ctx: Ctx, index: Any = None) -> None:
         self._x = x
         self._ctx = ctx
@@ -139,7 +140,7 @@ class PGMemories:
         rows = tx.tenant(tenant).all(f"SELECT doc FROM memories WHERE tenant = %s AND {where}", (tenant, *params))
         return [_rec(r[0], tenant) for r in rows]
 
-    def _ids_in(self, tx: Tx, tenant: str, by: str, value: str) -> list[str]:
+    def _ids_by_in(self, tx: Tx, tenant: str, by: str, value: str) -> list[str]:
         if by == "session":
             rows = tx.tenant(tenant).all("SELECT memory_id FROM memory_sessions WHERE tenant = %s AND session = %s "
                                          "ORDER BY memory_id COLLATE \"C\"", (tenant, ident(value, "session")))
@@ -180,30 +181,8 @@ class PGMemories:
 
         return self._x.read(op)
 
-    def list(self, tenant: str, *, project: str | None = None, user: str | None = None,
-             session: str | None = None, status: str | None = None, kind: str | None = None) -> list[MemoryRecord]:
-        tenant_of(tenant)
-
-        def keep(r: MemoryRecord) -> bool:
-            return ((project is None or r.project == project) and (user is None or r.user == user)
-                    and (session is None or r.session == session or session in r.evidence_sessions)
-                    and (status is None or r.status == status) and (kind is None or r.kind == kind))
-
-        def op(tx: Tx) -> list[MemoryRecord]:
-            if user:
-                recs = self._records_in(tx, tenant, self._ids_in(tx, tenant, "user", user))
-            elif session:
-                recs = self._records_in(tx, tenant, self._ids_in(tx, tenant, "session", session))
-            elif project:
-                recs = self._records_in(tx, tenant, self._ids_in(tx, tenant, "project", project))
-            else:
-                where, params = "true", ()
-                if status is not None:
-                    where, params = "status = %s", (status,)
-                recs = self._where_in(tx, tenant, where, params)
-            return sorted((r for r in recs if keep(r)), key=lambda r: (r.created_at, r.memory_id))
-
-        return self._x.read(op)
+    def _all_in(self, tx: Tx, tenant: str) -> list[MemoryRecord]:
+        return self._where_in(tx, tenant, "true", ())
 
     def iter_tenant(self, tenant: str) -> Iterator[MemoryRecord]:
         """Every record of the tenant in id order, a page per transaction."""
@@ -273,19 +252,6 @@ class PGMemories:
         return self._x.read(lambda tx: tx.tenant(tenant).one(
             "SELECT count(*) FROM memories WHERE tenant = %s AND scope_part = %s AND live AND kind <> ALL(%s)",
             (tenant, sp, list(SNAPSHOT_KINDS)))[0])
-
-    def ids_for(self, tenant: str, *, user: str | None = None, session: str | None = None,
-                project: str | None = None) -> list[str]:
-        tenant_of(tenant)
-        if user is not None:
-            by, value = "user", user
-        elif session is not None:
-            by, value = "session", session
-        elif project is not None:
-            by, value = "project", project
-        else:
-            raise StoreError("ids_for needs a user, session or project")
-        return self._x.read(lambda tx: self._ids_in(tx, tenant, by, value))
 
     def erase(self, tenant: str, memory_id: str) -> dict[str, int]:
         tenant_of(tenant)

@@ -96,12 +96,8 @@ def _copy_one(dst: PGStore, tx: Tx, kind: str, raw: bytes, src: LMDBStore) -> No
     tenant = d["tenant"]
     tx.tenant(tenant)
     if kind == EFFECTS:
-        tx.exec("INSERT INTO effects (tenant, key, call_id, session, task, created_at, seq, doc) VALUES "
-                "(%s, %s, %s, %s, %s, %s, nextval('effects_seq'), %s) ON CONFLICT DO NOTHING",
-                (tenant, ident(d["key"], "effect key"), ident(d["call_id"], "call id"),
-                 d.get("session") and ident(d["session"], "session"), d.get("task") and ident(d["task"], "task"),
-                 d["created_at"], raw))
-        dst.effects._add_calls_in(tx, tenant, d["key"], d["call_id"], [d["call_id"], *d.get("aliases", ())])
+        dst.effects._insert_row_in(tx, tenant, d, raw)
+        dst.effects._add_calls_in(tx, tenant, d, [d["call_id"], *d.get("aliases", ())])
     elif kind == SESSIONS:
         sp = ident(d["session"], "session")
         part = "" if d.get("part") is None else ident(d["part"], "part")

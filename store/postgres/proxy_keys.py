@@ -19,11 +19,10 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from typing import Any, Callable, Sequence
+from typing import Any, Callable
 
-from .. import keys
 from ..errors import StoreError
-from ..proxy_keys import _ID_RE, KEY_PREFIX, Principal, ProxyKey, _dump, _names, _new_key, _record, secret_digest
+from ..proxy_keys import _ID_RE, KeyRules, ProxyKey, _dump, _record, revoked
 from .common import Runner
 from .pool import ALL_TENANTS, Pool, Tx
 
@@ -115,31 +114,20 @@ def _bump(tx: Tx) -> int:
     return generation
 
 
-class PGProxyKeys:
+class PGProxyKeys(KeyRules):
     def __init__(self, x: Runner, clock: Callable[[], float], invalidation: Invalidation | None) -> None:
         self._x = x
         self._clock = clock
         self._inv = invalidation
 
-    def create(self, tenant: str, *, user: str = "", projects: Sequence[str] = (), purposes: Sequence[str] = (),
-               routes: Sequence[str] = (), admin: bool = False,
-               expires_at: float | None = None) -> tuple[ProxyKey, str]:
-        keys.check_tenant(tenant)
-        if not isinstance(user, str):
-            raise StoreError("user must be a string")
-        key_id, secret = _new_key()
-        principal = Principal(key_id, tenant, user, _names(projects, "projects"), _names(purposes, "purposes"),
-                              _names(routes, "routes"), bool(admin))
-        record = ProxyKey(principal, secret_digest(secret), self._clock(), expires_at)
-
+    def _insert(self, record: ProxyKey) -> None:
         def op(tx: Tx) -> int:
-            tx.tenant(tenant).exec(
+            tx.tenant(record.principal.tenant).exec(
                 "INSERT INTO proxy_keys (tenant, key_id, created_at, doc) VALUES (%s, %s, %s, %s)",
-                (tenant, key_id, record.created_at, _dump(record)))
+                (record.principal.tenant, record.id, record.created_at, _dump(record)))
             return _bump(tx)
 
         self._published(self._x.write(op))
-        return record, f"{KEY_PREFIX}{key_id}_{secret}"
 
     def _published(self, generation: int) -> None:
         if self._inv is not None and not getattr(self._x, "deferred", False):  # (a batch has not committed yet)
@@ -175,12 +163,9 @@ class PGProxyKeys:
                 "SELECT tenant, doc FROM proxy_keys WHERE key_id = %s FOR UPDATE", (key_id,))
             if row is None:
                 return None, None
-            rec = _record(bytes(row[1]))
-            if tenant is not None and rec.principal.tenant != tenant:
-                return None, None
-            if rec.revoked_at is not None:
+            rec, changed = revoked(_record(bytes(row[1])), tenant, self._clock())
+            if not changed:
                 return rec, None
-            rec = ProxyKey(rec.principal, rec.digest, rec.created_at, rec.expires_at, self._clock())
             tx.exec("UPDATE proxy_keys SET revoked_at = %s, doc = %s WHERE tenant = %s AND key_id = %s",
                     (rec.revoked_at, _dump(rec), row[0], key_id))
             return rec, _bump(tx)

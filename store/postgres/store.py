@@ -10,24 +10,23 @@ COMMIT); ``snapshot()`` is a REPEATABLE READ READ ONLY transaction.
 from __future__ import annotations
 
 import logging
-import re
 import threading
 import time
 import uuid
 from contextlib import contextmanager
-from functools import cached_property
 from typing import Any, Callable, Iterator, Mapping, Sequence
 
 import orjson
 
+from ..erasure import (ERASABLE_DOC_KINDS, MEMORIES_EXPIRED, MEMORY_INDEX, MEMORY_REVISIONS, POINTER_INDEXES,
+                       POINTERS, SNAPSHOT_REF, SNAPSHOTS, TRIM, Request, finish, matcher, memory_plan,
+                       memory_remains, seal, session_remains, unfrozen)
 from ..errors import StoreError, WriteNeeded
-from ..lmdb_store import (DEFAULT_PENDING_TIMEOUT, ERASABLE_DOC_KINDS, MEMORIES_EXPIRED, MEMORY_INDEX,
-                          MEMORY_REVISIONS, POINTERS, REF_POINTERS, SNAPSHOTS, TURN_POINTERS, _check_str, _digest)
-from ..memory_records import MemoryRecord
-from ..records import (CHECKPOINTS, EFFECTS, INDEX, MANIFESTS, MEMORIES, PRUNED, RECEIPTS, SESSIONS,
-                       DeletionReceipt, StoreStats, receipt_hash)
+from ..records import (DEFAULT_PENDING_TIMEOUT, EFFECTS, INDEX, MEMORIES, RECEIPTS, SESSIONS, DeletionReceipt,
+                       StoreStats)
+from ..repositories import RepositorySet
 from . import schema
-from .common import Ctx, ident, load
+from .common import Ctx, dump, ident, load
 from .documents import PGDocuments, PGIndex
 from .effects import PGEffects
 from .memories import PGMemories
@@ -37,9 +36,6 @@ from .sessions import PGSessions
 
 log = logging.getLogger("ctxproxy.store")
 
-_POINTERS = ((MANIFESTS, TURN_POINTERS), (PRUNED, REF_POINTERS))
-_SNAPSHOT_REF = re.compile(rb"\(mem:([^,\s)]+), ")
-_TRIM = "_trim"
 # the tables an erasure deletes rows from: rewritten by `ctxproxy forget finish`
 ERASED_TABLES = ("effects", "effect_calls", "sessions", "session_subjects", "documents", "document_scopes",
                  "postings", "memories", "memory_sessions", "memory_revisions")
@@ -86,54 +82,21 @@ class _TxRunner:
         return op(tx)
 
 
-class _Repos:
+class _Repos(RepositorySet):
+    """The repositories over PostgreSQL, bound to one runner (the store, a batch or a snapshot)."""
+
+    Effects = PGEffects
+    Sessions = PGSessions
+    Index = PGIndex
+    Documents = PGDocuments
+    Memories = PGMemories
+
     def __init__(self, x: Any, ctx: Ctx, invalidation: Invalidation | None) -> None:
-        self._x = x
-        self._ctx = ctx
+        super().__init__(x, ctx)
         self._inv = invalidation
 
-    @cached_property
-    def effects(self) -> PGEffects:
-        return PGEffects(self._x, self._ctx)
-
-    @cached_property
-    def sessions(self) -> PGSessions:
-        return PGSessions(self._x, self._ctx)
-
-    @cached_property
-    def index(self) -> PGIndex:
-        return PGIndex(self._x, self._ctx)
-
-    @cached_property
-    def checkpoints(self) -> PGDocuments:
-        return PGDocuments(CHECKPOINTS, self._x, self._ctx)
-
-    @cached_property
-    def manifests(self) -> PGDocuments:
-        return PGDocuments(MANIFESTS, self._x, self._ctx)
-
-    @cached_property
-    def pruned(self) -> PGDocuments:
-        return PGDocuments(PRUNED, self._x, self._ctx)
-
-    @cached_property
-    def receipts(self) -> PGDocuments:
-        return PGDocuments(RECEIPTS, self._x, self._ctx)
-
-    @cached_property
-    def memories(self) -> PGMemories:
-        return PGMemories(self._x, self._ctx, index=self.index)
-
-    @cached_property
-    def proxy_keys(self) -> PGProxyKeys:
+    def _proxy_keys(self) -> PGProxyKeys:
         return PGProxyKeys(self._x, self._ctx.clock, self._inv)
-
-    def docs(self, kind: str) -> PGDocuments:
-        return getattr(self, kind)
-
-    @property
-    def pending_timeout(self) -> float | None:
-        return self._ctx.pending_timeout
 
 
 class PGStore(_Repos):
@@ -145,7 +108,7 @@ class PGStore(_Repos):
                  schema_version: int, invalidation: Invalidation | None) -> None:
         self._pool = pool
         self.schema_version = schema_version
-        self.derived: list[Any] = []  # the indexes live in the same database: erasure reaches them itself
+        self.derived: list[Any] = []  # recall's indexes live in the same tables: erasure reaches them itself
         self.readonly = False
         self.path = ""
         self.invalidation = invalidation
@@ -230,9 +193,9 @@ class PGStore(_Repos):
 
     # -- erasure ------------------------------------------------------------------------
 
-    def _plan(self, tx: Tx, tenant: str, session: str | None, subject: str | None,
-              memory: str | None = None, project: str | None = None) -> dict[str, dict[Any, Any]]:
-        if session is None and subject is None and memory is None and project is None:
+    def _plan(self, tx: Tx, req: Request) -> dict[str, dict[Any, Any]]:
+        tenant, session, subject = req.tenant, req.session, req.subject
+        if req.kind == "":
             raise StoreError("delete_subject needs a session, a subject, a memory or a project")
         tx.tenant(tenant)
         sessions: set[str] = set()
@@ -257,7 +220,7 @@ class PGStore(_Repos):
             if up is not None:
                 plan[kind].update((r["id"], r) for r in docs._scoped_in(tx, tenant, "u", up))
         plan[POINTERS] = {}
-        for kind, index in _POINTERS:
+        for kind, index in POINTER_INDEXES:
             docs = self.docs(kind)
             found = [r for sp in ss for r in docs._scoped_in(tx, index, "s", sp)]
             if up is not None:
@@ -266,36 +229,10 @@ class PGStore(_Repos):
                 if isinstance(r.get("data"), dict) and r["data"].get("tenant") == tenant:
                     plan[POINTERS][(kind, index, r["id"])] = r
         tx.tenant(tenant)
-        plan[MEMORIES], plan[MEMORIES_EXPIRED], plan[_TRIM] = self._memory_plan(tx, tenant, session, subject,
-                                                                                memory, project)
+        plan[MEMORIES], plan[MEMORIES_EXPIRED], plan[TRIM] = memory_plan(self.memories, tx, req)
         plan[SNAPSHOTS] = self._snapshots_in(tx, tenant, {*plan[MEMORIES], *plan[MEMORIES_EXPIRED]},
                                              set(plan[SESSIONS]))
         return plan
-
-    def _memory_plan(self, tx: Tx, tenant: str, session: str | None, subject: str | None, memory: str | None,
-                     project: str | None) -> tuple[dict, dict, dict]:
-        mem = self.memories
-        erase: dict[str, MemoryRecord] = {}
-        expire: dict[str, MemoryRecord] = {}
-        trim: dict[str, MemoryRecord] = {}
-        ids: list[str] = [memory] if memory is not None else []
-        if subject is not None:
-            ids += mem._ids_in(tx, tenant, "user", subject)
-        if project is not None:
-            ids += mem._ids_in(tx, tenant, "project", project)
-        for rec in mem._records_in(tx, tenant, ids):
-            erase[rec.memory_id] = rec
-        if session is not None:
-            for rec in mem._records_in(tx, tenant, mem._ids_in(tx, tenant, "session", session)):
-                if rec.memory_id in erase:
-                    continue
-                if rec.session == session:
-                    erase[rec.memory_id] = rec
-                elif any(s != session for s in rec.evidence_sessions):
-                    trim[rec.memory_id] = rec
-                else:
-                    expire[rec.memory_id] = rec
-        return erase, expire, trim
 
     def _snapshots_in(self, tx: Tx, tenant: str, memory_ids: set[str], erased: set[str]) -> dict[tuple, dict]:
         if not memory_ids:
@@ -307,12 +244,12 @@ class PGStore(_Repos):
             if row[0] in erased:
                 continue
             raw = bytes(row[2])
-            if {m.decode("utf-8", "replace") for m in _SNAPSHOT_REF.findall(raw)} & memory_ids:
+            if {m.decode("utf-8", "replace") for m in SNAPSHOT_REF.findall(raw)} & memory_ids:
                 out[(row[0], row[1])] = load(SESSIONS, raw, tenant)
         return out
 
     def _counts(self, tx: Tx, tenant: str, plan: Mapping[str, Mapping[Any, Any]]) -> dict[str, int]:
-        counts = {kind: len(items) for kind, items in plan.items() if kind != _TRIM}
+        counts = {kind: len(items) for kind, items in plan.items() if kind != TRIM}
         counts[INDEX] = counts[MEMORY_REVISIONS] = counts[MEMORY_INDEX] = 0
         for mid, rec in plan[MEMORIES].items():
             m = ident(mid, "memory id")
@@ -324,8 +261,10 @@ class PGStore(_Repos):
 
     def count_subject(self, tenant: str, *, session: str | None = None, subject: str | None = None,
                       memory: str | None = None, project: str | None = None) -> dict[str, int]:
+        req = Request(tenant, "", session=session, subject=subject, memory=memory, project=project)
+
         def op(tx: Tx) -> dict[str, int]:
-            plan = self._plan(tx, tenant, session, subject, memory, project)
+            plan = self._plan(tx, req)
             return self._counts(tx.tenant(tenant), tenant, plan)
 
         return self._pool.run(op, isolation="REPEATABLE READ", readonly=True)
@@ -335,23 +274,15 @@ class PGStore(_Repos):
                        request_id: str | None = None) -> DeletionReceipt:
         """Erase what the database holds of one subject, in one transaction; the
         receipt is stored ``pending`` (see ``forget finish``)."""
-        rid = request_id or uuid.uuid4().hex
-        for value, what in ((session, "session"), (subject, "subject"), (memory, "memory"), (project, "project")):
-            _check_str(value, what, optional=True)
-        kind, value = next(((k, v) for k, v in (("session", session), ("user", subject), ("memory", memory),
-                                                 ("project", project)) if v is not None), ("", None))
+        req = Request(tenant, request_id or uuid.uuid4().hex, session=session, subject=subject, memory=memory,
+                      project=project)
 
         def op(tx: Tx) -> DeletionReceipt:
             tx.tenant(tenant).one("SELECT pg_advisory_xact_lock(hashtext(%s))", (f"erase:{tenant}",))
-            old = self.receipts._get_in(tx, tenant, rid)
+            old = self.receipts._read_in(tx, tenant, req.request_id)
             if old is not None:
-                d = old["data"]
-                if (d["session_digest"], d["subject_digest"], d.get("subject_kind", kind)) != (
-                        _digest(tenant, session), _digest(tenant, value if kind != "session" else subject), kind):
-                    raise StoreError(f"request id {rid!r} was already used for another erasure "
-                                     "(another subject); use a new request id")
-                return DeletionReceipt.from_dict(d, replayed=True)
-            plan = self._plan(tx, tenant, session, subject, memory, project)
+                return req.replay(old["data"])
+            plan = self._plan(tx, req)
             tx.tenant(tenant)
             counts = self._counts(tx, tenant, plan)
             for sess in plan[SESSIONS]:
@@ -366,55 +297,33 @@ class PGStore(_Repos):
             tx.tenant(tenant)
             for mid in plan[MEMORIES]:
                 self.memories._erase_in(tx, tenant, mid)
-            now = self._ctx.clock()
             for (sess, part), rec in plan[SNAPSHOTS].items():  # re-frozen without it at the session's next turn
-                state = {k: v for k, v in rec["state"].items() if k != "memory_snapshot"}
-                from .common import dump
                 tx.tenant(tenant).exec("UPDATE sessions SET doc = %s WHERE tenant = %s AND session = %s AND part = %s",
-                                       (dump(SESSIONS, {**rec, "state": state}), tenant, sess, part))
-            for rec in plan[_TRIM].values():
-                self.memories._put_in(tx, rec.evolve(
-                    evidence_sessions=tuple(s for s in rec.evidence_sessions if s != session)), None)
-            for rec in plan[MEMORIES_EXPIRED].values():
-                self.memories._put_in(tx, rec.evolve(evidence_sessions=(), status="expired", expires_at=now), None)
-            receipt = DeletionReceipt(request_id=rid, tenant=tenant, counts=counts, created_at=now,
-                                      session_digest=_digest(tenant, session),
-                                      subject_digest=_digest(tenant, value if kind != "session" else subject),
-                                      subject_kind=kind, memory_ids=tuple(sorted(plan[MEMORIES])), status="pending")
-            self.receipts._put_in(tx, tenant, rid, receipt.to_dict(), None, None)
-            return receipt
+                                       (dump(SESSIONS, unfrozen(rec)), tenant, sess, part))
+            return finish(self.memories, self.receipts, tx, req, plan, counts, self._ctx.clock())
 
         return self._pool.run(op)
 
     def seal_receipt(self, tenant: str, request_id: str, *, counts: Mapping[str, int] | None = None,
                      status: str) -> DeletionReceipt:
-        """Add counts, set the status and (the first time) link the receipt into the
-        tenant's chain; the chain head row is locked, so replicas keep it linear."""
+        """Finish a receipt (``erasure.seal``); the chain head row is locked, so
+        replicas keep the chain linear."""
         def op(tx: Tx) -> DeletionReceipt:
-            old = self.receipts._get_in(tx.tenant(tenant), tenant, request_id)
+            old = self.receipts._read_in(tx.tenant(tenant), tenant, request_id)
             if old is None:
                 raise StoreError(f"no receipt {request_id!r}")
-            d = dict(old["data"])
-            merged = dict(d.get("counts") or {})
-            for k, n in (counts or {}).items():
-                merged[k] = merged.get(k, 0) + int(n)
-            d["counts"] = merged
-            d["status"] = status
-            now = self._ctx.clock()
-            if not d.get("hash"):
+
+            def head() -> dict[str, Any]:
                 tx.exec("INSERT INTO store_meta (tenant, name, value) VALUES (%s, 'receipt_chain', %s) "
                         "ON CONFLICT DO NOTHING", (tenant, orjson.dumps({"seq": 0, "hash": ""})))
-                head = orjson.loads(bytes(tx.one(
+                return orjson.loads(bytes(tx.one(
                     "SELECT value FROM store_meta WHERE tenant = %s AND name = 'receipt_chain' FOR UPDATE",
                     (tenant,))[0]))
-                d["completed_at"] = now
-                d["seq"] = head["seq"] + 1
-                d["prev_hash"] = head["hash"]
-                d["hash"] = receipt_hash(d)
+
+            d, new_head = seal(old["data"], counts, status, self._ctx.clock(), head)
+            if new_head is not None:
                 tx.exec("UPDATE store_meta SET value = %s WHERE tenant = %s AND name = 'receipt_chain'",
-                        (orjson.dumps({"seq": d["seq"], "hash": d["hash"]}), tenant))
-            if status == "erased":
-                d["erased_at"] = now
+                        (orjson.dumps(new_head), tenant))
             self.receipts._put_in(tx, tenant, request_id, d, None, None)
             return DeletionReceipt.from_dict(d)
 
@@ -435,26 +344,18 @@ class PGStore(_Repos):
     def remaining(self, tenant: str, kind: str, digest: str | None, memory_ids: Sequence[str] = ()
                   ) -> dict[str, int]:
         """What the database still holds of an erased subject, found from its digest."""
-        def match(value: Any) -> bool:
-            return isinstance(value, str) and bool(value) and _digest(tenant, value) == digest
+        match = matcher(tenant, digest)
 
         def op(tx: Tx) -> dict[str, int]:
             out = {"memories": 0, "sessions": 0, "documents": 0}
-            field = {"user": "user", "session": "session", "project": "project"}.get(kind)
             for (raw,) in tx.tenant(tenant).all("SELECT doc FROM memories WHERE tenant = %s", (tenant,)):
-                d = orjson.loads(raw)
-                if d.get("memory_id") in memory_ids or (field and (
-                        match(d.get(field)) or (kind == "session" and any(map(match, d.get("evidence_sessions") or ()))))):
-                    out["memories"] += 1
+                out["memories"] += memory_remains(orjson.loads(raw), kind, match, memory_ids)
             if memory_ids:
                 out["memories"] += tx.one("SELECT count(DISTINCT memory_id) FROM memory_revisions WHERE tenant = %s "
                                           "AND memory_id = ANY(%s)", (tenant, list(memory_ids)))[0]
             if kind in ("user", "session"):
                 for (raw,) in tx.all("SELECT doc FROM sessions WHERE tenant = %s AND part = ''", (tenant,)):
-                    d = orjson.loads(raw)
-                    if (kind == "session" and match(d.get("session"))) or (
-                            kind == "user" and any(map(match, d.get("subjects") or [d.get("subject")]))):
-                        out["sessions"] += 1
+                    out["sessions"] += session_remains(orjson.loads(raw), kind, match)
                 scope = "s" if kind == "session" else "u"
                 for (value,) in tx.all("SELECT value FROM document_scopes WHERE tenant = %s AND scope = %s",
                                        (tenant, scope)):
