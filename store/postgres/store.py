@@ -22,6 +22,7 @@ from ..erasure import (ERASABLE_DOC_KINDS, MEMORIES_EXPIRED, MEMORY_INDEX, MEMOR
                        POINTERS, SNAPSHOT_REF, SNAPSHOTS, TRIM, Request, finish, matcher, memory_plan,
                        memory_remains, seal, session_remains, unfrozen)
 from ..errors import StoreError, WriteNeeded
+from ..learned import attach as attach_learning
 from ..records import (DEFAULT_PENDING_TIMEOUT, EFFECTS, INDEX, MEMORIES, RECEIPTS, SESSIONS, DeletionReceipt,
                        StoreStats)
 from ..repositories import RepositorySet
@@ -29,6 +30,7 @@ from . import schema
 from .common import Ctx, dump, ident, load
 from .documents import PGDocuments, PGIndex
 from .effects import PGEffects
+from .learning import PGLearning
 from .memories import PGMemories
 from .pool import ALL_TENANTS, Pool, StoreUnavailable, Tx
 from .proxy_keys import Invalidation, PGProxyKeys
@@ -38,7 +40,7 @@ log = logging.getLogger("ctxproxy.store")
 
 # the tables an erasure deletes rows from: rewritten by `ctxproxy forget finish`
 ERASED_TABLES = ("effects", "effect_calls", "sessions", "session_subjects", "documents", "document_scopes",
-                 "postings", "memories", "memory_sessions", "memory_revisions")
+                 "postings", "memories", "memory_sessions", "memory_revisions", "learning")
 
 
 class _StoreRunner:
@@ -90,6 +92,7 @@ class _Repos(RepositorySet):
     Index = PGIndex
     Documents = PGDocuments
     Memories = PGMemories
+    Learning = PGLearning
 
     def __init__(self, x: Any, ctx: Ctx, invalidation: Invalidation | None) -> None:
         super().__init__(x, ctx)
@@ -132,7 +135,9 @@ class PGStore(_Repos):
             pool.close()
             raise
         inv = Invalidation(pool, listen_dsn or dsn) if listen else None
-        return cls(pool, clock=clock, pending_timeout=pending_timeout, schema_version=version, invalidation=inv)
+        store = cls(pool, clock=clock, pending_timeout=pending_timeout, schema_version=version, invalidation=inv)
+        attach_learning(store)  # forgetting reaches what learning derived from the subject
+        return store
 
     # -- availability ---------------------------------------------------------------
 
