@@ -8,9 +8,11 @@
 Off the event loop and off the turn path, and out of the proxy's process: a
 thread waits ``[learn] interval`` seconds, then runs one pass (``Learner.tick``)
 in a child process of its own (spawned, with its own store handle, at a lower
-scheduling priority), and waits again. The proxy's event loop never shares
-the interpreter lock with the job, so a pass costs a turn only what the
-machine's cores and the store's single writer lock cost it. With
+scheduling priority, resting as long as it works between two steps), and
+waits again. The proxy's event loop never shares the interpreter lock with
+the job, and the job leaves the cores to the proxy half of the time, so a
+pass costs a turn little beyond the store's single writer lock, held a
+chunk at a time. With
 ``--workers N`` every worker starts passes; the tenant's lease lets one of
 them consolidate at a time. A child that does not stop within ``grace``
 seconds of shutdown is terminated (what it committed stands: every step is
@@ -27,6 +29,7 @@ from typing import Any, Callable, Sequence
 log = logging.getLogger("ctxproxy.learn")
 
 NICE = 10  # the child's added scheduling niceness
+PACE = 1.0  # the child rests as long as it works between two steps (Learner.pace)
 
 
 def child_main(open_store: Callable[[], Any], cfg: Any, data_dir: str, stop: Any,
@@ -43,6 +46,7 @@ def child_main(open_store: Callable[[], Any], cfg: Any, data_dir: str, stop: Any
     store = open_store()
     try:
         learner = Learner.for_config(store, cfg, data_dir)
+        learner.pace = PACE
         watcher = threading.Thread(target=lambda: (stop.wait(), setattr(learner, "stopping", True)), daemon=True)
         watcher.start()
         if ready is not None:

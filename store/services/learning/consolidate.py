@@ -27,7 +27,7 @@ from .candidates import Candidate, Extraction
 
 LIVE = ("active", "proposed", "hypothesis")
 MAX_EVIDENCE_SESSIONS = 64  # the gate's bound on evidence_sessions
-CHUNK = 500  # evidence writes per transaction
+CHUNK = 200  # evidence writes per transaction
 
 
 @dataclass
@@ -106,7 +106,7 @@ def consolidate(store: Any, gate: Any, tenant: str, extractions: list[Extraction
     fresh: list[Group] = []
     known: list[tuple[Any, Group]] = []
     for i, g in enumerate(groups):
-        if i % 200 == 0:
+        if i % 50 == 0:
             heartbeat()
         c = g.candidate
         if store.learning.rejected(tenant, c.key()):
@@ -138,7 +138,10 @@ def consolidate(store: Any, gate: Any, tenant: str, extractions: list[Extraction
         report.unchanged = len(known) - report.recurred
         return report
     bodies = [_body(g) for g in fresh]
-    outcomes = gate.write_many(tenant, bodies, created_by=LEARNED_BY, propose=True) if bodies else []
+    outcomes = []
+    for start in range(0, len(bodies), CHUNK):  # a transaction per chunk: the writer lock is held briefly
+        heartbeat()
+        outcomes += gate.write_many(tenant, bodies[start:start + CHUNK], created_by=LEARNED_BY, propose=True)
     for g, out in zip(fresh, outcomes):
         if isinstance(out, Exception) or out.refused is not None:
             reason = getattr(getattr(out, "refused", None), "reason", "invalid")

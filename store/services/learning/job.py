@@ -95,10 +95,15 @@ class Learner:
         self.owner = owner or owner_token()
         self.model = model  # optional: fn(SessionRecords) -> list[Candidate] (the model-backed extractor)
         self.stopping = False  # set at shutdown: a run stops between two steps (what it wrote stands)
+        self.pace = 0.0  # after each step, rest this fraction of the time it took (a background pass: 1.0)
+        self._worked_since = time.perf_counter()
 
     def _step(self, lease: Lease) -> None:
         if self.stopping:
             raise Stopped("shutting down")
+        if self.pace > 0:  # leave the cores to the proxy half of the time: the job may take longer, turns may not
+            time.sleep(min(1.0, (time.perf_counter() - self._worked_since) * self.pace))
+            self._worked_since = time.perf_counter()
         lease.beat()
 
     # -- what to read ----------------------------------------------------------------
