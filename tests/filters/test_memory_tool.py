@@ -3,6 +3,7 @@ provider scripted to call it: the client reads one answer as if the model
 had not needed the tool; the provider reads every call with its result."""
 from __future__ import annotations
 
+import asyncio
 import json
 
 import pytest
@@ -288,3 +289,206 @@ async def test_the_manifest_records_each_round(proxy, fake):
     part = m["filters"]["memory_tool"]
     assert part["offered"] is True and part["rounds"][0]["action"] == "search"
     assert part["rounds"][0]["status"] == "ok"
+
+
+# -- a round in the middle of a stream ---------------------------------------------------
+
+async def stream_texts(api, proxy, text, until=None):
+    """The text deltas of a streamed turn in the order the client reads them,
+    with the index each names (content block, choice, output item); stops
+    after the delta ``until`` when given."""
+    got = []
+    if api == "anthropic":
+        c = proxy.anthropic(default_headers=hdrs())
+        async with c.messages.stream(model="claude-test", max_tokens=64,
+                                     messages=[{"role": "user", "content": text}]) as s:
+            async for ev in s:
+                if ev.type == "content_block_delta" and ev.delta.type == "text_delta":
+                    got.append((ev.index, ev.delta.text))
+                    if ev.delta.text == until:
+                        break
+    elif api == "chat":
+        c = proxy.openai(default_headers=hdrs())
+        stream = await c.chat.completions.create(model="gpt-test", stream=True,
+                                                 messages=[{"role": "user", "content": text}])
+        async for chunk in stream:
+            for ch in chunk.choices:
+                if ch.delta.content:
+                    got.append((ch.index, ch.delta.content))
+            if got and got[-1][1] == until:
+                await stream.close()
+                break
+    else:
+        c = proxy.openai(default_headers=hdrs())
+        async with c.responses.stream(model="gpt-test", input=text) as s:
+            seqs = []
+            async for ev in s:
+                seqs.append(ev.sequence_number)
+                if ev.type == "response.output_text.delta":
+                    got.append((ev.output_index, ev.delta))
+                    if ev.delta == until:
+                        break
+            assert seqs == list(range(len(seqs)))
+    return got
+
+
+@pytest.mark.parametrize("api", list(TURNS))
+async def test_text_before_a_round_reaches_the_client_before_the_round_is_answered(proxy, fake, api):
+    # the continuation never answers: the text before the round must already be with the client
+    fake.script(Reply.of(Text("Before."), ToolCall(TOOL, {"action": "search", "query": "x"}), delta_chars=50),
+                Reply.text("After.", hang=True))
+    got = await asyncio.wait_for(stream_texts(api, proxy, "go", until="Before."), 10)
+    assert got[-1][1] == "Before."
+
+
+@pytest.mark.parametrize("api", list(TURNS))
+async def test_a_round_in_the_middle_of_a_stream_streams_in_order(proxy, fake, api):
+    fake.script(Reply.of(Text("Before the round. "), ToolCall(TOOL, {"action": "search", "query": "x"})),
+                Reply.text("After the round."))
+    got = await stream_texts(api, proxy, "go")
+    assert "".join(t for _, t in got) == "Before the round. After the round."
+    indices = [i for i, _ in got]
+    assert indices == sorted(indices)
+    if api == "chat":
+        assert set(indices) == {0}  # one choice
+    else:  # a block / an output item per round's text, numbered on from the first
+        assert set(indices) == {0, 1}
+
+
+# -- the provider failing during a round ----------------------------------------------------
+
+@pytest.mark.parametrize("api", list(TURNS))
+async def test_the_provider_failing_during_a_round_ends_the_stream_with_an_error(proxy, fake, api):
+    import anthropic
+    import openai
+
+    fake.script(Reply.of(Text("Looking. "), ToolCall(TOOL, {"action": "search", "query": "x"})),
+                Reply.error(500, "the model is overloaded"))
+    with pytest.raises((anthropic.APIError, openai.APIError)) as e:
+        await TURNS[api](proxy, "go", stream=True)
+    assert "continued the turn" in str(e.value)
+
+
+@pytest.mark.parametrize("api", list(TURNS))
+async def test_the_provider_failing_during_a_round_of_a_whole_answer_is_an_error_reply(proxy, fake, api):
+    import anthropic
+    import openai
+
+    fake.script(Reply.tool_call(TOOL, {"action": "search", "query": "x"}), Reply.error(500, "overloaded"))
+    with pytest.raises((anthropic.APIStatusError, openai.APIStatusError)) as e:
+        await TURNS[api](proxy, "go", stream=False)
+    assert e.value.status_code == 502 and "continued the turn" in str(e.value)
+
+
+async def test_the_provider_dropping_mid_round_is_reported_in_the_caller_s_format(proxy, fake):
+    fake.script(Reply.tool_call(TOOL, {"action": "search", "query": "x"}),
+                Reply.text("a long enough answer for several deltas", drop_after_events=4))
+    c = proxy.openai(default_headers=hdrs())
+    events = []
+    async with c.responses.stream(model="gpt-test", input="go") as s:
+        with pytest.raises(Exception):
+            async for ev in s:
+                events.append(ev)
+    seqs = [e.sequence_number for e in events]
+    assert seqs == list(range(len(seqs)))  # numbered on, the error event too
+
+
+# -- the span ------------------------------------------------------------------------------
+
+async def test_the_span_carries_an_event_per_round(otlp, make_proxy, fake):
+    from otlpreceiver import attrs
+
+    proxy = await make_proxy(ON)
+    fake.script(Reply.tool_call(TOOL, {"action": "search", "query": "one"}),
+                Reply.tool_call(TOOL, {"action": "search", "query": "two"}), Reply.text("done"))
+    await anthropic_turn(proxy, "go", stream=True)
+    await asyncio.to_thread(proxy.state.services["telemetry"].force_flush, 5000)
+    span = await otlp.wait_span(lambda s: s.name.startswith("chat "))
+    rounds = [attrs(e) for e in span.events if e.name == "ctxproxy.memory_tool"]
+    assert [r["ctxproxy.memory_tool.round"] for r in rounds] == [1, 2]
+    assert {r["ctxproxy.memory_tool.action"] for r in rounds} == {"search"}
+    assert {r["ctxproxy.memory_tool.status"] for r in rounds} == {"ok"}
+
+
+# -- redaction, both ways -------------------------------------------------------------------
+
+GHP = "ghp_" + "aB3dE5fG7hJ9kL1mN3pQ5rS7tU9vW1xY3zA5"  # a GitHub token the default redaction catches
+
+
+@pytest.mark.parametrize("api,stream", CASES, ids=IDS)
+async def test_a_secret_the_model_writes_after_a_round_is_redacted_for_the_client(proxy, fake, api, stream):
+    fake.script(Reply.tool_call(TOOL, {"action": "search", "query": "token"}),
+                Reply.text(f"Your token is {GHP} as stored."))
+    answer = await TURNS[api](proxy, "what is my token?", stream)
+    text = answer_text(api, answer)
+    assert GHP not in text and "[REDACTED:" in text and text.endswith(" as stored.")
+
+
+async def test_a_result_the_proxy_adds_upstream_is_redacted(proxy, fake):
+    from memhelp import put_memory
+
+    put_memory(proxy.state.services["store"], "acme", f"The deploy token is {GHP} for staging.", kind="fact",
+               user="alice")  # in the store without the gate (an import, an older version)
+    fake.script(Reply.tool_call(TOOL, {"action": "search", "query": "deploy token staging"}), Reply.text("ok"))
+    await chat_turn(proxy, "which deploy token?", stream=True)
+    cont = fake.model_requests[-1]
+    (found,) = results_sent(cont)[0]["results"]
+    assert GHP not in cont.body.decode() and "[REDACTED:" in found["statement"]
+
+
+# -- another tenant's memory, with forged headers --------------------------------------------
+
+async def test_search_never_reaches_another_tenant_with_forged_headers(make_proxy, fake):
+    from memhelp import put_memory
+
+    from ctxproxy.proxy.auth import issue_key
+
+    proxy = await make_proxy('[auth]\nmode = "keys"\n' + ON)
+    store, cfg = proxy.state.services["store"], proxy.state.config
+    key = issue_key(store, cfg, "acme", user="alice")["key"]
+    put_memory(store, "acme", "Acme deploys with the blue-green script.", kind="fact", user="alice")
+    for user in ("alice", "carol"):  # the same user id in the other tenant, and another user there
+        put_memory(store, "globex", f"Globex deploys with the red script ({user}).", kind="fact", user=user)
+        put_memory(store, "globex", f"Globex deploys with the red script, team-wide ({user}).", kind="fact")
+    forged = {"X-Ctx-Key": key, "X-Ctx-Tenant": "globex", "X-Ctx-User": "carol", "X-Ctx-Session": "s1"}
+    fake.script(Reply.tool_call(TOOL, {"action": "search", "query": "deploys script", "k": 10}), Reply.text("ok"))
+    c = proxy.anthropic(api_key="sk-ant-own", default_headers=forged)
+    await c.messages.create(model="claude-test", max_tokens=64, messages=[{"role": "user", "content": "deploy?"}])
+    cont = fake.model_requests[-1]
+    texts = [r["statement"] for r in results_sent(cont)[0]["results"]]
+    assert texts == ["Acme deploys with the blue-green script."]
+    assert b"Globex" not in cont.body and b"red script" not in cont.body
+
+
+async def test_the_bound_ends_a_chat_stream_with_one_finish(make_proxy, fake):
+    proxy = await make_proxy(ON + "max_rounds = 1\n")
+    call = Reply.tool_call(TOOL, {"action": "search", "query": "x"})
+    fake.script(call, call, call)
+    c = proxy.openai(default_headers=hdrs())
+    stream = await c.chat.completions.create(model="gpt-test", stream=True, stream_options={"include_usage": True},
+                                             messages=[{"role": "user", "content": "loop please"}])
+    chunks = [chunk async for chunk in stream]
+    finishes = [ch.finish_reason for chunk in chunks for ch in chunk.choices if ch.finish_reason]
+    assert finishes == ["stop"]  # the rounds that went on are not the client's
+    assert not any(ch.delta.tool_calls for chunk in chunks for ch in chunk.choices)
+
+
+async def test_a_chain_continues_from_the_round_that_gave_the_client_its_call(proxy, fake):
+    """Round one calls only ours; round two ours and the client's: the client's next
+    request names the answer it saw, and is sent on from round two, our result beside
+    the client's."""
+    tools = [{"type": "function", "name": "read_file", "parameters": {"type": "object"}}]
+    fake.script(Reply.tool_call(TOOL, {"action": "search", "query": "a"}),
+                Reply.of(ToolCall(TOOL, {"action": "search", "query": "b"}),
+                         ToolCall("read_file", {"path": "a.txt"}, call_id="call_client1")),
+                Reply.text("done"))
+    c = proxy.openai(default_headers=hdrs())
+    async with c.responses.stream(model="gpt-test", tools=tools, input="go") as s:
+        first = await s.get_final_response()
+    assert [o.name for o in first.output if o.type == "function_call"] == ["read_file"]
+    await c.responses.create(model="gpt-test", tools=tools, previous_response_id=first.id, input=[
+        {"type": "function_call_output", "call_id": "call_client1", "output": "file text"}])
+    round_two, last = fake.model_requests[1], fake.model_requests[-1]
+    assert last.json["previous_response_id"] == round_two.response_id != first.id
+    outputs = [i["call_id"] for i in last.json["input"] if i["type"] == "function_call_output"]
+    assert outputs[0] == "call_client1" and len(outputs) == 2

@@ -129,6 +129,32 @@ async def test_the_provider_failing_during_a_round_ends_the_turn_with_an_error(m
         assert text_of(again) == "back"
 
 
+async def test_a_steered_successor_answers_the_tool_too(make_proxy, fake):
+    """The provider's automatic successor (steering) may call the tool: it is a
+    turn of its own that runs its own rounds."""
+    proxy = await make_proxy(ON)
+    fake.script(Reply.text("working on it"),
+                Reply.of(Text("Checking. "), ToolCall(TOOL, {"action": "search", "query": "staging"})),
+                Reply.text("Staging it is."))
+    async with aiohttp.ClientSession() as s, s.ws_connect(ws_url(proxy), headers=HDRS) as ws:
+        await ws.send_str(json.dumps({"type": "response.create", "model": "gpt-5", "input": "deploy"}))
+        first = json.loads((await ws.receive(timeout=10)).data)
+        await ws.send_str(json.dumps({"type": "response.steer", "previous_response_id": first["response"]["id"],
+                                      "input": "use staging"}))
+        events = [first]
+        while sum(e["type"] == "response.completed" for e in events) < 2:
+            events.append(json.loads((await ws.receive(timeout=10)).data))
+    created = [i for i, e in enumerate(events) if e["type"] == "response.created"]
+    successor = [e for e in events[created[1]:] if e["type"] != "response.steer.accepted"]
+    assert_one_response(successor)
+    assert text_of(successor) == "Checking. Staging it is."
+    cont = creates(fake)[-1]
+    assert cont["previous_response_id"] == successor[0]["response"]["id"] and cont["input"][0]["call_id"]
+    manifests = proxy.settled_store().manifests.list("acme", session="ws1")
+    rounds = [r for m in manifests for r in m.data["filters"]["memory_tool"].get("rounds", ())]
+    assert [(r["action"], r["status"]) for r in rounds] == [("search", "ok")]  # in the successor's manifest
+
+
 @pytest.fixture
 async def canned_upstream(serve_app):
     """A Responses WebSocket that answers every create with fixed frames whose
