@@ -74,12 +74,35 @@ def substrings_of(text: str) -> list[str]:
 
 
 def read(text: str, max_chars: int) -> str:
-    """At most ``max_chars`` of ``text``: its start and its end (a long paste's middle left out)."""
-    if len(text) <= max_chars:
-        return text
-    head = max_chars * 3 // 5
-    tail = max_chars - head
-    return text[:head] + "\n…\n" + text[-tail:]
+    """At most ``max_chars`` of ``text``: its start and its end (a long paste's middle left out),
+    each line of one shape once (``distinct_lines``)."""
+    if len(text) > max_chars:
+        head = max_chars * 3 // 5
+        start, end = text[:head], text[head - max_chars:]
+        cut = start.rfind("\n")  # whole lines, so that a line's shape is its own
+        start = start[:cut] if cut > head // 2 else start
+        cut = end.find("\n")
+        end = end[cut + 1:] if 0 <= cut < len(end) // 2 else end
+        text = start + "\n…\n" + end
+    return distinct_lines(text) if text.count("\n") > 2 else text
+
+
+_DIGITS = re.compile(r"\d+")
+
+
+def distinct_lines(text: str) -> str:
+    """``text`` with each line whose shape (its digits aside) was already seen left out: a pasted
+    log of a thousand lines of one form says what one of them says, and its timestamps, counters
+    and ids are not what the user asks about."""
+    seen: set[str] = set()
+    out = []
+    for line in text.split("\n"):
+        shape = _DIGITS.sub("0", line.strip())
+        if shape in seen:
+            continue
+        seen.add(shape)
+        out.append(line)
+    return "\n".join(out)
 
 
 def _salient_terms(text: str) -> set[str]:

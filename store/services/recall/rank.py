@@ -65,6 +65,7 @@ class RankConfig:
     prf_weight: float = 0.3  # ...each weighted this much relative to a query term
     context_weight: float = 0.3  # weight of a neighbouring event's terms in a document (0: own text only)
     phrase_weight: float = 0.5  # weight of a query phrase (adjacent words) found in a statement, against a term's
+    min_terms: int = 2  # distinct specific query words a memory must hold, unless it holds a salient one (0: off)
 
     def validate(self, path: str) -> None:
         from ctxproxy.config import ConfigError
@@ -76,7 +77,8 @@ class RankConfig:
                   ("vector_min", -1 <= self.vector_min <= 1), ("vector_candidates", self.vector_candidates >= 0),
                   ("prf_docs", self.prf_docs >= 0), ("prf_terms", self.prf_terms >= 0),
                   ("prf_weight", self.prf_weight >= 0),
-                  ("context_weight", 0 <= self.context_weight <= 1), ("phrase_weight", self.phrase_weight >= 0))
+                  ("context_weight", 0 <= self.context_weight <= 1), ("phrase_weight", self.phrase_weight >= 0),
+                  ("min_terms", self.min_terms >= 0))
         for key, ok in checks:
             if not ok:
                 raise ConfigError(f"{path}.{key}: out of range ({getattr(self, key)!r})")
@@ -98,6 +100,8 @@ class Scored:
     score: float = 0.0
     mmr: float = 0.0
     match: float = 0.0
+    anchors: int = 0  # distinct specific query words (or substrings) it holds (``match``)
+    salient: bool = False  # ...one of them salient: an identifier, path, long number, name, quoted string
     termset: frozenset = field(default_factory=frozenset)
 
     def parts(self) -> dict[str, float]:
@@ -205,6 +209,25 @@ def score(cands: Sequence[Any], weights: Mapping[str, float], substrings: Sequen
 
 
 STOP_TERMS = frozenset(STOPWORDS) | frozenset(stem(w) for w in STOPWORDS)
+# The most common words of general English (verbs, nouns, adjectives), and of any request about
+# software (the last line). A memory that shares only these with a message shares no subject with it.
+_COMMON = """
+able add ago allow also always another answer anyone anything appear area ask away back bad become begin
+believe best better big bring build buy call came case change check come consider continue could cut day
+decide different done early easy else end enough even ever every example expect fact far feel few find
+fine first follow form friend full get give go going good got great group hand happen hard help high hold
+home hope idea important include keep kind know large last late later lead learn least leave less let
+life like line little live long look lose lot love made make many may mean meet might mind minute moment
+month more move much must name need never new next nice night nothing now number offer often okay old
+once one open order other part pass people per perhaps person place play point possible pretty probably
+problem put quite rather read ready real really reason remember right run said same saw say second see
+seem set several shall show side since small someone something sometimes soon sort start state still stop
+sure take talk tell thank thanks thing think though thought three today together told took toward try
+turn two under understand until upon use used using usual usually very want way week well went whether
+while whole why without word work world would write wrong year yes yet
+bug code config data error file fix function issue log script service setting user value
+"""
+GENERIC = frozenset(w for word in _COMMON.split() for w in (word, stem(word)))
 
 
 def own_terms(cand: Any) -> set[str]:
@@ -214,7 +237,7 @@ def own_terms(cand: Any) -> set[str]:
 
 def match(scored: Sequence[Scored], weights: Mapping[str, float], substrings: Sequence[str],
           df: Mapping[str, int], n_docs: int, term_df: Mapping[str, int], cfg: RankConfig,
-          owns: Sequence[set[str]] | None = None) -> None:
+          owns: Sequence[set[str]] | None = None, salient: frozenset[str] = frozenset()) -> None:
     """Set each candidate's ``match`` (see the module docstring): the idf mass of
     the query terms it holds (its neighbours' at ``context_weight``; substrings found in its statement) over the smaller
     of the query's mass and its own terms' mass. ``df``: the query keys'
@@ -229,15 +252,24 @@ def match(scored: Sequence[Scored], weights: Mapping[str, float], substrings: Se
     if q_mass <= 0:
         return
     cw = cfg.context_weight
+    specific = {t for t in q if specific_term(t)}
     for i, s in enumerate(scored):
         own = owns[i] if owns is not None else own_terms(s.cand)
         got = sum(v for t, v in q.items() if t in own)
+        held = specific & own
+        if held:
+            held -= set(_date_terms(s.cand.observed_at))  # the month and year it was observed: not its words
+        s.salient = bool(held & salient)
         if cw and s.cand.ctx:
             near = set(s.cand.ctx.split())
             got += cw * sum(v for t, v in q.items() if t not in own and t in near)
         if subs:
             low = s.cand.statement.lower()
-            got += sum(v for sub, v in subs.items() if sub in low)
+            found = [v for sub, v in subs.items() if sub in low]
+            got += sum(found)
+            s.salient = s.salient or bool(found)
+            s.anchors = len(found)
+        s.anchors += len(held)
         if got <= 0:
             s.match = 0.0
             continue
@@ -245,9 +277,36 @@ def match(scored: Sequence[Scored], weights: Mapping[str, float], substrings: Se
         s.match = min(1.0, got / min(q_mass, own_mass))
 
 
-def passes(s: Scored, cfg: RankConfig) -> bool:
-    """The floor: enough of what memory and query could share, or (embeddings on) enough of its meaning."""
-    return s.match >= cfg.min_score or (s.vector is not None and s.vector >= cfg.vector_min)
+def passes(s: Scored, cfg: RankConfig, need: int | None = None) -> bool:
+    """The floor: enough of what memory and query could share — and of it, a
+    salient word or ``need`` distinct specific ones (``min_terms``, fewer when
+    the query has fewer) — or (embeddings on) enough of its meaning."""
+    if s.vector is not None and s.vector >= cfg.vector_min:
+        return True
+    need = cfg.min_terms if need is None else need
+    return s.match >= cfg.min_score and (s.salient or s.anchors >= need)
+
+
+def terms_needed(weights: Mapping[str, float], cfg: RankConfig) -> int:
+    """``min_terms``, or fewer when the query has fewer specific words — but one at least: a
+    message of common words only ("what has to happen first?") names no subject to recall."""
+    if cfg.min_terms <= 0:
+        return 0
+    return max(1, min(cfg.min_terms, sum(1 for t in weights if specific_term(t))))
+
+
+def specific_term(t: str) -> bool:
+    """A word that can say what a text is about: not a stop word, not one of
+    the most common words of English (``use``, ``need``, ``time``), not a
+    number of one or two digits (``12`` of a timestamp)."""
+    return len(t) > 1 and t not in STOP_TERMS and t not in GENERIC and not (t.isdigit() and len(t) < 3)
+
+
+@lru_cache(maxsize=4096)
+def _date_terms(observed: float) -> tuple[str, ...]:
+    from ctxproxy.store.memory_index import date_terms
+
+    return tuple(date_terms(observed)) if observed else ()
 
 
 def mmr(scored: Sequence[Scored], k: int, lam: float) -> list[Scored]:

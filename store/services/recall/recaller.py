@@ -74,8 +74,9 @@ class Recaller:
         pool = sorted(scored, key=lambda s: (-s.score, s.cand.memory_id))[: max(k * 4, 20)]
         owns = [rank.own_terms(s.cand) for s in pool]
         rank.match(pool, q.weights, subs, df, n_docs, self._own_df(viewer, owns, df, now, exclude, memories), cfg,
-                   owns)
-        passed = [s for s in pool if rank.passes(s, cfg)]
+                   owns, q.salient)
+        need = rank.terms_needed(q.weights, cfg)
+        passed = [s for s in pool if rank.passes(s, cfg, need)]
         best = max((s.match for s in passed), default=0.0)
         floor = {id(s.cand) for s in passed if s.match >= cfg.relative_floor * best or s.vector is not None
                  and s.vector >= cfg.vector_min}

@@ -87,3 +87,41 @@ def test_a_long_query_keeps_its_salient_terms_and_the_tokenizer_is_unchanged():
     text = "Painted de-stress the getUserName 東京タワー, painting parse_body.\n" * 3
     assert query_terms(text) == [t for t in dict.fromkeys(terms(text, STOPWORDS)) if not (len(t) == 1 and t.isascii())]
     assert {"destress", "paint", "user", "parse_body", "東京"} <= set(query_terms(text))
+
+
+def test_a_memory_sharing_only_common_words_with_a_request_is_not_recalled(recall):
+    # "Quarterly planning happens in the first week…" shares "happens" and "week", the most common of
+    # words; "Session cookies expire after 12 hours" shares "12" of a pasted line: neither is a subject.
+    asked = ("The certificate expires in three weeks. Can you prepare what has to happen first? "
+             "The renewal failed at 12:04.")
+    assert recall(asked) == []
+    # one salient word (a name, an identifier, a long number) or two specific ones are a subject
+    assert recall("Does anything in the design team's Figma need updating?")[:1] == [OTHERS[1]]
+    assert recall("which port does staging use?")[:1] == [PORT]
+
+
+def test_min_terms_zero_keeps_the_old_floor(tmp_path):
+    from ctxproxy.store.services.recall.rank import RankConfig
+
+    store = open_store(tmp_path / "store")
+    put_memory(store, "acme", OTHERS[2], kind="fact", user="dev")
+    rs = RecallServices(tmp_path, store)
+    asked = "What has to happen in the first week?"
+    try:
+        viewer = Viewer("acme", user="dev")
+        assert rs.recaller().recall(viewer, asked).items == []
+        assert [s.cand.statement for s in rs.recaller(RankConfig(min_terms=0)).recall(viewer, asked).items] \
+            == [OTHERS[2]]
+    finally:
+        rs.close()
+        store.close()
+
+
+def test_a_pasted_log_is_read_once_per_line_shape():
+    log = "\n".join(f"2026-12-01T10:{m:02d}:03Z ERROR auth.session lookup miss for sid=s{m}f3 "
+                    f"(cache host redis-cache-1.eu-west-1)" for m in range(60))
+    read = query.read("Which cache cluster are sessions in?\n\n" + log, 2000)
+    assert read.count("lookup miss") == 1 and "redis-cache-1.eu-west-1" in read
+    # the terms of sixty lines of one form are the terms of their first
+    one = query.parse("Which cache cluster are sessions in?\n\n" + log.split("\n")[0])
+    assert query.parse("Which cache cluster are sessions in?\n\n" + log).weights == one.weights
