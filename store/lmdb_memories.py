@@ -168,10 +168,18 @@ class LMDBMemories(MemoryListing):
                 txn.delete(self._ext_key(tenant, *old.scope_key(), old.external_id), db=self._idx)
             if self._counts_recalled(old):
                 self._bump(txn, self._counter_key(tenant, old), -1)
-        pk = self._pk(tenant, rec.memory_id)
         if old is not None:  # the revision it replaces joins the history
-            txn.put(pk + keys.SEP + struct.pack(">I", old.revision), _dump(old), db=self._revs)
-        txn.put(pk, _dump(rec), db=self._db)
+            self._keep_revision_in(txn, tenant, old.memory_id, old.revision, _dump(old))
+        self._write_in(txn, rec)
+        return rec
+
+    def _keep_revision_in(self, txn: Any, tenant: str, memory_id: str, revision: int, raw: bytes) -> None:
+        txn.put(self._pk(tenant, memory_id) + keys.SEP + struct.pack(">I", revision), raw, db=self._revs)
+
+    def _write_in(self, txn: Any, rec: MemoryRecord) -> None:
+        """The current revision with its index entries, scope counter and a feed entry."""
+        tenant = rec.tenant
+        txn.put(self._pk(tenant, rec.memory_id), _dump(rec), db=self._db)
         for k in self._index_keys(tenant, rec):
             txn.put(k, b"", db=self._idx)
         if rec.external_id:
@@ -179,7 +187,15 @@ class LMDBMemories(MemoryListing):
         if self._counts_recalled(rec):
             self._bump(txn, self._counter_key(tenant, rec), 1)
         self._append_feed(txn, tenant, rec.memory_id)
-        return rec
+
+    def _import_in(self, txn: Any, rec: MemoryRecord, revisions: list[bytes]) -> None:
+        """A record as another store holds it (revision and times kept), with its earlier revisions' bytes;
+        nothing when it is here already (a resumed copy)."""
+        if self._get_in(txn, rec.tenant, rec.memory_id) is not None:
+            return
+        for raw in revisions:
+            self._keep_revision_in(txn, rec.tenant, rec.memory_id, _load(raw, rec.tenant).revision, raw)
+        self._write_in(txn, rec)
 
     def _erase_in(self, txn: Any, tenant: str, memory_id: str) -> dict[str, int]:
         """Remove a record, every revision and every index entry; the feed says so."""

@@ -4,7 +4,7 @@
 
     ctxproxy store upgrade [--config FILE] [--dsn DSN]     apply the PostgreSQL schema migrations
     ctxproxy store status  [--config FILE] [--dsn DSN]     the schema version, and whether it is current
-    ctxproxy store migrate --from lmdb --to postgres [--data-dir DIR] [--dsn DSN]
+    ctxproxy store migrate --from lmdb --to postgres [--data-dir DIR] [--dsn DSN]   (or --from postgres --to lmdb)
 """
 from __future__ import annotations
 
@@ -91,31 +91,37 @@ def _migrate(args: argparse.Namespace) -> int:
 
     from ctxproxy.store import StoreError, open_store
     from ctxproxy.store.postgres import PGStore
-    from ctxproxy.store.postgres.migrate import migrate, verify
+    from ctxproxy.store.postgres.migrate import migrate, migrate_back, verify
 
-    if (args.source, args.target) != ("lmdb", "postgres"):
-        raise CLIError(f"migrating from {args.source} to {args.target} is not supported yet; "
-                       "supported: --from lmdb --to postgres", 2)
+    if {args.source, args.target} != {"lmdb", "postgres"}:
+        raise CLIError(f"--from {args.source} --to {args.target}: the two stores are LMDB and PostgreSQL, "
+                       "one on each side", 2)
     cfg = _config(args)
     path = Path(cfg.server.data_dir) / "store"
-    if not path.is_dir():
+    if args.source == "lmdb" and not path.is_dir():
         raise CLIError(f"no store at {path} (is --data-dir right?)")
     try:
-        src = open_store(str(path), pending_timeout=cfg.store.pending_timeout)
-        dst = PGStore.open(_dsn(args), listen=False)
+        lmdb = open_store(str(path), pending_timeout=cfg.store.pending_timeout)
+        pg = PGStore.open(_dsn(args), listen=False)
     except StoreError as exc:
         raise CLIError(f"cannot open the stores: {exc}") from None
     try:
         def progress(kind: str, n: int) -> None:
             print(f"\r{kind}: {n}", end="", file=sys.stderr, flush=True)
 
-        result = verify(src, dst) if args.verify_only else migrate(src, dst, progress)
+        if args.verify_only:
+            result = verify(lmdb, pg)
+        elif args.source == "lmdb":
+            result = migrate(lmdb, pg, progress)
+        else:
+            result = migrate_back(pg, lmdb, progress)
         print(file=sys.stderr)
     finally:
-        src.close()
-        dst.close()
+        lmdb.close()
+        pg.close()
     for kind, r in result.items():
-        print(f"{kind:12} {r['source']:>8} -> {r['target']:>8}  {'same' if r['same'] else 'DIFFERENT'}")
+        there, here = (r["source"], r["target"]) if args.source == "lmdb" else (r["target"], r["source"])
+        print(f"{kind:12} {there:>8} -> {here:>8}  {'same' if r['same'] else 'DIFFERENT'}")
     if not all(r["same"] for r in result.values()):
         raise CLIError("the copy differs from the source (see above); run it again to resume", 3)
     print("verified: every kind has the same count and sha256 on both sides")

@@ -1,13 +1,13 @@
-"""``ctxproxy store migrate --from lmdb --to postgres``: every record of an
-embedded store copied into a PostgreSQL database, as the records are stored
-(the same bytes), then verified: per kind, the count and a sha256 over the
-records in key order must agree on both sides.
+"""``ctxproxy store migrate --from lmdb --to postgres`` (and ``--from postgres
+--to lmdb``): every record of one store copied into the other, as the records
+are stored, then verified: per kind, the count and a sha256 over the records
+in key order must agree on both sides.
 
 Resumable: each kind is copied in pages, one transaction per page, and every
-insert skips a row that is already there; a run that stopped (or a second
-run) starts over and goes on where the rows end. The copy reads the LMDB
-environment directly (a snapshot per page) and may run while nothing writes
-to it: stop the proxies first.
+write skips a record that is already there; a run that stopped (or a second
+run) starts over and goes on where the records end. The copy reads the
+source a page per transaction and may run while nothing writes to it: stop
+the proxies first.
 """
 from __future__ import annotations
 
@@ -17,11 +17,14 @@ from typing import Any, Callable, Iterator
 import orjson
 
 from .. import keys
+from ..encoding import load
+from ..learning_state import LEARN
+from ..lmdb_env import pages
 from ..lmdb_memories import MEMORY_REVS
-from ..lmdb_store import DOC_KINDS, LMDBStore
+from ..lmdb_store import META, SCOPE_IDX, LMDBStore
 from ..memory_records import MemoryRecord
-from ..proxy_keys import PROXY_KEYS, _record
-from ..records import EFFECTS, INDEX, MEMORIES, SESSIONS
+from ..proxy_keys import PROXY_KEYS, _id_key, _record, _tenant_prefix
+from ..records import DOC_KINDS, EFFECTS, INDEX, MEMORIES, SESSIONS
 from .common import ident
 from .documents import PGDocuments
 from .pool import ALL_TENANTS, Tx
@@ -29,33 +32,15 @@ from .proxy_keys import KEYS_TENANT
 from .store import PGStore
 
 PAGE = 500
-KINDS = (EFFECTS, SESSIONS, *DOC_KINDS, MEMORIES, INDEX, PROXY_KEYS)
+KINDS = (EFFECTS, SESSIONS, *DOC_KINDS, MEMORIES, INDEX, PROXY_KEYS, LEARN)
 
 
 def _values(src: LMDBStore, db: str, keep: Callable[[bytes], bool] = lambda k: True) -> Iterator[tuple[bytes, bytes]]:
     """(key, value) of a named database, a page per read transaction."""
-    after = b""
-    while True:
-        def page(txn: Any, start: bytes = after) -> list[tuple[bytes, bytes]]:
-            cursor = txn.cursor(src._ctx.dbs[db])
-            out: list[tuple[bytes, bytes]] = []
-            if not cursor.set_range(start):
-                return out
-            for k, v in cursor.iternext():
-                if k == start and start:
-                    continue
-                out.append((bytes(k), bytes(v)))
-                if len(out) >= PAGE:
-                    break
-            return out
-
-        items = src._handle.read(page)
-        if not items:
-            return
+    for items in pages(src._handle.read, lambda: src._ctx.dbs[db], size=PAGE):
         for k, v in items:
             if keep(k):
                 yield k, v
-        after = items[-1][0]
 
 
 def _pages(it: Iterator[Any]) -> Iterator[list[Any]]:
@@ -74,7 +59,14 @@ def _source(src: LMDBStore, kind: str) -> Iterator[tuple[bytes, bytes]]:
         return _values(src, PROXY_KEYS, lambda k: k.startswith(b"i" + keys.SEP))
     if kind == INDEX:  # the postings, not their reverse entries (T "d" doc term, empty)
         return _values(src, INDEX, lambda k: k.split(keys.SEP, 2)[1:2] == [b"t"])
+    if kind == LEARN:  # names and bytes, not JSON: carried as (tenant, name, value)
+        return ((k, orjson.dumps([*_learn_key(k), v.hex()])) for k, v in _values(src, LEARN))
     return _values(src, kind)
+
+
+def _learn_key(k: bytes) -> tuple[str, str]:
+    tenant, name = k.split(keys.SEP, 1)
+    return tenant.decode("utf-8"), name.hex()
 
 
 def _copy_page(dst: PGStore, kind: str, items: list[tuple[bytes, bytes]], src: LMDBStore) -> None:
@@ -87,6 +79,10 @@ def _copy_page(dst: PGStore, kind: str, items: list[tuple[bytes, bytes]], src: L
 
 def _copy_one(dst: PGStore, tx: Tx, kind: str, raw: bytes, src: LMDBStore) -> None:
     d = orjson.loads(raw)
+    if kind == LEARN:
+        tenant, name, value = d
+        dst.learning._set_in(tx, tenant, bytes.fromhex(name), bytes.fromhex(value))
+        return
     if kind == PROXY_KEYS:
         key = _record(raw)
         tx.tenant(key.principal.tenant).exec(
@@ -164,8 +160,10 @@ def _copy_meta(src: LMDBStore, dst: PGStore) -> None:
 # -- verification ------------------------------------------------------------------
 
 
-def _ident_key(kind: str, d: dict[str, Any]) -> tuple:
+def _ident_key(kind: str, d: Any) -> tuple:
     """The order both sides are digested in."""
+    if kind == LEARN:
+        return tuple(d[:2])
     if kind == PROXY_KEYS:
         return (d["id"],)
     if kind == EFFECTS:
@@ -187,19 +185,41 @@ def _digest(kind: str, raws: Iterator[bytes]) -> tuple[int, str]:
     return len(items), h.hexdigest()
 
 
-_PG_SQL = {EFFECTS: "SELECT doc FROM effects", SESSIONS: "SELECT doc FROM sessions", INDEX: "SELECT data FROM postings",
-           MEMORIES: "SELECT doc FROM memories", PROXY_KEYS: "SELECT doc FROM proxy_keys"}
+# per kind: the table, its key columns (the order pages are read in), the record column
+_PG = {EFFECTS: ("effects", "tenant, key, call_id", "doc"), SESSIONS: ("sessions", "tenant, session, part", "doc"),
+       INDEX: ("postings", "tenant, term, doc_id", "data"), MEMORIES: ("memories", "tenant, memory_id", "doc"),
+       PROXY_KEYS: ("proxy_keys", "key_id", "doc"), LEARN: ("learning", "tenant, name", "value"),
+       **{kind: ("documents", "tenant, kind, id", "doc") for kind in DOC_KINDS}}
+
+
+def _pg_records(src: PGStore, kind: str) -> Iterator[bytes]:
+    """The records of a kind as the database holds them, a page per transaction (learning's: as
+    ``_source`` carries them)."""
+    table, pk, column = _PG[kind]
+    width = len(pk.split(","))
+    where, params = ("kind = %s", [kind]) if table == "documents" else ("true", [])
+    after: tuple | None = None
+    while True:
+        cond = where if after is None else f"{where} AND ({pk}) > ({', '.join(['%s'] * width)})"
+        sql = f"SELECT {pk}, {column} FROM {table} WHERE {cond} ORDER BY {pk} LIMIT {PAGE}"
+        rows = src._pool.run(lambda tx, q=sql, p=[*params, *(after or ())]: tx.tenant(ALL_TENANTS).all(q, p),
+                             readonly=True)
+        if not rows:
+            return
+        for r in rows:
+            if kind == LEARN:
+                yield orjson.dumps([r[0], bytes(r[1]).hex(), bytes(r[2]).hex()])
+            else:
+                yield bytes(r[-1])
+        after = tuple(rows[-1][:width])
 
 
 def verify(src: LMDBStore, dst: PGStore) -> dict[str, dict[str, Any]]:
-    """Per kind: count and digest on each side, and whether they agree."""
+    """Per kind: count and digest on each side (``source``: LMDB's), and whether they agree."""
     out = {}
     for kind in KINDS:
         a = _digest(kind, (v for _, v in _source(src, kind)))
-        sql = _PG_SQL.get(kind, "SELECT doc FROM documents WHERE kind = %s")
-        rows = dst._pool.run(lambda tx, s=sql, k=kind: tx.tenant(ALL_TENANTS).all(s, (k,) if "%s" in s else None),
-                             readonly=True)
-        b = _digest(kind, (bytes(r[0]) for r in rows))
+        b = _digest(kind, _pg_records(dst, kind))
         out[kind] = {"source": a[0], "target": b[0], "same": a == b}
     return out
 
@@ -215,3 +235,79 @@ def migrate(src: LMDBStore, dst: PGStore, progress: Callable[[str, int], None] =
             progress(kind, n)
     _copy_meta(src, dst)
     return verify(src, dst)
+
+
+# -- the way back: PostgreSQL to LMDB ------------------------------------------------------
+
+
+def _lmdb_put(dst: LMDBStore, txn: Any, kind: str, raw: bytes, src: PGStore) -> None:
+    """One record into the embedded store with its index entries, unless it is there."""
+    d = orjson.loads(raw)
+    if kind == LEARN:
+        tenant, name, value = d
+        dst.learning._set_in(txn, tenant, bytes.fromhex(name), bytes.fromhex(value))
+        return
+    if kind == PROXY_KEYS:
+        key = _record(raw)
+        if txn.get(_id_key(key.id), db=dst._ctx.dbs[PROXY_KEYS]) is None:
+            txn.put(_id_key(key.id), raw, db=dst._ctx.dbs[PROXY_KEYS])
+            txn.put(_tenant_prefix(key.principal.tenant) + key.id.encode(), b"", db=dst._ctx.dbs[PROXY_KEYS])
+        return
+    tenant = d["tenant"]
+    rec = load(kind, raw, tenant)
+    if kind == EFFECTS:
+        if dst.effects._get_in(txn, tenant, rec["key"], rec["call_id"]) is None:
+            dst.effects._insert_in(txn, tenant, rec)
+    elif kind == SESSIONS:
+        dst.sessions._store_in(txn, tenant, rec["session"], rec.get("part"), rec)
+        sp = keys.part(rec["session"], "session")
+        for subject in rec.get("subjects") or ():
+            txn.put(dst.sessions._subject_key(tenant, subject, sp), b"", db=dst._ctx.dbs[SCOPE_IDX])
+    elif kind in DOC_KINDS:
+        docs = dst.docs(kind)
+        if docs._read_in(txn, tenant, rec["id"]) is None:
+            docs._store_in(txn, tenant, rec["id"], rec, None)
+    elif kind == INDEX:
+        tp, dp = keys.part(rec["term"], "term"), keys.part(rec["doc"], "doc id")
+        txn.put(keys.key(tenant, b"t", tp, dp), raw, db=dst._ctx.dbs[INDEX])
+        txn.put(keys.key(tenant, b"d", dp, tp), b"", db=dst._ctx.dbs[INDEX])
+    elif kind == MEMORIES:
+        m = ident(rec["memory_id"], "memory id")
+        revisions = src._pool.run(lambda tx: [bytes(r[0]) for r in tx.tenant(tenant).all(
+            "SELECT doc FROM memory_revisions WHERE tenant = %s AND memory_id = %s ORDER BY revision",
+            (tenant, m))], readonly=True)
+        dst.memories._import_in(txn, MemoryRecord.from_dict(rec), revisions)
+
+
+def _copy_meta_back(src: PGStore, dst: LMDBStore) -> None:
+    """The receipt chains' heads, the memory layer's meta values and the key generation (never lowered)."""
+    rows = src._pool.run(lambda tx: tx.tenant(ALL_TENANTS).all("SELECT tenant, name, value FROM store_meta"),
+                         readonly=True)
+
+    def op(txn: Any) -> None:
+        meta, pk = dst._ctx.dbs[META], dst._ctx.dbs[PROXY_KEYS]
+        for tenant, name, value in rows:
+            value = bytes(value)
+            if name == "receipt_chain":
+                txn.put(b"receipt_chain:" + tenant.encode(), value, db=meta)
+            elif name.startswith("memory:"):
+                txn.put(name.encode(), value, db=meta)
+            elif tenant == KEYS_TENANT and name == "generation":
+                old = txn.get(b"generation", db=pk)
+                gen = max(int(value), int.from_bytes(old, "big") if old else 0)
+                txn.put(b"generation", gen.to_bytes(8, "big"), db=pk)
+
+    dst._handle.write(op)
+
+
+def migrate_back(src: PGStore, dst: LMDBStore, progress: Callable[[str, int], None] = lambda kind, n: None
+                 ) -> dict[str, dict[str, Any]]:
+    """Copy every kind from the database into the embedded store (resumably), then verify."""
+    for kind in KINDS:
+        n = 0
+        for page in _pages(_pg_records(src, kind)):
+            dst._handle.write(lambda txn, p=page, k=kind: [_lmdb_put(dst, txn, k, raw, src) for raw in p])
+            n += len(page)
+            progress(kind, n)
+    _copy_meta_back(src, dst)
+    return verify(dst, src)

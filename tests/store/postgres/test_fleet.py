@@ -240,3 +240,48 @@ def test_migrate_from_lmdb_is_resumable_and_verified(pg_dsn, tmp_path):
         assert st.index.postings("acme", "deploy") == [("d1", {"tf": 1})]
     finally:
         st.close()
+
+
+def test_migrate_back_to_lmdb_is_resumable_and_verified(pg_dsn, tmp_path):
+    from memhelp import put_memory
+
+    src = PGStore.open(pg_dsn, listen=False)
+    try:
+        rec = put_memory(src, "acme", "Deploys go through staging.", user="alice")
+        src.memories.put(rec.evolve(statement="Deploys go through staging first."))
+        src.effects.put_pending("acme", key="k1", call_id="c1", tool="Bash", args_canonical="{}", session="s1",
+                                aliases=["alias-1"])
+        src.sessions.put("acme", "s1", {"a": 1}, subject="alice")
+        src.sessions.put("acme", "s1", {"b": 2}, subject="bob")
+        src.sessions.put("acme", "s1", {"tail": [1, 2]}, part="prune")
+        src.manifests.put("acme", "turn-1", {"m": 1}, session="s1", subject="alice")
+        src.index.put_doc("acme", "d1", {"deploy": {"tf": 1}})
+        src.learning.save_job("acme", {"watermark": 5})
+        src.learning.note_extracted("acme", "s1", "alice")
+        key, secret = src.proxy_keys.create("acme", user="alice")
+        generation = src.proxy_keys.generation()
+    finally:
+        src.close()
+    cli = [sys.executable, "-m", "ctxproxy.proxy.cli.main", "store", "migrate", "--from", "postgres", "--to", "lmdb",
+           "--data-dir", str(tmp_path / "data"), "--dsn", pg_dsn]
+    for _ in range(2):  # the second run resumes over what is there and verifies the same
+        done = subprocess.run(cli, capture_output=True, text=True, timeout=120)
+        assert done.returncode == 0 and "verified" in done.stdout, done.stdout + done.stderr
+    st = open_store(tmp_path / "data" / "store")
+    try:
+        assert [h.statement for h in st.memories.history("acme", rec.memory_id)] == [
+            "Deploys go through staging.", "Deploys go through staging first."]
+        assert st.memories.ids_for("acme", user="alice") == [rec.memory_id]
+        assert st.effects.by_call_id("acme", "alias-1").key == "k1"
+        assert st.effects.list("acme", session="s1")[0].state == "pending"
+        assert st.sessions.get("acme", "s1", part="prune") == {"tail": [1, 2]}
+        assert st.sessions.list("acme", subject="alice") == ["s1"] == st.sessions.list("acme", subject="bob")
+        assert [d.id for d in st.manifests.list("acme", subject="alice")] == ["turn-1"]
+        assert st.index.postings("acme", "deploy") == [("d1", {"tf": 1})]
+        assert st.learning.job("acme")["watermark"] == 5 and st.learning.extracted("acme") == [(1, "s1")]
+        assert st.proxy_keys.get(key.id).matches(split_key(secret)[1])
+        assert st.proxy_keys.generation() >= generation
+        receipt = forget(st, "acme", {"user": "alice"})  # the indexes it rebuilt find the subject
+        assert receipt.counts["memories"] == 1 and receipt.counts["sessions"] == 1
+    finally:
+        st.close()
