@@ -49,6 +49,7 @@ _QUOTED = re.compile(r"\"([^\"\n]{3,80})\"|`([^`\n]{3,80})`|(?<![\w])'([^'\n]{3,
 _NUMBER = re.compile(r"\d")
 _NAME = re.compile(r"(?<=[a-z,;:] )[A-Z][a-z]+(?:[A-Z][a-z]+)*")  # inside a sentence, capitalised
 _WORDS = re.compile(r"[^\W_]+")
+_HYPHENED = re.compile(r"(?<![\w-])(?=[\w-]*\d)[A-Za-z]\w*(?:-\w+)+")  # with a digit: redis-sessions-3, kill-v2
 
 
 @dataclass(frozen=True)
@@ -60,6 +61,7 @@ class Query:
     substrings: tuple[str, ...] = ()
     phrases: tuple[str, ...] = ()
     text: str = ""  # the text it was built from (what was read of it), for the embeddings extra
+    strong: frozenset[str] = frozenset()  # salient terms each naming a whole thing: one suffices to recall
 
     def __bool__(self) -> bool:
         return bool(self.weights or self.substrings)
@@ -105,21 +107,37 @@ def distinct_lines(text: str) -> str:
     return "\n".join(out)
 
 
-def _salient_terms(text: str) -> set[str]:
-    """The terms of ``text``'s identifiers, paths, numbers, names and quoted strings."""
+def _salient_terms(text: str) -> tuple[set[str], set[str]]:
+    """The terms of ``text``'s identifiers, paths, numbers, names and quoted strings; and of them
+    the **strong** ones, each a whole thing named: a name, a number, an identifier as one term
+    (``parse_body``, ``redissession``) — not the parts of a path or of an identifier
+    (``services/payments/refunds.py``: ``servic``, ``payment``, ``refund`` are words of a path)."""
     tokens: list[str] = []
     for rx in (_IDENT, _PATH, _NAME):
         tokens += (m.group() for m in rx.finditer(text))
     tokens += (next(g for g in m.groups() if g) for m in _QUOTED.finditer(text))
+    hyphened = [m.group() for m in _HYPHENED.finditer(text)]
+    tokens += hyphened
+    names = {m.group() for m in _NAME.finditer(text)}
     out: set[str] = set()
+    strong: set[str] = set()
     for tok in dict.fromkeys(tokens):
-        for w in _WORDS.findall(tok) if not _IDENT.fullmatch(tok) else [tok]:
+        ident = _IDENT.fullmatch(tok) or tok in hyphened
+        for w in _WORDS.findall(tok) if not ident else [tok]:
             if w.lower() not in STOPWORDS:
-                out.update(token_terms(w))
+                found = token_terms(w)
+                out.update(found)
+                if ident:
+                    parts = query_terms(tok)
+                    strong.update(t for t in parts if "_" in t or len(t) > 2 and _NUMBER.search(t))
+                    if len(parts) > 1 and len(parts[0]) > len(parts[1]) and parts[0].startswith(parts[1]):
+                        strong.add(parts[0])  # the parts joined: redis-sessions → redissession
+                elif tok in names:
+                    strong.update(found)
     # numbers of three digits and more (a port, a version, an id); "00" and "42" of a log line are not
-    out.update(t for t in query_terms(" ".join(m.group() for m in re.finditer(r"\S*\d\S*", text)))
-               if len(t) > 2 and _NUMBER.search(t))
-    return out
+    numbers = {t for t in query_terms(" ".join(m.group() for m in re.finditer(r"\S*\d\S*", text)))
+               if len(t) > 2 and _NUMBER.search(t)}
+    return out | strong | numbers, strong | numbers
 
 
 def _phrases(text: str) -> list[str]:
@@ -138,9 +156,9 @@ def _build(text: str) -> Query:
     words = query_terms(text)
     if not words:
         return Query(text=text)
-    salient = _salient_terms(text)
+    salient, strong = _salient_terms(text)
     return Query(dict.fromkeys(words, 1.0), frozenset(salient & set(words)), tuple(substrings_of(text)),
-                 tuple(_phrases(text)), text)
+                 tuple(_phrases(text)), text, frozenset(strong & set(words)))
 
 
 _cache: OrderedDict[str, Query] = OrderedDict()
@@ -173,7 +191,8 @@ def parse(latest: str, goal: str = "", max_chars: int = 2000) -> Query:
     for t, w in g.weights.items():
         weights.setdefault(t, w * GOAL)
     return Query(weights, q.salient | g.salient, tuple(dict.fromkeys(q.substrings + g.substrings))[:MAX_SUBSTRINGS],
-                 tuple(dict.fromkeys(q.phrases + g.phrases))[:MAX_PHRASES], q.text + "\n" + g.text)
+                 tuple(dict.fromkeys(q.phrases + g.phrases))[:MAX_PHRASES], q.text + "\n" + g.text,
+                 q.strong | g.strong)
 
 
 def idf(n_docs: int, df: int) -> float:

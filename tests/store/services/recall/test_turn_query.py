@@ -125,3 +125,11 @@ def test_a_pasted_log_is_read_once_per_line_shape():
     # the terms of sixty lines of one form are the terms of their first
     one = query.parse("Which cache cluster are sessions in?\n\n" + log.split("\n")[0])
     assert query.parse("Which cache cluster are sessions in?\n\n" + log).weights == one.weights
+
+
+def test_a_word_of_a_path_alone_is_not_a_subject_a_whole_identifier_is():
+    q = query.parse("Add partial refunds to services/payments/refunds.py; the cache is redis-sessions-3, "
+                    "ask Ana about parse_body.")
+    assert "refund" in q.salient and "refund" not in q.strong  # a word of a path
+    assert "follow" not in query.parse("Open a follow-up ticket.").strong  # a hyphened word is no identifier
+    assert {"redissession", "parse_body", "ana"} <= q.strong  # an identifier as one term, a name
