@@ -43,6 +43,7 @@ from . import extract as phase1
 from .candidates import VERSION, Candidate, Extraction
 from .consolidate import Report, consolidate
 from .lease import Busy, Lease, LeaseLost, backoff, owner_token
+from .model import ModelExtractor, Refused
 
 log = logging.getLogger("ctxproxy.learn")
 
@@ -132,6 +133,8 @@ class Learner:
             try:
                 found.candidates += [c for c in self.model(records) if c.key() not in
                                      {k.key() for k in found.candidates}]
+            except Refused as exc:  # nothing of the answer is kept; the deterministic candidates stand
+                log.warning("learn: the model extractor's answer for a session of %s was refused: %s", tenant, exc)
             except Exception as exc:  # the deterministic candidates stand without the model's
                 log.warning("learn: model extractor failed for a session of %s: %s", tenant, type(exc).__name__)
         return found
@@ -174,8 +177,9 @@ class Learner:
             return report
         try:
             with Lease(self.store.learning, tenant, self.owner, self.config.lease_ttl) as lease:
-                for start in range(0, len(due), KEEP_CHUNK):  # read outside, stored together: one commit
-                    found = [self._extract(tenant, session, now) for session, _ in due[start:start + KEEP_CHUNK]]
+                chunk = KEEP_CHUNK if self.model is None else 1  # a model call per session: beat the lease after each
+                for start in range(0, len(due), chunk):  # read outside, stored together: one commit
+                    found = [self._extract(tenant, session, now) for session, _ in due[start:start + chunk]]
                     with self.store.batch() as b:
                         for f in found:
                             phase1.keep(b, tenant, f)
@@ -229,7 +233,10 @@ class Learner:
 
         if sessions is None:
             sessions = SessionIndex.open(data_dir, store)
-        return cls(store, sessions, cfg.learn, cfg.memory.gate, model=model, gate=gate)
+        learner = cls(store, sessions, cfg.learn, cfg.memory.gate, model=model, gate=gate)
+        if learner.model is None:  # [learn] model: through its route ("" = deterministic only)
+            learner.model = ModelExtractor.from_config(cfg, learner.gate)
+        return learner
 
     def tenants(self) -> list[str]:
         known = set(self.sessions.tenants()) if self.sessions is not None else set()
