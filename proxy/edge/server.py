@@ -25,13 +25,13 @@ import signal
 import socket
 import sys
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any
 
 import aiohttp
 from aiohttp import web
 
 from ctxproxy.config import Config, ConfigError
-from ctxproxy.filters import Services, filter_configs
+from ctxproxy.filters import filter_configs
 from ctxproxy.store import StoreError, StoreUnavailable, open_configured
 from ctxproxy.store.writer import BackgroundWriter
 
@@ -104,37 +104,28 @@ def memory_upkeep(store: Any, cfg: Config) -> None:
         gate.purge_expired()
 
 
-def open_services(cfg: Config) -> Services:
-    """What filters and the admin API use, opened once: the store and its
-    writer, the server secret, telemetry, the proxy keys' check."""
+def open_services(cfg: Config) -> dict[str, Any]:
+    """Services filters may ask for by name (``turn.service(name)``)."""
     Path(cfg.server.data_dir).mkdir(parents=True, exist_ok=True)
-    services = Services(config=cfg, secret=server_secret(cfg), data_dir=cfg.server.data_dir)
-    services.store = store = open_configured(cfg.store, cfg.server.data_dir)
+    services: dict[str, Any] = {"config": cfg, "secret": server_secret(cfg), "data_dir": cfg.server.data_dir}
+    services["store"] = store = open_configured(cfg.store, cfg.server.data_dir)
     if cfg.store.backend == "postgres" and cfg.store.on_unavailable == "forward":
         log.warning("store.on_unavailable = \"forward\": while PostgreSQL is down, model calls are not refused "
                     "up front (what they would record is lost)")
-    services.writer = BackgroundWriter(store)  # group commit for after-the-turn records
+    services["writer"] = BackgroundWriter(store)  # group commit for after-the-turn records
     memory_upkeep(store, cfg)
-    services.telemetry = open_telemetry(version())  # None unless OTEL_* configures an exporter
-    services.keyring = Keyring(cfg, store)
+    telemetry = open_telemetry(version())  # None unless OTEL_* configures an exporter
+    if telemetry is not None:
+        services["telemetry"] = telemetry
     return services
 
 
-def given_services(cfg: Config, given: Services | Mapping[str, Any]) -> Services:
-    """Services a caller opened (a test, another driver in this process), with
-    the proxy keys' check added when it has none."""
-    services = Services.of(given)
-    if services.keyring is None:
-        services.keyring = Keyring(cfg, services.store)
-    return services
-
-
-def close_services(services: Services) -> None:
+def close_services(services: dict[str, Any]) -> None:
     """The store's background writer (it commits what is queued), then the store."""
-    store = services.store
+    store = services.get("store")
     if store is None:
         return
-    writer = services.writer
+    writer = services.get("writer")
     if writer is not None:
         writer.close()
     store.close()
@@ -169,7 +160,7 @@ def store_opener(cfg: Config) -> Any:
                              pending_timeout=cfg.store.pending_timeout)
 
 
-def make_app(cfg: Config, services: Services | Mapping[str, Any] | None = None) -> web.Application:
+def make_app(cfg: Config, services: dict[str, Any] | None = None) -> web.Application:
     # Bodies stay as the client sent them: a pass-through forwards them byte for byte, with
     # their Content-Encoding; the relay decodes a model call's body itself.
     app = web.Application(client_max_size=cfg.server.max_body_bytes,
@@ -178,7 +169,7 @@ def make_app(cfg: Config, services: Services | Mapping[str, Any] | None = None) 
     filter_configs(cfg)  # a bad filter section fails here, before serving
 
     async def lifecycle(app: web.Application):
-        svc = given_services(cfg, services) if services is not None else open_services(cfg)
+        svc = services if services is not None else open_services(cfg)
         engine = None
         session = None
         learning = None
@@ -196,7 +187,8 @@ def make_app(cfg: Config, services: Services | Mapping[str, Any] | None = None) 
                 cookie_jar=aiohttp.DummyCookieJar(),
             )
             relay = Relay(session, engine)
-            app[APP_STATE] = AppState(cfg, router, relay, routes, svc, inflight, keyring=svc.keyring)
+            keyring = svc["keyring"] = Keyring(cfg, svc.get("store"))
+            app[APP_STATE] = AppState(cfg, router, relay, routes, svc, inflight, keyring=keyring)
             learning = start_learning(cfg, svc)
             yield
         finally:  # after serving, or when start-up failed half-way: nothing is left open
@@ -210,7 +202,7 @@ def make_app(cfg: Config, services: Services | Mapping[str, Any] | None = None) 
             finally:  # whatever failed above, queued records still reach the store
                 if services is None:
                     await asyncio.to_thread(close_services, svc)
-                    await close_telemetry(svc.telemetry)
+                    await close_telemetry(svc.get("telemetry"))
 
     async def drain(app: web.Application) -> None:
         """on_shutdown (the listening socket is closed): let requests in flight
