@@ -7,12 +7,13 @@
 
 Off the event loop and off the turn path, and out of the proxy's process: a
 thread waits ``[learn] interval`` seconds, then runs one pass (``Learner.tick``)
-in a child process of its own (spawned, with its own store handle, at a lower
-scheduling priority, resting as long as it works between two steps), and
-waits again. The proxy's event loop never shares the interpreter lock with
-the job, and the job leaves the cores to the proxy half of the time, so a
-pass costs a turn little beyond the store's single writer lock, held a
-chunk at a time. With
+in a child process of its own (spawned, with its own store handle, under the
+idle scheduling class — it runs only on a core nothing else wants; niced
+where that class is missing — resting as long as it works between two
+steps), and waits again. The proxy's event loop never shares the interpreter
+lock with the job; the thread sleeps on the child's exit and on shutdown
+(no polling while a pass runs), so a pass costs a turn little beyond the
+store's single writer lock, held a small chunk at a time. With
 ``--workers N`` every worker starts passes; the tenant's lease lets one of
 them consolidate at a time. A child that does not stop within ``grace``
 seconds of shutdown is terminated (what it committed stands: every step is
@@ -24,6 +25,7 @@ import logging
 import multiprocessing
 import os
 import threading
+from multiprocessing.connection import wait
 from typing import Any, Callable, Sequence
 
 log = logging.getLogger("ctxproxy.learn")
@@ -32,15 +34,27 @@ NICE = 10  # the child's added scheduling niceness
 PACE = 1.0  # the child rests as long as it works between two steps (Learner.pace)
 
 
+def lower_priority() -> str:
+    """This process runs only when a core is otherwise idle (``SCHED_IDLE``);
+    where that class is missing, at a higher niceness. Says which."""
+    try:
+        os.sched_setscheduler(0, os.SCHED_IDLE, os.sched_param(0))
+        return "idle"
+    except (AttributeError, OSError):
+        pass
+    try:
+        os.nice(NICE)
+        return "nice"
+    except (AttributeError, OSError):
+        return "normal"
+
+
 def child_main(open_store: Callable[[], Any], cfg: Any, data_dir: str, stop: Any,
                tenants: Sequence[str] | None = None, ready: Any = None) -> None:
     """One pass in a child process: every tenant (or ``tenants``, forced: the
     benchmark's), then exit. ``stop`` (an event) makes it stop between two
     steps; ``ready`` (an event) is set once the store is open."""
-    try:
-        os.nice(NICE)
-    except (AttributeError, OSError):
-        pass
+    lower_priority()
     from .job import Learner
 
     store = open_store()
@@ -69,6 +83,7 @@ class Background:
         self.grace = grace
         self._ctx = multiprocessing.get_context("spawn")  # never fork a process that holds LMDB
         self._stop = threading.Event()
+        self._wake_r, self._wake_w = os.pipe()  # stop() wakes the thread waiting on a pass
         self._child_stop = self._ctx.Event()
         self._thread: threading.Thread | None = None
         self.passes = 0
@@ -86,8 +101,7 @@ class Background:
                                       daemon=True)
             try:
                 child.start()
-                while child.is_alive() and not self._stop.is_set():
-                    child.join(0.5)
+                wait([child.sentinel, self._wake_r])  # its exit or shutdown: no wake-ups while it runs
                 if child.is_alive():  # shutting down
                     self._child_stop.set()
                     child.join(self.grace)
@@ -104,5 +118,15 @@ class Background:
     def stop(self, timeout: float | None = None) -> None:
         self._stop.set()
         self._child_stop.set()
+        try:
+            os.write(self._wake_w, b"x")
+        except OSError:
+            pass
         if self._thread is not None:
             self._thread.join(self.grace + 10 if timeout is None else timeout)
+        if self._thread is None or not self._thread.is_alive():
+            for fd in (self._wake_r, self._wake_w):
+                try:
+                    os.close(fd)
+                except OSError:
+                    pass

@@ -27,7 +27,7 @@ from .candidates import Candidate, Extraction
 
 LIVE = ("active", "proposed", "hypothesis")
 MAX_EVIDENCE_SESSIONS = 64  # the gate's bound on evidence_sessions
-CHUNK = 200  # evidence writes per transaction
+CHUNK = 50  # writes per transaction: the store's one writer lock is held briefly, the proxy's writes wait little
 
 
 @dataclass
