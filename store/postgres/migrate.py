@@ -77,12 +77,16 @@ def _copy_page(dst: PGStore, kind: str, items: list[tuple[bytes, bytes]], src: L
     dst._pool.run(op)
 
 
+def _learned(dst: Any, txn: Any, carried: bytes) -> None:
+    """A learning row as ``_source`` carries it, into either store."""
+    tenant, name, value = orjson.loads(carried)
+    dst.learning._set_in(txn, tenant, bytes.fromhex(name), bytes.fromhex(value))
+
+
 def _copy_one(dst: PGStore, tx: Tx, kind: str, raw: bytes, src: LMDBStore) -> None:
-    d = orjson.loads(raw)
     if kind == LEARN:
-        tenant, name, value = d
-        dst.learning._set_in(tx, tenant, bytes.fromhex(name), bytes.fromhex(value))
-        return
+        return _learned(dst, tx, raw)
+    d = orjson.loads(raw)
     if kind == PROXY_KEYS:
         key = _record(raw)
         tx.tenant(key.principal.tenant).exec(
@@ -242,18 +246,15 @@ def migrate(src: LMDBStore, dst: PGStore, progress: Callable[[str, int], None] =
 
 def _lmdb_put(dst: LMDBStore, txn: Any, kind: str, raw: bytes, src: PGStore) -> None:
     """One record into the embedded store with its index entries, unless it is there."""
-    d = orjson.loads(raw)
     if kind == LEARN:
-        tenant, name, value = d
-        dst.learning._set_in(txn, tenant, bytes.fromhex(name), bytes.fromhex(value))
-        return
+        return _learned(dst, txn, raw)
     if kind == PROXY_KEYS:
         key = _record(raw)
         if txn.get(_id_key(key.id), db=dst._ctx.dbs[PROXY_KEYS]) is None:
             txn.put(_id_key(key.id), raw, db=dst._ctx.dbs[PROXY_KEYS])
             txn.put(_tenant_prefix(key.principal.tenant) + key.id.encode(), b"", db=dst._ctx.dbs[PROXY_KEYS])
         return
-    tenant = d["tenant"]
+    tenant = orjson.loads(raw)["tenant"]
     rec = load(kind, raw, tenant)
     if kind == EFFECTS:
         if dst.effects._get_in(txn, tenant, rec["key"], rec["call_id"]) is None:

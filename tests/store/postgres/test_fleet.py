@@ -211,6 +211,15 @@ def test_store_upgrade_and_a_replica_refuses_an_unknown_schema(pg_server, tmp_pa
         pg_server.admin(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
 
 
+def migrate_twice(source: str, target: str, data_dir, dsn: str) -> None:
+    """``ctxproxy store migrate``, then again: the second run resumes over what is there and verifies the same."""
+    cli = [sys.executable, "-m", "ctxproxy.proxy.cli.main", "store", "migrate", "--from", source, "--to", target,
+           "--data-dir", str(data_dir), "--dsn", dsn]
+    for _ in range(2):
+        done = subprocess.run(cli, capture_output=True, text=True, timeout=120)
+        assert done.returncode == 0 and "verified" in done.stdout, done.stdout + done.stderr
+
+
 def test_migrate_from_lmdb_is_resumable_and_verified(pg_dsn, tmp_path):
     from memhelp import put_memory
 
@@ -224,11 +233,7 @@ def test_migrate_from_lmdb_is_resumable_and_verified(pg_dsn, tmp_path):
     src.index.put_doc("acme", "d1", {"deploy": {"tf": 1}})
     key, secret = src.proxy_keys.create("acme", user="alice")
     src.close()
-    cli = [sys.executable, "-m", "ctxproxy.proxy.cli.main", "store", "migrate", "--from", "lmdb", "--to", "postgres",
-           "--data-dir", str(tmp_path / "data"), "--dsn", pg_dsn]
-    for _ in range(2):  # the second run resumes over what is there and verifies the same
-        done = subprocess.run(cli, capture_output=True, text=True, timeout=120)
-        assert done.returncode == 0 and "verified" in done.stdout, done.stdout + done.stderr
+    migrate_twice("lmdb", "postgres", tmp_path / "data", pg_dsn)
     st = PGStore.open(pg_dsn, listen=False)
     try:
         assert [h.statement for h in st.memories.history("acme", rec.memory_id)] == [
@@ -262,11 +267,7 @@ def test_migrate_back_to_lmdb_is_resumable_and_verified(pg_dsn, tmp_path):
         generation = src.proxy_keys.generation()
     finally:
         src.close()
-    cli = [sys.executable, "-m", "ctxproxy.proxy.cli.main", "store", "migrate", "--from", "postgres", "--to", "lmdb",
-           "--data-dir", str(tmp_path / "data"), "--dsn", pg_dsn]
-    for _ in range(2):  # the second run resumes over what is there and verifies the same
-        done = subprocess.run(cli, capture_output=True, text=True, timeout=120)
-        assert done.returncode == 0 and "verified" in done.stdout, done.stdout + done.stderr
+    migrate_twice("postgres", "lmdb", tmp_path / "data", pg_dsn)
     st = open_store(tmp_path / "data" / "store")
     try:
         assert [h.statement for h in st.memories.history("acme", rec.memory_id)] == [
