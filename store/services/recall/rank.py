@@ -63,7 +63,7 @@ class RankConfig:
     prf_docs: int = 0  # pseudo-relevance feedback: expand the query from this many top documents (0: off)
     prf_terms: int = 6  # ...with this many of their terms
     prf_weight: float = 0.3  # ...each weighted this much relative to a query term
-    context_weight: float = 0.3  # weight of a neighbouring event's terms in a document (0: own text only)
+    context_weight: float = 0.4  # weight of a neighbouring event's terms in a document (0: own text only)
     phrase_weight: float = 0.5  # weight of a query phrase (adjacent words) found in a statement, against a term's
     min_terms: int = 2  # distinct specific query words a memory must hold, unless it holds a salient one (0: off)
 
