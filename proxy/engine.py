@@ -221,15 +221,17 @@ class Engine:
         return ex
 
     async def frame_turn(self, match: Match, raw_path: str, headers: Mapping[str, str], data: dict, raw: bytes,
-                         auxiliary: bool = False) -> "FrameTurn":
+                         auxiliary: bool = False, continues: bool = False) -> "FrameTurn":
         """The request filters over one Responses WebSocket client event
         (``response.create``; ``auxiliary`` for ``response.steer``, which
-        reaches the model too but starts no answer)."""
+        reaches the model too but starts no answer). ``continues``: the edge
+        sends the provider the creates ``FrameTurn.server_frame`` asks for, so
+        the turn may run rounds of a tool the proxy answers itself."""
         pipeline = (self.aux_pipelines if auxiliary else self.pipelines)[match.route.name]
-        return await FrameTurn.start(self, pipeline, match, raw_path, headers, data, raw)
+        return await FrameTurn.start(self, pipeline, match, raw_path, headers, data, raw, continues)
 
 
-def engine_for(cfg: Any, services: Mapping[str, Any], transport: Transport | None = None,
+def engine_for(cfg: Any, services: Services | Mapping[str, Any], transport: Transport | None = None,
                routes: Mapping[str, Any] | None = None) -> Engine:
     """The engine of a config: one pipeline per route (built once; a reload
     swaps the engine whole), and what turns need loaded now, not in the first
@@ -551,13 +553,13 @@ class FrameTurn:
 
     @classmethod
     async def start(cls, engine: Engine, pipeline: Pipeline, match: Match, raw_path: str,
-                    headers: Mapping[str, str], data: dict, raw: bytes) -> "FrameTurn":
+                    headers: Mapping[str, str], data: dict, raw: bytes, continues: bool = False) -> "FrameTurn":
         adapter = ADAPTERS["responses"]
         ft = cls(engine, pipeline, None)
         try:
             view = adapter.request(data, raw)
             ft.turn = turn = engine.new_turn(match, raw_path, headers, view, api="responses", streamed=True)
-            turn.continues = True  # the edge sends on the creates that continue it (``server_frame``)
+            turn.continues = continues
             await pipeline.run_request_async(turn, reparse=lambda: adapter.parse_request(raw))
             ft.frame = turn.request.to_bytes() if turn.request.changed else None
             ft.passed = True
