@@ -200,8 +200,9 @@ class _WsSession:
             await self._client_error(401, f"ctxproxy: proxy key {principal.key_id} is revoked or expired",
                                      _lane(data))
             return []
+        # the provider's socket is ours (not transparent mode's): a turn may go on there after our tool
         ft = await self.engine.frame_turn(self.match, self.request.rel_url.raw_path, self.request.headers, data, raw,
-                                          auxiliary=not create)
+                                          auxiliary=not create, continues=self.upstream is not None)
         if not ft.passed:
             await self._client_error(*ft.error, _lane(data))
             return []

@@ -253,6 +253,23 @@ async def test_responses_websocket_turns_are_filtered(start_mitm, tls_fake):
     assert m["redactions"] == {"github-pat": 1} and m["response_redactions"] == {"github-pat": 1}
 
 
+async def test_transparent_mode_does_not_offer_the_memory_tool_on_the_websocket(start_mitm, tls_fake):
+    # mitmproxy owns the provider's socket: the proxy could not continue a turn on it
+    mitm = start_mitm("[filters.memory_tool]\nenabled = true\n")
+    tls_fake.script(Reply.text("plain"))
+    trust = ssl.create_default_context(cafile=str(ca_cert_path(mitm.cfg)))
+    async with aiohttp.ClientSession() as s:
+        async with s.ws_connect(tls_fake.ws_url, proxy=mitm.url, ssl=trust,
+                                headers={"authorization": "Bearer sk-ws", "X-Ctx-Session": "m1"}) as ws:
+            events = await ws_turn(ws, {"model": "gpt-5", "input": "hi"})
+    assert events[-1]["type"] == "response.completed"
+    (frame,) = [r for r in tls_fake.requests if r.method == "WS"]
+    assert not frame.json.get("tools")
+    (m,) = [d.data for d in mitm.settled_store().manifests.list("default")]
+    assert m["filters"]["memory_tool"] == {"offered": False, "name": "ctx_memory",
+                                           "reason": "this edge cannot answer the tool"}
+
+
 @pytest.mark.parametrize("body, status, message", [
     (b'{"model": "gpt-5", "messages": [', 400, "JSON"),
     (b'{"model": "gpt-5", "messages": [], "pad": "' + b"x" * 3000 + b'"}', 413, "max_body_bytes"),
