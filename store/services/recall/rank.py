@@ -288,11 +288,17 @@ def passes(s: Scored, cfg: RankConfig, need: int | None = None) -> bool:
 
 
 def terms_needed(weights: Mapping[str, float], cfg: RankConfig) -> int:
-    """``min_terms``, or fewer when the query has fewer specific words — but one at least: a
-    message of common words only ("what has to happen first?") names no subject to recall."""
+    """One per ``PER_TERM`` specific words of the message, up to ``min_terms``, and one at
+    least: a question ("which Postgres instance backs payments?") is about each of its few
+    words, while in a long request one shared word is as likely a coincidence as a subject;
+    a message of common words only ("what has to happen first?") names no subject to recall."""
     if cfg.min_terms <= 0:
         return 0
-    return max(1, min(cfg.min_terms, sum(1 for t in weights if specific_term(t))))
+    n = sum(1 for t in weights if specific_term(t))
+    return max(1, min(cfg.min_terms, -(-n // PER_TERM)))
+
+
+PER_TERM = 4
 
 
 def specific_term(t: str) -> bool:

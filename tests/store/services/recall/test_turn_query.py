@@ -133,3 +133,26 @@ def test_a_word_of_a_path_alone_is_not_a_subject_a_whole_identifier_is():
     assert "refund" in q.salient and "refund" not in q.strong  # a word of a path
     assert "follow" not in query.parse("Open a follow-up ticket.").strong  # a hyphened word is no identifier
     assert {"redissession", "parse_body", "ana"} <= q.strong  # an identifier as one term, a name
+
+
+def test_a_short_question_needs_one_specific_word_a_long_request_two(tmp_path):
+    store = open_store(tmp_path / "store")
+    for text in ("Payments are settled nightly.", *OTHERS):
+        put_memory(store, "acme", text, kind="fact", user="dev")
+    rs = RecallServices(tmp_path, store)
+    viewer = Viewer("acme", user="dev")
+    try:
+        def ask(text: str, **rank) -> list[str]:
+            from ctxproxy.store.services.recall.rank import RankConfig
+
+            return [s.cand.statement for s in rs.recaller(RankConfig(**rank)).recall(viewer, text).items]
+
+        question = "Which Postgres instance backs payments?"  # its few words are its subject
+        assert ask(question) == ["Payments are settled nightly."]
+        assert ask(question, min_terms=0) == ask(question)
+        request = ("Refactor the invoice renderer, add snapshot tests for the totals, check the currency "
+                   "rounding in payments and bump the template engine.")  # one shared word of many
+        assert ask(request) == [] and ask(request, min_terms=0) == ["Payments are settled nightly."]
+    finally:
+        rs.close()
+        store.close()
