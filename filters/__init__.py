@@ -12,6 +12,7 @@ from typing import Any, Mapping
 from ctxproxy.config import Config, ConfigError, parse_section
 
 from .base import CommitFailed, Filter, FilterError, Identity, Pipeline, Turn
+from .services import Services
 
 # name -> "module:Class", in the default order of the chain.
 FILTERS: dict[str, str] = {
@@ -59,7 +60,11 @@ def filter_configs(cfg: Config) -> dict[str, Any]:
     return out
 
 
-def build_pipeline(names: tuple[str, ...], configs: Mapping[str, Any], services: Mapping[str, Any]) -> Pipeline:
+def build_pipeline(names: tuple[str, ...], configs: Mapping[str, Any],
+                   services: Services | Mapping[str, Any]) -> Pipeline:
+    """The chain ``names``: each filter made by its ``create(config, services)``
+    (else its constructor, from its config alone)."""
+    services = Services.of(services)
     filters = []
     for name in names:
         cls = filter_class(name)
@@ -69,5 +74,5 @@ def build_pipeline(names: tuple[str, ...], configs: Mapping[str, Any], services:
     return Pipeline(filters)
 
 
-__all__ = ["FILTERS", "CommitFailed", "Filter", "FilterError", "Identity", "Pipeline", "Turn", "build_pipeline",
-           "filter_class", "filter_configs"]
+__all__ = ["FILTERS", "CommitFailed", "Filter", "FilterError", "Identity", "Pipeline", "Services", "Turn",
+           "build_pipeline", "filter_class", "filter_configs"]

@@ -21,8 +21,8 @@ Manifest its part with ``report(turn) -> dict | None`` (``Pipeline.reports``
 merges them) and what an automatic successor turn inherits with
 ``successor_state(state)``. Services several filters use are typed parts of
 the Turn: ``segments`` (offered context), ``redact_added`` (redacts text a
-filter adds), ``tokens``, ``commit`` (the write-ahead), ``services`` (store
-handles, by name).
+filter adds), ``tokens``, ``commit`` (the write-ahead), ``services`` (what the
+proxy opened at start-up, a typed ``Services``).
 
 A filter may also ask for a last edit of the answer with
 ``turn.add_egress(e)``: ``e.response(turn, view)`` / ``e.event(turn, event)``
@@ -53,6 +53,7 @@ from typing import Any, Callable, ClassVar, Coroutine, Iterable, Mapping, NamedT
 
 from ctxproxy.store.errors import StoreUnavailable
 
+from .services import Services
 from .tokens import TokenCounter
 from .view import RequestView, ResponseView, StreamEvent
 
@@ -139,7 +140,7 @@ class Turn:
     headers: Mapping[str, str]  # request headers (case-insensitive mapping)
     request: RequestView | None
     tokens: TokenCounter
-    services: Mapping[str, Any] = field(default_factory=dict)  # store, secret, clock...
+    services: Services = field(default_factory=Services)  # what the proxy opened at start-up (typed)
     turn_id: str = field(default_factory=new_turn_id)
     identity: Identity = NO_IDENTITY  # until ``identify`` runs
     tenant_fixed: str = ""  # the route's fixed tenant; headers cannot override it
@@ -178,9 +179,13 @@ class Turn:
     REQUEST_FIELDS: ClassVar[tuple[str, ...]] = ("api", "route", "path", "headers", "request", "tokens", "services",
                                                  "tenant_fixed", "principal", "streamed")
 
+    def __post_init__(self) -> None:
+        if not isinstance(self.services, Services):  # a mapping of names (tests, tools)
+            self.services = Services.of(self.services)
+
     @classmethod
     def of_request(cls, api: str, route: str, path: str, headers: Mapping[str, str], request: RequestView | None,
-                   tokens: TokenCounter, services: Mapping[str, Any], tenant_fixed: str = "",
+                   tokens: TokenCounter, services: Services, tenant_fixed: str = "",
                    principal: Any = None, streamed: bool = False, **carried: Any) -> "Turn":
         """The one way a turn is made: for a request that came in (the engine's
         ``new_turn``) or, with ``carried``, for its successor (``successor``)."""
@@ -188,19 +193,20 @@ class Turn:
                    services=services, tenant_fixed=tenant_fixed, principal=principal, streamed=streamed, **carried)
 
     def service(self, name: str) -> Any:
+        """A service by its field name (``turn.services.<name>`` says the same, typed)."""
         return self.services.get(name)
 
     async def commit(self, store: Any, write: Callable[[Any], Any], failed: str = COMMIT_FAILED) -> Any:
         """The write-ahead: ``write(batch)`` in one store batch, on disk when this
         returns (its result). It runs on the store's writer thread
-        (``services["writer"]``): the event loop serves other turns during the
+        (``services.writer``): the event loop serves other turns during the
         fsync, and commits queued together share one. ``write`` may run twice
         (a group that failed is retried op by op), so it starts over cleanly
         and touches only the batch and its own turn. A batch that did not
         commit raises ``CommitFailed(failed)`` (its cause attached): in a
         required filter that blocks the request with 503 and ``failed`` as the
         message; a filter that can go on catches it."""
-        writer = self.services.get("writer")
+        writer = self.services.writer
         try:
             if writer is None:  # embedded use without a writer: commit here
                 with store.batch() as b:
@@ -283,7 +289,7 @@ class Filter:
     #                               (compiled regexes, models); the engine calls it once at start-up
 
 
-FilterFactory = Callable[[Any, Mapping[str, Any]], Filter]
+FilterFactory = Callable[[Any, Services], Filter]
 
 
 @dataclass(frozen=True)
@@ -526,7 +532,7 @@ def _run_now(coro: Coroutine[Any, Any, Any]) -> Any:
 
 def _store_fails_closed(turn: Turn) -> bool:
     """Whether a turn whose store is down is refused (``[store] on_unavailable``, default yes)."""
-    cfg = turn.services.get("config")
+    cfg = turn.services.config
     return getattr(getattr(cfg, "store", None), "on_unavailable", "fail_closed") != "forward"
 
 

@@ -59,7 +59,7 @@ import re
 import secrets
 from collections import OrderedDict
 from dataclasses import dataclass
-from typing import Any, Mapping
+from typing import Any
 
 from ctxproxy.config import ConfigError
 
@@ -67,6 +67,7 @@ from ctxproxy.store.services.digest import memo_key, text_sha256
 
 from . import continuity as cont
 from .base import Filter, Identity, Turn
+from .services import Services
 from .compaction import codex_metadata
 from .relayed import relayed
 from .view import NO_HINTS, BodyHints
@@ -106,11 +107,11 @@ class IdentifyFilter(Filter):
         self._fingerprints: dict[Any, str] = {}  # every turn of a session fingerprints the same opening
 
     @classmethod
-    def create(cls, config: IdentifyConfig | None, services: Mapping[str, Any]) -> "IdentifyFilter":
-        return cls(config or IdentifyConfig(), services.get("store"))
+    def create(cls, config: IdentifyConfig | None, services: Services) -> "IdentifyFilter":
+        return cls(config or IdentifyConfig(), services.store)
 
     def _store(self, turn: Turn) -> Any:
-        return self.store if self.store is not None else turn.service("store")
+        return self.store if self.store is not None else turn.services.store
 
     def on_request(self, turn: Turn) -> None:
         store = self._store(turn)

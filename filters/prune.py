@@ -66,6 +66,7 @@ from ctxproxy.store import REF_POINTERS, surrogates
 from ctxproxy.store.queries import REF_PREFIX  # the admin API and the CLI resolve references too
 
 from .base import Filter, Turn
+from .services import Services
 from ctxproxy.store.services.digest import memo_key, text_sha256
 
 
@@ -199,8 +200,8 @@ class PruneFilter(Filter):
             log.warning("prune: no store available; tool outputs will not be pruned")
 
     @classmethod
-    def create(cls, config: PruneConfig | None, services: Mapping[str, Any]) -> "PruneFilter":
-        return cls(config, services.get("store"))
+    def create(cls, config: PruneConfig | None, services: Services) -> "PruneFilter":
+        return cls(config, services.store)
 
     # -- the hook --------------------------------------------------------------
 

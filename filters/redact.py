@@ -55,6 +55,7 @@ from typing import Any, Mapping
 from ctxproxy.config import ConfigError
 
 from .base import Filter, FilterError, Turn
+from .services import Services
 from ctxproxy.store.services.redaction import (
     Profile,
     ProfileRegistry,
@@ -183,13 +184,12 @@ class RedactFilter(Filter):
         self._lock = threading.Lock()
 
     @classmethod
-    def create(cls, config: RedactConfig | None, services: Mapping[str, Any]) -> "RedactFilter":
-        cfg = services.get("config")
-        source = getattr(cfg, "source", "")
+    def create(cls, config: RedactConfig | None, services: Services) -> "RedactFilter":
+        source = getattr(services.config, "source", "")
         base_dir = str(Path(source).parent) if source and not source.startswith("<") else None
-        data_dir = services.get("data_dir")
+        data_dir = services.data_dir
         cache_dir = str(Path(data_dir) / "cache" / "redaction") if data_dir else None
-        return cls(config, services.get("secret"), base_dir=base_dir, cache_dir=cache_dir)
+        return cls(config, services.secret, base_dir=base_dir, cache_dir=cache_dir)
 
     def warm(self) -> None:
         self.registry.warm()
@@ -203,7 +203,7 @@ class RedactFilter(Filter):
         return self.registry.get(name)
 
     def _key(self, turn: Turn) -> bytes:
-        secret = self._secret if self._secret is not None else turn.service("secret")
+        secret = self._secret if self._secret is not None else turn.services.secret
         if not isinstance(secret, (bytes, bytearray)) or not secret:
             raise RedactionError("no server secret to derive the session key from")
         ident = turn.identity

@@ -77,7 +77,7 @@ class PartCache:
                 if k in self._memo and self._saved.get(k, 0) < rev:
                     self._saved[k] = rev
 
-        writer = turn.service("writer")
+        writer = turn.services.writer
         try:
             if writer is not None:
                 writer.submit(write).add_done_callback(lambda f: done(f.exception()))

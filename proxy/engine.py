@@ -48,7 +48,7 @@ from typing import Any, AsyncIterator, Awaitable, Callable, Mapping, NamedTuple,
 
 from multidict import CIMultiDict
 
-from ctxproxy.filters import FilterError, Pipeline, Turn
+from ctxproxy.filters import FilterError, Pipeline, Services, Turn
 from ctxproxy.store import KEY_PREFIX
 
 from .adapters import ADAPTERS, AdapterError
@@ -176,14 +176,14 @@ class Engine:
     """What every turn needs, built once: the pipelines per route, the token
     counter, the services filters use, and the transport to the providers."""
 
-    def __init__(self, pipelines: Mapping[str, Pipeline], tokens: Any, services: Mapping[str, Any],
+    def __init__(self, pipelines: Mapping[str, Pipeline], tokens: Any, services: Services | Mapping[str, Any],
                  transport: Transport | None = None, max_body: int | None = None):
         self.pipelines = dict(pipelines)  # route name -> pipeline
         self.aux_pipelines = {name: p.auxiliary() for name, p in self.pipelines.items()}  # count_tokens, compact
         self.tokens = tokens
-        self.services = services
+        self.services = services = Services.of(services)
         self.transport = transport
-        config = services.get("config")
+        config = services.config
         if max_body is None:
             max_body = config.server.max_body_bytes if config is not None else 32 << 20
         self.max_body = max_body  # decoded bodies too
@@ -245,6 +245,7 @@ def engine_for(cfg: Any, services: Services | Mapping[str, Any], transport: Tran
     from .routing import Router
 
     configs = filter_configs(cfg)
+    services = Services.of(services)
     pipelines: dict[str, Pipeline] = {}
     try:
         for name, route in (routes if routes is not None else Router(cfg).routes).items():

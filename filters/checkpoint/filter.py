@@ -58,7 +58,7 @@ import hashlib
 import logging
 from collections import OrderedDict
 from dataclasses import dataclass, field, replace
-from typing import Any, Literal, Mapping
+from typing import Any, Literal
 
 import orjson
 
@@ -68,6 +68,7 @@ from ctxproxy.store.records import OPEN_STATES
 
 from .. import compaction as cmp
 from ..base import Filter, Turn
+from ..services import Services
 from ctxproxy.store.services.digest import text_sha256
 from ..effects.rules import (DEFAULT_READ_ONLY_COMMANDS, DEFAULT_READ_ONLY_TOOLS, DEFAULT_SHELL_TOOLS,
                             DEFAULT_SIDE_EFFECT_TOOLS, ToolClasses)
@@ -127,8 +128,8 @@ class CheckpointFilter(Filter):
         self._texts: OrderedDict[tuple, tuple[str, int]] = OrderedDict()  # rendered checkpoints (bounded)
 
     @classmethod
-    def create(cls, config: CheckpointConfig | None, services: Mapping[str, Any]) -> "CheckpointFilter":
-        return cls(config or CheckpointConfig(), services.get("store"))
+    def create(cls, config: CheckpointConfig | None, services: Services) -> "CheckpointFilter":
+        return cls(config or CheckpointConfig(), services.store)
 
     @staticmethod
     def successor_state(st: CheckpointTurn) -> CheckpointTurn:
@@ -136,7 +137,7 @@ class CheckpointFilter(Filter):
 
     def on_request(self, turn: Turn) -> None:
         view = turn.request
-        store = self.store if self.store is not None else turn.service("store")
+        store = self.store if self.store is not None else turn.services.store
         ident = turn.identity
         if view is None or not self.config.enabled or store is None or not ident.session:
             return None

@@ -89,6 +89,7 @@ from ctxproxy.store.errors import StoreError, WriteNeeded
 from ctxproxy.store.records import COMPLETED, FAILED, OPEN_STATES, PENDING, RESOLVED, SETTLED_STATES
 
 from ..base import Filter, FilterError, Turn
+from ..services import Services
 from ..compaction import RESUMED, detect
 from .history import check, clean_text, prune_threads
 from .rules import (
@@ -223,13 +224,13 @@ class EffectsFilter(Filter):
         self._writer: Any = None  # the background writer that holds it
 
     @classmethod
-    def create(cls, config: EffectsConfig | None, services: Mapping[str, Any]) -> "EffectsFilter":
-        return cls(config or EffectsConfig(), services.get("store"))
+    def create(cls, config: EffectsConfig | None, services: Services) -> "EffectsFilter":
+        return cls(config or EffectsConfig(), services.store)
 
     # -- helpers ---------------------------------------------------------------
 
     def _store(self, turn: Turn) -> Any:
-        store = self.store if self.store is not None else turn.service("store")
+        store = self.store if self.store is not None else turn.services.store
         if store is None:
             raise FilterError(self.name, "the effect ledger has no store; request not forwarded", 503,
                               turn.turn_id)
@@ -739,7 +740,7 @@ class EffectsFilter(Filter):
     def _submit(self, turn: Turn, write: Callable[[Any], None]) -> None:
         """Queue ``write`` on the store's background writer (group commit, in
         order); the event loop does not wait for the fsync."""
-        writer = turn.service("writer")
+        writer = turn.services.writer
         if writer is None:  # no shared writer (embedded use): write now
             with self._store(turn).batch() as b:
                 write(b)

@@ -42,6 +42,7 @@ import orjson
 from ctxproxy.store import TURN_POINTERS, surrogates
 
 from ..base import Filter, Turn
+from ..services import Services
 from ctxproxy.store.services.digest import sha256
 from ..segments import FENCED_TRUST, SENSITIVITY_ORDER
 from .telemetry import (
@@ -186,9 +187,9 @@ class ManifestFilter(Filter):
         self.filter_names = _filter_names()
 
     @classmethod
-    def create(cls, config: ManifestConfig | None, services: Mapping[str, Any]) -> "ManifestFilter":
-        return cls(config or ManifestConfig(), store=services.get("store"), telemetry=services.get("telemetry"),
-                   app_config=services.get("config"))
+    def create(cls, config: ManifestConfig | None, services: Services) -> "ManifestFilter":
+        return cls(config or ManifestConfig(), store=services.store, telemetry=services.telemetry,
+                   app_config=services.config)
 
     # -- hooks -----------------------------------------------------------------
     def _seen(self, turn: Turn) -> _Seen:
@@ -262,7 +263,7 @@ class ManifestFilter(Filter):
             # one tenant; reaching this index tenant is up to the store.
             b.manifests.put(TURN_INDEX_TENANT, turn_id, {"tenant": tenant}, session=session, subject=subject)
 
-        writer = turn.service("writer")
+        writer = turn.services.writer
         try:
             if writer is not None:
                 writer.submit(write).add_done_callback(

@@ -48,13 +48,13 @@ async def settled_store(request: web.Request):
     """The store, after this process's queued background writes landed, so
     an admin read right after a turn sees that turn's records."""
     services = request.app[APP_STATE].services
-    writer = services.get("writer")
+    writer = services.writer
     if writer is not None:
         try:
             await asyncio.to_thread(writer.flush, SETTLE_TIMEOUT)
         except TimeoutError as exc:  # the store is busy, not broken: the caller may retry
             raise AdminUnavailable(f"the store is busy: {exc}; try again") from None
-    return services.get("store")
+    return services.store
 
 
 async def required_store(request: web.Request):

@@ -37,11 +37,11 @@ def learner_of(request: web.Request, store: Any) -> Any:
     from ctxproxy.store.services.learning.job import Learner
 
     services = request.app[APP_STATE].services
-    learner = services.get("learner")
+    learner = services.learner
     if learner is None or learner.store is not store:
-        cfg = services["config"]
-        learner = services["learner"] = Learner.for_config(store, cfg, services.get("data_dir")
-                                                           or cfg.server.data_dir, gate=gate_of(request, store))
+        cfg = services.config
+        learner = services.learner = Learner.for_config(store, cfg, services.data_dir or cfg.server.data_dir,
+                                                        gate=gate_of(request, store))
     return learner
 
 

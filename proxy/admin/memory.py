@@ -90,10 +90,10 @@ def gate_of(request: web.Request, store: Any) -> Any:
     from ..edge.app_state import APP_STATE
 
     services = request.app[APP_STATE].services
-    gate = services.get("memory_gate")
+    gate = services.memory_gate
     if gate is None or gate.store is not store:
         g = _gate_module()
-        gate = services["memory_gate"] = g.MemoryGate(store, g.GateConfig.from_config(services.get("config")))
+        gate = services.memory_gate = g.MemoryGate(store, g.GateConfig.from_config(services.config))
     return gate
 
 
@@ -266,7 +266,7 @@ async def _forget(request: web.Request, store: Any, tenant: str, subject: dict, 
     the erasure covers it (a write landing after it would bring the subject back)."""
     from ..edge.app_state import APP_STATE
 
-    writer = request.app[APP_STATE].services.get("writer")
+    writer = request.app[APP_STATE].services.writer
     if writer is not None:
         await asyncio.to_thread(writer.flush)
     return await asyncio.to_thread(forgetting.forget, store, tenant, subject, request_id=request_id)

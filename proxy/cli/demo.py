@@ -111,7 +111,7 @@ async def run(data_dir: Path, out: Any = None, keep: bool = False) -> int:
                     model="claude-demo", max_tokens=200, tools=tools, messages=history)
                 msg = await raw.parse()
                 turn_id = raw.headers.get("x-ctx-turn-id")
-                app[APP_STATE].services["writer"].flush()
+                app[APP_STATE].services.writer.flush()
                 out.write(f"\n=== turn {i + 1}: {step} ===\n")
                 out.write(_show(app, turn_id, render) + "\n")
                 uses = [b for b in msg.content if b.type == "tool_use"]
@@ -137,5 +137,5 @@ def _show(app: Any, turn_id: str | None, render: Any) -> str:
     from ctxproxy.store.queries import find_manifest
     from ..edge.server import APP_STATE
 
-    doc = find_manifest(app[APP_STATE].services["store"], turn_id or "", None)
+    doc = find_manifest(app[APP_STATE].services.store, turn_id or "", None)
     return render(dict(doc.data)) if doc is not None else f"(no manifest for turn {turn_id})"

@@ -138,7 +138,7 @@ def _check_pipeline(cfg, build: bool = False) -> None:
     routes; with ``build``, also construct each filter as ``serve`` would (rule
     files read and compiled, patterns checked) without a store, a socket or the
     data directory, so what only fails at start-up fails here."""
-    from ctxproxy.filters import FILTERS, build_pipeline, filter_configs
+    from ctxproxy.filters import FILTERS, Services, build_pipeline, filter_configs
     from ..auth import provider_keys
     from ..routing import Router
 
@@ -156,7 +156,7 @@ def _check_pipeline(cfg, build: bool = False) -> None:
     provider_keys(cfg)  # [tenants.<t>] api_key_env: each variable set
     if not build:
         return
-    services = {"config": cfg, "secret": b"\x00" * 32}  # what filters read at construction; no store
+    services = Services(config=cfg, secret=b"\x00" * 32)  # what filters read at construction; no store
     names = dict.fromkeys(n for _, ns in lists for n in ns)
     logging.disable(logging.WARNING)  # "no store: ..." notes are about this check, not the config
     try:

@@ -14,6 +14,7 @@ from typing import Any
 from aiohttp import web
 
 from ctxproxy.config import Config
+from ctxproxy.filters.services import Services
 
 from ..routing import Route, Router
 from ..version import version
@@ -53,7 +54,7 @@ class AppState:
     router: Router
     relay: Any  # relay.Relay: the HTTP edge and its engine
     routes: dict[str, Route]
-    services: dict[str, Any] = field(default_factory=dict)
+    services: Services = field(default_factory=Services)
     inflight: InFlight = field(default_factory=InFlight)
     keyring: Any = None  # auth.Keyring in keys mode (admin keys, per-request key checks)
     version: str = field(default_factory=version)

@@ -25,13 +25,13 @@ import signal
 import socket
 import sys
 from pathlib import Path
-from typing import Any
+from typing import Any, Mapping
 
 import aiohttp
 from aiohttp import web
 
 from ctxproxy.config import Config, ConfigError
-from ctxproxy.filters import filter_configs
+from ctxproxy.filters import Services, filter_configs
 from ctxproxy.store import StoreError, StoreUnavailable, open_configured
 from ctxproxy.store.writer import BackgroundWriter
 
@@ -104,28 +104,37 @@ def memory_upkeep(store: Any, cfg: Config) -> None:
         gate.purge_expired()
 
 
-def open_services(cfg: Config) -> dict[str, Any]:
-    """Services filters may ask for by name (``turn.service(name)``)."""
+def open_services(cfg: Config) -> Services:
+    """What filters and the admin API use, opened once: the store and its
+    writer, the server secret, telemetry, the proxy keys' check."""
     Path(cfg.server.data_dir).mkdir(parents=True, exist_ok=True)
-    services: dict[str, Any] = {"config": cfg, "secret": server_secret(cfg), "data_dir": cfg.server.data_dir}
-    services["store"] = store = open_configured(cfg.store, cfg.server.data_dir)
+    services = Services(config=cfg, secret=server_secret(cfg), data_dir=cfg.server.data_dir)
+    services.store = store = open_configured(cfg.store, cfg.server.data_dir)
     if cfg.store.backend == "postgres" and cfg.store.on_unavailable == "forward":
         log.warning("store.on_unavailable = \"forward\": while PostgreSQL is down, model calls are not refused "
                     "up front (what they would record is lost)")
-    services["writer"] = BackgroundWriter(store)  # group commit for after-the-turn records
+    services.writer = BackgroundWriter(store)  # group commit for after-the-turn records
     memory_upkeep(store, cfg)
-    telemetry = open_telemetry(version())  # None unless OTEL_* configures an exporter
-    if telemetry is not None:
-        services["telemetry"] = telemetry
+    services.telemetry = open_telemetry(version())  # None unless OTEL_* configures an exporter
+    services.keyring = Keyring(cfg, store)
     return services
 
 
-def close_services(services: dict[str, Any]) -> None:
+def given_services(cfg: Config, given: Services | Mapping[str, Any]) -> Services:
+    """Services a caller opened (a test, another driver in this process), with
+    the proxy keys' check added when it has none."""
+    services = Services.of(given)
+    if services.keyring is None:
+        services.keyring = Keyring(cfg, services.store)
+    return services
+
+
+def close_services(services: Services) -> None:
     """The store's background writer (it commits what is queued), then the store."""
-    store = services.get("store")
+    store = services.store
     if store is None:
         return
-    writer = services.get("writer")
+    writer = services.writer
     if writer is not None:
         writer.close()
     store.close()
@@ -160,7 +169,7 @@ def store_opener(cfg: Config) -> Any:
                              pending_timeout=cfg.store.pending_timeout)
 
 
-def make_app(cfg: Config, services: dict[str, Any] | None = None) -> web.Application:
+def make_app(cfg: Config, services: Services | Mapping[str, Any] | None = None) -> web.Application:
     # Bodies stay as the client sent them: a pass-through forwards them byte for byte, with
     # their Content-Encoding; the relay decodes a model call's body itself.
     app = web.Application(client_max_size=cfg.server.max_body_bytes,
@@ -169,7 +178,7 @@ def make_app(cfg: Config, services: dict[str, Any] | None = None) -> web.Applica
     filter_configs(cfg)  # a bad filter section fails here, before serving
 
     async def lifecycle(app: web.Application):
-        svc = services if services is not None else open_services(cfg)
+        svc = given_services(cfg, services) if services is not None else open_services(cfg)
         engine = None
         session = None
         learning = None
@@ -187,8 +196,7 @@ def make_app(cfg: Config, services: dict[str, Any] | None = None) -> web.Applica
                 cookie_jar=aiohttp.DummyCookieJar(),
             )
             relay = Relay(session, engine)
-            keyring = svc["keyring"] = Keyring(cfg, svc.get("store"))
-            app[APP_STATE] = AppState(cfg, router, relay, routes, svc, inflight, keyring=keyring)
+            app[APP_STATE] = AppState(cfg, router, relay, routes, svc, inflight, keyring=svc.keyring)
             learning = start_learning(cfg, svc)
             yield
         finally:  # after serving, or when start-up failed half-way: nothing is left open
@@ -202,7 +210,7 @@ def make_app(cfg: Config, services: dict[str, Any] | None = None) -> web.Applica
             finally:  # whatever failed above, queued records still reach the store
                 if services is None:
                     await asyncio.to_thread(close_services, svc)
-                    await close_telemetry(svc.get("telemetry"))
+                    await close_telemetry(svc.telemetry)
 
     async def drain(app: web.Application) -> None:
         """on_shutdown (the listening socket is closed): let requests in flight

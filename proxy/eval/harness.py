@@ -169,7 +169,7 @@ async def _in_process(config: Any, data_dir: Path, upstream: str, rules_dir: Pat
     await web.TCPSite(runner, "127.0.0.1", 0).start()
     host, port = runner.addresses[0][:2]
     try:
-        yield f"http://{host}:{port}", cfg, app[APP_STATE].services.get("writer")
+        yield f"http://{host}:{port}", cfg, app[APP_STATE].services.writer
     finally:
         await runner.cleanup()
 

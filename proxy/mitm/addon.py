@@ -140,7 +140,7 @@ class CtxproxyAddon:
         match = self.hosts.match(req.host, req.port, req.path, req.method)
         if match is None:
             return  # not a provider host: mitmproxy forwards it as it came
-        keyring = self.engine.services.get("keyring")
+        keyring = self.engine.services.keyring
         if keyring is not None and keyring.required:  # keys mode: before anything is read or forwarded
             principal = keyring.authenticate(req.headers, _client_ip(flow), match.route)
             if isinstance(principal, Refusal):

@@ -23,13 +23,13 @@ import threading
 from typing import Any
 
 from ctxproxy.config import Config
+from ctxproxy.filters import Services
 
-from ..auth import Keyring
 from ..engine import engine_for
 from .ca import confdir, ensure_ca
 from .hosts import HostRouter
 from ..routing import Router
-from ..edge.server import ServeError, close_services, open_services, settle_heap, version
+from ..edge.server import ServeError, close_services, given_services, open_services, settle_heap, version
 from ..telemetry import close_telemetry
 
 log = logging.getLogger("ctxproxy.mitm")
@@ -40,11 +40,11 @@ class MitmProxy:
     ``await stop()``. ``services`` shares an open store (and its writer) with
     a ``serve`` in the same process; by default it opens its own."""
 
-    def __init__(self, cfg: Config, services: dict[str, Any] | None = None, addons: tuple = (),
+    def __init__(self, cfg: Config, services: Services | None = None, addons: tuple = (),
                  options: dict[str, Any] | None = None):
         self.cfg = cfg
         self._given = services
-        self.services: dict[str, Any] = {}
+        self.services: Services | None = None
         self.engine: Any = None
         self.extra_addons = addons  # the benchmark's empty addon instead of ours: addons=(x,), ours=False
         self.extra_options = options or {}  # mitmproxy options over ours (a test's reverse-mode provider front)
@@ -63,9 +63,8 @@ class MitmProxy:
         ensure_ca(cfg)
         router = Router(cfg)
         hosts = HostRouter(cfg, router)
-        self.services = self._given if self._given is not None else open_services(cfg)
-        if "keyring" not in self.services:  # keys mode is checked as serve checks it
-            self.services["keyring"] = Keyring(cfg, self.services.get("store"))
+        # keys mode is checked as serve checks it (the keyring is one of the services)
+        self.services = given_services(cfg, self._given) if self._given is not None else open_services(cfg)
         self.engine = engine_for(cfg, self.services, routes=router.routes)  # no transport: mitmproxy forwards
         addon = CtxproxyAddon(cfg, self.engine, hosts)
         opts = options.Options(listen_host=cfg.mitm.host, listen_port=cfg.mitm.port, confdir=str(confdir(cfg)))
@@ -105,10 +104,10 @@ class MitmProxy:
         if self.engine is not None:
             await asyncio.to_thread(self.engine.close)
             self.engine = None
-        if self._given is None and self.services:
+        if self._given is None and self.services is not None:
             await asyncio.to_thread(close_services, self.services)
-            await close_telemetry(self.services.get("telemetry"))
-            self.services = {}
+            await close_telemetry(self.services.telemetry)
+            self.services = None
 
 
 def _log_passthrough(cfg: Config, hosts: HostRouter) -> None:

@@ -5,7 +5,7 @@ import threading
 import orjson
 import pytest
 
-from ctxproxy.filters import CommitFailed, FilterError, Pipeline, Turn
+from ctxproxy.filters import CommitFailed, FilterError, Pipeline, Services, Turn
 from ctxproxy.filters.base import Filter
 from ctxproxy.store import StoreError, open_store
 from ctxproxy.store.writer import BackgroundWriter
@@ -182,7 +182,7 @@ async def test_the_proxy_commits_on_the_writer_thread(store):
     writer = BackgroundWriter(store)
     try:
         t = turn()
-        t.services = {"store": store, "writer": writer}
+        t.services = Services(store=store, writer=writer)
         await Pipeline([Records("rec", store), Append("after", "A")]).run_request_async(t)
         assert t.state["order"] == ["rec committed", "after"]
         assert t.state["write_threads"] != [threading.get_ident()]  # not on the event loop's thread
@@ -196,7 +196,7 @@ async def test_a_failed_commit_blocks_a_required_filter_with_503(store, use_writ
     writer = BackgroundWriter(store) if use_writer else None
     try:
         t = turn()
-        t.services = {"store": store, "writer": writer}
+        t.services = Services(store=store, writer=writer)
         with pytest.raises(FilterError) as exc:
             await Pipeline([Records("rec", store, fail_commit=True), Append("after", "A")]).run_request_async(t)
         assert exc.value.status == 503 and exc.value.message == "could not save (test)"
@@ -228,7 +228,7 @@ async def test_a_request_cancelled_before_its_commit_ran_writes_nothing(store):
                 break
             await asyncio.sleep(0.01)
         t = turn()
-        t.services = {"store": store, "writer": writer}
+        t.services = Services(store=store, writer=writer)
         task = asyncio.ensure_future(Pipeline([Records("rec", store)]).run_request_async(t))
         await asyncio.sleep(0.1)
         assert not task.done()

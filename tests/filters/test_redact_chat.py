@@ -18,7 +18,7 @@ from secretcorpus import hyperscan_cache_dir
 from toolsession import TOOLS, canned, tool_outputs
 
 from ctxproxy.config import parse_section
-from ctxproxy.filters import Identity, Pipeline, Turn
+from ctxproxy.filters import Identity, Pipeline, Services, Turn
 from ctxproxy.filters.effects.filter import EffectsConfig, EffectsFilter
 from ctxproxy.filters.prune import PruneConfig, PruneFilter
 from ctxproxy.filters.redact import RedactConfig, RedactFilter
@@ -287,7 +287,7 @@ def test_effects_records_and_settles_custom_and_legacy_calls(tmp_path, form):
 
         def turn(messages: list) -> Turn:
             t = turn_for({"model": "m", "tools": tools, "messages": messages})
-            t.services = {"store": store}
+            t.services = Services(store=store)
             Pipeline([f]).run_request(t)
             return t
 

@@ -3,7 +3,7 @@
 The filter (every route's pipeline), ``POST /ctx/v1/recall`` and the
 session search all use the same two SQLite indexes beside the store; they
 are opened on first use, registered on ``store.derived`` (so ``forget``
-reaches them), and kept in the services mapping under ``"recall"``. With
+reaches them), and kept on the proxy's services (``services.recall``). With
 the embeddings extra on (``[filters.recall.rank] embeddings = true``), the
 model and the vector index beside them are opened at start-up too
 (``prepare``); without the extra that is a ``ConfigError``.
@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import threading
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any
 
 from ctxproxy.config import ConfigError
 from ctxproxy.store.memory_index import MemoryIndex
@@ -23,7 +23,6 @@ from .hybrid import VectorRecall
 from .rank import RankConfig
 from .recaller import Recaller
 
-KEY = "recall"
 _lock = threading.Lock()
 
 
@@ -89,17 +88,18 @@ class RecallServices:
             self.vectors.close()
 
 
-def recall_services(services: Mapping[str, Any]) -> RecallServices | None:
-    """The shared indexes (None without a store)."""
-    rs = services.get(KEY)
+def recall_services(services: Any) -> RecallServices | None:
+    """The shared indexes of ``services`` (the proxy's ``Services``: its
+    ``store``, ``data_dir`` and ``recall`` fields), opened on first use; None
+    without a store."""
+    rs = getattr(services, "recall", None)
     if rs is not None:
         return rs
-    store = services.get("store")
-    if store is None or not isinstance(services, dict):
+    store = getattr(services, "store", None)
+    if store is None:
         return None
-    data_dir = services.get("data_dir") or Path(getattr(store, "path", ".")).parent
+    data_dir = services.data_dir or Path(getattr(store, "path", ".")).parent
     with _lock:
-        rs = services.get(KEY)
-        if rs is None:
-            rs = services[KEY] = RecallServices(data_dir, store)
-    return rs
+        if services.recall is None:
+            services.recall = RecallServices(data_dir, store)
+    return services.recall
