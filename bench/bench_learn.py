@@ -1,7 +1,7 @@
 """Benchmark of learning: what it proposes from a scripted multi-agent session set,
 what it costs, and what a running consolidation adds to turn latency.
 
-    python bench/bench_learn.py                  # ~1 minute
+    python bench/bench_learn.py                  # ~1 minute idle; longer under load (the pass waits for idle cores)
     python bench/bench_learn.py --sessions 300   # quicker cost runs
     python bench/bench_learn.py --write          # also append the tables to bench/RESULTS.md
 
