@@ -69,7 +69,7 @@ def test_the_default_configuration_gets_the_context_right_and_no_proxy_does_not(
     halves = turns["details"]["by_split"]
     assert set(halves) == {"dev", "held-out"} and halves["dev"]["turns"] > 20 and halves["held-out"]["turns"] > 20
     assert halves["dev"]["turn_hit_rate"] >= 0.9 and halves["held-out"]["turn_hit_rate"] >= 0.7
-    assert halves["dev"]["false_injection_rate"] < 0.2 and halves["held-out"]["false_injection_rate"] < 0.3
+    assert halves["dev"]["false_injection_rate"] < 0.2 and halves["held-out"]["false_injection_rate"] < 0.4
     assert turns["direct"]["turn_hit_rate"] == 0.0
     assert set(turns["details"]["by_shape"]) >= {"claude-tool", "codex-tool", "claude-after-compact",
                                                 "claude (nothing)"}
