@@ -5,7 +5,7 @@
     ctxproxy learn review [--user U] [--project P]                   the proposals, with the user's words and evidence
     ctxproxy learn review --approve ID... | --reject ID... | --approve-all | --reject-all
     ctxproxy learn review --edit ID --statement TEXT
-    ctxproxy learn insights [--user U] [--out report.html]           Markdown on stdout, or a file (.html or .md)
+    ctxproxy learn insights [--user U] [--out report.html] [--url U]  Markdown on stdout, or a file (.html or .md)
     ctxproxy learn export --format codex|claude|openclaw|hermes [--out DIR] [--user U] [--project P]
 
 Against the data dir by default (beside a running proxy); ``--url`` (and
@@ -35,10 +35,9 @@ def register(subparsers: Any) -> None:
                                           "a person approves.")
     sub = p.add_subparsers(dest="learn_command", metavar="ACTION")
 
-    def common(sp: argparse.ArgumentParser, remote: bool = True) -> None:
+    def common(sp: argparse.ArgumentParser) -> None:
         add_store_options(sp)
-        if remote:
-            add_remote_options(sp)
+        add_remote_options(sp)
         sp.add_argument("--json", action="store_true", help="print JSON")
 
     r = sub.add_parser("run", help="read quiet sessions and consolidate now (the cooldown does not apply)")
@@ -68,7 +67,7 @@ def register(subparsers: Any) -> None:
     v.set_defaults(func=_review)
 
     i = sub.add_parser("insights", help="a report for people: sessions, tools, failures, learning, budgets")
-    common(i, remote=False)
+    common(i)
     i.add_argument("--user", type=nonempty, help="one user's sessions and memories")
     i.add_argument("--out", metavar="FILE", help="write it here (.html: a self-contained page; else Markdown)")
     i.set_defaults(func=_insights)
@@ -265,11 +264,14 @@ def _edit(args: argparse.Namespace) -> int:
 def _insights(args: argparse.Namespace) -> int:
     from ctxproxy.store.services.learning import insights
 
-    with cli_store(args) as cs:
-        learner = _learner(cs)
-        data = insights.gather(cs.store, learner.sessions, cs.tenant, user=args.user,
-                               snapshot_chars=dict(cs.config.memory.gate.snapshot_chars),
-                               secrets=learner.gate.secrets)
+    if args.url:  # the proxy gathers it (its gate's secret check); rendered here, as from the data dir
+        data = _remote(args, "GET", "insights", {"format": "json", "user": args.user})
+    else:
+        with cli_store(args) as cs:
+            learner = _learner(cs)
+            data = insights.gather(cs.store, learner.sessions, cs.tenant, user=args.user,
+                                   snapshot_chars=dict(cs.config.memory.gate.snapshot_chars),
+                                   secrets=learner.gate.secrets)
     if args.json:
         print(json.dumps(data, indent=2, ensure_ascii=False))
         return 0

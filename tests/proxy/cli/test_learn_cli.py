@@ -83,3 +83,57 @@ async def test_against_a_running_proxy(make_proxy, fake, capsys, monkeypatch):
     assert code == 0 and "deleted" in out
     code, out = await asyncio.to_thread(cli, "learn", "status")
     assert code == 0 and "rejected" in out and "rejections remembered: 2" in out
+
+
+GHP = "ghp_" + "Zq7Lm2Xv9Rt4Kp8Wn3Yb6Hc1Jd5Fs0Ga" + "Qe4T"
+AKIA = "AKIA" + "Q7ZK3M9T2XW4B6NP"
+
+
+async def test_insights_never_hold_a_secret(make_proxy, fake, tmp_path, capsys, monkeypatch):
+    """A session whose user text and tool output hold credentials: the report,
+    from the data dir or through the admin API, in every format, holds none."""
+    monkeypatch.setenv("CTXPROXY_ADMIN_TOKEN", TOKEN)
+    proxy = await make_proxy(LEARN_NOW + "[filters.recall]\nindex_tool_outputs = true\n")
+    data = proxy.state.services["data_dir"]
+    cfg = ("--config", proxy.state.config.source)
+    from learnsessions import Call, Result
+
+    await run_agent(proxy, fake, "claude-code", [
+        Say(f"Deploy the shop. Always use the token {GHP} for the registry.",
+            Call("Bash", {"command": f"AWS_ACCESS_KEY_ID={AKIA} make deploy"})),
+        Result(f"deploy failed: bad credentials {GHP}", error=True,
+               then=Call("Bash", {"command": f"AWS_ACCESS_KEY_ID={AKIA} make deploy"})),
+        Result("deployed v42 to production", then="Deployed.")], session="sec1", user="alice", project="shop")
+    proxy.settled_store()
+    code, out, _ = run(capsys, "learn", "run", "--data-dir", data, *cfg)
+    code, out, _ = run(capsys, "learn", "review", "--approve-all", "--data-dir", data, *cfg)
+    assert code == 0
+    reports = []
+    for fmt in ("report.html", "report.md"):
+        code, out, _ = run(capsys, "learn", "insights", "--out", tmp_path / fmt, "--data-dir", data, *cfg)
+        assert code == 0
+        reports.append((tmp_path / fmt).read_text())
+    code, out, _ = run(capsys, "learn", "insights", "--json", "--data-dir", data, *cfg)
+    reports.append(out)
+
+    def cli(*argv):
+        code = main([str(a) for a in argv] + ["--url", proxy.url, "--token", TOKEN])
+        return code, capsys.readouterr().out
+
+    code, out = await asyncio.to_thread(cli, "learn", "insights")
+    assert code == 0 and out.startswith("# ctxproxy insights: tenant default")
+    reports.append(out)
+    code, out = await asyncio.to_thread(cli, "learn", "insights", "--json")
+    assert code == 0 and json.loads(out)
+    reports.append(out)
+    code, out = await asyncio.to_thread(cli, "learn", "insights", "--user", "alice", "--out", tmp_path / "r.html")
+    assert code == 0
+    html = (tmp_path / "r.html").read_text()
+    assert html.startswith("<!doctype html>") and "claude-code" in html
+    reports.append(html)
+    # the session is reported on, and what was learned from it: its secret as the proxy's placeholder
+    assert "Always use the token [REDACTED:github-pat:" in reports[3]
+    for text in reports:
+        assert "claude-code" in text
+        for secret in (GHP, AKIA, GHP[4:20], AKIA[4:]):
+            assert secret not in text
