@@ -9,8 +9,10 @@ import asyncio
 import re
 
 import orjson
+import pytest
 from learnsessions import Call, Result, Say, run_agent
 
+from ctxproxy.config import ConfigError
 from ctxproxy.proxy.scripted_provider import Reply
 from ctxproxy.store.services.learning.extract import stored
 from ctxproxy.store.services.learning.job import Learner
@@ -144,3 +146,8 @@ async def test_malformed_unsupported_or_injected_answers_are_refused_whole(make_
     assert "Roll back, then debug." not in got and "The user prefers careful deploys." not in got
     assert not any("id_rsa" in s for s in got)
     assert "Always roll back first when a deploy fails." in got  # the deterministic candidates stand
+
+
+async def test_a_model_on_a_route_not_in_the_config_stops_start_up(make_proxy):
+    with pytest.raises(ConfigError, match="learn.model: no route 'nowhere'"):
+        await make_proxy("[learn]\nenabled = true\ninterval = 3600.0\nmodel = \"nowhere:some-model\"\n")
