@@ -28,7 +28,6 @@ the write gate as ``proposed``.
 """
 from __future__ import annotations
 
-import logging
 import secrets
 import urllib.error
 import urllib.request
@@ -38,11 +37,8 @@ from typing import Any, Callable
 import orjson
 
 from ctxproxy.config import ConfigError
-from ctxproxy.store import memory_text
 
 from .candidates import DECISION, FAILURE, PREFERENCE, PROCEDURE, Candidate
-
-log = logging.getLogger("ctxproxy.learn")
 
 WHAT = (PREFERENCE, DECISION, PROCEDURE, FAILURE)
 MAX_CANDIDATES = 20  # an answer with more is refused
