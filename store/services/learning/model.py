@@ -28,6 +28,7 @@ the write gate as ``proposed``.
 """
 from __future__ import annotations
 
+import os
 import secrets
 import urllib.error
 import urllib.request
@@ -44,7 +45,7 @@ WHAT = (PREFERENCE, DECISION, PROCEDURE, FAILURE)
 MAX_CANDIDATES = 20  # an answer with more is refused
 MAX_STATEMENT = 1000
 MAX_REFS = 8
-MAX_TOKENS = 2048  # of the answer
+MAX_TOKENS = 2048  # of the answer (Anthropic requires a limit)
 TIMEOUT = 120.0  # seconds for one call
 ANTHROPIC_VERSION = "2023-06-01"
 PATHS = {"anthropic": "/v1/messages", "openai": "/v1/chat/completions"}
@@ -185,7 +186,8 @@ class Endpoint:
             body = {"model": model, "max_tokens": MAX_TOKENS, "system": system,
                     "messages": [{"role": "user", "content": user}]}
         else:
-            body = {"model": model, "max_tokens": MAX_TOKENS,
+            # no token limit: OpenAI's newer models refuse max_tokens, compatible servers max_completion_tokens
+            body = {"model": model,
                     "messages": [{"role": "system", "content": system}, {"role": "user", "content": user}]}
         if self.key:
             headers[self.key_header] = f"Bearer {self.key}" if self.key_header == "authorization" else self.key
@@ -203,8 +205,6 @@ class Endpoint:
 
 def endpoint(cfg: Any, route_name: str) -> Endpoint:
     """The endpoint of the route ``route_name`` (``ConfigError`` when it cannot be called)."""
-    import os
-
     from ctxproxy.proxy.routing import base_segments, beyond_base
 
     rc = cfg.routes.get(route_name)
