@@ -87,7 +87,9 @@ def start_serve(tmp: Path, name: str, upstream: str, dsn: str | None) -> tuple[s
 async def wait_up(http: aiohttp.ClientSession, url: str, proc: subprocess.Popen | None = None) -> None:
     for _ in range(600):
         if proc is not None and proc.poll() is not None:
-            raise SystemExit(f"{url} exited with {proc.returncode} (see its log)")
+            log = Path(proc.args[proc.args.index("--data-dir") + 1] + ".log")
+            tail = log.read_text(errors="replace")[-2000:] if log.exists() else ""
+            raise SystemExit(f"{url} exited with {proc.returncode}:\n{tail}")
         try:
             async with http.get(url + "/ctx/healthz") as r:
                 if r.status == 200:
