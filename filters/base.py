@@ -51,6 +51,7 @@ from dataclasses import dataclass, field
 import inspect
 from typing import Any, Callable, ClassVar, Coroutine, Iterable, Mapping, NamedTuple
 
+from ctxproxy.config import ConfigError
 from ctxproxy.store.errors import StoreUnavailable
 
 from .services import Services
@@ -277,6 +278,10 @@ class Filter:
     # True: its on_request also guards auxiliary calls (count_tokens, compact), whose
     # body is the conversation but whose answer is not a model turn
     guards_auxiliary: ClassVar[bool] = False
+    # Filters whose offers this one consumes in the same request (checkpoint folds the ledger
+    # summary effects offers): when both are in a chain they run first; a chain that puts this
+    # one before them is refused when it is built.
+    runs_after: ClassVar[tuple[str, ...]] = ()
 
     Config: ClassVar[type | None] = None  # frozen dataclass of [filters.<name>]
 
@@ -307,6 +312,8 @@ class Pipeline:
     """An ordered, immutable chain built once at start-up (a reload swaps it)."""
 
     def __init__(self, filters: Iterable[Filter], request_only: bool = False):
+        filters = list(filters)
+        _check_order(filters)
         stages = []
         for f in filters:
             answer = (lambda hook: None) if request_only else (lambda hook: getattr(f, hook, None))
@@ -497,6 +504,15 @@ class Pipeline:
             return None
         finally:
             _add_time(turn, f.name, t0)
+
+
+def _check_order(filters: list[Filter]) -> None:
+    position = {f.name: i for i, f in enumerate(filters)}
+    for i, f in enumerate(filters):
+        for first in f.runs_after:
+            if position.get(first, -1) > i:
+                raise ConfigError(f"pipeline: {f.name} must come after {first} (it consumes what {first} "
+                                  f"offers in the same request); the chain is {', '.join(position)}")
 
 
 class _Undo(Exception):

@@ -21,14 +21,15 @@ places next to the latest user message: after the caller's cache
 breakpoints, so the cached prefix is kept. The compaction request itself (the
 one asking the model for the summary) is left alone.
 
-Its effects field is the effect ledger's checkpoint, folded in: ``effects``
-(which runs before) offers a ``LedgerSegment`` with the side effects the
-compacted history no longer shows; this filter withdraws it
-(``segments.take``) and renders its records — pending / unknown ones as the
+Its effects field is the effect ledger's summary, folded in: ``effects``
+(which runs before: ``runs_after``) offers a ``LedgerSummary`` with the side
+effects the compacted history no longer shows (``effects/summary.py``, its
+public interface); this filter withdraws it (``withdraw_summaries``) and
+renders its records — pending / unknown ones as the
 pending approvals, completed and failed ones after the evidence, each with
 its state and the first digits of its idempotency key — within the one
-``max_tokens`` budget (``render``). Without such an offer (the ledger's
-checkpoint switched off), the task's calls still ``pending`` or ``unknown``
+``max_tokens`` budget (``render``). Without such an offer (the ledger
+summary switched off), the task's calls still ``pending`` or ``unknown``
 in the store are the pending approvals.
 
 The task state shown is frozen at the first request after each compaction
@@ -72,10 +73,11 @@ from ..services import Services
 from ctxproxy.store.services.digest import text_sha256
 from ..effects.rules import (DEFAULT_READ_ONLY_COMMANDS, DEFAULT_READ_ONLY_TOOLS, DEFAULT_SHELL_TOOLS,
                             DEFAULT_SIDE_EFFECT_TOOLS, ToolClasses)
-from ..effects.filter import (LedgerSegment, _header_goal, effect_call, effect_details, effect_group,
-                              effect_state)
+from ..effects.summary import (effect_call, effect_details, effect_group, effect_state, offered_summaries,
+                               withdraw_summaries)
+from ..goal import header_goal
 from ..relayed import relayed
-from ..segments import Segment, offer, offered, take
+from ..segments import Segment, offer
 from ..segments import render as render_segment
 from ..session_part import PartCache
 from . import extract
@@ -119,6 +121,7 @@ class CheckpointFilter(Filter):
     name = "checkpoint"
     required = False  # fails open: the request goes on without the checkpoint
     uses_tokens = True
+    runs_after = ("effects",)  # it folds the ledger summary effects offers in the same request
     Config = CheckpointConfig
 
     def __init__(self, config: CheckpointConfig, store: Any = None):
@@ -174,7 +177,7 @@ class CheckpointFilter(Filter):
         if st.compacted and (found is None or found.phase != cmp.REQUEST):
             seg = self._segment(turn, store, st, rec)
             if seg is not None:
-                take(turn, LedgerSegment)  # folded into ``seg``
+                withdraw_summaries(turn)  # folded into ``seg``
                 offer(turn, seg)
         dumped = {**st.dump(), "main_tools": main}
         if len(conts) > 8:
@@ -189,7 +192,7 @@ class CheckpointFilter(Filter):
         """Add what items ``start:`` say to ``st``; ``own``: the session's main
         conversation, whose user turns are the user's (elsewhere: evidence only)."""
         if st.goal is None:
-            goal = _header_goal(turn)
+            goal = header_goal(turn)
             if goal:
                 st.goal = [1, extract.clip(goal, 300)]
         tool_calls = {c.call_id: c for c in view.tool_calls()}
@@ -276,10 +279,10 @@ class CheckpointFilter(Filter):
     # -- the segment -------------------------------------------------------------------
 
     def _segment(self, turn: Turn, store: Any, st: TaskState, rec: CheckpointTurn) -> Segment | None:
-        # The ledger's checkpoint (offered by ``effects``, which runs before) becomes the effects
+        # The ledger summary (offered by ``effects``, which runs before) becomes the effects
         # field: one segment, one budget. Without it, the store's open calls are the pending approvals.
         # (Withdrawn from the offers only once this segment is offered: if rendering fails, it stays.)
-        folded = [s for s in offered(turn) if isinstance(s, LedgerSegment)]
+        folded = offered_summaries(turn)
         if folded:
             records = [r for seg in folded for r in seg.records]
             classes, chars, listing = folded[0].classes or _CLASSES, folded[0].args_chars, folded[0].listing

@@ -36,17 +36,17 @@ Compaction (``history``, and the agents' own recorded shapes in
 ``compaction.detect`` — Claude Code's ``--continue`` process sends another
 system text, so its summary starts a thread of a new profile): once a
 thread's history lost turns, every
-request of it gets a task-state checkpoint segment (kind ``checkpoint``, trust
+request of it gets the ledger summary (``summary``: kind ``checkpoint``, trust
 ``system``) with the goal, the side effects the history no longer shows
 (completed / failed with compact arguments and references or an excerpt;
 pending / unknown ones), and the next safe action when there is one.
-It is a ``LedgerSegment``, carrying the records it lists: when the
-``checkpoint`` filter runs after this one it folds them into the task-state
-checkpoint's effects field (one segment, one budget: ``filters/checkpoint``);
-otherwise ``inject`` places it as it is. The checkpoint is also kept in the
-store (``checkpoints``, id ``effects:<scope>``), filed under every session
-whose effects it lists: erasing any of them (or its subject) erases it, and
-the next turn renders it again without them.
+It is a ``LedgerSummary``, carrying the records it lists: the ``checkpoint``
+filter, which runs after this one (it says so: ``runs_after``), folds them
+into the task-state checkpoint's effects field (one segment, one budget);
+without it ``inject`` places the summary as it is. The summary is also kept
+in the store (``checkpoints``, id ``effects:<scope>``), filed under every
+session whose effects it lists: erasing any of them (or its subject) erases
+it, and the next turn renders it again without them.
 
 Test runs (``pytest``, ``go test``, ``npm test``…: ``rules``) are not
 side effects: repeating one harms nothing, and a passing run is the
@@ -86,7 +86,7 @@ import orjson
 
 from ctxproxy.config import ConfigError
 from ctxproxy.store.errors import StoreError, WriteNeeded
-from ctxproxy.store.records import COMPLETED, FAILED, OPEN_STATES, PENDING, RESOLVED, SETTLED_STATES
+from ctxproxy.store.records import COMPLETED, FAILED, OPEN_STATES, PENDING, SETTLED_STATES
 
 from ..base import Filter, FilterError, Turn
 from ..services import Services
@@ -114,7 +114,9 @@ from .rules import (
     short_args,
 )
 from ctxproxy.store.services.digest import text_sha256
+from ..goal import header_goal
 from ..segments import Segment, offer
+from .summary import LedgerSummary, compact_args, completed, listing, render_summary
 from ..view import ARGS, ResponseView, StreamEvent
 
 log = logging.getLogger("ctxproxy.filters.effects")
@@ -306,7 +308,7 @@ class EffectsFilter(Filter):
         tenant, session, task, scope = self._scope(turn)
         cap = self._capture(turn)
         cap.scope = (tenant, session, task, scope)
-        cap.goal = _header_goal(turn)  # once, here: _ledger may run twice, and on the writer thread
+        cap.goal = header_goal(turn)  # once, here: _ledger may run twice, and on the writer thread
         lazy = _History(view)
         mark = len(st.effects)
         # The model's last answer here made calls: this request brings their results (a write).
@@ -545,7 +547,7 @@ class EffectsFilter(Filter):
         sig = (tuple(id(r) for r in hidden), es.get("goal"))
         rendered = memo.rendered  # (read once: the writer thread may render it too)
         if rendered is None or rendered[0] != sig:
-            text = render_checkpoint(hidden, es.get("goal"), self.classes, cfg.args_chars, cfg.checkpoint_max_effects)
+            text = render_summary(hidden, es.get("goal"), self.classes, cfg.args_chars, cfg.checkpoint_max_effects)
             rendered = memo.rendered = (sig, text, text_sha256(text)[:12])
         _, text, rev = rendered
         ref = f"checkpoint:{scope}@{rev}"
@@ -557,13 +559,13 @@ class EffectsFilter(Filter):
                 "observed_at": now}, session=session,
                 sessions=sorted({r.session for r in hidden if r.session is not None}))
             es["cp"] = rev
-        return LedgerSegment(kind="checkpoint", ref=ref, text=text, origin="effects",
+        return LedgerSummary(kind="checkpoint", ref=ref, text=text, origin="effects",
                              scope="task" if cfg.key_scope == "task" else "session", trust="system",
                              sensitivity="internal", freshness={"observed_at": now, "revision": rev},
                              priority=cfg.checkpoint_priority, max_tokens=cfg.checkpoint_max_tokens,
                              placement=cfg.checkpoint_placement, truncatable=True, boundary="item",
                              records=tuple(hidden), classes=self.classes, args_chars=cfg.args_chars,
-                             listing=_listing(cfg.key_scope, task if cfg.key_scope == "task" else session))
+                             listing=listing(cfg.key_scope, task if cfg.key_scope == "task" else session))
 
     def _side_effects(self, b: Any, tenant: str, where: dict, now: float) -> "_Ledger":
         """The scope's side-effecting records, kept in this process until the
@@ -697,7 +699,7 @@ class EffectsFilter(Filter):
                 entries.append((cid, wire, name, side, key))
             if not keep:
                 continue
-            prior = next((r for r in same if side and r.call_id != cid and _completed(r)), None)
+            prior = next((r for r in same if side and r.call_id != cid and completed(r)), None)
             recorded.append((cid, wire, name, side, key, stored))
             st.effects.append({"key": key, "call_id": cid, "tool": name,
                                   "state": PENDING if settled is None else settled.state,
@@ -774,24 +776,6 @@ class EffectsFilter(Filter):
         self.flush()
 
 # -- helpers ----------------------------------------------------------------------
-
-
-@dataclass(eq=False)
-class LedgerSegment(Segment):
-    """The ledger's checkpoint, with the records it lists (oldest first): the
-    side effects the compacted history no longer shows. Placed as it is,
-    unless the task-state checkpoint folds it into its own effects field
-    (``segments.take``: one segment, one budget)."""
-
-    records: tuple = ()
-    classes: ToolClasses | None = None
-    args_chars: int = 160
-    listing: str = ""  # how to list every effect of the scope (for what a budget leaves out)
-
-
-def _listing(key_scope: str, scope: str) -> str:
-    flag = "task" if key_scope == "task" else "session"
-    return f"`ctxproxy effects list --{flag} {scope}` (admin API: GET /ctx/v1/effects?{flag}= the same)"
 
 
 @dataclass(eq=False)
@@ -883,10 +867,6 @@ def _wire_id(entry: list) -> str:
     return entry[4] if len(entry) > 4 else entry[1]
 
 
-def _completed(r: Any) -> bool:
-    return r.state == COMPLETED or (r.state == RESOLVED and r.resolution == "completed")
-
-
 def _decode(parts: list[str], free_form: bool) -> Any:
     text = "".join(parts)
     if free_form:
@@ -899,125 +879,8 @@ def _decode(parts: list[str], free_form: bool) -> Any:
         return text
 
 
-def _header_goal(turn: Turn) -> str | None:
-    """The ``X-Ctx-Goal`` header, redacted like the body before anything keeps it.
-    Redacted whole, before ``_goal`` folds and cuts it: a secret cut in half
-    would no longer match its rule."""
-    header = turn.headers.get("x-ctx-goal") if turn.headers is not None else None
-    if not isinstance(header, str) or not header.strip():
-        return None
-    redact = turn.redact_added
-    return redact(header) if redact is not None else header
-
-
 def _goal(header: str | None, view: Any) -> str:
     # the first user turn is body text, which redact has already been through
     text = header if header else clean_text(view.first_user_text())
     text = " ".join(text.split()).replace("<", "‹").replace(">", "›")
     return text if len(text) <= 300 else text[:299] + "…"
-
-
-_FIRST_KEYS = ("file_path", "path", "notebook_path", "url", "command", "cmd", "name", "id", "title")
-
-
-def compact_args(tool: str, args_canonical: str, classes: ToolClasses, limit: int) -> str:
-    """A short, fence-safe form of a call's arguments for the model: a shell
-    command as itself; an object as ``key=value`` pairs, paths and names
-    first, long strings (file contents, patches) reduced to their length."""
-    try:
-        args = orjson.loads(args_canonical)
-    except orjson.JSONDecodeError:
-        args = args_canonical
-    cmd = classes.command_of(tool, args) if tool in classes.shell else None
-    if cmd is not None:
-        text = "`" + " ".join(cmd.split()) + "`"
-    elif isinstance(args, dict):
-        keys = sorted(args, key=lambda k: (_FIRST_KEYS.index(k) if k in _FIRST_KEYS else len(_FIRST_KEYS), k))
-        parts = []
-        for k in keys:
-            v = args[k]
-            if isinstance(v, str):
-                flat = " ".join(v.split())
-                v = flat if len(flat) <= 60 else (f"{flat[:40]}…" if len(flat) <= 200 else f"«{len(v)} chars»")
-            else:
-                v = canonical_json(v)
-                v = v if len(v) <= 60 else v[:40] + "…"
-            parts.append(f"{k}={v}")
-        text = " ".join(parts)
-    elif isinstance(args, str):
-        flat = " ".join(args.split())
-        text = flat if len(flat) <= 80 else f"«{len(args)} chars: {flat[:60]}…»"
-    else:
-        text = canonical_json(args)
-    return text if len(text) <= limit else text[: limit - 1] + "…"
-
-
-def effect_group(r: Any) -> str:
-    """``done``, ``failed`` or ``open`` (pending / unknown: it may or may not have taken effect)."""
-    if _completed(r):
-        return "done"
-    if r.state == FAILED or (r.state == RESOLVED and r.resolution in ("failed", "not_executed")):
-        return "failed"
-    return "open"
-
-
-def effect_call(r: Any, classes: ToolClasses, args_chars: int, key: bool = False) -> str:
-    """The call in short form; ``key``: with the first 8 hex digits of its
-    idempotency key (the admin listing shows it whole)."""
-    s = f"{r.tool} {compact_args(r.tool, r.args_canonical, classes, args_chars)}"
-    return f"{s} [key {r.key[:8]}]" if key else s
-
-
-def effect_state(r: Any) -> str:
-    return f"{r.state} ({r.resolution}, resolved by a human)" if r.state == RESOLVED else r.state
-
-
-def effect_details(r: Any) -> str:
-    """What the result showed: its references, else its excerpt ('' if neither)."""
-    if r.refs:
-        return "; refs: " + ", ".join(x.replace("<", "‹").replace(">", "›") for x in r.refs)
-    return f'; result: "{r.excerpt}"' if r.excerpt else ""
-
-
-def effect_text(r: Any, classes: ToolClasses, args_chars: int) -> str:
-    return f"{effect_call(r, classes, args_chars)} → {effect_state(r)}{effect_details(r)}"
-
-
-def render_checkpoint(records: list, goal: str | None, classes: ToolClasses, args_chars: int,
-                      max_effects: int) -> str:
-    """The checkpoint text: what the compacted history no longer shows.
-
-    Most urgent first, so that truncation (at item boundaries, from the end)
-    drops the oldest completed effects, never the open ones or the next safe
-    action: goal, next safe action, pending/unknown, completed (newest first),
-    failed (newest first)."""
-    shown = records[-max_effects:]
-    older = len(records) - len(shown)
-    groups: dict[str, list] = {"done": [], "failed": [], "open": []}
-    for r in reversed(shown):
-        groups[effect_group(r)].append(r)
-    lines = ["Task-state checkpoint (system-provided, recorded by ctxproxy from this task's tool calls). "
-             "The conversation history was compacted and no longer shows these calls; this ledger is authoritative."]
-    if goal:
-        lines.append(f"Goal: {goal}")
-    if groups["open"]:
-        first = groups["open"][-1]  # the oldest open effect
-        lines.append(f"Next safe action: check whether {first.tool} "
-                     f"{compact_args(first.tool, first.args_canonical, classes, args_chars)} took effect "
-                     "before running it again.")
-    if older:
-        lines.append(f"({older} older side effects are not listed.)")
-
-    def line(r: Any) -> str:
-        return f"- {effect_text(r, classes, args_chars)}"
-
-    if groups["open"]:
-        lines.append("Pending or unknown (the result was never seen; it may or may not have taken effect):")
-        lines += [line(r) for r in groups["open"]]
-    if groups["done"]:
-        lines.append("Completed side effects, newest first (already done; do not repeat them):")
-        lines += [line(r) for r in groups["done"]]
-    if groups["failed"]:
-        lines.append("Failed or not executed, newest first:")
-        lines += [line(r) for r in groups["failed"]]
-    return "\n".join(lines)

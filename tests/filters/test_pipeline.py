@@ -320,3 +320,25 @@ def test_the_response_id_reaches_every_hook_once_and_a_successor_hears_its_own()
     assert a.heard == [(t.turn_id, "resp_1"), (s.turn_id, "resp_2")]
     assert t.response_id == "resp_1" and s.response_id == "resp_2"
     assert Pipeline([a], request_only=True).id_hooks == ()  # auxiliary calls have no answer to name
+
+
+def test_a_filter_that_consumes_another_s_offer_cannot_run_before_it():
+    from ctxproxy.config import ConfigError
+    from ctxproxy.filters.checkpoint.filter import CheckpointConfig, CheckpointFilter
+    from ctxproxy.filters.effects.filter import EffectsConfig, EffectsFilter
+
+    effects, checkpoint = EffectsFilter(EffectsConfig()), CheckpointFilter(CheckpointConfig())
+    Pipeline([effects, Silent(), checkpoint])  # effects offers its ledger summary first: fine
+    Pipeline([checkpoint])  # alone it lists the store's open calls itself
+    with pytest.raises(ConfigError, match="checkpoint must come after effects"):
+        Pipeline([checkpoint, effects])
+
+
+def test_a_chain_in_the_config_that_breaks_the_order_stops_start_up(tmp_path):
+    from ctxproxy.config import ConfigError, load_config
+    from ctxproxy.proxy.engine import engine_for
+
+    toml = tmp_path / "ctxproxy.toml"
+    toml.write_text('[pipeline]\nrequest = ["identify", "checkpoint", "effects"]\n')
+    with pytest.raises(ConfigError, match="checkpoint must come after effects"):
+        engine_for(load_config(toml, data_dir=str(tmp_path / "data")), Services())
