@@ -15,7 +15,7 @@ Responses answer is also filed under
 its response id, for a request that continues it with ``previous_response_id``
 and sends only its new input.
 
-Links are kept in this process (newest ``MEMO`` of them) and in the store, so
+Links are kept in this process (the newest, within ``MEMO_BYTES``) and in the store, so
 another worker and a restarted proxy on the same data dir follow them too:
 each is a document of the ``checkpoints`` kind, id ``continuity:<link>``,
 holding only the session id and filed under that session and its user, so
@@ -31,10 +31,9 @@ client rewrote it).
 from __future__ import annotations
 
 import logging
-import threading
-from collections import OrderedDict
 from typing import Any, Iterator
 
+from ctxproxy.store.bounded import ByteLRU
 from ctxproxy.store.services.digest import sha256, text_sha256
 
 from .compaction import item_texts
@@ -43,7 +42,8 @@ from .effects.rules import normalize_id
 
 log = logging.getLogger("ctxproxy.filters.identify")
 
-MEMO = 65536  # links remembered in this process
+MEMO = 65536  # links remembered in this process, at most (``[filters.identify] chain_memory``)
+MEMO_BYTES = 4 << 20  # and the bytes they may hold (~10K links: a link is ~400 bytes)
 WALK_BACK = 8  # model runs of a request tried, newest first
 DISTINCT_CHARS = 160  # a text answer this long (whitespace aside) names itself without what preceded it
 DOC_PREFIX = "continuity:"  # the id of a link's document (checkpoints kind)
@@ -164,12 +164,10 @@ class Links:
     def __init__(self, store: Any = None, size: int = MEMO):
         self.store = store
         self.size = size
-        self._memo: OrderedDict[tuple[str, str], str] = OrderedDict()
-        self._lock = threading.Lock()
+        self._memo = ByteLRU(MEMO_BYTES, "continuity links", max_entries=size)
 
     def find(self, tenant: str, link: str, store: Any = None) -> str | None:
-        with self._lock:
-            session = self._memo.get((tenant, link))
+        session = self._memo.get((tenant, link))
         if session is not None:
             return session
         store = store if store is not None else self.store
@@ -187,11 +185,7 @@ class Links:
         return session
 
     def _remember(self, tenant: str, link: str, session: str) -> None:
-        with self._lock:
-            self._memo[(tenant, link)] = session
-            self._memo.move_to_end((tenant, link))
-            while len(self._memo) > self.size:
-                self._memo.popitem(last=False)
+        self._memo.put((tenant, link), session)
 
     def add(self, turn: Any, link: str, session: str, store: Any = None, persist: bool = True) -> None:
         """File ``link`` under ``session``: at once in this process and, with

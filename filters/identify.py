@@ -57,12 +57,12 @@ from __future__ import annotations
 import logging
 import re
 import secrets
-from collections import OrderedDict
 from dataclasses import dataclass
 from typing import Any
 
 from ctxproxy.config import ConfigError
 
+from ctxproxy.store.bounded import ByteLRU
 from ctxproxy.store.services.digest import memo_key, text_sha256
 
 from . import continuity as cont
@@ -74,7 +74,7 @@ from .view import NO_HINTS, BodyHints
 
 log = logging.getLogger("ctxproxy.filters.identify")
 
-FINGERPRINT_MEMO = 4096  # fingerprints remembered (well under a MB: the keys hold no text)
+FINGERPRINT_BYTES = 1 << 20  # fingerprints remembered (~4K: the keys hold no text)
 _ID_OK = re.compile(r"^[A-Za-z0-9._:@/+=-]{1,200}$")
 TENANT_OK = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")  # it prefixes store keys: keep it plain
 _OPENCLAW_ID = re.compile(r"[A-Za-z0-9._:-]{4,128}")
@@ -104,7 +104,8 @@ class IdentifyFilter(Filter):
         self.config = config
         self.store = store
         self.links = cont.Links(store, config.chain_memory or cont.MEMO)  # answers, response ids -> sessions
-        self._fingerprints: dict[Any, str] = {}  # every turn of a session fingerprints the same opening
+        # every turn of a session fingerprints the same opening
+        self._fingerprints = ByteLRU(FINGERPRINT_BYTES, "session fingerprints")
 
     @classmethod
     def create(cls, config: IdentifyConfig | None, services: Services) -> "IdentifyFilter":
@@ -153,7 +154,7 @@ def default_tenant(cfg: Any) -> str:
 
 
 def identify(headers: Any, view: Any, cfg: IdentifyConfig, fixed_tenant: str = "",
-             links: "cont.Links | None" = None, fingerprints: dict[Any, str] | None = None,
+             links: "cont.Links | None" = None, fingerprints: ByteLRU | None = None,
              principal: Any = None, store: Any = None) -> Identity:
     """The turn's identity (see the module docstring). ``links``: the answers
     and response ids filed so far (``continuity.Links``; None: follow none),
@@ -297,7 +298,7 @@ def _agent(h: Any) -> str:
 
 
 def _continued(view: Any, tenant: str, own: str, links: "cont.Links | None", store: Any, system: str,
-               first: str, previous: str | None, cfg: IdentifyConfig, memo: dict[Any, str] | None
+               first: str, previous: str | None, cfg: IdentifyConfig, memo: ByteLRU | None
                ) -> tuple[str, str]:
     """(session, source) of a request that names no session: by what its
     history continues (``continuity``), else new or derived."""
@@ -319,7 +320,7 @@ def _continued(view: Any, tenant: str, own: str, links: "cont.Links | None", sto
     return _fingerprint(system, first, cfg.fingerprint_chars, memo, cont.first_answer(view)), "fingerprint"
 
 
-def _fingerprint(system: str, first_user: str, limit: int, memo: dict[Any, str] | None = None,
+def _fingerprint(system: str, first_user: str, limit: int, memo: ByteLRU | None = None,
                  answer: str = "") -> str:
     """sha256 of the system text's head, the first user turn and the first
     answer's signature (``answer``). A first user turn longer than ``limit``
@@ -339,9 +340,8 @@ def _fingerprint(system: str, first_user: str, limit: int, memo: dict[Any, str] 
     key = memo_key(seed)
     fp = memo.get(key)
     if fp is None:
-        if len(memo) >= FINGERPRINT_MEMO:
-            memo.clear()
-        fp = memo[key] = _digest(seed)
+        fp = _digest(seed)
+        memo.put(key, fp)
     return fp
 
 

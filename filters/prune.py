@@ -56,13 +56,13 @@ from __future__ import annotations
 import fnmatch
 import hashlib
 import logging
-from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import Any, Callable, Literal, Mapping
 
 from ctxproxy.config import ConfigError
 
 from ctxproxy.store import REF_POINTERS, surrogates
+from ctxproxy.store.bounded import ByteLRU
 from ctxproxy.store.queries import REF_PREFIX  # the admin API and the CLI resolve references too
 
 from .base import Filter, Turn
@@ -71,6 +71,8 @@ from ctxproxy.store.services.digest import memo_key, text_sha256
 
 
 log = logging.getLogger("ctxproxy.filters.prune")
+
+MEMO_BYTES = 4 << 20  # each of the four in-process memos (token counts, ids, stubs by content)
 
 # Store tenant holding pruned id -> tenant pointers (as the manifests' "#turns"), so
 # an operator finds an original from its ctx://pruned/<id> alone, which names no
@@ -186,16 +188,16 @@ class PruneFilter(Filter):
     uses_tokens = True
     Config = PruneConfig
 
-    def __init__(self, config: PruneConfig | None = None, store: Any = None, memo_size: int = 65536):
+    def __init__(self, config: PruneConfig | None = None, store: Any = None, memo_bytes: int = MEMO_BYTES):
         self.config = config or PruneConfig()
         self.store = store
         self._excluded = tuple(p.lower() for p in self.config.exclude_tools)
         # In-process memos (content-addressed, so always valid): tokens per conversation
         # item, and stub text + tokens per decision. A turn costs O(new content).
-        self._items = _LRU(memo_size)
-        self._ids = _LRU(memo_size)  # (tenant, session, call, memo_key(content)) -> (digest, pruned id)
-        self._stubs = _LRU(memo_size)
-        self._result_tokens = _LRU(memo_size)
+        self._items = ByteLRU(memo_bytes, "prune item tokens")
+        self._ids = ByteLRU(memo_bytes, "prune ids")  # (tenant, session, call, memo_key(content)) -> (digest, pruned id)
+        self._stubs = ByteLRU(memo_bytes, "prune stubs")
+        self._result_tokens = ByteLRU(memo_bytes, "prune result tokens")
         if store is None:
             log.warning("prune: no store available; tool outputs will not be pruned")
 
@@ -561,27 +563,6 @@ def _strongest_per_call(decisions: Mapping[str, dict]) -> dict[str, dict]:
         if c is not None and _RANK.get(d.get("m"), 0) > _RANK.get(out.get(c, {}).get("m"), 0):
             out[c] = d
     return out
-
-
-class _LRU:
-    """A small bounded least-recently-used map."""
-
-    __slots__ = ("_data", "_size")
-
-    def __init__(self, size: int):
-        self._data: OrderedDict = OrderedDict()
-        self._size = max(1, size)
-
-    def get(self, key: Any) -> Any:
-        value = self._data.get(key)
-        if value is not None:
-            self._data.move_to_end(key)
-        return value
-
-    def put(self, key: Any, value: Any) -> None:
-        self._data[key] = value
-        if len(self._data) > self._size:
-            self._data.popitem(last=False)
 
 
 class _Shape:

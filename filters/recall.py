@@ -36,7 +36,6 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from collections import OrderedDict
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import Any, Literal, Mapping
@@ -44,6 +43,7 @@ from typing import Any, Literal, Mapping
 import orjson
 
 from ctxproxy.config import ConfigError
+from ctxproxy.store.bounded import ByteLRU
 from ctxproxy.store.memory_records import SNAPSHOT_KINDS
 from ctxproxy.store.session_index import MAX_TURN_CHARS, TurnTexts
 from ctxproxy.store.sqlite_index import Viewer
@@ -58,6 +58,8 @@ from ctxproxy.store.services.recall.rank import RankConfig
 from ctxproxy.store.services.recall.services import recall_services
 
 log = logging.getLogger("ctxproxy.filters.recall")
+
+REUSE_BYTES = 4 << 20  # the last recall result kept per caller, for a turn that asks the same
 
 Sensitivity = Literal["public", "internal", "confidential"]
 SPAN = "recall"  # child span ctxproxy.recall
@@ -143,7 +145,8 @@ class RecallFilter(Filter):
     def __init__(self, config: RecallConfig, services: Mapping[str, Any] | None = None):
         self.config = config
         self.services = services or {}
-        self._last: OrderedDict[tuple, _Last] = OrderedDict()  # per caller (see on_request)
+        # per caller (see on_request)
+        self._last = ByteLRU(REUSE_BYTES, "recall reuse", max_entries=max(1, self.config.reuse_sessions))
         self._lock = threading.Lock()
         self._to_index: list[TurnTexts] = []  # session-index rows the writer has not taken yet
 
@@ -249,18 +252,10 @@ class RecallFilter(Filter):
             "ctxproxy.recall.status": state.status, "ctxproxy.recall.items": _items_json(state.items)}))
 
     def _remembered(self, caller: tuple) -> _Last | None:
-        with self._lock:
-            last = self._last.get(caller)
-            if last is not None:
-                self._last.move_to_end(caller)
-            return last
+        return self._last.get(caller)
 
     def _remember(self, caller: tuple, last: _Last) -> None:
-        with self._lock:
-            self._last[caller] = last
-            self._last.move_to_end(caller)
-            while len(self._last) > max(1, self.config.reuse_sessions):
-                self._last.popitem(last=False)
+        self._last.put(caller, last)
 
     # -- response: what the session index keeps ------------------------------------------
     def on_response(self, turn: Turn, view: Any) -> None:

@@ -41,7 +41,6 @@ the response ends the stream rather than letting unredacted text through.
 """
 from __future__ import annotations
 
-import functools
 import hashlib
 import hmac
 import logging
@@ -56,6 +55,7 @@ from ctxproxy.config import ConfigError
 
 from .base import Filter, FilterError, Turn
 from .services import Services
+from ctxproxy.store.bounded import ByteLRU
 from ctxproxy.store.services.redaction import (
     Profile,
     ProfileRegistry,
@@ -157,11 +157,17 @@ class RedactState:
         return self.profile.redactor.engine
 
 
-@functools.lru_cache(maxsize=4096)
+_KEYS = ByteLRU(1 << 20, "session keys")  # ~3K sessions: a session sends many turns
+
+
 def _session_key(secret: bytes, scope: str) -> bytes:
     """Per-session key: HMAC(server secret, label, tenant, session); cached, as a
     session sends many turns."""
-    return hmac.new(secret, _KEY_LABEL + b"\x00" + scope.encode("utf-8", "surrogatepass"), hashlib.sha256).digest()
+    key = _KEYS.get((secret, scope))
+    if key is None:
+        key = hmac.new(secret, _KEY_LABEL + b"\x00" + scope.encode("utf-8", "surrogatepass"), hashlib.sha256).digest()
+        _KEYS.put((secret, scope), key)
+    return key
 
 
 class RedactFilter(Filter):

@@ -16,18 +16,21 @@ from __future__ import annotations
 
 import logging
 import threading
-from collections import OrderedDict
 from typing import Any
+
+from ctxproxy.store.bounded import ByteLRU
 
 log = logging.getLogger("ctxproxy.filters")
 
 
+PART_BYTES = 8 << 20  # what one part keeps of its newest sessions in this process
+
+
 class PartCache:
-    def __init__(self, part: str, size: int = 4096):
+    def __init__(self, part: str, max_bytes: int = PART_BYTES):
         self.part = part
-        self.size = size
-        self._memo: OrderedDict[tuple, tuple[int, dict, Any]] = OrderedDict()
-        self._saved: dict[tuple, int] = {}  # the newest revision the store confirmed, per memo key
+        # per memo key: [revision, document, extra, the newest revision the store confirmed]
+        self._memo = ByteLRU(max_bytes, f"session part {part}")
         self._lock = threading.Lock()
 
     def load(self, store: Any, tenant: str, session: str, key: tuple = ()) -> tuple[int, dict, Any]:
@@ -39,12 +42,11 @@ class PartCache:
         k = (tenant, session, *key)
         with self._lock:
             memo = self._memo.get(k)
-            if memo is not None and rev < self._saved.get(k, 0):  # stored, then erased: the copy goes too
-                del self._memo[k]
-                self._saved.pop(k, None)
+            if memo is not None and rev < memo[3]:  # stored, then erased: the copy goes too
+                self._memo.pop(k)
                 memo = None
         if memo is not None and memo[0] >= rev:
-            return memo
+            return memo[0], memo[1], memo[2]
         doc = stored.get("doc")
         return rev, dict(doc) if isinstance(doc, dict) else {}, None
 
@@ -54,12 +56,10 @@ class PartCache:
         ident = turn.identity
         if changed:
             rev += 1
+        k = (ident.tenant, ident.session, *key)
         with self._lock:
-            k = (ident.tenant, ident.session, *key)
-            self._memo[k] = (rev, doc, extra)
-            self._memo.move_to_end(k)
-            while len(self._memo) > self.size:
-                self._saved.pop(self._memo.popitem(last=False)[0], None)
+            old = self._memo.peek(k)
+            self._memo.put(k, [rev, doc, extra, old[3] if old is not None else 0])
         if not changed:
             return
         record = {"rev": rev, "doc": doc}
@@ -74,8 +74,9 @@ class PartCache:
                 log.warning("turn %s: session part %s not saved: %s", turn_id, part, type(exc).__name__)
                 return
             with self._lock:
-                if k in self._memo and self._saved.get(k, 0) < rev:
-                    self._saved[k] = rev
+                entry = self._memo.peek(k)
+                if entry is not None and entry[3] < rev:
+                    entry[3] = rev
 
         writer = turn.services.writer
         try:

@@ -14,13 +14,13 @@ import hashlib
 import io
 import threading
 import zlib
-from collections import OrderedDict
 from concurrent.futures import ThreadPoolExecutor
 from importlib import resources
 from typing import Hashable, Iterable
 
 import tiktoken
 
+from ctxproxy.store.bounded import ByteLRU, entry_bytes
 from ctxproxy.store.services.digest import memo_key
 
 # sha256 of the raw .tiktoken files, as published in tiktoken_ext/openai_public.py.
@@ -108,17 +108,19 @@ def encoding(name: str = "o200k_base") -> tiktoken.Encoding:
         return enc
 
 
-class TokenCounter:
-    """``count(text)`` with a bounded LRU keyed by ``memo_key(text)``."""
+CACHE_BYTES = 8 << 20  # the counts remembered: ~30K texts (an entry holds no text, ~260 bytes)
 
-    def __init__(self, name: str = "o200k_base", cache_size: int = 65536, lazy: bool = False):
+
+class TokenCounter:
+    """``count(text)`` with an LRU keyed by ``memo_key(text)``, bounded in bytes."""
+
+    def __init__(self, name: str = "o200k_base", cache_bytes: int = CACHE_BYTES, lazy: bool = False):
         """``lazy``: load the vocabulary (~70 MB in memory) on the first count,
         for a process whose filters may never count (the proxy loads it at
         start-up only when a configured filter does)."""
         self.name = name
         self._enc: tiktoken.Encoding | None = None if lazy else encoding(name)
-        self._cache: OrderedDict[Hashable, int] = OrderedDict()
-        self._size = cache_size
+        self._cache = ByteLRU(cache_bytes, "token counts", fixed=entry_bytes(memo_key("x" * 64), 1 << 20))
         self.hits = 0
         self.misses = 0
 
@@ -162,9 +164,7 @@ class TokenCounter:
         counts = [len(enc.encode_ordinary(t)) for _, t in mine]
         for (key, _), n in zip(mine + theirs, counts + future.result()):
             self.misses += 1
-            self._cache[key] = n
-        while len(self._cache) > self._size:
-            self._cache.popitem(last=False)
+            self._cache.put(key, n)
 
     def count(self, text: str) -> int:
         if not text:
@@ -177,11 +177,8 @@ class TokenCounter:
         n = self._cache.get(key)
         if n is not None:
             self.hits += 1
-            self._cache.move_to_end(key)
             return n
         self.misses += 1
         n = len(self._enc.encode_ordinary(text))
-        self._cache[key] = n
-        if len(self._cache) > self._size:
-            self._cache.popitem(last=False)
+        self._cache.put(key, n)
         return n

@@ -4,9 +4,10 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 from typing import Any, NamedTuple
-from urllib.parse import unquote, urlsplit
+from urllib.parse import unquote
 
 from ctxproxy.config import Config, ConfigError, RouteConfig
+from ctxproxy.config.upstream import base_segments, beyond_base  # noqa: F401  (re-exported)
 
 from .adapters import api_for_path
 
@@ -92,28 +93,6 @@ def model_path(path: str) -> str:
         path = unquote(path, errors="surrogateescape")
     if "//" in path:
         path = "/" + "/".join(s for s in path.split("/") if s)
-    return path
-
-
-def base_segments(url: str) -> tuple[str, ...]:
-    """The segments of an upstream URL's own path (``https://api.openai.com/v1`` -> ``("v1",)``)."""
-    path = urlsplit(url).path.strip("/")
-    return tuple(path.split("/")) if path else ()
-
-
-def beyond_base(base: tuple[str, ...], path: str) -> str:
-    """``path`` without the leading segments the upstream's own path ends with,
-    so neither form of base URL doubles them: with ``https://api.openai.com/v1``
-    a client's ``/v1/chat/completions`` and ``/chat/completions`` both go to
-    ``…/v1/chat/completions``; with ``https://openrouter.ai/api/v1``,
-    ``/v1/models`` goes to ``…/api/v1/models``. Whole segments only, the
-    longest overlap first."""
-    if not base:
-        return path
-    segs = path.split("/")  # segs[0] is "" (the path starts with "/")
-    for k in range(min(len(base), len(segs) - 1), 0, -1):
-        if base[-k:] == tuple(segs[1:k + 1]):
-            return "/" + "/".join(segs[k + 1:]) if len(segs) > k + 1 else ""
     return path
 
 

@@ -32,10 +32,11 @@ from __future__ import annotations
 import functools
 import re
 from dataclasses import dataclass, field
-from typing import Any, Hashable, Iterable, Sequence
+from typing import Any, Iterable, Sequence
 
 import orjson
 
+from ctxproxy.store.bounded import ByteLRU, entry_bytes
 from ctxproxy.store.services.digest import memo_key, sha256, text_sha256
 from ..view import HistoryKeys
 from .rules import normalize_id
@@ -67,9 +68,9 @@ def _norm_keys(keys: HistoryKeys) -> re.Pattern:
 
 
 # History items come back on every turn: remember their fingerprints by the
-# item's encoding (``memo_key``: no content kept). Cleared when full.
-_FP_MEMO: dict[Hashable, str] = {}
-_FP_MEMO_MAX = 8192
+# item's encoding (``memo_key``: no content kept).
+MEMO_BYTES = 2 << 20  # each of the two memos below (~9K entries)
+_FP_MEMO = ByteLRU(MEMO_BYTES, "history item fingerprints", fixed=entry_bytes(memo_key("x" * 64), "0" * 16))
 
 
 def item_fp(item: Any, keys: HistoryKeys, encoding: bytes | None = None) -> str:
@@ -83,7 +84,7 @@ def item_fp(item: Any, keys: HistoryKeys, encoding: bytes | None = None) -> str:
     if fp is None:
         fp = _canonical_fp(item, keys)
         if key is not None:
-            _remember(_FP_MEMO, key, fp)
+            _FP_MEMO.put(key, fp)
     return fp
 
 
@@ -98,15 +99,8 @@ def _canonical_fp(item: Any, keys: HistoryKeys) -> str:
         if _norm_keys(keys).search(raw):
             raw = orjson.dumps(_norm(item, keys), option=orjson.OPT_SORT_KEYS)
         fp = sha256(raw).hexdigest()[:16]
-        _remember(_FP_MEMO, key, fp)
+        _FP_MEMO.put(key, fp)
     return fp
-
-
-def _remember(memo: dict[Hashable, str], key: Hashable, value: str) -> str:
-    if len(memo) >= _FP_MEMO_MAX:
-        memo.clear()
-    memo[key] = value
-    return value
 
 
 def _h(*parts: str) -> str:
@@ -118,14 +112,17 @@ def _h(*parts: str) -> str:
 
 
 # A session's profile and thread ids come back on every turn: remember them by
-# ``memo_key`` of what they hash (no content kept). Cleared when full.
-_ID_MEMO: dict[Hashable, str] = {}
+# ``memo_key`` of what they hash (no content kept).
+_ID_MEMO = ByteLRU(MEMO_BYTES, "history ids")
 
 
 def _memo_h(*parts: str) -> str:
     key = tuple(memo_key(p) for p in parts)
     out = _ID_MEMO.get(key)
-    return out if out is not None else _remember(_ID_MEMO, key, _h(*parts))
+    if out is None:
+        out = _h(*parts)
+        _ID_MEMO.put(key, out)
+    return out
 
 
 def sample_positions(n: int) -> list[int]:

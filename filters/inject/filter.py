@@ -64,7 +64,6 @@ from __future__ import annotations
 
 import itertools
 import logging
-from collections import OrderedDict
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
 from typing import Any, Callable, Literal, Mapping
@@ -72,6 +71,7 @@ from typing import Any, Callable, Literal, Mapping
 from ctxproxy.config import ConfigError
 
 from ..base import CommitFailed, Filter, Turn
+from ctxproxy.store.bounded import ByteLRU
 from ctxproxy.store.services.digest import memo_key, text_sha256
 from .evidence import NullRetriever, Retriever, as_evidence
 from .memory_snapshot import SCOPES, snapshot_segments
@@ -506,7 +506,8 @@ def allocate(segments: list[Segment], budget: int, count: Callable[[str], int], 
 
 
 MARKER = "\n[… truncated by ctxproxy to fit the context budget]"
-_cuts: OrderedDict[tuple, str | None] = OrderedDict()  # (memo_key(text), cap, boundary, fence) -> cut text
+CUTS_BYTES = 4 << 20  # truncated segments, by (memo_key(text), cap, boundary, fence): (cut text,)
+_cuts = ByteLRU(CUTS_BYTES, "truncated segments")
 
 
 def truncate_to(seg: Segment, cap: int, count: Callable[[str], int]) -> str | None:
@@ -515,9 +516,9 @@ def truncate_to(seg: Segment, cap: int, count: Callable[[str], int]) -> str | No
     unit fits. Memoised: a segment truncated every turn is cut once."""
     fence = render(overhead(seg))
     key = (memo_key(seg.text), cap, seg.boundary, fence)
-    if key in _cuts:
-        _cuts.move_to_end(key)
-        return _cuts[key]
+    hit = _cuts.get(key)
+    if hit is not None:
+        return hit[0]
     sep = BOUNDARIES.get(seg.boundary, "\n")
     units = seg.text.split(sep)
     probe = replace(seg)  # same labels (and type), trial text
@@ -534,9 +535,7 @@ def truncate_to(seg: Segment, cap: int, count: Callable[[str], int]) -> str | No
         else:
             hi = mid - 1
     cut = sep.join(units[:lo]) + MARKER if lo > 0 and fits(lo) else None
-    _cuts[key] = cut
-    if len(_cuts) > 512:
-        _cuts.popitem(last=False)
+    _cuts.put(key, (cut,))
     return cut
 
 

@@ -102,9 +102,11 @@ def test_remembered_fingerprints_are_the_fingerprints_and_stay_bounded(monkeypat
     derives it from the same opening and first answer): a remembered one is
     the one computed afresh, two histories never share an entry, and the memo
     is bounded."""
-    from ctxproxy.filters import identify as mod
-    monkeypatch.setattr(mod, "FINGERPRINT_MEMO", 3)
-    memo: dict = {}
+    from ctxproxy.store.bounded import ByteLRU, entry_bytes
+    from ctxproxy.store.services.digest import memo_key
+
+    one = entry_bytes(memo_key("seed"), "fp-" + "0" * 24)
+    memo = ByteLRU(3 * one + one // 2, "fingerprints")
 
     def history(opening):
         return {"model": "m", "input": [{"role": "user", "content": opening}, {"role": "assistant", "content": "ok"},
@@ -119,7 +121,7 @@ def test_remembered_fingerprints_are_the_fingerprints_and_stay_bounded(monkeypat
     fresh = [fp(b, None) for b in bodies]
     assert len(set(fresh)) == 5
     assert [fp(b, memo) for b in bodies] == fresh  # computed, then remembered
-    assert 0 < len(memo) <= 3
+    assert 0 < len(memo) <= 3 and memo.bytes <= memo.max_bytes
     assert [fp(b, memo) for b in bodies[-2:]] == fresh[-2:]  # and read back
     long_a, long_b = history("x" * 5000 + " question a"), history("x" * 5000 + " question b")
     assert fp(long_a, memo) == fp(long_a, None) != fp(long_b, memo) == fp(long_b, None)

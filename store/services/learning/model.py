@@ -205,7 +205,7 @@ class Endpoint:
 
 def endpoint(cfg: Any, route_name: str) -> Endpoint:
     """The endpoint of the route ``route_name`` (``ConfigError`` when it cannot be called)."""
-    from ctxproxy.proxy.routing import base_segments, beyond_base
+    from ctxproxy.config.upstream import base_segments, beyond_base
 
     rc = cfg.routes.get(route_name)
     if rc is None:

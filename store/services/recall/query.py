@@ -26,11 +26,10 @@ from __future__ import annotations
 
 import math
 import re
-import threading
-from collections import OrderedDict
 from dataclasses import dataclass, field, replace
 from typing import Mapping
 
+from ctxproxy.store.bounded import ByteLRU
 from ctxproxy.store.memory_terms import STOPWORDS, query_terms, token_terms
 from ctxproxy.store.services.digest import text_sha256
 
@@ -41,6 +40,7 @@ SALIENT = 1.5  # a salient term's edge when a long message's terms are selected
 SHORT = 0.5  # a term of one or two characters (``00`` of a timestamp, ``ms``): its edge when selecting
 GOAL = 0.5  # weight of the goal's terms against the latest words'
 CACHE = 512  # queries kept (per process), by the digest of their text
+CACHE_BYTES = 2 << 20  # and the bytes they may hold
 
 # Tokens worth a substring lookup: identifiers (snake, camel, dotted, with digits).
 _IDENT = re.compile(r"[A-Za-z_][\w.]*[_.\d][\w.]*|[A-Z]?[a-z]+[A-Z][\w]*|[A-Z]{2,}[a-z][\w]*")
@@ -161,22 +161,16 @@ def _build(text: str) -> Query:
                  tuple(_phrases(text)), text, frozenset(strong & set(words)))
 
 
-_cache: OrderedDict[str, Query] = OrderedDict()
-_lock = threading.Lock()
+_cache = ByteLRU(CACHE_BYTES, "parsed queries", max_entries=CACHE)
 
 
 def _parsed(text: str) -> Query:
     key = text_sha256(text)
-    with _lock:
-        hit = _cache.get(key)
-        if hit is not None:
-            _cache.move_to_end(key)
-            return hit
+    hit = _cache.get(key)
+    if hit is not None:
+        return hit
     q = _build(text)
-    with _lock:
-        _cache[key] = q
-        while len(_cache) > CACHE:
-            _cache.popitem(last=False)
+    _cache.put(key, q)
     return q
 
 

@@ -37,9 +37,10 @@ import hmac
 import logging
 import re
 import threading
-from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import Any, Sequence
+
+from ctxproxy.store.bounded import SLOT_BYTES, ByteLRU, entry_bytes, size_of
 
 from ..digest import memo_key
 from . import prefilter
@@ -49,6 +50,15 @@ from .rules import CHECKS, LINE_CONTEXT, Allowlist, Rule, shannon_entropy
 from .vault import PLACEHOLDER_RE, Vault
 
 log = logging.getLogger("ctxproxy.redaction")
+
+# What the memos may hold in this process (docs/performance.md lists every such bound).
+SPANS_BYTES = 8 << 20  # where a text's secrets are, by its memo key: ~30K texts, none holds text
+RENDERED_BYTES = 4 << 20  # the redacted form of texts that had a secret, per session key
+CLEAN_ITEMS_BYTES = 4 << 20  # conversation items found clean: ~26K
+_SLOT = SLOT_BYTES
+_SPAN_ENTRY = entry_bytes(memo_key("x" * 64), ())  # an entry without a secret
+_SPAN_BYTES = size_of((1 << 20, 1 << 20, 100))  # and each secret's span on top
+_CLEAN_ITEM_BYTES = 48 + size_of(memo_key(b"x" * 64))  # a set slot and its key
 
 PLACEHOLDER_MARK = "[REDACTED:"
 
@@ -126,7 +136,7 @@ class Redactor:
         *,
         use_hyperscan: bool | None = None,
         cache_dir: str | None = None,
-        cache_size: int = 131072,
+        cache_bytes: int = SPANS_BYTES,
         name: str = "custom",
     ):
         self.name = name
@@ -200,15 +210,13 @@ class Redactor:
 
         # Content-hash caches: positions of secrets (key-independent), and rendered
         # results per (text, session key). Neither holds a secret value.
-        self._cache: OrderedDict[bytes, tuple[tuple[int, int, int], ...]] = OrderedDict()
-        self._rendered: OrderedDict[tuple[bytes, bytes], Result] = OrderedDict()
-        self._cache_size = int(cache_size)  # span entries are small: (start, end, rule) per secret
-        self._rendered_size = 4096  # rendered texts can be large: only those that had a secret
+        self._cache = ByteLRU(cache_bytes, "redaction spans")  # (start, end, rule) per secret
+        self._rendered = ByteLRU(RENDERED_BYTES, "redacted texts")  # only texts that had a secret
         # Conversation items (a message, a tool result: their JSON encoding's
         # digest) whose every string was found clean: a turn skips the history it
         # re-sends instead of walking it. A set, cleared when full.
         self._clean_items: set = set()
-        self._clean_items_max = 65536
+        self._clean_items_max = CLEAN_ITEMS_BYTES // _CLEAN_ITEM_BYTES
         self._lock = threading.Lock()
         self.cache_hits = 0
         self.cache_misses = 0
@@ -240,18 +248,13 @@ class Redactor:
                 return Result(text)
             cache_key = (digest, hashlib.blake2b(key, digest_size=16).digest()) if vault is None else None
             if cache_key is not None:
-                with self._lock:
-                    hit = self._rendered.get(cache_key)
-                    if hit is not None:
-                        self._rendered.move_to_end(cache_key)
-                        self.cache_hits += 1
-                        return Result(hit.text, dict(hit.counts), hit.findings)
+                hit = self._rendered.get(cache_key)
+                if hit is not None:
+                    self.cache_hits += 1
+                    return Result(hit.text, dict(hit.counts), hit.findings)
             result = self._render(text, spans, key, vault)
             if cache_key is not None:
-                with self._lock:
-                    self._rendered[cache_key] = result
-                    if len(self._rendered) > self._rendered_size:
-                        self._rendered.popitem(last=False)
+                self._rendered.put(cache_key, result, _SLOT + size_of(result.text) + 400)
             return Result(result.text, dict(result.counts), result.findings)
         except RedactionError:
             raise
@@ -270,7 +273,7 @@ class Redactor:
             for i, d in enumerate(digests):
                 if not d:
                     continue
-                hit = cache.get(d)
+                hit = cache.peek(d)
                 if hit is None:
                     misses.append(i)
                 elif hit:
@@ -297,18 +300,13 @@ class Redactor:
         return self._spans(text, memo_key(text))
 
     def _spans(self, text: str, digest: bytes) -> tuple[tuple[int, int, int], ...]:
-        with self._lock:
-            hit = self._cache.get(digest)
-            if hit is not None:
-                self._cache.move_to_end(digest)
-                self.cache_hits += 1
-                return hit
+        hit = self._cache.get(digest)
+        if hit is not None:
+            self.cache_hits += 1
+            return hit
         spans = tuple(self._scan(text, 0)[0])
-        with self._lock:
-            self.cache_misses += 1
-            self._cache[digest] = spans
-            if len(self._cache) > self._cache_size:
-                self._cache.popitem(last=False)
+        self.cache_misses += 1
+        self._cache.put(digest, spans, _SPAN_ENTRY + _SPAN_BYTES * len(spans))
         return spans
 
     def placeholder(self, rule: Rule | str, secret: str, key: bytes) -> str:
@@ -316,9 +314,9 @@ class Redactor:
         return _placeholder(placeholder_id(rid), secret, key)
 
     def clear_cache(self) -> None:
+        self._cache.clear()
+        self._rendered.clear()
         with self._lock:
-            self._cache.clear()
-            self._rendered.clear()
             self._clean_items.clear()
 
     @staticmethod
