@@ -72,7 +72,7 @@ from ctxproxy.store.services.digest import memo_key, text_sha256
 
 log = logging.getLogger("ctxproxy.filters.prune")
 
-MEMO_BYTES = 4 << 20  # each of the four in-process memos (token counts, ids, stubs by content)
+MEMO_BYTES = 1 << 20  # each of the four in-process memos (token counts, ids, stubs by content)
 
 # Store tenant holding pruned id -> tenant pointers (as the manifests' "#turns"), so
 # an operator finds an original from its ctx://pruned/<id> alone, which names no

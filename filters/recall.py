@@ -59,7 +59,7 @@ from ctxproxy.store.services.recall.services import recall_services
 
 log = logging.getLogger("ctxproxy.filters.recall")
 
-REUSE_BYTES = 4 << 20  # the last recall result kept per caller, for a turn that asks the same
+REUSE_BYTES = 2 << 20  # the last recall result kept per caller, for a turn that asks the same
 
 Sensitivity = Literal["public", "internal", "confidential"]
 SPAN = "recall"  # child span ctxproxy.recall

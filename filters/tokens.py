@@ -108,7 +108,7 @@ def encoding(name: str = "o200k_base") -> tiktoken.Encoding:
         return enc
 
 
-CACHE_BYTES = 8 << 20  # the counts remembered: ~30K texts (an entry holds no text, ~260 bytes)
+CACHE_BYTES = 4 << 20  # the counts remembered: ~16K texts (an entry holds no text, ~260 bytes)
 
 
 class TokenCounter:

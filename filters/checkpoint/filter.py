@@ -87,6 +87,8 @@ from .state import TaskState, digest
 log = logging.getLogger("ctxproxy.filters.checkpoint")
 
 PART = "task_state"  # the session record's part holding the task state
+TEXTS_BYTES = 2 << 20  # rendered checkpoints, by the state and ledger they show
+
 
 
 @dataclass(frozen=True)

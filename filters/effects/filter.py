@@ -121,6 +121,10 @@ from ..view import ARGS, ResponseView, StreamEvent
 
 log = logging.getLogger("ctxproxy.filters.effects")
 
+CALLED_BYTES = 1 << 20  # sessions whose latest answer made tool calls (~5K)
+QUEUED_BYTES = 1 << 20  # sessions with a response-end write still queued
+LEDGERS_BYTES = 2 << 20  # side-effect ledgers read, by scope and revision
+
 UNKNOWN_TOOL = "(unknown)"
 _READ_ONLY = object()  # a result of a read-only call that is not recorded
 _TOO_DEEP = f"(arguments nested deeper than {MAX_DEPTH} levels)"  # what such a call is keyed and stored as

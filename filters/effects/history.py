@@ -69,7 +69,7 @@ def _norm_keys(keys: HistoryKeys) -> re.Pattern:
 
 # History items come back on every turn: remember their fingerprints by the
 # item's encoding (``memo_key``: no content kept).
-MEMO_BYTES = 2 << 20  # each of the two memos below (~9K entries)
+MEMO_BYTES = 1 << 20  # each of the two memos below (~4K entries)
 _FP_MEMO = ByteLRU(MEMO_BYTES, "history item fingerprints", fixed=entry_bytes(memo_key("x" * 64), "0" * 16))
 
 

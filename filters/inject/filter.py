@@ -506,7 +506,7 @@ def allocate(segments: list[Segment], budget: int, count: Callable[[str], int], 
 
 
 MARKER = "\n[… truncated by ctxproxy to fit the context budget]"
-CUTS_BYTES = 4 << 20  # truncated segments, by (memo_key(text), cap, boundary, fence): (cut text,)
+CUTS_BYTES = 2 << 20  # truncated segments, by (memo_key(text), cap, boundary, fence): (cut text,)
 _cuts = ByteLRU(CUTS_BYTES, "truncated segments")
 
 

@@ -40,7 +40,7 @@ SALIENT = 1.5  # a salient term's edge when a long message's terms are selected
 SHORT = 0.5  # a term of one or two characters (``00`` of a timestamp, ``ms``): its edge when selecting
 GOAL = 0.5  # weight of the goal's terms against the latest words'
 CACHE = 512  # queries kept (per process), by the digest of their text
-CACHE_BYTES = 2 << 20  # and the bytes they may hold
+CACHE_BYTES = 1 << 20  # and the bytes they may hold
 
 # Tokens worth a substring lookup: identifiers (snake, camel, dotted, with digits).
 _IDENT = re.compile(r"[A-Za-z_][\w.]*[_.\d][\w.]*|[A-Z]?[a-z]+[A-Z][\w]*|[A-Z]{2,}[a-z][\w]*")

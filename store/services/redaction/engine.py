@@ -52,9 +52,9 @@ from .vault import PLACEHOLDER_RE, Vault
 log = logging.getLogger("ctxproxy.redaction")
 
 # What the memos may hold in this process (docs/performance.md lists every such bound).
-SPANS_BYTES = 8 << 20  # where a text's secrets are, by its memo key: ~30K texts, none holds text
-RENDERED_BYTES = 4 << 20  # the redacted form of texts that had a secret, per session key
-CLEAN_ITEMS_BYTES = 4 << 20  # conversation items found clean: ~26K
+SPANS_BYTES = 4 << 20  # where a text's secrets are, by its memo key: ~15K texts, none holds text
+RENDERED_BYTES = 2 << 20  # the redacted form of texts that had a secret, per session key
+CLEAN_ITEMS_BYTES = 2 << 20  # conversation items found clean: ~12K
 _SLOT = SLOT_BYTES
 _SPAN_ENTRY = entry_bytes(memo_key("x" * 64), ())  # an entry without a secret
 _SPAN_BYTES = size_of((1 << 20, 1 << 20, 100))  # and each secret's span on top
