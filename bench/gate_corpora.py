@@ -20,7 +20,8 @@ where it is installed, and skipped, saying so, when absent):
   and clean memories in seven languages, dev and held-out apart;
   ``bench/gate_corpus/unseen/<lang>.toml``, held-out only, committed before
   the last tuning and never read to tune; and
-  ``composed.toml``, phrase banks composed into dev texts),
+  ``composed.toml`` and ``composed_more.toml``, phrase banks composed into dev
+  texts),
   ``bench/gate_clean_facts.py``, ``bench/gate_attack_probes.py`` and this
   project's docs.
 
@@ -58,7 +59,7 @@ HELD_FRACTION = 0.3
 LOCOMO = ROOT.parent / "shared" / "datasets" / "locomo" / "locomo10_dev.json"
 LOCOMO_HELD = ("conv-42", "conv-43", "conv-44")  # the later conversations; the first ones are dev
 HAND_WRITTEN = ROOT / "bench" / "gate_corpus"
-COMPOSED = HAND_WRITTEN / "composed.toml"
+COMPOSED = (HAND_WRITTEN / "composed.toml", HAND_WRITTEN / "composed_more.toml")
 UNSEEN = "unseen"  # held-out-only hand-written texts (see unseen())
 MANPAGES = Path("/usr/share/man")
 MANPAGE_LANGS = {"de": "de", "es": "es", "fr": "fr", "ja": "ja", "ru": "ru", "zh_CN": "zh"}
@@ -72,6 +73,11 @@ class Text(NamedTuple):
     split: str   # "dev" | "held"
     label: str   # "attack" | "clean" | "out_of_scope"
     text: str
+    family: str = ""  # texts sharing a part (a template, a goal, a composed clause); "" = the text alone
+
+    def group(self) -> str:
+        """What cross-validation keeps together: the family, or the text itself."""
+        return self.family or self.text
 
 
 def split_of(kind: str, text: str, fraction: float = HELD_FRACTION) -> str:
@@ -155,7 +161,8 @@ def spikee(root: Path) -> list[Text] | None:
         pool = pools.get((lang, sp), [])
         for k in range(min(6, len(pool))):  # six instructions per template: same language and split
             ins = pool[(i * 7 + k * 13) % len(pool)]
-            out.append(Text("spikee: jailbreak templates, filled", lang, sp, "attack", jb.replace("<INSTRUCTION>", ins)))
+            out.append(Text("spikee: jailbreak templates, filled", lang, sp, "attack", jb.replace("<INSTRUCTION>", ins),
+                            f"spikee-jailbreak:{jb}"))
     for ins, lang in instructions.items():
         out.append(Text("spikee: injection instructions alone", lang, split_of("spikee-instruction", ins), "attack", ins))
     for s, lang in standalone.items():
@@ -269,11 +276,12 @@ def agentdojo(root: Path) -> list[Text] | None:
     out = []
     for g in goals:
         sp = split_of("agentdojo-goal", g)
-        out.append(Text("agentdojo: injection goals alone", "en", sp, "attack", g))
+        out.append(Text("agentdojo: injection goals alone", "en", sp, "attack", g, f"agentdojo-goal:{g}"))
         for t in templates:
             if "{goal}" in t:
                 out.append(Text("agentdojo: attack templates with goals", "en", sp, "attack",
-                                t.format_map(_Blank(goal=g, user="Emma Johnson", model="GPT-4", task="", tools=""))))
+                                t.format_map(_Blank(goal=g, user="Emma Johnson", model="GPT-4", task="", tools="")),
+                                f"agentdojo-goal:{g}"))
     for t in templates:
         if "{goal}" not in t:
             out.append(Text("agentdojo: denial-of-service templates", "en", "dev", "attack",
@@ -431,7 +439,7 @@ def manpages() -> list[Text] | None:
 def hand_written() -> list[Text]:
     out = []
     for path in sorted(HAND_WRITTEN.glob("*.toml")):
-        if path.name == COMPOSED.name:
+        if path in COMPOSED:
             continue
         doc = tomllib.loads(path.read_text(encoding="utf-8"))
         for label in ("attack", "clean"):
@@ -457,12 +465,15 @@ def unseen() -> list[Text]:
 
 
 def composed() -> list[Text]:
-    """Every frame with every clause of ``composed.toml``, per language; dev only."""
+    """Every frame with every clause of ``composed.toml``, per language; dev only. A frame holding
+    ``{}`` puts the clause there (inside a benign note); any other frame is a prefix."""
     out = []
-    for lang, bank in tomllib.loads(COMPOSED.read_text(encoding="utf-8")).items():
-        for label in ("attack", "clean"):
-            out += [Text(f"composed (bench/gate_corpus/{COMPOSED.name})", lang, "dev", label, f + c)
-                    for f in bank["frame"] for c in bank[label]]
+    for path in COMPOSED:
+        for lang, bank in tomllib.loads(path.read_text(encoding="utf-8")).items():
+            for label in ("attack", "clean"):
+                out += [Text(f"composed (bench/gate_corpus/{path.name})", lang, "dev", label,
+                             f.replace("{}", c) if "{}" in f else f + c, f"composed:{lang}:{label}:{c}")
+                        for f in bank["frame"] for c in bank[label]]
     return out
 
 

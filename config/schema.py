@@ -196,7 +196,7 @@ def _default_ttl() -> dict[str, float]:
 
 @dataclass(frozen=True)
 class MemoryGateConfig:
-    """``[memory.gate]``: limits, TTLs and duplicate threshold of the memory write gate."""
+    """``[memory.gate]``: limits, TTLs, duplicate threshold and threat scan of the memory write gate."""
 
     snapshot_chars: Mapping[str, int] = field(default_factory=_default_snapshot_chars)
     recalled_max_chars: int = 1000  # longest fact / event / failure statement
@@ -204,6 +204,7 @@ class MemoryGateConfig:
     ttl_days: Mapping[str, float] = field(default_factory=_default_ttl)  # kinds absent: no expiry
     purge_grace_days: float = 7.0  # expired records are erased this long after they expired
     near_duplicate: float = 0.9  # content-word overlap (Jaccard) with a same-subject record = duplicate
+    learned_signal: bool = True  # the threat scan's learned classifier beside its rules (false: rules only)
 
     def validate(self, path: str) -> None:
         for scope, n in self.snapshot_chars.items():

@@ -209,9 +209,11 @@ class InjectFilter(Filter):
     uses_tokens = True
     Config = InjectConfig
 
-    def __init__(self, config: InjectConfig, store: Any = None, retriever: Retriever | None = None):
+    def __init__(self, config: InjectConfig, store: Any = None, retriever: Retriever | None = None,
+                 learned_signal: bool = True):
         self.config = config
         self.store = store
+        self.learned_signal = learned_signal  # [memory.gate]: the snapshot re-scans records as the gate does
         self.retriever = retriever or NullRetriever()
         self.rules = RulesBundle(config.rules) if not config.rules.empty else None
         self._policy_warned: set[str] = set()  # bundle revisions whose dropped policy was logged
@@ -224,7 +226,9 @@ class InjectFilter(Filter):
 
     @classmethod
     def create(cls, config: InjectConfig, services: Mapping[str, Any]) -> "InjectFilter":
-        return cls(config, services.get("store"), services.get("retriever"))
+        app = services.get("config")
+        return cls(config, services.get("store"), services.get("retriever"),
+                   app.memory.gate.learned_signal if app is not None else True)
 
     def report(self, turn: Turn) -> dict | None:
         st: InjectState | None = turn.state.get(self.name)
@@ -364,7 +368,7 @@ class InjectFilter(Filter):
         try:
             segs, info, snapshot = snapshot_segments(turn, self.store, session_state, mc.chars,
                                                      self.config.project_for(turn.route), mc.max_sensitivity,
-                                                     mc.priority)
+                                                     mc.priority, learned_signal=self.learned_signal)
         except Exception as exc:  # the store failed: no memory this turn, the rest goes on
             log.warning("turn %s: memory snapshot failed: %s", turn.turn_id, type(exc).__name__)
             _degrade(turn, self.name)

@@ -47,8 +47,8 @@ _HEADERS = {
 
 
 def snapshot_segments(turn: Any, store: Any, session_state: Mapping[str, Any], chars: Mapping[str, int],
-                      project: str, max_sens: str, priority: int, now: float | None = None
-                      ) -> tuple[list[Segment], dict[str, Any], dict[str, Any] | None]:
+                      project: str, max_sens: str, priority: int, now: float | None = None,
+                      learned_signal: bool = True) -> tuple[list[Segment], dict[str, Any], dict[str, Any] | None]:
     """The snapshot's segments for this turn, its manifest info, and — on the
     session's first turn — the session-state change that freezes it (the
     caller writes it, together with its own, in one transaction).
@@ -63,7 +63,8 @@ def snapshot_segments(turn: Any, store: Any, session_state: Mapping[str, Any], c
     if not isinstance(snap, dict):
         now = time.time() if now is None else now
         project = project or getattr(ident, "project", "") or ""
-        snap = build_snapshot(candidates(store, ident, project), ident, chars, project, max_sens, now)
+        snap = build_snapshot(candidates(store, ident, project), ident, chars, project, max_sens, now,
+                              scan=None if learned_signal else _default_scan(learned_signal=False))
         write = {STATE_KEY: snap}
         status = "frozen"
     segments = []
@@ -152,12 +153,12 @@ def build_snapshot(records: Iterable[Any], ident: Any, chars: Mapping[str, int],
     return out
 
 
-def _default_scan() -> Callable[[str], Any]:
+def _default_scan(learned_signal: bool = True) -> Callable[[str], Any]:
     try:
-        from ctxproxy.store.services.memory.threats import scan
+        from ctxproxy.store.services.memory.threats import scan, scan_rules
     except ImportError:  # the threat rules are not installed: nothing is re-scanned
         return lambda text: None
-    return scan
+    return scan if learned_signal else scan_rules
 
 
 def _visible_scope(rec: Any, ident: Any, project: str, now: float, limit: int) -> str | None:

@@ -145,18 +145,22 @@ def default_secret_scanner() -> Callable[[str], str | None]:
     return find
 
 
-def default_threat_scan() -> Callable[[str], Any]:
+def default_threat_scan(learned_signal: bool = True) -> Callable[[str], Any]:
+    """The threat scan: rules and the learned classifier, or the rules alone (``learned_signal = false``)."""
     from . import threats
 
-    return threats.scan
+    return threats.scan if learned_signal else threats.scan_rules
 
 
-def rules_version() -> str:
-    """Changes when the threat rules (``threats.RULES_VERSION``) or the secret rules change."""
+def rules_version(learned_signal: bool = True) -> str:
+    """Changes when the threat rules (``threats.RULES_VERSION``), the secret rules or whether the
+    learned classifier runs change: records are re-scanned when it is switched back on."""
     from . import threats
 
     default_secret_scanner()
     h = hashlib.sha256(threats.RULES_VERSION.encode())
+    if not learned_signal:
+        h.update(b"\x00rules only")
     h.update("\x00".join(sorted(r.id for r in _SECRETS[0].rules)).encode())
     return h.hexdigest()[:24]
 
@@ -171,7 +175,7 @@ class MemoryGate:
                  clock: Callable[[], float] = time.time) -> None:
         self.store = store
         self.config = config or GateConfig()
-        self.scan = scan if scan is not None else default_threat_scan()
+        self.scan = scan if scan is not None else default_threat_scan(self.config.learned_signal)
         self.secrets = secrets if secrets is not None else default_secret_scanner()
         self.clock = clock
 
@@ -414,7 +418,7 @@ class MemoryGate:
         """Re-check stored records against today's rules (when they changed, or
         ``force``): an active record that now fails is quarantined (never
         injected), a quarantined one that now passes is released."""
-        version = rules_version()
+        version = rules_version(self.config.learned_signal)
         mem = self.store.memories
         if not force and mem.meta("rules_version") == version:
             return {"checked": 0, "quarantined": 0, "released": 0}

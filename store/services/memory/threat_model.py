@@ -6,13 +6,21 @@ language, a setup step that plants a backdoor, a "memory update" that claims an
 authority — from the character and word n-grams of the normalised text.
 
 - Features: the text as ``threats.normalise`` leaves it (NFKC, case folding),
-  newlines as spaces, digits as ``0``; every character 2-, 3- and 4-gram of it
-  (which covers Chinese and Japanese, where words are not spaced) and every
-  pair of adjacent words. Presence only, scaled by 1/sqrt(number of features).
-- Score: logistic regression, ``sigmoid(bias + Σ weight(feature) · scale)``; a
-  statement longer than ``_WINDOW`` characters is also scored window by
-  window (half-overlapping), and the highest score counts, so one injected
-  sentence in a long benign note is not diluted.
+  newlines as spaces, digits as ``0``; every character 3- and 4-gram of it,
+  and 2-grams when it has CJK characters (Chinese and Japanese words are one
+  or two characters, and need no word splitting this way), every
+  pair of adjacent words, and the word classes of ``threat_lexicon`` present
+  (an address, an overturned instruction, a send, a secret, a destination...)
+  alone, in pairs and in triples: the n-grams learn known wording, the classes
+  carry an intent to wording and languages the dev texts did not have.
+- Score: logistic regression, ``sigmoid(bias + Σ weight(feature) · scale)``
+  with ``scale = 1/sqrt(max(features, evidence_floor))``: a short text has
+  few n-grams, and the floor keeps a handful of them from deciding alone ("A
+  note to delete." is not an order because "delete" weighs toward one).
+- Segments: the whole statement, each of its sentences or clauses when it has
+  more than one, and for a statement longer than ``_WINDOW`` characters its
+  half-overlapping windows; the highest score counts, so one injected
+  sentence inside a benign note is not diluted by the rest.
 - Weights and threshold ship in ``threat_model.json.gz`` beside this module,
   trained by ``bench/train_gate.py`` (numpy, at training time only). Loading
   and scoring are pure Python: one dict lookup per n-gram.
@@ -29,16 +37,27 @@ import math
 import re
 from array import array
 from importlib import resources
+from itertools import combinations, repeat
 from typing import NamedTuple
 
+from . import threat_lexicon
+
 MODEL_FILE = "threat_model.json.gz"
-_CHAR_SIZES = (2, 3, 4)
+_CHAR_SIZES = (2, 3, 4)  # 2-grams only for text with CJK characters
+_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]")
 _WINDOW = 400         # characters per window for long statements
 _MAX_CHARS = 20_000   # a longer statement is scored on its first characters only
 _DIGITS = re.compile(r"\d")
 _SPACES = re.compile(r"\s+")
 _WORD = re.compile(r"[^\W_]+")
 _PAIR = "\x01"        # word-pair features live in their own namespace
+_CLASS = "\x03"       # and word-class features in theirs
+# Sentence and clause ends (on NFKC text, where CJK "！？；：" are already ASCII): ". ! ? ; :" followed by a
+# space or by a CJK character, "。", line breaks.
+_CLAUSE = re.compile(r"(?<=[.!?;:])(?:\s+|(?=[\u3040-\u30ff\u3400-\u9fff]))|[。\n]+\s*")
+_MIN_SEGMENT = 8      # characters; a shorter clause is only scored as part of the whole
+_MAX_SEGMENTS = 40
+FORMAT = 2
 
 
 def text_of(folded: str) -> str:
@@ -46,14 +65,76 @@ def text_of(folded: str) -> str:
     return _DIGITS.sub("0", _SPACES.sub(" ", folded)).strip()
 
 
-def features(folded: str) -> set[str]:
-    """The n-gram features of ``folded`` (already NFKC-normalised and case-folded)."""
-    t = f" {text_of(folded)} "
+def _grams(t: str) -> set[str]:
+    """Character 3- and 4-grams; 2-grams too when the text has CJK (a word there is one or two characters)."""
     n = len(t)
-    out = {t[i:i + k] for k in _CHAR_SIZES for i in range(n - k + 1)}
+    sizes = _CHAR_SIZES if _CJK.search(t) else _CHAR_SIZES[1:]
+    return set(map(t.__getitem__, [slice(i, i + k) for k in sizes for i in range(n - k + 1)]))
+
+
+def _with_classes(out: set[str], found: set[str]) -> set[str]:
+    names = sorted(found)
+    out.update(f"{_CLASS}{c}" for c in names)
+    out.update(f"{_CLASS}{a}+{b}" for a, b in combinations(names, 2))
+    out.update(f"{_CLASS}{a}+{b}+{c}" for a, b, c in combinations(names, 3))
+    return out
+
+
+def features(folded: str) -> set[str]:
+    """The features of one piece of text (already NFKC-normalised and case-folded): its character
+    n-grams, word pairs, and the word classes of ``threat_lexicon`` it holds, alone, in pairs and in
+    triples."""
+    t = f" {text_of(folded)} "
+    out = _grams(t)
     words = _WORD.findall(t)
     out.update(f"{_PAIR}{a} {b}" for a, b in zip(words, words[1:]))
+    return _with_classes(out, threat_lexicon.classes(t, words, out))
+
+
+def pieces(folded: str) -> list[str]:
+    """``folded`` cut after each sentence or clause end (``_CLAUSE``); the pieces join back to it."""
+    out, start = [], 0
+    for m in _CLAUSE.finditer(folded):
+        if m.end() > start:
+            out.append(folded[start:m.end()])
+            start = m.end()
+    if start < len(folded):
+        out.append(folded[start:])
     return out
+
+
+def segment_features(folded: str) -> list[set[str]]:
+    """The feature sets the gate scores, whole text first: the whole (its clauses joined by one
+    space), each clause of at least ``_MIN_SEGMENT`` characters when there are two or more, and for a
+    text longer than ``_WINDOW * 3 / 2`` characters its half-overlapping windows. The whole is built
+    from its clauses' features plus what spans each join, so a text is read once."""
+    folded = folded[:_MAX_CHARS]
+    texts = [t for t in (text_of(p) for p in pieces(folded)) if t]
+    if len(texts) <= 1:
+        return [features(folded)] + [features(w) for w in windows(folded)[1:]]
+    whole: set[str] = set()
+    classes: set[str] = set()
+    scored: list[set[str]] = []
+    prev_t, prev_w = "", []
+    for t in texts:
+        padded = f" {t} "
+        out = _grams(padded)
+        words = _WORD.findall(padded)
+        out.update(f"{_PAIR}{a} {b}" for a, b in zip(words, words[1:]))
+        mine = threat_lexicon.classes(padded, words, out)
+        if prev_t:  # what spans the join: n-grams over the space between, and the word pair
+            whole |= _grams(f"{prev_t[-3:]} {t[:3]}")
+            if prev_w and words:
+                whole.add(f"{_PAIR}{prev_w[-1]} {words[0]}")
+        whole |= out
+        classes |= mine
+        if len(t) >= _MIN_SEGMENT and len(scored) < _MAX_SEGMENTS:
+            scored.append(_with_classes(set(out), mine))
+        prev_t, prev_w = t, words
+    whole = _with_classes(whole, classes)
+    joined = " ".join(texts)
+    wins = [features(w) for w in windows(joined)[1:]]
+    return [whole] + (scored if len(scored) >= 2 else []) + wins
 
 
 def windows(folded: str) -> list[str]:
@@ -77,26 +158,26 @@ class Verdict(NamedTuple):
 class LinearModel:
     """Weights by feature, a bias and a threshold; see the module docstring."""
 
-    def __init__(self, weights: dict[str, float], bias: float, threshold: float, meta: dict | None = None):
+    def __init__(self, weights: dict[str, float], bias: float, threshold: float, meta: dict | None = None,
+                 evidence_floor: int = 1):
         self.weights = weights
         self.bias = bias
         self.threshold = threshold
         self.meta = meta or {}
+        self.evidence_floor = max(1, int(evidence_floor))
 
     def margin(self, folded: str) -> float:
-        feats = features(folded)
+        """The margin of ``folded`` read as one piece (no clauses, no windows)."""
+        return self.margin_of(features(folded))
+
+    def margin_of(self, feats: set[str]) -> float:
         if not feats:
             return self.bias
-        get = self.weights.get
-        total = 0.0
-        for f in feats:
-            w = get(f)
-            if w is not None:
-                total += w
-        return self.bias + total / math.sqrt(len(feats))
+        total = sum(map(self.weights.get, feats, repeat(0.0, len(feats))))
+        return self.bias + total / math.sqrt(max(len(feats), self.evidence_floor))
 
     def score(self, folded: str) -> float:
-        m = max(self.margin(w) for w in windows(folded))
+        m = max(self.margin_of(f) for f in segment_features(folded))
         return 1.0 / (1.0 + math.exp(-max(-50.0, min(50.0, m))))
 
     def verdict(self, folded: str) -> Verdict:
@@ -110,15 +191,15 @@ class LinearModel:
         top = max((abs(self.weights[n]) for n in names), default=1.0) or 1.0
         scale = top / 32767
         q = array("h", (round(self.weights[n] / scale) for n in names))
-        body = {"format": 1, "meta": self.meta, "bias": self.bias, "threshold": self.threshold,
-                "scale": scale, "features": "\x00".join(names),
+        body = {"format": FORMAT, "meta": self.meta, "bias": self.bias, "threshold": self.threshold,
+                "evidence_floor": self.evidence_floor, "scale": scale, "features": "\x00".join(names),
                 "weights": base64.b64encode(q.tobytes()).decode("ascii")}
         return gzip.compress(json.dumps(body, ensure_ascii=False, sort_keys=True).encode("utf-8"), mtime=0)
 
     @classmethod
     def loads(cls, raw: bytes) -> "LinearModel":
         body = json.loads(gzip.decompress(raw))
-        if body.get("format") != 1:
+        if body.get("format") != FORMAT:
             raise ValueError(f"unknown threat model format {body.get('format')!r}")
         q = array("h")
         q.frombytes(base64.b64decode(body["weights"]))
@@ -127,7 +208,7 @@ class LinearModel:
             raise ValueError("threat model: feature and weight counts differ")
         scale = float(body["scale"])
         return cls({n: w * scale for n, w in zip(names, q)}, float(body["bias"]), float(body["threshold"]),
-                   body.get("meta") or {})
+                   body.get("meta") or {}, int(body["evidence_floor"]))
 
 
 def _raw() -> bytes:

@@ -395,7 +395,10 @@ def scan(text: str) -> Threat | None:
 
 
 def scan_rules(text: str) -> Threat | None:
-    """``scan`` without the learned signal: what the rules alone find."""
+    """``scan`` without the learned signal: what the rules alone find (``[memory.gate] learned_signal =
+    false``)."""
+    if not isinstance(text, str):
+        raise TypeError("scan_rules() takes a str")
     if len(text) > _MAX_SCAN:
         text = text[:_MAX_SCAN]
     return _scan(text, 0, use_model=False)
