@@ -57,7 +57,6 @@ from __future__ import annotations
 
 import hashlib
 import logging
-from collections import OrderedDict
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
@@ -65,6 +64,7 @@ import orjson
 
 from ctxproxy.config import ConfigError
 from ctxproxy.store import surrogates
+from ctxproxy.store.bounded import ByteLRU
 from ctxproxy.store.records import OPEN_STATES
 
 from .. import compaction as cmp
@@ -130,7 +130,7 @@ class CheckpointFilter(Filter):
         self.config = config
         self.store = store
         self.parts = PartCache(PART)  # the task state per conversation (session, tool profile)
-        self._texts: OrderedDict[tuple, tuple[str, int]] = OrderedDict()  # rendered checkpoints (bounded)
+        self._texts = ByteLRU(TEXTS_BYTES, "rendered checkpoints")
 
     @classmethod
     def create(cls, config: CheckpointConfig | None, services: Services) -> "CheckpointFilter":
@@ -305,9 +305,8 @@ class CheckpointFilter(Filter):
             key = (state_key, tuple(items), listing, budget)
             done = self._texts.get(key)
             if done is None:
-                done = self._texts[key] = render(shown, items, turn.tokens.count, budget, listing)
-                while len(self._texts) > 1024:
-                    self._texts.popitem(last=False)
+                done = render(shown, items, turn.tokens.count, budget, listing)
+                self._texts.put(key, done)
             seg.text, rec.dropped = done
             rev = text_sha256(seg.text)[:12]
             seg.ref = rec.ref = seg.ref[:-12] + rev

@@ -74,9 +74,7 @@ from __future__ import annotations
 
 import logging
 import re
-import threading
 import time
-from collections import OrderedDict
 from concurrent.futures import Future
 from dataclasses import dataclass, field
 from types import MappingProxyType
@@ -85,6 +83,7 @@ from typing import Any, Callable, Literal, Mapping
 import orjson
 
 from ctxproxy.config import ConfigError
+from ctxproxy.store.bounded import ByteLRU, entry_bytes
 from ctxproxy.store.errors import StoreError, WriteNeeded
 from ctxproxy.store.records import COMPLETED, FAILED, OPEN_STATES, PENDING, SETTLED_STATES
 
@@ -222,11 +221,12 @@ class EffectsFilter(Filter):
                               for t, p in config.extractors.items() if t != "*"}
         self._last: Future | None = None  # the newest queued response-end write
         # (tenant, session) whose latest answer in this process made tool calls (bounded)
-        self._called: OrderedDict[tuple[str, str], bool] = OrderedDict()
+        self._called = ByteLRU(CALLED_BYTES, "sessions whose answer made calls",
+                               fixed=entry_bytes(("tenant", "s" * 40), True))
         # (tenant, session) -> its newest queued response-end write (bounded)
-        self._queued: OrderedDict[tuple[str, str], Future] = OrderedDict()
-        self._ledgers: OrderedDict[tuple, _Ledger] = OrderedDict()  # see _side_effects
-        self._ledgers_lock = threading.Lock()
+        # (only while queued: a done Future, with its Condition, is ~1 KB)
+        self._queued = ByteLRU(QUEUED_BYTES, "queued response-end writes", fixed=entry_bytes(("t", "s" * 40), 0) + 1024)
+        self._ledgers = ByteLRU(LEDGERS_BYTES, "effect ledgers read")  # see _side_effects
         self._writer: Any = None  # the background writer that holds it
 
     @classmethod
@@ -578,21 +578,16 @@ class EffectsFilter(Filter):
         and it should not cost a scan of the whole ledger each time."""
         rev = b.effects.revision(tenant, **where)
         key = (tenant, *where.items())
-        with self._ledgers_lock:  # write-aheads run this on the store's writer thread
-            memo = self._ledgers.get(key)
-            if memo is not None and memo.rev == rev and now < memo.until:
-                self._ledgers.move_to_end(key)
-                return memo
+        memo = self._ledgers.get(key)  # write-aheads run this on the store's writer thread
+        if memo is not None and memo.rev == rev and now < memo.until:
+            return memo
         records = b.effects.list(tenant, side_effect=True, **where)
         timeout = b.pending_timeout
         until = min((r.created_at + timeout for r in records if r.state == PENDING and timeout is not None),
                     default=float("inf"))
         memo = _Ledger(rev, until, records)
         if rev is not None or not records:  # (records without a revision predate it: read them each time)
-            with self._ledgers_lock:
-                self._ledgers[key] = memo
-                while len(self._ledgers) > 256:
-                    self._ledgers.popitem(last=False)
+            self._ledgers.put(key, memo)
         return memo
 
     def _duplicate_segment(self, dups: list, session: str, now: float) -> Segment:
@@ -715,7 +710,7 @@ class EffectsFilter(Filter):
         rid = cap.response_id or turn.response_id
         subject = turn.identity.user or None
         if entries:
-            _keep_newest(self._called, (tenant, session), True)
+            self._called.put((tenant, session), True)
         turn_id = turn.turn_id
 
         def write(b: Any) -> None:
@@ -755,9 +750,11 @@ class EffectsFilter(Filter):
         fut = writer.submit(write)
         self._last = fut
         self._writer = writer
-        _keep_newest(self._queued, self._scope(turn)[:2], fut)
+        scope = self._scope(turn)[:2]
+        self._queued.put(scope, fut)
 
         def done(f: Future) -> None:
+            self._queued.discard(scope, f)
             exc = f.exception()
             if exc is not None:
                 log.warning("turn %s: recording tool calls failed: %s: %s; the next request rebuilds them "
@@ -842,14 +839,6 @@ def _agent_compaction(chk: Any, threads: dict, view: Any, headers: Any) -> None:
     others = sorted(((t.get("t", 0.0), tid) for tid, t in threads.items() if tid != chk.thread), reverse=True)
     if chk.predecessor is None and others:
         chk.predecessor = others[0][1]
-
-
-def _keep_newest(recent: OrderedDict, key: Any, value: Any, size: int = 4096) -> None:
-    """``recent[key] = value`` as the newest entry; the oldest go beyond ``size``."""
-    recent[key] = value
-    recent.move_to_end(key)
-    while len(recent) > size:
-        recent.popitem(last=False)
 
 
 def _aliases(call_id: str, wire: str | None = None) -> list[str]:
