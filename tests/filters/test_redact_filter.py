@@ -13,7 +13,7 @@ from ctxproxy.proxy.scripted_provider import CustomToolCall, Reply, Text, Thinki
 from secretcorpus import hyperscan_cache_dir
 
 from ctxproxy.config import ConfigError, parse_section
-from ctxproxy.filters import FilterError, Identity, Pipeline, Turn
+from ctxproxy.filters import FilterError, Identity, Pipeline, Services, Turn
 from ctxproxy.filters.redact import RedactConfig, RedactFilter
 from ctxproxy.store.services.redaction import PLACEHOLDER_RE, ProfileRegistry
 from ctxproxy.filters.tokens import TokenCounter
@@ -577,7 +577,7 @@ def test_config_parsing_and_errors(tmp_path):
         parse_section(RedactConfig, {"route_profiles": {"r": "nope"}}, "filters.redact")
     with pytest.raises(ConfigError, match="unknown rule group"):
         RedactFilter(RedactConfig(profiles={"x": {"groups": ["bogus"]}}), SECRET)
-    f = RedactFilter.create(cfg, {"secret": SECRET, "data_dir": str(tmp_path)})
+    f = RedactFilter.create(cfg, Services(secret=SECRET, data_dir=str(tmp_path)))
     assert f.registry.get("strict").redactor.engine == "python"
     assert {r.group for r in f.registry.get("strict").redactor.rules} == {"llm", "pii"}
 
