@@ -1,17 +1,21 @@
 """The per-turn filters and their one ordered registry.
 
 ``FILTERS`` maps a filter name (its ``[filters.<name>]`` section) to the class
-that implements it, in the default request order. The pipeline never knows a
-filter's keys: each class parses its own section once.
+that implements it. The chain a route runs, and its order, is the config's
+(``[pipeline] request`` in ``config/ctxproxy.toml``, or a route's
+``filters``); this list only names what exists (its order is that default
+chain's, which a test holds). The pipeline never knows a filter's keys: each
+class parses its own section once.
 """
 from __future__ import annotations
 
 import importlib
-from typing import Any, Mapping
+from typing import Any, Iterable, Mapping
 
 from ctxproxy.config import Config, ConfigError, parse_section
 
-from .base import CommitFailed, Filter, FilterError, Identity, Pipeline, Turn
+from .base import CommitFailed, Filter, FilterError, Identity, Pipeline, Turn, field_owners
+from .report import ManifestField
 from .services import Services
 
 # name -> "module:Class", in the default order of the chain.
@@ -46,12 +50,30 @@ def used_filters(cfg: Config) -> list[str]:
     return list(names)
 
 
+def manifest_fields(extra: Iterable[Any] = ()) -> dict[str, tuple[str, ManifestField]]:
+    """Every top-level Context Manifest field a registered filter (or one of
+    ``extra``, a chain's filters) fills: field -> (filter name, how). A field
+    two filters declare is a ``ConfigError``."""
+    global _registered
+    key = tuple(FILTERS.items())
+    if _registered is None or _registered[0] != key:
+        classes = [filter_class(name) for name in FILTERS]
+        _registered = (key, classes, field_owners(classes))
+    _, classes, owners = _registered
+    unregistered = [f for f in extra if f.name not in FILTERS]
+    return field_owners([*classes, *unregistered]) if unregistered else owners
+
+
+_registered: tuple[tuple, list, dict] | None = None  # (FILTERS, their classes, the fields they fill)
+
+
 def filter_configs(cfg: Config) -> dict[str, Any]:
     """Parse the ``[filters.<name>]`` section of every filter in use, once;
     unknown names are errors."""
     for name in cfg.filters:
         if name not in FILTERS:
             raise ConfigError(f"filters.{name}: unknown filter (known: {', '.join(FILTERS)})")
+    manifest_fields()  # two filters reporting one manifest field stop start-up
     out = {}
     for name in used_filters(cfg):
         cls = filter_class(name)

@@ -18,11 +18,13 @@ frozen ``Config`` dataclass, and only the hooks it needs:
 What a filter keeps per turn is its own typed object under
 ``turn.state[self.name]``; no filter reads another's. It tells the Context
 Manifest its part with ``report(turn) -> dict | None`` (``Pipeline.reports``
-merges them) and what an automatic successor turn inherits with
-``successor_state(state)``. Services several filters use are typed parts of
+keys each part by its filter; the top-level manifest fields a filter fills
+are its ``manifest_fields``, one owner each: ``filters/report.py``) and what
+an automatic successor turn inherits with ``successor_state(state)``. Services several filters use are typed parts of
 the Turn: ``segments`` (offered context), ``redact_added`` (redacts text a
 filter adds), ``tokens``, ``commit`` (the write-ahead), ``services`` (what the
-proxy opened at start-up, a typed ``Services``).
+proxy opened at start-up, a typed ``Services``), ``placement`` (where inject
+put each group of segments).
 
 A filter may also ask for a last edit of the answer with
 ``turn.add_egress(e)``: ``e.response(turn, view)`` / ``e.event(turn, event)``
@@ -54,6 +56,7 @@ from typing import Any, Callable, ClassVar, Coroutine, Iterable, Mapping, NamedT
 from ctxproxy.config import ConfigError
 from ctxproxy.store.errors import StoreUnavailable
 
+from .report import ManifestField
 from .services import Services
 from .tokens import TokenCounter
 from .view import RequestView, ResponseView, StreamEvent
@@ -160,6 +163,9 @@ class Turn:
     # Context segments the filters offer this turn (``segments.offer``); inject places
     # them, the manifest lists each with its fate.
     segments: list[Any] = field(default_factory=list)
+    # Where each group of segments went ("stable", "system", "turn" -> a place in the request),
+    # set by the filter that places them; the manifest reads it for a segment without its own.
+    placement: Mapping[str, Any] | None = None
     # Redacts text a filter adds to the request (rules, memories, checkpoints, a goal
     # header) as the request itself was; set by redact, None when it did not run.
     redact_added: Callable[[str], str] | None = None
@@ -245,7 +251,8 @@ class Turn:
         hooks — so the response filters treat its answer as this turn's. What
         each filter's state passes on, the filter says (``successor_state``)."""
         t = Turn.of_request(**{f: getattr(self, f) for f in Turn.REQUEST_FIELDS}, identity=self.identity,
-                            segments=self.segments, successor_of=self.turn_id, pipeline=self.pipeline)
+                            segments=self.segments, placement=self.placement, successor_of=self.turn_id,
+                            pipeline=self.pipeline)
         if self.pipeline is not None:
             for f in self.pipeline.carriers:
                 if f.name in self.state:
@@ -282,12 +289,16 @@ class Filter:
     # summary effects offers): when both are in a chain they run first; a chain that puts this
     # one before them is refused when it is built.
     runs_after: ClassVar[tuple[str, ...]] = ()
+    # The top-level Context Manifest fields its ``report`` fills (``filters/report.py``); no two
+    # filters of a chain, or of the registry, may declare one. Other report keys are its own part.
+    manifest_fields: ClassVar[Mapping[str, ManifestField]] = {}
 
     Config: ClassVar[type | None] = None  # frozen dataclass of [filters.<name>]
 
     # Optional hooks and declarations (the pipeline looks them up once, like the hooks above):
     #   on_response_id(turn, rid)   the provider's id for the answer is known (before the client has it)
-    #   report(turn) -> dict | None this filter's part of the Context Manifest (manifest keys -> values)
+    #   report(turn) -> dict | None this filter's part of the Context Manifest (its manifest_fields, and
+    #                               keys of its own, stored under filters.<name>)
     #   successor_state(state)      what of its turn.state[name] an automatic successor turn inherits
     #                               (None: nothing; the default when the method is absent)
     #   warm()                      load now what its turns would otherwise load on the first one
@@ -314,6 +325,7 @@ class Pipeline:
     def __init__(self, filters: Iterable[Filter], request_only: bool = False):
         filters = list(filters)
         _check_order(filters)
+        field_owners(filters)
         stages = []
         for f in filters:
             answer = (lambda hook: None) if request_only else (lambda hook: getattr(f, hook, None))
@@ -373,6 +385,7 @@ class Pipeline:
                 turn.state.clear()
                 turn.session_cache = None
                 turn.segments = []
+                turn.placement = None
                 turn.redact_added = None
 
     async def _request_pass(self, turn: Turn, skipped: set[str]) -> None:
@@ -418,10 +431,11 @@ class Pipeline:
             except Exception:  # bookkeeping: the answer goes on
                 log.exception("turn %s: filter %s failed on the response id", turn.turn_id, f.name)
 
-    def reports(self, turn: Turn) -> dict[str, Any]:
-        """Every filter's part of the Context Manifest, merged in chain order. A
-        filter that fails to report is left out and the turn marked degraded."""
-        out: dict[str, Any] = {}
+    def reports(self, turn: Turn) -> dict[str, dict[str, Any]]:
+        """Every filter's part of the Context Manifest, by filter name, in chain
+        order. A filter that fails to report is left out and the turn marked
+        degraded."""
+        out: dict[str, dict[str, Any]] = {}
         for f in self.reporters:
             try:
                 part = f.report(turn)
@@ -430,7 +444,7 @@ class Pipeline:
                 _mark_degraded(turn, f.name)
                 continue
             if part:
-                out.update(part)
+                out[f.name] = part
         return out
 
     def run_response(self, turn: Turn, view: ResponseView) -> None:
@@ -513,6 +527,19 @@ def _check_order(filters: list[Filter]) -> None:
             if position.get(first, -1) > i:
                 raise ConfigError(f"pipeline: {f.name} must come after {first} (it consumes what {first} "
                                   f"offers in the same request); the chain is {', '.join(position)}")
+
+
+def field_owners(filters: Iterable[Any]) -> dict[str, tuple[str, ManifestField]]:
+    """Manifest field -> (the filter that fills it, how); a field two filters
+    declare is a ``ConfigError``."""
+    owners: dict[str, tuple[str, ManifestField]] = {}
+    for f in filters:
+        for name, spec in f.manifest_fields.items():
+            other = owners.get(name)
+            if other is not None and other[0] != f.name:
+                raise ConfigError(f"filters {other[0]} and {f.name} both report the manifest field {name!r}")
+            owners[name] = (f.name, spec)
+    return owners
 
 
 class _Undo(Exception):

@@ -252,7 +252,7 @@ class MemoryToolFilter(Filter):
             part["restored_calls"] = state.restored
         if state.deferred:
             part["deferred_calls"] = sum(len(d["calls"]) for d in state.deferred)
-        return {self.name: part}
+        return part  # its own part: the manifest keeps it under filters.memory_tool
 
 
 def _conversation(turn: Turn) -> Conversation:

@@ -66,6 +66,7 @@ from ctxproxy.store.bounded import ByteLRU
 from ctxproxy.store.queries import REF_PREFIX  # the admin API and the CLI resolve references too
 
 from .base import Filter, Turn
+from .report import ManifestField, as_dict, integer, items, text
 from .services import Services
 from ctxproxy.store.services.digest import memo_key, text_sha256
 
@@ -187,6 +188,7 @@ class PruneFilter(Filter):
     required = False  # fails open: the request goes on unpruned, the turn is marked degraded
     uses_tokens = True
     Config = PruneConfig
+    manifest_fields = {"pruned": ManifestField(items(lambda p: _manifest_pruned(as_dict(p))))}
 
     def __init__(self, config: PruneConfig | None = None, store: Any = None, memo_bytes: int = MEMO_BYTES):
         self.config = config or PruneConfig()
@@ -589,6 +591,12 @@ class _Shape:
         res = self.results[n]
         return (n < len(self.results) - keep_recent and res.call_id not in self.reused
                 and res.position < self.last_model)
+
+
+def _manifest_pruned(p: dict) -> dict[str, Any]:
+    """A pruned output as the manifest keeps it: its ref and token counts, never its text."""
+    return {"ref": text(p.get("ref")), "tool": text(p.get("tool")), "tokens_before": integer(p.get("tokens_before")),
+            "tokens_after": integer(p.get("tokens_after"))}
 
 
 __all__ = ["PruneConfig", "PruneFilter", "REF_INDEX_TENANT", "REF_PREFIX", "estimate_tokens", "pruned_id",

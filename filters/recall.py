@@ -49,6 +49,7 @@ from ctxproxy.store.session_index import MAX_TURN_CHARS, TurnTexts
 from ctxproxy.store.sqlite_index import Viewer
 
 from .base import Filter, Turn
+from .report import ManifestField
 from .compaction import item_texts
 from ctxproxy.store.services.digest import text_sha256
 from .segments import SENSITIVITY_ORDER, Segment, offer
@@ -141,6 +142,7 @@ class RecallFilter(Filter):
     name = "recall"
     required = False  # fails open: the turn goes on without recalled evidence
     Config = RecallConfig
+    manifest_fields = {"recall": ManifestField(lambda v: v if isinstance(v, dict) else None, optional=True)}
 
     def __init__(self, config: RecallConfig, services: Mapping[str, Any] | None = None):
         self.config = config

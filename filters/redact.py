@@ -54,6 +54,7 @@ from typing import Any, Mapping
 from ctxproxy.config import ConfigError
 
 from .base import Filter, FilterError, Turn
+from .report import COUNTS, TEXT
 from .services import Services
 from ctxproxy.store.bounded import ByteLRU
 from ctxproxy.store.services.redaction import (
@@ -175,6 +176,7 @@ class RedactFilter(Filter):
     required = True
     guards_auxiliary = True
     Config = RedactConfig
+    manifest_fields = {"redaction_profile": TEXT, "redactions": COUNTS, "response_redactions": COUNTS}
 
     def __init__(self, config: RedactConfig | None = None, secret: bytes | None = None,
                  registry: ProfileRegistry | None = None, base_dir: str | None = None,

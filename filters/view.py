@@ -145,6 +145,10 @@ class RequestView(Protocol):
         """The slots outside the conversation list (system prompt, instructions)."""
     def item_slots(self, i: int, item: dict) -> Iterator[Slot]:
         """The slots of conversation item ``i`` (``text_slots`` is the head's, then each item's)."""
+    def message_slots(self) -> Iterator[tuple[int | None, str, Slot]]:
+        """``text_slots`` as ``(message, role, slot)``: the index of the item holding
+        the slot (-1: a prompt given as one string, role "user"), or None for the
+        system prompt outside the conversation."""
     def item_encodings(self) -> list[bytes | None]:
         """Each item's JSON encoding, made once per state of the body (memo keys)."""
     def system_text(self, opening: bool = False) -> str:

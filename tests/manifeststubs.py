@@ -7,6 +7,9 @@ Register with ``monkeypatch.setitem(FILTERS, "redact", "manifeststubs:StubRedact
 from __future__ import annotations
 
 from ctxproxy.filters.base import Filter
+from ctxproxy.filters.effects.filter import EffectsFilter
+from ctxproxy.filters.prune import PruneFilter
+from ctxproxy.filters.redact import RedactFilter
 from ctxproxy.filters.segments import Segment, offer
 
 SECRET = "sk-live-STUBSECRETVALUE0123456789"
@@ -26,6 +29,7 @@ def use_stubs(monkeypatch, *names: str) -> None:
 class StubRedact(Filter):
     name = "redact"
     required = True
+    manifest_fields = RedactFilter.manifest_fields  # the fields it stands in for
 
     def __init__(self, config=None):
         pass
@@ -51,6 +55,7 @@ class StubRedact(Filter):
 
 class StubEffects(Filter):
     name = "effects"
+    manifest_fields = EffectsFilter.manifest_fields
 
     def __init__(self, config=None):
         pass
@@ -71,6 +76,7 @@ class StubPrune(Filter):
     (as the rules / memory sources will)."""
 
     name = "prune"
+    manifest_fields = PruneFilter.manifest_fields
 
     def __init__(self, config=None):
         pass

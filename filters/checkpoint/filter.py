@@ -69,6 +69,7 @@ from ctxproxy.store.records import OPEN_STATES
 
 from .. import compaction as cmp
 from ..base import Filter, Turn
+from ..report import OPTIONAL
 from ..services import Services
 from ctxproxy.store.services.digest import text_sha256
 from ..effects.rules import (DEFAULT_READ_ONLY_COMMANDS, DEFAULT_READ_ONLY_TOOLS, DEFAULT_SHELL_TOOLS,
@@ -125,6 +126,7 @@ class CheckpointFilter(Filter):
     uses_tokens = True
     runs_after = ("effects",)  # it folds the ledger summary effects offers in the same request
     Config = CheckpointConfig
+    manifest_fields = {"compaction": OPTIONAL, "task_state": OPTIONAL}
 
     def __init__(self, config: CheckpointConfig, store: Any = None):
         self.config = config

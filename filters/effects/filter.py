@@ -88,6 +88,7 @@ from ctxproxy.store.errors import StoreError, WriteNeeded
 from ctxproxy.store.records import COMPLETED, FAILED, OPEN_STATES, PENDING, SETTLED_STATES
 
 from ..base import Filter, FilterError, Turn
+from ..report import FLAG, TEXT, ManifestField, as_dict, items, text
 from ..services import Services
 from ..compaction import RESUMED, detect
 from .history import check, clean_text, prune_threads
@@ -207,6 +208,8 @@ class EffectsFilter(Filter):
     name = "effects"
     required = True  # write-ahead: a request whose results are not on disk is not forwarded
     Config = EffectsConfig
+    manifest_fields = {"effects": ManifestField(items(lambda e: _manifest_effect(as_dict(e)))), "checkpoint": TEXT,
+                       "client_compacted": FLAG}
 
     def __init__(self, config: EffectsConfig, store: Any = None, clock: Callable[[], float] = time.time):
         self.config = config
@@ -858,6 +861,13 @@ def _occurrence_id(wire: str, turn_id: str, n: int) -> str:
 def _wire_id(entry: list) -> str:
     """The provider's id of a thread's open call ``[key, record id, tool, side, wire id?]``."""
     return entry[4] if len(entry) > 4 else entry[1]
+
+
+def _manifest_effect(e: dict) -> dict[str, Any]:
+    """A ledger entry as the manifest keeps it: the key and state, never the arguments."""
+    return {"key": text(e.get("key")), "call_id": text(e.get("call_id")), "tool": text(e.get("tool")),
+            "state": text(e.get("state"), 32), "side_effect": bool(e.get("side_effect")),
+            "duplicate": bool(e.get("duplicate"))}
 
 
 def _decode(parts: list[str], free_form: bool) -> Any:

@@ -71,6 +71,7 @@ from typing import Any, Callable, Literal, Mapping
 from ctxproxy.config import ConfigError
 
 from ..base import CommitFailed, Filter, Turn
+from ..report import INTEGER, OPTIONAL, TEXT
 from ctxproxy.store.bounded import ByteLRU
 from ctxproxy.store.services.digest import memo_key, text_sha256
 from .evidence import NullRetriever, Retriever, as_evidence
@@ -208,6 +209,9 @@ class InjectFilter(Filter):
     required = False  # fails open: the request goes on without the envelope
     uses_tokens = True
     Config = InjectConfig
+    # policy_revision: the bundle's full revision; the manifest keeps it only if the model saw its rules
+    manifest_fields = {"token_budget": INTEGER, "tokens_injected": INTEGER, "policy_revision": TEXT,
+                       "rules": OPTIONAL, "observed_rules": OPTIONAL}
 
     def __init__(self, config: InjectConfig, store: Any = None, retriever: Retriever | None = None,
                  learned_signal: bool = True):
@@ -234,9 +238,7 @@ class InjectFilter(Filter):
         st: InjectState | None = turn.state.get(self.name)
         if st is None:
             return None
-        # "placement": where each group of segments went (the manifest places the segments by it)
-        out = {"token_budget": st.budget, "tokens_injected": st.used, "policy_revision": st.policy_revision,
-               "placement": st.placement}
+        out = {"token_budget": st.budget, "tokens_injected": st.used, "policy_revision": st.policy_revision}
         blocked = (st.memory or {}).get("blocked")
         if blocked:  # memories a re-scan blocked: named here, never shown to the model
             out["memory_blocked"] = blocked
@@ -302,8 +304,10 @@ class InjectFilter(Filter):
 
         # 3. place: all edits at the end (a failure above leaves the body untouched),
         #    once the session's state is saved
-        return await self._write_session(turn, state, session_writes, lambda: self._place(
+        done = await self._write_session(turn, state, session_writes, lambda: self._place(
             view, turn.tokens.count, state, placement, placed, stable, floating, per_turn))
+        turn.placement = state.placement  # where each group went (the manifest places segments by it)
+        return done
 
     def _place(self, view: Any, count: Callable[[str], int], state: "InjectState", placement: dict, placed: list[Segment],
                stable: list[Segment], floating: list[Segment], per_turn: list[Segment]) -> None:

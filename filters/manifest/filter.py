@@ -1,18 +1,19 @@
 """manifest — the Context Manifest of each turn: what the model saw, stored and exported.
 
-Runs last in both directions. It knows no other filter: each
-reports its own part (``report(turn) -> dict`` of manifest keys, merged by
-``Pipeline.reports``: ``redactions``/``response_redactions``/
-``redaction_profile``, ``pruned``, ``effects``/``checkpoint``/
-``client_compacted``, ``token_budget``/``tokens_injected``/``policy_revision``
-and ``placement``, where each group of segments went), and the turn carries
-the segments offered (``turn.segments``, each with its fate and, once placed,
-its ``where``); plus provider usage from the response —
-whole JSON, or streamed events including usage at the end of a stream. After
+Runs last in both directions. It names no other filter: each reports its own
+part (``report(turn)``, keyed by filter in ``Pipeline.reports``) and declares
+the top-level fields it fills and how they are formatted (``manifest_fields``:
+``filters/report.py``; one owner per field). The manifest lays those out
+beside its own fields and keeps any other key of a part under
+``filters.<name>``; a field whose filter is off gets that filter's empty
+value. The turn carries the segments offered (``turn.segments``, each with
+its fate and, once placed, its ``where``; ``turn.placement`` for a segment
+without one), plus provider usage from the response — whole JSON, or
+streamed events including usage at the end of a stream. After
 the last byte (``on_response_end``, also on errors and disconnects) it builds
 the manifest, stores it in ``store.manifests`` (by turn id; listable by
 session) and exports it as one OTel span with events, plus metrics
-(``filters.telemetry``).
+(``export``).
 
 What the model saw, not what was offered: segments are listed in the order
 the request carries them, each with where it actually went (a stable segment
@@ -23,15 +24,15 @@ token, cache reads and writes included, as the GenAI conventions define
 ``gen_ai.usage.input_tokens``.
 
 A manifest holds refs, labels, counts and timings — never message text,
-segment text, tool arguments or a secret. Other filters' records are read
-defensively: any of them may be switched off.
+segment text, tool arguments or a secret. What it derives from the
+document itself (``compacted``, the policy revision the model saw, the span's
+summary attributes) reads the fields, never a filter.
 
 Fails open: a manifest problem is logged, never blocks or fails a turn.
 """
 from __future__ import annotations
 
 import logging
-import re
 import time
 from dataclasses import dataclass, field
 from typing import Any, Mapping
@@ -41,7 +42,9 @@ import orjson
 
 from ctxproxy.store import TURN_POINTERS, surrogates
 
+from .. import manifest_fields
 from ..base import Filter, Turn
+from ..report import ManifestField, as_dict as _dict, as_list as _list, integer as _int, scalar as _scalar, text as _str
 from ..services import Services
 from ctxproxy.store.services.digest import sha256
 from ..segments import FENCED_TRUST, SENSITIVITY_ORDER
@@ -90,12 +93,7 @@ PROVIDERS = {"anthropic": "anthropic", "chat": "openai", "responses": "openai"}
 SEEN = ("placed", "truncated")  # segment statuses the model saw
 RULE_KINDS = ("rules", "policy")
 _MAX_STR = 256
-# Report keys the manifest lays out itself (or, memory_blocked, keeps out); any
-# other key a filter reports goes under "filters" as it is (ids, counts, labels).
-_LAID_OUT = frozenset({"placement", "pruned", "effects", "token_budget", "tokens_injected", "redaction_profile",
-                       "redactions", "response_redactions", "checkpoint", "client_compacted", "recall",
-                       "policy_revision", "memory_blocked"})
-_ITEM = re.compile(r"^(messages|input)\[(\d+)\]")
+REDACTION_PROFILE = "redaction_profile"  # the field whose presence says redact ran (content capture)
 
 
 @dataclass(frozen=True)
@@ -172,10 +170,21 @@ class _Seen:
                 self.finish_reasons.append(r[:64])
 
 
+# The fields the manifest fills itself, declared like the filters' fields (``manifest_fields``),
+# so no filter can declare one of them.
+OWN_FIELDS = ("version", "turn_id", "task_id", "session_id", "session_supplied", "task_supplied", "tenant", "agent",
+              "identity_source", "key_id", "api", "route", "provider", "server_address", "server_port", "model",
+              "response_model", "response_id", "finish_reasons", "stream", "status", "error", "started_at",
+              "started_ns", "request_ready_ns", "duration_ms", "ttfc_ms", "segments", "tokens", "timings_ms",
+              "degraded", "filters", "continues_turn", "compacted", "sha256")
+_OWN = ManifestField(lambda v: None, optional=True)  # laid out by build_manifest, never from a report
+
+
 class ManifestFilter(Filter):
     name = "manifest"
     required = False  # fails open
     Config = ManifestConfig
+    manifest_fields = dict.fromkeys(OWN_FIELDS, _OWN)
 
     def __init__(self, config: ManifestConfig, store: Any = None, telemetry: Any = None, app_config: Any = None):
         self.config = config
@@ -240,7 +249,7 @@ class ManifestFilter(Filter):
                     return attrs
 
                 export_span(tel.tracer, turn, m, manifest_attrs, end_ns=end_ns,
-                            max_events=self.config.max_span_events, content=lambda: self._content(turn, seen, reports))
+                            max_events=self.config.max_span_events, content=lambda: self._content(turn, seen, m))
             if tel.metrics is not None:
                 tel.metrics.record(m, self.filter_names)
         except Exception as exc:  # telemetry never fails a turn
@@ -303,12 +312,14 @@ class ManifestFilter(Filter):
         seen.output_parts.setdefault(channel, []).append(piece)
         seen.output_chars += len(piece)
 
-    def _content(self, turn: Turn, seen: _Seen, reports: Mapping[str, Any]) -> dict[str, Any] | None:
+    def _content(self, turn: Turn, seen: _Seen, m: Mapping[str, Any]) -> dict[str, Any] | None:
         """Opt-in message content: only when the request was forwarded after the
-        redact filter ran without failing, so every text here is redacted."""
+        redact filter ran without failing (it reported the redaction profile
+        and is not degraded), so every text here is redacted."""
         if not self.config.capture_content:
             return None
-        redacted = reports.get("redaction_profile") is not None and "redact" not in turn.degraded
+        owner = manifest_fields(_chain(turn)).get(REDACTION_PROFILE, ("",))[0]
+        redacted = m.get(REDACTION_PROFILE) is not None and owner not in turn.degraded
         forwarded = any(s[0] == "upstream" for s in turn.spans)
         if not redacted or not forwarded or turn.request is None:
             self._warn("content", "capture_content is on but the redact filter did not run on this route; "
@@ -344,19 +355,21 @@ def _filter_names() -> tuple[str, ...]:
     return tuple(FILTERS)
 
 
+def _chain(turn: Turn) -> tuple:
+    return tuple(s.filter for s in turn.pipeline.stages) if turn.pipeline is not None else ()
+
+
 # -- the manifest ---------------------------------------------------------------
 
 def build_manifest(turn: Turn, seen: _Seen, provider: str, server: tuple[str | None, int | None],
                    end_ns: int, reports: Mapping[str, Any] | None = None) -> dict[str, Any]:
     """The manifest document (JSON-ready): refs, labels, counts, usage, timings.
-    ``reports``: the filters' parts (``Pipeline.reports``; by default the
-    turn's pipeline's), read defensively — any filter may be off or odd."""
+    ``reports``: the filters' parts by filter name (``Pipeline.reports``; by
+    default the turn's pipeline's), laid out as each filter declares."""
     ident = turn.identity
     if reports is None:
         reports = turn.pipeline.reports(turn) if turn.pipeline is not None else {}
-    segments = _segments(_list(turn.segments), _dict(reports.get("placement")))
-    pruned = [_pruned(p) for p in _list(reports.get("pruned"))]
-    effects = [_effect(e) for e in _list(reports.get("effects"))]
+    segments = _segments(_list(turn.segments), _dict(turn.placement))
     request = turn.request
     model = _str(getattr(request, "model", "")) if request is not None else ""
     # streamed: the request asked for it, or the transport is a stream (Responses over WebSocket)
@@ -379,7 +392,6 @@ def build_manifest(turn: Turn, seen: _Seen, provider: str, server: tuple[str | N
         "provider": provider,
         "server_address": server[0],
         "server_port": server[1],
-        "policy_revision": _policy_revision(reports, segments),
         "model": model,
         "response_model": seen.response_model,
         "response_id": seen.response_id,
@@ -393,36 +405,42 @@ def build_manifest(turn: Turn, seen: _Seen, provider: str, server: tuple[str | N
         "duration_ms": round((end_ns - turn.started_ns) / 1e6, 3),
         "ttfc_ms": round((seen.first_chunk_ns - turn.started_ns) / 1e6, 3) if seen.first_chunk_ns else None,
         "segments": segments,
-        "token_budget": _int(reports.get("token_budget")),
-        "tokens_injected": _int(reports.get("tokens_injected")),
-        "redaction_profile": _str(reports.get("redaction_profile")) or None,
-        "redactions": _counts(reports.get("redactions")),
-        "response_redactions": _counts(reports.get("response_redactions")),
-        "pruned": pruned,
-        "effects": effects,
-        "checkpoint": _str(reports.get("checkpoint")) or None,
-        "client_compacted": bool(reports.get("client_compacted")),
-        "compacted": bool(pruned) or bool(reports.get("client_compacted")),
         "tokens": seen.tokens(turn.api),
         "timings_ms": _timings(turn),
         "degraded": [_str(d, 64) for d in turn.degraded],
     }
-    recall = reports.get("recall")  # recall's part (ids, labels, score parts, counts; never text)
-    if isinstance(recall, dict):
-        m["recall"] = recall
-    extra = {k: v for k, v in reports.items() if k not in _LAID_OUT}
-    if extra:  # a filter the manifest does not know: its own part, by its key
-        m["filters"] = extra
+    own = lay_out(m, reports, manifest_fields(_chain(turn)))
+    if own:  # each filter's keys beyond the fields it fills, under its name
+        m["filters"] = own
     if turn.successor_of:  # an automatic successor: whose request it continues
         m["continues_turn"] = turn.successor_of
-    # the rules the model saw and the compaction it follows (inject's and checkpoint's reports)
-    for key in ("rules", "observed_rules", "compaction", "task_state"):
-        if reports.get(key) is not None:
-            m[key] = reports[key]
-    if _dict(reports.get("compaction")).get("phase") == "resumed":  # the agent's own compaction shape
-        m["client_compacted"] = m["compacted"] = True
+    # What the document says as a whole: the policy revision of the rules the model saw, and
+    # whether the history it saw was compacted (pruned here, or by the agent itself).
+    m["policy_revision"] = _policy_revision(m.get("policy_revision"), segments)
+    if _dict(m.get("compaction")).get("phase") == "resumed":  # the agent's own compaction shape
+        m["client_compacted"] = True
+    m["compacted"] = bool(m.get("pruned")) or bool(m.get("client_compacted"))
     m["sha256"] = manifest_sha256(m)
     return m
+
+
+def lay_out(m: dict[str, Any], reports: Mapping[str, Any], fields: Mapping[str, tuple[str, Any]]
+            ) -> dict[str, dict]:
+    """Each declared field into ``m``, formatted by its filter (its empty value
+    when that filter did not report); returns every filter's other keys, by
+    filter name."""
+    for name, (owner, spec) in fields.items():
+        if name in m:
+            continue  # the manifest's own field: no filter overrides it
+        value = spec.format(_dict(reports.get(owner)).get(name))
+        if value is not None or not spec.optional:
+            m[name] = value
+    own: dict[str, dict] = {}
+    for owner, part in reports.items():
+        rest = {k: v for k, v in _dict(part).items() if fields.get(k, ("",))[0] != owner}
+        if rest:
+            own[_str(owner, 64)] = rest
+    return own
 
 
 def manifest_sha256(m: Mapping[str, Any]) -> str:
@@ -526,34 +544,7 @@ def manifest_json(m: Mapping[str, Any], cap: int) -> tuple[str, bool]:
     return text, True
 
 
-# -- defensive readers (other filters' records may be missing or odd) -----------
-
-def _dict(v: Any) -> dict:
-    return v if isinstance(v, dict) else {}
-
-
-def _list(v: Any) -> list:
-    return v if isinstance(v, list) else []
-
-
-def _str(v: Any, n: int = _MAX_STR) -> str:
-    if v is None:
-        return ""
-    s = v if isinstance(v, str) else str(v)
-    return s[:n]
-
-
-def _int(v: Any) -> int | None:
-    return v if isinstance(v, int) and not isinstance(v, bool) else None
-
-
-def _scalar(v: Any) -> Any:
-    if isinstance(v, bool) or v is None:
-        return v
-    if isinstance(v, (int, float)):
-        return v
-    return _str(v)
-
+# -- the turn's own records ----------------------------------------------------------
 
 def _spans(turn: Turn) -> list[tuple[str, int, int]]:
     return [s for s in getattr(turn, "spans", ()) if isinstance(s, tuple) and len(s) == 3
@@ -613,38 +604,17 @@ def _segment(s: Any, groups: dict) -> dict[str, Any]:
     }
 
 
-def _pruned(p: Any) -> dict[str, Any]:
-    p = _dict(p)
-    return {"ref": _str(p.get("ref")), "tool": _str(p.get("tool")),
-            "tokens_before": _int(p.get("tokens_before")), "tokens_after": _int(p.get("tokens_after"))}
-
-
-def _effect(e: Any) -> dict[str, Any]:
-    e = _dict(e)
-    return {"key": _str(e.get("key")), "call_id": _str(e.get("call_id")), "tool": _str(e.get("tool")),
-            "state": _str(e.get("state"), 32), "side_effect": bool(e.get("side_effect")),
-            "duplicate": bool(e.get("duplicate"))}
-
-
-def _counts(v: Any) -> dict[str, int]:
-    out: dict[str, int] = {}
-    for rule, n in _dict(v).items():
-        if isinstance(n, int) and not isinstance(n, bool) and n > 0:
-            out[_str(rule, 128)] = out.get(_str(rule, 128), 0) + n
-    return out
-
-
-def _policy_revision(reports: Mapping[str, Any], segments: list[dict]) -> str | None:
+def _policy_revision(reported: Any, segments: list[dict]) -> str | None:
     """The revision of the rules the model saw; None when no rules segment was
-    placed (none loaded, or all dropped for the budget), whatever inject loaded.
-    inject's full bundle revision when the placed segments carry it (they are
-    labelled with its first 12 characters), else their labels'."""
+    placed (none loaded, or all dropped for the budget), whatever was loaded.
+    The reported full revision (the bundle's) when the placed segments carry
+    it (they are labelled with its first 12 characters), else their labels'."""
     seen = [s for s in segments if s["kind"] in RULE_KINDS and s["status"] in SEEN]
     if not seen:
         return None
     revs = list(dict.fromkeys(str(s["labels"]["freshness"]["revision"]) for s in seen
                               if s["labels"]["freshness"].get("revision") is not None))
-    full = _str(reports.get("policy_revision"))
+    full = _str(reported)
     if full and all(full.startswith(r) for r in revs):
         return full
     return _str(",".join(revs)) or None
@@ -663,11 +633,10 @@ def _input_messages(view: Any, cap: int) -> tuple[list[dict], list[dict], bool]:
     GenAI conventions' shape, at most ``cap`` characters of text in all."""
     system: list[dict] = []
     messages: list[dict] = []
-    items = view.items()
     left = cap
     truncated = False
-    last_index: int | None = None
-    for s in view.text_slots():
+    last: int | None = None
+    for message, role, s in view.message_slots():
         if s.kind not in (TEXT, THINKING):
             continue
         text = s.get()
@@ -680,17 +649,11 @@ def _input_messages(view: Any, cap: int) -> tuple[list[dict], list[dict], bool]:
             text, truncated = text[:left], True
         left -= len(text)
         part = {"type": "text" if s.kind == TEXT else "reasoning", "content": text}
-        m = _ITEM.match(s.where)
-        if m is None:
-            if s.where == "input":  # Responses input given as one string
-                messages.append({"role": "user", "parts": [part]})
-            else:
-                system.append(part)
+        if message is None:  # the system prompt, outside the conversation
+            system.append(part)
             continue
-        i = int(m.group(2))
-        if i != last_index:
-            role = view.item_role(items[i]) if i < len(items) else ""
+        if message != last:
             messages.append({"role": role or "user", "parts": []})
-            last_index = i
+            last = message
         messages[-1]["parts"].append(part)
     return system, messages, truncated

@@ -181,6 +181,24 @@ class RequestViewBase(View):
             if isinstance(item, dict):
                 yield from self.item_slots(i, item)
 
+    def head_messages(self) -> Iterator[tuple[int | None, str, Slot]]:
+        """``message_slots`` of what precedes the conversation (by default the
+        system prompt: message None)."""
+        for s in self.head_slots():
+            yield None, "", s
+
+    def message_slots(self) -> Iterator[tuple[int | None, str, Slot]]:
+        """``text_slots`` with the message holding each: ``(message, role,
+        slot)``, where ``message`` is the index of its item in ``items()`` (-1 for
+        a prompt given as one string) and None for the system prompt outside
+        the conversation."""
+        yield from self.head_messages()
+        for i, item in enumerate(self.items()):
+            if isinstance(item, dict):
+                role = self.item_role(item)
+                for s in self.item_slots(i, item):
+                    yield i, role, s
+
     # Model-visible strings that are neither the prompt nor the conversation.
     aside_keys: ClassVar[tuple[str, ...]] = ("tools",)
 

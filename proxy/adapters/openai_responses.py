@@ -127,9 +127,13 @@ class ResponsesRequest(RequestViewBase):
         return role if isinstance(role, str) else ""
 
     def head_slots(self) -> Iterator[Slot]:
-        yield from self.field_slot(self.body, "instructions", "instructions")
-        if isinstance(self.body.get("input"), str):
-            yield Slot(self.body, "input", "input", TEXT, self.mark_changed)
+        return (s for _, _, s in self.head_messages())
+
+    def head_messages(self) -> Iterator[tuple[int | None, str, Slot]]:
+        for s in self.field_slot(self.body, "instructions", "instructions"):
+            yield None, "", s
+        if isinstance(self.body.get("input"), str):  # the user's prompt given as one string
+            yield -1, "user", Slot(self.body, "input", "input", TEXT, self.mark_changed)
 
     def item_slots(self, i: int, item: dict) -> Iterator[Slot]:
         return item_slots(self, item, ("input", i))

@@ -362,7 +362,7 @@ def test_forty_hidden_effects_and_200_turns_fit_600_tokens_naming_every_open_eff
                   r"ledger, listed by `ctxproxy effects list --task long`", seg.text)
     assert m and int(m.group(1)) == 30 - len(shown_prs) and int(m.group(2)) == 4
     assert 'Goal [t1]: "Fix the refund rounding bug and ship it."' in seg.text
-    report = t.pipeline.reports(t)["task_state"]
+    report = t.pipeline.reports(t)["checkpoint"]["task_state"]
     assert report["effects_ref"].startswith("checkpoint:long@") and report["items"]["pending"] == 6
 
     # frozen for this compaction: a new instruction after it is in the conversation, not in new bytes

@@ -286,13 +286,44 @@ class Silent(Filter):
         t.state[self.name] = "mine alone"
 
 
-def test_reports_are_merged_in_chain_order_and_a_failing_one_degrades():
+def test_reports_are_keyed_by_filter_in_chain_order_and_a_failing_one_degrades():
     a, b, broken = Counting("a"), Counting("b"), Counting("broken", broken_report=True)
     t = turn()
     p = Pipeline([a, Silent(), broken, b])
     p.run_request(t)
-    assert p.reports(t) == {"a_requests": 1, "b_requests": 1, "shared": "b"}  # a later filter's key wins
+    assert p.reports(t) == {"a": {"a_requests": 1, "shared": "a"},  # one key in two parts: neither is lost
+                            "b": {"b_requests": 1, "shared": "b"}}
+    assert list(p.reports(t)) == ["a", "b"]
     assert t.degraded == ["broken"]
+
+
+def test_two_filters_cannot_fill_one_manifest_field():
+    from ctxproxy.config import ConfigError
+    from ctxproxy.filters.report import COUNTS
+
+    class Counts(Counting):
+        manifest_fields = {"redactions": COUNTS}
+
+    with pytest.raises(ConfigError, match="a and b both report the manifest field 'redactions'"):
+        Pipeline([Counts("a"), Silent(), Counts("b")])
+
+
+def test_no_two_registered_filters_fill_one_manifest_field_nor_one_of_the_manifest_s_own():
+    from ctxproxy.config import ConfigError
+    from ctxproxy.filters import manifest_fields
+    from ctxproxy.filters.manifest.filter import ManifestConfig, ManifestFilter
+    from ctxproxy.filters.report import TEXT
+
+    fields = manifest_fields()  # raises if two registered filters declare one field
+    assert fields["redactions"][0] == "redact" and fields["pruned"][0] == "prune"
+    assert fields["effects"][0] == "effects" and fields["task_state"][0] == "checkpoint"
+    assert fields["turn_id"][0] == fields["segments"][0] == "manifest"  # the manifest's own, declared alike
+
+    class Impostor(Counting):
+        manifest_fields = {"turn_id": TEXT}
+
+    with pytest.raises(ConfigError, match="manifest and impostor both report the manifest field 'turn_id'"):
+        Pipeline([ManifestFilter(ManifestConfig(store=False, export=False)), Impostor("impostor")])
 
 
 def test_a_successor_inherits_only_what_each_filter_declares():

@@ -197,12 +197,12 @@ def test_segments_and_other_filters_records():
                      Segment(kind="evidence", ref="mem:1", text=EVIDENCE_MARKER, origin="memory", trust="untrusted",
                              sensitivity="secret", tokens=10, status="truncated", reason="50 > 10"),
                      Segment(kind="memory", ref="mem:2", text="x", origin="memory")]  # never placed
-    reports = {  # what the filters report (``report``), merged
-        "redaction_profile": "strict", "redactions": {"aws-key": 2, "bad": "x", "zero": 0},
-        "pruned": [{"ref": "ctx://pruned/9", "tool": "bash", "tokens_before": 500, "tokens_after": 12}],
-        "effects": [{"key": "k", "call_id": "c", "tool": "t", "state": "pending", "side_effect": True,
-                     "duplicate": True}], "checkpoint": "cp:1", "client_compacted": True,
-        "token_budget": 8000, "tokens_injected": 50,
+    reports = {  # what the filters report (``report``), by filter
+        "redact": {"redaction_profile": "strict", "redactions": {"aws-key": 2, "bad": "x", "zero": 0}},
+        "prune": {"pruned": [{"ref": "ctx://pruned/9", "tool": "bash", "tokens_before": 500, "tokens_after": 12}]},
+        "effects": {"effects": [{"key": "k", "call_id": "c", "tool": "t", "state": "pending", "side_effect": True,
+                                 "duplicate": True}], "checkpoint": "cp:1", "client_compacted": True},
+        "inject": {"token_budget": 8000, "tokens_injected": 50},
     }
     m = build_manifest(turn, _Seen(), "openai", ("api.openai.com", 443), turn.started_ns + 5_000_000, reports)
     assert [s["status"] for s in m["segments"]] == ["placed", "truncated", "dropped"]
@@ -295,8 +295,9 @@ def test_policy_revision_only_from_rules_the_model_saw(tmp_path):
 def test_hostile_records_from_other_filters_do_not_break_the_manifest():
     turn = make_turn("chat", request_body("chat", False))
     turn.segments = "nope"
-    reports = {"redactions": ["x"], "pruned": [1, None, {"ref": 5}], "effects": "x", "checkpoint": {"a": 1},
-               "token_budget": "8000", "placement": 3}
+    reports = {"redact": {"redactions": ["x"]}, "prune": {"pruned": [1, None, {"ref": 5}]},
+               "effects": {"effects": "x", "checkpoint": {"a": 1}}, "inject": {"token_budget": "8000"}, "odd": 7}
+    turn.placement = 3
     turn.spans.append(("broken",))  # malformed span records are skipped
     m = build_manifest(turn, _Seen(), "openai", (None, None), turn.started_ns, reports)
     assert m["segments"] == [] and m["redactions"] == {} and len(m["pruned"]) == 3 and m["effects"] == []

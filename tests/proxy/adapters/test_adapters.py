@@ -148,3 +148,22 @@ def test_segments_land_in_system_slot_and_latest_user_turn(api, body, where):
     assert "STABLE" in view.system_text()
     out = orjson.dumps(view.body).decode()
     assert out.index("PERTURN") > out.index("hi")
+
+
+@pytest.mark.parametrize("api, body, expected", [
+    ("anthropic", {"model": "m", "max_tokens": 5, "system": "Be terse.",
+                   "messages": [{"role": "user", "content": [{"type": "text", "text": "hi"}]},
+                                {"role": "assistant", "content": "hello"}]},
+     [(None, "", "Be terse."), (0, "user", "hi"), (1, "assistant", "hello")]),
+    ("chat", {"model": "m", "messages": [{"role": "system", "content": "Be terse."},
+                                         {"role": "user", "content": "hi"}]},
+     [(0, "system", "Be terse."), (1, "user", "hi")]),
+    ("responses", {"model": "m", "instructions": "Be terse.", "input": "hi"},
+     [(None, "", "Be terse."), (-1, "user", "hi")]),
+    ("responses", {"model": "m", "input": [{"role": "user", "content": [{"type": "input_text", "text": "hi"}]}]},
+     [(0, "user", "hi")]),
+])
+def test_message_slots_say_which_message_holds_each_text(api, body, expected):
+    view = ADAPTERS[api].parse_request(orjson.dumps(body))
+    assert [(m, role, s.get()) for m, role, s in view.message_slots()] == expected
+    assert [s.get() for _, _, s in view.message_slots()] == [s.get() for s in view.text_slots()]
