@@ -14,8 +14,13 @@ offered, withdraws the summary with ``withdraw_summaries(turn)``. Such a
 filter declares ``runs_after = ("effects",)``: the pipeline refuses a chain
 that runs it first.
 
-The renderers below (``effect_call``, ``effect_state``, ...) are the one way
-a ledger record is shown to the model, here and in the task-state checkpoint.
+``SummaryBook`` builds a scope's summary: its side-effecting records (kept in
+this process while the ledger's revision for the scope stands), the ones the
+request's history no longer shows, rendered most urgent first; a new
+revision is stored (``checkpoints``, id ``effects:<scope>``), filed under
+every session whose effects it lists, so erasing any of them erases it. The
+renderers below (``effect_call``, ``effect_state``, ...) are the one way a
+ledger record is shown to the model, here and in the task-state checkpoint.
 """
 from __future__ import annotations
 
@@ -24,11 +29,15 @@ from typing import Any
 
 import orjson
 
-from ctxproxy.store.records import COMPLETED, FAILED, RESOLVED
+from ctxproxy.store.bounded import ByteLRU
+from ctxproxy.store.records import COMPLETED, FAILED, PENDING, RESOLVED
+from ctxproxy.store.services.digest import text_sha256
 
 from ..base import Turn
 from ..segments import Segment, offered, take
 from .rules import ToolClasses, canonical_json
+
+LEDGERS_BYTES = 2 << 20  # side-effect ledgers read, by scope and revision
 
 
 @dataclass(eq=False)
@@ -61,6 +70,82 @@ def listing(key_scope: str, scope: str) -> str:
 
 def completed(r: Any) -> bool:
     return r.state == COMPLETED or (r.state == RESOLVED and r.resolution == "completed")
+
+
+class SummaryBook:
+    """Builds the ledger summary of a scope (a task, or a session), keeping
+    each scope's side-effecting records and their rendering in this process
+    (bounded) while the ledger's revision for the scope stands."""
+
+    def __init__(self, config: Any, classes: ToolClasses):
+        self.config = config  # the effects filter's (its checkpoint* keys)
+        self.classes = classes
+        self._ledgers = ByteLRU(LEDGERS_BYTES, "effect ledgers read")  # see _records
+
+    def summary(self, b: Any, es: dict, lazy: Any, tenant: str, session: str, task: str, scope: str,
+                now: float) -> LedgerSummary | None:
+        """The summary of the side effects ``lazy`` (the request's history) no
+        longer shows, given the session's ledger state ``es`` (its goal; ``cp``,
+        the revision last stored, is updated); None when the history shows
+        them all. A new revision is stored in ``b`` (``checkpoints``)."""
+        cfg = self.config
+        memo = self._records(b, tenant, {"task": task} if cfg.key_scope == "task" else {"session": session},
+                                  now)
+        hidden = [r for r in memo.records if not lazy.visible(r)]
+        if not hidden:
+            return None
+        sig = (tuple(id(r) for r in hidden), es.get("goal"))
+        rendered = memo.rendered  # (read once: the writer thread may render it too)
+        if rendered is None or rendered[0] != sig:
+            text = render_summary(hidden, es.get("goal"), self.classes, cfg.args_chars, cfg.checkpoint_max_effects)
+            rendered = memo.rendered = (sig, text, text_sha256(text)[:12])
+        _, text, rev = rendered
+        ref = f"checkpoint:{scope}@{rev}"
+        if es.get("cp") != rev:
+            # A task's checkpoint lists the effects of each of its sessions: erasing any of
+            # them (or its subject) must erase it too, so it is filed under all of them.
+            b.checkpoints.put(tenant, f"effects:{scope}", {
+                "ref": ref, "revision": rev, "text": text, "keys": [[r.key, r.call_id] for r in hidden],
+                "observed_at": now}, session=session,
+                sessions=sorted({r.session for r in hidden if r.session is not None}))
+            es["cp"] = rev
+        return LedgerSummary(kind="checkpoint", ref=ref, text=text, origin="effects",
+                             scope="task" if cfg.key_scope == "task" else "session", trust="system",
+                             sensitivity="internal", freshness={"observed_at": now, "revision": rev},
+                             priority=cfg.checkpoint_priority, max_tokens=cfg.checkpoint_max_tokens,
+                             placement=cfg.checkpoint_placement, truncatable=True, boundary="item",
+                             records=tuple(hidden), classes=self.classes, args_chars=cfg.args_chars,
+                             listing=listing(cfg.key_scope, task if cfg.key_scope == "task" else session))
+
+    def _records(self, b: Any, tenant: str, where: dict, now: float) -> "_Ledger":
+        """The scope's side-effecting records, kept in this process until the
+        ledger's revision for the scope changes or a pending record would start
+        reading as unknown: after a compaction every turn shows the summary,
+        and it should not cost a scan of the whole ledger each time."""
+        rev = b.effects.revision(tenant, **where)
+        key = (tenant, *where.items())
+        memo = self._ledgers.get(key)  # write-aheads run this on the store's writer thread
+        if memo is not None and memo.rev == rev and now < memo.until:
+            return memo
+        records = b.effects.list(tenant, side_effect=True, **where)
+        timeout = b.pending_timeout
+        until = min((r.created_at + timeout for r in records if r.state == PENDING and timeout is not None),
+                    default=float("inf"))
+        memo = _Ledger(rev, until, records)
+        if rev is not None or not records:  # (records without a revision predate it: read them each time)
+            self._ledgers.put(key, memo)
+        return memo
+
+
+@dataclass(eq=False)
+class _Ledger:
+    """A scope's side-effecting records as read at revision ``rev`` (valid
+    until ``until``), and the summary last rendered from them."""
+
+    rev: bytes | None
+    until: float
+    records: list
+    rendered: tuple | None = None  # (signature, text, digest)
 
 
 _FIRST_KEYS = ("file_path", "path", "notebook_path", "url", "command", "cmd", "name", "id", "title")

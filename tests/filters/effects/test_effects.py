@@ -157,13 +157,13 @@ def test_hooks_pending_then_completed_then_checkpoint(api, store):
                    store)
     request(f, t3)
     st = t3.state["effects"]
-    assert st.compacted is True and st.checkpoint.startswith("checkpoint:s1@")
+    assert st.compacted is True and st.summary.startswith("checkpoint:s1@")
     (seg,) = offered(t3)
     assert seg.kind == "checkpoint" and seg.trust == "system" and seg.placement == "turn"
     assert "gh pr create --fill" in seg.text and PR_URL in seg.text and "Goal: open the PR" in seg.text
     assert "git status" not in seg.text and "Read" not in seg.text
     doc = store.checkpoints.get("default", "effects:s1")
-    assert doc.data["ref"] == st.checkpoint and doc.data["text"] == seg.text
+    assert doc.data["ref"] == st.summary and doc.data["text"] == seg.text
 
 
 def test_hooks_streamed_calls_split_into_small_deltas(store):
