@@ -63,7 +63,7 @@ from ctxproxy.config import ConfigError
 
 from ctxproxy.store import REF_POINTERS, surrogates
 from ctxproxy.store.bounded import ByteLRU
-from ctxproxy.store.queries import REF_PREFIX  # the admin API and the CLI resolve references too
+from ctxproxy.store.lookups import REF_PREFIX  # the admin API and the CLI resolve references too
 
 from .base import Filter, Turn
 from .report import ManifestField, as_dict, integer, items, text

@@ -2,7 +2,7 @@
 
 ``Keyring.authenticate(headers, peer, route)`` is called once per proxied
 request, before anything is read or forwarded, and answers a ``Principal``
-or a ``Refusal`` (the caller answers it in the request's API format). It
+or a ``KeyRefusal`` (the caller answers it in the request's API format). It
 knows no server framework: headers are any case-insensitive mapping.
 
 A key is looked for in ``X-Ctx-Key`` first (the agent keeps its own provider
@@ -41,7 +41,9 @@ WINDOW = 60.0  # seconds over which failure_limit counts
 MAX_PEERS = 10000  # peers whose failures are tracked at once
 
 
-class Refusal(NamedTuple):
+class KeyRefusal(NamedTuple):
+    """A proxy-key check that refused a request (the memory gate's refusal is ``gate.Refusal``)."""
+
     status: int  # 401 bad or missing key, 403 outside the key's sets, 429 too many failures
     message: str
     reason: str  # the counter it is recorded under
@@ -138,17 +140,17 @@ class Keyring:
         self._routes: dict[tuple[str, str], Route] = {}
         self.refused: Counter[str] = Counter()  # the only record a refused request leaves
 
-    def _refuse(self, peer: str, status: int, message: str, reason: str) -> Refusal:
+    def _refuse(self, peer: str, status: int, message: str, reason: str) -> KeyRefusal:
         if status == 401:
             wait = self._limiter.failed(peer)
             if wait:
                 self.refused["rate_limited"] += 1
-                return Refusal(429, "too many failed proxy key checks from this address; retry later",
+                return KeyRefusal(429, "too many failed proxy key checks from this address; retry later",
                                "rate_limited", wait)
         self.refused[reason] += 1
-        return Refusal(status, message, reason)
+        return KeyRefusal(status, message, reason)
 
-    def verify(self, presented: str | None, peer: str) -> Principal | Refusal:
+    def verify(self, presented: str | None, peer: str) -> Principal | KeyRefusal:
         """The principal of a presented key, or a 401 (429 past the failure limit)."""
         if not presented:
             return self._refuse(peer, 401, "missing proxy key: present it as the API key or in X-Ctx-Key",
@@ -167,11 +169,11 @@ class Keyring:
         record = self._cache.get(principal.key_id) if self._cache is not None else None
         return record is not None and record.state(self._clock()) == "active"
 
-    def authenticate(self, headers: Mapping[str, str], peer: str, route: Route) -> Principal | Refusal:
+    def authenticate(self, headers: Mapping[str, str], peer: str, route: Route) -> Principal | KeyRefusal:
         """The principal of a proxied request, or why it is refused."""
         presented, as_api_key = presented_key(headers)
         principal = self.verify(presented, peer)
-        if isinstance(principal, Refusal):
+        if isinstance(principal, KeyRefusal):
             return principal
         if (principal.routes and route.name not in principal.routes) or \
                 (route.config.tenant and route.config.tenant != principal.tenant):  # a route pinned to a tenant
@@ -189,7 +191,7 @@ class Keyring:
                                 "or present the proxy key in X-Ctx-Key", "no_provider_key")
         return principal
 
-    def admin(self, token: str, peer: str) -> Principal | Refusal:
+    def admin(self, token: str, peer: str) -> Principal | KeyRefusal:
         """A tenant admin key presented to the admin API."""
         principal = self.verify(token, peer)
         if isinstance(principal, Principal) and not principal.admin:

@@ -69,7 +69,7 @@ def error_reply(api: str, status: int, message: str, turn_id: str = "") -> Reply
 
 
 def refusal_reply(refusal: Any, api: str) -> Reply:
-    """An ``auth.Refusal`` (401/403/429) in the caller's format; 429 says when to retry."""
+    """An ``auth.KeyRefusal`` (401/403/429) in the caller's format; 429 says when to retry."""
     reply = error_reply(api, refusal.status, f"ctxproxy: {refusal.message}")
     if refusal.retry_after:
         return reply._replace(headers=reply.headers + (("Retry-After", str(refusal.retry_after)),))

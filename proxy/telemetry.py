@@ -1,7 +1,7 @@
 """OpenTelemetry providers and exporters, from the standard ``OTEL_*`` variables.
 
 The proxy owns the providers (they open sockets; filters never do) and hands
-``filters.telemetry.Telemetry`` to the filters as the ``telemetry`` service.
+``filters.manifest.export.Telemetry`` to the filters as the ``telemetry`` service.
 
 Which exporter, per signal (traces, metrics):
 
@@ -31,7 +31,7 @@ import os
 import threading
 from typing import Any
 
-from ctxproxy.filters.manifest.telemetry import Telemetry
+from ctxproxy.filters.manifest.export import Telemetry
 
 log = logging.getLogger("ctxproxy.telemetry")
 

@@ -48,7 +48,7 @@ from ..report import ManifestField, as_dict as _dict, as_list as _list, integer 
 from ..services import Services
 from ctxproxy.store.services.digest import sha256
 from ..segments import FENCED_TRUST, SENSITIVITY_ORDER
-from .telemetry import (
+from .export import (
     CONTENT_TRUNCATED,
     CONTENT_WITHHELD,
     GEN_AI_INPUT_MESSAGES,
@@ -72,7 +72,7 @@ from .telemetry import (
     MANIFEST_VERSION,
     export_span,
 )
-from .telemetry import (
+from .export import (
     MANIFEST_COMPACTION,
     MANIFEST_OBSERVED_RULE_COUNT,
     MANIFEST_REINJECTED_RULE_COUNT,

@@ -162,14 +162,14 @@ def guarded(handler: Handler, token: Callable[[], str], loopback_only: bool) -> 
     async def check(request: web.Request) -> web.StreamResponse:
         from ctxproxy.store import KEY_PREFIX
 
-        from ..auth import Refusal, peer_of
+        from ..auth import KeyRefusal, peer_of
         if loopback_only and not _is_loopback(request):
             return admin_error(403, "admin API answers loopback clients only (server.admin_loopback_only)")
         auth = request.headers.get("authorization", "")
         given = auth[7:].strip() if auth[:7].lower() == "bearer " else ""
         if given.startswith(KEY_PREFIX):  # a tenant admin key
             principal = request.app[APP_STATE].keyring.admin(given, peer_of(request.transport))
-            if isinstance(principal, Refusal):
+            if isinstance(principal, KeyRefusal):
                 return admin_error(principal.status, principal.message)
             request[_PRINCIPAL] = principal
             return await answered(handler, request)

@@ -22,7 +22,7 @@ from aiohttp import web
 
 from ctxproxy.filters.effects.rules import canonical_json, effect_key
 from ctxproxy.store.errors import EffectStateError, StoreError
-from ctxproxy.store.queries import KeyPrefixError, full_key, key_answer
+from ctxproxy.store.lookups import KeyPrefixError, full_key, key_answer
 from ctxproxy.store.records import EFFECT_STATES, RESOLUTIONS
 
 from .app import admin_error, admin_route, required_store, tenant_of

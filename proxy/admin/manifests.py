@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from aiohttp import web
 
-from ctxproxy.store.queries import MAX_MANIFESTS, find_manifest, list_manifests
+from ctxproxy.store.lookups import MAX_MANIFESTS, find_manifest, list_manifests
 
 from .app import admin_error, admin_route, required_store, tenant_of
 

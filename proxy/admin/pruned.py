@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from aiohttp import web
 
-from ctxproxy.store.queries import describe_pruned, find_pruned
+from ctxproxy.store.lookups import describe_pruned, find_pruned
 
 from .app import admin_error, admin_route, required_store, tenant_of
 

@@ -134,7 +134,7 @@ async def run(data_dir: Path, out: Any = None, keep: bool = False) -> int:
 
 
 def _show(app: Any, turn_id: str | None, render: Any) -> str:
-    from ctxproxy.store.queries import find_manifest
+    from ctxproxy.store.lookups import find_manifest
     from ..edge.server import APP_STATE
 
     doc = find_manifest(app[APP_STATE].services.store, turn_id or "", None)

@@ -24,7 +24,7 @@ import urllib.parse
 from contextlib import contextmanager
 from typing import Any, Iterator
 
-from .store import CLIError, add_remote_options, add_store_options, admin_call, admin_failure, cli_store, default_tenant_of, nonempty
+from .options import CLIError, add_remote_options, add_store_options, admin_call, admin_failure, cli_store, default_tenant_of, nonempty
 
 
 KEY_HELP = ("the idempotency key (sha256 hex), or the first characters of it as `effects list` prints them "
@@ -153,7 +153,7 @@ def _get(args: argparse.Namespace) -> int:
             if status != 200:
                 raise _key_failure(status, payload)
         else:
-            from ctxproxy.store.queries import key_answer
+            from ctxproxy.store.lookups import key_answer
 
             with _open(args) as store:
                 args.key = _full_key(store, args)
@@ -206,7 +206,7 @@ def _resolve(args: argparse.Namespace) -> int:
 
 def _full_key(store: Any, args: argparse.Namespace) -> str:
     """The key ``args.key`` names: whole, or a unique prefix (what ``list`` prints)."""
-    from ctxproxy.store.queries import KeyPrefixError, full_key
+    from ctxproxy.store.lookups import KeyPrefixError, full_key
 
     try:
         return full_key(store.effects, args.tenant, args.key)

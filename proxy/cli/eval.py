@@ -21,7 +21,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from .store import CLIError, add_config_option
+from .options import CLIError, add_config_option
 
 EXIT_REGRESSION = 1
 

@@ -17,7 +17,7 @@ import sys
 import urllib.parse
 from typing import Any
 
-from .store import CLIError, add_remote_options, add_store_options, admin_call, admin_failure, cli_store, nonempty
+from .options import CLIError, add_remote_options, add_store_options, admin_call, admin_failure, cli_store, nonempty
 
 
 def register(subparsers: Any) -> None:

@@ -13,7 +13,7 @@ import time
 from datetime import datetime, timezone
 from pathlib import Path
 
-from .store import CLIError, add_store_options, cli_store, nonempty
+from .options import CLIError, add_store_options, cli_store, nonempty
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:

@@ -23,7 +23,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from .store import CLIError, add_remote_options, add_store_options, admin_call, admin_failure, cli_store, nonempty
+from .options import CLIError, add_remote_options, add_store_options, admin_call, admin_failure, cli_store, nonempty
 
 EXPORT_FORMATS = ("codex", "claude", "openclaw", "hermes")
 _CODES = {"not_found": 3, "conflict": 4, "memory_blocked": 5}

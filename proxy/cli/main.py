@@ -12,13 +12,13 @@ import importlib
 from ctxproxy.config import ConfigError, default_config_text, load_config
 
 from ..version import version
-from .store import CLIError, nonempty
+from .options import CLIError, nonempty
 
 # Modules that add subcommands: each has ``register(subparsers)``; the parser it
 # adds sets ``func(args) -> int`` via ``set_defaults``.
 COMMAND_MODULES: tuple[str, ...] = ("ctxproxy.proxy.cli.pruned", "ctxproxy.proxy.cli.manifest",
                                     "ctxproxy.proxy.cli.effects", "ctxproxy.proxy.cli.memory",
-                                    "ctxproxy.proxy.cli.forget", "ctxproxy.proxy.cli.recall", "ctxproxy.proxy.cli.demo",
+                                    "ctxproxy.proxy.cli.forget", "ctxproxy.proxy.cli.sessions", "ctxproxy.proxy.cli.demo",
                                     "ctxproxy.proxy.cli.keys", "ctxproxy.proxy.cli.mitm", "ctxproxy.proxy.cli.eval",
                                     "ctxproxy.proxy.cli.learn",
                                     "ctxproxy.proxy.cli.store_admin")

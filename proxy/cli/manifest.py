@@ -15,7 +15,7 @@ import sys
 import time
 from typing import Any, Iterable, Mapping, Sequence
 
-from .store import add_store_options, cli_store, nonempty
+from .options import add_store_options, cli_store, nonempty
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -35,7 +35,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def _show(args: argparse.Namespace) -> int:
-    from ctxproxy.store.queries import find_manifest, list_manifests
+    from ctxproxy.store.lookups import find_manifest, list_manifests
 
     if bool(args.turn_id) == bool(args.session):
         print("ctxproxy: give a TURN_ID or --session SESSION (one of them)", file=sys.stderr)

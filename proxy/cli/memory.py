@@ -23,7 +23,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from .store import CLIError, add_remote_options, add_store_options, admin_call, admin_failure, cli_store, nonempty
+from .options import CLIError, add_remote_options, add_store_options, admin_call, admin_failure, cli_store, nonempty
 
 KINDS = ("preference", "fact", "procedure", "failure", "event")
 STATUSES = ("active", "proposed", "hypothesis", "superseded", "expired", "deleted")

@@ -13,7 +13,7 @@ import logging
 import shlex
 import sys
 
-from .store import nonempty
+from .options import nonempty
 
 MISSING = ("ctxproxy mitm needs mitmproxy, which the base install leaves out: "
            "pip install 'ctxproxy[mitm]'")

@@ -9,7 +9,7 @@ import argparse
 import json
 import sys
 
-from .store import add_store_options, cli_store, nonempty
+from .options import add_store_options, cli_store, nonempty
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -29,7 +29,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def _show(args: argparse.Namespace) -> int:
-    from ctxproxy.store.queries import describe_pruned, find_pruned
+    from ctxproxy.store.lookups import describe_pruned, find_pruned
 
     with cli_store(args) as cs:
         doc = find_pruned(cs.store, args.id, args.tenant, cs.default_tenant)
@@ -50,7 +50,7 @@ def _show(args: argparse.Namespace) -> int:
 
 
 def _list(args: argparse.Namespace) -> int:
-    from ctxproxy.store.queries import describe_pruned
+    from ctxproxy.store.lookups import describe_pruned
 
     with cli_store(args) as cs:
         docs = cs.store.pruned.list(cs.tenant, session=args.session)

@@ -2,16 +2,18 @@
 
     ctxproxy memory search QUERY [--user U] [--project P] [--session S] [--purpose P] [-k N] [--as-of T]
     ctxproxy memory reindex                      rebuild the recall index from the store
-    ctxproxy sessions search QUERY (--session S | --user U) [--limit N]
+
+``memory`` adds these actions (``add_memory_actions``); ``sessions search``
+(``sessions.py``) asks its queries through ``answer`` and prints with
+``print_ranked``, as these do.
 """
 from __future__ import annotations
 
 import argparse
 import json
-import sys
 from typing import Any, Callable
 
-from .store import CLIError, add_remote_options, add_store_options, admin_call, admin_failure, cli_store, nonempty
+from .options import CLIError, admin_call, admin_failure, cli_store, nonempty
 
 
 def add_memory_actions(sub: Any, common: Callable[..., None]) -> None:
@@ -28,23 +30,6 @@ def add_memory_actions(sub: Any, common: Callable[..., None]) -> None:
     r = sub.add_parser("reindex", help="rebuild the recall index (SQLite FTS5) from the store")
     common(r, remote=False)
     r.set_defaults(func=_reindex)
-
-
-def register(subparsers: Any) -> None:
-    p = subparsers.add_parser("sessions", help="search the session index (each turn's redacted text)",
-                              description="Search earlier turns: a session's tree, or a user's sessions.")
-    sub = p.add_subparsers(dest="sessions_command", metavar="ACTION")
-    s = sub.add_parser("search", help="turns matching QUERY, best first")
-    add_store_options(s)
-    add_remote_options(s)
-    s.add_argument("--json", action="store_true", help="print JSON")
-    s.add_argument("query", help="the query text")
-    who = s.add_mutually_exclusive_group(required=True)
-    who.add_argument("--session", type=nonempty, help="search this session's tree")
-    who.add_argument("--user", type=nonempty, help="search every session of this user")
-    s.add_argument("--limit", type=int, default=20)
-    s.set_defaults(func=_sessions_search)
-    p.set_defaults(func=lambda args: (p.print_help(), 2)[1])
 
 
 def _services(cs: Any) -> Any:
@@ -64,7 +49,7 @@ def _rank(cs: Any) -> tuple[Any, tuple]:
     return (rc.rank, tuple(rc.exclude_kinds)) if rc is not None else (None, ())
 
 
-def _answer(args: argparse.Namespace, remote: tuple, local: Callable[[Any, Any], dict]) -> dict:
+def answer(args: argparse.Namespace, remote: tuple, local: Callable[[Any, Any], dict]) -> dict:
     """The admin API's answer with ``--url``, else the same query on the data dir."""
     from ctxproxy.store.services.recall.queries import QueryError
 
@@ -93,10 +78,10 @@ def _search(args: argparse.Namespace) -> int:
             body[name] = getattr(args, name)
     if args.as_of and args.as_of.replace(".", "", 1).isdigit():
         body["as_of"] = float(args.as_of)
-    out = _answer(args, ("POST", "recall", {"tenant": args.tenant}, body),
-                  lambda cs, rs: recall_items(rs, cs.tenant, body, *_rank(cs)))
-    _print(args, out["items"], out, "(nothing recalled)", "statement",
-           lambda it: f"{it['memory_id']}  {it['kind']}/{it['scope']}  {it['observed_at'][:10]}")
+    out = answer(args, ("POST", "recall", {"tenant": args.tenant}, body),
+                 lambda cs, rs: recall_items(rs, cs.tenant, body, *_rank(cs)))
+    print_ranked(args, out["items"], out, "(nothing recalled)", "statement",
+                 lambda it: f"{it['memory_id']}  {it['kind']}/{it['scope']}  {it['observed_at'][:10]}")
     return 0
 
 
@@ -113,21 +98,7 @@ def _reindex(args: argparse.Namespace) -> int:
     return 0
 
 
-def _sessions_search(args: argparse.Namespace) -> int:
-    from ctxproxy.store.services.recall.queries import session_hits
-
-    query = {"tenant": args.tenant, "q": args.query, "session": args.session, "user": args.user,
-             "limit": args.limit}
-    out = _answer(args, ("GET", "sessions/search", query, None),
-                  lambda cs, rs: session_hits(rs, cs.tenant, args.query, session=args.session or "",
-                                              user=args.user or "", limit=args.limit))
-    _print(args, out["hits"], out, "(no turns found)", "text",
-           lambda h: f"{h['session']}  {h['turn_id']}  {h['role']}")
-    sys.stdout.flush()
-    return 0
-
-
-def _print(args: argparse.Namespace, rows: list, out: dict, empty: str, text_key: str,
+def print_ranked(args: argparse.Namespace, rows: list, out: dict, empty: str, text_key: str,
            columns: Callable[[dict], str]) -> None:
     """The answer as JSON (``--json``), else one line a row: score, ``columns``,
     then its text on one line, cut at 90 characters."""

@@ -11,7 +11,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from .store import CLIError, add_config_option, nonempty
+from .options import CLIError, add_config_option, nonempty
 
 
 def register(sub: argparse._SubParsersAction) -> None:

@@ -52,7 +52,7 @@ def error_response(api: str, status: int, message: str, turn_id: str = "") -> we
 
 
 def refusal_response(refusal: Any, api: str) -> web.Response:
-    """An ``auth.Refusal`` (401/403/429) in the caller's format; 429 says when to retry."""
+    """An ``auth.KeyRefusal`` (401/403/429) in the caller's format; 429 says when to retry."""
     return web_response(refusal_reply(refusal, api))
 
 

@@ -37,7 +37,7 @@ from ctxproxy.store.writer import BackgroundWriter
 
 from ..admin.app import add_admin_routes
 from .app_state import APP_STATE, AppState, InFlight, version
-from ..auth import Keyring, Refusal, peer_of, warn_if_open
+from ..auth import Keyring, KeyRefusal, peer_of, warn_if_open
 from ..engine import engine_for
 from .errors import error_response, family_api, refusal_response, response_for
 from .relay import Relay
@@ -281,7 +281,7 @@ async def proxy_handler(request: web.Request) -> web.StreamResponse:
             principal = st.keyring.authenticate(request.headers, peer_of(request.transport), match.route)
         except StoreUnavailable as exc:  # the key cannot be checked: refused, never let through
             return response_for(exc, family_api(match.api, match.route.family))
-        if isinstance(principal, Refusal):
+        if isinstance(principal, KeyRefusal):
             return refusal_response(principal, family_api(match.api, match.route.family))
         # the tenant's provider key, if it has one; the principal rides on to the turn
         match = match._replace(route=st.keyring.route_for(principal, match.route), principal=principal)

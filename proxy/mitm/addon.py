@@ -40,7 +40,7 @@ from ..engine import BYTES, EVENTS, WHOLE, Engine, Exchange, Forward
 from .ca import trust_hint
 from .hosts import HostRouter
 from .peers import Peer, find_peer
-from ..auth import Refusal
+from ..auth import KeyRefusal
 from ..replies import TURN_HEADER, ProxyError, Reply, error_reply, family_api, refusal_reply
 from ..edge.websocket import _WsSession
 
@@ -143,7 +143,7 @@ class CtxproxyAddon:
         keyring = self.engine.services.keyring
         if keyring is not None and keyring.required:  # keys mode: before anything is read or forwarded
             principal = keyring.authenticate(req.headers, _client_ip(flow), match.route)
-            if isinstance(principal, Refusal):
+            if isinstance(principal, KeyRefusal):
                 _answer(flow, refusal_reply(principal, family_api(match.api, match.route.family)))
                 return
             match = match._replace(route=keyring.route_for(principal, match.route), principal=principal)

@@ -31,7 +31,7 @@ from ctxproxy.filters.manifest.filter import (
 )
 from ctxproxy.filters.inject.rules_bundle import RulesBundle
 from ctxproxy.filters.segments import Segment, offer
-from ctxproxy.filters.manifest.telemetry import Telemetry
+from ctxproxy.filters.manifest.export import Telemetry
 from ctxproxy.filters.tokens import TokenCounter
 from ctxproxy.proxy.adapters import ADAPTERS
 from ctxproxy.proxy.adapters.base import _UNSET

@@ -1,5 +1,5 @@
 """The options every store-reading command shares (``--data-dir``,
-``--config``, ``--tenant``, from proxy/cli/store.py) and the admin API's one
+``--config``, ``--tenant``, from proxy/cli/options.py) and the admin API's one
 answer when a proxy runs without a store."""
 import aiohttp
 import pytest

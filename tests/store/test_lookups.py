@@ -1,4 +1,4 @@
-"""store.queries, the reads the admin API and the CLI share, on a real LMDB store:
+"""store.lookups, the reads the admin API and the CLI share, on a real LMDB store:
 ids found through their tenant pointers, never across tenants, and an effect
 key's answer."""
 from __future__ import annotations
@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from ctxproxy.store import REF_POINTERS, TURN_POINTERS, open_store
-from ctxproxy.store.queries import (REF_PREFIX, describe_pruned, find_manifest, find_pruned, key_answer,
+from ctxproxy.store.lookups import (REF_PREFIX, describe_pruned, find_manifest, find_pruned, key_answer,
                                     list_manifests)
 
 
