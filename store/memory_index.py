@@ -142,6 +142,35 @@ def follow_changes(file: Any, memories: Any, lock: Any, apply: Any) -> int:
     return applied
 
 
+def rebuild_all(file: Any, store: Any, lock: Any, clear: Any, apply: Any) -> int:
+    """Empty a derived index (``clear(con)``) and apply every tenant's memories
+    to it again in batches (``apply(con, records) -> indexed``), up to the
+    feed's current position: one transaction, its watermark with it. Returns
+    how many were indexed."""
+    memories = store.memories
+    with lock:
+        seq = memories.last_seq()
+        con = file.db()
+        con.execute("BEGIN IMMEDIATE")
+        try:
+            clear(con)
+            n = 0
+            for tenant in store_tenants(store):
+                batch: list = []
+                for rec in memories.iter_tenant(tenant):
+                    batch.append(rec)
+                    if len(batch) >= CATCH_UP_BATCH:
+                        n += apply(con, batch)
+                        batch = []
+                n += apply(con, batch)
+            con.execute("INSERT OR REPLACE INTO meta(k, v) VALUES ('seq', ?)", (seq,))
+            con.execute("COMMIT")
+        except BaseException:
+            con.execute("ROLLBACK")
+            raise
+    return n
+
+
 @dataclass(slots=True)
 class Candidate:
     """A memory the viewer may see that matched the query (its text stays in
@@ -366,25 +395,14 @@ class MemoryIndex:
     def rebuild(self) -> int:
         """Empty the index and index every tenant's memories from the store
         again, up to the feed's current position (``ctxproxy memory reindex``)."""
-        memories = self.store.memories
-        with self._catch_lock:
-            seq = memories.last_seq()
-            con = self.file.db()
-            con.execute("BEGIN IMMEDIATE")
-            try:
-                for table in ("mem", "post", "df", "part"):
-                    con.execute(f"DELETE FROM {table}")
-                for table in FTS_TABLES:
-                    con.execute(f"INSERT INTO {table}({table}) VALUES('delete-all')")
-                n = 0
-                for tenant in self._tenants():
-                    for rec in memories.iter_tenant(tenant):
-                        n += self._apply(con, rec)
-                con.execute("INSERT OR REPLACE INTO meta(k, v) VALUES ('seq', ?)", (seq,))
-                con.execute("COMMIT")
-            except BaseException:
-                con.execute("ROLLBACK")
-                raise
+        def clear(con: Any) -> None:
+            for table in ("mem", "post", "df", "part"):
+                con.execute(f"DELETE FROM {table}")
+            for table in FTS_TABLES:
+                con.execute(f"INSERT INTO {table}({table}) VALUES('delete-all')")
+
+        n = rebuild_all(self.file, self.store, self._catch_lock, clear,
+                        lambda con, recs: sum(self._apply(con, rec) for rec in recs))
         self._cache.clear()
         self.catch_up()  # writes that landed while it ran
         return n

@@ -37,7 +37,7 @@ from collections import OrderedDict
 from pathlib import Path
 from typing import Any, Iterable, Sequence
 
-from .memory_index import CATCH_UP_BATCH, _servable, follow_changes, store_tenants, visibility
+from .memory_index import _servable, follow_changes, rebuild_all, visibility
 from .sqlite_index import SQLiteFile, Viewer, attach, placeholders, sensitivity_rank
 
 log = logging.getLogger("ctxproxy.store.recall")
@@ -162,28 +162,12 @@ class VectorIndex:
         """Empty the index and embed every tenant's servable memories again."""
         if self.embedder is None:
             return 0
-        memories = self.store.memories
-        with self._catch_lock:
-            seq = memories.last_seq()
-            con = self.file.db()
-            con.execute("BEGIN IMMEDIATE")
-            try:
-                con.execute("DELETE FROM vec")
-                self._drop_cache()
-                n = 0
-                for tenant in store_tenants(self.store):
-                    batch: list = []
-                    for rec in memories.iter_tenant(tenant):
-                        batch.append(rec)
-                        if len(batch) >= CATCH_UP_BATCH:
-                            n += self._apply(con, batch)
-                            batch = []
-                    n += self._apply(con, batch)
-                con.execute("INSERT OR REPLACE INTO meta(k, v) VALUES ('seq', ?)", (seq,))
-                con.execute("COMMIT")
-            except BaseException:
-                con.execute("ROLLBACK")
-                raise
+
+        def clear(con: Any) -> None:
+            con.execute("DELETE FROM vec")
+            self._drop_cache()
+
+        n = rebuild_all(self.file, self.store, self._catch_lock, clear, self._apply)
         self.catch_up()
         return n
 

@@ -113,6 +113,30 @@ class AdminForbidden(_AdminHTTPError, web.HTTPForbidden):
     """A 403 admin error: the credentials do not reach what the call names."""
 
 
+class AdminNotFound(_AdminHTTPError, web.HTTPNotFound):
+    """A 404 admin error."""
+
+
+async def found(request: web.Request, find: Callable[[Any, str | None], Any], what: str) -> Any:
+    """What ``find(store, tenant)`` finds for a call naming one object by id:
+    ``tenant`` is ``?tenant=`` or None (the object's own tenant); not found is
+    a 404 naming ``what`` (and the tenant, when the call named one)."""
+    tenant = tenant_of(request, default=False)
+    store = await required_store(request)
+    doc = find(store, tenant)
+    if doc is None:
+        raise AdminNotFound(f"no {what}" + (f" for tenant {tenant!r}" if tenant else ""))
+    return doc
+
+
+def session_of(request: web.Request, resource: str) -> str:
+    """``?session=`` of a listing by session (``GET /ctx/v1/<resource>?session=ID``), required."""
+    session = request.query.get("session")
+    if not session:
+        raise AdminBadRequest(f"session: required (GET /ctx/v1/{resource}?session=ID)")
+    return session
+
+
 def admin_principal(request: web.Request) -> Any:
     """The tenant admin key's principal behind this call; None for the operator."""
     return request.get(_PRINCIPAL)

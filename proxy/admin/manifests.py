@@ -15,26 +15,21 @@ from aiohttp import web
 
 from ctxproxy.store.lookups import MAX_MANIFESTS, find_manifest, list_manifests
 
-from .app import admin_error, admin_route, required_store, tenant_of
+from .app import admin_error, admin_route, found, required_store, session_of, tenant_of
+
 
 @admin_route("GET", "manifests/{turn_id}")
 async def get_manifest(request: web.Request) -> web.StreamResponse:
-    tenant = tenant_of(request, default=False)  # by default the turn's own tenant
-    store = await required_store(request)
-    turn_id = request.match_info["turn_id"]
-    doc = find_manifest(store, turn_id, tenant)
-    if doc is None:
-        where = f" for tenant {tenant!r}" if tenant else ""
-        return admin_error(404, f"no manifest for turn {turn_id!r}{where}")
+    turn_id = request.match_info["turn_id"]  # by default the turn's own tenant
+    doc = await found(request, lambda store, tenant: find_manifest(store, turn_id, tenant),
+                      f"manifest for turn {turn_id!r}")
     return web.json_response(dict(doc.data))
 
 
 @admin_route("GET", "manifests")
 async def get_manifests(request: web.Request) -> web.StreamResponse:
     tenant = tenant_of(request)
-    session = request.query.get("session")
-    if not session:
-        return admin_error(400, "session: required (GET /ctx/v1/manifests?session=ID)")
+    session = session_of(request, "manifests")
     try:
         limit = int(request.query.get("limit", MAX_MANIFESTS))
     except ValueError:

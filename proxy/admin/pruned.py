@@ -17,17 +17,14 @@ from aiohttp import web
 
 from ctxproxy.store.lookups import describe_pruned, find_pruned
 
-from .app import admin_error, admin_route, required_store, tenant_of
+from .app import admin_route, found, required_store, session_of, tenant_of
 
 
 @admin_route("GET", "pruned/{id}")
 async def get_pruned(request: web.Request) -> web.StreamResponse:
-    tenant = tenant_of(request, default=False)  # by default the original's own tenant
-    store = await required_store(request)
-    doc = find_pruned(store, request.match_info["id"], tenant, fallback=tenant_of(request))
-    if doc is None:
-        where = f" for tenant {tenant!r}" if tenant else ""
-        return admin_error(404, f"no pruned output {request.match_info['id']!r}{where}")
+    ref = request.match_info["id"]  # by default the original's own tenant
+    doc = await found(request, lambda store, tenant: find_pruned(store, ref, tenant, fallback=tenant_of(request)),
+                      f"pruned output {ref!r}")
     if request.query.get("format") == "text":
         return web.Response(text=str(doc.data.get("content", "")), content_type="text/plain", charset="utf-8")
     return web.json_response(describe_pruned(doc))
@@ -36,9 +33,7 @@ async def get_pruned(request: web.Request) -> web.StreamResponse:
 @admin_route("GET", "pruned")
 async def list_pruned(request: web.Request) -> web.StreamResponse:
     tenant = tenant_of(request)
-    session = request.query.get("session")
-    if not session:
-        return admin_error(400, "session: required (GET /ctx/v1/pruned?session=ID)")
+    session = session_of(request, "pruned")
     store = await required_store(request)
     docs = store.pruned.list(tenant, session=session)
     return web.json_response({"tenant": tenant, "session": session,

@@ -17,7 +17,7 @@ import sys
 import urllib.parse
 from typing import Any
 
-from .options import CLIError, add_remote_options, add_store_options, admin_call, admin_failure, cli_store, nonempty
+from .options import CLIError, add_remote_options, add_store_options, admin_answer, ask, cli_store, nonempty
 
 
 def register(subparsers: Any) -> None:
@@ -70,10 +70,8 @@ def run_forget(args: argparse.Namespace) -> int:
     if getattr(args, "url", None):
         if args.dry_run:
             raise CLIError("--dry-run works on the data dir only", 2)
-        status, out = admin_call(args, "POST", "forget", {"tenant": args.tenant},
-                                 {**subject, **({"request_id": args.request_id} if args.request_id else {})})
-        if status != 200:
-            raise admin_failure(status, out)
+        out = admin_answer(args, "POST", "forget", {"tenant": args.tenant},
+                           {**subject, **({"request_id": args.request_id} if args.request_id else {})})
     else:
         with cli_store(args) as cs:
             try:
@@ -142,15 +140,10 @@ def _show(args: argparse.Namespace) -> int:
     rid = args.request_id_arg or args.request_id
     if not rid:
         raise CLIError("forget show REQUEST_ID", 2)
-    if args.url:
-        status, out = admin_call(args, "GET", f"forget/{urllib.parse.quote(rid, safe='')}", {"tenant": args.tenant})
-        if status != 200:
-            raise admin_failure(status, out)
-    else:
-        with cli_store(args) as cs:
-            out = forgetting.check(cs.store, cs.tenant, rid)
-        if out is None:
-            raise CLIError(f"no erasure receipt {rid!r}", 3)
+    out = ask(args, "GET", f"forget/{urllib.parse.quote(rid, safe='')}", {"tenant": args.tenant},
+              lambda cs: forgetting.check(cs.store, cs.tenant, rid))
+    if out is None:
+        raise CLIError(f"no erasure receipt {rid!r}", 3)
     if args.json:
         print(json.dumps(out, indent=2))
     else:

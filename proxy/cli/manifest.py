@@ -15,13 +15,12 @@ import sys
 import time
 from typing import Any, Iterable, Mapping, Sequence
 
-from .options import add_store_options, cli_store, nonempty
+from .options import add_store_options, cli_store, command, nonempty
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
-    p = subparsers.add_parser("manifest", help="inspect Context Manifests (what the model saw, per turn)",
-                              description="Inspect the Context Manifest stored for each turn.")
-    sub = p.add_subparsers(dest="manifest_command", metavar="ACTION")
+    sub = command(subparsers, "manifest", "inspect Context Manifests (what the model saw, per turn)",
+                  "Inspect the Context Manifest stored for each turn.")
     show = sub.add_parser("show", help="print one turn's manifest, or a session's turns",
                           description="Print the manifest of TURN_ID (the X-Ctx-Turn-Id response header), "
                                       "or one line per turn of --session.")
@@ -31,7 +30,6 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                                         "filters.identify.default_tenant)")
     show.add_argument("--json", action="store_true", help="print the stored JSON instead of tables")
     show.set_defaults(func=_show)
-    p.set_defaults(func=lambda args: (p.print_help(), 2)[1])
 
 
 def _show(args: argparse.Namespace) -> int:

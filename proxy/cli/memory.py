@@ -23,7 +23,8 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from .options import CLIError, add_remote_options, add_store_options, admin_call, admin_failure, cli_store, nonempty
+from .options import (CLIError, add_remote_options, add_store_options, admin_answer, admin_call, admin_failure, ask,
+                      cli_store, nonempty)
 
 KINDS = ("preference", "fact", "procedure", "failure", "event")
 STATUSES = ("active", "proposed", "hypothesis", "superseded", "expired", "deleted")
@@ -217,9 +218,7 @@ def _add(args: argparse.Namespace) -> int:
     if args.evergreen:
         body["evergreen"] = True
     if args.url:
-        status, ans = admin_call(args, "POST", "memories", {"tenant": args.tenant}, body)
-        if status != 201:
-            raise _fail(status, ans)
+        ans = admin_answer(args, "POST", "memories", {"tenant": args.tenant}, body, ok=201, fail=_fail)
     else:
         ans = _gated(args, lambda gate, tenant: gate.write(tenant, body, created_by="cli"))
     _print(args, ans, _answer_line(ans))
@@ -228,30 +227,22 @@ def _add(args: argparse.Namespace) -> int:
 
 def _list(args: argparse.Namespace) -> int:
     filters = {k: getattr(args, k) for k in ("project", "user", "session", "status", "kind") if getattr(args, k)}
-    if args.url:
-        status, payload = admin_call(args, "GET", "memories", {"tenant": args.tenant, **filters})
-        if status != 200:
-            raise _fail(status, payload)
-        records = payload["memories"]
-    else:
-        with cli_store(args) as cs:
-            records = [r.shown() for r in cs.store.memories.list(cs.tenant, **filters)]
+    records = ask(args, "GET", "memories", {"tenant": args.tenant, **filters},
+                  lambda cs: {"memories": [r.shown() for r in cs.store.memories.list(cs.tenant, **filters)]},
+                  fail=_fail)["memories"]
     _print(args, records, table(records))
     return 0
 
 
 def _show(args: argparse.Namespace) -> int:
-    if args.url:
-        status, payload = admin_call(args, "GET", f"memories/{_quote(args.memory_id)}", {"tenant": args.tenant})
-        if status != 200:
-            raise _fail(status, payload)
-    else:
-        with cli_store(args) as cs:
-            rec = cs.store.memories.get(cs.tenant, args.memory_id)
-            if rec is None:
-                raise CLIError(f"no memory {args.memory_id!r}", 3)
-            payload = {"memory": rec.shown(),
-                       "history": [h.shown() for h in cs.store.memories.history(cs.tenant, args.memory_id)]}
+    def here(cs: Any) -> dict:
+        rec = cs.store.memories.get(cs.tenant, args.memory_id)
+        if rec is None:
+            raise CLIError(f"no memory {args.memory_id!r}", 3)
+        return {"memory": rec.shown(),
+                "history": [h.shown() for h in cs.store.memories.history(cs.tenant, args.memory_id)]}
+
+    payload = ask(args, "GET", f"memories/{_quote(args.memory_id)}", {"tenant": args.tenant}, here, fail=_fail)
     if args.json:
         print(json.dumps(payload, indent=2, ensure_ascii=False))
         return 0
@@ -271,10 +262,8 @@ def _show(args: argparse.Namespace) -> int:
 def _review(args: argparse.Namespace, action: str) -> int:
     if args.url:
         body = {"revision": args.revision} if args.revision is not None else {}
-        status, ans = admin_call(args, "POST", f"memories/{_quote(args.memory_id)}/{action}",
-                                 {"tenant": args.tenant}, body)
-        if status != 200:
-            raise _fail(status, ans)
+        ans = admin_answer(args, "POST", f"memories/{_quote(args.memory_id)}/{action}", {"tenant": args.tenant},
+                           body, fail=_fail)
     elif action == "approve":
         ans = _gated(args, lambda gate, tenant: gate.approve(tenant, args.memory_id, by="cli",
                                                              expected_revision=args.revision))
@@ -304,9 +293,8 @@ def _edit(args: argparse.Namespace) -> int:
     if args.url:
         if args.revision is not None:
             body["revision"] = args.revision
-        status, ans = admin_call(args, "PATCH", f"memories/{_quote(args.memory_id)}", {"tenant": args.tenant}, body)
-        if status != 200:
-            raise _fail(status, ans)
+        ans = admin_answer(args, "PATCH", f"memories/{_quote(args.memory_id)}", {"tenant": args.tenant}, body,
+                           fail=_fail)
     else:
         ans = _gated(args, lambda gate, tenant: gate.edit(tenant, args.memory_id, body,
                                                           expected_revision=args.revision, by="cli"))
@@ -340,10 +328,8 @@ def _import(args: argparse.Namespace) -> int:
     results: list[dict] = []
     if args.url:
         for start in range(0, len(entries), 1000):
-            status, payload = admin_call(args, "POST", "memories:batch", {"tenant": args.tenant},
-                                         entries[start:start + 1000])
-            if status != 200:
-                raise _fail(status, payload)
+            payload = admin_answer(args, "POST", "memories:batch", {"tenant": args.tenant},
+                                   entries[start:start + 1000], fail=_fail)
             results += payload["results"]
     else:
         with cli_store(args) as cs:

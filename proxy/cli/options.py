@@ -29,7 +29,7 @@ import urllib.request
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any, Callable, Iterator
 
 TENANT_HELP = "tenant id (default: filters.identify.default_tenant of --config, else default)"
 
@@ -167,3 +167,31 @@ def admin_call(args: argparse.Namespace, method: str, path: str, query: dict | N
 def admin_failure(status: int, payload: Any) -> CLIError:
     msg = payload.get("error", {}).get("message") if isinstance(payload, dict) else None
     return CLIError(f"admin API answered {status}: {msg or payload}", 1 if status != 404 else 3)
+
+
+def admin_answer(args: argparse.Namespace, method: str, path: str, query: dict | None = None, body: Any = None,
+                 ok: int = 200, fail: Callable[[int, Any], CLIError] = admin_failure) -> Any:
+    """The JSON payload of an admin API call answered ``ok``; any other status is
+    ``fail(status, payload)``, raised."""
+    status, payload = admin_call(args, method, path, query, body)
+    if status != ok:
+        raise fail(status, payload)
+    return payload
+
+
+def ask(args: argparse.Namespace, method: str, path: str, query: dict | None, local: Callable[[CLIStore], Any],
+        body: Any = None, fail: Callable[[int, Any], CLIError] = admin_failure) -> Any:
+    """What a command shows, from the admin API with ``--url`` (``admin_answer``),
+    else ``local(cs)`` on the data dir: the same answer either way."""
+    if getattr(args, "url", None):
+        return admin_answer(args, method, path, query, body, fail=fail)
+    with cli_store(args) as cs:
+        return local(cs)
+
+
+def command(subparsers: Any, name: str, help: str, description: str | None = None) -> Any:
+    """``ctxproxy <name> ACTION``: the subparsers its actions are added to;
+    without an action it prints its help (exit 2)."""
+    p = subparsers.add_parser(name, help=help, description=description or help)
+    p.set_defaults(func=lambda args: (p.print_help(), 2)[1])
+    return p.add_subparsers(dest=f"{name}_command", metavar="ACTION")

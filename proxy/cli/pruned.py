@@ -9,13 +9,12 @@ import argparse
 import json
 import sys
 
-from .options import add_store_options, cli_store, nonempty
+from .options import add_store_options, cli_store, command, nonempty
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
-    p = subparsers.add_parser("pruned", help="inspect pruned tool outputs (ctx://pruned/<id>)",
-                              description="Inspect tool outputs the prune filter replaced by a stub.")
-    sub = p.add_subparsers(dest="pruned_command", metavar="ACTION")
+    sub = command(subparsers, "pruned", "inspect pruned tool outputs (ctx://pruned/<id>)",
+                  "Inspect tool outputs the prune filter replaced by a stub.")
     show = sub.add_parser("show", help="print the original of a pruned tool output")
     show.add_argument("id", metavar="ID", type=nonempty, help="the id, or the whole ctx://pruned/<id> reference")
     add_store_options(show, tenant_help="tenant (default: the original's own)")
@@ -25,7 +24,6 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     ls.add_argument("--session", required=True, type=nonempty, help="session id")
     add_store_options(ls)
     ls.set_defaults(func=_list)
-    p.set_defaults(func=lambda args: (p.print_help(), 2)[1])
 
 
 def _show(args: argparse.Namespace) -> int:

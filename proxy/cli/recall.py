@@ -13,7 +13,7 @@ import argparse
 import json
 from typing import Any, Callable
 
-from .options import CLIError, admin_call, admin_failure, cli_store, nonempty
+from .options import CLIError, ask, cli_store, nonempty
 
 
 def add_memory_actions(sub: Any, common: Callable[..., None]) -> None:
@@ -50,16 +50,11 @@ def _rank(cs: Any) -> tuple[Any, tuple]:
 
 
 def answer(args: argparse.Namespace, remote: tuple, local: Callable[[Any, Any], dict]) -> dict:
-    """The admin API's answer with ``--url``, else the same query on the data dir."""
+    """The admin API's answer with ``--url``, else the same query on the data
+    dir, over its recall indexes (``local(cs, indexes)``)."""
     from ctxproxy.store.services.recall.queries import QueryError
 
-    if args.url:
-        method, path, query, body = remote
-        status, out = admin_call(args, method, path, query, body)
-        if status != 200:
-            raise admin_failure(status, out)
-        return out
-    with cli_store(args) as cs:
+    def here(cs: Any) -> dict:
         rs = _services(cs)
         try:
             return local(cs, rs)
@@ -67,6 +62,9 @@ def answer(args: argparse.Namespace, remote: tuple, local: Callable[[Any, Any], 
             raise CLIError(str(exc), 2) from None
         finally:
             rs.close()
+
+    method, path, query, body = remote
+    return ask(args, method, path, query, here, body)
 
 
 def _search(args: argparse.Namespace) -> int:

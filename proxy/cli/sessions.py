@@ -8,14 +8,13 @@ import argparse
 import sys
 from typing import Any
 
-from .options import add_remote_options, add_store_options, nonempty
+from .options import add_remote_options, add_store_options, command, nonempty
 from .recall import answer, print_ranked
 
 
 def register(subparsers: Any) -> None:
-    p = subparsers.add_parser("sessions", help="search the session index (each turn's redacted text)",
-                              description="Search earlier turns: a session's tree, or a user's sessions.")
-    sub = p.add_subparsers(dest="sessions_command", metavar="ACTION")
+    sub = command(subparsers, "sessions", "search the session index (each turn's redacted text)",
+                  "Search earlier turns: a session's tree, or a user's sessions.")
     s = sub.add_parser("search", help="turns matching QUERY, best first")
     add_store_options(s)
     add_remote_options(s)
@@ -26,7 +25,6 @@ def register(subparsers: Any) -> None:
     who.add_argument("--user", type=nonempty, help="search every session of this user")
     s.add_argument("--limit", type=int, default=20)
     s.set_defaults(func=_search)
-    p.set_defaults(func=lambda args: (p.print_help(), 2)[1])
 
 
 def _search(args: argparse.Namespace) -> int:
