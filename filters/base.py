@@ -224,6 +224,28 @@ class Turn:
         except Exception as exc:
             raise CommitFailed(failed) from exc
 
+    def write_after(self, store: Any, write: Callable[[Any], Any],
+                    done: Callable[[BaseException | None], None] | None = None) -> None:
+        """A record the turn need not wait for: ``write(batch)`` queued on the
+        store's background writer (group commit, in order, off the event loop),
+        else written now in a batch of ``store``. ``done(exc)`` hears how it went
+        (None: on disk). Never raises: what it keeps is kept elsewhere too."""
+        writer = self.services.writer
+        try:
+            if writer is not None:
+                fut = writer.submit(write)
+                if done is not None:
+                    fut.add_done_callback(lambda f: done(f.exception()))
+                return
+            with store.batch() as b:
+                write(b)
+        except Exception as exc:
+            if done is not None:
+                done(exc)
+            return
+        if done is not None:
+            done(None)
+
     def add_egress(self, egress: Any) -> None:
         """Run ``egress`` on the answer after every filter (once, however often asked)."""
         if self.egress is None:

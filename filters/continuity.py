@@ -205,12 +205,4 @@ class Links:
             if exc is not None:  # this process still knows it; another worker falls back
                 log.warning("turn %s: continuity link not saved: %s", turn_id, type(exc).__name__)
 
-        writer = turn.services.writer
-        try:
-            if writer is not None:
-                writer.submit(write).add_done_callback(lambda f: lost(f.exception()))
-            else:
-                with store.batch() as b:
-                    write(b)
-        except Exception as exc:
-            lost(exc)
+        turn.write_after(store, write, lost)

@@ -78,13 +78,4 @@ class PartCache:
                 if entry is not None and entry[3] < rev:
                     entry[3] = rev
 
-        writer = turn.services.writer
-        try:
-            if writer is not None:
-                writer.submit(write).add_done_callback(lambda f: done(f.exception()))
-            else:
-                with store.batch() as b:
-                    write(b)
-                done(None)
-        except Exception as exc:
-            done(exc)
+        turn.write_after(store, write, done)

@@ -3,11 +3,11 @@
 write failed is kept for the next write."""
 from __future__ import annotations
 
-from types import SimpleNamespace
-
 import pytest
 
+from ctxproxy.filters import Identity, Services, Turn
 from ctxproxy.filters.session_part import PartCache
+from ctxproxy.filters.tokens import TokenCounter
 from ctxproxy.store import open_store
 from ctxproxy.store.writer import BackgroundWriter
 
@@ -22,8 +22,9 @@ def store(tmp_path):
 
 
 def turn(writer=None):
-    ident = SimpleNamespace(tenant=T, session="s1", user="alice")
-    return SimpleNamespace(identity=ident, turn_id="t1", service=lambda name: writer if name == "writer" else None)
+    return Turn(api="chat", route="r", path="/", headers={}, request=None, tokens=TokenCounter(lazy=True),
+                services=Services(writer=writer), identity=Identity(tenant=T, session="s1", user="alice"),
+                turn_id="t1")
 
 
 @pytest.mark.parametrize("on_writer", [True, False])
