@@ -171,6 +171,28 @@ def rebuild_all(file: Any, store: Any, lock: Any, clear: Any, apply: Any) -> int
     return n
 
 
+def forget_subject(delete: Any, tenant: str, subject: dict, memory_ids: Sequence[str]) -> int:
+    """Delete a derived index's rows (``delete(where, params) -> rows``) of these
+    memories and of anything bound to the subject: a user, a session (also as
+    an evidence session), a project, a memory. Returns the rows deleted."""
+    ids = list(memory_ids) + ([str(subject["memory"])] if "memory" in subject else [])
+    clauses, params = [], []
+    for key in ("user", "project", "session"):
+        if subject.get(key):
+            clauses.append(f"{key} = ?")
+            params.append(str(subject[key]))
+    if subject.get("session"):
+        clauses.append("instr(' ' || evidence_sessions || ' ', ' ' || ? || ' ') > 0")
+        params.append(str(subject["session"]))
+    removed = 0
+    for i in range(0, len(ids), 500):
+        chunk = ids[i:i + 500]
+        removed += delete(f"tenant = ? AND memory_id IN ({placeholders(chunk)})", (tenant, *chunk))
+    if clauses:
+        removed += delete(f"tenant = ? AND ({' OR '.join(clauses)})", (tenant, *params))
+    return removed
+
+
 @dataclass(slots=True)
 class Candidate:
     """A memory the viewer may see that matched the query (its text stays in
@@ -416,26 +438,10 @@ class MemoryIndex:
         the subject (a user, a session — also as an evidence session — a
         project, a memory)."""
         con = self.file.db()
-        clauses, params = [], []
-        ids = list(memory_ids)
-        if "memory" in subject:
-            ids.append(str(subject["memory"]))
-        for key, column in (("user", "user"), ("project", "project"), ("session", "session")):
-            if subject.get(key):
-                clauses.append(f"{column} = ?")
-                params.append(str(subject[key]))
-        if subject.get("session"):
-            clauses.append("instr(' ' || evidence_sessions || ' ', ' ' || ? || ' ') > 0")
-            params.append(str(subject["session"]))
-        removed = 0
         con.execute("BEGIN IMMEDIATE")
         try:
-            for i in range(0, len(ids), 500):
-                chunk = ids[i:i + 500]
-                removed += self._delete(con, f"tenant = ? AND memory_id IN ({placeholders(chunk)})",
-                                        (tenant, *chunk))
-            if clauses:
-                removed += self._delete(con, f"tenant = ? AND ({' OR '.join(clauses)})", (tenant, *params))
+            removed = forget_subject(lambda where, params: self._delete(con, where, params), tenant, subject,
+                                     memory_ids)
             self.file.bump(con, "forgets")
             con.execute("COMMIT")
         except BaseException:

@@ -37,8 +37,8 @@ from collections import OrderedDict
 from pathlib import Path
 from typing import Any, Iterable, Sequence
 
-from .memory_index import _servable, follow_changes, rebuild_all, visibility
-from .sqlite_index import SQLiteFile, Viewer, attach, placeholders, sensitivity_rank
+from .memory_index import _servable, follow_changes, forget_subject, rebuild_all, visibility
+from .sqlite_index import SQLiteFile, Viewer, attach, sensitivity_rank
 
 log = logging.getLogger("ctxproxy.store.recall")
 
@@ -176,27 +176,13 @@ class VectorIndex:
         """Erase the vectors of these memories and of anything bound to the
         subject (a user, a session — also as an evidence session — a project,
         a memory)."""
-        clauses, params = [], []
-        ids = list(memory_ids) + ([str(subject["memory"])] if "memory" in subject else [])
-        for key in ("user", "project", "session"):
-            if subject.get(key):
-                clauses.append(f"{key} = ?")
-                params.append(str(subject[key]))
-        if subject.get("session"):
-            clauses.append("instr(' ' || evidence_sessions || ' ', ' ' || ? || ' ') > 0")
-            params.append(str(subject["session"]))
         con = self.file.db()
-        removed = 0
         with self._catch_lock:
             con.execute("BEGIN IMMEDIATE")
             try:
-                for i in range(0, len(ids), 500):
-                    chunk = ids[i:i + 500]
-                    removed += con.execute(f"DELETE FROM vec WHERE tenant = ? AND memory_id IN "
-                                           f"({placeholders(chunk)})", (tenant, *chunk)).rowcount
-                if clauses:
-                    removed += con.execute(f"DELETE FROM vec WHERE tenant = ? AND ({' OR '.join(clauses)})",
-                                           (tenant, *params)).rowcount
+                removed = forget_subject(lambda where, params: con.execute(f"DELETE FROM vec WHERE {where}",
+                                                                           params).rowcount,
+                                         tenant, subject, memory_ids)
                 con.execute("COMMIT")
             except BaseException:
                 con.execute("ROLLBACK")
