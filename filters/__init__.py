@@ -18,7 +18,8 @@ from .base import CommitFailed, Filter, FilterError, Identity, Pipeline, Turn, f
 from .report import ManifestField
 from .services import Services
 
-# name -> "module:Class", in the default order of the chain.
+# name -> "module:Class". Listed in the order config/ctxproxy.toml's [pipeline] runs them (a test
+# holds it), for the reader; the chain that runs is always the config's.
 FILTERS: dict[str, str] = {
     "identify": "ctxproxy.filters.identify:IdentifyFilter",
     "redact": "ctxproxy.filters.redact:RedactFilter",

@@ -1,8 +1,9 @@
 """Compaction on the wire: does this request ask for a summary, or continue from one?
 
 Pure functions over a request view and its headers, one detector per agent
-style, as the agents were recorded sending them
-(``shared/fixtures/real-clients``, README "Compaction on the wire"):
+style, as the agents were recorded sending them (the recorded requests
+``tests/realclients.py`` loads; ``tests/filters/test_compaction.py`` replays
+each one):
 
 - **Claude Code** (manual ``/compact`` and automatic): the summarization
   request is an ordinary turn whose last user message ends with a text block

@@ -123,6 +123,11 @@ class Usage:
     # input is only what follows the last breakpoint); OpenAI's input includes them.
     cache_apart: bool = False
 
+    def counts(self) -> dict[str, int | None]:
+        """The counts by the names the filters use (input, output, cache_read, cache_creation)."""
+        return {"input": self.input_tokens, "output": self.output_tokens, "cache_read": self.cache_read_input_tokens,
+                "cache_creation": self.cache_creation_input_tokens}
+
 
 class RequestView(Protocol):
     api: str  # "anthropic" | "chat" | "responses"
@@ -164,6 +169,8 @@ class RequestView(Protocol):
         """Put back the proxy's own calls and results the client never saw, beside its call ``anchor``."""
     history_keys: "HistoryKeys"
     def tool_names(self) -> list[str]: ...  # the declared tools' names, sorted
+    def offers_tools(self) -> bool: ...  # declared tools, or an item listing more (Codex's)
+    def item_state(self, item: Any) -> str: ...  # what names a provider-kept item (compaction): opaque content or id
     def from_model(self, item: Any) -> bool: ...
     def result_has_breakpoint(self, res: ToolResult) -> bool: ...
     def visible_strings(self, value: Any) -> Iterator[str]: ...

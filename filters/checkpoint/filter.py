@@ -372,12 +372,7 @@ def _args(r: Any) -> Any:
 
 def _agentic(view: Any) -> bool:
     """A request of the agent's conversation (it offers tools or returns results)."""
-    body = view.body
-    if body.get("tools") or view.tool_results():
-        return True
-    items = view.items()
-    return any(isinstance(it, dict) and it.get("type") == "additional_tools" for it in items[:4]) \
-        if isinstance(items, list) else False
+    return view.offers_tools() or bool(view.tool_results())
 
 
 def _thread(view: Any) -> str:
@@ -389,7 +384,7 @@ def _summary_mark(view: Any, found: cmp.Compaction) -> str:
     """Which compaction this is: the first summary text or compaction item of the history."""
     for item in view.items():
         if isinstance(item, dict) and item.get("type") in view.history_keys.compaction_items:
-            return digest(str(item.get("encrypted_content") or item.get("id") or ""))
+            return digest(view.item_state(item))
         for text in cmp.item_texts(item):
             if cmp.summary_text(text):
                 return digest(text)

@@ -139,10 +139,7 @@ class _Seen:
             return
         if getattr(u, "cache_apart", False):
             self.cache_apart = True
-        for ours, theirs in (("input", "input_tokens"), ("output", "output_tokens"),
-                             ("cache_read", "cache_read_input_tokens"),
-                             ("cache_creation", "cache_creation_input_tokens")):
-            v = getattr(u, theirs, None)
+        for ours, v in u.counts().items():  # the view's Usage, by our names
             if isinstance(v, int) and not isinstance(v, bool):
                 setattr(self, ours, v)  # later events carry the final counts
 

@@ -300,6 +300,27 @@ class RequestViewBase(View):
 
     history_keys: ClassVar[HistoryKeys] = HISTORY_KEYS
 
+    # Conversation item types that list tools offered besides the declared ones (Codex's).
+    tool_list_items: ClassVar[tuple[str, ...]] = ()
+
+    def offers_tools(self) -> bool:
+        """Whether the request offers the model tools: declared ones, or an item
+        near the head of the conversation listing more (``tool_list_items``)."""
+        if self.body.get("tools"):
+            return True
+        if not self.tool_list_items:
+            return False
+        items = self.items()
+        return any(isinstance(it, dict) and it.get("type") in self.tool_list_items for it in items[:4]) \
+            if isinstance(items, list) else False
+
+    @staticmethod
+    def item_state(item: Any) -> str:
+        """What names a provider-kept item (a compaction): its opaque content, else its id ('' if neither)."""
+        if not isinstance(item, dict):
+            return ""
+        return str(item.get("encrypted_content") or item.get("id") or "")
+
     def tool_names(self) -> list[str]:
         """The declared tools' names, sorted (a function tool's under ``function``;
         a built-in tool without a name by its ``type``)."""

@@ -108,6 +108,7 @@ def calls_in(items: list) -> list[ToolCall]:
 
 
 class ResponsesRequest(RequestViewBase):
+    tool_list_items = ("additional_tools",)  # Codex lists deferred tools in an input item
     api = API
     items_key = "input"
     head_keys = ("instructions",)
