@@ -320,10 +320,10 @@ class LMDBProxyKeys(KeyRules):
                 _bump(txn, self._db)
             return rec
 
-        revoked = self._x.write(op)
-        if revoked is not None:
+        rec = self._x.write(op)
+        if rec is not None:
             self._publish()
-        return revoked
+        return rec
 
     def _stored_generation(self) -> int:
         raw = self._x.read(lambda txn: txn.get(_GENERATION, db=self._db))
