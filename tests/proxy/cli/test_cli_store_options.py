@@ -98,4 +98,4 @@ async def test_every_store_endpoint_answers_503_without_a_store(tmp_path, serve_
             async with http.request(method, f"{url}/ctx/v1/{path}", json=body) as r:
                 assert r.status == 503, path
                 assert "Retry-After" not in r.headers  # waiting does not bring a store
-                assert await r.json() == {"error": {"status": 503, "message": "no store is configured"}}
+                assert await r.json() == {"error": {"type": "unavailable", "status": 503, "message": "no store is configured"}}
