@@ -483,10 +483,11 @@ async def test_recall_child_span_counts_and_items_without_text(otlp, make_proxy,
     assert span.parent_span_id == turn.span_id and span.trace_id == turn.trace_id
     a = attrs(span)
     assert a["ctxproxy.recall.status"] == "recalled"
-    assert a["ctxproxy.recall.candidates"] == 2 and a["ctxproxy.recall.results"] == 2
+    # both are candidates; only the database's port matches what was asked (the cache shares "staging port")
+    assert a["ctxproxy.recall.candidates"] == 2 and a["ctxproxy.recall.results"] == 1
     items = orjson.loads(a["ctxproxy.recall.items"])
     assert items[0]["id"] == rec.memory_id and items[0]["kind"] == "fact" and items[0]["scope"] == "user"
-    assert set(items[0]["parts"]) == {"lexical", "decay", "mmr"} and items[0]["parts"]["lexical"] > 0
+    assert {"lexical", "decay", "mmr", "match"} <= set(items[0]["parts"]) and items[0]["parts"]["lexical"] > 0
     assert items[0]["labels"]["sensitivity"] == "internal" and items[0]["labels"]["observed_at"]
     manifest = proxy.settled_store().manifests.list("acme", session="s-span")[-1].data
     assert [i["id"] for i in manifest["recall"]["items"]] == [i["id"] for i in items]
