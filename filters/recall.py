@@ -386,7 +386,7 @@ def turn_words(view: Any) -> TurnWords:
     if newest != len(items) - 1:
         return TurnWords(latest, "", at == len(items) - 1)
     goal = next((w for w in map(_own, items[:at]) if w), "")
-    return TurnWords(latest, goal, False)
+    return TurnWords(latest, goal, at == len(items) - 1)  # words beside the results are new words too
 
 
 def item_report(s: Any) -> dict:
