@@ -207,7 +207,7 @@ def test_the_command_writes_json_exits_nonzero_on_a_regression_and_a_child_proxy
     report = json.loads(out.read_text())
     assert report["sets"]["isolation"]["ctxproxy"]["privacy_leakage"] == 0.0 and report["proxy"] == "in-process"
     better = json.loads(out.read_text())
-    better["sets"]["isolation"]["ctxproxy"]["noise_ratio"] = 0.0  # a baseline this run is worse than
+    better["sets"]["isolation"]["ctxproxy"]["noise_ratio"] = -1.0  # a baseline this run is worse than
     (tmp_path / "base.json").write_text(json.dumps(better))
     # the same slice through `ctxproxy serve` as a child process: the same report, and the gate
     r = run_cli("--set", "isolation", "--quick", "--seed", "3", "--child", "--json", str(tmp_path / "child.json"),
