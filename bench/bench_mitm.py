@@ -71,7 +71,7 @@ def role_baseline(config: str, data_dir: str) -> None:
 
     from ctxproxy.config import load_config
     from ctxproxy.proxy.mitm.server import MitmProxy
-    from ctxproxy.proxy.edge.server import settle_heap
+    from ctxproxy.proxy.services import settle_heap
 
     async def main() -> None:
         proxy = MitmProxy(load_config(config, data_dir=data_dir), addons=(StreamOnly(),))

@@ -22,7 +22,7 @@ from ctxproxy.config import load_config
 from ctxproxy.filters import Turn, build_pipeline, filter_configs
 from ctxproxy.filters.tokens import TokenCounter
 from ctxproxy.proxy.adapters import ADAPTERS
-from ctxproxy.proxy.edge.server import open_services
+from ctxproxy.proxy.services import open_services
 
 N = int(sys.argv[1]) if len(sys.argv) > 1 else 300
 MODE = sys.argv[2] if len(sys.argv) > 2 else "grow"

@@ -26,7 +26,7 @@ from ctxproxy.proxy.engine import (BYTES, EVENTS, CannedUpstream, Engine, Forwar
 from ctxproxy.proxy.replies import UpstreamError
 from ctxproxy.proxy.routing import Router
 from ctxproxy.proxy.scripted_provider import Reply as Scripted, render_answer
-from ctxproxy.proxy.edge.server import open_services
+from ctxproxy.proxy.services import open_services
 
 
 @dataclass

@@ -1,7 +1,10 @@
 """The dependency rule, read from the code: edge → engine → filters → services → store.
 
 Every module's imports (relative ones resolved, lazy ones inside functions
-included) are checked against the layers it may use.
+included) are checked against the layers it may use. The drivers side by
+side: transparent mode (``proxy/mitm``) imports nothing of serve's aiohttp
+edge (``proxy/edge``); what both use (service start-up, the WebSocket's
+lanes) lives in ``proxy/`` beside the engine.
 """
 from __future__ import annotations
 
@@ -15,6 +18,7 @@ PACKAGES = {"proxy": "ctxproxy.proxy", "filters": "ctxproxy.filters", "store": "
 
 # A module in the first layer never imports one in these.
 FORBIDDEN = {
+    "ctxproxy.proxy.mitm": ("ctxproxy.proxy.edge",),
     "ctxproxy.store.services": ("ctxproxy.proxy", "ctxproxy.filters"),
     "ctxproxy.store": ("ctxproxy.proxy", "ctxproxy.filters", "ctxproxy.store.services"),
     "ctxproxy.filters": ("ctxproxy.proxy",),
@@ -76,6 +80,8 @@ def test_every_module_imports_only_the_layers_below_it():
     ("ctxproxy.store.services.memory.gate", "ctxproxy.store.services"),
     ("ctxproxy.store.lmdb_store", "ctxproxy.store"),
     ("ctxproxy.filters.recall", "ctxproxy.filters"),
+    ("ctxproxy.proxy.mitm.addon", "ctxproxy.proxy.mitm"),
+    ("ctxproxy.proxy.edge.server", None),
 ])
 def test_the_layers_are_told_apart(prefix, layer):
     assert _layer(prefix) == layer

@@ -19,7 +19,7 @@ this class implements the ones the turn needs:
   bodies stream on as they come, except a model call's JSON answer, which the
   ``response`` hook filters whole.
 - ``websocket_*``: the Responses WebSocket, each frame through the same
-  session logic as ``serve``'s.
+  lanes and turns as ``serve``'s (``proxy/ws_lanes.py``).
 
 The turn ends (its manifest, records and span) once the client has its answer.
 """
@@ -29,7 +29,6 @@ import asyncio
 import functools
 import inspect
 import logging
-from types import SimpleNamespace
 from typing import Any, Callable
 
 from mitmproxy import ctx, http, tls
@@ -42,7 +41,7 @@ from .hosts import HostRouter
 from .peers import Peer, find_peer
 from ..auth import KeyRefusal
 from ..replies import TURN_HEADER, ProxyError, Reply, error_reply, family_api, refusal_reply
-from ..edge.websocket import _WsSession
+from ..ws_lanes import WsLanes
 
 log = logging.getLogger("ctxproxy.mitm")
 
@@ -226,16 +225,15 @@ class CtxproxyAddon:
         match = flow.metadata.get(META + ".match")  # its upgrade request's, keys checked
         if match is None or not match.upstream_path.endswith("/responses"):
             return
-        shim = SimpleNamespace(rel_url=SimpleNamespace(raw_path=req.path.split("?", 1)[0]), headers=req.headers)
-        edge = SimpleNamespace(engine=self.engine, services=self.engine.services)  # what it takes from serve's relay
-        try:
-            flow.metadata[META + ".ws"] = _WsSession(shim, match, edge, _ClientSide(flow), None)
+        try:  # mitmproxy holds the provider's socket: the lanes get no way to send there
+            flow.metadata[META + ".ws"] = WsLanes(self.engine, match, req.path.split("?", 1)[0], req.headers,
+                                                  _ClientSide(flow).send_str)
         except Exception:  # no session, no filters: the socket must not carry frames past them
             log.exception("websocket: the session could not start; the connection is closed")
             flow.kill()
 
     async def websocket_message(self, flow: http.HTTPFlow) -> None:
-        session: _WsSession | None = flow.metadata.get(META + ".ws")
+        session: WsLanes | None = flow.metadata.get(META + ".ws")
         messages = flow.websocket.messages
         msg = messages[-1]
         del messages[:-1]  # mitmproxy keeps every frame of a flow; a long session must not grow
@@ -243,11 +241,9 @@ class CtxproxyAddon:
             return
         try:
             if msg.from_client:
-                frames = await (session._on_client_frame(msg.text) if msg.is_text
-                                else session._on_client_binary(msg.content))
+                frames = await (session.client_frame(msg.text) if msg.is_text else session.client_binary(msg.content))
             else:
-                frames = await (session._on_server_frame(msg.text) if msg.is_text
-                                else session._on_server_binary(msg.content))
+                frames = await (session.server_frame(msg.text) if msg.is_text else session.server_binary(msg.content))
         except Exception:
             log.exception("websocket frame: the filters failed; the frame is dropped")
             msg.drop()
@@ -262,7 +258,7 @@ class CtxproxyAddon:
             ctx.master.commands.call("inject.websocket", flow, not msg.from_client, data, msg.is_text)
 
     def websocket_end(self, flow: http.HTTPFlow) -> None:
-        session: _WsSession | None = flow.metadata.pop(META + ".ws", None)
+        session: WsLanes | None = flow.metadata.pop(META + ".ws", None)
         if session is not None:
             session.end_all()
 

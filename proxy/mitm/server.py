@@ -29,7 +29,8 @@ from ..engine import engine_for
 from .ca import confdir, ensure_ca
 from .hosts import HostRouter
 from ..routing import Router
-from ..edge.server import ServeError, close_services, given_services, open_services, settle_heap, version
+from ..services import ServeError, close_services, given_services, open_services, settle_heap
+from ..version import version
 from ..telemetry import close_telemetry
 
 log = logging.getLogger("ctxproxy.mitm")

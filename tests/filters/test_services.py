@@ -7,7 +7,7 @@ from multidict import CIMultiDict
 from ctxproxy.config import load_config
 from ctxproxy.filters import Services, Turn
 from ctxproxy.filters.tokens import TokenCounter
-from ctxproxy.proxy.edge.server import close_services, open_services
+from ctxproxy.proxy.services import close_services, open_services
 
 
 def test_a_service_nobody_declared_is_refused_by_name():

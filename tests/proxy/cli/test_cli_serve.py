@@ -152,7 +152,7 @@ def test_workers_starting_together_share_one_whole_secret(tmp_path):
     import threading
     from types import SimpleNamespace
 
-    from ctxproxy.proxy.edge.server import server_secret
+    from ctxproxy.proxy.services import server_secret
 
     for n in range(50):
         cfg = SimpleNamespace(server=SimpleNamespace(secret_file="", data_dir=str(tmp_path / f"d{n}")))
