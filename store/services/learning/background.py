@@ -7,9 +7,8 @@
 
 Off the event loop and off the turn path, and out of the proxy's process: a
 thread waits ``[learn] interval`` seconds, then runs one pass (``Learner.tick``)
-in a child process of its own (spawned, with its own store handle, under the
-idle scheduling class — it runs only on a core nothing else wants; niced
-where that class is missing — resting as long as it works between two
+in a child process of its own (spawned, with its own store handle, niced —
+resting as long as it works between two
 steps), and waits again. The proxy's event loop never shares the interpreter
 lock with the job; the thread sleeps on the child's exit and on shutdown
 (no polling while a pass runs), so a pass costs a turn little beyond the
@@ -35,13 +34,11 @@ PACE = 1.0  # the child rests as long as it works between two steps (Learner.pac
 
 
 def lower_priority() -> str:
-    """This process runs only when a core is otherwise idle (``SCHED_IDLE``);
-    where that class is missing, at a higher niceness. Says which."""
-    try:
-        os.sched_setscheduler(0, os.SCHED_IDLE, os.sched_param(0))
-        return "idle"
-    except (AttributeError, OSError):
-        pass
+    """This process yields the cores to the proxy: a higher niceness. Not the
+    idle scheduling class: a pass holds the store's write lock while it writes,
+    and a process that only runs on an idle core could hold it for as long as
+    the machine is busy, stalling the proxy's own write-ahead behind it. Says
+    which it got."""
     try:
         os.nice(NICE)
         return "nice"
