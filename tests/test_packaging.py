@@ -16,7 +16,8 @@ ROOT = Path(__file__).resolve().parent.parent
 PYPROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text())
 PACKAGE_DIRS = ("proxy", "filters", "store", "config")
 # the tests' own helpers, and the benchmarks' workloads a test may import (bench_recall)
-LOCAL_TEST_MODULES = {p.stem for d in ("tests", "bench") for p in (ROOT / d).glob("*.py")}
+# (a backend's tests rerun another test module's tests on it: those import it by name)
+LOCAL_TEST_MODULES = {p.stem for d in ("tests", "bench") for p in (ROOT / d).rglob("*.py")}
 
 
 def _name(req: str) -> str:
@@ -24,9 +25,19 @@ def _name(req: str) -> str:
 
 
 def declared(*extras: str) -> dict[str, str]:
+    """The requirements of the base install and ``extras``, an extra that takes in
+    another (``ctxproxy[postgres]``) with that one's too."""
     reqs = list(PYPROJECT["project"]["dependencies"])
-    for extra in extras:
-        reqs += PYPROJECT["project"]["optional-dependencies"][extra]
+    todo, seen = list(extras), set()
+    while todo:
+        extra = todo.pop()
+        if extra in seen:
+            continue
+        seen.add(extra)
+        for r in PYPROJECT["project"]["optional-dependencies"][extra]:
+            if r.startswith("ctxproxy["):
+                todo.append(r.rstrip("]").split("[")[1])
+            reqs.append(r)
     return {_name(r): r for r in reqs}
 
 
@@ -74,10 +85,11 @@ def test_the_package_declares_what_it_imports():
     # only, numpy, tokenizers and safetensors by recall's embeddings only, each behind a check that
     # names its extra
     extra_only = {"anthropic": "demo", "mitmproxy": "mitm", "certifi": "mitm", "numpy": "embeddings",
-                  "tokenizers": "embeddings", "safetensors": "embeddings"}
+                  "tokenizers": "embeddings", "safetensors": "embeddings", "psycopg": "postgres",
+                  "psycopg_pool": "postgres"}
     assert not _undeclared({m: d for m, d in mods.items() if m not in extra_only}, deps)
     for mod, extra in extra_only.items():
-        assert mod in declared(extra), (mod, extra)
+        assert mod.replace("_", "-") in declared(extra), (mod, extra)
     assert "opentelemetry-api" in deps and "opentelemetry-sdk" in deps
 
 
@@ -89,7 +101,7 @@ def test_the_test_extra_declares_what_the_tests_import():
 
 
 def test_every_requirement_has_a_lower_bound():
-    for group in ("", "test", "demo", "mitm", "embeddings"):
+    for group in ("", "test", "demo", "mitm", "embeddings", "postgres"):
         reqs = declared(group) if group else declared()
         for name, req in reqs.items():
             if name == "ctxproxy":  # the test extra takes in another extra: its bounds are there
@@ -146,3 +158,31 @@ def test_ci_runs_the_readme_test_command_and_installs_the_newest_releases():
     installs = [step for step in command.split("&&") if "pip install" in step]
     assert installs and all("--upgrade " in s and "--upgrade-strategy eager" in s for s in installs), installs
     assert command.rstrip().endswith("python -m pytest")
+
+
+def test_every_package_and_its_data_is_in_the_distribution():
+    """``pip install .`` (not editable) installs only the packages pyproject lists:
+    a subpackage left out imports in a clone and fails in the quick start."""
+    tool = PYPROJECT["tool"]["setuptools"]
+    listed = set(tool["packages"])
+    dirs = {v: k for k, v in tool["package-dir"].items()}
+    found = set()
+    for folder in PACKAGE_DIRS:
+        for init in (ROOT / folder).rglob("__init__.py"):
+            rel = init.parent.relative_to(ROOT)
+            found.add(".".join([dirs[rel.parts[0]], *rel.parts[1:]]))
+    assert found - listed == set(), "packages missing from pyproject's [tool.setuptools] packages"
+    data = tool.get("package-data", {})
+    for folder in PACKAGE_DIRS:
+        for path in (ROOT / folder).rglob("*"):
+            if path.is_file() and path.suffix not in (".py", ".pyc") and "__pycache__" not in path.parts:
+                rel = path.parent.relative_to(ROOT)
+                pkg_parts = list(rel.parts)
+                while not (ROOT.joinpath(*pkg_parts) / "__init__.py").exists():
+                    pkg_parts.pop()
+                pkg = ".".join([dirs[pkg_parts[0]], *pkg_parts[1:]])
+                inner = path.relative_to(ROOT.joinpath(*pkg_parts)).as_posix()
+                patterns = data.get(pkg, [])
+                import fnmatch
+
+                assert any(fnmatch.fnmatch(inner, p) for p in patterns), f"{path.relative_to(ROOT)} not in package-data"
