@@ -24,6 +24,7 @@ import logging
 import multiprocessing
 import os
 import threading
+import time
 from multiprocessing.connection import wait
 from typing import Any, Callable, Sequence
 
@@ -46,6 +47,19 @@ def lower_priority() -> str:
         return "normal"
 
 
+def _stopped(stop: Any) -> bool:
+    return bool(stop.value) if hasattr(stop, "value") else stop.is_set()
+
+
+def _watch(stop: Any, learner: Any) -> None:
+    """Polls the parent's flag: never waits on a process-shared condition,
+    which a parent setting it after this process ended could block on forever
+    (a multiprocessing Event counts a sleeper that exited as still sleeping)."""
+    while not _stopped(stop):
+        time.sleep(0.2)
+    learner.stopping = True
+
+
 def child_main(open_store: Callable[[], Any], cfg: Any, data_dir: str, stop: Any,
                tenants: Sequence[str] | None = None, ready: Any = None) -> None:
     """One pass in a child process: every tenant (or ``tenants``, forced: the
@@ -58,7 +72,7 @@ def child_main(open_store: Callable[[], Any], cfg: Any, data_dir: str, stop: Any
     try:
         learner = Learner.for_config(store, cfg, data_dir)
         learner.pace = PACE
-        watcher = threading.Thread(target=lambda: (stop.wait(), setattr(learner, "stopping", True)), daemon=True)
+        watcher = threading.Thread(target=_watch, args=(stop, learner), daemon=True)
         watcher.start()
         if ready is not None:
             ready.set()
@@ -81,7 +95,7 @@ class Background:
         self._ctx = multiprocessing.get_context("spawn")  # never fork a process that holds LMDB
         self._stop = threading.Event()
         self._wake_r, self._wake_w = os.pipe()  # stop() wakes the thread waiting on a pass
-        self._child_stop = self._ctx.Event()
+        self._child_stop = self._ctx.Value("b", 0, lock=False)  # a flag the child polls
         self._thread: threading.Thread | None = None
         self.passes = 0
 
@@ -92,7 +106,7 @@ class Background:
     def _loop(self) -> None:
         delay = self.first_delay
         while not self._stop.wait(delay):
-            self._child_stop.clear()
+            self._child_stop.value = 0
             child = self._ctx.Process(target=child_main, name="ctxproxy-learn",
                                       args=(self.open_store, self.cfg, self.data_dir, self._child_stop),
                                       daemon=True)
@@ -100,7 +114,7 @@ class Background:
                 child.start()
                 wait([child.sentinel, self._wake_r])  # its exit or shutdown: no wake-ups while it runs
                 if child.is_alive():  # shutting down
-                    self._child_stop.set()
+                    self._child_stop.value = 1
                     child.join(self.grace)
                     if child.is_alive():
                         child.terminate()
@@ -114,7 +128,7 @@ class Background:
 
     def stop(self, timeout: float | None = None) -> None:
         self._stop.set()
-        self._child_stop.set()
+        self._child_stop.value = 1
         try:
             os.write(self._wake_w, b"x")
         except OSError:
