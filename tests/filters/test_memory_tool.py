@@ -492,3 +492,29 @@ async def test_a_chain_continues_from_the_round_that_gave_the_client_its_call(pr
     assert last.json["previous_response_id"] == round_two.response_id != first.id
     outputs = [i["call_id"] for i in last.json["input"] if i["type"] == "function_call_output"]
     assert outputs[0] == "call_client1" and len(outputs) == 2
+
+
+async def test_replace_and_remove_find_one_entry_by_its_text_and_a_cap_says_what_to_replace(make_proxy, fake):
+    proxy = await make_proxy(ON + "\n[memory.gate]\nsnapshot_chars = { tenant = 2200, project = 2200, user = 60, "
+                                  "session = 2200 }\n")
+    first, second = "Use tabs in Go files.", "Deploy on Tuesdays only."
+    fake.script(Reply.tool_call(TOOL, {"action": "add", "target": "user", "content": first}), Reply.text("ok"))
+    await anthropic_turn(proxy, f"Remember: {first}", stream=False, session="r1")
+    # over the user cap (60 characters): refused, and the answer lists what is there to replace
+    fake.script(Reply.tool_call(TOOL, {"action": "add", "target": "user", "content": second * 2}), Reply.text("ok"))
+    await anthropic_turn(proxy, f"Remember: {second * 2}", stream=False, session="r2")
+    refused = results_sent(fake.model_requests[-1])[0]
+    assert refused["refused"] == "over_limit" and first in refused["message"]
+    fake.script(Reply.tool_call(TOOL, {"action": "replace", "target": "user", "old_text": "tabs",
+                                       "content": second}), Reply.text("ok"))
+    await anthropic_turn(proxy, f"Actually: {second}", stream=True, session="r3")
+    replaced = results_sent(fake.model_requests[-1])[0]
+    live = {r.statement: r.status for r in memories(proxy)}
+    assert replaced["status"] == "active" and live[second] == "active" and live[first] == "superseded"
+    fake.script(Reply.tool_call(TOOL, {"action": "remove", "target": "user", "old_text": "nothing like it"}),
+                Reply.tool_call(TOOL, {"action": "remove", "target": "user", "old_text": "Tuesdays"}),
+                Reply.text("ok"))
+    await chat_turn(proxy, "Forget the deploy day.", stream=True, session="r4")
+    missing, removed = results_sent(fake.model_requests[-1])
+    assert "no user entry contains" in missing["error"] and removed["removed"]
+    assert {r.statement: r.status for r in memories(proxy)}[second] == "deleted"
