@@ -207,8 +207,12 @@ def start_proxy(tmp: Path, name: str, pipeline: list[str], upstream: str) -> tup
     return p, f"http://127.0.0.1:{port}"
 
 
-async def wait_up(http: aiohttp.ClientSession, url: str) -> None:
+async def wait_up(http: aiohttp.ClientSession, url: str, proc: subprocess.Popen | None = None) -> None:
     for _ in range(600):
+        if proc is not None and proc.poll() is not None:
+            log = Path(proc.args[proc.args.index("--data-dir") + 1] + ".log")
+            tail = log.read_text(errors="replace")[-2000:] if log.exists() else ""
+            raise SystemExit(f"{url} exited with {proc.returncode}:\n{tail}")
         try:
             async with http.get(url + "/ctx/healthz") as r:
                 if r.status == 200:

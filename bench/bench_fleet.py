@@ -29,7 +29,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import os
 import random
 import shutil
 import subprocess
@@ -45,7 +44,7 @@ sys.path.insert(0, str(HERE.parent / "tests"))
 import aiohttp  # noqa: E402
 import orjson  # noqa: E402
 
-from bench_effects import SYSTEM, TOOLS, history, reply_for  # noqa: E402
+from bench_effects import SYSTEM, TOOLS, history, reply_for, wait_up  # noqa: E402
 from bench_recall_perf import VOCAB, recall_latency, records  # noqa: E402
 from common import LoadMeter, append_results, pct, section_head  # noqa: E402
 
@@ -82,22 +81,6 @@ def start_serve(tmp: Path, name: str, upstream: str, dsn: str | None) -> tuple[s
                           "--openai-upstream", upstream, "--log-level", "WARNING"],
                          stdout=subprocess.DEVNULL, stderr=log)
     return p, f"http://127.0.0.1:{port}"
-
-
-async def wait_up(http: aiohttp.ClientSession, url: str, proc: subprocess.Popen | None = None) -> None:
-    for _ in range(600):
-        if proc is not None and proc.poll() is not None:
-            log = Path(proc.args[proc.args.index("--data-dir") + 1] + ".log")
-            tail = log.read_text(errors="replace")[-2000:] if log.exists() else ""
-            raise SystemExit(f"{url} exited with {proc.returncode}:\n{tail}")
-        try:
-            async with http.get(url + "/ctx/healthz") as r:
-                if r.status == 200:
-                    return
-        except aiohttp.ClientError:
-            pass
-        await asyncio.sleep(0.05)
-    raise SystemExit(f"{url} did not come up")
 
 
 def stop(procs) -> None:
