@@ -438,10 +438,14 @@ class EffectsFilter(Filter):
         turn_id = turn.turn_id
 
         def write(b: Any) -> None:
+            settled = set()
             for cid, wire, name, side, key, stored in recorded:
-                b.effects.put_pending(tenant, key=key, call_id=cid, tool=name, args_canonical=stored,
-                                      session=session, task=task, side_effect=side, turn_id=turn_id,
-                                      aliases=aliases(cid, wire))
+                rec = b.effects.put_pending(tenant, key=key, call_id=cid, tool=name, args_canonical=stored,
+                                            session=session, task=task, side_effect=side, turn_id=turn_id,
+                                            aliases=aliases(cid, wire))
+                if rec.state in SETTLED_STATES:
+                    # its result reached another replica (or worker) before this write landed
+                    settled.add((cid, key))
             sess = b.sessions.get(tenant, session) or {}
             es = dict(sess.get("effects") or {})
             threads = dict(es.get("threads") or {})
@@ -449,7 +453,7 @@ class EffectsFilter(Filter):
                 th = dict(threads[cap.thread])
                 th["open"] = (list(th.get("open", ())) + [
                     [key, cid, name, bool(side)] + ([wire] if wire != cid else [])
-                    for cid, wire, name, side, key in entries])[-64:]
+                    for cid, wire, name, side, key in entries if (cid, key) not in settled])[-64:]
                 if isinstance(rid, str):
                     th["r"] = rid  # a request with previous_response_id=rid continues this thread
                 threads[cap.thread] = th

@@ -117,7 +117,10 @@ class Settler:
         #    not in the history); with no history (server-side), by position
         if call is not None:
             key, _ = self.key_of(tenant, scope, call.name, call.arguments)
-            rec = (self._from_pool(b, turn, r, pool, used, rid, lambda e: e[0] == key)
+            # a pool entry whose own id is in this history is another call (same arguments, its own
+            # result): only an entry whose id the client rewrote can be this one
+            rec = (self._from_pool(b, turn, r, pool, used, rid,
+                                   lambda e: e[0] == key and not lazy.has_call(wire_id(e)))
                    or self._from_pool(b, turn, r, pool, used, rid,
                                       lambda e: e[2] == call.name and not lazy.has_call(wire_id(e))))
         else:
@@ -189,7 +192,9 @@ class Settler:
             if not e[3]:
                 return self._complete_read_only(b, turn, r, e[0], e[1], e[2]) or READ_ONLY
             cand = b.effects.get(tenant, e[0], e[1])
-            if cand is not None:
+            # settled already (another replica took its result while this pool was being
+            # written): not a call this result can answer
+            if cand is not None and cand.state in OPEN_STATES:
                 self._alias(b, tenant, cand, rid)
                 return self._complete(b, turn, r, cand.key, cand.call_id, cand.tool) or cand
         return None

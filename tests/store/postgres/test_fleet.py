@@ -96,6 +96,55 @@ async def test_a_session_alternating_replicas_keeps_its_ledger_and_checkpoint(re
     assert len(manifests) == 3  # every turn's manifest, whichever replica answered it
 
 
+def hold_answer_writes(proxy):
+    """Hold this replica's response-end ledger writes until the returned event
+    is set: the answer reaches the client, its record lands late."""
+    import threading
+
+    (effects,) = [s.filter for p in proxy.state.relay.engine.pipelines.values() for s in p.stages
+                  if s.filter.name == "effects"][:1]
+    gate = threading.Event()
+    submit = effects.writes.submit
+
+    def held(turn, session, write, store):
+        def late(b):
+            assert gate.wait(30), "the held write was never released"
+            write(b)
+        submit(turn, session, late, store)
+
+    effects.writes.submit = held
+    return gate
+
+
+async def test_a_result_reaching_a_replica_before_the_call_was_recorded_is_settled(replicas, fake):
+    # Each replica's record of its answer's calls lands only after the next request, on the
+    # other replica, has brought their results: identical calls must still settle one each.
+    a, b = await replicas()
+    release_a, release_b = hold_answer_writes(a), hold_answer_writes(b)
+    calls = iter(["toolu_1", "toolu_2"])
+    fake.default_reply = lambda rec: (Reply.tool_call("Bash", {"command": "gh pr create"}, next(calls))
+                                      if len((rec.json or {}).get("messages", [])) < 5 else Reply.text("done"))
+    headers = {"X-Ctx-Tenant": "acme", "X-Ctx-Session": "s-late"}
+    clients = [a.anthropic(default_headers=headers), b.anthropic(default_headers=headers)]
+    msgs = [{"role": "user", "content": "open the PR"}]
+    for turn in range(3):
+        msg = await clients[turn % 2].messages.create(model="m", max_tokens=50, tools=TOOLS, messages=msgs)
+        if turn:  # the other replica's answer record lands now, after this request settled its results
+            (release_a if turn % 2 else release_b).set()
+        uses = [x for x in msg.content if x.type == "tool_use"]
+        if not uses:
+            break
+        msgs += [{"role": "assistant", "content": [x.model_dump(exclude_none=True) for x in msg.content]},
+                 {"role": "user", "content": [{"type": "tool_result", "tool_use_id": uses[0].id,
+                                               "content": f"https://github.com/o/r/pull/{4821 + turn}"}]}]
+    release_a.set(), release_b.set()
+    a.settled_store(), b.settled_store()
+    effects = a.state.services["store"].effects.list("acme", session="s-late")
+    assert sorted((e.call_id, e.state) for e in effects) == [("toolu_1", "completed"), ("toolu_2", "completed")]
+    assert {e.refs[0] for e in effects if e.refs} == {"https://github.com/o/r/pull/4821",
+                                                      "https://github.com/o/r/pull/4822"}
+
+
 async def test_memory_written_on_one_is_recalled_and_forgotten_on_both(replicas):
     from memhelp import put_memory
 
