@@ -30,34 +30,21 @@ from typing import Any, Callable, Iterator, Mapping
 
 import orjson
 
-from . import keys, memory_text, surrogates
-from .errors import ExternalIdTaken, RevisionConflict, StoreError
+from . import keys, memory_text
+from .errors import ExternalIdTaken, RevisionConflict
 from .lmdb_env import load as load_record
 from .lmdb_env import pages
 from .lmdb_env import scan as _scan
 from .lmdb_env import scan_rest as _scan_rest
 from .memory_listing import MemoryListing
-from .memory_records import KINDS, SNAPSHOT_KINDS, STATUSES, MemoryRecord, new_memory_id
+from .memory_records import SNAPSHOT_KINDS, STATUSES, MemoryRecord, new_memory_id
+from .memory_storage import LIVE, PAGE, dump_record, validate_record
 
 MEMORIES = "memories"
 MEMORY_REVS = "memory_revs"
 MEMORY_IDX = "memory_idx"
 MEMORY_FEED = "memory_feed"
 MEMORY_DBS = (MEMORIES, MEMORY_REVS, MEMORY_IDX, MEMORY_FEED)
-RECORD_VERSION = 2
-LIVE = ("active", "proposed", "hypothesis")
-_PAGE = 512
-
-
-_DEFAULTS = MemoryRecord(memory_id="", tenant="", statement="", kind="", origin="", status="").to_dict()
-_ALWAYS = frozenset(("memory_id", "tenant", "statement", "kind", "origin", "status", "revision"))
-
-
-def _dump(rec: MemoryRecord) -> bytes:
-    """The record without its default-valued fields (they are most of them)."""
-    d = {k: v for k, v in rec.to_dict().items() if k in _ALWAYS or v != _DEFAULTS[k]}
-    d["v"] = RECORD_VERSION
-    return surrogates.dumps(d)
 
 
 def _load(raw: bytes, tenant: str) -> MemoryRecord:
@@ -169,7 +156,7 @@ class LMDBMemories(MemoryListing):
             if self._counts_recalled(old):
                 self._bump(txn, self._counter_key(tenant, old), -1)
         if old is not None:  # the revision it replaces joins the history
-            self._keep_revision_in(txn, tenant, old.memory_id, old.revision, _dump(old))
+            self._keep_revision_in(txn, tenant, old.memory_id, old.revision, dump_record(old))
         self._write_in(txn, rec)
         return rec
 
@@ -179,7 +166,7 @@ class LMDBMemories(MemoryListing):
     def _write_in(self, txn: Any, rec: MemoryRecord) -> None:
         """The current revision with its index entries, scope counter and a feed entry."""
         tenant = rec.tenant
-        txn.put(self._pk(tenant, rec.memory_id), _dump(rec), db=self._db)
+        txn.put(self._pk(tenant, rec.memory_id), dump_record(rec), db=self._db)
         for k in self._index_keys(tenant, rec):
             txn.put(k, b"", db=self._idx)
         if rec.external_id:
@@ -237,7 +224,7 @@ class LMDBMemories(MemoryListing):
     # -- the MemoryStore interface ---------------------------------------------
 
     def put(self, record: MemoryRecord, *, expected_revision: int | None = None) -> MemoryRecord:
-        _validate(record)
+        validate_record(record)
         return self._x.write(lambda txn: self._put_in(txn, record, expected_revision))
 
     def get(self, tenant: str, memory_id: str) -> MemoryRecord | None:
@@ -267,7 +254,7 @@ class LMDBMemories(MemoryListing):
     def iter_tenant(self, tenant: str) -> Iterator[MemoryRecord]:
         """Every record of the tenant, in id order, read a page at a time (no
         transaction is held between pages)."""
-        for items in pages(self._x.read, lambda: self._db, keys.tenant_prefix(tenant), _PAGE):
+        for items in pages(self._x.read, lambda: self._db, keys.tenant_prefix(tenant), PAGE):
             for _, v in items:
                 yield _load(v, tenant)
 
@@ -409,20 +396,6 @@ class LMDBMemories(MemoryListing):
     def set_meta(self, name: str, value: Any) -> None:
         k = b"memory:" + name.encode()
         self._x.write(lambda txn: txn.put(k, orjson.dumps(value), db=self._ctx.dbs["meta"]))
-
-
-def _validate(rec: MemoryRecord) -> None:
-    if not isinstance(rec, MemoryRecord):
-        raise StoreError(f"memories.put takes a MemoryRecord, not {type(rec).__name__}")
-    keys.tenant_prefix(rec.tenant)
-    if not isinstance(rec.memory_id, str) or not rec.memory_id or keys.part(rec.memory_id) != rec.memory_id.encode():
-        raise StoreError(f"memory id {rec.memory_id!r} must be short printable text not starting with '#'")
-    if not isinstance(rec.statement, str) or not rec.statement.strip():
-        raise StoreError("memory statement is empty")
-    if rec.kind not in KINDS:
-        raise StoreError(f"memory kind must be one of {KINDS}, not {rec.kind!r}")
-    if rec.status not in STATUSES:
-        raise StoreError(f"memory status must be one of {STATUSES}, not {rec.status!r}")
 
 
 def migrate_documents(txn: Any, dbs: Mapping[str, Any], clock: Callable[[], float]) -> None:

@@ -12,9 +12,9 @@ import orjson
 
 from .. import memory_text
 from ..errors import ExternalIdTaken, RevisionConflict
-from ..lmdb_memories import LIVE, _PAGE, _dump, _validate
 from ..memory_listing import MemoryListing
 from ..memory_records import SNAPSHOT_KINDS, MemoryRecord
+from ..memory_storage import LIVE, PAGE, dump_record, validate_record
 from .common import Ctx, Runner, ident, load, tenant_of
 from .pool import ALL_TENANTS, Tx
 
@@ -69,7 +69,7 @@ class PGMemories(MemoryListing):
                                       memory_id=holder[0])
         if old is not None:  # the revision it replaces joins the history
             tx.exec("INSERT INTO memory_revisions (tenant, memory_id, revision, doc) VALUES (%s, %s, %s, %s)",
-                    (tenant, mid, old.revision, _dump(old)))
+                    (tenant, mid, old.revision, dump_record(old)))
         self._write_row(tx, rec, old)
         return rec
 
@@ -95,7 +95,7 @@ class PGMemories(MemoryListing):
              memory_text.scoped(p, u, s, memory_text.exact_key(rec.statement)) if live else None,
              memory_text.scoped(p, u, s, memory_text.near_key(rec.statement)) if live else None,
              memory_text.subject_digest(p, u, s, rec.subject_key) if rec.subject_key and live else None,
-             ext, rec.expires_at, rec.created_at, _dump(rec)))
+             ext, rec.expires_at, rec.created_at, dump_record(rec)))
         sessions = [ident(x, "session") for x in dict.fromkeys((rec.session, *rec.evidence_sessions)) if x]
         before = [] if old is None else [ident(x, "session") for x in dict.fromkeys((old.session, *old.evidence_sessions)) if x]
         gone = [x for x in before if x not in sessions]
@@ -161,7 +161,7 @@ class PGMemories(MemoryListing):
     # -- the MemoryStore interface ------------------------------------------------------
 
     def put(self, record: MemoryRecord, *, expected_revision: int | None = None) -> MemoryRecord:
-        _validate(record)
+        validate_record(record)
         return self._x.write(lambda tx: self._put_in(tx, record, expected_revision))
 
     def get(self, tenant: str, memory_id: str) -> MemoryRecord | None:
@@ -191,7 +191,7 @@ class PGMemories(MemoryListing):
         while True:
             rows = self._x.read(lambda tx, a=after: tx.tenant(tenant).all(
                 "SELECT memory_id, doc FROM memories WHERE tenant = %s AND memory_id COLLATE \"C\" > %s "
-                "ORDER BY memory_id COLLATE \"C\" LIMIT %s", (tenant, a, _PAGE)))
+                "ORDER BY memory_id COLLATE \"C\" LIMIT %s", (tenant, a, PAGE)))
             if not rows:
                 return
             for r in rows:
