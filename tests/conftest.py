@@ -17,6 +17,7 @@ from otlpreceiver import OTLPReceiver  # noqa: E402
 from ctxproxy.config import load_config  # noqa: E402
 from ctxproxy.proxy.scripted_provider import FakeProvider  # noqa: E402
 from ctxproxy.proxy.edge.server import APP_STATE, make_app  # noqa: E402
+from ctxproxy.store import open_store  # noqa: E402
 
 
 @dataclass
@@ -45,6 +46,14 @@ class Proxy:
 
         return openai.AsyncOpenAI(base_url=self.url + "/v1", api_key=kw.pop("api_key", "sk-test"), max_retries=0,
                                   **kw)
+
+
+@pytest.fixture
+def store(tmp_path):
+    """A real LMDB store in this test's folder (``tmp_path / "store"``), closed after it."""
+    s = open_store(tmp_path / "store")
+    yield s
+    s.close()
 
 
 @pytest.fixture

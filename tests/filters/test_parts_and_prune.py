@@ -14,7 +14,6 @@ from ctxproxy.filters.prune import REF_PREFIX, PruneConfig, PruneFilter, estimat
 from ctxproxy.filters.tokens import TokenCounter
 from ctxproxy.proxy.adapters import ADAPTERS
 from ctxproxy.proxy.scripted_provider import Reply
-from ctxproxy.store import open_store
 
 TOKENS = TokenCounter()
 OUTS = tool_outputs(40, seed=3, scale=0.5)
@@ -30,13 +29,6 @@ SEARCH = {"type": "search_result", "source": "https://example.com/r", "title": "
           "content": [{"type": "text", "text": "a search hit"}]}
 HEADERS = {"x-api-key": "sk-ant-test", "anthropic-version": "2023-06-01", "content-type": "application/json",
            "X-Ctx-Session": "sess-parts"}
-
-
-@pytest.fixture
-def store(tmp_path):
-    s = open_store(tmp_path / "store")
-    yield s
-    s.close()
 
 
 def view_of(body: dict, api: str = "anthropic"):

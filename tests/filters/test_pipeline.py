@@ -7,7 +7,7 @@ import pytest
 
 from ctxproxy.filters import CommitFailed, FilterError, Pipeline, Services, Turn
 from ctxproxy.filters.base import Filter
-from ctxproxy.store import StoreError, open_store
+from ctxproxy.store import StoreError
 from ctxproxy.store.writer import BackgroundWriter
 from storelock import write_lock_held
 from ctxproxy.filters.tokens import TokenCounter
@@ -160,13 +160,6 @@ class Records(Filter):
             return
         t.state.setdefault("order", []).append(f"{result} committed")
         t.request.add_turn_segment(f"[{result}]")
-
-
-@pytest.fixture
-def store(tmp_path):
-    s = open_store(tmp_path / "store")
-    yield s
-    s.close()
 
 
 def test_commit_lands_before_the_next_filter_runs(store):

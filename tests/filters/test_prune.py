@@ -12,7 +12,6 @@ from ctxproxy.filters.base import Identity
 from ctxproxy.filters.prune import REF_PREFIX, PruneConfig, PruneFilter, pruned_id, render_stub
 from ctxproxy.filters.tokens import TokenCounter
 from ctxproxy.proxy.adapters import ADAPTERS
-from ctxproxy.store import open_store
 from ctxproxy.proxy.scripted_provider import Reply
 
 APIS = ("anthropic", "chat", "responses")
@@ -34,13 +33,6 @@ soft_min_chars = 4000
 soft_head_chars = 1500
 soft_tail_chars = 1500
 """
-
-
-@pytest.fixture
-def store(tmp_path):
-    s = open_store(tmp_path / "store")
-    yield s
-    s.close()
 
 
 def cfg(**kw) -> PruneConfig:

@@ -8,17 +8,9 @@ import pytest
 from ctxproxy.filters import Identity, Services, Turn
 from ctxproxy.filters.session_part import PartCache
 from ctxproxy.filters.tokens import TokenCounter
-from ctxproxy.store import open_store
 from ctxproxy.store.writer import BackgroundWriter
 
 T = "acme"
-
-
-@pytest.fixture
-def store(tmp_path):
-    s = open_store(tmp_path / "store")
-    yield s
-    s.close()
 
 
 def turn(writer=None):

@@ -5,6 +5,7 @@ from __future__ import annotations
 import multiprocessing
 
 import pytest
+from fixedclock import Clock
 
 from ctxproxy.store import open_store
 from ctxproxy.store.learned import LEARNED_BY
@@ -12,14 +13,6 @@ from ctxproxy.store.memory_records import MemoryRecord, new_memory_id
 from ctxproxy.store.forget import forget
 
 T = "acme"
-
-
-class Clock:
-    def __init__(self, t: float = 1000.0):
-        self.t = t
-
-    def __call__(self) -> float:
-        return self.t
 
 
 @pytest.fixture

@@ -3,18 +3,9 @@ ids found through their tenant pointers, never across tenants, and an effect
 key's answer."""
 from __future__ import annotations
 
-import pytest
-
-from ctxproxy.store import REF_POINTERS, TURN_POINTERS, open_store
+from ctxproxy.store import REF_POINTERS, TURN_POINTERS
 from ctxproxy.store.lookups import (REF_PREFIX, describe_pruned, find_manifest, find_pruned, key_answer,
                                     list_manifests)
-
-
-@pytest.fixture
-def store(tmp_path):
-    s = open_store(tmp_path / "store")
-    yield s
-    s.close()
 
 
 def test_a_turn_id_is_found_through_its_pointer_and_only_in_its_tenant(store):

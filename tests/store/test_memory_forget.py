@@ -24,13 +24,6 @@ def grep_dir(root: Path, needle: str) -> list[str]:
     return hits
 
 
-@pytest.fixture
-def store(tmp_path):
-    s = open_store(tmp_path / "store")
-    yield s
-    s.close()
-
-
 def fill_alice(store):
     rec = put_memory(store, T, f"Alice keeps her {CANARY} notes in vim.", user="alice")
     store.memories.put(rec.evolve(statement=f"Alice keeps her {CANARY} notes in neovim."))

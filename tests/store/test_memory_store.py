@@ -11,13 +11,6 @@ from ctxproxy.store.lmdb_store import LMDBStore
 from ctxproxy.store.memory_records import MemoryRecord
 
 
-@pytest.fixture
-def store(tmp_path):
-    s = open_store(tmp_path / "store")
-    yield s
-    s.close()
-
-
 def test_put_get_history_and_revision_check(store):
     rec = put_memory(store, "t", "Deploys go through staging.", kind="procedure", project="p")
     assert rec.revision == 1 and rec.created_at > 0 and rec.memory_id.startswith("mem_") and len(rec.memory_id) == 30

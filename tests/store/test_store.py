@@ -7,6 +7,7 @@ from __future__ import annotations
 import orjson
 from memhelp import put_memory
 import pytest
+from fixedclock import Clock
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -30,17 +31,9 @@ from ctxproxy.store.writer import BackgroundWriter
 T = "acme"
 
 
-class Clock:
-    def __init__(self, t: float = 1_000_000.0) -> None:
-        self.t = t
-
-    def __call__(self) -> float:
-        return self.t
-
-
 @pytest.fixture
 def clock() -> Clock:
-    return Clock()
+    return Clock(1_000_000.0)
 
 
 @pytest.fixture

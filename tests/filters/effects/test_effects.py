@@ -51,13 +51,6 @@ def checkpoint_texts(body: dict) -> list[str]:
 
 # -- hooks on canned exchanges ------------------------------------------------------------------
 
-@pytest.fixture
-def store(tmp_path):
-    s = open_store(tmp_path / "store")
-    yield s
-    s.close()
-
-
 def make_turn(api: str, body: dict, store, session="s1", tenant="default", headers=None) -> Turn:
     t = Turn(api=api, route="r", path="/", headers=headers or {},
              request=ADAPTERS[api].parse_request(orjson.dumps(body)), tokens=TOKENS, services={"store": store})

@@ -26,7 +26,6 @@ from ctxproxy.filters.inject.filter import (
 from ctxproxy.filters.segments import Segment, offer, render
 from ctxproxy.filters.tokens import TokenCounter
 from ctxproxy.proxy.adapters import ADAPTERS
-from ctxproxy.store import open_store
 
 TOKENS = TokenCounter()
 count = TOKENS.count
@@ -46,13 +45,6 @@ def make_turn(api, body, session="s1", tenant="t1", user="", source="header", ro
 
 def sent(turn):
     return orjson.loads(turn.request.to_bytes())
-
-
-@pytest.fixture
-def store(tmp_path):
-    s = open_store(tmp_path / "store")
-    yield s
-    s.close()
 
 
 @pytest.fixture

@@ -4,6 +4,7 @@ import os
 from pathlib import Path
 
 import pytest
+from fixedclock import Clock
 
 from ctxproxy.filters.inject import rules_bundle
 from ctxproxy.filters.inject.rules_bundle import RulesBundle, RulesSources
@@ -18,14 +19,6 @@ def write(root: Path, rel: str, text: str) -> Path:
 
 def sha(p: Path) -> str:
     return hashlib.sha256(p.read_bytes()).hexdigest()
-
-
-class Clock:
-    def __init__(self):
-        self.t = 1000.0
-
-    def __call__(self):
-        return self.t
 
 
 @pytest.fixture

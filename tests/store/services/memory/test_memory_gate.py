@@ -6,6 +6,7 @@ import random
 import string
 
 import pytest
+from fixedclock import Clock
 from memhelp import put_memory
 
 from ctxproxy.store.services.memory.fields import FieldError
@@ -13,30 +14,14 @@ from ctxproxy.store.services.memory.gate import GateConfig, MemoryGate, StateErr
 from ctxproxy.store.services.memory.threats import Threat
 from ctxproxy.filters.inject.memory_snapshot import build_snapshot
 from ctxproxy.filters.base import Identity
-from ctxproxy.store import open_store
 
 T = "acme"
 DAY = 86400.0
 
 
-class Clock:
-    def __init__(self, t: float = 1_800_000_000.0):
-        self.t = t
-
-    def __call__(self) -> float:
-        return self.t
-
-
-@pytest.fixture
-def store(tmp_path):
-    s = open_store(tmp_path / "store")
-    yield s
-    s.close()
-
-
 @pytest.fixture
 def clock():
-    return Clock()
+    return Clock(1_800_000_000.0)
 
 
 @pytest.fixture
