@@ -6,6 +6,10 @@ that returns pre-rendered wire bytes, so only ctxproxy's own work is counted.
     python bench/profile_engine.py stream [N]    # the same, streamed: a 600-character answer in 12-char deltas
                                    [--per-read K]  # K events to a read (5: what run.py's phase 4 sees)
     python bench/profile_engine.py first         # run.py's 196K-token conversation: first send, two later turns
+    python bench/profile_engine.py chat [N]      # N new turns of plain short chats (no tools, no secrets):
+                                                 # what each filter costs with nothing to do, in us per turn
+    python bench/profile_engine.py tool [N]      # N new turns of small tool conversations (one read_file
+                                                 # call and its result a turn)
                                    [--later]     # --profile the later turns instead of the first send
     ... --profile [--sort tottime|cumulative]    # and a cProfile of the measured part (slower: compare within a run)
     ... --filters                                # and each filter's wall time per turn, from the turns' own
@@ -60,9 +64,69 @@ def canned(reply: Reply, per_read: int = 1):
 
 FILTER_TIMES: bool = False  # --filters
 
+TURNS_PER_SESSION = 6  # a new conversation every few turns, as many agents open them
+
+
+def growing_turns(n: int, tools: bool) -> list[tuple]:
+    """``n`` calls, each a new turn: a conversation grows by one exchange a turn
+    (a user question and the answer, or a read_file call and its result), and a
+    new conversation starts every ``TURNS_PER_SESSION`` turns; Anthropic and
+    Chat alternate by conversation. Plain chats declare no tools and carry no
+    rule files and no secrets: every filter but the core has nothing to do."""
+    anthropic, chat = KINDS[1], KINDS[0]
+    calls = []
+    for c in range(-(-n // TURNS_PER_SESSION)):
+        kind = anthropic if c % 2 else chat
+        msgs: list[dict] = []
+        for t in range(TURNS_PER_SESSION):
+            if len(calls) == n:
+                break
+            if not msgs or not tools:
+                msgs.append({"role": "user", "content": f"Conversation {c}, question {t}: what does step {t} "
+                                                        "of the build do, in one sentence?"})
+            else:
+                cid = f"call_{c}_{t}"
+                args = {"path": f"src/mod_{t}.py"}
+                if kind is anthropic:
+                    msgs.append({"role": "assistant", "content": [
+                        {"type": "tool_use", "id": cid, "name": "read_file", "input": args}]})
+                    msgs.append({"role": "user", "content": [
+                        {"type": "tool_result", "tool_use_id": cid,
+                         "content": f"def step_{t}(ctx):\n    return ctx.run('make {t}')\n"}]})
+                else:
+                    msgs.append({"role": "assistant", "content": None, "tool_calls": [
+                        {"id": cid, "type": "function",
+                         "function": {"name": "read_file", "arguments": json.dumps(args)}}]})
+                    msgs.append({"role": "tool", "tool_call_id": cid,
+                                 "content": f"def step_{t}(ctx):\n    return ctx.run('make {t}')\n"})
+            body: dict = {"model": "claude-sonnet-4-5" if kind is anthropic else "gpt-5",
+                          "messages": list(msgs)}
+            if kind is anthropic:
+                body["max_tokens"] = 256
+            if tools:
+                tool = {"name": "read_file", "description": "Read a file.",
+                        "input_schema": {"type": "object", "properties": {"path": {"type": "string"}}}}
+                body["tools"] = [tool] if kind is anthropic else [
+                    {"type": "function", "function": {"name": tool["name"], "description": tool["description"],
+                                                      "parameters": tool["input_schema"]}}]
+            calls.append(("POST", kind.path, kind.headers, json.dumps(body).encode()))
+            msgs.append({"role": "assistant", "content": REPLY_TEXT})
+    return calls
+
+
+def request_spans(turn) -> dict[str, float]:
+    """Each filter's on_request wall time in this turn, in us (the turn's own spans)."""
+    out: dict[str, float] = {}
+    for span in turn.spans:
+        name, t0, t1 = span[:3]
+        if name.endswith(".request"):
+            out[name[:-len(".request")]] = out.get(name[:-len(".request")], 0.0) + (t1 - t0) / 1e3
+    return out
+
 
 async def measure(drive, calls, profile: cProfile.Profile | None) -> tuple[float, float]:
     times: dict[str, float] = {}
+    requests: dict[str, float] = {}
     t0, c0 = time.perf_counter(), time.process_time()
     if profile is not None:
         profile.enable()
@@ -71,11 +135,16 @@ async def measure(drive, calls, profile: cProfile.Profile | None) -> tuple[float
         assert got.status == 200, got.body[:300]
         for name, ms in got.turn.timings_ms.items():
             times[name] = times.get(name, 0.0) + ms
+        for name, us in request_spans(got.turn).items():
+            requests[name] = requests.get(name, 0.0) + us
     if profile is not None:
         profile.disable()
     wall, cpu = (time.perf_counter() - t0) * 1e3 / len(calls), (time.process_time() - c0) * 1e3 / len(calls)
     if FILTER_TIMES:
-        print("  filters, ms per turn: " + ", ".join(f"{k} {v / len(calls):.2f}" for k, v in times.items()))
+        print("  filters, us per turn (all hooks): " + ", ".join(
+            f"{k} {v * 1e3 / len(calls):.0f}" for k, v in times.items()))
+        print("  on_request, us per turn: " + ", ".join(
+            f"{k} {v / len(calls):.0f}" for k, v in requests.items()))
     return wall, cpu
 
 
@@ -99,6 +168,16 @@ async def amain(args: argparse.Namespace) -> None:
                     wall, cpu = await measure(drive, [("POST", "/v1/messages", headers, body)],
                                               profile if later else None)
                     print(f"later turn: wall {wall:.1f} ms, process CPU {cpu:.1f} ms")
+        elif args.mode in ("chat", "tool"):
+            calls = growing_turns(args.n, args.mode == "tool")
+            async with EngineDriver(cfg, provider=canned(Reply.text(REPLY_TEXT, delta_chars=12))) as drive:
+                await measure(drive, growing_turns(60, args.mode == "tool"), None)  # warm-up
+                # the warm-up's conversations are other ones: these turns are new to the proxy
+                calls = [(m, p, h, b.replace(b"Conversation ", b"Talk ").replace(b"call_", b"tu_"))
+                         for m, p, h, b in calls]
+                wall, cpu = await measure(drive, calls, profile)
+                print(f"{args.mode}: per new turn wall {wall * 1e3:.0f} us, process CPU {cpu * 1e3:.0f} us "
+                      f"({len(calls)} turns, {TURNS_PER_SESSION} per conversation)")
         else:
             stream = args.mode == "stream"
             reply = Reply.text((REPLY_TEXT * 5)[:600] if stream else REPLY_TEXT, delta_chars=12)
@@ -114,7 +193,7 @@ async def amain(args: argparse.Namespace) -> None:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("mode", choices=("turn", "stream", "first"))
+    ap.add_argument("mode", choices=("turn", "stream", "first", "chat", "tool"))
     ap.add_argument("n", nargs="?", type=int, default=400, help="turns per request kind (turn, stream)")
     ap.add_argument("--per-read", type=int, default=1, help="stream events a provider read holds (stream)")
     ap.add_argument("--profile", action="store_true")
