@@ -22,11 +22,9 @@ from typing import Any
 import orjson
 from aiohttp import web
 
-from ctxproxy.store.errors import RevisionConflict
-
 from ..edge.app_state import APP_STATE
-from .app import admin_route, required_store, tenant_of
-from .memory import _body, _by, _error, _json, _outcome, _revision, gate_of
+from .app import admin_route, tenant_of
+from .memory import _body, _by, _error, _json, _outcome, _revision, answering, gate_of, review_routes
 
 EXPORT_FORMATS = ("codex", "claude", "openclaw", "hermes")
 MAX_REVIEW = 1000
@@ -59,26 +57,7 @@ def _field(name: str, message: str) -> Exception:
     return FieldError(name, message)
 
 
-def _answers(handler: Any) -> Any:
-    """A bad field 400, a missing (or another tenant's) proposal 404, a stale revision or wrong state 409."""
-
-    async def run(request: web.Request) -> web.Response:
-        from ctxproxy.store.services.memory.fields import FieldError
-        from ctxproxy.store.services.memory.gate import NotFound, StateError
-
-        try:
-            return await handler(request, await required_store(request))
-        except FieldError as exc:
-            return _error(400, str(exc), type="invalid_request", field=exc.field)
-        except NotFound:
-            return _error(404, f"no learned proposal {request.match_info.get('id', '')!r}", type="not_found")
-        except RevisionConflict as exc:
-            return _error(409, str(exc), type="revision_conflict", current_revision=exc.current)
-        except StateError as exc:
-            return _error(409, str(exc), type="invalid_state")
-
-    run.__name__ = handler.__name__
-    return run
+_answers = answering("learned proposal")
 
 
 @admin_route("GET", "learn/status")
@@ -176,16 +155,7 @@ async def _one(request: web.Request, store: Any, action: str) -> web.Response:
                  status)
 
 
-@admin_route("POST", "learn/proposals/{id}/approve")
-@_answers
-async def approve(request: web.Request, store: Any) -> web.Response:
-    return await _one(request, store, "approve")
-
-
-@admin_route("POST", "learn/proposals/{id}/reject")
-@_answers
-async def reject(request: web.Request, store: Any) -> web.Response:
-    return await _one(request, store, "reject")
+review_routes("learn/proposals", _one, _answers)
 
 
 @admin_route("PATCH", "learn/proposals/{id}")

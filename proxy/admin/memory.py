@@ -20,7 +20,7 @@ tenant's memory answers exactly like one that does not exist (404).
 from __future__ import annotations
 
 import asyncio
-from typing import Any
+from typing import Any, Callable
 
 import orjson
 from aiohttp import web
@@ -122,29 +122,52 @@ def _outcome(out: Any, created_status: int = 201) -> web.Response:
     return _json(out.answer(), created_status)  # a duplicate too: 201 with duplicate_of (the issue's shape)
 
 
-def _answers(handler: Any) -> Any:
-    """The errors every memory endpoint answers alike: a bad field 400, a missing
-    (or another tenant's) memory 404, a stale revision or wrong state 409."""
+def answering(missing: str, *, bad_id_is_missing: bool = False) -> Callable[[Any], Any]:
+    """The errors every memory and learned-proposal endpoint answers alike: a bad
+    field 400, a missing (or another tenant's) ``missing`` 404, a stale revision
+    or wrong state 409. ``bad_id_is_missing``: a store error on a call naming an
+    id is that id's 404 (a malformed id), on any other call a 400."""
 
-    async def run(request: web.Request) -> web.Response:
-        g = _gate_module()
-        try:
-            return await handler(request, await required_store(request))
-        except g.FieldError as exc:
-            return _field_error(exc)
-        except g.NotFound:
-            return _not_found(request.match_info.get("id", ""))
-        except RevisionConflict as exc:
-            return _conflict(exc)
-        except g.StateError as exc:
-            return _error(409, str(exc), type="invalid_state")
-        except StoreError as exc:
-            if "id" in request.match_info:  # a malformed id: as if it did not exist
-                return _not_found(request.match_info["id"])
-            return _error(400, str(exc), type="invalid_request")
+    def wrap(handler: Any) -> Any:
+        async def run(request: web.Request) -> web.Response:
+            def not_found() -> web.Response:
+                return _error(404, f"no {missing} {request.match_info.get('id', '')!r}", type="not_found")
 
-    run.__name__ = handler.__name__
-    return run
+            g = _gate_module()
+            try:
+                return await handler(request, await required_store(request))
+            except g.FieldError as exc:
+                return _field_error(exc)
+            except g.NotFound:
+                return not_found()
+            except RevisionConflict as exc:
+                return _conflict(exc)
+            except g.StateError as exc:
+                return _error(409, str(exc), type="invalid_state")
+            except StoreError as exc:
+                if not bad_id_is_missing:
+                    raise
+                if "id" in request.match_info:
+                    return not_found()
+                return _error(400, str(exc), type="invalid_request")
+
+        run.__name__ = handler.__name__
+        return run
+
+    return wrap
+
+
+def review_routes(resource: str, review: Any, answers: Callable[[Any], Any]) -> None:
+    """``POST <resource>/{id}/approve`` and ``.../reject``, both ``review(request, store, action)``."""
+    for action in ("approve", "reject"):
+        async def handler(request: web.Request, store: Any, action: str = action) -> web.Response:
+            return await review(request, store, action)
+
+        handler.__name__ = f"{action}_{resource.rsplit('/', 1)[-1]}"
+        admin_route("POST", f"{resource}/{{id}}/{action}")(answers(handler))
+
+
+_answers = answering("memory", bad_id_is_missing=True)
 
 
 @admin_route("POST", "memories")
@@ -234,16 +257,7 @@ async def _review(request: web.Request, store: Any, action: str) -> web.Response
     return _json({"memory_id": rec.memory_id, "status": rec.status, "revision": rec.revision})
 
 
-@admin_route("POST", "memories/{id}/approve")
-@_answers
-async def approve_memory(request: web.Request, store: Any) -> web.Response:
-    return await _review(request, store, "approve")
-
-
-@admin_route("POST", "memories/{id}/reject")
-@_answers
-async def reject_memory(request: web.Request, store: Any) -> web.Response:
-    return await _review(request, store, "reject")
+review_routes("memories", _review, _answers)
 
 
 @admin_route("PATCH", "memories/{id}")
