@@ -23,7 +23,8 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from .options import CLIError, add_remote_options, add_store_options, admin_call, admin_failure, cli_store, nonempty
+from .options import (CLIError, add_remote_options, add_store_options, admin_call, admin_failure, cli_store, gate_answer,
+                      gate_errors, nonempty, print_answer)
 
 EXPORT_FORMATS = ("codex", "claude", "openclaw", "hermes")
 _CODES = {"not_found": 3, "conflict": 4, "memory_blocked": 5}
@@ -91,10 +92,6 @@ def _learner(cs: Any) -> Any:
     return Learner.for_config(cs.store, cs.config, Path(cs.config.server.data_dir))
 
 
-def _print(args: argparse.Namespace, payload: Any, text: str) -> None:
-    print(json.dumps(payload, indent=2, ensure_ascii=False, default=str) if args.json else text)
-
-
 def _remote(args: argparse.Namespace, method: str, path: str, query: dict | None = None, body: Any = None) -> Any:
     status, payload = admin_call(args, method, "learn/" + path, {"tenant": args.tenant, **(query or {})}, body)
     if status != 200:
@@ -132,7 +129,7 @@ def _run(args: argparse.Namespace) -> int:
             lines.append(f"  + [{p['kind']}, {p['scope']}] {p['statement']}")
     if report.get("error"):
         lines.append(f"  {report['error']}")
-    _print(args, report, "\n".join(lines))
+    print_answer(args, report, "\n".join(lines))
     return 1 if report["status"] in ("failed", "busy", "lease lost") else 0
 
 
@@ -156,7 +153,7 @@ def _status(args: argparse.Namespace) -> int:
         "  memories learned: " + (", ".join(f"{n} {k}" for k, n in sorted(st["memories"].items())) or "none")
         + f"; rejections remembered: {st['rejected_remembered']}",
     ])
-    _print(args, st, text)
+    print_answer(args, st, text)
     return 0
 
 
@@ -198,7 +195,7 @@ def _review(args: argparse.Namespace) -> int:
     action = "approve" if args.approve or args.approve_all else "reject" if args.reject or args.reject_all else None
     if action is None:
         items = _remote(args, "GET", "proposals", query)["proposals"] if args.url else _local_list(args, query)
-        _print(args, items, _show(items))
+        print_answer(args, items, _show(items))
         return 0
     ids = args.approve or args.reject
     if ids is None:  # --approve-all / --reject-all: what the listing shows
@@ -214,7 +211,7 @@ def _review(args: argparse.Namespace) -> int:
             results = getattr(review, action)(cs.store, learner.gate, cs.tenant, ids, by="cli")
     lines = [f"{r['memory_id']}: " + (f"{r['status']}" if "error" not in r else
                                       f"{r['error']['type']}: {r['error']['message']}") for r in results]
-    _print(args, results, "\n".join(lines) or "(nothing to review)")
+    print_answer(args, results, "\n".join(lines) or "(nothing to review)")
     failed = next((r for r in results if "error" in r), None)
     return _CODES.get(failed["error"]["type"], 1) if failed else 0
 
@@ -236,24 +233,12 @@ def _edit(args: argparse.Namespace) -> int:
             raise CLIError(f"{err.get('type', status)}: {err.get('message', ans)}",
                            _CODES.get(err.get("type"), 1))
     else:
-        from ctxproxy.store.errors import RevisionConflict
         from ctxproxy.store.services.learning import review
-        from ctxproxy.store.services.memory.fields import FieldError
-        from ctxproxy.store.services.memory.gate import NotFound, StateError
 
-        with cli_store(args) as cs:
-            try:
-                out = review.edit(cs.store, _learner(cs).gate, cs.tenant, args.edit, args.statement, by="cli")
-            except FieldError as exc:
-                raise CLIError(str(exc), 2) from None
-            except NotFound:
-                raise CLIError(f"no learned proposal {args.edit!r}", 3) from None
-            except (StateError, RevisionConflict) as exc:
-                raise CLIError(str(exc), 4) from None
-        if out.refused is not None:
-            raise CLIError(f"refused ({out.refused.reason}): {out.refused.message}", 5)
-        ans = out.answer()
-    _print(args, ans, f"{ans['memory_id']}: {ans['status']}" + (f", revision {ans['revision']}"
+        with cli_store(args) as cs, gate_errors(f"learned proposal {args.edit!r}"):
+            out = review.edit(cs.store, _learner(cs).gate, cs.tenant, args.edit, args.statement, by="cli")
+        ans = gate_answer(out)
+    print_answer(args, ans, f"{ans['memory_id']}: {ans['status']}" + (f", revision {ans['revision']}"
                                                                if ans.get("revision") else ""))
     return 0
 
@@ -299,6 +284,6 @@ def _export(args: argparse.Namespace) -> int:
             payload = approved_files(cs.store, cs.tenant, args.format, **query)
     written = write_files(Path(args.out).expanduser(), payload["files"])
     notes = ", ".join(f"{n} {k}" for k, n in payload["notes"].items())
-    _print(args, {**payload, "written": [str(p) for p in written]},
+    print_answer(args, {**payload, "written": [str(p) for p in written]},
            f"exported ({args.format}): {notes}\n" + "\n".join(f"  {p}" for p in written))
     return 0

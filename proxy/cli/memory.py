@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from .options import (CLIError, add_remote_options, add_store_options, admin_answer, admin_call, admin_failure, ask,
-                      cli_store, nonempty)
+                      cli_store, gate_answer, gate_errors, nonempty, print_answer)
 
 KINDS = ("preference", "fact", "procedure", "failure", "event")
 STATUSES = ("active", "proposed", "hypothesis", "superseded", "expired", "deleted")
@@ -151,28 +151,9 @@ def _fail(status: int, payload: Any) -> CLIError:
 def _gated(args: argparse.Namespace, call: Any) -> dict:
     """Run ``call(gate, tenant)`` on the data dir's store; its answer, or the
     CLIError for a bad field (2), a missing record (3), a conflict (4), a refusal (5)."""
-    from ctxproxy.store.services.memory.fields import FieldError
-    from ctxproxy.store.services.memory.gate import NotFound, StateError
-    from ctxproxy.store.errors import RevisionConflict
-
-    with cli_store(args) as cs:
-        try:
-            out = call(_gate(cs), cs.tenant)
-        except FieldError as exc:
-            raise CLIError(str(exc), 2) from None
-        except NotFound:
-            raise CLIError(f"no memory {getattr(args, 'memory_id', '')!r}", 3) from None
-        except (StateError, RevisionConflict) as exc:
-            raise CLIError(str(exc), 4) from None
-    if isinstance(out, dict):
-        return out
-    if out.refused:
-        raise CLIError(f"refused ({out.refused.reason}): {out.refused.message}", 5)
-    return out.answer()
-
-
-def _print(args: argparse.Namespace, payload: Any, text: str) -> None:
-    print(json.dumps(payload, indent=2, ensure_ascii=False) if args.json else text)
+    with cli_store(args) as cs, gate_errors(f"memory {getattr(args, 'memory_id', '')!r}"):
+        out = call(_gate(cs), cs.tenant)
+    return gate_answer(out)
 
 
 def _quote(memory_id: str) -> str:
@@ -221,7 +202,7 @@ def _add(args: argparse.Namespace) -> int:
         ans = admin_answer(args, "POST", "memories", {"tenant": args.tenant}, body, ok=201, fail=_fail)
     else:
         ans = _gated(args, lambda gate, tenant: gate.write(tenant, body, created_by="cli"))
-    _print(args, ans, _answer_line(ans))
+    print_answer(args, ans, _answer_line(ans))
     return 0
 
 
@@ -230,7 +211,7 @@ def _list(args: argparse.Namespace) -> int:
     records = ask(args, "GET", "memories", {"tenant": args.tenant, **filters},
                   lambda cs: {"memories": [r.shown() for r in cs.store.memories.list(cs.tenant, **filters)]},
                   fail=_fail)["memories"]
-    _print(args, records, table(records))
+    print_answer(args, records, table(records))
     return 0
 
 
@@ -273,7 +254,7 @@ def _review(args: argparse.Namespace, action: str) -> int:
             return {"memory_id": rec.memory_id, "status": rec.status, "revision": rec.revision}
 
         ans = _gated(args, reject)
-    _print(args, ans, _answer_line(ans))
+    print_answer(args, ans, _answer_line(ans))
     return 0
 
 
@@ -298,7 +279,7 @@ def _edit(args: argparse.Namespace) -> int:
     else:
         ans = _gated(args, lambda gate, tenant: gate.edit(tenant, args.memory_id, body,
                                                           expected_revision=args.revision, by="cli"))
-    _print(args, ans, _answer_line(ans))
+    print_answer(args, ans, _answer_line(ans))
     return 0
 
 
@@ -375,7 +356,7 @@ def _export(args: argparse.Namespace) -> int:
         with cli_store(args) as cs:
             records = cs.store.memories.list(cs.tenant, **filters)
     files = export(records, args.format, Path(args.dest).expanduser())
-    _print(args, {"records": len(records), "files": [str(f) for f in files]},
+    print_answer(args, {"records": len(records), "files": [str(f) for f in files]},
            f"exported {len(records)} memories to {len(files)} file(s) under {args.dest}")
     return 0
 
@@ -383,12 +364,12 @@ def _export(args: argparse.Namespace) -> int:
 def _rescan(args: argparse.Namespace) -> int:
     with cli_store(args) as cs:
         counts = _gate(cs).rescan(force=True)
-    _print(args, counts, ", ".join(f"{n} {k}" for k, n in counts.items()))
+    print_answer(args, counts, ", ".join(f"{n} {k}" for k, n in counts.items()))
     return 0
 
 
 def _purge(args: argparse.Namespace) -> int:
     with cli_store(args) as cs:
         counts = _gate(cs).purge_expired()
-    _print(args, counts, ", ".join(f"{n} {k}" for k, n in counts.items()))
+    print_answer(args, counts, ", ".join(f"{n} {k}" for k, n in counts.items()))
     return 0

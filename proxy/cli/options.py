@@ -189,6 +189,38 @@ def ask(args: argparse.Namespace, method: str, path: str, query: dict | None, lo
         return local(cs)
 
 
+def print_answer(args: argparse.Namespace, payload: Any, text: str) -> None:
+    """``payload`` as JSON with ``--json``, else ``text``."""
+    print(json.dumps(payload, indent=2, ensure_ascii=False, default=str) if args.json else text)
+
+
+@contextmanager
+def gate_errors(missing: str) -> Iterator[None]:
+    """The memory gate's errors as a command's: a bad field (exit 2), no such
+    ``missing`` (3), a stale revision or wrong state (4)."""
+    from ctxproxy.store.errors import RevisionConflict
+    from ctxproxy.store.services.memory.fields import FieldError
+    from ctxproxy.store.services.memory.gate import NotFound, StateError
+
+    try:
+        yield
+    except FieldError as exc:
+        raise CLIError(str(exc), 2) from None
+    except NotFound:
+        raise CLIError(f"no {missing}", 3) from None
+    except (StateError, RevisionConflict) as exc:
+        raise CLIError(str(exc), 4) from None
+
+
+def gate_answer(out: Any) -> dict:
+    """A gate outcome's answer; a refusal is exit 5, saying why."""
+    if isinstance(out, dict):
+        return out
+    if out.refused is not None:
+        raise CLIError(f"refused ({out.refused.reason}): {out.refused.message}", 5)
+    return out.answer()
+
+
 def command(subparsers: Any, name: str, help: str, description: str | None = None) -> Any:
     """``ctxproxy <name> ACTION``: the subparsers its actions are added to;
     without an action it prints its help (exit 2)."""
