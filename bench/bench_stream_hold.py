@@ -42,7 +42,7 @@ sys.path.insert(0, str(ROOT / "tests"))
 
 from secretcorpus import TEST_KEY, hyperscan_cache_dir, realistic_megabyte  # noqa: E402
 
-import ctxproxy.filters  # noqa: E402
+import ctxproxy.store.services  # noqa: E402
 from ctxproxy.store.services import redaction  # noqa: E402
 
 PROSE = ("Here is the thing, here are the steps: run make install, then open the docs page and check "
@@ -67,19 +67,20 @@ def pieces() -> dict[str, list[str]]:
 
 
 def package_at(rev: str) -> types.ModuleType:
-    """``store/services/redaction/`` at ``rev``, imported as ``ctxproxy.filters.redaction_<rev>``
-    (its relative imports of the rest of ``ctxproxy.filters`` get this tree's)."""
+    """``store/services/redaction/`` at ``rev``, imported as ``ctxproxy.store.services.redaction_<rev>``
+    (its relative imports of the rest of ``ctxproxy.store.services`` get this tree's)."""
     tmp = Path(tempfile.mkdtemp(prefix="ctxproxy-bench-redaction-"))
-    archive = subprocess.run(["git", "-C", str(ROOT), "archive", rev, "filters/redaction"], check=True,
+    archive = subprocess.run(["git", "-C", str(ROOT), "archive", rev, "store/services/redaction"], check=True,
                              capture_output=True).stdout
     subprocess.run(["tar", "-x", "-C", str(tmp)], input=archive, check=True)
     name = "redaction_" + re.sub(r"\W", "_", rev)
-    spec = importlib.util.spec_from_file_location(f"ctxproxy.filters.{name}", tmp / "store/services/redaction/__init__.py",
-                                                  submodule_search_locations=[str(tmp / "filters/redaction")])
+    where = tmp / "store/services/redaction"
+    spec = importlib.util.spec_from_file_location(f"ctxproxy.store.services.{name}", where / "__init__.py",
+                                                  submodule_search_locations=[str(where)])
     module = importlib.util.module_from_spec(spec)
     sys.modules[spec.name] = module
     spec.loader.exec_module(module)
-    setattr(ctxproxy.filters, name, module)
+    setattr(ctxproxy.store.services, name, module)
     return module
 
 
