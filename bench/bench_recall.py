@@ -5,6 +5,7 @@
     nice .venv/bin/python bench/bench_recall.py --split tune --grid k1=0.9,1.2 --grid b=0.3,0.5
     nice .venv/bin/python bench/bench_recall.py --embeddings         # the extra on
     nice .venv/bin/python bench/bench_recall.py --convs conv-26 --json
+    nice .venv/bin/python bench/bench_recall.py --backend both        # LMDB and PostgreSQL, the same run
 
 A real ctxproxy runs in this process (the eval harness's, on 127.0.0.1). Each
 turn of a conversation is written with ``POST /ctx/v1/memories:batch`` (so the
@@ -23,11 +24,17 @@ the script says so and exits 0.
 
 ``--grid`` tries every combination of the values given, one proxy each over
 the same data directory (the memories are written once), and prints a line each.
+
+``--backend postgres`` puts the store (and recall's memory index) in a
+throwaway PostgreSQL cluster started as tests/pgserver.py does; ``both`` runs
+the same conversations on LMDB and then on PostgreSQL and says on how many
+questions the two top-5 lists are the same.
 """
 from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import dataclasses
 import itertools
 import json
@@ -95,11 +102,13 @@ def questions(conv: dict, valid: set[str]) -> list[tuple[int, str, set[str]]]:
     return out
 
 
-def config_file(tmp: Path, rank: dict) -> Path | None:
-    if not rank:
+def config_file(tmp: Path, rank: dict, dsn: str | None = None) -> Path | None:
+    if not rank and dsn is None:
         return None
     path = tmp / "ctxproxy.toml"
     lines = ["[filters.recall.rank]"] + [f"{k} = {json.dumps(v)}" for k, v in rank.items()]
+    if dsn is not None:
+        lines += ["[store]", 'backend = "postgres"', f"dsn = {json.dumps(dsn)}"]
     path.write_text("\n".join(lines) + "\n")
     return path
 
@@ -125,7 +134,7 @@ async def ask_all(t, data: list[dict]) -> dict:
         bodies, last = memories(conv)
         valid = {b["external_id"] for b in bodies}
         stats: dict[int, list[tuple[int, float]]] = {}
-        latency = []
+        latency, ranked = [], []
         for cat, question, gold in questions(conv, valid):
             t0 = time.perf_counter()
             status, body = await t.admin("POST", "recall", {"query": question, "user": conv["sample_id"], "k": K,
@@ -134,20 +143,23 @@ async def ask_all(t, data: list[dict]) -> dict:
             if status != 200:
                 raise RuntimeError(f"recall answered {status}: {body}")
             ids = [item["external_id"] for item in body["items"]]
+            ranked.append(ids)
             rank = next((i + 1 for i, x in enumerate(ids) if x in gold), 0)
             stats.setdefault(cat, []).append((1 if rank else 0, 1.0 / rank if rank else 0.0))
-        per_conv[conv["sample_id"]] = {"stats": stats, "latency": latency}
+        per_conv[conv["sample_id"]] = {"stats": stats, "latency": latency, "ranked": ranked}
     return per_conv
 
 
-async def run(data: list[dict], points: list[dict], data_dir: Path) -> tuple[dict, list[dict]]:
-    """Write once, then one proxy per configuration point over the same data dir."""
+async def run(data: list[dict], points: list[dict], data_dir: Path, dsn: str | None = None
+              ) -> tuple[dict, list[dict]]:
+    """Write once, then one proxy per configuration point over the same data dir
+    (and the same database, with ``dsn``)."""
     from ctxproxy.proxy.eval.harness import target
 
     verdicts: dict = {}
     results = []
     for i, rank in enumerate(points):
-        async with target("ctxproxy", config_file(data_dir, rank), data_dir / "data") as t:
+        async with target("ctxproxy", config_file(data_dir, rank, dsn), data_dir / "data") as t:
             if i == 0:
                 verdicts = await write_all(t, data)
             results.append(await ask_all(t, data))
@@ -176,6 +188,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--embeddings", action="store_true", help="the embeddings extra on (embeddings = true)")
     p.add_argument("--grid", action="append", default=[], metavar="KEY=V1,V2",
                    help="try each value (every combination), on the tuning conversations only")
+    p.add_argument("--backend", choices=("lmdb", "postgres", "both"), default="lmdb",
+                   help="the store: LMDB (default), PostgreSQL (a throwaway cluster), or both in one run")
     p.add_argument("--json", action="store_true")
     args = p.parse_args(argv)
     if not DATASET.exists():
@@ -205,14 +219,37 @@ def main(argv: list[str] | None = None) -> int:
             for key, _, values in (g.partition("=") for g in args.grid)]
     points = [{**overrides, **dict(zip((k for k, _ in axes), combo))}
               for combo in itertools.product(*(values for _, values in axes))] if axes else [overrides]
-    with tempfile.TemporaryDirectory(prefix="bench-recall-") as tmp:
-        verdicts, results = asyncio.run(run(data, points, Path(tmp)))
+    backends = ("lmdb", "postgres") if args.backend == "both" else (args.backend,)
+    if args.backend == "both" and args.grid:
+        print("bench_recall: --grid runs on one backend at a time", file=sys.stderr)
+        return 2
+    runs = {}
+    for backend in backends:
+        with tempfile.TemporaryDirectory(prefix="bench-recall-") as tmp:
+            if backend == "postgres":
+                with throwaway_database() as dsn:
+                    runs[backend] = asyncio.run(run(data, points, Path(tmp), dsn))
+            else:
+                runs[backend] = asyncio.run(run(data, points, Path(tmp)))
+    if len(runs) > 1:
+        return compare(runs, overrides, args.json)
+    verdicts, results = runs[backends[0]]
     if args.grid:
         for point, per_conv in zip(points, results):
             n, r, m = summarize(per_conv, list(per_conv))["all"]
             print(f"{point}  R@5 {r:.3f}  MRR {m:.3f}  (n {n}, on {', '.join(per_conv)})", flush=True)
         return 0
-    per_conv = results[0]
+    out = report(verdicts, results[0], overrides)
+    if args.json:
+        print(json.dumps(out, indent=1))
+        return 0
+    show(out, results[0], overrides, backends[0])
+    return 0
+
+
+def report(verdicts: dict, per_conv: dict, overrides: dict) -> dict:
+    from ctxproxy.store.services.recall.rank import RankConfig
+
     groups = [(g, [n for n in members if n in per_conv]) for g, members in (("tune", TUNE), ("held", HELD_OUT))]
     groups = [(g, ms) for g, ms in groups if ms]
     cfg = RankConfig(**overrides)
@@ -222,10 +259,12 @@ def main(argv: list[str] | None = None) -> int:
            "per_conversation": {n: summarize(per_conv, [n])["all"] for n in per_conv}}
     lat = sorted(x for v in per_conv.values() for x in v["latency"])
     out["latency_ms"] = {"p50": lat[len(lat) // 2] * 1000, "p95": lat[int(len(lat) * 0.95)] * 1000}
-    if args.json:
-        print(json.dumps(out, indent=1))
-        return 0
-    print(f"config: {overrides or 'defaults'}; gate: {verdicts}")
+    return out
+
+
+def show(out: dict, per_conv: dict, overrides: dict, backend: str) -> None:
+    groups = [(g, out[g]["conversations"]) for g in ("tune", "held") if g in out]
+    print(f"backend: {backend}; config: {overrides or 'defaults'}; gate: {out['gate']}")
     for group, ms in groups:
         print(f"-- {group} ({', '.join(ms)})")
         print(f"{'category':<12} {'n':>4} {'R@5':>6} {'MRR':>6}")
@@ -233,7 +272,45 @@ def main(argv: list[str] | None = None) -> int:
             print(f"{label:<12} {n:>4} {r:>6.3f} {m:>6.3f}")
     print("per conversation: " + ", ".join(f"{n} {r:.3f}/{m:.3f}" for n, (_, r, m) in out["per_conversation"].items()))
     print(f"POST /ctx/v1/recall wall p50 {out['latency_ms']['p50']:.2f} ms, p95 {out['latency_ms']['p95']:.2f} ms")
-    return 0
+
+
+def compare(runs: dict, overrides: dict, as_json: bool) -> int:
+    """Both backends' figures, and on how many questions their top-5 lists are the same."""
+    outs = {b: report(v, r[0], overrides) for b, (v, r) in runs.items()}
+    (a, (_, ra)), (b, (_, rb)) = runs.items()
+    same = total = 0
+    differ = []
+    for conv in ra[0]:
+        for i, (x, y) in enumerate(zip(ra[0][conv]["ranked"], rb[0][conv]["ranked"])):
+            total += 1
+            same += x == y
+            if x != y:
+                differ.append(f"{conv}#{i}")
+    agree = {"questions": total, "same_top5": same, "differ": differ[:20]}
+    if as_json:
+        print(json.dumps({**outs, "agreement": agree}, indent=1))
+    else:
+        for backend, out in outs.items():
+            show(out, runs[backend][1][0], overrides, backend)
+        print(f"top-5 lists the same on both backends: {same}/{total} questions"
+              + (f" (differ: {', '.join(differ[:20])})" if differ else ""))
+    return 0 if same == total else 1
+
+
+@contextlib.contextmanager
+def throwaway_database():
+    """A database on a throwaway PostgreSQL cluster (tests/pgserver.py), its DSN."""
+    sys.path.insert(0, str(ROOT / "tests"))
+    import pgserver
+
+    server = pgserver.start()
+    if server is None:
+        raise SystemExit(f"bench_recall: {pgserver.HOW}")
+    try:
+        server.prepare()
+        yield server.new_database()
+    finally:
+        server.close()
 
 
 if __name__ == "__main__":

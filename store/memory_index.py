@@ -35,10 +35,11 @@ import logging
 import math
 import threading
 import time
+from contextlib import contextmanager
 from datetime import datetime, timezone
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterable, Mapping, Sequence
+from typing import Any, Iterable, Iterator, Mapping, Sequence
 
 from .memory_terms import fts_phrase, terms
 from .sqlite_index import SQLiteFile, Viewer, attach, placeholders, sensitivity_rank, trigram_token
@@ -104,7 +105,7 @@ MAX_TERMS = 48  # query terms looked up (bits of one mask, with 8 substrings)
 
 CONTEXT_WINDOW = 2  # an event's document also holds this many neighbouring events on each side
 
-_COLUMNS = ("memory_id", "external_id", "kind", "origin", "project", "user", "session", "purpose",
+CANDIDATE_COLUMNS = ("memory_id", "external_id", "kind", "origin", "project", "user", "session", "purpose",
             "sensitivity", "observed_at", "evergreen", "confidence", "evidence_ref", "statement", "terms",
             "nterms", "ctx", "nctx")
 
@@ -240,6 +241,7 @@ class Partitions:
 
     fixed: tuple[int, ...]
     expiring: tuple[int, ...]
+    tenant: str = ""  # whose they are (a backend keyed by tenant first reads by it)
 
     @property
     def all(self) -> tuple[int, ...]:
@@ -287,7 +289,7 @@ def _drop_older_layout(con: Any) -> None:
         con.execute("COMMIT")
 
 
-def _servable(rec: Any) -> bool:
+def servable(rec: Any) -> bool:
     return rec is not None and rec.status == "active" and not rec.quarantine
 
 
@@ -343,11 +345,11 @@ class MemoryIndex:
 
     def _apply(self, con: Any, rec: Any) -> int:
         self._delete(con, "tenant = ? AND memory_id = ?", (rec.tenant, rec.memory_id))
-        if not _servable(rec):
+        if not servable(rec):
             return 0
         observed = float(rec.observed_at or rec.created_at or 0.0)
         found = terms(rec.statement) + date_terms(observed)
-        thread = _thread(rec)
+        thread = thread_of(rec)
         key = _part_key(rec)
         con.execute("INSERT OR IGNORE INTO part(tenant, user, project, session, purpose, sensitivity, kind, "
                     "expiring) VALUES (?,?,?,?,?,?,?,?)", key)
@@ -476,15 +478,18 @@ class MemoryIndex:
         if self.store is not None:
             self.catch_up()
         now = time.time() if now is None else now
-        con = self.file.db()
-        version = _version(con)
-        parts = self.partitions(viewer, tuple(exclude_kinds), version)
-        stats = self._stats(parts, now, version)
+        with self._reading(viewer.tenant) as (con, version):
+            return self._search(con, version, viewer, words, substrings, now, limit, exclude_kinds)
+
+    def _search(self, con: Any, version: tuple, viewer: Viewer, words: Sequence[str], substrings: Sequence[str],
+                now: float, limit: int, exclude_kinds: Sequence[str]) -> tuple[list[Candidate], Stats]:
+        parts = self._partitions(con, viewer, tuple(exclude_kinds), version)
+        stats = self._stats(con, parts, now, version)
         words = list(dict.fromkeys(words))[:MAX_TERMS]
         subs = list(dict.fromkeys("\x00" + s.lower() for s in substrings if len(s) >= 3))[:8]
         if not parts.all:
             return [], Stats(stats.docs, stats.avg_terms, stats.avg_ctx, dict.fromkeys(words + subs, 0))
-        df = self._df(con, parts, words, now)
+        df = self._df(con, parts, words, now, version)
         n_docs = max(stats.docs, 1)
         weight = {k: math.log(1.0 + (n_docs - df[k] + 0.5) / (df[k] + 0.5)) for k in words}
         held: dict[int, float] = {}  # candidate row -> query weight (visible idf) of the keys it holds
@@ -519,7 +524,7 @@ class MemoryIndex:
     @staticmethod
     def _rows(con: Any, parts: Partitions, ids: Sequence[int], now: float) -> list[tuple]:
         """The candidates' columns (and ``near``), for rows of visible partitions only."""
-        cols = ", ".join(_COLUMNS)
+        cols = ", ".join(CANDIDATE_COLUMNS)
         where = f"part IN ({placeholders(parts.all)})"
         if parts.expiring:
             where += f" AND (part NOT IN ({placeholders(parts.expiring)}) OR expires_at > ?)"
@@ -531,33 +536,52 @@ class MemoryIndex:
                                 (*chunk, *args)).fetchall()
         return rows
 
-    def partitions(self, viewer: Viewer, exclude_kinds: tuple[str, ...] = (), version: tuple | None = None
-                   ) -> Partitions:
-        """The partitions ``viewer`` may see (cached until the index changes)."""
+    @contextmanager
+    def _reading(self, tenant: str) -> Iterator[tuple[Any, tuple]]:
+        """The connection a read runs on and what its cached values are valid for."""
         con = self.file.db()
-        version = version or _version(con)
+        yield con, _version(con)
+
+    def partitions(self, viewer: Viewer, exclude_kinds: tuple[str, ...] = ()) -> Partitions:
+        """The partitions ``viewer`` may see (cached until the index changes)."""
+        with self._reading(viewer.tenant) as (con, version):
+            return self._partitions(con, viewer, exclude_kinds, version)
+
+    def _partitions(self, con: Any, viewer: Viewer, exclude_kinds: tuple[str, ...], version: tuple) -> Partitions:
         key = ("parts", viewer, exclude_kinds, version)
         hit = self._cache.get(key)
         if hit is None:
-            where, params = scope_where(viewer, exclude_kinds)
-            rows = con.execute(f"SELECT p.id, p.expiring FROM part p WHERE {where} ORDER BY p.id", params).fetchall()
-            hit = Partitions(tuple(r[0] for r in rows if not r[1]), tuple(r[0] for r in rows if r[1]))
+            rows = self._read_partitions(con, viewer, exclude_kinds)
+            hit = Partitions(tuple(r[0] for r in rows if not r[1]), tuple(r[0] for r in rows if r[1]), viewer.tenant)
             self._remember(key, hit)
         return hit
+
+    @staticmethod
+    def _read_partitions(con: Any, viewer: Viewer, exclude_kinds: tuple[str, ...]) -> list[tuple[int, int]]:
+        """(id, expiring) of the partitions ``viewer`` may see, by id."""
+        where, params = scope_where(viewer, exclude_kinds)
+        return con.execute(f"SELECT p.id, p.expiring FROM part p WHERE {where} ORDER BY p.id", params).fetchall()
 
     def _remember(self, key: tuple, value: Any) -> None:
         if len(self._cache) > 4096:
             self._cache.clear()
         self._cache[key] = value
 
-    def _stats(self, parts: Partitions, now: float, version: tuple) -> Stats:
+    def _stats(self, con: Any, parts: Partitions, now: float, version: tuple) -> Stats:
         """Count and average lengths of the visible rows: the fixed partitions'
         kept sums, the expiring ones' rows counted at the minute."""
         key = ("stats", parts, int(now // 60) if parts.expiring else 0, version)
         hit = self._cache.get(key)
         if hit is not None:
             return hit
-        con = self.file.db()
+        n, terms_sum, ctx_sum = self._read_stats(con, parts, now)
+        hit = Stats(int(n), terms_sum / n if n else 0.0, ctx_sum / n if n else 0.0)
+        self._remember(key, hit)
+        return hit
+
+    @staticmethod
+    def _read_stats(con: Any, parts: Partitions, now: float) -> tuple[int, int, int]:
+        """(rows, their terms, their context terms) of the visible partitions."""
         n = terms_sum = ctx_sum = 0
         if parts.fixed:
             a, b, c = con.execute(f"SELECT SUM(docs), SUM(nterms), SUM(nctx) FROM part WHERE id IN "
@@ -568,9 +592,7 @@ class MemoryIndex:
                                   f"({placeholders(parts.expiring)}) AND expires_at > ?",
                                   (*parts.expiring, now)).fetchone()
             n, terms_sum, ctx_sum = n + (a or 0), terms_sum + (b or 0), ctx_sum + (c or 0)
-        hit = Stats(int(n), terms_sum / n if n else 0.0, ctx_sum / n if n else 0.0)
-        self._remember(key, hit)
-        return hit
+        return n, terms_sum, ctx_sum
 
     def doc_freqs(self, viewer: Viewer, words: Sequence[str], now: float | None = None,
                   exclude_kinds: Sequence[str] = ()) -> tuple[int, dict[str, int]]:
@@ -581,24 +603,24 @@ class MemoryIndex:
         if self.store is not None:
             self.catch_up()
         now = time.time() if now is None else now
-        con = self.file.db()
-        version = _version(con)
-        parts = self.partitions(viewer, tuple(exclude_kinds), version)
-        docs = self._stats(parts, now, version).docs
-        return docs, (self._df(con, parts, list(dict.fromkeys(words)), now) if parts.all else dict.fromkeys(words, 0))
+        with self._reading(viewer.tenant) as (con, version):
+            parts = self._partitions(con, viewer, tuple(exclude_kinds), version)
+            docs = self._stats(con, parts, now, version).docs
+            return docs, (self._df(con, parts, list(dict.fromkeys(words)), now, version) if parts.all
+                          else dict.fromkeys(words, 0))
 
     def stats(self, viewer: Viewer, now: float, exclude_kinds: tuple[str, ...] = ()) -> Stats:
         """Count and average length of the viewer's visible memories."""
-        version = _version(self.file.db())
-        return self._stats(self.partitions(viewer, exclude_kinds, version), now, version)
+        with self._reading(viewer.tenant) as (con, version):
+            return self._stats(con, self._partitions(con, viewer, exclude_kinds, version), now, version)
 
-    def _df(self, con: Any, parts: Partitions, words: Sequence[str], now: float) -> dict[str, int]:
+    def _df(self, con: Any, parts: Partitions, words: Sequence[str], now: float, version: tuple) -> dict[str, int]:
         """Each word's document frequency among the visible rows. The counts of
         partitions that never expire change only with the index (whose version
         is in the key): a word's count is read once per set of partitions."""
         if parts.expiring or not words:
             return self._read_df(con, parts, words, now)
-        key = ("df", parts, _version(con))
+        key = ("df", parts, version)
         known = self._cache.get(key)
         if known is None:
             known = {}
@@ -670,18 +692,22 @@ class MemoryIndex:
         if not viewer.known or not memory_ids:
             return []
         now = time.time() if now is None else now
-        con = self.file.db()
-        parts = self.partitions(viewer, tuple(exclude_kinds))
-        if not parts.all:
-            return []
-        ids = list(memory_ids)
+        with self._reading(viewer.tenant) as (con, version):
+            parts = self._partitions(con, viewer, tuple(exclude_kinds), version)
+            if not parts.all:
+                return []
+            # The ids pick the rows (by tenant and memory id); _rows checks each one's partition.
+            rowids = self._rowids(con, viewer.tenant, list(memory_ids))
+            return [Candidate(*r[:10], bool(r[10]), *r[11:-1]) for r in self._rows(con, parts, rowids, now)]
+
+    @staticmethod
+    def _rowids(con: Any, tenant: str, ids: list[str]) -> list[int]:
         rowids: list[int] = []
         for i in range(0, len(ids), 500):
             chunk = ids[i:i + 500]
-            # The ids pick the rows (through UNIQUE(tenant, memory_id)); _rows checks each one's partition.
             rowids += [r[0] for r in con.execute(f"SELECT rowid FROM mem WHERE tenant = ? AND memory_id IN "
-                                                 f"({placeholders(chunk)})", (viewer.tenant, *chunk))]
-        return [Candidate(*r[:10], bool(r[10]), *r[11:-1]) for r in self._rows(con, parts, rowids, now)]
+                                                 f"({placeholders(chunk)})", (tenant, *chunk))]
+        return rowids
 
     def count(self, tenant: str) -> int:
         return self.file.db().execute("SELECT COUNT(*) FROM mem WHERE tenant = ?", (tenant,)).fetchone()[0]
@@ -714,7 +740,7 @@ def store_tenants(store: Any) -> list[str]:
         after = batch[-1][0]
 
 
-def _thread(rec: Any) -> str:
+def thread_of(rec: Any) -> str:
     """Events from one conversation are neighbours: the same evidence session
     and exactly the same visibility (so a document's context never carries
     words a viewer of it could not see). Other kinds stand alone."""
@@ -737,16 +763,32 @@ def _refresh_context(con: Any, thread: str, observed: float, doc: int) -> None:
                          "ORDER BY observed_at DESC, rowid DESC LIMIT ?", (thread, observed, doc, 2 * w)).fetchall()
     after = con.execute(f"SELECT {cols} FROM mem WHERE thread = ? AND (observed_at, rowid) >= (?, ?) "
                         "ORDER BY observed_at, rowid LIMIT ?", (thread, observed, doc, 2 * w + 1)).fetchall()
-    rows = before[::-1] + after
+    for row, ctx, n, near in context_of(before, after):
+        if con.execute("UPDATE mem SET ctx = ?, nctx = ?, near = ? WHERE rowid = ? AND (ctx != ? OR near != ?)",
+                       (ctx, n, near, row[0], ctx, near)).rowcount and n != row[3]:
+            con.execute("UPDATE part SET nctx = nctx + ? WHERE id = ?", (n - row[3], row[4]))
+
+
+def context_of(before: Sequence[tuple], after: Sequence[tuple]) -> Iterator[tuple[tuple, str, int, str]]:
+    """The new context of each event around an edit: ``before`` (nearest
+    first) and ``after`` are the thread's rows ``(doc, observed_at, terms,
+    nctx, part)`` on each side of it; yields ``(row, ctx, nctx, near)`` for
+    the rows within ``CONTEXT_WINDOW`` of it."""
+    w = CONTEXT_WINDOW
+    rows = list(before)[::-1] + list(after)
     at = len(before)  # where the edit was: rows within w of it have new neighbours
     for i in range(max(0, at - w), min(len(rows), at + w + 1)):
         around = [r for j, r in enumerate(rows) if j != i and abs(j - i) <= w]
         ctx = " ".join(r[2] for r in around)
-        near = " ".join(str(r[0]) for r in around)
-        n = len(ctx.split()) if ctx else 0
-        if con.execute("UPDATE mem SET ctx = ?, nctx = ?, near = ? WHERE rowid = ? AND (ctx != ? OR near != ?)",
-                       (ctx, n, near, rows[i][0], ctx, near)).rowcount and n != rows[i][3]:
-            con.execute("UPDATE part SET nctx = nctx + ? WHERE id = ?", (n - rows[i][3], rows[i][4]))
+        yield rows[i], ctx, len(ctx.split()) if ctx else 0, " ".join(str(r[0]) for r in around)
+
+
+def open_memory_index(data_dir: str | Path, store: Any) -> Any:
+    """The store's own memory index when it keeps one in its database
+    (PostgreSQL: one index every replica shares), else the SQLite index
+    under ``data_dir`` derived from the store's change feed."""
+    own = getattr(store, "memory_index", None)
+    return own() if callable(own) else MemoryIndex.open(data_dir, store)
 
 
 def date_terms(observed: float) -> list[str]:

@@ -37,7 +37,7 @@ from collections import OrderedDict
 from pathlib import Path
 from typing import Any, Iterable, Sequence
 
-from .memory_index import _servable, follow_changes, forget_subject, rebuild_all, visibility
+from .memory_index import follow_changes, forget_subject, rebuild_all, servable, visibility
 from .sqlite_index import SQLiteFile, Viewer, attach, sensitivity_rank
 
 log = logging.getLogger("ctxproxy.store.recall")
@@ -114,7 +114,7 @@ class VectorIndex:
     def _apply(self, con: Any, records: Sequence[Any]) -> int:
         for rec in records:
             con.execute("DELETE FROM vec WHERE tenant = ? AND memory_id = ?", (rec.tenant, rec.memory_id))
-        keep = [r for r in records if _servable(r)]
+        keep = [r for r in records if servable(r)]
         if not keep:
             return 0
         vectors = self.embedder.embed([r.statement for r in keep])

@@ -2,8 +2,9 @@
 ``memories`` (with the columns the gate looks up by: scope, duplicates,
 contradictions, external id, expiry), earlier revisions in
 ``memory_revisions``, each session a record belongs to (own and evidence) in
-``memory_sessions``, and a change feed. The gate's rules are the embedded
-store's: the keys come from ``memory_text`` as there."""
+``memory_sessions``, a change feed, and recall's index of it
+(``recall_index``), all in the write's transaction. The gate's rules are
+the embedded store's: the keys come from ``memory_text`` as there."""
 from __future__ import annotations
 
 from typing import Any, Iterator
@@ -17,6 +18,8 @@ from ..memory_records import SNAPSHOT_KINDS, MemoryRecord
 from ..memory_storage import LIVE, PAGE, dump_record, validate_record
 from .common import Ctx, Runner, ident, load, tenant_of
 from .pool import ALL_TENANTS, Tx
+from .recall_index import apply_in as index_for_recall
+from .recall_index import remove_in as unindex_for_recall
 
 META_TENANT = "#meta"  # store_meta rows of the memory layer (rules version...)
 
@@ -105,6 +108,7 @@ class PGMemories(MemoryListing):
         tx.many("INSERT INTO memory_sessions (tenant, session, memory_id) VALUES (%s, %s, %s) ON CONFLICT DO NOTHING",
                 [(tenant, x, mid) for x in sessions if x not in before])
         tx.exec("INSERT INTO memory_feed (tenant, memory_id) VALUES (%s, %s)", (tenant, mid))
+        index_for_recall(tx, rec)  # recallable on every replica when this commits
 
     def _import_in(self, tx: Tx, rec: MemoryRecord, revisions: list[bytes]) -> None:
         """A record as another store holds it (revision and times kept), with its earlier revisions' bytes."""
@@ -130,6 +134,7 @@ class PGMemories(MemoryListing):
         revs = tx.exec("DELETE FROM memory_revisions WHERE tenant = %s AND memory_id = %s", (tenant, mid))
         tx.exec("DELETE FROM memory_sessions WHERE tenant = %s AND memory_id = %s", (tenant, mid))
         tx.exec("DELETE FROM memories WHERE tenant = %s AND memory_id = %s", (tenant, mid))
+        unindex_for_recall(tx, tenant, [rec.memory_id])
         idx = self._index_count(rec) + bool(rec.external_id)
         if self._terms is not None:
             idx += self._terms._remove_doc_in(tx, tenant, memory_id)

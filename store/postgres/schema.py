@@ -1,6 +1,7 @@
 """Versioned schema migrations: ``sql/NNNN_name.sql``, applied in order by
 ``ctxproxy store upgrade`` (``upgrade``), each in its own transaction with
-its row in ``ctx_schema``.
+its row in ``ctx_schema`` (and what it needs done in Python after its SQL:
+``_THEN``).
 
 A replica never changes the schema: it opens a database only when its
 version is one this ctxproxy knows (``check``). Older means "run ctxproxy
@@ -43,6 +44,20 @@ _TABLE = """CREATE TABLE IF NOT EXISTS ctx_schema (
 )"""
 
 
+def _index_memories(conn) -> None:
+    """Recall's index of the memories already stored (tokenized in Python,
+    so not expressible in the migration's SQL), in the migration's transaction."""
+    from .pool import Tx
+    from .recall_index import index_all
+
+    tx = Tx(conn)
+    tx.begun = True  # inside the migration's transaction
+    index_all(tx)
+
+
+_THEN = {"0003_recall_index.sql": _index_memories}  # what a migration needs done after its SQL
+
+
 def current(conn) -> int:
     """The schema version of the database (0: none yet)."""
     row = conn.execute("SELECT to_regclass('ctx_schema') IS NOT NULL").fetchone()
@@ -73,6 +88,8 @@ def upgrade(conn) -> list[str]:
             if conn.execute("SELECT 1 FROM ctx_schema WHERE version = %s", (version,)).fetchone():
                 continue
             conn.execute(sql)
+            if name in _THEN:
+                _THEN[name](conn)
             conn.execute("INSERT INTO ctx_schema (version, name) VALUES (%s, %s)", (version, name))
             applied.append(name)
     newest = conn.execute("SELECT coalesce(max(version), 0) FROM ctx_schema").fetchone()[0]

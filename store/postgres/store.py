@@ -40,7 +40,8 @@ log = logging.getLogger("ctxproxy.store")
 
 # the tables an erasure deletes rows from: rewritten by `ctxproxy forget finish`
 ERASED_TABLES = ("effects", "effect_calls", "sessions", "session_subjects", "documents", "document_scopes",
-                 "postings", "memories", "memory_sessions", "memory_revisions", "learning")
+                 "postings", "memories", "memory_sessions", "memory_revisions", "learning",
+                 "recall_memories", "recall_postings", "recall_df", "recall_parts")
 
 
 class _StoreRunner:
@@ -116,6 +117,8 @@ class PGStore(_Repos):
         self.path = ""
         self.invalidation = invalidation
         self._closed = False
+        self._index_lock = threading.Lock()
+        self._memory_index: Any = None
         super().__init__(_StoreRunner(pool), Ctx(clock, pending_timeout), invalidation)
 
     @classmethod
@@ -195,6 +198,15 @@ class PGStore(_Repos):
     def _check(self) -> None:
         if self._closed:
             raise StoreError("store is closed")
+
+    def memory_index(self) -> Any:
+        """Recall's memory index: tables of this database, shared by every replica."""
+        from .recall_index import PGMemoryIndex
+
+        with self._index_lock:
+            if self._memory_index is None:
+                self._memory_index = PGMemoryIndex(self)
+            return self._memory_index
 
     # -- erasure ------------------------------------------------------------------------
 

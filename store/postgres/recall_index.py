@@ -1,0 +1,265 @@
+"""Recall's memory index in PostgreSQL: the embedded index's layout and
+candidate selection (``store.memory_index.MemoryIndex``) over the tables of
+``sql/0003_recall_index.sql``, so every replica reads one index and no host
+keeps its own.
+
+Written in the memory write's transaction (``apply_in`` from
+``PGMemories._write_row``, ``remove_in`` from its erasure): a memory is
+recallable on every replica once its write commits, and an erasure removes
+its index rows with it. Reading runs in one ``REPEATABLE READ READ ONLY``
+transaction with the viewer's tenant set (row-level security: another
+tenant's rows are neither candidates nor counted). Ranking is the embedded
+index's: the terms are ``memory_terms.terms`` of the statement, the
+document frequencies and lengths are the same per-partition counts, the
+candidates are chosen by the same code (``MemoryIndex._search``), and BM25
+runs in Python on them (``store/services/recall/rank.py``).
+"""
+from __future__ import annotations
+
+from contextlib import contextmanager
+from typing import Any, Iterator, Mapping, Sequence
+
+from ..memory_index import (CANDIDATE_COLUMNS, CONTEXT_WINDOW, MemoryIndex, Partitions, context_of, date_terms,
+                            servable, thread_of)
+from ..memory_records import MemoryRecord
+from ..memory_terms import terms
+from ..sqlite_index import Viewer, sensitivity_rank
+from .common import load
+from .pool import ALL_TENANTS, Tx
+
+_ROW = ", ".join("user_id" if c == "user" else c for c in CANDIDATE_COLUMNS) + ", near"
+_PAGE = 500
+
+
+def _like(sub: str) -> str:
+    """``sub`` as an ILIKE pattern matching it anywhere, literally."""
+    return "%" + sub.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
+
+
+def _live(parts: Partitions, now: float, doc: str) -> tuple[str, list[Any]]:
+    """The extra condition on a row when some visible partitions expire."""
+    if not parts.expiring:
+        return "", []
+    return (f" AND ({doc}.part <> ALL(%s) OR EXISTS (SELECT 1 FROM recall_memories m WHERE m.tenant = {doc}.tenant "
+            f"AND m.doc = {doc}.doc AND m.expires_at > %s))", [list(parts.expiring), now])
+
+
+# -- writing (in the memory write's transaction) --------------------------------------
+
+def apply_in(tx: Tx, rec: MemoryRecord) -> int:
+    """Index ``rec`` as it now is (its earlier row goes; a record not servable
+    has none). Returns 1 when it is indexed."""
+    remove_in(tx, rec.tenant, [rec.memory_id])
+    if not servable(rec):
+        return 0
+    tenant = rec.tenant
+    observed = float(rec.observed_at or rec.created_at or 0.0)
+    found = terms(rec.statement) + date_terms(observed)
+    thread = thread_of(rec)
+    # The partition row first: writers of one partition queue on it, so its counts never deadlock.
+    part = tx.one(
+        "INSERT INTO recall_parts (tenant, user_id, project, session, purpose, sensitivity, kind, expiring, docs, "
+        "nterms) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, 1, %s) ON CONFLICT (tenant, user_id, project, session, "
+        "purpose, sensitivity, kind, expiring) DO UPDATE SET docs = recall_parts.docs + 1, "
+        "nterms = recall_parts.nterms + excluded.nterms RETURNING id",
+        (tenant, rec.user, rec.project, rec.session, rec.purpose, sensitivity_rank(rec.sensitivity), rec.kind,
+         rec.expires_at is not None, len(found)))[0]
+    doc = tx.one(
+        "INSERT INTO recall_memories (tenant, part, memory_id, project, user_id, session, purpose, sensitivity, "
+        "expires_at, observed_at, evergreen, kind, origin, confidence, external_id, evidence_ref, evidence_sessions, "
+        "revision, statement, terms, nterms, thread) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, "
+        "%s, %s, %s, %s, %s, %s, %s, %s, %s) RETURNING doc",
+        (tenant, part, rec.memory_id, rec.project, rec.user, rec.session, rec.purpose,
+         sensitivity_rank(rec.sensitivity), rec.expires_at, observed, bool(rec.evergreen), rec.kind, rec.origin,
+         float(rec.confidence), rec.external_id, rec.evidence_ref, " ".join(rec.evidence_sessions),
+         int(rec.revision), rec.statement, " ".join(found), len(found), thread))[0]
+    distinct = sorted(set(found))
+    tx.exec("INSERT INTO recall_postings (tenant, part, term, doc) SELECT %s, %s, t, %s FROM unnest(%s::text[]) t",
+            (tenant, part, doc, distinct))
+    tx.exec("INSERT INTO recall_df (tenant, part, term, n) SELECT %s, %s, t, 1 FROM unnest(%s::text[]) t "
+            "ON CONFLICT (tenant, part, term) DO UPDATE SET n = recall_df.n + 1", (tenant, part, distinct))
+    if thread:
+        _refresh_context(tx, tenant, thread, observed, doc)
+    return 1
+
+
+def remove_in(tx: Tx, tenant: str, memory_ids: Sequence[str]) -> int:
+    """Delete these memories' rows with their postings and counts; the
+    neighbours of a deleted event forget its terms. Returns the index
+    entries deleted (rows and postings)."""
+    rows = tx.all("SELECT doc, part, terms, nterms, nctx, thread, observed_at FROM recall_memories "
+                  "WHERE tenant = %s AND memory_id = ANY(%s) ORDER BY doc", (tenant, list(memory_ids)))
+    if not rows:
+        return 0
+    removed = 0
+    parts = sorted({r[1] for r in rows})
+    for part in parts:  # the partitions' rows first, in one order: see apply_in
+        tx.one("SELECT 1 FROM recall_parts WHERE tenant = %s AND id = %s FOR UPDATE", (tenant, part))
+    for doc, part, text, nterms, nctx, _, _ in rows:
+        distinct = sorted(set(text.split()))
+        removed += tx.exec("DELETE FROM recall_postings WHERE tenant = %s AND part = %s AND term = ANY(%s) "
+                           "AND doc = %s", (tenant, part, distinct, doc))
+        tx.exec("UPDATE recall_df SET n = n - 1 WHERE tenant = %s AND part = %s AND term = ANY(%s)",
+                (tenant, part, distinct))
+        tx.exec("UPDATE recall_parts SET docs = docs - 1, nterms = nterms - %s, nctx = nctx - %s "
+                "WHERE tenant = %s AND id = %s", (nterms, nctx, tenant, part))
+    # No count or partition outlives its rows: a term or a name only a forgotten record had is gone.
+    tx.exec("DELETE FROM recall_df WHERE tenant = %s AND part = ANY(%s) AND n <= 0", (tenant, parts))
+    removed += tx.exec("DELETE FROM recall_memories WHERE tenant = %s AND doc = ANY(%s)",
+                       (tenant, [r[0] for r in rows]))
+    tx.exec("DELETE FROM recall_parts WHERE tenant = %s AND id = ANY(%s) AND docs <= 0", (tenant, parts))
+    for doc, _, _, _, _, thread, observed in rows:
+        if thread:
+            _refresh_context(tx, tenant, thread, observed, doc)
+    return removed
+
+
+def _refresh_context(tx: Tx, tenant: str, thread: str, observed: float, doc: int) -> None:
+    """The context of the events around ``doc`` in ``thread`` (``memory_index.context_of``)."""
+    w = CONTEXT_WINDOW
+    cols = "doc, observed_at, terms, nctx, part"
+    before = tx.all(f"SELECT {cols} FROM recall_memories WHERE tenant = %s AND thread = %s AND "
+                    "(observed_at, doc) < (%s, %s) ORDER BY observed_at DESC, doc DESC LIMIT %s",
+                    (tenant, thread, observed, doc, 2 * w))
+    after = tx.all(f"SELECT {cols} FROM recall_memories WHERE tenant = %s AND thread = %s AND "
+                   "(observed_at, doc) >= (%s, %s) ORDER BY observed_at, doc LIMIT %s",
+                   (tenant, thread, observed, doc, 2 * w + 1))
+    for row, ctx, n, near in context_of(before, after):
+        if tx.exec("UPDATE recall_memories SET ctx = %s, nctx = %s, near = %s WHERE tenant = %s AND doc = %s "
+                   "AND (ctx <> %s OR near <> %s)", (ctx, n, near, tenant, row[0], ctx, near)) and n != row[3]:
+            tx.exec("UPDATE recall_parts SET nctx = nctx + %s WHERE tenant = %s AND id = %s",
+                    (n - row[3], tenant, row[4]))
+
+
+def index_all(tx: Tx) -> int:
+    """Empty the index and index every tenant's memories again (``tx`` set
+    to every tenant): ``ctxproxy memory reindex`` and the schema upgrade
+    that brought the index. Returns how many are indexed."""
+    tx.tenant(ALL_TENANTS)
+    for table in ("recall_postings", "recall_df", "recall_memories", "recall_parts"):
+        tx.exec(f"DELETE FROM {table}")
+    n, after = 0, ("", "")
+    while True:
+        rows = tx.all("SELECT tenant, memory_id, doc FROM memories WHERE (tenant, memory_id) > (%s, %s) "
+                      "ORDER BY tenant, memory_id LIMIT %s", (*after, _PAGE))
+        for tenant, _, raw in rows:
+            n += apply_in(tx, MemoryRecord.from_dict(load("memory", bytes(raw), tenant)))
+        if len(rows) < _PAGE:
+            return n
+        after = (rows[-1][0], rows[-1][1])
+
+
+# -- reading ---------------------------------------------------------------------------
+
+class PGMemoryIndex(MemoryIndex):
+    """``MemoryIndex`` over the store's own database (see the module docstring)."""
+
+    name = "recall.memories"
+
+    def __init__(self, store: Any) -> None:
+        self.store = None  # nothing to catch up: written with the memories
+        self._store = store
+        self._cache: dict[tuple, Any] = {}
+
+    @classmethod
+    def open(cls, data_dir: Any, store: Any) -> "PGMemoryIndex":
+        return cls(store)
+
+    @contextmanager
+    def _reading(self, tenant: str) -> Iterator[tuple[Tx, tuple]]:
+        with self._store._pool.transaction("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY", readonly=True) as tx:
+            # Cached partitions and counts are valid while the tenant's memories are as they were.
+            seq = tx.tenant(tenant).one("SELECT max(seq) FROM memory_feed WHERE tenant = %s", (tenant,))[0]
+            yield tx, ("pg", tenant, seq)
+
+    # -- the embedded index's reads, in SQL of this database -------------------------------
+    @staticmethod
+    def _read_partitions(tx: Tx, viewer: Viewer, exclude_kinds: tuple[str, ...]) -> list[tuple[int, bool]]:
+        return tx.all(
+            "SELECT id, expiring FROM recall_parts WHERE tenant = %s AND project IN ('', %s) "
+            "AND user_id IN ('', %s) AND purpose IN ('', %s) AND session = ANY(%s) AND sensitivity <= %s "
+            "AND kind <> ALL(%s) ORDER BY id",
+            (viewer.tenant, viewer.project, viewer.user, viewer.purpose, list(dict.fromkeys(("", *viewer.sessions))),
+             min(sensitivity_rank(viewer.ceiling), 2), list(exclude_kinds)))
+
+    @staticmethod
+    def _read_stats(tx: Tx, parts: Partitions, now: float) -> tuple[int, int, int]:
+        n = terms_sum = ctx_sum = 0
+        if parts.fixed:
+            a, b, c = tx.one("SELECT sum(docs), sum(nterms), sum(nctx) FROM recall_parts WHERE tenant = %s "
+                             "AND id = ANY(%s)", (parts.tenant, list(parts.fixed)))
+            n, terms_sum, ctx_sum = a or 0, b or 0, c or 0
+        if parts.expiring:
+            a, b, c = tx.one("SELECT count(*), sum(nterms), sum(nctx) FROM recall_memories WHERE tenant = %s "
+                             "AND part = ANY(%s) AND expires_at > %s", (parts.tenant, list(parts.expiring), now))
+            n, terms_sum, ctx_sum = n + (a or 0), terms_sum + (b or 0), ctx_sum + (c or 0)
+        return int(n), int(terms_sum), int(ctx_sum)
+
+    def _read_df(self, tx: Tx, parts: Partitions, words: Sequence[str], now: float) -> dict[str, int]:
+        df = dict.fromkeys(words, 0)
+        if not words:
+            return df
+        if parts.fixed:
+            for term, n in tx.all("SELECT term, sum(n) FROM recall_df WHERE tenant = %s AND part = ANY(%s) "
+                                  "AND term = ANY(%s) GROUP BY term", (parts.tenant, list(parts.fixed), list(words))):
+                df[term] += int(n)
+        if parts.expiring:
+            for term, n in tx.all(
+                    "SELECT p.term, count(*) FROM recall_postings p JOIN recall_memories m ON m.tenant = p.tenant "
+                    "AND m.doc = p.doc WHERE p.tenant = %s AND p.part = ANY(%s) AND p.term = ANY(%s) "
+                    "AND m.expires_at > %s GROUP BY p.term", (parts.tenant, list(parts.expiring), list(words), now)):
+                df[term] += int(n)
+        return df
+
+    def _heaviest(self, tx: Tx, parts: Partitions, weights: Mapping[str, float], now: float, limit: int
+                  ) -> list[int]:
+        if not weights:
+            return []
+        live, args = _live(parts, now, "p")
+        return [r[0] for r in tx.all(
+            "SELECT p.doc, round(sum(q.w)::numeric, 6) AS held FROM unnest(%s::text[], %s::float8[]) AS q(term, w) "
+            f"JOIN recall_postings p ON p.tenant = %s AND p.part = ANY(%s) AND p.term = q.term WHERE true{live} "
+            "GROUP BY p.doc ORDER BY held DESC, p.doc LIMIT %s",
+            (list(weights), list(weights.values()), parts.tenant, list(parts.all), *args, limit))]
+
+    def _substring_docs(self, tx: Tx, tenant: str, parts: Partitions, sub: str, now: float) -> list[int]:
+        live = " AND (part <> ALL(%s) OR expires_at > %s)" if parts.expiring else ""
+        args = [list(parts.expiring), now] if parts.expiring else []
+        return [r[0] for r in tx.all(
+            f"SELECT doc FROM recall_memories WHERE tenant = %s AND statement ILIKE %s AND part = ANY(%s){live} "
+            "ORDER BY doc", (tenant, _like(sub), list(parts.all), *args))]
+
+    def _rows(self, tx: Tx, parts: Partitions, ids: Sequence[int], now: float) -> list[tuple]:
+        if not ids:
+            return []
+        live = " AND (part <> ALL(%s) OR expires_at > %s)" if parts.expiring else ""
+        args = [list(parts.expiring), now] if parts.expiring else []
+        return [tuple(r) for r in tx.all(
+            f"SELECT {_ROW} FROM recall_memories WHERE tenant = %s AND doc = ANY(%s) AND part = ANY(%s){live}",
+            (parts.tenant, list(ids), list(parts.all), *args))]
+
+    @staticmethod
+    def _rowids(tx: Tx, tenant: str, ids: list[str]) -> list[int]:
+        return [r[0] for r in tx.all("SELECT doc FROM recall_memories WHERE tenant = %s AND memory_id = ANY(%s)",
+                                     (tenant, ids))]
+
+    # -- what the embedded index does beside reading ---------------------------------------
+    def catch_up(self) -> int:
+        return 0
+
+    def watermark(self) -> int:
+        return self._store.memories.last_seq()
+
+    def generation(self) -> int:
+        return 0
+
+    def rebuild(self) -> int:
+        self._cache.clear()
+        return self._store._pool.run(index_all)
+
+    def count(self, tenant: str) -> int:
+        return self._store._pool.run(lambda tx: tx.tenant(tenant).one(
+            "SELECT count(*) FROM recall_memories WHERE tenant = %s", (tenant,))[0], readonly=True)
+
+    def close(self) -> None:
+        self._cache.clear()

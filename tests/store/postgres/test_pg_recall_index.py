@@ -1,0 +1,167 @@
+"""Recall's memory index in PostgreSQL: the same candidates, statistics and
+ranking as the embedded SQLite index over the same memories; another
+tenant's memories are neither candidates nor counted; an erasure or a new
+revision takes the old rows with it; ``store upgrade`` indexes the memories
+a database held before the index existed."""
+from __future__ import annotations
+
+import random
+
+import psycopg
+import pytest
+from memhelp import put_memory
+
+from ctxproxy.store import open_store
+from ctxproxy.store.forget import forget
+from ctxproxy.store.memory_index import MemoryIndex, open_memory_index
+from ctxproxy.store.memory_terms import terms
+from ctxproxy.store.postgres import PGStore, upgrade
+from ctxproxy.store.postgres.recall_index import PGMemoryIndex
+from ctxproxy.store.services.recall.recaller import Recaller
+from ctxproxy.store.sqlite_index import Viewer
+
+NOW = 1_760_000_000.0
+WORDS = ("staging cluster deploy kafka consumer lag alice bob paris tokyo budget invoice migration schema "
+         "rollback canary pager oncall retro design review latency postgres index vacuum replica lease").split()
+QUERIES = ["which cluster does alice deploy to", "kafka consumer lag on the replica", "paris budget invoice",
+           "who is oncall for the pager", "postgres vacuum and index", "the KafkaConsumer loop", "tokyo retro"]
+
+
+def corpus(seed: int = 7) -> list[dict]:
+    """Facts of two users and the project, and events of three conversations
+    (each turn of a session at one time: neighbours by written order), some expiring."""
+    rnd = random.Random(seed)
+    out = []
+    for i in range(120):
+        user = rnd.choice(("alice", "bob", ""))
+        text = " ".join(rnd.choice(WORDS) for _ in range(rnd.randint(4, 12)))
+        out.append({"statement": f"{text} KafkaConsumerLoop{i % 3}" if i % 10 == 0 else text, "kind": "fact",
+                    "user": user, "observed_at": NOW - rnd.randint(0, 400) * 86400.0,
+                    "expires_at": NOW + 3600 if i % 17 == 0 else (NOW - 60 if i % 23 == 0 else None)})
+    for s in range(3):
+        when = NOW - (30 - s) * 86400.0
+        for t in range(25):
+            text = " ".join(rnd.choice(WORDS) for _ in range(rnd.randint(3, 9)))
+            out.append({"statement": f"{'Alice' if t % 2 else 'Bob'}: {text}", "kind": "event", "user": "alice",
+                        "observed_at": when, "evidence_sessions": (f"conv-s{s}",), "external_id": f"D{s}:{t}"})
+    return out
+
+
+def fill(store, tenant: str, rows: list[dict]) -> dict[str, str]:
+    """The rows as memories of ``tenant``; memory id -> the row's position (ids differ between stores)."""
+    return {put_memory(store, tenant, r["statement"], **{k: v for k, v in r.items() if k != "statement"}).memory_id:
+            str(i) for i, r in enumerate(rows)}
+
+
+def viewers(tenant: str) -> list[Viewer]:
+    return [Viewer(tenant, user="alice"), Viewer(tenant, user="bob"), Viewer(tenant)]
+
+
+@pytest.fixture
+def both(pg_dsn, tmp_path):
+    lm = open_store(tmp_path / "store")
+    pg = PGStore.open(pg_dsn, listen=False)
+    yield lm, pg
+    lm.close()
+    pg.close()
+
+
+def test_the_database_index_ranks_exactly_as_the_embedded_index(both, tmp_path):
+    lm, pg = both
+    rows = corpus()
+    pos_l, pos_p = fill(lm, "acme", rows), fill(pg, "acme", rows)
+    sqlite, pgi = MemoryIndex.open(tmp_path, lm), open_memory_index(tmp_path, pg)
+    assert isinstance(pgi, PGMemoryIndex) and pgi is pg.memory_index()  # one per store, none on disk
+    sqlite.catch_up()
+    compared = 0
+    for viewer in viewers("acme"):
+        for query in QUERIES:
+            words = [w for w in query.lower().split() if len(w) > 2]
+            subs = ["KafkaConsumer"] if "Kafka" in query else []
+            a, sa = sqlite.search(viewer, words, subs, now=NOW)
+            b, sb = pgi.search(viewer, words, subs, now=NOW)
+            assert (sa.docs, sa.avg_terms, sa.avg_ctx, sa.df) == (sb.docs, sb.avg_terms, sb.avg_ctx, sb.df), query
+            key = lambda cands, pos: sorted((pos[c.memory_id], c.statement, c.terms, c.ctx, c.nctx, c.scope,  # noqa
+                                             c.observed_at, c.evergreen, c.sensitivity) for c in cands)
+            assert key(a, pos_l) == key(b, pos_p), query
+            ra = Recaller(sqlite).recall(viewer, query, k=5, as_of=NOW)
+            rb = Recaller(pgi).recall(viewer, query, k=5, as_of=NOW)
+            assert [(pos_l[s.cand.memory_id], round(s.score, 9)) for s in ra.items] == \
+                   [(pos_p[s.cand.memory_id], round(s.score, 9)) for s in rb.items], query
+            compared += len(ra.items)
+    assert compared > 30  # the queries found things to compare
+    docs, df = pgi.doc_freqs(Viewer("acme", user="alice"), ["kafka", "nowhere"], NOW)
+    assert (docs, df) == sqlite.doc_freqs(Viewer("acme", user="alice"), ["kafka", "nowhere"], NOW)
+    assert pgi.rebuild() == sqlite.count("acme") == pgi.count("acme")  # the rebuilt index is the same index
+    assert [c.memory_id for c in pgi.search(Viewer("acme", user="alice"), ["kafka"], now=NOW)[0]]
+
+
+def test_another_tenants_memories_never_rank_and_are_never_counted(both, tmp_path):
+    _, pg = both
+    index = pg.memory_index()
+    fill(pg, "acme", corpus(1))
+    viewer = Viewer("acme", user="alice")
+    before = {q: index.search(viewer, q.split(), ["KafkaConsumer"], now=NOW) for q in QUERIES}
+    freqs = index.doc_freqs(viewer, WORDS, NOW)
+    # globex holds the same words, many times over, under the same user name
+    fill(pg, "globex", corpus(2) + [{"statement": "kafka kafka alice KafkaConsumerLoop9 globex-secret",
+                                     "kind": "fact", "user": "alice"}] * 5)
+    assert index.doc_freqs(viewer, WORDS, NOW) == freqs
+    for q in QUERIES:
+        found, stats = index.search(viewer, q.split(), ["KafkaConsumer"], now=NOW)
+        old_found, old_stats = before[q]
+        assert stats == old_stats and [c.memory_id for c in found] == [c.memory_id for c in old_found]
+        assert all("globex" not in c.statement for c in found)
+    assert index.fetch(viewer, [m.memory_id for m in pg.memories.list("globex")], NOW) == []
+    rec = Recaller(index).recall(viewer, "globex-secret kafka", k=5, as_of=NOW)
+    assert all(pg.memories.get("acme", s.cand.memory_id) is not None for s in rec.items)
+    # The database itself: a transaction of acme sees none of globex's index rows, none without a tenant.
+    with psycopg.connect(index._store._pool.dsn, autocommit=True) as conn:
+        for table in ("recall_memories", "recall_postings", "recall_df", "recall_parts"):
+            assert conn.execute(f"SELECT count(*) FROM {table}").fetchone()[0] == 0
+            with conn.transaction():
+                conn.execute("SELECT set_config('ctxproxy.tenant', 'acme', true)")
+                assert conn.execute(f"SELECT count(*) FROM {table} WHERE tenant <> 'acme'").fetchone()[0] == 0
+
+
+def test_a_new_revision_and_an_erasure_take_their_index_rows_with_them(both):
+    _, pg = both
+    index = pg.memory_index()
+    viewer = Viewer("acme", user="alice")
+    rec = put_memory(pg, "acme", "Alice keeps the zebra runbook in the wiki.", user="alice", kind="fact")
+    put_memory(pg, "acme", "Bob reviews the zebra budget.", user="alice", kind="fact")
+    assert len(index.search(viewer, ["zebra"], now=NOW)[0]) == 2
+    pg.memories.put(rec.evolve(statement="Alice keeps the okapi runbook in the wiki."), expected_revision=1)
+    found, stats = index.search(viewer, ["zebra", "okapi"], now=NOW)
+    assert stats.df == {"zebra": 1, "okapi": 1} and len(found) == 2
+    pg.memories.put(pg.memories.get("acme", rec.memory_id).evolve(status="superseded"), expected_revision=2)
+    assert index.search(viewer, ["okapi"], now=NOW)[0] == []  # not servable: not indexed
+    forget(pg, "acme", {"user": "alice"})
+    assert index.search(viewer, ["zebra"], now=NOW)[0] == [] and index.count("acme") == 0
+    assert index.stats(viewer, NOW).docs == 0
+    with psycopg.connect(index._store._pool.dsn, autocommit=True) as conn, conn.transaction():
+        conn.execute("SELECT set_config('ctxproxy.tenant', 'acme', true)")
+        for table in ("recall_memories", "recall_postings", "recall_df", "recall_parts"):
+            assert conn.execute(f"SELECT count(*) FROM {table}").fetchone()[0] == 0, table
+
+
+def test_store_upgrade_indexes_the_memories_a_database_held_before(pg_server, pg_dsn):
+    st = PGStore.open(pg_dsn, listen=False)
+    try:
+        put_memory(st, "acme", "Alice deploys through the staging cluster first.", user="alice", kind="fact")
+    finally:
+        st.close()
+    db = pg_dsn.rsplit("/", 1)[1]
+    # The database as the release before the index left it: schema v2, no index tables.
+    pg_server.admin("DROP TABLE recall_memories, recall_postings, recall_df, recall_parts; "
+                    "DELETE FROM ctx_schema WHERE version = 3", db=db)
+    with pytest.raises(Exception, match="store upgrade"):
+        PGStore.open(pg_dsn, listen=False)
+    assert upgrade(pg_dsn) == ["0003_recall_index.sql"]
+    st = PGStore.open(pg_dsn, listen=False)
+    try:
+        found, stats = st.memory_index().search(Viewer("acme", user="alice"), terms("staging"), now=NOW)
+        assert [c.statement for c in found] == ["Alice deploys through the staging cluster first."]
+        assert stats.docs == 1
+    finally:
+        st.close()
