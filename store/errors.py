@@ -8,6 +8,8 @@
      │                    (the admin API answers 409 for it)
      ├── StoreUnavailable the database cannot be reached (a networked backend:
      │                    down, restarting); the edge answers model calls 503
+     ├── StoreConflict    a transaction lost a race with another writer of the
+     │                    same rows (a networked backend): run it again
      ├── RevisionConflict a memory write based on a revision that is no longer current (409)
      └── ExternalIdTaken  a memory's external_id is already used in its scope
 
@@ -35,6 +37,12 @@ class StoreError(Exception):
 class StoreUnavailable(StoreError):
     """The database cannot be reached (down, restarting, the network); a later
     attempt may succeed. Nothing was written."""
+
+
+class StoreConflict(StoreError):
+    """A transaction lost a race with another writer of the same rows (the
+    database broke a deadlock, a lock wait ran out, a serialization failure).
+    Nothing was written; running it again is safe."""
 
 
 class EffectStateError(StoreError):

@@ -10,7 +10,8 @@ event loop never waits for a disk. ``flush()`` commits at once.
 ``submit(op)`` takes ``op(batch)`` and returns a Future. If a group's commit
 fails, its ops are retried one by one so one bad write cannot take the others
 down; each Future carries its own outcome (an op may so run twice: it must
-start over cleanly). ``urgent=True`` commits without lingering: a write-ahead
+start over cleanly). An op alone that lost a race with another writer of the
+same rows (``StoreConflict``: another replica's transaction) runs again. ``urgent=True`` commits without lingering: a write-ahead
 that a request waits for (``filters.base.Commit``) rides with whatever else is
 queued, and ops run in the order submitted, so it reads what came before it.
 """
@@ -22,9 +23,12 @@ import threading
 from concurrent.futures import Future
 from typing import Any, Callable
 
+from .errors import StoreConflict
+
 log = logging.getLogger("ctxproxy.store")
 
 Op = Callable[[Any], Any]
+CONFLICT_RETRIES = 3  # a write alone that lost a race with another writer runs again this often
 _STOP = object()
 _NOW = object()  # flush marker: commit what is gathered without lingering
 
@@ -112,12 +116,17 @@ class BackgroundWriter:
         if group:
             self._commit_running(group)
 
-    def _commit_running(self, group: list[tuple[Op, Future]]) -> None:
+    def _batch(self, n: int) -> Any:
+        # a store whose groups can wait on another process's row locks bounds the wait
+        group_batch = getattr(self.store, "group_batch", None)
+        return group_batch() if n > 1 and group_batch is not None else self.store.batch()
+
+    def _commit_running(self, group: list[tuple[Op, Future]], attempt: int = 0) -> None:
         try:
             results = []
             ops = [op for op, _ in group if op is not _NOW]
             if ops:
-                with self.store.batch() as b:
+                with self._batch(len(ops)) as b:
                     for op in ops:
                         results.append(op(b))
             results = iter(results)
@@ -126,6 +135,8 @@ class BackgroundWriter:
                 for one in group:
                     self._commit_running([one])
                 return
+            if isinstance(exc, StoreConflict) and attempt < CONFLICT_RETRIES:
+                return self._commit_running(group, attempt + 1)  # it lost a race: nothing was written
             fut = group[0][1]
             log.warning("background store write failed: %s", type(exc).__name__)
             fut.set_exception(exc)

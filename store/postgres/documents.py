@@ -32,9 +32,9 @@ class PGDocuments(DocumentRules):
         ip = ident(id, f"{self.kind} id")
         tx.tenant(tenant).write_check()
         if old is not None:
-            tx.exec("DELETE FROM document_scopes WHERE tenant = %s AND kind = %s AND id = %s",
+            tx.send("DELETE FROM document_scopes WHERE tenant = %s AND kind = %s AND id = %s",
                     (tenant, self.kind, ip))
-        tx.exec("INSERT INTO documents (tenant, kind, id, created_at, doc) VALUES (%s, %s, %s, %s, %s) "
+        tx.send("INSERT INTO documents (tenant, kind, id, created_at, doc) VALUES (%s, %s, %s, %s, %s) "
                 "ON CONFLICT (tenant, kind, id) DO UPDATE SET doc = excluded.doc",
                 (tenant, self.kind, ip, rec["created_at"], dump(self.kind, rec)))
         tx.many("INSERT INTO document_scopes (tenant, kind, scope, value, id) VALUES (%s, %s, %s, %s, %s) "
@@ -90,7 +90,7 @@ class PGIndex:
                               "data": dict(data or {})})) for term, data in terms.items()]
 
         def op(tx: Tx) -> None:
-            self._remove_doc_in(tx, tenant, doc_id)
+            tx.tenant(tenant).send("DELETE FROM postings WHERE tenant = %s AND doc_id = %s", (tenant, dp))
             tx.many("INSERT INTO postings (tenant, term, doc_id, data) VALUES (%s, %s, %s, %s)", rows)
 
         self._x.write(op)

@@ -45,7 +45,7 @@ class PGEffects(LedgerRules):
              opt_ident(rec.get("session"), "session"), opt_ident(rec.get("task"), "task"), rec["created_at"], raw)))
 
     def _rewrite_in(self, tx: Tx, tenant: str, rec: Mapping[str, Any]) -> None:
-        tx.tenant(tenant).exec(
+        tx.tenant(tenant).send(
             "UPDATE effects SET doc = %s, seq = nextval('effects_seq') WHERE tenant = %s AND key = %s AND call_id = %s",
             (dump(EFFECTS, rec), tenant, ident(rec["key"], "effect key"), ident(rec["call_id"], "call id")))
 

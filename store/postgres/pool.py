@@ -32,7 +32,7 @@ import time
 from contextlib import contextmanager
 from typing import Any, Callable, Iterable, Iterator, Sequence, TypeVar
 
-from ..errors import StoreError, StoreUnavailable, WriteNeeded
+from ..errors import StoreConflict, StoreError, StoreUnavailable, WriteNeeded
 
 log = logging.getLogger("ctxproxy.store")
 
@@ -52,6 +52,8 @@ def _psycopg() -> Any:
 def translate(exc: BaseException) -> StoreError:
     """A driver error as the store's own."""
     psycopg = _psycopg()
+    if isinstance(exc, (psycopg.errors.TransactionRollback, psycopg.errors.LockNotAvailable)):
+        return StoreConflict(f"PostgreSQL: {_first_line(exc)}")  # the server is there: not a reason to go down
     if isinstance(exc, (psycopg.OperationalError, psycopg.InterfaceError)) and not isinstance(
             exc, psycopg.errors.QueryCanceled):
         return StoreUnavailable(f"PostgreSQL unavailable: {_first_line(exc)}")
@@ -119,74 +121,119 @@ class Availability:
 
 
 class Tx:
-    """One transaction: statements with the tenant set for row-level security.
+    """One transaction: statements with the tenant set for row-level security,
+    in as few round trips as the answers allow.
 
-    ``BEGIN`` is sent with the first tenant setting, in one round trip."""
+    Statements are bound on the client (``ClientCursor``: plain SQL text, so
+    nothing outlives the transaction on a pooler) and sent together as one
+    simple query where the protocol allows: ``BEGIN``, the tenant setting and
+    every write whose answer nobody waits for (``send``) travel with the next
+    statement that has an answer to read, or with ``COMMIT``. A write queued
+    that way which fails fails the statement it travelled with; the
+    transaction is lost either way.
 
-    def __init__(self, conn: Any, begin: str = "BEGIN", readonly: bool = False) -> None:
+    ``implicit``: a read-only transaction at READ COMMITTED needs no
+    ``BEGIN``/``COMMIT``: each statement is its own implicit transaction (what
+    READ COMMITTED gives a transaction's statements anyway), carrying the
+    tenant and ``transaction_read_only`` in front of it — one round trip per
+    read.
+
+    ``rows``: what a repository read under a lock, or wrote, in this
+    transaction (by key, as encoded); nobody else can change those rows until
+    it ends, so reading them again needs no round trip.
+    """
+
+    def __init__(self, conn: Any, begin: str = "BEGIN", readonly: bool = False, implicit: bool = False,
+                 prelude: Sequence[str] = ()) -> None:
+        psycopg = _psycopg()
         self.conn = conn
-        self.cur = conn.cursor()
+        self.cur = psycopg.ClientCursor(conn)
         self.readonly = readonly
+        self.implicit = implicit
         self._begin = begin
         self.begun = False
         self._tenant: str | None = None
+        self._prelude = list(prelude)  # after BEGIN, before anything else (SET LOCAL ...)
+        self._pending: list[str] = []
+        self._writes = False  # a write is queued: COMMIT has something to send
+        self.rows: dict[Any, bytes] = {}
 
     def tenant(self, tenant: str) -> "Tx":
         if tenant != self._tenant:
-            from psycopg import sql
-
-            setting = sql.SQL("SELECT set_config({}, {}, true)").format(sql.Literal(TENANT_SETTING),
-                                                                         sql.Literal(tenant))
-            if not self.begun:
-                self.cur.execute(sql.SQL(self._begin + "; ") + setting)
-                self.begun = True
-            else:
-                self.cur.execute(setting)
             self._tenant = tenant
+            if not self.implicit:
+                self._pending.append(self._setting(tenant))
         return self
 
-    def _start(self) -> None:
-        if not self.begun:
-            self.cur.execute(self._begin)
+    def _setting(self, tenant: str) -> str:
+        if self.implicit:
+            return self.cur.mogrify("SELECT set_config(%s, %s, true), set_config('transaction_read_only', 'on', true)",
+                                    (TENANT_SETTING, tenant))
+        return self.cur.mogrify("SELECT set_config(%s, %s, true)", (TENANT_SETTING, tenant))
+
+    def _run(self, statement: str) -> None:
+        """``statement`` (bound) with everything queued before it, in one round
+        trip; the cursor holds its answer."""
+        if self.implicit:
+            parts = [self._setting(self._tenant)] if self._tenant is not None else []
+        else:
+            parts = [] if self.begun else [self._begin, *self._prelude]
             self.begun = True
+        parts += self._pending
+        parts.append(statement)
+        self._pending = []
+        self._writes = False
+        self.cur.execute("; ".join(parts))
+        while self.cur.nextset():  # to the last statement's answer
+            pass
+
+    def _bound(self, sql: str, params: Sequence[Any] | None) -> str:
+        return sql if params is None else self.cur.mogrify(sql, params)
 
     def write_check(self) -> None:
         if self.readonly:
             raise WriteNeeded()
 
     def exec(self, sql: str, params: Sequence[Any] | None = None) -> int:
+        """A write whose row count the caller reads: sent now."""
         self.write_check()
-        self._start()
-        self.cur.execute(sql, params)
+        self._run(self._bound(sql, params))
         return self.cur.rowcount
 
+    def send(self, sql: str, params: Sequence[Any] | None = None) -> None:
+        """A write whose answer nobody waits for: it travels with the next statement."""
+        self.write_check()
+        self._pending.append(self._bound(sql, params))
+        self._writes = True
+
     def many(self, sql: str, rows: Iterable[Sequence[Any]]) -> None:
+        """The same write for each row, travelling together with the next statement."""
         rows = list(rows)
         if rows:
             self.write_check()
-            self._start()
-            self.cur.executemany(sql, rows)
+            self._pending.extend(self._bound(sql, r) for r in rows)
+            self._writes = True
 
     def one(self, sql: str, params: Sequence[Any] | None = None) -> Any:
-        self._start()
-        self.cur.execute(sql, params)
+        self._run(self._bound(sql, params))
         return self.cur.fetchone()
 
     def all(self, sql: str, params: Sequence[Any] | None = None) -> list[Any]:
-        self._start()
-        self.cur.execute(sql, params)
+        self._run(self._bound(sql, params))
         return self.cur.fetchall()
 
     def notify(self, channel: str, payload: str) -> None:
         """Delivered to every listener when (and only if) the transaction commits."""
-        self.exec("SELECT pg_notify(%s, %s)", (channel, payload))
+        self.send("SELECT pg_notify(%s, %s)", (channel, payload))
 
     def commit(self) -> None:
-        if self.begun:
-            self.cur.execute("COMMIT")
-            self.begun = False
+        if self.begun or self._writes:
+            self._run("COMMIT")
+        self._pending = []
+        self.begun = False
 
     def rollback(self) -> None:
+        self._pending = []
         if self.begun:
             self.begun = False
             try:
@@ -209,7 +256,7 @@ class Pool:
                   "connect_timeout": max(1, int(timeout))}
         self._pool = ConnectionPool(dsn, min_size=min_size, max_size=max_size, kwargs=kwargs, open=False,
                                     timeout=timeout, reconnect_timeout=0, name="ctxproxy-store",
-                                    check=ConnectionPool.check_connection)
+                                    check=_check_if_idle, reset=_note_returned)
         self.availability = Availability(self._probe)
         try:
             self._pool.open(wait=True, timeout=timeout)
@@ -224,18 +271,20 @@ class Pool:
     def run(self, op: Callable[[Tx], T], *, readonly: bool = False, isolation: str | None = None) -> T:
         """``op(tx)`` in one transaction, committed when it returns."""
         begin = "BEGIN" + (f" ISOLATION LEVEL {isolation}" if isolation else "") + (" READ ONLY" if readonly else "")
-        with self.transaction(begin, readonly) as tx:
+        with self.transaction(begin, readonly, implicit=readonly and not isolation) as tx:
             return op(tx)
 
     @contextmanager
-    def transaction(self, begin: str = "BEGIN", readonly: bool = False) -> Iterator[Tx]:
-        """A transaction for the block: committed when it exits, rolled back if it raises."""
+    def transaction(self, begin: str = "BEGIN", readonly: bool = False, *, implicit: bool = False,
+                    prelude: Sequence[str] = ()) -> Iterator[Tx]:
+        """A transaction for the block: committed when it exits, rolled back if
+        it raises (``Tx`` says what ``implicit`` and ``prelude`` do)."""
         psycopg = _psycopg()
         from psycopg_pool import PoolTimeout
 
         try:
             with self._pool.connection(timeout=self._timeout) as conn:
-                tx = Tx(conn, begin, readonly)
+                tx = Tx(conn, begin, readonly, implicit, prelude)
                 try:
                     yield tx
                     tx.commit()
@@ -261,6 +310,23 @@ class Pool:
     def close(self) -> None:
         self.availability.close()
         self._pool.close()
+
+
+# A connection back in the pool within this many seconds is handed out again
+# without a check: a busy replica saves a round trip per transaction, and one
+# that sat idle (the server may have restarted since) is checked first.
+CHECK_AFTER_IDLE = 1.0
+
+
+def _note_returned(conn: Any) -> None:
+    conn._ctx_returned = time.monotonic()
+
+
+def _check_if_idle(conn: Any) -> None:
+    if time.monotonic() - getattr(conn, "_ctx_returned", 0.0) > CHECK_AFTER_IDLE:
+        from psycopg_pool import ConnectionPool
+
+        ConnectionPool.check_connection(conn)
 
 
 def _redact(dsn: str) -> str:

@@ -12,30 +12,45 @@ from .pool import Tx
 
 
 class PGSessions(SessionRules):
+    """In a transaction that may write, a session row is read under its lock
+    (a session's rows are read in a batch to be rewritten; taking the lock at
+    once spares reading it again), and a row locked or written is kept in
+    ``tx.rows`` (nobody else can change it before the transaction ends)."""
+
     def _read_in(self, tx: Tx, tenant: str, session: str, part: str | None,
                  lock: bool = False) -> dict[str, Any] | None:
+        key = (SESSIONS, tenant, ident(session, "session"), "" if part is None else ident(part, "part"))
+        if not tx.readonly and key in tx.rows:
+            raw = tx.rows[key]
+            return None if raw is None else load(SESSIONS, raw, tenant)
         row = tx.tenant(tenant).one(
             "SELECT doc FROM sessions WHERE tenant = %s AND session = %s AND part = %s"
-            + (" FOR UPDATE" if lock and not tx.readonly else ""),
-            (tenant, ident(session, "session"), "" if part is None else ident(part, "part")))
-        return None if row is None else load(SESSIONS, row[0], tenant)
+            + ("" if tx.readonly else " FOR UPDATE"), key[1:])
+        if tx.readonly:
+            return None if row is None else load(SESSIONS, row[0], tenant)
+        tx.rows[key] = raw = None if row is None else bytes(row[0])
+        return None if raw is None else load(SESSIONS, raw, tenant)
 
     def _store_in(self, tx: Tx, tenant: str, session: str, part: str | None, rec: Mapping[str, Any]) -> None:
         sp = ident(session, "session")
-        tx.tenant(tenant).exec(
+        key = (SESSIONS, tenant, sp, "" if part is None else ident(part, "part"))
+        raw = dump(SESSIONS, rec)
+        tx.tenant(tenant).send(
             "INSERT INTO sessions (tenant, session, part, created_at, updated_at, doc) "
             "VALUES (%s, %s, %s, %s, %s, %s) ON CONFLICT (tenant, session, part) "
             "DO UPDATE SET updated_at = excluded.updated_at, doc = excluded.doc",
-            (tenant, sp, "" if part is None else ident(part, "part"), rec["created_at"], rec["updated_at"],
-             dump(SESSIONS, rec)))
+            (*key[1:], rec["created_at"], rec["updated_at"], raw))
+        tx.rows[key] = raw
         if part is None and rec["subject"] is not None:
-            tx.exec("INSERT INTO session_subjects (tenant, subject, session) VALUES (%s, %s, %s) "
+            tx.send("INSERT INTO session_subjects (tenant, subject, session) VALUES (%s, %s, %s) "
                     "ON CONFLICT DO NOTHING", (tenant, ident(rec["subject"], "subject"), sp))
 
     @staticmethod
     def _delete_in(tx: Tx, tenant: str, session: str) -> int:
         """A session's row, its parts and its subject entries."""
         sp = ident(session, "session")
+        for key in [k for k in tx.rows if k[:3] == (SESSIONS, tenant, sp)]:
+            del tx.rows[key]
         n = tx.tenant(tenant).exec("DELETE FROM sessions WHERE tenant = %s AND session = %s", (tenant, sp))
         tx.exec("DELETE FROM session_subjects WHERE tenant = %s AND session = %s", (tenant, sp))
         return n

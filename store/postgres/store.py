@@ -38,6 +38,8 @@ from .sessions import PGSessions
 
 log = logging.getLogger("ctxproxy.store")
 
+GROUP_LOCK_TIMEOUT = 0.2  # seconds a group commit waits for a row lock (see PGStore.group_batch)
+
 # the tables an erasure deletes rows from: rewritten by `ctxproxy forget finish`
 ERASED_TABLES = ("effects", "effect_calls", "sessions", "session_subjects", "documents", "document_scopes",
                  "postings", "memories", "memory_sessions", "memory_revisions", "learning",
@@ -166,22 +168,33 @@ class PGStore(_Repos):
     # -- batch and snapshot ------------------------------------------------------------
 
     @contextmanager
-    def batch(self) -> Iterator[_Repos]:
-        """One transaction for the block, committed when it exits (or not at all)."""
+    def batch(self, lock_timeout: float | None = None) -> Iterator[_Repos]:
+        """One transaction for the block, committed when it exits (or not at all).
+        ``lock_timeout`` (seconds): a row lock not granted by then aborts the
+        transaction with ``StoreConflict`` instead of waiting."""
         self._check()
         local = self._x.in_batch
         if getattr(local, "open", False):
             raise StoreError("batch() inside a batch of the same thread: use the open batch's repositories")
         local.open = True
         runner = None
+        prelude = () if lock_timeout is None else (f"SET LOCAL lock_timeout = '{max(1, int(lock_timeout * 1000))}ms'",)
         try:
-            with self._pool.transaction() as tx:
+            with self._pool.transaction(prelude=prelude) as tx:
                 runner = _TxRunner(tx)
                 yield _Repos(runner, self._ctx, self._inv)
         finally:
             local.open = False
             if runner is not None:
                 runner.open = False
+
+    def group_batch(self) -> Any:
+        """The background writer's batch for the writes of many turns together.
+        Two replicas' groups can lock the same sessions in opposite orders; the
+        server would break that deadlock only after its ``deadlock_timeout``
+        (a second by default), so a group waits for a lock this long at most,
+        then its writes run again one by one."""
+        return self.batch(lock_timeout=GROUP_LOCK_TIMEOUT)
 
     @contextmanager
     def snapshot(self) -> Iterator[_Repos]:
