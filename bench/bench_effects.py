@@ -50,7 +50,8 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 sys.path.insert(0, str(ROOT / "tests"))
 
-from ctxproxy.proxy.ports import free_port  # noqa: E402
+from common import start_serve, wait_up  # noqa: E402
+
 from ctxproxy.proxy.scripted_provider import FakeProviderThread, Reply  # noqa: E402
 
 from ctxproxy.filters import Identity, Pipeline, Turn  # noqa: E402
@@ -195,32 +196,7 @@ def filter_bench(turns: int, data_dir: Path) -> dict:
 
 
 def start_proxy(tmp: Path, name: str, pipeline: list[str], upstream: str) -> tuple[subprocess.Popen, str]:
-    tmp.mkdir(parents=True, exist_ok=True)
-    cfg = tmp / f"{name}.toml"
-    cfg.write_text(f"[pipeline]\nrequest = {orjson.dumps(pipeline).decode()}\n")
-    port = free_port()
-    log = open(tmp / f"{name}.log", "wb")
-    p = subprocess.Popen([sys.executable, "-m", "ctxproxy.proxy.cli.main", "serve", "--port", str(port), "--config",
-                          str(cfg), "--data-dir", str(tmp / name), "--anthropic-upstream", upstream,
-                          "--openai-upstream", upstream, "--log-level", "WARNING"],
-                         stdout=subprocess.DEVNULL, stderr=log)
-    return p, f"http://127.0.0.1:{port}"
-
-
-async def wait_up(http: aiohttp.ClientSession, url: str, proc: subprocess.Popen | None = None) -> None:
-    for _ in range(600):
-        if proc is not None and proc.poll() is not None:
-            log = Path(proc.args[proc.args.index("--data-dir") + 1] + ".log")
-            tail = log.read_text(errors="replace")[-2000:] if log.exists() else ""
-            raise SystemExit(f"{url} exited with {proc.returncode}:\n{tail}")
-        try:
-            async with http.get(url + "/ctx/healthz") as r:
-                if r.status == 200:
-                    return
-        except aiohttp.ClientError:
-            pass
-        await asyncio.sleep(0.05)
-    raise SystemExit(f"{url} did not come up")
+    return start_serve(tmp, name, upstream, f"[pipeline]\nrequest = {orjson.dumps(pipeline).decode()}\n")
 
 
 def reply_for(record) -> Reply:

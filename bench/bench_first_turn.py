@@ -25,6 +25,8 @@ from pathlib import Path
 
 import aiohttp
 
+from common import wait_up
+
 from ctxproxy.proxy.ports import free_port
 from ctxproxy.proxy.scripted_provider import FakeProviderThread, Reply
 
@@ -58,22 +60,6 @@ async def turn(url: str, i: int) -> float:
             return first
 
 
-async def wait_healthy(url: str, proc: subprocess.Popen, limit: float = 60.0) -> None:
-    deadline = time.monotonic() + limit
-    async with aiohttp.ClientSession() as http:
-        while time.monotonic() < deadline:
-            if proc.poll() is not None:
-                raise SystemExit(f"ctxproxy exited: {proc.stderr.read().decode()}")
-            try:
-                async with http.get(url + "/ctx/healthz") as r:
-                    if r.status == 200:
-                        return
-            except aiohttp.ClientError:
-                pass
-            await asyncio.sleep(0.05)
-    raise SystemExit("ctxproxy did not start")
-
-
 async def one_process(fake_url: str, turns: int, cold: bool) -> list[float]:
     port = free_port()
     with tempfile.TemporaryDirectory() as data:
@@ -83,7 +69,8 @@ async def one_process(fake_url: str, turns: int, cold: bool) -> list[float]:
         proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
         try:
             url = f"http://127.0.0.1:{port}"
-            await wait_healthy(url, proc)
+            async with aiohttp.ClientSession() as http:
+                await wait_up(http, url, proc, limit=60.0)
             return [await turn(url, i) for i in range(turns)]
         finally:
             proc.terminate()

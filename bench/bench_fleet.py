@@ -17,8 +17,9 @@ a. Added latency per turn: ``ctxproxy serve`` (default pipeline) on each
 b. Memory gate writes/s: ``MemoryGate.write_many`` of clean statements
    (screening + one transaction per 1,000) on each backend.
 c. Recall at ``--memories``: records spread over 50 tenants x 20 users,
-   written to each backend, recall's index caught up from that backend's
-   change feed, then ``--queries`` recalls (the filter's whole path).
+   written to each backend, then ``--queries`` recalls (the filter's whole
+   path). LMDB's index is recall's SQLite file, caught up from the change
+   feed; PostgreSQL's is tables of the database, written with the memories.
 d. Turns/s with two replicas on PostgreSQL: two ``ctxproxy serve``
    processes on one database, ``--agents`` concurrent sessions whose turns
    alternate between the replicas (each turn's ledger and checkpoint written
@@ -44,9 +45,9 @@ sys.path.insert(0, str(HERE.parent / "tests"))
 import aiohttp  # noqa: E402
 import orjson  # noqa: E402
 
-from bench_effects import SYSTEM, TOOLS, history, reply_for, wait_up  # noqa: E402
+from bench_effects import SYSTEM, TOOLS, history, reply_for  # noqa: E402
 from bench_recall_perf import VOCAB, recall_latency, records  # noqa: E402
-from common import LoadMeter, append_results, pct, section_head  # noqa: E402
+from common import LoadMeter, append_results, pct, put_memories, section_head, start_serve, wait_up  # noqa: E402
 
 from ctxproxy.proxy.ports import free_port  # noqa: E402
 
@@ -70,17 +71,8 @@ def run_provider(port: int) -> None:
     serve_forever(reply_for, "127.0.0.1", port, record_limit=10)
 
 
-def start_serve(tmp: Path, name: str, upstream: str, dsn: str | None) -> tuple[subprocess.Popen, str]:
-    tmp.mkdir(parents=True, exist_ok=True)
-    cfg = tmp / f"{name}.toml"
-    cfg.write_text(f'[store]\nbackend = "postgres"\ndsn = "{dsn}"\n' if dsn else "")
-    port = free_port()
-    log = open(tmp / f"{name}.log", "wb")
-    p = subprocess.Popen([sys.executable, "-m", "ctxproxy.proxy.cli.main", "serve", "--port", str(port), "--config",
-                          str(cfg), "--data-dir", str(tmp / name), "--anthropic-upstream", upstream,
-                          "--openai-upstream", upstream, "--log-level", "WARNING"],
-                         stdout=subprocess.DEVNULL, stderr=log)
-    return p, f"http://127.0.0.1:{port}"
+def _store_toml(dsn: str | None) -> str:
+    return f'[store]\nbackend = "postgres"\ndsn = "{dsn}"\n' if dsn else ""
 
 
 def stop(procs) -> None:
@@ -114,7 +106,7 @@ async def stream_turn(http: aiohttp.ClientSession, url: str, i: int, session: st
 async def added_latency(tmp: Path, upstream: str, dsn: str, turns: int, sessions: int) -> dict[str, list[float]]:
     procs, targets = [], {"direct": upstream}
     for name in BACKENDS:
-        p, targets[name] = start_serve(tmp / "a", name, upstream, dsn if name == "postgres" else None)
+        p, targets[name] = start_serve(tmp / "a", name, upstream, _store_toml(dsn if name == "postgres" else None))
         procs.append(p)
     try:
         async with aiohttp.ClientSession() as http:
@@ -167,23 +159,12 @@ def gate_rate(store, n: int) -> tuple[float, int, str]:
 
 
 def recall_at(store, data: Path, n: int, queries: int) -> dict:
-    from ctxproxy.store.memory_index import MemoryIndex
+    from ctxproxy.store.memory_index import open_memory_index
 
     t0 = time.perf_counter()
-    batch: list = []
-    for rec in records(n, random.Random(1)):
-        batch.append(rec)
-        if len(batch) == 2000:
-            with store.batch() as b:
-                for r in batch:
-                    b.memories.put(r)
-            batch = []
-    if batch:
-        with store.batch() as b:
-            for r in batch:
-                b.memories.put(r)
+    put_memories(store, records(n, random.Random(1)))
     t_store = time.perf_counter() - t0
-    index = MemoryIndex.open(data, store)
+    index = open_memory_index(data, store)
     t0 = time.perf_counter()
     index.catch_up()
     t_index = time.perf_counter() - t0
@@ -197,7 +178,7 @@ def recall_at(store, data: Path, n: int, queries: int) -> dict:
 async def throughput(tmp: Path, upstream: str, dsns: list[str | None], agents: int, turns: int) -> tuple[float, list]:
     procs, urls = [], []
     for k, dsn in enumerate(dsns):
-        p, u = start_serve(tmp, f"r{k}", upstream, dsn)
+        p, u = start_serve(tmp, f"r{k}", upstream, _store_toml(dsn))
         procs.append(p)
         urls.append(u)
     try:
@@ -305,8 +286,8 @@ def main() -> None:
                    f"per 1,000; screening: {gate['lmdb'][2]}): LMDB {gate['lmdb'][0]:,.0f} writes/s ({gate['lmdb'][1]} stored), PostgreSQL "
                    f"{gate['postgres'][0]:,.0f} writes/s ({gate['postgres'][1]} stored).\n")
         out.append(f"**c. Recall at {args.memories:,} memories** ({args.queries} recalls, k=8, the filter's whole "
-                   f"path; the index is recall's SQLite FTS5 index on the host, caught up from each backend's "
-                   f"change feed: PostgreSQL full-text search is not wired yet):\n")
+                   f"path; LMDB: recall's SQLite index on the host, caught up from the change feed; PostgreSQL: "
+                   f"the index in the database, written with the memories, so its catch-up is nothing):\n")
         out.append("| backend | write all, s | index catch-up, s | recall p50 ms | p95 ms | p50 CPU ms |")
         out.append("|---|---:|---:|---:|---:|---:|")
         for b in BACKENDS:

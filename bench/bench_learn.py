@@ -48,9 +48,10 @@ os.environ.setdefault("OTEL_SDK_DISABLED", "true")
 from aiohttp import web  # noqa: E402
 from common import append_results, section_head  # noqa: E402
 from learnsessions import Call, Result, Say, fix_session, run_agent  # noqa: E402
+from proxyhandle import Proxy  # noqa: E402
 
 from ctxproxy.config import load_config  # noqa: E402
-from ctxproxy.proxy.edge.server import APP_STATE, make_app, store_opener  # noqa: E402
+from ctxproxy.proxy.edge.server import make_app, store_opener  # noqa: E402
 from ctxproxy.proxy.scripted_provider import FakeProvider, Reply  # noqa: E402
 from ctxproxy.store.forget import forget  # noqa: E402
 from ctxproxy.store.learned import LEARNED_BY  # noqa: E402
@@ -62,29 +63,6 @@ from ctxproxy.store.session_index import SessionIndex, TurnTexts  # noqa: E402
 
 LEARN_NOW = "[learn]\nenabled = false\nmin_idle = 0.0\n[filters.effects]\nrecord_read_only = true\n"
 POISON_MARKS = ("id_rsa", "evil.example", "paste.example")
-
-
-class Proxy:
-    def __init__(self, url: str, app: web.Application):
-        self.url, self.app = url, app
-
-    @property
-    def state(self):
-        return self.app[APP_STATE]
-
-    def settled_store(self):
-        self.state.services["writer"].flush()
-        return self.state.services["store"]
-
-    def anthropic(self, **kw):
-        import anthropic
-
-        return anthropic.AsyncAnthropic(base_url=self.url, api_key="sk-ant-test", max_retries=0, **kw)
-
-    def openai(self, **kw):
-        import openai
-
-        return openai.AsyncOpenAI(base_url=self.url + "/v1", api_key="sk-test", max_retries=0, **kw)
 
 
 async def start(toml: str, upstream: str, data_dir: str) -> tuple[Proxy, web.AppRunner]:

@@ -34,6 +34,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from common import put_memories
+
 ROOT = Path(__file__).resolve().parent.parent
 WORDS = ("deploy release staging database cluster node pipeline build cache token quota disk memory network "
          "latency timeout retry backup restore schema migration index query shard replica leader follower "
@@ -91,18 +93,7 @@ def build(data: Path, n: int, rng: random.Random, embeddings: bool = False):
 
     store = open_store(data / "store", map_size=1 << 30)
     t0 = time.perf_counter()
-    batch: list = []
-    for rec in records(n, rng):
-        batch.append(rec)
-        if len(batch) == 2000:
-            with store.batch() as b:
-                for r in batch:
-                    b.memories.put(r)
-            batch = []
-    if batch:
-        with store.batch() as b:
-            for r in batch:
-                b.memories.put(r)
+    put_memories(store, records(n, rng))
     t_store = time.perf_counter() - t0
     index = MemoryIndex.open(data, store)
     t0 = time.perf_counter()

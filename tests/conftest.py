@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import os
 import sys
-from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -13,39 +12,12 @@ from aiohttp import web
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from otlpreceiver import OTLPReceiver  # noqa: E402
+from proxyhandle import Proxy  # noqa: E402
 
 from ctxproxy.config import load_config  # noqa: E402
 from ctxproxy.proxy.scripted_provider import FakeProvider  # noqa: E402
-from ctxproxy.proxy.edge.server import APP_STATE, make_app  # noqa: E402
+from ctxproxy.proxy.edge.server import make_app  # noqa: E402
 from ctxproxy.store import open_store  # noqa: E402
-
-
-@dataclass
-class Proxy:
-    url: str
-    app: web.Application
-    runner: web.AppRunner
-
-    @property
-    def state(self):
-        return self.app[APP_STATE]
-
-    def settled_store(self):
-        """The store once this proxy's queued background writes have landed."""
-        self.state.services["writer"].flush()
-        return self.state.services["store"]
-
-    def anthropic(self, **kw):
-        import anthropic
-
-        return anthropic.AsyncAnthropic(base_url=self.url, api_key=kw.pop("api_key", "sk-ant-test"),
-                                        max_retries=0, **kw)
-
-    def openai(self, **kw):
-        import openai
-
-        return openai.AsyncOpenAI(base_url=self.url + "/v1", api_key=kw.pop("api_key", "sk-test"), max_retries=0,
-                                  **kw)
 
 
 @pytest.fixture
