@@ -168,6 +168,25 @@ TURNS = (
                                                 "To github.com:acme/shop.git", " ! [remote rejected] "
                                                 "ledger-currency -> ledger-currency (protected branch hook "
                                                 "declined)")), None),
+    # The subject in a remark, the ask naming only what is wanted of it ("its region", "a reviewer").
+    ("redis", "claude", "I'm moving the auth service to the new VPC next sprint. The session cache has to "
+     "move with it, so I need the name of the cluster and its region.", None),
+    ("owner", "codex", "The ledger schema change in PR 4411 is ready and CI is green. Who do I add as "
+     "reviewer?", None),
+    ("export", "claude", "Our analysts can't find last night's parquet export and they are blocked. Look "
+     "into where the job puts its files.", None),
+    ("webhook", "codex-tool", "Signature verification on incoming payment webhooks broke after the weekend. "
+     "Sort out which key id the handler should be using and patch it.",
+     ("rg -n KEY_ID services/payments", "services/payments/webhooks.py:12:KEY_ID = 'whk-2026-08'\n")),
+    ("depth", "claude-after-compact", "One more thing from the partner: their deeply nested GraphQL query "
+     "still fails at the gateway. What is the nesting limit?", None),
+    ("killswitch", "claude-log", "Checkout errors are spiking, see below. Kill it now, what's the flag?\n\n"
+     + "\n".join(f"2026-12-01T12:{m:02d}:40Z ERROR checkout.api POST /v1/checkout 500 (upstream timeout, "
+                 f"req r{m}c7)" for m in range(0, 25)), None),
+    ("pinning", "codex", "Security wants the api.acme.io certificate swapped this week. Anything that stops us "
+     "from just replacing it on the load balancer?", None),
+    ("loadtest", "claude", "Marketing plans a flash sale and I have the k6 scripts in perf/ ready. Which "
+     "environment do I run them against? Staging is idle today.", None),
 )
 NULL_TURNS = (
     ("claude", "Can you rename the helper format_money to format_amount everywhere in libs/ and update the "
@@ -185,6 +204,10 @@ NULL_TURNS = (
      "short example of an interactive rebase to squash my last three commits.", None),
     ("claude-after-compact", "Thanks. Now please add a CHANGELOG entry for what we did and bump the patch "
      "version.", None),
+    ("codex", "The staging database refresh ran long on Sunday. Can you write a query that lists the ten "
+     "largest tables by size in Postgres?", None),
+    ("claude", "The integration tests are all green now. Summarise the diff of this branch for the PR "
+     "description.", None),
     ("claude-log", "The linter complains about this; how do I fix it?\n\n" + LOG[:600] +
      "\nlibs/text/wrap.py:14:5: E731 do not assign a lambda expression, use a def", None),
 )

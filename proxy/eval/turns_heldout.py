@@ -1,7 +1,7 @@
 """The turns set's held-out half: other agent turns, another project, never used to choose a value.
 
 The first half (``turns``) is what recall's defaults were tuned on; a change
-that only learns those 27 turns shows here. Same shapes (Claude Code and
+that only learns the dev turns shows here. Same shapes (Claude Code and
 Codex requests as recorded in ``shared/fixtures/real-clients``, long
 requests, pasted logs, tool results, turns after a compaction), new content:
 a delivery-fleet project (``fleet``) with its own facts, distractors sharing

@@ -12,7 +12,15 @@ adds (``agent_text``). The query keeps what can tell one memory from another:
 - **substrings**: identifiers, file names and quoted strings, matched in the
   statement itself (``ExhaustedError`` finds ``ResourceExhaustedError``);
 - **phrases**: adjacent content words (``support group``), a bonus when a
-  statement holds them in that order.
+  statement holds them in that order;
+- **focus**: the terms of what the message asks — its questions, its
+  requests (``can you…``, ``fix…``, ``please look at…``, ``I want to…``) —
+  when it also holds other sentences (context: "the CI keeps failing on the
+  integration tests", a pasted log). A memory sharing only the context's
+  words shares the message's side remarks, not its subject (``focus_of``).
+  Empty when every sentence asks, or none does, or what it asks names fewer
+  than ``FOCUS_MIN`` specific words ("how do I fix it?", "who do I add as
+  reviewer?" lean on the rest): then all of it is the focus.
 
 Long messages: only ``max_chars`` characters are read (their start and their
 end, where a request and its question usually are), and when more than
@@ -33,11 +41,14 @@ from ctxproxy.store.bounded import ByteLRU
 from ctxproxy.store.memory_terms import STOPWORDS, query_terms, token_terms
 from ctxproxy.store.services.digest import text_sha256
 
+from .rank import specific_term
+
 MAX_TERMS = 32  # terms of a query that decide (a long message's most salient)
 MAX_SUBSTRINGS = 8
 MAX_PHRASES = 12
 SALIENT = 1.5  # a salient term's edge when a long message's terms are selected
 SHORT = 0.5  # a term of one or two characters (``00`` of a timestamp, ``ms``): its edge when selecting
+FOCUS_MIN = 2  # specific words what a message asks must name to be its focus (fewer lean on the rest)
 GOAL = 0.5  # weight of the goal's terms against the latest words'
 CACHE = 512  # queries kept (per process), by the digest of their text
 CACHE_BYTES = 1 << 20  # and the bytes they may hold
@@ -48,6 +59,9 @@ _PATH = re.compile(r"(?:[\w.-]+/)+[\w.-]+")  # services/refund/refund.py, script
 _QUOTED = re.compile(r"\"([^\"\n]{3,80})\"|`([^`\n]{3,80})`|(?<![\w])'([^'\n]{3,80})'(?![\w])")
 _NUMBER = re.compile(r"\d")
 _NAME = re.compile(r"(?<=[a-z,;:] )[A-Z][a-z]+(?:[A-Z][a-z]+)*")  # inside a sentence, capitalised
+# Capitalised inside a sentence, yet naming no one thing: "on Sunday", "in May".
+_CALENDAR = frozenset("Monday Tuesday Wednesday Thursday Friday Saturday Sunday January February March April May "
+                      "June July August September October November December".split())
 _WORDS = re.compile(r"[^\W_]+")
 _HYPHENED = re.compile(r"(?<![\w-])(?=[\w-]*\d)[A-Za-z]\w*(?:-\w+)+")  # with a digit: redis-sessions-3, kill-v2
 
@@ -62,6 +76,7 @@ class Query:
     phrases: tuple[str, ...] = ()
     text: str = ""  # the text it was built from (what was read of it), for the embeddings extra
     strong: frozenset[str] = frozenset()  # salient terms each naming a whole thing: one suffices to recall
+    focus: frozenset[str] = frozenset()  # the terms of what it asks, when it says more (empty: all of it)
 
     def __bool__(self) -> bool:
         return bool(self.weights or self.substrings)
@@ -70,7 +85,8 @@ class Query:
 def substrings_of(text: str) -> list[str]:
     """Identifiers, paths' file names and quoted strings of ``text`` worth a substring match."""
     found = [x for x in (m.group().strip(".") for m in _IDENT.finditer(text)) if _IDENT.fullmatch(x)]
-    found += [m.group().rsplit("/", 1)[-1] for m in _PATH.finditer(text)]
+    # a path's file name (deploy.sh), not its last word (/v1/checkout: the word already matches)
+    found += [f for f in (m.group().rsplit("/", 1)[-1] for m in _PATH.finditer(text)) if not f.isalpha()]
     found += [next(g for g in m.groups() if g) for m in _QUOTED.finditer(text)]
     return [s for s in dict.fromkeys(found) if len(s) >= 4][:MAX_SUBSTRINGS]
 
@@ -118,7 +134,7 @@ def _salient_terms(text: str) -> tuple[set[str], set[str]]:
     tokens += (next(g for g in m.groups() if g) for m in _QUOTED.finditer(text))
     hyphened = [m.group() for m in _HYPHENED.finditer(text)]
     tokens += hyphened
-    names = {m.group() for m in _NAME.finditer(text)}
+    names = {m.group() for m in _NAME.finditer(text)} - _CALENDAR
     out: set[str] = set()
     strong: set[str] = set()
     for tok in dict.fromkeys(tokens):
@@ -152,13 +168,63 @@ def _phrases(text: str) -> list[str]:
     return list(dict.fromkeys(out))[:MAX_PHRASES]
 
 
+# Sentences end at . ? ! followed by a space (not inside ``refunds.py`` or ``12.50``), or at a line break.
+_SENTENCE = re.compile(r"(?<=[.?!])\s+|\n+")
+_CLAUSE = re.compile(r"[,;:]\s+")
+# Words that open a request (after "please", "now", "and"...): the imperative's verb or an ask.
+_ASKS = frozenset("""
+add adjust apply avoid build bump call change check clean compare configure convert create debug decide delete
+deploy describe diagnose disable document draft edit enable ensure explain figure find fix follow generate give
+go handle help implement improve install investigate keep list look make migrate move open point port prepare
+print read refactor remove rename replace rerun reset restore return review rewrite roll run send set show split
+start stop suggest summarise summarize tell test trace try turn update upgrade use verify write
+""".split())
+_OPENERS = frozenset("please now next then and also so just first ok okay".split())
+_ASK_PREFIXES = ("can you ", "could you ", "would you ", "will you ", "can we ", "could we ", "should we ",
+                 "should i ", "i want ", "i'd like ", "i would like ", "i need ", "we need ", "help me ",
+                 "let's ")
+
+
+def _asks(clause: str) -> bool:
+    """Whether a clause is a request: it opens with an ask ("can you", "I want") or an imperative's verb."""
+    words = clause.lower().split()
+    while words and words[0].strip(".,:;!") in _OPENERS:
+        words = words[1:]
+    if not words:
+        return False
+    rest = " ".join(words) + " "
+    return rest.startswith(_ASK_PREFIXES) or words[0].strip(".,:;!") in _ASKS
+
+
+def focus_of(text: str) -> str:
+    """What ``text`` asks: its questions (sentences ending in ``?``) and its requests (a sentence from
+    the clause that opens with an ask or an imperative on: "…, please look at X; it should use Y");
+    '' when that is all of it or none of it (then all of it is the focus)."""
+    asked, other = [], False
+    for sentence in _SENTENCE.split(text):
+        sentence = sentence.strip()
+        if not sentence:
+            continue
+        if sentence.endswith("?"):
+            asked.append(sentence)
+            continue
+        clauses = _CLAUSE.split(sentence)
+        first = next((i for i, clause in enumerate(clauses) if _asks(clause)), len(clauses))
+        other = other or any(c.strip() for c in clauses[:first])
+        asked += clauses[first:]
+    return "\n".join(asked) if asked and other else ""
+
+
 def _build(text: str) -> Query:
     words = query_terms(text)
     if not words:
         return Query(text=text)
     salient, strong = _salient_terms(text)
+    focus = frozenset(query_terms(focus_of(text))) & set(words)
+    if sum(map(specific_term, focus)) < FOCUS_MIN:  # "who do I add as reviewer?": the rest says of what
+        focus = frozenset()
     return Query(dict.fromkeys(words, 1.0), frozenset(salient & set(words)), tuple(substrings_of(text)),
-                 tuple(_phrases(text)), text, frozenset(strong & set(words)))
+                 tuple(_phrases(text)), text, frozenset(strong & set(words)), focus)
 
 
 _cache = ByteLRU(CACHE_BYTES, "parsed queries", max_entries=CACHE)
@@ -184,9 +250,11 @@ def parse(latest: str, goal: str = "", max_chars: int = 2000) -> Query:
     weights = dict(q.weights)
     for t, w in g.weights.items():
         weights.setdefault(t, w * GOAL)
+    focus = (q.focus or frozenset(q.weights)) | (g.focus or frozenset(g.weights)) if q.focus or g.focus \
+        else frozenset()
     return Query(weights, q.salient | g.salient, tuple(dict.fromkeys(q.substrings + g.substrings))[:MAX_SUBSTRINGS],
                  tuple(dict.fromkeys(q.phrases + g.phrases))[:MAX_PHRASES], q.text + "\n" + g.text,
-                 q.strong | g.strong)
+                 q.strong | g.strong, focus)
 
 
 def idf(n_docs: int, df: int) -> float:

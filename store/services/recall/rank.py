@@ -25,9 +25,14 @@ Per candidate, in order (each part is reported in the manifest):
   (its neighbours' at ``context_weight``, matched substrings too), over the
   smaller of the query's mass and the memory's own. A long message does not
   lower it: past the memory's size, the message's other words do not count.
-  A candidate is offered only when ``match`` reaches ``min_score`` or, with
-  embeddings, its cosine reaches ``vector_min`` (a paraphrase sharing no
-  word with the query);
+  A message's side remarks (the words outside what it asks — its questions
+  and requests, ``query.focus_of`` — such as "the CI keeps failing on the
+  integration tests") count at ``side_weight`` (1: like the rest, and the
+  next rule's "one of them" is off). A candidate is offered only
+  when ``match`` reaches ``min_score`` and it holds a strong salient word (a
+  name, an identifier, a number) or ``min_terms`` specific words, one of
+  them of what the message asks; or, with embeddings, when its cosine
+  reaches ``vector_min`` (a paraphrase sharing no word with the query);
 - MMR (``mmr_lambda``): greedy selection trading score against the largest
   term-set overlap with what is already selected, so near-duplicates do not
   fill the budget.
@@ -66,6 +71,7 @@ class RankConfig:
     context_weight: float = 0.4  # weight of a neighbouring event's terms in a document (0: own text only)
     phrase_weight: float = 0.5  # weight of a query phrase (adjacent words) found in a statement, against a term's
     min_terms: int = 2  # distinct specific query words a memory must hold, unless it holds a salient one (0: off)
+    side_weight: float = 0.5  # weight in ``match`` of a message's side remarks (words outside what it asks; 1: off)
 
     def validate(self, path: str) -> None:
         from ctxproxy.config import ConfigError
@@ -78,7 +84,7 @@ class RankConfig:
                   ("prf_docs", self.prf_docs >= 0), ("prf_terms", self.prf_terms >= 0),
                   ("prf_weight", self.prf_weight >= 0),
                   ("context_weight", 0 <= self.context_weight <= 1), ("phrase_weight", self.phrase_weight >= 0),
-                  ("min_terms", self.min_terms >= 0))
+                  ("min_terms", self.min_terms >= 0), ("side_weight", 0 <= self.side_weight <= 1))
         for key, ok in checks:
             if not ok:
                 raise ConfigError(f"{path}.{key}: out of range ({getattr(self, key)!r})")
@@ -101,6 +107,7 @@ class Scored:
     mmr: float = 0.0
     match: float = 0.0
     anchors: int = 0  # distinct specific query words (or substrings) it holds (``match``)
+    focused: bool = True  # ...one of them of what the message asks (``query.focus_of``)
     salient: bool = False  # ...one of them salient: an identifier, path, long number, name, quoted string
     termset: frozenset = field(default_factory=frozenset)
 
@@ -237,16 +244,21 @@ def own_terms(cand: Any) -> set[str]:
 
 def match(scored: Sequence[Scored], weights: Mapping[str, float], substrings: Sequence[str],
           df: Mapping[str, int], n_docs: int, term_df: Mapping[str, int], cfg: RankConfig,
-          owns: Sequence[set[str]] | None = None, salient: frozenset[str] = frozenset()) -> None:
+          owns: Sequence[set[str]] | None = None, salient: frozenset[str] = frozenset(),
+          focus: frozenset[str] = frozenset()) -> None:
     """Set each candidate's ``match`` (see the module docstring): the idf mass of
     the query terms it holds (its neighbours' at ``context_weight``; substrings found in its statement) over the smaller
     of the query's mass and its own terms' mass. ``df``: the query keys'
     visible document frequencies; ``term_df``: its own terms'; ``owns``: each
-    candidate's ``own_terms`` when the caller has them."""
+    candidate's ``own_terms`` when the caller has them. ``focus``: the terms of
+    what the message asks (``query.focus_of``; empty: all of it); the others
+    weigh ``side_weight``, and ``focused`` says whether it holds one of them."""
     n = max(n_docs, 1)
     # A query word no memory holds still counts: it says the message is about something else.
     # (The query's weights order the candidates; whether one is relevant does not depend on them.)
-    q = {t: _idf(n, df.get(t, 0)) for t in weights}
+    side = cfg.side_weight
+    focus = focus if side < 1 else frozenset()  # 1: side remarks count like the rest (the rule off)
+    q = {t: _idf(n, df.get(t, 0)) * (1.0 if not focus or t in focus else side) for t in weights}
     subs = {sub.lower(): _idf(n, df.get("\x00" + sub.lower(), 0)) for sub in substrings}
     q_mass = sum(q.values()) + sum(subs.values())
     if q_mass <= 0:
@@ -270,6 +282,7 @@ def match(scored: Sequence[Scored], weights: Mapping[str, float], substrings: Se
             s.salient = s.salient or bool(found)
             s.anchors = len(found)
         s.anchors += len(held)
+        s.focused = not focus or bool(held & focus)
         if got <= 0:
             s.match = 0.0
             continue
@@ -280,11 +293,12 @@ def match(scored: Sequence[Scored], weights: Mapping[str, float], substrings: Se
 def passes(s: Scored, cfg: RankConfig, need: int | None = None) -> bool:
     """The floor: enough of what memory and query could share — and of it, a
     salient word or ``need`` distinct specific ones (``min_terms``, fewer when
-    the query has fewer) — or (embeddings on) enough of its meaning."""
+    the query has fewer), one of what the message asks (not only its side
+    remarks) — or (embeddings on) enough of its meaning."""
     if s.vector is not None and s.vector >= cfg.vector_min:
         return True
     need = cfg.min_terms if need is None else need
-    return s.match >= cfg.min_score and (s.salient or s.anchors >= need)
+    return s.match >= cfg.min_score and (s.salient or s.anchors >= need and s.focused)
 
 
 def terms_needed(weights: Mapping[str, float], cfg: RankConfig) -> int:

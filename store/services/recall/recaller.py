@@ -74,7 +74,7 @@ class Recaller:
         pool = sorted(scored, key=lambda s: (-s.score, s.cand.memory_id))[: max(k * 4, 20)]
         owns = [rank.own_terms(s.cand) for s in pool]
         rank.match(pool, q.weights, subs, df, n_docs, self._own_df(viewer, owns, df, now, exclude, memories), cfg,
-                   owns, q.strong)
+                   owns, q.strong, q.focus)
         need = rank.terms_needed(q.weights, cfg)
         passed = [s for s in pool if rank.passes(s, cfg, need)]
         best = max((s.match for s in passed), default=0.0)

@@ -156,3 +156,42 @@ def test_a_short_question_needs_one_specific_word_a_long_request_two(tmp_path):
     finally:
         rs.close()
         store.close()
+
+
+def test_what_a_message_asks_is_its_focus_and_the_rest_are_side_remarks():
+    assert query.focus_of(LONG) == ("Can you update the deploy script so that it uses the right port for "
+                                    "staging?\nplease look at scripts/deploy.sh first.")
+    # a request goes on to the end of its sentence; a full stop inside a file name or a number ends none
+    assert query.focus_of("The smoke check times out. Fix tools/smoke.py; it should use port 8443.") == \
+        "Fix tools/smoke.py\nit should use port 8443."
+    assert query.focus_of("Which port does staging use?") == ""  # all of it asks: all of it is the focus
+    assert query.focus_of("Staging is down since the deploy at 12.30 today.") == ""  # nothing asks
+    # an ask that names fewer than two specific words leans on the rest: no focus
+    assert query.parse("The ledger schema change is ready. Who reviews it?").focus == frozenset()
+    assert query.parse(LONG).focus >= {"port", "stag", "deploy"} and "integr" not in query.parse(LONG).focus
+
+
+def test_a_memory_matching_only_a_requests_side_remarks_is_not_recalled(tmp_path):
+    from ctxproxy.store.services.recall.rank import RankConfig
+
+    suite = "The integration test suite takes about 14 minutes on CI."
+    store = open_store(tmp_path / "store")
+    for s in (PORT, suite, *OTHERS):
+        put_memory(store, "acme", s, kind="fact", user="dev")
+    rs = RecallServices(tmp_path, store)
+    viewer = Viewer("acme", user="dev")
+    try:
+        def ask(text: str, **rank) -> list[str]:
+            return [s.cand.statement for s in rs.recaller(RankConfig(**rank)).recall(viewer, text).items]
+
+        assert ask(LONG) == [PORT]  # "the CI keeps failing on the integration tests" is a side remark
+        assert suite in ask(LONG, side_weight=1.0)  # the rule off: side remarks count like the rest
+        assert ask("Why does the integration test suite on CI take so long?")[:1] == [suite]  # asked: found
+        # a weekday is not a name, a path's last word not an identifier: neither alone is a subject
+        assert ask("The Sunday refresh ran long on staging. Can you write a query listing the largest "
+                   "tables by size?") == []
+        assert "checkout" not in query.parse("POST /v1/checkout fails").substrings
+        assert "sunday" not in query.parse("It ran long on Sunday, ask Ana.").strong >= {"ana"}
+    finally:
+        rs.close()
+        store.close()
