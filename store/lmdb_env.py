@@ -51,6 +51,7 @@ import lmdb
 
 from .encoding import load  # noqa: F401  (re-exported: the record loader every backend shares)
 from .errors import StoreError, WriteNeeded
+from .keys import SEP
 
 T = TypeVar("T")
 Op = Callable[[Any], T]  # a function of one transaction
@@ -566,6 +567,19 @@ def scan_rest(txn: Any, db: Any, prefix: bytes) -> list[bytes]:
             if not k.startswith(prefix):
                 break
             out.append(k[len(prefix):])
+    return out
+
+
+def key_tenants(txn: Any, db: Any) -> list[str]:
+    """The tenants a database has keys of (its keys start ``<tenant> SEP``), in
+    order; one seek a tenant, not a read of every key."""
+    out: list[str] = []
+    cursor = txn.cursor(db)
+    pos = cursor.first()
+    while pos:
+        tenant = cursor.key().split(SEP, 1)[0]
+        out.append(tenant.decode("utf-8"))
+        pos = cursor.set_range(tenant + b"\x01")
     return out
 
 

@@ -24,6 +24,7 @@ from typing import Any
 
 from . import keys
 from .learning_state import LEARN, LearningRules
+from .lmdb_env import key_tenants
 
 __all__ = ["LEARN", "LMDBLearning"]
 
@@ -57,14 +58,4 @@ class LMDBLearning(LearningRules):
 
     def tenants(self) -> list[str]:
         """Tenants with learning state."""
-        def op(txn: Any) -> list[str]:
-            out: list[str] = []
-            cursor = txn.cursor(self._db)
-            pos = cursor.first()
-            while pos:
-                t = cursor.key().split(keys.SEP, 1)[0]
-                out.append(t.decode("utf-8"))
-                pos = cursor.set_range(t + b"\x01")
-            return out
-
-        return self._x.read(op)
+        return self._x.read(lambda txn: key_tenants(txn, self._db))

@@ -33,7 +33,7 @@ import orjson
 from . import keys, memory_text
 from .errors import ExternalIdTaken, RevisionConflict
 from .lmdb_env import load as load_record
-from .lmdb_env import pages
+from .lmdb_env import key_tenants, pages
 from .lmdb_env import scan as _scan
 from .lmdb_env import scan_rest as _scan_rest
 from .memory_listing import MemoryListing
@@ -260,18 +260,7 @@ class LMDBMemories(MemoryListing):
 
     def tenants(self) -> list[str]:
         """Every tenant that has memory records (for re-scans and purges)."""
-        def op(txn: Any) -> list[str]:
-            out: list[str] = []
-            cursor = txn.cursor(self._db)
-            pos = cursor.first()
-            while pos:
-                k = cursor.key()
-                tenant = k.split(keys.SEP, 1)[0].decode("utf-8")
-                out.append(tenant)
-                pos = cursor.set_range(k.split(keys.SEP, 1)[0] + b"\x01")
-            return out
-
-        return self._x.read(op)
+        return self._x.read(lambda txn: key_tenants(txn, self._db))
 
     def expiring(self, tenant: str, before: float) -> list[MemoryRecord]:
         """Records whose ``expires_at`` is before ``before`` (from the expiry index)."""

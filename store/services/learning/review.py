@@ -13,7 +13,7 @@ learned proposal" (the same answer as a missing one).
 """
 from __future__ import annotations
 
-from typing import Any, Iterable
+from typing import Any, Callable, Iterable
 
 from ctxproxy.store.errors import RevisionConflict
 from ctxproxy.store.learned import LEARNED_BY
@@ -56,54 +56,49 @@ def _error(memory_id: str, kind: str, message: str) -> dict[str, Any]:
     return {"memory_id": memory_id, "error": {"type": kind, "message": message}}
 
 
-def approve(store: Any, gate: Any, tenant: str, ids: Iterable[str], *, by: str = "",
-            revisions: dict[str, int] | None = None) -> list[dict[str, Any]]:
-    from ctxproxy.store.services.memory.gate import NotFound, StateError
-
-    out = []
-    for mid in ids:
-        if _learned(store, tenant, mid) is None:
-            out.append(_error(mid, "not_found", f"no learned proposal {mid!r}"))
-            continue
-        try:
-            res = gate.approve(tenant, mid, by=by, expected_revision=(revisions or {}).get(mid))
-        except NotFound:
-            out.append(_error(mid, "not_found", f"no learned proposal {mid!r}"))
-        except (StateError, RevisionConflict) as exc:
-            out.append(_error(mid, "conflict", str(exc)))
-        else:
-            if res.refused is not None:
-                out.append({**_error(mid, "memory_blocked", res.refused.message), "reason": res.refused.reason})
-            else:
-                out.append(res.answer())
-    return out
-
-
-def reject(store: Any, gate: Any, tenant: str, ids: Iterable[str], *, by: str = "",
-           revisions: dict[str, int] | None = None) -> list[dict[str, Any]]:
+def _each(store: Any, tenant: str, ids: Iterable[str], revisions: dict[str, int] | None,
+          act: Callable[[Any, int | None], dict[str, Any]]) -> list[dict[str, Any]]:
+    """``act(record, expected_revision)``'s answer for each learned proposal in
+    ``ids``; a missing one (or not learned) and a conflict are that id's error."""
     from ctxproxy.store.services.memory.gate import NotFound, StateError
 
     out = []
     for mid in ids:
         rec = _learned(store, tenant, mid)
-        if rec is None:
-            out.append(_error(mid, "not_found", f"no learned proposal {mid!r}"))
-            continue
         try:
-            done = gate.reject(tenant, mid, by=by, expected_revision=(revisions or {}).get(mid))
+            if rec is None:
+                raise NotFound(mid)
+            out.append(act(rec, (revisions or {}).get(mid)))
         except NotFound:
             out.append(_error(mid, "not_found", f"no learned proposal {mid!r}"))
-            continue
         except (StateError, RevisionConflict) as exc:
             out.append(_error(mid, "conflict", str(exc)))
-            continue
+    return out
+
+
+def approve(store: Any, gate: Any, tenant: str, ids: Iterable[str], *, by: str = "",
+            revisions: dict[str, int] | None = None) -> list[dict[str, Any]]:
+    def act(rec: Any, revision: int | None) -> dict[str, Any]:
+        res = gate.approve(tenant, rec.memory_id, by=by, expected_revision=revision)
+        if res.refused is not None:
+            return {**_error(rec.memory_id, "memory_blocked", res.refused.message), "reason": res.refused.reason}
+        return res.answer()
+
+    return _each(store, tenant, ids, revisions, act)
+
+
+def reject(store: Any, gate: Any, tenant: str, ids: Iterable[str], *, by: str = "",
+           revisions: dict[str, int] | None = None) -> list[dict[str, Any]]:
+    def act(rec: Any, revision: int | None) -> dict[str, Any]:
+        done = gate.reject(tenant, rec.memory_id, by=by, expected_revision=revision)
         # remembered under the text as proposed and as each session's candidate had it (an edit changed it)
         names = {digest(rec.kind, rec.project, rec.user, rec.statement),
-                 *(e["key"] for e in store.learning.evidence(tenant, mid) if e.get("key"))}
+                 *(e["key"] for e in store.learning.evidence(tenant, rec.memory_id) if e.get("key"))}
         for name in names:
             store.learning.reject(tenant, name, user=rec.user)
-        out.append({"memory_id": mid, "status": done.status, "revision": done.revision})
-    return out
+        return {"memory_id": rec.memory_id, "status": done.status, "revision": done.revision}
+
+    return _each(store, tenant, ids, revisions, act)
 
 
 def edit(store: Any, gate: Any, tenant: str, memory_id: str, statement: str, *, by: str = "",
