@@ -49,6 +49,7 @@ from typing import Any, Callable, Iterator, TypeVar
 
 import lmdb
 
+from . import mapped_pages
 from .encoding import load  # noqa: F401  (re-exported: the record loader every backend shares)
 from .errors import StoreError, WriteNeeded
 from .keys import SEP
@@ -164,6 +165,26 @@ class LMDBEnv:
             self.env.close()
             _unlock(self._holder)
             raise
+        # The pages of data.mdb this process read stay resident until given back:
+        # every few seconds, off the request path (see mapped_pages).
+        self._close_lock = threading.Lock()
+        mapped_pages.Releaser.shared().add(self)
+
+    def release_pages(self) -> int:
+        """Drop the pages of the store's file this process has read from its resident
+        set (the kernel's page cache keeps them); the bytes of address space advised.
+        Under the transaction gate, which a remap (growing the map, compaction)
+        waits for, and the close lock: the map stays where it is meanwhile."""
+        if self.closed or self.pid != os.getpid():
+            return 0
+        with self._close_lock:
+            if self.closed:
+                return 0
+            self._gate.enter()
+            try:
+                return mapped_pages.release(os.path.join(self.path, "data.mdb"))
+            finally:
+                self._gate.exit()
 
     def _open_env(self, map_size: int) -> Any:
         try:
@@ -353,9 +374,11 @@ class LMDBEnv:
         self.closed = True
         if self.pid != os.getpid():
             return  # inherited across fork: the parent's handles are not ours to close
+        mapped_pages.Releaser.shared().discard(self)
         for close in self.closers:
             close()
-        self.env.close()
+        with self._close_lock:  # not while its pages are being released
+            self.env.close()
         _unlock(self._holder)
 
     # -- compaction ---------------------------------------------------------
