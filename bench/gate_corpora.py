@@ -20,8 +20,9 @@ where it is installed, and skipped, saying so, when absent):
   and clean memories in seven languages, dev and held-out apart;
   ``bench/gate_corpus/unseen/<lang>.toml``, held-out only, committed before
   the last tuning and never read to tune; and
-  ``composed.toml`` and ``composed_more.toml``, phrase banks composed into dev
-  texts),
+  ``composed.toml``, ``composed_more.toml``, ``composed_extra.toml`` and
+  ``composed_varied.toml``,
+  phrase banks composed into dev texts),
   ``bench/gate_clean_facts.py``, ``bench/gate_attack_probes.py`` and this
   project's docs.
 
@@ -59,7 +60,8 @@ HELD_FRACTION = 0.3
 LOCOMO = ROOT.parent / "shared" / "datasets" / "locomo" / "locomo10_dev.json"
 LOCOMO_HELD = ("conv-42", "conv-43", "conv-44")  # the later conversations; the first ones are dev
 HAND_WRITTEN = ROOT / "bench" / "gate_corpus"
-COMPOSED = (HAND_WRITTEN / "composed.toml", HAND_WRITTEN / "composed_more.toml")
+COMPOSED = (HAND_WRITTEN / "composed.toml", HAND_WRITTEN / "composed_more.toml", HAND_WRITTEN / "composed_extra.toml",
+            HAND_WRITTEN / "composed_varied.toml")
 UNSEEN = "unseen"  # held-out-only hand-written texts (see unseen())
 MANPAGES = Path("/usr/share/man")
 MANPAGE_LANGS = {"de": "de", "es": "es", "fr": "fr", "ja": "ja", "ru": "ru", "zh_CN": "zh"}

@@ -24,12 +24,14 @@ injections and are left out). The held-out split is never read here.
   family: a jailbreak template, an agentdojo goal or a composed clause is in
   one fold with all texts made from it), each text scored by its highest
   segment: the lowest cut-off at which every language's clean dev text is
-  falsely blocked at most ``--max-false`` of the time.
+  falsely blocked at most ``--max-false`` of the time, a text weighing
+  1/(size of its family) (a composed clause under every frame counts once).
 """
 from __future__ import annotations
 
 import argparse
 import hashlib
+import json
 import os
 import sys
 import time
@@ -109,6 +111,21 @@ def train(X: Matrix, y: np.ndarray, sw: np.ndarray, size: int, args) -> tuple[np
     return np.where(mask, w2, 0.0), b2, keep
 
 
+def family_cutoff(scored: list[tuple[float, str]], max_false: float) -> float:
+    """The lowest margin above which at most ``max_false`` of the clean texts are, each text weighing
+    1/(size of its family): a composed clause under ten frames is one wording, not ten, so one hard
+    clean clause does not set the threshold alone."""
+    size = Counter(g for _, g in scored)
+    ranked = sorted(((s_, 1.0 / size[g]) for s_, g in scored), key=lambda x: -x[0])
+    allowed = max_false * sum(w for _, w in ranked)
+    spent = 0.0
+    for s_, w in ranked:
+        spent += w
+        if spent > allowed:
+            return float(s_)
+    return float("-inf")
+
+
 HAND = ("hand-written", "composed", "own attack probes")
 CLASS = "\x03"  # threat_model's namespace of word-class features  # the groups written for this gate, in every language
 
@@ -130,6 +147,7 @@ def main() -> None:
                     help="out-of-fold false-block rate allowed on any language's clean dev text")
     ap.add_argument("--folds", type=int, default=4, help="folds for the threshold (0: none, threshold 0.5)")
     ap.add_argument("--out", default=str(OUT))
+    ap.add_argument("--save-oof", default="", help="also write each dev text's out-of-fold score here (JSON lines)")
     args = ap.parse_args()
     t0 = time.time()
     texts, notes = gate_corpora.load(args.corpora)
@@ -184,13 +202,19 @@ def main() -> None:
         best = np.full(len(dev), -1e9)
         np.maximum.at(best, owner_a, oof)  # per text: its highest segment, as the gate scores
         by_lang: dict[str, list[float]] = defaultdict(list)
+        clean_by_lang: dict[str, list[tuple[float, str]]] = defaultdict(list)
         for t, s_ in zip(dev, best):
             if t.label == "clean":
                 by_lang[t.lang].append(s_)
-        threshold_margin = max(float(np.quantile(np.array(v), 1 - args.max_false, method="higher"))
-                               for v in by_lang.values() if len(v) >= 20)
+                clean_by_lang[t.lang].append((s_, t.group()))
+        threshold_margin = max(family_cutoff(v, args.max_false) for v in clean_by_lang.values() if len(v) >= 20)
         threshold_margin = max(threshold_margin, 0.0)
         caught = float(np.mean(best[y_text == 1] > threshold_margin))
+        if args.save_oof:
+            with open(args.save_oof, "w", encoding="utf-8") as f:
+                for t, s_ in zip(dev, best):
+                    f.write(json.dumps({"score": float(s_), "label": t.label, "lang": t.lang, "corpus": t.corpus,
+                                        "group": t.group()[:200], "text": t.text[:300]}, ensure_ascii=False) + "\n")
         top = sorted(((s_, t) for t, s_ in zip(dev, best) if t.label == "clean"), key=lambda x: -x[0])[:8]
         for s_, t in top:
             print(f"  highest clean {s_:.2f} [{t.lang} {t.corpus[:30]}] {t.text[:100]!r}")
