@@ -16,7 +16,7 @@ from typing import Any, Mapping
 from ctxproxy.store import memory_text
 
 PART = "learn"  # the session part holding a session's extraction (erased with the session)
-VERSION = 1  # of the extraction rules: a session extracted by older rules is read again
+VERSION = 2  # of the extraction rules: a session extracted by older rules is read again
 
 PREFERENCE, DECISION, PROCEDURE, FAILURE = "preference", "decision", "procedure", "failure"
 # what a candidate is -> the memory kind it is proposed as

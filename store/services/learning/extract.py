@@ -4,7 +4,8 @@ Deterministic (no model call; the same records give the same candidates)
 and outside any turn. It reads:
 
 - the checkpoint's task state (``sessions`` part ``task_state``): the goal
-  (the first user turn) and the user's instructions and corrections and the
+  (the first user turn; clipped there at 300 characters, so read whole from
+  the session index) and the user's instructions and corrections and the
   decisions taken, each the user's own sentence as the checkpoint kept it
   (``wording.instructions``), and the outcomes tool results verified (tests
   passed, a commit, a PR or ticket, a deployment);
@@ -136,8 +137,21 @@ class SessionRecords:
         return ""
 
     def goal(self) -> str:
+        """The goal as the checkpoint keeps it: one line, clipped (a summary's field, not a quote)."""
         g = self.task_state.get("goal")
         return g[1] if isinstance(g, list) and len(g) == 2 and isinstance(g[1], str) else ""
+
+    def first_words(self) -> str:
+        """The first user turn, whole and as said (its line breaks too): the session index's user text
+        the checkpoint's goal came from (the goal is one line, clipped at 300 characters), else the goal."""
+        goal = self.goal()
+        clipped = goal.endswith("…")
+        probe = goal[:-1] if clipped else goal
+        for _, role, text, _ in self.rows:
+            flat = " ".join(text.split()) if role == "user" else None
+            if flat is not None and probe and (flat.startswith(probe) if clipped else flat == probe):
+                return text
+        return goal  # not in the index (the goal header's, or not indexed): a clipped sentence is left out
 
 
 def extract(records: SessionRecords, *, now: float) -> Extraction:
@@ -152,8 +166,8 @@ def extract(records: SessionRecords, *, now: float) -> Extraction:
             out.append(c)
 
     at = records.through or now
-    goal = records.goal()  # the first turn: the checkpoint keeps it whole (clipped), not as instructions
-    said = [s for s in instructions(goal) if not s.endswith("…")]
+    first = records.first_words()  # the first turn: the checkpoint keeps it as the goal, not as instructions
+    said = [s for s in instructions(first) if not s.endswith("…")]
     for sentence in [*said, *(e[1] for e in _entries(records.task_state, "instructions", 2))]:
         turn = records.turn_saying(sentence)
         add(Candidate(PREFERENCE, sentence, "user", user=records.user,

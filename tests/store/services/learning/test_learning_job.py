@@ -65,6 +65,36 @@ async def test_a_session_yields_verbatim_instructions_procedures_and_fixes(make_
     assert store.memories.last_seq() == seq and store.learning.job(T) == job
 
 
+async def test_a_long_first_instruction_is_extracted_verbatim(make_proxy, fake):
+    # the checkpoint keeps the first turn as the goal: one line, clipped at 300 characters; the
+    # instructions in it are proposed in the user's words, line by line as typed, from the index
+    lines = ["Migrate the nightly export job to the new warehouse cluster",
+             "Always keep the retry budget at three attempts",
+             "The export has been failing since Tuesday with a timeout on the orders table " * 3,
+             "Never rewrite the existing schema migration, add a new one after it"]
+    first = "\n".join(lines)
+    assert len(first) > 300 and first.index(lines[-1]) > 300
+    proxy = await make_proxy(LEARN_NOW)
+    await run_agent(proxy, fake, "claude-code", [Say(first, "Looking.")], session="long1", user="alice",
+                    project="shop")
+    job = learner(proxy)
+    for _ in range(200):  # bounded: the checkpoint's part and the index's rows land after the response
+        store = proxy.settled_store()
+        part = store.sessions.get(T, "long1", part="task_state")
+        if part is not None and job.sessions.session_turns(T, "long1"):
+            break
+        await asyncio.sleep(0.02)
+    goal = part["doc"]["goal"][1]
+    assert goal.endswith("…") and "\n" not in goal  # what the checkpoint kept is not the turn as typed
+    job.run(T)
+    got = {s: r for s, r in learned(store).items() if r.kind == "preference"}
+    assert sorted(got) == sorted(lines[i] for i in (1, 3))  # whole lines: none run into the next
+    for said in (lines[1], lines[3]):
+        assert got[said].user == "alice" and got[said].origin == "user"
+        [ev] = store.learning.evidence(T, got[said].memory_id)
+        assert ev["quote"] == said and ev["turns"]
+
+
 async def test_recurrence_across_agents_raises_a_count_not_a_record(make_proxy, fake):
     proxy = await make_proxy(LEARN_NOW)
     said = "Always run the linter before committing."
