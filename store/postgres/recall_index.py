@@ -6,13 +6,16 @@ keeps its own.
 Written in the memory write's transaction (``apply_in`` from
 ``PGMemories._write_row``, ``remove_in`` from its erasure): a memory is
 recallable on every replica once its write commits, and an erasure removes
-its index rows with it. Reading runs in one ``REPEATABLE READ READ ONLY``
-transaction with the viewer's tenant set (row-level security: another
-tenant's rows are neither candidates nor counted). Ranking is the embedded
-index's: the terms are ``memory_terms.terms`` of the statement, the
-document frequencies and lengths are the same per-partition counts, the
-candidates are chosen by the same code (``MemoryIndex._search``), and BM25
-runs in Python on them (``store/services/recall/rank.py``).
+its index rows with it. Ranking is the embedded index's: the terms are
+``memory_terms.terms`` of the statement, the document frequencies and
+lengths are the same per-partition counts, the candidates are chosen by
+the same code (``MemoryIndex._search``), and BM25 runs in Python on them
+(``store/services/recall/rank.py``).
+
+Reading sends each statement as a read-only transaction of its own with
+the viewer's tenant set (row-level security: another tenant's rows are
+neither candidates nor counted), BEGIN and COMMIT in the same round trip,
+as the embedded index reads each statement in autocommit.
 """
 from __future__ import annotations
 
@@ -25,7 +28,7 @@ from ..memory_records import MemoryRecord
 from ..memory_terms import terms
 from ..sqlite_index import Viewer, sensitivity_rank
 from .common import load
-from .pool import ALL_TENANTS, Tx
+from .pool import ALL_TENANTS, TENANT_SETTING, Tx
 
 _ROW = ", ".join("user_id" if c == "user" else c for c in CANDIDATE_COLUMNS) + ", near"
 _PAGE = 500
@@ -46,10 +49,13 @@ def _live(parts: Partitions, now: float, doc: str) -> tuple[str, list[Any]]:
 
 # -- writing (in the memory write's transaction) --------------------------------------
 
-def apply_in(tx: Tx, rec: MemoryRecord) -> int:
-    """Index ``rec`` as it now is (its earlier row goes; a record not servable
-    has none). Returns 1 when it is indexed."""
-    remove_in(tx, rec.tenant, [rec.memory_id])
+def apply_in(tx: Tx, rec: MemoryRecord, fresh: bool = False) -> int:
+    """Index ``rec`` as it now is (its earlier row goes, unless ``fresh``: it
+    has none; a record not servable has none). Returns 1 when it is indexed.
+    The partition, the row, its postings and counts are one statement (one
+    round trip on the write path); an event's neighbours two more."""
+    if not fresh:
+        remove_in(tx, rec.tenant, [rec.memory_id])
     if not servable(rec):
         return 0
     tenant = rec.tenant
@@ -57,27 +63,30 @@ def apply_in(tx: Tx, rec: MemoryRecord) -> int:
     found = terms(rec.statement) + date_terms(observed)
     thread = thread_of(rec)
     # The partition row first: writers of one partition queue on it, so its counts never deadlock.
-    part = tx.one(
-        "INSERT INTO recall_parts (tenant, user_id, project, session, purpose, sensitivity, kind, expiring, docs, "
-        "nterms) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, 1, %s) ON CONFLICT (tenant, user_id, project, session, "
-        "purpose, sensitivity, kind, expiring) DO UPDATE SET docs = recall_parts.docs + 1, "
-        "nterms = recall_parts.nterms + excluded.nterms RETURNING id",
-        (tenant, rec.user, rec.project, rec.session, rec.purpose, sensitivity_rank(rec.sensitivity), rec.kind,
-         rec.expires_at is not None, len(found)))[0]
     doc = tx.one(
-        "INSERT INTO recall_memories (tenant, part, memory_id, project, user_id, session, purpose, sensitivity, "
-        "expires_at, observed_at, evergreen, kind, origin, confidence, external_id, evidence_ref, evidence_sessions, "
-        "revision, statement, terms, nterms, thread) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, "
-        "%s, %s, %s, %s, %s, %s, %s, %s, %s) RETURNING doc",
-        (tenant, part, rec.memory_id, rec.project, rec.user, rec.session, rec.purpose,
-         sensitivity_rank(rec.sensitivity), rec.expires_at, observed, bool(rec.evergreen), rec.kind, rec.origin,
-         float(rec.confidence), rec.external_id, rec.evidence_ref, " ".join(rec.evidence_sessions),
-         int(rec.revision), rec.statement, " ".join(found), len(found), thread))[0]
-    distinct = sorted(set(found))
-    tx.exec("INSERT INTO recall_postings (tenant, part, term, doc) SELECT %s, %s, t, %s FROM unnest(%s::text[]) t",
-            (tenant, part, doc, distinct))
-    tx.exec("INSERT INTO recall_df (tenant, part, term, n) SELECT %s, %s, t, 1 FROM unnest(%s::text[]) t "
-            "ON CONFLICT (tenant, part, term) DO UPDATE SET n = recall_df.n + 1", (tenant, part, distinct))
+        "WITH p AS (INSERT INTO recall_parts (tenant, user_id, project, session, purpose, sensitivity, kind, "
+        "expiring, docs, nterms) VALUES (%(t)s, %(user)s, %(project)s, %(session)s, %(purpose)s, %(sens)s, %(kind)s, "
+        "%(expiring)s, 1, %(n)s) ON CONFLICT (tenant, user_id, project, session, purpose, sensitivity, kind, "
+        "expiring) DO UPDATE SET docs = recall_parts.docs + 1, nterms = recall_parts.nterms + excluded.nterms "
+        "RETURNING id), "
+        "m AS (INSERT INTO recall_memories (tenant, part, memory_id, project, user_id, session, purpose, "
+        "sensitivity, expires_at, observed_at, evergreen, kind, origin, confidence, external_id, evidence_ref, "
+        "evidence_sessions, revision, statement, terms, nterms, thread) SELECT %(t)s, p.id, %(id)s, %(project)s, "
+        "%(user)s, %(session)s, %(purpose)s, %(sens)s, %(expires)s, %(observed)s, %(evergreen)s, %(kind)s, "
+        "%(origin)s, %(confidence)s, %(external)s, %(evidence)s, %(sessions)s, %(revision)s, %(statement)s, "
+        "%(terms)s, %(n)s, %(thread)s FROM p RETURNING doc, part), "
+        "post AS (INSERT INTO recall_postings (tenant, part, term, doc) SELECT %(t)s, m.part, x, m.doc "
+        "FROM m, unnest(%(distinct)s::text[]) x), "
+        "df AS (INSERT INTO recall_df (tenant, part, term, n) SELECT %(t)s, m.part, x, 1 "
+        "FROM m, unnest(%(distinct)s::text[]) x ON CONFLICT (tenant, part, term) DO UPDATE SET n = recall_df.n + 1) "
+        "SELECT doc FROM m",
+        {"t": tenant, "user": rec.user, "project": rec.project, "session": rec.session, "purpose": rec.purpose,
+         "sens": sensitivity_rank(rec.sensitivity), "kind": rec.kind, "expiring": rec.expires_at is not None,
+         "n": len(found), "id": rec.memory_id, "expires": rec.expires_at, "observed": observed,
+         "evergreen": bool(rec.evergreen), "origin": rec.origin, "confidence": float(rec.confidence),
+         "external": rec.external_id, "evidence": rec.evidence_ref, "sessions": " ".join(rec.evidence_sessions),
+         "revision": int(rec.revision), "statement": rec.statement, "terms": " ".join(found), "thread": thread,
+         "distinct": sorted(set(found))})[0]
     if thread:
         _refresh_context(tx, tenant, thread, observed, doc)
     return 1
@@ -115,20 +124,35 @@ def remove_in(tx: Tx, tenant: str, memory_ids: Sequence[str]) -> int:
 
 
 def _refresh_context(tx: Tx, tenant: str, thread: str, observed: float, doc: int) -> None:
-    """The context of the events around ``doc`` in ``thread`` (``memory_index.context_of``)."""
+    """The context of the events around ``doc`` in ``thread`` (``memory_index.context_of``):
+    the neighbours read in one statement, the changed ones and their partition's
+    context length written in another."""
     w = CONTEXT_WINDOW
-    cols = "doc, observed_at, terms, nctx, part"
-    before = tx.all(f"SELECT {cols} FROM recall_memories WHERE tenant = %s AND thread = %s AND "
-                    "(observed_at, doc) < (%s, %s) ORDER BY observed_at DESC, doc DESC LIMIT %s",
-                    (tenant, thread, observed, doc, 2 * w))
-    after = tx.all(f"SELECT {cols} FROM recall_memories WHERE tenant = %s AND thread = %s AND "
-                   "(observed_at, doc) >= (%s, %s) ORDER BY observed_at, doc LIMIT %s",
-                   (tenant, thread, observed, doc, 2 * w + 1))
-    for row, ctx, n, near in context_of(before, after):
-        if tx.exec("UPDATE recall_memories SET ctx = %s, nctx = %s, near = %s WHERE tenant = %s AND doc = %s "
-                   "AND (ctx <> %s OR near <> %s)", (ctx, n, near, tenant, row[0], ctx, near)) and n != row[3]:
-            tx.exec("UPDATE recall_parts SET nctx = nctx + %s WHERE tenant = %s AND id = %s",
-                    (n - row[3], tenant, row[4]))
+    rows = tx.all(
+        "(SELECT false, doc, observed_at, terms, nctx, part FROM recall_memories WHERE tenant = %(t)s "
+        "AND thread = %(thread)s AND (observed_at, doc) < (%(at)s, %(doc)s) ORDER BY observed_at DESC, doc DESC "
+        "LIMIT %(before)s) UNION ALL (SELECT true, doc, observed_at, terms, nctx, part FROM recall_memories "
+        "WHERE tenant = %(t)s AND thread = %(thread)s AND (observed_at, doc) >= (%(at)s, %(doc)s) "
+        "ORDER BY observed_at, doc LIMIT %(after)s)",
+        {"t": tenant, "thread": thread, "at": observed, "doc": doc, "before": 2 * w, "after": 2 * w + 1})
+    order = lambda r: (r[1], r[0])  # noqa: E731  (observed_at, doc)
+    before = sorted((tuple(r[1:]) for r in rows if not r[0]), key=order, reverse=True)  # nearest first
+    after = sorted((tuple(r[1:]) for r in rows if r[0]), key=order)
+    new = list(context_of(before, after))
+    if not new:
+        return
+    # A row whose context changed is written; its partition's length moves by its change (as the embedded index).
+    tx.exec(
+        "WITH v AS (SELECT * FROM unnest(%(docs)s::bigint[], %(ctx)s::text[], %(n)s::int[], %(near)s::text[], "
+        "%(old)s::int[], %(parts)s::bigint[]) AS v(doc, ctx, nctx, near, old, part)), "
+        "u AS (UPDATE recall_memories m SET ctx = v.ctx, nctx = v.nctx, near = v.near FROM v "
+        "WHERE m.tenant = %(t)s AND m.doc = v.doc AND (m.ctx <> v.ctx OR m.near <> v.near) "
+        "RETURNING v.part, v.nctx - v.old AS delta) "
+        "UPDATE recall_parts r SET nctx = r.nctx + s.delta FROM (SELECT part, sum(delta) AS delta FROM u "
+        "GROUP BY part) s WHERE r.tenant = %(t)s AND r.id = s.part AND s.delta <> 0",
+        {"t": tenant, "docs": [r[0] for r, _, _, _ in new], "ctx": [c for _, c, _, _ in new],
+         "n": [n for _, _, n, _ in new], "near": [x for _, _, _, x in new], "old": [r[3] for r, _, _, _ in new],
+         "parts": [r[4] for r, _, _, _ in new]})
 
 
 def index_all(tx: Tx) -> int:
@@ -151,6 +175,35 @@ def index_all(tx: Tx) -> int:
 
 # -- reading ---------------------------------------------------------------------------
 
+class _Reads:
+    """Statements on one pooled connection, each a read-only transaction of
+    its own with the tenant set, sent with its BEGIN and COMMIT in one round
+    trip (parameters bound in the client: one simple query). A recall reads
+    several times; a round trip each, not three."""
+
+    def __init__(self, conn: Any, tenant: str) -> None:
+        import psycopg
+
+        self._cur = psycopg.ClientCursor(conn)
+        self._tenant = tenant
+
+    def all(self, sql: str, params: Sequence[Any] = ()) -> list[Any]:
+        cur = self._cur
+        try:
+            cur.execute(f"BEGIN READ ONLY; SELECT set_config('{TENANT_SETTING}', %s, true); {sql}; COMMIT",
+                        (self._tenant, *params))
+        except BaseException:
+            cur.connection.rollback()
+            raise
+        cur.nextset()
+        cur.nextset()
+        return cur.fetchall()
+
+    def one(self, sql: str, params: Sequence[Any] = ()) -> Any:
+        rows = self.all(sql, params)
+        return rows[0] if rows else None
+
+
 class PGMemoryIndex(MemoryIndex):
     """``MemoryIndex`` over the store's own database (see the module docstring)."""
 
@@ -166,15 +219,15 @@ class PGMemoryIndex(MemoryIndex):
         return cls(store)
 
     @contextmanager
-    def _reading(self, tenant: str) -> Iterator[tuple[Tx, tuple]]:
-        with self._store._pool.transaction("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY", readonly=True) as tx:
+    def _reading(self, tenant: str) -> Iterator[tuple["_Reads", tuple]]:
+        with self._store._pool.transaction(readonly=True) as tx:  # a pooled connection; its errors are the store's
+            reads = _Reads(tx.conn, tenant)
             # Cached partitions and counts are valid while the tenant's memories are as they were.
-            seq = tx.tenant(tenant).one("SELECT max(seq) FROM memory_feed WHERE tenant = %s", (tenant,))[0]
-            yield tx, ("pg", tenant, seq)
+            yield reads, ("pg", tenant, reads.one("SELECT max(seq) FROM memory_feed WHERE tenant = %s", (tenant,))[0])
 
     # -- the embedded index's reads, in SQL of this database -------------------------------
     @staticmethod
-    def _read_partitions(tx: Tx, viewer: Viewer, exclude_kinds: tuple[str, ...]) -> list[tuple[int, bool]]:
+    def _read_partitions(tx: _Reads, viewer: Viewer, exclude_kinds: tuple[str, ...]) -> list[tuple[int, bool]]:
         return tx.all(
             "SELECT id, expiring FROM recall_parts WHERE tenant = %s AND project IN ('', %s) "
             "AND user_id IN ('', %s) AND purpose IN ('', %s) AND session = ANY(%s) AND sensitivity <= %s "
@@ -183,7 +236,7 @@ class PGMemoryIndex(MemoryIndex):
              min(sensitivity_rank(viewer.ceiling), 2), list(exclude_kinds)))
 
     @staticmethod
-    def _read_stats(tx: Tx, parts: Partitions, now: float) -> tuple[int, int, int]:
+    def _read_stats(tx: _Reads, parts: Partitions, now: float) -> tuple[int, int, int]:
         n = terms_sum = ctx_sum = 0
         if parts.fixed:
             a, b, c = tx.one("SELECT sum(docs), sum(nterms), sum(nctx) FROM recall_parts WHERE tenant = %s "
@@ -195,7 +248,7 @@ class PGMemoryIndex(MemoryIndex):
             n, terms_sum, ctx_sum = n + (a or 0), terms_sum + (b or 0), ctx_sum + (c or 0)
         return int(n), int(terms_sum), int(ctx_sum)
 
-    def _read_df(self, tx: Tx, parts: Partitions, words: Sequence[str], now: float) -> dict[str, int]:
+    def _read_df(self, tx: _Reads, parts: Partitions, words: Sequence[str], now: float) -> dict[str, int]:
         df = dict.fromkeys(words, 0)
         if not words:
             return df
@@ -211,7 +264,7 @@ class PGMemoryIndex(MemoryIndex):
                 df[term] += int(n)
         return df
 
-    def _heaviest(self, tx: Tx, parts: Partitions, weights: Mapping[str, float], now: float, limit: int
+    def _heaviest(self, tx: _Reads, parts: Partitions, weights: Mapping[str, float], now: float, limit: int
                   ) -> list[int]:
         if not weights:
             return []
@@ -222,14 +275,14 @@ class PGMemoryIndex(MemoryIndex):
             "GROUP BY p.doc ORDER BY held DESC, p.doc LIMIT %s",
             (list(weights), list(weights.values()), parts.tenant, list(parts.all), *args, limit))]
 
-    def _substring_docs(self, tx: Tx, tenant: str, parts: Partitions, sub: str, now: float) -> list[int]:
+    def _substring_docs(self, tx: _Reads, tenant: str, parts: Partitions, sub: str, now: float) -> list[int]:
         live = " AND (part <> ALL(%s) OR expires_at > %s)" if parts.expiring else ""
         args = [list(parts.expiring), now] if parts.expiring else []
         return [r[0] for r in tx.all(
             f"SELECT doc FROM recall_memories WHERE tenant = %s AND statement ILIKE %s AND part = ANY(%s){live} "
             "ORDER BY doc", (tenant, _like(sub), list(parts.all), *args))]
 
-    def _rows(self, tx: Tx, parts: Partitions, ids: Sequence[int], now: float) -> list[tuple]:
+    def _rows(self, tx: _Reads, parts: Partitions, ids: Sequence[int], now: float) -> list[tuple]:
         if not ids:
             return []
         live = " AND (part <> ALL(%s) OR expires_at > %s)" if parts.expiring else ""
@@ -239,7 +292,7 @@ class PGMemoryIndex(MemoryIndex):
             (parts.tenant, list(ids), list(parts.all), *args))]
 
     @staticmethod
-    def _rowids(tx: Tx, tenant: str, ids: list[str]) -> list[int]:
+    def _rowids(tx: _Reads, tenant: str, ids: list[str]) -> list[int]:
         return [r[0] for r in tx.all("SELECT doc FROM recall_memories WHERE tenant = %s AND memory_id = ANY(%s)",
                                      (tenant, ids))]
 
