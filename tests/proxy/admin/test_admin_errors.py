@@ -6,15 +6,10 @@ from __future__ import annotations
 import aiohttp
 import pytest
 
-TOKEN = "admin-secret-token"
-
 
 @pytest.fixture
-async def api(make_proxy, monkeypatch):
-    monkeypatch.setenv("CTXPROXY_ADMIN_TOKEN", TOKEN)
-    p = await make_proxy("[server]\nmax_body_bytes = 2048\n")
-    async with aiohttp.ClientSession(headers={"Authorization": f"Bearer {TOKEN}"}) as http:
-        yield p, http
+def admin_toml() -> str:
+    return "[server]\nmax_body_bytes = 2048\n"
 
 
 async def error_of(r: aiohttp.ClientResponse) -> dict:

@@ -3,28 +3,28 @@ approved memory in the next session's frozen snapshot and never the current
 one's, insights, export, tenants kept apart."""
 from __future__ import annotations
 
-import aiohttp
 import pytest
+from adminapi import call
 from learnsessions import Say, fix_session, run_agent
 
 from ctxproxy.proxy.scripted_provider import Reply
 from ctxproxy.store.services.memory.formats import read_entries
 
-TOKEN = "admin-secret-token"
 LEARN_NOW = "[learn]\nenabled = false\nmin_idle = 0.0\n[filters.effects]\nrecord_read_only = true\n"
 
 
 @pytest.fixture
-async def api(make_proxy, monkeypatch):
-    monkeypatch.setenv("CTXPROXY_ADMIN_TOKEN", TOKEN)
-    p = await make_proxy(LEARN_NOW)
-    async with aiohttp.ClientSession(headers={"Authorization": f"Bearer {TOKEN}"}) as http:
-        yield p, http
+def admin_toml() -> str:
+    return LEARN_NOW
 
 
-async def call(http, method, url, **kw):
-    async with http.request(method, url, **kw) as r:
-        return r.status, (await r.json() if r.content_type == "application/json" else await r.text())
+async def learned(api, fake, agent: str, opening: str, **who) -> tuple[int, dict]:
+    """One fix session of ``agent`` opening with ``opening``, a learning run, and
+    the proposals listed after it (status, body)."""
+    p, http = api
+    await run_agent(p, fake, agent, fix_session(opening=opening), **who)
+    await call(http, "POST", f"{p.url}/ctx/v1/learn/run", json={})
+    return await call(http, "GET", f"{p.url}/ctx/v1/learn/proposals")
 
 
 def system_text(record) -> str:
@@ -68,10 +68,8 @@ async def test_run_review_and_the_next_session_sees_it(api, fake):
 async def test_bulk_review_edit_and_errors(api, fake):
     p, http = api
     base = f"{p.url}/ctx/v1/learn"
-    await run_agent(p, fake, "codex", fix_session(opening="Fix the config test. Prefer small commits."),
-                    session="b1", user="bob", project="shop")
-    await call(http, "POST", f"{base}/run", json={})
-    status, listed = await call(http, "GET", f"{base}/proposals")
+    status, listed = await learned(api, fake, "codex", "Fix the config test. Prefer small commits.", session="b1",
+                                   user="bob", project="shop")
     ids = [x["memory_id"] for x in listed["proposals"]]
     assert status == 200 and len(ids) >= 3
     pref = next(x for x in listed["proposals"] if x["statement"] == "Prefer small commits.")
@@ -118,10 +116,8 @@ async def test_another_tenants_proposals_are_invisible(api, fake, monkeypatch):
 async def test_codex_and_hermes_exports_read_back(api, fake, tmp_path):
     p, http = api
     base = f"{p.url}/ctx/v1/learn"
-    await run_agent(p, fake, "claude-code", fix_session(opening="Fix the test. Never push to main directly."),
-                    session="e1", user="erin", project="shop")
-    await call(http, "POST", f"{base}/run", json={})
-    status, listed = await call(http, "GET", f"{base}/proposals")
+    status, listed = await learned(api, fake, "claude-code", "Fix the test. Never push to main directly.",
+                                   session="e1", user="erin", project="shop")
     await call(http, "POST", f"{base}/proposals:review", json={"approve": [x["memory_id"]
                                                                         for x in listed["proposals"]]})
     status, codex = await call(http, "GET", f"{base}/export", params={"format": "codex"})

@@ -8,21 +8,7 @@ from datetime import datetime, timedelta, timezone
 
 import aiohttp
 import pytest
-
-TOKEN = "admin-secret-token"
-
-
-@pytest.fixture
-async def api(make_proxy, monkeypatch):
-    monkeypatch.setenv("CTXPROXY_ADMIN_TOKEN", TOKEN)
-    p = await make_proxy("")
-    async with aiohttp.ClientSession(headers={"Authorization": f"Bearer {TOKEN}"}) as http:
-        yield p, http
-
-
-async def call(http, method, url, **kw):
-    async with http.request(method, url, **kw) as r:
-        return r.status, await r.json()
+from adminapi import TOKEN, call
 
 
 def github_token() -> str:
