@@ -219,10 +219,15 @@ class Turn:
                 with store.batch() as b:
                     return write(b)
             if self.blocking:
-                return writer.submit(write, urgent=True).result()
-            return await asyncio.wrap_future(writer.submit(write, urgent=True))
+                return writer.submit(write, urgent=True, key=self.write_key).result()
+            return await asyncio.wrap_future(writer.submit(write, urgent=True, key=self.write_key))
         except Exception as exc:
             raise CommitFailed(failed) from exc
+
+    @property
+    def write_key(self) -> tuple[str, str]:
+        """What this turn's writes are filed under on the store's writer (its session)."""
+        return (str(self.identity.tenant), str(self.identity.session))
 
     def write_after(self, store: Any, write: Callable[[Any], Any],
                     done: Callable[[BaseException | None], None] | None = None) -> None:
@@ -233,7 +238,7 @@ class Turn:
         writer = self.services.writer
         try:
             if writer is not None:
-                fut = writer.submit(write)
+                fut = writer.submit(write, key=self.write_key)
                 if done is not None:
                     fut.add_done_callback(lambda f: done(f.exception()))
                 return

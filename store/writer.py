@@ -44,8 +44,14 @@ class BackgroundWriter:
         self._closed = False
         self._hurry = threading.Event()
 
-    def submit(self, op: Op, urgent: bool = False) -> Future:
+    def submit(self, op: Op, urgent: bool = False, key: Any = None) -> Future:
+        """``key``: what the op writes under (a session's (tenant, session)).
+        A group runs its ops ordered by key (keyless ones last), each key's in
+        the order submitted: every process's groups then lock the rows of
+        several sessions in one order, and two processes sharing a database
+        do not deadlock on them."""
         fut: Future = Future()
+        fut.order_key = key  # type: ignore[attr-defined]
         with self._lock:
             if self._closed:
                 fut.set_exception(RuntimeError("store writer is closed"))
@@ -124,12 +130,12 @@ class BackgroundWriter:
     def _commit_running(self, group: list[tuple[Op, Future]], attempt: int = 0) -> None:
         try:
             results = []
-            ops = [op for op, _ in group if op is not _NOW]
+            ops = sorted((g for g in group if g[0] is not _NOW), key=_order)
             if ops:
                 with self._batch(len(ops)) as b:
-                    for op in ops:
-                        results.append(op(b))
-            results = iter(results)
+                    for op, fut in ops:
+                        results.append((fut, op(b)))
+            done = dict((id(f), r) for f, r in results)
         except Exception as exc:
             if len(group) > 1:  # find the bad one: each op alone
                 for one in group:
@@ -142,4 +148,9 @@ class BackgroundWriter:
             fut.set_exception(exc)
             return
         for op, fut in group:
-            fut.set_result(None if op is _NOW else next(results))
+            fut.set_result(None if op is _NOW else done[id(fut)])
+
+
+def _order(item: tuple[Op, Future]) -> tuple:
+    key = getattr(item[1], "order_key", None)
+    return (1, "") if key is None else (0, repr(key))

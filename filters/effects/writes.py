@@ -55,7 +55,7 @@ class ResponseWrites:
                 write(b)
             return
         turn_id = turn.turn_id
-        fut = writer.submit(write)
+        fut = writer.submit(write, key=turn.write_key)
         self._last = fut
         self._writer = writer
         self._queued.put(session, fut)

@@ -71,7 +71,7 @@ class PGMemories(MemoryListing):
                 raise ExternalIdTaken(f"external_id {rec.external_id!r} is already used in this scope",
                                       memory_id=holder[0])
         if old is not None:  # the revision it replaces joins the history
-            tx.exec("INSERT INTO memory_revisions (tenant, memory_id, revision, doc) VALUES (%s, %s, %s, %s)",
+            tx.send("INSERT INTO memory_revisions (tenant, memory_id, revision, doc) VALUES (%s, %s, %s, %s)",
                     (tenant, mid, old.revision, dump_record(old)))
         self._write_row(tx, rec, old, fresh=old is None)
         return rec
@@ -84,7 +84,7 @@ class PGMemories(MemoryListing):
         ext = _ext_key(*rec.scope_key(), rec.external_id) if rec.external_id else None
         p, u, s = rec.scope_key()
         live = rec.status in LIVE
-        tx.exec(
+        tx.send(
             "INSERT INTO memories (tenant, memory_id, revision, project, user_id, session, kind, status, live, "
             "scope_part, exact_key, near_key, subject_digest, external_key, expires_at, created_at, doc) "
             "VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s) "
@@ -104,11 +104,11 @@ class PGMemories(MemoryListing):
         before = [] if old is None else [ident(x, "session") for x in dict.fromkeys((old.session, *old.evidence_sessions)) if x]
         gone = [x for x in before if x not in sessions]
         if gone:
-            tx.exec("DELETE FROM memory_sessions WHERE tenant = %s AND memory_id = %s AND session = ANY(%s)",
+            tx.send("DELETE FROM memory_sessions WHERE tenant = %s AND memory_id = %s AND session = ANY(%s)",
                     (tenant, mid, gone))
         tx.many("INSERT INTO memory_sessions (tenant, session, memory_id) VALUES (%s, %s, %s) ON CONFLICT DO NOTHING",
                 [(tenant, x, mid) for x in sessions if x not in before])
-        tx.exec("INSERT INTO memory_feed (tenant, memory_id) VALUES (%s, %s)", (tenant, mid))
+        tx.send("INSERT INTO memory_feed (tenant, memory_id) VALUES (%s, %s)", (tenant, mid))
         index_for_recall(tx, rec, fresh)  # recallable on every replica when this commits
 
     def _import_in(self, tx: Tx, rec: MemoryRecord, revisions: list[bytes]) -> None:
@@ -227,11 +227,11 @@ class PGMemories(MemoryListing):
         h = memory_text.scoped(project, user, session, memory_text.exact_key(statement))
         n = memory_text.scoped(project, user, session, memory_text.near_key(statement))
 
-        def op(tx: Tx) -> list[MemoryRecord]:
-            exact = self._where_in(tx, tenant, "exact_key = %s ORDER BY memory_id COLLATE \"C\"", (h,))
-            near = self._where_in(tx, tenant, "near_key = %s ORDER BY memory_id COLLATE \"C\"", (n,))
-            seen = {r.memory_id for r in exact}
-            return exact + [r for r in near if r.memory_id not in seen]
+        def op(tx: Tx) -> list[MemoryRecord]:  # one statement: the exact matches first, then the near ones
+            rows = tx.tenant(tenant).all(
+                "SELECT doc, exact_key IS NOT DISTINCT FROM %s FROM memories WHERE tenant = %s "
+                "AND (exact_key = %s OR near_key = %s) ORDER BY memory_id COLLATE \"C\"", (h, tenant, h, n))
+            return [_rec(r[0], tenant) for r in rows if r[1]] + [_rec(r[0], tenant) for r in rows if not r[1]]
 
         return self._x.read(op)
 

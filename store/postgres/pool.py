@@ -52,7 +52,8 @@ def _psycopg() -> Any:
 def translate(exc: BaseException) -> StoreError:
     """A driver error as the store's own."""
     psycopg = _psycopg()
-    if isinstance(exc, (psycopg.errors.TransactionRollback, psycopg.errors.LockNotAvailable)):
+    state = getattr(exc, "sqlstate", None) or ""
+    if state.startswith("40") or state == "55P03":  # rolled back (deadlock, serialization), lock not available
         return StoreConflict(f"PostgreSQL: {_first_line(exc)}")  # the server is there: not a reason to go down
     if isinstance(exc, (psycopg.OperationalError, psycopg.InterfaceError)) and not isinstance(
             exc, psycopg.errors.QueryCanceled):

@@ -3,7 +3,7 @@ per session (part ``''``) and per named part; ``session_subjects`` lists
 every subject a session has had."""
 from __future__ import annotations
 
-from typing import Any, Mapping
+from typing import Any, Mapping, Sequence
 
 from ..records import SESSIONS
 from ..session_state import SessionRules
@@ -44,6 +44,26 @@ class PGSessions(SessionRules):
         if part is None and rec["subject"] is not None:
             tx.send("INSERT INTO session_subjects (tenant, subject, session) VALUES (%s, %s, %s) "
                     "ON CONFLICT DO NOTHING", (tenant, ident(rec["subject"], "subject"), sp))
+
+    def get_parts(self, tenant: str, session: str, parts: Sequence[str | None]) -> dict[str | None, Any]:
+        """The session's own state (``None``) and each named part's, in one statement."""
+        tenant_of(tenant)
+        names = {("" if p is None else ident(p, "part")): p for p in parts}
+
+        def op(tx: Tx) -> dict[str | None, Any]:
+            out: dict[str | None, Any] = dict.fromkeys(parts)
+            if not tx.readonly:  # in a batch: through the lock and what the batch wrote
+                for p in parts:
+                    rec = self._read_in(tx, tenant, session, p)
+                    out[p] = None if rec is None else rec["state"]
+                return out
+            for part, doc in tx.tenant(tenant).all(
+                    "SELECT part, doc FROM sessions WHERE tenant = %s AND session = %s AND part = ANY(%s)",
+                    (tenant, ident(session, "session"), list(names))):
+                out[names[part]] = load(SESSIONS, doc, tenant)["state"]
+            return out
+
+        return self._x.read(op)
 
     @staticmethod
     def _delete_in(tx: Tx, tenant: str, session: str) -> int:

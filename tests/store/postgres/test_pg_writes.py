@@ -1,0 +1,124 @@
+"""The write path on PostgreSQL when two replicas write the same rows, and
+the transaction that sends its writes together with the next statement:
+
+- a group commit that waits on another replica's row lock gives up after
+  its lock timeout (``StoreConflict``, the database still up) and the
+  background writer runs its writes again one by one, so every write lands;
+- a deadlock between two replicas is a ``StoreConflict`` for the one the
+  server rolls back, not "the database is down";
+- a queued write that fails takes its whole batch with it (nothing of the
+  batch commits), and reads in a batch see the batch's own writes.
+"""
+from __future__ import annotations
+
+import threading
+
+import pytest
+
+from ctxproxy.store import StoreError
+from ctxproxy.store.errors import StoreConflict
+from ctxproxy.store.postgres import PGStore
+from ctxproxy.store.writer import BackgroundWriter
+
+
+@pytest.fixture
+def two(pg_dsn):
+    a = PGStore.open(pg_dsn, listen=False)
+    b = PGStore.open(pg_dsn, listen=False)
+    yield a, b
+    a.close()
+    b.close()
+
+
+def hold_row(store: PGStore, session: str, held: threading.Event, release: threading.Event) -> threading.Thread:
+    """A thread whose batch holds the session's row lock until ``release``."""
+    def run() -> None:
+        with store.batch() as b:
+            b.sessions.update("acme", session, {"holder": True})
+            held.set()
+            release.wait(30)
+
+    t = threading.Thread(target=run, daemon=True)
+    t.start()
+    assert held.wait(30)
+    return t
+
+
+def test_a_group_waiting_on_another_replicas_lock_gives_up_and_its_writes_run_alone(two):
+    a, b = two
+    a.sessions.put("acme", "s1", {"n": 0})
+    held, release = threading.Event(), threading.Event()
+    t = hold_row(b, "s1", held, release)
+    try:
+        with pytest.raises(StoreConflict, match="lock"):
+            with a.group_batch() as g:
+                g.sessions.update("acme", "s1", {"n": 1})
+        assert a.available()  # a lost race is not the database down
+
+        writer = BackgroundWriter(a)
+        calls: list[int] = []
+        alone = threading.Event()
+
+        def mine(batch):
+            calls.append(1)
+            if len(calls) == 2:
+                alone.set()  # the group gave up: this write runs again, alone
+            return batch.sessions.update("acme", "s1", {"n": 2})
+
+        # both queued before the writer's linger ends: one group, which waits on
+        # the lock, gives up, and runs each write alone
+        f1 = writer.submit(mine, key=("acme", "s1"))
+        f2 = writer.submit(lambda batch: batch.sessions.update("acme", "s2", {"n": 3}), key=("acme", "s2"))
+        assert alone.wait(30)
+        release.set()
+        assert f1.result(30)["n"] == 2 and f2.result(30)["n"] == 3
+        writer.close()
+    finally:
+        release.set()
+        t.join(30)
+    assert a.sessions.get("acme", "s1") == {"n": 2, "holder": True}
+
+
+def test_a_deadlock_between_replicas_is_a_conflict_not_the_database_down(two):
+    a, b = two
+    a.sessions.put("acme", "x", {"n": 0})
+    a.sessions.put("acme", "y", {"n": 0})
+    both_locked = threading.Barrier(2, timeout=30)
+    outcome: dict[str, BaseException | None] = {}
+
+    def cross(store: PGStore, first: str, second: str, name: str) -> None:
+        try:
+            with store.batch() as bt:
+                bt.sessions.update("acme", first, {name: 1})
+                both_locked.wait()
+                bt.sessions.update("acme", second, {name: 1})
+            outcome[name] = None
+        except BaseException as exc:  # noqa: BLE001 - the test reads it
+            outcome[name] = exc
+
+    threads = [threading.Thread(target=cross, args=(a, "x", "y", "a")),
+               threading.Thread(target=cross, args=(b, "y", "x", "b"))]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(60)
+    failed = [e for e in outcome.values() if e is not None]
+    assert len(outcome) == 2 and len(failed) == 1, outcome
+    assert isinstance(failed[0], StoreConflict) and "deadlock" in str(failed[0])
+    assert a.available() and b.available()
+
+
+def test_a_queued_write_that_fails_takes_its_batch_with_it(pg_dsn):
+    store = PGStore.open(pg_dsn, listen=False)
+    try:
+        with pytest.raises(StoreError):
+            with store.batch() as b:
+                b.sessions.put("acme", "s1", {"n": 1})
+                assert b.sessions.get("acme", "s1") == {"n": 1}  # the batch reads its own write
+                # refused by row-level security (another tenant's row), sent with the COMMIT
+                b.sessions._x.write(lambda tx: tx.tenant("acme").send(
+                    "INSERT INTO store_meta (tenant, name, value) VALUES ('other', 'x', '')"))
+        assert store.sessions.get("acme", "s1") is None
+        assert store.available()
+    finally:
+        store.close()
