@@ -170,8 +170,9 @@ class AuthConfig:
 
 @dataclass(frozen=True)
 class TenantConfig:
-    # provider key forwarded for this tenant's calls when its proxy key is presented as the API
-    # key: one environment variable for every route, or a table route name -> variable
+    # keys mode: the provider key forwarded on every call of this tenant's proxy keys, in place of
+    # the caller's credential, whichever header carries the proxy key (Keyring.route_for): one
+    # environment variable for every route, or a table route name -> variable
     api_key_env: str | Mapping[str, str] = ""
 
     def env_for(self, route: str) -> str:
