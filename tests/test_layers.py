@@ -17,8 +17,12 @@ ROOT = Path(__file__).resolve().parent.parent
 PACKAGES = {"proxy": "ctxproxy.proxy", "filters": "ctxproxy.filters", "store": "ctxproxy.store", "config": "ctxproxy.config"}
 
 # A module in the first layer never imports one in these.
+_DRIVERS = ("ctxproxy.proxy.edge", "ctxproxy.proxy.mitm", "ctxproxy.proxy.admin", "ctxproxy.proxy.cli")
 FORBIDDEN = {
     "ctxproxy.proxy.mitm": ("ctxproxy.proxy.edge",),
+    # the engine and what every driver shares know no driver
+    **{f"ctxproxy.proxy.{m}": _DRIVERS for m in ("engine", "replies", "adapters", "routing", "sse", "content_coding",
+                                                 "rounds", "ws_lanes", "services", "auth", "telemetry")},
     "ctxproxy.store.services": ("ctxproxy.proxy", "ctxproxy.filters"),
     "ctxproxy.store": ("ctxproxy.proxy", "ctxproxy.filters", "ctxproxy.store.services"),
     "ctxproxy.filters": ("ctxproxy.proxy",),
@@ -82,6 +86,8 @@ def test_every_module_imports_only_the_layers_below_it():
     ("ctxproxy.filters.recall", "ctxproxy.filters"),
     ("ctxproxy.proxy.mitm.addon", "ctxproxy.proxy.mitm"),
     ("ctxproxy.proxy.edge.server", None),
+    ("ctxproxy.proxy.adapters.anthropic", "ctxproxy.proxy.adapters"),
+    ("ctxproxy.proxy.engine", "ctxproxy.proxy.engine"),
 ])
 def test_the_layers_are_told_apart(prefix, layer):
     assert _layer(prefix) == layer
