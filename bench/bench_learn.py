@@ -4,6 +4,7 @@ what it costs, and what a running consolidation adds to turn latency.
     python bench/bench_learn.py                  # ~1 minute idle; longer under load (the pass waits for idle cores)
     python bench/bench_learn.py --sessions 300   # quicker cost runs
     python bench/bench_learn.py --write          # also append the tables to bench/RESULTS.md
+    python bench/bench_learn.py --latency-only  # only part 3 (~3 minutes on a loaded machine)
 
 Everything on 127.0.0.1, in this process (the scripted provider and ctxproxy,
 as tests/conftest.py starts them); every loop bounded.
@@ -23,10 +24,13 @@ as tests/conftest.py starts them); every loop bounded.
    a manifest) written straight to a store; phase 1 per session (ms) and
    phase 2 over all of them (s).
 3. Added turn latency while a consolidation runs: turns through ctxproxy
-   (Anthropic SDK, one at a time) while a consolidation (phase 1 and 2) of
-   50 sessions runs in a child process, as ``serve`` runs a pass, then as
-   many turns with nothing running; ``--sessions / 50`` times, alternating,
-   so the machine's drifts hit both; p50 and p95 side by side.
+   (Anthropic SDK, one at a time) in interleaved windows of 30 turns — no
+   pass working; a background pass's child process consolidating that only
+   rests as long as it works (the shape before); a pass that also gives way
+   to the proxy's turns in flight, as ``serve`` runs it — ``--windows``
+   rounds, the order rotating, a child stopped outside its own windows, so
+   the machine's drifts hit all three alike; p50 and p95 side by side, the
+   load average per round.
 """
 from __future__ import annotations
 
@@ -39,6 +43,7 @@ import tempfile
 import multiprocessing
 import time
 from pathlib import Path
+from typing import Any
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent / "tests"))
@@ -219,52 +224,144 @@ async def turns(proxy: Proxy, fake: FakeProvider, n: int) -> list[float]:
     return out
 
 
-async def latency(fake: FakeProvider, tmp: str, n: int, per_run: int = 50) -> dict:
-    """Side by side, alternating: turns while a consolidation of ``per_run``
-    sessions runs in a background pass's child process, then as many turns
-    with nothing else running, ``n / per_run`` times (so drifts in the
-    machine's load hit both). Timed from the child's store being open (its
-    imports, about a second of CPU per pass, are not the consolidation)."""
+def loadavg() -> float:
+    return float(Path("/proc/loadavg").read_text().split()[0]) if Path("/proc/loadavg").exists() else float("nan")
+
+
+CONDITIONS = ("none", "paced", "gives way")  # no pass / a pass that only rests / a pass that gives way to turns
+
+
+async def latency(fake: FakeProvider, tmp: str, windows: int, per_window: int = 30, per_run: int = 100) -> dict:
+    """Interleaved windows of ``per_window`` turns, side by side in one run:
+    no pass working; a background pass's child process consolidating
+    ``per_run`` sessions that only rests as long as it works (the shape
+    before it gave way to turns); and such a pass that also gives way to the
+    proxy's turns in flight (as ``serve`` runs it). One child of each shape
+    lives through the run (another starts when one finishes); outside its own
+    windows a child is stopped (SIGSTOP), so a window with no pass has no
+    pass working at all. The order rotates each round, so the machine's
+    drifts — other jobs on it — hit all three alike. Timed from the child's
+    store being open (its imports are not the consolidation)."""
+    import signal
+
+    from ctxproxy.store.services.learning.background import TurnsInFlight
+
     proxy, runner = await start("[learn]\nenabled = false\n", fake.url, tmp)
+    children: dict[str, tuple] = {}
     try:
         store = proxy.settled_store()
         index = SessionIndex.open(tmp, store)
         cfg = proxy.state.config
-        runs = max(1, n // per_run)
-        for r in range(runs):
-            synthesize(store, index, f"lat{r}", per_run, time.time() - 7200)
-        await turns(proxy, fake, 30)  # warm up
-        base: list[float] = []
-        busy: list[float] = []
         ctx = multiprocessing.get_context("spawn")
+        proxy.state.turns = job_turns = TurnsInFlight(ctx)  # what serve's edge counts, as with [learn] enabled
         opener = store_opener(cfg)
-        for r in range(runs):
-            stop, ready = ctx.Event(), ctx.Event()
-            child = ctx.Process(target=child_main, args=(opener, cfg, tmp, stop, [f"lat{r}"], ready), daemon=True)
+        made = {"n": 0}
+        passes = {c: {"done": 0, "waited": 0.0, "forced": 0} for c in CONDITIONS[1:]}
+
+        def spawn(cond: str) -> tuple:
+            tenant = f"lat{made['n']}"
+            made["n"] += 1
+            synthesize(store, index, tenant, per_run, time.time() - 7200)
+            stop, ready, gave = ctx.Event(), ctx.Event(), ctx.RawArray("d", 2)
+            shared = job_turns.shared if cond == "gives way" else None
+            child = ctx.Process(target=child_main, args=(opener, cfg, tmp, stop, [tenant], ready, shared, gave),
+                                daemon=True)
             child.start()
-            await asyncio.to_thread(ready.wait, 60)  # the child's start (imports) is not the consolidation
-            mine = []
-            for _ in range(2000):  # bounded; a run of 50 sessions takes well under this many turns
-                if not child.is_alive():
-                    break
-                mine += await turns(proxy, fake, 2)
-            child.join(120)
-            busy += mine
-            base += await turns(proxy, fake, max(10, len(mine)))
+            ready.wait(60)  # the child's start (imports) is not the consolidation
+            os.kill(child.pid, signal.SIGSTOP)
+            return child, gave
+
+        def running(cond: str) -> Any:
+            child, gave = children.get(cond, (None, None))
+            if child is not None and not child.is_alive():
+                child.join(5)
+                p = passes[cond]
+                p["done"] += 1
+                p["waited"] += gave[0]
+                p["forced"] += int(gave[1])
+                child = None
+            if child is None:
+                children[cond] = spawn(cond)
+            return children[cond][0]
+
+        await turns(proxy, fake, 30)  # warm up
+        got: dict[str, list[float]] = {c: [] for c in CONDITIONS}
+        rows = []
+        for r in range(windows):
+            order = CONDITIONS[r % 3:] + CONDITIONS[:r % 3]
+            row: dict = {"round": r + 1, "load": loadavg()}
+            for cond in order:
+                child = running(cond) if cond != "none" else None
+                if child is not None:
+                    os.kill(child.pid, signal.SIGCONT)
+                try:
+                    mine = await turns(proxy, fake, per_window)
+                finally:
+                    if child is not None and child.is_alive():
+                        os.kill(child.pid, signal.SIGSTOP)
+                row[cond] = statistics.median(mine)
+                got[cond] += mine
+            rows.append(row)
+            print(f"round {r + 1}: load {row['load']:.1f}; " + "; ".join(
+                f"{c} p50 {row[c]:.2f} ms" for c in CONDITIONS), file=sys.stderr)
         q = statistics.quantiles
-        b50, b95 = statistics.median(base), q(base, n=20)[18]
-        c50, c95 = statistics.median(busy), q(busy, n=20)[18]
-        return {"base_p50": b50, "base_p95": b95, "busy_p50": c50, "busy_p95": c95, "base_n": len(base),
-                "busy_n": len(busy), "runs": runs, "p50_added_pct": (c50 / b50 - 1) * 100}
+        out = {"rows": rows, "windows": windows, "per_window": per_window, "per_run": per_run,
+               "load_end": loadavg(), "passes": passes}
+        for c in CONDITIONS:
+            out[c] = {"p50": statistics.median(got[c]), "p95": q(got[c], n=20)[18], "n": len(got[c])}
+        base = out["none"]["p50"]
+        for c in CONDITIONS[1:]:
+            out[c]["added_pct"] = (out[c]["p50"] / base - 1) * 100
+            out[c]["window_ratio_median"] = statistics.median(row[c] / row["none"] for row in rows)
+        return out
     finally:
+        for child, _ in children.values():
+            if child.is_alive():
+                child.kill()
+                child.join(5)
         await runner.cleanup()
+
+
+def latency_lines(lat: dict) -> list[str]:
+    lines = [f"| turn latency (ms), Anthropic SDK, sequential; {lat['windows']} rounds of 3 windows of "
+             f"{lat['per_window']} turns | p50 | p95 | turns | added p50 (pooled) | median of the rounds' p50 ratios |",
+             "|---|---:|---:|---:|---:|---:|"]
+    for c, label in zip(CONDITIONS, ("no pass working", "a pass that only rests as long as it works (before)",
+                                     "a pass that also gives way to turns in flight (now: serve's)")):
+        v = lat[c]
+        extra = (f"{v['added_pct']:+.1f} % | {(v['window_ratio_median'] - 1) * 100:+.1f} %" if c != "none"
+                 else "— | —")
+        lines.append(f"| {label} | {v['p50']:.2f} | {v['p95']:.2f} | {v['n']} | {extra} |")
+    loads = [row["load"] for row in lat["rows"]]
+    p, g = lat["passes"]["paced"], lat["passes"]["gives way"]
+    lines += ["", f"Load average (1 min) during the rounds: {min(loads):.1f}–{max(loads):.1f} (median "
+              f"{statistics.median(loads):.1f}), {lat['load_end']:.1f} at the end, on {os.cpu_count()} CPUs. "
+              f"Passes of {lat['per_run']} sessions finished: {p['done']} resting, {g['done']} giving way "
+              f"(these gave way {g['waited']:.1f} s in all; {g['forced']} steps ran after "
+              "the wait ran out, a turn in flight).", "",
+              "| round | load avg | no pass p50 | resting pass p50 | giving-way pass p50 |", "|---:|---:|---:|---:|---:|"]
+    for row in lat["rows"]:
+        lines.append(f"| {row['round']} | {row['load']:.1f} | {row['none']:.2f} | {row['paced']:.2f} | "
+                     f"{row['gives way']:.2f} |")
+    return lines
 
 
 async def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--sessions", type=int, default=1000)
+    ap.add_argument("--windows", type=int, default=40, help="rounds of the latency part (each: three windows)")
+    ap.add_argument("--latency-only", action="store_true", help="only the added turn latency")
     ap.add_argument("--write", action="store_true")
     args = ap.parse_args()
+    if args.latency_only:
+        async with FakeProvider() as fake:
+            with tempfile.TemporaryDirectory() as tmp:
+                lat = await latency(fake, tmp, args.windows)
+        text = "\n".join([section_head("learning: added turn latency while a pass runs"), "", *latency_lines(lat), ""])
+        print(text)
+        if args.write:
+            append_results(text)
+        return
     async with FakeProvider() as fake:
         with tempfile.TemporaryDirectory() as tmp:
             q = await quality(fake, tmp + "/q")
@@ -277,7 +374,7 @@ async def main() -> None:
             index.close()
             store.close()
         with tempfile.TemporaryDirectory() as tmp:
-            lat = await latency(fake, tmp, args.sessions)
+            lat = await latency(fake, tmp, args.windows)
     lines = [section_head("learning"), "",
              "| quality (scripted set) | value |", "|---|---|",
              f"| sessions (agents: Claude Code, Codex, OpenClaw, Hermes) | {q['sessions']} |",
@@ -295,11 +392,7 @@ async def main() -> None:
              f"| ... phase 2 alone (run minus phase 1) | {c['phase2_s']:.2f} s |",
              f"| candidates / proposed / held back by the snapshot budgets | {c['candidates']} / {c['proposed']} / "
              f"{c['over_budget']} |", "",
-             "| turn latency (ms), Anthropic SDK, sequential | p50 | p95 | turns |", "|---|---:|---:|---:|",
-             f"| no consolidation running | {lat['base_p50']:.2f} | {lat['base_p95']:.2f} | {lat['base_n']} |",
-             f"| a consolidation running ({lat['runs']} runs of 50 sessions) | {lat['busy_p50']:.2f} | "
-             f"{lat['busy_p95']:.2f} | {lat['busy_n']} |",
-             f"| added p50 | {lat['p50_added_pct']:+.1f} % (target ≤ 5 %) | | |", ""]
+             *latency_lines(lat), ""]
     text = "\n".join(lines)
     print(text)
     if args.write:

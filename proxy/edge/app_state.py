@@ -7,6 +7,7 @@ through ``APP_STATE``. A module of its own so that neither imports the other
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 from dataclasses import dataclass, field
 from typing import Any
@@ -56,6 +57,8 @@ class AppState:
     routes: dict[str, Route]
     services: Services = field(default_factory=Services)
     inflight: InFlight = field(default_factory=InFlight)
+    # the learning job's count of model calls in flight (its background pass gives way to them)
+    turns: Any = field(default_factory=contextlib.nullcontext)
     keyring: Any = None  # auth.Keyring in keys mode (admin keys, per-request key checks)
     version: str = field(default_factory=version)
     pid: int = field(default_factory=os.getpid)

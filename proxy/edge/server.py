@@ -117,6 +117,8 @@ def make_app(cfg: Config, services: Services | Mapping[str, Any] | None = None) 
             relay = Relay(session, engine)
             app[APP_STATE] = AppState(cfg, router, relay, routes, svc, inflight, keyring=svc.keyring)
             learning = start_learning(cfg, svc)
+            if learning is not None:
+                app[APP_STATE].turns = learning.turns
             yield
         finally:  # after serving, or when start-up failed half-way: nothing is left open
             try:
@@ -213,7 +215,7 @@ async def proxy_handler(request: web.Request) -> web.StreamResponse:
         except Exception as exc:
             log.exception("websocket proxy failed")
             return response_for(exc, "responses")
-    with st.inflight:
+    with st.inflight, st.turns:
         return await st.relay.handle(request, match)
 
 

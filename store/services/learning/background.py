@@ -7,12 +7,17 @@
 
 Off the event loop and off the turn path, and out of the proxy's process: a
 thread waits ``[learn] interval`` seconds, then runs one pass (``Learner.tick``)
-in a child process of its own (spawned, with its own store handle, niced —
-resting as long as it works between two
-steps), and waits again. The proxy's event loop never shares the interpreter
-lock with the job; the thread sleeps on the child's exit and on shutdown
-(no polling while a pass runs), so a pass costs a turn little beyond the
-store's single writer lock, held a small chunk at a time. With
+in a child process of its own (spawned, with its own store handle, niced),
+and waits again. The proxy's event loop never shares the interpreter lock
+with the job; the thread sleeps on the child's exit and on shutdown (no
+polling while a pass runs).
+
+The pass gives way to turns (``GiveWay``): it works in small steps (one
+session read, a few proposals written) and before each one waits while the
+proxy has a turn in flight (a counter in shared memory, ``job.turns``, that
+the serving process raises and lowers around each model call) — at most
+``MAX_WAIT`` seconds, so a proxy that is never idle still sees the pass
+finish, a step at a time — and rests as long as the last step worked. With
 ``--workers N`` every worker starts passes; the tenant's lease lets one of
 them consolidate at a time. A child that does not stop within ``grace``
 seconds of shutdown is terminated (what it committed stands: every step is
@@ -31,7 +36,56 @@ from typing import Any, Callable, Sequence
 log = logging.getLogger("ctxproxy.learn")
 
 NICE = 10  # the child's added scheduling niceness
-PACE = 1.0  # the child rests as long as it works between two steps (Learner.pace)
+PACE = 1.0  # the child rests as long as it works between two steps: at most half a core
+MAX_WAIT = 0.25  # seconds a step waits for the proxy to have no turn in flight, then runs anyway
+POLL = 0.005  # seconds between two looks at the proxy's turns in flight
+
+
+class TurnsInFlight:
+    """The serving process's count of model calls in flight, in shared memory
+    the pass's child process reads (``with job.turns:`` around a call). Only
+    the event loop's thread changes it."""
+
+    def __init__(self, ctx: Any) -> None:
+        self.shared = ctx.RawValue("i", 0)
+
+    def __enter__(self) -> "TurnsInFlight":
+        self.shared.value += 1
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.shared.value -= 1
+
+
+class GiveWay:
+    """Between two steps of a pass (``Learner.between``): rest as long as the
+    last step worked (``pace``), and on until the proxy has no turn in flight
+    — ``max_wait`` seconds at most, so the pass always finishes. Stopping
+    (shutdown) cuts the wait short."""
+
+    def __init__(self, turns: Any, learner: Any, *, pace: float = PACE, max_wait: float = MAX_WAIT,
+                 poll: float = POLL) -> None:
+        self.turns, self.learner = turns, learner
+        self.pace, self.max_wait, self.poll = pace, max_wait, poll
+        self.waited = 0.0  # seconds spent giving way (the benchmark reports it)
+        self.forced = 0  # steps that ran while a turn was in flight (the wait ran out)
+        self._worked = time.process_time()
+
+    def __call__(self) -> None:
+        start = time.perf_counter()
+        rest = min(self.max_wait, (time.process_time() - self._worked) * self.pace)  # the CPU the step took
+        deadline = start + max(rest, self.max_wait)
+        if rest > 0:
+            time.sleep(rest)
+        now = time.perf_counter()
+        while self.turns is not None and self.turns.value > 0 and not self.learner.stopping:
+            if now >= deadline:
+                self.forced += 1
+                break
+            time.sleep(self.poll)
+            now = time.perf_counter()
+        self.waited += now - start
+        self._worked = time.process_time()
 
 
 def lower_priority() -> str:
@@ -61,17 +115,22 @@ def _watch(stop: Any, learner: Any) -> None:
 
 
 def child_main(open_store: Callable[[], Any], cfg: Any, data_dir: str, stop: Any,
-               tenants: Sequence[str] | None = None, ready: Any = None) -> None:
+               tenants: Sequence[str] | None = None, ready: Any = None, turns: Any = None,
+               gave_way: Any = None) -> None:
     """One pass in a child process: every tenant (or ``tenants``, forced: the
-    benchmark's), then exit. ``stop`` (an event) makes it stop between two
-    steps; ``ready`` (an event) is set once the store is open."""
+    benchmark's), then exit. ``stop`` (a shared flag or an event) makes it
+    stop between two steps; ``ready`` (an event) is set once the store is
+    open; ``turns``: the proxy's turns in flight (``TurnsInFlight.shared``),
+    given way to; ``gave_way`` (a shared array of 2 doubles): seconds waited
+    and steps forced, for the benchmark."""
     lower_priority()
     from .job import Learner
 
     store = open_store()
+    give_way = None
     try:
         learner = Learner.for_config(store, cfg, data_dir)
-        learner.pace = PACE
+        learner.between = give_way = GiveWay(turns, learner)
         watcher = threading.Thread(target=_watch, args=(stop, learner), daemon=True)
         watcher.start()
         if ready is not None:
@@ -83,6 +142,8 @@ def child_main(open_store: Callable[[], Any], cfg: Any, data_dir: str, stop: Any
                 learner.run(tenant)
     finally:
         store.close()
+        if gave_way is not None and give_way is not None:
+            gave_way[0], gave_way[1] = give_way.waited, give_way.forced
 
 
 class Background:
@@ -96,6 +157,7 @@ class Background:
         self._stop = threading.Event()
         self._wake_r, self._wake_w = os.pipe()  # stop() wakes the thread waiting on a pass
         self._child_stop = self._ctx.Value("b", 0, lock=False)  # a flag the child polls
+        self.turns = TurnsInFlight(self._ctx)  # the serving process counts its model calls here
         self._thread: threading.Thread | None = None
         self.passes = 0
 
@@ -108,7 +170,8 @@ class Background:
         while not self._stop.wait(delay):
             self._child_stop.value = 0
             child = self._ctx.Process(target=child_main, name="ctxproxy-learn",
-                                      args=(self.open_store, self.cfg, self.data_dir, self._child_stop),
+                                      args=(self.open_store, self.cfg, self.data_dir, self._child_stop, None, None,
+                                            self.turns.shared),
                                       daemon=True)
             try:
                 child.start()

@@ -27,7 +27,8 @@ from .candidates import Candidate, Extraction
 
 LIVE = ("active", "proposed", "hypothesis")
 MAX_EVIDENCE_SESSIONS = 64  # the gate's bound on evidence_sessions
-CHUNK = 50  # writes per transaction: the store's one writer lock is held briefly, the proxy's writes wait little
+CHUNK = 16  # writes per transaction: the store's one writer lock is held briefly, the proxy's writes wait little
+STEP = 16  # candidates looked up between two heartbeats (a background pass gives way to turns there)
 
 
 @dataclass
@@ -106,7 +107,7 @@ def consolidate(store: Any, gate: Any, tenant: str, extractions: list[Extraction
     fresh: list[Group] = []
     known: list[tuple[Any, Group]] = []
     for i, g in enumerate(groups):
-        if i % 50 == 0:
+        if i % STEP == 0:
             heartbeat()
         c = g.candidate
         if store.learning.rejected(tenant, c.key()):

@@ -96,15 +96,17 @@ class Learner:
         self.owner = owner or owner_token()
         self.model = model  # optional: fn(SessionRecords) -> list[Candidate] (the model-backed extractor)
         self.stopping = False  # set at shutdown: a run stops between two steps (what it wrote stands)
-        self.pace = 0.0  # after each step, rest this fraction of the time it took (a background pass: 1.0)
-        self._worked_since = time.perf_counter()
+        # called between two steps (a session read, a few proposals written); a background pass gives
+        # way to the proxy's turns here (background.GiveWay): the job may take longer, turns may not
+        self.between: Callable[[], None] | None = None
 
     def _step(self, lease: Lease) -> None:
         if self.stopping:
             raise Stopped("shutting down")
-        if self.pace > 0:  # leave the cores to the proxy half of the time: the job may take longer, turns may not
-            time.sleep(min(1.0, (time.perf_counter() - self._worked_since) * self.pace))
-            self._worked_since = time.perf_counter()
+        if self.between is not None:
+            self.between()
+            if self.stopping:
+                raise Stopped("shutting down")
         lease.beat()
 
     # -- what to read ----------------------------------------------------------------
@@ -179,12 +181,14 @@ class Learner:
             with Lease(self.store.learning, tenant, self.owner, self.config.lease_ttl) as lease:
                 chunk = KEEP_CHUNK if self.model is None else 1  # a model call per session: beat the lease after each
                 for start in range(0, len(due), chunk):  # read outside, stored together: one commit
-                    found = [self._extract(tenant, session, now) for session, _ in due[start:start + chunk]]
+                    found = []
+                    for session, _ in due[start:start + chunk]:
+                        found.append(self._extract(tenant, session, now))
+                        self._step(lease)
                     with self.store.batch() as b:
                         for f in found:
                             phase1.keep(b, tenant, f)
                     report.extracted += [{"session": f.session, "candidates": len(f.candidates)} for f in found]
-                    self._step(lease)
                 report.sessions_read = len(due)
                 changes: dict[str, Any] = {"horizon": cutoff - HORIZON_SLACK} if full else {}
                 if consolidating:

@@ -1,16 +1,26 @@
 """The background pass's child process leaves the cores to the proxy: it runs
-niced. Not in the idle scheduling class: a pass holds the store's write lock
-while it writes, and on a busy machine an idle-class process could hold it
-indefinitely (the proxy's write-ahead would wait behind it)."""
+niced, and gives way to the proxy's turns in flight (a bounded wait before each
+step, so it always finishes). Not in the idle scheduling class: a pass holds
+the store's write lock while it writes, and on a busy machine an idle-class
+process could hold it indefinitely (the proxy's write-ahead would wait behind
+it)."""
 from __future__ import annotations
 
 import multiprocessing
 import os
 import sys
 
-import pytest
+from types import SimpleNamespace
 
-from ctxproxy.store.services.learning.background import NICE, lower_priority
+import pytest
+from learnsessions import Say, run_agent
+
+from ctxproxy.proxy.scripted_provider import Reply
+from ctxproxy.store.services.learning.background import NICE, GiveWay, TurnsInFlight, lower_priority
+
+
+def learned(store):
+    return {r.statement: r for r in store.memories.iter_tenant("default") if r.created_by == "learn"}
 
 
 def _report(queue) -> None:
@@ -31,3 +41,49 @@ def test_a_pass_runs_niced_in_the_normal_class():
     finally:
         child.join(30)
     assert os.nice(0) == mine  # the caller's own niceness is untouched
+
+
+async def test_a_pass_finishes_while_turns_run(make_proxy, fake):
+    """The pass gives way to turns in flight, at most MAX_WAIT before each step: a proxy that
+    is never idle (a turn always in flight here, and more coming one after another) still sees
+    the pass through, and shutdown stops it between two steps."""
+    proxy = await make_proxy("[learn]\nmin_idle = 0.0\ninterval = 1.0\n")
+    said = ["Never commit generated files.", "Always run the linter before pushing.",
+            "Prefer small commits with one change each."]
+    for k, sentence in enumerate(said):
+        await run_agent(proxy, fake, "claude-code", [Say(f"Tidy module {k}. {sentence}", "OK.")],
+                        session=f"b{k}", user="alice")
+    counted = proxy.state.turns
+    assert isinstance(counted, TurnsInFlight)  # serve's edge counts its model calls for the pass
+    counted.shared.value += 1  # a turn that never ends: the pass can never wait for an idle proxy
+    client = proxy.anthropic(default_headers={"x-ctx-session": "busy", "x-ctx-user": "bob"})
+    store = proxy.settled_store()
+    try:
+        for i in range(600):  # bounded: turns one after another while the pass runs
+            if all(s in learned(store) for s in said):
+                break
+            fake.script(Reply.text("ok"))
+            await client.messages.create(model="claude-test-1", max_tokens=16,
+                                         messages=[{"role": "user", "content": f"turn {i}"}])
+            store = proxy.settled_store()
+        assert all(learned(store)[s].status == "proposed" for s in said)
+    finally:
+        counted.shared.value -= 1
+        await client.close()
+    assert counted.shared.value == 0  # every counted turn was uncounted at its end
+
+
+def test_give_way_waits_for_turns_at_most_max_wait_and_stops_at_shutdown():
+    turns = TurnsInFlight(multiprocessing.get_context("spawn"))
+    learner = SimpleNamespace(stopping=False)
+    give_way = GiveWay(turns.shared, learner, pace=0.0, max_wait=0.05, poll=0.001)
+    give_way()  # no turn in flight: the step goes on at once
+    assert give_way.forced == 0
+    with turns:
+        give_way()  # a turn that does not end: the wait runs out and the step runs anyway
+        assert give_way.forced == 1
+        learner.stopping = True
+        give_way = GiveWay(turns.shared, learner, pace=0.0, max_wait=3600.0, poll=0.001)
+        give_way()  # shutting down: no waiting for turns (returns: the test does not hang)
+        assert give_way.forced == 0
+    assert turns.shared.value == 0
