@@ -165,3 +165,20 @@ def test_store_upgrade_indexes_the_memories_a_database_held_before(pg_server, pg
         assert stats.docs == 1
     finally:
         st.close()
+
+
+def test_a_memory_written_on_one_replica_is_ranked_by_the_others_index_at_once(pg_dsn):
+    a, b = PGStore.open(pg_dsn, listen=False), PGStore.open(pg_dsn, listen=False)
+    try:
+        viewer = Viewer("acme", user="alice")
+        put_memory(a, "acme", "Alice deploys through the staging cluster first.", user="alice", kind="fact")
+        found, stats = b.memory_index().search(viewer, terms("staging cluster"), now=NOW)  # b caches its counts
+        assert len(found) == 1 and stats.docs == 1
+        put_memory(a, "acme", "The staging cluster is in Frankfurt.", user="alice", kind="fact")
+        put_memory(a, "acme", "Bob's notes.", user="bob", kind="fact")  # a partition b has not seen yet
+        found, stats = b.memory_index().search(viewer, terms("staging cluster"), now=NOW)
+        assert len(found) == 2 and stats.docs == 2 and stats.df[terms("staging")[0]] == 2  # not b's cached counts
+        assert b.memory_index().stats(Viewer("acme", user="bob"), NOW).docs == 1
+    finally:
+        a.close()
+        b.close()
