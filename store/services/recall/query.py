@@ -77,6 +77,7 @@ class Query:
     text: str = ""  # the text it was built from (what was read of it), for the embeddings extra
     strong: frozenset[str] = frozenset()  # salient terms each naming a whole thing: one suffices to recall
     focus: frozenset[str] = frozenset()  # the terms of what it asks, when it says more (empty: all of it)
+    temporal: bool = False  # it asks when ("when did…", "what year…", "how long ago…")
 
     def __bool__(self) -> bool:
         return bool(self.weights or self.substrings)
@@ -215,6 +216,11 @@ def focus_of(text: str) -> str:
     return "\n".join(asked) if asked and other else ""
 
 
+# A question about time: its answer is a statement that says when.
+_WHEN = re.compile(r"\b(?:when|what (?:year|month|date|day|time)|which (?:year|month|date|day)|how long(?: ago)?"
+                   r"|since when|how many (?:years|months|weeks|days))\b", re.I)
+
+
 def _build(text: str) -> Query:
     words = query_terms(text)
     if not words:
@@ -224,7 +230,8 @@ def _build(text: str) -> Query:
     if sum(map(specific_term, focus)) < FOCUS_MIN:  # "who do I add as reviewer?": the rest says of what
         focus = frozenset()
     return Query(dict.fromkeys(words, 1.0), frozenset(salient & set(words)), tuple(substrings_of(text)),
-                 tuple(_phrases(text)), text, frozenset(strong & set(words)), focus)
+                 tuple(_phrases(text)), text, frozenset(strong & set(words)), focus,
+                 bool(_WHEN.search(focus_of(text) or text)))
 
 
 _cache = ByteLRU(CACHE_BYTES, "parsed queries", max_entries=CACHE)
@@ -254,7 +261,7 @@ def parse(latest: str, goal: str = "", max_chars: int = 2000) -> Query:
         else frozenset()
     return Query(weights, q.salient | g.salient, tuple(dict.fromkeys(q.substrings + g.substrings))[:MAX_SUBSTRINGS],
                  tuple(dict.fromkeys(q.phrases + g.phrases))[:MAX_PHRASES], q.text + "\n" + g.text,
-                 q.strong | g.strong, focus)
+                 q.strong | g.strong, focus, q.temporal)
 
 
 def idf(n_docs: int, df: int) -> float:

@@ -33,6 +33,12 @@ Per candidate, in order (each part is reported in the manifest):
   name, an identifier, a number) or ``min_terms`` specific words, one of
   them of what the message asks; or, with embeddings, when its cosine
   reaches ``vector_min`` (a paraphrase sharing no word with the query);
+- ``time_weight``: a question asking when (``query``'s ``temporal``: "when
+  did…", "what year…", "how long ago…") raises by this share the score of
+  each candidate that passed the floor and says when (``says_when``:
+  "yesterday", "last week", a weekday, a month, a year);
+  ``question_weight`` (off by default) lowers by this share the score of a
+  statement that only asks (``asks_only``: its reply holds the answer);
 - MMR (``mmr_lambda``): greedy selection trading score against the largest
   term-set overlap with what is already selected, so near-duplicates do not
   fill the budget.
@@ -40,6 +46,7 @@ Per candidate, in order (each part is reported in the manifest):
 from __future__ import annotations
 
 import math
+import re
 from collections import Counter
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -71,6 +78,8 @@ class RankConfig:
     context_weight: float = 0.4  # weight of a neighbouring event's terms in a document (0: own text only)
     phrase_weight: float = 0.5  # weight of a query phrase (adjacent words) found in a statement, against a term's
     min_terms: int = 2  # distinct specific query words a memory must hold, unless it holds a salient one (0: off)
+    time_weight: float = 0.4  # a question asking when: the edge of a statement that says when (``says_when``)
+    question_weight: float = 0.0  # share of its score a statement that only asks loses (``asks_only``)
     side_weight: float = 0.5  # weight in ``match`` of a message's side remarks (words outside what it asks; 1: off)
 
     def validate(self, path: str) -> None:
@@ -84,7 +93,8 @@ class RankConfig:
                   ("prf_docs", self.prf_docs >= 0), ("prf_terms", self.prf_terms >= 0),
                   ("prf_weight", self.prf_weight >= 0),
                   ("context_weight", 0 <= self.context_weight <= 1), ("phrase_weight", self.phrase_weight >= 0),
-                  ("min_terms", self.min_terms >= 0), ("side_weight", 0 <= self.side_weight <= 1))
+                  ("min_terms", self.min_terms >= 0), ("side_weight", 0 <= self.side_weight <= 1),
+                  ("time_weight", self.time_weight >= 0), ("question_weight", 0 <= self.question_weight <= 1))
         for key, ok in checks:
             if not ok:
                 raise ConfigError(f"{path}.{key}: out of range ({getattr(self, key)!r})")
@@ -327,6 +337,26 @@ def _date_terms(observed: float) -> tuple[str, ...]:
     from ctxproxy.store.memory_index import date_terms
 
     return tuple(date_terms(observed)) if observed else ()
+
+
+_MONTHS = "january february march april may june july august september october november december"
+_WHEN = re.compile(r"\b(?:yesterday|today|tonight|tomorrow|ago|(?:last|next|this|past|coming) (?:week|weekend|month|"
+                   r"year|night|morning|summer|winter|spring|fall|autumn|\w+day)|(?:mon|tues|wednes|thurs|fri|satur|"
+                   r"sun)day|" + "|".join(_MONTHS.split()) + r"|(?:19|20)\d\d|\d{1,2}(?:st|nd|rd|th)|weekend)\b", re.I)
+
+
+def says_when(statement: str) -> bool:
+    """Whether a statement says when something happened ("yesterday", "last week", "in May", 2023)."""
+    return bool(_WHEN.search(statement))
+
+
+_CAPTION = re.compile(r"\s*\[[^\]]*\]\s*$")
+
+
+def asks_only(statement: str) -> bool:
+    """Whether a statement ends in a question ("How long have you been married?"): what it asks
+    is answered elsewhere (the reply), not in it."""
+    return _CAPTION.sub("", statement).rstrip().endswith("?")
 
 
 def mmr(scored: Sequence[Scored], k: int, lam: float) -> list[Scored]:

@@ -86,6 +86,11 @@ class Recaller:
                 scored = rank.score(cands, {**q.weights, **extra}, subs, n_docs, avg, as_of, cfg, vectors=sims,
                                     phrases=q.phrases)
         kept = [s for s in scored if id(s.cand) in floor]
+        for s in kept:
+            if q.temporal and cfg.time_weight and rank.says_when(s.cand.statement):
+                s.score *= 1 + cfg.time_weight  # asked when: a statement saying when answers it
+            if cfg.question_weight and rank.asks_only(s.cand.statement):
+                s.score *= 1 - cfg.question_weight
         return Recalled(rank.mmr(kept, k, cfg.mmr_lambda), len(cands))
 
     def _own_df(self, viewer: Viewer, owns: Sequence[set[str]], df: Mapping[str, int], now: float,

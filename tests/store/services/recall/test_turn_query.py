@@ -195,3 +195,31 @@ def test_a_memory_matching_only_a_requests_side_remarks_is_not_recalled(tmp_path
     finally:
         rs.close()
         store.close()
+
+
+def test_a_question_asking_when_prefers_a_statement_that_says_when(tmp_path):
+    from ctxproxy.store.services.recall.rank import RankConfig, asks_only, says_when
+
+    said = "Caroline: I went to the LGBTQ support group yesterday and it was so powerful."
+    plain = "Caroline: The LGBTQ support group is a great group."
+    store = open_store(tmp_path / "store")
+    for s in (said, plain, *OTHERS):
+        put_memory(store, "acme", s, kind="event", user="dev")
+    rs = RecallServices(tmp_path, store)
+    viewer = Viewer("acme", user="dev")
+    try:
+        def ask(text: str, **rank) -> list[str]:
+            return [s.cand.statement for s in rs.recaller(RankConfig(**rank)).recall(viewer, text).items]
+
+        asked = "When did Caroline go to the LGBTQ support group?"
+        assert query.parse(asked).temporal and not query.parse("Who runs the LGBTQ support group?").temporal
+        assert ask(asked, time_weight=0.0)[:1] == [plain]  # BM25 alone: the shorter, denser statement
+        assert ask(asked)[:1] == [said]  # asked when: the one that says when
+        assert ask("Who runs the LGBTQ support group?")[:1] == [plain]  # not asked when: no edge
+        assert says_when("We went camping last week.") and says_when("Back in May 2023.")
+        assert not says_when("We love camping.")
+        assert asks_only("Melanie: How long have you been married? [shares a picture: a cake]")
+        assert not asks_only("Melanie: 5 years already! Can you believe it.")
+    finally:
+        rs.close()
+        store.close()
