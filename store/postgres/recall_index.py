@@ -162,15 +162,19 @@ def index_all(tx: Tx) -> int:
     tx.tenant(ALL_TENANTS)
     for table in ("recall_postings", "recall_df", "recall_memories", "recall_parts"):
         tx.exec(f"DELETE FROM {table}")
-    n, after = 0, ("", "")
-    while True:
-        rows = tx.all("SELECT tenant, memory_id, doc FROM memories WHERE (tenant, memory_id) > (%s, %s) "
-                      "ORDER BY tenant, memory_id LIMIT %s", (*after, _PAGE))
-        for tenant, _, raw in rows:
-            n += apply_in(tx, MemoryRecord.from_dict(load("memory", bytes(raw), tenant)))
-        if len(rows) < _PAGE:
-            return n
-        after = (rows[-1][0], rows[-1][1])
+    n = 0
+    # In the embedded index's rebuild order (tenants, then ids, bytewise), so the rows' order is the same too.
+    for (tenant,) in tx.all('SELECT DISTINCT tenant COLLATE "C" FROM memories ORDER BY 1'):
+        after = ""
+        while True:
+            rows = tx.all('SELECT memory_id, doc FROM memories WHERE tenant = %s AND memory_id COLLATE "C" > %s '
+                          'ORDER BY memory_id COLLATE "C" LIMIT %s', (tenant, after, _PAGE))
+            for _, raw in rows:
+                n += apply_in(tx, MemoryRecord.from_dict(load("memory", bytes(raw), tenant)), fresh=True)
+            if len(rows) < _PAGE:
+                break
+            after = rows[-1][0]
+    return n
 
 
 # -- reading ---------------------------------------------------------------------------
