@@ -292,7 +292,9 @@ class PGMemoryIndex(MemoryIndex):
         live = " AND (part <> ALL(%s) OR expires_at > %s)" if parts.expiring else ""
         args = [list(parts.expiring), now] if parts.expiring else []
         return [tuple(r) for r in tx.all(
-            f"SELECT {_ROW} FROM recall_memories WHERE tenant = %s AND doc = ANY(%s) AND part = ANY(%s){live}",
+            # by doc, as the embedded index reads rows by rowid: which neighbours fit in a search's pool follows it
+            f"SELECT {_ROW} FROM recall_memories WHERE tenant = %s AND doc = ANY(%s) AND part = ANY(%s){live} "
+            "ORDER BY doc",
             (parts.tenant, list(ids), list(parts.all), *args))]
 
     @staticmethod
