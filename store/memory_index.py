@@ -511,15 +511,22 @@ class MemoryIndex:
         if total > limit:  # every word is frequent: the rows holding the most of them, fewer
             rare, limit = [k for k in words if df[k]], max(1, int(limit * FREQUENT_POOL))
         ids = sorted({*held, *self._heaviest(con, parts, {k: weight[k] for k in rare}, now, limit)})
-        rows = self._rows(con, parts, ids, now)
-        # The events around a match hold its words in their context: candidates too
-        # (of the same thread, so of the same partition; checked again all the same).
-        have = set(ids)
-        near = list(dict.fromkeys(d for r in rows for d in map(int, r[-1].split()) if d not in have))
-        rows += self._rows(con, parts, near[:limit], now)
+        rows = self._rows_and_near(con, parts, ids, now, limit)
         rows.sort(key=lambda r: r[0])
         return ([Candidate(*r[:10], bool(r[10]), *r[11:-1]) for r in rows],
                 Stats(stats.docs, stats.avg_terms, stats.avg_ctx, df))
+
+    def _rows_and_near(self, con: Any, parts: Partitions, ids: Sequence[int], now: float, limit: int
+                       ) -> list[tuple]:
+        """The rows ``ids`` and the events around them: those hold a match's
+        words in their context, so they are candidates too (of the same
+        thread, so of the same partition; checked again all the same). The
+        first ``limit`` neighbours count, in the order of the rows (by rowid)
+        and of each row's ``near``."""
+        rows = self._rows(con, parts, ids, now)
+        have = set(ids)
+        near = list(dict.fromkeys(d for r in rows for d in map(int, r[-1].split()) if d not in have))
+        return rows + self._rows(con, parts, near[:limit], now)
 
     @staticmethod
     def _rows(con: Any, parts: Partitions, ids: Sequence[int], now: float) -> list[tuple]:

@@ -191,11 +191,15 @@ class _Reads:
         self._cur = psycopg.ClientCursor(conn)
         self._tenant = tenant
 
-    def all(self, sql: str, params: Sequence[Any] = ()) -> list[Any]:
+    def all(self, sql: str, params: Sequence[Any] | Mapping[str, Any] = ()) -> list[Any]:
         cur = self._cur
+        if isinstance(params, Mapping):
+            tenant, args = "%(ctx_tenant)s", {**params, "ctx_tenant": self._tenant}
+        else:
+            tenant, args = "%s", (self._tenant, *params)
         try:
-            cur.execute(f"BEGIN READ ONLY; SELECT set_config('{TENANT_SETTING}', %s, true); {sql}; COMMIT",
-                        (self._tenant, *params))
+            cur.execute(f"BEGIN READ ONLY; SELECT set_config('{TENANT_SETTING}', {tenant}, true); {sql}; COMMIT",
+                        args)
         except BaseException:
             cur.connection.rollback()
             raise
@@ -203,7 +207,7 @@ class _Reads:
         cur.nextset()
         return cur.fetchall()
 
-    def one(self, sql: str, params: Sequence[Any] = ()) -> Any:
+    def one(self, sql: str, params: Sequence[Any] | Mapping[str, Any] = ()) -> Any:
         rows = self.all(sql, params)
         return rows[0] if rows else None
 
@@ -296,6 +300,28 @@ class PGMemoryIndex(MemoryIndex):
             f"SELECT {_ROW} FROM recall_memories WHERE tenant = %s AND doc = ANY(%s) AND part = ANY(%s){live} "
             "ORDER BY doc",
             (parts.tenant, list(ids), list(parts.all), *args))]
+
+    def _rows_and_near(self, tx: _Reads, parts: Partitions, ids: Sequence[int], now: float, limit: int
+                       ) -> list[tuple]:
+        """``MemoryIndex._rows_and_near`` in one statement: the neighbours are
+        taken in the same order (the rows by doc, then each row's ``near``)."""
+        if not ids:
+            return []
+        live = " AND (m.part <> ALL(%(expiring)s) OR m.expires_at > %(now)s)" if parts.expiring else ""
+        cols = ", ".join(f"m.{c}" for c in _ROW.split(", "))
+        return [tuple(r[1:]) for r in tx.all(
+            f"WITH hit AS (SELECT {cols}, m.doc FROM recall_memories m WHERE m.tenant = %(t)s "
+            f"AND m.doc = ANY(%(ids)s) AND m.part = ANY(%(parts)s){live}), "
+            # each neighbour at its first place: (the row's doc, its place in the row's near)
+            "around AS (SELECT n.doc::bigint AS doc, min(ARRAY[h.doc, n.i]) AS place "
+            "FROM hit h, unnest(string_to_array(h.near, ' ')) WITH ORDINALITY AS n(doc, i) "
+            "WHERE n.doc::bigint <> ALL(%(ids)s) GROUP BY n.doc), "
+            "first AS (SELECT doc FROM around ORDER BY place LIMIT %(limit)s) "
+            f"SELECT 0, {', '.join(c[2:] for c in cols.split(', '))} FROM hit "
+            f"UNION ALL SELECT 1, {cols} FROM recall_memories m JOIN first f ON m.doc = f.doc "
+            f"WHERE m.tenant = %(t)s AND m.part = ANY(%(parts)s){live}",
+            {"t": parts.tenant, "ids": list(ids), "parts": list(parts.all), "expiring": list(parts.expiring),
+             "now": now, "limit": limit})]
 
     @staticmethod
     def _rowids(tx: _Reads, tenant: str, ids: list[str]) -> list[int]:
