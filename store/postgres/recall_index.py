@@ -201,7 +201,10 @@ class _Reads:
             cur.execute(f"BEGIN READ ONLY; SELECT set_config('{TENANT_SETTING}', {tenant}, true); {sql}; COMMIT",
                         args)
         except BaseException:
-            cur.connection.rollback()
+            try:  # the statement failed inside its BEGIN: end that transaction before the pool takes the connection
+                cur.connection.rollback()
+            except Exception:  # the connection is gone: the server ended it
+                pass
             raise
         cur.nextset()
         cur.nextset()
