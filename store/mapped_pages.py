@@ -76,19 +76,38 @@ def release(path: str) -> int:
     return done
 
 
-RELEASE_EVERY = 5.0  # seconds between two releases of an open store's mapped pages (one costs < 1 ms)
+CHECK_EVERY = 0.5  # seconds between two looks at the process's file-backed resident memory
+RELEASE_ABOVE = 16 << 20  # bytes of it gained since the last release that make the next one
+
+
+def file_resident() -> int:
+    """Bytes of file-backed (and shared) memory resident in this process (``/proc/self/statm``'s
+    third field: one read, no walk of the mappings); 0 where that is not known."""
+    try:
+        with open("/proc/self/statm", "rb") as f:
+            return int(f.read().split()[2]) * mmap.PAGESIZE
+    except (OSError, ValueError, IndexError):
+        return 0
 
 
 class Releaser:
-    """One daemon thread per process that calls ``release_pages()`` on every
-    registered object every ``every`` seconds (off the request path). Objects are
-    held weakly: one that is gone is dropped."""
+    """One daemon thread per process that looks at the process's file-backed resident
+    memory every ``every`` seconds and, once it has grown by ``above`` bytes since
+    the last release, calls ``release_pages()`` on every registered object (off the
+    request path). Reading a page of a mapped file maps in its neighbours too (the
+    kernel's fault-around, 64 KiB), so random reads of a large store make tens of
+    MB resident a second: a release on a fixed timer would let that reach the size
+    of the file; by the amount gained, it stays near ``above``. Objects are held
+    weakly: one that is gone is dropped."""
 
     _instance: "Releaser | None" = None
     _instance_lock = threading.Lock()
 
-    def __init__(self, every: float = RELEASE_EVERY) -> None:
+    def __init__(self, every: float = CHECK_EVERY, above: int = RELEASE_ABOVE) -> None:
         self.every = every
+        self.above = above
+        self.releases = 0
+        self._floor = file_resident()
         self._targets: "weakref.WeakSet" = weakref.WeakSet()
         self._lock = threading.Lock()
         self._wake = threading.Event()
@@ -115,13 +134,23 @@ class Releaser:
     def release_all(self) -> None:
         with self._lock:
             targets = list(self._targets)
+        self.releases += 1
         for target in targets:
             try:
                 target.release_pages()  # type: ignore[attr-defined]
             except Exception:  # never let one store's failure stop the others' releases
                 log.debug("releasing mapped pages failed", exc_info=True)
 
+    def check(self) -> bool:
+        """One look: release if the file-backed resident memory grew by ``above`` since
+        the last release (or since this releaser began); whether it did."""
+        if file_resident() - self._floor < self.above:
+            return False
+        self.release_all()  # (its references to the targets end with the call)
+        self._floor = file_resident()
+        return True
+
     def _run(self) -> None:
         while True:  # a daemon thread: ends with the process
             self._wake.wait(self.every)
-            self.release_all()  # (its references to the targets end with the call)
+            self.check()

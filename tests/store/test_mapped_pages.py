@@ -89,11 +89,26 @@ class Target:
 
 
 def test_the_releaser_calls_every_registered_store_again_and_again():
-    releaser = mapped_pages.Releaser(every=0.01)
+    releaser = mapped_pages.Releaser(every=0.01, above=0)
     targets = [Target(2), Target(2)]
     for t in targets:
         releaser.add(t)
     assert all(t.done.wait(30) for t in targets)
+
+
+def test_reading_past_the_budget_makes_a_release(env):
+    """The releaser looks at the process's file-backed resident memory and releases
+    once reads have made more of it resident than it allows (not on a timer)."""
+    values = fill(env)
+    releaser = mapped_pages.Releaser(every=3600, above=1 << 20)  # looks only when told here
+    releaser.add(env)
+    assert not releaser.check()  # nothing read: nothing to give back
+    assert read_all(env) == values  # ~2.8 MB through the map
+    data = os.path.join(env.path, "data.mdb")
+    assert resident_kb(data) > 2000
+    assert releaser.check()
+    assert resident_kb(data) < 100
+    assert not releaser.check()  # nothing read since
 
 
 def test_the_releaser_holds_stores_weakly():
