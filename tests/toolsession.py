@@ -28,6 +28,15 @@ OPENAI_MODEL = "gpt-5"
 
 # -- the workload ----------------------------------------------------------------------
 
+def prune_toml(trigger_tokens: int, keep_recent: int = 3, chain: bool = True) -> str:
+    """An eager prune: past ``trigger_tokens``, down to half, the newest
+    ``keep_recent`` results kept, results under 100 tokens never; ``chain``:
+    a pipeline of identify and prune only (else the default one)."""
+    return ('[pipeline]\nrequest = ["identify", "prune"]\n' if chain else "") + (
+        f"[filters.prune]\ntrigger_tokens = {trigger_tokens}\ntarget_ratio = 0.5\nkeep_recent = {keep_recent}\n"
+        "min_tokens = 100\n")
+
+
 def tool_outputs(n: int, seed: int = 7, scale: float = 1.0) -> list[tuple[str, dict, str]]:
     """``n`` (tool, arguments, output) triples: file reads, grep hits, test logs
     and listings of varied sizes (a few hundred to ~10k characters)."""
@@ -98,6 +107,15 @@ def _with_breakpoint(messages: list[dict]) -> list[dict]:
     return msgs
 
 
+async def _one_call(endpoint: Any, final: str, stream_every: int, turn: int, **kw: Any) -> Any:
+    """``endpoint.create(**kw)``, or every ``stream_every``-th turn its ``stream``
+    read to the end (``final``: the stream's method for the whole answer)."""
+    if stream_every and turn % stream_every == 1:
+        async with endpoint.stream(**kw) as s:
+            return await getattr(s, final)()
+    return await endpoint.create(**kw)
+
+
 async def run_session(api: str, client: Any, outputs: list[tuple[str, dict, str]], *,
                       stream_every: int = 2, headers: dict | None = None) -> list[Any]:
     """Drive one session of ``len(outputs) + 1`` turns: the model calls a tool,
@@ -114,11 +132,7 @@ async def run_session(api: str, client: Any, outputs: list[tuple[str, dict, str]
             msgs = _with_breakpoint(history)
             sent.append(msgs)
             kw = dict(model=ANTHROPIC_MODEL, max_tokens=512, system=system, tools=tools, messages=msgs, **extra)
-            if stream_every and turn % stream_every == 1:
-                async with client.messages.stream(**kw) as s:
-                    msg = await s.get_final_message()
-            else:
-                msg = await client.messages.create(**kw)
+            msg = await _one_call(client.messages, "get_final_message", stream_every, turn, **kw)
             uses = [b for b in msg.content if b.type == "tool_use"]
             if not uses:
                 break
@@ -131,11 +145,7 @@ async def run_session(api: str, client: Any, outputs: list[tuple[str, dict, str]
             msgs = copy.deepcopy(history)
             sent.append(msgs)
             kw = dict(model=OPENAI_MODEL, tools=tools, messages=msgs, **extra)
-            if stream_every and turn % stream_every == 1:
-                async with client.chat.completions.stream(**kw) as s:
-                    done = await s.get_final_completion()
-            else:
-                done = await client.chat.completions.create(**kw)
+            done = await _one_call(client.chat.completions, "get_final_completion", stream_every, turn, **kw)
             m = done.choices[0].message
             if not m.tool_calls:
                 break
@@ -151,11 +161,7 @@ async def run_session(api: str, client: Any, outputs: list[tuple[str, dict, str]
             items = copy.deepcopy(history)
             sent.append(items)
             kw = dict(model=OPENAI_MODEL, instructions=SYSTEM, tools=tools, input=items, **extra)
-            if stream_every and turn % stream_every == 1:
-                async with client.responses.stream(**kw) as s:
-                    resp = await s.get_final_response()
-            else:
-                resp = await client.responses.create(**kw)
+            resp = await _one_call(client.responses, "get_final_response", stream_every, turn, **kw)
             calls = [o for o in resp.output if o.type == "function_call"]
             if not calls:
                 break

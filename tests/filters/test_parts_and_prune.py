@@ -6,7 +6,7 @@ import aiohttp
 import orjson
 import pytest
 
-from toolsession import canned, tool_outputs
+from toolsession import canned, prune_toml, tool_outputs
 
 from ctxproxy.filters import Pipeline, Turn
 from ctxproxy.filters.base import Identity
@@ -183,13 +183,7 @@ async def test_proxy_never_rewrites_base64(proxy, fake):
     assert result[1] == image and SECRET not in result[0]["text"]
 
 
-PRUNE_TOML = """
-[filters.prune]
-trigger_tokens = 3000
-target_ratio = 0.5
-keep_recent = 1
-min_tokens = 100
-"""
+PRUNE_TOML = prune_toml(3000, keep_recent=1, chain=False)
 
 
 async def test_sdk_session_keeps_a_pdf_whole_through_redact_and_prune(make_proxy, fake):

@@ -4,7 +4,7 @@ import tomllib
 import orjson
 import pytest
 
-from toolsession import canned, prefix_kept, results_of, tool_outputs, without_results
+from toolsession import canned, prefix_kept, prune_toml, results_of, tool_outputs, without_results
 
 from ctxproxy.config import ConfigError, parse_section
 from ctxproxy.filters import Pipeline, Turn
@@ -433,16 +433,7 @@ async def test_a_reference_alone_finds_its_tenants_original_through_the_admin_ap
 # 2. A ``cache_control`` breakpoint on a Chat ``tool`` message's text part
 #    (OpenRouter passes them on to Anthropic models) must survive: such a result
 #    is not rewritten, as on Anthropic.
-PRUNE_TOML = """
-[pipeline]
-request = ["identify", "prune"]
-
-[filters.prune]
-trigger_tokens = 8000
-target_ratio = 0.5
-keep_recent = 3
-min_tokens = 100
-"""
+PRUNE_TOML = prune_toml(8000)
 HEADERS = {"X-Ctx-Session": "review-prune"}
 
 

@@ -9,23 +9,14 @@ import sys
 import aiohttp
 import pytest
 
-from toolsession import prefix_share, results_of, run_session, script, tool_outputs, without_results
+from toolsession import prefix_share, prune_toml, results_of, run_session, script, tool_outputs, without_results
 
 from ctxproxy.filters.prune import REF_PREFIX
 from ctxproxy.proxy.cli.main import main as cli
 
 TOKEN = "adm-test-token-1"
 TURNS = 50
-PRUNE_TOML = """
-[pipeline]
-request = ["identify", "prune"]
-
-[filters.prune]
-trigger_tokens = 20000
-target_ratio = 0.5
-keep_recent = 3
-min_tokens = 100
-"""
+PRUNE_TOML = prune_toml(20000)
 KEY = {"anthropic": "messages", "chat": "messages", "responses": "input"}
 
 

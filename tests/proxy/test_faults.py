@@ -56,21 +56,24 @@ async def test_stream_read_timeout_is_per_event_not_per_response(make_proxy, fak
     assert text == "a b c d e f g h i j"
 
 
+async def read_anthropic_stream(proxy) -> None:
+    """A streamed Messages call read to its end (the SDK raises what ended it early)."""
+    async with proxy.anthropic().messages.stream(**MSG) as stream:
+        async for _ in stream.text_stream:
+            pass
+
+
 async def test_stall_mid_stream_becomes_an_error_event(make_proxy, fake):
     proxy = await make_proxy("[upstream]\nread_timeout = 0.3\n")
     fake.script(Reply.text("a b c d e f", delay_between_events=2.0))
     with pytest.raises(anthropic.APIStatusError, match="timed out"):
-        async with proxy.anthropic().messages.stream(**MSG) as stream:
-            async for _ in stream.text_stream:
-                pass
+        await read_anthropic_stream(proxy)
 
 
 async def test_drop_mid_stream_anthropic(proxy, fake):
     fake.script(Reply.text("one two three four five six", drop_after_events=4))
     with pytest.raises(anthropic.APIStatusError, match="upstream"):
-        async with proxy.anthropic().messages.stream(**MSG) as stream:
-            async for _ in stream.text_stream:
-                pass
+        await read_anthropic_stream(proxy)
 
 
 async def test_drop_mid_stream_chat(proxy, fake):
