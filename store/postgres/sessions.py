@@ -12,23 +12,29 @@ from .pool import Tx
 
 
 class PGSessions(SessionRules):
-    """In a transaction that may write, a session row is read under its lock
-    (a session's rows are read in a batch to be rewritten; taking the lock at
-    once spares reading it again), and a row locked or written is kept in
-    ``tx.rows`` (nobody else can change it before the transaction ends)."""
+    """In a transaction that may write, the first read of a session locks and
+    reads all its rows (its own and every part) in one statement, in one
+    order (a session's rows are read in a batch to be rewritten: taking the
+    locks at once spares a round trip per part); what it locked or wrote is
+    kept in ``tx.rows`` (nobody else can change those rows before the
+    transaction ends)."""
 
     def _read_in(self, tx: Tx, tenant: str, session: str, part: str | None,
                  lock: bool = False) -> dict[str, Any] | None:
-        key = (SESSIONS, tenant, ident(session, "session"), "" if part is None else ident(part, "part"))
-        if not tx.readonly and key in tx.rows:
-            raw = tx.rows[key]
-            return None if raw is None else load(SESSIONS, raw, tenant)
-        row = tx.tenant(tenant).one(
-            "SELECT doc FROM sessions WHERE tenant = %s AND session = %s AND part = %s"
-            + ("" if tx.readonly else " FOR UPDATE"), key[1:])
+        sp = ident(session, "session")
+        key = (SESSIONS, tenant, sp, "" if part is None else ident(part, "part"))
         if tx.readonly:
+            row = tx.tenant(tenant).one("SELECT doc FROM sessions WHERE tenant = %s AND session = %s AND part = %s",
+                                        key[1:])
             return None if row is None else load(SESSIONS, row[0], tenant)
-        tx.rows[key] = raw = None if row is None else bytes(row[0])
+        whole = (SESSIONS, tenant, sp, None)  # every row of the session is in tx.rows (absent: no such row)
+        if whole not in tx.rows:
+            for part_, doc in tx.tenant(tenant).all(
+                    "SELECT part, doc FROM sessions WHERE tenant = %s AND session = %s ORDER BY part COLLATE \"C\" "
+                    "FOR UPDATE", (tenant, sp)):
+                tx.rows.setdefault((SESSIONS, tenant, sp, part_), bytes(doc))
+            tx.rows[whole] = b""
+        raw = tx.rows.get(key)
         return None if raw is None else load(SESSIONS, raw, tenant)
 
     def _store_in(self, tx: Tx, tenant: str, session: str, part: str | None, rec: Mapping[str, Any]) -> None:
