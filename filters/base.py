@@ -58,6 +58,7 @@ from ctxproxy.store.errors import StoreUnavailable
 
 from .report import ManifestField
 from .services import Services
+from .session_part import known_parts
 from .tokens import TokenCounter
 from .view import RequestView, ResponseView, StreamEvent
 
@@ -175,6 +176,8 @@ class Turn:
     blocking: bool = False  # run by ``Pipeline.run_request``: ``commit`` blocks this thread (tools, tests)
     # ((tenant, session), stored state): the session read shared by the filters (``session_state``)
     session_cache: tuple[tuple[str, str], Mapping[str, Any]] | None = None
+    # ((tenant, session), {part: stored state}): the session's parts, read with its state (``session_part``)
+    parts_cache: tuple[tuple[str, str], dict[str, Any]] | None = None
     # The edge can run rounds of a tool the proxy answers itself (it forwards through
     # ``Exchange.send``); a filter offers such a tool only then.
     continues: bool = False
@@ -298,8 +301,33 @@ class Turn:
         key = (tenant or self.identity.tenant, session or self.identity.session)
         cached = self.session_cache
         if cached is None or cached[0] != key:
-            cached = self.session_cache = (key, store.sessions.get(*key) or {})
+            if key == (self.identity.tenant, self.identity.session) and self.parts_cache is None:
+                self._read_session(store, key)  # the parts come with it: one read for the turn
+                cached = self.session_cache
+            else:
+                cached = self.session_cache = (key, store.sessions.get(*key) or {})
         return cached[1]
+
+    def session_part(self, store: Any, part: str) -> Mapping[str, Any] | None:
+        """A named part of this turn's session as stored (``filters/session_part.py``),
+        read once per turn together with the session's state and every other part
+        a filter keeps: the filters of a turn share one store read."""
+        key = (self.identity.tenant, self.identity.session)
+        cached = self.parts_cache
+        if cached is None or cached[0] != key:
+            self._read_session(store, key)
+            cached = self.parts_cache
+        parts = cached[1]  # type: ignore[index]
+        if part not in parts:  # a part no filter registered: read on its own
+            parts[part] = store.sessions.get(*key, part=part)
+        return parts[part]
+
+    def _read_session(self, store: Any, key: tuple[str, str]) -> None:
+        names = (None, *known_parts())
+        batch = getattr(store.sessions, "get_parts", None)
+        got = batch(*key, names) if batch is not None else {p: store.sessions.get(*key, part=p) for p in names}
+        self.session_cache = (key, got.pop(None) or {})
+        self.parts_cache = (key, got)
 
     def session_changed(self) -> None:
         self.session_cache = None
@@ -411,6 +439,7 @@ class Pipeline:
                 turn.request = reparse()
                 turn.state.clear()
                 turn.session_cache = None
+                turn.parts_cache = None
                 turn.segments = []
                 turn.placement = None
                 turn.redact_added = None

@@ -179,7 +179,7 @@ class MemoryToolFilter(Filter):
         if self.store is None or not ident.session or turn.request is None:
             state.reason = "no session"
             return
-        rev, mine, _ = self.parts.load(self.store, ident.tenant, ident.session)
+        rev, mine, _ = self.parts.load(self.store, ident.tenant, ident.session, turn=turn)
         view = turn.request
         changed = False
         if not mine:
@@ -228,7 +228,7 @@ class MemoryToolFilter(Filter):
         if state is None or not (state.deferred or state.aliases) or self.store is None:
             return
         ident = turn.identity
-        rev, mine, _ = self.parts.load(self.store, ident.tenant, ident.session)
+        rev, mine, _ = self.parts.load(self.store, ident.tenant, ident.session, turn=turn)
         aliases = {**(mine.get("aliases") or {}), **state.aliases}
         value = {**mine, "offered": True, "deferred": state.deferred,
                  "aliases": dict(list(aliases.items())[-MAX_ALIASES:])}

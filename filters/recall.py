@@ -43,7 +43,7 @@ from typing import Any, Literal, Mapping
 import orjson
 
 from ctxproxy.config import ConfigError
-from ctxproxy.store.bounded import ByteLRU
+from ctxproxy.store.bounded import ByteLRU, entry_bytes
 from ctxproxy.store.memory_records import SNAPSHOT_KINDS
 from ctxproxy.store.session_index import MAX_TURN_CHARS, TurnTexts
 from ctxproxy.store.sqlite_index import Viewer
@@ -136,6 +136,17 @@ class _Last:
     items: list[dict]
     candidates: int
     generation: tuple[int, int]  # the indexes' forget counts: a forget since makes it stale
+
+
+_EMPTY_BYTES: list[int] = []
+
+
+def _empty_bytes(caller: tuple, last: _Last) -> int:
+    """The size of a remembered result that found nothing, measured on the first
+    one, with room for longer ids in the caller's key."""
+    if not _EMPTY_BYTES:
+        _EMPTY_BYTES.append(entry_bytes(caller, last) + 512)
+    return _EMPTY_BYTES[0]
 
 
 class RecallFilter(Filter):
@@ -257,7 +268,8 @@ class RecallFilter(Filter):
         return self._last.get(caller)
 
     def _remember(self, caller: tuple, last: _Last) -> None:
-        self._last.put(caller, last)
+        # A result that found nothing has one shape: its size is measured once, not per turn.
+        self._last.put(caller, last, _empty_bytes(caller, last) if not last.items else None)
 
     # -- response: what the session index keeps ------------------------------------------
     def on_response(self, turn: Turn, view: Any) -> None:

@@ -25,26 +25,46 @@ log = logging.getLogger("ctxproxy.filters")
 
 PART_BYTES = 3 << 20  # what one part keeps of its newest sessions in this process
 
+_KNOWN: dict[str, None] = {}  # every part a PartCache was made for, in order
+
+
+def known_parts() -> tuple[str, ...]:
+    """The parts a turn reads with its session's state (``Turn.session_part``)."""
+    return tuple(_KNOWN)
+
 
 class PartCache:
     def __init__(self, part: str, max_bytes: int = PART_BYTES):
         self.part = part
+        _KNOWN[part] = None
         # per memo key: [revision, document, extra, the newest revision the store confirmed]
         self._memo = ByteLRU(max_bytes, f"session part {part}")
         self._lock = threading.Lock()
 
-    def load(self, store: Any, tenant: str, session: str, key: tuple = ()) -> tuple[int, dict, Any]:
+    def load(self, store: Any, tenant: str, session: str, key: tuple = (), turn: Any = None
+             ) -> tuple[int, dict, Any]:
         """(revision, document, in-process extra) of the part; the extra (what
         this process remembers beside it, not stored) is None when the stored
-        copy is newer than this process's, or there is none."""
-        stored = store.sessions.get(tenant, session, part=self.part) or {}
-        rev = stored.get("rev") if isinstance(stored.get("rev"), int) else 0
+        copy is newer than this process's, or there is none. ``turn``: read
+        through it (one read of the session and all its parts per turn)."""
+        shared = turn is not None and (tenant, session) == (turn.identity.tenant, turn.identity.session)
         k = (tenant, session, *key)
-        with self._lock:
-            memo = self._memo.get(k)
-            if memo is not None and rev < memo[3]:  # stored, then erased: the copy goes too
-                self._memo.pop(k)
-                memo = None
+        for _ in range(2):  # bounded: a second, fresh read at most
+            if shared:
+                stored = turn.session_part(store, self.part) or {}
+            else:
+                stored = store.sessions.get(tenant, session, part=self.part) or {}
+            rev = stored.get("rev") if isinstance(stored.get("rev"), int) else 0
+            with self._lock:
+                memo = self._memo.get(k)
+                if memo is None or rev >= memo[3]:
+                    break
+                if not shared:  # stored, then erased: the copy goes too
+                    self._memo.pop(k)
+                    memo = None
+                    break
+            # the turn's read may be older than a write confirmed since (in this turn): read anew
+            shared = False
         if memo is not None and memo[0] >= rev:
             return memo[0], memo[1], memo[2]
         doc = stored.get("doc")
@@ -58,7 +78,12 @@ class PartCache:
             rev += 1
         k = (ident.tenant, ident.session, *key)
         with self._lock:
-            old = self._memo.peek(k)
+            old = self._memo.get(k)  # made the most recent
+            if not changed and old is not None and old[0] == rev:
+                # the same document again: kept in place, its size not estimated anew
+                # (the extra beside it is small and bounded: a count, a few threads' marks)
+                old[1], old[2] = doc, extra
+                return
             self._memo.put(k, [rev, doc, extra, old[3] if old is not None else 0])
         if not changed:
             return

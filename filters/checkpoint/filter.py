@@ -152,7 +152,7 @@ class CheckpointFilter(Filter):
             return None  # an auxiliary call (title, quota check): not the conversation
         rec = turn.state[self.name] = CheckpointTurn()
         thread = _thread(view)
-        rev, doc, conts = self.parts.load(store, ident.tenant, ident.session)
+        rev, doc, conts = self.parts.load(store, ident.tenant, ident.session, turn=turn)
         st = TaskState.load(doc)
         # A sub-agent offers fewer tools than the session's main conversation; its "user" is the agent.
         n_tools = len(view.tool_names())
@@ -263,7 +263,7 @@ class CheckpointFilter(Filter):
         if not said or extract.scaffolding(said):
             return
         ident = turn.identity
-        rev, doc, conts = self.parts.load(store, ident.tenant, ident.session)
+        rev, doc, conts = self.parts.load(store, ident.tenant, ident.session, turn=turn)
         st = TaskState.load(doc)
         if not st.first_seen(said):
             return

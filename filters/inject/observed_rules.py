@@ -216,7 +216,7 @@ def observed_segments(turn: Any, store: Any, parts: Any, state: Any, policy: str
     ident = turn.identity
     if store is None or not ident.session or (not seen and policy == "never"):
         return []
-    rev, doc, n_before = parts.load(store, ident.tenant, ident.session)
+    rev, doc, n_before = parts.load(store, ident.tenant, ident.session, turn=turn)
     doc = dict(doc)
     gone = missing(doc, seen)  # before remembering this request's copies
     changed = remember(doc, seen, time.time())

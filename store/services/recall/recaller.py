@@ -53,14 +53,16 @@ class Recaller:
         the task's goal, for a turn that returns a tool's result. Each is read
         up to ``max_chars`` (``query.parse``); the agents' wrappers are not
         the user's words (``agent_text``)."""
-        q = queries.parse(own_words(query), own_words(goal), max_chars) if viewer.known else None
-        if not q:
-            return Recalled([], 0)
-        cfg = self.config
         # "As the store stood then": what was live at ``as_of`` is served, expired since or not
         as_of = time.time() if as_of is None else as_of
         now = as_of
         exclude = tuple(exclude_kinds)
+        if not viewer.known or self._nothing_visible(viewer, now, sessions, memories, exclude):
+            return Recalled([], 0)  # decided from kept counts, before the query is even parsed
+        q = queries.parse(own_words(query), own_words(goal), max_chars)
+        if not q:
+            return Recalled([], 0)
+        cfg = self.config
         if len(q.weights) > queries.MAX_TERMS:  # a long message: its most salient terms decide
             n, df = self.memories.doc_freqs(viewer, list(q.weights), now, exclude) if memories else (0, {})
             q = queries.select(q, df, n) if df else replace(q, weights=dict(list(q.weights.items())[:queries.MAX_TERMS]))
@@ -92,6 +94,18 @@ class Recaller:
             if cfg.question_weight and rank.asks_only(s.cand.statement):
                 s.score *= 1 - cfg.question_weight
         return Recalled(rank.mmr(kept, k, cfg.mmr_lambda), len(cands))
+
+    def _nothing_visible(self, viewer: Viewer, now: float, sessions: Sequence[str] | None, memories: bool,
+                         exclude_kinds: tuple[str, ...]) -> bool:
+        """No session to search and no memory the viewer may see: no query could
+        find anything (the memory index keeps its counts per partition)."""
+        if self.sessions is not None and sessions:
+            return False
+        if not memories:
+            return True
+        if getattr(self.memories, "store", None) is not None:
+            self.memories.catch_up()
+        return self.memories.stats(viewer, now, exclude_kinds).docs == 0
 
     def _own_df(self, viewer: Viewer, owns: Sequence[set[str]], df: Mapping[str, int], now: float,
                 exclude_kinds: tuple[str, ...], memories: bool) -> dict[str, int]:

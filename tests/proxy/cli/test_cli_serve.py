@@ -14,8 +14,6 @@ import urllib.request
 
 import orjson
 import pytest
-from serveproc import kill_group
-
 from ctxproxy.proxy.ports import free_port
 
 ENV = {**os.environ, "OTEL_SDK_DISABLED": "true"}
@@ -59,7 +57,9 @@ class Running:
         return self.proc.communicate(timeout=timeout)[1]
 
     def kill(self) -> None:
-        kill_group(self.proc)
+        if self.proc.poll() is None:
+            os.killpg(self.proc.pid, signal.SIGKILL)
+            self.proc.wait(10)
 
 
 @pytest.fixture
