@@ -238,12 +238,10 @@ async def latency(fake: FakeProvider, tmp: str, windows: int, per_window: int = 
     before it gave way to turns); and such a pass that also gives way to the
     proxy's turns in flight (as ``serve`` runs it). One child of each shape
     lives through the run (another starts when one finishes); outside its own
-    windows a child is stopped (SIGSTOP), so a window with no pass has no
-    pass working at all. The order rotates each round, so the machine's
+    windows a child is held between two steps (never inside a write), so a
+    window with no pass has no pass working. The order rotates each round, so the machine's
     drifts — other jobs on it — hit all three alike. Timed from the child's
     store being open (its imports are not the consolidation)."""
-    import signal
-
     from ctxproxy.store.services.learning.background import TurnsInFlight
 
     proxy, runner = await start("[learn]\nenabled = false\n", fake.url, tmp)
@@ -255,24 +253,25 @@ async def latency(fake: FakeProvider, tmp: str, windows: int, per_window: int = 
         ctx = multiprocessing.get_context("spawn")
         proxy.state.turns = job_turns = TurnsInFlight(ctx)  # what serve's edge counts, as with [learn] enabled
         opener = store_opener(cfg)
+        tenants = [f"lat{k}" for k in range(2 * max(2, windows // 4))]  # written now: none while children run
+        for tenant in tenants:
+            synthesize(store, index, tenant, per_run, time.time() - 7200)
         made = {"n": 0}
         passes = {c: {"done": 0, "waited": 0.0, "forced": 0} for c in CONDITIONS[1:]}
 
-        def spawn(cond: str) -> tuple:
-            tenant = f"lat{made['n']}"
-            made["n"] += 1
-            synthesize(store, index, tenant, per_run, time.time() - 7200)
-            stop, ready, gave = ctx.Event(), ctx.Event(), ctx.RawArray("d", 2)
+        async def spawn(cond: str) -> tuple:
+            tenant = tenants[made["n"] % len(tenants)]  # a tenant consolidated already has nothing new: the
+            made["n"] += 1                               # pass ends at once (more windows need more tenants)
+            stop, ready, gave, hold = ctx.Event(), ctx.Event(), ctx.RawArray("d", 2), ctx.RawValue("b", 1)
             shared = job_turns.shared if cond == "gives way" else None
-            child = ctx.Process(target=child_main, args=(opener, cfg, tmp, stop, [tenant], ready, shared, gave),
-                                daemon=True)
+            child = ctx.Process(target=child_main, args=(opener, cfg, tmp, stop, [tenant], ready, shared, gave,
+                                                         hold), daemon=True)
             child.start()
-            ready.wait(60)  # the child's start (imports) is not the consolidation
-            os.kill(child.pid, signal.SIGSTOP)
-            return child, gave
+            await asyncio.to_thread(ready.wait, 60)  # the child's start (imports) is not the consolidation
+            return child, gave, hold
 
-        def running(cond: str) -> Any:
-            child, gave = children.get(cond, (None, None))
+        async def running(cond: str) -> Any:
+            child, gave, hold = children.get(cond, (None, None, None))
             if child is not None and not child.is_alive():
                 child.join(5)
                 p = passes[cond]
@@ -281,8 +280,8 @@ async def latency(fake: FakeProvider, tmp: str, windows: int, per_window: int = 
                 p["forced"] += int(gave[1])
                 child = None
             if child is None:
-                children[cond] = spawn(cond)
-            return children[cond][0]
+                children[cond] = await spawn(cond)
+            return children[cond][2]
 
         await turns(proxy, fake, 30)  # warm up
         got: dict[str, list[float]] = {c: [] for c in CONDITIONS}
@@ -291,14 +290,14 @@ async def latency(fake: FakeProvider, tmp: str, windows: int, per_window: int = 
             order = CONDITIONS[r % 3:] + CONDITIONS[:r % 3]
             row: dict = {"round": r + 1, "load": loadavg()}
             for cond in order:
-                child = running(cond) if cond != "none" else None
-                if child is not None:
-                    os.kill(child.pid, signal.SIGCONT)
+                hold = await running(cond) if cond != "none" else None
+                if hold is not None:
+                    hold.value = 0
                 try:
                     mine = await turns(proxy, fake, per_window)
                 finally:
-                    if child is not None and child.is_alive():
-                        os.kill(child.pid, signal.SIGSTOP)
+                    if hold is not None:
+                        hold.value = 1
                 row[cond] = statistics.median(mine)
                 got[cond] += mine
             rows.append(row)
@@ -315,7 +314,7 @@ async def latency(fake: FakeProvider, tmp: str, windows: int, per_window: int = 
             out[c]["window_ratio_median"] = statistics.median(row[c] / row["none"] for row in rows)
         return out
     finally:
-        for child, _ in children.values():
+        for child, _, _ in children.values():
             if child.is_alive():
                 child.kill()
                 child.join(5)

@@ -85,6 +85,19 @@ async def serve_app():
 
 
 @pytest.fixture
+def serve_handler(serve_app):
+    """``await serve_handler(handler, method="*", path="/{tail:.*}", **runner_args)``
+    -> base URL of a hand-written upstream that is one handler; stopped after the test."""
+
+    async def start(handler, method: str = "*", path: str = "/{tail:.*}", **runner_args) -> str:
+        app = web.Application()
+        app.router.add_route(method, path, handler)
+        return await serve_app(app, **runner_args)
+
+    return start
+
+
+@pytest.fixture
 async def proxy(make_proxy):
     return await make_proxy()
 

@@ -255,6 +255,7 @@ class Pool:
         self._timeout = timeout
         kwargs = {"prepare_threshold": None, "application_name": application_name, "autocommit": True,
                   "connect_timeout": max(1, int(timeout))}
+        self._kwargs = kwargs
         self._pool = ConnectionPool(dsn, min_size=min_size, max_size=max_size, kwargs=kwargs, open=False,
                                     timeout=timeout, reconnect_timeout=0, name="ctxproxy-store",
                                     check=_check_if_idle, reset=_note_returned)
@@ -266,8 +267,14 @@ class Pool:
             raise StoreUnavailable(f"cannot connect to PostgreSQL ({_redact(dsn)}): {_first_line(exc)}") from exc
 
     def _probe(self) -> None:
-        with self._pool.connection(timeout=self._timeout) as conn:
+        # A connection of its own: it fails at once while the server refuses
+        # (a pool would wait its whole timeout), so the store is back as soon
+        # as the server is. Then the idle connections from before the outage
+        # are checked and replaced: the first requests after it get live ones.
+        psycopg = _psycopg()
+        with psycopg.connect(self.dsn, **self._kwargs) as conn:
             conn.execute("SELECT 1")
+        self._pool.check()
 
     def run(self, op: Callable[[Tx], T], *, readonly: bool = False, isolation: str | None = None) -> T:
         """``op(tx)`` in one transaction, committed when it returns."""

@@ -102,7 +102,7 @@ STREAM = (b'event: message_start\r\ndata: {"type":"message_start","message":{"id
 
 
 @pytest.fixture
-async def raw_upstream(serve_app):
+async def raw_upstream(serve_handler):
     """An upstream that answers every POST with STREAM, written in odd-sized pieces."""
 
     async def handler(request):
@@ -114,9 +114,7 @@ async def raw_upstream(serve_app):
             await asyncio.sleep(0)
         return resp
 
-    app = web.Application()
-    app.router.add_post("/{tail:.*}", handler)
-    return await serve_app(app)
+    return await serve_handler(handler, method="POST")
 
 
 async def test_streamed_response_reaches_client_byte_identical(make_proxy, raw_upstream):
@@ -130,7 +128,7 @@ async def test_streamed_response_reaches_client_byte_identical(make_proxy, raw_u
 
 
 @pytest.fixture
-async def sized_upstream(serve_app):
+async def sized_upstream(serve_handler):
     """An upstream that answers with a fixed JSON body of known length (or, for
     /big, a body without a length, written in pieces)."""
     body = b'{"id":"x","object":"chat.completion","choices":[],"x_unknown":[1,2.50]}'
@@ -145,9 +143,7 @@ async def sized_upstream(serve_app):
             return resp
         return web.Response(body=body, content_type="application/json", headers={"x-provider": "sized"})
 
-    app = web.Application()
-    app.router.add_route("*", "/{tail:.*}", handler)
-    return await serve_app(app), body
+    return await serve_handler(handler), body
 
 
 async def test_sized_answers_keep_their_length_and_unsized_ones_stream(make_proxy, sized_upstream):
@@ -225,7 +221,7 @@ async def test_headers_are_not_held_for_an_event_that_has_not_come(make_proxy, g
     assert got == STREAM
 
 
-async def test_percent_encoded_paths_and_queries_go_upstream_as_sent(make_proxy, serve_app):
+async def test_percent_encoded_paths_and_queries_go_upstream_as_sent(make_proxy, serve_handler):
     """A path is forwarded still encoded: %20 decoded would break the request
     line, %2F would name another resource, %3F would start the query."""
     seen = []
@@ -234,9 +230,7 @@ async def test_percent_encoded_paths_and_queries_go_upstream_as_sent(make_proxy,
         seen.append(request.raw_path)
         return web.Response(text="ok")
 
-    app = web.Application()
-    app.router.add_route("*", "/{tail:.*}", handler)
-    proxy = await make_proxy(upstream=await serve_app(app))
+    proxy = await make_proxy(upstream=await serve_handler(handler))
     sent = ["/v1/files/abc%20def/content", "/v1/models/a%2Fb", "/v1/x%3Fy?q=1%202&plus=%2B&s=a+b"]
     async with aiohttp.ClientSession() as s:
         for path in sent:
@@ -245,7 +239,7 @@ async def test_percent_encoded_paths_and_queries_go_upstream_as_sent(make_proxy,
     assert seen == sent
 
 
-async def test_provider_cookies_reach_the_caller_and_are_never_kept_for_another(make_proxy, serve_app):
+async def test_provider_cookies_reach_the_caller_and_are_never_kept_for_another(make_proxy, serve_handler):
     """One pooled upstream session serves every caller: a cookie the provider sets
     (load balancers do) is the caller's, not the proxy's to replay for someone else."""
     seen = []
@@ -256,10 +250,8 @@ async def test_provider_cookies_reach_the_caller_and_are_never_kept_for_another(
         return web.json_response({"id": "x", "object": "chat.completion", "choices": []},
                                  headers={"Set-Cookie": "__cf_bm=tenant-a-affinity; Path=/; HttpOnly"})
 
-    app = web.Application()
-    app.router.add_route("*", "/{tail:.*}", handler)
     # by name: aiohttp's jar ignores cookies from a bare IP address, but a provider has a name
-    upstream = (await serve_app(app)).replace("127.0.0.1", "localhost")
+    upstream = (await serve_handler(handler)).replace("127.0.0.1", "localhost")
     proxy = await make_proxy(upstream=upstream)
     body = {"model": "m", "messages": [{"role": "user", "content": "hi"}]}
     async with aiohttp.ClientSession(cookie_jar=aiohttp.DummyCookieJar()) as a:
@@ -278,7 +270,7 @@ async def test_provider_cookies_reach_the_caller_and_are_never_kept_for_another(
 
 
 @pytest.fixture
-async def raw_body_upstream(serve_app):
+async def raw_body_upstream(serve_handler):
     """An upstream that records each request's body exactly as it came over the wire."""
     seen, lengths = [], []
 
@@ -287,9 +279,7 @@ async def raw_body_upstream(serve_app):
         lengths.append(request.headers.get("Content-Length"))
         return web.json_response({"id": "x", "type": "message", "content": []})
 
-    app = web.Application()
-    app.router.add_route("*", "/{tail:.*}", handler)
-    return await serve_app(app, auto_decompress=False), seen, lengths
+    return await serve_handler(handler, auto_decompress=False), seen, lengths
 
 
 async def test_compressed_request_bodies(make_proxy, raw_body_upstream):

@@ -14,8 +14,9 @@ polling while a pass runs).
 
 The pass gives way to turns (``GiveWay``): it works in small steps (one
 session read, a few proposals written) and before each one waits while the
-proxy has a turn in flight (a counter in shared memory, ``job.turns``, that
-the serving process raises and lowers around each model call) — at most
+proxy has a turn in flight or started one within the last ``POLL`` seconds
+(counters in shared memory, ``job.turns``, that the serving process keeps
+around each proxied HTTP request) — at most
 ``MAX_WAIT`` seconds, so a proxy that is never idle still sees the pass
 finish, a step at a time — and rests as long as the last step worked. With
 ``--workers N`` every worker starts passes; the tenant's lease lets one of
@@ -42,46 +43,59 @@ POLL = 0.005  # seconds between two looks at the proxy's turns in flight
 
 
 class TurnsInFlight:
-    """The serving process's count of model calls in flight, in shared memory
-    the pass's child process reads (``with job.turns:`` around a call). Only
-    the event loop's thread changes it."""
+    """The serving process's count of proxied requests in flight (model calls
+    among them), in shared memory the pass's child process reads (``with
+    job.turns:`` around each). Only the event loop's thread changes it."""
 
     def __init__(self, ctx: Any) -> None:
-        self.shared = ctx.RawValue("i", 0)
+        self.shared = ctx.RawArray("q", 2)  # [in flight, started so far]
 
     def __enter__(self) -> "TurnsInFlight":
-        self.shared.value += 1
+        self.shared[0] += 1
+        self.shared[1] += 1
         return self
 
     def __exit__(self, *exc: Any) -> None:
-        self.shared.value -= 1
+        self.shared[0] -= 1
+
+    @property
+    def count(self) -> int:
+        return int(self.shared[0])
 
 
 class GiveWay:
     """Between two steps of a pass (``Learner.between``): rest as long as the
-    last step worked (``pace``), and on until the proxy has no turn in flight
-    — ``max_wait`` seconds at most, so the pass always finishes. Stopping
-    (shutdown) cuts the wait short."""
+    last step's CPU took (``pace``), and on until the proxy is quiet — no turn
+    in flight and none started for one ``poll`` — ``max_wait`` seconds at most,
+    so the pass always finishes. Stopping (shutdown) cuts the wait short."""
 
     def __init__(self, turns: Any, learner: Any, *, pace: float = PACE, max_wait: float = MAX_WAIT,
-                 poll: float = POLL) -> None:
+                 poll: float = POLL, hold: Any = None) -> None:
         self.turns, self.learner = turns, learner
+        self.hold = hold  # the benchmark's: while its value is set, the pass waits here (between two steps)
         self.pace, self.max_wait, self.poll = pace, max_wait, poll
         self.waited = 0.0  # seconds spent giving way (the benchmark reports it)
         self.forced = 0  # steps that ran while a turn was in flight (the wait ran out)
         self._worked = time.process_time()
 
     def __call__(self) -> None:
+        for _ in range(360_000):  # bounded (2 hours); never holding the store's write lock here
+            if self.hold is None or not self.hold.value or self.learner.stopping:
+                break
+            time.sleep(0.02)
         start = time.perf_counter()
         rest = min(self.max_wait, (time.process_time() - self._worked) * self.pace)  # the CPU the step took
         deadline = start + max(rest, self.max_wait)
         if rest > 0:
             time.sleep(rest)
         now = time.perf_counter()
-        while self.turns is not None and self.turns.value > 0 and not self.learner.stopping:
+        seen = -1
+        # quiet: no turn in flight, and none started for one poll (turns one after another are no pause)
+        while self.turns is not None and not self.learner.stopping and (self.turns[0] > 0 or self.turns[1] != seen):
             if now >= deadline:
                 self.forced += 1
                 break
+            seen = self.turns[1]
             time.sleep(self.poll)
             now = time.perf_counter()
         self.waited += now - start
@@ -116,13 +130,14 @@ def _watch(stop: Any, learner: Any) -> None:
 
 def child_main(open_store: Callable[[], Any], cfg: Any, data_dir: str, stop: Any,
                tenants: Sequence[str] | None = None, ready: Any = None, turns: Any = None,
-               gave_way: Any = None) -> None:
+               gave_way: Any = None, hold: Any = None) -> None:
     """One pass in a child process: every tenant (or ``tenants``, forced: the
     benchmark's), then exit. ``stop`` (a shared flag or an event) makes it
     stop between two steps; ``ready`` (an event) is set once the store is
     open; ``turns``: the proxy's turns in flight (``TurnsInFlight.shared``),
     given way to; ``gave_way`` (a shared array of 2 doubles): seconds waited
-    and steps forced, for the benchmark."""
+    and steps forced, and ``hold`` (a shared flag: the pass waits between two
+    steps while it is set), for the benchmark."""
     lower_priority()
     from .job import Learner
 
@@ -130,7 +145,7 @@ def child_main(open_store: Callable[[], Any], cfg: Any, data_dir: str, stop: Any
     give_way = None
     try:
         learner = Learner.for_config(store, cfg, data_dir)
-        learner.between = give_way = GiveWay(turns, learner)
+        learner.between = give_way = GiveWay(turns, learner, hold=hold)
         watcher = threading.Thread(target=_watch, args=(stop, learner), daemon=True)
         watcher.start()
         if ready is not None:

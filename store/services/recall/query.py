@@ -74,7 +74,7 @@ class Query:
     salient: frozenset[str] = frozenset()
     substrings: tuple[str, ...] = ()
     phrases: tuple[str, ...] = ()
-    text: str = ""  # the text it was built from (what was read of it), for the embeddings extra
+    text: str = ""  # what it asks (``focus_of``) or else all that was read of it: what the embeddings extra embeds
     strong: frozenset[str] = frozenset()  # salient terms each naming a whole thing: one suffices to recall
     focus: frozenset[str] = frozenset()  # the terms of what it asks, when it says more (empty: all of it)
     temporal: bool = False  # it asks when ("when did…", "what year…", "how long ago…")
@@ -226,12 +226,13 @@ def _build(text: str) -> Query:
     if not words:
         return Query(text=text)
     salient, strong = _salient_terms(text)
-    focus = frozenset(query_terms(focus_of(text))) & set(words)
+    asked = focus_of(text)
+    focus = frozenset(query_terms(asked)) & set(words)
     if sum(map(specific_term, focus)) < FOCUS_MIN:  # "who do I add as reviewer?": the rest says of what
-        focus = frozenset()
+        focus, asked = frozenset(), ""
     return Query(dict.fromkeys(words, 1.0), frozenset(salient & set(words)), tuple(substrings_of(text)),
-                 tuple(_phrases(text)), text, frozenset(strong & set(words)), focus,
-                 bool(_WHEN.search(focus_of(text) or text)))
+                 tuple(_phrases(text)), asked or text, frozenset(strong & set(words)), focus,
+                 bool(_WHEN.search(asked or text)))
 
 
 _cache = ByteLRU(CACHE_BYTES, "parsed queries", max_entries=CACHE)

@@ -22,6 +22,8 @@ from pathlib import Path
 import aiohttp
 import orjson
 import pytest
+from serveproc import until_healthy
+
 from ctxproxy.proxy.ports import free_port
 
 from ctxproxy.proxy.scripted_provider import FakeProviderThread, Reply
@@ -85,19 +87,9 @@ class ProxyProcess:
             return False
 
     async def wait_ready(self, http: aiohttp.ClientSession, timeout: float = 30.0) -> None:
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            if not self.alive():
-                raise AssertionError(f"proxy {self.pid} exited; see {self.log}")
-            try:
-                async with http.get(self.url + "/ctx/healthz", timeout=aiohttp.ClientTimeout(total=0.5)) as r:
-                    if r.status == 200:
-                        self.ready = True
-                        return
-            except (aiohttp.ClientError, asyncio.TimeoutError):
-                pass
-            await asyncio.sleep(0.02)
-        raise AssertionError(f"proxy on {self.port} not ready after {timeout}s; see {self.log}")
+        await until_healthy(http, self.url, self.alive, lambda: f"proxy {self.pid}, see {self.log}", timeout,
+                            poll=0.02, request_timeout=0.5)
+        self.ready = True
 
     def kill(self) -> None:
         """kill -9 this proxy (its own process group: the server and any workers)."""

@@ -14,6 +14,8 @@ import urllib.request
 
 import orjson
 import pytest
+from serveproc import kill_group
+
 from ctxproxy.proxy.ports import free_port
 
 ENV = {**os.environ, "OTEL_SDK_DISABLED": "true"}
@@ -57,9 +59,7 @@ class Running:
         return self.proc.communicate(timeout=timeout)[1]
 
     def kill(self) -> None:
-        if self.proc.poll() is None:
-            os.killpg(self.proc.pid, signal.SIGKILL)
-            self.proc.wait(10)
+        kill_group(self.proc)
 
 
 @pytest.fixture

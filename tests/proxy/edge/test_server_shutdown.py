@@ -10,12 +10,13 @@ import os
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import aiohttp
 import orjson
 import pytest
+from serveproc import kill_group, until_healthy
+
 from ctxproxy.proxy.ports import free_port
 
 from ctxproxy.proxy.scripted_provider import FakeProviderThread, Reply
@@ -47,17 +48,8 @@ class Serve:
                                          stdout=subprocess.DEVNULL, stderr=log, start_new_session=True)
 
     async def ready(self, http: aiohttp.ClientSession, timeout: float = 30.0) -> None:
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            assert self.proc.poll() is None, f"serve exited {self.proc.returncode}: {self.log.read_text()}"
-            try:
-                async with http.get(self.url + "/ctx/healthz", timeout=aiohttp.ClientTimeout(total=1)) as r:
-                    if r.status == 200:
-                        return
-            except (aiohttp.ClientError, asyncio.TimeoutError):
-                pass
-            await asyncio.sleep(0.05)
-        raise AssertionError(f"serve not ready after {timeout}s: {self.log.read_text()}")
+        await until_healthy(http, self.url, lambda: self.proc.poll() is None,
+                            lambda: f"exit {self.proc.returncode}, {self.log.read_text()}", timeout)
 
     def terminate(self) -> None:
         self.proc.send_signal(signal.SIGTERM)
@@ -68,9 +60,7 @@ class Serve:
         return await asyncio.to_thread(self.proc.wait, timeout)
 
     def kill(self) -> None:
-        if self.proc.poll() is None:
-            os.killpg(self.proc.pid, signal.SIGKILL)
-            self.proc.wait(10)
+        kill_group(self.proc)
 
 
 @pytest.fixture

@@ -73,7 +73,7 @@ async def test_bad_client_handshake_is_refused_without_dialling_the_provider(mak
 
 
 @pytest.fixture
-async def closing_upstream(serve_app):
+async def closing_upstream(serve_handler):
     """A Responses WebSocket that closes with the code a frame asks for, and notes
     the code and reason the proxy closes it with."""
     seen = []
@@ -91,9 +91,7 @@ async def closing_upstream(serve_app):
                 break
         return ws
 
-    app = web.Application()
-    app.router.add_get("/v1/responses", handler)
-    return await serve_app(app), seen
+    return await serve_handler(handler, method="GET", path="/v1/responses"), seen
 
 
 async def test_close_code_and_reason_pass_both_ways(make_proxy, closing_upstream):
@@ -142,14 +140,12 @@ async def test_client_frame_is_capped_at_max_body_bytes(make_proxy, fake):
     assert len([r for r in fake.requests if r.method == "WS"]) == 1
 
 
-async def test_provider_refusal_passes_status_and_headers(make_proxy, serve_app):
+async def test_provider_refusal_passes_status_and_headers(make_proxy, serve_handler):
     async def refuse(request):
         return web.json_response({"error": {"message": "slow down"}}, status=429,
                                  headers={"retry-after": "7", "x-ratelimit-remaining-requests": "0"})
 
-    app = web.Application()
-    app.router.add_get("/v1/responses", refuse)
-    proxy = await make_proxy(upstream=await serve_app(app))
+    proxy = await make_proxy(upstream=await serve_handler(refuse, method="GET", path="/v1/responses"))
     async with aiohttp.ClientSession() as s:
         with pytest.raises(aiohttp.WSServerHandshakeError) as exc:
             await s.ws_connect(ws_url(proxy))
@@ -355,7 +351,7 @@ async def test_deeply_nested_frame_is_an_error_frame_not_the_sessions_end(make_p
 
 
 @pytest.fixture
-async def recording_upstream(serve_app):
+async def recording_upstream(serve_handler):
     """A Responses WebSocket that notes every frame (text or binary) and answers an error."""
     frames = []
 
@@ -368,9 +364,7 @@ async def recording_upstream(serve_app):
                 await ws.send_str(json.dumps({"type": "error", "status": 400, "error": {"message": "noted"}}))
         return ws
 
-    app = web.Application()
-    app.router.add_get("/v1/responses", handler)
-    return await serve_app(app), frames
+    return await serve_handler(handler, method="GET", path="/v1/responses"), frames
 
 
 async def test_binary_response_create_goes_through_the_filters(make_proxy, recording_upstream):
@@ -412,7 +406,7 @@ async def test_binary_steering_input_goes_through_the_filters(make_proxy, record
 
 
 @pytest.fixture
-async def binary_upstream(serve_app):
+async def binary_upstream(serve_handler):
     """A Responses WebSocket that answers every response.create in binary frames,
     with a secret in the text."""
     async def handler(request):
@@ -437,9 +431,7 @@ async def binary_upstream(serve_app):
                 await ws.send_bytes(json.dumps({**ev, "sequence_number": i}).encode())
         return ws
 
-    app = web.Application()
-    app.router.add_get("/v1/responses", handler)
-    return await serve_app(app)
+    return await serve_handler(handler, method="GET", path="/v1/responses")
 
 
 async def test_binary_server_events_go_through_the_response_filters(make_proxy, binary_upstream):

@@ -55,7 +55,8 @@ async def test_a_pass_finishes_while_turns_run(make_proxy, fake):
                         session=f"b{k}", user="alice")
     counted = proxy.state.turns
     assert isinstance(counted, TurnsInFlight)  # serve's edge counts its model calls for the pass
-    counted.shared.value += 1  # a turn that never ends: the pass can never wait for an idle proxy
+    started = counted.shared[1]
+    counted.shared[0] += 1  # a turn that never ends: the pass can never wait for an idle proxy
     client = proxy.anthropic(default_headers={"x-ctx-session": "busy", "x-ctx-user": "bob"})
     store = proxy.settled_store()
     try:
@@ -68,9 +69,9 @@ async def test_a_pass_finishes_while_turns_run(make_proxy, fake):
             store = proxy.settled_store()
         assert all(learned(store)[s].status == "proposed" for s in said)
     finally:
-        counted.shared.value -= 1
+        counted.shared[0] -= 1
         await client.close()
-    assert counted.shared.value == 0  # every counted turn was uncounted at its end
+    assert counted.count == 0 and counted.shared[1] > started  # each turn counted, and uncounted at its end
 
 
 def test_give_way_waits_for_turns_at_most_max_wait_and_stops_at_shutdown():
@@ -86,4 +87,4 @@ def test_give_way_waits_for_turns_at_most_max_wait_and_stops_at_shutdown():
         give_way = GiveWay(turns.shared, learner, pace=0.0, max_wait=3600.0, poll=0.001)
         give_way()  # shutting down: no waiting for turns (returns: the test does not hang)
         assert give_way.forced == 0
-    assert turns.shared.value == 0
+    assert turns.count == 0 and turns.shared[1] == 1  # one turn started, none in flight

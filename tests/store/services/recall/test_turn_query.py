@@ -169,6 +169,7 @@ def test_what_a_message_asks_is_its_focus_and_the_rest_are_side_remarks():
     # an ask that names fewer than two specific words leans on the rest: no focus
     assert query.parse("The ledger schema change is ready. Who reviews it?").focus == frozenset()
     assert query.parse(LONG).focus >= {"port", "stag", "deploy"} and "integr" not in query.parse(LONG).focus
+    assert query.parse(LONG).text == query.focus_of(LONG)  # what the embeddings extra embeds
 
 
 def test_a_memory_matching_only_a_requests_side_remarks_is_not_recalled(tmp_path):
