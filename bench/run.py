@@ -969,7 +969,8 @@ async def amain(args: argparse.Namespace) -> None:
                 ctx_p.start(proxy_cpus)
                 try:
                     await wait_ready(noop_p, "/")
-                    await wait_ready(ctx_p, "/ctx/healthz")
+                    # start-up loads the vocabulary and compiles the redaction rules: slow on a busy machine
+                    await wait_ready(ctx_p, "/ctx/healthz", timeout=180.0)
                 except BaseException:
                     ctx_p.stop()
                     noop_p.stop()
