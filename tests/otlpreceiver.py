@@ -81,23 +81,22 @@ class OTLPReceiver:
             return zlib.decompress(raw)
         return raw
 
-    async def _traces(self, request: web.Request) -> web.Response:
+    async def _receive(self, request: web.Request, kind: type, answer: type, raws: list, msgs: list) -> web.Response:
+        """One export: its bytes and the ``kind`` message they parse to are kept."""
         raw = await self._body(request)
-        msg = ExportTraceServiceRequest()
+        msg = kind()
         msg.ParseFromString(raw)
-        self.traces_raw.append(raw)
-        self.traces.append(msg)
-        return web.Response(body=ExportTraceServiceResponse().SerializeToString(),
-                            content_type="application/x-protobuf")
+        raws.append(raw)
+        msgs.append(msg)
+        return web.Response(body=answer().SerializeToString(), content_type="application/x-protobuf")
+
+    async def _traces(self, request: web.Request) -> web.Response:
+        return await self._receive(request, ExportTraceServiceRequest, ExportTraceServiceResponse, self.traces_raw,
+                                   self.traces)
 
     async def _metrics(self, request: web.Request) -> web.Response:
-        raw = await self._body(request)
-        msg = ExportMetricsServiceRequest()
-        msg.ParseFromString(raw)
-        self.metrics_raw.append(raw)
-        self.metrics.append(msg)
-        return web.Response(body=ExportMetricsServiceResponse().SerializeToString(),
-                            content_type="application/x-protobuf")
+        return await self._receive(request, ExportMetricsServiceRequest, ExportMetricsServiceResponse,
+                                   self.metrics_raw, self.metrics)
 
     # -- reading what arrived ------------------------------------------------------
     def spans(self) -> list[Any]:
