@@ -72,22 +72,31 @@ async def test_the_version_check_catches_a_missed_notification(pg_dsn):
         b.close()
 
 
-async def test_a_session_alternating_replicas_keeps_its_ledger_and_checkpoint(replicas, fake):
-    a, b = await replicas()
+async def pr_session(fake, a, b, session: str, answered=lambda turn: None) -> None:
+    """Tenant acme's ``session`` asks to open a PR, its turns alternating between
+    replicas ``a`` and ``b``: the provider calls ``gh pr create`` twice (toolu_1,
+    toolu_2; each result is a PR's URL), then answers in text. ``answered(turn)``
+    runs as each answer arrives."""
     calls = iter(["toolu_1", "toolu_2"])
     fake.default_reply = lambda rec: (Reply.tool_call("Bash", {"command": "gh pr create"}, next(calls))
                                       if len((rec.json or {}).get("messages", [])) < 5 else Reply.text("done"))
-    headers = {"X-Ctx-Tenant": "acme", "X-Ctx-Session": "s-fleet"}
+    headers = {"X-Ctx-Tenant": "acme", "X-Ctx-Session": session}
     clients = [a.anthropic(default_headers=headers), b.anthropic(default_headers=headers)]
     msgs = [{"role": "user", "content": "open the PR"}]
     for turn in range(3):
         msg = await clients[turn % 2].messages.create(model="m", max_tokens=50, tools=TOOLS, messages=msgs)
+        answered(turn)
         uses = [x for x in msg.content if x.type == "tool_use"]
         if not uses:
             break
         msgs += [{"role": "assistant", "content": [x.model_dump(exclude_none=True) for x in msg.content]},
                  {"role": "user", "content": [{"type": "tool_result", "tool_use_id": uses[0].id,
                                                "content": f"https://github.com/o/r/pull/{4821 + turn}"}]}]
+
+
+async def test_a_session_alternating_replicas_keeps_its_ledger_and_checkpoint(replicas, fake):
+    a, b = await replicas()
+    await pr_session(fake, a, b, "s-fleet")
     a.settled_store(), b.settled_store()
     effects = a.state.services["store"].effects.list("acme", session="s-fleet")
     assert [e.call_id for e in effects] == ["toolu_1", "toolu_2"]
@@ -121,22 +130,12 @@ async def test_a_result_reaching_a_replica_before_the_call_was_recorded_is_settl
     # other replica, has brought their results: identical calls must still settle one each.
     a, b = await replicas()
     release_a, release_b = hold_answer_writes(a), hold_answer_writes(b)
-    calls = iter(["toolu_1", "toolu_2"])
-    fake.default_reply = lambda rec: (Reply.tool_call("Bash", {"command": "gh pr create"}, next(calls))
-                                      if len((rec.json or {}).get("messages", [])) < 5 else Reply.text("done"))
-    headers = {"X-Ctx-Tenant": "acme", "X-Ctx-Session": "s-late"}
-    clients = [a.anthropic(default_headers=headers), b.anthropic(default_headers=headers)]
-    msgs = [{"role": "user", "content": "open the PR"}]
-    for turn in range(3):
-        msg = await clients[turn % 2].messages.create(model="m", max_tokens=50, tools=TOOLS, messages=msgs)
+
+    def answered(turn: int) -> None:
         if turn:  # the other replica's answer record lands now, after this request settled its results
             (release_a if turn % 2 else release_b).set()
-        uses = [x for x in msg.content if x.type == "tool_use"]
-        if not uses:
-            break
-        msgs += [{"role": "assistant", "content": [x.model_dump(exclude_none=True) for x in msg.content]},
-                 {"role": "user", "content": [{"type": "tool_result", "tool_use_id": uses[0].id,
-                                               "content": f"https://github.com/o/r/pull/{4821 + turn}"}]}]
+
+    await pr_session(fake, a, b, "s-late", answered)
     release_a.set(), release_b.set()
     a.settled_store(), b.settled_store()
     effects = a.state.services["store"].effects.list("acme", session="s-late")
