@@ -303,16 +303,19 @@ class ChatEvent(Event):
         c = d.get("choices") if isinstance(d, dict) else None
         return [x for x in c if isinstance(x, dict)] if isinstance(c, list) else []
 
+    def _choice_deltas(self) -> Iterator[tuple[int, dict, dict]]:
+        """(index, choice, delta) of each choice this chunk has a delta for."""
+        for choice in self._choices():
+            delta = choice.get("delta")
+            if isinstance(delta, dict):
+                yield _index(choice), choice, delta
+
     def _find_deltas(self) -> list[Delta]:
         d = self.data
         if isinstance(d, dict) and "id" in d:
             self.stream.envelope = {k: d[k] for k in ("id", "created", "model") if k in d}
         out = []
-        for choice in self._choices():
-            n = _index(choice)
-            delta = choice.get("delta")
-            if not isinstance(delta, dict):
-                continue
+        for n, choice, delta in self._choice_deltas():
             edit = _ChoiceEdit(choice, self)
             opened = self.stream.open.setdefault(n, [])
             for obj, key, ch, kind in _delta_fields(n, delta):
@@ -347,11 +350,7 @@ class ChatEvent(Event):
 
     def _find_tool_call_starts(self) -> list[tuple[str, str, str]]:
         out = []
-        for choice in self._choices():
-            n = _index(choice)
-            delta = choice.get("delta")
-            if not isinstance(delta, dict):
-                continue
+        for n, _, delta in self._choice_deltas():
             calls = delta.get("tool_calls")
             for call in calls if isinstance(calls, list) else ():
                 if isinstance(call, dict) and call.get("id"):
