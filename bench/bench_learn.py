@@ -1,10 +1,10 @@
 """Benchmark of learning: what it proposes from a scripted multi-agent session set,
 what it costs, and what a running consolidation adds to turn latency.
 
-    python bench/bench_learn.py                  # ~1 minute idle; longer under load (the pass waits for idle cores)
+    python bench/bench_learn.py                  # part 3's 40 rounds: 5-10 minutes on a loaded machine
     python bench/bench_learn.py --sessions 300   # quicker cost runs
     python bench/bench_learn.py --write          # also append the tables to bench/RESULTS.md
-    python bench/bench_learn.py --latency-only  # only part 3 (~3 minutes on a loaded machine)
+    python bench/bench_learn.py --latency-only --windows 60   # only part 3, 60 rounds
 
 Everything on 127.0.0.1, in this process (the scripted provider and ctxproxy,
 as tests/conftest.py starts them); every loop bounded.
