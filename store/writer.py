@@ -11,7 +11,11 @@ event loop never waits for a disk. ``flush()`` commits at once.
 fails, its ops are retried one by one so one bad write cannot take the others
 down; each Future carries its own outcome (an op may so run twice: it must
 start over cleanly). An op alone that lost a race with another writer of the
-same rows (``StoreConflict``: another replica's transaction) runs again. ``urgent=True`` commits without lingering: a write-ahead
+same rows (``StoreConflict``: another replica's transaction) runs again.
+A store shared by several processes (``commit_per_key``: PostgreSQL) gets
+one transaction per session of a group instead: a session's rows stay
+locked only while its own writes run, so another replica's next turn of
+that session does not wait for the rest of the group. ``urgent=True`` commits without lingering: a write-ahead
 that a request waits for (``filters.base.Commit``) rides with whatever else is
 queued, and ops run in the order submitted, so it reads what came before it.
 """
@@ -119,7 +123,18 @@ class BackgroundWriter:
         # A future cancelled before its op ran (the request waiting for it was
         # cancelled) is dropped; the others can no longer be cancelled.
         group = [(op, fut) for op, fut in group if fut.set_running_or_notify_cancel()]
-        if group:
+        if group and getattr(self.store, "commit_per_key", False):
+            # one transaction per session: a session's rows stay locked only while
+            # its own writes run, not while the rest of the group does
+            parts: dict[tuple, list[tuple[Op, Future]]] = {}
+            for item in sorted((g for g in group if g[0] is not _NOW), key=_order):
+                parts.setdefault(_order(item), []).append(item)
+            for part in parts.values():
+                self._commit_running(part)
+            for op, fut in group:
+                if op is _NOW:
+                    fut.set_result(None)
+        elif group:
             self._commit_running(group)
 
     def _batch(self, n: int) -> Any:

@@ -109,6 +109,7 @@ class PGStore(_Repos):
     """``Store`` over a PostgreSQL database. Open with ``open_store(dsn=...)``."""
 
     backend = "postgres"
+    commit_per_key = True  # the background writer commits each session's writes on their own (see writer)
 
     def __init__(self, pool: Pool, *, clock: Callable[[], float], pending_timeout: float | None,
                  schema_version: int, invalidation: Invalidation | None) -> None:

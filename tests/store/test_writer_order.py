@@ -33,3 +33,26 @@ def test_a_group_runs_its_writes_by_session_each_in_submitted_order(tmp_path):
     assert store.ran == ["a1", "a2", "b1", "b2", "none1", "none2"]
     assert [f.result(5) for f in futures] == ["b1", "none1", "a1", "b2", "a2", "none2"]  # each its own result
     writer.close()
+
+
+class PerSession(Recording):
+    """A store that wants each session's writes in a transaction of their own."""
+
+    commit_per_key = True
+
+    @contextmanager
+    def batch(self):
+        self.ran.append("BEGIN")
+        yield self
+
+
+def test_a_store_that_asks_for_it_gets_one_transaction_per_session():
+    store = PerSession()
+    writer = BackgroundWriter(store, linger=5.0)
+    futures = [writer.submit(lambda b: b.ran.append("b1"), key=("t", "b")), writer.submit(lambda b: b.ran.append("n")),
+               writer.submit(lambda b: b.ran.append("a1"), key=("t", "a")),
+               writer.submit(lambda b: b.ran.append("b2"), key=("t", "b"))]
+    writer.flush()
+    assert store.ran == ["BEGIN", "a1", "BEGIN", "b1", "b2", "BEGIN", "n"]
+    assert all(f.done() and f.exception() is None for f in futures)
+    writer.close()
