@@ -6,6 +6,7 @@ process could hold it indefinitely (the proxy's write-ahead would wait behind
 it)."""
 from __future__ import annotations
 
+import asyncio
 import multiprocessing
 import os
 import sys
@@ -15,8 +16,9 @@ from types import SimpleNamespace
 import pytest
 from learnsessions import Say, run_agent
 
+from ctxproxy.proxy.edge.server import store_opener
 from ctxproxy.proxy.scripted_provider import Reply
-from ctxproxy.store.services.learning.background import NICE, GiveWay, TurnsInFlight, lower_priority
+from ctxproxy.store.services.learning.background import NICE, Background, GiveWay, TurnsInFlight, lower_priority
 
 
 def learned(store):
@@ -88,3 +90,27 @@ def test_give_way_waits_for_turns_at_most_max_wait_and_stops_at_shutdown():
         give_way()  # shutting down: no waiting for turns (returns: the test does not hang)
         assert give_way.forced == 0
     assert turns.count == 0 and turns.shared[1] == 1  # one turn started, none in flight
+
+
+async def test_shutdown_stops_a_pass_that_is_giving_way(make_proxy, fake):
+    """A pass waiting for a quiet proxy that never comes stops at shutdown between two steps:
+    stop() returns, the pass's thread and child are gone, what the pass wrote stands."""
+    proxy = await make_proxy("[learn]\nenabled = false\nmin_idle = 0.0\n")
+    for k in range(6):
+        await run_agent(proxy, fake, "claude-code", [Say(f"Tidy module {k}. Never commit file {k}.", "OK.")],
+                        session=f"s{k}", user="alice")
+    store = proxy.settled_store()
+    cfg = proxy.state.config
+    job = Background(store_opener(cfg), cfg, proxy.state.services["data_dir"], first_delay=0.0, grace=30.0)
+    job.turns.shared[0] = 1  # a request that never ends: every step waits its longest
+    job.start()
+    try:
+        for _ in range(3000):  # bounded: the child starts (imports), then takes the tenant's lease
+            if store.learning.lease("default") is not None:
+                break
+            await asyncio.sleep(0.02)
+        assert store.learning.lease("default") is not None  # the pass is under way
+    finally:
+        await asyncio.to_thread(job.stop, 60)
+    assert not job._thread.is_alive()
+    assert store.learning.lease("default") is None  # it let go of the lease on its way out
