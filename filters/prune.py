@@ -68,17 +68,25 @@ from ctxproxy.store.lookups import REF_PREFIX  # the admin API and the CLI resol
 from .base import Filter, Turn
 from .report import ManifestField, as_dict, integer, items, text
 from .services import Services
+from .tokens import utf8_len
 from ctxproxy.store.services.digest import memo_key, text_sha256
 
 
 log = logging.getLogger("ctxproxy.filters.prune")
 
 MEMO_BYTES = 1 << 20  # each of the four in-process memos (token counts, ids, stubs by content)
+# A request bringing at least this much text no memo knows (a long conversation first
+# seen) is decided from estimated counts when the estimate is clearly on one side of
+# the trigger; the exact counts are made after the answer went.
+ESTIMATE_CHARS = 262144
+ESTIMATE_BAND = 0.2  # ... clearly: more than this fraction of trigger_tokens away from it
+ESTIMATE_MARGIN = 1.05  # estimates lean high: a batch then clears at least down to its target
 
 # Store tenant holding pruned id -> tenant pointers (as the manifests' "#turns"), so
 # an operator finds an original from its ctx://pruned/<id> alone, which names no
 # tenant: the model reads it, and a tenant name has no business in the prompt.
 REF_INDEX_TENANT = REF_POINTERS  # the store erases them with their session
+_LATER = "prune.count_later"  # turn.state: texts this turn estimated, counted once the answer went
 STATE_KEY = "prune"  # the session's part holding the decisions (earlier: a key of the session state)
 SOFT, HARD = "soft", "hard"
 _RANK = {SOFT: 1, HARD: 2}
@@ -168,6 +176,8 @@ class _Plan:
     skipped: str | None = None
     raw: int | None = None  # estimated input tokens as the client sent it (None: surely below the trigger)
     estimated: int = 0  # ... with the decisions of earlier turns applied
+    counts_estimated: bool = False  # counts from a sampled ratio, not the vocabulary (see ESTIMATE_CHARS)
+    uncounted: list[str] = field(default_factory=list)  # ... the texts to count exactly after the answer
 
 
 @dataclass(frozen=True)
@@ -181,6 +191,7 @@ class PruneState:
     trigger_tokens: int
     saved_tokens: int
     skipped: str | None  # why a batch was not pruned, if one was due
+    counts_estimated: bool = False  # the token counts of this turn are estimates (a long conversation first seen)
 
 
 class PruneFilter(Filter):
@@ -236,7 +247,12 @@ class PruneFilter(Filter):
 
     def report(self, turn: Turn) -> dict | None:
         st: PruneState | None = turn.state.get(self.name)
-        return {"pruned": list(st.pruned)} if st is not None else None
+        if st is None:
+            return None
+        later = turn.state.pop(_LATER, None)
+        if later:  # the turn's end, after the answer: count what this turn estimated, on the helper thread
+            turn.tokens.count_later(later)
+        return {"pruned": list(st.pruned)}
 
     @staticmethod
     def successor_state(st: PruneState) -> PruneState:
@@ -249,11 +265,14 @@ class PruneFilter(Filter):
                 r.result.replace(r.stub)
         pruned = [r for r in plan.results if r.decision is not None]
         saved = sum(r.saved for r in pruned)
+        est = {"tokens_estimated": True} if plan.counts_estimated else {}
         turn.state[self.name] = PruneState(
             [{"ref": REF_PREFIX + r.id, "tool": r.tool, "tokens_before": r.tokens, "tokens_after": r.after,
-              "mode": r.decision["m"], "new": r.new} for r in pruned],
+              "mode": r.decision["m"], "new": r.new, **est} for r in pruned],
             plan.batch, plan.raw, None if plan.raw is None else plan.raw - saved, self.config.trigger_tokens,
-            saved, plan.skipped)
+            saved, plan.skipped, plan.counts_estimated)
+        if plan.uncounted:
+            turn.state[_LATER] = plan.uncounted
 
     # -- deciding (no side effects) -----------------------------------------------
 
@@ -265,10 +284,13 @@ class PruneFilter(Filter):
         by_call: dict[str, dict] | None = None
         shape: _Shape | None = None
         memo = self._result_tokens
+        guess: list[Callable[[str], int]] = []  # the estimator, while the plan runs on estimates
 
         def tokens_of(digest: str, content: str) -> int:
             n = memo.get(digest)
             if n is None:
+                if guess:
+                    return guess[0](content)  # not remembered: the next turn counts it exactly
                 n = count(content)
                 memo.put(digest, n)
             return n
@@ -318,9 +340,12 @@ class PruneFilter(Filter):
         raw = getattr(view, "raw", b"")
         if raw and not view.changed and len(raw) <= cfg.trigger_tokens:
             return plan  # a token is at least a byte: this request cannot reach the trigger
+        uncounted = turn.tokens.unknown([r.result.content for r in plan.results if r.uncounted(memo)])
+        if sum(map(len, uncounted)) >= ESTIMATE_CHARS and self._decide_estimated(turn, view, plan, uncounted, guess):
+            return plan
         # A result no memo knows (a conversation first seen) is counted here; many at once
         # are counted on two threads first.
-        turn.tokens.prefetch(r.result.content for r in plan.results if r.uncounted(memo))
+        turn.tokens.prefetch(uncounted)
         plan.raw = self._estimate(view, plan, count)
         plan.estimated = plan.raw - sum(r.saved for r in plan.results)
         if plan.estimated > cfg.trigger_tokens:
@@ -328,7 +353,44 @@ class PruneFilter(Filter):
             self._batch(plan, count)
         return plan
 
-    def _estimate(self, view: Any, plan: _Plan, count: Callable[[str], int]) -> int:
+    def _decide_estimated(self, turn: Turn, view: Any, plan: _Plan, uncounted: list[str],
+                          guess: list[Callable[[str], int]]) -> bool:
+        """Plan a long conversation first seen from estimated counts: tokens per
+        byte from an exact count of a sample of its new text, a little high.
+        Only when the estimate is clearly above or below the trigger (near it,
+        returns False having changed nothing, and the caller counts exactly).
+        A uniform overestimate is the safe side: a batch then clears at least
+        down to its target."""
+        cfg = self.config
+        exact = turn.tokens.count
+        per_byte = turn.tokens.tokens_per_byte(uncounted) * ESTIMATE_MARGIN
+        if per_byte <= 0:
+            return False
+
+        later: list[str] = []  # every text estimated (results, other items, stubs), counted after the answer
+
+        def estimate(text: str) -> int:
+            if len(text) < 64:
+                return exact(text)  # short: as cheap to count as to estimate
+            later.append(text)
+            return max(1, int(utf8_len(text) * per_byte + 0.5))
+
+        guess.append(estimate)
+        raw = self._estimate(view, plan, estimate, remember=False)
+        estimated = raw - sum(r.saved for r in plan.results)
+        if abs(estimated - cfg.trigger_tokens) <= cfg.trigger_tokens * ESTIMATE_BAND:
+            guess.clear()
+            for r in plan.results:
+                r._tokens = None  # forget the estimates: the caller counts exactly
+            return False
+        plan.raw, plan.estimated, plan.counts_estimated = raw, estimated, True
+        if estimated > cfg.trigger_tokens:
+            self._mark_eligible(view, plan)
+            self._batch(plan, estimate, remember=False)
+        plan.uncounted = later
+        return True
+
+    def _estimate(self, view: Any, plan: _Plan, count: Callable[[str], int], remember: bool = True) -> int:
         """Input tokens of the request as the client sent it: tool results from
         their content-hash memo, every other conversation item from a memo keyed
         by a hash of its JSON — an unchanged history costs a hash per item."""
@@ -343,7 +405,8 @@ class PruneFilter(Filter):
             n = self._items.get(key)
             if n is None:
                 n = _strings_tokens(view, item, count)
-                self._items.put(key, n)
+                if remember:
+                    self._items.put(key, n)
             total += n
         return total
 
@@ -365,7 +428,7 @@ class PruneFilter(Filter):
                           and bool(res.content) and not self._is_excluded(r.tool)
                           and r.tokens >= cfg.min_tokens and not view.result_has_breakpoint(res))
 
-    def _batch(self, plan: _Plan, count: Callable[[str], int]) -> None:
+    def _batch(self, plan: _Plan, count: Callable[[str], int], remember: bool = True) -> None:
         cfg = self.config
         # The smallest batch worth breaking the cached prefix for. It matters when what cannot
         # be pruned (recent results, conversation text) already exceeds the target: without
@@ -383,7 +446,7 @@ class PruneFilter(Filter):
                 if r.decision is not None or not self._soft_ok(r):
                     continue
                 d = self._decision(r, SOFT, cfg.soft_head_chars, cfg.soft_tail_chars)
-                stub, after = self._stub(d, r.result.content, count)
+                stub, after = self._stub(d, r.result.content, count, remember)
                 if stub is not None and after < r.tokens:
                     proposal[r.index] = (d, stub, after)
                     saved += r.tokens - after
@@ -393,7 +456,7 @@ class PruneFilter(Filter):
             for r in cands:
                 current = proposal[r.index][2] if r.index in proposal else (r.after if r.decision else r.tokens)
                 d = self._decision(r, HARD, 0, 0)
-                stub, after = self._stub(d, r.result.content, count)
+                stub, after = self._stub(d, r.result.content, count, remember)
                 if stub is None or after >= current:
                     continue
                 proposal[r.index] = (d, stub, after)
@@ -414,7 +477,8 @@ class PruneFilter(Filter):
                 r.new = True
                 plan.writes.append(r)
 
-    def _stub(self, d: Mapping[str, Any], content: str, count: Callable[[str], int]) -> tuple[str | None, int]:
+    def _stub(self, d: Mapping[str, Any], content: str, count: Callable[[str], int],
+              remember: bool = True) -> tuple[str | None, int]:
         # Every field the stub is rendered from: a decision read back from another
         # worker (its own token count, say) must not get this worker's stub.
         key = (d["id"], d["m"], d.get("hc"), d.get("tc"), d.get("t"), d.get("b"), d.get("n"))
@@ -422,7 +486,8 @@ class PruneFilter(Filter):
         if hit is None:
             stub = render_stub(d, content)
             hit = (stub, count(stub) if stub is not None else 0)
-            self._stubs.put(key, hit)
+            if remember:  # an estimate is not remembered: the next turn counts the stub exactly
+                self._stubs.put(key, hit)
         return hit
 
     def _apply(self, r: _Result, d: dict, count: Callable[[str], int], new: bool) -> bool:

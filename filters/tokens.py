@@ -14,7 +14,7 @@ import hashlib
 import io
 import threading
 import zlib
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 from importlib import resources
 from typing import Hashable, Iterable
 
@@ -123,6 +123,7 @@ class TokenCounter:
         self._cache = ByteLRU(cache_bytes, "token counts", fixed=entry_bytes(memo_key("x" * 64), 1 << 20))
         self.hits = 0
         self.misses = 0
+        self._later: Future | None = None  # the last count_later job
 
     @property
     def loaded(self) -> bool:
@@ -166,6 +167,64 @@ class TokenCounter:
             self.misses += 1
             self._cache.put(key, n)
 
+    def count_later(self, texts: Iterable[str]) -> Future | None:
+        """Count ``texts`` into the cache on the helper thread, off the caller's
+        path (what a turn decided from an estimate is counted after its answer
+        went, so the next turn finds exact counts). Returns the job, or None
+        when every text was known."""
+        if self._enc is None:
+            self.load()
+        todo: dict[Hashable, str] = {}
+        for text in texts:
+            if len(text) >= 64:
+                key = memo_key(text)
+                if key not in self._cache:
+                    todo[key] = text
+        if not todo:
+            return None
+        enc, cache = self._enc, self._cache
+
+        def run() -> None:
+            for key, text in todo.items():
+                if key not in cache:
+                    cache.put(key, len(enc.encode_ordinary(text)))
+        self._later = _helper_pool().submit(run)
+        return self._later
+
+    LATER_WAIT = 5.0  # seconds ``unknown`` waits at most for a ``count_later`` job still running
+
+    def unknown(self, texts: Iterable[str]) -> list[str]:
+        """The texts the cache does not know (short ones, never cached, left
+        out). A ``count_later`` job still running is waited for first: it is
+        counting them already, and recounting here would cost the caller's
+        thread what it was moved off."""
+        later = self._later
+        if later is not None:
+            if not later.done():
+                try:
+                    later.result(self.LATER_WAIT)
+                except Exception:  # noqa: BLE001 - a failed or slow job: count here instead
+                    pass
+            self._later = None
+        cache = self._cache
+        return [t for t in texts if len(t) >= 64 and memo_key(t) not in cache]
+
+    SAMPLE_PIECE = 256  # characters of one sampled piece
+    SAMPLE_EVERY = 8  # one piece every SAMPLE_EVERY pieces' length (~1/8 of the text)
+
+    def tokens_per_byte(self, texts: Iterable[str]) -> float:
+        """Tokens per UTF-8 byte of ``texts``, from an exact count of a sample:
+        each text's first piece and one piece in ``SAMPLE_EVERY`` after it.
+        A long conversation's ratio is known to a few per cent for ~1/8 of the
+        counting."""
+        if self._enc is None:
+            self.load()
+        n, stride = self.SAMPLE_PIECE, self.SAMPLE_PIECE * self.SAMPLE_EVERY
+        pieces = [t[i:i + n] for t in texts for i in range(0, len(t), stride)]
+        sample = "".join(pieces)
+        size = utf8_len(sample)
+        return len(self._enc.encode_ordinary(sample)) / size if size else 0.0
+
     def count(self, text: str) -> int:
         if not text:
             return 0
@@ -182,3 +241,8 @@ class TokenCounter:
         n = len(self._enc.encode_ordinary(text))
         self._cache.put(key, n)
         return n
+
+
+def utf8_len(text: str) -> int:
+    """Bytes of ``text`` in UTF-8 (no copy for ASCII text)."""
+    return len(text) if text.isascii() else len(text.encode("utf-8", "surrogatepass"))
