@@ -9,7 +9,7 @@ from toolsession import canned, prefix_kept, prune_toml, results_of, tool_output
 from ctxproxy.config import ConfigError, parse_section
 from ctxproxy.filters import Pipeline, Turn
 from ctxproxy.filters.base import Identity
-from ctxproxy.filters.prune import REF_PREFIX, PruneConfig, PruneFilter, pruned_id, render_stub
+from ctxproxy.filters.prune import REF_PREFIX, PruneConfig, PruneFilter, estimate_tokens, pruned_id, render_stub
 from ctxproxy.filters.tokens import TokenCounter
 from ctxproxy.proxy.adapters import ADAPTERS
 from ctxproxy.proxy.scripted_provider import Reply
@@ -482,3 +482,48 @@ async def test_chat_tool_part_cache_breakpoint_survives(make_proxy, fake):
     got = [m for m in fwd if m.get("tool_call_id") == marked["tool_call_id"]][0]
     assert got["content"] == marked["content"]  # breakpoint and text as sent
     assert any(REF_PREFIX in str(m.get("content")) for m in fwd if m.get("role") == "tool")  # others pruned
+
+
+# -- a long conversation first seen -----------------------------------------------------------
+
+def first_seen(f: PruneFilter, api: str, body: dict, tokens: TokenCounter) -> Turn:
+    t = Turn(api=api, route="r", path="/", headers={}, request=ADAPTERS[api].parse_request(orjson.dumps(body)),
+             tokens=tokens, identity=Identity(tenant="acme", session="long"))
+    pipe = Pipeline([f])
+    pipe.run_request(t)
+    pipe.reports(t)  # the turn's end, as after the answer
+    return t
+
+
+@pytest.mark.parametrize("api", APIS)
+def test_a_long_conversation_first_seen_is_decided_from_an_estimate_and_counted_after(api, store, monkeypatch):
+    monkeypatch.setattr("ctxproxy.filters.prune.ESTIMATE_CHARS", 20_000)  # the suite's conversations are small
+    body = canned(api, OUTS, 30)
+    exact = TokenCounter()  # a process that never saw these texts
+    f = PruneFilter(cfg(), store)
+    t = first_seen(f, api, body, exact)
+    st = t.state["prune"]
+    assert st.counts_estimated and st.batch and st.pruned
+    assert all(p["tokens_estimated"] is True for p in st.pruned)
+    forwarded = ADAPTERS[api].parse_request(t.request.to_bytes())
+    # the estimate leans high: the request as forwarded is at or below the batch's target, counted exactly
+    assert estimate_tokens(forwarded, TOKENS.count) <= 4000 < 8000 < st.tokens_estimated
+    stubs = results_of(api, orjson.loads(t.request.to_bytes()))
+    # after the answer the helper counted every text exactly: the next turn decides from exact counts,
+    # and keeps the stored decisions' bytes
+    nxt = canned(api, OUTS, 31)
+    t2 = first_seen(f, api, nxt, exact)
+    assert not t2.state["prune"].counts_estimated
+    got = results_of(api, orjson.loads(t2.request.to_bytes()))
+    assert all(got[c] == s for c, s in stubs.items() if REF_PREFIX in s)
+    assert not [p for p in t2.state["prune"].pruned if "tokens_estimated" in p]
+
+
+def test_near_the_trigger_a_first_seen_conversation_is_counted_exactly(store, monkeypatch):
+    monkeypatch.setattr("ctxproxy.filters.prune.ESTIMATE_CHARS", 20_000)
+    body = canned("chat", OUTS, 30)
+    total = estimate_tokens(ADAPTERS["chat"].parse_request(orjson.dumps(body)), TOKENS.count)
+    t = first_seen(PruneFilter(cfg(trigger_tokens=total - 100), store), "chat", body, TokenCounter())
+    st = t.state["prune"]
+    assert not st.counts_estimated and st.tokens_estimated == total and st.batch
+    assert all("tokens_estimated" not in p for p in st.pruned)
