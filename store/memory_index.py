@@ -218,6 +218,8 @@ class Candidate:
     ctx: str = ""  # terms of the neighbouring events (same thread), weighted lower
     nctx: int = 0
     source: str = "memory"
+    doc: int = 0  # the row in its index (events of one thread are ordered by (observed_at, doc))
+    near: str = ""  # the docs of its neighbouring events, space-separated
 
     @property
     def scope(self) -> str:
@@ -513,7 +515,7 @@ class MemoryIndex:
         ids = sorted({*held, *self._heaviest(con, parts, {k: weight[k] for k in rare}, now, limit)})
         rows = self._rows_and_near(con, parts, ids, now, limit)
         rows.sort(key=lambda r: r[0])
-        return ([Candidate(*r[:10], bool(r[10]), *r[11:-1]) for r in rows],
+        return ([_candidate(r) for r in rows],
                 Stats(stats.docs, stats.avg_terms, stats.avg_ctx, df))
 
     def _rows_and_near(self, con: Any, parts: Partitions, ids: Sequence[int], now: float, limit: int
@@ -539,8 +541,8 @@ class MemoryIndex:
         rows: list[tuple] = []
         for i in range(0, len(ids), 500):
             chunk = list(ids[i:i + 500])
-            rows += con.execute(f"SELECT {cols}, near FROM mem WHERE rowid IN ({placeholders(chunk)}) AND {where}",
-                                (*chunk, *args)).fetchall()
+            rows += con.execute(f"SELECT {cols}, rowid, near FROM mem WHERE rowid IN ({placeholders(chunk)}) "
+                                f"AND {where}", (*chunk, *args)).fetchall()
         return rows
 
     @contextmanager
@@ -705,7 +707,7 @@ class MemoryIndex:
                 return []
             # The ids pick the rows (by tenant and memory id); _rows checks each one's partition.
             rowids = self._rowids(con, viewer.tenant, list(memory_ids))
-            return [Candidate(*r[:10], bool(r[10]), *r[11:-1]) for r in self._rows(con, parts, rowids, now)]
+            return [_candidate(r) for r in self._rows(con, parts, rowids, now)]
 
     @staticmethod
     def _rowids(con: Any, tenant: str, ids: list[str]) -> list[int]:
@@ -745,6 +747,11 @@ def store_tenants(store: Any) -> list[str]:
         for _, tenant, _ in batch:
             seen[tenant] = None
         after = batch[-1][0]
+
+
+def _candidate(row: tuple) -> Candidate:
+    """A row of ``CANDIDATE_COLUMNS`` followed by its doc and its ``near``."""
+    return Candidate(*row[:10], bool(row[10]), *row[11:-2], "memory", *row[-2:])
 
 
 def thread_of(rec: Any) -> str:

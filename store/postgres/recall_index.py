@@ -30,7 +30,7 @@ from ..sqlite_index import Viewer, sensitivity_rank
 from .common import load
 from .pool import ALL_TENANTS, TENANT_SETTING, Tx
 
-_ROW = ", ".join("user_id" if c == "user" else c for c in CANDIDATE_COLUMNS) + ", near"
+_ROW = ", ".join("user_id" if c == "user" else c for c in CANDIDATE_COLUMNS) + ", doc, near"
 _PAGE = 500
 
 
@@ -313,7 +313,7 @@ class PGMemoryIndex(MemoryIndex):
         live = " AND (m.part <> ALL(%(expiring)s) OR m.expires_at > %(now)s)" if parts.expiring else ""
         cols = ", ".join(f"m.{c}" for c in _ROW.split(", "))
         return [tuple(r[1:]) for r in tx.all(
-            f"WITH hit AS (SELECT {cols}, m.doc FROM recall_memories m WHERE m.tenant = %(t)s "
+            f"WITH hit AS (SELECT {cols} FROM recall_memories m WHERE m.tenant = %(t)s "
             f"AND m.doc = ANY(%(ids)s) AND m.part = ANY(%(parts)s){live}), "
             # each neighbour at its first place: (the row's doc, its place in the row's near)
             "around AS (SELECT n.doc::bigint AS doc, min(ARRAY[h.doc, n.i]) AS place "

@@ -81,6 +81,7 @@ class RankConfig:
     time_weight: float = 0.4  # a question asking when: the edge of a statement that says when (``says_when``)
     question_weight: float = 0.0  # share of its score a statement that only asks loses (``asks_only``)
     side_weight: float = 0.5  # weight in ``match`` of a message's side remarks (words outside what it asks; 1: off)
+    answer_weight: float = 1.1  # a recalled event that asks: its next event gets this share of its score (0: off)
 
     def validate(self, path: str) -> None:
         from ctxproxy.config import ConfigError
@@ -94,7 +95,8 @@ class RankConfig:
                   ("prf_weight", self.prf_weight >= 0),
                   ("context_weight", 0 <= self.context_weight <= 1), ("phrase_weight", self.phrase_weight >= 0),
                   ("min_terms", self.min_terms >= 0), ("side_weight", 0 <= self.side_weight <= 1),
-                  ("time_weight", self.time_weight >= 0), ("question_weight", 0 <= self.question_weight <= 1))
+                  ("time_weight", self.time_weight >= 0), ("question_weight", 0 <= self.question_weight <= 1),
+                  ("answer_weight", self.answer_weight >= 0))
         for key, ok in checks:
             if not ok:
                 raise ConfigError(f"{path}.{key}: out of range ({getattr(self, key)!r})")
@@ -357,6 +359,30 @@ def asks_only(statement: str) -> bool:
     """Whether a statement ends in a question ("How long have you been married?"): what it asks
     is answered elsewhere (the reply), not in it."""
     return _CAPTION.sub("", statement).rstrip().endswith("?")
+
+
+def answers(kept: Sequence[Scored], scored: Sequence[Scored], weight: float) -> list[Scored]:
+    """``kept`` with the reply to each event that asks: a question's next event in its
+    conversation (the neighbour of the same thread right after it, in the index's
+    order: observed_at, then the order written) scores ``weight`` times the question,
+    if that is more than its own score — joining ``kept`` when its own words did not
+    pass the floor: the question's did, and the reply is what answers it."""
+    if weight <= 0:
+        return list(kept)
+    by_doc = {s.cand.doc: s for s in scored if s.cand.source == "memory" and s.cand.doc}
+    out = {id(s): s for s in kept}
+    for q in kept:
+        c = q.cand
+        if not c.near or not asks_only(c.statement):
+            continue
+        after = [by_doc[d] for d in map(int, c.near.split()) if d in by_doc
+                 and (by_doc[d].cand.observed_at, d) > (c.observed_at, c.doc)]
+        if not after:
+            continue
+        reply = min(after, key=lambda s: (s.cand.observed_at, s.cand.doc))
+        reply.score = max(reply.score, q.score * weight)
+        out[id(reply)] = reply
+    return list(out.values())
 
 
 def mmr(scored: Sequence[Scored], k: int, lam: float) -> list[Scored]:

@@ -93,6 +93,7 @@ class Recaller:
                 s.score *= 1 + cfg.time_weight  # asked when: a statement saying when answers it
             if cfg.question_weight and rank.asks_only(s.cand.statement):
                 s.score *= 1 - cfg.question_weight
+        kept = rank.answers(kept, scored, cfg.answer_weight)  # a recalled question brings its reply
         return Recalled(rank.mmr(kept, k, cfg.mmr_lambda), len(cands))
 
     def _nothing_visible(self, viewer: Viewer, now: float, sessions: Sequence[str] | None, memories: bool,

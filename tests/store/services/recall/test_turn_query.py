@@ -224,3 +224,32 @@ def test_a_question_asking_when_prefers_a_statement_that_says_when(tmp_path):
     finally:
         rs.close()
         store.close()
+
+
+def test_a_recalled_question_brings_its_reply_the_next_event_of_its_conversation(tmp_path):
+    from ctxproxy.store.services.recall.rank import RankConfig
+
+    talk = ("Caroline: I finally finished my painting class this spring.",
+            "Melanie: Which painting did you like best from the class?",
+            "Caroline: A sunset over the lake, with purple clouds.",
+            "Melanie: Lovely, the lake near your parents' house?",
+            "Caroline: Yes, we go there every summer.")
+    store = open_store(tmp_path / "store")
+    at = 1_700_000_000.0  # one session: one time, its turns in the order written
+    for s in talk:
+        put_memory(store, "acme", s, kind="event", user="dev", observed_at=at, evidence_sessions=("conv-1",))
+    for s in OTHERS:
+        put_memory(store, "acme", s, kind="event", user="dev", observed_at=at, evidence_sessions=("conv-2",))
+    rs = RecallServices(tmp_path, store)
+    viewer = Viewer("acme", user="dev")
+    try:
+        def ask(text: str, **rank) -> list[str]:
+            return [s.cand.statement for s in rs.recaller(RankConfig(**rank)).recall(viewer, text).items]
+
+        asked = "Which painting from the class did Caroline like best?"
+        assert talk[2] not in ask(asked, answer_weight=0.0)[:2]  # the question ranks first; its reply shares no word
+        assert ask(asked)[:2] == [talk[2], talk[1]]  # the reply, then the question it answers
+        assert talk[4] not in ask(asked)[:2]  # a statement that does not ask brings nothing
+    finally:
+        rs.close()
+        store.close()
