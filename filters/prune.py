@@ -86,7 +86,7 @@ ESTIMATE_MARGIN = 1.05  # estimates lean high: a batch then clears at least down
 # an operator finds an original from its ctx://pruned/<id> alone, which names no
 # tenant: the model reads it, and a tenant name has no business in the prompt.
 REF_INDEX_TENANT = REF_POINTERS  # the store erases them with their session
-_LATER = "prune.count_later"  # turn.state: texts this turn estimated, counted once the answer went
+_LATER = "prune.count_later"  # turn.state: what this turn estimated, counted once the answer went
 STATE_KEY = "prune"  # the session's part holding the decisions (earlier: a key of the session state)
 SOFT, HARD = "soft", "hard"
 _RANK = {SOFT: 1, HARD: 2}
@@ -177,7 +177,7 @@ class _Plan:
     raw: int | None = None  # estimated input tokens as the client sent it (None: surely below the trigger)
     estimated: int = 0  # ... with the decisions of earlier turns applied
     counts_estimated: bool = False  # counts from a sampled ratio, not the vocabulary (see ESTIMATE_CHARS)
-    uncounted: list[str] = field(default_factory=list)  # ... the texts to count exactly after the answer
+    later: list[tuple] = field(default_factory=list)  # ... (memo, key, value of count) to fill after the answer
 
 
 @dataclass(frozen=True)
@@ -251,7 +251,7 @@ class PruneFilter(Filter):
             return None
         later = turn.state.pop(_LATER, None)
         if later:  # the turn's end, after the answer: count what this turn estimated, on the helper thread
-            turn.tokens.count_later(later)
+            turn.tokens.count_later(lambda count: [memo.put(key, value(count)) for memo, key, value in later])
         return {"pruned": list(st.pruned)}
 
     @staticmethod
@@ -271,8 +271,8 @@ class PruneFilter(Filter):
               "mode": r.decision["m"], "new": r.new, **est} for r in pruned],
             plan.batch, plan.raw, None if plan.raw is None else plan.raw - saved, self.config.trigger_tokens,
             saved, plan.skipped, plan.counts_estimated)
-        if plan.uncounted:
-            turn.state[_LATER] = plan.uncounted
+        if plan.later:
+            turn.state[_LATER] = plan.later
 
     # -- deciding (no side effects) -----------------------------------------------
 
@@ -284,13 +284,15 @@ class PruneFilter(Filter):
         by_call: dict[str, dict] | None = None
         shape: _Shape | None = None
         memo = self._result_tokens
+        turn.tokens.wait_later()  # the last turn's estimates, counted after its answer: fills the memos read here
         guess: list[Callable[[str], int]] = []  # the estimator, while the plan runs on estimates
 
         def tokens_of(digest: str, content: str) -> int:
             n = memo.get(digest)
             if n is None:
-                if guess:
-                    return guess[0](content)  # not remembered: the next turn counts it exactly
+                if guess:  # not remembered: counted exactly after the answer
+                    plan.later.append((memo, digest, lambda c: c(content)))
+                    return guess[0](content)
                 n = count(content)
                 memo.put(digest, n)
             return n
@@ -367,12 +369,9 @@ class PruneFilter(Filter):
         if per_byte <= 0:
             return False
 
-        later: list[str] = []  # every text estimated (results, other items, stubs), counted after the answer
-
         def estimate(text: str) -> int:
             if len(text) < 64:
                 return exact(text)  # short: as cheap to count as to estimate
-            later.append(text)
             return max(1, int(utf8_len(text) * per_byte + 0.5))
 
         guess.append(estimate)
@@ -380,14 +379,14 @@ class PruneFilter(Filter):
         estimated = raw - sum(r.saved for r in plan.results)
         if abs(estimated - cfg.trigger_tokens) <= cfg.trigger_tokens * ESTIMATE_BAND:
             guess.clear()
+            plan.later.clear()
             for r in plan.results:
                 r._tokens = None  # forget the estimates: the caller counts exactly
             return False
         plan.raw, plan.estimated, plan.counts_estimated = raw, estimated, True
         if estimated > cfg.trigger_tokens:
             self._mark_eligible(view, plan)
-            self._batch(plan, estimate, remember=False)
-        plan.uncounted = later
+            self._batch(plan, estimate, later=plan.later)
         return True
 
     def _estimate(self, view: Any, plan: _Plan, count: Callable[[str], int], remember: bool = True) -> int:
@@ -404,9 +403,13 @@ class PruneFilter(Filter):
             key = memo_key(encodings[i] if encodings[i] is not None else surrogates.dumps(item))
             n = self._items.get(key)
             if n is None:
-                n = _strings_tokens(view, item, count)
                 if remember:
+                    n = _strings_tokens(view, item, count)
                     self._items.put(key, n)
+                else:  # an estimate: counted exactly after the answer (its strings as they are now)
+                    strings = list(view.visible_strings(item))
+                    n = sum(count(s) for s in strings)
+                    plan.later.append((self._items, key, lambda c, ss=strings: sum(c(s) for s in ss)))
             total += n
         return total
 
@@ -428,7 +431,7 @@ class PruneFilter(Filter):
                           and bool(res.content) and not self._is_excluded(r.tool)
                           and r.tokens >= cfg.min_tokens and not view.result_has_breakpoint(res))
 
-    def _batch(self, plan: _Plan, count: Callable[[str], int], remember: bool = True) -> None:
+    def _batch(self, plan: _Plan, count: Callable[[str], int], later: list | None = None) -> None:
         cfg = self.config
         # The smallest batch worth breaking the cached prefix for. It matters when what cannot
         # be pruned (recent results, conversation text) already exceeds the target: without
@@ -446,7 +449,7 @@ class PruneFilter(Filter):
                 if r.decision is not None or not self._soft_ok(r):
                     continue
                 d = self._decision(r, SOFT, cfg.soft_head_chars, cfg.soft_tail_chars)
-                stub, after = self._stub(d, r.result.content, count, remember)
+                stub, after = self._stub(d, r.result.content, count, later)
                 if stub is not None and after < r.tokens:
                     proposal[r.index] = (d, stub, after)
                     saved += r.tokens - after
@@ -456,7 +459,7 @@ class PruneFilter(Filter):
             for r in cands:
                 current = proposal[r.index][2] if r.index in proposal else (r.after if r.decision else r.tokens)
                 d = self._decision(r, HARD, 0, 0)
-                stub, after = self._stub(d, r.result.content, count, remember)
+                stub, after = self._stub(d, r.result.content, count, later)
                 if stub is None or after >= current:
                     continue
                 proposal[r.index] = (d, stub, after)
@@ -478,7 +481,7 @@ class PruneFilter(Filter):
                 plan.writes.append(r)
 
     def _stub(self, d: Mapping[str, Any], content: str, count: Callable[[str], int],
-              remember: bool = True) -> tuple[str | None, int]:
+              later: list | None = None) -> tuple[str | None, int]:
         # Every field the stub is rendered from: a decision read back from another
         # worker (its own token count, say) must not get this worker's stub.
         key = (d["id"], d["m"], d.get("hc"), d.get("tc"), d.get("t"), d.get("b"), d.get("n"))
@@ -486,8 +489,10 @@ class PruneFilter(Filter):
         if hit is None:
             stub = render_stub(d, content)
             hit = (stub, count(stub) if stub is not None else 0)
-            if remember:  # an estimate is not remembered: the next turn counts the stub exactly
+            if later is None:
                 self._stubs.put(key, hit)
+            elif stub is not None:  # an estimate: counted exactly after the answer
+                later.append((self._stubs, key, lambda c, stub=stub: (stub, c(stub))))
         return hit
 
     def _apply(self, r: _Result, d: dict, count: Callable[[str], int], new: bool) -> bool:

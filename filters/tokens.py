@@ -16,7 +16,7 @@ import threading
 import zlib
 from concurrent.futures import Future, ThreadPoolExecutor
 from importlib import resources
-from typing import Hashable, Iterable
+from typing import Any, Callable, Hashable, Iterable
 
 import tiktoken
 
@@ -167,60 +167,56 @@ class TokenCounter:
             self.misses += 1
             self._cache.put(key, n)
 
-    def count_later(self, texts: Iterable[str]) -> Future | None:
-        """Count ``texts`` into the cache on the helper thread, off the caller's
-        path (what a turn decided from an estimate is counted after its answer
-        went, so the next turn finds exact counts). Returns the job, or None
-        when every text was known."""
+    def count_later(self, work: Callable[[Callable[[str], int]], Any]) -> Future:
+        """Run ``work(count)`` on the helper thread, off the caller's path: what a
+        turn decided from estimates is counted after its answer went, into this
+        cache and the caller's memos, so the next turn finds exact counts.
+        ``unknown`` waits for it."""
         if self._enc is None:
             self.load()
-        todo: dict[Hashable, str] = {}
-        for text in texts:
-            if len(text) >= 64:
-                key = memo_key(text)
-                if key not in self._cache:
-                    todo[key] = text
-        if not todo:
-            return None
-        enc, cache = self._enc, self._cache
-
-        def run() -> None:
-            for key, text in todo.items():
-                if key not in cache:
-                    cache.put(key, len(enc.encode_ordinary(text)))
-        self._later = _helper_pool().submit(run)
+        self._later = _helper_pool().submit(work, self.count)
         return self._later
 
-    LATER_WAIT = 5.0  # seconds ``unknown`` waits at most for a ``count_later`` job still running
+    LATER_WAIT = 5.0  # seconds ``wait_later`` waits at most for a ``count_later`` job still running
 
-    def unknown(self, texts: Iterable[str]) -> list[str]:
-        """The texts the cache does not know (short ones, never cached, left
-        out). A ``count_later`` job still running is waited for first: it is
-        counting them already, and recounting here would cost the caller's
-        thread what it was moved off."""
+    def wait_later(self) -> None:
+        """Wait for a ``count_later`` job still running: it is counting what the
+        caller is about to need, and recounting here would cost the caller's
+        thread what was moved off it."""
         later = self._later
         if later is not None:
             if not later.done():
                 try:
                     later.result(self.LATER_WAIT)
-                except Exception:  # noqa: BLE001 - a failed or slow job: count here instead
+                except Exception:  # noqa: BLE001 - a failed or slow job: the caller counts instead
                     pass
             self._later = None
+
+    def unknown(self, texts: Iterable[str]) -> list[str]:
+        """The texts the cache does not know (short ones, never cached, left out)."""
         cache = self._cache
         return [t for t in texts if len(t) >= 64 and memo_key(t) not in cache]
 
     SAMPLE_PIECE = 256  # characters of one sampled piece
-    SAMPLE_EVERY = 8  # one piece every SAMPLE_EVERY pieces' length (~1/8 of the text)
+    SAMPLE_CHARS = 32768  # characters sampled in all (at most): ~128 pieces
 
-    def tokens_per_byte(self, texts: Iterable[str]) -> float:
+    def tokens_per_byte(self, texts: list[str]) -> float:
         """Tokens per UTF-8 byte of ``texts``, from an exact count of a sample:
-        each text's first piece and one piece in ``SAMPLE_EVERY`` after it.
-        A long conversation's ratio is known to a few per cent for ~1/8 of the
-        counting."""
+        pieces at even steps through the texts taken as one, ``SAMPLE_CHARS``
+        in all. A long conversation's ratio is known to a few per cent for a
+        few per cent of the counting."""
         if self._enc is None:
             self.load()
-        n, stride = self.SAMPLE_PIECE, self.SAMPLE_PIECE * self.SAMPLE_EVERY
-        pieces = [t[i:i + n] for t in texts for i in range(0, len(t), stride)]
+        n = self.SAMPLE_PIECE
+        stride = max(n, sum(map(len, texts)) * n // self.SAMPLE_CHARS)
+        pieces: list[str] = []
+        pos, base = stride // 2, 0  # the next piece's start, and the current text's, in the texts as one
+        for t in texts:
+            end = base + len(t)
+            while pos < end:
+                pieces.append(t[pos - base:pos - base + n])
+                pos += stride
+            base = end
         sample = "".join(pieces)
         size = utf8_len(sample)
         return len(self._enc.encode_ordinary(sample)) / size if size else 0.0
