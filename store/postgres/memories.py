@@ -28,6 +28,18 @@ def _rec(raw: bytes, tenant: str) -> MemoryRecord:
     return MemoryRecord.from_dict(load("memory", bytes(raw), tenant))
 
 
+RECALLED = "memories:recalled"  # tx.rows key of a scope's count of recalled memories
+
+
+def _recount(tx: Tx, old: MemoryRecord | None, new: MemoryRecord | None) -> None:
+    """Keep a batch's counts of recalled memories (``recalled_count``) up to date with a write."""
+    for rec, step in ((old, -1), (new, 1)):
+        if rec is not None and rec.status in LIVE and rec.kind not in SNAPSHOT_KINDS:
+            memo = (RECALLED, rec.tenant, _scope_part(*rec.scope_key()))
+            if memo in tx.rows:
+                tx.rows[memo] += step
+
+
 def _scope_part(project: str, user: str, session: str) -> str:
     return memory_text.scoped(project, user, session, "")
 
@@ -110,6 +122,7 @@ class PGMemories(MemoryListing):
                 [(tenant, x, mid) for x in sessions if x not in before])
         tx.send("INSERT INTO memory_feed (tenant, memory_id) VALUES (%s, %s)", (tenant, mid))
         index_for_recall(tx, rec, fresh)  # recallable on every replica when this commits
+        _recount(tx, old, rec)
 
     def _import_in(self, tx: Tx, rec: MemoryRecord, revisions: list[bytes]) -> None:
         """A record as another store holds it (revision and times kept), with its earlier revisions' bytes."""
@@ -136,6 +149,7 @@ class PGMemories(MemoryListing):
         tx.exec("DELETE FROM memory_sessions WHERE tenant = %s AND memory_id = %s", (tenant, mid))
         tx.exec("DELETE FROM memories WHERE tenant = %s AND memory_id = %s", (tenant, mid))
         unindex_for_recall(tx, tenant, [rec.memory_id])
+        _recount(tx, rec, None)
         idx = self._index_count(rec) + bool(rec.external_id)
         if self._terms is not None:
             idx += self._terms._remove_doc_in(tx, tenant, memory_id)
@@ -255,9 +269,21 @@ class PGMemories(MemoryListing):
     def recalled_count(self, tenant: str, project: str, user: str, session: str) -> int:
         tenant_of(tenant)
         sp = _scope_part(project, user, session)
-        return self._x.read(lambda tx: tx.tenant(tenant).one(
-            "SELECT count(*) FROM memories WHERE tenant = %s AND scope_part = %s AND live AND kind <> ALL(%s)",
-            (tenant, sp, list(SNAPSHOT_KINDS)))[0])
+
+        def op(tx: Tx) -> int:
+            # In a batch (the gate writing many), counted once and then kept by the
+            # batch's own writes (``_recount``): a count per write was a round trip each.
+            memo = (RECALLED, tenant, sp)
+            if not tx.readonly and memo in tx.rows:
+                return tx.rows[memo]
+            n = tx.tenant(tenant).one(
+                "SELECT count(*) FROM memories WHERE tenant = %s AND scope_part = %s AND live AND kind <> ALL(%s)",
+                (tenant, sp, list(SNAPSHOT_KINDS)))[0]
+            if not tx.readonly:
+                tx.rows[memo] = n
+            return n
+
+        return self._x.read(op)
 
     def erase(self, tenant: str, memory_id: str) -> dict[str, int]:
         tenant_of(tenant)

@@ -157,7 +157,7 @@ class Tx:
         self._prelude = list(prelude)  # after BEGIN, before anything else (SET LOCAL ...)
         self._pending: list[str] = []
         self._writes = False  # a write is queued: COMMIT has something to send
-        self.rows: dict[Any, bytes] = {}
+        self.rows: dict[Any, Any] = {}
 
     def tenant(self, tenant: str) -> "Tx":
         if tenant != self._tenant:

@@ -115,3 +115,26 @@ def test_a_queued_write_that_fails_takes_its_batch_with_it(pg_dsn):
         assert store.available()
     finally:
         store.close()
+
+
+def test_the_gate_writing_many_in_one_batch_keeps_the_scopes_cap(pg_dsn):
+    # the count of a scope's recalled memories is read once per batch and kept
+    # by the batch's own writes: the cap holds within one write_many
+    from ctxproxy.store.services.memory.gate import GateConfig, MemoryGate
+
+    store = PGStore.open(pg_dsn, listen=False)
+    try:
+        gate = MemoryGate(store, GateConfig(learned_signal=False, recalled_max_records=5))
+        words = ["amber", "basalt", "cobalt", "dune", "ember", "fjord", "granite", "harbor"]
+        bodies = [{"statement": f"The {w} build cache lives on volume {i}.", "kind": "fact", "user": "u1"}
+                  for i, w in enumerate(words)]
+        out = gate.write_many("acme", bodies)
+        stored = [o for o in out if o.refused is None]
+        refused = [o.refused.reason for o in out if o.refused is not None]
+        assert len(stored) == 5 and refused == ["over_limit"] * 3
+        assert store.memories.recalled_count("acme", "", "u1", "") == 5
+        again = gate.write_many("acme", [{"statement": "The ivory build cache is gone.", "kind": "fact",
+                                          "user": "u1"}])
+        assert again[0].refused is not None and again[0].refused.reason == "over_limit"
+    finally:
+        store.close()
