@@ -39,6 +39,8 @@ Per candidate, in order (each part is reported in the manifest):
   "yesterday", "last week", a weekday, a month, a year);
   ``question_weight`` (off by default) lowers by this share the score of a
   statement that only asks (``asks_only``: its reply holds the answer);
+- ``answer_weight``: an event that passed the floor and asks brings its reply,
+  the next event of its conversation (``answers``);
 - MMR (``mmr_lambda``): greedy selection trading score against the largest
   term-set overlap with what is already selected, so near-duplicates do not
   fill the budget.
