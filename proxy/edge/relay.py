@@ -123,9 +123,9 @@ class Relay:
         try:
             answer = ex.answer(upstream.status, upstream.headers)
             if answer.mode == EVENTS:
-                return await self._relay_events(request, ex, answer, upstream)
+                return await self._relay_stream(request, ex, answer, upstream, events=True)
             if answer.mode == BYTES:
-                return await self._relay_bytes(request, ex, answer, upstream)
+                return await self._relay_stream(request, ex, answer, upstream, events=False)
             try:
                 body = ex.whole(await upstream.read())
             except UpstreamError as exc:
@@ -149,31 +149,19 @@ class Relay:
         await resp.prepare(request)
         return resp, first
 
-    async def _relay_bytes(self, request: web.Request, ex: Exchange, answer: Any, upstream: Any
-                           ) -> web.StreamResponse:
-        resp, first = await self._start_stream(request, answer, upstream)
-        try:
-            if first:
-                await resp.write(first)
-            async for chunk in upstream.chunks():
-                await resp.write(chunk)
-        except Exception as exc:
-            await self._cut(request, resp, ex, exc)
-            return resp
-        await resp.write_eof()
-        return resp
-
-    async def _relay_events(self, request: web.Request, ex: Exchange, answer: Any, upstream: Any
+    async def _relay_stream(self, request: web.Request, ex: Exchange, answer: Any, upstream: Any, events: bool
                             ) -> web.StreamResponse:
+        """The provider's chunks to the client as they come: through the response
+        filters (``events``), or as they are (a pass-through)."""
         resp, first = await self._start_stream(request, answer, upstream)
         try:
-            if first:  # b"" still sends the held headers
-                await resp.write(ex.events(first))
+            if first:  # b"" from the filters still sends the held headers
+                await resp.write(ex.events(first) if events else first)
             async for chunk in upstream.chunks():
-                out = ex.events(chunk)
+                out = ex.events(chunk) if events else chunk
                 if out:
                     await resp.write(out)
-            out = ex.events_end()
+            out = ex.events_end() if events else b""
             if out:
                 await resp.write(out)
         except Exception as exc:
