@@ -42,6 +42,7 @@ def corpus(seed: int = 7) -> list[dict]:
         when = NOW - (30 - s) * 86400.0
         for t in range(25):
             text = " ".join(rnd.choice(WORDS) for _ in range(rnd.randint(3, 9)))
+            text += "?" if t % 4 == 1 else ""  # a question: its reply (the next turn) ranks with it
             out.append({"statement": f"{'Alice' if t % 2 else 'Bob'}: {text}", "kind": "event", "user": "alice",
                         "observed_at": when, "evidence_sessions": (f"conv-s{s}",), "external_id": f"D{s}:{t}"})
     return out
