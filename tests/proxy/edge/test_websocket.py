@@ -367,21 +367,28 @@ async def recording_upstream(serve_handler):
     return await serve_handler(handler, method="GET", path="/v1/responses"), frames
 
 
-async def test_binary_response_create_goes_through_the_filters(make_proxy, recording_upstream):
+@pytest.fixture
+async def recorded_ws(make_proxy, recording_upstream):
+    """A client's WebSocket through the proxy to ``recording_upstream``, and the frames it received."""
     url, frames = recording_upstream
     proxy = await make_proxy(upstream=url)
-    body = {"type": "response.create", "model": "gpt-5", "input": f"deploy with key {AWS} please"}
     async with aiohttp.ClientSession() as s:
         async with s.ws_connect(ws_url(proxy)) as ws:
-            await ws.send_str(json.dumps(body))
-            await until_turn_end(ws)
-            await ws.send_bytes(json.dumps(body).encode())
-            await until_turn_end(ws)
-            await ws.send_bytes(b"\x00\xffnot json")  # other binary frames go on as they came
-            for _ in range(100):
-                if len(frames) == 3:
-                    break
-                await asyncio.sleep(0.02)
+            yield ws, frames
+
+
+async def test_binary_response_create_goes_through_the_filters(recorded_ws):
+    ws, frames = recorded_ws
+    body = {"type": "response.create", "model": "gpt-5", "input": f"deploy with key {AWS} please"}
+    await ws.send_str(json.dumps(body))
+    await until_turn_end(ws)
+    await ws.send_bytes(json.dumps(body).encode())
+    await until_turn_end(ws)
+    await ws.send_bytes(b"\x00\xffnot json")  # other binary frames go on as they came
+    for _ in range(100):
+        if len(frames) == 3:
+            break
+        await asyncio.sleep(0.02)
     assert [t for t, _ in frames] == [aiohttp.WSMsgType.TEXT, aiohttp.WSMsgType.BINARY, aiohttp.WSMsgType.BINARY]
     text, binary = frames[0][1], frames[1][1].decode()
     assert AWS not in text, "the text frame is redacted"
@@ -392,14 +399,11 @@ async def test_binary_response_create_goes_through_the_filters(make_proxy, recor
     assert frames[2][1] == b"\x00\xffnot json"
 
 
-async def test_binary_steering_input_goes_through_the_filters(make_proxy, recording_upstream):
-    url, frames = recording_upstream
-    proxy = await make_proxy(upstream=url)
+async def test_binary_steering_input_goes_through_the_filters(recorded_ws):
+    ws, frames = recorded_ws
     steer = {"type": "response.steer", "previous_response_id": "resp_1", "input": f"and {AWS} too"}
-    async with aiohttp.ClientSession() as s:
-        async with s.ws_connect(ws_url(proxy)) as ws:
-            await ws.send_bytes(json.dumps(steer).encode())
-            await until_turn_end(ws)
+    await ws.send_bytes(json.dumps(steer).encode())
+    await until_turn_end(ws)
     ((kind, data),) = frames
     assert kind == aiohttp.WSMsgType.BINARY and json.loads(data)["type"] == "response.steer"
     assert AWS not in data.decode(), "binary steering input bypassed the request filters"
