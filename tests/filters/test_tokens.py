@@ -127,3 +127,33 @@ def test_memo_keys_are_never_a_predictable_hash(seed, keyed):
                           "print(type(memo_key('some text')).__name__)"],
                          env=env, capture_output=True, text=True, timeout=60, check=True).stdout.strip()
     assert out == {"hash": "tuple", "digest": "bytes"}[keyed]
+
+
+def test_tokens_per_byte_from_a_sample_is_near_the_exact_ratio():
+    from toolsession import tool_outputs
+
+    from ctxproxy.filters.tokens import utf8_len
+    for texts in ([o for _, _, o in tool_outputs(80, seed=5)],
+                  ["Le café coûte 3 €; 漢字とかなの文。\n" * (300 + i) for i in range(20)]):
+        c = TokenCounter()
+        exact = sum(len(encoding().encode_ordinary(t)) for t in texts)
+        estimate = sum(utf8_len(t) for t in texts) * c.tokens_per_byte(texts)
+        assert abs(estimate / exact - 1) < 0.05
+        assert c.misses == 0  # the sample is not cached: nothing but the ratio is learnt
+
+
+def test_count_later_runs_off_the_callers_thread_and_wait_later_joins_it():
+    import threading
+    c = TokenCounter()
+    texts = [f"later text {i} " * 40 for i in range(30)]
+    where, memo = [], {}
+
+    def work(count):
+        where.append(threading.current_thread().name)
+        memo.update((t, count(t)) for t in texts)
+    c.count_later(work)
+    c.wait_later()
+    assert where and where[0].startswith("ctxproxy-tokens")
+    assert memo == {t: len(encoding().encode_ordinary(t)) for t in texts}
+    hits = c.hits
+    assert [c.count(t) for t in texts] == [memo[t] for t in texts] and c.hits == hits + 30  # in the cache
