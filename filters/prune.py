@@ -22,7 +22,10 @@ How a turn goes:
    comes only after the conversation grew by the difference. A batch that
    frees less than ``clear_at_least`` or ``trigger_tokens * min_batch_ratio``
    is not applied (when the recent results alone exceed the trigger, this
-   groups results instead of pruning one per turn).
+   groups results instead of pruning one per turn). A long conversation no
+   cache knows (``ESTIMATE_CHARS``) is estimated from a sampled
+   tokens-per-byte ratio when that is clearly off the trigger, and counted
+   exactly on a helper thread once the answer went.
 3. New decisions and the originals are written in one store transaction
    *before* the request leaves (a stub never points at nothing); then the
    edits are applied, all at the end (fail open: an error before that
