@@ -3,6 +3,8 @@ a long message's salient terms, and a floor judged by what each memory matches
 (real LMDB store, real SQLite index)."""
 from __future__ import annotations
 
+import contextlib
+
 import pytest
 
 from memhelp import put_memory
@@ -24,20 +26,34 @@ LONG = ("Can you update the deploy script so that it uses the right port for sta
         "first.")
 
 
-@pytest.fixture
-def recall(tmp_path):
+@contextlib.contextmanager
+def recall_over(tmp_path, statements, **put):
+    """A real store holding ``statements`` (each a text, or a text and its own put arguments; put
+    as ``put`` says, a fact of dev's by default); yields ask(text, goal="", **rank) -> the
+    statements recalled, in order."""
+    from ctxproxy.store.services.recall.rank import RankConfig
+
     store = open_store(tmp_path / "store")
-    for s in (PORT, *OTHERS):
-        put_memory(store, "acme", s, kind="fact", user="dev")
+    for s in statements:
+        text, own = (s, {}) if isinstance(s, str) else s
+        put_memory(store, "acme", text, **{"kind": "fact", "user": "dev", **put, **own})
     rs = RecallServices(tmp_path, store)
     viewer = Viewer("acme", user="dev")
 
-    def ask(text: str, goal: str = "") -> list[str]:
-        return [s.cand.statement for s in rs.recaller().recall(viewer, text, goal=goal).items]
+    def ask(text: str, goal: str = "", **rank) -> list[str]:
+        return [s.cand.statement for s in rs.recaller(RankConfig(**rank)).recall(viewer, text, goal=goal).items]
 
-    yield ask
-    rs.close()
-    store.close()
+    try:
+        yield ask
+    finally:
+        rs.close()
+        store.close()
+
+
+@pytest.fixture
+def recall(tmp_path):
+    with recall_over(tmp_path, (PORT, *OTHERS)) as ask:
+        yield ask
 
 
 def test_a_long_message_recalls_what_a_short_question_recalls(recall):
@@ -101,20 +117,10 @@ def test_a_memory_sharing_only_common_words_with_a_request_is_not_recalled(recal
 
 
 def test_min_terms_zero_keeps_the_old_floor(tmp_path):
-    from ctxproxy.store.services.recall.rank import RankConfig
-
-    store = open_store(tmp_path / "store")
-    put_memory(store, "acme", OTHERS[2], kind="fact", user="dev")
-    rs = RecallServices(tmp_path, store)
     asked = "What has to happen in the first week?"
-    try:
-        viewer = Viewer("acme", user="dev")
-        assert rs.recaller().recall(viewer, asked).items == []
-        assert [s.cand.statement for s in rs.recaller(RankConfig(min_terms=0)).recall(viewer, asked).items] \
-            == [OTHERS[2]]
-    finally:
-        rs.close()
-        store.close()
+    with recall_over(tmp_path, (OTHERS[2],)) as ask:
+        assert ask(asked) == []
+        assert ask(asked, min_terms=0) == [OTHERS[2]]
 
 
 def test_a_pasted_log_is_read_once_per_line_shape():
@@ -136,26 +142,13 @@ def test_a_word_of_a_path_alone_is_not_a_subject_a_whole_identifier_is():
 
 
 def test_a_short_question_needs_one_specific_word_a_long_request_two(tmp_path):
-    store = open_store(tmp_path / "store")
-    for text in ("Payments are settled nightly.", *OTHERS):
-        put_memory(store, "acme", text, kind="fact", user="dev")
-    rs = RecallServices(tmp_path, store)
-    viewer = Viewer("acme", user="dev")
-    try:
-        def ask(text: str, **rank) -> list[str]:
-            from ctxproxy.store.services.recall.rank import RankConfig
-
-            return [s.cand.statement for s in rs.recaller(RankConfig(**rank)).recall(viewer, text).items]
-
+    with recall_over(tmp_path, ("Payments are settled nightly.", *OTHERS)) as ask:
         question = "Which Postgres instance backs payments?"  # its few words are its subject
         assert ask(question) == ["Payments are settled nightly."]
         assert ask(question, min_terms=0) == ask(question)
         request = ("Refactor the invoice renderer, add snapshot tests for the totals, check the currency "
                    "rounding in payments and bump the template engine.")  # one shared word of many
         assert ask(request) == [] and ask(request, min_terms=0) == ["Payments are settled nightly."]
-    finally:
-        rs.close()
-        store.close()
 
 
 def test_what_a_message_asks_is_its_focus_and_the_rest_are_side_remarks():
@@ -173,18 +166,8 @@ def test_what_a_message_asks_is_its_focus_and_the_rest_are_side_remarks():
 
 
 def test_a_memory_matching_only_a_requests_side_remarks_is_not_recalled(tmp_path):
-    from ctxproxy.store.services.recall.rank import RankConfig
-
     suite = "The integration test suite takes about 14 minutes on CI."
-    store = open_store(tmp_path / "store")
-    for s in (PORT, suite, *OTHERS):
-        put_memory(store, "acme", s, kind="fact", user="dev")
-    rs = RecallServices(tmp_path, store)
-    viewer = Viewer("acme", user="dev")
-    try:
-        def ask(text: str, **rank) -> list[str]:
-            return [s.cand.statement for s in rs.recaller(RankConfig(**rank)).recall(viewer, text).items]
-
+    with recall_over(tmp_path, (PORT, suite, *OTHERS)) as ask:
         assert ask(LONG) == [PORT]  # "the CI keeps failing on the integration tests" is a side remark
         assert suite in ask(LONG, side_weight=1.0)  # the rule off: side remarks count like the rest
         assert ask("Why does the integration test suite on CI take so long?")[:1] == [suite]  # asked: found
@@ -193,25 +176,14 @@ def test_a_memory_matching_only_a_requests_side_remarks_is_not_recalled(tmp_path
                    "tables by size?") == []
         assert "checkout" not in query.parse("POST /v1/checkout fails").substrings
         assert "sunday" not in query.parse("It ran long on Sunday, ask Ana.").strong >= {"ana"}
-    finally:
-        rs.close()
-        store.close()
 
 
 def test_a_question_asking_when_prefers_a_statement_that_says_when(tmp_path):
-    from ctxproxy.store.services.recall.rank import RankConfig, asks_only, says_when
+    from ctxproxy.store.services.recall.rank import asks_only, says_when
 
     said = "Caroline: I went to the LGBTQ support group yesterday and it was so powerful."
     plain = "Caroline: The LGBTQ support group is a great group."
-    store = open_store(tmp_path / "store")
-    for s in (said, plain, *OTHERS):
-        put_memory(store, "acme", s, kind="event", user="dev")
-    rs = RecallServices(tmp_path, store)
-    viewer = Viewer("acme", user="dev")
-    try:
-        def ask(text: str, **rank) -> list[str]:
-            return [s.cand.statement for s in rs.recaller(RankConfig(**rank)).recall(viewer, text).items]
-
+    with recall_over(tmp_path, (said, plain, *OTHERS), kind="event") as ask:
         asked = "When did Caroline go to the LGBTQ support group?"
         assert query.parse(asked).temporal and not query.parse("Who runs the LGBTQ support group?").temporal
         assert ask(asked, time_weight=0.0)[:1] == [plain]  # BM25 alone: the shorter, denser statement
@@ -221,35 +193,19 @@ def test_a_question_asking_when_prefers_a_statement_that_says_when(tmp_path):
         assert not says_when("We love camping.")
         assert asks_only("Melanie: How long have you been married? [shares a picture: a cake]")
         assert not asks_only("Melanie: 5 years already! Can you believe it.")
-    finally:
-        rs.close()
-        store.close()
 
 
 def test_a_recalled_question_brings_its_reply_the_next_event_of_its_conversation(tmp_path):
-    from ctxproxy.store.services.recall.rank import RankConfig
-
     talk = ("Caroline: I finally finished my painting class this spring.",
             "Melanie: Which painting did you like best from the class?",
             "Caroline: A sunset over the lake, with purple clouds.",
             "Melanie: Lovely, the lake near your parents' house?",
             "Caroline: Yes, we go there every summer.")
-    store = open_store(tmp_path / "store")
     at = 1_700_000_000.0  # one session: one time, its turns in the order written
-    for s in talk:
-        put_memory(store, "acme", s, kind="event", user="dev", observed_at=at, evidence_sessions=("conv-1",))
-    for s in OTHERS:
-        put_memory(store, "acme", s, kind="event", user="dev", observed_at=at, evidence_sessions=("conv-2",))
-    rs = RecallServices(tmp_path, store)
-    viewer = Viewer("acme", user="dev")
-    try:
-        def ask(text: str, **rank) -> list[str]:
-            return [s.cand.statement for s in rs.recaller(RankConfig(**rank)).recall(viewer, text).items]
-
+    said = [(s, {"evidence_sessions": ("conv-1",)}) for s in talk] + \
+        [(s, {"evidence_sessions": ("conv-2",)}) for s in OTHERS]
+    with recall_over(tmp_path, said, kind="event", observed_at=at) as ask:
         asked = "Which painting from the class did Caroline like best?"
         assert talk[2] not in ask(asked, answer_weight=0.0)[:2]  # the question ranks first; its reply shares no word
         assert ask(asked)[:2] == [talk[2], talk[1]]  # the reply, then the question it answers
         assert talk[4] not in ask(asked)[:2]  # a statement that does not ask brings nothing
-    finally:
-        rs.close()
-        store.close()
