@@ -289,18 +289,19 @@ class PruneFilter(Filter):
         memo = self._result_tokens
         turn.tokens.wait_later()  # the last turn's estimates, counted after its answer: fills the memos read here
         guess: list[Callable[[str], int]] = []  # the estimator, while the plan runs on estimates
+        later: list[tuple] = []  # the plan's, held here: a closure over the plan would be a cycle through its results
 
         def tokens_of(digest: str, content: str) -> int:
             n = memo.get(digest)
             if n is None:
                 if guess:  # not remembered: counted exactly after the answer
-                    plan.later.append((memo, digest, lambda c: c(content)))
+                    later.append((memo, digest, lambda c: c(content)))
                     return guess[0](content)
                 n = count(content)
                 memo.put(digest, n)
             return n
 
-        plan = _Plan()
+        plan = _Plan(later=later)
         ids = self._ids
         encodings = view.item_encodings()
         for n, res in enumerate(results):
