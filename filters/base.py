@@ -323,9 +323,7 @@ class Turn:
         return parts[part]
 
     def _read_session(self, store: Any, key: tuple[str, str]) -> None:
-        names = (None, *known_parts())
-        batch = getattr(store.sessions, "get_parts", None)
-        got = batch(*key, names) if batch is not None else {p: store.sessions.get(*key, part=p) for p in names}
+        got = store.sessions.get_parts(*key, (None, *known_parts()))
         self.session_cache = (key, got.pop(None) or {})
         self.parts_cache = (key, got)
 

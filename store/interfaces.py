@@ -113,6 +113,10 @@ class SessionStore(Protocol):
 
     def get(self, tenant: str, session: str, part: str | None = None) -> dict[str, Any] | None: ...
 
+    def get_parts(self, tenant: str, session: str, parts: Sequence[str | None]) -> dict[str | None, Any]:
+        """The session's own state (``None``) and each named part's, read in one
+        transaction."""
+
     def put(
         self, tenant: str, session: str, state: Mapping[str, Any], *, subject: str | None = None,
         part: str | None = None,

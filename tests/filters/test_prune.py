@@ -317,6 +317,9 @@ def test_two_workers_agree_on_one_decision(store):
                 def get(self, tenant, session, part=None):
                     return None
 
+                def get_parts(self, tenant, session, parts):
+                    return dict.fromkeys(parts)
+
                 def __getattr__(self, name):
                     return getattr(real, name)
             return S()
