@@ -134,7 +134,8 @@ def _false(o: Observation) -> int:
 def details(obs: list[Observation], writes: Writes, stale: list[str], limit: int = 20) -> dict:
     """What the metrics summarise, for a person reading the report: the gate's verdicts,
     Recall@K and MRR per way of asking, the questions that missed or leaked, and the
-    stale memories injected (the first ``limit`` of each)."""
+    stale memories injected (the first ``limit`` of each). A sealed question counts in
+    ``by_split`` only: its text is never quoted, nor its shape's hits given."""
     by: dict[str, list[Observation]] = {}
     for o in obs:
         if o.question.ranked and o.question.expect:
@@ -145,8 +146,9 @@ def details(obs: list[Observation], writes: Writes, stale: list[str], limit: int
         variants[name] = {"questions": len(group),
                           f"recall@{K}": _share(sum(r is not None and r <= K for r in ranks), len(ranks)),
                           "mrr": _share(sum(1 / r for r in ranks if r), len(ranks))}
+    quotable = [o for o in obs if not o.question.sealed]  # a sealed half shows only in by_split's numbers
     shapes: dict[str, list[Observation]] = {}
-    for o in obs:
+    for o in quotable:
         if o.question.exclusive:
             shapes.setdefault(o.question.variant or "-", []).append(o)
     by_shape = {name: {"turns": len(group),
@@ -154,9 +156,9 @@ def details(obs: list[Observation], writes: Writes, stale: list[str], limit: int
                                    if o.question.expect),
                        "false_injections": sum(_false(o) for o in group)} for name, group in shapes.items()}
     out = {"writes": writes.statuses, "questions": len(obs), "by_variant": variants,
-           "missed": [o.question.text for o in obs if o.question.expect
+           "missed": [o.question.text for o in quotable if o.question.expect
                       and not any(_holds(it, o.question.expect) for it in o.items)][:limit],
-           "leaked": [f"{o.question.text} {o.question.who}" for o in obs
+           "leaked": [f"{o.question.text} {o.question.who}" for o in quotable
                       if any(c in o.text for c in o.question.forbid)][:limit],
            "stale_injected": _stale_counts(obs, stale, limit)}
     if by_shape:
@@ -166,7 +168,7 @@ def details(obs: list[Observation], writes: Writes, stale: list[str], limit: int
             if o.question.exclusive and o.question.split:
                 splits.setdefault(o.question.split, []).append(o)
         out["by_split"] = {name: {"turns": len(group), **turn_metrics(group)} for name, group in splits.items()}
-        out["false_injected"] = [f"{o.question.text[:60]}… → {it[:80]}" for o in obs if o.question.exclusive
+        out["false_injected"] = [f"{o.question.text[:60]}… → {it[:80]}" for o in quotable if o.question.exclusive
                                  for it in o.recalled if not _holds(it, o.question.expect)][:limit]
     return out
 

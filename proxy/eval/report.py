@@ -83,6 +83,10 @@ def table(report: dict, deltas: list[Delta] | None = None) -> str:
                         "—" if not d or d.change is None else f"{d.change:+.2f}{'%' if METRICS[name].count else ' pt'}",
                         "FAIL" if d and d.failed else ""]
             rows.append(row)
+        for split, metrics in ((res.get("details") or {}).get("by_split") or {}).items():  # each half of a set
+            for name, value in metrics.items():
+                rows.append([f"{set_name}: {split}", name, fmt(value), "—"]
+                            + (["—", "—", ""] if deltas is not None else []))
     widths = [max(len(r[i]) for r in rows) for i in range(len(head))]
     lines = ["  ".join(c.ljust(w) if i < 2 else c.rjust(w) for i, (c, w) in enumerate(zip(r, widths))).rstrip()
              for r in rows]

@@ -42,7 +42,9 @@ class Question:
     body: dict | None = None  # the whole request as an agent sends it (default: ``text`` as one user message)
     exclusive: bool = False  # recall may bring back only what ``expect`` names: any other recalled item is a
     # false injection (``expect`` empty: nothing may be recalled)
-    split: str = ""  # which half of a set it is in (turns: dev | held-out): metrics per half in details.by_split
+    split: str = ""  # which half of a set it is in (turns: dev | held-out | held-out (fresh)): metrics per half in
+    # details.by_split
+    sealed: bool = False  # a sealed held-out text: the report counts it, never quotes it (missed, leaked, ... lists)
 
 
 @dataclass

@@ -31,7 +31,7 @@ import json
 import sys
 from typing import Any
 
-from . import turns_heldout
+from . import turns_fresh, turns_heldout
 from .spec import Memory, ProbeSet, Question
 
 TENANT, USER, PROJECT = "acme", "dev", "shop"
@@ -287,12 +287,17 @@ def body_of(shape: str, prompt: str, tool: tuple[str, str] | None, half: Any = N
     return "anthropic", claude_body(prompt, shape, tool, half.CLAUDE_MD, half.SUMMARY)
 
 
+HALVES = (("dev", sys.modules[__name__]), ("held-out", turns_heldout), ("held-out (fresh)", turns_fresh))
+SEALED = {"held-out (fresh)"}  # written independently and never read: the report gives its numbers, not its texts
+
+
 def build(seed: int = 7) -> ProbeSet:
-    """Both halves: ``dev`` (this module: what the defaults were tuned on) and ``held-out``
-    (``turns_heldout``: never used to choose a value), each in its own project."""
+    """Every half, each in its own project: ``dev`` (this module: what the defaults were tuned
+    on), ``held-out`` (``turns_heldout``: never used to choose a value) and ``held-out (fresh)``
+    (``turns_fresh``: sealed, written by someone who had seen neither recall's code nor a result)."""
     ps = ProbeSet("turns")
     n = 0
-    for split, half in (("dev", sys.modules[__name__]), ("held-out", turns_heldout)):
+    for split, half in HALVES:
         who = {"tenant": TENANT, "user": USER, "project": half.PROJECT}
         for statement, _ in half.FACTS.values():
             ps.memories.append(Memory(statement, TENANT, {"kind": "fact", "user": USER, "project": half.PROJECT,
@@ -304,11 +309,12 @@ def build(seed: int = 7) -> ProbeSet:
             api, body = body_of(shape, prompt, tool, half)
             ps.questions.append(Question(prompt, {**who, "session": f"turns-{seed}-{n}"}, api,
                                          expect=[half.FACTS[key][1]], variant=shape, body=body, exclusive=True,
-                                         split=split))
+                                         split=split, sealed=split in SEALED))
             n += 1
         for shape, prompt, tool in half.NULL_TURNS:
             api, body = body_of(shape, prompt, tool, half)
             ps.questions.append(Question(prompt, {**who, "session": f"turns-{seed}-{n}"}, api,
-                                         variant=shape + " (nothing)", body=body, exclusive=True, split=split))
+                                         variant=shape + " (nothing)", body=body, exclusive=True, split=split,
+                                         sealed=split in SEALED))
             n += 1
     return ps

@@ -16,6 +16,7 @@ from ctxproxy.proxy.eval.cases import CaseError, load
 from ctxproxy.proxy.eval.facts import build as build_facts
 from ctxproxy.proxy.eval.report import compare
 from ctxproxy.proxy.eval.runner import QUICK, SETS, run_eval
+from ctxproxy.proxy.eval.turns import build as build_turns
 
 RECALL_OFF = "[filters.recall]\nenabled = false\n"
 LEAKY_WIDEN = '[filters.recall]\nwiden = "same_user"\n'  # session search beyond the session tree
@@ -68,7 +69,13 @@ def test_the_default_configuration_gets_the_context_right_and_no_proxy_does_not(
     # (the targets, 0.9 and 0.05, are met on the dev half only; the held-out half trades hits for
     # fewer side-remark injections since recall reads what a request asks: bench/RESULTS.md)
     halves = turns["details"]["by_split"]
-    assert set(halves) == {"dev", "held-out"} and halves["dev"]["turns"] > 30 and halves["held-out"]["turns"] > 20
+    assert set(halves) == {"dev", "held-out", "held-out (fresh)"}
+    assert halves["dev"]["turns"] > 30 and halves["held-out"]["turns"] > 20
+    # the sealed half is measured (no target: nobody tunes on it) and never quoted in the details
+    assert halves["held-out (fresh)"]["turns"] >= 30 and halves["held-out (fresh)"]["turn_hit_rate"] is not None
+    fresh = {q.text[:60] for q in build_turns(3).questions if q.sealed}
+    quoted = turns["details"]["missed"] + [x.split("…")[0] for x in turns["details"]["false_injected"]]
+    assert fresh and not any(x[:60] in fresh for x in quoted)
     assert halves["dev"]["turn_hit_rate"] >= 0.9 and halves["held-out"]["turn_hit_rate"] >= 0.6
     assert halves["dev"]["false_injection_rate"] <= 0.05 and halves["held-out"]["false_injection_rate"] < 0.25
     assert turns["direct"]["turn_hit_rate"] == 0.0
