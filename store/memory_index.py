@@ -267,6 +267,14 @@ def scope_where(viewer: Viewer, exclude_kinds: Sequence[str] = (), alias: str = 
     return where, params
 
 
+def query_keys(words: Sequence[str], substrings: Sequence[str]) -> tuple[list[str], list[str]]:
+    """What a search looks up: the words (each once, at most ``MAX_TERMS``) and
+    the substring keys (``"\x00"`` and the substring in lower case; three
+    characters or more, each once, at most 8)."""
+    return (list(dict.fromkeys(words))[:MAX_TERMS],
+            list(dict.fromkeys("\x00" + s.lower() for s in substrings if len(s) >= 3))[:8])
+
+
 def visibility(viewer: Viewer, now: float, exclude_kinds: Sequence[str] = (), alias: str = "m"
                ) -> tuple[str, list[Any]]:
     """The full WHERE clause a viewer's rows must pass (``scope_where``, and not
@@ -487,8 +495,7 @@ class MemoryIndex:
                 now: float, limit: int, exclude_kinds: Sequence[str]) -> tuple[list[Candidate], Stats]:
         parts = self._partitions(con, viewer, tuple(exclude_kinds), version)
         stats = self._stats(con, parts, now, version)
-        words = list(dict.fromkeys(words))[:MAX_TERMS]
-        subs = list(dict.fromkeys("\x00" + s.lower() for s in substrings if len(s) >= 3))[:8]
+        words, subs = query_keys(words, substrings)
         if not parts.all:
             return [], Stats(stats.docs, stats.avg_terms, stats.avg_ctx, dict.fromkeys(words + subs, 0))
         df = self._df(con, parts, words, now, version)
@@ -617,6 +624,13 @@ class MemoryIndex:
             docs = self._stats(con, parts, now, version).docs
             return docs, (self._df(con, parts, list(dict.fromkeys(words)), now, version) if parts.all
                           else dict.fromkeys(words, 0))
+
+    def nothing_visible(self, viewer: Viewer, now: float, exclude_kinds: tuple[str, ...] = ()) -> bool:
+        """Whether ``viewer`` may see no memory at all, decided from the kept
+        counts (a recall then need not parse its query)."""
+        if self.store is not None:
+            self.catch_up()
+        return self.stats(viewer, now, exclude_kinds).docs == 0
 
     def stats(self, viewer: Viewer, now: float, exclude_kinds: tuple[str, ...] = ()) -> Stats:
         """Count and average length of the viewer's visible memories."""

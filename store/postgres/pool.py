@@ -158,6 +158,18 @@ class Tx:
         self._pending: list[str] = []
         self._writes = False  # a write is queued: COMMIT has something to send
         self.rows: dict[Any, Any] = {}
+        self._before_commit: list[Callable[["Tx"], None]] = []
+
+    @property
+    def tenant_set(self) -> str | None:
+        """The tenant the transaction's statements run as (None: not set yet)."""
+        return self._tenant
+
+    def before_commit(self, op: Callable[["Tx"], None]) -> None:
+        """Run ``op(tx)`` once just before the transaction commits (writes a
+        repository keeps back to send together, e.g. recall's index rows)."""
+        if op not in self._before_commit:
+            self._before_commit.append(op)
 
     def tenant(self, tenant: str) -> "Tx":
         if tenant != self._tenant:
@@ -228,6 +240,8 @@ class Tx:
         self.send("SELECT pg_notify(%s, %s)", (channel, payload))
 
     def commit(self) -> None:
+        while self._before_commit:
+            self._before_commit.pop(0)(self)
         if self.begun or self._writes:
             self._run("COMMIT")
         self._pending = []

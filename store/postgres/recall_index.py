@@ -1,5 +1,5 @@
-"""Recall's memory index in PostgreSQL: the embedded index's layout and
-candidate selection (``store.memory_index.MemoryIndex``) over the tables of
+"""Recall's memory index in PostgreSQL: the embedded index's layout
+(``store.memory_index.MemoryIndex``) in the tables of
 ``sql/0003_recall_index.sql``, so every replica reads one index and no host
 keeps its own.
 
@@ -9,93 +9,141 @@ recallable on every replica once its write commits, and an erasure removes
 its index rows with it. Ranking is the embedded index's: the terms are
 ``memory_terms.terms`` of the statement, the document frequencies and
 lengths are the same per-partition counts, the candidates are chosen by
-the same code (``MemoryIndex._search``), and BM25 runs in Python on them
+the same steps as ``MemoryIndex._search`` (in one statement:
+``recall_search``), and BM25 runs in Python on them
 (``store/services/recall/rank.py``).
 
 Reading sends each statement as a read-only transaction of its own with
 the viewer's tenant set (row-level security: another tenant's rows are
-neither candidates nor counted), BEGIN and COMMIT in the same round trip,
-as the embedded index reads each statement in autocommit.
+neither candidates nor counted), BEGIN and COMMIT in the same round trip.
 """
 from __future__ import annotations
 
+import time
+from collections import namedtuple
 from contextlib import contextmanager
 from typing import Any, Iterator, Mapping, Sequence
 
-from ..memory_index import (CANDIDATE_COLUMNS, CONTEXT_WINDOW, MemoryIndex, Partitions, context_of, date_terms,
-                            servable, thread_of)
+from ..memory_index import (CONTEXT_WINDOW, POOL, Candidate, MemoryIndex, Stats, _candidate, context_of, date_terms,
+                            query_keys, servable, thread_of)
 from ..memory_records import MemoryRecord
 from ..memory_terms import terms
 from ..sqlite_index import Viewer, sensitivity_rank
+from . import recall_search
+from .recall_search import _like  # noqa: F401  (the session index matches substrings alike)
 from .common import load
 from .pool import ALL_TENANTS, TENANT_SETTING, Tx
 
-_ROW = ", ".join("user_id" if c == "user" else c for c in CANDIDATE_COLUMNS) + ", doc, near"
 _PAGE = 500
-
-
-def _like(sub: str) -> str:
-    """``sub`` as an ILIKE pattern matching it anywhere, literally."""
-    return "%" + sub.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
-
-
-def _live(parts: Partitions, now: float, doc: str) -> tuple[str, list[Any]]:
-    """The extra condition on a row when some visible partitions expire."""
-    if not parts.expiring:
-        return "", []
-    return (f" AND ({doc}.part <> ALL(%s) OR EXISTS (SELECT 1 FROM recall_memories m WHERE m.tenant = {doc}.tenant "
-            f"AND m.doc = {doc}.doc AND m.expires_at > %s))", [list(parts.expiring), now])
 
 
 # -- writing (in the memory write's transaction) --------------------------------------
 
+# The rows of a transaction's records not sent yet (tx.rows key): (tenant, their columns).
+_PENDING = ("recall_index", "pending")
+FLUSH_AT = 500  # records whose rows go in one statement at most
+
+_COLUMNS = ("user_id", "project", "session", "purpose", "sensitivity", "kind", "expiring", "memory_id", "expires_at",
+            "observed_at", "evergreen", "origin", "confidence", "external_id", "evidence_ref", "evidence_sessions",
+            "revision", "statement", "terms", "nterms", "thread", "distinct_terms")
+_TYPES = ("text", "text", "text", "text", "smallint", "text", "boolean", "text", "float8", "float8", "boolean",
+          "text", "float8", "text", "text", "text", "integer", "text", "text", "integer", "text", "text")
+_PART = "user_id, project, session, purpose, sensitivity, kind, expiring"
+
+# Records' rows, postings and counts in one statement, whatever their number; the docs in the records' order.
+_INSERT = (
+    "WITH v AS (SELECT * FROM unnest(" + ", ".join(f"%({c})s::{t}[]" for c, t in zip(_COLUMNS, _TYPES))
+    + ") WITH ORDINALITY AS v(" + ", ".join(_COLUMNS) + ", i)), "
+    # The partitions' rows first, in one order: writers of one partition queue on its row, so counts never deadlock.
+    "p AS (INSERT INTO recall_parts (tenant, " + _PART + ", docs, nterms) SELECT %(t)s, " + _PART + ", count(*), "
+    "sum(nterms) FROM v GROUP BY " + _PART + " ORDER BY " + _PART + " ON CONFLICT (tenant, " + _PART + ") "
+    "DO UPDATE SET docs = recall_parts.docs + excluded.docs, nterms = recall_parts.nterms + excluded.nterms "
+    "RETURNING id, " + _PART + "), "
+    # Docs in the records' order (the embedded index's rowids follow its writes; rankings break ties by them).
+    "m AS (INSERT INTO recall_memories (tenant, part, memory_id, project, user_id, session, purpose, sensitivity, "
+    "expires_at, observed_at, evergreen, kind, origin, confidence, external_id, evidence_ref, evidence_sessions, "
+    "revision, statement, terms, nterms, thread) SELECT %(t)s, p.id, v.memory_id, v.project, v.user_id, v.session, "
+    "v.purpose, v.sensitivity, v.expires_at, v.observed_at, v.evergreen, v.kind, v.origin, v.confidence, "
+    "v.external_id, v.evidence_ref, v.evidence_sessions, v.revision, v.statement, v.terms, v.nterms, v.thread "
+    "FROM v JOIN p USING (" + _PART + ") ORDER BY v.i RETURNING doc, part, memory_id), "
+    "mt AS (SELECT m.doc, m.part, x.term FROM m JOIN v ON v.memory_id = m.memory_id "
+    "CROSS JOIN LATERAL unnest(string_to_array(v.distinct_terms, ' ')) AS x(term)), "
+    "post AS (INSERT INTO recall_postings (tenant, part, term, doc) SELECT %(t)s, part, term, doc FROM mt), "
+    "df AS (INSERT INTO recall_df (tenant, part, term, n) SELECT %(t)s, part, term, count(*) FROM mt "
+    "GROUP BY part, term ORDER BY part, term ON CONFLICT (tenant, part, term) DO UPDATE SET n = recall_df.n + excluded.n) "
+    "SELECT doc FROM m ORDER BY doc")
+
+
+_Row = namedtuple("_Row", _COLUMNS)
+
+
+def _row(rec: MemoryRecord) -> "_Row":
+    """``rec``'s columns (its terms, as the embedded index tokenizes them)."""
+    observed = float(rec.observed_at or rec.created_at or 0.0)
+    found = terms(rec.statement) + date_terms(observed)
+    return _Row(rec.user, rec.project, rec.session, rec.purpose, sensitivity_rank(rec.sensitivity), rec.kind,
+            rec.expires_at is not None, rec.memory_id, rec.expires_at, observed, bool(rec.evergreen), rec.origin,
+            float(rec.confidence), rec.external_id, rec.evidence_ref, " ".join(rec.evidence_sessions),
+            int(rec.revision), rec.statement, " ".join(found), len(found), thread_of(rec),
+            " ".join(sorted(set(found))))
+
+
+def _insert_params(tenant: str, rows: Sequence[tuple]) -> dict[str, Any]:
+    return {"t": tenant, **{c: [r[i] for r in rows] for i, c in enumerate(_COLUMNS)}}
+
+
 def apply_in(tx: Tx, rec: MemoryRecord, fresh: bool = False) -> int:
     """Index ``rec`` as it now is (its earlier row goes, unless ``fresh``: it
     has none; a record not servable has none). Returns 1 when it is indexed.
-    The partition, the row, its postings and counts are one statement (one
-    round trip on the write path); an event's neighbours two more."""
+
+    A record that stands alone waits in the transaction and goes with the
+    others written in it: one statement for all (``flush_in``), sent with the
+    transaction's next statement or its COMMIT, so a batch of memories pays
+    no round trip for its index and counts each partition's and term's rows
+    once. An event is written at once (its neighbours are read and written
+    around it: two statements more), after what waits."""
     if not fresh:
         remove_in(tx, rec.tenant, [rec.memory_id])
     if not servable(rec):
         return 0
-    tenant = rec.tenant
-    observed = float(rec.observed_at or rec.created_at or 0.0)
-    found = terms(rec.statement) + date_terms(observed)
-    thread = thread_of(rec)
-    # The partition row first: writers of one partition queue on it, so its counts never deadlock.
-    doc = tx.one(
-        "WITH p AS (INSERT INTO recall_parts (tenant, user_id, project, session, purpose, sensitivity, kind, "
-        "expiring, docs, nterms) VALUES (%(t)s, %(user)s, %(project)s, %(session)s, %(purpose)s, %(sens)s, %(kind)s, "
-        "%(expiring)s, 1, %(n)s) ON CONFLICT (tenant, user_id, project, session, purpose, sensitivity, kind, "
-        "expiring) DO UPDATE SET docs = recall_parts.docs + 1, nterms = recall_parts.nterms + excluded.nterms "
-        "RETURNING id), "
-        "m AS (INSERT INTO recall_memories (tenant, part, memory_id, project, user_id, session, purpose, "
-        "sensitivity, expires_at, observed_at, evergreen, kind, origin, confidence, external_id, evidence_ref, "
-        "evidence_sessions, revision, statement, terms, nterms, thread) SELECT %(t)s, p.id, %(id)s, %(project)s, "
-        "%(user)s, %(session)s, %(purpose)s, %(sens)s, %(expires)s, %(observed)s, %(evergreen)s, %(kind)s, "
-        "%(origin)s, %(confidence)s, %(external)s, %(evidence)s, %(sessions)s, %(revision)s, %(statement)s, "
-        "%(terms)s, %(n)s, %(thread)s FROM p RETURNING doc, part), "
-        "post AS (INSERT INTO recall_postings (tenant, part, term, doc) SELECT %(t)s, m.part, x, m.doc "
-        "FROM m, unnest(%(distinct)s::text[]) x), "
-        "df AS (INSERT INTO recall_df (tenant, part, term, n) SELECT %(t)s, m.part, x, 1 "
-        "FROM m, unnest(%(distinct)s::text[]) x ON CONFLICT (tenant, part, term) DO UPDATE SET n = recall_df.n + 1) "
-        "SELECT doc FROM m",
-        {"t": tenant, "user": rec.user, "project": rec.project, "session": rec.session, "purpose": rec.purpose,
-         "sens": sensitivity_rank(rec.sensitivity), "kind": rec.kind, "expiring": rec.expires_at is not None,
-         "n": len(found), "id": rec.memory_id, "expires": rec.expires_at, "observed": observed,
-         "evergreen": bool(rec.evergreen), "origin": rec.origin, "confidence": float(rec.confidence),
-         "external": rec.external_id, "evidence": rec.evidence_ref, "sessions": " ".join(rec.evidence_sessions),
-         "revision": int(rec.revision), "statement": rec.statement, "terms": " ".join(found), "thread": thread,
-         "distinct": sorted(set(found))})[0]
-    if thread:
-        _refresh_context(tx, tenant, thread, observed, doc)
+    row = _row(rec)
+    if row.thread:  # an event: its neighbours, in the tables, are read now
+        flush_in(tx)
+        doc = tx.one(_INSERT, _insert_params(rec.tenant, [row]))[0]
+        _refresh_context(tx, rec.tenant, row.thread, row.observed_at, doc)
+        return 1
+    pending = tx.rows.get(_PENDING)
+    if pending is not None and pending[0] != rec.tenant:
+        flush_in(tx)
+        pending = None
+    if pending is None:
+        pending = tx.rows[_PENDING] = (rec.tenant, [])
+        tx.before_commit(flush_in)
+    pending[1].append(row)
+    if len(pending[1]) >= FLUSH_AT:
+        flush_in(tx)
     return 1
+
+
+def flush_in(tx: Tx) -> None:
+    """Send the rows of the transaction's records that wait (``apply_in``),
+    with its next statement: before anything reads or deletes index rows in
+    it, and before it commits."""
+    pending = tx.rows.pop(_PENDING, None)
+    if not pending or not pending[1]:
+        return
+    tenant, rows = pending
+    was = tx.tenant_set
+    tx.tenant(tenant).send(_INSERT, _insert_params(tenant, rows))
+    if was is not None:
+        tx.tenant(was)
 
 
 def remove_in(tx: Tx, tenant: str, memory_ids: Sequence[str]) -> int:
     """Delete these memories' rows with their postings and counts; the
     neighbours of a deleted event forget its terms. Returns the index
     entries deleted (rows and postings)."""
+    flush_in(tx)  # rows still waiting in this transaction are rows too
     rows = tx.all("SELECT doc, part, terms, nterms, nctx, thread, observed_at FROM recall_memories "
                   "WHERE tenant = %s AND memory_id = ANY(%s) ORDER BY doc", (tenant, list(memory_ids)))
     if not rows:
@@ -216,7 +264,11 @@ class _Reads:
 
 
 class PGMemoryIndex(MemoryIndex):
-    """``MemoryIndex`` over the store's own database (see the module docstring)."""
+    """``MemoryIndex`` over the store's own database (see the module docstring).
+    A search, a count of document frequencies, the statistics and a fetch are
+    one statement each (``recall_search``); nothing is cached between reads,
+    so no read waits on a version check first and every replica's writes are
+    seen at once."""
 
     name = "recall.memories"
 
@@ -230,13 +282,53 @@ class PGMemoryIndex(MemoryIndex):
         return cls(store)
 
     @contextmanager
-    def _reading(self, tenant: str) -> Iterator[tuple["_Reads", tuple]]:
+    def _reads(self, tenant: str) -> Iterator["_Reads"]:
         with self._store._pool.transaction(readonly=True) as tx:  # a pooled connection; its errors are the store's
-            reads = _Reads(tx.conn, tenant)
-            # Cached partitions and counts are valid while the tenant's memories are as they were.
+            yield _Reads(tx.conn, tenant)
+
+    @contextmanager
+    def _reading(self, tenant: str) -> Iterator[tuple["_Reads", tuple]]:
+        with self._reads(tenant) as reads:
+            # Cached partitions are valid while the tenant's memories are as they were.
             yield reads, ("pg", tenant, reads.one("SELECT max(seq) FROM memory_feed WHERE tenant = %s", (tenant,))[0])
 
-    # -- the embedded index's reads, in SQL of this database -------------------------------
+    # -- the reads, one statement each ------------------------------------------------------
+    def search(self, viewer: Viewer, words: Sequence[str], substrings: Sequence[str] = (),
+               now: float | None = None, limit: int = POOL, exclude_kinds: Sequence[str] = ()
+               ) -> tuple[list[Candidate], Stats]:
+        if not viewer.known or (not words and not substrings):
+            return [], Stats(0, 0.0)
+        now = time.time() if now is None else now
+        keys, subs = query_keys(words, substrings)
+        with self._reads(viewer.tenant) as reads:
+            rows, stats = recall_search.search(reads, viewer, keys, subs, now, limit, exclude_kinds)
+        return [_candidate(r) for r in rows], stats
+
+    def doc_freqs(self, viewer: Viewer, words: Sequence[str], now: float | None = None,
+                  exclude_kinds: Sequence[str] = ()) -> tuple[int, dict[str, int]]:
+        if not viewer.known:
+            return 0, dict.fromkeys(words, 0)
+        now = time.time() if now is None else now
+        with self._reads(viewer.tenant) as reads:
+            return recall_search.doc_freqs(reads, viewer, list(dict.fromkeys(words)), now, exclude_kinds)
+
+    def stats(self, viewer: Viewer, now: float, exclude_kinds: tuple[str, ...] = ()) -> Stats:
+        with self._reads(viewer.tenant) as reads:
+            return recall_search.stats(reads, viewer, now, exclude_kinds)
+
+    def nothing_visible(self, viewer: Viewer, now: float, exclude_kinds: tuple[str, ...] = ()) -> bool:
+        """Never known in advance here: learning it would cost a round trip,
+        as much as the search, which finds nothing then all the same."""
+        return False
+
+    def fetch(self, viewer: Viewer, memory_ids: Sequence[str], now: float | None = None,
+              exclude_kinds: Sequence[str] = ()) -> list[Candidate]:
+        if not viewer.known or not memory_ids:
+            return []
+        now = time.time() if now is None else now
+        with self._reads(viewer.tenant) as reads:
+            return [_candidate(r) for r in recall_search.fetch(reads, viewer, list(memory_ids), now, exclude_kinds)]
+
     @staticmethod
     def _read_partitions(tx: _Reads, viewer: Viewer, exclude_kinds: tuple[str, ...]) -> list[tuple[int, bool]]:
         return tx.all(
@@ -245,91 +337,6 @@ class PGMemoryIndex(MemoryIndex):
             "AND kind <> ALL(%s) ORDER BY id",
             (viewer.tenant, viewer.project, viewer.user, viewer.purpose, list(dict.fromkeys(("", *viewer.sessions))),
              min(sensitivity_rank(viewer.ceiling), 2), list(exclude_kinds)))
-
-    @staticmethod
-    def _read_stats(tx: _Reads, parts: Partitions, now: float) -> tuple[int, int, int]:
-        n = terms_sum = ctx_sum = 0
-        if parts.fixed:
-            a, b, c = tx.one("SELECT sum(docs), sum(nterms), sum(nctx) FROM recall_parts WHERE tenant = %s "
-                             "AND id = ANY(%s)", (parts.tenant, list(parts.fixed)))
-            n, terms_sum, ctx_sum = a or 0, b or 0, c or 0
-        if parts.expiring:
-            a, b, c = tx.one("SELECT count(*), sum(nterms), sum(nctx) FROM recall_memories WHERE tenant = %s "
-                             "AND part = ANY(%s) AND expires_at > %s", (parts.tenant, list(parts.expiring), now))
-            n, terms_sum, ctx_sum = n + (a or 0), terms_sum + (b or 0), ctx_sum + (c or 0)
-        return int(n), int(terms_sum), int(ctx_sum)
-
-    def _read_df(self, tx: _Reads, parts: Partitions, words: Sequence[str], now: float) -> dict[str, int]:
-        df = dict.fromkeys(words, 0)
-        if not words:
-            return df
-        if parts.fixed:
-            for term, n in tx.all("SELECT term, sum(n) FROM recall_df WHERE tenant = %s AND part = ANY(%s) "
-                                  "AND term = ANY(%s) GROUP BY term", (parts.tenant, list(parts.fixed), list(words))):
-                df[term] += int(n)
-        if parts.expiring:
-            for term, n in tx.all(
-                    "SELECT p.term, count(*) FROM recall_postings p JOIN recall_memories m ON m.tenant = p.tenant "
-                    "AND m.doc = p.doc WHERE p.tenant = %s AND p.part = ANY(%s) AND p.term = ANY(%s) "
-                    "AND m.expires_at > %s GROUP BY p.term", (parts.tenant, list(parts.expiring), list(words), now)):
-                df[term] += int(n)
-        return df
-
-    def _heaviest(self, tx: _Reads, parts: Partitions, weights: Mapping[str, float], now: float, limit: int
-                  ) -> list[int]:
-        if not weights:
-            return []
-        live, args = _live(parts, now, "p")
-        return [r[0] for r in tx.all(
-            "SELECT p.doc, round(sum(q.w)::numeric, 6) AS held FROM unnest(%s::text[], %s::float8[]) AS q(term, w) "
-            f"JOIN recall_postings p ON p.tenant = %s AND p.part = ANY(%s) AND p.term = q.term WHERE true{live} "
-            "GROUP BY p.doc ORDER BY held DESC, p.doc LIMIT %s",
-            (list(weights), list(weights.values()), parts.tenant, list(parts.all), *args, limit))]
-
-    def _substring_docs(self, tx: _Reads, tenant: str, parts: Partitions, sub: str, now: float) -> list[int]:
-        live = " AND (part <> ALL(%s) OR expires_at > %s)" if parts.expiring else ""
-        args = [list(parts.expiring), now] if parts.expiring else []
-        return [r[0] for r in tx.all(
-            f"SELECT doc FROM recall_memories WHERE tenant = %s AND statement ILIKE %s AND part = ANY(%s){live} "
-            "ORDER BY doc", (tenant, _like(sub), list(parts.all), *args))]
-
-    def _rows(self, tx: _Reads, parts: Partitions, ids: Sequence[int], now: float) -> list[tuple]:
-        if not ids:
-            return []
-        live = " AND (part <> ALL(%s) OR expires_at > %s)" if parts.expiring else ""
-        args = [list(parts.expiring), now] if parts.expiring else []
-        return [tuple(r) for r in tx.all(
-            # by doc, as the embedded index reads rows by rowid: which neighbours fit in a search's pool follows it
-            f"SELECT {_ROW} FROM recall_memories WHERE tenant = %s AND doc = ANY(%s) AND part = ANY(%s){live} "
-            "ORDER BY doc",
-            (parts.tenant, list(ids), list(parts.all), *args))]
-
-    def _rows_and_near(self, tx: _Reads, parts: Partitions, ids: Sequence[int], now: float, limit: int
-                       ) -> list[tuple]:
-        """``MemoryIndex._rows_and_near`` in one statement: the neighbours are
-        taken in the same order (the rows by doc, then each row's ``near``)."""
-        if not ids:
-            return []
-        live = " AND (m.part <> ALL(%(expiring)s) OR m.expires_at > %(now)s)" if parts.expiring else ""
-        cols = ", ".join(f"m.{c}" for c in _ROW.split(", "))
-        return [tuple(r[1:]) for r in tx.all(
-            f"WITH hit AS (SELECT {cols} FROM recall_memories m WHERE m.tenant = %(t)s "
-            f"AND m.doc = ANY(%(ids)s) AND m.part = ANY(%(parts)s){live}), "
-            # each neighbour at its first place: (the row's doc, its place in the row's near)
-            "around AS (SELECT n.doc::bigint AS doc, min(ARRAY[h.doc, n.i]) AS place "
-            "FROM hit h, unnest(string_to_array(h.near, ' ')) WITH ORDINALITY AS n(doc, i) "
-            "WHERE n.doc::bigint <> ALL(%(ids)s) GROUP BY n.doc), "
-            "first AS (SELECT doc FROM around ORDER BY place LIMIT %(limit)s) "
-            f"SELECT 0, {', '.join(c[2:] for c in cols.split(', '))} FROM hit "
-            f"UNION ALL SELECT 1, {cols} FROM recall_memories m JOIN first f ON m.doc = f.doc "
-            f"WHERE m.tenant = %(t)s AND m.part = ANY(%(parts)s){live}",
-            {"t": parts.tenant, "ids": list(ids), "parts": list(parts.all), "expiring": list(parts.expiring),
-             "now": now, "limit": limit})]
-
-    @staticmethod
-    def _rowids(tx: _Reads, tenant: str, ids: list[str]) -> list[int]:
-        return [r[0] for r in tx.all("SELECT doc FROM recall_memories WHERE tenant = %s AND memory_id = ANY(%s)",
-                                     (tenant, ids))]
 
     # -- what the embedded index does beside reading ---------------------------------------
     def catch_up(self) -> int:

@@ -105,9 +105,7 @@ class Recaller:
             return False
         if not memories:
             return True
-        if getattr(self.memories, "store", None) is not None:
-            self.memories.catch_up()
-        return self.memories.stats(viewer, now, exclude_kinds).docs == 0
+        return self.memories.nothing_visible(viewer, now, exclude_kinds)
 
     def _own_df(self, viewer: Viewer, owns: Sequence[set[str]], df: Mapping[str, int], now: float,
                 exclude_kinds: tuple[str, ...], memories: bool) -> dict[str, int]:

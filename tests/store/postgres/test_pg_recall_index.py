@@ -58,6 +58,47 @@ def viewers(tenant: str) -> list[Viewer]:
     return [Viewer(tenant, user="alice"), Viewer(tenant, user="bob"), Viewer(tenant)]
 
 
+def assert_same_search(sqlite, pos_l, pgi, pos_p, viewer, words, subs, limit) -> int:
+    """Both indexes find the same candidates (by the rows' places) and statistics; returns how many."""
+    a, sa = sqlite.search(viewer, words, subs, now=NOW, limit=limit)
+    b, sb = pgi.search(viewer, words, subs, now=NOW, limit=limit)
+    assert (sa.docs, sa.avg_terms, sa.avg_ctx, sa.df) == (sb.docs, sb.avg_terms, sb.avg_ctx, sb.df)
+    key = lambda cands, pos: sorted((pos[c.memory_id], c.statement, c.terms, c.ctx, c.nctx,  # noqa: E731
+                                     c.scope, c.observed_at, c.evergreen, c.sensitivity, c.near != "") for c in cands)
+    assert key(a, pos_l) == key(b, pos_p), (words, subs, limit)
+    return len(a)
+
+
+def assert_same_ranking(sqlite, pos_l, pgi, pos_p) -> None:
+    """Every viewer and query of the corpus: the same candidates at every pool size, the same recall."""
+    compared = 0
+    for viewer in viewers("acme"):
+        for query in QUERIES:
+            words = [w for w in query.lower().split() if len(w) > 2]
+            subs = ["KafkaConsumer"] if "Kafka" in query else []
+            for limit in (300, 12, 3):  # a small pool: which rows and neighbours fit follows the same order
+                assert_same_search(sqlite, pos_l, pgi, pos_p, viewer, words, subs, limit)
+            ra = Recaller(sqlite).recall(viewer, query, k=5, as_of=NOW)
+            rb = Recaller(pgi).recall(viewer, query, k=5, as_of=NOW)
+            assert [(pos_l[s.cand.memory_id], round(s.score, 9)) for s in ra.items] == \
+                   [(pos_p[s.cand.memory_id], round(s.score, 9)) for s in rb.items], query
+            compared += len(ra.items)
+    assert compared > 30  # the queries found things to compare
+
+
+def statements_sent(monkeypatch) -> list[str]:
+    """Every query the store sends from now on: one round trip each (simple queries, bound on the client)."""
+    sent: list[str] = []
+    real = psycopg.ClientCursor.execute
+
+    def execute(self, query, params=None, **kw):
+        sent.append(str(query))
+        return real(self, query, params, **kw)
+
+    monkeypatch.setattr(psycopg.ClientCursor, "execute", execute)
+    return sent
+
+
 @pytest.fixture
 def both(pg_dsn, tmp_path):
     lm = open_store(tmp_path / "store")
@@ -74,24 +115,7 @@ def test_the_database_index_ranks_exactly_as_the_embedded_index(both, tmp_path):
     sqlite, pgi = MemoryIndex.open(tmp_path, lm), open_memory_index(tmp_path, pg)
     assert isinstance(pgi, PGMemoryIndex) and pgi is pg.memory_index()  # one per store, none on disk
     sqlite.catch_up()
-    compared = 0
-    for viewer in viewers("acme"):
-        for query in QUERIES:
-            words = [w for w in query.lower().split() if len(w) > 2]
-            subs = ["KafkaConsumer"] if "Kafka" in query else []
-            for limit in (300, 12, 3):  # a small pool: which rows and neighbours fit follows the same order
-                a, sa = sqlite.search(viewer, words, subs, now=NOW, limit=limit)
-                b, sb = pgi.search(viewer, words, subs, now=NOW, limit=limit)
-                assert (sa.docs, sa.avg_terms, sa.avg_ctx, sa.df) == (sb.docs, sb.avg_terms, sb.avg_ctx, sb.df)
-                key = lambda cands, pos: sorted((pos[c.memory_id], c.statement, c.terms, c.ctx, c.nctx,  # noqa
-                                                 c.scope, c.observed_at, c.evergreen, c.sensitivity) for c in cands)
-                assert key(a, pos_l) == key(b, pos_p), (query, limit)
-            ra = Recaller(sqlite).recall(viewer, query, k=5, as_of=NOW)
-            rb = Recaller(pgi).recall(viewer, query, k=5, as_of=NOW)
-            assert [(pos_l[s.cand.memory_id], round(s.score, 9)) for s in ra.items] == \
-                   [(pos_p[s.cand.memory_id], round(s.score, 9)) for s in rb.items], query
-            compared += len(ra.items)
-    assert compared > 30  # the queries found things to compare
+    assert_same_ranking(sqlite, pos_l, pgi, pos_p)
     docs, df = pgi.doc_freqs(Viewer("acme", user="alice"), ["kafka", "nowhere"], NOW)
     assert (docs, df) == sqlite.doc_freqs(Viewer("acme", user="alice"), ["kafka", "nowhere"], NOW)
     assert pgi.rebuild() == sqlite.count("acme") == pgi.count("acme")  # the rebuilt index is the same index
@@ -184,3 +208,87 @@ def test_a_memory_written_on_one_replica_is_ranked_by_the_others_index_at_once(p
     finally:
         a.close()
         b.close()
+
+
+def test_a_recall_is_at_most_two_round_trips(both, monkeypatch):
+    _, pg = both
+    fill(pg, "acme", corpus())
+    index = pg.memory_index()
+    sent = statements_sent(monkeypatch)
+    found = 0
+    for viewer in viewers("acme"):
+        for query in QUERIES:
+            sent.clear()
+            found += len(Recaller(index).recall(viewer, query, k=5, as_of=NOW).items)
+            # the search (partitions, counts, frequencies, candidates, neighbours), then the
+            # frequencies of the best candidates' own terms
+            assert 1 <= len(sent) <= 2, (query, sent)
+    assert found > 30
+    for read in (lambda: index.search(Viewer("acme", user="alice"), ["kafka", "lag"], ["KafkaConsumer"], now=NOW),
+                 lambda: index.doc_freqs(Viewer("acme", user="alice"), ["kafka", "lag"], NOW),
+                 lambda: index.stats(Viewer("acme", user="alice"), NOW)):
+        sent.clear()
+        assert read()
+        assert len(sent) == 1
+    # nothing visible: the search alone says so
+    sent.clear()
+    got = Recaller(index).recall(Viewer("globex", user="alice"), "kafka consumer lag", k=5, as_of=NOW)
+    assert (got.items, got.candidates, len(sent)) == ([], 0, 1)
+
+
+def test_a_batch_indexes_its_memories_with_its_commit_and_ranks_the_same(both, tmp_path, monkeypatch):
+    lm, pg = both
+    rows = corpus()
+    random.Random(5).shuffle(rows)  # events between facts: an event is indexed after the facts before it
+    pos_l = fill(lm, "acme", rows)
+    sent = statements_sent(monkeypatch)
+    with pg.batch() as b:
+        pos_p = fill(b, "acme", rows)
+    events = sum(r["kind"] == "event" for r in rows)
+    runs = sum(1 for i, r in enumerate(rows) if r["kind"] != "event" and (i + 1 == len(rows)
+                                                                          or rows[i + 1]["kind"] == "event"))
+    assert sum(q.count("INSERT INTO recall_memories") for q in sent) == events + runs  # each run of facts: one
+    sqlite = MemoryIndex.open(tmp_path, lm)
+    sqlite.catch_up()
+    assert_same_ranking(sqlite, pos_l, pg.memory_index(), pos_p)
+    # facts alone: their index rows are one statement, sent with the COMMIT (no round trip of their own)
+    sent.clear()
+    with pg.batch() as b:
+        for i in range(40):
+            put_memory(b, "acme", f"The okapi note {i} for the pager.", user=("alice", "bob", "")[i % 3], kind="fact")
+    carried = [q for q in sent if "INSERT INTO recall_memories" in q]
+    assert len(carried) == 1 and carried[0].rstrip().endswith("COMMIT")
+    assert pg.memory_index().doc_freqs(Viewer("acme", user="alice"), ["okapi"], NOW)[1] == {"okapi": 27}
+
+
+def test_a_memory_revised_in_its_own_batch_is_indexed_as_it_ends(both):
+    _, pg = both
+    index = pg.memory_index()
+    viewer = Viewer("acme", user="alice")
+    with pg.batch() as b:
+        rec = put_memory(b, "acme", "Alice keeps the zebra runbook in the wiki.", user="alice", kind="fact")
+        put_memory(b, "acme", "Bob reviews the zebra budget.", user="alice", kind="fact")
+        b.memories.put(rec.evolve(statement="Alice keeps the okapi runbook in the wiki."), expected_revision=1)
+        put_memory(b, "acme", "The okapi pager rota.", user="alice", kind="fact")
+    found, stats = index.search(viewer, ["zebra", "okapi", "runbook"], now=NOW)
+    assert stats.docs == 3 and stats.df == {"zebra": 1, "okapi": 2, "runbook": 1}
+    assert sorted(c.statement for c in found) == ["Alice keeps the okapi runbook in the wiki.",
+                                                  "Bob reviews the zebra budget.", "The okapi pager rota."]
+    forget(pg, "acme", {"user": "alice"})
+    with psycopg.connect(index._store._pool.dsn, autocommit=True) as conn, conn.transaction():
+        conn.execute("SELECT set_config('ctxproxy.tenant', 'acme', true)")
+        for table in ("recall_memories", "recall_postings", "recall_df", "recall_parts"):
+            assert conn.execute(f"SELECT count(*) FROM {table}").fetchone()[0] == 0, table
+
+
+def test_frequent_words_only_score_the_candidates_on_both_indexes(both, tmp_path):
+    lm, pg = both
+    rows = [{"statement": f"common filler {WORDS[i % len(WORDS)]} marker{i % 7}", "kind": "fact", "user": "alice",
+             "observed_at": NOW - i * 3600.0} for i in range(130)]
+    pos_l, pos_p = fill(lm, "acme", rows), fill(pg, "acme", rows)
+    sqlite = MemoryIndex.open(tmp_path, lm)
+    sqlite.catch_up()
+    viewer = Viewer("acme", user="alice")
+    for words in (["common", "kafka", "marker3"], ["common", "filler"], ["marker1", "marker2", "common", "staging"]):
+        for limit in (300, 40, 5):  # in more than a tenth and 100 of them; more than the pool; both
+            assert assert_same_search(sqlite, pos_l, pg.memory_index(), pos_p, viewer, words, [], limit)
