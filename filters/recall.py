@@ -19,8 +19,13 @@ are in the session's frozen memory snapshot (``memory_snapshot``).
 - Who: the authenticated identity. No tenant, no session or no identity
   source → nothing is recalled. The viewer is the tenant, user, project,
   purpose (the identity's, else the route's ``purpose``), the session tree
-  (``store.session_index``), and the route's sensitivity ceiling; every
-  index applies it in its WHERE clause before anything is ranked.
+  (``store.session_index``; kept in memory per live session once recorded,
+  read again after ``TREE_SECONDS`` or when this process records a
+  sub-session), and the route's sensitivity ceiling; every index applies it
+  in its WHERE clause before anything is ranked. A turn whose user text is
+  the one last recalled for reuses that result; a result that found nothing
+  is reused without reading the indexes' forget counts (a forget only
+  removes).
 - Candidates: active memories and the session index's hits in the tree
   (the current session's own turns excluded: the model already has them).
 - After the answer, the turn's user and assistant text (tool outputs only
@@ -61,6 +66,8 @@ from ctxproxy.store.services.recall.services import recall_services
 log = logging.getLogger("ctxproxy.filters.recall")
 
 REUSE_BYTES = 2 << 20  # the last recall result kept per caller, for a turn that asks the same
+TREES_BYTES = 1 << 20  # each live session's tree, kept between its turns
+TREE_SECONDS = 2.0  # a kept tree is read again after this long (another process may record a sub-session)
 
 Sensitivity = Literal["public", "internal", "confidential"]
 SPAN = "recall"  # child span ctxproxy.recall
@@ -138,6 +145,18 @@ class _Last:
     generation: tuple[int, int]  # the indexes' forget counts: a forget since makes it stale
 
 
+@dataclass(frozen=True, slots=True)
+class _Tree:
+    sessions: tuple[str, ...]  # the session tree as the session index gave it
+    until: float  # time.monotonic() after which it is read again
+    epoch: int  # the filter's count of recorded sub-sessions when it was read
+
+
+def _generation(rs: Any) -> tuple[int, int]:
+    """The indexes' forget counts: a result remembered under other counts is stale."""
+    return rs.memories.generation(), rs.sessions.generation()
+
+
 _EMPTY_BYTES: list[int] = []
 
 
@@ -160,6 +179,8 @@ class RecallFilter(Filter):
         self.services = services or {}
         # per caller (see on_request)
         self._last = ByteLRU(REUSE_BYTES, "recall reuse", max_entries=max(1, self.config.reuse_sessions))
+        self._trees = ByteLRU(TREES_BYTES, "recall session trees")  # per live session (see _tree)
+        self._epoch = 0  # sub-sessions this process recorded: a tree kept from before may lack one
         self._lock = threading.Lock()
         self._to_index: list[TurnTexts] = []  # session-index rows the writer has not taken yet
 
@@ -199,23 +220,20 @@ class RecallFilter(Filter):
             return
         t0, t0_ns = time.perf_counter(), time.time_ns()
         key = text_sha256(words.latest)
-        generation = (rs.memories.generation(), rs.sessions.generation())
         # the memo is the caller's: everything the viewer is made of, not the session id alone
         caller = (ident.tenant, ident.session, ident.user, ident.project, ident.parent_session,
                   self.viewer_purpose(turn), route.max_sensitivity or cfg.max_sensitivity)
         last = self._remembered(caller)
         # The same user text as this session's last recall, and nothing forgotten since: its
-        # result again, with no index read (the session was recorded at its first turn).
-        if last is not None and last.key == key and last.generation == generation:
+        # result again, with no index read (the session was recorded at its first turn). A
+        # result that found nothing stays right whatever was forgotten: no count is read for it.
+        if last is not None and last.key == key and (not last.items or last.generation == _generation(rs)):
             state.status, state.candidates, state.items = "reused", last.candidates, last.items
             self._offer(turn, last, route)
             self._finish(turn, state, t0, t0_ns)
             return
-        tree = rs.sessions.tree(ident.tenant, ident.session, ident.user, ident.parent_session)
+        tree = self._tree(turn, rs)
         viewer = self.viewer(turn, tree)
-        if rs.sessions.owner(ident.tenant, ident.session) is None:  # its first turn: record it, off the path
-            self._write(turn, lambda: rs.sessions.note_session(ident.tenant, ident.session, ident.user,
-                                                              ident.project, ident.parent_session))
         if not words.latest.strip():
             state.reason = "no query"
             self._finish(turn, state, t0, t0_ns)
@@ -226,6 +244,7 @@ class RecallFilter(Filter):
             wide = rs.sessions.visible_sessions(viewer, ident.session, cfg.widen, ident.parent_session) \
                 if cfg.widen != "tree" else tree
             others = tuple(s for s in wide if s != ident.session)
+        generation = _generation(rs)  # before the search: a forget after it makes its result stale
         found = rs.recaller(cfg.rank).recall(viewer, words.latest, k=cfg.k, sessions=others, memories=cfg.memories,
                                              exclude_kinds=cfg.exclude_kinds, goal=words.goal,
                                              max_chars=cfg.max_query_chars)
@@ -237,6 +256,31 @@ class RecallFilter(Filter):
         if found.items:
             self._offer(turn, last, route)
         self._finish(turn, state, t0, t0_ns)
+
+    def _tree(self, turn: Turn, rs: Any) -> tuple[str, ...]:
+        """The session's tree, read from the session index once per live session
+        once the index has it recorded (kept ``TREE_SECONDS``, or until this
+        process records a sub-session, whose ancestors' trees grow), not on every
+        turn. Until then each turn reads it and asks for the session to be
+        recorded, off the path (a parent recorded meanwhile joins its tree)."""
+        ident = turn.identity
+        key = (ident.tenant, ident.session, ident.user, ident.parent_session)
+        now = time.monotonic()
+        known = self._trees.get(key)
+        if known is not None and now < known.until and known.epoch == self._epoch:
+            return known.sessions
+        epoch = self._epoch
+        tree = rs.sessions.tree(ident.tenant, ident.session, ident.user, ident.parent_session)
+        if rs.sessions.owner(ident.tenant, ident.session) is None:  # its first turn: record it, off the path
+            self._write(turn, lambda: self._note(rs.sessions, ident))
+        else:  # recorded: its tree changes only when a sub-session is recorded (or forgotten)
+            self._trees.put(key, _Tree(tree, now + TREE_SECONDS, epoch))
+        return tree
+
+    def _note(self, sessions: Any, ident: Any) -> None:
+        sessions.note_session(ident.tenant, ident.session, ident.user, ident.project, ident.parent_session)
+        if ident.parent_session:  # a sub-session: the trees of its ancestors (kept above) grow
+            self._epoch += 1
 
     def viewer(self, turn: Turn, tree: tuple[str, ...]) -> Viewer:
         """Who recalls, from the authenticated identity and the route."""
@@ -319,8 +363,9 @@ class RecallFilter(Filter):
 
     def _index(self, turn: Turn, sessions: Any, row: TurnTexts) -> None:
         """Queue a turn's texts for the session index: the writer adds every turn
-        queued by the time it runs in one SQLite transaction (a commit per turn
-        cost more than the rows)."""
+        queued by the time it runs in one transaction (a commit per turn cost
+        more than the rows), its batch's when the index is in the store's
+        database (sent with the batch's other writes: no round trip of its own)."""
         writer = turn.service("writer")
         if writer is None:
             sessions.add_turns([row])
@@ -329,13 +374,17 @@ class RecallFilter(Filter):
             self._to_index.append(row)
             first = len(self._to_index) == 1
         if first:
-            writer.submit(lambda _batch: self._index_queued(sessions))
+            taken: list[list[TurnTexts]] = []  # the rows this op took: the same ones if the writer runs it again
 
-    def _index_queued(self, sessions: Any) -> None:
-        with self._lock:
-            rows, self._to_index = self._to_index, []
-        if rows:
-            sessions.add_turns(rows)
+            def op(batch: Any) -> None:
+                if not taken:
+                    with self._lock:
+                        taken.append(self._to_index)
+                        self._to_index = []
+                if taken[0]:
+                    sessions.add_turns(taken[0], batch=batch)
+
+            writer.submit(op)
 
     @staticmethod
     def _write(turn: Turn, op: Any) -> None:

@@ -169,3 +169,28 @@ async def test_widening_to_the_users_sessions_keeps_the_parents_turns(make_proxy
     users = {h["session"]: h["text"] for h in hits if h["role"] == "user"}
     assert users["parent-1"] == note
     assert {users[f"other-{i}"] for i in range(6)} == {question}  # the user's words, not the evidence
+
+
+async def test_a_recorded_sessions_tree_is_kept_and_a_sub_session_joins_it(proxy, fake):
+    """Once the session index has a session recorded, its later turns ask the index nothing
+    about it (no tree, no owner: the filter keeps the tree); a sub-session this process
+    records joins the parent's kept tree at once."""
+    from ctxproxy.store.services.recall.services import recall_services
+
+    con = recall_services(proxy.state.services).sessions.file.db()  # the event loop's connection
+    hdrs = headers("acme", "alice", "root-7")
+    await ask(proxy, "We named the staging cluster Osprey.", hdrs)
+    proxy.settled_store()  # recorded
+    await ask(proxy, "Noted. What comes next?", hdrs)  # the tree read once more, now kept
+    statements: list[str] = []
+    con.set_trace_callback(statements.append)
+    try:
+        await ask(proxy, "And the database, which one is it?", hdrs)
+    finally:
+        con.set_trace_callback(None)
+    assert not [s for s in statements if "FROM sessions" in s], statements
+    child = headers("acme", "alice", "kid-7", parent_session="root-7")
+    await ask(proxy, "The Osprey cluster runs on the rack named Heron-42.", child)
+    proxy.settled_store()  # the child recorded under its parent, its turn indexed
+    await ask(proxy, "which rack does the Osprey cluster run on?", hdrs)
+    assert "Heron-42" in sent_text(fake.last)  # the child's turn, through the parent's tree
