@@ -111,13 +111,16 @@ def build(data: Path, n: int, rng: random.Random, embeddings: bool = False):
     return store, index, vectors, t_store, t_index, t_vectors
 
 
-def recall_latency(store, index, queries: int, rng: random.Random, vectors=None) -> list[float]:
+def recall_latency(store, index, queries: int, rng: random.Random, vectors=None, also=None) -> dict:
+    """(wall ms, CPU ms) per recall for each recaller, all on the same queries in random order:
+    "lexical" over ``index``, "embeddings" with ``vectors``, and one per name of ``also`` (another
+    store's memory index)."""
     from ctxproxy.store.services.recall.hybrid import VectorRecall
     from ctxproxy.store.services.recall.rank import RankConfig
     from ctxproxy.store.services.recall.recaller import Recaller
     from ctxproxy.store.sqlite_index import Viewer
 
-    recallers = {"lexical": Recaller(index)}
+    recallers = {"lexical": Recaller(index), **{name: Recaller(ix) for name, ix in (also or {}).items()}}
     if vectors is not None:
         cfg = RankConfig(embeddings=True)
         recallers["embeddings"] = Recaller(index, config=cfg, vectors=VectorRecall(vectors, index, vectors.embedder, cfg))

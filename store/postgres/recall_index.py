@@ -222,6 +222,8 @@ def index_all(tx: Tx) -> int:
             if len(rows) < _PAGE:
                 break
             after = rows[-1][0]
+    flush_in(tx)
+    tx.exec("SELECT 1")  # what waits goes now: the migration's transaction commits without this Tx
     return n
 
 

@@ -178,12 +178,13 @@ def test_store_upgrade_indexes_the_memories_a_database_held_before(pg_server, pg
     finally:
         st.close()
     db = pg_dsn.rsplit("/", 1)[1]
-    # The database as the release before the index left it: schema v2, no index tables.
-    pg_server.admin("DROP TABLE recall_memories, recall_postings, recall_df, recall_parts; "
-                    "DELETE FROM ctx_schema WHERE version = 3", db=db)
+    # The database as a release without the index left it: no index tables, none of their functions.
+    pg_server.admin("DROP FUNCTION recall_search, recall_doc_freqs, recall_fetch; "
+                    "DROP TABLE recall_memories, recall_postings, recall_df, recall_parts; "
+                    "DELETE FROM ctx_schema WHERE version IN (3, 5)", db=db)
     with pytest.raises(Exception, match="store upgrade"):
         PGStore.open(pg_dsn, listen=False)
-    assert upgrade(pg_dsn) == ["0003_recall_index.sql"]
+    assert upgrade(pg_dsn) == ["0003_recall_index.sql", "0005_recall_search.sql"]
     st = PGStore.open(pg_dsn, listen=False)
     try:
         found, stats = st.memory_index().search(Viewer("acme", user="alice"), terms("staging"), now=NOW)
