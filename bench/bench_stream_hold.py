@@ -5,7 +5,8 @@
 In this process, no sockets. Texts fed to ``StreamRedactor`` in pieces as a
 model streams them, through the default profile: prose in word tokens
 (`` thing``, ``,``); 200 KB of ``secretcorpus.realistic_megabyte`` (code, logs,
-JSON, 40 secrets) in word tokens and in pieces of 2–8 characters. For each:
+JSON, 40 secrets) in word tokens, in pieces of 2–8 characters and of 60 (what
+the relay makes of five 12-character deltas that came in one read). For each:
 how many pieces go out whole with themselves, how many are held (some of
 their text waits for a later piece), how many release nothing; how many
 pieces late a character goes out (mean: the lag in token intervals); at which
@@ -62,8 +63,9 @@ def pieces() -> dict[str, list[str]]:
         n = rng.randint(2, 8)
         code.append(text[i:i + n])
         i += n
+    joined = [text[i:i + 60] for i in range(0, len(text), 60)]  # five 12-character deltas a read, as the relay joins them
     return {"prose, word tokens": word_tokens(PROSE), "code/logs 200 KB, word tokens": word_tokens(text),
-            "code/logs 200 KB, 2-8 chars": code}
+            "code/logs 200 KB, 2-8 chars": code, "code/logs 200 KB, 60 chars": joined}
 
 
 def package_at(rev: str) -> types.ModuleType:

@@ -38,6 +38,8 @@ import logging
 import re
 import threading
 from dataclasses import dataclass, field
+from re import _constants as sre_c
+from re import _parser as sre_parse
 from typing import Any, Sequence
 
 from ctxproxy.store.bounded import SLOT_BYTES, ByteLRU, entry_bytes, size_of
@@ -530,7 +532,14 @@ class _FirstCharTable:
     start with character ``c`` (128: any non-ASCII one), None when none can.
     A regex's first characters are those it matches alone (prefix regexes match
     every prefix of a match); a positive lookbehind is set aside for that (it only
-    restricts), and an alternative that cannot be analysed so may begin anywhere."""
+    restricts), and an alternative that cannot be analysed so may begin anywhere.
+
+    Most alternatives (tokens, names, URLs) consume no whitespace, so they can
+    match to the end only from inside the text's last run without any: before
+    it, ``leftmost`` tries by a second table of only those that may consume
+    some (``spaced``), and finds that run with one regex search, not by
+    looking at each position. A prose or code stream's new text is mostly
+    before its last word."""
 
     def __init__(self, alts: list[str]):
         self._alts = alts
@@ -538,39 +547,63 @@ class _FirstCharTable:
         self._members: list[tuple[int, ...]] = [
             tuple(i for i, f in enumerate(firsts) if c in f) for c in range(129)
         ]
+        spaced = {i for i, alt in enumerate(alts) if _consumes_space(alt)}
+        self._narrow = len(spaced) < len(alts)  # some alternative consumes no whitespace
+        self._spaced_members = [tuple(i for i in m if i in spaced) for m in self._members]
         self._table: list[re.Pattern | None | bool] = [False] * 129
+        self._spaced: list[re.Pattern | None | bool] = [False] * 129
         self._compiled: dict[tuple[int, ...], re.Pattern] = {}
         self._lock = threading.Lock()
 
     def bucket(self, c: int) -> re.Pattern | None:
         rx = self._table[c]
         if rx is False:
-            members = self._members[c]
-            if not members:
-                rx = None
-            else:
-                with self._lock:
-                    rx = self._compiled.get(members)
-                    if rx is None:
-                        rx = re.compile("(?:" + "|".join(self._alts[i] for i in members) + r")\Z", re.ASCII)
-                        self._compiled[members] = rx
-            self._table[c] = rx
+            rx = self._table[c] = self._regex(self._members[c])
         return rx  # type: ignore[return-value]
+
+    def spaced_bucket(self, c: int) -> re.Pattern | None:
+        """``bucket(c)`` of the alternatives that may consume whitespace."""
+        rx = self._spaced[c]
+        if rx is False:
+            rx = self._spaced[c] = self._regex(self._spaced_members[c])
+        return rx  # type: ignore[return-value]
+
+    def _regex(self, members: tuple[int, ...]) -> re.Pattern | None:
+        if not members:
+            return None
+        with self._lock:
+            rx = self._compiled.get(members)
+            if rx is None:
+                rx = re.compile("(?:" + "|".join(self._alts[i] for i in members) + r")\Z", re.ASCII)
+                self._compiled[members] = rx
+        return rx
 
     def warm(self) -> None:
         """Every bucket compiled now: a stream would otherwise compile each as its
         first character comes, in the first turns of the process."""
         for c in range(129):
             self.bucket(c)
+            self.spaced_bucket(c)
 
     @property
     def cold(self) -> int:
-        return self._table.count(False)
+        return self._table.count(False) + self._spaced.count(False)
 
     def leftmost(self, text: str, pos: int, end: int) -> int:
         """The leftmost position in ``[pos, end)`` where an alternative matches to the
         end of ``text``; ``end`` if none does."""
-        table, bucket = self._table, self.bucket
+        if self._narrow and pos < end:
+            tail = _LAST_RUN.search(text, pos).start()  # no whitespace from here to the end
+            if tail > pos:
+                stop = min(tail, end)
+                p = self._leftmost(self._spaced, self.spaced_bucket, text, pos, stop)
+                if p < stop:
+                    return p
+                pos = stop
+        return self._leftmost(self._table, self.bucket, text, pos, end)
+
+    @staticmethod
+    def _leftmost(table: list, bucket, text: str, pos: int, end: int) -> int:
         p = pos
         while p < end:
             c = ord(text[p])
@@ -582,6 +615,73 @@ class _FirstCharTable:
                 return p
             p += 1
         return end
+
+
+# The text's last run of characters that are not whitespace (as the rules' regexes
+# read it: ASCII), empty when it ends with some.
+_LAST_RUN = re.compile(r"[^ \t\n\r\f\v]*\Z")
+_SPACE_CODES = frozenset(map(ord, " \t\n\r\f\v"))
+
+
+@functools.lru_cache(maxsize=4096)
+def _consumes_space(alt: str) -> bool:
+    """Whether a match of ``alt`` may hold a whitespace character (in what it consumes:
+    assertions look, they consume nothing). True when the walk meets a construct it
+    does not know."""
+    try:
+        tree = sre_parse.parse(alt, re.ASCII)
+    except (re.error, RecursionError, OverflowError):
+        return True
+
+    def klass(items) -> bool:
+        negate = False
+        hit: set[int] = set()
+        for op, av in items:
+            if op is sre_c.NEGATE:
+                negate = True
+            elif op is sre_c.LITERAL:
+                hit |= {av} & _SPACE_CODES
+            elif op is sre_c.RANGE:
+                hit |= {c for c in _SPACE_CODES if av[0] <= c <= av[1]}
+            elif op is sre_c.CATEGORY:
+                if av in (sre_c.CATEGORY_SPACE, sre_c.CATEGORY_NOT_DIGIT, sre_c.CATEGORY_NOT_WORD):
+                    hit |= _SPACE_CODES
+                elif av not in (sre_c.CATEGORY_NOT_SPACE, sre_c.CATEGORY_DIGIT, sre_c.CATEGORY_WORD):
+                    return True
+            else:
+                return True
+        return hit != _SPACE_CODES if negate else bool(hit)
+
+    def seq(items) -> bool:
+        for op, av in items:
+            if op is sre_c.LITERAL:
+                if av in _SPACE_CODES:
+                    return True
+            elif op in (sre_c.NOT_LITERAL, sre_c.ANY):
+                return True  # every whitespace character but at most one
+            elif op is sre_c.IN:
+                if klass(av):
+                    return True
+            elif op is sre_c.SUBPATTERN:
+                if seq(av[3]):
+                    return True
+            elif op is sre_c.BRANCH:
+                if any(seq(alt) for alt in av[1]):
+                    return True
+            elif op in (sre_c.MAX_REPEAT, sre_c.MIN_REPEAT, sre_c.POSSESSIVE_REPEAT):
+                if av[1] > 0 and seq(av[2]):
+                    return True
+            elif op is sre_c.ATOMIC_GROUP:
+                if seq(av):
+                    return True
+            elif op is sre_c.GROUPREF_EXISTS:
+                if seq(av[1]) or (av[2] is not None and seq(av[2])):
+                    return True
+            elif op not in (sre_c.AT, sre_c.ASSERT, sre_c.ASSERT_NOT):
+                return True  # a back-reference, anything newer
+        return False
+
+    return seq(tree)
 
 
 @functools.lru_cache(maxsize=4096)

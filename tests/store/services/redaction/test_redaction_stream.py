@@ -331,6 +331,52 @@ def test_custom_rules_stream_as_their_whole_text_redacts(pattern, sample, hypers
     assert redacted >= 20  # the sample is a match in many of the texts (its anchors allowing)
 
 
+@pytest.mark.parametrize("hyperscan", [False, True])
+def test_rules_with_and_without_whitespace_in_their_matches_stream_together(hyperscan):
+    """Rules whose matches hold no whitespace are tried only in the held text's last
+    run without any, the others everywhere: pieces that span several words, a match
+    that holds spaces or a newline, and tokens glued to either come out as redacting
+    the whole text does."""
+    from ctxproxy.store.services.redaction import Redactor
+    from ctxproxy.store.services.redaction.prefilter import hyperscan_available
+    from ctxproxy.store.services.redaction.rules import make_rule
+
+    if hyperscan and not hyperscan_available():
+        pytest.skip("hyperscan is not installed")
+    rules = [make_rule("spaced-kv", "generic", r"(?i)pass\s*[:=]\s*([A-Za-z0-9]{10})"),
+             make_rule("block", "generic", r"(?s)BEGIN.{4,20}?END", secret=None),
+             make_rule("token", "generic", r"tok_[0-9]{8}", secret=None),
+             make_rule("glued", "generic", r"(?<![A-Za-z0-9])zz[0-9]{9}", secret=None)]
+    red = Redactor(rules, use_hyperscan=hyperscan)
+    samples = ["PASS = Abcdef1234", "pass:\tQwerty5678", "BEGIN ab\ncd END", "tok_12345678", "zz123456789"]
+    around = ["hello ", " ", "world", "\n", "a=", ":", "x", "tok", "pass ", "BEGIN", "(", "\t", "zz1"]
+    rng = random.Random(11)
+    found = 0
+    for _ in range(150):
+        parts = [rng.choice(around) for _ in range(rng.randint(0, 5))]
+        for sample in rng.sample(samples, rng.randint(1, 3)):
+            parts += [sample] + [rng.choice(around) for _ in range(rng.randint(0, 3))]
+        text = "".join(parts)
+        want = red.redact(text, TEST_KEY).text
+        found += want.count("[REDACTED:")
+        for longest in (3, 25):
+            pieces = _random_pieces(rng, text, longest)
+            got, _ = _stream(red, pieces)
+            assert got == want, (text, pieces)
+    assert found >= 150
+
+
+def test_which_rules_may_hold_whitespace():
+    from ctxproxy.store.services.redaction.engine import _consumes_space
+
+    for alt in [r"a b", r"a\sb", r"[^\S]", r"[^\w]", r"\W", r"\D", r"[^x]", r".", r"(?s:.)", r"x[\t,]",
+                r"[\x00-\x20]", r"(?:ab|c d)", r"x(?:\n){0,2}", r"(\w+)\1 "]:
+        assert _consumes_space(alt), alt
+    for alt in [r"abc", r"[A-Za-z0-9_.-]{0,30}", r"[^\s]+", r"\S", r"[^\s\x22]", r"(?<=\s)tok", r"tok(?=\s)",
+                r"(?<! )x\b", r"\w+", r"\d", r"(?:a|b){0,3}", r"x(?: ){0}y", r"[^\x20\t\n\r\f\v]"]:
+        assert not _consumes_space(alt), alt
+
+
 # -- what is held: only text a secret may still begin in ------------------------------------------
 
 PROSE = "Run make install, then open our docs page; works fine. Done: all builds."
