@@ -142,7 +142,7 @@ class _Last:
     observed_at: str
     items: list[dict]
     candidates: int
-    generation: tuple[int, int]  # the indexes' forget counts: a forget since makes it stale
+    generation: tuple[int, int] | None  # the indexes' forget counts: a forget since makes it stale (None: unread)
 
 
 @dataclass(frozen=True, slots=True)
@@ -244,7 +244,10 @@ class RecallFilter(Filter):
             wide = rs.sessions.visible_sessions(viewer, ident.session, cfg.widen, ident.parent_session) \
                 if cfg.widen != "tree" else tree
             others = tuple(s for s in wide if s != ident.session)
-        generation = _generation(rs)  # before the search: a forget after it makes its result stale
+        # The forget counts, read before the search (a forget after it makes its result stale),
+        # unless this caller's last recall found nothing: an idle session reads no count. Should
+        # this one find something, it is then not reused (no count was read before it).
+        generation = _generation(rs) if last is None or last.items else None
         found = rs.recaller(cfg.rank).recall(viewer, words.latest, k=cfg.k, sessions=others, memories=cfg.memories,
                                              exclude_kinds=cfg.exclude_kinds, goal=words.goal,
                                              max_chars=cfg.max_query_chars)
@@ -259,10 +262,10 @@ class RecallFilter(Filter):
 
     def _tree(self, turn: Turn, rs: Any) -> tuple[str, ...]:
         """The session's tree, read from the session index once per live session
-        once the index has it recorded (kept ``TREE_SECONDS``, or until this
-        process records a sub-session, whose ancestors' trees grow), not on every
-        turn. Until then each turn reads it and asks for the session to be
-        recorded, off the path (a parent recorded meanwhile joins its tree)."""
+        (kept ``TREE_SECONDS``, or until this process records a sub-session, whose
+        ancestors' trees grow), not on every turn. Its first read asks for the
+        session to be recorded, off the path; a session naming a parent is read
+        again until it is recorded (a parent recorded meanwhile joins its tree)."""
         ident = turn.identity
         key = (ident.tenant, ident.session, ident.user, ident.parent_session)
         now = time.monotonic()
@@ -271,9 +274,12 @@ class RecallFilter(Filter):
             return known.sessions
         epoch = self._epoch
         tree = rs.sessions.tree(ident.tenant, ident.session, ident.user, ident.parent_session)
-        if rs.sessions.owner(ident.tenant, ident.session) is None:  # its first turn: record it, off the path
+        recorded = rs.sessions.owner(ident.tenant, ident.session) is not None
+        if not recorded:  # its first turn: record it, off the path
             self._write(turn, lambda: self._note(rs.sessions, ident))
-        else:  # recorded: its tree changes only when a sub-session is recorded (or forgotten)
+        # Kept once recorded, or at once without a parent (its tree then only grows by a
+        # sub-session recorded after it); with a parent the record may still add that parent.
+        if recorded or not ident.parent_session:
             self._trees.put(key, _Tree(tree, now + TREE_SECONDS, epoch))
         return tree
 

@@ -319,6 +319,7 @@ class MemoryIndex:
         if self.file.meta("format") != FORMAT:  # new, or an older layout dropped: index from the feed's start
             self.file.db().execute("INSERT OR REPLACE INTO meta(k, v) VALUES ('seq', 0), ('format', ?)", (FORMAT,))
         self._catch_lock = threading.Lock()
+        self._caught_up = 0  # a feed position the watermark was seen at or past (it never moves back)
         self._cache: dict[tuple, Any] = {}  # (what, viewer, ..., data_version) -> partitions / stats
 
     @classmethod
@@ -413,9 +414,14 @@ class MemoryIndex:
         Cheap when there are none; safe from several threads and processes
         (each batch and its watermark commit together)."""
         memories = self.store.memories
-        if memories.last_seq() <= self.watermark():
+        last = memories.last_seq()
+        if last <= self._caught_up:  # the watermark only moves forward: it was past this already
+            return 0
+        if last <= self.watermark():
+            self._caught_up = last
             return 0
         applied = follow_changes(self.file, memories, self._catch_lock, self._apply_changes)
+        self._caught_up = max(self._caught_up, last)
         if applied:
             self._cache.clear()
         return applied

@@ -67,3 +67,27 @@ def test_events_of_one_session_written_at_one_time_are_each_others_context_in_wr
             assert got[w] == around(rest, i), w
     finally:
         store.close()
+
+
+def test_a_catch_up_with_nothing_new_reads_no_sqlite_once_the_watermark_was_seen(tmp_path):
+    # Recall asks for a catch-up on every turn: with the feed where the index already was,
+    # only the store's feed position is read; a memory written later is still indexed.
+    store = open_store(tmp_path / "store")
+    try:
+        put_memory(store, "acme", "The consumer loop lives in ingest/.", kind="fact")
+        index = MemoryIndex.open(tmp_path, store)
+        assert index.catch_up() == 1
+        statements: list[str] = []
+        con = index.file.db()
+        con.set_trace_callback(statements.append)
+        try:
+            assert index.catch_up() == 0
+            assert statements == []
+            put_memory(store, "acme", "The producer loop lives in emit/.", kind="fact")
+            assert index.catch_up() == 1
+        finally:
+            con.set_trace_callback(None)
+        found, _ = index.search(Viewer("acme"), ["producer"])
+        assert [c.statement for c in found] == ["The producer loop lives in emit/."]
+    finally:
+        store.close()

@@ -173,8 +173,9 @@ async def test_widening_to_the_users_sessions_keeps_the_parents_turns(make_proxy
 
 async def test_a_recorded_sessions_tree_is_kept_and_a_sub_session_joins_it(proxy, fake):
     """Once the session index has a session recorded, its later turns ask the index nothing
-    about it (no tree, no owner: the filter keeps the tree); a sub-session this process
-    records joins the parent's kept tree at once."""
+    about it (no tree, no owner: the filter keeps the tree; no forget count while its
+    recalls find nothing); a sub-session this process records joins the parent's kept
+    tree at once."""
     from ctxproxy.store.services.recall.services import recall_services
 
     con = recall_services(proxy.state.services).sessions.file.db()  # the event loop's connection
@@ -189,6 +190,7 @@ async def test_a_recorded_sessions_tree_is_kept_and_a_sub_session_joins_it(proxy
     finally:
         con.set_trace_callback(None)
     assert not [s for s in statements if "FROM sessions" in s], statements
+    assert not [s for s in statements if "forgets" in s], statements  # its last recall found nothing
     child = headers("acme", "alice", "kid-7", parent_session="root-7")
     await ask(proxy, "The Osprey cluster runs on the rack named Heron-42.", child)
     proxy.settled_store()  # the child recorded under its parent, its turn indexed
