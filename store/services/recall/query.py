@@ -227,7 +227,7 @@ def _build(text: str) -> Query:
         return Query(text=text)
     salient, strong = _salient_terms(text)
     asked = focus_of(text)
-    focus = frozenset(query_terms(asked)) & set(words)
+    focus = frozenset(query_terms(_PATH.sub(" ", asked))) & set(words)  # a path says where, not what is asked
     if sum(map(specific_term, focus)) < FOCUS_MIN:  # "who do I add as reviewer?": the rest says of what
         focus, asked = frozenset(), ""
     return Query(dict.fromkeys(words, 1.0), frozenset(salient & set(words)), tuple(substrings_of(text)),

@@ -68,7 +68,7 @@ class RankConfig:
     half_life_days: float = 30.0  # temporal decay from observed_at to the query's as_of
     decay_weight: float = 0.1  # share of relevance that decays (0: no decay, 1: all of it)
     mmr_lambda: float = 0.7  # MMR trade-off: 1 = score only, 0 = diversity only
-    min_score: float = 0.2  # relevance floor: the share of what memory and query could share that they do (match)
+    min_score: float = 0.0  # relevance floor: the share of what memory and query could share that they do (match)
     relative_floor: float = 0.0  # ...and at least this share of the best candidate's match
     embeddings: bool = False  # fuse vectors of the embeddings extra (ctxproxy[embeddings]); start-up fails without it
     vector_weight: float = 0.1  # fusion weight of the vector similarity (embeddings on)
@@ -84,6 +84,7 @@ class RankConfig:
     question_weight: float = 0.0  # share of its score a statement that only asks loses (``asks_only``)
     side_weight: float = 0.5  # weight in ``match`` of a message's side remarks (words outside what it asks; 1: off)
     answer_weight: float = 1.1  # a recalled event that asks: its next event gets this share of its score (0: off)
+    chance_min: float = 0.75  # how far (deviations) a match must lie above the best chance gives (-inf: off)
 
     def validate(self, path: str) -> None:
         from ctxproxy.config import ConfigError
@@ -98,7 +99,7 @@ class RankConfig:
                   ("context_weight", 0 <= self.context_weight <= 1), ("phrase_weight", self.phrase_weight >= 0),
                   ("min_terms", self.min_terms >= 0), ("side_weight", 0 <= self.side_weight <= 1),
                   ("time_weight", self.time_weight >= 0), ("question_weight", 0 <= self.question_weight <= 1),
-                  ("answer_weight", self.answer_weight >= 0))
+                  ("answer_weight", self.answer_weight >= 0), ("chance_min", self.chance_min == self.chance_min))
         for key, ok in checks:
             if not ok:
                 raise ConfigError(f"{path}.{key}: out of range ({getattr(self, key)!r})")
@@ -123,6 +124,7 @@ class Scored:
     anchors: int = 0  # distinct specific query words (or substrings) it holds (``match``)
     focused: bool = True  # ...one of them of what the message asks (``query.focus_of``)
     salient: bool = False  # ...one of them salient: an identifier, path, long number, name, quoted string
+    chance: float = 0.0  # how far its match is above what a random visible memory's would be, in deviations
     termset: frozenset = field(default_factory=frozenset)
 
     def parts(self) -> dict[str, float]:
@@ -279,6 +281,16 @@ def match(scored: Sequence[Scored], weights: Mapping[str, float], substrings: Se
         return
     cw = cfg.context_weight
     specific = {t for t in q if specific_term(t)}
+    # What a memory drawn at random from the visible ones would hold of the query: each term (or
+    # substring) with the chance df/n that it does; its mean and deviation.
+    # (A caller with few memories is measured against at least ``CHANCE_DOCS``: one memory holding
+    # every word of its own is no evidence that a word of it is common.)
+    pool = max(n, CHANCE_DOCS)
+    chances = [(v, min(1.0, df.get(t, 0) / pool)) for t, v in q.items()] + \
+        [(v, min(1.0, df.get("\x00" + sub, 0) / pool)) for sub, v in subs.items()]
+    mean = sum(v * p for v, p in chances)
+    dev = math.sqrt(sum(v * v * p * (1 - p) for v, p in chances)) or 1.0
+    best_by_chance = math.sqrt(2 * math.log(pool))  # the best of ``pool`` such draws: about this far above the mean
     for i, s in enumerate(scored):
         own = owns[i] if owns is not None else own_terms(s.cand)
         got = sum(v for t, v in q.items() if t in own)
@@ -297,6 +309,7 @@ def match(scored: Sequence[Scored], weights: Mapping[str, float], substrings: Se
             s.anchors = len(found)
         s.anchors += len(held)
         s.focused = not focus or bool(held & focus)
+        s.chance = (got - mean) / dev - best_by_chance
         if got <= 0:
             s.match = 0.0
             continue
@@ -312,6 +325,8 @@ def passes(s: Scored, cfg: RankConfig, need: int | None = None) -> bool:
     if s.vector is not None and s.vector >= cfg.vector_min:
         return True
     need = cfg.min_terms if need is None else need
+    if s.chance < cfg.chance_min and s.match < 1.0:  # no better than chance, and not all it could match
+        return False
     return s.match >= cfg.min_score and (s.salient or s.anchors >= need and s.focused)
 
 
@@ -327,6 +342,7 @@ def terms_needed(weights: Mapping[str, float], cfg: RankConfig) -> int:
 
 
 PER_TERM = 4
+CHANCE_DOCS = 20  # the fewest memories the chance of a match is measured against
 
 
 def specific_term(t: str) -> bool:

@@ -209,3 +209,41 @@ def test_a_recalled_question_brings_its_reply_the_next_event_of_its_conversation
         assert talk[2] not in ask(asked, answer_weight=0.0)[:2]  # the question ranks first; its reply shares no word
         assert ask(asked)[:2] == [talk[2], talk[1]]  # the reply, then the question it answers
         assert talk[4] not in ask(asked)[:2]  # a statement that does not ask brings nothing
+
+
+POD = "Proof-of-delivery photos go to the fleet-pod-eu bucket and are deleted after 180 days."
+DELIVERY = ("Photos in the driver app are compressed to JPEG before upload.",
+            "Delivery windows are stored in UTC and shown in the depot's local time zone.",
+            "Customers get delivery updates by email from the notifications service.")
+DISPUTE = ("Support needs a proof-of-delivery photo from March for a dispute. Find where the photos are stored and "
+           "whether one from March still exists.")
+
+
+def test_a_match_is_judged_against_what_chance_would_match(tmp_path):
+    with recall_over(tmp_path, (POD, *DELIVERY, PORT, *OTHERS)) as ask:
+        # four words of the request no other memory holds together: far above what a random memory
+        # would share, though the memory's own words (its bucket, its 180 days) are mostly not asked
+        assert ask(DISPUTE) == [POD]
+        assert ask(DISPUTE, min_score=0.2, chance_min=float("-inf")) == []  # the share-of-the-memory floor
+        # a word or two that several memories hold is what any of them would match by chance
+        assert POD not in ask("Which photos does the app compress, and when?")
+        assert ask("The customer email about the delivery went out late. Can you rename format_money to "
+                   "format_amount in libs/?") == []
+
+
+def test_a_path_in_a_request_says_where_not_what_it_asks():
+    asked = ("A customer complained that the delivery window in the tracking email was an hour off. Which time "
+             "zone are windows displayed in? Check services/notifications/templates/window.html and fix it.")
+    q = query.parse(asked)
+    assert {"zon", "window"} <= q.focus and "notification" not in q.focus  # a directory's name is no question
+    assert "notification" in q.weights  # still a word of the message (side weight)
+
+
+def test_few_memories_or_all_on_one_subject_still_recall_what_matches_all_that_is_asked(tmp_path):
+    with recall_over(tmp_path / "one", (PORT,)) as ask:  # chance is judged against at least CHANCE_DOCS memories
+        assert ask("which port does staging use?") == [PORT]
+    note = "The rollout codename of acme is Kestrel-77."
+    asked = "What is the rollout codename of acme?"
+    with recall_over(tmp_path / "same", (note, *[f"{asked} (asked in session {i})" for i in range(8)])) as ask:
+        # every memory holds every word asked: no better than chance, yet all of what could match does
+        assert note in ask(asked)
