@@ -372,7 +372,8 @@ def build_manifest(turn: Turn, seen: _Seen, provider: str, server: tuple[str | N
     # streamed: the request asked for it, or the transport is a stream (Responses over WebSocket)
     stream = bool(turn.streamed) or (request is not None and bool(getattr(request, "stream", False)))
     error = turn.error_type or (str(turn.status) if isinstance(turn.status, int) and turn.status >= 400 else None)
-    request_ready = max((e for n, _, e in _spans(turn) if n.endswith(".request")), default=turn.started_ns)
+    spans = _spans(turn)
+    request_ready = max((e for n, _, e in spans if n.endswith(".request")), default=turn.started_ns)
     m: dict[str, Any] = {
         "version": VERSION,
         "turn_id": turn.turn_id,
@@ -403,7 +404,7 @@ def build_manifest(turn: Turn, seen: _Seen, provider: str, server: tuple[str | N
         "ttfc_ms": round((seen.first_chunk_ns - turn.started_ns) / 1e6, 3) if seen.first_chunk_ns else None,
         "segments": segments,
         "tokens": seen.tokens(turn.api),
-        "timings_ms": _timings(turn),
+        "timings_ms": _timings(turn, spans),
         "degraded": [_str(d, 64) for d in turn.degraded],
     }
     own = lay_out(m, reports, manifest_fields(_chain(turn)))
@@ -426,18 +427,44 @@ def lay_out(m: dict[str, Any], reports: Mapping[str, Any], fields: Mapping[str, 
     """Each declared field into ``m``, formatted by its filter (its empty value
     when that filter did not report); returns every filter's other keys, by
     filter name."""
-    for name, (owner, spec) in fields.items():
+    plan, declared = _plan(fields)
+    for name, owner, spec in plan:
         if name in m:
             continue  # the manifest's own field: no filter overrides it
-        value = spec.format(_dict(reports.get(owner)).get(name))
+        part = reports.get(owner)
+        value = spec.format(part.get(name) if isinstance(part, dict) else None)
         if value is not None or not spec.optional:
             m[name] = value
     own: dict[str, dict] = {}
     for owner, part in reports.items():
-        rest = {k: v for k, v in _dict(part).items() if fields.get(k, ("",))[0] != owner}
+        if not isinstance(part, dict):
+            continue
+        mine = declared.get(owner, ())
+        rest = {k: v for k, v in part.items() if k not in mine}
         if rest:
             own[_str(owner, 64)] = rest
     return own
+
+
+_PLANS: dict[int, tuple[Mapping, tuple, dict]] = {}  # id(fields) -> (fields, plan, declared): one per chain
+
+
+def _plan(fields: Mapping[str, tuple[str, Any]]) -> tuple[tuple, dict[str, frozenset]]:
+    """How ``fields`` are laid out, worked out once per mapping (a chain's fields are
+    one mapping for the process's life): the filters' fields, in order, with their
+    owner and format (the manifest's own are set before), and each owner's field names."""
+    hit = _PLANS.get(id(fields))
+    if hit is not None and hit[0] is fields:
+        return hit[1], hit[2]
+    plan = tuple((name, owner, spec) for name, (owner, spec) in fields.items() if spec is not _OWN)
+    declared: dict[str, set] = {}
+    for name, (owner, _) in fields.items():
+        declared.setdefault(owner, set()).add(name)
+    frozen = {owner: frozenset(names) for owner, names in declared.items()}
+    if len(_PLANS) > 64:  # chains made by many reloads or tests
+        _PLANS.clear()
+    _PLANS[id(fields)] = (fields, plan, frozen)
+    return plan, frozen
 
 
 def manifest_sha256(m: Mapping[str, Any]) -> str:
@@ -617,9 +644,9 @@ def _policy_revision(reported: Any, segments: list[dict]) -> str | None:
     return _str(",".join(revs)) or None
 
 
-def _timings(turn: Turn) -> dict[str, float]:
+def _timings(turn: Turn, spans: list[tuple[str, int, int]] | None = None) -> dict[str, float]:
     out = {_str(k, 64): round(float(v), 3) for k, v in turn.timings_ms.items() if isinstance(v, (int, float))}
-    upstream = [(s, e) for n, s, e in _spans(turn) if n == "upstream"]
+    upstream = [(s, e) for n, s, e in (_spans(turn) if spans is None else spans) if n == "upstream"]
     if upstream:
         out["upstream"] = round(sum(e - s for s, e in upstream) / 1e6, 3)
     return out
