@@ -27,6 +27,9 @@ _WORD = re.compile(r"[^\W_]+(?:_+[^\W_]+)*", re.UNICODE)
 _CAMEL = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
 _HYPHENATED = re.compile(r"\b[A-Za-z]+(?:-[A-Za-z]+)+\b")
 _CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]+")
+# Words up to this long are analysed once (``token_terms``, at most 65,536 of them: ~25 MB at
+# the worst, each under 32 characters); a longer one (a hash, an encoded blob) each time.
+CACHED_TOKEN_CHARS = 32
 
 STOPWORDS = frozenset("""
 a about above after again against all am an and any are aren as at be because been before being below
@@ -96,7 +99,9 @@ def terms(text: str, drop: frozenset = frozenset()) -> list[str]:
             out.append(stem(joined.lower()))
     for m in _WORD.finditer(text):
         token = m.group()
-        if _CJK.search(token):
+        if not drop and len(token) <= CACHED_TOKEN_CHARS:  # a word seen before costs one lookup
+            out.extend(token_terms(token))
+        elif _CJK.search(token):
             start = 0
             for c in _CJK.finditer(token):
                 if c.start() > start:
