@@ -34,8 +34,14 @@ def _short(value: object) -> str:
     return text if len(text) <= 60 else text[:57] + "..."
 
 
+_VALID_TENANTS: set[str] = set()  # tenants already checked (a key is made of one several times a write)
+VALID_TENANTS_MAX = 1024  # at most this many, each at most MAX_TENANT_BYTES: ~0.2 MB
+
+
 def check_tenant(tenant: object) -> str:
     """Return ``tenant`` if it is a valid tenant id, else raise ``StoreError``."""
+    if type(tenant) is str and tenant in _VALID_TENANTS:
+        return tenant
     if not isinstance(tenant, str):
         raise StoreError(f"tenant id must be a string, not {type(tenant).__name__}")
     if not tenant:
@@ -47,6 +53,9 @@ def check_tenant(tenant: object) -> str:
         )
     if len(tenant.encode("utf-8")) > MAX_TENANT_BYTES:
         raise StoreError(f"tenant id {_short(tenant)} is longer than {MAX_TENANT_BYTES} bytes")
+    if len(_VALID_TENANTS) >= VALID_TENANTS_MAX:
+        _VALID_TENANTS.clear()
+    _VALID_TENANTS.add(tenant)
     return tenant
 
 

@@ -830,3 +830,12 @@ def test_a_lone_surrogate_a_client_sent_is_stored_as_the_replacement_character(s
     written with U+FFFD in its place, keys included, instead of failing the turn."""
     store.sessions.update(T, "s1", {"tool": "Bash\ud800", "calls": {"call_\udfff": ["ls \ud800x"]}})
     assert store.sessions.get(T, "s1") == {"tool": "Bash\ufffd", "calls": {"call_\ufffd": ["ls \ufffdx"]}}
+
+
+def test_a_tenant_checked_before_is_not_checked_again_and_a_bad_one_is_still_refused():
+    assert keys.check_tenant("acme-kept") == "acme-kept"
+    assert "acme-kept" in keys._VALID_TENANTS  # a key of it is made several times a write
+    for bad in ("", " acme", "ac\x00me", "x" * (keys.MAX_TENANT_BYTES + 1), ["acme"], None, 7):
+        with pytest.raises(StoreError):
+            keys.check_tenant(bad)
+    assert keys.check_tenant("acme-kept") == "acme-kept"
