@@ -184,6 +184,9 @@ class Turn:
     # A tool the proxy answers itself this turn (set by the filter that offered it):
     # ``name``, ``max_rounds``, ``async answer(calls, limit)``, ``defer(anchor, calls)``.
     own_tool: Any = None
+    # Write-aheads whose result no filter waits for (``commit_ahead``): (owner, store, write,
+    # failed), committed with the turn's next write-ahead or when the request filters end.
+    ahead: list[tuple[str, Any, Callable[[Any], Any], str]] = field(default_factory=list)
 
     # What describes the request: set when it comes in, shared by an automatic successor.
     REQUEST_FIELDS: ClassVar[tuple[str, ...]] = ("api", "route", "path", "headers", "request", "tokens", "services",
@@ -216,6 +219,20 @@ class Turn:
         commit raises ``CommitFailed(failed)`` (its cause attached): in a
         required filter that blocks the request with 503 and ``failed`` as the
         message; a filter that can go on catches it."""
+        ahead = self._take_ahead(store)
+        if ahead:  # with them in one batch: one fsync for both
+            def both(b: Any) -> Any:
+                for _, _, w, _ in ahead:
+                    w(b)
+                return write(b)
+
+            try:
+                return await self._commit(store, both, failed)
+            except CommitFailed:  # which one failed: theirs refuses the request, this one is its filter's
+                await self._commit_ahead(ahead)
+        return await self._commit(store, write, failed)
+
+    async def _commit(self, store: Any, write: Callable[[Any], Any], failed: str) -> Any:
         writer = self.services.writer
         try:
             if writer is None:  # embedded use without a writer: commit here
@@ -226,6 +243,50 @@ class Turn:
             return await asyncio.wrap_future(writer.submit(write, urgent=True, key=self.write_key))
         except Exception as exc:
             raise CommitFailed(failed) from exc
+
+    def commit_ahead(self, owner: str, store: Any, write: Callable[[Any], Any], failed: str = COMMIT_FAILED) -> None:
+        """A write-ahead whose result the filter does not need before the request
+        goes on: on disk before the request leaves all the same, in the batch
+        of the turn's next ``commit`` (one fsync for both) or, when no other
+        filter commits, once the request filters ran. If it does not commit,
+        the request is refused (503, ``failed``) whatever ``owner`` declared:
+        a filter hands over only writes it would fail closed on. ``write`` may
+        run twice and runs after the filters that follow ``owner`` read the
+        store, so it reads what it depends on again in its batch."""
+        self.ahead.append((owner, store, write, failed))
+
+    def _take_ahead(self, store: Any) -> list[tuple[str, Any, Callable[[Any], Any], str]]:
+        if not self.ahead:
+            return []
+        mine = [a for a in self.ahead if a[1] is store]
+        self.ahead = [a for a in self.ahead if a[1] is not store]
+        return mine
+
+    async def _commit_ahead(self, ahead: list[tuple[str, Any, Callable[[Any], Any], str]]) -> None:
+        for owner, store, write, failed in ahead:
+            try:
+                await self._commit(store, write, failed)
+            except CommitFailed as exc:
+                log.warning("turn %s: filter %s failed to commit its write-ahead: %s", self.turn_id, owner,
+                            type(exc.__cause__).__name__)
+                raise FilterError(owner, failed, 503, self.turn_id) from exc.__cause__
+
+    async def commit_pending(self) -> None:
+        """Commit the write-aheads still waiting (``commit_ahead``), each store's in one batch."""
+        while self.ahead:
+            store = self.ahead[0][1]
+            ahead = self._take_ahead(store)
+            t0 = time.perf_counter()
+            try:
+                if len(ahead) > 1:
+                    try:
+                        await self._commit(store, lambda b: [w(b) for _, _, w, _ in ahead], ahead[0][3])
+                        continue
+                    except CommitFailed:
+                        pass
+                await self._commit_ahead(ahead)
+            finally:
+                _add_time(self, ahead[0][0], t0)
 
     @property
     def write_key(self) -> tuple[str, str]:
@@ -435,6 +496,7 @@ class Pipeline:
                 if reparse is None:  # nothing to rebuild from: forward nothing half-edited
                     raise FilterError(undo.name, "failed while editing the request", 502, turn.turn_id)
                 turn.request = reparse()
+                turn.ahead = []  # the replay decides them again
                 turn.state.clear()
                 turn.session_cache = None
                 turn.parts_cache = None
@@ -477,6 +539,8 @@ class Pipeline:
             finally:
                 _add_time(turn, f.name, t0)
                 turn.spans.append((stage.request_span, t0_ns, time.time_ns()))
+        if turn.ahead:  # write-aheads no later filter's commit took along: on disk before the request leaves
+            await turn.commit_pending()
 
     def run_response_id(self, turn: Turn, rid: str) -> None:
         for f, hook in self.id_hooks:

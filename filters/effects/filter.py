@@ -106,6 +106,9 @@ from .writes import ResponseWrites
 
 log = logging.getLogger("ctxproxy.filters.effects")
 
+COMMIT_MESSAGE = "could not record tool results in the effect ledger before forwarding (store error); request " \
+                 "not forwarded"
+
 DEFAULT_MARKERS = (
     "This session is being continued from a previous conversation",  # Claude Code after /compact
     "Another language model started to solve this problem",  # Codex compaction summary
@@ -167,6 +170,19 @@ class EffectsState:
     compaction_reason: str | None = None
     duplicates: int = 0
     capture: Capture | None = None  # the answer's tool calls, assembled as they stream
+
+
+@dataclass(frozen=True, eq=False)
+class _Decided:
+    """A request's ledger decided on a snapshot that needs no ledger write, only
+    the session's ledger state stored: what the writer keeps if ``effects`` (the
+    state it was decided on) is still the stored one."""
+
+    effects: Any  # the session's ledger state the decision read
+    es: dict  # the new one
+    segments: list
+    entries: list  # the turn's ledger entries it made
+    flags: tuple  # (thread, compacted, compaction reason, summary ref)
 
 
 class EffectsFilter(Filter):
@@ -252,12 +268,38 @@ class EffectsFilter(Filter):
         # This session's response-end write, if still queued, may hold what this request continues
         # (its calls, its response id): then the ledger is read behind it on the writer's thread.
         queued = self.writes.queued(cap.scope[:2])
+        decided: _Decided | None = None
+
+        def write(b: Any) -> list[Segment]:
+            # On the store's writer thread, after any response-end write queued before it; a
+            # batch that wrote nothing ends without an fsync.
+            sess = b.sessions.get(tenant, session) or {}  # read again under the writer lock
+            if decided is not None and sess.get("effects") == decided.effects:
+                st.effects[mark:] = decided.entries  # (a retried group may have run the full path first)
+                cap.thread, st.compacted, st.compaction_reason, st.summary = decided.flags
+                self._keep(b, turn, tenant, session, decided.es, sess)
+                return decided.segments
+            # (Changed since the snapshot, by another process: settled again here. The request goes
+            # with the snapshot's segments, as a turn decided on a snapshot that wrote nothing does.)
+            del st.effects[mark:]  # a snapshot attempt or a retried group may have added entries
+            segments, es = self._ledger(b, sess, turn, view, st, cap, tools, results, lazy)
+            self._keep(b, turn, tenant, session, es, sess)
+            return segments
+
         if not expect_write and (queued is None or queued.done()):
             # Most other turns bring nothing new: decide on a read snapshot, no writer lock, no fsync.
             try:
                 with store.snapshot() as r:
                     sess = turn.session_state(r, tenant, session)  # read in the snapshot
-                    segments = self._ledger(r, sess, turn, view, st, cap, tools, results, lazy)
+                    segments, es = self._ledger(r, sess, turn, view, st, cap, tools, results, lazy)
+                    try:
+                        self._keep(r, turn, tenant, session, es, sess)
+                    except WriteNeeded:
+                        # The ledger needs no write, only the session's ledger state (a thread first
+                        # seen: a conversation this process never saw). The writer keeps this
+                        # decision if that state is still the one it was made on.
+                        decided = _Decided(sess.get("effects"), es, segments, st.effects[mark:],
+                                           (cap.thread, st.compacted, st.compaction_reason, st.summary))
             except WriteNeeded:
                 pass
             except StoreError as exc:
@@ -265,28 +307,25 @@ class EffectsFilter(Filter):
                 raise FilterError(self.name, "could not read the effect ledger (store error); request not "
                                              "forwarded", 503, turn.turn_id) from exc
             else:
+                if decided is not None:
+                    # Only the session's ledger state to store: it needs no result, so it rides
+                    # with the turn's next write-ahead (one fsync), on disk before the request leaves.
+                    turn.commit_ahead(self.name, store, write, COMMIT_MESSAGE)
                 for seg in segments:
                     offer(turn, seg)
                 return None
 
-        def write(b: Any) -> list[Segment]:
-            # On the store's writer thread, after any response-end write queued before it; a
-            # batch that wrote nothing ends without an fsync.
-            del st.effects[mark:]  # a snapshot attempt or a retried group may have added entries
-            sess = b.sessions.get(tenant, session) or {}  # read again under the writer lock
-            return self._ledger(b, sess, turn, view, st, cap, tools, results, lazy)
-
-        segments = await turn.commit(store, write, "could not record tool results in the effect ledger before "
-                                                   "forwarding (store error); request not forwarded")
+        segments = await turn.commit(store, write, COMMIT_MESSAGE)
         turn.session_changed()
         for seg in segments:  # offered only once the batch is on disk
             offer(turn, seg)
 
     def _ledger(self, b: Any, sess: Mapping[str, Any], turn: Turn, view: Any, st: EffectsState, cap: Capture,
-                tools: list, results: list, lazy: History) -> list[Segment]:
+                tools: list, results: list, lazy: History) -> tuple[list[Segment], dict]:
         """Settle this request's results in ``b`` (a batch, or a snapshot that
         raises ``WriteNeeded`` at the first write) given the session's stored
-        state ``sess``; returns segments to offer."""
+        state ``sess``; returns segments to offer and the session's new ledger
+        state (``_keep`` stores it). ``sess`` is not changed."""
         tenant, session, task, scope = cap.scope
         items = view.items()
         previous = view.server_history()
@@ -333,9 +372,13 @@ class EffectsFilter(Filter):
             if seg is not None:
                 segments.append(seg)
                 st.summary = seg.ref
+        return segments, es
+
+    @staticmethod
+    def _keep(b: Any, turn: Turn, tenant: str, session: str, es: dict, sess: Mapping[str, Any]) -> None:
+        """Store the session's ledger state (``WriteNeeded`` in a snapshot when it changed)."""
         b.sessions.update(tenant, session, {"effects": es}, subject=turn.identity.user or None,
                           current=sess)  # writes nothing if unchanged
-        return segments
 
     # -- the duplicate note -------------------------------------------------------
 

@@ -247,6 +247,81 @@ def test_an_undone_optional_filter_replays_the_commits_before_it(store):
     assert t.degraded == ["bad"] and store.sessions.get("default", "s1") == {"rec": "on disk"}
 
 
+class HandsOver(Filter):
+    """Hands a write-ahead over (``commit_ahead``): it needs no result of it."""
+
+    required = True
+
+    def __init__(self, name, store, fail=False):
+        self.name, self.store, self.fail = name, store, fail
+
+    def on_request(self, t):
+        def write(b):
+            t.state.setdefault("batches", []).append(b)
+            b.sessions.update("default", "s1", {self.name: "on disk"})
+            if self.fail:
+                raise StoreError("disk full (test)")
+
+        t.commit_ahead(self.name, self.store, write, "could not save the handed-over write (test)")
+        t.state.setdefault("order", []).append(self.name)
+
+
+class Commits(Records):
+    def __init__(self, name, store, required=True):
+        super().__init__(name, store, required)
+
+    async def on_request(self, t):
+        def write(b):
+            t.state.setdefault("batches", []).append(b)
+            b.sessions.update("default", "s1", {self.name: "on disk"})
+            return self.name
+
+        t.state.setdefault("order", []).append(await t.commit(self.store, write))
+
+
+def txn_id(store):
+    return store._env.env.info()["last_txnid"]
+
+
+@pytest.mark.parametrize("use_writer", [False, True])
+async def test_a_handed_over_write_ahead_rides_in_the_next_commit(store, use_writer):
+    writer = BackgroundWriter(store) if use_writer else None
+    try:
+        t = turn()
+        t.services = Services(store=store, writer=writer)
+        before = txn_id(store)
+        await Pipeline([HandsOver("ahead", store), Append("mid", "M"), Commits("rec", store)]).run_request_async(t)
+        assert t.state["order"] == ["ahead", "mid", "rec"]
+        assert store.sessions.get("default", "s1") == {"ahead": "on disk", "rec": "on disk"}
+        a, b = t.state["batches"]
+        assert a is b and txn_id(store) == before + 1  # one batch, one commit for both
+    finally:
+        if writer is not None:
+            writer.close()
+
+
+def test_a_handed_over_write_ahead_no_filter_took_is_on_disk_before_the_request_leaves(store):
+    t = turn()
+    Pipeline([HandsOver("ahead", store), Append("after", "A")]).run_request(t)
+    assert t.state["order"] == ["ahead", "after"] and not t.ahead
+    assert store.sessions.get("default", "s1") == {"ahead": "on disk"}
+    assert "ahead" in t.timings_ms
+
+
+@pytest.mark.parametrize("later", ["none", "optional commit"])
+def test_a_handed_over_write_ahead_that_fails_refuses_the_request_with_503(store, later):
+    """Whoever commits it: an optional filter's commit that carried it does not
+    make the failure optional, and nothing of either write lands."""
+    t = turn()
+    chain = [HandsOver("ahead", store, fail=True)] + ([Commits("opt", store, required=False)]
+                                                       if later != "none" else [])
+    with pytest.raises(FilterError) as exc:
+        Pipeline(chain).run_request(t)
+    assert exc.value.status == 503 and exc.value.filter_name == "ahead"
+    assert exc.value.message == "could not save the handed-over write (test)"
+    assert store.sessions.get("default", "s1") is None
+
+
 # -- the declared contracts: report, successor_state, on_response_id -------------------------
 
 

@@ -15,7 +15,9 @@ from multidict import CIMultiDict
 
 from ctxproxy.config import load_config
 from ctxproxy.filters import FilterError, Identity, Pipeline, Turn, build_pipeline, filter_configs
+from ctxproxy.filters.base import Filter
 from ctxproxy.filters.effects.filter import EffectsConfig, EffectsFilter
+from ctxproxy.filters.effects.settle import Settler
 from ctxproxy.filters.segments import offered
 from ctxproxy.filters.tokens import TokenCounter
 from ctxproxy.proxy.adapters import ADAPTERS
@@ -409,6 +411,63 @@ def test_hooks_a_request_that_brings_nothing_new_commits_nothing(store):
     assert thread["t"] == 1031.0
     (rec,) = store.effects.list("default", session="s1")
     assert rec.state == "completed"
+
+
+def _read_only_history(n: int) -> list:
+    """A chat history of ``n`` read-only calls and their results (nothing for the ledger to record)."""
+    items: list = [{"role": "user", "content": "read the files"}]
+    for i in range(n):
+        items += [{"role": "assistant", "content": None, "tool_calls": [
+                      {"id": f"call_{i}", "type": "function", "function": {"name": "read",
+                                                                          "arguments": f'{{"path":"f{i}"}}'}}]},
+                  {"role": "tool", "tool_call_id": f"call_{i}", "content": f"text of f{i}"}]
+    return items
+
+
+def test_hooks_a_conversation_first_seen_is_settled_once_and_its_state_rides_with_the_next_write_ahead(
+        store, monkeypatch):
+    """A long conversation this process never saw, whose results need no ledger
+    write: its results are settled once (on the snapshot), and only the
+    session's ledger state is written, in the same commit as the next filter's
+    write-ahead."""
+    settled = []
+    real = Settler.settle
+    monkeypatch.setattr(Settler, "settle", lambda self, *a, **k: settled.append(1) or real(self, *a, **k))
+
+    class After(Filter):
+        name = "after"
+
+        async def on_request(self, t):
+            await t.commit(store, lambda b: b.sessions.update("default", "s1", {"after": True}))
+
+    f = EffectsFilter(EffectsConfig(), store)
+    t = make_turn("chat", body_for("chat", _read_only_history(12), C_TOOLS), store)
+    before = store._env.env.info()["last_txnid"]
+    Pipeline([f, After()]).run_request(t)
+    assert len(settled) == 12 and store._env.env.info()["last_txnid"] == before + 1
+    stored = store.sessions.get("default", "s1")
+    (thread,) = stored["effects"]["threads"].values()
+    assert stored["after"] is True and thread["n"] == 25 and thread["open"] == []
+    assert store.effects.list("default", session="s1") == []
+
+
+def test_hooks_a_state_changed_since_the_snapshot_is_settled_again_under_the_writer(store):
+    """Another process wrote the session's ledger state between the snapshot and
+    the write: the decision is not kept, the ledger is settled again on what is
+    stored now, and both threads are kept."""
+    class Other(Filter):  # another process's write of the same session, between the two
+        name = "other"
+
+        def on_request(self, t):
+            with store.batch() as b:
+                b.sessions.update("default", "s1", {"effects": {"threads": {"t-other": {
+                    "p": "x", "n": 1, "s": [], "k": [], "c": False, "t": 1.0, "open": [], "r": None}}}})
+
+    f = EffectsFilter(EffectsConfig(), store)
+    t = make_turn("chat", body_for("chat", _read_only_history(3), C_TOOLS), store)
+    Pipeline([f, Other()]).run_request(t)
+    threads = store.sessions.get("default", "s1")["effects"]["threads"]
+    assert set(threads) == {"t-other", t.state["effects"].capture.thread}
 
 
 def test_hooks_aux_calls_without_tools_are_skipped(store):
