@@ -1,0 +1,106 @@
+"""Recall's floor on agent turns, straight through the recaller, per turn (a development tool).
+
+    python bench/bench_recall_turns.py                       # hit rate / false injections per half
+    python bench/bench_recall_turns.py --set chance_min=1.0  # a rank setting (repeatable)
+    python bench/bench_recall_turns.py -v                    # and each miss and false injection, its candidates
+
+The halves: ``dev`` (``proxy/eval/turns.py``), ``old-held-out``
+(``proxy/eval/turns_heldout.py``, read since it was used) and ``ml``
+(``bench/recall_turns_ml.py``). Never a sealed half: its figures come from
+``ctxproxy eval --set turns`` only. Each half's facts and distractors go into a
+real store and recall index as facts of its project; each turn asks with the
+user's words (what the recall filter reads from those requests: the goal only
+joins when the user's words are not the first item, which no turn here has),
+``k`` 8, every item returned counting as injected. The figures equal
+``ctxproxy eval --set turns`` on the halves both hold (checked on dev and the
+old held-out half), in well under a second.
+
+``-v`` prints, for each turn that missed or recalled something else, its six
+candidates of highest ``match``: whether each passed, ``chance`` (the floor),
+``match``, its specific words, whether one is of what the message asks.
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def run_half(half, cfg, verbose: bool, name: str) -> tuple[int, int, int, int, int]:
+    from ctxproxy.store import open_store
+    from ctxproxy.store.memory_records import MemoryRecord, new_memory_id
+    from ctxproxy.store.services.recall import rank
+    from ctxproxy.store.services.recall.services import RecallServices
+    from ctxproxy.store.sqlite_index import Viewer
+
+    seen: list = []
+    passes = rank.passes
+
+    def spy(s, c, need=None):
+        ok = passes(s, c, need)
+        seen.append((s, ok))
+        return ok
+
+    rank.passes = spy
+    hits = wanted = false_turns = false_items = n = 0
+    with tempfile.TemporaryDirectory(prefix="bench-recall-turns-") as tmp:
+        store = open_store(Path(tmp) / "store")
+        for statement in [s for s, _ in half.FACTS.values()] + list(half.DISTRACTORS):
+            store.memories.put(MemoryRecord(tenant="acme", statement=statement, kind="fact", origin="user",
+                                            status="active", memory_id=new_memory_id(), user="dev",
+                                            project=half.PROJECT))
+        rs = RecallServices(tmp, store)
+        try:
+            rs.prepare(cfg, sync=True)
+            recaller = rs.recaller(cfg)
+            viewer = Viewer("acme", user="dev", project=half.PROJECT)
+            for key, shape, prompt, _tool in list(half.TURNS) + [(None, *t) for t in half.NULL_TURNS]:
+                seen.clear()
+                got = [s.cand.statement for s in recaller.recall(viewer, prompt, k=8).items]
+                expect = half.FACTS[key][1] if key else None
+                hit = expect is not None and any(expect in g for g in got)
+                false = [g for g in got if not (expect and expect in g)]
+                n, wanted, hits = n + 1, wanted + (expect is not None), hits + hit
+                false_turns, false_items = false_turns + bool(false), false_items + len(false)
+                if verbose and (expect and not hit or false):
+                    print(f"[{name}] {'MISS' if expect and not hit else 'HIT ' if expect else 'NULL'} {key} "
+                          f"({shape}): {prompt[:100]!r}")
+                    for s, ok in sorted(seen, key=lambda x: -x[0].match)[:6]:
+                        mark = "EXP" if expect and expect in s.cand.statement else "   "
+                        print(f"    {'pass' if ok else '    '} {mark} chance {s.chance:5.2f} match {s.match:.2f} "
+                              f"words {s.anchors} asked {int(s.focused)} :: {s.cand.statement[:80]}")
+        finally:
+            rank.passes = passes
+            rs.close()
+            store.close()
+    return hits, wanted, false_turns, false_items, n
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", help="a rank config override")
+    p.add_argument("-v", "--verbose", action="store_true")
+    args = p.parse_args(argv)
+    sys.path.insert(0, str(ROOT / "bench"))
+    import recall_turns_ml
+
+    from ctxproxy.proxy.eval import turns, turns_heldout
+    from ctxproxy.store.services.recall.rank import RankConfig
+
+    def typed(key: str, value: str):
+        kind = type(getattr(RankConfig(), key))
+        return value.lower() in ("1", "true", "yes", "on") if kind is bool else kind(value)
+
+    cfg = RankConfig(**{k: typed(k, v) for k, _, v in (s.partition("=") for s in args.set)})
+    print(f"{'half':14} {'turns':>5} {'hit rate':>9} {'false rate':>11} {'false/turn':>11}")
+    for name, half in (("dev", turns), ("old-held-out", turns_heldout), ("ml", recall_turns_ml)):
+        hits, wanted, false_turns, false_items, n = run_half(half, cfg, args.verbose, name)
+        print(f"{name:14} {n:5} {hits / wanted:9.3f} {false_turns / n:11.3f} {false_items / n:11.3f}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
