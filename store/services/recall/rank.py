@@ -28,11 +28,18 @@ Per candidate, in order (each part is reported in the manifest):
   A message's side remarks (the words outside what it asks — its questions
   and requests, ``query.focus_of`` — such as "the CI keeps failing on the
   integration tests") count at ``side_weight`` (1: like the rest, and the
-  next rule's "one of them" is off). A candidate is offered only
-  when ``match`` reaches ``min_score`` and it holds a strong salient word (a
-  name, an identifier, a number) or ``min_terms`` specific words, one of
-  them of what the message asks; or, with embeddings, when its cosine
-  reaches ``vector_min`` (a paraphrase sharing no word with the query);
+  next rule's "one of them" is off);
+- ``chance`` (the floor): how far the idf mass a candidate shares with the
+  query lies above what a memory drawn at random from the visible ones
+  would share (each term held with the chance df/n: a mean and a
+  deviation), in deviations, less ``sqrt(2 ln n)`` (about where the best
+  of n random memories lies; n at least ``CHANCE_DOCS``). A candidate is
+  offered only when its ``chance`` reaches ``chance_min`` (or it holds all
+  it could share with the query: ``match`` 1), its ``match`` reaches
+  ``min_score`` (0: off), and it holds a strong salient word (a name, an
+  identifier, a number) or ``min_terms`` specific words, one of them of
+  what the message asks; or, with embeddings, when its cosine reaches
+  ``vector_min`` (a paraphrase sharing no word with the query);
 - ``time_weight``: a question asking when (``query``'s ``temporal``: "when
   did…", "what year…", "how long ago…") raises by this share the score of
   each candidate that passed the floor and says when (``says_when``:
@@ -318,10 +325,10 @@ def match(scored: Sequence[Scored], weights: Mapping[str, float], substrings: Se
 
 
 def passes(s: Scored, cfg: RankConfig, need: int | None = None) -> bool:
-    """The floor: enough of what memory and query could share — and of it, a
-    salient word or ``need`` distinct specific ones (``min_terms``, fewer when
-    the query has fewer), one of what the message asks (not only its side
-    remarks) — or (embeddings on) enough of its meaning."""
+    """The floor: a match well above chance (``chance_min``; or all it could match), enough of
+    what memory and query could share (``min_score``) — and of it, a salient word or ``need``
+    distinct specific ones (``min_terms``, fewer when the query has fewer), one of what the
+    message asks (not only its side remarks) — or (embeddings on) enough of its meaning."""
     if s.vector is not None and s.vector >= cfg.vector_min:
         return True
     need = cfg.min_terms if need is None else need
