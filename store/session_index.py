@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import time
 from pathlib import Path
-from typing import Any, Iterable, NamedTuple, Sequence
+from typing import Any, Iterable, Iterator, Mapping, NamedTuple, Sequence
 
 from . import surrogates
 from .memory_index import Candidate, Stats
@@ -107,6 +107,70 @@ class TurnTexts(NamedTuple):
     observed_at: float = 0.0
 
 
+SESSION_TREE, SESSION_TURNS = "session_tree", "session_turns"  # what a copy between backends carries
+RECORD_FIELDS = {
+    SESSION_TREE: ("tenant", "session", "parent", "user", "project", "first_seen"),
+    SESSION_TURNS: ("tenant", "session", "turn_id", "role", "user", "project", "purpose", "observed_at", "text",
+                    "terms", "nterms"),
+}
+
+
+def record(kind: str, values: Sequence[Any]) -> dict[str, Any]:
+    """A row of ``kind`` as a copy carries it (times as floats, lengths as ints: one form on every backend)."""
+    out = dict(zip(RECORD_FIELDS[kind], values))
+    for f in ("first_seen", "observed_at"):
+        if f in out:
+            out[f] = float(out[f])
+    if "nterms" in out:
+        out["nterms"] = int(out["nterms"])
+    return out
+
+
+HIT_COLUMNS = ("turn_id", "role", "session", "user", "project", "purpose", "observed_at", "text", "terms", "nterms")
+
+
+def index_rows(t: TurnTexts) -> list[tuple[str, str, list[str]]]:
+    """(role, text as indexed, its terms) of each of a turn's texts worth a row."""
+    out = []
+    for role, text in t.texts:
+        # NUL as U+FFFD too: a PostgreSQL text cannot hold it, and both backends keep one form
+        text = surrogates.text(text[:MAX_TURN_CHARS]).replace("\x00", "\ufffd")
+        if text.strip():
+            out.append((role, text, terms(text)))
+    return out
+
+
+def hits(by_word: Sequence[tuple], by_substring: Sequence[tuple], limit: int) -> list[Candidate]:
+    """The candidates of a search: the rows holding a word, then (while fewer
+    than ``limit``) those holding a substring, each row once, in that order."""
+    rows: dict[tuple, tuple] = {}
+    for r in by_word:
+        rows[(r[2], r[0], r[1])] = r
+    if len(rows) < limit:
+        for r in by_substring:
+            rows.setdefault((r[2], r[0], r[1]), r)
+    return [Candidate(memory_id=f"turn:{r[0]}:{r[1]}", external_id="", kind="event", origin=r[1],
+                      project=r[4], user=r[3], session=r[2], purpose=r[5], sensitivity=1, observed_at=float(r[6]),
+                      evergreen=False, confidence=1.0, evidence_ref=f"session:{r[2]}/turn:{r[0]}",
+                      statement=r[7], terms=r[8], nterms=int(r[9]), source="session") for r in rows.values()]
+
+
+def assemble_tree(session: str, down: Sequence[str], up: Sequence[str], owned: set[str]) -> tuple[str, ...]:
+    """A session tree from its descendants (nearest first, the session itself
+    among them) and its ancestors (nearest first): each once, only sessions of
+    the user (``owned``) besides the session itself, at most ``MAX_TREE``."""
+    ids = dict.fromkeys([session, *down, *up])
+    return tuple(s for s in ids if s == session or s in owned)[:MAX_TREE]
+
+
+def open_session_index(data_dir: str | Path, store: Any) -> Any:
+    """The store's own session index when it keeps one in its database
+    (PostgreSQL: one index every replica shares), else the SQLite file under
+    ``data_dir``."""
+    own = getattr(store, "session_index", None)
+    return own() if callable(own) else SessionIndex.open(data_dir, store)
+
+
 class SessionIndex:
     name = "recall.sessions"
 
@@ -122,8 +186,10 @@ class SessionIndex:
 
     # -- sessions and trees ----------------------------------------------------------
     def note_session(self, tenant: str, session: str, user: str, project: str = "", parent: str = "",
-                     now: float | None = None) -> None:
-        """Record a session at its first turn (later calls change nothing)."""
+                     now: float | None = None, batch: Any = None) -> None:
+        """Record a session at its first turn (later calls change nothing).
+        ``batch``: the store's batch the caller writes in (a file of its own
+        has its own transactions: it is not needed here)."""
         if not tenant or not session:
             return
         con = self.file.db()
@@ -144,26 +210,32 @@ class SessionIndex:
         """The session, its ancestors and descendants — only sessions of ``user``.
         A session not recorded yet counts ``parent`` as its own if that may be
         its parent (what ``note_session`` will record)."""
+        return self.tree_of(tenant, session, user, parent)[0]
+
+    def tree_of(self, tenant: str, session: str, user: str, parent: str = "") -> tuple[tuple[str, ...], str | None]:
+        """``tree`` and the user the session is recorded for (None: not recorded
+        yet), read together: a turn asks for both."""
         if not tenant or not session:
-            return ()
+            return (), None
         con = self.file.db()
         row = con.execute("SELECT parent, user FROM sessions WHERE tenant = ? AND session = ?",
                           (tenant, session)).fetchone()
         if row is not None and row[1] != user:
-            return ()  # someone else's session id: nothing of it is this caller's
+            return (), row[1]  # someone else's session id: nothing of it is this caller's
         start_parent = row[0] if row is not None else (parent if parent and self._may_parent(
             tenant, parent, user, session) else "")
         up = con.execute(
             "WITH RECURSIVE up(s, n) AS (SELECT ?, 0 UNION SELECT p.parent, up.n + 1 FROM sessions p JOIN up "
             "ON p.tenant = ? AND p.session = up.s WHERE p.parent != '' AND p.user = ? AND up.n < ?) "
-            "SELECT s FROM up", (start_parent, tenant, user, MAX_TREE)).fetchall() if start_parent else []
+            "SELECT s FROM up ORDER BY n", (start_parent, tenant, user, MAX_TREE)).fetchall() if start_parent else []
         down = con.execute(
             "WITH RECURSIVE down(s, n) AS (SELECT ?, 0 UNION SELECT c.session, down.n + 1 FROM sessions c JOIN down "
-            "ON c.tenant = ? AND c.parent = down.s WHERE c.user = ? AND down.n < ?) SELECT s FROM down LIMIT ?",
-            (session, tenant, user, MAX_TREE, MAX_TREE)).fetchall()
-        out = dict.fromkeys([session, *(r[0] for r in down), *(r[0] for r in up)])
-        owners = self._owned(tenant, user, [s for s in out if s != session])
-        return tuple(s for s in out if s == session or s in owners)[:MAX_TREE]
+            "ON c.tenant = ? AND c.parent = down.s WHERE c.user = ? AND down.n < ?) "
+            "SELECT s FROM down ORDER BY n, s LIMIT ?", (session, tenant, user, MAX_TREE, MAX_TREE)).fetchall()
+        ids = dict.fromkeys([session, *(r[0] for r in down), *(r[0] for r in up)])
+        owners = self._owned(tenant, user, [s for s in ids if s != session])
+        return assemble_tree(session, [r[0] for r in down], [r[0] for r in up], owners), \
+            (None if row is None else row[1])
 
     def _owned(self, tenant: str, user: str, sessions: list[str]) -> set[str]:
         if not sessions:
@@ -179,15 +251,19 @@ class SessionIndex:
         tree = self.tree(viewer.tenant, session, viewer.user, parent) if session else ()
         if widen == "tree" or not viewer.user:
             return tree
+        recent = self._recent(viewer.tenant, viewer.user, viewer.project if widen == "same_project" else None)
+        return tuple(dict.fromkeys([*tree, *recent]))[:MAX_TREE]
+
+    def _recent(self, tenant: str, user: str, project: str | None) -> list[str]:
+        """The user's sessions (in ``project`` unless None), newest first, at most ``MAX_TREE``."""
         sql = "SELECT session FROM sessions WHERE tenant = ? AND user = ?"
-        params: list[Any] = [viewer.tenant, viewer.user]
-        if widen == "same_project":
+        params: list[Any] = [tenant, user]
+        if project is not None:
             sql += " AND project = ?"
-            params.append(viewer.project)
-        sql += " ORDER BY first_seen DESC LIMIT ?"
+            params.append(project)
+        sql += " ORDER BY first_seen DESC, session LIMIT ?"
         params.append(MAX_TREE)
-        rows = self.file.db().execute(sql, params).fetchall()
-        return tuple(dict.fromkeys([*tree, *(r[0] for r in rows)]))[:MAX_TREE]
+        return [r[0] for r in self.file.db().execute(sql, params)]
 
     def owner(self, tenant: str, session: str) -> str | None:
         """The user a session is recorded for (None: not known)."""
@@ -196,9 +272,7 @@ class SessionIndex:
         return None if row is None else row[0]
 
     def sessions_of(self, tenant: str, user: str) -> tuple[str, ...]:
-        rows = self.file.db().execute("SELECT session FROM sessions WHERE tenant = ? AND user = ? "
-                                      "ORDER BY first_seen DESC LIMIT ?", (tenant, user, MAX_TREE)).fetchall()
-        return tuple(r[0] for r in rows)
+        return tuple(self._recent(tenant, user, None))
 
     # -- turns -----------------------------------------------------------------------
     def add_turn(self, tenant: str, session: str, turn_id: str, texts: Iterable[tuple[str, str]], *,
@@ -207,10 +281,10 @@ class SessionIndex:
         return self.add_turns([TurnTexts(tenant, session, turn_id, tuple(texts), user, project, purpose,
                                          time.time() if observed_at is None else observed_at)])
 
-    def add_turns(self, turns: Sequence["TurnTexts"]) -> int:
+    def add_turns(self, turns: Sequence["TurnTexts"], batch: Any = None) -> int:
         """Index several turns in one transaction (one commit for all, as the
         background writer gathers them); if one fails, each goes alone, so one
-        bad turn does not keep the others out."""
+        bad turn does not keep the others out. ``batch``: as ``note_session``."""
         con = self.file.db()
         con.execute("BEGIN IMMEDIATE")
         try:
@@ -234,52 +308,53 @@ class SessionIndex:
 
     @staticmethod
     def _insert(con: Any, t: "TurnTexts") -> int:
-        n = 0
-        for role, text in t.texts:
-            text = surrogates.text(text[:MAX_TURN_CHARS])
-            if not text.strip():
-                continue
-            found = terms(text)
+        rows = index_rows(t)
+        for role, text, found in rows:
             con.execute("DELETE FROM turns WHERE tenant = ? AND session = ? AND turn_id = ? AND role = ?",
                         (t.tenant, t.session, t.turn_id, role))
             con.execute("INSERT INTO turns(tenant, session, turn_id, role, user, project, purpose, observed_at, "
                         "text, terms, nterms, acl, tacl) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",
                         (t.tenant, t.session, t.turn_id, role, t.user, t.project, t.purpose, t.observed_at, text,
                          " ".join(found), len(found), acl_token("t", t.tenant), trigram_token(t.tenant)))
-            n += 1
-        return n
+        return len(rows)
 
     def search(self, viewer: Viewer, words: Sequence[str], substrings: Sequence[str] = (), *,
                sessions: Sequence[str], limit: int = MAX_CANDIDATES) -> tuple[list[Candidate], Stats]:
         """Turns of ``sessions`` (already the viewer's tree) holding any of
         ``words``/``substrings``, as candidates; the viewer's user and purpose
-        are checked again on every row."""
+        are checked again on every row. What a backend reads is
+        ``_read_search``; the candidates and statistics are made from it here,
+        so every backend ranks the same rows the same way."""
         sessions = tuple(sessions)[:MAX_TREE]
         if not viewer.known or not sessions or (not words and not substrings):
             return [], Stats(0, 0.0)
+        subs = [s for s in substrings if len(s) >= 3]
+        by_word, by_substring, n, total = self._read_search(viewer, sessions, list(words), subs, limit)
+        return hits(by_word, by_substring, limit), Stats(n, total / n if n else 0.0)
+
+    def _read_search(self, viewer: Viewer, sessions: tuple[str, ...], words: list[str], subs: list[str],
+                     limit: int) -> tuple[list[tuple], list[tuple], int, int]:
+        """(rows holding a word, rows holding a substring — each the first
+        ``limit`` in the order they were indexed, as ``HIT_COLUMNS`` — and the
+        count and total length of the viewer's rows of ``sessions``)."""
         where = (f"t.tenant = ? AND t.session IN ({placeholders(sessions)}) AND t.user = ? "
                  "AND t.purpose IN ('', ?)")
         params = [viewer.tenant, *sessions, viewer.user, viewer.purpose]
         con = self.file.db()
-        cols = "t.turn_id, t.role, t.session, t.user, t.project, t.purpose, t.observed_at, t.text, t.terms, t.nterms"
-        rows: dict[tuple, tuple] = {}
+        cols = ", ".join(f"t.{c}" for c in HIT_COLUMNS)
+        by_word: list[tuple] = []
         if words:
-            match = f'acl : {fts_phrase(acl_token("t", viewer.tenant))} AND terms : ({fts_query(list(words))})'
-            for row in con.execute(f"SELECT {cols} FROM turns t WHERE t.rowid IN (SELECT rowid FROM turns_terms "
-                                   f"WHERE turns_terms MATCH ?) AND {where} LIMIT ?", (match, *params, limit)):
-                rows[(row[2], row[0], row[1])] = row
-        subs = [s for s in substrings if len(s) >= 3]
-        if subs and len(rows) < limit:
-            match = substring_match(viewer.tenant, subs)
-            for row in con.execute(f"SELECT {cols} FROM turns t WHERE t.rowid IN (SELECT rowid FROM turns_tri "
-                                   f"WHERE turns_tri MATCH ?) AND {where} LIMIT ?", (match, *params, limit)):
-                rows.setdefault((row[2], row[0], row[1]), row)
-        n, avg = con.execute(f"SELECT COUNT(*), AVG(t.nterms) FROM turns t WHERE {where}", params).fetchone()
-        out = [Candidate(memory_id=f"turn:{r[0]}:{r[1]}", external_id="", kind="event", origin=r[1],
-                         project=r[4], user=r[3], session=r[2], purpose=r[5], sensitivity=1, observed_at=r[6],
-                         evergreen=False, confidence=1.0, evidence_ref=f"session:{r[2]}/turn:{r[0]}",
-                         statement=r[7], terms=r[8], nterms=r[9], source="session") for r in rows.values()]
-        return out, Stats(int(n or 0), float(avg or 0.0))
+            match = f'acl : {fts_phrase(acl_token("t", viewer.tenant))} AND terms : ({fts_query(words)})'
+            by_word = con.execute(f"SELECT {cols} FROM turns t WHERE t.rowid IN (SELECT rowid FROM turns_terms "
+                                  f"WHERE turns_terms MATCH ?) AND {where} ORDER BY t.rowid LIMIT ?",
+                                  (match, *params, limit)).fetchall()
+        by_substring: list[tuple] = []
+        if subs and len(by_word) < limit:
+            by_substring = con.execute(f"SELECT {cols} FROM turns t WHERE t.rowid IN (SELECT rowid FROM turns_tri "
+                                       f"WHERE turns_tri MATCH ?) AND {where} ORDER BY t.rowid LIMIT ?",
+                                       (substring_match(viewer.tenant, subs), *params, limit)).fetchall()
+        n, total = con.execute(f"SELECT COUNT(*), SUM(t.nterms) FROM turns t WHERE {where}", params).fetchone()
+        return by_word, by_substring, int(n or 0), int(total or 0)
 
     # -- reading a session back (the learning job) ---------------------------------------
     def tenants(self) -> list[str]:
@@ -308,6 +383,44 @@ class SessionIndex:
         row = self.file.db().execute("SELECT user, project, parent, first_seen FROM sessions "
                                      "WHERE tenant = ? AND session = ?", (tenant, session)).fetchone()
         return None if row is None else (row[0], row[1], row[2], float(row[3]))
+
+    # -- copying between backends (``ctxproxy store migrate``) ------------------------------
+    def records(self, kind: str, page: int = 500) -> Iterator[dict[str, Any]]:
+        """Every row of ``kind`` (``"session_tree"``, ``"session_turns"``) as a
+        ``RECORD_FIELDS`` record, in the order they were written, a page per read."""
+        table = {SESSION_TREE: "sessions", SESSION_TURNS: "turns"}[kind]
+        cols = ", ".join(RECORD_FIELDS[kind])
+        after = 0
+        while True:
+            rows = self.file.db().execute(f"SELECT rowid, {cols} FROM {table} WHERE rowid > ? ORDER BY rowid "
+                                          "LIMIT ?", (after, page)).fetchall()
+            for r in rows:
+                yield record(kind, r[1:])
+            if len(rows) < page:
+                return
+            after = rows[-1][0]
+
+    def put_records(self, kind: str, records: Sequence[Mapping[str, Any]]) -> int:
+        """Rows of ``kind`` as ``records`` gives them, in one transaction, each
+        unless a row of its key is there. Returns how many were added."""
+        con = self.file.db()
+        fields = RECORD_FIELDS[kind]
+        con.execute("BEGIN IMMEDIATE")
+        try:
+            n = 0
+            for r in records:
+                if kind == SESSION_TREE:
+                    n += con.execute(f"INSERT OR IGNORE INTO sessions({', '.join(fields)}) VALUES "
+                                     f"({placeholders(fields)})", [r[f] for f in fields]).rowcount
+                else:
+                    n += con.execute(f"INSERT OR IGNORE INTO turns({', '.join(fields)}, acl, tacl) VALUES "
+                                     f"({placeholders(fields)}, ?, ?)", [*(r[f] for f in fields),
+                                     acl_token("t", r["tenant"]), trigram_token(r["tenant"])]).rowcount
+            con.execute("COMMIT")
+        except BaseException:
+            con.execute("ROLLBACK")
+            raise
+        return n
 
     # -- forgetting (store.derived) ----------------------------------------------------
     def forget(self, tenant: str, subject: dict, memory_ids: Sequence[str] = ()) -> dict[str, int]:

@@ -2,7 +2,7 @@
 
 ::
 
-    ctxproxy store upgrade [--config FILE] [--dsn DSN]     apply the PostgreSQL schema migrations
+    ctxproxy store upgrade [--config FILE] [--dsn DSN] [--data-dir DIR]   apply the PostgreSQL schema migrations
     ctxproxy store status  [--config FILE] [--dsn DSN]     the schema version, and whether it is current
     ctxproxy store migrate --from lmdb --to postgres [--data-dir DIR] [--dsn DSN]   (or --from postgres --to lmdb)
 """
@@ -21,7 +21,14 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=lambda args: (p.print_help(), 2)[1])
 
     up = ssub.add_parser("upgrade", help="apply the schema migrations the database lacks (run once per release, "
-                                         "before the replicas of the new release start)")
+                                         "before the replicas of the new release start)",
+                         description="Apply the schema migrations the database lacks. A host's own session index "
+                                     "(<data-dir>/recall/sessions.db, kept per host before the database held it) "
+                                     "is copied into the database too, leaving out what an erasure took; run it "
+                                     "on each host that served turns.")
+    up.add_argument("--data-dir", metavar="DIR", type=nonempty,
+                    help="this host's data directory, whose session index is copied in (default: from --config, "
+                         "else ./.ctxproxy)")
     _dsn_options(up)
     up.set_defaults(func=_upgrade)
 
@@ -69,7 +76,31 @@ def _upgrade(args: argparse.Namespace) -> int:
     for name in applied:
         print(f"applied {name}")
     print(f"schema v{SCHEMA_VERSION}: {'upgraded' if applied else 'already current'}")
+    _backfill_session_index(args)
     return 0
+
+
+def _backfill_session_index(args: argparse.Namespace) -> None:
+    """This host's embedded session index into the database, when it has one."""
+    from ctxproxy.store import StoreError
+    from ctxproxy.store.postgres import PGStore
+    from ctxproxy.store.postgres.session_index import backfill, embedded_path
+
+    data_dir = _config(args).server.data_dir
+    if not embedded_path(data_dir).exists():
+        return
+    try:
+        store = PGStore.open(_dsn(args), listen=False)
+        try:
+            copied = backfill(store, data_dir)
+        finally:
+            store.close()
+    except StoreError as exc:
+        raise CLIError(f"cannot copy the session index of {embedded_path(data_dir)}: {exc}") from None
+    print(f"session index of {embedded_path(data_dir)}: " + ", ".join(f"{n} {kind} rows" for kind, n in
+                                                                       copied.items()) +
+          " copied (rows already there and rows an erasure took left out); once every host has run this, "
+          "the file can be deleted")
 
 
 def _status(args: argparse.Namespace) -> int:

@@ -3,6 +3,12 @@
 are stored, then verified: per kind, the count and a sha256 over the records
 in key order must agree on both sides.
 
+The session index (the turns a session tree's search reads) is carried as
+two more kinds, ``session_tree`` and ``session_turns``: the embedded side's
+is the SQLite file ``<data_dir>/recall/sessions.db`` beside the LMDB store,
+copied row by row in the order it was written (its terms as they are, so
+ranking stays the same).
+
 Resumable: each kind is copied in pages, one transaction per page, and every
 write skips a record that is already there; a run that stopped (or a second
 run) starts over and goes on where the records end. The copy reads the
@@ -12,6 +18,7 @@ the proxies first.
 from __future__ import annotations
 
 import hashlib
+from pathlib import Path
 from typing import Any, Callable, Iterator
 
 import orjson
@@ -25,6 +32,7 @@ from ..lmdb_store import META, SCOPE_IDX, LMDBStore
 from ..memory_records import MemoryRecord
 from ..proxy_keys import PROXY_KEYS, _id_key, _record, _tenant_prefix
 from ..records import DOC_KINDS, EFFECTS, INDEX, MEMORIES, SESSIONS
+from ..session_index import SESSION_TREE, SESSION_TURNS, SessionIndex
 from .common import ident
 from .documents import PGDocuments
 from .pool import ALL_TENANTS, Tx
@@ -33,6 +41,28 @@ from .store import PGStore
 
 PAGE = 500
 KINDS = (EFFECTS, SESSIONS, *DOC_KINDS, MEMORIES, INDEX, PROXY_KEYS, LEARN)
+INDEX_KINDS = (SESSION_TREE, SESSION_TURNS)  # the session index's rows
+
+
+def _session_index(lmdb: LMDBStore, create: bool = False) -> SessionIndex | None:
+    """The embedded session index beside an LMDB store (None: it has none and ``create`` is off)."""
+    path = Path(lmdb.path).parent / "recall" / "sessions.db"
+    return SessionIndex(path) if create or path.exists() else None
+
+
+def _copy_index(src: Any, dst: Any, progress: Callable[[str, int], None]) -> None:
+    """The session index's rows from one index to another, a page per transaction, in the order written."""
+    for kind in INDEX_KINDS:
+        n = 0
+        for page in _pages(src.records(kind, PAGE)):
+            dst.put_records(kind, page)
+            n += len(page)
+            progress(kind, n)
+
+
+def _index_digests(index: Any) -> dict[str, tuple[int, str]]:
+    return {kind: _digest(kind, (orjson.dumps(r) for r in (index.records(kind, PAGE) if index else ())))
+            for kind in INDEX_KINDS}
 
 
 def _values(src: LMDBStore, db: str, keep: Callable[[bytes], bool] = lambda k: True) -> Iterator[tuple[bytes, bytes]]:
@@ -168,6 +198,10 @@ def _ident_key(kind: str, d: Any) -> tuple:
     """The order both sides are digested in."""
     if kind == LEARN:
         return tuple(d[:2])
+    if kind == SESSION_TREE:
+        return (d["tenant"], d["session"])
+    if kind == SESSION_TURNS:
+        return (d["tenant"], d["session"], d["turn_id"], d["role"])
     if kind == PROXY_KEYS:
         return (d["id"],)
     if kind == EFFECTS:
@@ -225,6 +259,14 @@ def verify(src: LMDBStore, dst: PGStore) -> dict[str, dict[str, Any]]:
         a = _digest(kind, (v for _, v in _source(src, kind)))
         b = _digest(kind, _pg_records(dst, kind))
         out[kind] = {"source": a[0], "target": b[0], "same": a == b}
+    index = _session_index(src)
+    try:
+        theirs = _index_digests(dst.session_index())
+        for kind, a in _index_digests(index).items():
+            out[kind] = {"source": a[0], "target": theirs[kind][0], "same": a == theirs[kind]}
+    finally:
+        if index is not None:
+            index.close()
     return out
 
 
@@ -238,6 +280,12 @@ def migrate(src: LMDBStore, dst: PGStore, progress: Callable[[str, int], None] =
             n += len(page)
             progress(kind, n)
     _copy_meta(src, dst)
+    index = _session_index(src)
+    if index is not None:
+        try:
+            _copy_index(index, dst.session_index(), progress)
+        finally:
+            index.close()
     return verify(src, dst)
 
 
@@ -311,4 +359,9 @@ def migrate_back(src: PGStore, dst: LMDBStore, progress: Callable[[str, int], No
             n += len(page)
             progress(kind, n)
     _copy_meta_back(src, dst)
+    index = _session_index(dst, create=True)
+    try:
+        _copy_index(src.session_index(), index, progress)
+    finally:
+        index.close()
     return verify(dst, src)

@@ -2,9 +2,10 @@
 
 A key is a row of ``proxy_keys`` (found by its id before anyone knows its
 tenant: the lookup runs as the operator's ``#all``, then the record's own
-tenant is checked). Every create and revoke moves the generation (a row of
-``store_meta`` under ``#keys``) and sends ``NOTIFY ctxproxy_security`` in the
-same transaction, so a notification exists only for a committed change.
+tenant is checked). Every create and revoke, and every erasure, moves the
+generation (a row of ``store_meta`` under ``#keys``) and sends ``NOTIFY
+ctxproxy_security`` in the same transaction, so a notification exists only
+for a committed change.
 
 Each replica's ``Invalidation`` listens on that channel; ``generation()`` is
 a memory read of the highest generation seen. The backstop: when the last
@@ -104,7 +105,10 @@ class Invalidation:
         self._thread.join(2.0)
 
 
-def _bump(tx: Tx) -> int:
+def bump_generation(tx: Tx) -> int:
+    """Move the security generation in ``tx`` and tell every replica when it
+    commits: a key created or revoked, or an erasure (what a replica
+    remembered of erased records is not served again)."""
     row = tx.tenant(KEYS_TENANT).one(
         "INSERT INTO store_meta (tenant, name, value) VALUES (%s, 'generation', '1') "
         "ON CONFLICT (tenant, name) DO UPDATE SET value = convert_to((convert_from(store_meta.value, 'UTF8')::bigint + 1)::text, 'UTF8') "
@@ -125,7 +129,7 @@ class PGProxyKeys(KeyRules):
             tx.tenant(record.principal.tenant).exec(
                 "INSERT INTO proxy_keys (tenant, key_id, created_at, doc) VALUES (%s, %s, %s, %s)",
                 (record.principal.tenant, record.id, record.created_at, _dump(record)))
-            return _bump(tx)
+            return bump_generation(tx)
 
         self._published(self._x.write(op))
 
@@ -168,7 +172,7 @@ class PGProxyKeys(KeyRules):
                 return rec, None
             tx.exec("UPDATE proxy_keys SET revoked_at = %s, doc = %s WHERE tenant = %s AND key_id = %s",
                     (rec.revoked_at, _dump(rec), row[0], key_id))
-            return rec, _bump(tx)
+            return rec, bump_generation(tx)
 
         rec, generation = self._x.write(op)
         if generation is not None:

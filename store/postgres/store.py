@@ -34,6 +34,7 @@ from .learning import PGLearning
 from .memories import PGMemories
 from .pool import ALL_TENANTS, Pool, StoreUnavailable, Tx
 from .proxy_keys import Invalidation, PGProxyKeys
+from .session_index import PGSessionIndex
 from .sessions import PGSessions
 
 log = logging.getLogger("ctxproxy.store")
@@ -43,7 +44,7 @@ GROUP_LOCK_TIMEOUT = 0.2  # seconds a group commit waits for a row lock (see PGS
 # the tables an erasure deletes rows from: rewritten by `ctxproxy forget finish`
 ERASED_TABLES = ("effects", "effect_calls", "sessions", "session_subjects", "documents", "document_scopes",
                  "postings", "memories", "memory_sessions", "memory_revisions", "learning",
-                 "recall_memories", "recall_postings", "recall_df", "recall_parts")
+                 "recall_memories", "recall_postings", "recall_df", "recall_parts", "session_tree", "session_turns")
 
 
 class _StoreRunner:
@@ -115,13 +116,14 @@ class PGStore(_Repos):
                  schema_version: int, invalidation: Invalidation | None) -> None:
         self._pool = pool
         self.schema_version = schema_version
-        self.derived: list[Any] = []  # recall's indexes live in the same tables: erasure reaches them itself
+        self.derived: list[Any] = []  # what ``forget`` erases after ``delete_subject`` (learning, the session index)
         self.readonly = False
         self.path = ""
         self.invalidation = invalidation
         self._closed = False
         self._index_lock = threading.Lock()
         self._memory_index: Any = None
+        self._session_index: Any = None
         super().__init__(_StoreRunner(pool), Ctx(clock, pending_timeout), invalidation)
 
     @classmethod
@@ -143,6 +145,7 @@ class PGStore(_Repos):
         inv = Invalidation(pool, listen_dsn or dsn) if listen else None
         store = cls(pool, clock=clock, pending_timeout=pending_timeout, schema_version=version, invalidation=inv)
         attach_learning(store)  # forgetting reaches what learning derived from the subject
+        store.derived.append(store.session_index())  # and the session index's rows (a step of its own, as embedded)
         return store
 
     # -- availability ---------------------------------------------------------------
@@ -221,6 +224,13 @@ class PGStore(_Repos):
             if self._memory_index is None:
                 self._memory_index = PGMemoryIndex(self)
             return self._memory_index
+
+    def session_index(self) -> Any:
+        """The session index: tables of this database, shared by every replica."""
+        with self._index_lock:
+            if self._session_index is None:
+                self._session_index = PGSessionIndex(self)
+            return self._session_index
 
     # -- erasure ------------------------------------------------------------------------
 

@@ -233,10 +233,10 @@ class Learner:
     def for_config(cls, store: Any, cfg: Any, data_dir: Any, *, sessions: Any = None, model: Any = None,
                    gate: Any = None) -> "Learner":
         """The learner of a proxy's store and config (the session index beside the store)."""
-        from ctxproxy.store.session_index import SessionIndex
+        from ctxproxy.store.session_index import open_session_index
 
         if sessions is None:
-            sessions = SessionIndex.open(data_dir, store)
+            sessions = open_session_index(data_dir, store)
         learner = cls(store, sessions, cfg.learn, cfg.memory.gate, model=model, gate=gate)
         if learner.model is None:  # [learn] model: through its route ("" = deterministic only)
             learner.model = ModelExtractor.from_config(cfg, learner.gate)

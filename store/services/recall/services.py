@@ -4,8 +4,8 @@ The filter (every route's pipeline), ``POST /ctx/v1/recall`` and the
 session search all use the same two indexes, opened on first use and kept
 on the proxy's services (``services.recall``): SQLite files beside the
 store, registered on ``store.derived`` (so ``forget`` reaches them), except
-the memory index of a PostgreSQL store, which is the database's own
-(``store/postgres/recall_index.py``). With
+the indexes of a PostgreSQL store, which are the database's own
+(``store/postgres/recall_index.py``, ``store/postgres/session_index.py``). With
 the embeddings extra on (``[filters.recall.rank] embeddings = true``), the
 model and the vector index beside them are opened at start-up too
 (``prepare``); without the extra that is a ``ConfigError``.
@@ -18,7 +18,7 @@ from typing import Any
 
 from ctxproxy.config import ConfigError
 from ctxproxy.store.memory_index import open_memory_index
-from ctxproxy.store.session_index import SessionIndex
+from ctxproxy.store.session_index import open_session_index
 from ctxproxy.store.vector_index import VectorIndex
 
 from .hybrid import VectorRecall
@@ -31,7 +31,7 @@ _lock = threading.Lock()
 class RecallServices:
     def __init__(self, data_dir: str | Path, store: Any):
         self.memories = open_memory_index(data_dir, store)
-        self.sessions = SessionIndex.open(data_dir, store)
+        self.sessions = open_session_index(data_dir, store)
         self.data_dir, self.store = data_dir, store
         self.vectors: VectorIndex | None = None  # opened by prepare() when a ranking asks for embeddings
         self._embedder = None
