@@ -31,6 +31,8 @@ from __future__ import annotations
 
 import re
 
+from .literals import required
+
 # Clause starts: after these marks (and at the start of the text).
 # NFKC has turned "，：；！？" into ASCII, so a mark followed by a CJK character ends a clause too.
 _CLAUSE_SPLIT = re.compile(r"[.!?;:]+(?=\s|$|[\u3040-\u30ff\u3400-\u9fff])|[,\n()]+|[。、]+| - | — ")
@@ -169,6 +171,9 @@ _MOODS: dict[str, str] = {
     """,
 }
 _MOOD_RE = {name: re.compile("".join(p.strip() for p in body.split("\n"))) for name, body in _MOODS.items()}
+# Each mood's regex runs only on text holding one of the literals every match of it contains (a long
+# alternation tried at every position is the dear part; a substring test is not).
+_MOOD_LITERALS = {name: tuple(sorted(required(rx.pattern) or ())) for name, rx in _MOOD_RE.items()}
 
 
 def _imperative_clause(clause: str) -> bool:
@@ -177,7 +182,8 @@ def _imperative_clause(clause: str) -> bool:
         return False
     if _CJK.search(clause):
         bare = _ZH_LEAD.sub("", _ZH_WHERE.sub("", clause))
-        if bare.startswith(_ZH_IMP) or _JA_IMP.search(clause) or _ZH_ANYWHERE.search(clause):
+        if (bare.startswith(_ZH_IMP) or _JA_IMP.search(clause[-8:])
+                or (("把" in clause or "别" in clause or "不要" in clause) and _ZH_ANYWHERE.search(clause))):
             return True
     words = _WORD.findall(clause)
     if len(words) < 2:
@@ -199,7 +205,8 @@ def _imperative_clause(clause: str) -> bool:
 
 def moods(folded: str) -> set[str]:
     """The moods of one segment of normalised (NFKC, case-folded) text."""
-    found = {name for name, rx in _MOOD_RE.items() if rx.search(folded)}
+    found = {name for name, rx in _MOOD_RE.items()
+             if (not _MOOD_LITERALS[name] or any(map(folded.__contains__, _MOOD_LITERALS[name]))) and rx.search(folded)}
     for clause in _CLAUSE_SPLIT.split(folded):
         if _imperative_clause(clause):
             found.add("imp")

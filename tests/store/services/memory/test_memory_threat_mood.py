@@ -7,7 +7,7 @@ import pytest
 
 from ctxproxy.store.services.memory import threat_model
 from ctxproxy.store.services.memory.threat_mood import moods
-from ctxproxy.store.services.memory.threats import normalise
+from ctxproxy.store.services.memory.threats import normalise, scan
 
 # (an order, the fact that names the same things)
 ORDER_AND_FACT = [
@@ -69,3 +69,11 @@ def test_a_model_file_says_whether_it_reads_moods():
     assert abs(again.score(folded) - m.score(folded)) < 1e-3
     plain = threat_model.LinearModel(m.weights, m.bias, m.threshold, {}, 4, mood=False)
     assert plain.score(folded) < m.score(folded)  # without moods the imperative weight is never met
+
+
+@pytest.mark.parametrize("order, fact", ORDER_AND_FACT)
+def test_the_shipped_model_reads_the_order_above_the_fact_and_the_fact_passes(order, fact):
+    m = threat_model.model()
+    assert m.mood  # the shipped model was trained with moods among its word classes
+    assert m.score(normalise(order)) > m.score(normalise(fact))
+    assert scan(fact) is None
