@@ -34,8 +34,8 @@ Per candidate, in order (each part is reported in the manifest):
   would share (each term held with the chance df/n: a mean and a
   deviation), in deviations, less ``sqrt(2 ln n)`` (about where the best
   of n random memories lies; n at least ``CHANCE_DOCS``). A candidate is
-  offered only when its ``chance`` reaches ``chance_min`` (or it holds all
-  it could share with the query: ``match`` 1), its ``match`` reaches
+  offered only when its ``chance`` reaches ``chance_min`` (or it holds every
+  specific query word any visible memory holds: ``covers``), its ``match`` reaches
   ``min_score`` (0: off), and it holds a strong salient word (a name, an
   identifier, a number) or ``min_terms`` specific words, one of them of
   what the message asks; or, with embeddings, when its cosine reaches
@@ -132,6 +132,7 @@ class Scored:
     focused: bool = True  # ...one of them of what the message asks (``query.focus_of``)
     salient: bool = False  # ...one of them salient: an identifier, path, long number, name, quoted string
     chance: float = 0.0  # how far its match is above what a random visible memory's would be, in deviations
+    covers: bool = False  # it holds every specific query word (and substring) any visible memory holds
     termset: frozenset = field(default_factory=frozenset)
 
     def parts(self) -> dict[str, float]:
@@ -298,6 +299,8 @@ def match(scored: Sequence[Scored], weights: Mapping[str, float], substrings: Se
     mean = sum(v * p for v, p in chances)
     dev = math.sqrt(sum(v * v * p * (1 - p) for v, p in chances)) or 1.0
     best_by_chance = math.sqrt(2 * math.log(pool))  # the best of ``pool`` such draws: about this far above the mean
+    known = {t for t in specific if df.get(t, 0) > 0}
+    known_subs = {sub for sub in subs if df.get("\x00" + sub, 0) > 0}
     for i, s in enumerate(scored):
         own = owns[i] if owns is not None else own_terms(s.cand)
         got = sum(v for t, v in q.items() if t in own)
@@ -317,6 +320,7 @@ def match(scored: Sequence[Scored], weights: Mapping[str, float], substrings: Se
         s.anchors += len(held)
         s.focused = not focus or bool(held & focus)
         s.chance = (got - mean) / dev - best_by_chance
+        s.covers = bool(known or known_subs) and known <= own and all(sub in low for sub in known_subs)
         if got <= 0:
             s.match = 0.0
             continue
@@ -325,14 +329,14 @@ def match(scored: Sequence[Scored], weights: Mapping[str, float], substrings: Se
 
 
 def passes(s: Scored, cfg: RankConfig, need: int | None = None) -> bool:
-    """The floor: a match well above chance (``chance_min``; or all it could match), enough of
+    """The floor: a match well above chance (``chance_min``; or all the memories know of the query), enough of
     what memory and query could share (``min_score``) — and of it, a salient word or ``need``
     distinct specific ones (``min_terms``, fewer when the query has fewer), one of what the
     message asks (not only its side remarks) — or (embeddings on) enough of its meaning."""
     if s.vector is not None and s.vector >= cfg.vector_min:
         return True
     need = cfg.min_terms if need is None else need
-    if s.chance < cfg.chance_min and s.match < 1.0:  # no better than chance, and not all it could match
+    if s.chance < cfg.chance_min and not s.covers:  # no better than chance, nor all the memories know of the query
         return False
     return s.match >= cfg.min_score and (s.salient or s.anchors >= need and s.focused)
 

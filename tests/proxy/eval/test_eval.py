@@ -66,8 +66,8 @@ def test_the_default_configuration_gets_the_context_right_and_no_proxy_does_not(
     assert facts["direct"]["recall@5"] == 0.0 and facts["direct"]["facts_injected"] == 0.0
     assert iso["ctxproxy"]["privacy_leakage"] == 0.0 and iso["ctxproxy"]["facts_injected"] == 1.0
     # real agent turns (long, tool results, wrapped by Claude Code and Codex) bring back what they need
-    # (the targets, 0.9 and 0.05, are met on the dev half only; the held-out half trades hits for
-    # fewer side-remark injections since recall reads what a request asks: bench/RESULTS.md)
+    # (since the chance floor, false injections are within the 0.05 target on both halves; hits read
+    # 0.89 dev and 0.81 held out, below the 0.9 target: bench/RESULTS.md)
     halves = turns["details"]["by_split"]
     assert set(halves) == {"dev", "held-out", "held-out (fresh)"}
     assert halves["dev"]["turns"] > 30 and halves["held-out"]["turns"] > 20
@@ -76,8 +76,8 @@ def test_the_default_configuration_gets_the_context_right_and_no_proxy_does_not(
     fresh = {q.text[:60] for q in build_turns(3).questions if q.sealed}
     quoted = turns["details"]["missed"] + [x.split("…")[0] for x in turns["details"]["false_injected"]]
     assert fresh and not any(x[:60] in fresh for x in quoted)
-    assert halves["dev"]["turn_hit_rate"] >= 0.9 and halves["held-out"]["turn_hit_rate"] >= 0.6
-    assert halves["dev"]["false_injection_rate"] <= 0.05 and halves["held-out"]["false_injection_rate"] < 0.25
+    assert halves["dev"]["turn_hit_rate"] >= 0.85 and halves["held-out"]["turn_hit_rate"] >= 0.75
+    assert halves["dev"]["false_injection_rate"] <= 0.05 and halves["held-out"]["false_injection_rate"] <= 0.05
     assert turns["direct"]["turn_hit_rate"] == 0.0
     assert set(turns["details"]["by_shape"]) >= {"claude-tool", "codex-tool", "claude-after-compact",
                                                 "claude (nothing)"}

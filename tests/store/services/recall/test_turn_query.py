@@ -247,3 +247,14 @@ def test_few_memories_or_all_on_one_subject_still_recall_what_matches_all_that_i
     with recall_over(tmp_path / "same", (note, *[f"{asked} (asked in session {i})" for i in range(8)])) as ask:
         # every memory holds every word asked: no better than chance, yet all of what could match does
         assert note in ask(asked)
+
+
+def test_a_question_whose_only_known_word_is_common_recalls_what_holds_it(tmp_path):
+    about = [f"The payments service {x}." for x in ("listens on port 8443", "keeps its data in pg-eu-3",
+                                                     "is owned by Ana", "publishes to payments-events-v2")]
+    others = [f"The {s} service listens on port {p}." for s, p in (("orders", 7001), ("search", 7002))]
+    with recall_over(tmp_path, (*about, *others, *OTHERS)) as ask:
+        # "payments" is in many memories: no better than chance, yet it is all the memories know of the
+        # question, and each memory holding it is about what is asked
+        got = ask("Which Postgres instance backs payments?")
+        assert about[1] in got and not set(got) & set(others)
