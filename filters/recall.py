@@ -273,8 +273,9 @@ class RecallFilter(Filter):
         if known is not None and now < known.until and known.epoch == self._epoch:
             return known.sessions
         epoch = self._epoch
-        tree = rs.sessions.tree(ident.tenant, ident.session, ident.user, ident.parent_session)
-        recorded = rs.sessions.owner(ident.tenant, ident.session) is not None
+        # the tree and whether the session is recorded, in one read (one statement on PostgreSQL)
+        tree, owner = rs.sessions.tree_of(ident.tenant, ident.session, ident.user, ident.parent_session)
+        recorded = owner is not None
         if not recorded:  # its first turn: record it, off the path
             self._write(turn, lambda: self._note(rs.sessions, ident))
         # Kept once recorded, or at once without a parent (its tree then only grows by a
