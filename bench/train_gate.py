@@ -6,8 +6,8 @@ Reads the texts of ``bench/gate_corpora.py`` and trains on the **dev split
 only** (attacks against clean text; harmful-content requests are not
 injections and are left out). The held-out split is never read here.
 
-- Features: ``threat_model.features`` (character 2-4-grams and word pairs of the
-  normalised text), those in at least two training rows; a row is scaled by
+- Features: ``threat_model.features`` (character 2-4-grams, word pairs, word
+  classes and, unless ``--no-mood``, sentence moods), those in at least two training rows; a row is scaled by
   1/sqrt(max(its n-grams, ``--evidence-floor``)) as the gate scales it.
 - Rows: the gate scores every segment of a statement (whole, windows, clauses)
   and keeps the highest, so every segment of a clean text is a negative; an
@@ -21,8 +21,9 @@ injections and are left out). The held-out split is never read here.
 - Size: the ``--keep`` features with the largest weights are kept and the
   model is refit on them.
 - Threshold: from out-of-fold scores (4 folds over the dev texts, grouped by
-  family: a jailbreak template, an agentdojo goal or a composed clause is in
-  one fold with all texts made from it), each text scored by its highest
+  bank: each hand-written or composed bank sits in one fold in every language;
+  public corpora by family, a jailbreak template or an agentdojo goal in one
+  fold with all texts made from it), each text scored by its highest
   segment: the lowest cut-off at which every language's clean dev text is
   falsely blocked at most ``--max-false`` of the time, a text weighing
   1/(size of its family) (a composed clause under every frame counts once).

@@ -13,7 +13,10 @@ the word classes they hold.
   pair of adjacent words, and the word classes of ``threat_lexicon`` present
   (an address, an overturned instruction, a send, a secret, a destination...)
   alone, in pairs and in triples: the n-grams learn known wording, the classes
-  carry an intent to wording and languages the dev texts did not have.
+  carry an intent to wording and languages the dev texts did not have. A model
+  file trained with moods (``"mood": true``) also counts ``threat_mood``'s
+  sentence moods among the classes (an imperative, a check waived, a standing
+  duty...), so an order and a fact naming the same setting differ.
 - Score: logistic regression, ``sigmoid(bias + Σ weight(feature) · scale)``
   with ``scale = 1/sqrt(max(features, evidence_floor))``: a short text has
   few n-grams, and the floor keeps a handful of them from deciding alone ("A
