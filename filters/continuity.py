@@ -43,7 +43,7 @@ from .effects.rules import normalize_id
 log = logging.getLogger("ctxproxy.filters.identify")
 
 MEMO = 65536  # links remembered in this process, at most (``[filters.identify] chain_memory``)
-MEMO_BYTES = 2 << 20  # and the bytes they may hold (~5K links: a link is ~400 bytes)
+MEMO_BYTES = 1 << 20  # and the bytes they may hold (~2.6K links: a link is ~400 bytes)
 WALK_BACK = 8  # model runs of a request tried, newest first
 DISTINCT_CHARS = 160  # a text answer this long (whitespace aside) names itself without what preceded it
 DOC_PREFIX = "continuity:"  # the id of a link's document (checkpoints kind)

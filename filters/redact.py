@@ -158,7 +158,8 @@ class RedactState:
         return self.profile.redactor.engine
 
 
-_KEYS = ByteLRU(1 << 20, "session keys")  # ~3K sessions: a session sends many turns
+KEYS_BYTES = 256 << 10  # session keys remembered
+_KEYS = ByteLRU(KEYS_BYTES, "session keys")  # ~700 sessions: a session sends many turns; a miss is one HMAC
 
 
 def _session_key(secret: bytes, scope: str) -> bytes:

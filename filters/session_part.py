@@ -23,7 +23,7 @@ from ctxproxy.store.bounded import ByteLRU
 log = logging.getLogger("ctxproxy.filters")
 
 
-PART_BYTES = 3 << 20  # what one part keeps of its newest sessions in this process
+PART_BYTES = 1 << 20  # what one part keeps of its newest sessions in this process (~300 task states)
 
 _KNOWN: dict[str, None] = {}  # every part a PartCache was made for, in order
 

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import sys
 import threading
+import weakref
 from collections import OrderedDict
 from typing import Any, Hashable, Iterator
 
@@ -58,6 +59,16 @@ def entry_bytes(key: Any, value: Any) -> int:
     return SLOT_BYTES + size_of(key) + size_of(value)
 
 
+_ALL: "weakref.WeakSet[Any]" = weakref.WeakSet()  # every bounded cache of the process
+
+
+def caches() -> list[tuple[str, int, int, int]]:
+    """(name, bytes held, bound, entries) of every bounded cache in this process,
+    largest first: what a soak or an operator reads to see where memory went."""
+    out = [(c.name, c.bytes, c.max_bytes, len(c)) for c in list(_ALL)]
+    return sorted(out, key=lambda c: -c[1])
+
+
 class ByteLRU:
     """A least-recently-used map whose entries' sizes add up to at most ``max_bytes``.
 
@@ -66,7 +77,7 @@ class ByteLRU:
     ``max_entries``, when a setting also caps the number, applies as well.
     """
 
-    __slots__ = ("name", "max_bytes", "fixed", "max_entries", "_data", "_bytes", "_lock")
+    __slots__ = ("name", "max_bytes", "fixed", "max_entries", "_data", "_bytes", "_lock", "__weakref__")
 
     def __init__(self, max_bytes: int, name: str = "", fixed: int | None = None, max_entries: int | None = None):
         self.name = name
@@ -76,6 +87,7 @@ class ByteLRU:
         self._data: OrderedDict[Hashable, tuple[Any, int]] = OrderedDict()
         self._bytes = 0
         self._lock = threading.Lock()
+        _ALL.add(self)
 
     @property
     def bytes(self) -> int:
@@ -147,3 +159,4 @@ class ByteLRU:
     def values(self) -> list[Any]:
         with self._lock:
             return [v for v, _ in self._data.values()]
+

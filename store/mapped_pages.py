@@ -77,7 +77,7 @@ def release(path: str) -> int:
 
 
 CHECK_EVERY = 0.5  # seconds between two looks at the process's file-backed resident memory
-RELEASE_ABOVE = 16 << 20  # bytes of it gained since the last release that make the next one
+RELEASE_ABOVE = 8 << 20  # bytes of it gained since the last release that make the next one
 
 
 def file_resident() -> int:

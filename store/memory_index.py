@@ -41,6 +41,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterable, Iterator, Mapping, Sequence
 
+from .bounded import SLOT_BYTES, ByteLRU
 from .memory_terms import fts_phrase, terms
 from .sqlite_index import SQLiteFile, Viewer, attach, placeholders, sensitivity_rank, trigram_token
 
@@ -308,6 +309,11 @@ def _part_key(rec: Any) -> tuple:
             rec.kind, int(rec.expires_at is not None))
 
 
+CACHE_BYTES = 1 << 20  # what reads of the index keep in this process (visible partitions, counts, df)
+DF_WORDS = 50000  # words whose document frequency is kept per set of partitions
+DF_WORD_BYTES = 160  # one of them in that memo (a word and its count in a dict; measured)
+
+
 class MemoryIndex:
     """The memory index of one store (see the module docstring)."""
 
@@ -320,7 +326,8 @@ class MemoryIndex:
             self.file.db().execute("INSERT OR REPLACE INTO meta(k, v) VALUES ('seq', 0), ('format', ?)", (FORMAT,))
         self._catch_lock = threading.Lock()
         self._caught_up = 0  # a feed position the watermark was seen at or past (it never moves back)
-        self._cache: dict[tuple, Any] = {}  # (what, viewer, ..., data_version) -> partitions / stats
+        # (what, viewer, ..., data_version) -> partitions / stats / document frequencies
+        self._cache = ByteLRU(CACHE_BYTES, "memory index reads")
 
     @classmethod
     def open(cls, data_dir: str | Path, store: Any) -> "MemoryIndex":
@@ -584,10 +591,8 @@ class MemoryIndex:
         where, params = scope_where(viewer, exclude_kinds)
         return con.execute(f"SELECT p.id, p.expiring FROM part p WHERE {where} ORDER BY p.id", params).fetchall()
 
-    def _remember(self, key: tuple, value: Any) -> None:
-        if len(self._cache) > 4096:
-            self._cache.clear()
-        self._cache[key] = value
+    def _remember(self, key: tuple, value: Any, nbytes: int | None = None) -> None:
+        self._cache.put(key, value, nbytes)
 
     def _stats(self, con: Any, parts: Partitions, now: float, version: tuple) -> Stats:
         """Count and average lengths of the visible rows: the fixed partitions'
@@ -657,8 +662,9 @@ class MemoryIndex:
         todo = [w for w in words if w not in known]
         if todo:
             fresh = self._read_df(con, parts, todo, now)
-            if len(known) < 50000:
+            if len(known) < DF_WORDS:
                 known.update(fresh)
+                self._remember(key, known, SLOT_BYTES + len(known) * DF_WORD_BYTES)  # its size grew
             return {w: known[w] if w in known else fresh[w] for w in words}
         return {w: known[w] for w in words}
 

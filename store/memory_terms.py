@@ -27,9 +27,14 @@ _WORD = re.compile(r"[^\W_]+(?:_+[^\W_]+)*", re.UNICODE)
 _CAMEL = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
 _HYPHENATED = re.compile(r"\b[A-Za-z]+(?:-[A-Za-z]+)+\b")
 _CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]+")
-# Words up to this long are analysed once (``token_terms``, at most 65,536 of them: ~25 MB at
-# the worst, each under 32 characters); a longer one (a hash, an encoded blob) each time.
+# ASCII words up to this long are analysed once and remembered; a longer one (a hash, an
+# encoded blob) or one with other letters (a CJK run gives a bigram per character) each time.
+# The memos are ``lru_cache``s (a hit at C speed: they are asked per word), bounded in bytes
+# by their number of entries and the entries' size: such a word and its terms take at most
+# ~1 KB with the cache's slot (~270 bytes for a usual word; measured with tracemalloc).
 CACHED_TOKEN_CHARS = 32
+TOKEN_TERMS_ENTRIES = 8192  # words' terms remembered: <= 8 MiB at the worst, ~2.2 MiB usually
+STEM_ENTRIES = 4096  # stems remembered: <= 1.1 MiB (a key and a value of <= 32 ASCII characters)
 
 STOPWORDS = frozenset("""
 a about above after again against all am an and any are aren as at be because been before being below
@@ -44,8 +49,12 @@ someone anyone likely time times ever recently usually often get got
 """.split())
 
 
-@lru_cache(maxsize=65536)
 def stem(w: str) -> str:
+    """``_stem``, remembered for an ASCII word of up to CACHED_TOKEN_CHARS characters."""
+    return _stem_memo(w) if len(w) <= CACHED_TOKEN_CHARS and w.isascii() else _stem(w)
+
+
+def _stem(w: str) -> str:
     """A small suffix stemmer in the spirit of Porter's step 1: inflections
     only, so that a word, its plural, past and gerund meet (``hope``,
     ``hoped``, ``hoping`` → ``hop``; ``story``, ``stories`` → ``stori``)."""
@@ -69,6 +78,9 @@ def stem(w: str) -> str:
     if len(w) > 3 and w.endswith("e"):
         w = w[:-1]
     return w
+
+
+_stem_memo = lru_cache(maxsize=STEM_ENTRIES)(_stem)
 
 
 def _word_terms(token: str, out: list[str], drop: frozenset = frozenset()) -> None:
@@ -99,8 +111,8 @@ def terms(text: str, drop: frozenset = frozenset()) -> list[str]:
             out.append(stem(joined.lower()))
     for m in _WORD.finditer(text):
         token = m.group()
-        if not drop and len(token) <= CACHED_TOKEN_CHARS:  # a word seen before costs one lookup
-            out.extend(token_terms(token))
+        if not drop and len(token) <= CACHED_TOKEN_CHARS and token.isascii():  # seen before: one lookup
+            out.extend(cached_token_terms(token))
         elif _CJK.search(token):
             start = 0
             for c in _CJK.finditer(token):
@@ -116,9 +128,14 @@ def terms(text: str, drop: frozenset = frozenset()) -> list[str]:
     return out
 
 
-@lru_cache(maxsize=65536)
 def token_terms(token: str) -> tuple[str, ...]:
-    """The terms of one word token (a match of ``_WORD``), as ``terms`` gives them."""
+    """The terms of one word token (a match of ``_WORD``), as ``terms`` gives them
+    (remembered for an ASCII word of up to CACHED_TOKEN_CHARS characters)."""
+    return cached_token_terms(token) if len(token) <= CACHED_TOKEN_CHARS and token.isascii() \
+        else _token_terms(token)
+
+
+def _token_terms(token: str) -> tuple[str, ...]:
     out: list[str] = []
     if _CJK.search(token):
         start = 0
@@ -133,6 +150,9 @@ def token_terms(token: str) -> tuple[str, ...]:
     else:
         _word_terms(token, out)
     return tuple(out)
+
+
+cached_token_terms = lru_cache(maxsize=TOKEN_TERMS_ENTRIES)(_token_terms)  # short ASCII words only
 
 
 def query_terms(text: str) -> list[str]:

@@ -18,8 +18,8 @@ from ctxproxy.store.bounded import ByteLRU, entry_bytes
 
 log = logging.getLogger("ctxproxy.filters.effects")
 
-CALLED_BYTES = 1 << 20  # sessions whose latest answer made tool calls (~5K)
-QUEUED_BYTES = 1 << 20  # sessions with a response-end write still queued
+CALLED_BYTES = 256 << 10  # sessions whose latest answer made tool calls, until their next request (~750)
+QUEUED_BYTES = 256 << 10  # sessions with a response-end write still queued (a linger's worth)
 
 
 class ResponseWrites:

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import threading
 
-from ctxproxy.store.bounded import ByteLRU, entry_bytes, size_of
+from ctxproxy.store.bounded import ByteLRU, caches, entry_bytes, size_of
 
 
 def test_the_least_recent_entries_go_once_the_bytes_are_over():
@@ -76,3 +76,30 @@ def test_a_count_from_a_setting_caps_it_too():
     for i in range(10):
         lru.put(i, i)
     assert sorted(lru.keys()) == [7, 8, 9]
+
+
+def test_every_cache_of_the_process_is_listed_with_its_bytes_and_bound():
+    lru = ByteLRU(4096, "listed (test)")
+    lru.put("k", "v" * 100)
+    (mine,) = [c for c in caches() if c[0] == "listed (test)"]
+    assert mine == ("listed (test)", lru.bytes, 4096, 1)
+    del lru, mine
+    assert not [c for c in caches() if c[0] == "listed (test)"]  # held weakly: gone with the cache
+
+
+def test_the_per_word_memos_keep_only_short_ascii_words():
+    """The word memos are bounded by their entries' size: a long word (a hash,
+    a blob) or one of other letters (a CJK run gives a bigram per character)
+    is analysed each time, not kept."""
+    from ctxproxy.store import memory_terms as mt
+
+    mt.cached_token_terms.cache_clear()
+    mt._stem_memo.cache_clear()
+    long_word = "x" + "abcdefgh" * 8
+    text = f"{long_word} 東京都の設定ファイルを読み込む naïvely rewritten parse_body"
+    assert mt.terms(text) == mt.terms(text, frozenset({"\x00none"}))  # the same terms either way
+    mt.token_terms(long_word)
+    kept = mt.cached_token_terms.cache_info()
+    assert kept.currsize == 2 and kept.maxsize == mt.TOKEN_TERMS_ENTRIES  # "rewritten", "parse_body"
+    assert mt._stem_memo.cache_info().maxsize == mt.STEM_ENTRIES
+    assert mt.stem("naïvely") == mt._stem("naïvely") and mt._stem_memo.cache_info().currsize <= 3

@@ -95,13 +95,13 @@ def test_a_catch_up_with_nothing_new_reads_no_sqlite_once_the_watermark_was_seen
 
 
 def test_indexed_text_gives_the_same_terms_and_analyses_a_word_seen_before_once():
-    from ctxproxy.store.memory_terms import terms, token_terms
+    from ctxproxy.store.memory_terms import cached_token_terms, terms
 
     text = ("The parse_body helper of HTTPServerLoop re-reads 東京都の設定 and 2 stories; "
             "token " + "Zq9" * 20 + " camelCaseWord")
     uncached = terms(text, frozenset({"\x00none"}))  # a drop set that drops nothing: analysed word by word
     assert terms(text) == uncached
-    before = token_terms.cache_info()
+    before = cached_token_terms.cache_info()
     assert terms(text) == uncached
-    after = token_terms.cache_info()
+    after = cached_token_terms.cache_info()
     assert after.misses == before.misses and after.hits > before.hits  # every short word: a lookup

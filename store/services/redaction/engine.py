@@ -54,7 +54,7 @@ from .vault import PLACEHOLDER_RE, Vault
 log = logging.getLogger("ctxproxy.redaction")
 
 # What the memos may hold in this process (docs/performance.md lists every such bound).
-SPANS_BYTES = 4 << 20  # where a text's secrets are, by its memo key: ~15K texts, none holds text
+SPANS_BYTES = 2 << 20  # where a text's secrets are, by its memo key: ~7.5K texts, none holds text
 RENDERED_BYTES = 2 << 20  # the redacted form of texts that had a secret, per session key
 CLEAN_ITEMS_BYTES = 2 << 20  # conversation items found clean: ~12K
 _SLOT = SLOT_BYTES
