@@ -277,15 +277,16 @@ class RecallFilter(Filter):
         tree, owner = rs.sessions.tree_of(ident.tenant, ident.session, ident.user, ident.parent_session)
         recorded = owner is not None
         if not recorded:  # its first turn: record it, off the path
-            self._write(turn, lambda: self._note(rs.sessions, ident))
+            self._write(turn, lambda batch: self._note(rs.sessions, ident, batch))
         # Kept once recorded, or at once without a parent (its tree then only grows by a
         # sub-session recorded after it); with a parent the record may still add that parent.
         if recorded or not ident.parent_session:
             self._trees.put(key, _Tree(tree, now + TREE_SECONDS, epoch))
         return tree
 
-    def _note(self, sessions: Any, ident: Any) -> None:
-        sessions.note_session(ident.tenant, ident.session, ident.user, ident.project, ident.parent_session)
+    def _note(self, sessions: Any, ident: Any, batch: Any = None) -> None:
+        sessions.note_session(ident.tenant, ident.session, ident.user, ident.project, ident.parent_session,
+                              batch=batch)
         if ident.parent_session:  # a sub-session: the trees of its ancestors (kept above) grow
             self._epoch += 1
 
@@ -395,12 +396,14 @@ class RecallFilter(Filter):
 
     @staticmethod
     def _write(turn: Turn, op: Any) -> None:
-        """Run ``op`` on the store's background writer (inline without one)."""
+        """Run ``op(batch)`` on the store's background writer, in its batch (an
+        index in the store's database writes with the batch's other writes),
+        or inline without one (``batch`` None)."""
         writer = turn.service("writer")
         if writer is None:
-            op()
+            op(None)
         else:
-            writer.submit(lambda _batch: op())
+            writer.submit(op)
 
     def viewer_purpose(self, turn: Turn) -> str:
         route = self.config.route(turn.route)
