@@ -17,6 +17,11 @@
 -- statistics (head: rows, terms, context terms, each word's and each
 -- substring's frequency), then the candidates (head NULL).
 
+-- A word's postings and counts are read per word over the caller's partitions: the primary keys lead
+-- with the partition, so a lookup by word would walk every partition of the tenant.
+CREATE INDEX recall_df_term ON recall_df (tenant, term, part) INCLUDE (n);
+CREATE INDEX recall_postings_term ON recall_postings (tenant, term, part, doc);
+
 CREATE FUNCTION recall_search(p_tenant text, p_project text, p_user text, p_purpose text, p_sessions text[],
                               p_ceiling integer, p_exclude text[], p_now float8, p_words text[], p_pats text[],
                               p_limit integer, p_small integer, p_frequent float8, p_few float8)
