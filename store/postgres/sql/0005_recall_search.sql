@@ -6,6 +6,9 @@
 -- pooler. SECURITY INVOKER (the default): row-level security applies, with the
 -- tenant the caller's transaction set.
 --
+-- A word's counts and postings are read per visible partition and word, by the primary keys
+-- (tenant, partition, term): never the word's rows in the tenant's other partitions.
+--
 -- recall_search is MemoryIndex._search (store/memory_index.py) step for step:
 -- the statistics over the viewer's partitions; each word's visible document
 -- frequency and its weight (visible idf, ln(1 + (N - df + 0.5) / (df + 0.5)) in
@@ -16,11 +19,6 @@
 -- those words; those rows and the first neighbours of theirs. Its rows: one of
 -- statistics (head: rows, terms, context terms, each word's and each
 -- substring's frequency), then the candidates (head NULL).
-
--- A word's postings and counts are read per word over the caller's partitions: the primary keys lead
--- with the partition, so a lookup by word would walk every partition of the tenant.
-CREATE INDEX recall_df_term ON recall_df (tenant, term, part) INCLUDE (n);
-CREATE INDEX recall_postings_term ON recall_postings (tenant, term, part, doc);
 
 CREATE FUNCTION recall_search(p_tenant text, p_project text, p_user text, p_purpose text, p_sessions text[],
                               p_ceiling integer, p_exclude text[], p_now float8, p_words text[], p_pats text[],
@@ -50,11 +48,11 @@ BEGIN
     -- each word's visible document frequency: the fixed partitions' counts, the expiring rows' postings counted
     q AS (SELECT t AS term, i FROM unnest(p_words) WITH ORDINALITY AS q(t, i)),
     df AS (
-        SELECT q.term, q.i, (coalesce((SELECT sum(d.n) FROM recall_df d WHERE d.tenant = p_tenant
-               AND d.part = ANY((SELECT fixed FROM ids)::bigint[]) AND d.term = q.term), 0)
-             + (SELECT count(*) FROM recall_postings p JOIN recall_memories m ON m.tenant = p.tenant AND m.doc = p.doc
-                WHERE p.tenant = p_tenant AND p.part = ANY((SELECT expiring FROM ids)::bigint[]) AND p.term = q.term
-                AND m.expires_at > p_now))::bigint AS n
+        SELECT q.term, q.i, (coalesce((SELECT sum(d.n) FROM unnest((SELECT fixed FROM ids)::bigint[]) AS vp(part)
+               JOIN recall_df d ON d.tenant = p_tenant AND d.part = vp.part AND d.term = q.term), 0)
+             + (SELECT count(*) FROM unnest((SELECT expiring FROM ids)::bigint[]) AS vp(part)
+                JOIN recall_postings p ON p.tenant = p_tenant AND p.part = vp.part AND p.term = q.term
+                JOIN recall_memories m ON m.tenant = p.tenant AND m.doc = p.doc WHERE m.expires_at > p_now))::bigint AS n
         FROM q),
     nd AS (SELECT greatest(st.docs, 1)::float8 AS n FROM st),
     kw AS (SELECT df.term, df.i, df.n,
@@ -79,8 +77,8 @@ BEGIN
     lim AS (SELECT CASE WHEN tot.n > p_limit THEN p_small ELSE p_limit END AS n, tot.n > p_limit AS every FROM tot),
     chosen AS (SELECT rare.term, rare.w FROM rare WHERE NOT (SELECT every FROM lim)
                UNION ALL SELECT kw.term, kw.w FROM kw WHERE kw.n > 0 AND (SELECT every FROM lim)),
-    heavy AS (SELECT p.doc FROM chosen c JOIN recall_postings p ON p.tenant = p_tenant
-              AND p.part = ANY((SELECT every FROM ids)::bigint[]) AND p.term = c.term
+    heavy AS (SELECT p.doc FROM chosen c CROSS JOIN unnest((SELECT every FROM ids)::bigint[]) AS vp(part)
+              JOIN recall_postings p ON p.tenant = p_tenant AND p.part = vp.part AND p.term = c.term
               WHERE p.part <> ALL((SELECT expiring FROM ids)::bigint[]) OR EXISTS (SELECT 1 FROM recall_memories m
                     WHERE m.tenant = p.tenant AND m.doc = p.doc AND m.expires_at > p_now)
               GROUP BY p.doc ORDER BY round(sum(c.w)::numeric, 6) DESC, p.doc LIMIT (SELECT n FROM lim)),
@@ -138,11 +136,11 @@ BEGIN
               WHERE m.tenant = p_tenant AND m.part = ANY((SELECT expiring FROM ids)::bigint[]) AND m.expires_at > p_now) x),
     q AS (SELECT t AS term, i FROM unnest(p_words) WITH ORDINALITY AS q(t, i)),
     df AS (
-        SELECT q.i, (coalesce((SELECT sum(d.n) FROM recall_df d WHERE d.tenant = p_tenant
-               AND d.part = ANY((SELECT fixed FROM ids)::bigint[]) AND d.term = q.term), 0)
-             + (SELECT count(*) FROM recall_postings p JOIN recall_memories m ON m.tenant = p.tenant AND m.doc = p.doc
-                WHERE p.tenant = p_tenant AND p.part = ANY((SELECT expiring FROM ids)::bigint[]) AND p.term = q.term
-                AND m.expires_at > p_now))::bigint AS n
+        SELECT q.i, (coalesce((SELECT sum(d.n) FROM unnest((SELECT fixed FROM ids)::bigint[]) AS vp(part)
+               JOIN recall_df d ON d.tenant = p_tenant AND d.part = vp.part AND d.term = q.term), 0)
+             + (SELECT count(*) FROM unnest((SELECT expiring FROM ids)::bigint[]) AS vp(part)
+                JOIN recall_postings p ON p.tenant = p_tenant AND p.part = vp.part AND p.term = q.term
+                JOIN recall_memories m ON m.tenant = p.tenant AND m.doc = p.doc WHERE m.expires_at > p_now))::bigint AS n
         FROM q)
     SELECT st.docs, st.nterms, st.nctx, ARRAY(SELECT df.n FROM df ORDER BY df.i) FROM st;
 END $$;
