@@ -20,6 +20,42 @@
 -- statistics (head: rows, terms, context terms, each word's and each
 -- substring's frequency), then the candidates (head NULL).
 
+-- What a viewer may see, the one place the rule is written: the partitions (every one; those whose
+-- rows never expire; those holding rows that expire) and the never-expiring ones' kept sums.
+CREATE FUNCTION recall_visible(p_tenant text, p_project text, p_user text, p_purpose text, p_sessions text[],
+                               p_ceiling integer, p_exclude text[])
+RETURNS TABLE (every bigint[], fixed bigint[], expiring bigint[], docs bigint, nterms bigint, nctx bigint)
+LANGUAGE sql STABLE AS $$
+    SELECT coalesce(array_agg(r.id), '{}'), coalesce(array_agg(r.id) FILTER (WHERE NOT r.expiring), '{}'),
+           coalesce(array_agg(r.id) FILTER (WHERE r.expiring), '{}'),
+           coalesce(sum(r.docs) FILTER (WHERE NOT r.expiring), 0)::bigint,
+           coalesce(sum(r.nterms) FILTER (WHERE NOT r.expiring), 0)::bigint,
+           coalesce(sum(r.nctx) FILTER (WHERE NOT r.expiring), 0)::bigint
+    FROM recall_parts r WHERE r.tenant = p_tenant
+    AND r.project IN ('', p_project) AND r.user_id IN ('', p_user) AND r.purpose IN ('', p_purpose)
+    AND r.session = ANY(p_sessions) AND r.sensitivity <= p_ceiling AND r.kind <> ALL(p_exclude)
+$$;
+
+-- Rows, terms and context terms visible (the fixed partitions' kept sums, the expiring rows counted) and
+-- each word's visible document frequency in p_words' order (the fixed partitions' counts, the expiring
+-- rows' postings counted).
+CREATE FUNCTION recall_counts(p_tenant text, p_now float8, p_words text[], p_fixed bigint[], p_expiring bigint[],
+                              p_docs bigint, p_nterms bigint, p_nctx bigint)
+RETURNS TABLE (docs bigint, nterms bigint, nctx bigint, freqs bigint[])
+LANGUAGE sql STABLE AS $$
+    SELECT (p_docs + x.docs)::bigint, (p_nterms + coalesce(x.nterms, 0))::bigint,
+           (p_nctx + coalesce(x.nctx, 0))::bigint,
+           ARRAY(SELECT (coalesce((SELECT sum(d.n) FROM unnest(p_fixed) AS vp(part)
+                        JOIN recall_df d ON d.tenant = p_tenant AND d.part = vp.part AND d.term = q.term), 0)
+                        + (SELECT count(*) FROM unnest(p_expiring) AS vp(part)
+                           JOIN recall_postings p ON p.tenant = p_tenant AND p.part = vp.part AND p.term = q.term
+                           JOIN recall_memories m ON m.tenant = p.tenant AND m.doc = p.doc
+                           WHERE m.expires_at > p_now))::bigint
+                 FROM unnest(p_words) WITH ORDINALITY AS q(term, i) ORDER BY q.i)
+    FROM (SELECT count(*) AS docs, sum(m.nterms) AS nterms, sum(m.nctx) AS nctx FROM recall_memories m
+          WHERE m.tenant = p_tenant AND m.part = ANY(p_expiring) AND m.expires_at > p_now) x
+$$;
+
 CREATE FUNCTION recall_search(p_tenant text, p_project text, p_user text, p_purpose text, p_sessions text[],
                               p_ceiling integer, p_exclude text[], p_now float8, p_words text[], p_pats text[],
                               p_limit integer, p_small integer, p_frequent float8, p_few float8)
@@ -31,29 +67,10 @@ LANGUAGE plpgsql STABLE SET plan_cache_mode = force_generic_plan AS $$
 #variable_conflict use_column
 BEGIN
     RETURN QUERY
-    WITH vis AS MATERIALIZED (
-        SELECT r.id, r.expiring, r.docs, r.nterms, r.nctx FROM recall_parts r WHERE r.tenant = p_tenant
-        AND r.project IN ('', p_project) AND r.user_id IN ('', p_user) AND r.purpose IN ('', p_purpose)
-        AND r.session = ANY(p_sessions) AND r.sensitivity <= p_ceiling AND r.kind <> ALL(p_exclude)),
-    ids AS MATERIALIZED (
-        SELECT coalesce(array_agg(id), '{}') AS every, coalesce(array_agg(id) FILTER (WHERE NOT expiring), '{}') AS fixed,
-               coalesce(array_agg(id) FILTER (WHERE expiring), '{}') AS expiring FROM vis),
-    -- rows, terms and context terms visible: the fixed partitions' kept sums, the expiring rows counted
-    st AS (
-        SELECT (coalesce(f.docs, 0) + x.docs)::bigint AS docs, (coalesce(f.nterms, 0) + coalesce(x.nterms, 0))::bigint AS nterms,
-               (coalesce(f.nctx, 0) + coalesce(x.nctx, 0))::bigint AS nctx
-        FROM (SELECT sum(v.docs) AS docs, sum(v.nterms) AS nterms, sum(v.nctx) AS nctx FROM vis v WHERE NOT v.expiring) f,
-             (SELECT count(*) AS docs, sum(m.nterms) AS nterms, sum(m.nctx) AS nctx FROM recall_memories m
-              WHERE m.tenant = p_tenant AND m.part = ANY((SELECT expiring FROM ids)::bigint[]) AND m.expires_at > p_now) x),
-    -- each word's visible document frequency: the fixed partitions' counts, the expiring rows' postings counted
-    q AS (SELECT t AS term, i FROM unnest(p_words) WITH ORDINALITY AS q(t, i)),
-    df AS (
-        SELECT q.term, q.i, (coalesce((SELECT sum(d.n) FROM unnest((SELECT fixed FROM ids)::bigint[]) AS vp(part)
-               JOIN recall_df d ON d.tenant = p_tenant AND d.part = vp.part AND d.term = q.term), 0)
-             + (SELECT count(*) FROM unnest((SELECT expiring FROM ids)::bigint[]) AS vp(part)
-                JOIN recall_postings p ON p.tenant = p_tenant AND p.part = vp.part AND p.term = q.term
-                JOIN recall_memories m ON m.tenant = p.tenant AND m.doc = p.doc WHERE m.expires_at > p_now))::bigint AS n
-        FROM q),
+    WITH ids AS MATERIALIZED (SELECT v.* FROM recall_visible(p_tenant, p_project, p_user, p_purpose, p_sessions, p_ceiling, p_exclude) v),
+    -- rows, terms and context terms visible, and each word's visible document frequency
+    st AS MATERIALIZED (SELECT c.* FROM ids v, recall_counts(p_tenant, p_now, p_words, v.fixed, v.expiring, v.docs, v.nterms, v.nctx) c),
+    df AS (SELECT q.term, q.i, st.freqs[q.i] AS n FROM st, unnest(p_words) WITH ORDINALITY AS q(term, i)),
     nd AS (SELECT greatest(st.docs, 1)::float8 AS n FROM st),
     kw AS (SELECT df.term, df.i, df.n,
                   ln(1::float8 + ((nd.n - df.n::float8) + 0.5::float8) / (df.n::float8 + 0.5::float8)) AS w FROM df, nd),
@@ -105,8 +122,7 @@ BEGIN
     OR m.expires_at > p_now)
     -- and the row of statistics: rows, terms, context terms, each word's and each substring's frequency
     UNION ALL
-    SELECT ARRAY[st.docs, st.nterms, st.nctx] || ARRAY(SELECT df.n FROM df ORDER BY df.i)
-           || ARRAY(SELECT sc.n FROM sc ORDER BY sc.i),
+    SELECT ARRAY[st.docs, st.nterms, st.nctx] || st.freqs || ARRAY(SELECT sc.n FROM sc ORDER BY sc.i),
            NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL,
            NULL, NULL
     FROM st;
@@ -121,28 +137,7 @@ LANGUAGE plpgsql STABLE SET plan_cache_mode = force_generic_plan AS $$
 #variable_conflict use_column
 BEGIN
     RETURN QUERY
-    WITH vis AS MATERIALIZED (
-        SELECT r.id, r.expiring, r.docs, r.nterms, r.nctx FROM recall_parts r WHERE r.tenant = p_tenant
-        AND r.project IN ('', p_project) AND r.user_id IN ('', p_user) AND r.purpose IN ('', p_purpose)
-        AND r.session = ANY(p_sessions) AND r.sensitivity <= p_ceiling AND r.kind <> ALL(p_exclude)),
-    ids AS MATERIALIZED (
-        SELECT coalesce(array_agg(id) FILTER (WHERE NOT expiring), '{}') AS fixed,
-               coalesce(array_agg(id) FILTER (WHERE expiring), '{}') AS expiring FROM vis),
-    st AS (
-        SELECT (coalesce(f.docs, 0) + x.docs)::bigint AS docs, (coalesce(f.nterms, 0) + coalesce(x.nterms, 0))::bigint AS nterms,
-               (coalesce(f.nctx, 0) + coalesce(x.nctx, 0))::bigint AS nctx
-        FROM (SELECT sum(v.docs) AS docs, sum(v.nterms) AS nterms, sum(v.nctx) AS nctx FROM vis v WHERE NOT v.expiring) f,
-             (SELECT count(*) AS docs, sum(m.nterms) AS nterms, sum(m.nctx) AS nctx FROM recall_memories m
-              WHERE m.tenant = p_tenant AND m.part = ANY((SELECT expiring FROM ids)::bigint[]) AND m.expires_at > p_now) x),
-    q AS (SELECT t AS term, i FROM unnest(p_words) WITH ORDINALITY AS q(t, i)),
-    df AS (
-        SELECT q.i, (coalesce((SELECT sum(d.n) FROM unnest((SELECT fixed FROM ids)::bigint[]) AS vp(part)
-               JOIN recall_df d ON d.tenant = p_tenant AND d.part = vp.part AND d.term = q.term), 0)
-             + (SELECT count(*) FROM unnest((SELECT expiring FROM ids)::bigint[]) AS vp(part)
-                JOIN recall_postings p ON p.tenant = p_tenant AND p.part = vp.part AND p.term = q.term
-                JOIN recall_memories m ON m.tenant = p.tenant AND m.doc = p.doc WHERE m.expires_at > p_now))::bigint AS n
-        FROM q)
-    SELECT st.docs, st.nterms, st.nctx, ARRAY(SELECT df.n FROM df ORDER BY df.i) FROM st;
+    SELECT c.* FROM recall_visible(p_tenant, p_project, p_user, p_purpose, p_sessions, p_ceiling, p_exclude) v, recall_counts(p_tenant, p_now, p_words, v.fixed, v.expiring, v.docs, v.nterms, v.nctx) c;
 END $$;
 
 -- The candidates of these memory ids a viewer may see (by doc): MemoryIndex.fetch.
@@ -156,13 +151,7 @@ LANGUAGE plpgsql STABLE SET plan_cache_mode = force_generic_plan AS $$
 #variable_conflict use_column
 BEGIN
     RETURN QUERY
-    WITH vis AS MATERIALIZED (
-        SELECT r.id, r.expiring FROM recall_parts r WHERE r.tenant = p_tenant
-        AND r.project IN ('', p_project) AND r.user_id IN ('', p_user) AND r.purpose IN ('', p_purpose)
-        AND r.session = ANY(p_sessions) AND r.sensitivity <= p_ceiling AND r.kind <> ALL(p_exclude)),
-    ids AS MATERIALIZED (
-        SELECT coalesce(array_agg(id), '{}') AS every, coalesce(array_agg(id) FILTER (WHERE expiring), '{}') AS expiring
-        FROM vis)
+    WITH ids AS MATERIALIZED (SELECT v.every, v.expiring FROM recall_visible(p_tenant, p_project, p_user, p_purpose, p_sessions, p_ceiling, p_exclude) v)
     SELECT m.memory_id, m.external_id, m.kind, m.origin, m.project, m.user_id, m.session, m.purpose, m.sensitivity,
            m.observed_at, m.evergreen, m.confidence, m.evidence_ref, m.statement, m.terms, m.nterms, m.ctx, m.nctx,
            m.doc, m.near

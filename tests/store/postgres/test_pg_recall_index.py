@@ -179,7 +179,7 @@ def test_store_upgrade_indexes_the_memories_a_database_held_before(pg_server, pg
         st.close()
     db = pg_dsn.rsplit("/", 1)[1]
     # The database as a release without the index left it: no index tables, none of their functions.
-    pg_server.admin("DROP FUNCTION recall_search, recall_doc_freqs, recall_fetch; "
+    pg_server.admin("DROP FUNCTION recall_search, recall_doc_freqs, recall_fetch, recall_visible, recall_counts; "
                     "DROP TABLE recall_memories, recall_postings, recall_df, recall_parts; "
                     "DELETE FROM ctx_schema WHERE version IN (3, 5)", db=db)
     with pytest.raises(Exception, match="store upgrade"):
