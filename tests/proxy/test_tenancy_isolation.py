@@ -196,7 +196,7 @@ async def test_bad_keys_are_401_in_the_callers_format_and_leave_only_a_counter(w
     expired = store.proxy_keys.create("acme", user="alice", expires_at=time.time() - 1)[1]
     alice = w.key("alice")
     unknown = f"ctxk_{secrets.token_hex(8)}_{alice[-43:]}"
-    forged_secret = alice[:-43] + ("A" if alice[-1] != "A" else "B") + alice[-42:]
+    forged_secret = alice[:-43] + ("A" if alice[-43] != "A" else "B") + alice[-42:]
     cases = {"revoked": {"X-Ctx-Key": revoked["key"]}, "expired": {"X-Ctx-Key": expired},
              "invalid": {"X-Ctx-Key": unknown}, "invalid2": {"X-Ctx-Key": forged_secret},
              "invalid3": {"X-Ctx-Key": "not-a-key"}, "missing": {}}
