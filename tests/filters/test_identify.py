@@ -293,17 +293,12 @@ async def test_the_chain_is_known_before_the_client_has_the_answer(idproxy, monk
     """A client that sends its next turn the moment it has the answer — while
     the proxy is still at the turn's bookkeeping — still continues its session:
     the response id is remembered when it is seen, not at the turn's end."""
-    import asyncio
+    from latecalls import LateCalls
 
     from ctxproxy.proxy.engine import Engine
 
-    original = Engine.finish_turn
-    late = []
-
-    def end_later(turn, pipeline):  # the bookkeeping of every turn runs 0.3 s late
-        late.append(asyncio.get_running_loop().call_later(0.3, original, turn, pipeline))
-
-    monkeypatch.setattr(Engine, "finish_turn", staticmethod(end_later))
+    late = LateCalls(Engine.finish_turn, 0.3)  # the bookkeeping of every turn runs 0.3 s late
+    monkeypatch.setattr(Engine, "finish_turn", staticmethod(late.patch()))
     client = idproxy.openai()
     kw = {"stream": True} if stream else {}
     turn_ids = []
@@ -323,7 +318,7 @@ async def test_the_chain_is_known_before_the_client_has_the_answer(idproxy, monk
                                                                   **extra)
             rid = raw.parse().id
             turn_ids.append(raw.headers["x-ctx-turn-id"])
-    await asyncio.sleep(0.5)  # both turns' bookkeeping (and manifests) done
+    await late.until_ran(2)  # both turns' bookkeeping (and manifests) done
     first, second = [await session_of(idproxy, t) for t in turn_ids]
     assert second["identity_source"] == "chain:previous_response_id"
     assert second["session_id"] == first["session_id"]

@@ -124,17 +124,13 @@ async def test_a_call_settled_before_its_response_is_recorded_stays_completed(ma
     takes the next request while this one is still at its response end. The
     late record is the same call, not a repeat of a settled one: it neither
     becomes a second (pending, then ``unknown``) record nor hides the result."""
-    import asyncio
+    from latecalls import LateCalls
 
     from ctxproxy.filters.effects.filter import EffectsFilter
 
-    late = []
     original = EffectsFilter.on_response_end
-
-    def delayed(self, turn):  # this proxy reaches its response end after the next request is settled
-        late.append(asyncio.get_running_loop().call_later(0.3, original, self, turn))
-
-    monkeypatch.setattr(EffectsFilter, "on_response_end", delayed)
+    late = LateCalls(original, 0.3)  # this proxy reaches its response end after the next request is settled
+    monkeypatch.setattr(EffectsFilter, "on_response_end", late.patch())
     p = await make_proxy(TOML)
     client = p.openai(default_headers={"X-Ctx-Session": "quick-client"})
     fake.script(Reply.tool_call("exec", PR, call_id="call_quick_0123456789"),
@@ -143,7 +139,7 @@ async def test_a_call_settled_before_its_response_is_recorded_stays_completed(ma
     messages = [{"role": "user", "content": "open the PR and merge it"}]
     messages += [await turn(client, messages), result("call_quick_0123456789", "Created " + PULL.format(7))]
     messages += [await turn(client, messages), result("call_merge_0123456789", "Merged " + PULL.format(7))]
-    await asyncio.sleep(0.4)  # both late response ends ran
+    await late.until_ran(2)  # both late response ends ran
     monkeypatch.setattr(EffectsFilter, "on_response_end", original)
     await turn(client, messages)
     store = p.settled_store()
