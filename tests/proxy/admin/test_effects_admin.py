@@ -222,8 +222,9 @@ async def test_cli_reads_the_store_section_of_the_config(make_proxy, fake, tmp_p
     cfg.write_text(toml)
     p = await make_proxy(toml)
     await run_session(p, fake, "acme", "s-slow", "terraform apply", None)
+    store = p.settled_store()  # the pending record is written (and dated) by now, however late its writer ran
     await asyncio.sleep(0.3)
-    (rec,) = p.settled_store().effects.list("acme")
+    (rec,) = store.effects.list("acme")
     assert rec.state == "unknown"
     assert main(["effects", "list", "--config", str(cfg), "--data-dir", str(tmp_path / "data"), "--tenant", "acme",
                  "--json"]) == 0
