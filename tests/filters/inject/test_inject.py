@@ -835,11 +835,12 @@ async def test_rules_refresh_never_blocks_the_event_loop(make_proxy, fake, repo,
 
     proxy = await make_proxy(e2e_toml(repo).replace('project = ["AGENTS.md"]',
                                                     'project = ["**/AGENTS.md"]\nrefresh_seconds = 0.05'))
-    release, walkers, walked = threading.Event(), [], threading.Event()
+    release, walkers, walking, walked = threading.Event(), [], threading.Event(), threading.Event()
     real_walk = rules_bundle.os.walk
 
     def slow_walk(*a, **k):  # a big repository: the walk takes until the test lets it end
         walkers.append(threading.current_thread())
+        walking.set()
         release.wait(60)
         walked.set()
         return real_walk(*a, **k)
@@ -857,7 +858,8 @@ async def test_rules_refresh_never_blocks_the_event_loop(make_proxy, fake, repo,
         release.set()
         raise
     assert "Run pytest -q" in fake.last.json["messages"][0]["content"]  # the cached bundle, meanwhile
-    assert walkers and threading.main_thread() not in walkers
+    assert walking.wait(30)  # the refresh thread was started by the turn; it may reach the walk only now
+    assert threading.main_thread() not in walkers
     release.set()
     for _ in range(100):  # the refreshed bundle reaches a later turn
         await client.chat.completions.create(model="gpt-5", messages=[{"role": "user", "content": "hi"}])
