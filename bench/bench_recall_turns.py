@@ -5,9 +5,10 @@
     python bench/bench_recall_turns.py -v                    # and each miss and false injection, its candidates
 
 The halves: ``dev`` (``proxy/eval/turns.py``), ``old-held-out``
-(``proxy/eval/turns_heldout.py``, read since it was used) and ``ml``
+(``proxy/eval/turns_heldout.py``, read since it was used), ``fresh``
+(``proxy/eval/turns_fresh.py``, sealed once, read since) and ``ml``
 (``bench/recall_turns_ml.py``). Never a sealed half: its figures come from
-``ctxproxy eval --set turns`` only. Each half's facts and distractors go into a
+``ctxproxy eval --set turns`` only (the lead's run). Each half's facts and distractors go into a
 real store and recall index as facts of its project; each turn asks with the
 user's words (what the recall filter reads from those requests: the goal only
 joins when the user's words are not the first item, which no turn here has),
@@ -87,7 +88,7 @@ def main(argv: list[str] | None = None) -> int:
     sys.path.insert(0, str(ROOT / "bench"))
     import recall_turns_ml
 
-    from ctxproxy.proxy.eval import turns, turns_heldout
+    from ctxproxy.proxy.eval import turns, turns_fresh, turns_heldout
     from ctxproxy.store.services.recall.rank import RankConfig
 
     def typed(key: str, value: str):
@@ -96,7 +97,8 @@ def main(argv: list[str] | None = None) -> int:
 
     cfg = RankConfig(**{k: typed(k, v) for k, _, v in (s.partition("=") for s in args.set)})
     print(f"{'half':14} {'turns':>5} {'hit rate':>9} {'false rate':>11} {'false/turn':>11}")
-    for name, half in (("dev", turns), ("old-held-out", turns_heldout), ("ml", recall_turns_ml)):
+    for name, half in (("dev", turns), ("old-held-out", turns_heldout), ("fresh", turns_fresh),
+                       ("ml", recall_turns_ml)):
         hits, wanted, false_turns, false_items, n = run_half(half, cfg, args.verbose, name)
         print(f"{name:14} {n:5} {hits / wanted:9.3f} {false_turns / n:11.3f} {false_items / n:11.3f}")
     return 0

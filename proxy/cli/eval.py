@@ -11,6 +11,7 @@ and exits 1 when one regressed by more than --max-regression (a CI gate).
     ctxproxy eval --set facts --config ctxproxy.toml --cases team-cases.jsonl
     ctxproxy eval --json eval.json --baseline main-eval.json --max-regression 2
     ctxproxy eval --child --config ctxproxy.toml    # the proxy as its own process, as deployed
+    ctxproxy eval --set turns --no-sealed           # while tuning: the sealed held-out half left unread
 """
 from __future__ import annotations
 
@@ -45,6 +46,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--child", action="store_true",
                    help="run the proxy under test as a child process (`ctxproxy serve` on a free 127.0.0.1 "
                         "port) instead of in this process; the report is the same")
+    p.add_argument("--no-sealed", dest="sealed", action="store_false",
+                   help="leave the sealed held-out halves out, unread (every run made while changing what they "
+                        "measure; they are scored once, at the end)")
     p.set_defaults(func=main)
 
 
@@ -72,7 +76,8 @@ def main(args: argparse.Namespace) -> int:
 
     def go(data: Path) -> dict:
         try:
-            return asyncio.run(run_eval(sets, args.config, data, args.seed, sizes, cases, child=args.child))
+            return asyncio.run(run_eval(sets, args.config, data, args.seed, sizes, cases, child=args.child,
+                                        sealed=args.sealed))
         except (CaseError, RuntimeError) as exc:  # a case the proxy refused, a probe it did not answer, a child
             raise CLIError(f"eval: {exc}", 2) from None
 

@@ -58,14 +58,15 @@ class Progress:
             self.stream.flush()
 
 
-def probe_sets(sets: tuple[str, ...], seed: int, sizes: Sizes, cases: Cases | None) -> dict[str, ProbeSet]:
+def probe_sets(sets: tuple[str, ...], seed: int, sizes: Sizes, cases: Cases | None,
+               sealed: bool = True) -> dict[str, ProbeSet]:
     out = {}
     if "facts" in sets:
         out["facts"] = facts.build(seed, sizes.services)
     if "isolation" in sets:
         out["isolation"] = isolation.build(seed, sizes.tenants, sizes.users)
     if "turns" in sets:
-        out["turns"] = turns.build(seed)
+        out["turns"] = turns.build(seed, sealed=sealed)
     if cases is not None and (cases.probes.questions or cases.probes.memories):
         out["cases"] = cases.probes
     return out
@@ -82,13 +83,14 @@ def _write_rules(ps: ProbeSet, root: Path) -> Path | None:
 
 async def run_eval(sets: tuple[str, ...], config: str | None, data_dir: Path, seed: int = 7,
                    sizes: Sizes = FULL, cases: Cases | None = None, progress: Progress | None = None,
-                   child: bool = False, cache_dir: Path | None = None) -> dict:
+                   child: bool = False, cache_dir: Path | None = None, sealed: bool = True) -> dict:
     """Run ``sets`` (and ``cases``) through the configuration under test, in this process or,
     with ``child``, through ``ctxproxy serve`` as a child process; the report. ``cache_dir``:
     where the proxies keep the compiled redaction rules (default: one directory for this
-    process, so the proxies of every run in it share them)."""
+    process, so the proxies of every run in it share them). ``sealed``: False leaves the sealed
+    held-out halves out, unread (``--no-sealed``)."""
     cache_dir = cache_dir or shared_cache_dir()
-    pss = probe_sets(sets, seed, sizes, cases)
+    pss = probe_sets(sets, seed, sizes, cases, sealed)
     n_compaction = len(compaction.AGENTS) if "compaction" in sets else 0
     n_sessions = len(cases.sessions) if cases else 0
     total = sum(len(p.primes) + len(p.questions) for p in pss.values()) * len(TARGETS) \
@@ -97,7 +99,7 @@ async def run_eval(sets: tuple[str, ...], config: str | None, data_dir: Path, se
     bar.total = max(total, 1)
     report: dict[str, Any] = {"version": REPORT_VERSION, "commit": commit(), "seed": seed,
                               "config": config or "<defaults>", "proxy": "child" if child else "in-process",
-                              "sizes": sizes.__dict__, "sets": {}}
+                              "sealed": sealed, "sizes": sizes.__dict__, "sets": {}}
     try:
         names = [s for s in SETS if s in sets] + (["cases"] if "cases" in pss or n_sessions else [])
         for name in names:

@@ -27,11 +27,11 @@ developer, so nothing is reused between them.
 """
 from __future__ import annotations
 
+import importlib
 import json
 import sys
 from typing import Any
 
-from . import turns_fresh, turns_heldout
 from .spec import Memory, ProbeSet, Question
 
 TENANT, USER, PROJECT = "acme", "dev", "shop"
@@ -282,22 +282,33 @@ def codex_body(prompt: str, tool: tuple[str, str] | None, rules: str = AGENTS_MD
 def body_of(shape: str, prompt: str, tool: tuple[str, str] | None, half: Any = None) -> tuple[str, dict]:
     """(api, request body) of a turn of this shape, wrapped in ``half``'s rule files (default: this module's)."""
     half = half or sys.modules[__name__]
+    rules = getattr(half, "AGENTS_MD", AGENTS_MD)
     if shape.startswith("codex"):
-        return "responses", codex_body(prompt, tool, half.AGENTS_MD)
-    return "anthropic", claude_body(prompt, shape, tool, half.CLAUDE_MD, half.SUMMARY)
+        return "responses", codex_body(prompt, tool, rules)
+    return "anthropic", claude_body(prompt, shape, tool, getattr(half, "CLAUDE_MD", CLAUDE_MD),
+                                    getattr(half, "SUMMARY", SUMMARY))
 
 
-HALVES = (("dev", sys.modules[__name__]), ("held-out", turns_heldout), ("held-out (fresh)", turns_fresh))
-SEALED = {"held-out (fresh)"}  # written independently and never read: the report gives its numbers, not its texts
+# (label, module): the halves, each a project of its own. The sealed half is imported only when it
+# is scored (``build(sealed=True)``: the lead's one run), so ``--no-sealed`` never reads it.
+HALVES = (("dev", __name__), ("held-out", "ctxproxy.proxy.eval.turns_heldout"),
+          ("dev (fresh)", "ctxproxy.proxy.eval.turns_fresh"),
+          ("held-out (sealed)", "ctxproxy.proxy.eval.turns_fresh2"))
+SEALED = {"held-out (sealed)"}  # written independently and never read: the report gives its numbers, not its texts
 
 
-def build(seed: int = 7) -> ProbeSet:
+def build(seed: int = 7, sealed: bool = True) -> ProbeSet:
     """Every half, each in its own project: ``dev`` (this module: what the defaults were tuned
-    on), ``held-out`` (``turns_heldout``: never used to choose a value) and ``held-out (fresh)``
-    (``turns_fresh``: sealed, written by someone who had seen neither recall's code nor a result)."""
+    on), ``held-out`` (``turns_heldout``: read since), ``dev (fresh)`` (``turns_fresh``: sealed
+    once, read since) and ``held-out (sealed)`` (``turns_fresh2``: written by someone who had seen
+    neither recall's code nor a result, scored once). ``sealed=False`` leaves the sealed half out
+    unread (``ctxproxy eval --no-sealed``: every run made while changing recall)."""
     ps = ProbeSet("turns")
     n = 0
-    for split, half in HALVES:
+    for split, name in HALVES:
+        if split in SEALED and not sealed:
+            continue
+        half = importlib.import_module(name)
         who = {"tenant": TENANT, "user": USER, "project": half.PROJECT}
         for statement, _ in half.FACTS.values():
             ps.memories.append(Memory(statement, TENANT, {"kind": "fact", "user": USER, "project": half.PROJECT,

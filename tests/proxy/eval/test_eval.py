@@ -29,7 +29,8 @@ async def evaluate(tmp_path: Path, sets: tuple[str, ...], toml: str = "", cases=
     cfg = tmp_path.parent / "eval-configs" / f"{hashlib.sha256(toml.encode()).hexdigest()[:12]}.toml"
     cfg.parent.mkdir(exist_ok=True)
     cfg.write_text(toml)
-    return await run_eval(sets, str(cfg), tmp_path / "data", seed=3, sizes=QUICK, cases=cases)
+    # the sealed held-out half is never scored here: the lead scores it once, by hand
+    return await run_eval(sets, str(cfg), tmp_path / "data", seed=3, sizes=QUICK, cases=cases, sealed=False)
 
 
 def failed(report: dict, baseline: dict, pct: float = 1.0) -> set[str]:
@@ -65,17 +66,11 @@ def test_the_default_configuration_gets_the_context_right_and_no_proxy_does_not(
     assert facts["details"]["writes"]["memory_blocked"] >= 2  # the instruction overrides and the secret
     assert facts["direct"]["recall@5"] == 0.0 and facts["direct"]["facts_injected"] == 0.0
     assert iso["ctxproxy"]["privacy_leakage"] == 0.0 and iso["ctxproxy"]["facts_injected"] == 1.0
-    # real agent turns (long, tool results, wrapped by Claude Code and Codex) bring back what they need
-    # (since the chance floor, false injections are within the 0.05 target on both halves; hits read
-    # 0.89 dev and 0.81 held out, below the 0.9 target: bench/RESULTS.md)
+    # real agent turns (long, tool results, wrapped by Claude Code and Codex) bring back what they need;
+    # the thresholds hold on the dev halves (bench/RESULTS.md), the sealed half is left out unread
     halves = turns["details"]["by_split"]
-    assert set(halves) == {"dev", "held-out", "held-out (fresh)"}
-    assert halves["dev"]["turns"] > 30 and halves["held-out"]["turns"] > 20
-    # the sealed half is measured (no target: nobody tunes on it) and never quoted in the details
-    assert halves["held-out (fresh)"]["turns"] >= 30 and halves["held-out (fresh)"]["turn_hit_rate"] is not None
-    fresh = {q.text[:60] for q in build_turns(3).questions if q.sealed}
-    quoted = turns["details"]["missed"] + [x.split("…")[0] for x in turns["details"]["false_injected"]]
-    assert fresh and not any(x[:60] in fresh for x in quoted)
+    assert set(halves) == {"dev", "held-out", "dev (fresh)"} and default_report["sealed"] is False
+    assert halves["dev"]["turns"] > 30 and halves["held-out"]["turns"] > 20 and halves["dev (fresh)"]["turns"] >= 30
     assert halves["dev"]["turn_hit_rate"] >= 0.85 and halves["held-out"]["turn_hit_rate"] >= 0.75
     assert halves["dev"]["false_injection_rate"] <= 0.05 and halves["held-out"]["false_injection_rate"] <= 0.05
     assert turns["direct"]["turn_hit_rate"] == 0.0
@@ -208,12 +203,13 @@ def run_cli(capsys):
 def test_the_command_writes_json_exits_nonzero_on_a_regression_and_a_child_proxy_measures_the_same(tmp_path,
                                                                                                   run_cli):
     out = tmp_path / "eval.json"
-    r = run_cli("--set", "isolation", "--quick", "--seed", "3", "--json", str(out))
+    r = run_cli("--set", "isolation", "--quick", "--seed", "3", "--json", str(out), "--no-sealed")
     assert r.returncode == 0, r.stderr
     assert "privacy_leakage" in r.stdout and "no proxy" in r.stdout
     assert r.stderr == ""  # no progress bar when stderr is not a terminal
     report = json.loads(out.read_text())
     assert report["sets"]["isolation"]["ctxproxy"]["privacy_leakage"] == 0.0 and report["proxy"] == "in-process"
+    assert report["sealed"] is False
     better = json.loads(out.read_text())
     better["sets"]["isolation"]["ctxproxy"]["noise_ratio"] = -1.0  # a baseline this run is worse than
     (tmp_path / "base.json").write_text(json.dumps(better))
@@ -229,6 +225,30 @@ def test_the_command_writes_json_exits_nonzero_on_a_regression_and_a_child_proxy
     assert r.returncode == 2 and "--baseline: cannot read" in r.stderr
     r = run_cli("--set", "isolation", "--quick", "--data", str(tmp_path))  # holds eval.json: not a fresh run
     assert r.returncode == 2 and "not an empty directory" in r.stderr
+
+
+def test_a_sealed_half_is_read_only_when_scored_and_never_quoted(monkeypatch):
+    from ctxproxy.proxy.eval import turns
+    from ctxproxy.proxy.eval.probes import Observation, Writes, details
+
+    # a sealed half that does not exist: left out, it is never imported; scored, it would be
+    monkeypatch.setattr(turns, "HALVES", turns.HALVES[:3] + (("held-out (sealed)", "ctxproxy.proxy.eval.no_half"),))
+    splits = {q.split for q in build_turns(3, sealed=False).questions}
+    assert splits == {"dev", "held-out", "dev (fresh)"}
+    with pytest.raises(ModuleNotFoundError):
+        build_turns(3, sealed=True)
+    # a half marked sealed is counted per half, its texts never quoted (missed, false injections)
+    monkeypatch.setattr(turns, "HALVES", turns.HALVES[:2])
+    monkeypatch.setattr(turns, "SEALED", {"held-out"})
+    qs = build_turns(3).questions
+    sealed = [q for q in qs if q.sealed]
+    assert sealed and {q.split for q in sealed} == {"held-out"}
+    obs = [Observation(q, "", ["unrelated"], ["unrelated"], [1]) for q in qs]
+    d = details(obs, Writes(), [], limit=len(obs))
+    quoted = " ".join(d["missed"] + d["false_injected"])
+    assert d["by_split"]["held-out"]["turns"] == len(sealed) and d["by_split"]["held-out"]["turn_hit_rate"] == 0.0
+    assert len(d["missed"]) == sum(bool(q.expect) for q in qs if not q.sealed)
+    assert not any(q.text[:60] in quoted for q in sealed)
 
 
 async def test_in_keys_mode_each_principal_calls_with_its_own_key_and_nothing_crosses(tmp_path):
