@@ -216,10 +216,11 @@ async def test_a_request_cancelled_before_its_commit_ran_writes_nothing(store):
     writer = BackgroundWriter(store)
     with write_lock_held(store):
         first = writer.submit(lambda b: None, urgent=True)  # the writer waits for the lock on this one
-        for _ in range(100):
+        for _ in range(3000):  # bounded (30 s): a loaded machine starts the writer's thread late
             if first.running():  # its group is formed: the next op queues behind it
                 break
             await asyncio.sleep(0.01)
+        assert first.running()
         t = turn()
         t.services = Services(store=store, writer=writer)
         task = asyncio.ensure_future(Pipeline([Records("rec", store)]).run_request_async(t))

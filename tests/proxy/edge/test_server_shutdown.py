@@ -164,7 +164,7 @@ async def test_sigterm_while_the_provider_sends_no_headers(serve, provider):
         await proxy.ready(http)
         call = asyncio.create_task(http.post(proxy.url + "/v1/messages", data=body(stream=False), headers=HEADERS,
                                              timeout=aiohttp.ClientTimeout(total=20)))
-        for _ in range(200):  # until the provider has the request
+        for _ in range(1000):  # until the provider has the request (bounded: 20 s)
             if provider.requests:
                 break
             await asyncio.sleep(0.02)

@@ -78,7 +78,7 @@ async def test_a_long_first_instruction_is_extracted_verbatim(make_proxy, fake):
     await run_agent(proxy, fake, "claude-code", [Say(first, "Looking.")], session="long1", user="alice",
                     project="shop")
     job = learner(proxy)
-    for _ in range(200):  # bounded: the checkpoint's part and the index's rows land after the response
+    for _ in range(1500):  # bounded (30 s): the checkpoint's part and the index's rows land after the response
         store = proxy.settled_store()
         part = store.sessions.get(T, "long1", part="task_state")
         if part is not None and job.sessions.session_turns(T, "long1"):
