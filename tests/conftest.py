@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 from aiohttp import web
+from hypothesis import HealthCheck, settings
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
@@ -18,6 +19,13 @@ from ctxproxy.config import load_config  # noqa: E402
 from ctxproxy.proxy.scripted_provider import FakeProvider  # noqa: E402
 from ctxproxy.proxy.edge.server import make_app  # noqa: E402
 from ctxproxy.store import open_store  # noqa: E402
+
+# Property tests give the same examples on every run (derandomize): a CI run never fails on a case
+# the previous one did not draw. No per-example deadline and no too-slow check: on a loaded 2-core
+# machine both measure the machine, not the code. HYPOTHESIS_PROFILE=explore draws new examples.
+settings.register_profile("ci", derandomize=True, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+settings.register_profile("explore", deadline=None, suppress_health_check=[HealthCheck.too_slow])
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 
 
 @pytest.fixture

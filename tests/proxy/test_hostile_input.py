@@ -97,7 +97,8 @@ def send(stack, method, path, body, hdrs):
     return asyncio.run_coroutine_threadsafe(go(), stack["loop"]).result(30)
 
 
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=300, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
 @given(method=st.sampled_from(["POST", "GET", "PUT", "DELETE", "PATCH"]), path=st.sampled_from(PATHS),
        body=bodies, hdrs=headers)
 def test_never_a_500_of_our_own(stack, method, path, body, hdrs):
