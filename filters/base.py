@@ -187,6 +187,8 @@ class Turn:
     # Write-aheads whose result no filter waits for (``commit_ahead``): (owner, store, write,
     # failed), committed with the turn's next write-ahead or when the request filters end.
     ahead: list[tuple[str, Any, Callable[[Any], Any], str]] = field(default_factory=list)
+    # The request's bytes and headers as 16 bytes (``repeats.request_digest``), made once
+    request_digest: bytes | None = None
 
     # What describes the request: set when it comes in, shared by an automatic successor.
     REQUEST_FIELDS: ClassVar[tuple[str, ...]] = ("api", "route", "path", "headers", "request", "tokens", "services",

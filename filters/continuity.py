@@ -184,6 +184,10 @@ class Links:
         self._remember(tenant, link, session)
         return session
 
+    def known(self, tenant: str, link: str) -> bool:
+        """Whether this process has ``link`` filed (no store read)."""
+        return (tenant, link) in self._memo
+
     def _remember(self, tenant: str, link: str, session: str) -> None:
         self._memo.put((tenant, link), session)
 

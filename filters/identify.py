@@ -57,6 +57,7 @@ from __future__ import annotations
 import logging
 import re
 import secrets
+import time
 from dataclasses import dataclass
 from typing import Any
 
@@ -70,11 +71,16 @@ from .base import Filter, Identity, Turn
 from .services import Services
 from .compaction import codex_metadata
 from .relayed import relayed
+from .repeats import request_digest
 from .view import NO_HINTS, BodyHints
 
 log = logging.getLogger("ctxproxy.filters.identify")
 
 FINGERPRINT_BYTES = 1 << 20  # fingerprints remembered (~4K: the keys hold no text)
+CONTINUED_BYTES = 256 << 10  # requests followed, by digest (``_continued``; ~1K: digests and ids only)
+# A request sent again that continued no answer is decided again from the store after this
+# long (an answer filed since in this process is seen at once; one another worker filed, then).
+MISS_SECONDS = 2.0
 _ID_OK = re.compile(r"^[A-Za-z0-9._:@/+=-]{1,200}$")
 TENANT_OK = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")  # it prefixes store keys: keep it plain
 _OPENCLAW_ID = re.compile(r"[A-Za-z0-9._:-]{4,128}")
@@ -106,6 +112,8 @@ class IdentifyFilter(Filter):
         self.links = cont.Links(store, config.chain_memory or cont.MEMO)  # answers, response ids -> sessions
         # every turn of a session fingerprints the same opening
         self._fingerprints = ByteLRU(FINGERPRINT_BYTES, "session fingerprints")
+        # requests followed before (by their digest): the same request again is not read again
+        self._continued = ByteLRU(CONTINUED_BYTES, "conversations followed")
 
     @classmethod
     def create(cls, config: IdentifyConfig | None, services: Services) -> "IdentifyFilter":
@@ -116,8 +124,10 @@ class IdentifyFilter(Filter):
 
     def on_request(self, turn: Turn) -> None:
         store = self._store(turn)
+        digest = request_digest(turn) if turn.request is not None else None
         turn.identity = ident = identify(turn.headers, turn.request, self.config, turn.tenant_fixed, self.links,
-                                         self._fingerprints, turn.principal, store)
+                                         self._fingerprints, turn.principal, store,
+                                         (self._continued, digest) if digest is not None else None)
         view = turn.request
         if ident.supplied or view is None or store is None:
             return  # the agent names its session on every request: nothing to follow
@@ -155,11 +165,12 @@ def default_tenant(cfg: Any) -> str:
 
 def identify(headers: Any, view: Any, cfg: IdentifyConfig, fixed_tenant: str = "",
              links: "cont.Links | None" = None, fingerprints: ByteLRU | None = None,
-             principal: Any = None, store: Any = None) -> Identity:
+             principal: Any = None, store: Any = None, repeats: tuple[ByteLRU, bytes] | None = None) -> Identity:
     """The turn's identity (see the module docstring). ``links``: the answers
     and response ids filed so far (``continuity.Links``; None: follow none),
     read from ``store`` when not in this process; ``fingerprints``: a memo of
-    derived session ids."""
+    derived session ids; ``repeats``: a memo of requests followed before and
+    this one's digest (``_continued``)."""
     h = headers
     agent = _agent(h)
     tenant = principal.tenant if principal is not None else fixed_tenant or cfg.default_tenant
@@ -200,7 +211,7 @@ def identify(headers: Any, view: Any, cfg: IdentifyConfig, fixed_tenant: str = "
             session, source, supplied = found, "hint:openclaw-runtime", True
         else:
             session, source = _continued(view, tenant, own, links, store, system, first, previous, cfg,
-                                         fingerprints)
+                                         fingerprints, repeats)
     if not session:
         session, source = "fp-none", "fingerprint"
 
@@ -298,16 +309,31 @@ def _agent(h: Any) -> str:
 
 
 def _continued(view: Any, tenant: str, own: str, links: "cont.Links | None", store: Any, system: str,
-               first: str, previous: str | None, cfg: IdentifyConfig, memo: ByteLRU | None
-               ) -> tuple[str, str]:
+               first: str, previous: str | None, cfg: IdentifyConfig, memo: ByteLRU | None,
+               repeats: tuple[ByteLRU, bytes] | None = None) -> tuple[str, str]:
     """(session, source) of a request that names no session: by what its
-    history continues (``continuity``), else new or derived."""
+    history continues (``continuity``), else new or derived. ``repeats``: the
+    filter's memo of requests decided before and this request's digest
+    (``repeats.request_digest``): the same request sent again is decided
+    from it (a link it followed is looked up again, in memory first; one it
+    missed is looked for again in memory, and in the store after
+    ``MISS_SECONDS``)."""
+    key = (tenant, own, previous, repeats[1]) if repeats is not None and links is not None else None
+    if key is not None:
+        hit = repeats[0].get(key)  # type: ignore[index]
+        if hit is not None:
+            session, source, followed, missed, at = hit
+            if (not missed or 0 <= time.monotonic() - at < MISS_SECONDS
+                    and not any(links.known(tenant, link) for link in missed)) and \
+                    (followed is None or links.find(tenant, followed, store) == own + session):  # type: ignore
+                return session, source
     runs = cont.model_runs(view)
     newest = next(runs, None)
     if newest is None:
         if previous:  # continues an answer the provider keeps, which no link names
             return _digest(f"response\x00{previous}"), "fingerprint"
         return "cv-" + secrets.token_hex(12), "new"  # no answer yet: a conversation's first request
+    missed: list[str] = []
     if links is not None:
         run: tuple[int, int] | None = newest
         while run is not None:
@@ -315,9 +341,16 @@ def _continued(view: Any, tenant: str, own: str, links: "cont.Links | None", sto
                 found = links.find(tenant, link, store)
                 # another user's answer continues nothing (a session of ours is cv-/fp-, without a "/")
                 if found is not None and found.startswith(own) and "/" not in found[len(own):]:
+                    if key is not None:
+                        repeats[0].put(key, (found[len(own):], "continuity", link, tuple(missed),  # type: ignore
+                                             time.monotonic()))
                     return found[len(own):], "continuity"
+                missed.append(link)
             run = next(runs, None)
-    return _fingerprint(system, first, cfg.fingerprint_chars, memo, cont.first_answer(view)), "fingerprint"
+    session = _fingerprint(system, first, cfg.fingerprint_chars, memo, cont.first_answer(view))
+    if key is not None:
+        repeats[0].put(key, (session, "fingerprint", None, tuple(missed), time.monotonic()))  # type: ignore[index]
+    return session, "fingerprint"
 
 
 def _fingerprint(system: str, first_user: str, limit: int, memo: ByteLRU | None = None,

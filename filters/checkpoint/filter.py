@@ -58,7 +58,7 @@ from __future__ import annotations
 import hashlib
 import logging
 from dataclasses import dataclass, field, replace
-from typing import Any, Literal
+from typing import Any, Literal, NamedTuple
 
 import orjson
 
@@ -78,6 +78,7 @@ from ..effects.summary import (effect_call, effect_details, effect_group, effect
                                withdraw_summaries)
 from ..goal import header_goal
 from ..relayed import relayed
+from ..repeats import LastDecisions
 from ..segments import Segment, offer
 from ..segments import render as render_segment
 from ..session_part import PartCache
@@ -107,6 +108,15 @@ class CheckpointConfig:
             raise ConfigError(f"{path}.max_pending: expected 0 or more, got {self.max_pending}")
 
 
+class _Repeat(NamedTuple):
+    """What a request decided with no change leaves for the same request sent again."""
+
+    doc: dict  # the task state it left, the very object the part cache holds (``is``: nobody changed it)
+    items: int  # history items read up to
+    own: bool  # the session's main conversation (its answer is read as history)
+    said: frozenset  # digests of the assistant texts already read
+
+
 @dataclass
 class CheckpointTurn:
     """This filter's record of one turn."""
@@ -133,6 +143,7 @@ class CheckpointFilter(Filter):
         self.store = store
         self.parts = PartCache(PART)  # the task state per conversation (session, tool profile)
         self._texts = ByteLRU(TEXTS_BYTES, "rendered checkpoints")
+        self.repeats = LastDecisions(self.name)  # a request sent again as it was: decided as before
 
     @classmethod
     def create(cls, config: CheckpointConfig | None, services: Services) -> "CheckpointFilter":
@@ -151,8 +162,16 @@ class CheckpointFilter(Filter):
         if not _agentic(view) and cmp.detect(view, turn.headers) is None:
             return None  # an auxiliary call (title, quota check): not the conversation
         rec = turn.state[self.name] = CheckpointTurn()
-        thread = _thread(view)
         rev, doc, conts = self.parts.load(store, ident.tenant, ident.session, turn=turn)
+        last = self.repeats.get(turn)
+        if last is not None and last.doc is doc:
+            # The session's last request again, on the task state it left (no other turn or
+            # worker changed it since): it adds nothing and, never compacted, offers nothing.
+            rec.read_from = last.items
+            if last.own:
+                relayed(turn).when_complete(lambda answer: self._answered(turn, store, answer))
+            return None
+        thread = _thread(view)
         st = TaskState.load(doc)
         # A sub-agent offers fewer tools than the session's main conversation; its "user" is the agent.
         n_tools = len(view.tool_names())
@@ -186,7 +205,12 @@ class CheckpointFilter(Filter):
         dumped = {**st.dump(), "main_tools": main}
         if len(conts) > 8:
             conts = dict(list(conts.items())[-8:])
-        self.parts.keep(turn, store, (), rev, dumped, conts, changed=dumped != doc)
+        changed = dumped != doc
+        self.parts.keep(turn, store, (), rev, dumped, conts, changed=changed)
+        if changed or found is not None or st.compacted:
+            self.repeats.forget(turn)
+        else:  # read everything, changed nothing, offered nothing: the same request again does the same
+            self.repeats.keep(turn, _Repeat(dumped, len(items), own, frozenset(st.said)))
         return None
 
     # -- reading the history ---------------------------------------------------------
@@ -264,6 +288,9 @@ class CheckpointFilter(Filter):
             return
         ident = turn.identity
         rev, doc, conts = self.parts.load(store, ident.tenant, ident.session, turn=turn)
+        last = self.repeats.peek(turn)
+        if last is not None and last.doc is doc and digest(said) in last.said:
+            return  # read before, on the state this process last decided on (not loaded again)
         st = TaskState.load(doc)
         if not st.first_seen(said):
             return

@@ -91,7 +91,8 @@ from ..segments import Segment, offer
 from ..services import Services
 from ..view import ResponseView, StreamEvent
 from .calls import Capture
-from .history import check, clean_text, prune_threads
+from ..repeats import LastDecisions
+from .history import T_RESOLUTION, check, clean_text, prune_threads
 from .rules import (
     DEFAULT_READ_ONLY_COMMANDS,
     DEFAULT_READ_ONLY_TOOLS,
@@ -202,6 +203,7 @@ class EffectsFilter(Filter):
         self.settler = Settler(config, self.classes)  # which call a result answers, and its record
         self.summaries = SummaryBook(config, self.classes)  # the ledger summary after a compaction
         self.writes = ResponseWrites()  # what an answer leaves, written after it
+        self.repeats = LastDecisions(self.name)  # a request sent again as it was: decided as before
 
     @classmethod
     def create(cls, config: EffectsConfig | None, services: Services) -> "EffectsFilter":
@@ -291,9 +293,14 @@ class EffectsFilter(Filter):
             try:
                 with store.snapshot() as r:
                     sess = turn.session_state(r, tenant, session)  # read in the snapshot
+                    if self._repeat(turn, sess, cap):
+                        return None
                     segments, es = self._ledger(r, sess, turn, view, st, cap, tools, results, lazy)
                     try:
                         self._keep(r, turn, tenant, session, es, sess)
+                        if not segments and len(st.effects) == mark and not st.compacted:
+                            # Decided with nothing to write or offer: the same request again decides the same
+                            self.repeats.keep(turn, (es, cap.thread, cap.scope))
                     except WriteNeeded:
                         # The ledger needs no write, only the session's ledger state (a thread first
                         # seen: a conversation this process never saw). The writer keeps this
@@ -319,6 +326,23 @@ class EffectsFilter(Filter):
         turn.session_changed()
         for seg in segments:  # offered only once the batch is on disk
             offer(turn, seg)
+
+    def _repeat(self, turn: Turn, sess: Mapping[str, Any], cap: Capture) -> bool:
+        """This request is the one the session sent last, decided then with nothing
+        to settle, write or offer (``repeats``), and the ledger state it left is
+        still the stored one: the same decision again, without reading the request.
+        (Past ``T_RESOLUTION`` the thread's clock moves: decided in full.)"""
+        last = self.repeats.get(turn)
+        if last is None:
+            return False
+        es, thread, scope = last
+        if scope != cap.scope or sess.get("effects") != es:
+            return False
+        seen = (es.get("threads") or {}).get(thread) or {}
+        if not 0 <= self.clock() - float(seen.get("t", -1e18)) < T_RESOLUTION:
+            return False
+        cap.thread = thread
+        return True
 
     def _ledger(self, b: Any, sess: Mapping[str, Any], turn: Turn, view: Any, st: EffectsState, cap: Capture,
                 tools: list, results: list, lazy: History) -> tuple[list[Segment], dict]:

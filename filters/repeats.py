@@ -1,0 +1,77 @@
+"""Whether a request is the one its session sent last: one digest per turn, each filter's last decision.
+
+A client that sends its session's previous request again, byte for byte
+(a retry after a timeout, a load test's repeated turn, a replayed
+conversation), brings nothing new: a filter that decided that request
+before, on the same stored state, decides it the same way again. Reading
+the body again to find that out costs what the decision costs.
+
+``request_digest(turn)`` names the request by its bytes and headers (the
+adapter's parse keeps the bytes; a 16-byte blake2b, made once per turn and
+shared by the filters). ``LastDecisions`` keeps, per session, the digest a
+filter last decided and what it needs to decide the same again; the filter
+still checks that the state it decided on is what it reads now (its session
+part unchanged, the ledger state the same), and takes its full path when
+anything differs. What a repeat skips is deciding, never recording: a
+decision is kept only when deciding wrote nothing and offered nothing.
+"""
+from __future__ import annotations
+
+from hashlib import blake2b
+from typing import Any
+
+from ctxproxy.store.bounded import ByteLRU
+
+DECISIONS_BYTES = 256 << 10  # each filter's last decision per session (~1-2K sessions)
+
+
+def request_digest(turn: Any) -> bytes | None:
+    """The request's bytes and headers as 16 bytes, made once per turn (None
+    when the view kept no bytes: such a turn is never a repeat)."""
+    got = turn.request_digest
+    if got is None:
+        raw = getattr(turn.request, "raw", b"")
+        if not raw:
+            return None
+        h = blake2b(raw, digest_size=16)
+        for k, v in turn.headers.items():
+            h.update(f"\x00{k}\x01{v}".encode("utf-8", "surrogatepass"))
+        h.update(f"\x02{turn.route}\x02{turn.api}".encode())
+        got = turn.request_digest = h.digest()
+    return got
+
+
+class LastDecisions:
+    """Per session, a filter's last decision and the digest of the request it decided."""
+
+    def __init__(self, name: str, max_bytes: int = DECISIONS_BYTES):
+        self._memo = ByteLRU(max_bytes, f"last decisions: {name}")
+
+    @staticmethod
+    def _key(turn: Any) -> tuple[str, str]:
+        ident = turn.identity
+        return ident.tenant, ident.session
+
+    def get(self, turn: Any) -> Any:
+        """What this filter decided for this very request last time (same
+        session, same digest), or None."""
+        digest = request_digest(turn)
+        if digest is None:
+            return None
+        hit = self._memo.get(self._key(turn))
+        return hit[1] if hit is not None and hit[0] == digest else None
+
+    def peek(self, turn: Any) -> Any:
+        """The session's last decision, whatever request it was for (None: none)."""
+        hit = self._memo.peek(self._key(turn))
+        return None if hit is None else hit[1]
+
+    def keep(self, turn: Any, decision: Any) -> None:
+        digest = request_digest(turn)
+        if digest is None:
+            self.forget(turn)
+            return
+        self._memo.put(self._key(turn), (digest, decision))
+
+    def forget(self, turn: Any) -> None:
+        self._memo.pop(self._key(turn))

@@ -1,0 +1,126 @@
+"""A request sent again as it was (a retry, a load test's repeated turn) is
+decided from the filters' last decision for its session, without reading the
+history again; anything that changed since (a ledger write, a link filed, a
+task state another worker wrote) sends it down the full path."""
+from __future__ import annotations
+
+import json
+
+from apicalls import AUTH, PATHS, config
+from enginedriver import EngineDriver
+
+from ctxproxy.filters import continuity
+from ctxproxy.filters.checkpoint.filter import CheckpointFilter
+from ctxproxy.filters.effects.filter import EffectsFilter
+from ctxproxy.proxy.scripted_provider import Reply
+
+CALL = "call_Qm9vYmFyYmF6cXV4MTIz"
+ANSWER = "The loader reads the file first and never looks at the environment when `timeout` is present."
+
+
+def history(system: str = "You are a coding agent.", answered: bool = True) -> bytes:
+    """A Chat conversation with a tool round trip and, ``answered``, the model's
+    answer after it and a new user message (no session id: identify follows it)."""
+    messages = [
+        {"role": "system", "content": system},
+        {"role": "user", "content": "The service ignores CTX_TIMEOUT. Find out why."},
+        {"role": "assistant", "content": None, "tool_calls": [
+            {"id": CALL, "type": "function", "function": {"name": "read_file",
+                                                          "arguments": json.dumps({"path": "src/config.py"})}}]},
+        {"role": "tool", "tool_call_id": CALL, "content": "def load():\n    return read('config.toml')\n"},
+    ]
+    if answered:
+        messages += [{"role": "assistant", "content": ANSWER},
+                     {"role": "user", "content": "Thanks. Keep the default at 30 seconds."}]
+    return json.dumps({"model": "gpt-5", "messages": messages, "tools": [{"type": "function", "function": {
+        "name": "read_file", "description": "Read a file.",
+        "parameters": {"type": "object", "properties": {"path": {"type": "string"}}}}}]}).encode()
+
+
+def counting(monkeypatch, cls, name: str) -> list:
+    calls: list = []
+    original = getattr(cls, name)
+
+    def spy(*args, **kwargs):
+        calls.append(1)
+        return original(*args, **kwargs)
+
+    monkeypatch.setattr(cls, name, spy)
+    return calls
+
+
+async def send(drive: EngineDriver, body: bytes):
+    got = await drive.call("POST", PATHS["chat"], {**AUTH["chat"], "content-type": "application/json"}, body)
+    assert got.status == 200, got.body
+    drive.services["writer"].flush()
+    return got
+
+
+def manifest(drive: EngineDriver, got) -> dict:
+    return drive.services["store"].manifests.get(got.turn.identity.tenant, got.turn.turn_id).data
+
+
+async def test_the_same_request_again_is_not_read_again(tmp_path, monkeypatch):
+    ledgers = counting(monkeypatch, EffectsFilter, "_ledger")
+    links = counting(monkeypatch, continuity, "run_links")
+    async with EngineDriver(config(tmp_path)) as drive:
+        turns = [await send(drive, history()) for _ in range(4)]
+        # the first decides in full; the second finds nothing to write and keeps its decision
+        assert len(ledgers) == 2 and len(links) <= 4
+        for got in turns:
+            assert got.forwarded.body == turns[0].forwarded.body
+            assert got.turn.identity.session == turns[0].turn.identity.session
+        first, last = manifest(drive, turns[0]), manifest(drive, turns[-1])
+        for field in ("session_id", "identity_source", "effects", "task_state", "client_compacted", "segments"):
+            assert last[field] == first[field], field
+
+
+async def test_a_call_recorded_since_is_settled_in_full(tmp_path):
+    async with EngineDriver(config(tmp_path)) as drive:
+        await send(drive, history())
+        await send(drive, history())  # decided with nothing to write: kept
+        drive.script(Reply.tool_call("deploy", {"env": "prod"}, call_id="call_deploy_1"))
+        got = await send(drive, history())  # the answer calls a tool: recorded pending
+        ident = got.turn.identity
+        store = drive.services["store"]
+        (rec,) = [r for r in store.effects.list(ident.tenant, task=ident.task) if r.tool == "deploy"]
+        assert rec.state == "pending"
+        # The client sends the same request again, without the call's result: the ledger
+        # state changed since the kept decision, so the full path runs and the call is unknown.
+        await send(drive, history())
+        (rec,) = [r for r in store.effects.list(ident.tenant, task=ident.task) if r.tool == "deploy"]
+        assert rec.state == "unknown"
+
+
+async def test_an_answer_filed_since_is_followed_at_once(tmp_path):
+    async with EngineDriver(config(tmp_path)) as drive:
+        first = await send(drive, history())
+        again = await send(drive, history())
+        assert again.turn.identity.session == first.turn.identity.session
+        assert again.turn.identity.source == "fingerprint"
+        # Another conversation (another opening) gets the very answer this one continues: filed now.
+        drive.script(Reply.text(ANSWER))
+        other = await send(drive, history(system="You are a careful coding agent.", answered=False))
+        assert other.turn.identity.session != first.turn.identity.session
+        followed = await send(drive, history())
+        assert followed.turn.identity.session == other.turn.identity.session
+        assert followed.turn.identity.source == "continuity"
+
+
+async def test_a_task_state_written_elsewhere_is_read_in_full(tmp_path, monkeypatch):
+    async with EngineDriver(config(tmp_path)) as drive:
+        got = await send(drive, history())
+        await send(drive, history())
+        assert manifest(drive, got)["task_state"]["compacted"] is False
+        # Another worker saw a compaction of this session and stored the task state it made.
+        ident = got.turn.identity
+        store = drive.services["store"]
+        part = store.sessions.get(ident.tenant, ident.session, part="task_state")
+        doc = {**part["doc"], "compactions": 1, "goal": [1, "Find out why CTX_TIMEOUT is ignored."]}
+        store.sessions.put(ident.tenant, ident.session, {"rev": part["rev"] + 5, "doc": doc}, part="task_state")
+        loads = counting(monkeypatch, CheckpointFilter, "_absorb")
+        got = await send(drive, history())
+        assert loads, "the checkpoint decided from its last decision over a task state changed since"
+        m = manifest(drive, got)
+        assert m["task_state"]["compacted"] is True
+        assert any(s["kind"] == "task_state" for s in m["segments"])
