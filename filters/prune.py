@@ -71,6 +71,7 @@ from ctxproxy.store.lookups import REF_PREFIX  # the admin API and the CLI resol
 from .base import Filter, Turn
 from .report import ManifestField, as_dict, integer, items, text
 from .services import Services
+from .session_part import read_with_session
 from .tokens import utf8_len
 from ctxproxy.store.services.digest import memo_key, text_sha256
 
@@ -91,6 +92,7 @@ ESTIMATE_MARGIN = 1.05  # estimates lean high: a batch then clears at least down
 REF_INDEX_TENANT = REF_POINTERS  # the store erases them with their session
 _LATER = "prune.count_later"  # turn.state: what this turn estimated, counted once the answer went
 STATE_KEY = "prune"  # the session's part holding the decisions (earlier: a key of the session state)
+read_with_session(STATE_KEY)
 SOFT, HARD = "soft", "hard"
 _RANK = {SOFT: 1, HARD: 2}
 
@@ -231,7 +233,7 @@ class PruneFilter(Filter):
         if not results:
             return None
         ident = turn.identity
-        mine = self.store.sessions.get(ident.tenant, ident.session, part=STATE_KEY)
+        mine = turn.session_part(self.store, STATE_KEY)  # in the turn's one read of its session
         if mine is None:  # none yet, or a session from before the part: its state holds them
             mine = turn.session_state(self.store).get(STATE_KEY) or {}
         decisions: Mapping[str, dict] = mine.get("d") or {}

@@ -33,10 +33,16 @@ def known_parts() -> tuple[str, ...]:
     return tuple(_KNOWN)
 
 
+def read_with_session(part: str) -> None:
+    """Read ``part`` in the turn's one read of its session (``Turn.session_part``),
+    for a filter that keeps a part without a ``PartCache``."""
+    _KNOWN[part] = None
+
+
 class PartCache:
     def __init__(self, part: str, max_bytes: int = PART_BYTES):
         self.part = part
-        _KNOWN[part] = None
+        read_with_session(part)
         # per memo key: [revision, document, extra, the newest revision the store confirmed]
         self._memo = ByteLRU(max_bytes, f"session part {part}")
         self._lock = threading.Lock()

@@ -315,7 +315,7 @@ class ManifestFilter(Filter):
         and is not degraded), so every text here is redacted."""
         if not self.config.capture_content:
             return None
-        owner = manifest_fields(_chain(turn)).get(REDACTION_PROFILE, ("",))[0]
+        owner = _fields(turn).get(REDACTION_PROFILE, ("",))[0]
         redacted = m.get(REDACTION_PROFILE) is not None and owner not in turn.degraded
         forwarded = any(s[0] == "upstream" for s in turn.spans)
         if not redacted or not forwarded or turn.request is None:
@@ -354,6 +354,23 @@ def _filter_names() -> tuple[str, ...]:
 
 def _chain(turn: Turn) -> tuple:
     return tuple(s.filter for s in turn.pipeline.stages) if turn.pipeline is not None else ()
+
+
+_FIELDS: dict[int, tuple[Any, Mapping]] = {}  # id(pipeline) -> (pipeline, its manifest fields): one per chain
+
+
+def _fields(turn: Turn) -> Mapping[str, tuple[str, Any]]:
+    """The manifest fields of the turn's chain (``manifest_fields``), worked out
+    once per chain (a chain's filters are fixed for its life)."""
+    p = turn.pipeline
+    hit = _FIELDS.get(id(p))
+    if hit is not None and hit[0] is p:
+        return hit[1]
+    fields = manifest_fields(_chain(turn))
+    if len(_FIELDS) > 64:  # chains made by many reloads or tests
+        _FIELDS.clear()
+    _FIELDS[id(p)] = (p, fields)
+    return fields
 
 
 # -- the manifest ---------------------------------------------------------------
@@ -407,7 +424,7 @@ def build_manifest(turn: Turn, seen: _Seen, provider: str, server: tuple[str | N
         "timings_ms": _timings(turn, spans),
         "degraded": [_str(d, 64) for d in turn.degraded],
     }
-    own = lay_out(m, reports, manifest_fields(_chain(turn)))
+    own = lay_out(m, reports, _fields(turn))
     if own:  # each filter's keys beyond the fields it fills, under its name
         m["filters"] = own
     if turn.successor_of:  # an automatic successor: whose request it continues
@@ -571,8 +588,8 @@ def manifest_json(m: Mapping[str, Any], cap: int) -> tuple[str, bool]:
 # -- the turn's own records ----------------------------------------------------------
 
 def _spans(turn: Turn) -> list[tuple[str, int, int]]:
-    return [s for s in getattr(turn, "spans", ()) if isinstance(s, tuple) and len(s) == 3
-            and isinstance(s[0], str) and isinstance(s[1], int) and isinstance(s[2], int)]
+    return [s for s in getattr(turn, "spans", ()) if type(s) is tuple and len(s) == 3  # noqa: E721
+            and type(s[0]) is str and type(s[1]) is int and type(s[2]) is int]  # noqa: E721
 
 
 def _segments(raw: list, groups: dict) -> list[dict[str, Any]]:
@@ -645,7 +662,13 @@ def _policy_revision(reported: Any, segments: list[dict]) -> str | None:
 
 
 def _timings(turn: Turn, spans: list[tuple[str, int, int]] | None = None) -> dict[str, float]:
-    out = {_str(k, 64): round(float(v), 3) for k, v in turn.timings_ms.items() if isinstance(v, (int, float))}
+    out: dict[str, float] = {}
+    for k, v in turn.timings_ms.items():  # filter names and float ms, as the pipeline keeps them
+        if type(v) is not float:  # noqa: E721
+            if not isinstance(v, (int, float)) or isinstance(v, bool):
+                continue
+            v = float(v)
+        out[k if type(k) is str and len(k) <= 64 else _str(k, 64)] = round(v, 3)  # noqa: E721
     upstream = [(s, e) for n, s, e in (_spans(turn) if spans is None else spans) if n == "upstream"]
     if upstream:
         out["upstream"] = round(sum(e - s for s, e in upstream) / 1e6, 3)
