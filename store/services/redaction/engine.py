@@ -39,6 +39,7 @@ import re
 import threading
 from dataclasses import dataclass, field
 from re import _constants as sre_c
+from re import _compiler as sre_compile
 from re import _parser as sre_parse
 from typing import Any, Sequence
 
@@ -481,6 +482,9 @@ class _PendingIndex:
         # every position searched (~100 alternatives), where the table tries a handful.
         self._short = _FirstCharTable(short)
         self._long = _FirstCharTable(long) if long else None
+        # Within the last SHORT characters (all of a stream's held text, as a rule) both
+        # kinds are tried in one pass: a position costs one look-up and one regex, not two.
+        self._both = _FirstCharTable(short + long) if long else self._short
 
     def _bucket(self, c: int) -> re.Pattern | None:
         return self._short.bucket(c)
@@ -489,10 +493,13 @@ class _PendingIndex:
         self._short.warm()
         if self._long is not None:
             self._long.warm()
+            self._both.warm()
 
     @property
     def cold(self) -> int:
-        return self._short.cold + (self._long.cold if self._long is not None else 0)
+        if self._long is None:
+            return self._short.cold
+        return self._short.cold + self._long.cold + self._both.cold
 
     def at(self, text: str, p: int, long_from: int = 0) -> bool:
         """Whether some alternative matches from ``p`` to the end (``start`` at one position)."""
@@ -518,12 +525,24 @@ class _PendingIndex:
         if none). ``long_from``: none matches before it (an index over more
         alternatives found so), so that search starts there."""
         n = len(text)
-        end = n
-        if self._long is not None:
-            end = self._long.leftmost(text, max(pos, long_from), n)
-        long_at = end
-        p = self._short.leftmost(text, max(pos, n - self.SHORT), end)
-        return p, long_at
+        near = max(pos, n - self.SHORT)  # where the short-reaching ones may begin
+        long = self._long
+        if long is None:
+            return self._short.leftmost(text, near, n), n
+        far = max(pos, long_from)
+        if far < near:  # only the long-reaching ones before the last SHORT characters
+            p = long.leftmost(text, far, near)
+            if p < near:
+                return p, p
+        if near < long_from:  # no long-reaching one before long_from
+            stop = min(long_from, n)
+            p = self._short.leftmost(text, near, stop)
+            if p < stop:
+                return p, stop
+            near = stop
+        # Either kind from here: none matched before p, so p bounds the leftmost long one too
+        p = self._both.leftmost(text, near, n)
+        return p, p
 
 
 class _FirstCharTable:
@@ -533,6 +552,15 @@ class _FirstCharTable:
     A regex's first characters are those it matches alone (prefix regexes match
     every prefix of a match); a positive lookbehind is set aside for that (it only
     restricts), and an alternative that cannot be analysed so may begin anywhere.
+
+    A search looks at the characters on either side of a position too: which
+    alternatives may begin at ``c`` after ``prev`` (``_begins_after``: a rule that
+    opens with ``\\b`` only at a word's start, one that opens with ``(?<=\\n)``
+    only on a new line) and which may begin at ``c`` followed by ``next``
+    (``_goes_on_with``: ``azure...`` only where ``az`` is). Both are bit masks
+    over the alternatives; where they share none, the position costs two
+    look-ups and no regex (most letters of prose: a rule named by a keyword may
+    begin at any of its first letter).
 
     Most alternatives (tokens, names, URLs) consume no whitespace, so they can
     match to the end only from inside the text's last run without any: before
@@ -550,8 +578,10 @@ class _FirstCharTable:
         spaced = {i for i, alt in enumerate(alts) if _consumes_space(alt)}
         self._narrow = len(spaced) < len(alts)  # some alternative consumes no whitespace
         self._spaced_members = [tuple(i for i in m if i in spaced) for m in self._members]
+        self._spaced_mask = sum(1 << i for i in spaced)
         self._table: list[re.Pattern | None | bool] = [False] * 129
         self._spaced: list[re.Pattern | None | bool] = [False] * 129
+        self._masks: tuple[list[list[int]], list[list[int]], list[list[int]]] | None = None
         self._compiled: dict[tuple[int, ...], re.Pattern] = {}
         self._lock = threading.Lock()
 
@@ -578,43 +608,137 @@ class _FirstCharTable:
                 self._compiled[members] = rx
         return rx
 
+    def masks(self) -> tuple[list[list[int]], list[list[int]], list[list[int]]]:
+        """(before, spaced_before, after): ``before[prev][c]`` the alternatives (bits) that
+        may begin at ``c`` after ``prev``, ``after[c][next]`` those that may begin at ``c``
+        followed by ``next``; 128 is any non-ASCII character, 129 none (the text's
+        start, its end). Built once, from each alternative's own (cached) tables."""
+        masks = self._masks
+        if masks is not None:
+            return masks
+        befores = [_begins_after(alt) for alt in self._alts]
+        afters = [_goes_on_with(alt) for alt in self._alts]
+        of_char = [sum(1 << i for i in m) for m in self._members]
+        before = [list(of_char) for _ in range(130)]
+        after = [[of_char[c]] * 130 for c in range(129)]
+        for i, (b, a) in enumerate(zip(befores, afters)):
+            bit = 1 << i
+            for c in self._members_of(i):
+                if b is not None and c in b:
+                    allowed = b[c]
+                    for prev in range(128):
+                        if prev not in allowed:
+                            before[prev][c] &= ~bit
+                if a is not None and c in a:
+                    allowed = a[c]
+                    row = after[c]
+                    for nxt in range(128):
+                        if nxt not in allowed:
+                            row[nxt] &= ~bit
+        sp = self._spaced_mask
+        spaced_before = [[m & sp for m in row] for row in before]
+        with self._lock:
+            if self._masks is None:
+                self._masks = (before, spaced_before, after)
+        return self._masks  # type: ignore[return-value]
+
+    def _members_of(self, i: int) -> list[int]:
+        return [c for c in range(128) if i in self._members[c]]
+
     def warm(self) -> None:
         """Every bucket compiled now: a stream would otherwise compile each as its
         first character comes, in the first turns of the process."""
         for c in range(129):
             self.bucket(c)
             self.spaced_bucket(c)
+        self.masks()
 
     @property
     def cold(self) -> int:
-        return self._table.count(False) + self._spaced.count(False)
+        return self._table.count(False) + self._spaced.count(False) + (self._masks is None)
 
     def leftmost(self, text: str, pos: int, end: int) -> int:
         """The leftmost position in ``[pos, end)`` where an alternative matches to the
         end of ``text``; ``end`` if none does."""
-        if self._narrow and pos < end:
+        if pos >= end:
+            return end
+        before, spaced_before, after = self._masks or self.masks()
+        if self._narrow:
             tail = _LAST_RUN.search(text, pos).start()  # no whitespace from here to the end
             if tail > pos:
                 stop = min(tail, end)
-                p = self._leftmost(self._spaced, self.spaced_bucket, text, pos, stop)
+                p = self._leftmost(spaced_before, after, self._spaced, self.spaced_bucket, text, pos, stop)
                 if p < stop:
                     return p
                 pos = stop
-        return self._leftmost(self._table, self.bucket, text, pos, end)
+        return self._leftmost(before, after, self._table, self.bucket, text, pos, end)
 
     @staticmethod
-    def _leftmost(table: list, bucket, text: str, pos: int, end: int) -> int:
+    def _leftmost(before: list, after: list, table: list, bucket, text: str, pos: int, end: int) -> int:
+        if pos >= end:
+            return end
+        # One code a character (128: any non-ASCII one); 129 before the text's start and
+        # after its end. Walked as (previous, character, next) triples at C speed.
+        codes = encode(text[max(0, pos - 1):end + 1]).translate(_CLAMP)
+        if pos == 0:
+            codes = _EDGE + codes
+        if end >= len(text):
+            codes += _EDGE
         p = pos
-        while p < end:
-            c = ord(text[p])
-            c = c if c < 128 else 128
-            rx = table[c]
-            if rx is False:
-                rx = bucket(c)
-            if rx is not None and rx.match(text, p):
-                return p
+        for prev, c, nxt in zip(codes, codes[1:], codes[2:]):
+            if before[prev][c] & after[c][nxt]:
+                rx = table[c]
+                if rx is False:
+                    rx = bucket(c)
+                if rx is not None and rx.match(text, p):
+                    return p
             p += 1
         return end
+
+
+_CLAMP = bytes(range(128)) + bytes([128]) * 128  # every byte of a non-ASCII character: 128
+_EDGE = bytes([129])
+
+
+@functools.lru_cache(maxsize=4096)
+def _begins_after(alt: str) -> dict[int, frozenset[int]] | None:
+    """For each ASCII character ``alt`` may begin with, the ASCII characters that may
+    come before it there (None: any, whatever the character). Read by trying the
+    two characters; a lookbehind that looks further back than one character
+    stands for what it says of the last one (``(?<=\\\\[nr])`` for ``(?<=[nr])``),
+    or is set aside (they only restrict; what stays — ``\\b``, ``^``,
+    one-character lookbehinds — sees the real previous character). A safe
+    superset, as ``_first_chars`` is."""
+    if not any(tok in alt for tok in ("\\b", "\\B", "(?<", "^")):
+        return None
+    narrow = _without_lookbehinds(alt, True, keep_single=True)
+    if narrow is None:
+        return None
+    rx = re.compile(narrow + r"\Z", re.ASCII)
+    out: dict[int, frozenset[int]] = {}
+    for c in _first_chars(alt):
+        if c < 128:
+            ch = chr(c)
+            out[c] = frozenset(p for p in range(128) if rx.match(chr(p) + ch, 1))
+    return out
+
+
+@functools.lru_cache(maxsize=4096)
+def _goes_on_with(alt: str) -> dict[int, frozenset[int]] | None:
+    """For each ASCII character ``alt`` may begin with, the ASCII characters that may
+    follow it in a match in progress (tried as ``_first_chars`` tries the first: at
+    the start of the text and after a word character, lookbehinds set aside)."""
+    one = _loose(alt, False)
+    after = _loose(alt, True)
+    if one is None or after is None:
+        return None
+    out: dict[int, frozenset[int]] = {}
+    for c in _first_chars(alt):
+        if c < 128:
+            ch = chr(c)
+            out[c] = frozenset(x for x in range(128)
+                               if one.match(ch + chr(x)) or after.match("a" + ch + chr(x), 1))
+    return out
 
 
 # The text's last run of characters that are not whitespace (as the rules' regexes
@@ -714,10 +838,11 @@ def _loose(alt: str, negative: bool) -> re.Pattern | None:
     return re.compile(alt + r"\Z", re.ASCII)
 
 
-def _without_lookbehinds(pattern: str, negative: bool = False) -> str | None:
+def _without_lookbehinds(pattern: str, negative: bool = False, keep_single: bool = False) -> str | None:
     """``pattern`` with every positive lookbehind group removed (``negative``: the
-    negative ones too), or None when that cannot be done safely (unbalanced text,
-    or the result does not compile)."""
+    negative ones too; ``keep_single``: but those that look at exactly one
+    character), or None when that cannot be done safely (unbalanced text, or the
+    result does not compile)."""
     out: list[str] = []
     i, n = 0, len(pattern)
     in_class = False
@@ -767,6 +892,14 @@ def _without_lookbehinds(pattern: str, negative: bool = False) -> str | None:
                 j += 1
             if j >= n:
                 return None
+            if keep_single:
+                inner = pattern[i + 4:j]
+                if _one_wide(inner):
+                    out.append(pattern[i:j + 1])
+                elif pattern[i + 3] == "=":
+                    last = _last_class(inner)
+                    if last is not None:
+                        out.append(f"(?<={last})")
             i = j + 1
             continue
         out.append(c)
@@ -777,6 +910,56 @@ def _without_lookbehinds(pattern: str, negative: bool = False) -> str | None:
     except re.error:
         return None
     return stripped
+
+
+def _one_wide(inner: str) -> bool:
+    """Whether a lookbehind's body always looks at exactly one character."""
+    try:
+        return sre_parse.parse(inner, re.ASCII).getwidth() == (1, 1)
+    except (re.error, RecursionError, OverflowError):
+        return False
+
+
+def _last_class(inner: str) -> str | None:
+    """A one-character class of what a lookbehind's body may end with (ASCII;
+    None when it cannot be told): ``\\\\[nr]`` gives ``[nr]``."""
+    try:
+        tree = sre_parse.parse(inner, re.ASCII)
+    except (re.error, RecursionError, OverflowError):
+        return None
+    chars = _ending(list(tree), tree.state.flags)
+    if chars is None:
+        return None
+    if not chars:
+        return "(?!)"
+    return "[" + "".join(f"\\x{c:02x}" for c in sorted(chars)) + "]"
+
+
+def _ending(items: list, flags: int) -> set[int] | None:
+    if not items:
+        return None
+    op, av = items[-1]
+    if op in (sre_c.LITERAL, sre_c.NOT_LITERAL, sre_c.IN, sre_c.ANY):
+        state = sre_parse.State()
+        state.flags = flags
+        try:
+            rx = sre_compile.compile(sre_parse.SubPattern(state, [(op, av)]), flags)
+        except (re.error, RecursionError, OverflowError, TypeError):
+            return None
+        return {c for c in range(128) if rx.fullmatch(chr(c))}
+    if op is sre_c.SUBPATTERN:
+        return _ending(list(av[3]), (flags | av[1]) & ~av[2])
+    if op is sre_c.BRANCH:
+        out: set[int] = set()
+        for alt in av[1]:
+            got = _ending(list(alt), flags)
+            if got is None:
+                return None
+            out |= got
+        return out
+    if op in (sre_c.MAX_REPEAT, sre_c.MIN_REPEAT, sre_c.POSSESSIVE_REPEAT) and av[0] >= 1:
+        return _ending(list(av[2]), flags)
+    return None
 
 
 def _in_progress(prefix: str, full: str, line: bool) -> str:

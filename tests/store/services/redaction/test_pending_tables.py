@@ -1,0 +1,69 @@
+"""The hold-back's search skips a position by the characters around it
+(previous, current, next): it must never skip one where a rule's match may
+still be in progress. Checked against trying every alternative at every
+position, on the secret corpus and a megabyte of code and logs cut at
+random points (the hold-back always looks at a text cut so)."""
+from __future__ import annotations
+
+import random
+import re
+
+import pytest
+from secretcorpus import build_corpus, realistic_megabyte, redactor
+
+from ctxproxy.store.services.redaction import engine as engine_mod
+
+
+def _tables():
+    red = redactor("hyperscan")
+    return {"pending": red._pending._both, "secret": red._secret_index._both}
+
+
+@pytest.fixture(scope="module")
+def tables():
+    return _tables()
+
+
+def _brute(alts: list[re.Pattern], text: str, pos: int, end: int) -> int:
+    for p in range(pos, end):
+        if any(rx.match(text, p) for rx in alts):
+            return p
+    return end
+
+
+def _texts() -> list[str]:
+    rng = random.Random(7)
+    corpus = [s.text for s in build_corpus(positives_per_rule=2)]
+    mega = realistic_megabyte(size=60_000)
+    texts = []
+    for t in rng.sample(corpus, 120):
+        texts.append(t[:rng.randint(1, len(t))])
+    for _ in range(120):
+        a = rng.randrange(len(mega) - 400)
+        texts.append(mega[a:a + rng.randint(1, 400)])
+    texts += ["x\n" + "API_KEY", "say \"PGPASSWORD", "a\\nTOKEN", "é" + "ghp_", "\u2028secret"]
+    return texts
+
+
+@pytest.mark.parametrize("which", ["pending", "secret"])
+def test_leftmost_equals_trying_every_alternative_everywhere(tables, which):
+    table = tables[which]
+    alts = [re.compile(a + r"\Z", re.ASCII) for a in table._alts]
+    rng = random.Random(11)
+    for text in _texts():
+        pos = rng.randrange(len(text))
+        assert table.leftmost(text, pos, len(text)) == _brute(alts, text, pos, len(text)), (text, pos)
+
+
+def test_a_wide_lookbehind_stands_for_its_last_character():
+    assert engine_mod._last_class(r"\x5c[nr]") == r"[\x6e\x72]"
+    assert engine_mod._last_class(r"\x25(?:[0-9A-Fa-f]){2}").startswith(r"[\x30")
+    after = engine_mod._begins_after(r"(?:\A|(?<=\n)|(?<=\x5c[nr])|(?<=\x22))F(?:OO?)?")
+    assert after[ord("F")] == frozenset(map(ord, '\n"nr'))
+    assert engine_mod._begins_after(r"\bk(?:ey?)?")[ord("k")] == frozenset(
+        c for c in range(128) if not (chr(c).isalnum() or chr(c) == "_"))
+
+
+def test_what_may_follow_a_first_character():
+    nxt = engine_mod._goes_on_with(r"(?i:a(?:z(?:u(?:re?)?)?)?)")
+    assert nxt[ord("a")] == frozenset(map(ord, "zZ"))
