@@ -79,6 +79,7 @@ from .memory_snapshot import SCOPES, snapshot_segments
 from .observed_rules import POLICIES, observed_segments
 from .rules_bundle import LAYERS, RulesBundle, RulesSources, bundle_report, validate_revoked
 from ..segments import BOUNDARIES, Segment, offer, offered, overhead, render
+from ..repeats import LastDecisions
 from ..session_part import PartCache
 
 log = logging.getLogger("ctxproxy.filters.inject")
@@ -222,6 +223,7 @@ class InjectFilter(Filter):
         self.rules = RulesBundle(config.rules) if not config.rules.empty else None
         self._policy_warned: set[str] = set()  # bundle revisions whose dropped policy was logged
         self._observed = PartCache("observed_rules")  # the agents' own rule files, per session
+        self._observed_repeats = LastDecisions("observed rules")  # a request sent again as it was
         if self.rules is not None:
             try:  # the first load walks the file system: here, at start-up, not on a turn
                 self.rules.get()
@@ -279,7 +281,7 @@ class InjectFilter(Filter):
             own += self._evidence(turn, state, known)
         # the agent's own rule files (filters/inject/observed_rules.py): recorded, re-injected when dropped
         own += observed_segments(turn, self.store if known else None, self._observed, state,
-                                 cfg.reinject_observed_rules, cfg.rules.priority - 2)
+                                 cfg.reinject_observed_rules, cfg.rules.priority - 2, self._observed_repeats)
         for seg in own:
             offer(turn, seg)
         segments = offered(turn)

@@ -31,6 +31,7 @@ from datetime import datetime, timezone
 from typing import Any, Iterator
 
 from ..compaction import REQUEST, RESUMED, detect
+from ..repeats import LastDecisions
 from ctxproxy.store.services.digest import text_sha256
 from ..segments import Segment
 
@@ -205,15 +206,25 @@ def reinject_segment(files: list[dict], priority: int) -> Segment | None:
                    placement="system", truncatable=True, stable=True, boundary="paragraph")
 
 
-def observed_segments(turn: Any, store: Any, parts: Any, state: Any, policy: str, priority: int) -> list[Segment]:
+def observed_segments(turn: Any, store: Any, parts: Any, state: Any, policy: str, priority: int,
+                      repeats: LastDecisions | None = None) -> list[Segment]:
     """``inject``'s source: records the request's rule files in ``state.observed_rules``,
     remembers their copies in the session (``parts``, a ``PartCache``), and returns the
-    re-injection segment when ``policy`` says a file seen before must be put back."""
+    re-injection segment when ``policy`` says a file seen before must be put back.
+    ``repeats``: the session's last request, decided with nothing to change or put back,
+    sent again on the copies it left (the part cache's very object) is decided the same."""
     view = turn.request
+    ident = turn.identity
+    if repeats is not None and store is not None and ident.session:
+        last = repeats.get(turn)
+        if last is not None:
+            rev, doc, _ = parts.load(store, ident.tenant, ident.session, turn=turn)
+            if doc is last[0]:
+                state.observed_rules = [dict(r) for r in last[1]]
+                return []
     seen = observe(view)
     records = [ob.record() for ob in seen]
     state.observed_rules = records
-    ident = turn.identity
     if store is None or not ident.session or (not seen and policy == "never"):
         return []
     rev, doc, n_before = parts.load(store, ident.tenant, ident.session, turn=turn)
@@ -227,6 +238,11 @@ def observed_segments(turn: Any, store: Any, parts: Any, state: Any, policy: str
     if lost and not doc.get("compacted"):
         doc["compacted"] = changed = True
     parts.keep(turn, store, (), rev, doc, n, changed)
+    if repeats is not None:
+        if changed or gone:
+            repeats.forget(turn)
+        else:  # nothing changed, nothing to put back: the same request again decides the same
+            repeats.keep(turn, (doc, [dict(r) for r in records]))
     if policy == "never" or not gone or (found is not None and found.phase == REQUEST):
         return []
     if policy == "after_compaction" and not doc.get("compacted"):

@@ -124,3 +124,36 @@ async def test_a_task_state_written_elsewhere_is_read_in_full(tmp_path, monkeypa
         m = manifest(drive, got)
         assert m["task_state"]["compacted"] is True
         assert any(s["kind"] == "task_state" for s in m["segments"])
+
+
+async def test_rule_files_are_observed_once_and_put_back_when_the_session_lost_them(tmp_path, monkeypatch):
+    from realclients import body_bytes, load
+
+    from ctxproxy.filters.inject import observed_rules
+
+    observes = counting(monkeypatch, observed_rules, "observe")
+    rec = load("claude-code-rules-first")
+    headers = {**AUTH["anthropic"], "content-type": "application/json"}
+    async with EngineDriver(config(tmp_path)) as drive:
+        turns = []
+        for _ in range(3):
+            got = await drive.call("POST", PATHS["anthropic"], headers, body_bytes(rec))
+            assert got.status == 200, got.body
+            drive.services["writer"].flush()
+            turns.append(got)
+        assert len(observes) == 2  # the third is the second again, on the copies it left
+        rules = [manifest(drive, got)["observed_rules"] for got in turns]
+        assert rules[0] and rules[1] == rules[0] and rules[2] == rules[0]
+        # Another worker saw a file this request does not carry, and a compaction: put back.
+        ident = turns[0].turn.identity
+        store = drive.services["store"]
+        part = store.sessions.get(ident.tenant, ident.session, part="observed_rules")
+        files = {**part["doc"]["files"], "claude-code:project:/w/OTHER.md": {
+            "agent": "claude-code", "path": "/w/OTHER.md", "kind": "project", "sha256": "0" * 64,
+            "text": "marker: SEED-OTHER\n", "where": "messages[0].content[0]", "observed_at": 1.0}}
+        store.sessions.put(ident.tenant, ident.session,
+                           {"rev": part["rev"] + 5, "doc": {**part["doc"], "files": files, "compacted": True}},
+                           part="observed_rules")
+        got = await drive.call("POST", PATHS["anthropic"], headers, body_bytes(rec))
+        assert len(observes) == 3
+        assert b"SEED-OTHER" in got.forwarded.body
