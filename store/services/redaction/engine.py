@@ -484,7 +484,7 @@ class _PendingIndex:
         self._long = _FirstCharTable(long) if long else None
         # Within the last SHORT characters (all of a stream's held text, as a rule) both
         # kinds are tried in one pass: a position costs one look-up and one regex, not two.
-        self._both = _FirstCharTable(short + long) if long else self._short
+        self._both = _JoinedTable(self._short, self._long) if long else self._short
 
     def _bucket(self, c: int) -> re.Pattern | None:
         return self._short.bucket(c)
@@ -545,7 +545,95 @@ class _PendingIndex:
         return p, p
 
 
-class _FirstCharTable:
+class _Search:
+    """The walk of ``_FirstCharTable`` and ``_JoinedTable``: ``masks()`` and the
+    regexes to try where a mask has bits (``_tries``: (bits, table, bucket) each)."""
+
+    _narrow: bool
+    _tries: tuple
+    _spaced_tries: tuple
+    _masks: tuple[list[list[int]], list[list[int]], list[list[int]]] | None
+
+    def masks(self) -> tuple[list[list[int]], list[list[int]], list[list[int]]]:
+        raise NotImplementedError
+
+    def leftmost(self, text: str, pos: int, end: int) -> int:
+        """The leftmost position in ``[pos, end)`` where an alternative matches to the
+        end of ``text``; ``end`` if none does."""
+        if pos >= end:
+            return end
+        before, spaced_before, after = self._masks or self.masks()
+        if self._narrow:
+            tail = _LAST_RUN.search(text, pos).start()  # no whitespace from here to the end
+            if tail > pos:
+                stop = min(tail, end)
+                p = _walk(spaced_before, after, self._spaced_tries, text, pos, stop)
+                if p < stop:
+                    return p
+                pos = stop
+        return _walk(before, after, self._tries, text, pos, end)
+
+
+def _walk(before: list, after: list, tries: tuple, text: str, pos: int, end: int) -> int:
+    if pos >= end:
+        return end
+    # One code a character (128: any non-ASCII one); 129 before the text's start and
+    # after its end. Walked as (previous, character, next) triples at C speed.
+    codes = encode(text[max(0, pos - 1):end + 1]).translate(_CLAMP)
+    if pos == 0:
+        codes = _EDGE + codes
+    if end >= len(text):
+        codes += _EDGE
+    p = pos
+    for prev, c, nxt in zip(codes, codes[1:], codes[2:]):
+        m = before[prev][c] & after[c][nxt]
+        if m:
+            for bits, table, bucket in tries:
+                if m & bits:
+                    rx = table[c]
+                    if rx is False:
+                        rx = bucket(c)
+                    if rx is not None and rx.match(text, p):
+                        return p
+        p += 1
+    return end
+
+
+_CLAMP = bytes(range(128)) + bytes([128]) * 128  # every byte of a non-ASCII character: 128
+_EDGE = bytes([129])
+
+
+class _JoinedTable(_Search):
+    """Two tables searched in one walk (the short- and the long-reaching alternatives
+    in the last SHORT characters): a position is looked at once, and each table's
+    regex is tried where its own alternatives may begin. Nothing of its own to compile."""
+
+    def __init__(self, first: "_FirstCharTable", second: "_FirstCharTable"):
+        self._first, self._second = first, second
+        self._shift = len(first._alts)
+        self._narrow = first._narrow or second._narrow
+        low = (1 << self._shift) - 1
+        self._tries = ((low, first._table, first.bucket), (~low, second._table, second.bucket))
+        self._spaced_tries = ((low, first._spaced, first.spaced_bucket), (~low, second._spaced, second.spaced_bucket))
+        self._masks = None
+
+    def masks(self) -> tuple[list[list[int]], list[list[int]], list[list[int]]]:
+        if self._masks is None:
+            k = self._shift
+            one, two = self._first.masks(), self._second.masks()
+            self._masks = tuple([[a | (b << k) for a, b in zip(ra, rb)] for ra, rb in zip(x, y)]
+                                for x, y in zip(one, two))  # type: ignore[assignment]
+        return self._masks  # type: ignore[return-value]
+
+    def warm(self) -> None:
+        self.masks()
+
+    @property
+    def cold(self) -> int:
+        return int(self._masks is None)
+
+
+class _FirstCharTable(_Search):
     """Alternatives (prefix regexes, each anchored at the end of the text) by the
     characters that can begin them: ``bucket(c)`` is one regex of those that may
     start with character ``c`` (128: any non-ASCII one), None when none can.
@@ -581,7 +669,9 @@ class _FirstCharTable:
         self._spaced_mask = sum(1 << i for i in spaced)
         self._table: list[re.Pattern | None | bool] = [False] * 129
         self._spaced: list[re.Pattern | None | bool] = [False] * 129
-        self._masks: tuple[list[list[int]], list[list[int]], list[list[int]]] | None = None
+        self._masks = None
+        self._tries = ((-1, self._table, self.bucket),)
+        self._spaced_tries = ((-1, self._spaced, self.spaced_bucket),)
         self._compiled: dict[tuple[int, ...], re.Pattern] = {}
         self._lock = threading.Lock()
 
@@ -656,49 +746,6 @@ class _FirstCharTable:
     @property
     def cold(self) -> int:
         return self._table.count(False) + self._spaced.count(False) + (self._masks is None)
-
-    def leftmost(self, text: str, pos: int, end: int) -> int:
-        """The leftmost position in ``[pos, end)`` where an alternative matches to the
-        end of ``text``; ``end`` if none does."""
-        if pos >= end:
-            return end
-        before, spaced_before, after = self._masks or self.masks()
-        if self._narrow:
-            tail = _LAST_RUN.search(text, pos).start()  # no whitespace from here to the end
-            if tail > pos:
-                stop = min(tail, end)
-                p = self._leftmost(spaced_before, after, self._spaced, self.spaced_bucket, text, pos, stop)
-                if p < stop:
-                    return p
-                pos = stop
-        return self._leftmost(before, after, self._table, self.bucket, text, pos, end)
-
-    @staticmethod
-    def _leftmost(before: list, after: list, table: list, bucket, text: str, pos: int, end: int) -> int:
-        if pos >= end:
-            return end
-        # One code a character (128: any non-ASCII one); 129 before the text's start and
-        # after its end. Walked as (previous, character, next) triples at C speed.
-        codes = encode(text[max(0, pos - 1):end + 1]).translate(_CLAMP)
-        if pos == 0:
-            codes = _EDGE + codes
-        if end >= len(text):
-            codes += _EDGE
-        p = pos
-        for prev, c, nxt in zip(codes, codes[1:], codes[2:]):
-            if before[prev][c] & after[c][nxt]:
-                rx = table[c]
-                if rx is False:
-                    rx = bucket(c)
-                if rx is not None and rx.match(text, p):
-                    return p
-            p += 1
-        return end
-
-
-_CLAMP = bytes(range(128)) + bytes([128]) * 128  # every byte of a non-ASCII character: 128
-_EDGE = bytes([129])
-
 
 @functools.lru_cache(maxsize=4096)
 def _begins_after(alt: str) -> dict[int, frozenset[int]] | None:
