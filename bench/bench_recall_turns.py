@@ -4,17 +4,18 @@
     python bench/bench_recall_turns.py --set chance_min=1.0  # a rank setting (repeatable)
     python bench/bench_recall_turns.py -v                    # and each miss and false injection, its candidates
 
-The halves: ``dev`` (``proxy/eval/turns.py``), ``old-held-out``
-(``proxy/eval/turns_heldout.py``, read since it was used), ``fresh``
-(``proxy/eval/turns_fresh.py``, sealed once, read since) and ``ml``
-(``bench/recall_turns_ml.py``). Never a sealed half: its figures come from
-``ctxproxy eval --set turns`` only (the lead's run). Each half's facts and distractors go into a
-real store and recall index as facts of its project; each turn asks with the
-user's words (what the recall filter reads from those requests: the goal only
-joins when the user's words are not the first item, which no turn here has),
-``k`` 8, every item returned counting as injected. The figures equal
-``ctxproxy eval --set turns`` on the halves both hold (checked on dev and the
-old held-out half), in well under a second.
+Each half's facts and distractors go into a real store and recall index as
+facts of its project. Each turn is the whole request its shape gives
+(``turns.body_of``: Claude Code's or Codex's wrappers, tool results, a
+compaction summary), read as the recall filter reads it (``turn_words``: the
+user's own words, a tool-result turn's goal, what words that refer back refer
+to); ``k`` 8, every item returned counting as injected. The halves: ``dev``
+(``proxy/eval/turns.py``), ``old-held-out`` (``proxy/eval/turns_heldout.py``,
+read since it was used), ``fresh`` (``proxy/eval/turns_fresh.py``, sealed
+once, read since) and ``ml`` (``bench/recall_turns_ml.py``). Never a sealed
+half: its figures come from ``ctxproxy eval --set turns`` only (the lead's
+run). The figures equal ``ctxproxy eval --set turns --no-sealed`` on the
+halves both hold, in about a second.
 
 ``-v`` prints, for each turn that missed or recalled something else, its six
 candidates of highest ``match``: whether each passed, ``chance`` (the floor),
@@ -31,6 +32,11 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 def run_half(half, cfg, verbose: bool, name: str) -> tuple[int, int, int, int, int]:
+    import orjson
+
+    from ctxproxy.filters.recall import turn_words
+    from ctxproxy.proxy.adapters import ADAPTERS
+    from ctxproxy.proxy.eval import turns as turns_mod
     from ctxproxy.store import open_store
     from ctxproxy.store.memory_records import MemoryRecord, new_memory_id
     from ctxproxy.store.services.recall import rank
@@ -60,7 +66,10 @@ def run_half(half, cfg, verbose: bool, name: str) -> tuple[int, int, int, int, i
             viewer = Viewer("acme", user="dev", project=half.PROJECT)
             for key, shape, prompt, _tool in list(half.TURNS) + [(None, *t) for t in half.NULL_TURNS]:
                 seen.clear()
-                got = [s.cand.statement for s in recaller.recall(viewer, prompt, k=8).items]
+                api, body = turns_mod.body_of(shape, prompt, _tool, half)  # read as the recall filter reads it
+                words = turn_words(ADAPTERS[api].parse_request(orjson.dumps(body)))
+                got = [s.cand.statement for s in recaller.recall(viewer, words.latest, k=8, goal=words.goal,
+                                                                  context=words.context).items]
                 expect = half.FACTS[key][1] if key else None
                 hit = expect is not None and any(expect in g for g in got)
                 false = [g for g in got if not (expect and expect in g)]

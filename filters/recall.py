@@ -59,7 +59,8 @@ from .compaction import item_texts
 from ctxproxy.store.services.digest import text_sha256
 from .segments import SENSITIVITY_ORDER, Segment, offer
 from .view import TEXT
-from ctxproxy.store.services.recall.agent_text import own_words
+from ctxproxy.store.services.recall.agent_text import own_words, summary_words
+from ctxproxy.store.services.recall.query import refers_back
 from ctxproxy.store.services.recall.rank import RankConfig
 from ctxproxy.store.services.recall.services import recall_services
 
@@ -250,6 +251,7 @@ class RecallFilter(Filter):
         generation = _generation(rs) if last is None or last.items else None
         found = rs.recaller(cfg.rank).recall(viewer, words.latest, k=cfg.k, sessions=others, memories=cfg.memories,
                                              exclude_kinds=cfg.exclude_kinds, goal=words.goal,
+                                             context=words.context,
                                              max_chars=cfg.max_query_chars)
         state.status, state.candidates = "recalled", found.candidates
         state.items = [item_report(s) for s in found.items]
@@ -432,6 +434,21 @@ class TurnWords:
     latest: str = ""  # the user's latest own words
     goal: str = ""  # a tool-result turn: the task's goal (the conversation's first own words)
     new: bool = False  # the latest words are in this request's newest item (not a tool round trip)
+    context: str = ""  # latest words that refer back ("this", "it"): the words before them (``refers_back``)
+
+
+def _said_before(items: list, at: int) -> str:
+    """What the user said before item ``at``: the nearest earlier own words, or the summary a
+    compacted conversation continues from."""
+    for item in reversed(items[:at]):
+        words = _own(item)
+        if words:
+            return words
+        if isinstance(item, dict) and item.get("role") == "user":
+            summary = "\n".join(w for w in map(summary_words, item_texts(item)) if w)
+            if summary:
+                return summary
+    return ""
 
 
 def _own(item: Any) -> str:
@@ -454,10 +471,9 @@ def turn_words(view: Any) -> TurnWords:
     if not latest:  # a bare string input has no items
         return TurnWords(own_words(view.latest_user_text() or ""), "", True)
     newest = max((r.position for r in view.tool_results()), default=-1)
-    if newest != len(items) - 1:
-        return TurnWords(latest, "", at == len(items) - 1)
-    goal = next((w for w in map(_own, items[:at]) if w), "")
-    return TurnWords(latest, goal, at == len(items) - 1)  # words beside the results are new words too
+    goal = next((w for w in map(_own, items[:at]) if w), "") if newest == len(items) - 1 else ""
+    context = _said_before(items, at) if not goal and refers_back(latest) else ""
+    return TurnWords(latest, goal, at == len(items) - 1, context)  # words beside the results are new words too
 
 
 def item_report(s: Any) -> dict:

@@ -8,7 +8,9 @@ and the summary it continues from; Codex's ``AGENTS.md instructions`` and
 Hermes' summary messages; and the evidence and context ctxproxy itself
 injected (``<ctx-data …>`` / ``<ctx-context …>`` fences). None of that is the
 user's question, and a query built from it recalls the rules, the date and
-our own evidence. ``own_words`` keeps the rest.
+our own evidence. ``own_words`` keeps the rest. ``summary_words`` gives the
+summary a compacted conversation continues from: what "this" of the next ask
+refers to, when the user's earlier words are gone.
 """
 from __future__ import annotations
 
@@ -31,6 +33,13 @@ _AGENT_PARTS = (
     "[CONTEXT COMPACTION",  # Hermes
     "Continue from where you left off.",  # Claude Code: after /compact
 )
+# Of those, the parts that hold the summary of the conversation before them.
+_SUMMARIES = (
+    "This session is being continued from a previous conversation",
+    "Another language model started to solve this problem",
+    "The conversation history before this point was compacted",
+    "[CONTEXT COMPACTION",
+)
 
 
 def own_words(text: str) -> str:
@@ -43,3 +52,13 @@ def own_words(text: str) -> str:
     if not text or text.startswith(_AGENT_PARTS):
         return ""
     return text
+
+
+def summary_words(text: str) -> str:
+    """The summary of a compacted conversation that ``text`` continues from ('' when it is none)."""
+    if not text:
+        return ""
+    if "<" in text:
+        text = _BLOCKS.sub(" ", text)
+    text = text.strip()
+    return text if text.startswith(_SUMMARIES) else ""

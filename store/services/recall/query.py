@@ -78,6 +78,8 @@ class Query:
     strong: frozenset[str] = frozenset()  # salient terms each naming a whole thing: one suffices to recall
     focus: frozenset[str] = frozenset()  # the terms of what it asks, when it says more (empty: all of it)
     temporal: bool = False  # it asks when ("when did…", "what year…", "how long ago…")
+    units: Mapping[str, str] = field(default_factory=dict)  # a key's word when one word gave several (``units_of``)
+    anchor: frozenset[str] = frozenset()  # with words said before (``parse``'s context): what it asks itself
 
     def __bool__(self) -> bool:
         return bool(self.weights or self.substrings)
@@ -157,6 +159,52 @@ def _salient_terms(text: str) -> tuple[set[str], set[str]]:
     return out | strong | numbers, strong | numbers
 
 
+_WORD_TOKEN = re.compile(r"[^\W_]+(?:_+[^\W_]+)*")  # memory_terms' word token
+_JOINED = re.compile(r"\b[A-Za-z]+(?:-[A-Za-z]+)+\b")  # memory_terms' hyphenated word (its joined form is a term)
+
+
+def units_of(text: str, substrings: tuple[str, ...] = ()) -> dict[str, str]:
+    """Which query keys are one word of the message: an identifier or a hyphenated word gives its
+    whole and its parts (``ClickHouse`` → ``clickhous click hous``, ``ad-stitcher`` → ``adstitcher
+    ad stitcher``, ``iOS`` → ``ios os``), and a substring looked up for it (``\x00clickhouse``) is
+    that word again. A memory naming that word holds them all: one observation, not three — the
+    floor counts it once (``rank.match``). A part the message also writes as a word of its own
+    stays its own. Only keys of such words are mapped (to the word's first term)."""
+    spans = [(m.start(), m.end(), m.group()) for m in _JOINED.finditer(text)]
+    inside = [(a, b) for a, b, _ in spans]
+    alone: set[str] = set()
+    groups: list[list[str]] = []
+    for m in _WORD_TOKEN.finditer(text):
+        found = token_terms(m.group())
+        if any(a <= m.start() and m.end() <= b for a, b in inside):
+            continue  # a part of a hyphenated word: below
+        if len(found) == 1:
+            alone.add(found[0])
+        elif found:
+            groups.append(list(found))
+    for _, _, word in spans:  # the joined form of a hyphenated word is that pair of words again
+        parts = [t for p in word.split("-") for t in token_terms(p) if t not in STOPWORDS]
+        if parts:
+            groups.append([parts[-1]] + query_terms(word.replace("-", "")))
+    for a in _ACRONYMS.findall(text):  # GPUs and GPU: one word
+        groups.append([a.lower(), a[:-1].lower()])
+    out: dict[str, str] = {}
+    for terms in groups:
+        head = terms[0]
+        members = [head] + [t for t in terms[1:] if t not in alone and t != head]
+        if len(members) < 2:
+            continue
+        root = next((out[t] for t in members if t in out), head)
+        for t in members:
+            out.setdefault(t, root)
+    for sub in substrings:  # an identifier looked up as a substring is that identifier's word
+        if _WORD_TOKEN.fullmatch(sub) or _JOINED.fullmatch(sub):
+            terms = query_terms(sub.replace("-", "")) if "-" in sub else list(token_terms(sub))
+            if terms:
+                out["\x00" + sub.lower()] = out.setdefault(terms[0], terms[0])
+    return out
+
+
 def _phrases(text: str) -> list[str]:
     """Pairs of adjacent content words, lower-cased, in order."""
     words = text.lower().split()
@@ -221,18 +269,39 @@ _WHEN = re.compile(r"\b(?:when|what (?:year|month|date|day|time)|which (?:year|m
                    r"|since when|how many (?:years|months|weeks|days))\b", re.I)
 
 
+# An acronym's plural (``GPUs``, ``PRs``, ``A100s``): the tokenizer reads its case change as a word
+# boundary (``gp``, ``us``); it is the acronym, as a memory naming one writes it (``GPU``, ``A100``).
+_ACRONYMS = re.compile(r"\b[A-Z][A-Z\d]*[A-Z\d]s\b")
+
+
+def _acronym_plurals(text: str, words: list[str]) -> list[str]:
+    """``words`` with each acronym's plural read as the acronym (and its plural), not as its
+    case-split pieces — unless the message also writes a piece as a word of its own."""
+    found = _ACRONYMS.findall(text)
+    if not found:
+        return words
+    alone = {t for m in _WORD_TOKEN.finditer(text) if not _ACRONYMS.fullmatch(m.group())
+             for t in token_terms(m.group())}
+    pieces = {t for a in found for t in token_terms(a)[1:]} - alone
+    folded = [t for a in found for t in (a[:-1].lower(), a.lower())]
+    return list(dict.fromkeys([t for t in words if t not in pieces] + folded))
+
+
 def _build(text: str) -> Query:
-    words = query_terms(text)
+    words = _acronym_plurals(text, query_terms(text))
     if not words:
         return Query(text=text)
     salient, strong = _salient_terms(text)
+    plurals = {a[:-1].lower() for a in _ACRONYMS.findall(text)}
+    salient, strong = salient | plurals, strong | {t for t in plurals if _NUMBER.search(t)}
     asked = focus_of(text)
     focus = frozenset(query_terms(_PATH.sub(" ", asked))) & set(words)  # a path says where, not what is asked
     if sum(map(specific_term, focus)) < FOCUS_MIN:  # "who do I add as reviewer?": the rest says of what
         focus, asked = frozenset(), ""
-    return Query(dict.fromkeys(words, 1.0), frozenset(salient & set(words)), tuple(substrings_of(text)),
+    subs = tuple(substrings_of(text))
+    return Query(dict.fromkeys(words, 1.0), frozenset(salient & set(words)), subs,
                  tuple(_phrases(text)), asked or text, frozenset(strong & set(words)), focus,
-                 bool(_WHEN.search(asked or text)))
+                 bool(_WHEN.search(asked or text)), units_of(text, subs))
 
 
 _cache = ByteLRU(CACHE_BYTES, "parsed queries", max_entries=CACHE)
@@ -248,10 +317,27 @@ def _parsed(text: str) -> Query:
     return q
 
 
-def parse(latest: str, goal: str = "", max_chars: int = 2000) -> Query:
+# Words that stand for something said before: "who signs off on this?", "roll it out".
+_BACK = re.compile(r"\b(?:it|this|these|those|them)\b", re.I)
+
+
+def refers_back(text: str) -> bool:
+    """Whether what ``text`` asks (``focus_of``, else all of it) names something said before it
+    ("who has to sign off on this before I open the PR?")."""
+    return bool(_BACK.search(focus_of(text) or text))
+
+
+def parse(latest: str, goal: str = "", max_chars: int = 2000, context: str = "") -> Query:
     """The query of a turn: the user's latest words, and (a tool-result turn) the
-    task's goal at ``GOAL`` weight; each read up to ``max_chars``."""
+    task's goal at ``GOAL`` weight; each read up to ``max_chars``. ``context``: what
+    latest words that refer back (``refers_back``) refer to — the user's words before
+    them, or the summary a compacted conversation continues from —, at ``GOAL`` weight
+    too; it names what "this" is, and a memory must still hold a word of what the latest
+    words ask (``anchor``): the words before do not make a subject of their own."""
     q = _parsed(read(latest, max_chars))
+    if not goal.strip() and context.strip() and q:
+        out = parse(latest, context, max_chars)
+        return replace(out, anchor=frozenset(q.focus or q.weights))
     if not goal.strip() or goal.strip() == latest.strip():
         return q
     g = _parsed(read(goal, max_chars))
@@ -262,7 +348,7 @@ def parse(latest: str, goal: str = "", max_chars: int = 2000) -> Query:
         else frozenset()
     return Query(weights, q.salient | g.salient, tuple(dict.fromkeys(q.substrings + g.substrings))[:MAX_SUBSTRINGS],
                  tuple(dict.fromkeys(q.phrases + g.phrases))[:MAX_PHRASES], q.text + "\n" + g.text,
-                 q.strong | g.strong, focus, q.temporal)
+                 q.strong | g.strong, focus, q.temporal, {**g.units, **q.units})
 
 
 def idf(n_docs: int, df: int) -> float:

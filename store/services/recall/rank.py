@@ -91,7 +91,7 @@ class RankConfig:
     question_weight: float = 0.0  # share of its score a statement that only asks loses (``asks_only``)
     side_weight: float = 0.5  # weight in ``match`` of a message's side remarks (words outside what it asks; 1: off)
     answer_weight: float = 1.1  # a recalled event that asks: its next event gets this share of its score (0: off)
-    chance_min: float = 0.75  # how far (deviations) a match must lie above the best chance gives (-inf: off)
+    chance_min: float = 0.6  # how far (deviations) a match must lie above the best chance gives (-inf: off)
 
     def validate(self, path: str) -> None:
         from ctxproxy.config import ConfigError
@@ -269,14 +269,21 @@ def own_terms(cand: Any) -> set[str]:
 def match(scored: Sequence[Scored], weights: Mapping[str, float], substrings: Sequence[str],
           df: Mapping[str, int], n_docs: int, term_df: Mapping[str, int], cfg: RankConfig,
           owns: Sequence[set[str]] | None = None, salient: frozenset[str] = frozenset(),
-          focus: frozenset[str] = frozenset()) -> None:
+          focus: frozenset[str] = frozenset(), units: Mapping[str, str] | None = None,
+          anchor: frozenset[str] = frozenset()) -> None:
     """Set each candidate's ``match`` (see the module docstring): the idf mass of
     the query terms it holds (its neighbours' at ``context_weight``; substrings found in its statement) over the smaller
     of the query's mass and its own terms' mass. ``df``: the query keys'
     visible document frequencies; ``term_df``: its own terms'; ``owns``: each
     candidate's ``own_terms`` when the caller has them. ``focus``: the terms of
     what the message asks (``query.focus_of``; empty: all of it); the others
-    weigh ``side_weight``, and ``focused`` says whether it holds one of them."""
+    weigh ``side_weight``, and ``focused`` says whether it holds one of them. ``units``: the
+    keys that are one word of the message (``query.units_of``: an identifier's whole, its parts,
+    its substring): a memory holding several of them holds that word once — its best key counts,
+    in ``match``, in ``chance`` (whose null draws such a word as one, its parts nested) and
+    among the distinct words it holds. ``anchor`` (a message that refers back, its words
+    before joined): a memory holding none of these is about what was said before only, and
+    fails the subject test."""
     n = max(n_docs, 1)
     # A query word no memory holds still counts: it says the message is about something else.
     # (The query's weights order the candidates; whether one is relevant does not depend on them.)
@@ -294,31 +301,48 @@ def match(scored: Sequence[Scored], weights: Mapping[str, float], substrings: Se
     # (A caller with few memories is measured against at least ``CHANCE_DOCS``: one memory holding
     # every word of its own is no evidence that a word of it is common.)
     pool = max(n, CHANCE_DOCS)
-    chances = [(v, min(1.0, df.get(t, 0) / pool)) for t, v in q.items()] + \
-        [(v, min(1.0, df.get("\x00" + sub, 0) / pool)) for sub, v in subs.items()]
-    mean = sum(v * p for v, p in chances)
-    dev = math.sqrt(sum(v * v * p * (1 - p) for v, p in chances)) or 1.0
+    units = units or {}
+    keyed = [(t, v, min(1.0, df.get(t, 0) / pool)) for t, v in q.items()] + \
+        [("\x00" + sub, v, min(1.0, df.get("\x00" + sub, 0) / pool)) for sub, v in subs.items()]
+    by_unit: dict[str, list[tuple[float, float]]] = {}
+    for key, v, p in keyed:
+        by_unit.setdefault(units.get(key, key), []).append((v, p))
+    mean = var = 0.0
+    for draws in by_unit.values():  # one word: a random memory holds its best key it holds (parts nested)
+        held_p = m1 = m2 = 0.0
+        for v, p in sorted(draws, key=lambda d: d[1]):
+            step = max(0.0, p - held_p)
+            held_p = max(held_p, p)
+            m1, m2 = m1 + v * step, m2 + v * v * step
+        mean, var = mean + m1, var + max(0.0, m2 - m1 * m1)
+    dev = math.sqrt(var) or 1.0
     best_by_chance = math.sqrt(2 * math.log(pool))  # the best of ``pool`` such draws: about this far above the mean
     known = {t for t in specific if df.get(t, 0) > 0}
     known_subs = {sub for sub in subs if df.get("\x00" + sub, 0) > 0}
     for i, s in enumerate(scored):
         own = owns[i] if owns is not None else own_terms(s.cand)
-        got = sum(v for t, v in q.items() if t in own)
+        near = set(s.cand.ctx.split()) if cw and s.cand.ctx else ()
+        best: dict[str, float] = {}  # per word of the message, the most the memory holds of it
+        for t, v in q.items():
+            got_t = v if t in own else cw * v if t in near else 0.0
+            if got_t:
+                u = units.get(t, t)
+                best[u] = max(best.get(u, 0.0), got_t)
         held = specific & own
         if held:
             held -= set(_date_terms(s.cand.observed_at))  # the month and year it was observed: not its words
         s.salient = bool(held & salient)
-        if cw and s.cand.ctx:
-            near = set(s.cand.ctx.split())
-            got += cw * sum(v for t, v in q.items() if t not in own and t in near)
-        if subs:
-            low = s.cand.statement.lower()
-            found = [v for sub, v in subs.items() if sub in low]
-            got += sum(found)
-            s.salient = s.salient or bool(found)
-            s.anchors = len(found)
-        s.anchors += len(held)
+        low = s.cand.statement.lower() if subs else ""
+        found = [sub for sub in subs if sub in low]
+        for sub in found:
+            u = units.get("\x00" + sub, "\x00" + sub)
+            best[u] = max(best.get(u, 0.0), subs[sub])
+        got = sum(best.values())
+        s.salient = s.salient or bool(found)
+        s.anchors = len({units.get(t, t) for t in held} | {units.get("\x00" + sub, "\x00" + sub) for sub in found})
         s.focused = not focus or bool(held & focus)
+        if anchor and not held & anchor:
+            s.focused = s.salient = False
         s.chance = (got - mean) / dev - best_by_chance
         s.covers = bool(known or known_subs) and known <= own and all(sub in low for sub in known_subs)
         if got <= 0:

@@ -47,11 +47,13 @@ class Recaller:
 
     def recall(self, viewer: Viewer, query: str, k: int = 8, as_of: float | None = None,
                sessions: Sequence[str] | None = None, memories: bool = True,
-               exclude_kinds: Sequence[str] = (), goal: str = "", max_chars: int = 2000) -> Recalled:
+               exclude_kinds: Sequence[str] = (), goal: str = "", max_chars: int = 2000,
+               context: str = "") -> Recalled:
         """Up to ``k`` results for ``query`` among what ``viewer`` may see.
         ``sessions``: the session-index sessions to search too (already
         authorised for this viewer by the caller: its session tree). ``goal``:
-        the task's goal, for a turn that returns a tool's result. Each is read
+        the task's goal, for a turn that returns a tool's result; ``context``: what latest
+        words that refer back ("this", "it") refer to (``query.parse``). Each is read
         up to ``max_chars`` (``query.parse``); the agents' wrappers are not
         the user's words (``agent_text``)."""
         # "As the store stood then": what was live at ``as_of`` is served, expired since or not
@@ -60,7 +62,7 @@ class Recaller:
         exclude = tuple(exclude_kinds)
         if not viewer.known or self._nothing_visible(viewer, now, sessions, memories, exclude):
             return Recalled([], 0)  # decided from kept counts, before the query is even parsed
-        q = queries.parse(own_words(query), own_words(goal), max_chars)
+        q = queries.parse(own_words(query), own_words(goal), max_chars, context)
         if not q:
             return Recalled([], 0)
         cfg = self.config
@@ -77,7 +79,7 @@ class Recaller:
         pool = sorted(scored, key=lambda s: (-s.score, s.cand.memory_id))[: max(k * 4, 20)]
         owns = [rank.own_terms(s.cand) for s in pool]
         rank.match(pool, q.weights, subs, df, n_docs, self._own_df(viewer, owns, df, now, exclude, memories), cfg,
-                   owns, q.strong, q.focus)
+                   owns, q.strong, q.focus, q.units, q.anchor)
         need = rank.terms_needed(q.weights, cfg)
         passed = [s for s in pool if rank.passes(s, cfg, need)]
         best = max((s.match for s in passed), default=0.0)

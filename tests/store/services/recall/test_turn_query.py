@@ -40,8 +40,9 @@ def recall_over(tmp_path, statements, **put):
     rs = RecallServices(tmp_path, store)
     viewer = Viewer("acme", user="dev")
 
-    def ask(text: str, goal: str = "", **rank) -> list[str]:
-        return [s.cand.statement for s in rs.recaller(RankConfig(**rank)).recall(viewer, text, goal=goal).items]
+    def ask(text: str, goal: str = "", context: str = "", **rank) -> list[str]:
+        return [s.cand.statement for s in rs.recaller(RankConfig(**rank)).recall(viewer, text, goal=goal,
+                                                                                 context=context).items]
 
     try:
         yield ask
@@ -215,14 +216,20 @@ POD = "Proof-of-delivery photos go to the fleet-pod-eu bucket and are deleted af
 DELIVERY = ("Photos in the driver app are compressed to JPEG before upload.",
             "Delivery windows are stored in UTC and shown in the depot's local time zone.",
             "Customers get delivery updates by email from the notifications service.")
+# A project's other memories, about none of it.
+ELSEWHERE = ("The VPN certificate is renewed every spring.", "Standup is at 9:30 in the small meeting room.",
+             "The staging cluster runs three worker nodes.", "Invoices are generated on the first of the month.",
+             "The mobile team ships a release every second Thursday.", "Backups are restored once a quarter as a drill.",
+             "New hires get their laptop from the IT desk.", "The marketing site is built with Hugo.")
 DISPUTE = ("Support needs a proof-of-delivery photo from March for a dispute. Find where the photos are stored and "
            "whether one from March still exists.")
 
 
 def test_a_match_is_judged_against_what_chance_would_match(tmp_path):
-    with recall_over(tmp_path, (POD, *DELIVERY, PORT, *OTHERS)) as ask:
-        # four words of the request no other memory holds together: far above what a random memory
-        # would share, though the memory's own words (its bucket, its 180 days) are mostly not asked
+    with recall_over(tmp_path, (POD, *DELIVERY, PORT, *OTHERS, *ELSEWHERE)) as ask:
+        # words of the request no other memory holds together (proof-of-delivery, counted once, and photo):
+        # far above what a random memory would share, though the memory's own words (its bucket, its
+        # 180 days) are mostly not asked
         assert ask(DISPUTE) == [POD]
         assert ask(DISPUTE, min_score=0.2, chance_min=float("-inf")) == []  # the share-of-the-memory floor
         # a word or two that several memories hold is what any of them would match by chance
@@ -258,3 +265,63 @@ def test_a_question_whose_only_known_word_is_common_recalls_what_holds_it(tmp_pa
         # question, and each memory holding it is about what is asked
         got = ask("Which Postgres instance backs payments?")
         assert about[1] in got and not set(got) & set(others)
+
+
+def _wavecast():
+    """The eval's fresh development half (podcast platform): its facts and distractors."""
+    from ctxproxy.proxy.eval import turns_fresh
+
+    return [st for st, _ in turns_fresh.FACTS.values()] + list(turns_fresh.DISTRACTORS)
+
+
+def test_one_word_of_the_message_counts_once_however_the_tokenizer_splits_it(tmp_path, monkeypatch):
+    # ClickHouse gives clickhous, click and hous; a memory naming it holds the word once, not three times
+    assert query.units_of("Write a ClickHouse query on listening_sessions for the iOS app", ("ClickHouse",)) == {
+        "clickhous": "clickhous", "click": "clickhous", "hous": "clickhous", "listening_sessions": "listening_sessions",
+        "listen": "listening_sessions", "session": "listening_sessions", "ios": "ios", "i": "ios", "os": "ios",
+        "\x00clickhouse": "clickhous"}
+    # a hyphenated word is the words it joins: its joined spelling is not one more
+    assert query.units_of("the ad-stitcher client") == {"stitcher": "stitcher", "adstitcher": "stitcher"}
+    assert query.units_of("the ad plays; the ad-stitcher client")["adstitcher"] == "stitcher"
+    warehouse = "The analytics warehouse is ClickHouse; its dashboards are built in Metabase."
+    asked = ("Write a ClickHouse query for the 20 shows with the most listening hours in November from "
+             "listening_sessions (columns show_id, started_at, seconds_played), with the show title joined from shows.")
+    with recall_over(tmp_path, _wavecast()) as ask:
+        assert ask(asked) == []  # a query in the warehouse's dialect, nothing the memory answers
+        monkeypatch.setattr(query, "units_of", lambda text, subs=(): {})
+        # (a new text: parsed queries are kept by their text) each piece of the name counted, far above chance
+        assert ask(asked + " Thanks!") == [warehouse]
+
+
+def test_an_acronyms_plural_is_the_acronym():
+    q = query.parse("How many GPUs may our team ask for? I asked for 32 A100s.")
+    assert {"gpu", "a100"} <= set(q.weights) and not {"gp", "us", "100"} & set(q.weights)
+    assert q.units["gpu"] == q.units["gpus"] and "a100" in q.strong
+    assert {"us", "gpu"} <= set(query.parse("Give us the GPUs.").weights)  # "us" written as a word stays
+
+
+def test_an_acronyms_plural_finds_the_memory_naming_the_acronym(tmp_path):
+    quota = "Each team's GPU quota is 16 A100s on the train-a100 Slurm partition."
+    twins = ("Trained models are registered in MLflow under the name pattern team/model.",
+             "Exports to partners are sent weekly by the data team.")
+    with recall_over(tmp_path, (quota, *twins, *DELIVERY, PORT, *OTHERS, *ELSEWHERE)) as ask:
+        assert ask("My training job has been pending for six hours. Can you check jobs/train.sbatch and tell me how "
+                   "many GPUs our team is actually allowed to ask for?") == [quota]
+
+
+SUMMARY = ("This session is being continued from a previous conversation that ran out of context. The summary "
+           "below covers the earlier portion of the conversation.\n\nSummary:\n1. Primary request: upgrade ffmpeg "
+           "in the transcode worker image from 6.1 to 7.1.\n2. Done: bumped the base image.\n3. Pending: open the PR.")
+
+
+def test_an_ask_that_refers_back_reads_what_it_refers_to(tmp_path):
+    owner = ("Keiko Tanaka owns the transcoding pipeline; every change to the ffmpeg version or the encoder settings "
+             "needs her sign-off.")
+    asked = "nice, the image builds and make check is green. who has to sign off on this before I open the PR?"
+    assert query.refers_back(asked) and not query.refers_back("Which port does staging use?")
+    assert query.refers_back("Roll it out.") and not query.refers_back("I think it broke. Which port is right?")
+    with recall_over(tmp_path, _wavecast()) as ask:
+        assert ask(asked) == []  # "sign off" alone: audio links are signed too
+        assert ask(asked, context=SUMMARY) == [owner]  # "this": the ffmpeg upgrade of the transcode image
+        # the words before name no subject of their own: an ask holding none of the memories' words recalls nothing
+        assert ask("Thanks. Now please write the PR description for this.", context=SUMMARY) == []
