@@ -100,11 +100,16 @@ class Settler:
         #    id changed, e.g. resumed) if the record found there is this very call
         rec = None
         if rid:
-            rec = b.effects.by_call_id(tenant, rid, session=session)
+            # The tenant's newest record of the id first: none at all (a call never recorded, every
+            # result of a conversation first seen) answers the session's lookup too, and one of this
+            # session is the session's newest as well: one index read where there were two.
+            anywhere = b.effects.by_call_id(tenant, rid)
+            if anywhere is not None:
+                rec = anywhere if anywhere.session == session else b.effects.by_call_id(tenant, rid, session=session)
             if rec is None and nid and nid != rid:
                 rec = b.effects.by_call_id(tenant, nid, session=session)
             if rec is None and len(rid) >= 12:
-                rec = b.effects.by_call_id(tenant, rid)
+                rec = anywhere
                 if rec is not None and not self._same_call(rec, lazy.call(rid, r.position), r, tenant, task):
                     rec = None
         if rec is not None and (rec.call_id, rec.key) not in used:
