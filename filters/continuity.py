@@ -47,6 +47,7 @@ MEMO_BYTES = 1 << 20  # and the bytes they may hold (~2.6K links: a link is ~400
 WALK_BACK = 8  # model runs of a request tried, newest first
 DISTINCT_CHARS = 160  # a text answer this long (whitespace aside) names itself without what preceded it
 DOC_PREFIX = "continuity:"  # the id of a link's document (checkpoints kind)
+SAVED_BYTES = 256 << 10  # links saved by this process, remembered (~1K: ids only)
 
 
 def _bare_digest(texts: Iterator[str]) -> tuple[str | None, int]:
@@ -165,6 +166,9 @@ class Links:
         self.store = store
         self.size = size
         self._memo = ByteLRU(MEMO_BYTES, "continuity links", max_entries=size)
+        # links this process saved, with the session and subject they were filed under: filing
+        # one again the same way writes nothing (the same answer to a request sent again)
+        self._saved = ByteLRU(SAVED_BYTES, "continuity links saved")
 
     def find(self, tenant: str, link: str, store: Any = None) -> str | None:
         session = self._memo.get((tenant, link))
@@ -201,6 +205,9 @@ class Links:
         store = store if store is not None else self.store
         if store is None or not persist:
             return
+        filed = (session, subject)
+        if self._saved.get((tenant, link)) == filed:
+            return  # this process saved it so before (the same answer to the same request again)
 
         def write(b: Any) -> None:
             b.checkpoints.put(tenant, DOC_PREFIX + link, {"session": session}, session=session, subject=subject)
@@ -208,5 +215,7 @@ class Links:
         def lost(exc: BaseException | None) -> None:
             if exc is not None:  # this process still knows it; another worker falls back
                 log.warning("turn %s: continuity link not saved: %s", turn_id, type(exc).__name__)
+            else:
+                self._saved.put((tenant, link), filed)
 
         turn.write_after(store, write, lost)

@@ -157,3 +157,31 @@ async def test_rule_files_are_observed_once_and_put_back_when_the_session_lost_t
         got = await drive.call("POST", PATHS["anthropic"], headers, body_bytes(rec))
         assert len(observes) == 3
         assert b"SEED-OTHER" in got.forwarded.body
+
+
+async def test_an_answer_filed_again_the_same_way_is_saved_once(tmp_path, monkeypatch):
+    async with EngineDriver(config(tmp_path)) as drive:
+        store = drive.services["store"]
+        docs = type(store.checkpoints)
+        saved: list[str] = []
+        original = docs.put
+
+        def put(self, tenant, doc_id, *args, **kwargs):
+            if doc_id.startswith(continuity.DOC_PREFIX):
+                saved.append(doc_id)
+            return original(self, tenant, doc_id, *args, **kwargs)
+
+        monkeypatch.setattr(docs, "put", put)
+        turns = []
+        for _ in range(3):
+            drive.script(Reply.text("Done: the default stays at 30 seconds and a test covers it."))
+            turns.append(await send(drive, history()))
+        assert len(saved) == len(set(saved)) and saved  # each link written once
+        # and what was saved leads there: the next request continues that answer
+        follow = json.loads(history())
+        follow["messages"] += [{"role": "assistant", "content": "Done: the default stays at 30 seconds and a "
+                                                                "test covers it."},
+                               {"role": "user", "content": "Good."}]
+        got = await send(drive, json.dumps(follow).encode())
+        assert got.turn.identity.source == "continuity"
+        assert got.turn.identity.session == turns[0].turn.identity.session
