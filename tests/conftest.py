@@ -130,3 +130,12 @@ def _no_real_keys(monkeypatch):
         monkeypatch.delenv(k, raising=False)
     monkeypatch.delenv("CTXPROXY_ADMIN_TOKEN", raising=False)
     os.environ.setdefault("OTEL_SDK_DISABLED", "true")
+
+
+@pytest.fixture(autouse=True)
+def _no_outbound_proxy(monkeypatch):
+    """The SDK clients honour HTTP(S)_PROXY even for 127.0.0.1: on a machine that sets one, every
+    request to the test's own servers would go to that proxy. A test that wants one sets it."""
+    for k in ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY"):
+        monkeypatch.delenv(k, raising=False)
+        monkeypatch.delenv(k.lower(), raising=False)
