@@ -40,6 +40,9 @@ Per candidate, in order (each part is reported in the manifest):
   identifier, a number) or ``min_terms`` specific words, one of them of
   what the message asks; or, with embeddings, when its cosine reaches
   ``vector_min`` (a paraphrase sharing no word with the query);
+- ``relative_chance``: a message that says more than it asks (side remarks
+  beside its question or request) keeps only the candidates whose ``chance``
+  reaches this share of the best one's (``distinct``);
 - ``time_weight``: a question asking when (``query``'s ``temporal``: "when
   did…", "what year…", "how long ago…") raises by this share the score of
   each candidate that passed the floor and says when (``says_when``:
@@ -92,6 +95,7 @@ class RankConfig:
     side_weight: float = 0.5  # weight in ``match`` of a message's side remarks (words outside what it asks; 1: off)
     answer_weight: float = 1.1  # a recalled event that asks: its next event gets this share of its score (0: off)
     chance_min: float = 0.6  # how far (deviations) a match must lie above the best chance gives (-inf: off)
+    relative_chance: float = 0.7  # a message saying more than it asks: share of the best ``chance`` the others need
 
     def validate(self, path: str) -> None:
         from ctxproxy.config import ConfigError
@@ -106,7 +110,8 @@ class RankConfig:
                   ("context_weight", 0 <= self.context_weight <= 1), ("phrase_weight", self.phrase_weight >= 0),
                   ("min_terms", self.min_terms >= 0), ("side_weight", 0 <= self.side_weight <= 1),
                   ("time_weight", self.time_weight >= 0), ("question_weight", 0 <= self.question_weight <= 1),
-                  ("answer_weight", self.answer_weight >= 0), ("chance_min", self.chance_min == self.chance_min))
+                  ("answer_weight", self.answer_weight >= 0), ("chance_min", self.chance_min == self.chance_min),
+                  ("relative_chance", 0 <= self.relative_chance <= 1))
         for key, ok in checks:
             if not ok:
                 raise ConfigError(f"{path}.{key}: out of range ({getattr(self, key)!r})")
@@ -363,6 +368,19 @@ def passes(s: Scored, cfg: RankConfig, need: int | None = None) -> bool:
     if s.chance < cfg.chance_min and not s.covers:  # no better than chance, nor all the memories know of the query
         return False
     return s.match >= cfg.min_score and (s.salient or s.anchors >= need and s.focused)
+
+
+def distinct(passed: Sequence[Scored], cfg: RankConfig, remarks: bool) -> list[Scored]:
+    """Of the candidates that passed the floor, those whose ``chance`` reaches ``relative_chance``
+    of the best one's — when the message says more than it asks (``remarks``: side remarks, a
+    pasted log, the task around the question). Such a message gives many chances for a memory to
+    share a few of its words; a memory far less distinct than the best one shared the extra, not
+    the subject. A one-sentence question keeps every candidate that passed (several memories can
+    each answer part of it). One that holds all the memories know of the query stays."""
+    top = max((s.chance for s in passed), default=0.0)
+    if not remarks or cfg.relative_chance <= 0 or top <= 0:
+        return list(passed)
+    return [s for s in passed if s.chance >= cfg.relative_chance * top or s.covers and s.chance >= cfg.chance_min]
 
 
 def terms_needed(weights: Mapping[str, float], cfg: RankConfig) -> int:

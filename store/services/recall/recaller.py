@@ -82,6 +82,7 @@ class Recaller:
                    owns, q.strong, q.focus, q.units, q.anchor)
         need = rank.terms_needed(q.weights, cfg)
         passed = [s for s in pool if rank.passes(s, cfg, need)]
+        passed = rank.distinct(passed, cfg, bool(q.focus))
         best = max((s.match for s in passed), default=0.0)
         floor = {id(s.cand) for s in passed if s.match >= cfg.relative_floor * best or s.vector is not None
                  and s.vector >= cfg.vector_min}

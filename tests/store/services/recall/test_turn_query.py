@@ -325,3 +325,19 @@ def test_an_ask_that_refers_back_reads_what_it_refers_to(tmp_path):
         assert ask(asked, context=SUMMARY) == [owner]  # "this": the ffmpeg upgrade of the transcode image
         # the words before name no subject of their own: an ask holding none of the memories' words recalls nothing
         assert ask("Thanks. Now please write the PR description for this.", context=SUMMARY) == []
+
+
+def test_a_message_saying_more_than_it_asks_keeps_only_the_distinct_candidates(tmp_path):
+    from ctxproxy.proxy.eval import turns_fresh
+
+    midroll, campaigns = turns_fresh.FACTS["midroll"][0], turns_fresh.DISTRACTORS[3]
+    asked = ("On show 4471 the mid-roll ad plays right at the start of the episode instead of at 12:30 where the "
+             "host put it. find the bug in the ad-stitcher and fix it")
+    with recall_over(tmp_path, _wavecast()) as ask:
+        # the ad-stitcher is named in the request, the mid-roll position all around it: the memory sharing the
+        # remark's words lies far above chance, the one sharing the request's single name much less so
+        assert ask(asked) == [midroll]
+        assert set(ask(asked, relative_chance=0.0)) == {midroll, campaigns}
+        # a one-sentence question keeps what passed (several memories may each answer a part of it)
+        assert set(ask("Where do the ad-stitcher and the mid-roll positions live?", relative_chance=1.0)) == {
+            midroll, campaigns}
