@@ -797,14 +797,14 @@ class _Abort(BaseException):
 
 
 def test_writer_groups_urgent_writes_and_isolates_a_bad_one(store):
-    writer = BackgroundWriter(store, linger=5.0)  # only an urgent write ends the linger
+    writer = BackgroundWriter(store, linger=120.0)  # only an urgent write ends the linger (results come in 30 s)
     try:
         slow = writer.submit(lambda b: b.sessions.update("t", "s1", {"a": 1}))
         bad = writer.submit(lambda b: b.sessions.update("t", "", {"a": 2}))  # an empty session id
         fast = writer.submit(lambda b: b.sessions.update("t", "s2", {"b": 3}) and "done", urgent=True)
-        assert fast.result(2) == "done" and slow.result(2) is not None
+        assert fast.result(30) == "done" and slow.result(30) is not None
         with pytest.raises(StoreError):
-            bad.result(2)
+            bad.result(30)
         assert store.sessions.get("t", "s1") == {"a": 1} and store.sessions.get("t", "s2") == {"b": 3}
     finally:
         writer.close()
@@ -818,9 +818,9 @@ def test_writer_survives_an_op_that_escapes_and_fails_its_future(store):
 
         doomed = writer.submit(escape, urgent=True)
         with pytest.raises(RuntimeError):
-            doomed.result(2)  # the waiting caller hears of it, it does not hang
+            doomed.result(30)  # the waiting caller hears of it, it does not hang
         later = writer.submit(lambda b: b.sessions.update("t", "s3", {"c": 4}), urgent=True)
-        assert later.result(2) is not None and store.sessions.get("t", "s3") == {"c": 4}
+        assert later.result(30) is not None and store.sessions.get("t", "s3") == {"c": 4}
     finally:
         writer.close()
 
