@@ -56,7 +56,8 @@ from .adapters.openai_responses import OPENS, ws_error_frame, ws_lane
 from .content_coding import decode_body, is_identity
 from .replies import TURN_HEADER, ProxyError, Reply, UpstreamError, describe, error_reply, family_api
 from .routing import Match
-from .sse import SSEDecoder
+from .sse import RawEvent, SSEDecoder
+from .text_runs import Frame, frame
 
 log = logging.getLogger("ctxproxy.proxy")
 
@@ -452,7 +453,8 @@ class _EventRelay:
     end-of-stream event, the response id and the last bytes sent (for an
     error event if cut)."""
 
-    __slots__ = ("turn", "pipeline", "state", "adapter", "terminated", "hooks", "sent", "decoder", "coalesce")
+    __slots__ = ("turn", "pipeline", "state", "adapter", "terminated", "hooks", "sent", "decoder", "coalesce",
+                 "by_bytes")
 
     def __init__(self, turn: Turn, pipeline: Pipeline, adapter: Any, coalesce: bool = True):
         self.turn = turn
@@ -465,6 +467,9 @@ class _EventRelay:
         # text at the same moment, and the per-event work (the redaction hold-back first of
         # all) done once per read. Under load a read holds several events (~5 in bench/run.py).
         self.coalesce = coalesce and self.hooks
+        # The deltas after a run's first are recognised by their bytes (``text_runs``), not
+        # parsed; not for an API whose events are numbered (no two have the same bytes).
+        self.by_bytes = self.coalesce and adapter.counted_marker is None
         self.sent = b""
         self.decoder = SSEDecoder()
 
@@ -481,9 +486,16 @@ class _EventRelay:
             e.done()
         ev.done()
 
+    def _run_text(self, raw: bytes) -> str | None:
+        """The text of ``raw`` if it is a lone text delta (``Frame``'s check)."""
+        r = RawEvent(raw)
+        run = self.state.event(r.name, raw, r.data).text_run()
+        return None if run is None else run[1][run[2]]
+
     def feed(self, events: list) -> bytes:
         out = []
         pending = pending_run = None  # a text delta that the next events of this read may extend
+        bytes_of: Frame | None | bool = False  # the pending run's frame (False: not looked for yet)
         adapter = self.adapter
         is_terminal = adapter.is_terminal
         for raw in events:
@@ -494,6 +506,16 @@ class _EventRelay:
                     self._note_id(self.state.event(raw.name, raw.raw, raw.data))
                 out.append(raw.raw)
                 continue
+            if pending is not None and self.by_bytes:
+                if bytes_of is False:
+                    holder, key = pending_run[1], pending_run[2]
+                    bytes_of = frame(pending.raw, key, holder[key], self._run_text)
+                if bytes_of is not None:
+                    text = bytes_of.text(raw.raw)
+                    if text is not None:  # the same delta's shape around another string: no parse
+                        pending_run[1][pending_run[2]] += text
+                        pending.mark_changed()
+                        continue
             ev = self.state.event(raw.name, raw.raw, raw.data)
             self._note_id(ev)
             if self.coalesce:
@@ -506,7 +528,7 @@ class _EventRelay:
                     self._run(pending, out)
                     pending = None
                 if run is not None:
-                    pending, pending_run = ev, run
+                    pending, pending_run, bytes_of = ev, run, False
                     continue
             self._run(ev, out)
         if pending is not None:
