@@ -5,6 +5,7 @@
     python bench/run.py --pairs 5  # fresh process pairs per pipeline (default 3)
     python bench/run.py --pin      # pin processes to CPUs (see below)
     python bench/run.py --config core=bench/core-only.toml --config default   # other ctxproxy targets
+    python bench/run.py --streams-only   # phases 3 and 4 alone (time to first token, streams/s)
 
 What it does (everything on 127.0.0.1, every loop bounded):
 
@@ -636,7 +637,7 @@ def machine() -> dict[str, str]:
 
 
 def report(targets: list[Target], args: argparse.Namespace, cfg: dict, m: dict, started: float,
-           fake: Proc, other: str, pairs: list[dict[str, str]], conv: "LongConversation") -> str:
+           fake: Proc, other: str, pairs: list[dict[str, str]], conv: "LongConversation | None") -> str:
     by = {t.name: t for t in targets}
     d, noop = by["direct"], by["noop"]
     ours = [t for t in targets if t.name not in ("direct", "noop")]
@@ -649,44 +650,49 @@ def report(targets: list[Target], args: argparse.Namespace, cfg: dict, m: dict, 
     def per_pair(key: str) -> str:
         return " · ".join(pair[key] for pair in pairs)
 
-    w(f"#### 1. Latency at concurrency 1 ({cfg['lat_n']} requests per kind per target{spread}, ms)\n")
-    w("| request | target | p50 | p99 | added p50 | added p99 |")
-    w("|---|---|---:|---:|---:|---:|")
+    streams_only = conv is None  # --streams-only: phases 3 and 4 alone
+    if streams_only:
+        w("(`--streams-only`: phases 3 and 4 alone.)\n")
     ratios_lat = []
-    for k in KINDS:
-        dp50, dp99 = pct(d.lat[k.name], 50), pct(d.lat[k.name], 99)
-        for t in targets:
-            p50, p99 = pct(t.lat[k.name], 50), pct(t.lat[k.name], 99)
-            add = "—" if t is d else f"{p50 - dp50:+.3f}"
-            add99 = "—" if t is d else f"{p99 - dp99:+.3f}"
-            w(f"| {k.name} ({len(k.body) / 1024:.1f} KB) | {t.name} | {p50:.3f} | {p99:.3f} | {add} | {add99} |")
-        for t in ours:
-            r50 = ratio(pct(t.lat[k.name], 50) - dp50, pct(noop.lat[k.name], 50) - dp50)
-            r99 = ratio(pct(t.lat[k.name], 99) - dp99, pct(noop.lat[k.name], 99) - dp99)
-            ratios_lat.append((t.name, k.name, r50, r99))
-    w("")
-    w(f"| target | request | added p50 / noop added p50 (target ≤ {TARGETS['p50'][0]:g}) | "
-      f"same, p99 (target ≤ {TARGETS['p99'][0]:g}) |")
-    w("|---|---|---:|---:|")
-    for name, kname, r50, r99 in ratios_lat:
-        w(f"| {name} | {kname} | {r50} {verdict(r50, TARGETS['p50'][0])} | {r99} {verdict(r99, TARGETS['p99'][0])} |")
-    if npairs > 1:
-        w("\nThe p50 ratio of each process pair alone: " + "; ".join(
-            f"{k.name} {per_pair('lat:' + k.name)}" for k in KINDS) + ".")
+    if not streams_only:
+        w(f"#### 1. Latency at concurrency 1 ({cfg['lat_n']} requests per kind per target{spread}, ms)\n")
+        w("| request | target | p50 | p99 | added p50 | added p99 |")
+        w("|---|---|---:|---:|---:|---:|")
+        ratios_lat = []
+        for k in KINDS:
+            dp50, dp99 = pct(d.lat[k.name], 50), pct(d.lat[k.name], 99)
+            for t in targets:
+                p50, p99 = pct(t.lat[k.name], 50), pct(t.lat[k.name], 99)
+                add = "—" if t is d else f"{p50 - dp50:+.3f}"
+                add99 = "—" if t is d else f"{p99 - dp99:+.3f}"
+                w(f"| {k.name} ({len(k.body) / 1024:.1f} KB) | {t.name} | {p50:.3f} | {p99:.3f} | {add} | {add99} |")
+            for t in ours:
+                r50 = ratio(pct(t.lat[k.name], 50) - dp50, pct(noop.lat[k.name], 50) - dp50)
+                r99 = ratio(pct(t.lat[k.name], 99) - dp99, pct(noop.lat[k.name], 99) - dp99)
+                ratios_lat.append((t.name, k.name, r50, r99))
+        w("")
+        w(f"| target | request | added p50 / noop added p50 (target ≤ {TARGETS['p50'][0]:g}) | "
+          f"same, p99 (target ≤ {TARGETS['p99'][0]:g}) |")
+        w("|---|---|---:|---:|")
+        for name, kname, r50, r99 in ratios_lat:
+            w(f"| {name} | {kname} | {r50} {verdict(r50, TARGETS['p50'][0])} | {r99} {verdict(r99, TARGETS['p99'][0])} |")
+        if npairs > 1:
+            w("\nThe p50 ratio of each process pair alone: " + "; ".join(
+                f"{k.name} {per_pair('lat:' + k.name)}" for k in KINDS) + ".")
 
-    w(f"\n#### 2. Throughput at concurrency {cfg['conc']} ({cfg['load_n']} requests per target in "
-      f"{cfg['rounds']} alternating rounds, chat/anthropic 50/50)\n")
-    w("| target | RPS | p50 ms | p99 ms | proxy CPU s / 1000 req | fake provider CPU s / 1000 | "
-      "load client CPU s / 1000 |")
-    w("|---|---:|---:|---:|---:|---:|---:|")
-    for t in targets:
-        rps = t.load_n / t.load_time if t.load_time else float("nan")
-        per = 1000.0 / max(1, t.load_n)
-        cpu = f"{t.load_cpu * per:.2f}" if t.proc else "—"
-        w(f"| {t.name} | {rps:.0f} | {pct(t.load_lat, 50):.2f} | {pct(t.load_lat, 99):.2f} | {cpu} | "
-          f"{t.load_fake_cpu * per:.2f} | {t.load_client_cpu * per:.2f} |")
-    w(f"\n({os.cpu_count()} CPUs are shared by the load client, the fake provider and the proxy: RPS is "
-      "what the whole chain reaches, the CPU columns say where the time went.)")
+        w(f"\n#### 2. Throughput at concurrency {cfg['conc']} ({cfg['load_n']} requests per target in "
+          f"{cfg['rounds']} alternating rounds, chat/anthropic 50/50)\n")
+        w("| target | RPS | p50 ms | p99 ms | proxy CPU s / 1000 req | fake provider CPU s / 1000 | "
+          "load client CPU s / 1000 |")
+        w("|---|---:|---:|---:|---:|---:|---:|")
+        for t in targets:
+            rps = t.load_n / t.load_time if t.load_time else float("nan")
+            per = 1000.0 / max(1, t.load_n)
+            cpu = f"{t.load_cpu * per:.2f}" if t.proc else "—"
+            w(f"| {t.name} | {rps:.0f} | {pct(t.load_lat, 50):.2f} | {pct(t.load_lat, 99):.2f} | {cpu} | "
+              f"{t.load_fake_cpu * per:.2f} | {t.load_client_cpu * per:.2f} |")
+        w(f"\n({os.cpu_count()} CPUs are shared by the load client, the fake provider and the proxy: RPS is "
+          "what the whole chain reaches, the CPU columns say where the time went.)")
 
     w(f"\n#### 3. Streaming at concurrency 1 ({cfg['stream_n']} streams per kind per target{spread}; "
       f"fake provider pauses {cfg['event_delay'] * 1000:g} ms between events, ms)\n")
@@ -720,19 +726,21 @@ def report(targets: list[Target], args: argparse.Namespace, cfg: dict, m: dict, 
         cpu = f"{t.sload_cpu / max(1, t.sload_n) * 1000:.2f}" if t.proc else "—"
         w(f"| {t.name} | {sps(t):.1f} | {cpu} |")
 
-    w(f"\n#### 5. A coding conversation of {conv.tokens:,} tokens ({conv.tool_calls} tool calls, "
-      f"{len(conv.bodies[0]) / 1024:.0f} KB of JSON): first send to a proxy that never saw it, then "
-      f"{len(conv.bodies) - 1} later turns each adding one small exchange ({npairs} process pair(s), ms)\n")
-    w("| target | first send | first send added | later turns p50 | later turns added p50 |")
-    w("|---|---:|---:|---:|---:|")
-    d_first, d_later = pct(d.long_first, 50), pct(d.long_later, 50)
-    for t in targets:
-        f50, l50 = pct(t.long_first, 50), pct(t.long_later, 50)
-        w(f"| {t.name} | {f50:.1f} | {'—' if t is d else f'{f50 - d_first:+.1f}'} | {l50:.1f} | "
-          f"{'—' if t is d else f'{l50 - d_later:+.1f}'} |")
-    w("\n(ctxproxy's prune shortens a request over 100K tokens, so the provider parses less of what "
-      "it forwards than of the direct call: \"added\" is what the client waited for more, not all the "
-      "proxy spent.)")
+    d_first = 0.0
+    if not streams_only:
+        w(f"\n#### 5. A coding conversation of {conv.tokens:,} tokens ({conv.tool_calls} tool calls, "
+          f"{len(conv.bodies[0]) / 1024:.0f} KB of JSON): first send to a proxy that never saw it, then "
+          f"{len(conv.bodies) - 1} later turns each adding one small exchange ({npairs} process pair(s), ms)\n")
+        w("| target | first send | first send added | later turns p50 | later turns added p50 |")
+        w("|---|---:|---:|---:|---:|")
+        d_first, d_later = pct(d.long_first, 50), pct(d.long_later, 50)
+        for t in targets:
+            f50, l50 = pct(t.long_first, 50), pct(t.long_later, 50)
+            w(f"| {t.name} | {f50:.1f} | {'—' if t is d else f'{f50 - d_first:+.1f}'} | {l50:.1f} | "
+              f"{'—' if t is d else f'{l50 - d_later:+.1f}'} |")
+        w("\n(ctxproxy's prune shortens a request over 100K tokens, so the provider parses less of what "
+          "it forwards than of the direct call: \"added\" is what the client waited for more, not all the "
+          "proxy spent.)")
 
     w("\n#### 6. Proxy processes\n")
     w(f"| process | CPU s / 1000 req (c={cfg['conc']} phase) | CPU s / 1000 streams | "
@@ -768,11 +776,14 @@ def report(targets: list[Target], args: argparse.Namespace, cfg: dict, m: dict, 
         for k in KINDS:
             row(t, f"added time to first token p50 (× no-op), {k.name}",
                 fl(added_ttft(t, noop, d, k.name)), "ttft")
+        row(t, f"{STREAM_CHUNKS}-chunk streams/s at c={cfg['conc']} (× no-op)", sps(t) / sps(noop), "streams")
+        if streams_only:
+            continue
         row(t, f"requests/s at c={cfg['conc']} (× no-op)",
             (t.load_n / t.load_time) / (noop.load_n / noop.load_time), "rps")
-        row(t, f"{STREAM_CHUNKS}-chunk streams/s at c={cfg['conc']} (× no-op)", sps(t) / sps(noop), "streams")
         row(t, f"CPU per request at c={cfg['conc']} (× no-op)",
             (t.load_cpu / max(1, t.load_n)) / max(1e-9, noop.load_cpu / max(1, noop.load_n)), "cpu")
+        assert conv is not None
         row(t, f"first send of a {conv.tokens // 1000}K-token conversation, added ms",
             pct(t.long_first, 50) - d_first, "first", fmt="{:.1f}")
         row(t, "peak RSS over the run, MB", t.rss_kb / 1024, "rss", fmt="{:.0f}")
@@ -825,7 +836,8 @@ def _added_ratio(t: Target, noop: Target, direct: Target, kind: str, since: dict
 
 
 async def measure(name: str, start_pair: Callable[[int], Awaitable[tuple[Proc, Proc]]], fake: Proc, cfg: dict,
-                  args: argparse.Namespace, m: dict, started: float, conv: "LongConversation") -> tuple[str, str]:
+                  args: argparse.Namespace, m: dict, started: float, conv: "LongConversation | None"
+                  ) -> tuple[str, str]:
     """Phases 1-3 for direct, noop and one ctxproxy pipeline, alternating; (report, log tail).
 
     The phases run ``cfg["instances"]`` times, each with a fresh noop and a fresh
@@ -867,16 +879,18 @@ async def measure(name: str, start_pair: Callable[[int], Awaitable[tuple[Proc, P
 
                 sys0, ours0, wall0 = system_cpu(), ours_cpu(), time.monotonic()
                 tag = f"pair {inst + 1}/{k}"
-                phase(f"{tag}, 1/5 latency at concurrency 1")
-                await phase_latency(order, -(-cfg["lat_n"] // k), cfg["lat_warm"])
-                phase(f"{tag}, 2/5 throughput at concurrency {cfg['conc']}")
-                await phase_load(order, -(-cfg["load_n"] // k), cfg["rounds"], cfg["conc"], fake.pid)
+                if not args.streams_only:
+                    phase(f"{tag}, 1/5 latency at concurrency 1")
+                    await phase_latency(order, -(-cfg["lat_n"] // k), cfg["lat_warm"])
+                    phase(f"{tag}, 2/5 throughput at concurrency {cfg['conc']}")
+                    await phase_load(order, -(-cfg["load_n"] // k), cfg["rounds"], cfg["conc"], fake.pid)
                 phase(f"{tag}, 3/5 streaming time to first byte / token")
                 await phase_stream(order, -(-cfg["stream_n"] // k), cfg["stream_warm"])
                 phase(f"{tag}, 4/5 {cfg['conc']} concurrent {STREAM_CHUNKS}-chunk streams")
                 await phase_stream_load(order, -(-cfg["sload_n"] // k), cfg["rounds"], cfg["conc"])
-                phase(f"{tag}, 5/5 a {conv.tokens // 1000}K-token conversation, first send and later turns")
-                await phase_long(order, conv, f"bench-long-{inst}")
+                if not args.streams_only:
+                    phase(f"{tag}, 5/5 a {conv.tokens // 1000}K-token conversation, first send and later turns")
+                    await phase_long(order, conv, f"bench-long-{inst}")
                 (busy1, steal1), ours1 = system_cpu(), ours_cpu()
                 wall += time.monotonic() - wall0
                 foreign += max(0.0, (busy1 - sys0[0]) - (ours1 - ours0))
@@ -889,7 +903,8 @@ async def measure(name: str, start_pair: Callable[[int], Awaitable[tuple[Proc, P
                 pair: dict[str, str] = {}
                 for kn in KINDS:
                     since = {t.name: since_lat[t.name][kn.name] for t in targets}
-                    pair[f"lat:{kn.name}"] = _added_ratio(ours, noop, direct, kn.name, since)
+                    pair[f"lat:{kn.name}"] = ("—" if args.streams_only
+                                              else _added_ratio(ours, noop, direct, kn.name, since))
                     pair[f"ttfb:{kn.name}"] = ratio(pct(ours.ttfb[kn.name][since_ttfb[name][kn.name]:], 50),
                                                     pct(noop.ttfb[kn.name][since_ttfb["noop"][kn.name]:], 50))
                 pairs.append(pair)
@@ -942,7 +957,7 @@ async def amain(args: argparse.Namespace) -> None:
     fp_port = free_port()
     fake = Proc("fakeprovider", [sys.executable, __file__, "--serve-provider", str(fp_port),
                                  "--event-delay", str(args.event_delay)], fp_port, tdir / "fakeprovider.log")
-    conv = LongConversation(later=args.long_turns or (4 if quick else 8))
+    conv = None if args.streams_only else LongConversation(later=args.long_turns or (4 if quick else 8))
     proxy_cpus = {cpus[-1]} if pin else None
     bodies: list[str] = []
     ctx_log = ""
@@ -1028,6 +1043,8 @@ def main() -> None:
                          "defaults). Without it: ctxproxy:default only; core=bench/core-only.toml adds "
                          "the core pipeline")
     ap.add_argument("--seed", type=int, default=1, help="seed of the targets' random order (1)")
+    ap.add_argument("--streams-only", action="store_true",
+                    help="only the streaming phases (3: time to first token, 4: concurrent streams)")
     args = ap.parse_args()
     if args.serve_provider:
         provider_main(args.serve_provider, args.event_delay)
