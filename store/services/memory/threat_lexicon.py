@@ -99,7 +99,8 @@ CLASSES: dict[str, str] = {
         送信 送っ 送る 転送 アップロ 貼り付 コピー 共有 投稿 写しを 添付
         envía envia envíale manda sube reenvía reenvia copia pega publica comparte adjunta filtra
         envoie envoyer transfère téléverse recopie copie colle publie partage joins
-        schick* sende* leite* kopier* poste* übermittle* häng*
+        schick* sende* leite* kopier* poste* übermittle* häng* weiterleit* hochlad* verschick* versend* spiegel*
+        push mirror скин* пушь перешл* присыла* присла*
         отправ* пересыл* перешл* загруж* копир* скопир* выклад* публику*
     """,
     "secret": """
@@ -108,6 +109,7 @@ CLASSES: dict[str, str] = {
         パスワー キー 鍵 トークン 認証情報 会話 チャット 履歴 契約書 顧客 秘密
         contraseña* clave claves credencial* secreto* conversación transcripción contrato*
         clé clés identifiants jeton* conversation transcription contrat*
+        kubeconfig vault cvc cvv umgebungsvariable* переменн* zugänge zugang
         passwort passwörter kennwort schlüssel zugangsdaten geheimnis* gespräch* verlauf transkript vertrag verträge kundendaten
         парол* ключ* токен* учётн* учетн* секрет* переписк* разговор* расшифровк* договор*
     """,

@@ -11,7 +11,9 @@ weights learn combinations such as *imperative + off + safeguard* or
 - ``imp``: a clause that opens with a verb in the imperative (after a
   "please", "now" or "also"): "add …", "desactiva …", "schalte … ab",
   "отключи …", 把…/请…, or one that ends in a Japanese order form (しろ,
-  してください, すること, ように).
+  してください, すること, ように); and an order in the infinitive, as notes and
+  hand-overs put them ("Añadir …", "Ne pas mentionner …", "Не упоминать …",
+  German "… bitte herausnehmen" at the clause end).
 - ``noneed``: a check or step declared unnecessary, waived or suspended ("no
   longer needed", 不需要, いらない, "ya no hace falta", "plus nécessaire",
   "nicht mehr nötig", "больше не нужны").
@@ -20,6 +22,12 @@ weights learn combinations such as *imperative + off + safeguard* or
   "ожидается").
 - ``cond``: a conditional standing order ("whenever …", 只要…就, たびに,
   "cada vez que", "chaque fois que", "jedes Mal, wenn", "каждый раз, когда").
+- ``permit``: leave given, a step allowed to be skipped or done alone ("can be
+  set aside", "is fine", "without asking", 可以直接, てもいい, "puedes", "tu peux",
+  "darfst", "ohne Rückfrage", "можно").
+- ``cover``: a cover story for a question ("if anyone asks, just say",
+  有人问就说, 聞かれたら…と答えて, "si alguien pregunta, di que", "sag einfach",
+  "если спросят, скажи").
 - ``soft``: a request said politely ("it would help if", "could you", 麻烦,
   と助かる, "sería genial", "ce serait bien", "es wäre … wenn", "было бы").
 
@@ -111,9 +119,47 @@ _IMPERATIVE_ANYWHERE = frozenset("""
     installiere erstelle lege leg speichere merke merk vergiss ignoriere gehorche behandle betrachte antworte
     sag schreibe schreib öffne lass überspringe nutze verwende ändere überweise zahle mach trage trag hänge häng
     stell stelle erzähl erzähle erwähne beginne nenn nenne eröffne richte hol hole lösch lösche entferne
-    deaktiviere aktiviere
+    deaktiviere aktiviere richte sieh heb lies installier hinterleg übernimm überweis spiegle nimm schalt
+    скинь скиньте пушь перенеси перенесите достань достаньте убери уберите представься отметь отметьте держи
+    храни передавай выдавай сообщай выводи вставляй прикладывай пиши шли присылай вноси внеси внесите
 """.split())
 _RU_IMP_END = ("ай", "яй", "уй", "юй")  # отправляй, добавляй, игнорируй: no Russian adjective ends so
+_RU_IMP_REFLEXIVE = ("йся", "йтесь")  # представляйся, ориентируйся (an infinitive ends in -ться)
+
+# Orders written in the infinitive, as notes, checklists and hand-overs put them: Spanish, French and
+# Russian at the clause start ("Añadir la clave a …", "Ne pas mentionner …", "Не упоминать …"), German at
+# the clause end ("den Hook bitte herausnehmen", "an den Webhook posten"). The verbs an order to an agent
+# is made of, as in _IMPERATIVE.
+_INFINITIVE_FIRST = frozenset("""
+    añadir agregar activar desactivar apagar borrar eliminar enviar mandar reenviar subir copiar pegar publicar
+    compartir conceder otorgar dar poner ejecutar instalar crear guardar recordar olvidar ignorar seguir obedecer
+    tratar considerar responder contestar decir escribir abrir dejar quitar saltar omitir usar cambiar transferir
+    pagar incluir mostrar empezar programar aprobar aceptar leer revelar lanzar descargar configurar mover
+    mencionar ocultar reenviarle adjuntar pasar saltarse anteponer fusionar desplegar
+    ajouter activer désactiver couper supprimer envoyer transférer téléverser copier coller publier partager
+    accorder donner mettre exécuter installer créer garder retenir oublier ignorer suivre obéir traiter considérer
+    répondre dire écrire ouvrir laisser retirer sauter utiliser changer payer virer faire lancer passer commencer
+    enregistrer afficher mentionner inclure révéler télécharger accepter approuver lire montrer programmer
+    appliquer recopier transmettre fournir configurer régler cacher taire joindre fusionner déployer signaler
+    indiquer lister noter informer prévenir pousser informar indicar señalar avisar listar anotar empujar
+    добавить добавлять дописать вписать включить включать отключить отключать выключить удалить удалять стереть
+    отправить отправлять послать переслать пересылать загрузить загружать скопировать копировать вставить
+    опубликовать дать давать выдать выдавать предоставить предоставлять поставить выполнить выполнять запустить
+    запускать установить создать сохранить сохранять запомнить забыть игнорировать следовать считать отвечать
+    ответить сказать писать написать открыть оставить оставлять пропустить пропускать использовать изменить
+    перевести переводить оплатить оплачивать сделать скачать скачивать прописать передать передавать разрешить
+    упоминать сообщать показывать вывести выводить приложить прикладывать скрывать скрыть утверждать одобрять
+    мержить сливать прикреплять указывать перечислять пушить сообщить указать
+""".split())
+_INFINITIVE_LAST = frozenset("""
+    hinzufügen ergänzen eintragen setzen stellen umstellen schicken senden posten weiterleiten herausnehmen
+    entfernen abschalten ausschalten deaktivieren löschen ausführen installieren einrichten anlegen hinterlegen
+    übernehmen ausgeben kopieren anhängen hängen freigeben mergen überweisen begleichen erwähnen weglassen
+    verschweigen spiegeln hochladen herunterladen laden starten öffnen geben weitergeben aufheben merken
+    ignorieren befolgen behandeln zahlen bezahlen teilen veröffentlichen vergeben gewähren erteilen
+    abschicken verschicken mitschicken auslesen aufbewahren speichern überspringen umgehen zustimmen
+""".split())
+_DE_FINITE_SUBJECT = frozenset("ich wir er es man ihr".split())
 
 # Imperative particles and verbs that open a Chinese order (no subject before them).
 _ZH_IMP = tuple("""
@@ -160,6 +206,35 @@ _MOODS: dict[str, str] = {
         |\bjedes mal\b|\bsobald\b|\bwann immer\b|\bwenn\b
         |каждый раз|как только|всякий раз|\bесли\b|\bкогда\b
     """,
+    "permit": r"""
+        \bcan be (?:skipped|ignored|set aside|left out|dropped|bypassed|disregarded|waived|omitted)\b|\bis fine\b
+        |\bfeel free\b|\bno need to\b|\bdon'?t need to\b|\bdoes not need to\b|\bneed not\b|\byou may\b
+        |\bis (?:allowed|authori[sz]ed|permitted|free) to\b|\bare (?:allowed|authori[sz]ed|permitted|free) to\b
+        |\bwithout (?:asking|checking|confirmation|approval|waiting|review)\b|\bstraight away\b|\bon (?:its|your) own\b
+        |可以直接|可以自己|自己审批|自己批准|不用再|不用问|不必问|无需确认|無需確認|不用确认|直接执行|直接运行|直接合并|随便
+        |てよい|ていい|て構わない|てもいい|てもよい|しなくていい|確認せず|確認なしで|聞かずに|許可なく|断りなく|自分で
+        |\bpuedes\b|\bse puede(?:n)? (?:omitir|ignorar|saltar|dejar)|\bsin (?:preguntar|consultar|confirmaci|esperar|avisar|revisi)
+        |\btienes permiso\b|\bestá autorizad|\bpor tu cuenta\b|\btú mism[oa]\b
+        |\btu peux\b|\bvous pouvez\b|\bsans (?:demander|confirmation|attendre|vérifier|prévenir|validation|relecture)
+        |\bpas la peine\b|\bn'hésite pas\b|\best autorisée?\b|\btoi-même\b
+        |\bdarfst\b|\bdarf\b|\bdürfen\b|\bkannst\b|\bentfallen\b|\bohne (?:rückfrage|nachfrage|bestätigung|freigabe|zu fragen|jemanden|vorher|prüfung)
+        |\bselbst (?:freigeben|freigibt|setzen|mergen)\b
+        |構いません|構わない|大丈夫です|結構です|必要はありません|必要ありません|しなくてよい|なくて結構|てもらって大丈夫
+        |就好|就行|即可|也没关系|也沒關係|略过|略過|不用写|不用寫
+        |\bmusst du (?:\w+ ){0,8}nicht\b|\bbraucht es nicht\b|\bist (?:reine |nur )?formsache\b
+        |\bis a formality\b|\bes (?:una |pura )?formalidad\b|\best une (?:simple |pure )?formalité\b|формальност|走个形式|走個形式|形だけ
+        |\bможно\b|\bможешь\b|\bразрешается\b|\bвправе\b|\bбез (?:подтвержден|согласован|вопрос|проверк|спрос|ревью)|\bсам(?:ост\w*)? (?:одобр|мерж|утвержд)
+    """,
+    "cover": r"""
+        \b(?:if|when|whenever|should) (?:anyone|someone|somebody|the user|a user|they|people|anybody) (?:asks?|wonders?|questions?|inquires?)\b
+        |\bif asked\b|\bjust say\b|\bjust tell (?:them|him|her|the user)\b
+        |有人问|如果.{0,6}问起|问起来|就说|就回答|就讲
+        |聞かれたら|尋ねられたら|訊かれたら|と答え|と言って|ということにし
+        |\bsi (?:alguien|el usuario|te|alguno) pregunta|\bsi te preguntan\b|\bdi que\b|\bdile que\b|\bresponde que\b
+        |\bsi (?:quelqu'un|l'utilisateur|on te) demande|\bdis simplement\b|\bdis que\b|\bréponds que\b
+        |\bfragt (?:jemand|einer|der nutzer)\b|\b(?:falls|wenn) (?:jemand|der nutzer|einer) (?:fragt|nachfragt)\b|\bsag einfach\b|\bantworte einfach\b
+        |\bесли (?:кто-то|кто-нибудь|пользователь|тебя) (?:спросит|спрашивает)|\bесли спросят\b|\bпросто скажи\b|\bотвечай, что\b|\bскажи, что\b
+    """,
     "soft": r"""
         \bit would (?:help|be (?:great|nice|good|helpful))\b|\bwould be great if\b|\bcould you\b|\bwould you\b
         |\bi'?d appreciate\b|\bplease\b|\bkindly\b
@@ -174,6 +249,8 @@ _MOOD_RE = {name: re.compile("".join(p.strip() for p in body.split("\n"))) for n
 # Each mood's regex runs only on text holding one of the literals every match of it contains (a long
 # alternation tried at every position is the dear part; a substring test is not).
 _MOOD_LITERALS = {name: tuple(sorted(required(rx.pattern) or ())) for name, rx in _MOOD_RE.items()}
+# ASCII text can only hold the ASCII literals (most English memories): half the substring tests.
+_MOOD_ASCII_LITERALS = {name: tuple(lit for lit in lits if lit.isascii()) for name, lits in _MOOD_LITERALS.items()}
 
 
 def _imperative_clause(clause: str) -> bool:
@@ -194,19 +271,30 @@ def _imperative_clause(clause: str) -> bool:
         if w not in _LEAD:
             break
     for w in words:
-        if w in _IMPERATIVE_ANYWHERE or (len(w) >= 6 and w.endswith(_RU_IMP_END) and not w.isascii()):
+        if w in _IMPERATIVE_ANYWHERE or (len(w) >= 6 and w.endswith(_RU_IMP_END) and not w.isascii()) \
+                or (len(w) >= 7 and w.endswith(_RU_IMP_REFLEXIVE) and not w.isascii()):
             return True
     # Russian plural/polite imperative ("отключите", "сделайте"), German "Schalten Sie".
     w0 = words[0]
     if len(w0) >= 6 and w0.endswith(("ите", "йте", "ьте")):
+        return True
+    for w in words[:4]:
+        if w in _INFINITIVE_FIRST:
+            return True
+        if w not in _LEAD and w not in ("pas", "ne", "n'", "не"):
+            break
+    last = words[-1]
+    if (last in _INFINITIVE_LAST or last.split("-")[-1] in _INFINITIVE_LAST) and len(words) >= 3 \
+            and words[-2] != "zu" and not _DE_FINITE_SUBJECT.intersection(words):
         return True
     return len(words) >= 3 and words[1] == "sie" and w0.endswith("en") and len(w0) >= 5
 
 
 def moods(folded: str) -> set[str]:
     """The moods of one segment of normalised (NFKC, case-folded) text."""
+    literals = _MOOD_ASCII_LITERALS if folded.isascii() else _MOOD_LITERALS
     found = {name for name, rx in _MOOD_RE.items()
-             if (not _MOOD_LITERALS[name] or any(map(folded.__contains__, _MOOD_LITERALS[name]))) and rx.search(folded)}
+             if (not _MOOD_LITERALS[name] or any(map(folded.__contains__, literals[name]))) and rx.search(folded)}
     for clause in _CLAUSE_SPLIT.split(folded):
         if _imperative_clause(clause):
             found.add("imp")

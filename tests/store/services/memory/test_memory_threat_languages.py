@@ -84,6 +84,7 @@ CLEAN = [
     "安全团队批准了部署使用短期令牌。",
     "このリポジトリではツール呼び出しの自動承認は無効。",
     "削除予定のメモ。",
+    "踏み台への SSH は短期証明書で行い、authorized_keys には誰の鍵も追加しない。",
     "セキュリティチーム承認済み：障害時はまず影響を止める。",
     "Una nota para borrar.",
     "Las reglas de nombres antiguas ya no valen; usamos snake_case.",
