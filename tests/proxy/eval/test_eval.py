@@ -73,6 +73,8 @@ def test_the_default_configuration_gets_the_context_right_and_no_proxy_does_not(
     assert halves["dev"]["turns"] > 30 and halves["held-out"]["turns"] > 20 and halves["dev (fresh)"]["turns"] >= 30
     assert halves["dev"]["turn_hit_rate"] >= 0.85 and halves["held-out"]["turn_hit_rate"] >= 0.75
     assert halves["dev"]["false_injection_rate"] <= 0.05 and halves["held-out"]["false_injection_rate"] <= 0.05
+    # the fresh half read 0.72 / 0.29 when a name the tokenizer splits counted as several coincidences
+    assert halves["dev (fresh)"]["turn_hit_rate"] >= 0.76 and halves["dev (fresh)"]["false_injection_rate"] <= 0.25
     assert turns["direct"]["turn_hit_rate"] == 0.0
     assert set(turns["details"]["by_shape"]) >= {"claude-tool", "codex-tool", "claude-after-compact",
                                                 "claude (nothing)"}
