@@ -454,7 +454,7 @@ class _EventRelay:
     error event if cut)."""
 
     __slots__ = ("turn", "pipeline", "state", "adapter", "terminated", "hooks", "sent", "decoder", "coalesce",
-                 "by_bytes")
+                 "by_bytes", "frame")
 
     def __init__(self, turn: Turn, pipeline: Pipeline, adapter: Any, coalesce: bool = True):
         self.turn = turn
@@ -470,6 +470,7 @@ class _EventRelay:
         # The deltas after a run's first are recognised by their bytes (``text_runs``), not
         # parsed; not for an API whose events are numbered (no two have the same bytes).
         self.by_bytes = self.coalesce and adapter.counted_marker is None
+        self.frame: Frame | None = None  # the last run's frame: the next read's runs mostly have it too
         self.sent = b""
         self.decoder = SSEDecoder()
 
@@ -509,7 +510,9 @@ class _EventRelay:
             if pending is not None and self.by_bytes:
                 if bytes_of is False:
                     holder, key = pending_run[1], pending_run[2]
-                    bytes_of = frame(pending.raw, key, holder[key], self._run_text)
+                    bytes_of = self.frame
+                    if bytes_of is None or bytes_of.text(pending.raw) != holder[key]:
+                        bytes_of = self.frame = frame(pending.raw, key, holder[key], self._run_text)
                 if bytes_of is not None:
                     text = bytes_of.text(raw.raw)
                     if text is not None:  # the same delta's shape around another string: no parse

@@ -76,3 +76,7 @@ def test_a_read_of_deltas_joined_by_bytes_is_the_same_stream():
     got = [json.loads(e.data) for e in SSEDecoder().decode(out)]
     assert [g["choices"][0]["delta"]["content"] for g in got] == ["Hello, world", "!"]
     assert [g["created"] for g in got] == [1, 2]
+    # the next read: the frame kept from the last run serves a run of the same shape
+    raw = chat_event("Bye", created=2) + chat_event(' "now"', created=2) + chat_event("?", created=3)
+    got = [json.loads(e.data) for e in SSEDecoder().decode(relay.feed(SSEDecoder().decode(raw)))]
+    assert [(g["created"], g["choices"][0]["delta"]["content"]) for g in got] == [(2, 'Bye "now"'), (3, "?")]
