@@ -12,7 +12,9 @@ are in the session's frozen memory snapshot (``memory_snapshot``).
   into user messages — system reminders, rule files, command records,
   compaction summaries, our own injected evidence — left out), and when the
   newest item is a tool result, the task's goal too (the conversation's
-  first own words); ``query.parse`` keeps a long message's salient terms. A
+  first own words); latest words that refer back ("sign off on this") with
+  what they refer to (the words before them, or the compaction summary the
+  conversation continues from); ``query.parse`` keeps a long message's salient terms. A
   turn whose latest own words are the ones already recalled for (a tool
   round trip, a retry) reuses that result — the same bytes, so the prompt
   cache holds.

@@ -22,6 +22,11 @@ adds (``agent_text``). The query keeps what can tell one memory from another:
   than ``FOCUS_MIN`` specific words ("how do I fix it?", "who do I add as
   reviewer?" lean on the rest): then all of it is the focus.
 
+One word the tokenizer gives several terms (an identifier and its parts, an
+acronym's plural) is one word to the floor (``units_of``). Latest words that
+refer back ("who signs off on this?") are read with what they refer to
+(``parse``'s ``context``), a memory still needing a word of their own.
+
 Long messages: only ``max_chars`` characters are read (their start and their
 end, where a request and its question usually are), and when more than
 ``MAX_TERMS`` terms remain, ``select`` keeps the most salient ones — prior
@@ -164,12 +169,14 @@ _JOINED = re.compile(r"\b[A-Za-z]+(?:-[A-Za-z]+)+\b")  # memory_terms' hyphenate
 
 
 def units_of(text: str, substrings: tuple[str, ...] = ()) -> dict[str, str]:
-    """Which query keys are one word of the message: an identifier or a hyphenated word gives its
-    whole and its parts (``ClickHouse`` → ``clickhous click hous``, ``ad-stitcher`` → ``adstitcher
-    ad stitcher``, ``iOS`` → ``ios os``), and a substring looked up for it (``\x00clickhouse``) is
-    that word again. A memory naming that word holds them all: one observation, not three — the
-    floor counts it once (``rank.match``). A part the message also writes as a word of its own
-    stays its own. Only keys of such words are mapped (to the word's first term)."""
+    """Which query keys are one word of the message: an identifier gives its whole and its parts
+    (``ClickHouse`` → ``clickhous click hous``, ``iOS`` → ``ios os``, ``listening_sessions``), a
+    substring looked up for it (``\x00clickhouse``) is that word again, an acronym's plural is the
+    acronym (``gpus gpu``), and a hyphenated word's joined spelling is its last word again
+    (``ad-stitcher``: ``adstitcher`` with ``stitcher``; ``ad`` stays a word). A memory naming that
+    word holds them all: one observation, not three — the floor counts it once (``rank.match``). A
+    part the message also writes as a word of its own stays its own. Only keys of such words are
+    mapped (to one of them)."""
     spans = [(m.start(), m.end(), m.group()) for m in _JOINED.finditer(text)]
     inside = [(a, b) for a, b, _ in spans]
     alone: set[str] = set()
