@@ -373,6 +373,9 @@ class Redactor:
         self._pending.warm()
         if self._secret_index is not None:
             self._secret_index.warm()
+        for alt, _ in self._head_alts:  # the tables of the indexes made when a rule's heads come
+            _begins_after(alt)
+            _goes_on_with(alt)
 
     @property
     def cold(self) -> int:
