@@ -298,8 +298,10 @@ class EffectsFilter(Filter):
                     segments, es = self._ledger(r, sess, turn, view, st, cap, tools, results, lazy)
                     try:
                         self._keep(r, turn, tenant, session, es, sess)
-                        if not segments and len(st.effects) == mark and not st.compacted:
-                            # Decided with nothing to write or offer: the same request again decides the same
+                        if not segments and len(st.effects) == mark and not st.compacted and \
+                                not (es.get("threads") or {}).get(cap.thread, {}).get("c"):
+                            # Decided with nothing to write or offer, on a thread never compacted (whose
+                            # summary would read the task's records): the same request again decides the same
                             self.repeats.keep(turn, (es, cap.thread, cap.scope))
                     except WriteNeeded:
                         # The ledger needs no write, only the session's ledger state (a thread first
