@@ -213,7 +213,7 @@ async def test_event_ending_on_a_lone_cr_reaches_the_client_before_the_next_chun
                           json={"model": "m", "stream": True, "messages": [{"role": "user", "content": "hi"}]}) as r:
             got = b""
             while b"assistant" not in got:  # the upstream holds the rest until the client has this
-                got += await asyncio.wait_for(r.content.readany(), 5)
+                got += await asyncio.wait_for(r.content.readany(), 20)
             gate.set()
             got += await r.content.read()
     assert got.endswith(b"data: [DONE]\r\r")

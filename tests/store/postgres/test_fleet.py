@@ -23,7 +23,7 @@ def store_toml(dsn: str, extra: str = "") -> str:
     return f'[store]\nbackend = "postgres"\ndsn = "{dsn}"\n' + extra
 
 
-async def wait_for(cond, what: str, timeout: float = 10.0) -> None:
+async def wait_for(cond, what: str, timeout: float = 30.0) -> None:
     """Poll a condition (a notification crossing replicas), bounded."""
     for _ in range(int(timeout / 0.02)):
         if cond():
