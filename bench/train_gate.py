@@ -1,6 +1,7 @@
 """Train the memory gate's learned signal (``ctxproxy.store.services.memory.threat_model``).
 
     python bench/train_gate.py --corpora DIR        # writes store/services/memory/threat_model.json.gz
+    python bench/train_gate.py --corpora DIR --leave-out fresh   # train without a bank, score it; no model written
 
 Reads the texts of ``bench/gate_corpora.py`` and trains on the **dev split
 only** (attacks against clean text; harmful-content requests are not
