@@ -4,9 +4,10 @@
 
 In this process, no sockets. Texts fed to ``StreamRedactor`` in pieces as a
 model streams them, through the default profile: prose in word tokens
-(`` thing``, ``,``); 200 KB of ``secretcorpus.realistic_megabyte`` (code, logs,
-JSON, 40 secrets) in word tokens, in pieces of 2–8 characters and of 60 (what
-the relay makes of five 12-character deltas that came in one read). For each:
+(`` thing``, ``,``) and in pieces of 60 characters; 200 KB of
+``secretcorpus.realistic_megabyte`` (code, logs, JSON, 40 secrets) in word
+tokens, in pieces of 2–8 characters and of 60 (what the relay makes of five
+12-character deltas that came in one read). For each:
 how many pieces go out whole with themselves, how many are held (some of
 their text waits for a later piece), how many release nothing; how many
 pieces late a character goes out (mean: the lag in token intervals); at which
@@ -64,7 +65,9 @@ def pieces() -> dict[str, list[str]]:
         code.append(text[i:i + n])
         i += n
     joined = [text[i:i + 60] for i in range(0, len(text), 60)]  # five 12-character deltas a read, as the relay joins them
-    return {"prose, word tokens": word_tokens(PROSE), "code/logs 200 KB, word tokens": word_tokens(text),
+    return {"prose, word tokens": word_tokens(PROSE),
+            "prose, 60 chars": [PROSE[i:i + 60] for i in range(0, len(PROSE), 60)],
+            "code/logs 200 KB, word tokens": word_tokens(text),
             "code/logs 200 KB, 2-8 chars": code, "code/logs 200 KB, 60 chars": joined}
 
 
