@@ -96,6 +96,7 @@ class RankConfig:
     answer_weight: float = 1.1  # a recalled event that asks: its next event gets this share of its score (0: off)
     chance_min: float = 0.6  # how far (deviations) a match must lie above the best chance gives (-inf: off)
     relative_chance: float = 0.7  # a message saying more than it asks: share of the best ``chance`` the others need
+    generic_weight: float = 0.5  # weight in ``match`` and ``chance`` of a common word (``GENERIC``, stop words; 1: off)
 
     def validate(self, path: str) -> None:
         from ctxproxy.config import ConfigError
@@ -111,7 +112,8 @@ class RankConfig:
                   ("min_terms", self.min_terms >= 0), ("side_weight", 0 <= self.side_weight <= 1),
                   ("time_weight", self.time_weight >= 0), ("question_weight", 0 <= self.question_weight <= 1),
                   ("answer_weight", self.answer_weight >= 0), ("chance_min", self.chance_min == self.chance_min),
-                  ("relative_chance", 0 <= self.relative_chance <= 1))
+                  ("relative_chance", 0 <= self.relative_chance <= 1),
+                  ("generic_weight", 0 <= self.generic_weight <= 1))
         for key, ok in checks:
             if not ok:
                 raise ConfigError(f"{path}.{key}: out of range ({getattr(self, key)!r})")
@@ -294,7 +296,11 @@ def match(scored: Sequence[Scored], weights: Mapping[str, float], substrings: Se
     # (The query's weights order the candidates; whether one is relevant does not depend on them.)
     side = cfg.side_weight
     focus = focus if side < 1 else frozenset()  # 1: side remarks count like the rest (the rule off)
-    q = {t: _idf(n, df.get(t, 0)) * (1.0 if not focus or t in focus else side) for t in weights}
+    # A word of common English (``use``, ``first``, ``keep``) held by one of a few memories reads as rare as
+    # a name; at full weight each adds to what chance gives any memory as much as a subject word does.
+    gw = cfg.generic_weight
+    q = {t: _idf(n, df.get(t, 0)) * (1.0 if not focus or t in focus else side) * (1.0 if specific_term(t) else gw)
+         for t in weights}
     subs = {sub.lower(): _idf(n, df.get("\x00" + sub.lower(), 0)) for sub in substrings}
     q_mass = sum(q.values()) + sum(subs.values())
     if q_mass <= 0:
