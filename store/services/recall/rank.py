@@ -33,7 +33,8 @@ Per candidate, in order (each part is reported in the manifest):
   query lies above what a memory drawn at random from the visible ones
   would share (each term held with the chance df/n: a mean and a
   deviation), in deviations, less ``sqrt(2 ln n)`` (about where the best
-  of n random memories lies; n at least ``CHANCE_DOCS``). A candidate is
+  of n random memories lies; n at least ``CHANCE_DOCS``); a common word
+  (``GENERIC``) weighs ``generic_weight`` in it and in ``match``. A candidate is
   offered only when its ``chance`` reaches ``chance_min`` (or it holds every
   specific query word any visible memory holds: ``covers``), its ``match`` reaches
   ``min_score`` (0: off), and it holds a strong salient word (a name, an
