@@ -58,7 +58,7 @@ from ctxproxy.store.sqlite_index import Viewer
 from .base import Filter, Turn
 from .report import ManifestField
 from .compaction import item_texts
-from ctxproxy.store.services.digest import text_sha256
+from ctxproxy.store.services.digest import memo_key, text_sha256
 from .segments import SENSITIVITY_ORDER, Segment, offer
 from .view import TEXT
 from ctxproxy.store.services.recall.agent_text import own_words, summary_words
@@ -70,6 +70,7 @@ log = logging.getLogger("ctxproxy.filters.recall")
 
 REUSE_BYTES = 2 << 20  # the last recall result kept per caller, for a turn that asks the same
 TREES_BYTES = 1 << 20  # each live session's tree, kept between its turns
+INDEXED_BYTES = 256 << 10  # each live session's last indexed text per role (a digest), not indexed again
 TREE_SECONDS = 2.0  # a kept tree is read again after this long (another process may record a sub-session)
 
 Sensitivity = Literal["public", "internal", "confidential"]
@@ -183,6 +184,8 @@ class RecallFilter(Filter):
         # per caller (see on_request)
         self._last = ByteLRU(REUSE_BYTES, "recall reuse", max_entries=max(1, self.config.reuse_sessions))
         self._trees = ByteLRU(TREES_BYTES, "recall session trees")  # per live session (see _tree)
+        # per session and role, the last text queued for the session index (its memo key)
+        self._indexed = ByteLRU(INDEXED_BYTES, "session index: last texts")
         self._epoch = 0  # sub-sessions this process recorded: a tree kept from before may lack one
         self._lock = threading.Lock()
         self._to_index: list[TurnTexts] = []  # session-index rows the writer has not taken yet
@@ -365,6 +368,10 @@ class RecallFilter(Filter):
         answer = "\n".join("".join(parts) for parts in state.assistant.values())
         if answer.strip():
             texts.append(("assistant", answer))
+        # A text the session's last indexed turn had under the same role (the same answer to a
+        # request sent again) is in the index already: not written again.
+        marks = [((ident.tenant, ident.session, role), memo_key(text)) for role, text in texts]
+        texts = [t for t, (k, d) in zip(texts, marks) if self._indexed.get(k) != d]
         if not texts:
             return
         rs = recall_services(self.services)
@@ -372,6 +379,8 @@ class RecallFilter(Filter):
             return
         self._index(turn, rs.sessions, TurnTexts(ident.tenant, ident.session, turn.turn_id, tuple(texts), ident.user,
                                                  ident.project, self.viewer_purpose(turn), time.time()))
+        for k, d in marks:
+            self._indexed.put(k, d)
 
     def _index(self, turn: Turn, sessions: Any, row: TurnTexts) -> None:
         """Queue a turn's texts for the session index: the writer adds every turn

@@ -185,3 +185,21 @@ async def test_an_answer_filed_again_the_same_way_is_saved_once(tmp_path, monkey
         got = await send(drive, json.dumps(follow).encode())
         assert got.turn.identity.source == "continuity"
         assert got.turn.identity.session == turns[0].turn.identity.session
+
+
+async def test_the_same_answer_again_is_indexed_once(tmp_path):
+    from ctxproxy.store.services.recall.services import recall_services
+
+    reply = "Done: the default stays at 30 seconds and a test covers it."
+    async with EngineDriver(config(tmp_path)) as drive:
+        turns = []
+        for _ in range(3):
+            drive.script(Reply.text(reply))
+            turns.append(await send(drive, history()))
+        drive.script(Reply.text("Now the loader prefers the environment variable."))
+        turns.append(await send(drive, history()))
+        drive.services["writer"].flush()
+        ident = turns[0].turn.identity
+        rows = recall_services(drive.services).sessions.session_turns(ident.tenant, ident.session)
+        said = [text for _, role, text, _ in rows if role == "assistant"]
+        assert said == [reply, "Now the loader prefers the environment variable."]
