@@ -71,7 +71,8 @@ def test_the_default_configuration_gets_the_context_right_and_no_proxy_does_not(
     halves = turns["details"]["by_split"]
     assert set(halves) == {"dev", "held-out", "dev (fresh)"} and default_report["sealed"] is False
     assert halves["dev"]["turns"] > 30 and halves["held-out"]["turns"] > 20 and halves["dev (fresh)"]["turns"] >= 30
-    assert halves["dev"]["turn_hit_rate"] >= 0.85 and halves["held-out"]["turn_hit_rate"] >= 0.75
+    # dev read 0.893 while a request's common words (use, first) raised the chance floor (generic_weight)
+    assert halves["dev"]["turn_hit_rate"] >= 0.9 and halves["held-out"]["turn_hit_rate"] >= 0.75
     assert halves["dev"]["false_injection_rate"] <= 0.05 and halves["held-out"]["false_injection_rate"] <= 0.05
     # the fresh half read 0.72 / 0.29 when a name the tokenizer splits counted as several coincidences
     assert halves["dev (fresh)"]["turn_hit_rate"] >= 0.76 and halves["dev (fresh)"]["false_injection_rate"] <= 0.25
