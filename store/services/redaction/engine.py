@@ -624,8 +624,8 @@ class _JoinedTable(_Search):
         if self._masks is None:
             k = self._shift
             one, two = self._first.masks(), self._second.masks()
-            self._masks = tuple([[a | (b << k) for a, b in zip(ra, rb)] for ra, rb in zip(x, y)]
-                                for x, y in zip(one, two))  # type: ignore[assignment]
+            self._masks = _shared(tuple([[a | (b << k) for a, b in zip(ra, rb)] for ra, rb in zip(x, y)]
+                                        for x, y in zip(one, two)))  # type: ignore[assignment]
         return self._masks  # type: ignore[return-value]
 
     def warm(self) -> None:
@@ -720,19 +720,20 @@ class _FirstCharTable(_Search):
                 if b is not None and c in b:
                     allowed = b[c]
                     for prev in range(128):
-                        if prev not in allowed:
+                        if not allowed >> prev & 1:
                             before[prev][c] &= ~bit
                 if a is not None and c in a:
                     allowed = a[c]
                     row = after[c]
                     for nxt in range(128):
-                        if nxt not in allowed:
+                        if not allowed >> nxt & 1:
                             row[nxt] &= ~bit
         sp = self._spaced_mask
         spaced_before = [[m & sp for m in row] for row in before]
+        masks = _shared((before, spaced_before, after))
         with self._lock:
             if self._masks is None:
-                self._masks = (before, spaced_before, after)
+                self._masks = masks
         return self._masks  # type: ignore[return-value]
 
     def _members_of(self, i: int) -> list[int]:
@@ -750,10 +751,25 @@ class _FirstCharTable(_Search):
     def cold(self) -> int:
         return self._table.count(False) + self._spaced.count(False) + (self._masks is None)
 
+def _shared(tables: tuple) -> tuple:
+    """The mask tables with equal rows one list and equal masks one int (most rows
+    are alike: a table is ~50K cells)."""
+    ints: dict[int, int] = {}
+    rows: dict[tuple[int, ...], list[int]] = {}
+    out = []
+    for table in tables:
+        shared = []
+        for row in table:
+            row = [ints.setdefault(m, m) for m in row]
+            shared.append(rows.setdefault(tuple(row), row))
+        out.append(shared)
+    return tuple(out)
+
+
 @functools.lru_cache(maxsize=4096)
-def _begins_after(alt: str) -> dict[int, frozenset[int]] | None:
+def _begins_after(alt: str) -> dict[int, int] | None:
     """For each ASCII character ``alt`` may begin with, the ASCII characters that may
-    come before it there (None: any, whatever the character). Read by trying the
+    come before it there, as bits (None: any, whatever the character). Read by trying the
     two characters; a lookbehind that looks further back than one character
     stands for what it says of the last one (``(?<=\\\\[nr])`` for ``(?<=[nr])``),
     or is set aside (they only restrict; what stays — ``\\b``, ``^``,
@@ -765,29 +781,28 @@ def _begins_after(alt: str) -> dict[int, frozenset[int]] | None:
     if narrow is None:
         return None
     rx = re.compile(narrow + r"\Z", re.ASCII)
-    out: dict[int, frozenset[int]] = {}
+    out: dict[int, int] = {}
     for c in _first_chars(alt):
         if c < 128:
             ch = chr(c)
-            out[c] = frozenset(p for p in range(128) if rx.match(chr(p) + ch, 1))
+            out[c] = sum(1 << p for p in range(128) if rx.match(chr(p) + ch, 1))
     return out
 
 
 @functools.lru_cache(maxsize=4096)
-def _goes_on_with(alt: str) -> dict[int, frozenset[int]] | None:
+def _goes_on_with(alt: str) -> dict[int, int] | None:
     """For each ASCII character ``alt`` may begin with, the ASCII characters that may
-    follow it in a match in progress (tried as ``_first_chars`` tries the first: at
+    follow it in a match in progress, as bits (tried as ``_first_chars`` tries the first: at
     the start of the text and after a word character, lookbehinds set aside)."""
     one = _loose(alt, False)
     after = _loose(alt, True)
     if one is None or after is None:
         return None
-    out: dict[int, frozenset[int]] = {}
+    out: dict[int, int] = {}
     for c in _first_chars(alt):
         if c < 128:
             ch = chr(c)
-            out[c] = frozenset(x for x in range(128)
-                               if one.match(ch + chr(x)) or after.match("a" + ch + chr(x), 1))
+            out[c] = sum(1 << x for x in range(128) if one.match(ch + chr(x)) or after.match("a" + ch + chr(x), 1))
     return out
 
 
