@@ -59,7 +59,7 @@ import re
 import secrets
 import time
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Callable
 
 from ctxproxy.config import ConfigError
 
@@ -124,10 +124,9 @@ class IdentifyFilter(Filter):
 
     def on_request(self, turn: Turn) -> None:
         store = self._store(turn)
-        digest = request_digest(turn) if turn.request is not None else None
         turn.identity = ident = identify(turn.headers, turn.request, self.config, turn.tenant_fixed, self.links,
                                          self._fingerprints, turn.principal, store,
-                                         (self._continued, digest) if digest is not None else None)
+                                         (self._continued, lambda: request_digest(turn)))
         view = turn.request
         if ident.supplied or view is None or store is None:
             return  # the agent names its session on every request: nothing to follow
@@ -165,12 +164,13 @@ def default_tenant(cfg: Any) -> str:
 
 def identify(headers: Any, view: Any, cfg: IdentifyConfig, fixed_tenant: str = "",
              links: "cont.Links | None" = None, fingerprints: ByteLRU | None = None,
-             principal: Any = None, store: Any = None, repeats: tuple[ByteLRU, bytes] | None = None) -> Identity:
+             principal: Any = None, store: Any = None,
+             repeats: tuple[ByteLRU, Callable[[], bytes | None]] | None = None) -> Identity:
     """The turn's identity (see the module docstring). ``links``: the answers
     and response ids filed so far (``continuity.Links``; None: follow none),
     read from ``store`` when not in this process; ``fingerprints``: a memo of
     derived session ids; ``repeats``: a memo of requests followed before and
-    this one's digest (``_continued``)."""
+    a function giving this one's digest (``_continued``)."""
     h = headers
     agent = _agent(h)
     tenant = principal.tenant if principal is not None else fixed_tenant or cfg.default_tenant
@@ -310,15 +310,16 @@ def _agent(h: Any) -> str:
 
 def _continued(view: Any, tenant: str, own: str, links: "cont.Links | None", store: Any, system: str,
                first: str, previous: str | None, cfg: IdentifyConfig, memo: ByteLRU | None,
-               repeats: tuple[ByteLRU, bytes] | None = None) -> tuple[str, str]:
+               repeats: tuple[ByteLRU, Callable[[], bytes | None]] | None = None) -> tuple[str, str]:
     """(session, source) of a request that names no session: by what its
     history continues (``continuity``), else new or derived. ``repeats``: the
-    filter's memo of requests decided before and this request's digest
-    (``repeats.request_digest``): the same request sent again is decided
+    filter's memo of requests decided before and what gives this request's
+    digest (``repeats.request_digest``): the same request sent again is decided
     from it (a link it followed is looked up again, in memory first; one it
     missed is looked for again in memory, and in the store after
     ``MISS_SECONDS``)."""
-    key = (tenant, own, previous, repeats[1]) if repeats is not None and links is not None else None
+    digest = repeats[1]() if repeats is not None and links is not None else None
+    key = (tenant, own, previous, digest) if digest is not None else None
     if key is not None:
         hit = repeats[0].get(key)  # type: ignore[index]
         if hit is not None:

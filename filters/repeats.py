@@ -23,15 +23,19 @@ from typing import Any
 from ctxproxy.store.bounded import ByteLRU
 
 DECISIONS_BYTES = 256 << 10  # each filter's last decision per session (~1-2K sessions)
+# A larger request is never taken for a repeat: hashing it costs about what its filters would
+# save (527 KB took 0.6 ms to hash; a coding agent's turn with its tool definitions is ~80 KB).
+REPEAT_MAX_BYTES = 256 << 10
 
 
 def request_digest(turn: Any) -> bytes | None:
     """The request's bytes and headers as 16 bytes, made once per turn (None
-    when the view kept no bytes: such a turn is never a repeat)."""
+    when the view kept no bytes or more than ``REPEAT_MAX_BYTES``: such a turn
+    is never a repeat)."""
     got = turn.request_digest
     if got is None:
         raw = getattr(turn.request, "raw", b"")
-        if not raw:
+        if not raw or len(raw) > REPEAT_MAX_BYTES:
             return None
         h = blake2b(raw, digest_size=16)
         for k, v in turn.headers.items():
@@ -55,11 +59,11 @@ class LastDecisions:
     def get(self, turn: Any) -> Any:
         """What this filter decided for this very request last time (same
         session, same digest), or None."""
-        digest = request_digest(turn)
-        if digest is None:
+        hit = self._memo.get(self._key(turn))  # a session with no decision kept hashes nothing
+        if hit is None:
             return None
-        hit = self._memo.get(self._key(turn))
-        return hit[1] if hit is not None and hit[0] == digest else None
+        digest = request_digest(turn)
+        return hit[1] if digest is not None and hit[0] == digest else None
 
     def peek(self, turn: Any) -> Any:
         """The session's last decision, whatever request it was for (None: none)."""

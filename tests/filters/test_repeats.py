@@ -203,3 +203,14 @@ async def test_the_same_answer_again_is_indexed_once(tmp_path):
         rows = recall_services(drive.services).sessions.session_turns(ident.tenant, ident.session)
         said = [text for _, role, text, _ in rows if role == "assistant"]
         assert said == [reply, "Now the loader prefers the environment variable."]
+
+
+async def test_a_long_request_is_never_hashed(tmp_path):
+    from ctxproxy.filters.repeats import REPEAT_MAX_BYTES
+
+    long = json.loads(history())
+    long["messages"][3]["content"] = "x = 1\n" * (REPEAT_MAX_BYTES // 6 + 1)
+    async with EngineDriver(config(tmp_path)) as drive:
+        for body in (history(), history(), json.dumps(long).encode(), json.dumps(long).encode()):
+            got = await send(drive, body)
+            assert (got.turn.request_digest is None) == (len(body) > REPEAT_MAX_BYTES)
