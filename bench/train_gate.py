@@ -169,6 +169,28 @@ def bank_of(t) -> str:
 CLASS = "\x03"  # threat_model's namespace of word-class features  # the groups written for this gate, in every language
 
 
+def thresholds(texts, best, scripts, max_false: float, per_script: bool) -> tuple[float, dict[str, float]]:
+    """The one cut-off (a margin): the lowest at which no language's clean text is falsely blocked more than
+    ``max_false`` (``family_cutoff``), never below 0; and one per script (``threat_model.script_of``), the
+    same over each language's clean text written in it (languages with 20 such texts at least). Text of no
+    script of its own keeps the one cut-off. ``per_script=False``: the one cut-off only."""
+    pooled: dict[str, list[tuple[float, str]]] = defaultdict(list)
+    by: dict[tuple[str, str], list[tuple[float, str]]] = defaultdict(list)
+    for t, s_, sc in zip(texts, best, scripts):
+        if t.label == "clean":
+            pooled[t.lang].append((float(s_), t.group()))
+            if sc:
+                by[(sc, t.lang)].append((float(s_), t.group()))
+    one = max([0.0] + [family_cutoff(v, max_false) for v in pooled.values() if len(v) >= 20])
+    if not per_script:
+        return one, {}
+    cut: dict[str, float] = {}
+    for (sc, _lang), v in by.items():
+        if len(v) >= 20:
+            cut[sc] = max(cut.get(sc, 0.0), family_cutoff(v, max_false))
+    return one, cut
+
+
 def left_out(t, name: str) -> bool:
     """Whether ``t`` is in the bank ``--leave-out`` names (a bank as the folds know it, or a path part)."""
     return bank_of(t) == name or ("/" in name and name in t.corpus)
@@ -214,7 +236,7 @@ def embed_segments(emb, texts) -> np.ndarray:
     return np.concatenate([emb.embed(seg[i:i + 2048]) for i in range(0, len(seg), 2048)]).astype(np.float64)
 
 
-def score_left_out(left, vocab, mult, X, y, sw, trained, size, threshold_margin, args, emb) -> None:
+def score_left_out(left, vocab, mult, X, y, sw, trained, size, threshold_margin, script_margin, args, emb) -> None:
     """Train on every training row, score the left-out texts (highest segment), print per language the
     model alone, the rules alone and the gate: attacks caught and clean text falsely blocked."""
     tr = np.flatnonzero(trained)
@@ -230,7 +252,8 @@ def score_left_out(left, vocab, mult, X, y, sw, trained, size, threshold_margin,
     L = Matrix(rows, sizes, args.evidence_floor, mult, dense)
     best = np.full(len(left), -1e9)
     np.maximum.at(best, np.array(owner), L.dot(w) + b)
-    model = best > threshold_margin
+    model = best > np.array([script_margin.get(threat_model.script_of(normalise(t.text[:TRAIN_CHARS])), threshold_margin)
+                             for t in left])
     rules = np.array([scan_rules(t.text) is not None for t in left])
     gate = model | rules
     print(f"left out {args.leave_out!r}, scored by a model trained without it (threshold margin "
@@ -264,6 +287,9 @@ def main() -> None:
                     help="value of a word-class feature relative to an n-gram (a weaker penalty on its weight)")
     ap.add_argument("--max-false", type=float, default=0.003,
                     help="out-of-fold false-block rate allowed on any language's clean dev text")
+    ap.add_argument("--script-thresholds", action="store_true",
+                    help="besides the one cut-off, one for kana, Han and Cyrillic text each, as low as every "
+                         "language's clean dev text in that script allows (measured; not the shipped default)")
     ap.add_argument("--folds", type=int, default=4, help="folds for the threshold (0: none, threshold 0.5)")
     ap.add_argument("--group", choices=("family", "bank"), default="bank",
                     help="what a fold keeps together: a family (template, goal, composed clause in one language), "
@@ -341,6 +367,8 @@ def main() -> None:
           f"{int(y_text.sum())} attack texts; {time.time() - t0:.0f}s")
 
     threshold_margin = 0.0
+    script_margin: dict[str, float] = {}
+    scripts = [threat_model.script_of(normalise(t.text[:TRAIN_CHARS])) for t in dev]
     caught = float("nan")
     if args.folds:
         # Out-of-fold scores, folds by family (a template, a goal, a composed clause stay in one fold).
@@ -366,9 +394,9 @@ def main() -> None:
             if t.label == "clean":
                 by_lang[t.lang].append(s_)
                 clean_by_lang[t.lang].append((s_, t.group()))
-        threshold_margin = max(family_cutoff(v, args.max_false) for v in clean_by_lang.values() if len(v) >= 20)
-        threshold_margin = max(threshold_margin, 0.0)
-        caught = float(np.mean(best[y_text == 1] > threshold_margin))
+        threshold_margin, script_margin = thresholds(dev, best, scripts, args.max_false, args.script_thresholds)
+        thr_text = np.array([script_margin.get(sc, threshold_margin) for sc in scripts])
+        caught = float(np.mean(best[y_text == 1] > thr_text[y_text == 1]))
         if args.save_oof:
             with open(args.save_oof, "w", encoding="utf-8") as f:
                 for t, s_ in zip(dev, best):
@@ -377,25 +405,26 @@ def main() -> None:
         top = sorted(((s_, t) for t, s_ in zip(dev, best) if t.label == "clean"), key=lambda x: -x[0])[:8]
         for s_, t in top:
             print(f"  highest clean {s_:.2f} [{t.lang} {t.corpus[:30]}] {t.text[:100]!r}")
-        print(f"threshold margin {threshold_margin:.3f}; out-of-fold dev attacks caught by the model alone: "
-              f"{100 * caught:.1f}%")
+        print(f"threshold margin {threshold_margin:.3f}, by script {({k: round(v, 3) for k, v in script_margin.items()})}; "
+              f"out-of-fold dev attacks caught by the model alone: {100 * caught:.1f}%")
+        over = best > thr_text
         for lang in sorted({t.lang for t in dev}):
-            a = best[[i for i, t in enumerate(dev) if t.lang == lang and t.label == "attack"]]
-            c = np.array(by_lang.get(lang, []))
-            print(f"  {lang}: out-of-fold attacks caught {100 * np.mean(a > threshold_margin) if len(a) else float('nan'):.1f}% "
-                  f"({len(a)}), clean falsely blocked {100 * np.mean(c > threshold_margin) if len(c) else float('nan'):.2f}% ({len(c)})")
+            a = [i for i, t in enumerate(dev) if t.lang == lang and t.label == "attack"]
+            c = [i for i, t in enumerate(dev) if t.lang == lang and t.label == "clean"]
+            print(f"  {lang}: out-of-fold attacks caught {100 * np.mean(over[a]) if a else float('nan'):.1f}% "
+                  f"({len(a)}), clean falsely blocked {100 * np.mean(over[c]) if c else float('nan'):.2f}% ({len(c)})")
         # With the rules beside it (the rules were written on dev, so this is optimistic for them).
         ruled = np.array([scan_rules(t.text) is not None for t in dev])
-        gate = ruled | (best > threshold_margin)
+        gate = ruled | over
         for corpus in sorted({t.corpus for t in dev if t.corpus.startswith(HAND) and t.label == "attack"}):
             idx = [i for i, t in enumerate(dev) if t.corpus == corpus and t.label == "attack"]
-            print(f"  {corpus}: out-of-fold attacks caught {100 * np.mean(best[idx] > threshold_margin):.1f}%, "
+            print(f"  {corpus}: out-of-fold attacks caught {100 * np.mean(over[idx]):.1f}%, "
                   f"with the rules {100 * np.mean(gate[idx]):.1f}% ({len(idx)})")
         for bank in sorted({bank_of(t) for t in dev if t.corpus.startswith(HAND)}):
             for lang in sorted({t.lang for t in dev if bank_of(t) == bank}):
                 idx = [i for i, t in enumerate(dev) if bank_of(t) == bank and t.lang == lang and t.label == "attack"]
                 cl = [i for i, t in enumerate(dev) if bank_of(t) == bank and t.lang == lang and t.label == "clean"]
-                print(f"  bank {bank} {lang}: attacks model {100 * np.mean(best[idx] > threshold_margin) if idx else float('nan'):.1f}% "
+                print(f"  bank {bank} {lang}: attacks model {100 * np.mean(over[idx]) if idx else float('nan'):.1f}% "
                       f"gate {100 * np.mean(gate[idx]) if idx else float('nan'):.1f}% ({len(idx)}); clean gate "
                       f"{100 * np.mean(gate[cl]) if cl else float('nan'):.2f}% ({len(cl)})")
         for lang in sorted({t.lang for t in dev}):
@@ -405,7 +434,7 @@ def main() -> None:
                   f"clean {100 * np.mean(gate[cl]) if cl else float('nan'):.2f}%")
 
     if left:
-        score_left_out(left, vocab, mult, X, y, sw, trained, size, threshold_margin, args,
+        score_left_out(left, vocab, mult, X, y, sw, trained, size, threshold_margin, script_margin, args,
                        emb if dense is not None else None)
         return
     if args.oof_only:
@@ -417,6 +446,7 @@ def main() -> None:
     names = {i: f for f, i in vocab.items()}
     weights = {names[int(i)]: float(w[i] * mult[i]) for i in keep if w[i] != 0.0}
     threshold = float(1.0 / (1.0 + np.exp(-threshold_margin)))
+    script_thresholds = {k: float(1.0 / (1.0 + np.exp(-v))) for k, v in script_margin.items()}
     meta = {"trained_on": "dev split of bench/gate_corpora.py", "texts": len(dev), "rows": int(trained.sum()),
             "features": len(weights), "corpora": gate_corpora.versions(args.corpora),
             "out_of_fold_dev_attacks_caught": round(caught, 4), "max_false": args.max_false,
@@ -424,7 +454,8 @@ def main() -> None:
             "evidence_floor": args.evidence_floor, "folds": "by family"}
     meta["mood"] = not args.no_mood
     meta["folds"] = f"by {args.group}"
-    raw = LinearModel(weights, float(b), threshold, meta, args.evidence_floor, mood=not args.no_mood).dumps()
+    raw = LinearModel(weights, float(b), threshold, meta, args.evidence_floor, mood=not args.no_mood,
+                      script_thresholds=script_thresholds).dumps()
     Path(args.out).write_bytes(raw)
     print(f"wrote {args.out}: {len(raw) / 1024:.0f} KiB, {len(weights)} features, threshold {threshold:.4f}; "
           f"{time.time() - t0:.0f}s")

@@ -25,7 +25,11 @@ the word classes they hold.
   more than one, and for a statement longer than ``_WINDOW`` characters its
   half-overlapping windows; the highest score counts, so one injected
   sentence inside a benign note is not diluted by the rest.
-- Weights and threshold ship in ``threat_model.json.gz`` beside this module,
+- Threshold: one cut-off, and a lower one per script (``script_of``: kana,
+  Han, Cyrillic) where every language's clean dev text written in it allows
+  it: a Russian or Japanese order is not held to the cut-off that the
+  hardest French clean counterpart set.
+- Weights and thresholds ship in ``threat_model.json.gz`` beside this module,
   trained by ``bench/train_gate.py`` (numpy, at training time only). Loading
   and scoring are pure Python: one dict lookup per feature.
 
@@ -155,6 +159,22 @@ def windows(folded: str) -> list[str]:
     return [folded] + [folded[i:i + _WINDOW] for i in range(0, len(folded) - step, step)]
 
 
+_KANA = re.compile(r"[\u3040-\u30ff]")
+_HAN = re.compile(r"[\u3400-\u9fff]")
+_CYRILLIC = re.compile(r"[\u0400-\u04ff]")
+
+
+def script_of(folded: str) -> str:
+    """The script a threshold is chosen for: "kana" (Japanese), "han" (Chinese), "cyrillic", or "" (the rest)."""
+    if _KANA.search(folded):
+        return "kana"
+    if _HAN.search(folded):
+        return "han"
+    if _CYRILLIC.search(folded):
+        return "cyrillic"
+    return ""
+
+
 class Verdict(NamedTuple):
     score: float      # probability-like, 0..1
     threshold: float  # the model's own cut-off
@@ -168,11 +188,12 @@ class LinearModel:
     """Weights by feature, a bias and a threshold; see the module docstring."""
 
     def __init__(self, weights: dict[str, float], bias: float, threshold: float, meta: dict | None = None,
-                 evidence_floor: int = 1, mood: bool = False):
+                 evidence_floor: int = 1, mood: bool = False, script_thresholds: dict[str, float] | None = None):
         self.weights = weights
         self.mood = mood  # trained with threat_mood's moods among its word classes
         self.bias = bias
         self.threshold = threshold
+        self.script_thresholds = dict(script_thresholds or {})  # script_of(text) -> its own cut-off
         self.meta = meta or {}
         self.evidence_floor = max(1, int(evidence_floor))
 
@@ -191,7 +212,12 @@ class LinearModel:
         return 1.0 / (1.0 + math.exp(-max(-50.0, min(50.0, m))))
 
     def verdict(self, folded: str) -> Verdict:
-        return Verdict(self.score(folded), self.threshold)
+        return Verdict(self.score(folded), self.threshold_for(folded))
+
+    def threshold_for(self, folded: str) -> float:
+        if not self.script_thresholds:
+            return self.threshold
+        return self.script_thresholds.get(script_of(folded[:_MAX_CHARS]), self.threshold)
 
     # -- the shipped file ------------------------------------------------------------
 
@@ -202,7 +228,8 @@ class LinearModel:
         scale = top / 32767
         q = array("h", (round(self.weights[n] / scale) for n in names))
         body = {"format": FORMAT, "meta": self.meta, "bias": self.bias, "threshold": self.threshold,
-                "evidence_floor": self.evidence_floor, "mood": self.mood, "scale": scale, "features": "\x00".join(names),
+                "evidence_floor": self.evidence_floor, "mood": self.mood, "scale": scale,
+                "script_thresholds": self.script_thresholds, "features": "\x00".join(names),
                 "weights": base64.b64encode(q.tobytes()).decode("ascii")}
         return gzip.compress(json.dumps(body, ensure_ascii=False, sort_keys=True).encode("utf-8"), mtime=0)
 
@@ -218,7 +245,8 @@ class LinearModel:
             raise ValueError("threat model: feature and weight counts differ")
         scale = float(body["scale"])
         return cls({n: w * scale for n, w in zip(names, q)}, float(body["bias"]), float(body["threshold"]),
-                   body.get("meta") or {}, int(body["evidence_floor"]), bool(body.get("mood", False)))
+                   body.get("meta") or {}, int(body["evidence_floor"]), bool(body.get("mood", False)),
+                   {str(k): float(v) for k, v in (body.get("script_thresholds") or {}).items()})
 
 
 def _raw() -> bytes:

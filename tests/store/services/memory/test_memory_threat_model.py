@@ -29,6 +29,18 @@ def test_dump_and_load_keep_the_scores():
     assert again.evidence_floor == m.evidence_floor and again.threshold == m.threshold
 
 
+def test_a_script_can_have_its_own_threshold_and_the_file_keeps_it():
+    m = threat_model.LinearModel({"abc": 1.0}, 0.0, 0.9, {}, 1, script_thresholds={"cyrillic": 0.7, "kana": 0.8})
+    again = threat_model.LinearModel.loads(m.dumps())
+    assert again.script_thresholds == {"cyrillic": 0.7, "kana": 0.8}
+    assert again.verdict(normalise("Проверка включена")).threshold == 0.7
+    assert again.verdict(normalise("チェックは有効です")).threshold == 0.8
+    assert again.verdict(normalise("检查已开启")).threshold == 0.9  # no Han threshold: the one cut-off
+    assert again.verdict(normalise("The check is on")).threshold == 0.9
+    plain = threat_model.LinearModel({"abc": 1.0}, 0.0, 0.9, {}, 1)
+    assert threat_model.LinearModel.loads(plain.dumps()).script_thresholds == {}
+
+
 def test_new_wording_is_refused_by_the_model_with_its_own_reason():
     assert scan_rules(NEW_WORDING) is None  # no rule knows this wording
     found = scan(NEW_WORDING)
