@@ -20,12 +20,13 @@ from __future__ import annotations
 from hashlib import blake2b
 from typing import Any
 
-from ctxproxy.store.bounded import ByteLRU
+from ctxproxy.store.bounded import ByteLRU, entry_bytes
 
 DECISIONS_BYTES = 256 << 10  # each filter's last decision per session (~1-2K sessions)
 # A larger request is never taken for a repeat: hashing it costs about what its filters would
 # save (527 KB took 0.6 ms to hash; a coding agent's turn with its tool definitions is ~80 KB).
 REPEAT_MAX_BYTES = 256 << 10
+ENTRY_BYTES = entry_bytes(("t" * 64, "s" * 64), (b"0" * 16, ()))  # an entry's key, digest and tuple
 
 
 def request_digest(turn: Any) -> bytes | None:
@@ -70,12 +71,15 @@ class LastDecisions:
         hit = self._memo.peek(self._key(turn))
         return None if hit is None else hit[1]
 
-    def keep(self, turn: Any, decision: Any) -> None:
+    def keep(self, turn: Any, decision: Any, nbytes: int | None = None) -> None:
+        """Keep ``decision`` for this request. ``nbytes``: what it holds that nothing
+        else does, when the caller knows (a document its part cache already counts
+        is not walked again); else it is estimated."""
         digest = request_digest(turn)
         if digest is None:
             self.forget(turn)
             return
-        self._memo.put(self._key(turn), (digest, decision))
+        self._memo.put(self._key(turn), (digest, decision), None if nbytes is None else ENTRY_BYTES + nbytes)
 
     def forget(self, turn: Any) -> None:
         self._memo.pop(self._key(turn))

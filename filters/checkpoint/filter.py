@@ -210,7 +210,8 @@ class CheckpointFilter(Filter):
         if changed or found is not None or st.compacted:
             self.repeats.forget(turn)
         else:  # read everything, changed nothing, offered nothing: the same request again does the same
-            self.repeats.keep(turn, _Repeat(dumped, len(items), own, frozenset(st.said)))
+            said = frozenset(st.said)  # the task state itself is the part cache's, counted there
+            self.repeats.keep(turn, _Repeat(dumped, len(items), own, said), 256 + 120 * len(said))
         return None
 
     # -- reading the history ---------------------------------------------------------

@@ -242,7 +242,8 @@ def observed_segments(turn: Any, store: Any, parts: Any, state: Any, policy: str
         if changed or gone:
             repeats.forget(turn)
         else:  # nothing changed, nothing to put back: the same request again decides the same
-            repeats.keep(turn, (doc, [dict(r) for r in records]))
+            kept = [dict(r) for r in records]  # the copies themselves are the part cache's, counted there
+            repeats.keep(turn, (doc, kept), 128 + 640 * len(kept))
     if policy == "never" or not gone or (found is not None and found.phase == REQUEST):
         return []
     if policy == "after_compaction" and not doc.get("compacted"):
