@@ -58,7 +58,7 @@ from __future__ import annotations
 import hashlib
 import logging
 from dataclasses import dataclass, field, replace
-from typing import Any, Literal, NamedTuple
+from typing import Any, Callable, Literal, NamedTuple
 
 import orjson
 
@@ -90,6 +90,8 @@ log = logging.getLogger("ctxproxy.filters.checkpoint")
 
 PART = "task_state"  # the session record's part holding the task state
 TEXTS_BYTES = 2 << 20  # rendered checkpoints, by the state and ledger they show
+DEFER_ITEMS = 64  # a history this process never read, of at least this many items, is read after the answer
+DEFERRED_MAX = 64  # such reads waiting for their turn's end, at most (each holds its request's bytes)
 
 
 
@@ -144,6 +146,8 @@ class CheckpointFilter(Filter):
         self.parts = PartCache(PART)  # the task state per conversation (session, tool profile)
         self._texts = ByteLRU(TEXTS_BYTES, "rendered checkpoints")
         self.repeats = LastDecisions(self.name)  # a request sent again as it was: decided as before
+        # (tenant, session) -> a long history's read left for its turn's end (at most one a session)
+        self._deferred: dict[tuple, Callable[[], None]] = {}
 
     @classmethod
     def create(cls, config: CheckpointConfig | None, services: Services) -> "CheckpointFilter":
@@ -162,6 +166,8 @@ class CheckpointFilter(Filter):
         if not _agentic(view) and cmp.detect(view, turn.headers) is None:
             return None  # an auxiliary call (title, quota check): not the conversation
         rec = turn.state[self.name] = CheckpointTurn()
+        if self._deferred:  # this session's last history read, if still waiting for its turn's end
+            self._run_deferred((ident.tenant, ident.session))
         rev, doc, conts = self.parts.load(store, ident.tenant, ident.session, turn=turn)
         last = self.repeats.get(turn)
         if last is not None and last.doc is doc:
@@ -193,15 +199,33 @@ class CheckpointFilter(Filter):
                     # A session first seen after its compaction has nothing this request does not show.
                     st.compactions += 1 if doc else 0
         own = n_tools >= main
+        rec.compacted = st.compacted
+        if not st.compacted and self._defer(turn, view, len(items) - start):
+            # A long history this process never read, on a session never compacted: reading it
+            # changes nothing in this request (no checkpoint is due), so it is read after the
+            # answer went, from the request's bytes as they came (no later filter's edits).
+            key, kind, raw = (ident.tenant, ident.session), type(view), view.raw
+            self._run_deferred(key)  # one per session, the older one first
+            while len(self._deferred) >= DEFERRED_MAX:  # bounded: the oldest is read now
+                self._run_deferred(next(iter(self._deferred)))
+            self._deferred[key] = lambda: self._deferred_read(turn, store, kind(orjson.loads(raw), raw), st, start,
+                                                             own, reread, found, rev, doc, conts, main)
+            if own:
+                relayed(turn).when_complete(lambda answer: self._answered(turn, store, answer))
+            return None
         self._absorb(turn, st, items, start, view, own=own, reread=reread)
         if own:  # the answer counts as history as soon as it went out: a compaction may follow at once
             relayed(turn).when_complete(lambda answer: self._answered(turn, store, answer))
-        rec.compacted = st.compacted
         if st.compacted and (found is None or found.phase != cmp.REQUEST):
             seg = self._segment(turn, store, st, rec)
             if seg is not None:
                 withdraw_summaries(turn)  # folded into ``seg``
                 offer(turn, seg)
+        self._keep_state(turn, store, st, items, own, found, rev, doc, conts, main)
+        return None
+
+    def _keep_state(self, turn: Turn, store: Any, st: TaskState, items: list, own: bool, found: Any, rev: int,
+                    doc: dict, conts: dict, main: int) -> None:
         dumped = {**st.dump(), "main_tools": main}
         if len(conts) > 8:
             conts = dict(list(conts.items())[-8:])
@@ -212,7 +236,37 @@ class CheckpointFilter(Filter):
         else:  # read everything, changed nothing, offered nothing: the same request again does the same
             said = frozenset(st.said)  # the task state itself is the part cache's, counted there
             self.repeats.keep(turn, _Repeat(dumped, len(items), own, said), 256 + 120 * len(said))
-        return None
+
+    # -- a long history first seen, read after the answer ----------------------------------
+
+    @staticmethod
+    def _defer(turn: Turn, view: Any, new_items: int) -> bool:
+        """Read the history after the answer: a long one, the request as it came (no filter
+        before this one changed it), and a turn whose end runs this filter's hook."""
+        pipeline = turn.pipeline
+        return (new_items >= DEFER_ITEMS and not view.edits and bool(view.raw) and not turn.blocking
+                and pipeline is not None and any(s.end is not None and s.filter.name == "checkpoint"
+                                                 for s in pipeline.stages))
+
+    def _deferred_read(self, turn: Turn, store: Any, view: Any, st: TaskState, start: int, own: bool, reread: bool,
+                       found: Any, rev: int, doc: dict, conts: dict, main: int) -> None:
+        items = view.items()  # ``view``: the request parsed again from its bytes, as it came
+        self._absorb(turn, st, items, start, view, own=own, reread=reread)
+        self._keep_state(turn, store, st, items, own, found, rev, doc, conts, main)
+
+    def _run_deferred(self, key: tuple) -> None:
+        read = self._deferred.pop(key, None)
+        if read is None:
+            return
+        try:
+            read()
+        except Exception as exc:  # fails open, as on the request's path
+            log.warning("checkpoint: a deferred history read failed: %s", type(exc).__name__)
+
+    def on_response_end(self, turn: Turn) -> None:
+        ident = turn.identity
+        if self._deferred and ident.session:
+            self._run_deferred((ident.tenant, ident.session))
 
     # -- reading the history ---------------------------------------------------------
 
@@ -288,6 +342,8 @@ class CheckpointFilter(Filter):
         if not said or extract.scaffolding(said):
             return
         ident = turn.identity
+        if self._deferred:  # the history before the answer is read first
+            self._run_deferred((ident.tenant, ident.session))
         rev, doc, conts = self.parts.load(store, ident.tenant, ident.session, turn=turn)
         last = self.repeats.peek(turn)
         if last is not None and last.doc is doc and digest(said) in last.said:

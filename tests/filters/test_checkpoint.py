@@ -460,3 +460,39 @@ async def test_the_question_of_a_relayed_answer_survives_a_compaction_right_afte
     sent = fake.model_requests[-1].json["input"][-1]["content"]  # the checkpoint, next to the latest user turn
     assert '<ctx-context kind="task_state"' in sent
     assert "Open questions:" in sent and QUESTION in sent
+
+
+async def test_a_long_history_first_seen_is_read_after_the_answer_and_checkpointed_after_a_compaction(
+        make_proxy, fake, monkeypatch):
+    """A conversation the proxy never saw, long and never compacted: the checkpoint is not due, so its
+    history is read after the answer went (not before the request is forwarded), from the request's bytes
+    as they came; what it said is in the checkpoint once the client compacts."""
+    from ctxproxy.proxy.scripted_provider import Reply
+
+    forwarded_when_read = []
+    evidence = extract.evidence
+
+    def spy(*args):
+        forwarded_when_read.append(len(fake.model_requests))
+        return evidence(*args)
+
+    monkeypatch.setattr(extract, "evidence", spy)
+    proxy = await make_proxy()
+    client = proxy.anthropic()
+    tools = [{"name": n, "input_schema": {"type": "object"}} for n in ("Bash", "Edit")]
+    session = {"X-Ctx-Session": "first-seen"}
+    history = _long_session(30, {})  # 120 items
+    fake.script(Reply.text("done"), Reply.text("ok"))
+    await client.messages.create(model="m", max_tokens=9, tools=tools, messages=history, extra_headers=session)
+    assert fake.model_requests[0].json["messages"] == history  # forwarded as it came
+    summary = {"role": "user", "content": "This session is being continued from a previous conversation that ran "
+                                          "out of context. Summary: refund work."}
+    await client.messages.create(model="m", max_tokens=9, tools=tools, extra_headers=session,
+                                 messages=[summary, {"role": "assistant", "content": "ok"},
+                                           {"role": "user", "content": "go on"}])
+    assert len(forwarded_when_read) >= 30 and all(n >= 1 for n in forwarded_when_read[:30])
+    sent = fake.model_requests[1].json["messages"][-1]["content"]
+    text = sent if isinstance(sent, str) else "".join(b.get("text", "") for b in sent)
+    assert '<ctx-context kind="task_state"' in text
+    assert 'Goal [t1]: "Fix the refund rounding bug and ship it."' in text
+    assert "tests passed: `pytest -k module_29`" in text and "Always keep module_" in text
