@@ -7,7 +7,11 @@ decisions taken, the evidence tool results verified, the last assistant
 question still unanswered. Only items new since the conversation's last
 request are read (a turn costs O(new items)); after a compaction or when
 this process has not seen the conversation, its whole history is read once
-(entries are deduplicated, so reading twice changes nothing). What the proxy
+(entries are deduplicated, so reading twice changes nothing). A long history
+first seen on a session never compacted, for which no checkpoint is due, is
+read at the turn's end instead, from the request's bytes as they came: the
+request does not wait for it, and the session's next request (or the
+answer's read) runs it first if it still waits. What the proxy
 relayed counts as history too: the model's answer, as the client received it
 (``relayed``), is read when it completes, like an assistant item — a client
 that compacts right after an answer (a provider-kept history, Codex's remote
