@@ -496,3 +496,32 @@ async def test_a_long_history_first_seen_is_read_after_the_answer_and_checkpoint
     assert '<ctx-context kind="task_state"' in text
     assert 'Goal [t1]: "Fix the refund rounding bug and ship it."' in text
     assert "tests passed: `pytest -k module_29`" in text and "Always keep module_" in text
+
+
+async def test_a_history_read_left_for_the_turns_end_is_read_first_by_the_sessions_next_request(tmp_path):
+    """The next request of the session may come before the first one's end ran: it reads the waiting
+    history first, so the checkpoint it offers after a compaction still holds what that history said."""
+    store = open_store(tmp_path / "store")
+    pipe = build_pipeline(("identify", "redact", "effects", "checkpoint", "inject"),
+                          filter_configs(load_config(None)), {"store": store, "secret": b"s" * 32})
+    tools = [{"name": "Bash", "input_schema": {}}]
+
+    async def send(messages):
+        t = Turn(api="anthropic", route="anthropic", path="/v1/messages", tokens=TOKENS,
+                 headers=CIMultiDict({"x-ctx-session": "early"}), services={"store": store, "secret": b"s" * 32},
+                 request=ADAPTERS["anthropic"].parse_request(orjson.dumps(
+                     {"model": "m", "max_tokens": 9, "tools": tools, "messages": messages})))
+        await pipe.run_request_async(t)
+        return t
+
+    checkpoint = next(s.filter for s in pipe.stages if s.filter.name == "checkpoint")
+    await send(_long_session(30, {}))  # its end never runs here
+    assert len(checkpoint._deferred) == 1
+    summary = {"role": "user", "content": "This session is being continued from a previous conversation that ran "
+                                          "out of context. Summary: refund work."}
+    t = await send([summary, {"role": "assistant", "content": "ok"}, {"role": "user", "content": "go on"}])
+    assert not checkpoint._deferred
+    (seg,) = segments_of(t, "task_state")
+    assert "tests passed: `pytest -k module_29`" in seg.text
+    assert 'Goal [t1]: "Fix the refund rounding bug and ship it."' in seg.text
+    store.close()
