@@ -42,23 +42,20 @@ _SUMMARIES = (
 )
 
 
-def own_words(text: str) -> str:
-    """``text`` without the agent's wrappers ('' when nothing of the user's is left)."""
-    if not text:
-        return ""
+def _unwrapped(text: str) -> str:
+    """``text`` without the agents' tagged blocks, stripped."""
     if "<" in text:
         text = _BLOCKS.sub(" ", text)
-    text = text.strip()
-    if not text or text.startswith(_AGENT_PARTS):
-        return ""
-    return text
+    return text.strip()
+
+
+def own_words(text: str) -> str:
+    """``text`` without the agent's wrappers ('' when nothing of the user's is left)."""
+    text = _unwrapped(text) if text else ""
+    return "" if not text or text.startswith(_AGENT_PARTS) else text
 
 
 def summary_words(text: str) -> str:
     """The summary of a compacted conversation that ``text`` continues from ('' when it is none)."""
-    if not text:
-        return ""
-    if "<" in text:
-        text = _BLOCKS.sub(" ", text)
-    text = text.strip()
+    text = _unwrapped(text) if text else ""
     return text if text.startswith(_SUMMARIES) else ""
