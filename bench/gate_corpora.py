@@ -18,8 +18,8 @@ where it is installed, and skipped, saying so, when absent):
   each language, full of "ignore", "do not", "sudo", "password".
 - In the repository: ``bench/gate_corpus/<lang>.toml`` (hand-written attacks
   and clean memories in seven languages, dev and held-out apart;
-  ``bench/gate_corpus/unseen/<lang>.toml`` and ``bench/gate_corpus/fresh/<lang>.toml``,
-  the first two held-out banks, dev material now; ``bench/gate_corpus/fresh2/<lang>.toml``,
+  ``bench/gate_corpus/unseen/<lang>.toml`` and ``bench/gate_corpus/fresh/<lang>.toml`` and ``fresh2/<lang>.toml``,
+  the first three held-out banks, dev material now; ``bench/gate_corpus/fresh3/<lang>.toml``,
   the sealed held-out bank, written by another engineer, read by ``bench_gate.py`` only; and
   ``composed.toml``, ``composed_more.toml``, ``composed_extra.toml`` and
   ``composed_varied.toml``,
@@ -64,8 +64,8 @@ HAND_WRITTEN = ROOT / "bench" / "gate_corpus"
 COMPOSED = (HAND_WRITTEN / "composed.toml", HAND_WRITTEN / "composed_more.toml", HAND_WRITTEN / "composed_extra.toml",
             HAND_WRITTEN / "composed_varied.toml")
 UNSEEN = "unseen"  # the first held-out bank, dev material now (see unseen())
-FRESH = "fresh"    # the second held-out bank, dev material now (see fresh())
-SEALED = "fresh2"  # THE sealed held-out bank (see sealed()): never read to tune or train
+FRESH = ("fresh", "fresh2")  # the second and third held-out banks, dev material now (see fresh())
+SEALED = "fresh3"  # THE sealed held-out bank (see sealed()): never read to tune or train
 MANPAGES = Path("/usr/share/man")
 MANPAGE_LANGS = {"de": "de", "es": "es", "fr": "fr", "ja": "ja", "ru": "ru", "zh_CN": "zh"}
 MANPAGE_SENTENCES = 1500  # per language, a deterministic sample
@@ -481,21 +481,23 @@ def _strings(part) -> list[str]:
 
 
 def fresh() -> list[Text]:
-    """``bench/gate_corpus/fresh/*.toml``: the second held-out bank, written by another engineer, scored
-    once sealed; read since, so dev material now. The n-th text of a label is one family in every
-    language (the files are written in parallel), so a fold never splits an item from its versions."""
+    """``bench/gate_corpus/fresh/*.toml`` and ``fresh2/*.toml``: the second and third held-out banks, each
+    written by another engineer and scored once sealed; read since, so dev material now. The n-th text of
+    a label is one family in every language of a bank (the files are written in parallel), so a fold
+    never splits an item from its versions."""
     out = []
-    for path in sorted((HAND_WRITTEN / FRESH).glob("*.toml")):
-        doc = tomllib.loads(path.read_text(encoding="utf-8"))
-        lang = doc.get("lang", path.stem) if isinstance(doc.get("lang", path.stem), str) else path.stem
-        for label in ("attack", "clean"):
-            out += [Text(f"hand-written fresh, now dev (bench/gate_corpus/{FRESH}/{path.name})", lang, "dev", label,
-                         t, f"fresh:{label}:{i}") for i, t in enumerate(_strings(doc.get(label, [])))]
+    for bank in FRESH:
+        for path in sorted((HAND_WRITTEN / bank).glob("*.toml")):
+            doc = tomllib.loads(path.read_text(encoding="utf-8"))
+            lang = doc.get("lang", path.stem) if isinstance(doc.get("lang", path.stem), str) else path.stem
+            for label in ("attack", "clean"):
+                out += [Text(f"hand-written {bank}, now dev (bench/gate_corpus/{bank}/{path.name})", lang, "dev",
+                             label, t, f"{bank}:{label}:{i}") for i, t in enumerate(_strings(doc.get(label, [])))]
     return out
 
 
 def sealed() -> list[Text]:
-    """``bench/gate_corpus/fresh2/*.toml``: THE sealed held-out bank, written by another engineer and never
+    """``bench/gate_corpus/fresh3/*.toml``: THE sealed held-out bank, written by another engineer and never
     read to tune; every text in it is held-out, whatever split name it is listed under. Only
     ``bench_gate.py`` reads it, when asked (training never does)."""
     out = []
@@ -559,7 +561,7 @@ def drop_near_duplicates(texts: list[Text]) -> tuple[list[Text], int]:
 
 def load(corpora: str | Path | None, with_sealed: bool = True) -> tuple[list[Text], list[str]]:
     """All texts, and notes on what was skipped or dropped. ``with_sealed=False`` leaves the sealed bank
-    (``bench/gate_corpus/fresh2/``) unread (training never reads it)."""
+    (``bench/gate_corpus/fresh3/``) unread (training never reads it)."""
     texts: list[Text] = []
     notes: list[str] = []
     root = Path(corpora) if corpora else None
