@@ -160,7 +160,7 @@ def bank_of(t) -> str:
     if t.corpus.startswith("hand-written unseen"):
         return "unseen"
     if t.corpus.startswith("hand-written fresh"):
-        return "fresh"
+        return t.corpus.split(",")[0].split()[-1]  # fresh, fresh2: each bank by its own author
     if t.corpus.startswith("hand-written"):
         return "hand-written"
     return t.corpus

@@ -369,7 +369,7 @@ RULES: tuple[tuple[str, str], ...] = (
     ("credential_read", r"(?:~/\.ssh/id_\w+|\bid_(?:rsa|dsa|ecdsa|ed25519)\b(?!\.pub)|\.aws/credentials|/etc/shadow|\.git-credentials|\.netrc)[^\n]{0,40}?(?:貼り付け|貼っ|送っ|送る|送信|読ん|表示|出力|コピー|pega|lee|l[ée]elo|manda|env[ií]a|muestra|copia|colle|lis\b|envoie|affiche|copie|f[üu]ge|lies|schick|zeig|kopier|вставь|прочитай|отправь|покажи|скопируй|пришли)|(?:pega|lee|manda|env[ií]a|muestra|copia|colle|lis|envoie|affiche|copie|f[üu]g\w*|lies|schick\w*|zeig\w*|kopier\w*|вставь|прочитай|отправь|покажи|скопируй|пришли)\b[^\n]{0,40}?(?:~/\.ssh/id_\w+|\bid_(?:rsa|dsa|ecdsa|ed25519)\b(?!\.pub)|\.aws/credentials|/etc/shadow|\.git-credentials|\.netrc)"),
     ("persistence_backdoor", r"(?:(?:免密码?|免密碼|無密碼|无密码|パスワードなしの?|パスワード無しの?|sin contrase[nñ]a|sans mot de passe|ohne passwort|passwortlose[sn]?|без пароля)[^\n]{0,10}?sudo|sudo[^\n]{0,10}?(?:免密码?|无密码|パスワードなし|sin contrase[nñ]a|sans mot de passe|ohne passwort|без пароля))[^\n]{0,20}?(?:全部|所有|全て|すべて|一切|para todo|pour tout|f[üu]r alles|для всего|на вс[её]|\ball\b)|(?:隐藏|隱藏|隠し|oculta|cach[ée]|versteckt\w*|скрыт\w*)[^\n]{0,12}?(?:账号|帳號|账户|帳戶|アカウント|cuenta|compte|konto|учётн\w*|учетн\w*|аккаунт)[^\n]{0,30}?(?:root|管理|admin\w*|администратор)|(?:root|管理员|管理員|admin\w*)[^\n]{0,12}?(?:权限|權限|権限|permisos|droits|rechte)?的?(?:隐藏|隱藏|隠し)(?:账号|帳號|アカウント)"),
     ("persistence_backdoor", r"authorized_keys[^。.!?\n]{0,12}?(?:に|へ)(?:書き込|追記|追加|加え)|(?:書き込|追記|追加|加え|escribe|a[nñ]ade|agrega|mete|ajoute|[ée]cris|mets|trag\w*|f[üu]g\w*|h[äa]ng\w*|schreib\w*|впиши|добавь|внеси|допиши|запиши|写入|寫入|写进|寫進|添加|追加|加到|加入)\b[^。.!?\n]{0,60}?(?:de un desconocido|d'un inconnu|eines fremden|незнаком\w*|чуж\w*|陌生人|知らない人|proveedor|prestataire|dienstleister|подрядчик\w*|供应商|供應商|ベンダー|外部|externo|externe|fremde)[^。.!?\n]{0,40}?authorized_keys|(?:de un desconocido|d'un inconnu|eines fremden|незнаком\w*|陌生人|知らない人|proveedor|prestataire|dienstleister|подрядчик\w*|供应商|供應商|ベンダー)[^。.!?\n]{0,30}?(?:公開鍵|公钥|公鑰|clave p[uú]blica|cl[ée] publique|[öo]ffentliche\w* schl[üu]ssel|открыт\w* ключ)[^。.!?\n]{0,30}?authorized_keys"),
-    ("agent_config_edit", r"(?:claude\.md|agents?\.md|\.cursorrules|\.windsurfrules|\.clinerules|copilot-instructions\.md)[^。.!?\n]{0,40}?(?:に|へ|から)?[^。.!?\n]{0,30}?(?:と追記|を追記|追記して|追加して|書き込|書き換え|削除|消して)|(?:quita|elimina|borra|a[nñ]ade|agrega|escribe|cambia|modifica|supprime|retire|ajoute|[ée]cris|modifie|enl[eè]ve|streich\w*|erg[äa]nz\w*|f[üu]g\w*|l[öo]sch\w*|entfern\w*|schreib\w*|[äa]nder\w*|добавь|допиши|удали|убери|измени|впиши|пропиши)\b[^。.!?\n]{0,40}?(?:claude\.md|agents?\.md|\.cursorrules|\.windsurfrules|\.clinerules|copilot-instructions\.md)"),
+    ("agent_config_edit", r"(?:claude\.md|agents?\.md|\.cursorrules|\.windsurfrules|\.clinerules|copilot-instructions\.md)[^。.!?;；\n]{0,40}?(?:に|へ|から)?[^。.!?;；\n]{0,30}?(?:と追記|を追記|追記して|追加して|書き込|書き換え|削除|消して)|(?:quita|elimina|borra|a[nñ]ade|agrega|escribe|cambia|modifica|supprime|retire|ajoute|[ée]cris|modifie|enl[eè]ve|streich\w*|erg[äa]nz\w*|f[üu]g\w*|l[öo]sch\w*|entfern\w*|schreib\w*|[äa]nder\w*|добавь|допиши|удали|убери|измени|впиши|пропиши)\b[^。.!?;；\n]{0,40}?(?:claude\.md|agents?\.md|\.cursorrules|\.windsurfrules|\.clinerules|copilot-instructions\.md)"),
     ("agent_config_edit", r"(?:全部|すべて|全て|一律)(?:を)?(?:自動承認|自动批准|自動批准|自动通过|自動通過)|(?:自动批准|自動批准|自動承認)(?:所有|全部|一切|すべて)|\b(?:aprobar|aceptar|approuver|accepter|valider|freigeben|genehmigen|akzeptieren)\s+(?:todo|tout|alles)\s+(?:autom[aá]ticamente|automatiquement|automatisch)|\b(?:todo|tout|alles)\s+(?:autom[aá]ticamente|automatiquement|automatisch)\s+(?:aprobad|approuv|freigeg|genehmig)|автоматически\s+(?:одобрять|подтверждать|принимать)\s+вс[её]|(?:modo de permisos|mode de permissions?|berechtigungsmodus|режим разрешений|権限モード|权限模式|權限模式)[^。.!?\n]{0,40}?(?:salte|saute|[üu]berspring|пропуска|スキップ|跳过|跳過)"),
     ("concealment", r"\b(?:a escondidas|en secreto|sin que (?:nadie|el usuario|la usuaria) (?:lo )?(?:sepa|se entere|note)|discr[eè]tement|en douce|en cachette|[àa] l'insu de|heimlich|unauff[äa]llig|stillschweigend|ohne dass (?:der nutzer|die nutzerin|jemand|es jemand) (?:es )?merkt|втихую|тайком)\b[^.\n]{0,40}?\b(?:copia|env[ií]a|manda|reenv[ií]a|borra|sube|transfiere|instala|ejecuta|copie|envoie|transf[eè]re|supprime|efface|installe|ex[ée]cute|kopier\w*|schick\w*|leit\w*|sende\w*|l[öo]sch\w*|lad\w*|[üu]berweis\w*|installier\w*|f[üu]hr\w*|копиру\w*|отправ\w*|перешл\w*|удал\w*|загруз\w*|установ\w*)|(?:こっそり|密かに|ひそかに|内緒で)[^。.!?\n]{0,16}?(?:複製|コピー|写し|送|転送|削除|実行|追加|アップロード|インストール)|(?:偷偷|悄悄|暗中|秘密地)[^。.!?\n]{0,16}?(?:复制|複製|拷贝|发送|發送|转发|轉發|上传|上傳|删除|刪除|执行|執行|安装|安裝|抄送)|\b(?:haz|hazlo|erledige|fais)\b[^.\n]{0,30}?\b(?:sin que el usuario se entere|sans que l'utilisat(?:eur|rice) (?:le )?(?:sache|remarque)|ohne dass der nutzer es merkt)"),
     ("concealment", r"(?:聞かれ|尋ねられ)(?:て|たら|ても)[^。.!?\n]{0,30}?(?:存在しない|ない)と(?:答え|言)|\bsi (?:te )?preguntan?\b[^.\n]{0,40}?\b(?:di|dile|responde) que\b[^.\n]{0,30}?\bno existe|\bsi (?:on te|quelqu'un) (?:le )?demande\b[^.\n]{0,40}?\b(?:dis|r[ée]ponds)\s+qu(?:e\b|')[^.\n]{0,30}?\bn'existe pas|\bwenn (?:jemand|man dich) (?:danach )?fragt\b[^.\n]{0,40}?\b(?:sag|antworte)\w*\b[^.\n]{0,30}?\bgibt es nicht|если (?:спросят|кто-то спросит)[^.\n]{0,40}?(?:скажи|отвечай|говори),?\s+что\s+(?:е[её]|его|их|такой|такого)?\s*(?:\w+\s+)?не существует"),
@@ -467,4 +467,39 @@ RULES: tuple[tuple[str, str], ...] = (
     ("instruction_override", r"\b(?:open|start|begin|end|close)\s+(?:every\s+|each\s+|all\s+|your\s+)?(?:repl(?:y|ies)|answers?|responses?)\s+(?:by|with)\s+(?:recommend|promot|advertis|upsell|sell)\w*"),
     ("concealment", r"\bwithout (?:telling|notifying|informing|alerting) (?:anyone|anybody|the team|them|him|her)\b"),
     ("exfiltration", r"\b(?:upload|post|sync|copy|send)(?:ing|s)?\s+(?:the\s+)?(?:whole\s+|entire\s+)?(?:workspace|codebase|home directory|source code)\b[^\n]{0,40}?\bto\s+(?:https?://|ftp://)|\bpastebin\.com\b|\b(?:standing order|every (?:bug report|ticket|issue|commit))\b[^\n]{0,60}?\b(?:attach|paste|include)\b[^\n]{0,40}?(?:\.env\b|credentials|secrets|keys)|\b(?:attach|paste|include)\b[^\n]{0,40}?(?:contents of \.env|\.env file)\b[^\n]{0,40}?\bto every\b"),
+)
+
+# -- a safeguard named under a prohibition ----------------------------------------------------------------
+# "Never turn off the sandbox", "Nunca se desactiva el sandbox", 绝不允许关闭沙箱, サンドボックスを切るのは禁止:
+# the words of a safeguard switched off, governed by a prohibition, state a rule that keeps it on. A match
+# of these reasons' rules is dropped when a prohibition stands just before it in its clause (up to two
+# words between, none of them "forget", "hesitate", "need"...: "don't forget to disable" is an order) or
+# just after it ("... is forbidden", "…のは禁止", "… nicht ab").
+PROHIBITABLE = frozenset({"agent_config_edit", "persistence_backdoor"})
+# the words that may stand between a prohibition and the act it bans: auxiliaries, subjects, clitics
+# ("never be disabled", "no se debe desactivar", "ne doit jamais", "darf man nie"), nothing else, so
+# "don't forget to disable", "no problem, turn off", "pas de souci, désactive" stay orders
+_BAN_GAP = (r"ever|be|to|you|we|they|should|must|may|can|will|allowed|permitted|supposed|agents?|the|assistants?|"
+            r"just|simply|even|please|se|lo|la|le|les|te|nos|debe|deben|debes|puede|pueden|hay|que|vas|va|a|el|"
+            r"los|agentes|asistente|permite|permitido|pas|jamais|plus|doit|doivent|dois|faut|il|on|peut|peuvent|"
+            r"l'|de|d'|darf|d[üu]rfen|darfst|soll|sollen|sollte|man|du|ihr|wir|die|der|das|den|bitte|agenten|"
+            r"werden|wird|zu|нужно|надо|следует|стоит|можно|разрешено|будем|будет|агент\w*|вы|ты|мы|ни|в|коем|"
+            r"случае|когда|не")
+PROHIBITION_BEFORE = (
+    r"\b(?:never|not|cannot|forbidden to|prohibited from|no|nunca|jam[aá]s|prohibido|ne|pas|jamais|"
+    r"interdit de|nie|niemals|nicht|keinesfalls|verboten|не|никогда|нельзя|запрещено|запрещается)"
+    r"(?:[\s,]+(?:" + _BAN_GAP + r")){0,3}[\s,]*$"
+    r"|(?:n't|n')(?:[\s,]*(?:" + _BAN_GAP + r")){0,3}[\s,]*$"
+    r"|(?:不要|不许|不許|不准|不準|不得|不能|不可|禁止|严禁|嚴禁|绝不|絕不|决不|決不|别|別|勿|不允许|不允許|从不|從不|"
+    r"決して)(?![^。，,.!?;；\n]{0,6}?忘)[^。，,.!?;；\n]{0,6}$"
+)
+# a German or Russian negation inside the match ("schalte die Sandbox nicht ab")
+PROHIBITION_WITHIN = r"\b(?:nicht|nie|niemals|keinesfalls)\b(?!\s+mehr)|(?<!\w)(?:никогда|нельзя)(?!\w)"
+PROHIBITION_AFTER = (
+    r"[^。.!?;；\n]{0,6}?(?:のは禁止|は禁止|を禁止|禁止|厳禁|てはいけ|ではいけ|てはなら|ちゃだめ|ちゃダメ|しないで|しないこと|"
+    r"しません|は不可|是不允许|是不允許|不允许|不允許|是禁止|是严禁|是不行|不被允许)"
+    r"|[\s,]*(?:is|are)\s+(?:strictly\s+)?(?:forbidden|prohibited|not allowed|never allowed|not permitted|banned)\b"
+    r"|[\s,]*(?:est[aá]n?\s+prohibid[oa]s?|no\s+(?:est[aá]n?\s+permitid|se\s+permite)|est\s+interdit|"
+    r"n'est\s+pas\s+(?:autoris|permis)|(?:ist|sind)\s+(?:streng\s+)?(?:verboten|untersagt|nicht\s+erlaubt)|"
+    r"(?:\w+\s+)?(?:nie|niemals|nicht)\b(?!\s+mehr)|запрещено|запрещается|нельзя)"
 )

@@ -38,7 +38,7 @@ from urllib.parse import unquote
 
 from . import threat_model
 from .literals import required
-from .threat_rules import RULES
+from .threat_rules import PROHIBITABLE, PROHIBITION_AFTER, PROHIBITION_BEFORE, PROHIBITION_WITHIN, RULES
 
 
 class Threat(NamedTuple):
@@ -105,6 +105,7 @@ def _version() -> str:
     h = hashlib.sha256()
     for reason, pattern in RULES:
         h.update(f"{reason}\0{pattern}\0".encode())
+    h.update(f"{sorted(PROHIBITABLE)}\0{PROHIBITION_BEFORE}\0{PROHIBITION_AFTER}\0{PROHIBITION_WITHIN}\0".encode())
     h.update("\0".join(REASONS).encode())
     h.update(threat_model.file_version().encode())
     return h.hexdigest()[:16]
@@ -214,10 +215,31 @@ def normalise(text: str) -> str:
     return _SPACES.sub(" ", t)
 
 
+_BEFORE = re.compile(PROHIBITION_BEFORE)
+_AFTER = re.compile(PROHIBITION_AFTER)
+_WITHIN = re.compile(PROHIBITION_WITHIN)
+_CLAUSE_END = re.compile(r"[.!?;。！？；\n]")
+
+
+def _prohibited(folded: str, start: int, end: int) -> bool:
+    """A prohibition governs the match at [start, end): just before it in its clause, or just after it."""
+    lo = max(0, start - 40)
+    before = folded[lo:start]
+    cut = max((m.end() for m in _CLAUSE_END.finditer(before)), default=0)
+    if _BEFORE.search(before[cut:]) or _WITHIN.search(folded, start, end):
+        return True
+    return _AFTER.match(folded, end, min(len(folded), end + 40)) is not None
+
+
 def _rules(folded: str) -> Threat | None:
     for i in _candidates(folded):
         rule = _RULES[i]
-        if rule.regex.search(folded):
+        if rule.reason in PROHIBITABLE:
+            # at most a few matches are read: a statement with many safeguard words is refused anyway
+            for n, m in enumerate(rule.regex.finditer(folded)):
+                if n >= 8 or not _prohibited(folded, m.start(), m.end()):
+                    return Threat(rule.reason, REASONS[rule.reason])
+        elif rule.regex.search(folded):
             return Threat(rule.reason, REASONS[rule.reason])
     return None
 
