@@ -346,8 +346,13 @@ class CheckpointFilter(Filter):
         if not said or extract.scaffolding(said):
             return
         ident = turn.identity
-        if self._deferred:  # the history before the answer is read first
-            self._run_deferred((ident.tenant, ident.session))
+        key = (ident.tenant, ident.session)
+        read = self._deferred.get(key)
+        if read is not None:
+            # The history before the answer is still waiting for the turn's end: the answer is
+            # read after it there, not here, where the client is still waiting for the answer.
+            self._deferred[key] = lambda: (read(), self._answered(turn, store, answer))
+            return
         rev, doc, conts = self.parts.load(store, ident.tenant, ident.session, turn=turn)
         last = self.repeats.peek(turn)
         if last is not None and last.doc is doc and digest(said) in last.said:

@@ -498,6 +498,46 @@ async def test_a_long_history_first_seen_is_read_after_the_answer_and_checkpoint
     assert "tests passed: `pytest -k module_29`" in text and "Always keep module_" in text
 
 
+async def test_a_long_history_first_seen_and_its_answer_are_read_at_the_turns_end_not_on_the_answers_path(
+        make_proxy, fake, monkeypatch):
+    """The answer's own read needs the history read first; it waits with it for the turn's end (after
+    the client has the answer) instead of reading the whole history while the answer is held. The
+    answer's question is still open in the checkpoint after a compaction."""
+    import sys
+
+    from ctxproxy.proxy.scripted_provider import Reply
+
+    where = []
+    evidence = extract.evidence
+
+    def spy(*args):
+        frame, names = sys._getframe(1), set()
+        while frame is not None:
+            names.add(frame.f_code.co_name)
+            frame = frame.f_back
+        where.append("run_end" in names and "run_response" not in names)
+        return evidence(*args)
+
+    monkeypatch.setattr(extract, "evidence", spy)
+    proxy = await make_proxy()
+    client = proxy.anthropic()
+    tools = [{"name": n, "input_schema": {"type": "object"}} for n in ("Bash", "Edit")]
+    session = {"X-Ctx-Session": "first-seen-asked"}
+    fake.script(Reply.text(f"All modules done. {QUESTION}"), Reply.text("ok"))
+    await client.messages.create(model="m", max_tokens=9, tools=tools, messages=_long_session(30, {}),
+                                 extra_headers=session)
+    assert len(where) >= 30 and all(where)
+    summary = {"role": "user", "content": "This session is being continued from a previous conversation that ran "
+                                          "out of context. Summary: refund work."}
+    await client.messages.create(model="m", max_tokens=9, tools=tools, extra_headers=session,
+                                 messages=[summary, {"role": "assistant", "content": "ok"},
+                                           {"role": "user", "content": "go on"}])
+    sent = fake.model_requests[1].json["messages"][-1]["content"]
+    text = sent if isinstance(sent, str) else "".join(b.get("text", "") for b in sent)
+    assert "tests passed: `pytest -k module_29`" in text
+    assert "Open questions:" in text and QUESTION in text
+
+
 async def test_a_history_read_left_for_the_turns_end_is_read_first_by_the_sessions_next_request(tmp_path):
     """The next request of the session may come before the first one's end ran: it reads the waiting
     history first, so the checkpoint it offers after a compaction still holds what that history said."""
