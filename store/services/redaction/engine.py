@@ -85,6 +85,9 @@ def encode(text: str) -> bytes:
     return text.encode("latin-1", "ctxproxy-redaction-ff")
 
 
+JOIN_MIN = 8  # new texts from which ``dirty`` prescans them in one Hyperscan call
+
+
 @dataclass(frozen=True)
 class Finding:
     """Where a secret was, in the original text, and which rule found it (never the value)."""
@@ -210,6 +213,9 @@ class Redactor:
                 self._hs = None
         self._hs_covered = self._hs.covered if self._hs is not None else frozenset()
         self._uncovered = [rt for rt in self._rt if rt.index not in self._hs_covered]
+        # Many new texts at once are prescanned as one (``dirty``): only when Hyperscan takes
+        # every rule and no pattern's anchors see a text's own ends.
+        self._joinable = self._hs is not None and not self._uncovered and self._hs.joinable
 
         # Content-hash caches: positions of secrets (key-independent), and rendered
         # results per (text, session key). Neither holds a secret value.
@@ -282,6 +288,8 @@ class Redactor:
                 elif hit:
                     out.append(i)
             self.cache_hits += len(digests) - len(misses)
+        if len(misses) >= JOIN_MIN and self._joinable:
+            misses = self._joined_prescan(texts, digests, misses)
         for i in misses:
             try:
                 if self._spans(texts[i], digests[i]):
@@ -291,6 +299,21 @@ class Redactor:
             except Exception as exc:
                 raise RedactionError(f"redaction failed in profile {self.name!r} ({type(exc).__name__})") from None
         return sorted(out)
+
+    def _joined_prescan(self, texts: Sequence[str], digests: list, misses: list[int]) -> list[int]:
+        """The ``misses`` that need their own scan: one Hyperscan pass over them all, joined
+        (``prefilter.HyperscanIndex.joined_events``); a text with no event of its own has no
+        rule to run, so it has no secret, and is remembered as such. A long conversation
+        first seen is scanned in one call instead of one per string."""
+        try:
+            named = self._hs.joined_events([encode(texts[i]) for i in misses])
+        except Exception as exc:
+            raise RedactionError(f"redaction failed in profile {self.name!r} ({type(exc).__name__})") from None
+        for k, i in enumerate(misses):
+            if k not in named:
+                self._cache.put(digests[i], (), _SPAN_ENTRY)
+        self.cache_misses += len(misses) - len(named)
+        return [i for k, i in enumerate(misses) if k in named]
 
     def findings(self, text: str) -> tuple[Finding, ...]:
         """Where the secrets are (positions and rule ids only)."""

@@ -18,15 +18,18 @@ over-report (the regex decides) but must never miss a real match start.
 """
 from __future__ import annotations
 
+import bisect
 import hashlib
+import itertools
 import json
 import logging
 import os
+import re
 import struct
 import tempfile
 import threading
 from pathlib import Path
-from typing import Iterable
+from typing import Iterable, Sequence
 
 from .patterns import PatternInfo
 
@@ -125,6 +128,25 @@ def _try(pattern: bytes, flags: int) -> bool:
     except _hs.error:
         return False
     return True
+
+
+_ESCAPE = re.compile(rb"\\.", re.DOTALL)
+_CLASS = re.compile(rb"\[\^?\]?[^\]]*\]")
+
+
+def joinable(info: PatternInfo) -> bool:
+    """Whether the relaxed pattern matches within a text exactly where it matches within
+    that text joined to others by newlines (``HyperscanIndex.joined_events``): no anchor
+    that sees the text's own ends (``\\A``, ``\\Z``, ``\\z``; ``^`` and ``$`` outside a class
+    unless multi-line, where a newline is an end too). ``\\b`` sees a newline as the text's
+    end already."""
+    pattern = info.hs_pattern
+    if pattern is None:
+        return False
+    if re.search(rb"\\[AZzG]", pattern):
+        return False
+    bare = _CLASS.sub(b"", _ESCAPE.sub(b"", pattern))
+    return info.hs_multiline or (b"^" not in bare and b"$" not in bare)
 
 
 class HyperscanIndex:
@@ -259,6 +281,31 @@ class HyperscanIndex:
                 lst = out[rid] = []
             lst.append((frm, to))
         return out
+
+    @property
+    def joinable(self) -> bool:
+        """Every pattern in the database is ``joinable``: ``joined_events`` may stand for
+        scanning each text alone."""
+        return all(joinable(self.infos[i]) for i in self.modes)
+
+    def joined_events(self, texts: Sequence[bytes]) -> set[int]:
+        """Indexes of ``texts`` (``engine.encode``d) in which some pattern may match: one scan
+        of them joined by newlines. A match within a text alone is a match within the joined
+        data ending in that text (for ``joinable`` patterns), so a text not named has no event
+        of its own and no rule to run; a match across a newline names a text too, which only
+        costs its own scan."""
+        if self._db is None:
+            return set()
+        ends = list(itertools.accumulate(len(t) + 1 for t in texts))  # each text's end, its newline included
+        last: list[int] = []
+        add = last.append
+
+        def on_match(rid: int, frm: int, to: int, flags: int, ctx: object) -> None:
+            add(to)
+
+        with self._lock:
+            self._db.scan(b"\n".join(texts), match_event_handler=on_match)
+        return {bisect.bisect_right(ends, to - 1) for to in set(last)}
 
     def intervals(self, rid: int, events: Iterable[tuple[int, int]], start: int) -> list[tuple[int, int]]:
         info = self.infos[rid]

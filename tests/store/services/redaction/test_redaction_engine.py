@@ -350,6 +350,50 @@ def test_unchanged_text_is_not_rescanned(monkeypatch):
     assert first == second and third.text != first.text and third.counts == first.counts
 
 
+def _dirty_one_by_one(text_list):
+    py = redactor("python")
+    return [i for i, t in enumerate(text_list) if t and py.findings(t)]
+
+
+def test_many_new_texts_are_prescanned_in_one_call_and_only_those_with_an_event_scanned_alone(monkeypatch):
+    """``dirty`` over many texts never seen scans them joined in one Hyperscan call; the texts
+    without an event of their own are clean without a scan of their own, and the answer is
+    what scanning each text alone gives (a secret at a text's very start or end included)."""
+    red = Redactor([r for r in builtin_rules() if r.group in DEFAULT_GROUPS], use_hyperscan=True,
+                   cache_dir=hyperscan_cache_dir())
+    assert red._joinable
+    samples = build_corpus(seed=5, positives_per_rule=2)
+    texts = [s.text for s in samples] + [GHP, f"x {AWS_ID}", f"{PG_PW}", "", "é" * 40 + GHP]
+    scanned = []
+    real = red._scan
+    monkeypatch.setattr(red, "_scan", lambda text, start: scanned.append(text) or real(text, start))
+    assert red.dirty(texts) == _dirty_one_by_one(texts)
+    assert 0 < len(scanned) < len([t for t in texts if t])
+    scanned.clear()
+    assert red.dirty(texts) == _dirty_one_by_one(texts) and not scanned  # remembered, clean ones too
+
+
+def test_a_rule_anchored_at_a_texts_start_is_never_prescanned_joined():
+    """A ``^`` without multi-line matches only at a text's own start, which joined texts hide:
+    such a rule set scans each new text alone."""
+    rules = [make_rule("line-key", "generic", r"^(tok_[0-9a-f]{16})")]
+    red = Redactor(rules, use_hyperscan=True, cache_dir=hyperscan_cache_dir())
+    assert not red._joinable
+    texts = [f"filler {i}" for i in range(12)] + ["tok_0123456789abcdef"]
+    assert red.dirty(texts) == [12]
+    assert prefilter.joinable(Redactor([make_rule("m", "generic", r"(?m)^(tok_[0-9a-f]{16})")],
+                                       use_hyperscan=True, cache_dir=hyperscan_cache_dir())._hs.infos[0])
+
+
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(st.lists(st.one_of(st.sampled_from(_FRAGMENTS), st.text(alphabet="abcXYZ019+/=-_. \n", max_size=30)),
+                         max_size=8).map("".join), min_size=8, max_size=30))
+def test_the_joined_prescan_gives_what_each_text_alone_gives(texts):
+    red = redactor("hyperscan")
+    red.clear_cache()
+    assert red.dirty(texts) == _dirty_one_by_one(texts)
+
+
 def test_hyperscan_database_is_cached_on_disk(tmp_path, monkeypatch):
     monkeypatch.setattr(prefilter, "_MEMO", {})
     rules = [make_rule("demo-token", "saas", r"\b(dmo_[A-Za-z0-9]{24})\b")]
