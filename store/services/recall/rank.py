@@ -98,6 +98,7 @@ class RankConfig:
     chance_min: float = 0.6  # how far (deviations) a match must lie above the best chance gives (-inf: off)
     relative_chance: float = 0.7  # a message saying more than it asks: share of the best ``chance`` the others need
     generic_weight: float = 0.5  # weight in ``match`` and ``chance`` of a common word (``GENERIC``, stop words; 1: off)
+    family_weight: float = 0.8  # a word's other forms (``morphology``: approval/approve, application/app; 0: off)
 
     def validate(self, path: str) -> None:
         from ctxproxy.config import ConfigError
@@ -114,7 +115,8 @@ class RankConfig:
                   ("time_weight", self.time_weight >= 0), ("question_weight", 0 <= self.question_weight <= 1),
                   ("answer_weight", self.answer_weight >= 0), ("chance_min", self.chance_min == self.chance_min),
                   ("relative_chance", 0 <= self.relative_chance <= 1),
-                  ("generic_weight", 0 <= self.generic_weight <= 1))
+                  ("generic_weight", 0 <= self.generic_weight <= 1),
+                  ("family_weight", 0 <= self.family_weight <= 1))
         for key, ok in checks:
             if not ok:
                 raise ConfigError(f"{path}.{key}: out of range ({getattr(self, key)!r})")
@@ -350,7 +352,7 @@ def match(scored: Sequence[Scored], weights: Mapping[str, float], substrings: Se
             u = units.get("\x00" + sub, "\x00" + sub)
             best[u] = max(best.get(u, 0.0), subs[sub])
         got = sum(best.values())
-        s.salient = s.salient or bool(found)
+        s.salient = s.salient or any(not sub.isalpha() for sub in found)  # a quoted plain word is a word
         s.anchors = len({units.get(t, t) for t in held} | {units.get("\x00" + sub, "\x00" + sub) for sub in found})
         s.focused = not focus or bool(held & focus)
         if anchor and not held & anchor:

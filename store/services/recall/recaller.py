@@ -20,9 +20,10 @@ import time
 from dataclasses import dataclass, replace
 from typing import Any, Mapping, Sequence
 
-from ctxproxy.store.memory_index import Candidate
+from ctxproxy.store.memory_index import MAX_TERMS as LOOKED_UP, Candidate
 from ctxproxy.store.sqlite_index import Viewer
 
+from . import morphology
 from . import query as queries
 from . import rank
 from .agent_text import own_words
@@ -69,6 +70,9 @@ class Recaller:
         if len(q.weights) > queries.MAX_TERMS:  # a long message: its most salient terms decide
             n, df = self.memories.doc_freqs(viewer, list(q.weights), now, exclude) if memories else (0, {})
             q = queries.select(q, df, n) if df else replace(q, weights=dict(list(q.weights.items())[:queries.MAX_TERMS]))
+        if memories and cfg.family_weight:  # a word's other forms a visible memory holds (approval: approve)
+            q = morphology.extend(q, lambda keys: self.memories.doc_freqs(viewer, keys, now, exclude)[1],
+                                  LOOKED_UP - len(q.weights), cfg.family_weight)
         words, subs = list(q.weights), list(q.substrings)
         cands, n_docs, avg, df = self._candidates(viewer, words, subs, now, sessions, memories, exclude)
         sims = None

@@ -341,3 +341,60 @@ def test_a_message_saying_more_than_it_asks_keeps_only_the_distinct_candidates(t
         # a one-sentence question keeps what passed (several memories may each answer a part of it)
         assert set(ask("Where do the ad-stitcher and the mid-roll positions live?", relative_chance=1.0)) == {
             midroll, campaigns}
+
+
+def test_a_words_family_is_its_derived_forms_and_a_long_words_clipping():
+    from ctxproxy.store.memory_terms import stem
+    from ctxproxy.store.services.recall.morphology import family
+
+    assert stem("approve") in family(stem("approval"))  # approval: approv (approve, approved, approving)
+    assert stem("approval") in family(stem("approved"))
+    assert stem("configuration") in family(stem("configured"))
+    assert {stem("validate"), stem("validator")} <= set(family(stem("validation")))
+    assert stem("deployment") in family(stem("deploy"))
+    assert "app" in family(stem("application"))  # a long word's clipping
+    # a root keeps five letters: a portal is no port, a signal no sign
+    assert "port" not in family("portal") and "sign" not in family("signal")
+    assert family("cost") == () and family("parse_body") == ()
+
+
+def test_a_word_finds_the_memory_writing_another_form_of_it(tmp_path):
+    approve = "Dana Okoye must approve every change to the pricing tables."
+    login = "Staff sign in through Okta only (app id 0oa7pricing); local passwords are disabled."
+    with recall_over(tmp_path, (approve, login, *DELIVERY, PORT, *OTHERS, *ELSEWHERE)) as ask:
+        asked = ("I raised the bulk discount in rules/pricing_tables.yaml from 5 to 7 percent as sales asked. "
+                 "Open a PR with that, and tell me whose approval it needs before it can merge.")
+        assert ask(asked) == [approve]
+        assert ask(asked, family_weight=0.0) == []  # approval and approve: no term in common
+        asked = ("Two new cashiers cannot log in. Should I reset their passwords, or which application in the "
+                 "identity provider do we use?")
+        assert ask(asked) == [login]
+        assert ask(asked, family_weight=0.0) == []
+
+
+def test_only_the_family_members_a_visible_memory_holds_join_the_query():
+    from ctxproxy.store.services.recall import morphology
+
+    q = query.parse("Whose approval does the pricing change need?")
+    asked: list[list[str]] = []
+
+    def lookup(keys):
+        asked.append(keys)
+        return {k: 3 for k in keys if k == "approv"}
+
+    out = morphology.extend(q, lookup, room=16, weight=0.8)
+    assert len(asked) == 1 and "approv" in asked[0]  # one read of the counts
+    assert set(out.weights) - set(q.weights) == {"approv"} and out.weights["approv"] == 0.8 * q.weights["approval"]
+    assert out.units["approv"] == out.units["approval"]  # one word of the message: counted once
+    assert morphology.extend(q, lookup, room=16, weight=0.0) is q
+
+
+def test_a_quoted_plain_word_is_a_word_not_an_identifier(tmp_path):
+    hours = "The harbour office opens at 08:00 on weekdays and at 10:00 on Saturdays."
+    crash = ("The office hours import crashes on the new CSV, fix the importer so it tolerates this:\n\n```\n"
+             "Traceback (most recent call last):\n  File \"importers/hours.py\", line 31, in load\n"
+             "    opens = row[\"Opens\"]\nKeyError: 'Opens'\n```\nThe header row is: `office;opens_at;closes_at`")
+    with recall_over(tmp_path, (hours, *DELIVERY, PORT, *OTHERS, *ELSEWHERE)) as ask:
+        # 'Opens' is a dictionary key quoted in a trace: the word opens, not a name of the office's hours
+        assert ask(crash) == []
+        assert ask("When does the harbour office open on Saturdays?") == [hours]
