@@ -57,6 +57,7 @@ from ctxproxy.store.sqlite_index import Viewer
 
 from .base import Filter, Turn
 from .report import ManifestField
+from .repeats import request_digest
 from .compaction import item_texts
 from ctxproxy.store.services.digest import memo_key, text_sha256
 from .segments import SENSITIVITY_ORDER, Segment, offer
@@ -71,6 +72,7 @@ log = logging.getLogger("ctxproxy.filters.recall")
 REUSE_BYTES = 2 << 20  # the last recall result kept per caller, for a turn that asks the same
 TREES_BYTES = 1 << 20  # each live session's tree, kept between its turns
 INDEXED_BYTES = 256 << 10  # each live session's last indexed text per role (a digest), not indexed again
+WORDS_BYTES = 256 << 10  # a request's words by its digest: a request sent again is not read again
 TREE_SECONDS = 2.0  # a kept tree is read again after this long (another process may record a sub-session)
 
 Sensitivity = Literal["public", "internal", "confidential"]
@@ -186,6 +188,7 @@ class RecallFilter(Filter):
         self._trees = ByteLRU(TREES_BYTES, "recall session trees")  # per live session (see _tree)
         # per session and role, the last text queued for the session index (its memo key)
         self._indexed = ByteLRU(INDEXED_BYTES, "session index: last texts")
+        self._words = ByteLRU(WORDS_BYTES, "recall: a request's words")  # by request digest (``_words_of``)
         self._epoch = 0  # sub-sessions this process recorded: a tree kept from before may lack one
         self._lock = threading.Lock()
         self._to_index: list[TurnTexts] = []  # session-index rows the writer has not taken yet
@@ -206,7 +209,7 @@ class RecallFilter(Filter):
     def on_request(self, turn: Turn) -> None:
         state = turn.state[self.name] = RecallState()
         cfg = self.config
-        words = turn_words(turn.request) if turn.request is not None else TurnWords()
+        words = self._words_of(turn)
         if words.new and self._indexing(turn):
             # What the session index keeps as the user's words: read now, since
             # inject later appends this turn's evidence and checkpoint to the same
@@ -266,6 +269,23 @@ class RecallFilter(Filter):
         if found.items:
             self._offer(turn, last, route)
         self._finish(turn, state, t0, t0_ns)
+
+    def _words_of(self, turn: Turn) -> TurnWords:
+        """``turn_words`` of the request, kept by the request's digest: the same
+        bytes and headers, unedited by an earlier filter, hold the same words."""
+        view = turn.request
+        if view is None:
+            return TurnWords()
+        if getattr(view, "edits", 1):  # an earlier filter changed it: its words are not the bytes'
+            return turn_words(view)
+        digest = request_digest(turn)
+        if digest is None:
+            return turn_words(view)
+        words = self._words.get(digest)
+        if words is None:
+            words = turn_words(view)
+            self._words.put(digest, words)
+        return words
 
     def _tree(self, turn: Turn, rs: Any) -> tuple[str, ...]:
         """The session's tree, read from the session index once per live session

@@ -214,3 +214,22 @@ async def test_a_long_request_is_never_hashed(tmp_path):
         for body in (history(), history(), json.dumps(long).encode(), json.dumps(long).encode()):
             got = await send(drive, body)
             assert (got.turn.request_digest is None) == (len(body) > REPEAT_MAX_BYTES)
+
+
+async def test_recall_reads_the_words_of_a_request_sent_again_once(tmp_path, monkeypatch):
+    from ctxproxy.filters import recall
+
+    reads = counting(monkeypatch, recall, "turn_words")
+    secret = "AKIA" + "QYLPMN5HHHFPZAM2"  # an AWS key id: redact edits the request before recall reads it
+    leaked = json.loads(history())
+    leaked["messages"][-1]["content"] = f"Thanks. The key is {secret}; keep the default at 30 seconds."
+    async with EngineDriver(config(tmp_path)) as drive:
+        for _ in range(3):
+            got = await send(drive, history())
+        assert len(reads) == 1  # the same bytes and headers: the words kept by the request's digest
+        assert got.turn.state["recall"].user_text == "Thanks. Keep the default at 30 seconds."
+        for _ in range(2):
+            got = await send(drive, json.dumps(leaked).encode())
+            assert got.turn.request.edits  # redacted before recall: read from the edited request each time
+            assert secret not in got.turn.state["recall"].user_text
+        assert len(reads) == 3
