@@ -120,7 +120,9 @@ class Settler:
         #    thread's latest response, the one with the same key (tool and
         #    arguments), else by position and tool name (a call whose own id is
         #    not in the history); with no history (server-side), by position
-        if call is not None:
+        if not pool:  # no open call to match (a thread first seen): no key needed yet
+            rec = None
+        elif call is not None:
             key, _ = self.key_of(tenant, scope, call.name, call.arguments)
             # a pool entry whose own id is in this history is another call (same arguments, its own
             # result): only an entry whose id the client rewrote can be this one

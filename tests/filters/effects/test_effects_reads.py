@@ -48,3 +48,38 @@ async def test_results_never_recorded_are_looked_up_once_each(tmp_path, monkeypa
         # normalised form once: the tenant's lookup of the id answered the session's
         for r in recs:
             assert per_id[r.call_id] == per_id[r.call_id.replace("_", "")], per_id
+
+
+def read_only_conversation(n: int) -> bytes:
+    messages: list[dict] = [{"role": "user", "content": "What is in the repository?"}]
+    for i in range(n):
+        cid = f"call_{i:02d}_read"
+        messages.append({"role": "assistant", "content": None, "tool_calls": [
+            {"id": cid, "type": "function", "function": {"name": "bash", "arguments": json.dumps(
+                {"command": f"cat src/mod_{i}.py"})}}]})
+        messages.append({"role": "tool", "tool_call_id": cid, "content": f"def f{i}(): pass"})
+    messages.append({"role": "user", "content": "Thanks."})
+    return json.dumps({"model": "gpt-5", "messages": messages, "tools": [{"type": "function", "function": {
+        "name": "bash", "description": "Run a command.", "parameters": {"type": "object"}}}]}).encode()
+
+
+async def test_read_only_results_of_a_thread_first_seen_make_no_effect_key(tmp_path, monkeypatch):
+    """A result of a read-only call never recorded is not recorded; with no open call to match
+    it against (a thread first seen), its call's key (canonical JSON and a digest) is never made."""
+    from ctxproxy.filters.effects.settle import Settler
+
+    async with EngineDriver(config(tmp_path)) as drive:
+        keys: list[str] = []
+        original = Settler.key_of
+
+        def key_of(self, tenant, scope, tool, args):
+            keys.append(tool)
+            return original(self, tenant, scope, tool, args)
+
+        monkeypatch.setattr(Settler, "key_of", key_of)
+        got = await drive.call("POST", PATHS["chat"], {**AUTH["chat"], "content-type": "application/json"},
+                               read_only_conversation(6))
+        assert got.status == 200, got.body
+        ident = got.turn.identity
+        assert drive.services["store"].effects.list(ident.tenant, task=ident.task) == []
+        assert keys == []
