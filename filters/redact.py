@@ -54,9 +54,10 @@ from typing import Any, Mapping
 from ctxproxy.config import ConfigError
 
 from .base import Filter, FilterError, Turn
+from .repeats import request_digest
 from .report import COUNTS, TEXT
 from .services import Services
-from ctxproxy.store.bounded import ByteLRU
+from ctxproxy.store.bounded import ByteLRU, entry_bytes
 from ctxproxy.store.services.redaction import (
     Profile,
     ProfileRegistry,
@@ -159,6 +160,8 @@ class RedactState:
 
 
 KEYS_BYTES = 256 << 10  # session keys remembered
+CLEAN_REQUESTS_BYTES = 256 << 10  # requests found wholly clean, by digest (a request sent again is not scanned)
+CLEAN_REQUEST_ENTRY = entry_bytes(b"0" * 16, None)  # the redactor is shared, not the entry's
 _KEYS = ByteLRU(KEYS_BYTES, "session keys")  # ~700 sessions: a session sends many turns; a miss is one HMAC
 
 
@@ -191,6 +194,9 @@ class RedactFilter(Filter):
         self.registry = registry
         self._vaults: OrderedDict[tuple[str, str, str], Vault] = OrderedDict()
         self._lock = threading.Lock()
+        # request digest -> the redactor that found that request wholly clean (``on_request``)
+        self._clean_requests = ByteLRU(CLEAN_REQUESTS_BYTES, "redaction: requests found clean",
+                                       fixed=CLEAN_REQUEST_ENTRY)
 
     @classmethod
     def create(cls, config: RedactConfig | None, services: Services) -> "RedactFilter":
@@ -287,38 +293,44 @@ class RedactFilter(Filter):
                 else:
                     plain.append((slot, text, item))
 
-            for slot in view.head_slots():
-                take(slot, -1)
-            # History the client re-sends: an item found clean before is skipped
-            # for the price of encoding it, so a turn costs O(new content) in Python.
-            # The tool definitions (sent on every turn) are skipped the same way.
-            fresh = []
-            aside = view.aside_encoding()
-            if aside is not None:
-                digest = red.encoding_digest(aside or None)
-                if not red.is_clean_item(digest):
-                    if digest is not None:
-                        fresh.append((-2, digest))
-                    for slot in view.aside_slots():
-                        take(slot, -2)
-            encodings = view.item_encodings()
-            for i, item in enumerate(view.items()):
-                if isinstance(item, dict):
-                    digest = red.encoding_digest(encodings[i])
-                    if red.is_clean_item(digest):
-                        continue
-                    fresh.append((i, digest))
-                    for slot in view.item_slots(i, item):
-                        take(slot, i)
-            # Text seen before costs a hash: only what holds a secret is rendered.
-            for n in red.dirty([text for _, text, _ in plain]):
-                slot, text, item = plain[n]
-                res = red.redact(text, key, vault)
-                if res.changed:
-                    slot.set(res.text)
-                    self._add(counts, res.counts)
-                    tainted.add(item)
-            red.mark_clean_items([d for i, d in fresh if i not in tainted])
+            # A request found wholly clean before (the same bytes and headers, no filter before
+            # this one edited it) with these very rules holds no secret now: nothing to scan.
+            whole = None if getattr(view, "edits", 1) else request_digest(turn)
+            if whole is None or self._clean_requests.get(whole) is not red:
+                for slot in view.head_slots():
+                    take(slot, -1)
+                # History the client re-sends: an item found clean before is skipped
+                # for the price of encoding it, so a turn costs O(new content) in Python.
+                # The tool definitions (sent on every turn) are skipped the same way.
+                fresh = []
+                aside = view.aside_encoding()
+                if aside is not None:
+                    digest = red.encoding_digest(aside or None)
+                    if not red.is_clean_item(digest):
+                        if digest is not None:
+                            fresh.append((-2, digest))
+                        for slot in view.aside_slots():
+                            take(slot, -2)
+                encodings = view.item_encodings()
+                for i, item in enumerate(view.items()):
+                    if isinstance(item, dict):
+                        digest = red.encoding_digest(encodings[i])
+                        if red.is_clean_item(digest):
+                            continue
+                        fresh.append((i, digest))
+                        for slot in view.item_slots(i, item):
+                            take(slot, i)
+                # Text seen before costs a hash: only what holds a secret is rendered.
+                for n in red.dirty([text for _, text, _ in plain]):
+                    slot, text, item = plain[n]
+                    res = red.redact(text, key, vault)
+                    if res.changed:
+                        slot.set(res.text)
+                        self._add(counts, res.counts)
+                        tainted.add(item)
+                red.mark_clean_items([d for i, d in fresh if i not in tainted])
+                if whole is not None and not view.edits and not counts:
+                    self._clean_requests.put(whole, red)
 
             turn_id = turn.turn_id  # (not the turn: its state holds this function)
 

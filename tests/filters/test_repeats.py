@@ -233,3 +233,31 @@ async def test_recall_reads_the_words_of_a_request_sent_again_once(tmp_path, mon
             assert got.turn.request.edits  # redacted before recall: read from the edited request each time
             assert secret not in got.turn.state["recall"].user_text
         assert len(reads) == 3
+
+
+async def test_a_request_found_clean_is_not_scanned_again_and_a_secret_always_is(tmp_path, monkeypatch):
+    from ctxproxy.store.services.redaction.engine import Redactor
+
+    scans = counting(monkeypatch, Redactor, "dirty")
+    secret = "AKIA" + "QYLPMN5HHHFPZAM2"
+    leaked = json.loads(history())
+    leaked["messages"][-1]["content"] = f"Thanks. The key is {secret}."
+    async with EngineDriver(config(tmp_path)) as drive:
+        first = await send(drive, history())
+        after_first = len(scans)
+        again = await send(drive, history())
+        # the request's text is not scanned again (the answer still is: one call, on_response)
+        assert len(scans) - after_first == 1
+        assert again.forwarded.body == first.forwarded.body == history()
+        for _ in range(2):
+            before = len(scans)
+            got = await send(drive, json.dumps(leaked).encode())
+            assert len(scans) - before == 2  # a request that held a secret is scanned every time
+            assert secret.encode() not in got.forwarded.body
+            assert manifest(drive, got)["redactions"]
+        # other rules (a reload builds another redactor) scan the clean request again
+        flt = next(s.filter for s in again.turn.pipeline.stages if s.filter.name == "redact")
+        flt._clean_requests.put(again.turn.request_digest, object())
+        before = len(scans)
+        await send(drive, history())
+        assert len(scans) - before == 2
