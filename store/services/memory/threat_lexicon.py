@@ -285,6 +285,11 @@ _DEST = re.compile(r"https?://|ftp://|[a-z0-9._%+-]+@[a-z0-9-]+\.[a-z]{2,}|#[a-z
 _PATH = re.compile(r"~/|/etc/|/root/|/bin/|\.ssh\b|\.aws\b")
 
 
+def has_destination(folded: str) -> bool:
+    """Whether the text names an outside destination (a URL, an e-mail address, a channel, an IP)."""
+    return _DEST.search(folded) is not None
+
+
 _NONE: frozenset[str] = frozenset()
 _SEEN: dict[str, frozenset[str]] = {}  # word -> its classes (whole word and stems), filled as words are met
 _SEEN_MAX = 200_000

@@ -36,7 +36,7 @@ import unicodedata
 from typing import NamedTuple
 from urllib.parse import unquote
 
-from . import threat_model
+from . import threat_compose, threat_model
 from .literals import required
 from .threat_rules import PROHIBITABLE, PROHIBITION_AFTER, PROHIBITION_BEFORE, PROHIBITION_WITHIN, RULES
 
@@ -105,6 +105,7 @@ def _version() -> str:
     h = hashlib.sha256()
     for reason, pattern in RULES:
         h.update(f"{reason}\0{pattern}\0".encode())
+    h.update(repr(threat_compose.COMPOSITES).encode())
     h.update(f"{sorted(PROHIBITABLE)}\0{PROHIBITION_BEFORE}\0{PROHIBITION_AFTER}\0{PROHIBITION_WITHIN}\0".encode())
     h.update("\0".join(REASONS).encode())
     h.update(threat_model.file_version().encode())
@@ -229,6 +230,11 @@ def _prohibited(folded: str, start: int, end: int) -> bool:
     if _BEFORE.search(before[cut:]) or _WITHIN.search(folded, start, end):
         return True
     return _AFTER.match(folded, end, min(len(folded), end + 40)) is not None
+
+
+def _composite(folded: str) -> Threat | None:
+    reason = threat_compose.composite(folded)
+    return Threat(reason, REASONS[reason]) if reason else None
 
 
 def _rules(folded: str) -> Threat | None:
@@ -390,7 +396,7 @@ def _scan(text: str, depth: int, use_model: bool = True) -> Threat | None:
         return found
     nfkc = unicodedata.normalize("NFKC", text)
     folded = normalise(nfkc)
-    found = _rules(folded) or _homoglyph(folded)
+    found = _rules(folded) or _homoglyph(folded) or _composite(folded)
     if found is None and depth < 2:
         found = _encoded(nfkc, folded, depth)
     if found is None and depth == 0 and use_model:
