@@ -35,7 +35,8 @@ FETCH = re.compile(r"curl|wget|download|fetch|\b(?:ba|z)?sh\b|\biwr\b|\birm\b|ä¸
 
 def composite(folded: str) -> str | None:
     """The reason of the first composite rule one clause of ``folded`` (normalised text) satisfies."""
-    if not threat_lexicon.has_destination(folded):  # every composite needs an outside address
+    # every composite needs an outside address and a fetch: two searches spare most texts the classes
+    if not threat_lexicon.has_destination(folded) or not FETCH.search(folded):
         return None
     for piece in threat_model.pieces(folded[:threat_model._MAX_CHARS]):
         if not threat_lexicon.has_destination(piece):
