@@ -121,6 +121,8 @@ def recall_latency(store, index, queries: int, rng: random.Random, vectors=None,
     from ctxproxy.store.sqlite_index import Viewer
 
     recallers = {"lexical": Recaller(index), **{name: Recaller(ix) for name, ix in (also or {}).items()}}
+    # a word's other forms (``family_weight``) cost one more read of the index's counts: measured beside
+    recallers["lexical, no word families"] = Recaller(index, config=RankConfig(family_weight=0.0))
     if vectors is not None:
         cfg = RankConfig(embeddings=True)
         recallers["embeddings"] = Recaller(index, config=cfg, vectors=VectorRecall(vectors, index, vectors.embedder, cfg))

@@ -103,6 +103,7 @@ FREQUENT = 0.1  # a word in more than this share of the visible memories only sc
 FEW = 100  # (...but never one in this many or fewer: its postings are cheap to read)
 FREQUENT_POOL = 0.2  # ...and when every query word is, the candidates are this share of POOL
 MAX_TERMS = 48  # query terms looked up (bits of one mask, with 8 substrings)
+COMPLETIONS = 8  # terms a prefix completes to (``word_forms``)
 
 CONTEXT_WINDOW = 2  # an event's document also holds this many neighbouring events on each side
 
@@ -635,6 +636,33 @@ class MemoryIndex:
             docs = self._stats(con, parts, now, version).docs
             return docs, (self._df(con, parts, list(dict.fromkeys(words)), now, version) if parts.all
                           else dict.fromkeys(words, 0))
+
+    def word_forms(self, viewer: Viewer, words: Sequence[str], prefixes: Sequence[str], now: float | None = None,
+                   exclude_kinds: Sequence[str] = (), limit: int = COMPLETIONS
+                   ) -> tuple[int, dict[str, int], dict[str, list[str]]]:
+        """The forms of a message's words a memory ``viewer`` may see holds: the number of memories
+        it may see, the visible document frequency of each word and of each term that begins with a
+        prefix, and those terms — up to ``limit`` a prefix, first in term order (a clipped word's
+        full forms: ``prod`` → ``production``; the partitions' counts, a range of their key)."""
+        if not viewer.known or not (words or prefixes):
+            return 0, {w: 0 for w in words}, {}
+        if self.store is not None:
+            self.catch_up()
+        now = time.time() if now is None else now
+        with self._reading(viewer.tenant) as (con, version):
+            parts = self._partitions(con, viewer, tuple(exclude_kinds), version)
+            completed: dict[str, list[str]] = {}
+            for prefix in dict.fromkeys(prefixes) if parts.all else ():
+                found = sorted({t for table, ids in (("df", parts.fixed), ("post", parts.expiring)) if ids
+                                for (t,) in con.execute(
+                                    f"SELECT DISTINCT term FROM {table} WHERE part IN ({placeholders(ids)}) "
+                                    f"AND term > ? AND term < ? ORDER BY term LIMIT ?",
+                                    (*ids, prefix, prefix + "\U0010ffff", limit))})[:limit]
+                if found:
+                    completed[prefix] = found
+            keys = list(dict.fromkeys([*words, *(t for ts in completed.values() for t in ts)]))
+            df = self._df(con, parts, keys, now, version) if parts.all else dict.fromkeys(keys, 0)
+            return self._stats(con, parts, now, version).docs, df, completed
 
     def nothing_visible(self, viewer: Viewer, now: float, exclude_kinds: tuple[str, ...] = ()) -> bool:
         """Whether ``viewer`` may see no memory at all, decided from the kept

@@ -24,8 +24,8 @@ from collections import namedtuple
 from contextlib import contextmanager
 from typing import Any, Iterator, Mapping, Sequence
 
-from ..memory_index import (CONTEXT_WINDOW, POOL, Candidate, MemoryIndex, Stats, _candidate, context_of, date_terms,
-                            query_keys, servable, thread_of)
+from ..memory_index import (COMPLETIONS, CONTEXT_WINDOW, POOL, Candidate, MemoryIndex, Stats, _candidate, context_of,
+                            date_terms, query_keys, servable, thread_of)
 from ..memory_records import MemoryRecord
 from ..memory_terms import terms
 from ..sqlite_index import Viewer, sensitivity_rank
@@ -313,6 +313,23 @@ class PGMemoryIndex(MemoryIndex):
         now = time.time() if now is None else now
         with self._reads(viewer.tenant) as reads:
             return recall_search.doc_freqs(reads, viewer, list(dict.fromkeys(words)), now, exclude_kinds)
+
+    def word_forms(self, viewer: Viewer, words: Sequence[str], prefixes: Sequence[str], now: float | None = None,
+                   exclude_kinds: Sequence[str] = (), limit: int = COMPLETIONS
+                   ) -> tuple[int, dict[str, int], dict[str, list[str]]]:
+        """``MemoryIndex.word_forms``, in one statement (``starts_with`` over the visible partitions'
+        counts, whatever the database's collation; first in byte order, as SQLite orders them)."""
+        if not viewer.known or not (words or prefixes):
+            return 0, {w: 0 for w in words}, {}
+        now = time.time() if now is None else now
+        with self._reads(viewer.tenant) as reads:
+            pre, grown, keys, docs, freqs = reads.one(recall_search.WORD_FORMS, {
+                **recall_search._viewing(viewer, exclude_kinds, now), "words": list(dict.fromkeys(words)),
+                "prefixes": list(dict.fromkeys(prefixes)), "limit": limit})
+        completed: dict[str, list[str]] = {}
+        for prefix, term in zip(pre, grown):
+            completed.setdefault(prefix, []).append(term)
+        return int(docs), dict(zip(keys, map(int, freqs))), completed
 
     def stats(self, viewer: Viewer, now: float, exclude_kinds: tuple[str, ...] = ()) -> Stats:
         with self._reads(viewer.tenant) as reads:

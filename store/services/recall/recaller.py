@@ -71,8 +71,16 @@ class Recaller:
             n, df = self.memories.doc_freqs(viewer, list(q.weights), now, exclude) if memories else (0, {})
             q = queries.select(q, df, n) if df else replace(q, weights=dict(list(q.weights.items())[:queries.MAX_TERMS]))
         if memories and cfg.family_weight:  # a word's other forms a visible memory holds (approval: approve)
-            q = morphology.extend(q, lambda keys: self.memories.doc_freqs(viewer, keys, now, exclude)[1],
-                                  LOOKED_UP - len(q.weights), cfg.family_weight)
+            visible: list[int] = []
+
+            def forms(keys: list[str], prefixes: list[str]) -> tuple[dict[str, int], dict[str, list[str]]]:
+                docs, df, completed = self.memories.word_forms(viewer, keys, prefixes, now, exclude)
+                visible.append(docs)
+                return df, completed
+
+            q = morphology.extend(q, forms, LOOKED_UP - len(q.weights), cfg.family_weight)
+            if visible == [0] and not (self.sessions is not None and sessions):
+                return Recalled([], 0)  # that read found no memory the viewer may see: no search either
         words, subs = list(q.weights), list(q.substrings)
         cands, n_docs, avg, df = self._candidates(viewer, words, subs, now, sessions, memories, exclude)
         sims = None

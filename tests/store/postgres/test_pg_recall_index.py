@@ -118,6 +118,10 @@ def test_the_database_index_ranks_exactly_as_the_embedded_index(both, tmp_path):
     assert_same_ranking(sqlite, pos_l, pgi, pos_p)
     docs, df = pgi.doc_freqs(Viewer("acme", user="alice"), ["kafka", "nowhere"], NOW)
     assert (docs, df) == sqlite.doc_freqs(Viewer("acme", user="alice"), ["kafka", "nowhere"], NOW)
+    for viewer in viewers("acme"):  # a word's forms: the same completions (first in byte order) and counts
+        for limit in (8, 1):
+            args = (viewer, ["kafka", "nowhere"], ["roll", "post", "lat", "zzz"], NOW, (), limit)
+            assert pgi.word_forms(*args) == sqlite.word_forms(*args) and sqlite.word_forms(*args)[2]
     assert pgi.rebuild() == sqlite.count("acme") == pgi.count("acme")  # the rebuilt index is the same index
     assert [c.memory_id for c in pgi.search(Viewer("acme", user="alice"), ["kafka"], now=NOW)[0]]
 
@@ -211,7 +215,7 @@ def test_a_memory_written_on_one_replica_is_ranked_by_the_others_index_at_once(p
         b.close()
 
 
-def test_a_recall_is_at_most_two_round_trips(both, monkeypatch):
+def test_a_recall_is_at_most_three_round_trips(both, monkeypatch):
     _, pg = both
     fill(pg, "acme", corpus())
     index = pg.memory_index()
@@ -221,12 +225,14 @@ def test_a_recall_is_at_most_two_round_trips(both, monkeypatch):
         for query in QUERIES:
             sent.clear()
             found += len(Recaller(index).recall(viewer, query, k=5, as_of=NOW).items)
-            # the search (partitions, counts, frequencies, candidates, neighbours), then the
-            # frequencies of the best candidates' own terms
-            assert 1 <= len(sent) <= 2, (query, sent)
+            # the other forms of its words the memories hold (word_forms), the search (partitions,
+            # counts, frequencies, candidates, neighbours), then the frequencies of the best
+            # candidates' own terms
+            assert 1 <= len(sent) <= 3, (query, sent)
     assert found > 30
     for read in (lambda: index.search(Viewer("acme", user="alice"), ["kafka", "lag"], ["KafkaConsumer"], now=NOW),
                  lambda: index.doc_freqs(Viewer("acme", user="alice"), ["kafka", "lag"], NOW),
+                 lambda: index.word_forms(Viewer("acme", user="alice"), ["kafka"], ["roll"], NOW),
                  lambda: index.stats(Viewer("acme", user="alice"), NOW)):
         sent.clear()
         assert read()

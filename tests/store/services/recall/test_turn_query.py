@@ -375,18 +375,20 @@ def test_a_word_finds_the_memory_writing_another_form_of_it(tmp_path):
 def test_only_the_family_members_a_visible_memory_holds_join_the_query():
     from ctxproxy.store.services.recall import morphology
 
-    q = query.parse("Whose approval does the pricing change need?")
-    asked: list[list[str]] = []
+    q = query.parse("Whose approval does the pricing change need, in prod?")
+    asked: list[tuple[list[str], list[str]]] = []
 
-    def lookup(keys):
-        asked.append(keys)
-        return {k: 3 for k in keys if k == "approv"}
+    def read(keys, prefixes):
+        asked.append((keys, prefixes))
+        return {"approv": 3, "production": 2, "productiv": 0}, {"prod": ["production", "productiv"]}
 
-    out = morphology.extend(q, lookup, room=16, weight=0.8)
-    assert len(asked) == 1 and "approv" in asked[0]  # one read of the counts
-    assert set(out.weights) - set(q.weights) == {"approv"} and out.weights["approv"] == 0.8 * q.weights["approval"]
+    out = morphology.extend(q, read, room=16, weight=0.8)
+    assert len(asked) == 1 and "approv" in asked[0][0] and "prod" in asked[0][1]  # one read of the index
+    assert set(out.weights) - set(q.weights) == {"approv", "production"}
+    assert out.weights["approv"] == 0.8 * q.weights["approval"]
     assert out.units["approv"] == out.units["approval"]  # one word of the message: counted once
-    assert morphology.extend(q, lookup, room=16, weight=0.0) is q
+    assert out.units["production"] == out.units["prod"]
+    assert morphology.extend(q, read, room=16, weight=0.0) is q
 
 
 def test_a_quoted_plain_word_is_a_word_not_an_identifier(tmp_path):
