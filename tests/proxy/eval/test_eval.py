@@ -74,10 +74,13 @@ def test_the_default_configuration_gets_the_context_right_and_no_proxy_does_not(
     # dev read 0.893 while a request's common words (use, first) raised the chance floor (generic_weight)
     assert halves["dev"]["turn_hit_rate"] >= 0.9 and halves["held-out"]["turn_hit_rate"] >= 0.75
     assert halves["dev"]["false_injection_rate"] <= 0.05 and halves["held-out"]["false_injection_rate"] <= 0.05
-    # the fresh half read 0.72 / 0.29 when a name the tokenizer splits counted as several coincidences
-    assert halves["dev (fresh)"]["turn_hit_rate"] >= 0.76 and halves["dev (fresh)"]["false_injection_rate"] <= 0.25
-    # the second fresh half read 0.576 / 0.156 the one time it was scored sealed
-    assert halves["dev (fresh2)"]["turns"] >= 40 and halves["dev (fresh2)"]["turn_hit_rate"] >= 0.55
+    # the fresh half read 0.72 / 0.29 when a name the tokenizer splits counted as several coincidences,
+    # 0.80 before a word's other forms (approval: approve, prod: production) were looked up
+    assert halves["dev (fresh)"]["turn_hit_rate"] >= 0.8 and halves["dev (fresh)"]["false_injection_rate"] <= 0.25
+    # the second fresh half read 0.576 / 0.156 the one time it was scored sealed (then the word forms:
+    # 0.697 / 0.133)
+    assert halves["dev (fresh2)"]["turns"] >= 40 and halves["dev (fresh2)"]["turn_hit_rate"] >= 0.65
+    assert halves["dev (fresh2)"]["false_injection_rate"] <= 0.15
     assert turns["direct"]["turn_hit_rate"] == 0.0
     assert set(turns["details"]["by_shape"]) >= {"claude-tool", "codex-tool", "claude-after-compact",
                                                 "claude (nothing)"}
