@@ -41,7 +41,6 @@ carries the candidate and result counts. Fails open.
 from __future__ import annotations
 
 import logging
-import threading
 import time
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
@@ -190,8 +189,6 @@ class RecallFilter(Filter):
         self._indexed = ByteLRU(INDEXED_BYTES, "session index: last texts")
         self._words = ByteLRU(WORDS_BYTES, "recall: a request's words")  # by request digest (``_words_of``)
         self._epoch = 0  # sub-sessions this process recorded: a tree kept from before may lack one
-        self._lock = threading.Lock()
-        self._to_index: list[TurnTexts] = []  # session-index rows the writer has not taken yet
 
     @classmethod
     def create(cls, config: RecallConfig, services: Mapping[str, Any]) -> "RecallFilter":
@@ -411,21 +408,7 @@ class RecallFilter(Filter):
         if writer is None:
             sessions.add_turns([row])
             return
-        with self._lock:
-            self._to_index.append(row)
-            first = len(self._to_index) == 1
-        if first:
-            taken: list[list[TurnTexts]] = []  # the rows this op took: the same ones if the writer runs it again
-
-            def op(batch: Any) -> None:
-                if not taken:
-                    with self._lock:
-                        taken.append(self._to_index)
-                        self._to_index = []
-                if taken[0]:
-                    sessions.add_turns(taken[0], batch=batch)
-
-            writer.submit(op)
+        writer.gather(_add_rows, (sessions, row))
 
     @staticmethod
     def _write(turn: Turn, op: Any) -> None:
@@ -486,6 +469,15 @@ def _own(item: Any) -> str:
     if not isinstance(item, dict) or item.get("role") != "user":
         return ""
     return "\n".join(w for w in map(own_words, item_texts(item)) if w)
+
+
+def _add_rows(batch: Any, items: list[tuple[Any, TurnTexts]]) -> None:
+    """The session-index rows the writer gathered (``_index``), in one transaction per index."""
+    by_index: dict[int, tuple[Any, list[TurnTexts]]] = {}
+    for sessions, row in items:
+        by_index.setdefault(id(sessions), (sessions, []))[1].append(row)
+    for sessions, rows in by_index.values():
+        sessions.add_turns(rows, batch=batch)
 
 
 def turn_words(view: Any) -> TurnWords:

@@ -47,6 +47,7 @@ class BackgroundWriter:
         self._lock = threading.Lock()
         self._closed = False
         self._hurry = threading.Event()
+        self._gathered: dict[Any, list] = {}  # ``gather``: items waiting for their op, by what writes them
 
     def submit(self, op: Op, urgent: bool = False, key: Any = None) -> Future:
         """``key``: what the op writes under (a session's (tenant, session)).
@@ -66,6 +67,40 @@ class BackgroundWriter:
             self._q.put((op, fut))
         if urgent:
             self._hurry.set()
+        return fut
+
+    def gather(self, write_all: Callable[[Any, list], Any], item: Any) -> Future | None:
+        """Queue ``item`` for ``write_all(batch, items)``, which writes every item
+        gathered by the time its op runs: one op per batch, not one per item
+        (a turn's end adds one; a busy proxy ends many turns within a linger).
+        Returns the op's Future when this call submitted it, else None (the item
+        rides with an op already queued, which runs before any ``flush`` that
+        comes after this call). The op takes its items once: run again (a
+        group's retry, a replayed batch), it writes the same ones."""
+        with self._lock:
+            items = self._gathered.get(write_all)
+            if items is not None and not self._closed:
+                items.append(item)
+                return None
+            self._gathered[write_all] = [item]
+        taken: list[list] = []
+
+        def take() -> list:
+            if not taken:
+                with self._lock:
+                    taken.append(self._gathered.pop(write_all, []))
+            return taken[0]
+
+        def op(batch: Any) -> Any:
+            return write_all(batch, take())
+
+        # when the op fails alone, the writer runs its items one by one (``_commit_running``)
+        op.pieces = lambda: [lambda batch, one=one: write_all(batch, [one]) for one in take()]  # type: ignore
+
+        fut = self.submit(op)
+        if fut.done() and fut.exception() is not None:  # closed: the op never runs; nothing waits for it
+            with self._lock:
+                self._gathered.pop(write_all, None)
         return fut
 
     def flush(self, timeout: float = 10.0) -> None:
@@ -158,7 +193,19 @@ class BackgroundWriter:
                 return
             if isinstance(exc, StoreConflict) and attempt < CONFLICT_RETRIES:
                 return self._commit_running(group, attempt + 1)  # it lost a race: nothing was written
-            fut = group[0][1]
+            op, fut = group[0]
+            pieces = op.pieces() if hasattr(op, "pieces") else ()
+            if len(pieces) > 1:  # a gathered op: each item alone, so one bad item fails alone
+                outcomes = [Future() for _ in pieces]
+                for piece, out in zip(pieces, outcomes):
+                    out.set_running_or_notify_cancel()
+                    self._commit_running([(piece, out)])
+                failed = [out.exception() for out in outcomes if out.exception() is not None]
+                if failed:
+                    fut.set_exception(failed[0])
+                else:
+                    fut.set_result(None)
+                return
             log.warning("background store write failed: %s", type(exc).__name__)
             fut.set_exception(exc)
             return

@@ -255,35 +255,35 @@ class ManifestFilter(Filter):
     # -- helpers ---------------------------------------------------------------
     def _store(self, turn: Turn, m: dict) -> bool:
         """Queue the manifest on the store's background writer (group commit,
-        off the event loop); without one, write it now. True once handed over."""
+        off the event loop: the turns ending within one linger are written by
+        one op); without one, write it now. True once handed over."""
         store = self.store
         if store is None:
             return False
-        tenant, turn_id, session, subject = m["tenant"], m["turn_id"], m["session_id"] or None, \
-            turn.identity.user or None
-
-        def write(b: Any) -> None:
-            b.manifests.put(tenant, turn_id, m, session=session, subject=subject)
-            # Tagged like the manifest, so erasing the session or subject can find the
-            # pointer too (it says the turn existed). The store's erasure runs within
-            # one tenant; reaching this index tenant is up to the store.
-            b.manifests.put(TURN_INDEX_TENANT, turn_id, {"tenant": tenant}, session=session, subject=subject)
-
+        item = (m["tenant"], m["turn_id"], m, m["session_id"] or None, turn.identity.user or None)
         writer = turn.services.writer
         try:
             if writer is not None:
-                writer.submit(write).add_done_callback(
-                    lambda f: f.exception() is not None and self._warn(
-                        "store", f"storing the manifest failed: {type(f.exception()).__name__}"))
+                fut = writer.gather(self._write_stored, item)
+                if fut is not None:  # one callback per op, not per turn
+                    fut.add_done_callback(lambda f: f.exception() is not None and self._warn(
+                        "store", f"storing the manifests failed: {type(f.exception()).__name__}"))
                 return True
             with store.batch() as b:
-                write(b)
+                _write_manifest(b, item)
             return True
         except Exception as exc:
             self._warn("store", f"storing the manifest failed: {type(exc).__name__}")
             if self.name not in turn.degraded:
                 turn.degraded.append(self.name)
             return False
+
+    @staticmethod
+    def _write_stored(batch: Any, items: list[tuple]) -> None:
+        """The manifests gathered for one op, on the writer's thread (should the
+        op fail, the writer writes them one by one: a bad one fails alone)."""
+        for item in items:
+            _write_manifest(batch, item)
 
     def _provider(self, turn: Turn) -> str:
         return self.config.provider_names.get(turn.route) or PROVIDERS.get(turn.api, turn.api or "unknown")
@@ -344,6 +344,15 @@ class ManifestFilter(Filter):
             log.warning("manifest: %s", message)
         else:
             log.debug("manifest: %s", message)
+
+
+def _write_manifest(b: Any, item: tuple) -> None:
+    tenant, turn_id, m, session, subject = item
+    b.manifests.put(tenant, turn_id, m, session=session, subject=subject)
+    # Tagged like the manifest, so erasing the session or subject can find the
+    # pointer too (it says the turn existed). The store's erasure runs within
+    # one tenant; reaching this index tenant is up to the store.
+    b.manifests.put(TURN_INDEX_TENANT, turn_id, {"tenant": tenant}, session=session, subject=subject)
 
 
 def _filter_names() -> tuple[str, ...]:
@@ -486,7 +495,7 @@ def _plan(fields: Mapping[str, tuple[str, Any]]) -> tuple[tuple, dict[str, froze
 
 def manifest_sha256(m: Mapping[str, Any]) -> str:
     """sha256 of the canonical JSON (sorted keys) of the manifest without its own digest."""
-    body = {k: v for k, v in m.items() if k != "sha256"}
+    body = {k: v for k, v in m.items() if k != "sha256"} if "sha256" in m else m  # (no copy while building)
     return sha256(surrogates.dumps(body, option=orjson.OPT_SORT_KEYS)).hexdigest()
 
 

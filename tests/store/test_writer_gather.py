@@ -1,0 +1,89 @@
+"""Items gathered for the background writer (``BackgroundWriter.gather``: the
+turns' manifests, the session index's rows) are written by one op per batch,
+every one of them, before a flush that comes after them returns; an item the
+store refuses fails alone, and an op run again writes the same items."""
+from __future__ import annotations
+
+import pytest
+
+from ctxproxy.store import open_store
+from ctxproxy.store.errors import StoreConflict, StoreError
+from ctxproxy.store.writer import BackgroundWriter
+
+
+@pytest.fixture
+def store(tmp_path):
+    s = open_store(tmp_path / "db")
+    yield s
+    s.close()
+
+
+def put_all(batch, items):
+    calls.append(list(items))
+    for turn_id, data in items:
+        batch.manifests.put("t1", turn_id, data, session="s1")
+
+
+calls: list[list] = []
+
+
+def stored(store) -> dict[str, dict]:
+    return {d.id: d.data for d in store.manifests.list("t1", session="s1")}
+
+
+def test_items_gathered_while_an_op_is_queued_ride_with_it(store):
+    calls.clear()
+    writer = BackgroundWriter(store, linger=5.0)  # long: the flush below ends it
+    futures = [writer.gather(put_all, (f"turn{i}", {"n": i})) for i in range(50)]
+    assert futures[0] is not None and futures[1:] == [None] * 49  # one op for all fifty
+    writer.flush()
+    assert calls == [[(f"turn{i}", {"n": i}) for i in range(50)]]
+    assert stored(store) == {f"turn{i}": {"n": i} for i in range(50)}
+    # after the op took its items, the next item gets an op of its own
+    assert writer.gather(put_all, ("turn50", {"n": 50})) is not None
+    writer.flush()
+    assert len(stored(store)) == 51
+    writer.close()
+
+
+def test_an_item_the_store_refuses_fails_alone(store):
+    calls.clear()
+    writer = BackgroundWriter(store, linger=5.0)
+    first = writer.gather(put_all, ("good1", {"n": 1}))
+    writer.gather(put_all, ("bad", {"n": object()}))  # not JSON: the store refuses the write
+    writer.gather(put_all, ("good2", {"n": 2}))
+    writer.flush()
+    assert stored(store) == {"good1": {"n": 1}, "good2": {"n": 2}}
+    assert isinstance(first.exception(5), StoreError)  # the op says one of its items failed
+    writer.close()
+
+
+def test_an_op_run_again_writes_the_items_it_took(store):
+    """A group that lost a race runs again: the op writes the same items, not
+    an empty list (the gathered ones were taken at its first run)."""
+    writer = BackgroundWriter(store, linger=5.0)
+    lost = []
+
+    def once_conflicting(batch, items):
+        put_all(batch, items)
+        if not lost:
+            lost.append(1)
+            raise StoreConflict("lost a race")
+
+    calls.clear()
+    fut = writer.gather(once_conflicting, ("turn1", {"n": 1}))
+    writer.gather(once_conflicting, ("turn2", {"n": 2}))
+    writer.flush()
+    assert fut.exception(5) is None
+    assert calls == [[("turn1", {"n": 1}), ("turn2", {"n": 2})]] * 2
+    assert stored(store) == {"turn1": {"n": 1}, "turn2": {"n": 2}}
+    writer.close()
+
+
+def test_a_closed_writer_refuses_at_once_and_keeps_nothing(store):
+    writer = BackgroundWriter(store, linger=5.0)
+    writer.close()
+    for i in range(2):
+        fut = writer.gather(put_all, (f"turn{i}", {"n": i}))
+        assert fut is not None and isinstance(fut.exception(5), RuntimeError)
+    assert writer._gathered == {}
