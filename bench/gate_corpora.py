@@ -65,6 +65,9 @@ COMPOSED = (HAND_WRITTEN / "composed.toml", HAND_WRITTEN / "composed_more.toml",
             HAND_WRITTEN / "composed_varied.toml")
 UNSEEN = "unseen"  # the first held-out bank, dev material now (see unseen())
 FRESH = ("fresh", "fresh2")  # the second and third held-out banks, dev material now (see fresh())
+# dev-only banks in the same parallel format, written by the gate's engineers (never a held-out figure):
+# ``plain``, memory-like wording of each attack class with a clean counterpart per item
+DEV_BANKS = ("plain",)
 SEALED = "fresh3"  # THE sealed held-out bank (see sealed()): never read to tune or train
 MANPAGES = Path("/usr/share/man")
 MANPAGE_LANGS = {"de": "de", "es": "es", "fr": "fr", "ja": "ja", "ru": "ru", "zh_CN": "zh"}
@@ -480,20 +483,26 @@ def _strings(part) -> list[str]:
     return []
 
 
+def _parallel_bank(bank: str, how: str) -> list[Text]:
+    """The dev texts of ``bench/gate_corpus/<bank>/*.toml``. The n-th text of a label is one family in
+    every language of a bank (the files are written in parallel), so a fold never splits an item from its
+    versions."""
+    out = []
+    for path in sorted((HAND_WRITTEN / bank).glob("*.toml")):
+        doc = tomllib.loads(path.read_text(encoding="utf-8"))
+        lang = doc.get("lang", path.stem) if isinstance(doc.get("lang", path.stem), str) else path.stem
+        for label in ("attack", "clean"):
+            out += [Text(f"hand-written {bank}, {how} (bench/gate_corpus/{bank}/{path.name})", lang, "dev",
+                         label, t, f"{bank}:{label}:{i}") for i, t in enumerate(_strings(doc.get(label, [])))]
+    return out
+
+
 def fresh() -> list[Text]:
     """``bench/gate_corpus/fresh/*.toml`` and ``fresh2/*.toml``: the second and third held-out banks, each
-    written by another engineer and scored once sealed; read since, so dev material now. The n-th text of
-    a label is one family in every language of a bank (the files are written in parallel), so a fold
-    never splits an item from its versions."""
-    out = []
-    for bank in FRESH:
-        for path in sorted((HAND_WRITTEN / bank).glob("*.toml")):
-            doc = tomllib.loads(path.read_text(encoding="utf-8"))
-            lang = doc.get("lang", path.stem) if isinstance(doc.get("lang", path.stem), str) else path.stem
-            for label in ("attack", "clean"):
-                out += [Text(f"hand-written {bank}, now dev (bench/gate_corpus/{bank}/{path.name})", lang, "dev",
-                             label, t, f"{bank}:{label}:{i}") for i, t in enumerate(_strings(doc.get(label, [])))]
-    return out
+    written by another engineer and scored once sealed; read since, so dev material now; and the dev-only
+    banks written by the gate's own engineers (``DEV_BANKS``)."""
+    return ([t for bank in FRESH for t in _parallel_bank(bank, "now dev")]
+            + [t for bank in DEV_BANKS for t in _parallel_bank(bank, "dev")])
 
 
 def sealed() -> list[Text]:

@@ -159,6 +159,8 @@ def bank_of(t) -> str:
     scores a bank with a model that saw none of it, in no language)."""
     if t.corpus.startswith("hand-written unseen"):
         return "unseen"
+    if t.corpus.startswith(tuple(f"hand-written {b}," for b in gate_corpora.DEV_BANKS)):
+        return t.corpus.split(",")[0].split()[-1]
     if t.corpus.startswith("hand-written fresh"):
         return t.corpus.split(",")[0].split()[-1]  # fresh, fresh2: each bank by its own author
     if t.corpus.startswith("hand-written"):

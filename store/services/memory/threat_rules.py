@@ -475,7 +475,7 @@ RULES: tuple[tuple[str, str], ...] = (
 # of these reasons' rules is dropped when a prohibition stands just before it in its clause (up to two
 # words between, none of them "forget", "hesitate", "need"...: "don't forget to disable" is an order) or
 # just after it ("... is forbidden", "…のは禁止", "… nicht ab").
-PROHIBITABLE = frozenset({"agent_config_edit", "persistence_backdoor"})
+PROHIBITABLE = frozenset({"agent_config_edit", "persistence_backdoor", "credential_read", "exfiltration", "unsafe_action"})
 # the words that may stand between a prohibition and the act it bans: auxiliaries, subjects, clitics
 # ("never be disabled", "no se debe desactivar", "ne doit jamais", "darf man nie"), nothing else, so
 # "don't forget to disable", "no problem, turn off", "pas de souci, désactive" stay orders
