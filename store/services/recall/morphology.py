@@ -40,6 +40,7 @@ GROWN = ("al", "ation", "ion", "ment", "er", "or", "iv", "abl")  # the suffixes 
 CLIPPED = (4, 6)  # letters of a word whose completions are looked up (a clipping: prod, repo, config)
 GROWN_BY = 3  # letters a completion adds at least
 MAX_FAMILY = 400  # family members looked up per message (one read of the index's counts)
+MAX_CLIPPED = 16  # words of a message whose full forms are looked up (a range of the index each)
 
 
 def family(term: str) -> tuple[str, ...]:
@@ -58,7 +59,7 @@ def family(term: str) -> tuple[str, ...]:
 def clipped(q: Query) -> list[str]:
     """``q``'s specific plain words that may be clippings (``CLIPPED`` letters)."""
     return [t for t in q.weights if t.isalpha() and CLIPPED[0] <= len(t) <= CLIPPED[1] and specific_term(t)
-            and t not in q.strong]
+            and t not in q.strong][:MAX_CLIPPED]
 
 
 def families(q: Query, completed: Mapping[str, Sequence[str]] | None = None, limit: int = MAX_FAMILY
