@@ -21,7 +21,8 @@ tune rules or the model. The sealed bank (``bench/gate_corpus/fresh3/``, written
 by someone who had read neither the gate nor its banks) is scored in a section
 of its own, "held-out (sealed)", per language, and left out of the other rows.
 The older banks ``unseen/``, ``fresh/`` and ``fresh2/`` are dev material (rows
-"hand-written unseen/fresh/fresh2, now dev").
+"hand-written unseen/fresh/fresh2, now dev"), and so is ``plain/``, a bank the
+gate's own engineer wrote for training (rows "hand-written plain, dev").
 
 Throughput: ``scan()`` (NFKC, rules, learned signal) in this process, best of
 3 passes, over the clean memory-like statements (LoCoMo turns and
