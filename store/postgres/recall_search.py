@@ -30,18 +30,20 @@ _SEARCH = ("SELECT * FROM recall_search(" + _VIEWER + ", %(words)s::text[], %(pa
 _DOC_FREQS = "SELECT * FROM recall_doc_freqs(" + _VIEWER + ", %(words)s::text[])"
 _FETCH = "SELECT * FROM recall_fetch(" + _VIEWER + ", %(ids)s::text[])"
 # MemoryIndex.word_forms: each prefix's visible terms (up to a limit, first in byte order), then the document
-# frequencies of the words and those terms, through the schema's own visibility and counts.
+# frequencies of the words and those terms, through the schema's own visibility and counts. Only the order
+# is in byte order: a term of another collation would pass it on to the counts' parameters, and their
+# index (of the database's collation) would no longer serve them.
 WORD_FORMS = (
     "WITH v AS (SELECT * FROM recall_visible(%(t)s, %(project)s, %(user)s, %(purpose)s, %(sessions)s::text[], "
     "%(ceiling)s, %(exclude)s::text[])), "
     "c AS (SELECT q.prefix, x.term FROM v, unnest(%(prefixes)s::text[]) AS q(prefix) CROSS JOIN LATERAL ("
-    "SELECT DISTINCT d.term COLLATE \"C\" AS term FROM recall_df d WHERE d.tenant = %(t)s AND d.part = ANY(v.every) "
-    "AND starts_with(d.term, q.prefix) AND d.term <> q.prefix ORDER BY 1 LIMIT %(limit)s) x), "
+    "SELECT d.term FROM recall_df d WHERE d.tenant = %(t)s AND d.part = ANY(v.every) AND starts_with(d.term, q.prefix) "
+    "AND d.term <> q.prefix GROUP BY d.term ORDER BY d.term COLLATE \"C\" LIMIT %(limit)s) x), "
     "w AS (SELECT %(words)s::text[] || ARRAY(SELECT DISTINCT c.term FROM c WHERE c.term <> ALL(%(words)s::text[])) "
     "AS words) "
-    "SELECT ARRAY(SELECT c.prefix FROM c ORDER BY c.prefix, c.term), "
-    "ARRAY(SELECT c.term FROM c ORDER BY c.prefix, c.term), w.words, k.docs, k.freqs "
-    "FROM v, w, recall_counts(%(t)s, %(now)s::float8, w.words, v.fixed, v.expiring, v.docs, v.nterms, v.nctx) k")
+    "SELECT ARRAY(SELECT c.prefix FROM c ORDER BY c.prefix, c.term COLLATE \"C\"), "
+    "ARRAY(SELECT c.term FROM c ORDER BY c.prefix, c.term COLLATE \"C\"), w.words, k.docs, k.freqs "
+    "FROM w, recall_doc_freqs(" + _VIEWER + ", w.words) k")
 
 
 def _like(sub: str) -> str:
