@@ -157,3 +157,39 @@ def test_count_later_runs_off_the_callers_thread_and_wait_later_joins_it():
     assert memo == {t: len(encoding().encode_ordinary(t)) for t in texts}
     hits = c.hits
     assert [c.count(t) for t in texts] == [memo[t] for t in texts] and c.hits == hits + 30  # in the cache
+
+
+def test_the_sample_is_counted_half_on_the_helper_thread_which_is_never_waited_for_when_busy(monkeypatch):
+    import threading
+
+    from ctxproxy.filters import tokens as tokens_mod
+    from ctxproxy.filters.tokens import utf8_len
+    texts = [f"def handler_{i}(event):\n    return process(event, retries={i})\n" * 40 for i in range(60)]
+    c = TokenCounter()
+    enc = c._enc
+    exact = sum(len(enc.encode_ordinary(t)) for t in texts) / sum(utf8_len(t) for t in texts)
+    seen: list[str] = []
+
+    class Spy:
+        def encode_ordinary(self, text):
+            seen.append(threading.current_thread().name)
+            return enc.encode_ordinary(text)
+
+    c._enc = Spy()
+    for _ in range(20):  # (on a loaded machine the idle helper may start after this thread's half is done)
+        seen.clear()
+        assert abs(c.tokens_per_byte(texts) / exact - 1) < 0.05
+        assert len(seen) == 2
+        if any(n.startswith("ctxproxy-tokens") for n in seen):
+            break
+    assert any(n.startswith("ctxproxy-tokens") for n in seen)
+    # the helper busy with another job: the whole sample is counted here, without waiting for it
+    release = threading.Event()
+    busy = tokens_mod._helper_pool().submit(release.wait, 30)
+    try:
+        seen.clear()
+        assert abs(c.tokens_per_byte(texts) / exact - 1) < 0.05
+        assert seen and not any(n.startswith("ctxproxy-tokens") for n in seen) and not busy.done()
+    finally:
+        release.set()
+    busy.result(30)
