@@ -1,13 +1,16 @@
 """The first send of run.py's 196K-token conversation (142 tool calls, 527 KB) to a
 process that never saw it, in-process through the turn engine (``tests/enginedriver.py``),
-the provider a function: how long the request filters keep it before it is forwarded,
-and when the turn's end (records, manifest, work left for after the answer) is done.
+the provider a function: how long the request filters keep it before it is forwarded, when
+its answer is complete (what a client waits for: run.py's "first send, added"), when the
+turn's end (records, manifest, work left for after the answer) is done, and the event
+loop's CPU until the answer.
 
-    python bench/bench_first_send.py [ROUNDS]      # 6: rounds of each, interleaved
+    python bench/bench_first_send.py [ROUNDS]      # 6: rounds of each variant, interleaved
 
-Each round is a fresh store and pipeline. "read first" makes checkpoint read the long
-history before forwarding, as it did before it left that for the turn's end; "default"
-is the shipped code. Medians per variant; compare within one run.
+Each round is a fresh store and pipeline. Variants, each the shipped code but for:
+"answer reads history" (checkpoint reads a long first-seen history when the answer comes
+instead of at the turn's end with it, as before 2026-12-06 17:00) and "no joined prescan"
+(redaction scans each new string alone). Medians per variant; compare within one run.
 """
 from __future__ import annotations
 
@@ -17,6 +20,7 @@ import statistics
 import sys
 import tempfile
 import time
+from contextlib import contextmanager
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -28,38 +32,73 @@ from run import LongConversation  # noqa: E402
 
 from ctxproxy.config import load_config  # noqa: E402
 from ctxproxy.filters.checkpoint.filter import CheckpointFilter  # noqa: E402
+from ctxproxy.proxy.engine import Exchange  # noqa: E402
 from ctxproxy.proxy.scripted_provider import Reply  # noqa: E402
+from ctxproxy.store.services.redaction import engine as redaction  # noqa: E402
+
+ANSWERED: list[tuple[int, float]] = []  # (ns, loop thread CPU s) when the answer was complete
 
 
-async def one(conv: LongConversation) -> tuple[float, float]:
+def _mark() -> None:
+    real = Exchange.finish
+
+    def finish(self):
+        ANSWERED.append((time.perf_counter_ns(), time.thread_time()))
+        real(self)
+
+    Exchange.finish = finish
+
+
+@contextmanager
+def variant(name: str):
+    answered, join_min = CheckpointFilter._answered, redaction.JOIN_MIN
+    if name == "answer reads history":
+        def old(self, turn, store, answer):
+            ident = turn.identity
+            if self._deferred:
+                self._run_deferred((ident.tenant, ident.session))
+            return answered(self, turn, store, answer)
+        CheckpointFilter._answered = old
+    elif name == "no joined prescan":
+        redaction.JOIN_MIN = 1 << 60
+    try:
+        yield
+    finally:
+        CheckpointFilter._answered, redaction.JOIN_MIN = answered, join_min
+
+
+async def one(conv: LongConversation) -> tuple[float, float, float, float]:
     with tempfile.TemporaryDirectory() as d:
         async with EngineDriver(load_config(None, data_dir=d),
                                 provider=canned(Reply.tool_call("Bash", {"command": "ls"}))) as drive:
             small = json.dumps({"model": "claude-sonnet-4-5", "max_tokens": 10,
                                 "messages": [{"role": "user", "content": "hi"}]}).encode()
             await drive.call("POST", "/v1/messages", {**conv.g.HEADERS, "X-Ctx-Session": "warm"}, small)
-            t0 = time.perf_counter()
+            ANSWERED.clear()
+            t0, c0 = time.perf_counter_ns(), time.thread_time()
             got = await drive.call("POST", "/v1/messages", {**conv.g.HEADERS, "X-Ctx-Session": "long"},
                                    conv.bodies[0])
-            done = (time.perf_counter() - t0) * 1e3
+            done = (time.perf_counter_ns() - t0) / 1e6
             assert got.status == 200, got.body[:300]
             up = next(s for s in got.turn.spans if s[0] == "upstream")
-            return (up[1] - got.turn.started_ns) / 1e6, done
+            at, ac = ANSWERED[0]
+            return (up[1] - got.turn.started_ns) / 1e6, (at - t0) / 1e6, done, (ac - c0) * 1e3
 
 
 async def amain(rounds: int) -> None:
+    _mark()
     conv = LongConversation(later=1)
-    shipped = CheckpointFilter.__dict__["_defer"]  # the staticmethod itself
-    got: dict[str, list[tuple[float, float]]] = {"read first": [], "default": []}
-    for r in range(2 * rounds):
-        name = "read first" if r % 2 == 0 else "default"
-        CheckpointFilter._defer = staticmethod(lambda *a: False) if name == "read first" else shipped
-        got[name].append(await one(conv))
-    CheckpointFilter._defer = shipped
+    names = ("shipped", "answer reads history", "no joined prescan")
+    got: dict[str, list[tuple[float, float, float, float]]] = {n: [] for n in names}
+    for r in range(len(names) * rounds):
+        name = names[r % len(names)]
+        with variant(name):
+            got[name].append(await one(conv))
     for name, xs in got.items():
-        fwd = [f for f, _ in xs]
-        print(f"{name}: forwarded after {statistics.median(fwd):.1f} ms (median; {min(fwd):.1f}-{max(fwd):.1f}), "
-              f"turn done after {statistics.median(d for _, d in xs):.1f} ms ({rounds} rounds)")
+        med = [statistics.median(x[k] for x in xs) for k in range(4)]
+        print(f"{name}: forwarded after {med[0]:.1f} ms, answered after {med[1]:.1f} ms "
+              f"({min(x[1] for x in xs):.1f}-{max(x[1] for x in xs):.1f}), turn done after {med[2]:.1f} ms; "
+              f"loop CPU until answered {med[3]:.1f} ms (medians of {rounds})")
 
 
 if __name__ == "__main__":

@@ -161,6 +161,10 @@ async def amain(args: argparse.Namespace) -> None:
     print("answer ms: " + ", ".join(f"p{p:g} {pct(ans, p):.3f}" for p in (50, 90, 99, 99.9))
           + f", max {max(ans):.3f}; turn's end p50 {pct([r[1] for r in rows], 50):.3f} "
           f"p99 {pct([r[1] for r in rows], 99):.3f}")
+    for k, kind in enumerate(KINDS):
+        mine = rows[k::2]
+        print(f"  {kind.name}: answer p50 {pct([r[0] for r in mine], 50):.3f} p99 {pct([r[0] for r in mine], 99):.3f}"
+              f" ms, loop CPU p50 {pct([r[2] for r in mine], 50):.3f} p99 {pct([r[2] for r in mine], 99):.3f} ms")
     p50 = pct(ans, 50)
     edges = [1.25, 1.5, 2, 3, 5, 10]
     counts = [0] * (len(edges) + 1)
