@@ -317,19 +317,21 @@ class PGMemoryIndex(MemoryIndex):
     def word_forms(self, viewer: Viewer, words: Sequence[str], prefixes: Sequence[str], now: float | None = None,
                    exclude_kinds: Sequence[str] = (), limit: int = COMPLETIONS
                    ) -> tuple[int, dict[str, int], dict[str, list[str]]]:
-        """``MemoryIndex.word_forms``, in one statement (``starts_with`` over the visible partitions'
-        counts, whatever the database's collation; first in byte order, as SQLite orders them)."""
+        """``MemoryIndex.word_forms``, in one statement (the visible partitions' counts: of the words,
+        those they hold; a prefix's terms in a range of their key, first in byte order, as SQLite
+        orders them)."""
         if not viewer.known or not (words or prefixes):
             return 0, {w: 0 for w in words}, {}
         now = time.time() if now is None else now
         with self._reads(viewer.tenant) as reads:
+            prefixes = list(dict.fromkeys(prefixes))
             pre, grown, keys, docs, freqs = reads.one(recall_search.WORD_FORMS, {
                 **recall_search._viewing(viewer, exclude_kinds, now), "words": list(dict.fromkeys(words)),
-                "prefixes": list(dict.fromkeys(prefixes)), "limit": limit})
+                "prefixes": prefixes, "uppers": [recall_search.prefix_bound(p) for p in prefixes], "limit": limit})
         completed: dict[str, list[str]] = {}
         for prefix, term in zip(pre, grown):
             completed.setdefault(prefix, []).append(term)
-        return int(docs), dict(zip(keys, map(int, freqs))), completed
+        return int(docs), {**dict.fromkeys(words, 0), **dict(zip(keys, map(int, freqs)))}, completed
 
     def stats(self, viewer: Viewer, now: float, exclude_kinds: tuple[str, ...] = ()) -> Stats:
         with self._reads(viewer.tenant) as reads:

@@ -29,21 +29,33 @@ _SEARCH = ("SELECT * FROM recall_search(" + _VIEWER + ", %(words)s::text[], %(pa
            "%(frequent)s::float8, %(few)s::float8)")
 _DOC_FREQS = "SELECT * FROM recall_doc_freqs(" + _VIEWER + ", %(words)s::text[])"
 _FETCH = "SELECT * FROM recall_fetch(" + _VIEWER + ", %(ids)s::text[])"
-# MemoryIndex.word_forms: each prefix's visible terms (up to a limit, first in byte order), then the document
-# frequencies of the words and those terms, through the schema's own visibility and counts. Only the order
-# is in byte order: a term of another collation would pass it on to the counts' parameters, and their
-# index (of the database's collation) would no longer serve them.
+# MemoryIndex.word_forms. The terms that begin with each prefix (up to a limit, first in byte order), read in
+# the index's range from the prefix up to its ``upper`` bound (``prefix_bound``) and checked with starts_with;
+# of the words, those the visible partitions hold; then the document frequencies of both through the
+# schema's own counts. Only the order is in byte order: a term of another collation would pass it on to the
+# counts' parameters, and their index (of the database's collation) would no longer serve them.
 WORD_FORMS = (
     "WITH v AS (SELECT * FROM recall_visible(%(t)s, %(project)s, %(user)s, %(purpose)s, %(sessions)s::text[], "
     "%(ceiling)s, %(exclude)s::text[])), "
-    "c AS (SELECT q.prefix, x.term FROM v, unnest(%(prefixes)s::text[]) AS q(prefix) CROSS JOIN LATERAL ("
-    "SELECT d.term FROM recall_df d WHERE d.tenant = %(t)s AND d.part = ANY(v.every) AND starts_with(d.term, q.prefix) "
-    "AND d.term <> q.prefix GROUP BY d.term ORDER BY d.term COLLATE \"C\" LIMIT %(limit)s) x), "
-    "w AS (SELECT %(words)s::text[] || ARRAY(SELECT DISTINCT c.term FROM c WHERE c.term <> ALL(%(words)s::text[])) "
-    "AS words) "
+    "c AS (SELECT q.prefix, x.term FROM v, unnest(%(prefixes)s::text[], %(uppers)s::text[]) AS q(prefix, upper) "
+    "CROSS JOIN LATERAL (SELECT d.term FROM unnest(v.every) AS vp(part) JOIN recall_df d ON d.tenant = %(t)s "
+    "AND d.part = vp.part WHERE d.term > q.prefix AND (q.upper IS NULL OR d.term < q.upper) "
+    "AND starts_with(d.term, q.prefix) "
+    "GROUP BY d.term ORDER BY d.term COLLATE \"C\" LIMIT %(limit)s) x), "
+    "e AS (SELECT DISTINCT d.term FROM v, unnest(v.every) AS vp(part) JOIN recall_df d ON d.tenant = %(t)s "
+    "AND d.part = vp.part AND d.term = ANY(%(words)s::text[])), "
+    "w AS MATERIALIZED (SELECT ARRAY(SELECT e.term FROM e UNION SELECT c.term FROM c) AS words) "
     "SELECT ARRAY(SELECT c.prefix FROM c ORDER BY c.prefix, c.term COLLATE \"C\"), "
     "ARRAY(SELECT c.term FROM c ORDER BY c.prefix, c.term COLLATE \"C\"), w.words, k.docs, k.freqs "
     "FROM w, recall_doc_freqs(" + _VIEWER + ", w.words) k")
+
+
+def prefix_bound(prefix: str) -> str | None:
+    """A bound above every term that begins with ``prefix`` (lower-case letters), in any collation that
+    orders the letters a to z: its last letter that is not ``z`` one higher, what follows it dropped
+    (``prod`` → ``proe``, ``fizz`` → ``fj``); None when it is all ``z``."""
+    head = prefix.rstrip("z")
+    return head[:-1] + chr(ord(head[-1]) + 1) if head else None
 
 
 def _like(sub: str) -> str:
