@@ -9,13 +9,15 @@ until the turn's end, its loop thread's CPU, and what else ran meanwhile:
 - a release of the store's mapped pages (``store/mapped_pages.py``),
 - the loop thread preempted by the OS (involuntary context switches: another process's load).
 
-    python bench/bench_tail.py [N] [--gap MS] [--switch MS]
+    python bench/bench_tail.py [N] [--gap MS] [--switch MS] [--spans]
 
 ``--gap``: ms between two requests (the client's own time; 1). ``--switch``: Python's GIL
-switch interval for the run (default: the process's, 5 ms). Prints the distribution of the
-answer time and, for the requests over the p99, how many each cause overlapped. In-process
-and per request: robust to the machine's load (the OS preemption column says how much of it
-was the load)."""
+switch interval for the run (default: the process's, 5 ms). ``--spans``: each part of the
+turn's p50/p99/max. Prints the distribution of the answer time (and per kind), for the
+requests over the p99 how many each cause overlapped, and the time each turn was blocked:
+its wall time less its loop thread's CPU and its wait on the run queue
+(``/proc/thread-self/schedstat``), i.e. waiting for the GIL or a commit. Per request and
+in process, so the machine's load is told apart (the run-queue and preemption figures)."""
 from __future__ import annotations
 
 import argparse
