@@ -78,11 +78,15 @@ class BackgroundWriter:
         comes after this call). The op takes its items once: run again (a
         group's retry, a replayed batch), it writes the same ones."""
         with self._lock:
-            items = self._gathered.get(write_all)
-            if items is not None and not self._closed:
-                items.append(item)
-                return None
-            self._gathered[write_all] = [item]
+            closed = self._closed
+            if not closed:
+                items = self._gathered.get(write_all)
+                if items is not None:
+                    items.append(item)
+                    return None
+                mine = self._gathered[write_all] = [item]
+        if closed:  # refused at once; items gathered before stay with the op queued for them
+            return self.submit(lambda batch: write_all(batch, [item]))
         taken: list[list] = []
 
         def take() -> list:
@@ -100,7 +104,8 @@ class BackgroundWriter:
         fut = self.submit(op)
         if fut.done() and fut.exception() is not None:  # closed: the op never runs; nothing waits for it
             with self._lock:
-                self._gathered.pop(write_all, None)
+                if self._gathered.get(write_all) is mine:
+                    self._gathered.pop(write_all)
         return fut
 
     def flush(self, timeout: float = 10.0) -> None:

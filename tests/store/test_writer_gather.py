@@ -87,3 +87,29 @@ def test_a_closed_writer_refuses_at_once_and_keeps_nothing(store):
         fut = writer.gather(put_all, (f"turn{i}", {"n": i}))
         assert fut is not None and isinstance(fut.exception(5), RuntimeError)
     assert writer._gathered == {}
+
+
+def test_items_queued_before_close_are_written_though_a_gather_comes_after_it(store):
+    """close() drains what was queued; an item gathered after it is refused, but the
+    ones already riding a queued op must still be written, not dropped with it."""
+    import threading
+
+    calls.clear()
+    writer = BackgroundWriter(store, linger=5.0)
+    started, release = threading.Event(), threading.Event()
+    writer.submit(lambda b: started.set() or release.wait(10), urgent=True)  # holds the writer thread
+    assert started.wait(10)
+    assert writer.gather(put_all, ("turn1", {"n": 1})) is not None  # queued behind the held op
+    assert writer.gather(put_all, ("turn2", {"n": 2})) is None
+    closing = threading.Thread(target=writer.close)
+    closing.start()
+    for _ in range(1000):
+        if writer._closed:
+            break
+        threading.Event().wait(0.01)
+    assert writer._closed
+    late = writer.gather(put_all, ("turn3", {"n": 3}))
+    assert late is not None and isinstance(late.exception(5), RuntimeError)
+    release.set()
+    closing.join(10)
+    assert stored(store) == {"turn1": {"n": 1}, "turn2": {"n": 2}}
