@@ -287,7 +287,7 @@ def main() -> None:
                     help="extra weight of the hand-written and composed groups (every language)")
     ap.add_argument("--class-scale", type=float, default=1.0,
                     help="value of a word-class feature relative to an n-gram (a weaker penalty on its weight)")
-    ap.add_argument("--max-false", type=float, default=0.003,
+    ap.add_argument("--max-false", type=float, default=0.004,
                     help="out-of-fold false-block rate allowed on any language's clean dev text")
     ap.add_argument("--script-thresholds", action="store_true",
                     help="besides the one cut-off, one for kana, Han and Cyrillic text each, as low as every "

@@ -12,9 +12,9 @@ now on"...). When one clause holds all four, the statement is refused as
 the learned signal reads, so a word added there widens this rule too.
 
 Measured on the hand-written banks before it was written (no wording was
-added for it): none of ~20,000 clean dev texts in seven languages holds the
+added for it): none of ~25,000 clean dev texts in seven languages holds the
 four in one clause; each of the four hand-written attack banks, by four
-authors, has 5–18 attacks that do.
+authors, has 3–18 attacks that do.
 """
 from __future__ import annotations
 
