@@ -171,11 +171,11 @@ def bank_of(t) -> str:
 CLASS = "\x03"  # threat_model's namespace of word-class features  # the groups written for this gate, in every language
 
 
-def thresholds(texts, best, scripts, max_false: float, per_script: bool) -> tuple[float, dict[str, float]]:
+def thresholds(texts, best, scripts, max_false: float, per_script: frozenset[str]) -> tuple[float, dict[str, float]]:
     """The one cut-off (a margin): the lowest at which no language's clean text is falsely blocked more than
     ``max_false`` (``family_cutoff``), never below 0; and one per script (``threat_model.script_of``), the
     same over each language's clean text written in it (languages with 20 such texts at least). Text of no
-    script of its own keeps the one cut-off. ``per_script=False``: the one cut-off only."""
+    script of its own, or of a script not in ``per_script``, keeps the one cut-off."""
     pooled: dict[str, list[tuple[float, str]]] = defaultdict(list)
     by: dict[tuple[str, str], list[tuple[float, str]]] = defaultdict(list)
     for t, s_, sc in zip(texts, best, scripts):
@@ -188,7 +188,7 @@ def thresholds(texts, best, scripts, max_false: float, per_script: bool) -> tupl
         return one, {}
     cut: dict[str, float] = {}
     for (sc, _lang), v in by.items():
-        if len(v) >= 20:
+        if len(v) >= 20 and sc in per_script:
             cut[sc] = max(cut.get(sc, 0.0), family_cutoff(v, max_false))
     return one, cut
 
@@ -289,9 +289,11 @@ def main() -> None:
                     help="value of a word-class feature relative to an n-gram (a weaker penalty on its weight)")
     ap.add_argument("--max-false", type=float, default=0.004,
                     help="out-of-fold false-block rate allowed on any language's clean dev text")
-    ap.add_argument("--script-thresholds", action="store_true",
-                    help="besides the one cut-off, one for kana, Han and Cyrillic text each, as low as every "
-                         "language's clean dev text in that script allows (measured; not the shipped default)")
+    ap.add_argument("--script-thresholds", nargs="?", default="kana,han", const="kana,han,cyrillic",
+                    help="besides the one cut-off, one for the text of each of these scripts (of kana, han, "
+                         "cyrillic; 'none' for none), as low as every language's clean dev text in that script "
+                         "allows; the flag alone: all three. Default kana,han (the shipped model: a Cyrillic "
+                         "cut-off refuses a Russian fact about a safeguard's state)")
     ap.add_argument("--folds", type=int, default=4, help="folds for the threshold (0: none, threshold 0.5)")
     ap.add_argument("--group", choices=("family", "bank"), default="bank",
                     help="what a fold keeps together: a family (template, goal, composed clause in one language), "
@@ -396,7 +398,8 @@ def main() -> None:
             if t.label == "clean":
                 by_lang[t.lang].append(s_)
                 clean_by_lang[t.lang].append((s_, t.group()))
-        threshold_margin, script_margin = thresholds(dev, best, scripts, args.max_false, args.script_thresholds)
+        threshold_margin, script_margin = thresholds(dev, best, scripts, args.max_false,
+                                                     frozenset(args.script_thresholds.split(",")) - {"none", ""})
         thr_text = np.array([script_margin.get(sc, threshold_margin) for sc in scripts])
         caught = float(np.mean(best[y_text == 1] > thr_text[y_text == 1]))
         if args.save_oof:
