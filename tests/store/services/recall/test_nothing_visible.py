@@ -3,25 +3,12 @@ session to search — is decided from the index's kept counts, before the query
 is parsed; what the viewer may see is still found, whoever else has memories."""
 from __future__ import annotations
 
-import pytest
-
 from memhelp import put_memory
 
-from ctxproxy.store import open_store
 from ctxproxy.store.services.recall import query
-from ctxproxy.store.services.recall.services import RecallServices
 from ctxproxy.store.sqlite_index import Viewer
 
 PORT = "Staging listens on port 8443, not 443."
-
-
-@pytest.fixture
-def rs(tmp_path):
-    store = open_store(tmp_path / "store")
-    services = RecallServices(tmp_path, store)
-    yield store, services
-    services.close()
-    store.close()
 
 
 def test_nothing_visible_is_decided_without_parsing_the_query(rs, monkeypatch):

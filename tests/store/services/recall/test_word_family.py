@@ -3,13 +3,9 @@ clipped (prod: production, application: app) — through the real index's counts
 among what the caller may see (real LMDB store, real SQLite index)."""
 from __future__ import annotations
 
-import pytest
-
 from memhelp import put_memory
 
-from ctxproxy.store import open_store
 from ctxproxy.store.services.recall.rank import RankConfig
-from ctxproxy.store.services.recall.services import RecallServices
 from ctxproxy.store.sqlite_index import Viewer
 
 BACKUP = "The production database is backed up every night to the vault-7 bucket."
@@ -18,15 +14,6 @@ OTHERS = ("Lunch is at noon on Fridays.", "The design team keeps the icon set in
           "The office printer on floor 3 needs a badge.", "Expense reports are due by the 5th of the month.",
           "Session cookies expire after 12 hours of inactivity.", "The VPN certificate is renewed every spring.",
           "Standup is at 9:30 in the small meeting room.", "Invoices are generated on the first of the month.")
-
-
-@pytest.fixture
-def rs(tmp_path):
-    store = open_store(tmp_path / "store")
-    services = RecallServices(tmp_path, store)
-    yield store, services
-    services.close()
-    store.close()
 
 
 def ask(services, viewer, text, **rank):
