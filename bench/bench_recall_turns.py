@@ -11,8 +11,8 @@ compaction summary), read as the recall filter reads it (``turn_words``: the
 user's own words, a tool-result turn's goal, what words that refer back refer
 to); ``k`` 8, every item returned counting as injected. The halves: ``dev``
 (``proxy/eval/turns.py``), ``old-held-out`` (``proxy/eval/turns_heldout.py``,
-read since it was used), ``fresh`` and ``fresh2`` (``proxy/eval/turns_fresh.py``,
-``turns_fresh2.py``, each sealed once, read since) and ``ml`` (``bench/recall_turns_ml.py``). Never a sealed
+read since it was used), ``fresh``, ``fresh2`` and ``fresh3`` (``proxy/eval/turns_fresh*.py``,
+each sealed once, read since) and ``ml`` (``bench/recall_turns_ml.py``). Never a sealed
 half: its figures come from ``ctxproxy eval --set turns`` only (the lead's
 run). The figures equal ``ctxproxy eval --set turns --no-sealed`` on the
 halves both hold, in about a second.
@@ -97,7 +97,7 @@ def main(argv: list[str] | None = None) -> int:
     sys.path.insert(0, str(ROOT / "bench"))
     import recall_turns_ml
 
-    from ctxproxy.proxy.eval import turns, turns_fresh, turns_fresh2, turns_heldout
+    from ctxproxy.proxy.eval import turns, turns_fresh, turns_fresh2, turns_fresh3, turns_heldout
     from ctxproxy.store.services.recall.rank import RankConfig
 
     def typed(key: str, value: str):
@@ -107,7 +107,7 @@ def main(argv: list[str] | None = None) -> int:
     cfg = RankConfig(**{k: typed(k, v) for k, _, v in (s.partition("=") for s in args.set)})
     print(f"{'half':14} {'turns':>5} {'hit rate':>9} {'false rate':>11} {'false/turn':>11}")
     for name, half in (("dev", turns), ("old-held-out", turns_heldout), ("fresh", turns_fresh),
-                       ("fresh2", turns_fresh2), ("ml", recall_turns_ml)):
+                       ("fresh2", turns_fresh2), ("fresh3", turns_fresh3), ("ml", recall_turns_ml)):
         hits, wanted, false_turns, false_items, n = run_half(half, cfg, args.verbose, name)
         print(f"{name:14} {n:5} {hits / wanted:9.3f} {false_turns / n:11.3f} {false_items / n:11.3f}")
     return 0
