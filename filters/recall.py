@@ -56,7 +56,7 @@ from ctxproxy.store.sqlite_index import Viewer
 
 from .base import Filter, Turn
 from .report import ManifestField
-from .repeats import request_digest
+from .repeats import unedited_digest
 from .compaction import item_texts
 from ctxproxy.store.services.digest import memo_key, text_sha256
 from .segments import SENSITIVITY_ORDER, Segment, offer
@@ -273,9 +273,7 @@ class RecallFilter(Filter):
         view = turn.request
         if view is None:
             return TurnWords()
-        if getattr(view, "edits", 1):  # an earlier filter changed it: its words are not the bytes'
-            return turn_words(view)
-        digest = request_digest(turn)
+        digest = unedited_digest(turn)
         if digest is None:
             return turn_words(view)
         words = self._words.get(digest)

@@ -54,7 +54,7 @@ from typing import Any, Mapping
 from ctxproxy.config import ConfigError
 
 from .base import Filter, FilterError, Turn
-from .repeats import request_digest
+from .repeats import unedited_digest
 from .report import COUNTS, TEXT
 from .services import Services
 from ctxproxy.store.bounded import ByteLRU, entry_bytes
@@ -295,7 +295,7 @@ class RedactFilter(Filter):
 
             # A request found wholly clean before (the same bytes and headers, no filter before
             # this one edited it) with these very rules holds no secret now: nothing to scan.
-            whole = None if getattr(view, "edits", 1) else request_digest(turn)
+            whole = unedited_digest(turn)
             if whole is None or self._clean_requests.get(whole) is not red:
                 for slot in view.head_slots():
                     take(slot, -1)

@@ -46,6 +46,15 @@ def request_digest(turn: Any) -> bytes | None:
     return got
 
 
+def unedited_digest(turn: Any) -> bytes | None:
+    """``request_digest`` when no filter before this one edited the request (its
+    bytes then say what the filter reads), else None: what a filter may key a
+    result of reading the request by."""
+    if turn.request is None or getattr(turn.request, "edits", 1):
+        return None
+    return request_digest(turn)
+
+
 class LastDecisions:
     """Per session, a filter's last decision and the digest of the request it decided."""
 
