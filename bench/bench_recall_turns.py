@@ -31,10 +31,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def run_half(half, cfg, verbose: bool, name: str) -> tuple[int, int, int, int, int]:
+def run_half(half, cfg, verbose: bool, name: str, outputs: bool = True) -> tuple[int, int, int, int, int]:
     import orjson
 
-    from ctxproxy.filters.recall import turn_words
+    from ctxproxy.filters.recall import newest_round, turn_words
     from ctxproxy.proxy.adapters import ADAPTERS
     from ctxproxy.proxy.eval import turns as turns_mod
     from ctxproxy.store import open_store
@@ -67,9 +67,15 @@ def run_half(half, cfg, verbose: bool, name: str) -> tuple[int, int, int, int, i
             for key, shape, prompt, _tool in list(half.TURNS) + [(None, *t) for t in half.NULL_TURNS]:
                 seen.clear()
                 api, body = turns_mod.body_of(shape, prompt, _tool, half)  # read as the recall filter reads it
-                words = turn_words(ADAPTERS[api].parse_request(orjson.dumps(body)))
+                view = ADAPTERS[api].parse_request(orjson.dumps(body))
+                words = turn_words(view)
                 got = [s.cand.statement for s in recaller.recall(viewer, words.latest, k=8, goal=words.goal,
                                                                   context=words.context).items]
+                round_ = newest_round(view) if outputs else []
+                if round_:  # what the tool's output points at, placed after it (the filter's second recall)
+                    got += [s.cand.statement for s in recaller.recall_output(
+                        viewer, words.latest, "\n".join(r.content for r in round_), goal=words.goal,
+                        context=words.context).items if s.cand.statement not in got]
                 expect = half.FACTS[key][1] if key else None
                 hit = expect is not None and any(expect in g for g in got)
                 false = [g for g in got if not (expect and expect in g)]
@@ -93,6 +99,8 @@ def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", help="a rank config override")
     p.add_argument("-v", "--verbose", action="store_true")
+    p.add_argument("--no-outputs", action="store_true",
+                   help="without the second recall of a tool-result turn (its output's identifiers)")
     args = p.parse_args(argv)
     sys.path.insert(0, str(ROOT / "bench"))
     import recall_turns_ml
@@ -108,7 +116,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"{'half':14} {'turns':>5} {'hit rate':>9} {'false rate':>11} {'false/turn':>11}")
     for name, half in (("dev", turns), ("old-held-out", turns_heldout), ("fresh", turns_fresh),
                        ("fresh2", turns_fresh2), ("fresh3", turns_fresh3), ("ml", recall_turns_ml)):
-        hits, wanted, false_turns, false_items, n = run_half(half, cfg, args.verbose, name)
+        hits, wanted, false_turns, false_items, n = run_half(half, cfg, args.verbose, name, not args.no_outputs)
         print(f"{name:14} {n:5} {hits / wanted:9.3f} {false_turns / n:11.3f} {false_items / n:11.3f}")
     return 0
 

@@ -497,6 +497,26 @@ def turn_words(view: Any) -> TurnWords:
     return TurnWords(latest, goal, at == len(items) - 1, context)  # words beside the results are new words too
 
 
+def newest_round(view: Any) -> list:
+    """The tool results the request ends with — its newest item's (Anthropic: one user
+    message holds them all), or the run of result items at its end (Chat's ``tool``
+    messages, Responses' outputs) — or [] when the newest item is no tool result."""
+    results = view.tool_results()
+    last = len(view.items()) - 1
+    if not results or results[-1].position != last:
+        return []
+    out, at = [], last
+    for r in reversed(results):
+        if r.position < at - 1:
+            break
+        if r.position == at - 1:
+            if view.api == "anthropic":
+                break
+            at -= 1
+        out.append(r)
+    return out[::-1]
+
+
 def item_report(s: Any) -> dict:
     c = s.cand
     return {"id": c.memory_id, "kind": c.kind, "scope": c.scope, "source": c.source, "score": round(s.score, 4),

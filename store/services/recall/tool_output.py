@@ -1,0 +1,106 @@
+"""What a tool's output adds to a turn's query: its rare identifiers, never its words.
+
+A tool-result turn's user words often do not name what the answer hangs on:
+the command's output does (``Could not connect to http://localhost:4566/``,
+``KEY_ID = 'whk-2026-08'``, ``--max-depth``). An output is long and noisy
+(logs, listings, stack traces), so only the tokens that name one thing are
+read from it:
+
+- identifiers as one term: ``LOCALSTACK_HOST``, ``key_id``, ``parse_body``
+  (an underscore), a hyphened or dotted name joined (``redis-cache-1`` →
+  ``rediscach``, ``--max-depth`` → ``maxdepth``), a word with a digit
+  (``e731``, ``a100``);
+- numbers of three digits or more (a port, an error code, a status), not a
+  year (``2026`` of every timestamp);
+
+never a plain word, a name or a piece of an identifier. The output is read as
+a message is (``query.read``: at most ``max_chars``, its start and end, each
+line shape once), so a log of a thousand lines costs what one of them does.
+
+``rare`` then keeps, of those, only what some memory the caller may see holds
+and few of them do: a term no visible memory holds cannot recall anything,
+and one most of them hold tells none apart.
+"""
+from __future__ import annotations
+
+import re
+from typing import Mapping
+
+import orjson
+
+from ctxproxy.store.bounded import ByteLRU
+from ctxproxy.store.memory_terms import STOPWORDS, query_terms
+from ctxproxy.store.services.digest import text_sha256
+
+from .query import read
+
+MAX_TERMS = 8  # identifiers of one output that join the query (its rarest)
+RARE_SHARE = 0.02  # a term held by more than this share of the visible memories (and...)
+RARE_MIN = 2  # ...more than this many) tells none apart: it does not join
+CACHE_BYTES = 256 << 10  # outputs' identifiers, by the digest of what was read
+
+_TOKEN = re.compile(r"[A-Za-z0-9_][\w.:/@-]*[\w]")  # a run of identifier characters
+_DIGIT = re.compile(r"\d")
+_YEAR = re.compile(r"(?:19|20)\d\d")
+_JOINED = re.compile(r"\b[A-Za-z]+(?:-[A-Za-z]+)+\b")  # memory_terms' hyphened word
+_cache = ByteLRU(CACHE_BYTES, "recall: tool outputs' identifiers", max_entries=512)
+
+
+def output_text(output: str) -> str:
+    """What a tool said: Codex wraps a shell's output as JSON (``{"output": ..., "metadata":
+    {"exit_code": 0}}``), whose keys are the wrapper's, not the tool's."""
+    if output.startswith("{") and '"output"' in output[:64]:
+        try:
+            value = orjson.loads(output)
+        except orjson.JSONDecodeError:
+            return output
+        if isinstance(value, dict) and isinstance(value.get("output"), str):
+            return value["output"]
+    return output
+
+
+def identifiers(output: str, max_chars: int = 2000) -> tuple[str, ...]:
+    """The terms of ``output``'s identifiers and numbers (see the module docstring), in
+    order of first appearance."""
+    text = read(output_text(output), max_chars)
+    key = text_sha256(text)
+    hit = _cache.get(key)
+    if hit is not None:
+        return hit
+    out: dict[str, None] = {}
+    for m in _TOKEN.finditer(text):
+        for t in _whole_terms(m.group()):
+            out.setdefault(t)
+    found = tuple(out)
+    _cache.put(key, found)
+    return found
+
+
+def _whole_terms(token: str) -> list[str]:
+    """The terms of one token that each name a whole thing (its pieces left out)."""
+    out = []
+    for piece in re.split(r"[/:@=]+", token):  # a path, a URL, host:port, flag=value: each piece its own
+        piece = piece.strip(".-_")
+        if not piece:
+            continue
+        for t in query_terms(piece):
+            if "_" in t.strip("_") and len(t) > 3:
+                out.append(t)  # an identifier as one term: localstack_host, key_id
+            elif t.isdigit():
+                if len(t) > 2 and not (len(t) == 4 and _YEAR.fullmatch(t)):
+                    out.append(t)  # a port, an error code; not a year
+            elif len(t) > 2 and t[0].isalpha() and _DIGIT.search(t) and t not in STOPWORDS:
+                out.append(t)  # e731, a100 (not 31s, 11z: a number and its unit)
+        for m in _JOINED.finditer(piece):  # as the index joins a hyphened name: redis-cache → rediscach
+            joined = query_terms(m.group().replace("-", ""))
+            if joined and len(joined[0]) > 3:
+                out.append(joined[0])
+    return out
+
+
+def rare(terms: tuple[str, ...], df: Mapping[str, int], n_docs: int, limit: int = MAX_TERMS) -> list[str]:
+    """Of ``terms``, those some visible memory holds and few do (``df``: their visible
+    document frequencies over ``n_docs``), at most ``limit``, rarest first."""
+    most = max(RARE_MIN, int(RARE_SHARE * n_docs))
+    held = [t for t in terms if 0 < df.get(t, 0) <= most]
+    return sorted(held, key=lambda t: (df[t], terms.index(t)))[:limit]
