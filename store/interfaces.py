@@ -158,6 +158,10 @@ class DocumentStore(Protocol):
         lists every session's effects); erasing any of them erases it, and
         ``list(session=...)`` finds it under each."""
 
+    def put_many(self, docs: Sequence[tuple[str, str, Mapping[str, Any], str | None, str | None]]) -> int:
+        """Several ``(tenant, id, data, session, subject)`` documents in one write,
+        as ``put`` would one by one; returns how many."""
+
     def get(self, tenant: str, id: str) -> StoredDoc | None: ...
 
     def list(

@@ -34,8 +34,12 @@ def _short(value: object) -> str:
     return text if len(text) <= 60 else text[:57] + "..."
 
 
-_VALID_TENANTS: set[str] = set()  # tenants already checked (a key is made of one several times a write)
-VALID_TENANTS_MAX = 1024  # at most this many, each at most MAX_TENANT_BYTES: ~0.2 MB
+# tenants already checked, with their key prefix (a key is made of one several times a write)
+_VALID_TENANTS: dict[str, bytes] = {}
+VALID_TENANTS_MAX = 1024  # at most this many, each at most MAX_TENANT_BYTES: ~0.3 MB
+# short parts already encoded (a turn's writes make keys of its session, turn and call ids several times)
+_PARTS: dict[str, bytes] = {}
+PARTS_MAX = 1024  # at most this many, each at most MAX_RAW_PART_BYTES: ~0.4 MB
 
 
 def check_tenant(tenant: object) -> str:
@@ -55,23 +59,32 @@ def check_tenant(tenant: object) -> str:
         raise StoreError(f"tenant id {_short(tenant)} is longer than {MAX_TENANT_BYTES} bytes")
     if len(_VALID_TENANTS) >= VALID_TENANTS_MAX:
         _VALID_TENANTS.clear()
-    _VALID_TENANTS.add(tenant)
+    _VALID_TENANTS[tenant] = tenant.encode("utf-8") + SEP
     return tenant
 
 
 def tenant_prefix(tenant: str) -> bytes:
     """``tenant \\x00``: the prefix every key of this tenant starts with."""
-    return check_tenant(tenant).encode("utf-8") + SEP
+    known = _VALID_TENANTS.get(tenant) if type(tenant) is str else None  # noqa: E721
+    return known if known is not None else check_tenant(tenant).encode("utf-8") + SEP
 
 
 def part(value: object, what: str = "id") -> bytes:
     """Encode one key part (see the module docstring)."""
-    if not isinstance(value, str):
+    if type(value) is str:  # noqa: E721
+        known = _PARTS.get(value)
+        if known is not None:
+            return known
+    elif not isinstance(value, str):
         raise StoreError(f"{what} must be a string, not {type(value).__name__}")
     if not value:
         raise StoreError(f"{what} is empty")
     raw = value.encode("utf-8", "surrogatepass")
     if len(raw) <= MAX_RAW_PART_BYTES and value.isprintable() and not value.startswith(HASH_MARK):
+        if type(value) is str:  # noqa: E721  (a str subclass may hash and compare its own way)
+            if len(_PARTS) >= PARTS_MAX:
+                _PARTS.clear()
+            _PARTS[value] = raw
         return raw
     return HASH_MARK.encode() + hashlib.sha256(raw).hexdigest().encode()
 

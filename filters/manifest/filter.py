@@ -270,7 +270,7 @@ class ManifestFilter(Filter):
                         "store", f"storing the manifests failed: {type(f.exception()).__name__}"))
                 return True
             with store.batch() as b:
-                _write_manifest(b, item)
+                _write_manifests(b, [item])
             return True
         except Exception as exc:
             self._warn("store", f"storing the manifest failed: {type(exc).__name__}")
@@ -282,8 +282,7 @@ class ManifestFilter(Filter):
     def _write_stored(batch: Any, items: list[tuple]) -> None:
         """The manifests gathered for one op, on the writer's thread (should the
         op fail, the writer writes them one by one: a bad one fails alone)."""
-        for item in items:
-            _write_manifest(batch, item)
+        _write_manifests(batch, items)
 
     def _provider(self, turn: Turn) -> str:
         return self.config.provider_names.get(turn.route) or PROVIDERS.get(turn.api, turn.api or "unknown")
@@ -346,13 +345,17 @@ class ManifestFilter(Filter):
             log.debug("manifest: %s", message)
 
 
-def _write_manifest(b: Any, item: tuple) -> None:
-    tenant, turn_id, m, session, subject = item
-    b.manifests.put(tenant, turn_id, m, session=session, subject=subject)
-    # Tagged like the manifest, so erasing the session or subject can find the
-    # pointer too (it says the turn existed). The store's erasure runs within
-    # one tenant; reaching this index tenant is up to the store.
-    b.manifests.put(TURN_INDEX_TENANT, turn_id, {"tenant": tenant}, session=session, subject=subject)
+def _write_manifests(b: Any, items: list[tuple]) -> None:
+    """Each turn's manifest and its turn id -> tenant pointer, in one ``put_many``
+    (what the turns share is checked once). The pointer is tagged like the
+    manifest, so erasing the session or subject can find it too (it says the turn
+    existed). The store's erasure runs within one tenant; reaching this index
+    tenant is up to the store."""
+    docs = []
+    for tenant, turn_id, m, session, subject in items:
+        docs.append((tenant, turn_id, m, session, subject))
+        docs.append((TURN_INDEX_TENANT, turn_id, {"tenant": tenant}, session, subject))
+    b.manifests.put_many(docs)
 
 
 def _filter_names() -> tuple[str, ...]:

@@ -333,6 +333,34 @@ def test_documents_round_trip(store, clock, kind):
         docs.put(T, "bad", ["not", "a", "mapping"])
 
 
+@pytest.mark.parametrize("kind", ["checkpoints", "manifests"])
+def test_documents_put_many_writes_them_as_put_would_in_one_write(store, clock, kind):
+    """A turn's manifest and its turn pointer (and every turn that ended within
+    the writer's linger) are put at once: each is what ``put`` would have made."""
+    docs = getattr(store, kind)
+    docs.put(T, "turn-1", {"n": 0}, session="s0", subject="u0")
+    created = docs.get(T, "turn-1").created_at
+    clock.t += 1
+    assert docs.put_many([(T, "turn-1", {"n": 1}, "s1", "u1"), ("#turns", "turn-1", {"tenant": T}, "s1", "u1"),
+                          (T, "turn-2", {"n": 2, "text": "résumé ✓"}, None, None)]) == 3
+    one = docs.get(T, "turn-1")
+    assert one.data == {"n": 1} and one.session == "s1" and one.subject == "u1"
+    assert one.created_at == created and one.updated_at > created  # a replace keeps created_at
+    assert [d.id for d in docs.list(T, session="s1")] == ["turn-1"] and docs.list(T, session="s0") == []
+    assert [d.id for d in docs.list(T, subject="u1")] == ["turn-1"] and docs.list(T, subject="u0") == []
+    assert docs.get("#turns", "turn-1").data == {"tenant": T}
+    assert [d.id for d in docs.list("#turns", session="s1")] == ["turn-1"]
+    assert docs.get(T, "turn-2").data == {"n": 2, "text": "résumé ✓"} and docs.get(T, "turn-2").session is None
+    assert docs.put_many([]) == 0
+    # one bad document refuses them all, and none is written
+    for bad in (("", "turn-4", {}, None, None), (T, "", {}, None, None), (T, "turn-4", {}, 7, None),
+                (T, "turn-4", {}, "", None), (T, "turn-4", {}, None, ""), (T, "turn-4", ["x"], None, None),
+                (T, "turn-4", {"x": object()}, None, None)):
+        with pytest.raises(StoreError):
+            docs.put_many([(T, "turn-3", {"n": 3}, "s1", None), bad])
+        assert docs.get(T, "turn-3") is None and docs.get(T, "turn-4") is None
+
+
 def test_pruned_original_large_text(store):
     original = "line of tool output\n" * 50_000  # ~1 MB, overflow pages
     store.pruned.put(T, "sha256:abc", {"content": original, "tool": "Bash"}, session="s1")
@@ -839,3 +867,18 @@ def test_a_tenant_checked_before_is_not_checked_again_and_a_bad_one_is_still_ref
         with pytest.raises(StoreError):
             keys.check_tenant(bad)
     assert keys.check_tenant("acme-kept") == "acme-kept"
+
+
+def test_a_short_part_is_encoded_once_and_an_odd_one_is_still_hashed():
+    assert keys.part("sess-kept") == b"sess-kept"
+    assert "sess-kept" in keys._PARTS  # a turn's writes make keys of one id several times
+    assert keys.part("sess-kept", "session") == b"sess-kept"
+    for odd in ("#sess", "x" * (keys.MAX_RAW_PART_BYTES + 1), "tab\there"):
+        assert keys.part(odd).startswith(b"#") and odd not in keys._PARTS
+    for bad in ("", None, 7):
+        with pytest.raises(StoreError):
+            keys.part(bad)
+    for i in range(keys.PARTS_MAX + 5):
+        assert keys.part(f"p{i}") == f"p{i}".encode()
+    assert len(keys._PARTS) <= keys.PARTS_MAX  # bounded
+    assert keys.tenant_prefix("acme-kept") == b"acme-kept\x00" == keys.tenant_prefix("acme-kept")
