@@ -59,7 +59,7 @@ from .report import ManifestField
 from .repeats import unedited_digest
 from .compaction import item_texts
 from ctxproxy.store.services.digest import memo_key, text_sha256
-from .segments import SENSITIVITY_ORDER, Segment, offer
+from .segments import SENSITIVITY_ORDER, Segment, offer, result_anchor
 from .view import TEXT
 from ctxproxy.store.services.recall.agent_text import own_words, summary_words
 from ctxproxy.store.services.recall.query import refers_back
@@ -79,6 +79,8 @@ SPAN = "recall"  # child span ctxproxy.recall
 SPAN_ITEMS_CHARS = 4096  # of its ctxproxy.recall.items attribute
 HEADER = ("Recalled for this turn: memories and earlier session turns this caller may see, most relevant "
           "first (id, kind, scope, source, observed, confidence):")
+OUTPUT_HEADER = ("Recalled for the tool result above: memories this caller may see that name what it shows, most "
+                 "relevant first (id, kind, scope, source, observed, confidence):")
 
 
 @dataclass(frozen=True)
@@ -107,6 +109,9 @@ class RecallConfig:
     max_query_chars: int = 2000  # characters of a message's words read for its query (its start and end)
     priority: int = 45
     reuse_sessions: int = 4096  # sessions whose last result is remembered for reuse
+    tool_outputs: bool = True  # a tool-result turn also recalls what its output's rare identifiers name
+    output_k: int = 3  # items at most recalled from one round of tool results
+    output_budget_tokens: int = 400  # tokens that evidence may use (placed whole or not at all)
     rank: RankConfig = field(default_factory=RankConfig)
     routes: Mapping[str, RecallRouteConfig] = field(default_factory=dict)
 
@@ -115,6 +120,10 @@ class RecallConfig:
             raise ConfigError(f"{path}.k: expected at least 1")
         if self.budget_tokens < 0:
             raise ConfigError(f"{path}.budget_tokens: expected 0 or more tokens")
+        if self.output_k < 1:
+            raise ConfigError(f"{path}.output_k: expected at least 1")
+        if self.output_budget_tokens < 0:
+            raise ConfigError(f"{path}.output_budget_tokens: expected 0 or more tokens")
         for name, r in self.routes.items():
             if r.budget_tokens is not None and r.budget_tokens < 0:
                 raise ConfigError(f"{path}.routes.{name}.budget_tokens: expected 0 or more tokens")
@@ -132,6 +141,7 @@ class RecallState:
     reason: str = ""
     candidates: int = 0
     items: list[dict] = field(default_factory=list)  # ids, labels, score parts: never text
+    output_items: list[dict] = field(default_factory=list)  # recalled from the newest tool output (after it)
     query_chars: int = 0
     ms: float = 0.0
     user_text: str = ""  # the latest user text as the caller sent it (redacted), before inject adds to it
@@ -236,6 +246,7 @@ class RecallFilter(Filter):
         if last is not None and last.key == key and (not last.items or last.generation == _generation(rs)):
             state.status, state.candidates, state.items = "reused", last.candidates, last.items
             self._offer(turn, last, route)
+            self._from_outputs(turn, state, rs, words, last.items)
             self._finish(turn, state, t0, t0_ns)
             return
         tree = self._tree(turn, rs)
@@ -265,7 +276,39 @@ class RecallFilter(Filter):
         self._remember(caller, last)
         if found.items:
             self._offer(turn, last, route)
+        self._from_outputs(turn, state, rs, words, state.items)
         self._finish(turn, state, t0, t0_ns)
+
+    def _from_outputs(self, turn: Turn, state: RecallState, rs: Any, words: "TurnWords", shown: list[dict]) -> None:
+        """A turn whose newest items are a tool's results: the memories their rare
+        identifiers point at (``Recaller.recall_output``), those the latest words did
+        not recall already, offered to be placed right after the results and given
+        again with the same bytes on the later turns (``inject/result_evidence.py``)."""
+        cfg = self.config
+        view = turn.request
+        if not cfg.tool_outputs or view is None or not cfg.memories:
+            return
+        results = newest_round(view)
+        output = "\n".join(r.content for r in results if r.content)
+        if not output.strip():
+            return
+        viewer = self.viewer(turn, self._tree(turn, rs))
+        found = rs.recaller(cfg.rank).recall_output(viewer, words.latest, output, k=cfg.output_k, goal=words.goal,
+                                                    context=words.context, exclude_kinds=cfg.exclude_kinds,
+                                                    max_chars=cfg.max_query_chars)
+        ids = {i.get("id") for i in shown}
+        items = [s for s in found.items if s.cand.memory_id not in ids]
+        state.output_items = [item_report(s) for s in items]
+        if not items:
+            return
+        text = render_items(items, OUTPUT_HEADER)
+        last = results[-1]
+        offer(turn, Segment(kind="evidence", ref="recall:" + text_sha256(text)[:12], text=text, origin="recall",
+                            scope="user", trust="evidence", sensitivity=_max_sens(items),  # type: ignore[arg-type]
+                            freshness={"observed_at": _newest(items)}, priority=self.config.priority,
+                            max_tokens=cfg.output_budget_tokens, placement="result", truncatable=False,
+                            boundary="line", after=result_anchor(last.call_id, last.content),
+                            items=tuple(s.cand.memory_id for s in items)))
 
     def _words_of(self, turn: Turn) -> TurnWords:
         """``turn_words`` of the request, kept by the request's digest: the same
@@ -434,6 +477,8 @@ class RecallFilter(Filter):
             return None
         out: dict[str, Any] = {"status": state.status, "candidates": state.candidates,
                                "results": len(state.items), "items": state.items, "ms": round(state.ms, 3)}
+        if state.output_items:
+            out["after_tool_result"] = state.output_items
         if state.reason:
             out["reason"] = state.reason
         return {"recall": out}
@@ -535,11 +580,11 @@ def _items_json(items: list[dict]) -> str:
     return text
 
 
-def render_items(items: list) -> str:
+def render_items(items: list, header: str = HEADER) -> str:
     """One line per item; the statement last, on one line."""
     if not items:
         return ""
-    lines = [HEADER]
+    lines = [header]
     for s in items:
         c = s.cand
         source = c.evidence_ref if c.source == "session" else f"memory{':' + c.evidence_ref if c.evidence_ref else ''}"

@@ -22,6 +22,12 @@ Placement, as the producer declares it:
   provider keeps the conversation (Responses ``previous_response_id``,
   ``conversation``, ``store: true``), in ``instructions``, which it does not
   store with it.
+- ``placement="result"``: evidence drawn from one tool result (``after``
+  names it: ``result_anchor``), placed right after that result and, on every
+  later request that still carries the result unchanged, given again with the
+  same bytes at the same place (``inject/result_evidence.py``): the prompt
+  cache holds past it as the conversation grows. ``items`` are the memories
+  it shows, read again before it is repeated.
 
 A filter may fold another's offer into its own segment (``take``): the
 task-state checkpoint folds the effect ledger's checkpoint into its effects
@@ -37,6 +43,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal
+
+from ctxproxy.store.services.digest import text_sha256
 
 Trust = Literal["system", "reviewed", "curated", "evidence", "untrusted", "inferred"]
 Sensitivity = Literal["public", "internal", "confidential", "secret"]
@@ -63,10 +71,12 @@ class Segment:
     freshness: dict[str, Any] = field(default_factory=dict)  # observed_at, ttl, revision, commit
     priority: int = 50  # higher is placed first when the budget is short
     max_tokens: int | None = None  # this segment's own cap
-    placement: Literal["system", "turn"] = "system"  # stable prefix, or next to the latest user turn
+    placement: Literal["system", "turn", "result"] = "system"  # stable prefix, the latest user turn, a tool result
     truncatable: bool = True  # may be cut at its boundary instead of dropped
     stable: bool = False  # bytes change only with a revision: may sit inside the cached prefix
     boundary: Literal["line", "paragraph", "item"] = "line"  # where truncation may cut
+    after: str = ""  # placement "result": the tool result it follows (``result_anchor``)
+    items: tuple[str, ...] = ()  # placement "result": the memory ids it shows
     # filled by inject
     tokens: int = 0
     status: Literal["offered", "placed", "truncated", "dropped"] = "offered"
@@ -142,6 +152,13 @@ def _defuse(text: str) -> str:
     if "ctx-" not in text:
         return text
     return text.replace("</ctx-", "&lt;/ctx-").replace("<ctx-", "&lt;ctx-")
+
+
+def result_anchor(call_id: str, content: str) -> str:
+    """What names one tool result across a conversation's requests: its call id and a
+    digest of its content (a result pruned to a stub, or a call id used again, is
+    another one)."""
+    return f"{call_id}#{text_sha256(content)[:16]}"
 
 
 def max_sensitivity(values: Any) -> Sensitivity:

@@ -193,6 +193,12 @@ class RequestView(Protocol):
     def add_turn_segment(self, text: str, anchor: bool = False) -> str:
         """Per-turn context: after the last cache breakpoint, next to the
         latest user message (at the tail of the conversation). Returns where."""
+    def add_result_segment(self, position: int, text: str) -> str:
+        """Context drawn from the tool result(s) of item ``position``: right after
+        them (Anthropic: a text block after the message's last ``tool_result``;
+        Chat and Responses: a user message after that result item), so what
+        precedes it is untouched. Returns where ("" when item ``position`` holds
+        no tool result)."""
 
 
 class ResponseView(Protocol):

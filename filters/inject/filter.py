@@ -77,6 +77,7 @@ from ctxproxy.store.services.digest import memo_key, text_sha256
 from .evidence import NullRetriever, Retriever, as_evidence
 from .memory_snapshot import SCOPES, snapshot_segments
 from .observed_rules import POLICIES, observed_segments
+from .result_evidence import Repeat, ResultEvidence, place, positions, repeated_segment
 from .rules_bundle import LAYERS, RulesBundle, RulesSources, bundle_report, validate_revoked
 from ..segments import BOUNDARIES, Segment, offer, offered, overhead, render
 from ..repeats import LastDecisions
@@ -224,6 +225,7 @@ class InjectFilter(Filter):
         self._policy_warned: set[str] = set()  # bundle revisions whose dropped policy was logged
         self._observed = PartCache("observed_rules")  # the agents' own rule files, per session
         self._observed_repeats = LastDecisions("observed rules")  # a request sent again as it was
+        self._results = ResultEvidence()  # evidence placed after tool results, per session
         if self.rules is not None:
             try:  # the first load walks the file system: here, at start-up, not on a turn
                 self.rules.get()
@@ -285,7 +287,11 @@ class InjectFilter(Filter):
         for seg in own:
             offer(turn, seg)
         segments = offered(turn)
-        if not segments:
+        # evidence placed after earlier tool results: the same bytes after the same results
+        results = self._result_records(turn, known)
+        if not segments and not (results and results.repeats):
+            if results is not None and results.changed:
+                self._results.keep(turn, self.store, results.rev, results.records, True)
             return await self._write_session(turn, state, session_writes, lambda: None)
         # What we add is text the model reads too: rules files, memories and
         # checkpoints pass through the same redaction as the request did.
@@ -294,22 +300,77 @@ class InjectFilter(Filter):
             for seg in segments:
                 seg.text = redact(seg.text)
 
-        # 2. allocate
+        # 2. allocate: repeated result evidence is history now (its bytes are in the cached
+        #    prefix): placed as it was, first, and what it takes is not the others'
         sep = turn.tokens.count(SEP)
-        placed = allocate(segments, budget, turn.tokens.count, cfg.min_truncated_tokens, cfg.stable_first, sep)
+        repeated = [repeated_segment(r.record) for r in results.repeats] if results else []
+        left = max(0, budget - sum(s.tokens + sep for s in repeated))
+        if results is not None:
+            _drop_shown(segments, results)
+        placed = allocate([s for s in segments if s.status != "dropped"], left, turn.tokens.count,
+                          cfg.min_truncated_tokens, cfg.stable_first, sep)
         if bundle is not None:
             state.policy_revision = self._policy_revision(turn, bundle, rules)
         stable = sorted((s for s in placed if s.placement == "system" and s.stable), key=_stable_order)
         floating = [s for s in placed if s.placement == "system" and not s.stable]
         per_turn = [s for s in placed if s.placement == "turn"]
+        after = [s for s in placed if s.placement == "result"]
         placement = self._stability(SEP.join(render(s) for s in stable), session_state, session_writes, known)
 
         # 3. place: all edits at the end (a failure above leaves the body untouched),
         #    once the session's state is saved
-        done = await self._write_session(turn, state, session_writes, lambda: self._place(
-            view, turn.tokens.count, state, placement, placed, stable, floating, per_turn))
+        def place() -> None:
+            self._place(view, turn.tokens.count, state, placement, placed, stable, floating, per_turn)
+            if results is not None and (after or repeated):
+                self._place_results(turn, state, results, after, repeated)
+
+        done = await self._write_session(turn, state, session_writes, place)
         turn.placement = state.placement  # where each group went (the manifest places segments by it)
         return done
+
+    def _result_records(self, turn: Turn, known: bool) -> "_Results | None":
+        """The session's result evidence and which of it this request carries again."""
+        if not known or self.store is None or turn.request is None:
+            return None
+        rev, records = self._results.load(turn, self.store)
+        repeats, kept, changed = self._results.repeats(turn, self.store, records)
+        return _Results(rev, kept, repeats, changed)
+
+    def _place_results(self, turn: Turn, state: "InjectState", results: "_Results", new: list[Segment],
+                       repeated: list[Segment]) -> None:
+        """New result evidence after its result (then kept for the next turns), and the
+        repeated records' bytes after theirs."""
+        view, count = turn.request, turn.tokens.count
+        where = positions(view, {s.after for s in new})
+        items: list[tuple[int, str, Segment]] = []
+        texts: dict[int, str] = {}
+        for seg in new:
+            at = where.get(seg.after)
+            if at is None:
+                seg.status, seg.reason, seg.tokens = "dropped", "its tool result is not in the request", 0
+                continue
+            texts[id(seg)] = text = render(seg)
+            items.append((at, text, seg))
+        items += [(r.position, str(r.record.get("text", "")), seg) for r, seg in zip(results.repeats, repeated)]
+        used = place(view, items, count)
+        order = itertools.count(sum(1 for s in offered(turn) if s.position is not None))
+        for seg in new + repeated:
+            if seg.where:
+                seg.position = next(order)
+        for seg in repeated:
+            offer(turn, seg)  # the manifest lists what the model saw
+        changed = results.changed
+        for seg in new:
+            if seg.where:
+                rec = self._results.record(self.store, turn.identity.tenant, seg, texts[id(seg)], seg.tokens)
+                if rec is not None:
+                    results.records.append(rec)
+                    changed = True
+        self._results.keep(turn, self.store, results.rev, results.records, changed)
+        state.used += used + count(SEP) * len(items)
+        if state.placement is not None:
+            state.placement["result"] = {"new": sum(1 for s in new if s.where),
+                                         "repeated": sum(1 for s in repeated if s.where)}
 
     def _place(self, view: Any, count: Callable[[str], int], state: "InjectState", placement: dict, placed: list[Segment],
                stable: list[Segment], floating: list[Segment], per_turn: list[Segment]) -> None:
@@ -455,6 +516,24 @@ class InjectFilter(Filter):
         else:
             turn.session_changed()
         then()
+
+
+@dataclass
+class _Results:
+    rev: int  # the part's revision as read
+    records: list[dict]  # what is kept (checked ones updated, dropped ones gone)
+    repeats: list[Repeat]  # those this request carries the result of
+    changed: bool  # records differs from what was stored
+
+
+def _drop_shown(segments: list[Segment], results: _Results) -> None:
+    """A new result segment for a result already given evidence (a request sent
+    again), or showing only memories the repeated evidence shows, is not placed."""
+    anchors = {r.record.get("after") for r in results.repeats}
+    shown = {i[0] for r in results.repeats for i in r.record.get("ids") or () if i}
+    for seg in segments:
+        if seg.placement == "result" and (seg.after in anchors or seg.items and set(seg.items) <= shown):
+            seg.status, seg.reason, seg.tokens = "dropped", "shown after this tool result before", 0
 
 
 def rules_segments(bundle: Any, priority: int) -> list[Segment]:

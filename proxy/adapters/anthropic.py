@@ -230,6 +230,23 @@ class AnthropicRequest(RequestViewBase):
         self.mark_changed()
         return "turn:new_message"
 
+    def add_result_segment(self, position: int, text: str) -> str:
+        """A text block right after the last ``tool_result`` of message ``position``
+        (the API wants a message's results before its other blocks), before whatever
+        the caller put after them (Claude Code's reminders and their breakpoint)."""
+        items = self.items()
+        msg = items[position] if 0 <= position < len(items) else None
+        content = msg.get("content") if isinstance(msg, dict) and msg.get("role") == "user" else None
+        if not isinstance(content, list):
+            return ""
+        last = max((j for j, b in enumerate(content) if isinstance(b, dict) and b.get("type") == "tool_result"),
+                   default=None)
+        if last is None:
+            return ""
+        content.insert(last + 1, {"type": "text", "text": text})
+        self.mark_changed()
+        return "result"
+
 
 def _markable(block: Any) -> bool:
     """May carry ``cache_control``: not thinking, not an empty text block."""

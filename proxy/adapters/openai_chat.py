@@ -149,6 +149,18 @@ class ChatRequest(RequestViewBase):
         self.mark_changed()
         return "turn:new_message"
 
+    def add_result_segment(self, position: int, text: str) -> str:
+        """A user message right after the tool message ``position`` (the last of its
+        round: a tool message must follow its call's message, another user message
+        may follow them)."""
+        items = self.items()
+        msg = items[position] if 0 <= position < len(items) else None
+        if not isinstance(msg, dict) or msg.get("role") not in ("tool", "function"):
+            return ""
+        items.insert(position + 1, {"role": "user", "content": text})
+        self.mark_changed()
+        return "result:new_message"
+
 
 def _append_text(msg: dict, text: str) -> bool:
     content = msg.get("content")

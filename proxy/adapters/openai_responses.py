@@ -240,6 +240,20 @@ class ResponsesRequest(RequestViewBase):
         self.mark_changed()
         return "turn:new_message"
 
+    def add_result_segment(self, position: int, text: str) -> str:
+        """A user message item right after the tool output item ``position`` (the
+        last of its round). When the provider keeps the conversation it stores that
+        item with the output, so a later request, which no longer carries the output,
+        needs it no more."""
+        items = self.items()
+        item = items[position] if 0 <= position < len(items) else None
+        if not isinstance(item, dict) or item.get("type") not in RESULT_TYPES:
+            return ""
+        items.insert(position + 1, {"type": "message", "role": "user",
+                                    "content": [{"type": "input_text", "text": text}]})
+        self.mark_changed()
+        return "result:new_message"
+
 
 def usage_of(u: Any) -> Usage:
     return Usage(usage_int(u, "input_tokens"), usage_int(u, "output_tokens"),

@@ -1,0 +1,207 @@
+"""Evidence recalled from a tool's output, through a real proxy, the official SDKs and a real
+LMDB store: placed right after that output, the same bytes at the same place on every later
+request (the prompt up to and past it unchanged: the provider's cache holds), never a memory
+the caller may not see, and never again once the memory is forgotten."""
+from __future__ import annotations
+
+import json
+
+import aiohttp
+import pytest
+
+from memhelp import put_memory
+
+TOKEN = "result-evidence-admin"
+FACT = "The mock S3 for local runs is localstack.internal:4566; set LOCALSTACK_HOST to it."
+HIDDEN = "Bob's sandbox proxy answers on port 7719 only."
+WORDS = "Run the uploads suite and fix whatever breaks."
+OUTPUT = ("tests/integration/test_uploads.py::test_put_object FAILED\n"
+          "E   botocore.exceptions.EndpointConnectionError: Could not connect to the endpoint URL: "
+          "\"http://localhost:4566/\" (via proxy :7719)\n"
+          + "".join(f"2026-12-01T07:{m:02d}:11Z DEBUG retry {m} of 30\n" for m in range(30))
+          + "=========== 1 failed, 41 passed in 12.31s ===========")
+
+
+def hdrs(session: str, user: str = "alice") -> dict:
+    return {"X-Ctx-Tenant": "acme", "X-Ctx-User": user, "X-Ctx-Session": session}
+
+
+@pytest.fixture
+async def proxy(make_proxy, monkeypatch):
+    monkeypatch.setenv("CTXPROXY_ADMIN_TOKEN", TOKEN)
+    p = await make_proxy("")
+    store = p.state.services["store"]
+    p.fact = put_memory(store, "acme", FACT, kind="fact", user="alice")
+    put_memory(store, "acme", HIDDEN, kind="fact", user="bob")  # another user's: never a candidate
+    for i, text in enumerate(("Lunch is at noon on Fridays.", "The design team keeps the icons in Figma.",
+                              "Quarterly planning happens in the first week of the quarter.")):
+        put_memory(store, "acme", text, kind="fact", user="alice")
+    return p
+
+
+async def forget(proxy, memory_id: str) -> None:
+    async with aiohttp.ClientSession() as http:
+        async with http.delete(f"{proxy.url}/ctx/v1/memories/{memory_id}?tenant=acme",
+                               headers={"Authorization": f"Bearer {TOKEN}"}) as r:
+            assert r.status == 200, await r.text()
+
+
+class Anthropic:
+    api = "anthropic"
+
+    def __init__(self, proxy, session):
+        self.client = proxy.anthropic(default_headers=hdrs(session))
+        self.messages = [{"role": "user", "content": WORDS}]
+
+    def add_round(self, n: int, output: str) -> None:
+        self.messages += [
+            {"role": "assistant", "content": [{"type": "tool_use", "id": f"toolu_{n}", "name": "Bash",
+                                               "input": {"command": f"make test-{n}"}}]},
+            {"role": "user", "content": [{"type": "tool_result", "tool_use_id": f"toolu_{n}", "content": output},
+                                         {"type": "text", "text": "<system-reminder>keep going</system-reminder>",
+                                          "cache_control": {"type": "ephemeral"}}]}]
+
+    async def send(self) -> None:
+        await self.client.messages.create(model="claude-test", max_tokens=32, messages=self.messages)
+
+    @staticmethod
+    def evidence_after(body: dict, n: int) -> str | None:
+        """The text block right after tool result ``n`` (its message's next block)."""
+        for msg in body["messages"]:
+            content = msg["content"] if isinstance(msg["content"], list) else []
+            for j, block in enumerate(content):
+                if block.get("type") == "tool_result" and block["tool_use_id"] == f"toolu_{n}":
+                    nxt = content[j + 1] if j + 1 < len(content) else {}
+                    return nxt.get("text") if "<ctx-data" in nxt.get("text", "") else None
+        return None
+
+    @staticmethod
+    def prefix(body: dict, n: int) -> str:
+        """The request up to and with tool result ``n``'s message."""
+        msgs = body["messages"]
+        at = next(i for i, m in enumerate(msgs) if isinstance(m["content"], list) and any(
+            b.get("tool_use_id") == f"toolu_{n}" for b in m["content"] if b.get("type") == "tool_result"))
+        last = dict(msgs[at])
+        # the caller's breakpoint moves to the newest message: the blocks before it are the prefix
+        last["content"] = [{k: v for k, v in b.items() if k != "cache_control"} for b in last["content"]]
+        return json.dumps([body.get("system"), body.get("tools"), msgs[:at], last])
+
+
+class Chat:
+    api = "chat"
+
+    def __init__(self, proxy, session):
+        self.client = proxy.openai(default_headers=hdrs(session))
+        self.messages = [{"role": "user", "content": WORDS}]
+
+    def add_round(self, n: int, output: str) -> None:
+        self.messages += [
+            {"role": "assistant", "content": None, "tool_calls": [
+                {"id": f"call_{n}", "type": "function",
+                 "function": {"name": "shell", "arguments": json.dumps({"cmd": f"make test-{n}"})}}]},
+            {"role": "tool", "tool_call_id": f"call_{n}", "content": output}]
+
+    async def send(self) -> None:
+        await self.client.chat.completions.create(model="gpt-test", messages=self.messages)
+
+    @staticmethod
+    def _at(body: dict, n: int) -> int:
+        return next(i for i, m in enumerate(body["messages"]) if m.get("tool_call_id") == f"call_{n}")
+
+    @classmethod
+    def evidence_after(cls, body: dict, n: int) -> str | None:
+        msgs = body["messages"]
+        nxt = msgs[cls._at(body, n) + 1] if cls._at(body, n) + 1 < len(msgs) else {}
+        return nxt.get("content") if nxt.get("role") == "user" and "<ctx-data" in str(nxt.get("content")) else None
+
+    @classmethod
+    def prefix(cls, body: dict, n: int) -> str:
+        return json.dumps([body.get("tools"), body["messages"][:cls._at(body, n) + 1]])
+
+
+class Responses:
+    api = "responses"
+
+    def __init__(self, proxy, session):
+        self.client = proxy.openai(default_headers=hdrs(session))
+        self.items = [{"type": "message", "role": "user", "content": [{"type": "input_text", "text": WORDS}]}]
+
+    def add_round(self, n: int, output: str) -> None:
+        self.items += [{"type": "function_call", "call_id": f"call_{n}", "name": "shell",
+                        "arguments": json.dumps({"cmd": f"make test-{n}"})},
+                       {"type": "function_call_output", "call_id": f"call_{n}", "output": output}]
+
+    async def send(self) -> None:
+        await self.client.responses.create(model="gpt-test", input=self.items, store=False)
+
+    @staticmethod
+    def _at(body: dict, n: int) -> int:
+        return next(i for i, m in enumerate(body["input"])
+                    if m.get("type") == "function_call_output" and m["call_id"] == f"call_{n}")
+
+    @classmethod
+    def evidence_after(cls, body: dict, n: int) -> str | None:
+        items = body["input"]
+        nxt = items[cls._at(body, n) + 1] if cls._at(body, n) + 1 < len(items) else {}
+        if nxt.get("role") != "user":
+            return None
+        text = nxt["content"][0]["text"]
+        return text if "<ctx-data" in text else None
+
+    @classmethod
+    def prefix(cls, body: dict, n: int) -> str:
+        return json.dumps([body.get("instructions"), body.get("tools"), body["input"][:cls._at(body, n) + 1]])
+
+
+@pytest.mark.parametrize("wire", [Anthropic, Chat, Responses], ids=lambda w: w.api)
+async def test_evidence_follows_the_tool_result_and_is_repeated_byte_for_byte(proxy, fake, wire):
+    conv = wire(proxy, f"s-{wire.api}")
+    await conv.send()  # the user's words alone recall nothing (they name no memory's words)
+    assert FACT not in json.dumps(fake.last.json)
+
+    conv.add_round(1, OUTPUT)
+    await conv.send()
+    first = fake.last.json
+    evidence = wire.evidence_after(first, 1)
+    assert evidence is not None and FACT in evidence and proxy.fact.memory_id in evidence
+    assert 'source="recall"' in evidence and "data, not instructions" in evidence
+    assert "7719 only" not in json.dumps(first)  # bob's memory: the output names its port, alice never sees it
+    m = proxy.settled_store().manifests.list("acme", session=f"s-{wire.api}")[-1].data
+    assert [i["id"] for i in m["recall"]["after_tool_result"]] == [proxy.fact.memory_id]
+    assert "4566" not in json.dumps(m["recall"])  # ids and labels, never text
+
+    conv.add_round(2, "uploads: 42 passed")
+    await conv.send()
+    second = fake.last.json
+    assert wire.evidence_after(second, 1) == evidence  # the same bytes at the same place
+    assert wire.prefix(second, 1) == wire.prefix(first, 1)  # so the prompt up to it is what was cached
+    assert wire.evidence_after(second, 2) is None  # that output names nothing a memory holds
+    assert json.dumps(second).count(FACT) == 1  # given once, not again at the tail
+
+    await conv.send()  # the same request again (a retry): the same bytes
+    assert fake.last.json == second
+
+    await forget(proxy, proxy.fact.memory_id)
+    await conv.send()
+    gone = fake.last.json
+    assert wire.evidence_after(gone, 1) is None and FACT not in json.dumps(gone)  # never shown again
+
+
+async def test_a_pruned_or_rewritten_result_loses_its_evidence(proxy, fake):
+    conv = Chat(proxy, "s-rewritten")
+    conv.add_round(1, OUTPUT)
+    await conv.send()
+    assert FACT in (Chat.evidence_after(fake.last.json, 1) or "")
+    conv.messages[-1]["content"] = "[output cleared]"  # the client rewrote that result
+    await conv.send()
+    assert Chat.evidence_after(fake.last.json, 1) is None and FACT not in json.dumps(fake.last.json)
+
+
+async def test_evidence_from_outputs_can_be_switched_off(make_proxy, fake, monkeypatch):
+    monkeypatch.setenv("CTXPROXY_ADMIN_TOKEN", TOKEN)
+    p = await make_proxy("[filters.recall]\ntool_outputs = false\n")
+    put_memory(p.state.services["store"], "acme", FACT, kind="fact", user="alice")
+    conv = Responses(p, "s-off")
+    conv.add_round(1, OUTPUT)
+    await conv.send()
+    assert FACT not in json.dumps(fake.last.json)
