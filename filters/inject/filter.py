@@ -341,17 +341,19 @@ class InjectFilter(Filter):
         """New result evidence after its result (then kept for the next turns), and the
         repeated records' bytes after theirs."""
         view, count = turn.request, turn.tokens.count
-        where = positions(view, {s.after for s in new})
+        # where each result is now: the groups placed before may have moved the items (Chat: a
+        # system message put first)
+        where = positions(view, {s.after for s in new + repeated})
         items: list[tuple[int, str, Segment]] = []
         texts: dict[int, str] = {}
-        for seg in new:
+        kept = {id(s) for s in repeated}
+        for seg in new + repeated:
             at = where.get(seg.after)
             if at is None:
                 seg.status, seg.reason, seg.tokens = "dropped", "its tool result is not in the request", 0
                 continue
-            texts[id(seg)] = text = render(seg)
+            texts[id(seg)] = text = seg.text if id(seg) in kept else render(seg)  # a repeat's bytes as placed
             items.append((at, text, seg))
-        items += [(r.position, str(r.record.get("text", "")), seg) for r, seg in zip(results.repeats, repeated)]
         used = place(view, items, count)
         order = itertools.count(sum(1 for s in offered(turn) if s.position is not None))
         for seg in new + repeated:

@@ -33,6 +33,8 @@ async def proxy(make_proxy, monkeypatch):
     store = p.state.services["store"]
     p.fact = put_memory(store, "acme", FACT, kind="fact", user="alice")
     put_memory(store, "acme", HIDDEN, kind="fact", user="bob")  # another user's: never a candidate
+    # in the session's frozen snapshot: on Chat a system message inject puts first (the items move)
+    put_memory(store, "acme", "Alice prefers answers in one short paragraph.", kind="preference", user="alice")
     for i, text in enumerate(("Lunch is at noon on Fridays.", "The design team keeps the icons in Figma.",
                               "Quarterly planning happens in the first week of the quarter.")):
         put_memory(store, "acme", text, kind="fact", user="alice")
