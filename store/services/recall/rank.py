@@ -99,6 +99,7 @@ class RankConfig:
     relative_chance: float = 0.7  # a message saying more than it asks: share of the best ``chance`` the others need
     generic_weight: float = 0.5  # weight in ``match`` and ``chance`` of a common word (``GENERIC``, stop words; 1: off)
     family_weight: float = 0.8  # a word's other forms (``morphology``: approval/approve, application/app; 0: off)
+    single_out: bool = True  # a message of several sentences: a candidate whose words another holds too is not offered
 
     def validate(self, path: str) -> None:
         from ctxproxy.config import ConfigError
@@ -143,6 +144,7 @@ class Scored:
     salient: bool = False  # ...one of them salient: an identifier, path, long number, name, quoted string
     chance: float = 0.0  # how far its match is above what a random visible memory's would be, in deviations
     covers: bool = False  # it holds every specific query word (and substring) any visible memory holds
+    words: frozenset = frozenset()  # the specific words of the message it holds (one per word: ``units``)
     termset: frozenset = field(default_factory=frozenset)
 
     def parts(self) -> dict[str, float]:
@@ -353,7 +355,9 @@ def match(scored: Sequence[Scored], weights: Mapping[str, float], substrings: Se
             best[u] = max(best.get(u, 0.0), subs[sub])
         got = sum(best.values())
         s.salient = s.salient or any(not sub.isalpha() for sub in found)  # a quoted plain word is a word
-        s.anchors = len({units.get(t, t) for t in held} | {units.get("\x00" + sub, "\x00" + sub) for sub in found})
+        s.words = frozenset({units.get(t, t) for t in held} | {units.get("\x00" + sub, "\x00" + sub)
+                                                                 for sub in found})
+        s.anchors = len(s.words)
         s.focused = not focus or bool(held & focus)
         if anchor and not held & anchor:
             s.focused = s.salient = False
@@ -390,6 +394,20 @@ def distinct(passed: Sequence[Scored], cfg: RankConfig, remarks: bool) -> list[S
     if not remarks or cfg.relative_chance <= 0 or top <= 0:
         return list(passed)
     return [s for s in passed if s.chance >= cfg.relative_chance * top or s.covers and s.chance >= cfg.chance_min]
+
+
+def single_out(passed: Sequence[Scored], cfg: RankConfig, several: bool) -> list[Scored]:
+    """Of the candidates that passed, those the message's words single out — when it says
+    several sentences (``several``: a request with its context, a question and the task
+    around it). A candidate whose words of the message another candidate also holds, with
+    as many or more, is not offered: the message names that other one at least as well
+    ("the iOS app" for a question about the iOS app's minimum version: the memory naming
+    the app and its player, not the one naming only the app), and when both hold the same
+    words it names neither ("this test suite": three memories about tests). A one-sentence
+    question keeps what passed: several memories may each answer a part of it."""
+    if not several or not cfg.single_out:
+        return list(passed)
+    return [s for s in passed if not s.words or not any(o is not s and s.words <= o.words for o in passed)]
 
 
 def terms_needed(weights: Mapping[str, float], cfg: RankConfig) -> int:

@@ -1,0 +1,62 @@
+"""A message of several sentences (a request with its context, a question and the task around it)
+recalls what its words single out: among the memories that pass the floor, one whose words of the
+message another holds too is not offered, and only those near the most distinct one are. A
+one-sentence question keeps all that passed (real LMDB store, real SQLite index)."""
+from __future__ import annotations
+
+from memhelp import put_memory
+
+from ctxproxy.store.services.recall import query
+from ctxproxy.store.services.recall.rank import RankConfig
+from ctxproxy.store.sqlite_index import Viewer
+
+TESTS = ("Tests that need a fasting patient are booked before 10:00.",
+         "Tests and local debugging use only the synthetic patients in fixtures/.",
+         "Each test of the lab panel maps to one LOINC code in mappings/loinc.csv.")
+TARGET = "The iOS app's deployment target is iOS 16.0; listeners on older devices are sent to the web player."
+SWIFTUI = "The Android app is written in Kotlin with Jetpack Compose; the iOS app uses SwiftUI."
+OTHERS = ("Lunch is at noon on Fridays.", "The design team keeps the icon set in Figma.",
+          "Quarterly planning happens in the first week of each quarter.",
+          "The office printer on floor 3 needs a badge.", "Expense reports are due by the 5th of the month.",
+          "Session cookies expire after 12 hours of inactivity.", "The VPN certificate is renewed every spring.",
+          "Standup is at 9:30 in the small meeting room.", "Invoices are generated on the first of the month.",
+          "Episode audio is kept in the private R2 bucket wc-audio-prod.",
+          "The RSS feed is served behind Fastly with a 5-minute TTL.")
+
+
+def _ask(rs):
+    store, services = rs
+    for s in (*TESTS, TARGET, SWIFTUI, *OTHERS):
+        put_memory(store, "acme", s, kind="fact", user="dev")
+    dev = Viewer("acme", user="dev")
+
+    def ask(text: str, **rank) -> set[str]:
+        return {s.cand.statement for s in services.recaller(RankConfig(**rank)).recall(dev, text).items}
+
+    return ask
+
+
+def test_sentences_are_counted_by_their_words():
+    assert query.sentences_of("why is this test suite so slow? suggest what to fix first") == 2
+    assert query.sentences_of("fix the failing DST test, don't just change the assertion") == 1
+    assert query.sentences_of("Thanks! Which port does staging use?") == 1  # "Thanks!" says nothing
+    assert query.parse("why is this test suite so slow? suggest what to fix first").sentences == 2
+
+
+def test_memories_holding_the_same_words_of_a_request_are_none_of_them_named(rs):
+    ask = _ask(rs)
+    asked = "why is this test suite so slow? suggest what to fix first"
+    # three memories hold "test", and nothing else of the request: it names none of them
+    assert ask(asked) == set()
+    assert ask(asked, single_out=False) == set(TESTS)
+    # a one-sentence question keeps what passed: several memories may each answer a part of it
+    assert ask("which tests need a fasting patient or synthetic patients?") >= set(TESTS[:2])
+
+
+def test_a_request_recalls_the_memory_its_words_single_out(rs):
+    ask = _ask(rs)
+    asked = ("Can we use @Observable in the iOS app or is our minimum version too old? Check before I start "
+             "rewriting PlayerViewModel.")
+    # both name the iOS app; only the deployment target also names the player: the other is far less distinct
+    assert ask(asked) == {TARGET}
+    assert ask(asked, relative_chance=0.0, single_out=False) == {TARGET, SWIFTUI}
