@@ -50,7 +50,7 @@ class Recaller:
     def recall(self, viewer: Viewer, query: str, k: int = 8, as_of: float | None = None,
                sessions: Sequence[str] | None = None, memories: bool = True,
                exclude_kinds: Sequence[str] = (), goal: str = "", max_chars: int = 2000,
-               context: str = "", held: Sequence[str] = ()) -> Recalled:
+               context: str = "", held: Sequence[str] = (), held_names: Sequence[str] = ()) -> Recalled:
         """Up to ``k`` results for ``query`` among what ``viewer`` may see.
         ``sessions``: the session-index sessions to search too (already
         authorised for this viewer by the caller: its session tree). ``goal``:
@@ -59,7 +59,8 @@ class Recaller:
         up to ``max_chars`` (``query.parse``); the agents' wrappers are not
         the user's words (``agent_text``). ``held``: terms that join the query as
         strong ones, each naming a whole thing, one of which every result holds (a
-        tool output's identifiers: ``recall_output``)."""
+        tool output's identifiers: ``recall_output``); ``held_names``: substrings the
+        same way (its dotted names), those few visible memories hold."""
         # "As the store stood then": what was live at ``as_of`` is served, expired since or not
         as_of = time.time() if as_of is None else as_of
         now = as_of
@@ -67,7 +68,7 @@ class Recaller:
         if not viewer.known or self._nothing_visible(viewer, now, sessions, memories, exclude):
             return Recalled([], 0)  # decided from kept counts, before the query is even parsed
         q = queries.parse(own_words(query), own_words(goal), max_chars, context)
-        if not q and not held:
+        if not q and not held and not held_names:
             return Recalled([], 0)
         cfg = self.config
         if len(q.weights) > queries.MAX_TERMS:  # a long message: its most salient terms decide
@@ -84,17 +85,20 @@ class Recaller:
             q = morphology.extend(q, forms, LOOKED_UP - len(q.weights), cfg.family_weight)
             if visible == [0] and not (self.sessions is not None and sessions):
                 return Recalled([], 0)  # that read found no memory the viewer may see: no search either
-        if held:  # after the forms: an identifier is looked up as it is written
+        if held or held_names:  # after the forms: an identifier is looked up as it is written
             q = replace(q, weights={**q.weights, **dict.fromkeys(held, 1.0)}, salient=q.salient | set(held),
-                        strong=q.strong | set(held))
+                        strong=q.strong | set(held),
+                        substrings=tuple(dict.fromkeys(tuple(held_names) + q.substrings))[:queries.MAX_SUBSTRINGS])
         words, subs = list(q.weights), list(q.substrings)
         cands, n_docs, avg, df = self._candidates(viewer, words, subs, now, sessions, memories, exclude)
         sims = None
         if self.vectors is not None:
             cands, sims = self.vectors.extend(viewer, q.text, cands, now, exclude, memories)
         scored = rank.score(cands, q.weights, subs, n_docs, avg, as_of, cfg, vectors=sims, df=df, phrases=q.phrases)
-        if held:  # only what holds one of them is judged (and compared with each other: ``distinct``)
-            scored = [s for s in scored if not rank.own_terms(s.cand).isdisjoint(held)]
+        if held or held_names:  # only what holds one of them is judged (and compared with each other: ``distinct``)
+            names = tool_output.rare(tuple("\x00" + n for n in held_names), df, n_docs)
+            scored = [s for s in scored if not rank.own_terms(s.cand).isdisjoint(held)
+                      or any(n[1:] in s.cand.statement.lower() for n in names)]
         # The floor judges the best candidates by what each matches of the query itself.
         pool = sorted(scored, key=lambda s: (-s.score, s.cand.memory_id))[: max(k * 4, 20)]
         owns = [rank.own_terms(s.cand) for s in pool]
@@ -135,14 +139,17 @@ class Recaller:
         # what the user's words name already, the first recall weighed: the output adds the rest
         named = queries.parse(own_words(query), own_words(goal), max_chars, context).weights
         found = tuple(t for t in tool_output.identifiers(output, max_chars) if t not in named)
-        if not found or not viewer.known or self.memories.nothing_visible(viewer, as_of, exclude):
+        names = tool_output.dotted_names(output, max_chars)
+        if not (found or names) or not viewer.known or self.memories.nothing_visible(viewer, as_of, exclude):
             return Recalled([], 0)
-        n, df = self.memories.doc_freqs(viewer, list(found), as_of, exclude)
-        terms = tool_output.rare(found, df, n)
-        if not terms:
+        terms: list[str] = []
+        if found:
+            n, df = self.memories.doc_freqs(viewer, list(found), as_of, exclude)
+            terms = tool_output.rare(found, df, n)
+        if not terms and not names:
             return Recalled([], 0)
         return self.recall(viewer, query, k=k, as_of=as_of, exclude_kinds=exclude, goal=goal, max_chars=max_chars,
-                          context=context, held=terms)
+                          context=context, held=terms, held_names=names)
 
     def _nothing_visible(self, viewer: Viewer, now: float, sessions: Sequence[str] | None, memories: bool,
                          exclude_kinds: tuple[str, ...]) -> bool:

@@ -76,6 +76,24 @@ def identifiers(output: str, max_chars: int = 2000) -> tuple[str, ...]:
     return found
 
 
+_DOTTED = re.compile(r"(?<![\w.-])[A-Za-z0-9][\w-]*(?:\.[A-Za-z0-9][\w-]*){2,}(?![\w-])")  # three labels or more
+MAX_NAMES = 4  # dotted names of one output looked up as substrings
+
+
+def dotted_names(output: str, max_chars: int = 2000) -> tuple[str, ...]:
+    """``output``'s dotted names of three labels or more (a host, ``ingest.fleet.internal``;
+    a module path), lower-cased, to be looked up as substrings: the index holds their
+    words, not the name. An address of digits only (``127.0.0.1``) names nothing."""
+    out: dict[str, None] = {}
+    for m in _DOTTED.finditer(read(output_text(output), max_chars)):
+        name = m.group().lower().strip(".")
+        if any(not label.isdigit() for label in name.split(".")) and not _DIGIT.fullmatch(name[:1] or "x"):
+            out.setdefault(name)
+        if len(out) >= MAX_NAMES:
+            break
+    return tuple(out)
+
+
 def _whole_terms(token: str) -> list[str]:
     """The terms of one token that each name a whole thing (its pieces left out)."""
     out = []
