@@ -239,7 +239,7 @@ start stop suggest summarise summarize tell test trace try turn update upgrade u
 _OPENERS = frozenset("please now next then and also so just first ok okay".split())
 _ASK_PREFIXES = ("can you ", "could you ", "would you ", "will you ", "can we ", "could we ", "should we ",
                  "should i ", "i want ", "i'd like ", "i would like ", "i need ", "we need ", "help me ",
-                 "let's ")
+                 "let's ", "have a look ", "take a look ", "walk me through ")
 
 
 def _asks(clause: str) -> bool:
