@@ -402,7 +402,15 @@ def build_manifest(turn: Turn, seen: _Seen, provider: str, server: tuple[str | N
     stream = bool(turn.streamed) or (request is not None and bool(getattr(request, "stream", False)))
     error = turn.error_type or (str(turn.status) if isinstance(turn.status, int) and turn.status >= 400 else None)
     spans = _spans(turn)
-    request_ready = max((e for n, _, e in spans if n.endswith(".request")), default=turn.started_ns)
+    request_ready: int | None = None
+    upstream: int | None = None
+    for n, s0, e in spans:  # one pass: when the request was ready, and the upstream call's time
+        if n == "upstream":
+            upstream = (upstream or 0) + e - s0
+        elif (request_ready is None or e > request_ready) and n.endswith(".request"):
+            request_ready = e
+    if request_ready is None:
+        request_ready = turn.started_ns
     m: dict[str, Any] = {
         "version": VERSION,
         "turn_id": turn.turn_id,
@@ -433,7 +441,7 @@ def build_manifest(turn: Turn, seen: _Seen, provider: str, server: tuple[str | N
         "ttfc_ms": round((seen.first_chunk_ns - turn.started_ns) / 1e6, 3) if seen.first_chunk_ns else None,
         "segments": segments,
         "tokens": seen.tokens(turn.api),
-        "timings_ms": _timings(turn, spans),
+        "timings_ms": _timings(turn, upstream),
         "degraded": [_str(d, 64) for d in turn.degraded],
     }
     own = lay_out(m, reports, _fields(turn))
@@ -457,13 +465,15 @@ def lay_out(m: dict[str, Any], reports: Mapping[str, Any], fields: Mapping[str, 
     when that filter did not report); returns every filter's other keys, by
     filter name."""
     plan, declared = _plan(fields)
-    for name, owner, spec in plan:
-        if name in m:
-            continue  # the manifest's own field: no filter overrides it
+    for owner, specs in plan:  # the fields in declared order, grouped by their owner
         part = reports.get(owner)
-        value = spec.format(part.get(name) if isinstance(part, dict) else None)
-        if value is not None or not spec.optional:
-            m[name] = value
+        get = part.get if isinstance(part, dict) else _nothing
+        for name, fmt, optional in specs:
+            if name in m:
+                continue  # the manifest's own field: no filter overrides it
+            value = fmt(get(name))
+            if value is not None or not optional:
+                m[name] = value
     own: dict[str, dict] = {}
     for owner, part in reports.items():
         if not isinstance(part, dict):
@@ -471,8 +481,12 @@ def lay_out(m: dict[str, Any], reports: Mapping[str, Any], fields: Mapping[str, 
         mine = declared.get(owner, ())
         rest = {k: v for k, v in part.items() if k not in mine}
         if rest:
-            own[_str(owner, 64)] = rest
+            own[owner if type(owner) is str and len(owner) <= 64 else _str(owner, 64)] = rest  # noqa: E721
     return own
+
+
+def _nothing(name: str) -> None:
+    return None
 
 
 _PLANS: dict[int, tuple[Mapping, tuple, dict]] = {}  # id(fields) -> (fields, plan, declared): one per chain
@@ -480,12 +494,20 @@ _PLANS: dict[int, tuple[Mapping, tuple, dict]] = {}  # id(fields) -> (fields, pl
 
 def _plan(fields: Mapping[str, tuple[str, Any]]) -> tuple[tuple, dict[str, frozenset]]:
     """How ``fields`` are laid out, worked out once per mapping (a chain's fields are
-    one mapping for the process's life): the filters' fields, in order, with their
-    owner and format (the manifest's own are set before), and each owner's field names."""
+    one mapping for the process's life): the filters' fields, in order, grouped by
+    owner (a run of one owner's fields, then the next's), each with its format (the
+    manifest's own are set before), and each owner's field names."""
     hit = _PLANS.get(id(fields))
     if hit is not None and hit[0] is fields:
         return hit[1], hit[2]
-    plan = tuple((name, owner, spec) for name, (owner, spec) in fields.items() if spec is not _OWN)
+    runs: list[tuple[str, list]] = []
+    for name, (owner, spec) in fields.items():
+        if spec is _OWN:
+            continue
+        if not runs or runs[-1][0] != owner:
+            runs.append((owner, []))
+        runs[-1][1].append((name, spec.format, spec.optional))
+    plan = tuple((owner, tuple(specs)) for owner, specs in runs)
     declared: dict[str, set] = {}
     for name, (owner, _) in fields.items():
         declared.setdefault(owner, set()).add(name)
@@ -673,7 +695,9 @@ def _policy_revision(reported: Any, segments: list[dict]) -> str | None:
     return _str(",".join(revs)) or None
 
 
-def _timings(turn: Turn, spans: list[tuple[str, int, int]] | None = None) -> dict[str, float]:
+def _timings(turn: Turn, upstream: int | None) -> dict[str, float]:
+    """Each filter's ms, and the upstream call's (``upstream``: its spans' ns summed,
+    None when the turn made none)."""
     out: dict[str, float] = {}
     for k, v in turn.timings_ms.items():  # filter names and float ms, as the pipeline keeps them
         if type(v) is not float:  # noqa: E721
@@ -681,9 +705,8 @@ def _timings(turn: Turn, spans: list[tuple[str, int, int]] | None = None) -> dic
                 continue
             v = float(v)
         out[k if type(k) is str and len(k) <= 64 else _str(k, 64)] = round(v, 3)  # noqa: E721
-    upstream = [(s, e) for n, s, e in (_spans(turn) if spans is None else spans) if n == "upstream"]
-    if upstream:
-        out["upstream"] = round(sum(e - s for s, e in upstream) / 1e6, 3)
+    if upstream is not None:
+        out["upstream"] = round(upstream / 1e6, 3)
     return out
 
 
