@@ -154,11 +154,17 @@ def _defuse(text: str) -> str:
     return text.replace("</ctx-", "&lt;/ctx-").replace("<ctx-", "&lt;ctx-")
 
 
+ANCHOR_EDGE = 1024  # characters of a result's start and of its end an anchor digests
+
+
 def result_anchor(call_id: str, content: str) -> str:
-    """What names one tool result across a conversation's requests: its call id and a
-    digest of its content (a result pruned to a stub, or a call id used again, is
-    another one)."""
-    return f"{call_id}#{text_sha256(content)[:16]}"
+    """What names one tool result across a conversation's requests: its call id, its
+    length and a digest of its first and last ``ANCHOR_EDGE`` characters (a result
+    pruned to a stub, or a call id used again, is another one). Not the whole of it:
+    a request names every earlier result that got evidence, and its cost must not
+    grow with their size."""
+    edges = content if len(content) <= 2 * ANCHOR_EDGE else content[:ANCHOR_EDGE] + content[-ANCHOR_EDGE:]
+    return f"{call_id}#{len(content)}#{text_sha256(edges)[:16]}"
 
 
 def max_sensitivity(values: Any) -> Sensitivity:

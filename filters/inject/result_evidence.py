@@ -47,8 +47,9 @@ class Repeat:
 def positions(view: Any, anchors: set[str]) -> dict[str, int]:
     """Where each of ``anchors`` is in this request: the item holding the result
     with that call id and content. Only results whose call id an anchor names are
-    digested: a turn costs the records it has, not the conversation's length."""
-    calls = {a.rsplit("#", 1)[0] for a in anchors}
+    digested, each at its edges: a turn costs the records it has, not the size of
+    the conversation."""
+    calls = {a.rsplit("#", 2)[0] for a in anchors}
     out: dict[str, int] = {}
     for r in view.tool_results():
         if r.call_id in calls:
