@@ -19,6 +19,7 @@ import threading
 from typing import Any
 
 from ctxproxy.store.bounded import ByteLRU
+from ctxproxy.store.frozen import thaw
 
 log = logging.getLogger("ctxproxy.filters")
 
@@ -73,8 +74,8 @@ class PartCache:
             shared = False
         if memo is not None and memo[0] >= rev:
             return memo[0], memo[1], memo[2]
-        doc = stored.get("doc")
-        return rev, dict(doc) if isinstance(doc, dict) else {}, None
+        doc = stored.get("doc")  # read-only as stored (shared with later turns): the caller gets its own copy
+        return rev, thaw(doc) if isinstance(doc, dict) else {}, None
 
     def keep(self, turn: Any, store: Any, key: tuple, rev: int, doc: dict, extra: Any, changed: bool) -> None:
         """Remember ``doc`` (and ``extra``) for this conversation; when ``changed``,

@@ -50,6 +50,7 @@ from typing import Any, Callable, Iterator, TypeVar
 import lmdb
 
 from . import mapped_pages
+from .session_cache import SessionCache
 from .encoding import load  # noqa: F401  (re-exported: the record loader every backend shares)
 from .errors import StoreError, WriteNeeded
 from .keys import SEP
@@ -149,6 +150,9 @@ class LMDBEnv:
         self.closers: list[Callable[[], None]] = []  # run at close: files a repository keeps beside the env
         self._gate = _Gate()
         self.on_reopen: list[Callable[[], None]] = []  # run after compaction reopened the environment
+        # Live sessions' records kept decoded, valid as of a transaction id; every commit
+        # of this process goes through ``_commit`` so it stays valid (``session_cache``).
+        self.session_cache = SessionCache()
         self._db_names = db_names
         self._max_readers = max_readers
         self._holder = _holder_lock(path, readonly)
@@ -276,16 +280,16 @@ class LMDBEnv:
             try:
                 result = op(txn)
             except lmdb.MapFullError:
-                txn.abort()
+                self.abort(txn)
                 return ("grow", None)
             except lmdb.MapResizedError:
-                txn.abort()
+                self.abort(txn)
                 return ("adopt", None)
             except BaseException:
-                txn.abort()
+                self.abort(txn)
                 raise
             try:
-                txn.commit()
+                self.commit(txn)
             except lmdb.MapFullError:
                 return ("grow", None)
             return ("done", result)
@@ -320,6 +324,35 @@ class LMDBEnv:
                 raise
             self.adopt_map()
         raise StoreError(f"store {'write' if write else 'read'} at {self.path} kept failing: map resized repeatedly")
+
+    def last_txnid(self) -> int | None:
+        """The id of the last transaction committed to the environment by any
+        process (LMDB's meta page, in shared memory: no transaction needed), or
+        None when it cannot be read here."""
+        if self.closed or self.pid != _pid():
+            return None
+        try:
+            return self.env.info()["last_txnid"]
+        except lmdb.Error:
+            return None
+
+    def commit(self, txn: Any) -> None:
+        """Commit write transaction ``txn`` (every commit of this process comes here:
+        the session cache applies what it wrote once it is on disk)."""
+        cache = self.session_cache
+        txnid = txn.id()
+        cache.committing(txn, txnid)
+        try:
+            txn.commit()
+        except BaseException:
+            cache.aborted()
+            raise
+        cache.committed(txnid)
+
+    def abort(self, txn: Any) -> None:
+        """Abort write transaction ``txn`` (what the cache noted of it is dropped)."""
+        self.session_cache.aborted(txn)
+        txn.abort()
 
     def end_write(self) -> None:
         self._gate.exit()
@@ -434,6 +467,7 @@ class LMDBEnv:
                 fresh = {n: self.env.open_db(n.encode(), txn=txn) for n in self._db_names}
             self.dbs.clear()
             self.dbs.update(fresh)  # the same dict every repository reads its handles from
+            self.session_cache.reset()  # the copy numbers its transactions anew
             for hook in list(self.on_reopen):  # e.g. drop repositories that kept a handle
                 hook()
         finally:
@@ -522,7 +556,7 @@ class BatchRunner:
         for _ in range(_MAX_ATTEMPTS):
             seen = self._env.map_size()
             if txn_alive:
-                self._txn.abort()
+                self._env.abort(self._txn)
             self._txn = None
             self._env.end_write()
             self._env.grow(seen)
@@ -547,7 +581,7 @@ class BatchRunner:
             return
         for _ in range(_MAX_ATTEMPTS):
             try:
-                self._txn.commit()
+                self._env.commit(self._txn)
             except lmdb.MapFullError:
                 self._replay(txn_alive=False)  # a failed commit already freed the txn
                 continue
@@ -564,7 +598,7 @@ class BatchRunner:
     def abort(self) -> None:
         self._ops.clear()
         if self._txn is not None:
-            self._txn.abort()
+            self._env.abort(self._txn)
             self._txn = None
             self._env.end_write()
 

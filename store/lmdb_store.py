@@ -258,6 +258,7 @@ class LMDBSessions(SessionRules):
     def _delete_in(self, txn: Any, tenant: str, pk: bytes, rec: Mapping[str, Any]) -> None:
         """Delete a session's record, its parts and its subject index entries."""
         txn.delete(pk, db=self._db)
+        self._ctx.env.session_cache.note(txn, (tenant, rec["session"]), None, None)
         for part_key, _ in _scan(txn, self._db, pk + keys.SEP):
             txn.delete(part_key, db=self._db)
         sp = pk[len(keys.tenant_prefix(tenant)):]
@@ -269,24 +270,52 @@ class LMDBSessions(SessionRules):
         raw = txn.get(self._pk(tenant, session, part), db=self._db)
         return None if raw is None else _load(SESSIONS, raw, tenant)
 
+    def get(self, tenant: str, session: str, part: str | None = None) -> dict[str, Any] | None:
+        if isinstance(self._x, BatchRunner):  # inside a write: what it wrote so far, never a kept copy
+            return super().get(tenant, session, part)
+        return self.get_parts(tenant, session, (part,))[part]
+
     def get_parts(self, tenant: str, session: str, parts: Sequence[str | None]) -> dict[str | None, Any]:
-        """``SessionRules.get_parts`` with the session's key made once for all its parts
-        (a turn reads five records: their keys share all but the part's name)."""
+        """``SessionRules.get_parts``, read-only states (``frozen``) kept for the
+        next turn in the environment's ``session_cache``: a read that finds them
+        valid at the store's (or the snapshot's) transaction id opens no
+        transaction (outside a snapshot) and decodes nothing. Inside a batch:
+        read from its transaction, nothing kept. The keys are made once for all
+        the parts (a turn reads five records: their keys share all but the part's name)."""
+        keys.check_tenant(tenant)
+        sk = (tenant, session)
+        cache = None if isinstance(self._x, BatchRunner) else self._ctx.env.session_cache
+        if cache is not None and isinstance(self._x, _Handle):
+            last = self._x.check().last_txnid()
+            if last is not None:
+                hit = cache.lookup(sk, parts, last, self._decoder(tenant))
+                if hit is not None:
+                    return hit
         pk = self._pk(tenant, session)
         wanted = [(p, pk if p is None else pk + keys.SEP + keys.part(p, "part")) for p in parts]
         db = self._db
 
         def op(txn: Any) -> dict[str | None, Any]:
-            out: dict[str | None, Any] = {}
-            for part, key in wanted:
-                raw = txn.get(key, db=db)
-                out[part] = None if raw is None else _load(SESSIONS, raw, tenant)["state"]
-            return out
+            if cache is None:
+                return {part: None if (raw := txn.get(key, db=db)) is None else _load(SESSIONS, raw, tenant)["state"]
+                        for part, key in wanted}
+            txnid = txn.id()
+            decode = self._decoder(tenant)
+            hit = cache.lookup(sk, parts, txnid, decode)
+            if hit is not None:
+                return hit
+            return cache.fill(sk, txnid, {part: txn.get(key, db=db) for part, key in wanted}, decode)
 
         return self._x.read(op)
 
+    @staticmethod
+    def _decoder(tenant: str) -> Callable[[bytes], Any]:
+        return lambda raw: _load(SESSIONS, raw, tenant)["state"]
+
     def _store_in(self, txn: Any, tenant: str, session: str, part: str | None, rec: Mapping[str, Any]) -> None:
-        txn.put(self._pk(tenant, session, part), _dump(SESSIONS, rec), db=self._db)
+        raw = _dump(SESSIONS, rec)
+        txn.put(self._pk(tenant, session, part), raw, db=self._db)
+        self._ctx.env.session_cache.note(txn, (tenant, session), part, raw)
         if part is None and rec["subject"] is not None:
             txn.put(self._subject_key(tenant, rec["subject"], keys.part(session, "session")), b"", db=self._scope)
 
@@ -691,6 +720,8 @@ class LMDBStore(_Repos):
                 self.memories._erase_in(txn, tenant, mid)
             for pk, rec in plan[SNAPSHOTS].items():  # re-frozen without it at the session's next turn
                 txn.put(pk, _dump(SESSIONS, unfrozen(rec)), db=self._ctx.dbs[SESSIONS])
+            if plan[SNAPSHOTS]:
+                self._ctx.env.session_cache.note_unknown(txn)
             return finish(self.memories, self.receipts, txn, req, plan, counts, self._ctx.clock())
 
         return self._handle.write(op)
