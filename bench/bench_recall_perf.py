@@ -8,7 +8,10 @@
    catches up from the change feed (timed: records/s).
 2. Recall: ``--queries`` recalls as random (tenant, user, session) viewers —
    the whole path the filter takes: change-feed check, visibility in the
-   WHERE clause, BM25, decay, floor, MMR. p50 / p95 / p99 in ms.
+   WHERE clause, BM25, decay, floor, MMR. p50 / p95 / p99 in ms. Beside it,
+   a tool-result turn: the same recall and the second one that reads a
+   40-line log's rare identifiers (``recall_output``; a number one memory of
+   the caller's tenant holds, so it runs in full).
 3. Per turn: the same Anthropic request through three proxies in this one
    process, in front of the scripted provider: the no-op aiohttp proxy,
    ctxproxy with its default pipeline minus recall, and ctxproxy with it
@@ -111,10 +114,14 @@ def build(data: Path, n: int, rng: random.Random, embeddings: bool = False):
     return store, index, vectors, t_store, t_index, t_vectors
 
 
-def recall_latency(store, index, queries: int, rng: random.Random, vectors=None, also=None) -> dict:
+OUTPUT_TURN = "lexical, a tool-result turn (and its output's recall)"
+
+
+def recall_latency(store, index, queries: int, rng: random.Random, vectors=None, also=None,
+                   n_memories: int = 0) -> dict:
     """(wall ms, CPU ms) per recall for each recaller, all on the same queries in random order:
     "lexical" over ``index``, "embeddings" with ``vectors``, and one per name of ``also`` (another
-    store's memory index)."""
+    store's memory index); with ``n_memories`` (the store's count), a tool-result turn too."""
     from ctxproxy.store.services.recall.hybrid import VectorRecall
     from ctxproxy.store.services.recall.rank import RankConfig
     from ctxproxy.store.services.recall.recaller import Recaller
@@ -126,14 +133,23 @@ def recall_latency(store, index, queries: int, rng: random.Random, vectors=None,
     if vectors is not None:
         cfg = RankConfig(embeddings=True)
         recallers["embeddings"] = Recaller(index, config=cfg, vectors=VectorRecall(vectors, index, vectors.embedder, cfg))
+    # a tool-result turn: the same recall, then the second one that reads the tool's output (its rare
+    # identifiers: here numbers that one memory of the caller's tenant holds, so it runs in full)
+    if n_memories:
+        recallers[OUTPUT_TURN] = recallers["lexical"]
     out: dict[str, tuple[list[float], list[float]]] = {name: ([], []) for name in recallers}
     for _ in range(queries):
-        viewer = Viewer(tenant=f"t{rng.randrange(50)}", user=f"u{rng.randrange(20)}",
+        t = rng.randrange(50)
+        viewer = Viewer(tenant=f"t{t}", user=f"u{rng.randrange(20)}",
                         sessions=(f"sess{rng.randrange(100)}",))
         query = "why did the " + " ".join(rng.sample(VOCAB[:600], rng.randint(2, 5))) + " fail?"
+        output = "".join(f"2026-12-01T07:{m:02d}:11Z ERROR job {rng.randrange(t, max(n_memories, 51), 50)} failed on "
+                         f"{rng.choice(VOCAB[:600])}_worker\n" for m in range(40))
         for name in rng.sample(sorted(recallers), len(recallers)):  # both on the same query, in random order
             t0, c0 = time.perf_counter(), time.thread_time()
             recallers[name].recall(viewer, query, k=8)
+            if name == OUTPUT_TURN:
+                recallers[name].recall_output(viewer, query, output)
             out[name][0].append((time.perf_counter() - t0) * 1000)
             out[name][1].append((time.thread_time() - c0) * 1000)  # this thread's CPU: what others cannot inflate
     return out
@@ -221,7 +237,7 @@ def main() -> int:
         store, index, vectors, t_store, t_index, t_vectors = build(Path(tmp), args.memories, rng, args.embeddings)
         after_build = rss()
         load0 = os.getloadavg()[0]
-        runs = recall_latency(store, index, args.queries, rng, vectors)
+        runs = recall_latency(store, index, args.queries, rng, vectors, n_memories=args.memories)
         load1 = os.getloadavg()[0]
         after = rss()
         index.close()

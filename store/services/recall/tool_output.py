@@ -42,6 +42,7 @@ CACHE_BYTES = 256 << 10  # outputs' identifiers, by the digest of what was read
 _TOKEN = re.compile(r"[A-Za-z0-9_][\w.:/@-]*[\w]")  # a run of identifier characters
 _DIGIT = re.compile(r"\d")
 _YEAR = re.compile(r"(?:19|20)\d\d")
+_MAY_NAME = re.compile(r"[_\d-]")  # what a piece needs to name a whole thing (else: a word)
 _JOINED = re.compile(r"\b[A-Za-z]+(?:-[A-Za-z]+)+\b")  # memory_terms' hyphened word
 _cache = ByteLRU(CACHE_BYTES, "recall: tool outputs' identifiers", max_entries=512)
 
@@ -68,8 +69,10 @@ def identifiers(output: str, max_chars: int = 2000) -> tuple[str, ...]:
     if hit is not None:
         return hit
     out: dict[str, None] = {}
-    for m in _TOKEN.finditer(text):
-        for t in _whole_terms(m.group()):
+    for token in dict.fromkeys(m.group() for m in _TOKEN.finditer(text)):
+        if token.isalpha():
+            continue  # a plain word names nothing whole (and most of a log is words)
+        for t in _whole_terms(token):
             out.setdefault(t)
     found = tuple(out)
     _cache.put(key, found)
@@ -99,8 +102,12 @@ def _whole_terms(token: str) -> list[str]:
     out = []
     for piece in re.split(r"[/:@=]+", token):  # a path, a URL, host:port, flag=value: each piece its own
         piece = piece.strip(".-_")
-        if not piece:
+        if piece.isdigit():  # the common case of a log: a count, a port, an id
+            if len(piece) > 2 and not (len(piece) == 4 and _YEAR.fullmatch(piece)):
+                out.append(piece)
             continue
+        if not piece or piece[0].isdigit() or not _MAY_NAME.search(piece):
+            continue  # a time, a date, a size (2026-12-01T07, 12.31s); a plain or dotted word
         for t in query_terms(piece):
             if "_" in t.strip("_") and len(t) > 3:
                 out.append(t)  # an identifier as one term: localstack_host, key_id
