@@ -85,7 +85,7 @@ class Query:
     temporal: bool = False  # it asks when ("when did…", "what year…", "how long ago…")
     units: Mapping[str, str] = field(default_factory=dict)  # a key's word when one word gave several (``units_of``)
     anchor: frozenset[str] = frozenset()  # with words said before (``parse``'s context): what it asks itself
-    sentences: int = 1  # its sentences of three words or more (``sentences_of``): one, a single question or request
+    question: bool = False  # it is one question (``one_question``): several memories may each answer a part of it
 
     def __bool__(self) -> bool:
         return bool(self.weights or self.substrings)
@@ -253,9 +253,12 @@ def _asks(clause: str) -> bool:
     return rest.startswith(_ASK_PREFIXES) or words[0].strip(".,:;!") in _ASKS
 
 
-def sentences_of(text: str) -> int:
-    """How many sentences of three words or more ``text`` says (a line of a paste is one)."""
-    return sum(1 for sentence in _SENTENCE.split(text) if len(sentence.split()) > 2)
+def one_question(text: str) -> bool:
+    """Whether ``text`` is one question: it ends with ``?`` and says no other sentence of three words
+    or more (a line of a paste is one; "Thanks! Which port does staging use?" is one question).
+    A request, even of one sentence ("fix the failing DST test, don't just change the
+    assertion"), is not: it is about one thing to do."""
+    return text.rstrip().endswith("?") and sum(1 for s in _SENTENCE.split(text) if len(s.split()) > 2) <= 1
 
 
 def focus_of(text: str) -> str:
@@ -314,7 +317,7 @@ def _build(text: str) -> Query:
     subs = tuple(substrings_of(text))
     return Query(dict.fromkeys(words, 1.0), frozenset(salient & set(words)), subs,
                  tuple(_phrases(text)), asked or text, frozenset(strong & set(words)), focus,
-                 bool(_WHEN.search(asked or text)), units_of(text, subs), sentences=sentences_of(text))
+                 bool(_WHEN.search(asked or text)), units_of(text, subs), question=one_question(text))
 
 
 _cache = ByteLRU(CACHE_BYTES, "parsed queries", max_entries=CACHE)
@@ -361,7 +364,7 @@ def parse(latest: str, goal: str = "", max_chars: int = 2000, context: str = "")
         else frozenset()
     return Query(weights, q.salient | g.salient, tuple(dict.fromkeys(q.substrings + g.substrings))[:MAX_SUBSTRINGS],
                  tuple(dict.fromkeys(q.phrases + g.phrases))[:MAX_PHRASES], q.text + "\n" + g.text,
-                 q.strong | g.strong, focus, q.temporal, {**g.units, **q.units}, sentences=q.sentences)
+                 q.strong | g.strong, focus, q.temporal, {**g.units, **q.units}, question=q.question)
 
 
 def idf(n_docs: int, df: int) -> float:

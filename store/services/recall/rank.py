@@ -41,9 +41,12 @@ Per candidate, in order (each part is reported in the manifest):
   identifier, a number) or ``min_terms`` specific words, one of them of
   what the message asks; or, with embeddings, when its cosine reaches
   ``vector_min`` (a paraphrase sharing no word with the query);
-- ``relative_chance``: a message that says more than it asks (side remarks
-  beside its question or request) keeps only the candidates whose ``chance``
+- ``relative_chance``: a message that is more than one question (a request,
+  side remarks beside its question) keeps only the candidates whose ``chance``
   reaches this share of the best one's (``distinct``);
+- ``single_out``: such a message offers no candidate whose words of it
+  another candidate holds too — the message names that other one at least
+  as well, and of two holding the same words, neither (``single_out``);
 - ``time_weight``: a question asking when (``query``'s ``temporal``: "when
   did…", "what year…", "how long ago…") raises by this share the score of
   each candidate that passed the floor and says when (``says_when``:
@@ -99,7 +102,7 @@ class RankConfig:
     relative_chance: float = 0.7  # a message saying more than it asks: share of the best ``chance`` the others need
     generic_weight: float = 0.5  # weight in ``match`` and ``chance`` of a common word (``GENERIC``, stop words; 1: off)
     family_weight: float = 0.8  # a word's other forms (``morphology``: approval/approve, application/app; 0: off)
-    single_out: bool = True  # a message of several sentences: a candidate whose words another holds too is not offered
+    single_out: bool = True  # a message more than one question: a candidate whose words another holds too is not offered
 
     def validate(self, path: str) -> None:
         from ctxproxy.config import ConfigError
@@ -385,8 +388,8 @@ def passes(s: Scored, cfg: RankConfig, need: int | None = None) -> bool:
 
 def distinct(passed: Sequence[Scored], cfg: RankConfig, remarks: bool) -> list[Scored]:
     """Of the candidates that passed the floor, those whose ``chance`` reaches ``relative_chance``
-    of the best one's — when the message says more than it asks (``remarks``: side remarks, a
-    pasted log, the task around the question). Such a message gives many chances for a memory to
+    of the best one's — when the message is more than one question (``remarks``: a request, side
+    remarks, a pasted log, the task around the question). Such a message gives many chances for a memory to
     share a few of its words; a memory far less distinct than the best one shared the extra, not
     the subject. A one-sentence question keeps every candidate that passed (several memories can
     each answer part of it). One that holds all the memories know of the query stays."""
@@ -397,14 +400,13 @@ def distinct(passed: Sequence[Scored], cfg: RankConfig, remarks: bool) -> list[S
 
 
 def single_out(passed: Sequence[Scored], cfg: RankConfig, several: bool) -> list[Scored]:
-    """Of the candidates that passed, those the message's words single out — when it says
-    several sentences (``several``: a request with its context, a question and the task
-    around it). A candidate whose words of the message another candidate also holds, with
-    as many or more, is not offered: the message names that other one at least as well
-    ("the iOS app" for a question about the iOS app's minimum version: the memory naming
-    the app and its player, not the one naming only the app), and when both hold the same
-    words it names neither ("this test suite": three memories about tests). A one-sentence
-    question keeps what passed: several memories may each answer a part of it."""
+    """Of the candidates that passed, those the message's words single out — when it is more
+    than one question (``several``: a request, a question with the task around it: about one
+    thing). A candidate whose words of the message another candidate also holds, with as many
+    or more, is not offered: the message names that other one at least as well, and when both
+    hold the same words it names neither ("fix the failing DST test": three memories about
+    tests, none about DST). A one-sentence question keeps what passed: several memories may
+    each answer a part of it."""
     if not several or not cfg.single_out:
         return list(passed)
     return [s for s in passed if not s.words or not any(o is not s and s.words <= o.words for o in passed)]

@@ -106,7 +106,7 @@ class Recaller:
                    owns, q.strong, q.focus, q.units, q.anchor)
         need = rank.terms_needed(q.weights, cfg)
         passed = [s for s in pool if rank.passes(s, cfg, need)]
-        several = q.sentences > 1  # a request with its context, a question and the task around it
+        several = not q.question  # a request, a question with the task around it: about one thing
         passed = rank.single_out(rank.distinct(passed, cfg, bool(q.focus) or several), cfg, several)
         best = max((s.match for s in passed), default=0.0)
         floor = {id(s.cand) for s in passed if s.match >= cfg.relative_floor * best or s.vector is not None

@@ -1,4 +1,4 @@
-"""A message of several sentences (a request with its context, a question and the task around it)
+"""A message that is more than one question (a request, a question with the task around it)
 recalls what its words single out: among the memories that pass the floor, one whose words of the
 message another holds too is not offered, and only those near the most distinct one are. A
 one-sentence question keeps all that passed (real LMDB store, real SQLite index)."""
@@ -36,11 +36,13 @@ def _ask(rs):
     return ask
 
 
-def test_sentences_are_counted_by_their_words():
-    assert query.sentences_of("why is this test suite so slow? suggest what to fix first") == 2
-    assert query.sentences_of("fix the failing DST test, don't just change the assertion") == 1
-    assert query.sentences_of("Thanks! Which port does staging use?") == 1  # "Thanks!" says nothing
-    assert query.parse("why is this test suite so slow? suggest what to fix first").sentences == 2
+def test_one_question_is_one_sentence_that_asks():
+    assert query.one_question("Which port does staging use?")
+    assert query.one_question("Thanks! Which port does staging use?")  # "Thanks!" says nothing
+    assert not query.one_question("why is this test suite so slow? suggest what to fix first")
+    assert not query.one_question("fix the failing DST test, don't just change the assertion")  # a request
+    assert query.parse("Which port does staging use?").question
+    assert not query.parse("why is this test suite so slow? suggest what to fix first").question
 
 
 def test_memories_holding_the_same_words_of_a_request_are_none_of_them_named(rs):
@@ -49,6 +51,9 @@ def test_memories_holding_the_same_words_of_a_request_are_none_of_them_named(rs)
     # three memories hold "test", and nothing else of the request: it names none of them
     assert ask(asked) == set()
     assert ask(asked, single_out=False) == set(TESTS)
+    # a request of one sentence is about one thing to do too
+    assert ask("fix the failing DST test, don't just change the assertion") == set()
+    assert ask("fix the failing DST test, don't just change the assertion", single_out=False) == set(TESTS)
     # a one-sentence question keeps what passed: several memories may each answer a part of it
     assert ask("which tests need a fasting patient or synthetic patients?") >= set(TESTS[:2])
 
