@@ -291,20 +291,22 @@ class LMDBSessions(SessionRules):
                 hit = cache.lookup(sk, parts, last, self._decoder(tenant))
                 if hit is not None:
                     return hit
-        pk = self._pk(tenant, session)
-        wanted = [(p, pk if p is None else pk + keys.SEP + keys.part(p, "part")) for p in parts]
         db = self._db
+
+        def wanted() -> list[tuple[str | None, bytes]]:
+            pk = self._pk(tenant, session)
+            return [(p, pk if p is None else pk + keys.SEP + keys.part(p, "part")) for p in parts]
 
         def op(txn: Any) -> dict[str | None, Any]:
             if cache is None:
                 return {part: None if (raw := txn.get(key, db=db)) is None else _load(SESSIONS, raw, tenant)["state"]
-                        for part, key in wanted}
+                        for part, key in wanted()}
             txnid = txn.id()
             decode = self._decoder(tenant)
             hit = cache.lookup(sk, parts, txnid, decode)
             if hit is not None:
                 return hit
-            return cache.fill(sk, txnid, {part: txn.get(key, db=db) for part, key in wanted}, decode)
+            return cache.fill(sk, txnid, {part: txn.get(key, db=db) for part, key in wanted()}, decode)
 
         return self._x.read(op)
 

@@ -103,6 +103,10 @@ class SessionCache:
              ) -> dict[str | None, Any]:
         """Decode what a read transaction ``txnid`` found (None: no record) and
         keep it when that read is valid with the rest of the cache."""
+        if txnid < self.at or txnid > self.at and self._inflight is not None:
+            # an older snapshot, or this process's commit under way and not yet applied:
+            # nothing is kept, so nothing is made read-only either
+            return {p: None if raw is None else decode(raw) for p, raw in raws.items()}
         states: dict[str | None, Any] = {}
         sizes: dict[str | None, int] = {}
         for p, raw in raws.items():
@@ -114,10 +118,10 @@ class SessionCache:
         with self._lock:
             if txnid > self.at:
                 if self._inflight is not None:
-                    return out  # this process's commit under way, not yet applied: keep nothing
+                    return out  # (began meanwhile) keep nothing
                 self._reset(txnid)  # another process committed since: what is kept may be stale
             elif txnid < self.at:
-                return out  # an older snapshot
+                return out
             old = self._lru.peek(key)
             if old is not None:  # parts read before and not asked for now are still valid
                 for p, v in old[0].items():
