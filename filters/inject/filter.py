@@ -77,7 +77,7 @@ from ctxproxy.store.services.digest import memo_key, text_sha256
 from .evidence import NullRetriever, Retriever, as_evidence
 from .memory_snapshot import SCOPES, snapshot_segments
 from .observed_rules import POLICIES, observed_segments
-from .result_evidence import Repeat, ResultEvidence, place, positions, repeated_segment
+from .result_evidence import MAX_RECORDS, Repeat, ResultEvidence, place, positions, repeated_segment
 from .rules_bundle import LAYERS, RulesBundle, RulesSources, bundle_report, validate_revoked
 from ..segments import BOUNDARIES, Segment, offer, offered, overhead, render
 from ..repeats import LastDecisions
@@ -533,9 +533,14 @@ def _drop_shown(segments: list[Segment], results: _Results) -> None:
     again), or showing only memories the repeated evidence shows, is not placed."""
     anchors = {r.record.get("after") for r in results.repeats}
     shown = {i[0] for r in results.repeats for i in r.record.get("ids") or () if i}
+    full = len(results.records) >= MAX_RECORDS
     for seg in segments:
-        if seg.placement == "result" and (seg.after in anchors or seg.items and set(seg.items) <= shown):
+        if seg.placement != "result":
+            continue
+        if seg.after in anchors or seg.items and set(seg.items) <= shown:
             seg.status, seg.reason, seg.tokens = "dropped", "shown after this tool result before", 0
+        elif full:  # dropping an old record would change the prompt where the cache begins
+            seg.status, seg.reason, seg.tokens = "dropped", "the session's result evidence is full", 0
 
 
 def rules_segments(bundle: Any, priority: int) -> list[Segment]:

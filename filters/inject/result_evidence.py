@@ -17,7 +17,8 @@ changed (a new revision), quarantined, superseded or expired drops the whole
 record — a memory forgotten or hidden since is never shown again, at the
 price of the cache from that point on. A result whose content changed
 (pruned to a stub, a call id used again) loses its evidence too. At most
-``MAX_RECORDS`` per session (the oldest goes first).
+``MAX_RECORDS`` per session: a session that has them places no new one
+(dropping an old one would change the prompt where the cache begins).
 """
 from __future__ import annotations
 
@@ -32,7 +33,7 @@ from ..session_part import PartCache
 log = logging.getLogger("ctxproxy.filters.inject")
 
 PART = "result_evidence"
-MAX_RECORDS = 32  # records kept per session (each one result's evidence)
+MAX_RECORDS = 64  # records kept per session (each one result's evidence); then no new one is placed
 MAX_TEXT = 16384  # characters of one record's placed text
 
 
@@ -117,8 +118,6 @@ class ResultEvidence:
                 "ref": seg.ref, "sensitivity": seg.sensitivity, "observed_at": seg.freshness.get("observed_at", "")}
 
     def keep(self, turn: Any, store: Any, rev: int, records: list[dict], changed: bool) -> None:
-        if changed:
-            records = records[-MAX_RECORDS:]
         self.parts.keep(turn, store, (), rev, {"records": records}, None, changed)
 
 
