@@ -291,10 +291,13 @@ class EffectsFilter(Filter):
         if not expect_write and (queued is None or queued.done()):
             # Most other turns bring nothing new: decide on a read snapshot, no writer lock, no fsync.
             try:
+                # The request the session sent last, decided then: only the session's state says
+                # so (one read, kept decoded in the store's session cache), no snapshot needed.
+                if self._repeat(turn, turn.session_state(store, tenant, session), cap):
+                    return None
+                turn.session_changed()  # the ledger reads it again in its snapshot, with the records
                 with store.snapshot() as r:
                     sess = turn.session_state(r, tenant, session)  # read in the snapshot
-                    if self._repeat(turn, sess, cap):
-                        return None
                     segments, es = self._ledger(r, sess, turn, view, st, cap, tools, results, lazy)
                     try:
                         self._keep(r, turn, tenant, session, es, sess)
