@@ -180,6 +180,11 @@ async def test_evidence_follows_the_tool_result_and_is_repeated_byte_for_byte(pr
     assert wire.evidence_after(second, 2) is None  # that output names nothing a memory holds
     assert json.dumps(second).count(FACT) == 1  # given once, not again at the tail
 
+    m = proxy.settled_store().manifests.list("acme", session=f"s-{wire.api}")[-1].data
+    repeated = [s for s in m["segments"] if s["requested_placement"] == "result"]
+    assert [(s["status"], s["reason"], s["placement"]) for s in repeated] == \
+        [("placed", "repeated", "result" if wire.api == "anthropic" else "result:new_message")]
+
     await conv.send()  # the same request again (a retry): the same bytes
     assert fake.last.json == second
 
