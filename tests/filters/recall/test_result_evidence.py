@@ -11,6 +11,8 @@ import pytest
 
 from memhelp import put_memory
 
+from ctxproxy.proxy.eval.prefix import prefix_kept
+
 TOKEN = "result-evidence-admin"
 FACT = "The mock S3 for local runs is localstack.internal:4566; set LOCALSTACK_HOST to it."
 HIDDEN = "Bob's sandbox proxy answers on port 7719 only."
@@ -177,6 +179,7 @@ async def test_evidence_follows_the_tool_result_and_is_repeated_byte_for_byte(pr
     second = fake.last.json
     assert wire.evidence_after(second, 1) == evidence  # the same bytes at the same place
     assert wire.prefix(second, 1) == wire.prefix(first, 1)  # so the prompt up to it is what was cached
+    assert prefix_kept(wire.api, first, second)  # and past it: all the provider cached last turn is kept
     assert wire.evidence_after(second, 2) is None  # that output names nothing a memory holds
     assert json.dumps(second).count(FACT) == 1  # given once, not again at the tail
 
