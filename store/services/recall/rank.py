@@ -102,7 +102,7 @@ class RankConfig:
     relative_chance: float = 0.7  # a message saying more than it asks: share of the best ``chance`` the others need
     generic_weight: float = 0.5  # weight in ``match`` and ``chance`` of a common word (``GENERIC``, stop words; 1: off)
     family_weight: float = 0.8  # a word's other forms (``morphology``: approval/approve, application/app; 0: off)
-    single_out: bool = True  # a message more than one question: a candidate whose words another holds too is not offered
+    single_out: bool = True  # a message more than one question: no candidate whose words another holds too
 
     def validate(self, path: str) -> None:
         from ctxproxy.config import ConfigError

@@ -38,5 +38,6 @@ def test_a_memory_sharing_only_the_remarks_words_is_not_recalled(rs):
     got = [s.cand.statement for s in services.recaller(RankConfig()).recall(dev, ASKED).items]
     # the dashboard is named in the complaint around the ask, the payout run in what is asked
     assert got == [payouts]
-    everything = [s.cand.statement for s in services.recaller(RankConfig(side_weight=1.0, relative_chance=0.0)).recall(dev, ASKED).items]
+    focus_off = RankConfig(side_weight=1.0, relative_chance=0.0)
+    everything = [s.cand.statement for s in services.recaller(focus_off).recall(dev, ASKED).items]
     assert dashboard in everything
