@@ -75,12 +75,13 @@ def test_the_default_configuration_gets_the_context_right_and_no_proxy_does_not(
     assert halves["dev"]["turn_hit_rate"] >= 0.9 and halves["held-out"]["turn_hit_rate"] >= 0.75
     assert halves["dev"]["false_injection_rate"] <= 0.05 and halves["held-out"]["false_injection_rate"] <= 0.05
     # the fresh half read 0.72 / 0.29 when a name the tokenizer splits counted as several coincidences,
-    # 0.80 before a word's other forms (approval: approve, prod: production) were looked up
-    assert halves["dev (fresh)"]["turn_hit_rate"] >= 0.8 and halves["dev (fresh)"]["false_injection_rate"] <= 0.25
+    # 0.80 before a word's other forms (approval: approve, prod: production) were looked up, false 0.206
+    # before a request recalled only what its words single out (then 0.147)
+    assert halves["dev (fresh)"]["turn_hit_rate"] >= 0.8 and halves["dev (fresh)"]["false_injection_rate"] <= 0.2
     # the second fresh half read 0.576 / 0.156 the one time it was scored sealed (then the word forms:
-    # 0.697 / 0.133)
+    # 0.697 / 0.133; singling out: 0.697 / 0.089)
     assert halves["dev (fresh2)"]["turns"] >= 40 and halves["dev (fresh2)"]["turn_hit_rate"] >= 0.65
-    assert halves["dev (fresh2)"]["false_injection_rate"] <= 0.15
+    assert halves["dev (fresh2)"]["false_injection_rate"] <= 0.12
     # the third read 0.632 / 0.160 the one time it was scored sealed
     assert halves["dev (fresh3)"]["turns"] >= 45 and halves["dev (fresh3)"]["turn_hit_rate"] >= 0.58
     assert turns["direct"]["turn_hit_rate"] == 0.0
