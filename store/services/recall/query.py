@@ -20,7 +20,10 @@ adds (``agent_text``). The query keeps what can tell one memory from another:
   words shares the message's side remarks, not its subject (``focus_of``).
   Empty when every sentence asks, or none does, or what it asks names fewer
   than ``FOCUS_MIN`` specific words ("how do I fix it?", "who do I add as
-  reviewer?" lean on the rest): then all of it is the focus.
+  reviewer?" lean on the rest): then all of it is the focus;
+- **one question**: a message of one sentence that asks (``one_question``)
+  may be answered by several memories, each a part; a request, or a question
+  with the task around it, is about one thing (``rank.single_out``).
 
 One word the tokenizer gives several terms (an identifier and its parts, an
 acronym's plural) is one word to the floor (``units_of``). Latest words that

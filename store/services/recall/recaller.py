@@ -11,8 +11,9 @@ each index, already restricted to what the viewer may see; BM25 over them
 join the candidates and each gets its cosine (``hybrid``); optionally a
 second, expanded lookup (pseudo-relevance feedback: terms of the best
 first-pass documents); decay, the floor (``rank.match``: judged by what
-each candidate matches, not by how much else the message says), a recalled
-question's reply (``rank.answers``), MMR.
+each candidate matches, not by how much else the message says; a message
+more than one question keeps what its words single out: ``rank.distinct``,
+``rank.single_out``), a recalled question's reply (``rank.answers``), MMR.
 """
 from __future__ import annotations
 
