@@ -10,8 +10,9 @@ read from it:
   (an underscore), a hyphened or dotted name joined (``redis-cache-1`` →
   ``rediscach``, ``--max-depth`` → ``maxdepth``), a word with a digit
   (``e731``, ``a100``);
-- numbers of three digits or more (a port, an error code, a status), not a
-  year (``2026`` of every timestamp);
+- numbers of three digits or more given as a value — ``host:port``,
+  ``KEY=value``, after "port" — not a year, a count, a size or a file's
+  line (``api.py:1088``): a number alone in a log is a coincidence;
 
 never a plain word, a name or a piece of an identifier. The output is read as
 a message is (``query.read``: at most ``max_chars``, its start and end, each
@@ -42,6 +43,7 @@ CACHE_BYTES = 256 << 10  # outputs' identifiers, by the digest of what was read
 _TOKEN = re.compile(r"[A-Za-z0-9_][\w.:/@-]*[\w]")  # a run of identifier characters
 _DIGIT = re.compile(r"\d")
 _YEAR = re.compile(r"(?:19|20)\d\d")
+_PORT = re.compile(r"\bport\b\W{0,3}(\d{2,5})\b", re.I)
 _MAY_NAME = re.compile(r"[_\d-]")  # what a piece needs to name a whole thing (else: a word)
 _JOINED = re.compile(r"\b[A-Za-z]+(?:-[A-Za-z]+)+\b")  # memory_terms' hyphened word
 _cache = ByteLRU(CACHE_BYTES, "recall: tool outputs' identifiers", max_entries=512)
@@ -74,6 +76,9 @@ def identifiers(output: str, max_chars: int = 2000) -> tuple[str, ...]:
             continue  # a plain word names nothing whole (and most of a log is words)
         for t in _whole_terms(token):
             out.setdefault(t)
+    for m in _PORT.finditer(text):  # "listening on port 8080", "--port 8080"
+        if len(m.group(1)) > 2:
+            out.setdefault(m.group(1))
     found = tuple(out)
     _cache.put(key, found)
     return found
@@ -100,10 +105,13 @@ def dotted_names(output: str, max_chars: int = 2000) -> tuple[str, ...]:
 def _whole_terms(token: str) -> list[str]:
     """The terms of one token that each name a whole thing (its pieces left out)."""
     out = []
-    for piece in re.split(r"[/:@=]+", token):  # a path, a URL, host:port, flag=value: each piece its own
+    before = ""  # the piece and the separator before this one
+    for piece, sep in zip(*[iter(re.split(r"([/:@=]+)", token) + [""])] * 2):
+        # a path, a URL, host:port, flag=value: each piece its own
+        prev, before = before, piece + sep
         piece = piece.strip(".-_")
-        if piece.isdigit():  # the common case of a log: a count, a port, an id
-            if len(piece) > 2 and not (len(piece) == 4 and _YEAR.fullmatch(piece)):
+        if piece.isdigit():  # a number counts as a value: host:port, KEY=value; not a count, a line, a size
+            if len(piece) > 2 and not (len(piece) == 4 and _YEAR.fullmatch(piece)) and _valued(prev):
                 out.append(piece)
             continue
         if not piece or piece[0].isdigit() or not _MAY_NAME.search(piece):
@@ -121,6 +129,18 @@ def _whole_terms(token: str) -> list[str]:
             if joined and len(joined[0]) > 3:
                 out.append(joined[0])
     return out
+
+
+_CODE_FILE = re.compile(r"\.(?:py|pyi|js|jsx|ts|tsx|go|rb|rs|java|kt|c|h|cc|cpp|hpp|cs|php|swift|scala|sh|sql|"
+                        r"html|css|scss|vue|txt|log|md|json|ya?ml|toml|ini|cfg|xml|csv|lock)$", re.I)
+
+
+def _valued(prev: str) -> bool:
+    """Whether a number after ``prev`` (the piece before it and their separator) is a value
+    (``localhost:4566``, ``PORT=4566``), not a line of a file (``api.py:1088``)."""
+    if not prev or prev[-1] not in ":=" or prev.endswith("://"):
+        return False
+    return not _CODE_FILE.search(prev.rstrip(":="))
 
 
 def rare(terms: tuple[str, ...], df: Mapping[str, int], n_docs: int, limit: int = MAX_TERMS) -> list[str]:
