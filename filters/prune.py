@@ -540,6 +540,7 @@ class PruneFilter(Filter):
         mine = dict(part if part is not None else main.get(STATE_KEY) or {})
         stored = dict(mine.get("d") or {})
         taken = []
+        originals = []
         for r in plan.writes:
             old = stored.get(r.id)
             if old is not None and _RANK.get(old.get("m"), 0) >= _RANK[r.decision["m"]]:
@@ -547,9 +548,10 @@ class PruneFilter(Filter):
                 continue
             stored[r.id] = r.decision
             if old is None and b.pruned.get(tenant, r.id) is None:
-                b.pruned.put(tenant, r.id, original_doc(turn, r), session=session, subject=subject)
+                originals.append((tenant, r.id, original_doc(turn, r), session, subject))
                 # the id hashes the tenant in, so no other tenant's write can claim this pointer
-                b.pruned.put(REF_INDEX_TENANT, r.id, {"tenant": tenant}, session=session, subject=subject)
+                originals.append((REF_INDEX_TENANT, r.id, {"tenant": tenant}, session, subject))
+        b.pruned.put_many(originals)  # a first send's hundred originals: their ids and session checked once
         mine["d"] = stored
         mine["v"] = 1
         b.sessions.update(tenant, session, mine, subject=subject, part=STATE_KEY)
