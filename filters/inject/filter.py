@@ -364,7 +364,7 @@ class InjectFilter(Filter):
         changed = results.changed
         for seg in new:
             if seg.where:
-                rec = self._results.record(self.store, turn.identity.tenant, seg, texts[id(seg)], seg.tokens)
+                rec = self._results.record(turn, self.store, seg, texts[id(seg)], seg.tokens)
                 if rec is not None:
                     results.records.append(rec)
                     changed = True

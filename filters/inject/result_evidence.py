@@ -1,8 +1,8 @@
 """Evidence drawn from a tool's result: right after it, and the same bytes on every later turn.
 
 ``recall`` offers it as a segment with ``placement="result"`` whose ``after``
-names the tool result (``segments.result_anchor``: its call id and a digest
-of its content). ``inject`` places it right after that result
+names the tool result (``segments.result_anchor``: its call id, its length
+and a digest of its edges). ``inject`` places it right after that result
 (``view.add_result_segment``), never at the tail: the prompt up to the
 result is what the provider cached last turn, and stays untouched. The
 bytes placed are kept in the session record's ``result_evidence`` part, and
@@ -15,8 +15,11 @@ store's memory change feed moved since they were last checked (or one of
 them may have expired since), each is read again, and one that is gone,
 changed (a new revision), quarantined, superseded or expired drops the whole
 record — a memory forgotten or hidden since is never shown again, at the
-price of the cache from that point on. A result whose content changed
-(pruned to a stub, a call id used again) loses its evidence too. At most
+price of the cache from that point on. Only the caller they were recalled
+for gets them again (``caller_of``: the same user, project, purpose, parent
+session and route), never another sending the same session id. A result
+whose content changed (pruned to a stub, a call id used again) loses its
+evidence too. At most
 ``MAX_RECORDS`` per session: a session that has them places no new one
 (dropping an old one would change the prompt where the cache begins).
 """
@@ -26,6 +29,8 @@ import logging
 import time
 from dataclasses import dataclass
 from typing import Any, Callable
+
+from ctxproxy.store.services.digest import text_sha256
 
 from ..segments import Segment, result_anchor
 from ..session_part import PartCache
@@ -43,6 +48,16 @@ class Repeat:
 
     record: dict
     position: int  # the item holding the result, in this request
+
+
+def caller_of(turn: Any) -> str:
+    """Who the evidence was recalled for: every part of the identity recall's viewer is
+    made of (user, project, purpose, parent session) and the route (its purpose and
+    sensitivity ceiling). Another caller sending the same session id and history —
+    another user, another purpose — never gets it repeated."""
+    ident = turn.identity
+    return text_sha256("\x00".join((ident.user, ident.project, ident.purpose, ident.parent_session,
+                                     str(turn.route))))[:16]
 
 
 def positions(view: Any, anchors: set[str]) -> dict[str, int]:
@@ -78,14 +93,15 @@ class ResultEvidence:
         that list changed."""
         if not records:
             return [], records, False
-        where = positions(turn.request, {r.get("after", "") for r in records})
+        caller = caller_of(turn)
+        where = positions(turn.request, {r.get("after", "") for r in records if r.get("caller") == caller})
         now = time.time()
         seq = None
         out, kept, changed = [], [], False
         for rec in records:
-            at = where.get(rec.get("after", ""))
+            at = where.get(rec.get("after", "")) if rec.get("caller") == caller else None
             if at is None:
-                kept.append(rec)  # not in this request (compacted away, or a retry of an older one)
+                kept.append(rec)  # not in this request (compacted away, a retry of an older one), or another caller's
                 continue
             if seq is None:
                 seq = _last_seq(store)
@@ -100,8 +116,9 @@ class ResultEvidence:
             out.append(Repeat(rec, at))
         return out, kept, changed
 
-    def record(self, store: Any, tenant: str, seg: Segment, text: str, tokens: int) -> dict | None:
+    def record(self, turn: Any, store: Any, seg: Segment, text: str, tokens: int) -> dict | None:
         """What is kept of a newly placed segment (None: a memory it shows could not be read)."""
+        tenant = turn.identity.tenant
         if len(text) > MAX_TEXT:
             return None
         seq = _last_seq(store)  # before the reads: a change after them makes the next turn check again
@@ -114,8 +131,9 @@ class ResultEvidence:
             ids.append([memory_id, rec.revision])
             if rec.expires_at is not None:
                 until = rec.expires_at if until is None else min(until, rec.expires_at)
-        return {"after": seg.after, "text": text, "ids": ids, "seq": seq, "until": until, "tokens": tokens,
-                "ref": seg.ref, "sensitivity": seg.sensitivity, "observed_at": seg.freshness.get("observed_at", "")}
+        return {"after": seg.after, "caller": caller_of(turn), "text": text, "ids": ids, "seq": seq, "until": until,
+                "tokens": tokens, "ref": seg.ref, "sensitivity": seg.sensitivity,
+                "observed_at": seg.freshness.get("observed_at", "")}
 
     def keep(self, turn: Any, store: Any, rev: int, records: list[dict], changed: bool) -> None:
         self.parts.keep(turn, store, (), rev, {"records": records}, None, changed)

@@ -197,6 +197,20 @@ async def test_evidence_follows_the_tool_result_and_is_repeated_byte_for_byte(pr
     assert wire.evidence_after(gone, 1) is None and FACT not in json.dumps(gone)  # never shown again
 
 
+async def test_another_caller_under_the_same_session_id_never_gets_it_repeated(proxy, fake):
+    conv = Anthropic(proxy, "s-shared")
+    conv.add_round(1, OUTPUT)
+    await conv.send()
+    assert FACT in (Anthropic.evidence_after(fake.last.json, 1) or "")
+    conv.add_round(2, "uploads: 42 passed")
+    for who in ({"X-Ctx-User": "bob"}, {"X-Ctx-Purpose": "analysis"}):  # alice's history, sent by another caller
+        client = proxy.anthropic(default_headers={**hdrs("s-shared"), **who})
+        await client.messages.create(model="claude-test", max_tokens=32, messages=conv.messages)
+        body = fake.last.json
+        assert Anthropic.evidence_after(body, 1) is None  # recalled for alice's default purpose: not theirs
+        assert "X-Ctx-User" not in who or FACT not in json.dumps(body)  # bob may not see it at all
+
+
 async def test_a_pruned_or_rewritten_result_loses_its_evidence(proxy, fake):
     conv = Chat(proxy, "s-rewritten")
     conv.add_round(1, OUTPUT)
