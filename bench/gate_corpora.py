@@ -66,8 +66,9 @@ COMPOSED = (HAND_WRITTEN / "composed.toml", HAND_WRITTEN / "composed_more.toml",
 UNSEEN = "unseen"  # the first held-out bank, dev material now (see unseen())
 FRESH = ("fresh", "fresh2", "fresh3")  # held-out banks, each read once sealed: dev material now (see fresh())
 # dev-only banks in the same parallel format, written by the gate's engineers (never a held-out figure):
-# ``plain``, memory-like wording of each attack class with a clean counterpart per item
-DEV_BANKS = ("plain",)
+# ``plain``, memory-like wording of each attack class with a clean counterpart per item; ``orders``, a
+# user's own standing orders to the assistant (clean) beside orders in the same words with a harmful object
+DEV_BANKS = ("plain", "orders")
 SEALED = "fresh4"  # THE sealed held-out bank (see sealed()): never read to tune or train
 MANPAGES = Path("/usr/share/man")
 MANPAGE_LANGS = {"de": "de", "es": "es", "fr": "fr", "ja": "ja", "ru": "ru", "zh_CN": "zh"}

