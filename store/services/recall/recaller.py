@@ -137,11 +137,14 @@ class Recaller:
         only: a session turn naming the same host is not what the tool's output means."""
         as_of = time.time() if as_of is None else as_of
         exclude = tuple(exclude_kinds)
+        # no memory to point at (the index's kept counts): the output is not read at all
+        if not viewer.known or self.memories.nothing_visible(viewer, as_of, exclude):
+            return Recalled([], 0)
         # what the user's words name already, the first recall weighed: the output adds the rest
         named = queries.parse(own_words(query), own_words(goal), max_chars, context).weights
         found = tuple(t for t in tool_output.identifiers(output, max_chars) if t not in named)
         names = tool_output.dotted_names(output, max_chars)
-        if not (found or names) or not viewer.known or self.memories.nothing_visible(viewer, as_of, exclude):
+        if not (found or names):
             return Recalled([], 0)
         terms: list[str] = []
         if found:
