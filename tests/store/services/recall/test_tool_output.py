@@ -52,3 +52,24 @@ def test_recall_output_finds_what_the_output_names_and_only_what_few_memories_ho
     assert again.items == []
     # an output naming nothing a visible memory holds recalls nothing
     assert recaller.recall_output(viewer, "fix it", "connection refused on 127.0.0.1:7777").items == []
+
+
+def test_recall_output_reads_no_output_when_the_caller_may_see_no_memory(rs, monkeypatch):
+    """Nothing visible is decided from the index's kept counts before the output is read;
+    once a memory is visible the same output is read and recalls it."""
+    from ctxproxy.store.services.recall import tool_output
+
+    store, services = rs
+    put_memory(store, "acme", "Bob's mock S3 for local runs is localstack.internal:4566.", kind="fact", user="bob")
+    services.prepare(RankConfig(), sync=True)
+    recaller = services.recaller(RankConfig())
+    reads: list[str] = []
+    real = tool_output.identifiers
+    monkeypatch.setattr(tool_output, "identifiers", lambda text, *a: reads.append(text) or real(text, *a))
+    al = Viewer("acme", user="al")
+    assert recaller.recall_output(al, "Run the uploads suite.", LOG).items == []
+    assert reads == []  # al may see no memory (bob's is bob's): the 40-line log was not read
+    mine = put_memory(store, "acme", "The mock S3 for local runs is localstack.internal:4566.", kind="fact", user="al")
+    services.prepare(RankConfig(), sync=True)
+    got = recaller.recall_output(al, "Run the uploads suite.", LOG)
+    assert reads and [s.cand.memory_id for s in got.items] == [mine.memory_id]
