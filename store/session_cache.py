@@ -34,7 +34,7 @@ from typing import Any, Callable, Hashable, Sequence
 from .bounded import SLOT_BYTES, ByteLRU
 from .frozen import decoded_bytes, freeze
 
-SESSIONS_BYTES = 4 << 20  # the decoded records of this process's live sessions (~1,000 small sessions)
+SESSIONS_BYTES = 2 << 20  # the decoded records of this process's live sessions (~600 small sessions)
 
 _ABSENT = None
 
