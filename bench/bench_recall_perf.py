@@ -10,8 +10,8 @@
    the whole path the filter takes: change-feed check, visibility in the
    WHERE clause, BM25, decay, floor, MMR. p50 / p95 / p99 in ms. Beside it,
    a tool-result turn: the same recall and the second one that reads a
-   40-line log's rare identifiers (``recall_output``; a number one memory of
-   the caller's tenant holds, so it runs in full).
+   40-line log's rare identifiers (``recall_output``; a ``host:port`` whose
+   number one memory of the caller's tenant holds, so it runs in full).
 3. Per turn: the same Anthropic request through three proxies in this one
    process, in front of the scripted provider: the no-op aiohttp proxy,
    ctxproxy with its default pipeline minus recall, and ctxproxy with it
@@ -143,8 +143,8 @@ def recall_latency(store, index, queries: int, rng: random.Random, vectors=None,
         viewer = Viewer(tenant=f"t{t}", user=f"u{rng.randrange(20)}",
                         sessions=(f"sess{rng.randrange(100)}",))
         query = "why did the " + " ".join(rng.sample(VOCAB[:600], rng.randint(2, 5))) + " fail?"
-        output = "".join(f"2026-12-01T07:{m:02d}:11Z ERROR job {rng.randrange(t, max(n_memories, 51), 50)} failed on "
-                         f"{rng.choice(VOCAB[:600])}_worker\n" for m in range(40))
+        output = "".join(f"2026-12-01T07:{m:02d}:11Z ERROR {rng.choice(VOCAB[:600])}_worker: connect to "
+                         f"db:{rng.randrange(t, max(n_memories, 51), 50)} refused\n" for m in range(40))
         for name in rng.sample(sorted(recallers), len(recallers)):  # both on the same query, in random order
             t0, c0 = time.perf_counter(), time.thread_time()
             recallers[name].recall(viewer, query, k=8)
