@@ -57,13 +57,14 @@ from __future__ import annotations
 import logging
 import re
 import secrets
+import sys
 import time
 from dataclasses import dataclass
 from typing import Any, Callable
 
 from ctxproxy.config import ConfigError
 
-from ctxproxy.store.bounded import ByteLRU
+from ctxproxy.store.bounded import SLOT_BYTES, ByteLRU
 from ctxproxy.store.services.digest import memo_key, text_sha256
 
 from . import continuity as cont
@@ -343,15 +344,24 @@ def _continued(view: Any, tenant: str, own: str, links: "cont.Links | None", sto
                 # another user's answer continues nothing (a session of ours is cv-/fp-, without a "/")
                 if found is not None and found.startswith(own) and "/" not in found[len(own):]:
                     if key is not None:
-                        repeats[0].put(key, (found[len(own):], "continuity", link, tuple(missed),  # type: ignore
-                                             time.monotonic()))
+                        decided = (found[len(own):], "continuity", link, tuple(missed), time.monotonic())
+                        repeats[0].put(key, decided, _decided_bytes(key, decided))  # type: ignore[index]
                     return found[len(own):], "continuity"
                 missed.append(link)
             run = next(runs, None)
     session = _fingerprint(system, first, cfg.fingerprint_chars, memo, cont.first_answer(view))
     if key is not None:
-        repeats[0].put(key, (session, "fingerprint", None, tuple(missed), time.monotonic()))  # type: ignore[index]
+        decided = (session, "fingerprint", None, tuple(missed), time.monotonic())
+        repeats[0].put(key, decided, _decided_bytes(key, decided))  # type: ignore[index]
     return session, "fingerprint"
+
+
+def _decided_bytes(key: tuple, decided: tuple) -> int:
+    """What ``ByteLRU`` would estimate for a followed request's entry (its key's and
+    its value's scalars, the missed links' tuple), summed flat instead of walked."""
+    size = sys.getsizeof
+    return (SLOT_BYTES + size(key) + sum(map(size, key)) + size(decided) + sum(map(size, decided))
+            + sum(map(size, decided[3])))
 
 
 def _fingerprint(system: str, first_user: str, limit: int, memo: ByteLRU | None = None,

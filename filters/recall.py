@@ -41,6 +41,7 @@ carries the candidate and result counts. Fails open.
 from __future__ import annotations
 
 import logging
+import sys
 import time
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
@@ -322,7 +323,7 @@ class RecallFilter(Filter):
         words = self._words.get(digest)
         if words is None:
             words = turn_words(view)
-            self._words.put(digest, words)
+            self._words.put(digest, words, _words_bytes(words))
         return words
 
     def _tree(self, turn: Turn, rs: Any) -> tuple[str, ...]:
@@ -492,6 +493,18 @@ class TurnWords:
     goal: str = ""  # a tool-result turn: the task's goal (the conversation's first own words)
     new: bool = False  # the latest words are in this request's newest item (not a tool round trip)
     context: str = ""  # latest words that refer back ("this", "it"): the words before them (``refers_back``)
+
+
+_WORDS_BASE: list[int] = []
+
+
+def _words_bytes(words: TurnWords) -> int:
+    """``entry_bytes`` of a request's words under its 16-byte digest, from its three
+    strings' sizes: the entry's shape is fixed, so it is not walked on every new turn
+    (with room for the instance's dict, whose layout CPython varies)."""
+    if not _WORDS_BASE:
+        _WORDS_BASE.append(entry_bytes(b"0" * 16, TurnWords()) + 256 - 3 * sys.getsizeof(""))
+    return _WORDS_BASE[0] + sys.getsizeof(words.latest) + sys.getsizeof(words.goal) + sys.getsizeof(words.context)
 
 
 def _said_before(items: list, at: int) -> str:

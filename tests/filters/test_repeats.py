@@ -261,3 +261,18 @@ async def test_a_request_found_clean_is_not_scanned_again_and_a_secret_always_is
         before = len(scans)
         await send(drive, history())
         assert len(scans) - before == 2
+
+
+def test_memos_by_request_digest_count_what_the_generic_estimate_counts():
+    """recall's words and identify's followed requests are sized from their strings, not walked,
+    never below the generic estimate (non-ASCII text included): the caches' bounds still hold."""
+    from ctxproxy.filters.identify import _decided_bytes
+    from ctxproxy.filters.recall import TurnWords, _words_bytes
+    from ctxproxy.store.bounded import entry_bytes
+
+    for words in (TurnWords(), TurnWords("fix the DST test", "", True), TurnWords("ça marche? 東京", "goal", False,
+                                                                                   "before" * 40)):
+        assert entry_bytes(b"\x00" * 16, words) <= _words_bytes(words) <= entry_bytes(b"\x00" * 16, words) + 512
+    for key, decided in (((("t", "", None, b"d" * 16)), ("cv-1", "continuity", "ans:1", ("ans:0",), 1.0)),
+                         (("t", "u/", "resp_1", b"d" * 16), ("fp-2", "fingerprint", None, (), 2.0))):
+        assert _decided_bytes(key, decided) == entry_bytes(key, decided)
