@@ -332,8 +332,13 @@ class InjectFilter(Filter):
         """The session's result evidence and which of it this request carries again."""
         if not known or self.store is None or turn.request is None:
             return None
-        rev, records = self._results.load(turn, self.store)
-        repeats, kept, changed = self._results.repeats(turn, self.store, records)
+        try:
+            rev, records = self._results.load(turn, self.store)
+            repeats, kept, changed = self._results.repeats(turn, self.store, records)
+        except Exception as exc:  # the store failed: no result evidence this turn, the rest goes on
+            log.warning("turn %s: result evidence unreadable: %s", turn.turn_id, type(exc).__name__)
+            _degrade(turn, self.name)
+            return None
         return _Results(rev, kept, repeats, changed)
 
     def _place_results(self, turn: Turn, state: "InjectState", results: "_Results", new: list[Segment],
@@ -362,13 +367,17 @@ class InjectFilter(Filter):
         for seg in repeated:
             offer(turn, seg)  # the manifest lists what the model saw
         changed = results.changed
-        for seg in new:
-            if seg.where:
-                rec = self._results.record(turn, self.store, seg, texts[id(seg)], seg.tokens)
-                if rec is not None:
-                    results.records.append(rec)
-                    changed = True
-        self._results.keep(turn, self.store, results.rev, results.records, changed)
+        try:
+            for seg in new:
+                if seg.where:
+                    rec = self._results.record(turn, self.store, seg, texts[id(seg)], seg.tokens)
+                    if rec is not None:
+                        results.records.append(rec)
+                        changed = True
+            self._results.keep(turn, self.store, results.rev, results.records, changed)
+        except Exception as exc:  # placed, not kept: a later turn lacks it (its cache breaks there), no more
+            log.warning("turn %s: result evidence not kept: %s", turn.turn_id, type(exc).__name__)
+            _degrade(turn, self.name)
         state.used += used + count(SEP) * len(items)
         if state.placement is not None:
             state.placement["result"] = {"new": sum(1 for s in new if s.where),

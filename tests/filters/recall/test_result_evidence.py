@@ -229,3 +229,22 @@ async def test_evidence_from_outputs_can_be_switched_off(make_proxy, fake, monke
     conv.add_round(1, OUTPUT)
     await conv.send()
     assert FACT not in json.dumps(fake.last.json)
+
+
+async def test_a_store_error_on_the_kept_evidence_degrades_the_turn_and_it_goes_on(proxy, fake, monkeypatch):
+    conv = Chat(proxy, "s-store-error")
+    conv.add_round(1, OUTPUT)
+    await conv.send()
+    assert FACT in (Chat.evidence_after(fake.last.json, 1) or "")
+    memories = proxy.state.services["store"].memories
+
+    def broken(*args):
+        raise OSError("disk gone")
+
+    monkeypatch.setattr(memories, "last_seq", broken)  # the feed unreadable: each memory is read again...
+    monkeypatch.setattr(memories, "get", broken)  # ...and that fails too
+    conv.add_round(2, "uploads: 42 passed")
+    await conv.send()  # answered: the evidence is not repeated this turn, everything else is as it was
+    assert Chat.evidence_after(fake.last.json, 1) is None
+    m = proxy.settled_store().manifests.list("acme", session="s-store-error")[-1].data
+    assert "inject" in m["degraded"]
