@@ -71,6 +71,7 @@ class LMDBMemories(MemoryListing):
         self._x = x
         self._ctx = ctx
         self._terms = index  # the older term index: an erased memory's postings go too
+        self._seq_at: tuple[int, int] | None = None  # (last committed transaction id, feed position then)
 
     # -- keys ------------------------------------------------------------------
 
@@ -374,7 +375,18 @@ class LMDBMemories(MemoryListing):
             cursor = txn.cursor(self._feed)
             return struct.unpack(">Q", cursor.key())[0] if cursor.last() else 0
 
-        return self._x.read(op)
+        # On the store's own handle (a snapshot or a batch reads its own transaction, and has
+        # no ``check``): a position read at the environment's last committed transaction id
+        # holds until a commit, by any process, moves that id (read without a transaction).
+        check = getattr(self._x, "check", None)
+        at = check().last_txnid() if check is not None else None
+        kept = self._seq_at
+        if at is not None and kept is not None and kept[0] == at:
+            return kept[1]
+        seq = self._x.read(op)
+        if at is not None:
+            self._seq_at = (at, seq)  # a commit between the id and the read only makes it newer
+        return seq
 
     def meta(self, name: str) -> Any:
         """A small JSON value of the memory layer kept in ``meta`` (rules version...)."""

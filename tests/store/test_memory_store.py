@@ -1,6 +1,8 @@
 """store.memories: records, revisions, indexes and the change feed, on a real LMDB store."""
 from __future__ import annotations
 
+from pathlib import Path
+
 import orjson
 import pytest
 from memhelp import put_memory
@@ -108,3 +110,32 @@ def test_schema_v1_memory_documents_are_migrated(tmp_path):
         rec = s.memories.get("t", "m1")
         assert isinstance(rec, MemoryRecord) and rec.statement == "Prefers rebase." and rec.project == "p"
         assert rec.status == "active" and s.schema_version == 2 and len(s.memories.history("t", "m1")) == 1
+
+
+def test_feed_position_follows_another_process_and_a_batch(tmp_path):
+    """The feed position is kept by the environment's last committed transaction: a memory
+    another process writes, or a batch of this one commits, is seen at once; a snapshot and
+    an open batch read their own transaction."""
+    import subprocess
+    import sys
+
+    store = open_store(tmp_path / "s")
+    try:
+        start = store.memories.last_seq()
+        assert store.memories.last_seq() == start  # kept: no commit since
+        child = ("import sys; sys.path.insert(0, sys.argv[2]); from memhelp import put_memory; "
+                 "from ctxproxy.store import open_store; s = open_store(sys.argv[1]); "
+                 "put_memory(s, 't', 'written by another process'); s.close()")
+        subprocess.run([sys.executable, "-c", child, str(tmp_path / "s"), str(Path(__file__).parents[1])],
+                       check=True, timeout=120)
+        after_child = store.memories.last_seq()
+        assert after_child > start
+        with store.snapshot() as snap:
+            with store.batch() as b:
+                put_memory(b, "t", "in a batch")
+                assert b.memories.last_seq() > after_child  # the batch reads its own write
+                assert store.memories.last_seq() == after_child  # not committed yet
+            assert snap.memories.last_seq() == after_child  # the snapshot's transaction
+        assert store.memories.last_seq() > after_child
+    finally:
+        store.close()
