@@ -9,7 +9,10 @@ facts of its project. Each turn is the whole request its shape gives
 (``turns.body_of``: Claude Code's or Codex's wrappers, tool results, a
 compaction summary), read as the recall filter reads it (``turn_words``: the
 user's own words, a tool-result turn's goal, what words that refer back refer
-to); ``k`` 8, every item returned counting as injected. The halves: ``dev``
+to); ``k`` 8, every item returned counting as injected. A turn whose newest items are a
+tool's results also counts what the filter's second recall finds from the output's rare
+identifiers (``Recaller.recall_output``, placed after the output by the proxy);
+``--no-outputs`` leaves it out. The halves: ``dev``
 (``proxy/eval/turns.py``), ``old-held-out`` (``proxy/eval/turns_heldout.py``,
 read since it was used), ``fresh``, ``fresh2`` and ``fresh3`` (``proxy/eval/turns_fresh*.py``,
 each sealed once, read since) and ``ml`` (``bench/recall_turns_ml.py``). Never a sealed
