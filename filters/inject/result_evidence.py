@@ -11,8 +11,9 @@ gets them again at the same place, so the cached prefix keeps growing with
 the conversation instead of breaking where the evidence was.
 
 Before bytes are repeated, the memories they show are checked: when the
-store's memory change feed moved since they were last checked (or one of
-them may have expired since), each is read again, and one that is gone,
+store's memory change feed names one of them since they were last checked
+(or the feed moved too far to tell, or one may have expired since), each is
+read again, and one that is gone,
 changed (a new revision), quarantined, superseded or expired drops the whole
 record — a memory forgotten or hidden since is never shown again, at the
 price of the cache from that point on. Only the caller they were recalled
@@ -96,16 +97,19 @@ class ResultEvidence:
         caller = caller_of(turn)
         where = positions(turn.request, {r.get("after", "") for r in records if r.get("caller") == caller})
         now = time.time()
-        seq = None
+        seq = _last_seq(store) if where else None
+        touched = _touched(store, [r for r in records if r.get("after") in where and r.get("caller") == caller],
+                           seq) if where else None
         out, kept, changed = [], [], False
         for rec in records:
             at = where.get(rec.get("after", "")) if rec.get("caller") == caller else None
             if at is None:
                 kept.append(rec)  # not in this request (compacted away, a retry of an older one), or another caller's
                 continue
-            if seq is None:
-                seq = _last_seq(store)
-            if rec.get("seq") != seq or (rec.get("until") is not None and now >= rec["until"]):
+            moved = rec.get("seq") != seq
+            if moved and touched is not None and not any(i and i[0] in touched for i in rec.get("ids") or ()):
+                rec, moved, changed = {**rec, "seq": seq}, False, True  # the feed moved, none of its memories did
+            if moved or (rec.get("until") is not None and now >= rec["until"]):
                 ok, until = _checked(store, turn.identity.tenant, rec.get("ids") or [], now)
                 if not ok:
                     changed = True  # a memory it shows is gone or changed: never shown again
@@ -160,6 +164,25 @@ def place(view: Any, items: list[tuple[int, str, Segment]], count: Callable[[str
             continue
         used += count(text)
     return used
+
+
+FEED_READ = 256  # changes of the memory feed read to tell whether a record's memories moved
+
+
+def _touched(store: Any, records: list[dict], seq: int | None) -> set[str] | None:
+    """The memory ids the store's change feed names since the oldest of ``records`` was
+    checked; None when that is more than ``FEED_READ`` changes or cannot be read (each
+    memory is then read again)."""
+    olds = [r.get("seq") for r in records if r.get("seq") != seq]
+    if not olds or seq is None or seq < 0 or not all(isinstance(o, int) and o >= 0 for o in olds):
+        return None if olds else set()
+    try:
+        found = store.memories.changes(min(olds), limit=FEED_READ)
+    except Exception:  # no feed to read: the memories are read instead
+        return None
+    if len(found) >= FEED_READ:
+        return None
+    return {memory_id for _, _, memory_id in found}
 
 
 def _last_seq(store: Any) -> int:

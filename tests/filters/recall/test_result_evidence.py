@@ -248,3 +248,23 @@ async def test_a_store_error_on_the_kept_evidence_degrades_the_turn_and_it_goes_
     assert Chat.evidence_after(fake.last.json, 1) is None
     m = proxy.settled_store().manifests.list("acme", session="s-store-error")[-1].data
     assert "inject" in m["degraded"]
+
+
+async def test_an_unrelated_memory_write_keeps_the_evidence_without_reading_its_memories(proxy, fake, monkeypatch):
+    conv = Responses(proxy, "s-feed")
+    conv.add_round(1, OUTPUT)
+    await conv.send()
+    evidence = Responses.evidence_after(fake.last.json, 1)
+    assert evidence is not None and FACT in evidence
+    store = proxy.state.services["store"]
+    put_memory(store, "acme", "The canteen closes at three on Fridays.", kind="fact", user="carol")  # the feed moves
+
+    def unread(*args):
+        raise AssertionError("the feed names none of its memories: none is read again")
+
+    monkeypatch.setattr(store.memories, "get", unread)
+    conv.add_round(2, "uploads: 42 passed")
+    await conv.send()
+    assert Responses.evidence_after(fake.last.json, 1) == evidence
+    m = proxy.settled_store().manifests.list("acme", session="s-feed")[-1].data
+    assert "inject" not in (m["degraded"] or [])
