@@ -21,8 +21,8 @@ tune rules or the model. The sealed bank (``bench/gate_corpus/fresh4/``, written
 by someone who had read neither the gate nor its banks) is scored in a section
 of its own, "held-out (sealed)", per language, and left out of the other rows.
 The older banks ``unseen/``, ``fresh/``, ``fresh2/`` and ``fresh3/`` are dev
-material (rows "hand-written unseen/fresh/fresh2/fresh3, now dev"), and so is ``plain/``, a bank the
-gate's own engineer wrote for training (rows "hand-written plain, dev").
+material (rows "hand-written unseen/fresh/fresh2/fresh3, now dev"), and so are ``plain/`` and ``orders/``,
+banks the gate's own engineers wrote for training (rows "hand-written plain, dev", "hand-written orders, dev").
 
 Throughput: ``scan()`` (NFKC, rules, learned signal) in this process, best of
 3 passes, over the clean memory-like statements (LoCoMo turns and
