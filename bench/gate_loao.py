@@ -54,12 +54,16 @@ def main() -> None:
     ap.add_argument("--leave-out", default="fresh,fresh2,fresh3", help="banks, comma-separated, one run each")
     ap.add_argument("--config", action="append", default=None,
                     help="train_gate.py options for one configuration (repeat for several; default: its defaults)")
+    ap.add_argument("--extra-bank", action="append", default=[],
+                    help="also read bench/gate_corpus/NAME/*.toml as a dev bank (one not yet in gate_corpora); "
+                         "leave it out with --leave-out NAME/")
     ap.add_argument("--out", default="", help="append one JSON line per (config, bank) here")
     ap.add_argument("--misses-dir", default="", help="write every left-out text's margin and verdict here")
     args = ap.parse_args()
     configs = args.config or [""]
     t0 = time.time()
     texts, _ = gate_corpora.load(args.corpora, with_sealed=False)  # the sealed bank is never read here
+    texts += [t for name in args.extra_bank for t in gate_corpora._parallel_bank(name, "now dev")]
     every = [t for t in texts if t.split == "dev" and t.label in ("attack", "clean")]
     scripts_all = [threat_model.script_of(normalise(t.text[:tg.TRAIN_CHARS])) for t in every]
     seg_cache: dict[bool, tuple] = {}
@@ -138,7 +142,8 @@ def main() -> None:
                     f.write(json.dumps(rec, ensure_ascii=False) + "\n")
             if args.misses_dir:
                 name = "".join(c if c.isalnum() else "_" for c in cfg)[:60] or "defaults"
-                with open(Path(args.misses_dir) / f"{bank}__{name}.jsonl", "w", encoding="utf-8") as f:
+                stem = "".join(c if c.isalnum() else "_" for c in bank)
+                with open(Path(args.misses_dir) / f"{stem}__{name}.jsonl", "w", encoding="utf-8") as f:
                     for t, s_, g, r in zip(left, lbest, lmodel | lrules, lrules):
                         f.write(json.dumps({"lang": t.lang, "label": t.label, "margin": round(float(s_), 3),
                                             "rules": bool(r), "blocked": bool(g), "text": t.text},
