@@ -21,9 +21,11 @@ adds (``agent_text``). The query keeps what can tell one memory from another:
   Empty when every sentence asks, or none does, or what it asks names fewer
   than ``FOCUS_MIN`` specific words ("how do I fix it?", "who do I add as
   reviewer?" lean on the rest): then all of it is the focus;
-- **one question**: a message of one sentence that asks (``one_question``)
-  may be answered by several memories, each a part; a request, or a question
-  with the task around it, is about one thing (``rank.single_out``).
+- **one question**: a message of one sentence that asks (``one_question``),
+  or a search of one line that asks nothing ("paris budget invoice",
+  ``one_search``), may be answered by several memories, each a part; a
+  request, or a question with the task around it, is about one thing
+  (``rank.single_out``).
 
 One word the tokenizer gives several terms (an identifier and its parts, an
 acronym's plural) is one word to the floor (``units_of``). Latest words that
@@ -88,7 +90,8 @@ class Query:
     temporal: bool = False  # it asks when ("when did…", "what year…", "how long ago…")
     units: Mapping[str, str] = field(default_factory=dict)  # a key's word when one word gave several (``units_of``)
     anchor: frozenset[str] = frozenset()  # with words said before (``parse``'s context): what it asks itself
-    question: bool = False  # it is one question (``one_question``): several memories may each answer a part of it
+    # one question (``one_question``) or a search (``one_search``): several memories may each answer a part of it
+    question: bool = False
 
     def __bool__(self) -> bool:
         return bool(self.weights or self.substrings)
@@ -264,6 +267,15 @@ def one_question(text: str) -> bool:
     return text.rstrip().endswith("?") and sum(1 for s in _SENTENCE.split(text) if len(s.split()) > 2) <= 1
 
 
+def one_search(text: str) -> bool:
+    """Whether ``text`` is a search: one line of one sentence that neither asks nor requests
+    ("paris budget invoice", "Kestrel", "kafka consumer lag on the replica"). Like a question,
+    it is answered by every memory that passes, not by the one its words single out."""
+    text = text.strip()
+    return (bool(text) and "\n" not in text and not text.endswith("?") and not _asks(text)
+            and sum(1 for s in _SENTENCE.split(text) if s.strip()) <= 1)
+
+
 def focus_of(text: str) -> str:
     """What ``text`` asks: its questions (sentences ending in ``?``) and its requests (a sentence from
     the clause that opens with an ask or an imperative on: "…, please look at X; it should use Y");
@@ -320,7 +332,8 @@ def _build(text: str) -> Query:
     subs = tuple(substrings_of(text))
     return Query(dict.fromkeys(words, 1.0), frozenset(salient & set(words)), subs,
                  tuple(_phrases(text)), asked or text, frozenset(strong & set(words)), focus,
-                 bool(_WHEN.search(asked or text)), units_of(text, subs), question=one_question(text))
+                 bool(_WHEN.search(asked or text)), units_of(text, subs),
+                 question=one_question(text) or one_search(text))
 
 
 _cache = ByteLRU(CACHE_BYTES, "parsed queries", max_entries=CACHE)

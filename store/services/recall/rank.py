@@ -405,8 +405,8 @@ def single_out(passed: Sequence[Scored], cfg: RankConfig, several: bool) -> list
     thing). A candidate whose words of the message another candidate also holds, with as many
     or more, is not offered: the message names that other one at least as well, and when both
     hold the same words it names neither ("fix the failing DST test": three memories about
-    tests, none about DST). A one-sentence question keeps what passed: several memories may
-    each answer a part of it."""
+    tests, none about DST). A one-sentence question, or a search of one line that asks
+    nothing ("Kestrel"), keeps what passed: several memories may each answer a part of it."""
     if not several or not cfg.single_out:
         return list(passed)
     return [s for s in passed if not s.words or not any(o is not s and s.words <= o.words for o in passed)]

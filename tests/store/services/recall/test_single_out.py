@@ -58,6 +58,15 @@ def test_memories_holding_the_same_words_of_a_request_are_none_of_them_named(rs)
     assert ask("which tests need a fasting patient or synthetic patients?") >= set(TESTS[:2])
 
 
+def test_a_search_of_one_line_keeps_every_memory_that_passed(rs):
+    ask = _ask(rs)
+    # a search asks nothing and requests nothing: every memory it names answers it, tied or not
+    assert query.one_search("iOS app") and query.parse("iOS app").question
+    assert not query.one_search("fix the iOS app") and not query.one_search("iOS app.\nAndroid app")
+    assert ask("iOS app") == {TARGET, SWIFTUI}
+    assert ask("fix the iOS app") == set()  # a request naming what two memories hold alike names neither
+
+
 def test_a_request_recalls_the_memory_its_words_single_out(rs):
     ask = _ask(rs)
     asked = ("Can we use @Observable in the iOS app or is our minimum version too old? Check before I start "
