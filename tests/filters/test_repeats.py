@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 
 from apicalls import AUTH, PATHS, config
+from callcount import counting
 from enginedriver import EngineDriver
 
 from ctxproxy.filters import continuity
@@ -35,18 +36,6 @@ def history(system: str = "You are a coding agent.", answered: bool = True) -> b
     return json.dumps({"model": "gpt-5", "messages": messages, "tools": [{"type": "function", "function": {
         "name": "read_file", "description": "Read a file.",
         "parameters": {"type": "object", "properties": {"path": {"type": "string"}}}}}]}).encode()
-
-
-def counting(monkeypatch, cls, name: str) -> list:
-    calls: list = []
-    original = getattr(cls, name)
-
-    def spy(*args, **kwargs):
-        calls.append(1)
-        return original(*args, **kwargs)
-
-    monkeypatch.setattr(cls, name, spy)
-    return calls
 
 
 async def send(drive: EngineDriver, body: bytes):

@@ -8,6 +8,7 @@ import json
 import multiprocessing
 
 from apicalls import AUTH, PATHS, config
+from callcount import counting
 from enginedriver import EngineDriver
 
 from ctxproxy.filters.checkpoint.filter import CheckpointFilter
@@ -39,18 +40,6 @@ async def send(drive: EngineDriver):
     assert got.status == 200, got.body
     drive.services["writer"].flush()
     return got
-
-
-def counting(monkeypatch, cls, name: str) -> list:
-    calls: list = []
-    original = getattr(cls, name)
-
-    def spy(*args, **kwargs):
-        calls.append(1)
-        return original(*args, **kwargs)
-
-    monkeypatch.setattr(cls, name, spy)
-    return calls
 
 
 async def test_a_request_sent_again_reads_its_session_from_the_kept_copy(tmp_path, monkeypatch):
