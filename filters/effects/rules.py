@@ -46,6 +46,7 @@ from typing import Any, Iterable, Mapping, Sequence
 import orjson
 
 from ctxproxy.store.services.digest import text_sha256
+from ctxproxy.store.services.recall.tool_output import output_text
 
 KEY_VERSION = "ctxproxy.effect.v1"
 
@@ -407,16 +408,7 @@ def excerpt(text: str, chars: int) -> str:
     return flat if len(flat) <= chars else flat[: chars - 1] + "…"
 
 
-def shell_output(text: str) -> str:
-    """A shell tool's output: Codex returns ``{"output": "...", "metadata": {...}}``."""
-    if text.lstrip().startswith("{"):
-        try:
-            obj = orjson.loads(text)
-        except orjson.JSONDecodeError:
-            return text
-        if isinstance(obj, dict) and isinstance(obj.get("output"), str):
-            return obj["output"]
-    return text
+shell_output = output_text  # a shell tool's output: Codex returns {"output": "...", "metadata": {...}}
 
 
 def result_failed(text: str) -> bool:

@@ -51,8 +51,9 @@ _cache = ByteLRU(CACHE_BYTES, "recall: tool outputs' identifiers", max_entries=5
 
 def output_text(output: str) -> str:
     """What a tool said: Codex wraps a shell's output as JSON (``{"output": ..., "metadata":
-    {"exit_code": 0}}``), whose keys are the wrapper's, not the tool's."""
-    if output.startswith("{") and '"output"' in output[:64]:
+    {"exit_code": 0}}``), whose keys are the wrapper's, not the tool's. The effects ledger
+    and checkpoint read a shell's output through this too."""
+    if output.lstrip().startswith("{") and '"output"' in output:  # no key of that name: nothing to parse
         try:
             value = orjson.loads(output)
         except orjson.JSONDecodeError:
