@@ -14,7 +14,7 @@ tool's results also counts what the filter's second recall finds from the output
 identifiers (``Recaller.recall_output``, placed after the output by the proxy);
 ``--no-outputs`` leaves it out. The halves: ``dev``
 (``proxy/eval/turns.py``), ``old-held-out`` (``proxy/eval/turns_heldout.py``,
-read since it was used), ``fresh``, ``fresh2``, ``fresh3`` and ``fresh4`` (``proxy/eval/turns_fresh*.py``,
+read since it was used), ``fresh``, ``fresh2``, ``fresh3``, ``fresh4`` and ``fresh5`` (``proxy/eval/turns_fresh*.py``,
 each sealed once, read since) and ``ml`` (``bench/recall_turns_ml.py``). Never a sealed
 half: its figures come from ``ctxproxy eval --set turns`` only (the lead's
 run). The figures equal ``ctxproxy eval --set turns --no-sealed`` on the
@@ -108,7 +108,7 @@ def main(argv: list[str] | None = None) -> int:
     sys.path.insert(0, str(ROOT / "bench"))
     import recall_turns_ml
 
-    from ctxproxy.proxy.eval import turns, turns_fresh, turns_fresh2, turns_fresh3, turns_fresh4, turns_heldout
+    from ctxproxy.proxy.eval import turns, turns_fresh, turns_fresh2, turns_fresh3, turns_fresh4, turns_fresh5, turns_heldout
     from ctxproxy.store.services.recall.rank import RankConfig
 
     def typed(key: str, value: str):
@@ -119,7 +119,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"{'half':14} {'turns':>5} {'hit rate':>9} {'false rate':>11} {'false/turn':>11}")
     for name, half in (("dev", turns), ("old-held-out", turns_heldout), ("fresh", turns_fresh),
                        ("fresh2", turns_fresh2), ("fresh3", turns_fresh3),
-                       ("fresh4", turns_fresh4), ("ml", recall_turns_ml)):
+                       ("fresh4", turns_fresh4), ("fresh5", turns_fresh5), ("ml", recall_turns_ml)):
         hits, wanted, false_turns, false_items, n = run_half(half, cfg, args.verbose, name, not args.no_outputs)
         print(f"{name:14} {n:5} {hits / wanted:9.3f} {false_turns / n:11.3f} {false_items / n:11.3f}")
     return 0

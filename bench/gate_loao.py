@@ -9,7 +9,7 @@ trained, and its cut-off chosen out of fold, with that bank left out in every la
 bank is scored per language: attacks blocked and clean memories falsely blocked, by the model alone, the
 rules alone and the gate (either). Beside each, the same model's in-training figures on the author banks
 it was trained on (what a tuned figure looks like). Reads the dev split only: the sealed bank
-(``bench/gate_corpus/fresh5/``) is never read. ``--out FILE`` appends one JSON line per run;
+(``bench/gate_corpus/fresh6/``) is never read. ``--out FILE`` appends one JSON line per run;
 ``--misses-dir DIR`` writes each run's left-out texts with their margins and verdicts.
 """
 from __future__ import annotations

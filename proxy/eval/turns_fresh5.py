@@ -4,7 +4,8 @@ Domain: "riftline", the backend of a multiplayer online game (matchmaking,
 dedicated game servers, leaderboards, anti-cheat, inventory, premium ledger).
 
 Written without reading recall's code, the other halves of the turn set or
-any results. It is sealed: never read it to tune anything; it is scored once.
+any results. It was scored once sealed (2026-12-06 23:00 UTC: 0.725 hit, 0.269 false over 52
+turns) and is development material since.
 """
 
 from __future__ import annotations
