@@ -121,7 +121,7 @@ class _Seen:
     """What the response told us (per turn, in ``turn.state["manifest"]``)."""
 
     __slots__ = ("input", "output", "cache_read", "cache_creation", "cache_apart", "response_id", "response_model",
-                 "finish_reasons", "first_chunk_ns", "output_parts", "output_chars", "doc")
+                 "finish_reasons", "first_chunk_ns", "output_parts", "output_chars", "doc", "answer")
 
     def __init__(self) -> None:
         self.input = self.output = self.cache_read = self.cache_creation = None
@@ -133,6 +133,9 @@ class _Seen:
         self.output_parts: dict[str, list[str]] = {}  # channel -> text (capture_content only)
         self.output_chars = 0
         self.doc: dict | None = None  # the finished manifest
+        # A whole answer whose usage and ids are read at the turn's end, after the client has it
+        # (``read_answer``); its text is captured when it comes (an egress may restore secrets in it).
+        self.answer: Any = None
 
     def usage(self, u: Any) -> None:
         if u is None:
@@ -156,15 +159,26 @@ class _Seen:
                 "cache_creation": self.cache_creation}
 
     def meta(self, ev: Any) -> None:
-        rid = ev.response_id()
-        if rid and not self.response_id:
-            self.response_id = str(rid)[:_MAX_STR]
-        model = ev.response_model()
-        if model and not self.response_model:
-            self.response_model = str(model)[:_MAX_STR]
+        # the first id and model seen are kept: once known, they are not read again (every chunk
+        # of a Chat stream repeats both)
+        if self.response_id is None:
+            rid = ev.response_id()
+            if rid:
+                self.response_id = str(rid)[:_MAX_STR]
+        if self.response_model is None:
+            model = ev.response_model()
+            if model:
+                self.response_model = str(model)[:_MAX_STR]
         for r in ev.finish_reasons():
             if isinstance(r, str) and r not in self.finish_reasons:
                 self.finish_reasons.append(r[:64])
+
+    def read_answer(self) -> None:
+        """The usage and ids of the whole answer kept by ``on_response``, once."""
+        view, self.answer = self.answer, None
+        if view is not None:
+            self.usage(view.usage())
+            self.meta(view)
 
 
 # The fields the manifest fills itself, declared like the filters' fields (``manifest_fields``),
@@ -200,21 +214,27 @@ class ManifestFilter(Filter):
     # -- hooks -----------------------------------------------------------------
     def _seen(self, turn: Turn) -> _Seen:
         seen = turn.state.get(self.name)
-        if not isinstance(seen, _Seen):
+        if seen.__class__ is not _Seen:
             seen = turn.state[self.name] = _Seen()
         return seen
 
     def on_response(self, turn: Turn, view: Any) -> None:
+        """A whole answer: kept, and its usage and ids read at the turn's end, so the
+        client does not wait for the reading. Its text (capture_content) is taken now,
+        as the filters before this one left it. A second answer in one turn (the
+        rounds of a tool the proxy answers) has the first one read before it."""
         seen = self._seen(turn)
-        seen.usage(view.usage())
-        seen.meta(view)
+        seen.read_answer()
+        seen.answer = view
         if self.config.capture_content:
             for s in view.text_slots():
                 if s.kind in (TEXT, THINKING):
                     self._keep_output(seen, s.kind, s.get())
 
     def on_response_event(self, turn: Turn, ev: Any) -> None:
-        seen = self._seen(turn)
+        seen = turn.state.get("manifest")
+        if seen.__class__ is not _Seen:
+            seen = self._seen(turn)
         if seen.first_chunk_ns is None:
             seen.first_chunk_ns = time.time_ns()
         if self.config.capture_content:
@@ -230,6 +250,7 @@ class ManifestFilter(Filter):
     def on_response_end(self, turn: Turn) -> None:
         seen = self._seen(turn)
         end_ns = time.time_ns()
+        seen.read_answer()
         reports = turn.pipeline.reports(turn) if turn.pipeline is not None else {}
         m = build_manifest(turn, seen, self._provider(turn), self._server(turn.route), end_ns, reports)
         seen.doc = m

@@ -188,6 +188,67 @@ def test_response_events_are_parsed_only_when_they_can_carry_usage():
     assert turn.state["manifest"].output == 54
 
 
+class _Counted:
+    """A response view or event that counts how often its usage and ids are read."""
+
+    def __init__(self, view, calls=None):
+        self.view, self.reads, self.calls = view, 0, calls if calls is not None else []
+
+    def __getattr__(self, name):
+        if name in ("usage", "response_id", "response_model", "finish_reasons"):
+            self.reads += 1
+            self.calls.append(name)
+        return getattr(self.view, name)
+
+
+@pytest.mark.parametrize("api", ["anthropic", "chat", "responses"])
+def test_a_whole_answer_is_read_at_the_turns_end_not_before_the_client_has_it(api):
+    body = request_body(api, False)
+    whole, _ = canned(api, body, Reply.text("an answer", **USAGE))
+    f = ManifestFilter(ManifestConfig(store=False, export=False))
+    turn = make_turn(api, body)
+    view = _Counted(ADAPTERS[api].parse_response(whole))
+    f.on_response(turn, view)
+    assert view.reads == 0  # the client gets its answer without waiting for this
+    f.on_response_end(turn)
+    m = turn.state["manifest"].doc
+    assert view.reads > 0 and m["tokens"]["output"] == 54 and m["response_id"] and m["finish_reasons"]
+    assert m["response_model"]
+
+
+def test_two_whole_answers_in_one_turn_keep_the_first_id_and_every_finish_reason():
+    body = request_body("chat", False)
+    f = ManifestFilter(ManifestConfig(store=False, export=False))
+    turn = make_turn("chat", body)
+    first = orjson.loads(canned("chat", body, Reply.text("one", **USAGE))[0])
+    second = dict(first, id="chatcmpl-second", usage=dict(first["usage"], completion_tokens=7))
+    second["choices"] = [dict(first["choices"][0], finish_reason="length")]
+    for doc in (first, second):
+        f.on_response(turn, ADAPTERS["chat"].parse_response(orjson.dumps(doc)))
+    f.on_response_end(turn)
+    m = turn.state["manifest"].doc
+    assert m["response_id"] == first["id"]
+    assert m["finish_reasons"] == [first["choices"][0]["finish_reason"], "length"]
+    assert m["tokens"]["output"] == 7  # the last answer's counts, as before
+
+
+def test_a_chat_stream_reads_its_id_and_model_once():
+    body = request_body("chat", True)
+    _, sse = canned("chat", body, Reply.text("x" * 200, **USAGE))
+    state, dec = ADAPTERS["chat"].stream(), SSEDecoder()
+    f = ManifestFilter(ManifestConfig(store=False, export=False))
+    turn = make_turn("chat", body)
+    events = [state.event(r.name, r.raw, r.data) for r in dec.decode(sse)]
+    calls = []
+    for ev in events:
+        f.on_response_event(turn, _Counted(ev, calls))
+    assert len(events) > 5 and calls.count("response_id") == 1 and calls.count("response_model") == 1
+    f.on_response_end(turn)
+    m = turn.state["manifest"].doc
+    assert m["response_id"] == orjson.loads(events[0].raw.split(b"data: ", 1)[1])["id"]
+    assert m["finish_reasons"] == ["stop"] and m["tokens"]["output"] == 54
+
+
 def test_segments_and_other_filters_records():
     body = request_body("chat", False)
     turn = make_turn("chat", body)
