@@ -199,6 +199,13 @@ class PruneState:
     counts_estimated: bool = False  # the token counts of this turn are estimates (a long conversation first seen)
 
 
+def _below_trigger(view: Any, trigger_tokens: int) -> bool:
+    """A token is at least a byte: a request of fewer bytes than the trigger, as
+    the client sent it, cannot reach it."""
+    raw = getattr(view, "raw", b"")
+    return bool(raw) and not view.changed and len(raw) <= trigger_tokens
+
+
 class PruneFilter(Filter):
     name = "prune"
     required = False  # fails open: the request goes on unpruned, the turn is marked degraded
@@ -237,6 +244,10 @@ class PruneFilter(Filter):
         if mine is None:  # none yet, or a session from before the part: its state holds them
             mine = turn.session_state(self.store).get(STATE_KEY) or {}
         decisions: Mapping[str, dict] = mine.get("d") or {}
+        if not decisions and _below_trigger(view, self.config.trigger_tokens):
+            # nothing pruned before to apply again, nothing new to prune: its results are not read
+            self._edit(turn, _Plan())
+            return None
 
         plan = self.plan(turn, results, decisions)
         if not plan.writes:
@@ -345,9 +356,8 @@ class PruneFilter(Filter):
                 else:
                     r.decision, r.new, r.stub, r.after = None, False, "", 0
 
-        raw = getattr(view, "raw", b"")
-        if raw and not view.changed and len(raw) <= cfg.trigger_tokens:
-            return plan  # a token is at least a byte: this request cannot reach the trigger
+        if _below_trigger(view, cfg.trigger_tokens):
+            return plan
         uncounted = turn.tokens.unknown([r.result.content for r in plan.results if r.uncounted(memo)])
         if sum(map(len, uncounted)) >= ESTIMATE_CHARS and self._decide_estimated(turn, view, plan, uncounted, guess):
             return plan

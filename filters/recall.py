@@ -73,6 +73,7 @@ REUSE_BYTES = 2 << 20  # the last recall result kept per caller, for a turn that
 TREES_BYTES = 1 << 20  # each live session's tree, kept between its turns
 INDEXED_BYTES = 256 << 10  # each live session's last indexed text per role (a digest), not indexed again
 WORDS_BYTES = 256 << 10  # a request's words by its digest: a request sent again is not read again
+QUIET_BYTES = 128 << 10  # per caller, the request whose tool output recalled nothing (``_from_outputs``)
 TREE_SECONDS = 2.0  # a kept tree is read again after this long (another process may record a sub-session)
 
 Sensitivity = Literal["public", "internal", "confidential"]
@@ -184,6 +185,16 @@ def _empty_bytes(caller: tuple, last: _Last) -> int:
     return _EMPTY_BYTES[0]
 
 
+_QUIET_BYTES: list[int] = []
+
+
+def _quiet_bytes(caller: tuple) -> int:
+    """The size of a caller's quiet-output entry (a 16-byte digest), measured on the first one."""
+    if not _QUIET_BYTES:
+        _QUIET_BYTES.append(entry_bytes(caller, b"0" * 16) + 512)
+    return _QUIET_BYTES[0]
+
+
 class RecallFilter(Filter):
     name = "recall"
     required = False  # fails open: the turn goes on without recalled evidence
@@ -199,6 +210,7 @@ class RecallFilter(Filter):
         # per session and role, the last text queued for the session index (its memo key)
         self._indexed = ByteLRU(INDEXED_BYTES, "session index: last texts")
         self._words = ByteLRU(WORDS_BYTES, "recall: a request's words")  # by request digest (``_words_of``)
+        self._quiet = ByteLRU(QUIET_BYTES, "recall: outputs that recalled nothing")  # per caller (``_from_outputs``)
         self._epoch = 0  # sub-sessions this process recorded: a tree kept from before may lack one
 
     @classmethod
@@ -247,7 +259,7 @@ class RecallFilter(Filter):
         if last is not None and last.key == key and (not last.items or last.generation == _generation(rs)):
             state.status, state.candidates, state.items = "reused", last.candidates, last.items
             self._offer(turn, last, route)
-            self._from_outputs(turn, state, rs, words, last.items)
+            self._from_outputs(turn, state, rs, words, last.items, caller)
             self._finish(turn, state, t0, t0_ns)
             return
         tree = self._tree(turn, rs)
@@ -277,17 +289,24 @@ class RecallFilter(Filter):
         self._remember(caller, last)
         if found.items:
             self._offer(turn, last, route)
-        self._from_outputs(turn, state, rs, words, state.items)
+        self._from_outputs(turn, state, rs, words, state.items, caller)
         self._finish(turn, state, t0, t0_ns)
 
-    def _from_outputs(self, turn: Turn, state: RecallState, rs: Any, words: "TurnWords", shown: list[dict]) -> None:
+    def _from_outputs(self, turn: Turn, state: RecallState, rs: Any, words: "TurnWords", shown: list[dict],
+                      caller: tuple) -> None:
         """A turn whose newest items are a tool's results: the memories their rare
         identifiers point at (``Recaller.recall_output``), those the latest words did
         not recall already, offered to be placed right after the results and given
-        again with the same bytes on the later turns (``inject/result_evidence.py``)."""
+        again with the same bytes on the later turns (``inject/result_evidence.py``).
+        The caller's last request sent again (a retry: the same bytes, so the same
+        words and output), whose output recalled nothing, recalls nothing again
+        without asking the index, as a reused recall of the same words does."""
         cfg = self.config
         view = turn.request
         if not cfg.tool_outputs or view is None or not cfg.memories:
+            return
+        digest = unedited_digest(turn)
+        if digest is not None and self._quiet.get(caller) == digest:
             return
         results = newest_round(view)
         output = "\n".join(r.content for r in results if r.content)
@@ -297,6 +316,11 @@ class RecallFilter(Filter):
         found = rs.recaller(cfg.rank).recall_output(viewer, words.latest, output, k=cfg.output_k, goal=words.goal,
                                                     context=words.context, exclude_kinds=cfg.exclude_kinds,
                                                     max_chars=cfg.max_query_chars)
+        if digest is not None:
+            if found.items:
+                self._quiet.pop(caller)
+            else:
+                self._quiet.put(caller, digest, _quiet_bytes(caller))
         ids = {i.get("id") for i in shown}
         items = [s for s in found.items if s.cand.memory_id not in ids]
         state.output_items = [item_report(s) for s in items]

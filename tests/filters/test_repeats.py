@@ -265,3 +265,51 @@ def test_memos_by_request_digest_count_what_the_generic_estimate_counts():
     for key, decided in (((("t", "", None, b"d" * 16)), ("cv-1", "continuity", "ans:1", ("ans:0",), 1.0)),
                          (("t", "u/", "resp_1", b"d" * 16), ("fp-2", "fingerprint", None, (), 2.0))):
         assert _decided_bytes(key, decided) == entry_bytes(key, decided)
+
+
+def tool_round(output: str) -> bytes:
+    """A Chat conversation whose newest item is a tool's output."""
+    return json.dumps({"model": "gpt-5", "messages": [
+        {"role": "user", "content": "Run the uploads suite and fix whatever breaks."},
+        {"role": "assistant", "content": None, "tool_calls": [
+            {"id": CALL, "type": "function", "function": {"name": "Bash",
+                                                          "arguments": json.dumps({"command": "make test"})}}]},
+        {"role": "tool", "tool_call_id": CALL, "content": output}]}).encode()
+
+
+async def test_a_tool_output_that_recalled_nothing_is_not_searched_again(tmp_path, monkeypatch):
+    from memhelp import put_memory
+
+    from ctxproxy.store.services.recall.recaller import Recaller
+
+    fact = "The mock S3 for local runs is localstack.internal:4566; set LOCALSTACK_HOST to it."
+    output = ("tests/test_uploads.py::test_put FAILED\nE   EndpointConnectionError: Could not connect to "
+              "\"http://localhost:4566/\"\n=========== 1 failed, 41 passed in 12.31s ===========")
+    asked = counting(monkeypatch, Recaller, "recall_output")
+    async with EngineDriver(config(tmp_path)) as drive:
+        for _ in range(3):
+            got = await send(drive, tool_round(output))
+            assert got.turn.state["recall"].output_items == []
+        assert len(asked) == 1  # the same request again: its output recalled nothing before
+        await send(drive, tool_round(output + "\n"))  # another output is searched
+        assert len(asked) == 2
+        # an output that recalls something is searched every time, and its evidence placed every time
+        put_memory(drive.services["store"], "default", fact, kind="fact")
+        for n in range(3):
+            got = await send(drive, tool_round(output + "\n\n"))
+            assert len(asked) == 3 + n
+            assert [i["id"] for i in got.turn.state["recall"].output_items]
+            assert "localstack.internal:4566" in got.forwarded.body.decode()
+
+
+async def test_prune_reads_no_result_of_a_request_below_its_trigger(tmp_path, monkeypatch):
+    from ctxproxy.filters.prune import PruneFilter
+
+    plans = counting(monkeypatch, PruneFilter, "plan")
+    async with EngineDriver(config(tmp_path)) as drive:
+        got = await send(drive, history(answered=False))  # a tool result, ~700 bytes: under 100,000 tokens
+        assert plans == [] and manifest(drive, got)["pruned"] == []
+    # a request of more bytes than the trigger is planned (its results counted)
+    async with EngineDriver(config(tmp_path, "[filters.prune]\ntrigger_tokens = 200\n")) as drive:
+        got = await send(drive, history(answered=False))
+        assert len(plans) == 1 and got.forwarded.body == history(answered=False)
