@@ -130,10 +130,10 @@ class Recaller:
                       exclude_kinds: Sequence[str] = (), goal: str = "", max_chars: int = 2000,
                       context: str = "") -> Recalled:
         """The memories a tool's ``output`` points at, for a turn whose newest item is
-        that output: the turn's query (``recall``'s) with the output's rare identifiers
-        (``tool_output``: those a visible memory holds, few of them do, the words do not
-        name) as strong terms, and of what passes the floor only the memories holding one
-        of them. Memories
+        that output: a query of what the output points at that the turn's words do not name
+        (``tool_output.pointers``: its rare identifiers as strong terms, its dotted, versioned
+        and compound names as substrings), judged by the floor on those alone, and of what
+        passes only the memories holding one of them. Memories
         only: a session turn naming the same host is not what the tool's output means."""
         as_of = time.time() if as_of is None else as_of
         exclude = tuple(exclude_kinds)
@@ -142,18 +142,14 @@ class Recaller:
             return Recalled([], 0)
         # what the user's words name already, the first recall weighed: the output adds the rest
         named = queries.parse(own_words(query), own_words(goal), max_chars, context).weights
-        found = tuple(t for t in tool_output.identifiers(output, max_chars) if t not in named)
-        names = tool_output.dotted_names(output, max_chars)
-        if not (found or names):
-            return Recalled([], 0)
-        terms: list[str] = []
-        if found:
-            n, df = self.memories.doc_freqs(viewer, list(found), as_of, exclude)
-            terms = tool_output.rare(found, df, n)
+        terms, names = tool_output.pointers(
+            output, named, lambda keys: self.memories.doc_freqs(viewer, keys, as_of, exclude), max_chars)
         if not terms and not names:
             return Recalled([], 0)
-        return self.recall(viewer, query, k=k, as_of=as_of, exclude_kinds=exclude, goal=goal, max_chars=max_chars,
-                          context=context, held=terms, held_names=names)
+        # judged on what the output points at alone: the user's words had their recall, and beside a
+        # long request's many words one rare identifier never clears the chance floor
+        return self.recall(viewer, "", k=k, as_of=as_of, exclude_kinds=exclude, max_chars=max_chars,
+                           held=terms, held_names=names)
 
     def _nothing_visible(self, viewer: Viewer, now: float, sessions: Sequence[str] | None, memories: bool,
                          exclude_kinds: tuple[str, ...]) -> bool:

@@ -21,11 +21,17 @@ line shape once), so a log of a thousand lines costs what one of them does.
 ``rare`` then keeps, of those, only what some memory the caller may see holds
 and few of them do: a term no visible memory holds cannot recall anything,
 and one most of them hold tells none apart.
+
+``pointers`` gives what the output's recall looks up: those identifiers (one
+made of words most memories hold, ``claim_id``, left out), and as substrings
+its dotted names, its versioned names without their version
+(``claims.status.v2`` → ``claims.status.v``) and its compound names written
+apart (``card_number`` → "card number"), as a memory writes them.
 """
 from __future__ import annotations
 
 import re
-from typing import Mapping
+from typing import Callable, Collection, Mapping
 
 import orjson
 
@@ -101,6 +107,73 @@ def dotted_names(output: str, max_chars: int = 2000) -> tuple[str, ...]:
         if len(out) >= MAX_NAMES:
             break
     return tuple(out)
+
+
+# One name written as one token: snake_case, camelCase, kebab-case (``card_number``, ``R2_BUCKET``).
+_COMPOUND = re.compile(r"[A-Za-z][A-Za-z0-9]*(?:(?:[_-]+|(?<=[a-z0-9])(?=[A-Z]))[A-Za-z][A-Za-z0-9]*)+")
+_PIECES = re.compile(r"[A-Z]?[a-z]+|[A-Z0-9]+(?![a-z])|\d+")
+# A name with a version at its end (``claims.status.v2``, ``episodes_v7``): its stem, the version left out.
+_VERSIONED = re.compile(r"(?<![\w.-])([A-Za-z][A-Za-z0-9]*(?:[._-][A-Za-z][A-Za-z0-9]*)+[._-]v)\d+\b")
+MAX_APART = 4  # compound names of one output looked up written apart
+
+
+def apart_names(output: str, max_chars: int = 2000) -> tuple[str, ...]:
+    """``output``'s compound names written apart, lower-cased, to be looked up as substrings: a
+    memory writes the words the identifier joins (``card_number`` → "card numbers are never
+    stored", ``R2_BUCKET`` → "the R2 bucket", ``national_id`` → "national ID numbers"). Two to
+    four pieces, each of two characters or more, one a word of three letters or more, not all
+    stop words."""
+    out: dict[str, None] = {}
+    for m in _COMPOUND.finditer(read(output_text(output), max_chars)):
+        pieces = [p.lower() for p in _PIECES.findall(m.group())]
+        if not 2 <= len(pieces) <= 4 or any(len(p) < 2 for p in pieces) \
+                or not any(len(p) > 2 and p.isalpha() for p in pieces) or all(p in STOPWORDS for p in pieces):
+            continue
+        out.setdefault(" ".join(pieces))
+        if len(out) >= MAX_APART:
+            break
+    return tuple(out)
+
+
+def version_stems(output: str, max_chars: int = 2000) -> tuple[str, ...]:
+    """``output``'s versioned names without their version, lower-cased, to be looked up as
+    substrings: a config naming ``claims.status.v2`` points at the memory that says which
+    version is current (``claims.status.v3``)."""
+    found = (m.group(1).lower() for m in _VERSIONED.finditer(read(output_text(output), max_chars)))
+    return tuple(dict.fromkeys(found))[:MAX_NAMES]
+
+
+DocFreqs = Callable[[list[str]], "tuple[int, Mapping[str, int]]"]
+PART_SHARE = 0.1  # an identifier's word held by at most this share of the visible memories names something
+
+
+def pointers(output: str, named: Collection[str], doc_freqs: DocFreqs, max_chars: int = 2000
+             ) -> tuple[list[str], tuple[str, ...]]:
+    """What ``output`` points at that the user's words (``named``: their query's terms) do not
+    already name: its rare identifiers (``identifiers``, ``rare``) — one made of words only
+    common ones (``claim_id`` where most memories are about claims: a field every record has)
+    left out —, and the names to look up as substrings: dotted names, versioned names' stems,
+    compound names written apart (one whose words the user's words all name left out).
+    ``doc_freqs(keys)``: the number of visible memories and the keys' visible document
+    frequencies (one read of the index, none when the output names nothing)."""
+    found = tuple(t for t in identifiers(output, max_chars) if t not in named)
+    words = {a: [t for t in query_terms(a) if t not in STOPWORDS] for a in apart_names(output, max_chars)}
+    words = {a: ws for a, ws in words.items() if ws and not all(t in named for t in ws)}
+    parts = {t: [p for p in query_terms(t)[1:] if p.isalpha() and len(p) > 2] for t in found}
+    parts.update((a, [t for t in ws if t.isalpha() and len(t) > 2]) for a, ws in words.items())
+    terms: list[str] = []
+    apart: list[str] = []
+    if parts:
+        n, df = doc_freqs(list(dict.fromkeys([*found, *(p for ps in parts.values() for p in ps)])))
+        common = max(RARE_MIN, PART_SHARE * n)
+
+        def names_one(key: str) -> bool:  # one of its words is not what most memories are about
+            return any(df.get(p, 0) <= common for p in parts[key])
+
+        terms = [t for t in rare(found, df, n) if len(query_terms(t)) < 2 or names_one(t)]
+        apart = [a for a in words if names_one(a)]
+    names = tuple(dict.fromkeys(dotted_names(output, max_chars) + version_stems(output, max_chars) + tuple(apart)))
+    return terms, names
 
 
 def _whole_terms(token: str) -> list[str]:

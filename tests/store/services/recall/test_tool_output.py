@@ -2,12 +2,13 @@
 never its words (real LMDB store and SQLite index)."""
 from __future__ import annotations
 
+import itertools
 import json
 
 from memhelp import put_memory
 
 from ctxproxy.store.services.recall.rank import RankConfig
-from ctxproxy.store.services.recall.tool_output import dotted_names, identifiers
+from ctxproxy.store.services.recall.tool_output import apart_names, dotted_names, identifiers, version_stems
 from ctxproxy.store.sqlite_index import Viewer
 
 LOG = ("tests/integration/test_uploads.py::test_put_object FAILED\n"
@@ -73,3 +74,72 @@ def test_recall_output_reads_no_output_when_the_caller_may_see_no_memory(rs, mon
     services.prepare(RankConfig(), sync=True)
     got = recaller.recall_output(al, "Run the uploads suite.", LOG)
     assert reads and [s.cand.memory_id for s in got.items] == [mine.memory_id]
+
+
+def test_compound_names_written_apart_and_versioned_names_stems():
+    out = ("ALTER TABLE accounts ADD COLUMN card_number varchar(19);\nR2_BUCKET=media-dev\n"
+           "topic: orders.events.v2\nserviceDay a_b x-1")
+    assert apart_names(out) == ("card number", "r2 bucket", "media dev", "service day")  # a_b, x-1: no word
+    assert version_stems(out) == ("orders.events.v",)
+    # a release's number, a format's, a host with a digit: no version to leave out
+    assert version_stems("pain.001.001.09 gs-euw-0412 python3.11") == ()
+
+
+FACTS = ("Order status changes are published to the Kafka topic orders.status.v4, keyed by order_id.",
+         "Card numbers are never stored: accounts keep the processor's token in accounts.token_ref.",
+         "Checkout retries are capped on purpose (RETRY_CAP_SECONDS = 40) after the 2025 incident review.")
+# memories about the same orders, sharing the requests' words and answering none of them
+OTHERS = ("Order confirmation emails use the order-placed template.", "Orders over 500 EUR need a manual review.",
+          "Order exports run nightly to the finance bucket.", "The order search page is built with Vue.",
+          "Refunds of an order are issued by the payments team.", "The checkout page shows three payment options.",
+          "Order events are kept for 400 days.", "The orders service is written in Go.",
+          "Load tests for checkout run against the perf cluster.", "The capacity review happens every quarter.",
+          "Support answers order questions in Zendesk.", "Order ids are shown to customers as 8 characters.")
+
+
+def _orders(rs):
+    store, services = rs
+    facts = [put_memory(store, "acme", s, kind="fact", user="al") for s in FACTS]
+    for s in OTHERS:
+        put_memory(store, "acme", s, kind="fact", user="al")
+    words = "capacity estimate cluster minute worker shift generated".split()
+    for i, (a, b) in enumerate(itertools.combinations(words, 2)):  # a request's words, each in several memories
+        put_memory(store, "acme", f"The {a} and {b} notes of team {i} are in the wiki.", kind="fact", user="al")
+    services.prepare(RankConfig(), sync=True)
+    return facts, services.recaller(RankConfig()), Viewer("acme", user="al")
+
+
+def test_one_rare_identifier_of_the_output_is_recalled_however_long_the_request(rs):
+    """The output recall is judged on what the output points at: beside a request of many
+    words, one rare identifier it names was under the chance floor and never recalled."""
+    (_, _, cap), recaller, al = _orders(rs)
+    ask = ("generate the capacity estimate for the new orders cluster: how many orders per minute can one worker "
+           "take in an 8h shift? use whatever the service is configured with")
+    got = recaller.recall_output(al, ask, '41:RETRY_CAP_SECONDS = env.int("RETRY_CAP_SECONDS", default=30)\n')
+    assert [s.cand.memory_id for s in got.items] == [cap.memory_id]
+
+
+def test_a_versioned_name_finds_the_memory_of_its_current_version(rs):
+    (topic, _, _), recaller, al = _orders(rs)
+    got = recaller.recall_output(al, "the new notifier consumer receives nothing. check its config",
+                                 "bootstrap: kafka-orders:9092\ntopic: orders.status.v2\ngroup: notifier\n")
+    assert [s.cand.memory_id for s in got.items] == [topic.memory_id]
+
+
+def test_a_compound_name_finds_the_memory_that_writes_its_words_apart(rs):
+    (_, card, _), recaller, al = _orders(rs)
+    migration = ("ALTER TABLE accounts ADD COLUMN card_number varchar(19);\n"
+                 "CREATE INDEX accounts_card_number_idx ON accounts (card_number);\n")
+    got = recaller.recall_output(al, "Someone opened this migration, review it before the DBAs see it.", migration)
+    assert [s.cand.memory_id for s in got.items] == [card.memory_id]
+    # the user's words name both of its words: the first recall weighed them, the output adds nothing
+    again = recaller.recall_output(al, "does the card number column follow our rules?", migration)
+    assert card.memory_id not in [s.cand.memory_id for s in again.items]
+
+
+def test_an_identifier_of_common_words_only_names_no_one_memory(rs):
+    """``order_id`` where most memories are about orders is a field every record has: the one
+    memory that happens to name it is not what the output points at."""
+    _, recaller, al = _orders(rs)
+    got = recaller.recall_output(al, "why does this line fail?", 'log.info("placed", order_id=o.id)\n')
+    assert got.items == []
