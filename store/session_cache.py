@@ -61,6 +61,7 @@ class SessionCache:
         self._notes: list[tuple[Hashable, str | None, bytes | None]] = []
         self._unknown = False
         self._inflight: tuple[int, list, bool] | None = None  # (id, notes, unknown) of a commit under way
+        self._early: int | None = None  # the commit under way a read applied (``_apply_landed``)
 
     @property
     def bytes(self) -> int:
@@ -75,10 +76,10 @@ class SessionCache:
                ) -> dict[str | None, Any] | None:
         """The states of ``parts`` of session ``key`` as of transaction ``txnid``,
         or None when not all are kept valid at it."""
-        if txnid != self.at:
+        if txnid != self.at and not self._landed(txnid):
             return None
         with self._lock:
-            if txnid != self.at:
+            if txnid != self.at and not self._apply_landed(txnid):
                 return None
             entry = self._lru.get(key)
             if entry is None:
@@ -153,32 +154,61 @@ class SessionCache:
             self._inflight = (txnid, self._notes if mine else [], self._unknown if mine else False)
         self._txn, self._notes, self._unknown = None, [], False
 
+    def _landed(self, txnid: int) -> bool:
+        """Whether ``txnid`` is this process's commit under way (``committing``):
+        a read that finds the environment at it finds that commit landed."""
+        inflight = self._inflight
+        return inflight is not None and inflight[0] == txnid
+
     def committed(self, txnid: int) -> None:
         with self._lock:
+            self._early = None
             inflight, self._inflight = self._inflight, None
-            if inflight is None or inflight[0] != txnid or txnid <= self.at:
-                return  # already covered by a read at or past it
-            _, notes, unknown = inflight
-            if unknown or txnid != self.at + 1:
-                self._reset(txnid)  # or another process committed in between
-                return
-            self.at = txnid
-            for key, part, raw in notes:
-                entry = self._lru.peek(key)
-                if entry is None:
-                    continue
-                if raw is None:
-                    self._lru.pop(key)
-                    continue
-                states, sizes = entry
-                states[part] = _Raw(raw)
-                sizes[part] = len(raw) + 40  # (its decoded size replaces this once it is read)
-                self._lru.put(key, entry, _entry_bytes(key, sizes))
+            if inflight is not None and inflight[0] == txnid and txnid > self.at:
+                self._apply(txnid, inflight)
+            # else already covered by a read at or past it
+
+    def _apply_landed(self, txnid: int) -> bool:
+        """(Under the lock.) A read found the environment at ``txnid``, this
+        process's commit under way whose thread has not returned yet (it waits for
+        the interpreter after its fsync): apply it now. The id is this process's:
+        its write transaction held LMDB's writer lock since ``committing``, so no
+        other process can have committed that id, unless this commit failed first,
+        and then ``aborted`` empties what was applied. Whether the cache is now
+        valid at ``txnid``."""
+        inflight = self._inflight
+        if inflight is None or inflight[0] != txnid or txnid <= self.at:
+            return False
+        self._inflight = None
+        self._early = txnid
+        return self._apply(txnid, inflight)
+
+    def _apply(self, txnid: int, inflight: tuple[int, list, bool]) -> bool:
+        _, notes, unknown = inflight
+        if unknown or txnid != self.at + 1:
+            self._reset(txnid)  # or another process committed in between
+            return False
+        self.at = txnid
+        for key, part, raw in notes:
+            entry = self._lru.peek(key)
+            if entry is None:
+                continue
+            if raw is None:
+                self._lru.pop(key)
+                continue
+            states, sizes = entry
+            states[part] = _Raw(raw)
+            sizes[part] = len(raw) + 40  # (its decoded size replaces this once it is read)
+            self._lru.put(key, entry, _entry_bytes(key, sizes))
+        return True
 
     def aborted(self, txn: Any = None) -> None:
         """``txn`` ended without committing (or its commit failed)."""
         with self._lock:
             self._inflight = None
+            if self._early is not None:  # applied by a read, then failed: what it kept may be wrong
+                self._early = None
+                self._reset(-1)
         if txn is None or self._txn is txn:
             self._txn, self._notes, self._unknown = None, [], False
 

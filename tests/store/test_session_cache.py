@@ -166,3 +166,46 @@ def test_the_cache_is_bounded_in_bytes(tmp_path):
         assert store.sessions.get(T, "s399") == {"effects": {"threads": {"t": {"s": [[0, "x" * 40]] * 8}}}}
     finally:
         store.close()
+
+
+def test_a_read_while_this_process_commit_lands_applies_it(db, monkeypatch):
+    """The writer thread committed but has not come back to apply its commit (it waits
+    for the interpreter after its fsync): a read that finds the environment at that
+    commit's id applies it itself, opening no transaction and decoding only what it wrote."""
+    from callcount import counting
+
+    from ctxproxy.store.lmdb_env import LMDBEnv
+
+    _, store = db
+    before = store.sessions.get_parts(T, "s1", PARTS)
+    reads = counting(monkeypatch, LMDBEnv, "read")
+    seen = []
+    original = SessionCache.committed
+
+    def late(self, txnid):
+        n = len(reads)
+        seen.append((store._env.last_txnid() == txnid, store.sessions.get_parts(T, "s1", PARTS), len(reads) - n))
+        original(self, txnid)
+
+    monkeypatch.setattr(SessionCache, "committed", late)
+    store.sessions.update(T, "s1", {"effects": {"n": 5, "open": []}})
+    ((landed, got, opened),) = seen
+    assert landed and opened == 0
+    assert got[None] == {"effects": {"n": 5, "open": []}} and got["task"] is before["task"]
+    assert store.sessions.get_parts(T, "s1", PARTS)[None] is got[None]  # and the commit's own return is a no-op
+    assert store._env.session_cache.at == store._env.last_txnid()
+
+
+def test_a_commit_a_read_applied_that_then_failed_empties_the_cache():
+    """Should the commit a read applied fail after all (the id then another process's),
+    what the read applied is dropped with everything else kept."""
+    cache = SessionCache()
+    cache.at = 10
+    decode = orjson.loads
+    cache.fill(("t", "s"), 10, {None: b'{"n": 1}'}, decode)
+    txn = object()
+    cache.note(txn, ("t", "s"), None, b'{"n": 2}')
+    cache.committing(txn, 11)
+    assert cache.lookup(("t", "s"), (None,), 11, decode) == {None: {"n": 2}}  # applied by the read
+    cache.aborted()
+    assert len(cache) == 0 and cache.lookup(("t", "s"), (None,), 11, decode) is None
