@@ -34,7 +34,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def run_half(half, cfg, verbose: bool, name: str, outputs: bool = True) -> tuple[int, int, int, int, int]:
+def run_half(half, cfg, verbose: bool, name: str, outputs: bool = True, setup=None,
+             on_turn=None) -> tuple[int, int, int, int, int]:
+    """``setup(recaller)`` runs once before the turns (``train_recall_judge.py`` sets its judge there);
+    ``on_turn(key, expect, got)`` after each turn."""
     import orjson
 
     from ctxproxy.filters.recall import newest_round, turn_words
@@ -66,6 +69,8 @@ def run_half(half, cfg, verbose: bool, name: str, outputs: bool = True) -> tuple
         try:
             rs.prepare(cfg, sync=True)
             recaller = rs.recaller(cfg)
+            if setup is not None:
+                setup(recaller)
             viewer = Viewer("acme", user="dev", project=half.PROJECT)
             for key, shape, prompt, _tool in list(half.TURNS) + [(None, *t) for t in half.NULL_TURNS]:
                 seen.clear()
@@ -80,6 +85,8 @@ def run_half(half, cfg, verbose: bool, name: str, outputs: bool = True) -> tuple
                         viewer, words.latest, "\n".join(r.content for r in round_), goal=words.goal,
                         context=words.context).items if s.cand.statement not in got]
                 expect = half.FACTS[key][1] if key else None
+                if on_turn is not None:
+                    on_turn(key, expect, got)
                 hit = expect is not None and any(expect in g for g in got)
                 false = [g for g in got if not (expect and expect in g)]
                 n, wanted, hits = n + 1, wanted + (expect is not None), hits + hit
@@ -98,6 +105,17 @@ def run_half(half, cfg, verbose: bool, name: str, outputs: bool = True) -> tuple
     return hits, wanted, false_turns, false_items, n
 
 
+def halves() -> list[tuple[str, object]]:
+    """The labelled halves, by name (never a sealed one)."""
+    sys.path.insert(0, str(ROOT / "bench"))
+    import recall_turns_ml
+
+    from ctxproxy.proxy.eval import turns, turns_fresh, turns_fresh2, turns_fresh3, turns_fresh4, turns_fresh5, turns_heldout
+
+    return [("dev", turns), ("old-held-out", turns_heldout), ("fresh", turns_fresh), ("fresh2", turns_fresh2),
+            ("fresh3", turns_fresh3), ("fresh4", turns_fresh4), ("fresh5", turns_fresh5), ("ml", recall_turns_ml)]
+
+
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", help="a rank config override")
@@ -105,10 +123,6 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--no-outputs", action="store_true",
                    help="without the second recall of a tool-result turn (its output's identifiers)")
     args = p.parse_args(argv)
-    sys.path.insert(0, str(ROOT / "bench"))
-    import recall_turns_ml
-
-    from ctxproxy.proxy.eval import turns, turns_fresh, turns_fresh2, turns_fresh3, turns_fresh4, turns_fresh5, turns_heldout
     from ctxproxy.store.services.recall.rank import RankConfig
 
     def typed(key: str, value: str):
@@ -117,9 +131,7 @@ def main(argv: list[str] | None = None) -> int:
 
     cfg = RankConfig(**{k: typed(k, v) for k, _, v in (s.partition("=") for s in args.set)})
     print(f"{'half':14} {'turns':>5} {'hit rate':>9} {'false rate':>11} {'false/turn':>11}")
-    for name, half in (("dev", turns), ("old-held-out", turns_heldout), ("fresh", turns_fresh),
-                       ("fresh2", turns_fresh2), ("fresh3", turns_fresh3),
-                       ("fresh4", turns_fresh4), ("fresh5", turns_fresh5), ("ml", recall_turns_ml)):
+    for name, half in halves():
         hits, wanted, false_turns, false_items, n = run_half(half, cfg, args.verbose, name, not args.no_outputs)
         print(f"{name:14} {n:5} {hits / wanted:9.3f} {false_turns / n:11.3f} {false_items / n:11.3f}")
     return 0

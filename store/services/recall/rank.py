@@ -103,6 +103,7 @@ class RankConfig:
     generic_weight: float = 0.5  # weight in ``match`` and ``chance`` of a common word (``GENERIC``, stop words; 1: off)
     family_weight: float = 0.8  # a word's other forms (``morphology``: approval/approve, application/app; 0: off)
     single_out: bool = True  # a message more than one question: no candidate whose words another holds too
+    judge: bool = False  # the learned judge (``judge``) decides each candidate instead of ``distinct``/``single_out``
 
     def validate(self, path: str) -> None:
         from ctxproxy.config import ConfigError
@@ -124,6 +125,13 @@ class RankConfig:
         for key, ok in checks:
             if not ok:
                 raise ConfigError(f"{path}.{key}: out of range ({getattr(self, key)!r})")
+        if self.judge:
+            from . import judge
+
+            try:
+                judge.shipped()
+            except judge.JudgeError as e:
+                raise ConfigError(f"{path}.judge: {e}") from None
         if self.embeddings:
             from .embeddings import missing
 
@@ -148,6 +156,9 @@ class Scored:
     chance: float = 0.0  # how far its match is above what a random visible memory's would be, in deviations
     covers: bool = False  # it holds every specific query word (and substring) any visible memory holds
     words: frozenset = frozenset()  # the specific words of the message it holds (one per word: ``units``)
+    got: float = 0.0  # the idf mass of the message it holds (``match``'s numerator)
+    q_mass: float = 0.0  # ...the message's whole mass
+    own_mass: float = 0.0  # ...and its own terms' mass
     termset: frozenset = field(default_factory=frozenset)
 
     def parts(self) -> dict[str, float]:
@@ -357,6 +368,7 @@ def match(scored: Sequence[Scored], weights: Mapping[str, float], substrings: Se
             u = units.get("\x00" + sub, "\x00" + sub)
             best[u] = max(best.get(u, 0.0), subs[sub])
         got = sum(best.values())
+        s.got, s.q_mass = got, q_mass
         s.salient = s.salient or any(not sub.isalpha() for sub in found)  # a quoted plain word is a word
         s.words = frozenset({units.get(t, t) for t in held} | {units.get("\x00" + sub, "\x00" + sub)
                                                                  for sub in found})
@@ -370,6 +382,7 @@ def match(scored: Sequence[Scored], weights: Mapping[str, float], substrings: Se
             s.match = 0.0
             continue
         own_mass = sum(_idf(n, term_df[t] if t in term_df else df.get(t, 0)) for t in own) or q_mass
+        s.own_mass = own_mass
         s.match = min(1.0, got / min(q_mass, own_mass))
 
 

@@ -13,7 +13,7 @@ second, expanded lookup (pseudo-relevance feedback: terms of the best
 first-pass documents); decay, the floor (``rank.match``: judged by what
 each candidate matches, not by how much else the message says; a message
 more than one question keeps what its words single out: ``rank.distinct``,
-``rank.single_out``), a recalled question's reply (``rank.answers``), MMR.
+``rank.single_out``; or, ``judge = true``, the learned ``judge`` decides each candidate), a recalled question's reply (``rank.answers``), MMR.
 """
 from __future__ import annotations
 
@@ -24,6 +24,7 @@ from typing import Any, Mapping, Sequence
 from ctxproxy.store.memory_index import MAX_TERMS as LOOKED_UP, Candidate
 from ctxproxy.store.sqlite_index import Viewer
 
+from . import judge
 from . import morphology
 from . import query as queries
 from . import rank
@@ -47,6 +48,8 @@ class Recaller:
         self.sessions = sessions  # store.session_index.SessionIndex (session-index hits)
         self.config = config or RankConfig()
         self.vectors = vectors  # hybrid.VectorRecall when the embeddings extra is on
+        # the learned judge (``judge = true``): its shipped weights, read once; JudgeError when missing or corrupt
+        self.judge = judge.shipped() if self.config.judge else None
 
     def recall(self, viewer: Viewer, query: str, k: int = 8, as_of: float | None = None,
                sessions: Sequence[str] | None = None, memories: bool = True,
@@ -108,7 +111,14 @@ class Recaller:
         need = rank.terms_needed(q.weights, cfg)
         passed = [s for s in pool if rank.passes(s, cfg, need)]
         several = not q.question  # a request, a question with the task around it: about one thing
-        passed = rank.single_out(rank.distinct(passed, cfg, bool(q.focus) or several), cfg, several)
+        ruled = rank.single_out(rank.distinct(passed, cfg, bool(q.focus) or several), cfg, several)
+        if self.judge is not None:  # the learned judge decides each candidate, the rules' verdicts among its inputs
+            ok, kept_ids = {id(s) for s in passed}, {id(s) for s in ruled}
+            rows = judge.features(pool, [id(s) in ok for s in pool], [id(s) in kept_ids for s in pool], q, df,
+                                  n_docs, bool(held or held_names))
+            ruled = self.judge.keep(pool, rows) + [s for s in passed if s.vector is not None
+                                                  and s.vector >= cfg.vector_min and s.match <= 0]
+        passed = ruled
         best = max((s.match for s in passed), default=0.0)
         floor = {id(s.cand) for s in passed if s.match >= cfg.relative_floor * best or s.vector is not None
                  and s.vector >= cfg.vector_min}
