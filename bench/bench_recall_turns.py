@@ -15,7 +15,9 @@ identifiers (``Recaller.recall_output``, placed after the output by the proxy);
 ``--no-outputs`` leaves it out. The halves: ``dev``
 (``proxy/eval/turns.py``), ``old-held-out`` (``proxy/eval/turns_heldout.py``,
 read since it was used), ``fresh``, ``fresh2``, ``fresh3``, ``fresh4`` and ``fresh5`` (``proxy/eval/turns_fresh*.py``,
-each sealed once, read since) and ``ml`` (``bench/recall_turns_ml.py``). Never a sealed
+each sealed once, read since), ``ml`` (``bench/recall_turns_ml.py``), ``warehouse`` and ``genomics``
+(``bench/recall_turns_warehouse.py``, ``bench/recall_turns_genomics.py``: written by engineers who read
+neither recall nor a result, each scored once before anything was tuned on it). Never a sealed
 half: its figures come from ``ctxproxy eval --set turns`` only (the lead's
 run). The figures equal ``ctxproxy eval --set turns --no-sealed`` on the
 halves both hold, in about a second.
@@ -108,12 +110,15 @@ def run_half(half, cfg, verbose: bool, name: str, outputs: bool = True, setup=No
 def halves() -> list[tuple[str, object]]:
     """The labelled halves, by name (never a sealed one)."""
     sys.path.insert(0, str(ROOT / "bench"))
+    import recall_turns_genomics
     import recall_turns_ml
+    import recall_turns_warehouse
 
     from ctxproxy.proxy.eval import turns, turns_fresh, turns_fresh2, turns_fresh3, turns_fresh4, turns_fresh5, turns_heldout
 
     return [("dev", turns), ("old-held-out", turns_heldout), ("fresh", turns_fresh), ("fresh2", turns_fresh2),
-            ("fresh3", turns_fresh3), ("fresh4", turns_fresh4), ("fresh5", turns_fresh5), ("ml", recall_turns_ml)]
+            ("fresh3", turns_fresh3), ("fresh4", turns_fresh4), ("fresh5", turns_fresh5), ("ml", recall_turns_ml),
+            ("warehouse", recall_turns_warehouse), ("genomics", recall_turns_genomics)]
 
 
 def main(argv: list[str] | None = None) -> int:
