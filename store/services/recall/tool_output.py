@@ -153,7 +153,8 @@ def pointers(output: str, named: Collection[str], doc_freqs: DocFreqs, max_chars
     already name: its rare identifiers (``identifiers``, ``rare``) — one made of words only
     common ones (``claim_id`` where most memories are about claims: a field every record has)
     left out —, and the names to look up as substrings: dotted names, versioned names' stems,
-    compound names written apart (one whose words the user's words all name left out).
+    compound names written apart (one whose words the user's words all name, or one of whose
+    words no visible memory holds, left out).
     ``doc_freqs(keys)``: the number of visible memories and the keys' visible document
     frequencies (one read of the index, none when the output names nothing)."""
     found = tuple(t for t in identifiers(output, max_chars) if t not in named)
@@ -171,7 +172,8 @@ def pointers(output: str, named: Collection[str], doc_freqs: DocFreqs, max_chars
             return any(df.get(p, 0) <= common for p in parts[key])
 
         terms = [t for t in rare(found, df, n) if len(query_terms(t)) < 2 or names_one(t)]
-        apart = [a for a in words if names_one(a)]
+        # written apart, each of its words must be some visible memory's (else it cannot match: no lookup)
+        apart = [a for a in words if names_one(a) and all(df.get(p, 0) > 0 for p in parts[a])]
     names = tuple(dict.fromkeys(dotted_names(output, max_chars) + version_stems(output, max_chars) + tuple(apart)))
     return terms, names
 
