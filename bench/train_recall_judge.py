@@ -12,8 +12,10 @@ fact is a positive; every other candidate a negative (a turn that needs nothing
 gives negatives only).
 
 Model: logistic regression over ``judge.FEATURES`` (standardised, an L2
-penalty ``--l2``, full-batch gradient descent in numpy — needed here only; the
-judge scores in pure Python); positives and negatives weigh the same in total.
+penalty ``--l2``, full-batch Adam in numpy — needed here only; the judge
+scores in pure Python); positives and negatives weigh the same in total; the
+weights of the match's own measures (``MONOTONE``) are kept at 0 or above, so
+that more of the match never counts against a memory.
 Cut-off: on the training turns, the probability that maximises turn hit rate
 less ``--false-cost`` times the false-injection rate (both turn-level, each
 half weighing the same).
@@ -71,8 +73,17 @@ def collect(cfg) -> dict[str, list[tuple[bool, list[tuple[int, list[float]]]]]]:
     return out
 
 
+# more of the match never counts against a memory: these weights are kept at 0 or above
+MONOTONE = ("chance", "match", "anchors", "floor", "rules", "cover_query", "cover_own", "gap", "phrases",
+            "chance_share", "match_share", "cover_own_share")
+
+
 def fit(turns, l2: float, steps: int = 3000):
     import numpy as np
+
+    from ctxproxy.store.services.recall.judge import FEATURES
+
+    mono = [FEATURES.index(f) for f in MONOTONE]
 
     X = np.array([row for _, rows in turns for _, row in rows], dtype=float)
     y = np.array([lab for _, rows in turns for lab, _ in rows], dtype=float)
@@ -94,6 +105,7 @@ def fit(turns, l2: float, steps: int = 3000):
         v = b2 * v + (1 - b2) * grad * grad
         step = lr * (m / (1 - b1 ** t)) / (np.sqrt(v / (1 - b2 ** t)) + 1e-8)
         w, b = w - step[:-1], b - step[-1]
+        w[mono] = np.maximum(w[mono], 0.0)  # projected: standardising keeps a weight's sign
     weights = w / sd
     bias = b - float((w * mu / sd).sum())
     return [float(x) for x in weights], float(bias)
