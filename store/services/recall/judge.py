@@ -107,10 +107,14 @@ class Judge:
 @lru_cache(maxsize=1)
 def shipped() -> Judge:
     """The judge shipped with the package (``JudgeError`` naming the file when it is missing or corrupt)."""
-    ref = resources.files(__package__).joinpath(WEIGHTS_FILE)
+    return load(resources.files(__package__).joinpath(WEIGHTS_FILE))
+
+
+def load(ref: Any) -> Judge:
+    """A judge from a weights file (a path or a package resource)."""
     try:
         raw = ref.read_bytes()
-    except (FileNotFoundError, OSError) as e:
+    except OSError as e:
         raise JudgeError(f"the recall judge's weights {ref} are missing ({type(e).__name__})") from None
     try:
         return Judge.loads(raw)
