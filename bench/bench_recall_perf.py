@@ -130,6 +130,8 @@ def recall_latency(store, index, queries: int, rng: random.Random, vectors=None,
     recallers = {"lexical": Recaller(index), **{name: Recaller(ix) for name, ix in (also or {}).items()}}
     # a word's other forms (``family_weight``) cost one more read of the index's counts: measured beside
     recallers["lexical, no word families"] = Recaller(index, config=RankConfig(family_weight=0.0))
+    # the learned judge (``judge = true``): its features over the pool and a dot product each, measured beside
+    recallers["lexical, judge"] = Recaller(index, config=RankConfig(judge=True))
     if vectors is not None:
         cfg = RankConfig(embeddings=True)
         recallers["embeddings"] = Recaller(index, config=cfg, vectors=VectorRecall(vectors, index, vectors.embedder, cfg))
