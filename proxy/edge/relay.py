@@ -43,6 +43,29 @@ class _HeadersWithFirstWrite(web.StreamResponse):
     _send_headers_immediately = False
 
 
+# An event stream's headers wait this long for the provider's first body bytes, so that
+# both reach the client in one write; a provider still silent then gets its headers
+# relayed alone, as they came.
+HEADERS_WAIT = 0.02
+
+
+_HEADER_TASKS: set[asyncio.Task] = set()  # the loop keeps only weak references to tasks
+
+
+def _send_held_headers(resp: web.StreamResponse) -> None:
+    """A timer's callback: the held headers go out alone now (an empty write sends them;
+    once they were sent, it writes nothing)."""
+    task = asyncio.get_running_loop().create_task(resp.write(b""))
+    _HEADER_TASKS.add(task)
+    task.add_done_callback(_done_writing)
+
+
+def _done_writing(task: asyncio.Task) -> None:
+    _HEADER_TASKS.discard(task)
+    if not task.cancelled():
+        task.exception()  # a client already gone: the relay itself hears of it at its next write
+
+
 def _passed_body(request: web.Request) -> aiohttp.StreamReader | None:
     """A pass-through's body, to stream on as it arrives (None if it has none)."""
     return request.content if request.body_exists else None
@@ -135,31 +158,42 @@ class Relay:
             upstream.release()
             ex.upstream_done()
 
-    async def _start_stream(self, request: web.Request, answer: Any, upstream: Any
-                            ) -> tuple[web.StreamResponse, bytes]:
-        """The client's response, prepared, and the body bytes that arrived with
-        the provider's headers. When there are some, our headers are held back
-        to go out with them: one write to the client, not two, before its
-        first byte. The caller writes them (or ``b""``) at once."""
+    async def _start_stream(self, request: web.Request, answer: Any, upstream: Any, events: bool
+                            ) -> tuple[web.StreamResponse, bytes, asyncio.TimerHandle | None]:
+        """The client's response, prepared, the body bytes that arrived with the
+        provider's headers, and the timer that sends our headers alone if the
+        provider's first body bytes are late. Our headers are held back to go out
+        with the first body bytes: one write to the client, not two, before its
+        first byte. When some came with the provider's headers, the caller writes
+        them (or ``b""``) at once; else an event stream waits up to
+        ``HEADERS_WAIT`` for them (the timer), a pass-through not at all."""
         first = upstream.buffered()
-        cls = _HeadersWithFirstWrite if first else web.StreamResponse
+        held = bool(first) or (events and request.method != "HEAD")
+        cls = _HeadersWithFirstWrite if held else web.StreamResponse
         resp = cls(status=answer.status, headers=answer.headers)
         if request.method == "HEAD" and content_length(upstream.headers) >= 0:
             resp.content_length = content_length(upstream.headers)  # what a GET would return; no body follows
         await resp.prepare(request)
-        return resp, first
+        timer = None
+        if held and not first and HEADERS_WAIT > 0:
+            timer = asyncio.get_running_loop().call_later(HEADERS_WAIT, _send_held_headers, resp)
+        return resp, first, timer
 
     async def _relay_stream(self, request: web.Request, ex: Exchange, answer: Any, upstream: Any, events: bool
                             ) -> web.StreamResponse:
         """The provider's chunks to the client as they come: through the response
         filters (``events``), or as they are (a pass-through)."""
-        resp, first = await self._start_stream(request, answer, upstream)
+        resp, first, timer = await self._start_stream(request, answer, upstream, events)
         try:
             if first:  # b"" from the filters still sends the held headers
                 await resp.write(ex.events(first) if events else first)
             async for chunk in upstream.chunks():
                 out = ex.events(chunk) if events else chunk
-                if out:
+                if timer is not None:  # the provider's first body bytes: the held headers go with them
+                    timer.cancel()
+                    timer = None
+                    await resp.write(out)  # b"" too: the headers go now
+                elif out:
                     await resp.write(out)
             out = ex.events_end() if events else b""
             if out:
@@ -167,6 +201,9 @@ class Relay:
         except Exception as exc:
             await self._cut(request, resp, ex, exc)
             return resp
+        finally:
+            if timer is not None:
+                timer.cancel()
         await resp.write_eof()
         return resp
 

@@ -179,7 +179,7 @@ async def gated_upstream():
         await reader.readexactly(length)
         first = state["first"]
         writer.write(b"HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ntransfer-encoding: chunked\r\n"
-                     b"x-provider: gated\r\n\r\n" + chunk(first))
+                     b"x-provider: gated\r\n\r\n" + (chunk(first) if first else b""))
         await writer.drain()
         await asyncio.wait_for(state["gate"].wait(), 10)
         writer.write(chunk(STREAM[len(first):]) + b"0\r\n\r\n")
@@ -196,8 +196,8 @@ async def gated_upstream():
 FIRST_EVENT_END = STREAM.index(b"\r\n\r\n") + 4
 
 
-@pytest.mark.parametrize("first_bytes, complete_bytes", [(FIRST_EVENT_END + 9, FIRST_EVENT_END), (10, 0)],
-                         ids=["whole-first-event", "part-of-an-event"])
+@pytest.mark.parametrize("first_bytes, complete_bytes", [(FIRST_EVENT_END + 9, FIRST_EVENT_END), (10, 0), (0, 0)],
+                         ids=["whole-first-event", "part-of-an-event", "headers-alone"])
 async def test_headers_are_not_held_for_an_event_that_has_not_come(make_proxy, gated_upstream, first_bytes,
                                                                     complete_bytes):
     """The proxy sends its headers together with the provider's first bytes,
@@ -219,6 +219,42 @@ async def test_headers_are_not_held_for_an_event_that_has_not_come(make_proxy, g
                 gated_upstream["gate"].set()
                 got += await r.content.read()
     assert got == STREAM
+
+
+async def test_a_streams_headers_go_out_with_its_first_event(make_proxy, gated_upstream, monkeypatch):
+    """When the provider's headers come alone, the proxy's wait for the first event and
+    then sends headers and event in one write: one send before the client's first byte."""
+    from ctxproxy.proxy.edge import relay
+
+    monkeypatch.setattr(relay, "HEADERS_WAIT", 30.0)  # the test opens the gate; the timer never decides
+    writes: list[bytes] = []
+    real_start = relay.Relay._start_stream
+
+    async def start_stream(self, request, *args):
+        got = await real_start(self, request, *args)
+        transport = request.transport
+        real_write = transport.write
+
+        def write(data):
+            writes.append(bytes(data))
+            return real_write(data)
+
+        monkeypatch.setattr(transport, "write", write)
+        monkeypatch.setattr(transport, "writelines", lambda parts: write(b"".join(parts)))
+        gated_upstream["gate"].set()  # the provider's first event comes only now
+        return got
+
+    monkeypatch.setattr(relay.Relay, "_start_stream", start_stream)
+    gated_upstream["first"] = b""
+    proxy = await make_proxy(upstream=gated_upstream["url"])
+    body = {"model": "m", "max_tokens": 5, "stream": True, "messages": [{"role": "user", "content": "x"}]}
+    async with aiohttp.ClientSession() as s:
+        async with asyncio.timeout(10):
+            async with s.post(proxy.url + "/v1/messages", json=body) as r:
+                assert r.status == 200
+                got = await r.content.read()
+    assert got == STREAM
+    assert writes and writes[0].startswith(b"HTTP/1.1 200") and b"event: message_start" in writes[0]
 
 
 async def test_percent_encoded_paths_and_queries_go_upstream_as_sent(make_proxy, serve_handler):
