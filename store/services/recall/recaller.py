@@ -140,10 +140,11 @@ class Recaller:
                       exclude_kinds: Sequence[str] = (), goal: str = "", max_chars: int = 2000,
                       context: str = "") -> Recalled:
         """The memories a tool's ``output`` points at, for a turn whose newest item is
-        that output: a query of what the output points at that the turn's words do not name
-        (``tool_output.pointers``: its rare identifiers as strong terms, its dotted, versioned
-        and compound names as substrings), judged by the floor on those alone, and of what
-        passes only the memories holding one of them. Memories
+        that output: what the output points at that the turn's words do not name
+        (``tool_output.pointers``: its rare identifiers as strong terms, its dotted and versioned
+        names as substrings) joins the turn's query, and only memories holding one of them
+        count; then, judged on those alone with its compound names written apart too, the
+        memories that also hold a word of the turn's join them. Memories
         only: a session turn naming the same host is not what the tool's output means."""
         as_of = time.time() if as_of is None else as_of
         exclude = tuple(exclude_kinds)
@@ -152,14 +153,23 @@ class Recaller:
             return Recalled([], 0)
         # what the user's words name already, the first recall weighed: the output adds the rest
         named = queries.parse(own_words(query), own_words(goal), max_chars, context).weights
-        terms, names = tool_output.pointers(
+        terms, names, apart = tool_output.pointers(
             output, named, lambda keys: self.memories.doc_freqs(viewer, keys, as_of, exclude), max_chars)
-        if not terms and not names:
+        if not (terms or names or apart):
             return Recalled([], 0)
-        # judged on what the output points at alone: the user's words had their recall, and beside a
-        # long request's many words one rare identifier never clears the chance floor
-        return self.recall(viewer, "", k=k, as_of=as_of, exclude_kinds=exclude, max_chars=max_chars,
-                           held=terms, held_names=names)
+        got = Recalled([], 0)
+        if terms or names:  # with the turn's words: what the output names beside a short request
+            got = self.recall(viewer, query, k=k, as_of=as_of, exclude_kinds=exclude, goal=goal,
+                              max_chars=max_chars, context=context, held=terms, held_names=names)
+        if len(got.items) >= k:
+            return got
+        # and on what the output points at alone (beside a long request's many words one rare identifier
+        # never clears the chance floor), kept when the turn's words are about it too (``tool_output.about``)
+        alone = self.recall(viewer, "", k=k, as_of=as_of, exclude_kinds=exclude, max_chars=max_chars,
+                            held=terms, held_names=names + apart)
+        seen = {s.cand.memory_id for s in got.items}
+        more = [s for s in tool_output.about(alone.items, named) if s.cand.memory_id not in seen]
+        return Recalled((got.items + more)[:k], max(got.candidates, alone.candidates))
 
     def _nothing_visible(self, viewer: Viewer, now: float, sessions: Sequence[str] | None, memories: bool,
                          exclude_kinds: tuple[str, ...]) -> bool:

@@ -31,7 +31,7 @@ apart (``card_number`` → "card number"), as a memory writes them.
 from __future__ import annotations
 
 import re
-from typing import Callable, Collection, Mapping
+from typing import Any, Callable, Collection, Mapping, Sequence
 
 import orjson
 
@@ -40,6 +40,7 @@ from ctxproxy.store.memory_terms import STOPWORDS, query_terms
 from ctxproxy.store.services.digest import text_sha256
 
 from .query import read
+from .rank import own_terms, specific_term
 
 MAX_TERMS = 8  # identifiers of one output that join the query (its rarest)
 RARE_SHARE = 0.02  # a term held by more than this share of the visible memories (and...)
@@ -148,7 +149,7 @@ PART_SHARE = 0.1  # an identifier's word held by at most this share of the visib
 
 
 def pointers(output: str, named: Collection[str], doc_freqs: DocFreqs, max_chars: int = 2000
-             ) -> tuple[list[str], tuple[str, ...]]:
+             ) -> tuple[list[str], tuple[str, ...], tuple[str, ...]]:
     """What ``output`` points at that the user's words (``named``: their query's terms) do not
     already name: its rare identifiers (``identifiers``, ``rare``) — one made of words only
     common ones (``claim_id`` where most memories are about claims: a field every record has)
@@ -174,8 +175,17 @@ def pointers(output: str, named: Collection[str], doc_freqs: DocFreqs, max_chars
         terms = [t for t in rare(found, df, n) if len(query_terms(t)) < 2 or names_one(t)]
         # written apart, each of its words must be some visible memory's (else it cannot match: no lookup)
         apart = [a for a in words if names_one(a) and all(df.get(p, 0) > 0 for p in parts[a])]
-    names = tuple(dict.fromkeys(dotted_names(output, max_chars) + version_stems(output, max_chars) + tuple(apart)))
-    return terms, names
+    names = tuple(dict.fromkeys(dotted_names(output, max_chars) + version_stems(output, max_chars)))
+    return terms, names, tuple(a for a in apart if a not in names)
+
+
+def about(items: Sequence[Any], words: Collection[str]) -> list[Any]:
+    """Of the memories an output points at, those that also hold a specific word of the turn's
+    (``words``: its query's terms): one that shares none is about the thing the output names,
+    not what the turn asks ("test is failing, fix it" and a test naming ``travel_distance``:
+    not the memory explaining how travel distance is computed)."""
+    asked = {t for t in words if specific_term(t)}
+    return [s for s in items if not own_terms(s.cand).isdisjoint(asked)]
 
 
 def _whole_terms(token: str) -> list[str]:

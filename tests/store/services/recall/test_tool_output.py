@@ -102,7 +102,7 @@ def _orders(rs):
     facts = [put_memory(store, "acme", s, kind="fact", user="al") for s in FACTS]
     for s in OTHERS:
         put_memory(store, "acme", s, kind="fact", user="al")
-    words = "capacity estimate cluster minute worker shift generated".split()
+    words = "capacity estimate cluster minute worker shift generated queue latency batch".split()
     for i, (a, b) in enumerate(itertools.combinations(words, 2)):  # a request's words, each in several memories
         put_memory(store, "acme", f"The {a} and {b} notes of team {i} are in the wiki.", kind="fact", user="al")
     services.prepare(RankConfig(), sync=True)
@@ -111,17 +111,18 @@ def _orders(rs):
 
 def test_one_rare_identifier_of_the_output_is_recalled_however_long_the_request(rs):
     """The output recall is judged on what the output points at: beside a request of many
-    words, one rare identifier it names was under the chance floor and never recalled."""
+    words, one rare identifier it names was under the chance floor and never recalled (the
+    memory shares one word of the request, "checkout": what the turn is about too)."""
     (_, _, cap), recaller, al = _orders(rs)
-    ask = ("generate the capacity estimate for the new orders cluster: how many orders per minute can one worker "
-           "take in an 8h shift? use whatever the service is configured with")
+    ask = ("generate the capacity estimate for the new checkout cluster: how many orders per minute can one worker "
+           "take in an 8h shift, at what queue latency and batch size? use whatever the service is configured with")
     got = recaller.recall_output(al, ask, '41:RETRY_CAP_SECONDS = env.int("RETRY_CAP_SECONDS", default=30)\n')
     assert [s.cand.memory_id for s in got.items] == [cap.memory_id]
 
 
 def test_a_versioned_name_finds_the_memory_of_its_current_version(rs):
     (topic, _, _), recaller, al = _orders(rs)
-    got = recaller.recall_output(al, "the new notifier consumer receives nothing. check its config",
+    got = recaller.recall_output(al, "the new notifier consumer of order status changes receives nothing. check it",
                                  "bootstrap: kafka-orders:9092\ntopic: orders.status.v2\ngroup: notifier\n")
     assert [s.cand.memory_id for s in got.items] == [topic.memory_id]
 
@@ -130,7 +131,7 @@ def test_a_compound_name_finds_the_memory_that_writes_its_words_apart(rs):
     (_, card, _), recaller, al = _orders(rs)
     migration = ("ALTER TABLE accounts ADD COLUMN card_number varchar(19);\n"
                  "CREATE INDEX accounts_card_number_idx ON accounts (card_number);\n")
-    got = recaller.recall_output(al, "Someone opened this migration, review it before the DBAs see it.", migration)
+    got = recaller.recall_output(al, "Someone opened this migration for the card search, review it first.", migration)
     assert [s.cand.memory_id for s in got.items] == [card.memory_id]
     # the user's words name both of its words: the first recall weighed them, the output adds nothing
     again = recaller.recall_output(al, "does the card number column follow our rules?", migration)
@@ -143,3 +144,16 @@ def test_an_identifier_of_common_words_only_names_no_one_memory(rs):
     _, recaller, al = _orders(rs)
     got = recaller.recall_output(al, "why does this line fail?", 'log.info("placed", order_id=o.id)\n')
     assert got.items == []
+
+
+def test_a_compound_name_the_output_points_at_needs_a_word_of_the_turn(rs):
+    """A memory that writes apart a compound the output names, and shares no word of the turn, is
+    about the thing the output names, not what the turn asks ("test is failing, fix it")."""
+    store, _ = rs
+    budget = put_memory(store, "acme", "The retry budget of a checkout grows with the cart's size.", kind="fact",
+                        user="al")
+    _, recaller, al = _orders(rs)
+    out = "E   assert retry_budget(cart) == 3\nE    +  where 2 = retry_budget(cart)\n1 failed in 0.2s\n"
+    assert recaller.recall_output(al, "test is failing, fix it", out).items == []
+    got = recaller.recall_output(al, "the checkout test is failing, fix it", out)
+    assert [s.cand.memory_id for s in got.items] == [budget.memory_id]
