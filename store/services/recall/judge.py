@@ -24,6 +24,8 @@ from functools import lru_cache
 from importlib import resources
 from typing import Any, Mapping, Sequence
 
+from .rank import specific_term
+
 WEIGHTS_FILE = "recall_judge.json"
 FORMAT = 1
 
@@ -141,8 +143,6 @@ def features(pool: Sequence[Any], floor: Sequence[bool], rules: Sequence[bool], 
     by_score = {id(s): i for i, s in enumerate(sorted(pool, key=lambda s: -s.score))}
     chances = sorted((s.chance for s in pool), reverse=True)
     passing = math.log1p(sum(floor))
-    from .rank import specific_term
-
     query_size = math.log1p(sum(1 for t in query.weights if specific_term(t)))
     remarks = bool(query.focus)
     focus = query.focus
