@@ -153,9 +153,9 @@ def pointers(output: str, named: Collection[str], doc_freqs: DocFreqs, max_chars
     """What ``output`` points at that the user's words (``named``: their query's terms) do not
     already name: its rare identifiers (``identifiers``, ``rare``) — one made of words only
     common ones (``claim_id`` where most memories are about claims: a field every record has)
-    left out —, and the names to look up as substrings: dotted names, versioned names' stems,
-    compound names written apart (one whose words the user's words all name, or one of whose
-    words no visible memory holds, left out).
+    left out —, and the names to look up as substrings: dotted names and versioned names' stems,
+    then apart the compound names written apart (one whose words the user's words all name, or
+    one of whose words no visible memory holds, left out): ``(terms, names, apart)``.
     ``doc_freqs(keys)``: the number of visible memories and the keys' visible document
     frequencies (one read of the index, none when the output names nothing)."""
     found = tuple(t for t in identifiers(output, max_chars) if t not in named)
