@@ -17,6 +17,8 @@ without a transaction while it can prove nothing changed:
   committed (``committed``) its records replace the kept ones and ``at``
   moves to its id. A commit that erases what it cannot name (``note_unknown``:
   a deletion request re-freezing other sessions' snapshots) empties the cache.
+  A read that finds the environment already at the id of this process's
+  commit under way (committed, its thread not back yet) applies it itself.
 - Any other commit (another worker, another process: ``--workers N``, the
   CLI) is a gap between ``at`` and the id seen: the cache cannot tell which
   sessions it touched, so it is emptied and starts again at the id read.
@@ -162,7 +164,8 @@ class SessionCache:
 
     def committed(self, txnid: int) -> None:
         with self._lock:
-            self._early = None
+            if self._early == txnid:  # a read applied it: it did commit
+                self._early = None
             inflight, self._inflight = self._inflight, None
             if inflight is not None and inflight[0] == txnid and txnid > self.at:
                 self._apply(txnid, inflight)
