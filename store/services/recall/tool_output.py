@@ -113,7 +113,8 @@ def dotted_names(output: str, max_chars: int = 2000) -> tuple[str, ...]:
 # One name written as one token: snake_case, camelCase, kebab-case (``card_number``, ``R2_BUCKET``).
 _COMPOUND = re.compile(r"[A-Za-z][A-Za-z0-9]*(?:(?:[_-]+|(?<=[a-z0-9])(?=[A-Z]))[A-Za-z][A-Za-z0-9]*)+")
 _PIECES = re.compile(r"[A-Z]?[a-z]+|[A-Z0-9]+(?![a-z])|\d+")
-# A name with a version at its end (``claims.status.v2``, ``episodes_v7``): its stem, the version left out.
+# A name of two labels or more with a version at its end (``claims.status.v2``, ``orders_events_v7``; not
+# ``episodes_v7``): its stem, the version left out.
 _VERSIONED = re.compile(r"(?<![\w.-])([A-Za-z][A-Za-z0-9]*(?:[._-][A-Za-z][A-Za-z0-9]*)+[._-]v)\d+\b")
 MAX_APART = 4  # compound names of one output looked up written apart
 
