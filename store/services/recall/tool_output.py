@@ -198,7 +198,7 @@ def _whole_terms(token: str) -> list[str]:
         prev, before = before, piece + sep
         piece = piece.strip(".-_")
         if piece.isdigit():  # a number counts as a value: host:port, KEY=value; not a count, a line, a size
-            if len(piece) > 2 and not (len(piece) == 4 and _YEAR.fullmatch(piece)) and _valued(prev):
+            if _value_sized(piece) and _valued(prev):
                 out.append(piece)
             continue
         if not piece or piece[0].isdigit() or not _MAY_NAME.search(piece):
@@ -207,7 +207,7 @@ def _whole_terms(token: str) -> list[str]:
             if "_" in t.strip("_") and len(t) > 3:
                 out.append(t)  # an identifier as one term: localstack_host, key_id
             elif t.isdigit():
-                if len(t) > 2 and not (len(t) == 4 and _YEAR.fullmatch(t)):
+                if _value_sized(t):
                     out.append(t)  # a port, an error code; not a year
             elif len(t) > 2 and t[0].isalpha() and _DIGIT.search(t) and t not in STOPWORDS:
                 out.append(t)  # e731, a100 (not 31s, 11z: a number and its unit)
@@ -216,6 +216,11 @@ def _whole_terms(token: str) -> list[str]:
             if joined and len(joined[0]) > 3:
                 out.append(joined[0])
     return out
+
+
+def _value_sized(number: str) -> bool:
+    """Whether a number is long enough to be a port or a code (three digits or more) and is not a year."""
+    return len(number) > 2 and not (len(number) == 4 and _YEAR.fullmatch(number))
 
 
 _CODE_FILE = re.compile(r"\.(?:py|pyi|js|jsx|ts|tsx|go|rb|rs|java|kt|c|h|cc|cpp|hpp|cs|php|swift|scala|sh|sql|"
