@@ -93,7 +93,7 @@ def identifiers(output: str, max_chars: int = 2000) -> tuple[str, ...]:
 
 
 _DOTTED = re.compile(r"(?<![\w.-])[A-Za-z0-9][\w-]*(?:\.[A-Za-z0-9][\w-]*){2,}(?![\w-])")  # three labels or more
-MAX_NAMES = 4  # dotted names of one output looked up as substrings
+MAX_NAMES = 4  # dotted names of one output looked up as substrings (and as many versioned names' stems)
 
 
 def dotted_names(output: str, max_chars: int = 2000) -> tuple[str, ...]:
