@@ -1,29 +1,42 @@
-"""Train recall's learned judge (``ctxproxy.store.services.recall.judge``) over the agent turns' halves.
+"""Train recall's learned judge (``ctxproxy.store.services.recall.judge``) over the agent turns' halves
+and LoCoMo's tuned conversations.
 
     python bench/train_recall_judge.py               # leave-one-half-out table; writes recall_judge.json
     python bench/train_recall_judge.py --no-write    # the table only
-    python bench/train_recall_judge.py --false-cost 2
+    python bench/train_recall_judge.py --false-cost 2 --locomo-weight 0.5
+    python bench/train_recall_judge.py --no-locomo   # agent turns only (as before LoCoMo's rows)
 
 Rows: every candidate that reaches the judge (``rank.match`` set its parts and it
 shares a word with the turn) in each recall a turn makes — the filter's, and a
 tool-result turn's second one (``recall_output``) — read through the real store
 and recaller exactly as ``bench_recall_turns.py`` reads them. A turn's needed
 fact is a positive; every other candidate a negative (a turn that needs nothing
-gives negatives only).
+gives negatives only). LoCoMo: each question of ``bench_recall.TUNE``'s
+conversations (never ``HELD_OUT``'s) recalled as ``POST /ctx/v1/recall`` does
+(k 5, the conversation's user, ``as_of`` its last session; its turns written
+straight into the store as ``event`` memories), an evidence turn a positive —
+so that a one-sentence question's answer is a positive the judge has seen.
 
 Model: logistic regression over ``judge.FEATURES`` (standardised, an L2
 penalty ``--l2``, full-batch Adam in numpy — needed here only; the judge
-scores in pure Python); positives and negatives weigh the same in total; the
-weights of the match's own measures (``MONOTONE``) are kept at 0 or above, so
-that more of the match never counts against a memory.
-Cut-off: on the training turns, the probability that maximises turn hit rate
-less ``--false-cost`` times the false-injection rate (both turn-level, each
-half weighing the same).
+scores in pure Python); within the agent turns and within LoCoMo, positives and
+negatives weigh the same in total, LoCoMo ``--locomo-weight`` times the agent
+turns; the weights of the match's own measures (``MONOTONE``) are kept at 0 or
+above, so that more of the match never counts against a memory.
+Cut-offs, one per turn shape (``judge.SHAPES``) — a probability, or the rules'
+own verdict for that shape (``None``) —, chosen together (coordinate ascent
+from the best shared one) on the training halves: the mean over the agent
+halves of turn hit rate less ``--false-cost`` times the false-injection rate,
+among the cut-offs that keep an evidence turn of LoCoMo's tuned questions as
+often as the rules do (less ``--locomo-slack``; Recall@5 never penalises the
+other four memories, so LoCoMo counts its hits only).
 
-Measured strictly leave-one-half-out: for each half, a judge trained and
-cut off on the other halves only scores it through the real recall; beside it
-today's rules (judge off) and the judge trained on every half (in-sample), all
-in one run. The shipped file is the judge trained on every half.
+Measured strictly leave-one-half-out: for each agent half, a judge trained and
+cut off on the other halves (and LoCoMo's tuned conversations) only scores it
+through the real recall; beside it today's rules (judge off) and the judge
+trained on every half (in-sample), all in one run. The shipped file is the
+judge trained on every half. LoCoMo's held-out conversations are never read
+here: score them with ``bench/bench_recall.py --split held --set judge=true``.
 """
 from __future__ import annotations
 
@@ -41,10 +54,10 @@ class Recorder:
     """Stands in for the judge while the rows are read: records each candidate's features, keeps none."""
 
     def __init__(self) -> None:
-        self.rows: list[tuple[str, list[float]]] = []
+        self.rows: list[tuple[str, str, list[float]]] = []
 
     def keep(self, pool, rows):
-        self.rows += [(s.cand.statement, row) for s, row in zip(pool, rows) if s.match > 0]
+        self.rows += [(s.cand.statement, s.cand.external_id, row) for s, row in zip(pool, rows) if s.match > 0]
         return []
 
 
@@ -63,11 +76,69 @@ def collect(cfg) -> dict[str, list[tuple[bool, list[tuple[int, list[float]]]]]]:
             turns: list = []
 
             def on_turn(key, expect, got, turns=turns):
-                turns.append((expect is not None, [(int(bool(expect) and expect in st), row) for st, row in rec.rows]))
+                turns.append((expect is not None,
+                              [(int(bool(expect) and expect in st), row) for st, _x, row in rec.rows]))
                 rec.rows.clear()
 
             brt.run_half(half, replace(cfg, judge=True), False, name, on_turn=on_turn)
             out[name] = turns
+    finally:
+        judge.shipped = shipped
+    return out
+
+
+LOCOMO = "locomo:"  # the name of a LoCoMo conversation's "half"
+
+
+def collect_locomo(cfg) -> dict[str, list[tuple[bool, list[tuple[int, list[float]]]]]]:
+    """Per tuned LoCoMo conversation, per question: (True, [(label, features)])."""
+    import json
+    import tempfile
+    from dataclasses import replace
+
+    import bench_recall as br
+
+    from ctxproxy.store import open_store
+    from ctxproxy.store.memory_records import MemoryRecord, new_memory_id
+    from ctxproxy.store.services.recall import judge
+    from ctxproxy.store.services.recall.services import RecallServices
+    from ctxproxy.store.sqlite_index import Viewer
+
+    if not br.DATASET.exists():
+        print(f"train_recall_judge: {br.DATASET} not found; LoCoMo's rows left out", file=sys.stderr)
+        return {}
+    data = [c for c in json.loads(br.DATASET.read_text()) if c["sample_id"] in br.TUNE]
+    assert not {c["sample_id"] for c in data} & set(br.HELD_OUT)
+    rec = Recorder()
+    shipped = judge.shipped
+    judge.shipped = lambda: rec
+    out: dict = {}
+    try:
+        with tempfile.TemporaryDirectory(prefix="train-judge-locomo-") as tmp:
+            store = open_store(Path(tmp) / "store")
+            for conv in data:
+                for b in br.memories(conv)[0]:
+                    store.memories.put(MemoryRecord(
+                        tenant=br.TENANT, statement=b["statement"], kind=b["kind"], origin=b["origin"],
+                        status="active", memory_id=new_memory_id(), user=b["user"], observed_at=b["observed_at"],
+                        external_id=b["external_id"], evidence_ref=b["evidence_ref"],
+                        evidence_sessions=tuple(b["evidence_sessions"])))
+            rs = RecallServices(tmp, store)
+            try:
+                rs.prepare(replace(cfg, judge=True), sync=True)
+                recaller = rs.recaller(replace(cfg, judge=True))
+                for conv in data:
+                    bodies, last = br.memories(conv)
+                    viewer = Viewer(br.TENANT, user=conv["sample_id"])
+                    turns = []
+                    for _cat, question, gold in br.questions(conv, {b["external_id"] for b in bodies}):
+                        rec.rows.clear()
+                        recaller.recall(viewer, question, k=br.K, as_of=last)
+                        turns.append((True, [(int(x in gold), row) for _st, x, row in rec.rows]))
+                    out[LOCOMO + conv["sample_id"]] = turns
+            finally:
+                rs.close()
+                store.close()
     finally:
         judge.shipped = shipped
     return out
@@ -78,21 +149,27 @@ MONOTONE = ("chance", "match", "anchors", "floor", "rules", "cover_query", "cove
             "chance_share", "match_share", "cover_own_share")
 
 
-def fit(turns, l2: float, steps: int = 3000):
+def fit(by_half, l2: float, locomo_weight: float = 1.0, steps: int = 3000):
     import numpy as np
 
     from ctxproxy.store.services.recall.judge import FEATURES
 
     mono = [FEATURES.index(f) for f in MONOTONE]
 
-    X = np.array([row for _, rows in turns for _, row in rows], dtype=float)
-    y = np.array([lab for _, rows in turns for lab, _ in rows], dtype=float)
+    rows = [(name.startswith(LOCOMO), lab, row) for name, turns in by_half.items() for _, rs in turns
+            for lab, row in rs]
+    X = np.array([row for _, _, row in rows], dtype=float)
+    y = np.array([lab for _, lab, _ in rows], dtype=float)
+    src = np.array([loc for loc, _, _ in rows], dtype=bool)
     mu, sd = X.mean(0), X.std(0)
     sd[sd == 0] = 1.0
     Z = (X - mu) / sd
-    pos = max(1.0, y.sum())
-    neg = max(1.0, len(y) - y.sum())
-    w_row = np.where(y == 1, 0.5 / pos, 0.5 / neg)
+    w_row = np.zeros(len(y))
+    for part, weight in ((~src, 1.0), (src, locomo_weight)):  # in each source, positives and negatives alike
+        pos = max(1.0, (y[part] == 1).sum())
+        neg = max(1.0, (y[part] == 0).sum())
+        w_row[part] = weight * np.where(y[part] == 1, 0.5 / pos, 0.5 / neg)
+    w_row /= w_row.sum()
     w = np.zeros(Z.shape[1])
     b = 0.0
     m = v = np.zeros(Z.shape[1] + 1)
@@ -111,36 +188,96 @@ def fit(turns, l2: float, steps: int = 3000):
     return [float(x) for x in weights], float(bias)
 
 
-def turn_rates(turns, judge) -> tuple[int, int, int, int]:
+def turn_rates(turns, judge, probs=None) -> tuple[int, int, int, int]:
+    """Turns hit, turns needing a fact, turns with a false injection, turns (``probs``: each row's
+    (label, shape, probability, the rules' verdict), read once for many cut-offs)."""
     hits = wanted = false = 0
-    for needs, rows in turns:
-        probs = [(lab, judge.probability(row)) for lab, row in rows]
+    if probs is None:
+        probs = read(turns, judge)
+    cuts = judge.thresholds
+    for (needs, _), rows in zip(turns, probs):
+        kept = []
+        for lab, sh, p, ruled in rows:
+            cut = cuts.get(sh, judge.threshold)
+            if (ruled if cut is None else p >= cut):
+                kept.append(lab)
         wanted += needs
-        hits += needs and any(lab and p >= judge.threshold for lab, p in probs)
-        false += any(not lab and p >= judge.threshold for lab, p in probs)
+        hits += needs and any(kept)
+        false += not all(kept)
     return hits, wanted, false, len(turns)
 
 
-def cut_off(by_half, judge, false_cost: float) -> float:
-    """The cut-off maximising mean over halves of hit rate − false_cost × false rate."""
-    best, best_t = -1e9, 0.5
-    for i in range(5, 100):
-        judge.threshold = t = i / 100
-        value = 0.0
-        for turns in by_half.values():
-            h, wn, f, n = turn_rates(turns, judge)
-            value += (h / wn if wn else 0.0) - false_cost * f / n
-        if value > best + 1e-12:
-            best, best_t = value, t
-    return best_t
+def read(turns, judge):
+    from ctxproxy.store.services.recall.judge import FEATURES, shape
+
+    i = FEATURES.index("rules")
+    return [[(lab, shape(row), judge.probability(row), bool(row[i])) for lab, row in rows] for _, rows in turns]
 
 
-def train(by_half, l2: float, false_cost: float, meta=None):
+def objective(by_half, judge, false_cost: float, probs, need: float = 0.0) -> float:
+    """Mean over the agent halves of hit rate − false_cost × false rate; -inf when LoCoMo's questions
+    keep an evidence turn less often than ``need`` (pooled)."""
+    value, agent, hits, asked = 0.0, 0, 0, 0
+    for name, turns in by_half.items():
+        h, wn, f, n = turn_rates(turns, judge, probs[name])
+        if name.startswith(LOCOMO):
+            hits, asked = hits + h, asked + wn
+        else:
+            value, agent = value + (h / wn if wn else 0.0) - false_cost * f / n, agent + 1
+    if asked and hits < need * asked - 1e-9:
+        return float("-inf")
+    return value / max(1, agent)
+
+
+def rules_kept(by_half) -> float:
+    """The share of LoCoMo's questions whose evidence turn the rules keep (``rules`` among the features)."""
+    from ctxproxy.store.services.recall.judge import FEATURES
+
+    i = FEATURES.index("rules")
+    turns = [rows for name, ts in by_half.items() if name.startswith(LOCOMO) for _, rows in ts]
+    return sum(any(lab and row[i] for lab, row in rows) for rows in turns) / len(turns) if turns else 0.0
+
+
+def cut_off(by_half, judge, false_cost: float, locomo_slack: float = 0.0) -> dict[str, float | None]:
+    """One cut-off per turn shape, each in turn the best with the others held (two rounds, from one shared),
+    among those keeping LoCoMo's evidence turns as often as the rules do (less ``locomo_slack``)."""
+    from ctxproxy.store.services.recall.judge import SHAPES
+
+    probs = {name: read(turns, judge) for name, turns in by_half.items()}
+    need = rules_kept(by_half) - locomo_slack
+    grid = [i / 100 for i in range(1, 100)]
+    best_t, best = 0.5, -1e9
+    for t in grid:  # the agent turns' best shared cut-off first, then each shape's moves (the question's first)
+        judge.thresholds = dict.fromkeys(SHAPES, t)
+        v = objective(by_half, judge, false_cost, probs)
+        if v > best + 1e-12:
+            best, best_t = v, t
+    cuts = dict.fromkeys(SHAPES, best_t)
+    judge.thresholds = cuts
+    best = objective(by_half, judge, false_cost, probs, need)
+    for _round in range(2):
+        for sh in SHAPES:
+            for t in [None] + grid:  # None: the rules' verdict for that shape
+                judge.thresholds = {**cuts, sh: t}
+                v = objective(by_half, judge, false_cost, probs, need)
+                if v > best + 1e-12:
+                    best, cuts = v, {**cuts, sh: t}
+    judge.thresholds = cuts
+    return cuts
+
+
+def best_shared(cuts) -> float:
+    """The cut-off for a shape the file does not name: the request's (or any shape's that has one)."""
+    return next((c for c in (cuts["request"], *cuts.values()) if c is not None), 0.5)
+
+
+def train(by_half, l2: float, false_cost: float, locomo_weight: float = 1.0, locomo_slack: float = 0.0, meta=None):
     from ctxproxy.store.services.recall.judge import Judge
 
-    weights, bias = fit([t for turns in by_half.values() for t in turns], l2)
+    weights, bias = fit(by_half, l2, locomo_weight)
     judge = Judge(weights, bias, 0.5, meta)
-    judge.threshold = cut_off(by_half, judge, false_cost)
+    cuts = cut_off(by_half, judge, false_cost, locomo_slack)
+    judge.threshold = best_shared(cuts)
     return judge
 
 
@@ -164,6 +301,13 @@ def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--l2", type=float, default=1e-3)
     p.add_argument("--false-cost", type=float, default=1.0)
+    p.add_argument("--locomo-weight", type=float, default=1.0,
+                   help="LoCoMo's tuned rows' total weight against the agent turns' (default 1)")
+    p.add_argument("--locomo-slack", type=float, default=0.0,
+                   help="how much less often than the rules LoCoMo's evidence turns may be kept (default 0)")
+    p.add_argument("--no-locomo", action="store_true", help="the agent turns' rows only")
+    p.add_argument("--rows", metavar="FILE", help="keep the rows read in FILE and read them from it next time "
+                   "(for trying settings; the table's rules column is read fresh)")
     p.add_argument("--no-write", action="store_true")
     p.add_argument("--weights", action="store_true", help="print the shipped judge's weights")
     args = p.parse_args(argv)
@@ -171,29 +315,52 @@ def main(argv: list[str] | None = None) -> int:
     from ctxproxy.store.services.recall.rank import RankConfig
 
     cfg = RankConfig()
-    by_half = collect(cfg)
+    if args.rows and Path(args.rows).exists():  # rows read by an earlier run (over the query side of then)
+        import pickle
+
+        by_half = pickle.loads(Path(args.rows).read_bytes())
+    else:
+        by_half = collect(cfg)
+        by_half.update(collect_locomo(cfg))
+        if args.rows:
+            import pickle
+
+            Path(args.rows).write_bytes(pickle.dumps(by_half))
+    if args.no_locomo:
+        by_half = {k: v for k, v in by_half.items() if not k.startswith(LOCOMO)}
     halves = dict(brt.halves())
-    full = train(by_half, args.l2, args.false_cost,
-                 {"trained_on": sorted(by_half), "l2": args.l2, "false_cost": args.false_cost,
+    full = train(by_half, args.l2, args.false_cost, args.locomo_weight, args.locomo_slack,
+                 {"locomo_slack": args.locomo_slack, "trained_on": sorted(by_half), "l2": args.l2, "false_cost": args.false_cost,
+                  "locomo_weight": 0.0 if args.no_locomo else args.locomo_weight,
                   "rows": sum(len(r) for t in by_half.values() for _, r in t)})
+
+    def cuts(j) -> str:
+        return " ".join("rules" if j.thresholds[s] is None else f"{j.thresholds[s]:.2f}" for s in judge_mod.SHAPES)
+
     print(f"{'half':14} {'turns':>5}  {'rules hit/false':>16}  {'left-out hit/false':>18}  {'in-sample hit/false':>19}"
-          f"  cut-off")
+          f"  cut-offs ({' '.join(judge_mod.SHAPES)})", flush=True)
     totals = {k: [0, 0, 0, 0] for k in ("rules", "loho", "in")}
     for name, half in halves.items():
-        out = train({k: v for k, v in by_half.items() if k != name}, args.l2, args.false_cost)
+        out = train({k: v for k, v in by_half.items() if k != name}, args.l2, args.false_cost, args.locomo_weight,
+                    args.locomo_slack)
         cells = []
         for key, j in (("rules", None), ("loho", out), ("in", full)):
             h, wn, ft, _fi, n = score(half, cfg, j)
             totals[key] = [a + b for a, b in zip(totals[key], (h, wn, ft, n))]
-            cells.append(f"{h / wn:.3f} / {ft / n:.3f}")
-        print(f"{name:14} {n:5}  {cells[0]:>16}  {cells[1]:>18}  {cells[2]:>19}  {out.threshold:.2f}")
-    cells = [f"{t[0] / t[1]:.3f} / {t[2] / t[3]:.3f}" for t in totals.values()]
+            cells.append(f"{h / wn:.3f} / {ft / n:.3f} ({h}/{ft})")
+        print(f"{name:14} {n:5}  {cells[0]:>16}  {cells[1]:>18}  {cells[2]:>19}  {cuts(out)}", flush=True)
+    cells = [f"{t[0] / t[1]:.3f} / {t[2] / t[3]:.3f} ({t[0]}/{t[2]})" for t in totals.values()]
     print(f"{'all (pooled)':14} {totals['rules'][3]:5}  {cells[0]:>16}  {cells[1]:>18}  {cells[2]:>19}  "
-          f"{full.threshold:.2f}")
+          f"{cuts(full)}")
+    for name, turns in by_half.items():
+        if name.startswith(LOCOMO):  # a rough reading (any evidence turn kept, ignoring top 5): bench_recall's is real
+            h, wn, _f, _n = turn_rates(turns, full)
+            print(f"{name:14} {wn:5}  in-sample any evidence kept {h / wn:.3f} (rules "
+                  f"{rules_kept({name: turns}):.3f})")
     if args.weights:
         for f, w in zip(judge_mod.FEATURES, full.weights):
             print(f"  {f:12} {w:+.3f}")
-        print(f"  {'bias':12} {full.bias:+.3f}  cut-off {full.threshold:.2f}")
+        print(f"  {'bias':12} {full.bias:+.3f}  cut-offs {cuts(full)}")
     if not args.no_write:
         path = Path(judge_mod.__file__).with_name(judge_mod.WEIGHTS_FILE)
         path.write_text(full.dumps())

@@ -12,8 +12,12 @@ a request with side remarks, a tool's output). The floor's own verdicts
 (``rank.passes``, and what ``distinct``/``single_out`` keep) are two of them.
 
 The model is a logistic regression: a dot product over the features and a
-cut-off, shipped as ``recall_judge.json`` in this package and trained by
-``bench/train_recall_judge.py`` over the agent turns' labelled halves.
+cut-off per shape of the turn (``SHAPES``: one plain question, a request, a
+tool's output), or for a shape, no cut-off but the rules' own verdict (``None``:
+on one-sentence questions no cut-off kept LoCoMo's answers as often as the
+rules without letting in as many unrelated memories as the rules do), shipped as ``recall_judge.json`` in this package and trained by
+``bench/train_recall_judge.py`` over the agent turns' labelled halves and
+LoCoMo's tuned conversations.
 """
 from __future__ import annotations
 
@@ -65,19 +69,46 @@ FEATURES = (
 )
 
 
+# the shapes of a turn, each with its own cut-off: what the recall reads (a tool's output, ``recall_output``),
+# else one question saying nothing else, else a request (or a question with the task around it)
+SHAPES = ("question", "request", "output")
+_QUESTION, _REMARKS, _OUTPUT, _RULES = (FEATURES.index(f) for f in ("question", "remarks", "output", "rules"))
+
+
+def shape(row: Sequence[float]) -> str:
+    """The shape of the turn a features row was read from (``SHAPES``)."""
+    if row[_OUTPUT]:
+        return "output"
+    return "question" if row[_QUESTION] and not row[_REMARKS] else "request"
+
+
 class JudgeError(RuntimeError):
     """The judge's weights are missing or unreadable."""
 
 
 class Judge:
     def __init__(self, weights: Sequence[float], bias: float, threshold: float = 0.5,
-                 meta: Mapping[str, Any] | None = None):
+                 meta: Mapping[str, Any] | None = None, thresholds: Mapping[str, float | None] | None = None):
         if len(weights) != len(FEATURES):
             raise JudgeError(f"{len(weights)} weights for {len(FEATURES)} features")
+        unknown = set(thresholds or {}) - set(SHAPES)
+        if unknown:
+            raise JudgeError(f"a cut-off for an unknown shape {sorted(unknown)[0]!r}")
         self.weights = [float(w) for w in weights]
         self.bias = float(bias)
-        self.threshold = float(threshold)
+        self.threshold = float(threshold)  # the cut-off of a shape ``thresholds`` does not name
+        # a shape's cut-off; None: the rules' verdict stands for that shape
+        self.thresholds = {k: None if v is None else float(v) for k, v in (thresholds or {}).items()}
         self.meta = dict(meta or {})
+
+    def cut(self, row: Sequence[float]) -> float | None:
+        """The cut-off for a candidate of this row's turn shape (None: the rules decide that shape)."""
+        return self.thresholds.get(shape(row), self.threshold)
+
+    def decides(self, row: Sequence[float]) -> bool:
+        """Whether the candidate of this features row is kept."""
+        cut = self.cut(row)
+        return bool(row[_RULES]) if cut is None else self.probability(row) >= cut
 
     def probability(self, row: Sequence[float]) -> float:
         z = self.bias + sum(w * x for w, x in zip(self.weights, row))
@@ -85,11 +116,12 @@ class Judge:
 
     def keep(self, pool: Sequence[Any], rows: Sequence[Sequence[float]]) -> list[Any]:
         """The candidates of ``pool`` to offer (``rows``: their ``features``)."""
-        return [s for s, row in zip(pool, rows) if s.match > 0 and self.probability(row) >= self.threshold]
+        return [s for s, row in zip(pool, rows) if s.match > 0 and self.decides(row)]
 
     def dumps(self) -> str:
         return json.dumps({"format": FORMAT, "features": list(FEATURES), "weights": self.weights, "bias": self.bias,
-                           "threshold": self.threshold, "meta": self.meta}, indent=1, sort_keys=True) + "\n"
+                           "threshold": self.threshold, "thresholds": self.thresholds, "meta": self.meta},
+                          indent=1, sort_keys=True) + "\n"
 
     @classmethod
     def loads(cls, raw: str | bytes) -> "Judge":
@@ -99,7 +131,7 @@ class Judge:
                 raise JudgeError(f"unknown format {body.get('format')!r}")
             if list(body["features"]) != list(FEATURES):
                 raise JudgeError("its features are not this version's")
-            return cls(body["weights"], body["bias"], body["threshold"], body.get("meta"))
+            return cls(body["weights"], body["bias"], body["threshold"], body.get("meta"), body.get("thresholds"))
         except JudgeError:
             raise
         except (ValueError, KeyError, TypeError, AttributeError) as e:

@@ -1,6 +1,7 @@
 """The learned judge of recall candidates (``judge = true``), through the real recall (real LMDB store,
-real SQLite index, the shipped weights): a turn that names only a subject several memories share
-gets none of them, a turn that needs a fact keeps it, and weights that are missing or corrupt stop
+real SQLite index, the shipped weights): a request that names only a subject several memories share
+gets none of them, a one-sentence question keeps the rules' verdict, a turn that needs a fact keeps it,
+each turn shape has its own cut-off, and weights that are missing or corrupt stop
 the start-up with the file's name."""
 from __future__ import annotations
 
@@ -46,11 +47,16 @@ def ask(rs):
     return ask
 
 
-def test_a_turn_naming_only_a_shared_subject_gets_none_of_its_memories(ask):
+def test_a_request_naming_only_a_shared_subject_gets_none_of_its_memories(ask):
+    # each shares "staging" far above chance and nothing else of the turn
+    assert ask("Staging is down again. Can you check the logs and tell me what happened?", judge=True) == set()
+
+
+def test_a_one_sentence_question_keeps_the_rules_verdict(ask):
+    # no cut-off kept LoCoMo's answers as often as the rules without as many unrelated memories: the rules decide
     turn = "staging is down again, can you check the logs and tell me what happened?"
-    # each shares "staging" far above chance and nothing else of the turn: the rules let them in
-    assert set(SAME_SUBJECT) <= ask(turn, judge=False)
-    assert ask(turn, judge=True) == set()
+    assert judge.shipped().thresholds["question"] is None
+    assert set(SAME_SUBJECT) <= ask(turn, judge=True) == ask(turn, judge=False)
 
 
 def test_a_turn_that_needs_a_fact_keeps_it(ask):
@@ -62,9 +68,16 @@ def test_a_turn_that_needs_a_fact_keeps_it(ask):
                judge=True) == {PORT}
 
 
+def test_a_one_sentence_questions_answer_is_kept(ask):
+    # a plain question (LoCoMo's shape through POST /ctx/v1/recall) is held to its own cut-off
+    assert PORT in ask("which port does staging listen on?", judge=True)
+    assert PORT in ask("What port is used by staging?", judge=True)
+
+
 def test_the_shipped_weights_are_this_versions(ask):
     j = judge.shipped()
     assert len(j.weights) == len(judge.FEATURES) and 0 < j.threshold < 1
+    assert set(j.thresholds) == set(judge.SHAPES) and all(t is None or 0 < t < 1 for t in j.thresholds.values())
     assert RankConfig(judge=True).validate("filters.recall.rank") is None
 
 
@@ -88,6 +101,10 @@ def test_missing_weights_stop_the_start_up_with_the_files_name(monkeypatch, rs):
      "not this version's"),
     (json.dumps({"format": 1, "features": list(judge.FEATURES), "weights": [1.0], "bias": 0,
                  "threshold": 0.5}).encode(), "1 weights for"),
+    (json.dumps({"format": 1, "features": list(judge.FEATURES), "weights": [0.0] * len(judge.FEATURES), "bias": 0,
+                 "threshold": 0.5, "thresholds": {"question": 0.5, "essay": 0.1}}).encode(), "unknown shape 'essay'"),
+    (json.dumps({"format": 1, "features": list(judge.FEATURES), "weights": [0.0] * len(judge.FEATURES), "bias": 0,
+                 "threshold": 0.5, "thresholds": ["question"]}).encode(), "unreadable"),
 ])
 def test_corrupt_weights_fail_clearly(tmp_path, body, why):
     path = tmp_path / "recall_judge.json"
@@ -97,8 +114,36 @@ def test_corrupt_weights_fail_clearly(tmp_path, body, why):
 
 
 def test_the_trainer_writes_what_the_judge_reads(tmp_path):
-    j = judge.Judge([0.5] * len(judge.FEATURES), -1.0, 0.7, {"trained_on": ["dev"]})
+    j = judge.Judge([0.5] * len(judge.FEATURES), -1.0, 0.7, {"trained_on": ["dev"]}, {"question": None, "output": 0.9})
     path = tmp_path / "w.json"
     path.write_text(j.dumps())
     back = judge.load(path)
-    assert (back.weights, back.bias, back.threshold, back.meta) == (j.weights, j.bias, j.threshold, j.meta)
+    assert (back.weights, back.bias, back.threshold, back.thresholds, back.meta) == \
+        (j.weights, j.bias, j.threshold, j.thresholds, j.meta)
+
+
+class _Cand:
+    match = 1.0
+
+
+def _row(**on: float) -> list[float]:
+    return [on.get(f, 0.0) for f in judge.FEATURES]
+
+
+def test_each_turn_shape_has_its_own_cut_off():
+    # every row reads 0.5 (no weight, no bias): kept where its shape's cut-off is at or under it
+    j = judge.Judge([0.0] * len(judge.FEATURES), 0.0, 0.6, thresholds={"question": 0.4, "request": 0.7})
+    rows = {"question": _row(question=1), "request": _row(question=1, remarks=1), "plain request": _row(),
+            "output": _row(output=1, question=1)}
+    assert {k: judge.shape(r) for k, r in rows.items()} == {
+        "question": "question", "request": "request", "plain request": "request", "output": "output"}
+    pool = {k: _Cand() for k in rows}
+    kept = j.keep(list(pool.values()), list(rows.values()))
+    assert [k for k, c in pool.items() if c in kept] == ["question"]  # the output falls back on 0.6
+    j.thresholds["output"] = 0.5
+    assert pool["output"] in j.keep(list(pool.values()), list(rows.values()))
+    # None: the rules' verdict (the ``rules`` feature) stands for that shape, whatever the probability
+    j.thresholds["question"] = None
+    ruled = {"kept": _row(question=1, rules=1), "dropped": _row(question=1)}
+    pool = {k: _Cand() for k in ruled}
+    assert [k for k, c in pool.items() if c in j.keep(list(pool.values()), list(ruled.values()))] == ["kept"]
