@@ -79,6 +79,7 @@ log = logging.getLogger("ctxproxy.filters.identify")
 
 FINGERPRINT_BYTES = 1 << 20  # fingerprints remembered (~4K: the keys hold no text)
 CONTINUED_BYTES = 256 << 10  # requests followed, by digest (``_continued``; ~1K: digests and ids only)
+ANCHORS_BYTES = 128 << 10  # a request's answer anchor, by its digest (~900: a digest and ~66 characters)
 # A request sent again that continued no answer is decided again from the store after this
 # long (an answer filed since in this process is seen at once; one another worker filed, then).
 MISS_SECONDS = 2.0
@@ -101,6 +102,9 @@ class IdentifyConfig:
             raise ConfigError(f"{path}.chain_memory: must be 0 (off) or more, got {self.chain_memory}")
 
 
+_ANCHOR_BYTES = SLOT_BYTES + sys.getsizeof(b"0" * 16) + sys.getsizeof("")  # an anchor entry, but its characters
+
+
 class IdentifyFilter(Filter):
     name = "identify"
     required = True  # an unidentified turn could mix tenants
@@ -115,6 +119,8 @@ class IdentifyFilter(Filter):
         self._fingerprints = ByteLRU(FINGERPRINT_BYTES, "session fingerprints")
         # requests followed before (by their digest): the same request again is not read again
         self._continued = ByteLRU(CONTINUED_BYTES, "conversations followed")
+        # the anchor its answer is filed under, by the request's digest: the same bytes, the same anchor
+        self._anchors = ByteLRU(ANCHORS_BYTES, "answer anchors")
 
     @classmethod
     def create(cls, config: IdentifyConfig | None, services: Services) -> "IdentifyFilter":
@@ -131,11 +137,16 @@ class IdentifyFilter(Filter):
         view = turn.request
         if ident.supplied or view is None or store is None:
             return  # the agent names its session on every request: nothing to follow
-        try:
-            anchor = cont.request_anchor(view)
-        except Exception as exc:  # the turn goes on; its answer is just not filed
-            log.warning("turn %s: continuity anchor failed: %s", turn.turn_id, type(exc).__name__)
-            return
+        digest = turn.request_digest  # made when identify followed the request by it
+        anchor = self._anchors.get(digest) if digest is not None else None
+        if anchor is None:
+            try:
+                anchor = cont.request_anchor(view)
+            except Exception as exc:  # the turn goes on; its answer is just not filed
+                log.warning("turn %s: continuity anchor failed: %s", turn.turn_id, type(exc).__name__)
+                return
+            if digest is not None:
+                self._anchors.put(digest, anchor, _ANCHOR_BYTES + len(anchor))
         # Filed when the answer completes, as the client received it, before its last bytes go out.
         relayed(turn).when_complete(lambda answer: self._file(turn, anchor, answer))
 

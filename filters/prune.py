@@ -223,6 +223,8 @@ class PruneFilter(Filter):
         self._ids = ByteLRU(memo_bytes, "prune ids")  # (tenant, session, call, memo_key(content)) -> (digest, pruned id)
         self._stubs = ByteLRU(memo_bytes, "prune stubs")
         self._result_tokens = ByteLRU(memo_bytes, "prune result tokens")
+        # a turn with nothing pruned before and below the trigger: one state, read-only, shared
+        self._nothing = PruneState((), False, None, None, self.config.trigger_tokens, 0, None)  # type: ignore[arg-type]
         if store is None:
             log.warning("prune: no store available; tool outputs will not be pruned")
 
@@ -246,7 +248,7 @@ class PruneFilter(Filter):
         decisions: Mapping[str, dict] = mine.get("d") or {}
         if not decisions and _below_trigger(view, self.config.trigger_tokens):
             # nothing pruned before to apply again, nothing new to prune: its results are not read
-            self._edit(turn, _Plan())
+            turn.state[self.name] = self._nothing
             return None
 
         plan = self.plan(turn, results, decisions)

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import json
 
-from apicalls import AUTH, PATHS, config
+from apicalls import AUTH, PATHS, config, whole_text
 from callcount import counting
 from enginedriver import EngineDriver
 
@@ -313,3 +313,22 @@ async def test_prune_reads_no_result_of_a_request_below_its_trigger(tmp_path, mo
     async with EngineDriver(config(tmp_path, "[filters.prune]\ntrigger_tokens = 200\n")) as drive:
         got = await send(drive, history(answered=False))
         assert len(plans) == 1 and got.forwarded.body == history(answered=False)
+
+
+async def test_identify_reads_the_answer_anchor_of_a_request_sent_again_once(tmp_path, monkeypatch):
+    from ctxproxy.filters.identify import _ANCHOR_BYTES
+    from ctxproxy.store.bounded import entry_bytes
+
+    anchors = counting(monkeypatch, continuity, "request_anchor")
+    async with EngineDriver(config(tmp_path)) as drive:
+        drive.script(*[Reply.text(ANSWER)] * 3)
+        turns = [await send(drive, history(answered=False)) for _ in range(3)]
+        assert len(anchors) == 1  # the same bytes and headers: the anchor kept by the request's digest
+        assert whole_text("chat", turns[-1].body) == ANSWER
+        # the answer was filed under the kept anchor: the conversation that continues it is followed
+        followed = await send(drive, history())
+        assert len(anchors) == 2
+        assert followed.turn.identity.session == turns[0].turn.identity.session
+        assert followed.turn.identity.source == "continuity"
+    anchor = "t:" + "0" * 64
+    assert _ANCHOR_BYTES + len(anchor) == entry_bytes(b"0" * 16, anchor)
