@@ -59,7 +59,6 @@ def run_half(half, cfg, verbose: bool, name: str, outputs: bool = True, setup=No
         seen.append((s, ok))
         return ok
 
-    rank.passes = spy
     hits = wanted = false_turns = false_items = n = 0
     with tempfile.TemporaryDirectory(prefix="bench-recall-turns-") as tmp:
         store = open_store(Path(tmp) / "store")
@@ -68,6 +67,7 @@ def run_half(half, cfg, verbose: bool, name: str, outputs: bool = True, setup=No
                                             status="active", memory_id=new_memory_id(), user="dev",
                                             project=half.PROJECT))
         rs = RecallServices(tmp, store)
+        rank.passes = spy  # restored in the finally below, so a failing half leaves rank as it was
         try:
             rs.prepare(cfg, sync=True)
             recaller = rs.recaller(cfg)
