@@ -174,7 +174,8 @@ def pointers(output: str, named: Collection[str], doc_freqs: DocFreqs, max_chars
             return any(df.get(p, 0) <= common for p in parts[key])
 
         terms = [t for t in rare(found, df, n) if len(query_terms(t)) < 2 or names_one(t)]
-        # written apart, each of its words must be some visible memory's (else it cannot match: no lookup)
+        # written apart, each of its words must be some visible memory's: else it matches only inside a longer
+        # word ("media dev" in "media development"), a coincidence, and is not looked up
         apart = [a for a in words if names_one(a) and all(df.get(p, 0) > 0 for p in parts[a])]
     names = tuple(dict.fromkeys(dotted_names(output, max_chars) + version_stems(output, max_chars)))
     return terms, names, tuple(a for a in apart if a not in names)
