@@ -11,7 +11,9 @@
    WHERE clause, BM25, decay, floor, MMR. p50 / p95 / p99 in ms. Beside it,
    a tool-result turn: the same recall and the second one that reads a
    40-line log's rare identifiers (``recall_output``; a ``host:port`` whose
-   number one memory of the caller's tenant holds, so it runs in full).
+   number one memory of the caller's tenant holds, so it runs in full), and
+   the same recall without word families (``family_weight = 0``) and with
+   the learned judge (``judge = true``).
 3. Per turn: the same Anthropic request through three proxies in this one
    process, in front of the scripted provider: the no-op aiohttp proxy,
    ctxproxy with its default pipeline minus recall, and ctxproxy with it
