@@ -8,7 +8,8 @@ trained, and its cut-off chosen out of fold, with that bank left out in every la
 ``train_gate.py --leave-out`` does, but the features are read once for every run); then the left-out
 bank is scored per language: attacks blocked and clean memories falsely blocked, by the model alone, the
 rules alone and the gate (either). Beside each, the same model's in-training figures on the author banks
-it was trained on (what a tuned figure looks like). Reads the dev split only: the sealed bank
+it was trained on (what a tuned figure looks like). Bank by bank, every configuration in turn, so the runs
+compared for one bank are side by side in time and machine load. Reads the dev split only: the sealed bank
 (``bench/gate_corpus/fresh6/``) is never read. ``--out FILE`` appends one JSON line per run;
 ``--misses-dir DIR`` writes each run's left-out texts with their margins and verdicts.
 """
@@ -66,7 +67,7 @@ def main() -> None:
     texts += [t for name in args.extra_bank for t in gate_corpora._parallel_bank(name, "now dev")]
     every = [t for t in texts if t.split == "dev" and t.label in ("attack", "clean")]
     scripts_all = [threat_model.script_of(normalise(t.text[:tg.TRAIN_CHARS])) for t in every]
-    seg_cache: dict[bool, tuple] = {}
+    seg_cache: dict[tuple[bool, bool], tuple] = {}
     rule_cache: dict[int, bool] = {}
 
     def ruled(i: int) -> bool:
@@ -74,80 +75,81 @@ def main() -> None:
             rule_cache[i] = scan_rules(every[i].text) is not None
         return rule_cache[i]
 
-    for cfg in configs:
+    # bank by bank, every configuration in turn: the runs of one bank are side by side in time (and load)
+    for bank, cfg in [(bk, c) for bk in args.leave_out.split(",") for c in configs]:
         opts = tg.parser().parse_args(shlex.split(cfg) + ["--corpora", args.corpora])
-        mood = not opts.no_mood
-        if mood not in seg_cache:
-            seg_cache[mood] = tg.segments(every, mood)
-            print(f"segments read ({'moods' if mood else 'no moods'}); {time.time() - t0:.0f}s", flush=True)
-        owner_all, trained_all, feats_all = seg_cache[mood]
-        for bank in args.leave_out.split(","):
-            out_idx = [i for i, t in enumerate(every) if tg.left_out(t, bank)]
-            in_idx = [i for i, t in enumerate(every) if not tg.left_out(t, bank)]
-            if not out_idx:
-                raise SystemExit(f"--leave-out {bank!r}: no dev text is in that bank")
-            new_of = np.full(len(every), -1)
-            new_of[in_idx] = np.arange(len(in_idx))
-            dev = [every[i] for i in in_idx]
-            rows = np.flatnonzero(new_of[owner_all] >= 0)
-            owner = new_of[owner_all[rows]]
-            trained = trained_all[rows]
-            feats = [feats_all[r] for r in rows]
-            vocab, X, y, _, sw, mult, size = tg.design(dev, owner, trained, feats, opts)
-            scripts = [scripts_all[i] for i in in_idx]
-            best = tg.out_of_fold(dev, X, y, sw, owner, trained, size, opts)
-            one, cut = tg.calibrate(dev, best, scripts, opts)
-            tr = np.flatnonzero(trained)
-            w, b, _ = tg.train(X.take(tr), y[tr], sw[tr], size, opts)
-            # the left-out bank, scored by the model that never saw it
-            lrows = np.flatnonzero(np.isin(owner_all, out_idx))
-            lpos = {i: k for k, i in enumerate(out_idx)}
-            L = tg.Matrix([np.array(sorted(vocab[f] for f in feats_all[r] if f in vocab), dtype=np.int64)
-                           for r in lrows], np.array([len(feats_all[r]) for r in lrows], dtype=np.float64),
-                          opts.evidence_floor, mult)
-            lbest = np.full(len(out_idx), -1e9)
-            np.maximum.at(lbest, np.array([lpos[o] for o in owner_all[lrows]]), L.dot(w) + b)
-            left = [every[i] for i in out_idx]
-            lscripts = [scripts_all[i] for i in out_idx]
-            lmodel = verdicts(range(len(left)), lbest, lscripts, one, cut)
-            lrules = np.array([ruled(i) for i in out_idx])
-            langs = sorted({t.lang for t in left})
-            held = rates(left, lmodel, lrules, langs)
-            # in training: the same model on the author banks it was trained on
-            ins = np.full(len(dev), -1e9)
-            np.maximum.at(ins, owner, X.dot(w) + b)
-            auth = [k for k, t in enumerate(dev) if tg.bank_of(t) in tg.AUTHORS]
-            imodel = verdicts(auth, ins, scripts, one, cut)
-            irules = np.array([ruled(in_idx[k]) for k in auth])
-            insample = rates([dev[k] for k in auth], imodel, irules, langs)
-            oof_auth = verdicts(auth, best, scripts, one, cut)
-            oof = rates([dev[k] for k in auth], oof_auth, irules, langs)
-            rec = {"config": cfg, "left_out": bank, "threshold_margin": round(one, 3),
-                   "script_margins": {k: round(v, 3) for k, v in cut.items()},
-                   "left_out_rates": held, "in_training_author_rates": insample,
-                   "out_of_fold_author_rates": oof, "seconds": round(time.time() - t0)}
-            a = held["all"]
-            print(f"[{cfg or 'defaults'}] {bank} left out: blocked model/rules/gate {a['blocked']} of "
-                  f"{a['attacks']}; clean falsely blocked {a['false']} of {a['clean']} "
-                  f"(margin {one:.3f}, {rec['script_margins']})", flush=True)
-            for lang in langs:
-                r = held[lang]
-                print(f"    {lang}: blocked {r['blocked']} ({r['attacks']}), false {r['false']} of {r['clean']}")
-            print(f"    in training (author banks): blocked {insample['all']['blocked']}, false "
-                  f"{insample['all']['false']} of {insample['all']['clean']}; out of fold: blocked "
-                  f"{oof['all']['blocked']}, false {oof['all']['false']} of {oof['all']['clean']}; "
+        key = (not opts.no_mood, opts.structure)
+        if key not in seg_cache:
+            seg_cache[key] = tg.segments(every, *key)
+            print(f"segments read ({'moods' if key[0] else 'no moods'}, {'crosses' if key[1] else 'no crosses'}); "
                   f"{time.time() - t0:.0f}s", flush=True)
-            if args.out:
-                with open(args.out, "a", encoding="utf-8") as f:
-                    f.write(json.dumps(rec, ensure_ascii=False) + "\n")
-            if args.misses_dir:
-                name = "".join(c if c.isalnum() else "_" for c in cfg)[:60] or "defaults"
-                stem = "".join(c if c.isalnum() else "_" for c in bank)
-                with open(Path(args.misses_dir) / f"{stem}__{name}.jsonl", "w", encoding="utf-8") as f:
-                    for t, s_, g, r in zip(left, lbest, lmodel | lrules, lrules):
-                        f.write(json.dumps({"lang": t.lang, "label": t.label, "margin": round(float(s_), 3),
-                                            "rules": bool(r), "blocked": bool(g), "text": t.text},
-                                           ensure_ascii=False) + "\n")
+        owner_all, trained_all, feats_all = seg_cache[key]
+        out_idx = [i for i, t in enumerate(every) if tg.left_out(t, bank)]
+        in_idx = [i for i, t in enumerate(every) if not tg.left_out(t, bank)]
+        if not out_idx:
+            raise SystemExit(f"--leave-out {bank!r}: no dev text is in that bank")
+        new_of = np.full(len(every), -1)
+        new_of[in_idx] = np.arange(len(in_idx))
+        dev = [every[i] for i in in_idx]
+        rows = np.flatnonzero(new_of[owner_all] >= 0)
+        owner = new_of[owner_all[rows]]
+        trained = trained_all[rows]
+        feats = [feats_all[r] for r in rows]
+        vocab, X, y, _, sw, mult, size = tg.design(dev, owner, trained, feats, opts)
+        scripts = [scripts_all[i] for i in in_idx]
+        best = tg.out_of_fold(dev, X, y, sw, owner, trained, size, opts)
+        one, cut = tg.calibrate(dev, best, scripts, opts)
+        tr = np.flatnonzero(trained)
+        w, b, _ = tg.train(X.take(tr), y[tr], sw[tr], size, opts)
+        # the left-out bank, scored by the model that never saw it
+        lrows = np.flatnonzero(np.isin(owner_all, out_idx))
+        lpos = {i: k for k, i in enumerate(out_idx)}
+        L = tg.Matrix([np.array(sorted(vocab[f] for f in feats_all[r] if f in vocab), dtype=np.int64)
+                       for r in lrows], np.array([len(feats_all[r]) for r in lrows], dtype=np.float64),
+                      opts.evidence_floor, mult)
+        lbest = np.full(len(out_idx), -1e9)
+        np.maximum.at(lbest, np.array([lpos[o] for o in owner_all[lrows]]), L.dot(w) + b)
+        left = [every[i] for i in out_idx]
+        lscripts = [scripts_all[i] for i in out_idx]
+        lmodel = verdicts(range(len(left)), lbest, lscripts, one, cut)
+        lrules = np.array([ruled(i) for i in out_idx])
+        langs = sorted({t.lang for t in left})
+        held = rates(left, lmodel, lrules, langs)
+        # in training: the same model on the author banks it was trained on
+        ins = np.full(len(dev), -1e9)
+        np.maximum.at(ins, owner, X.dot(w) + b)
+        auth = [k for k, t in enumerate(dev) if tg.bank_of(t) in tg.AUTHORS]
+        imodel = verdicts(auth, ins, scripts, one, cut)
+        irules = np.array([ruled(in_idx[k]) for k in auth])
+        insample = rates([dev[k] for k in auth], imodel, irules, langs)
+        oof_auth = verdicts(auth, best, scripts, one, cut)
+        oof = rates([dev[k] for k in auth], oof_auth, irules, langs)
+        rec = {"config": cfg, "left_out": bank, "threshold_margin": round(one, 3),
+               "script_margins": {k: round(v, 3) for k, v in cut.items()},
+               "left_out_rates": held, "in_training_author_rates": insample,
+               "out_of_fold_author_rates": oof, "seconds": round(time.time() - t0)}
+        a = held["all"]
+        print(f"[{cfg or 'defaults'}] {bank} left out: blocked model/rules/gate {a['blocked']} of "
+              f"{a['attacks']}; clean falsely blocked {a['false']} of {a['clean']} "
+              f"(margin {one:.3f}, {rec['script_margins']})", flush=True)
+        for lang in langs:
+            r = held[lang]
+            print(f"    {lang}: blocked {r['blocked']} ({r['attacks']}), false {r['false']} of {r['clean']}")
+        print(f"    in training (author banks): blocked {insample['all']['blocked']}, false "
+              f"{insample['all']['false']} of {insample['all']['clean']}; out of fold: blocked "
+              f"{oof['all']['blocked']}, false {oof['all']['false']} of {oof['all']['clean']}; "
+              f"{time.time() - t0:.0f}s", flush=True)
+        if args.out:
+            with open(args.out, "a", encoding="utf-8") as f:
+                f.write(json.dumps(rec, ensure_ascii=False) + "\n")
+        if args.misses_dir:
+            name = "".join(c if c.isalnum() else "_" for c in cfg)[:60] or "defaults"
+            stem = "".join(c if c.isalnum() else "_" for c in bank)
+            with open(Path(args.misses_dir) / f"{stem}__{name}.jsonl", "w", encoding="utf-8") as f:
+                for t, s_, g, r in zip(left, lbest, lmodel | lrules, lrules):
+                    f.write(json.dumps({"lang": t.lang, "label": t.label, "margin": round(float(s_), 3),
+                                        "rules": bool(r), "blocked": bool(g), "text": t.text},
+                                       ensure_ascii=False) + "\n")
 
 
 if __name__ == "__main__":

@@ -8,7 +8,8 @@ only** (attacks against clean text; harmful-content requests are not
 injections and are left out). The held-out split is never read here.
 
 - Features: ``threat_model.features`` (character 2-4-grams, word pairs, word
-  classes and, unless ``--no-mood``, sentence moods), those in at least two training rows; a row is scaled by
+  classes and, unless ``--no-mood``, sentence moods; with ``--structure``, the order x object
+  crosses of ``threat_structure``), those in at least two training rows; a row is scaled by
   1/sqrt(max(its n-grams, ``--evidence-floor``)) as the gate scales it.
 - Rows: the gate scores every segment of a statement (whole, windows, clauses)
   and keeps the highest, so every segment of a clean text is a negative; an
@@ -296,7 +297,7 @@ def score_left_out(left, vocab, mult, X, y, sw, trained, size, threshold_margin,
     w, b, _ = train(X.take(tr), y[tr], sw[tr], size, args)
     owner, feats = [], []
     for i, t in enumerate(left):
-        for fs in segment_features(normalise(t.text[:TRAIN_CHARS]), mood=not args.no_mood):
+        for fs in segment_features(normalise(t.text[:TRAIN_CHARS]), mood=not args.no_mood, structure=args.structure):
             owner.append(i)
             feats.append(fs)
     rows = [np.array(sorted(vocab[f] for f in fs if f in vocab), dtype=np.int64) for fs in feats]
@@ -354,7 +355,7 @@ def design(dev, owner_a: np.ndarray, trained: np.ndarray, feats: list[set[str]],
     return vocab, X, y, y_text, sw, mult, size
 
 
-def segments(dev, mood: bool) -> tuple[np.ndarray, np.ndarray, list[set[str]]]:
+def segments(dev, mood: bool, structure: bool = False) -> tuple[np.ndarray, np.ndarray, list[set[str]]]:
     """Every segment the gate scores (whole, windows, clauses) of every text: its owner, whether it is
     trained on (an attack's whole text, its clauses may be benign; every segment of a clean text), and
     its features."""
@@ -362,7 +363,7 @@ def segments(dev, mood: bool) -> tuple[np.ndarray, np.ndarray, list[set[str]]]:
     train_row: list[bool] = []
     feats: list[set[str]] = []
     for i, t in enumerate(dev):
-        for k, fs in enumerate(segment_features(normalise(t.text[:TRAIN_CHARS]), mood=mood)):
+        for k, fs in enumerate(segment_features(normalise(t.text[:TRAIN_CHARS]), mood=mood, structure=structure)):
             owner.append(i)
             train_row.append(k == 0 or t.label == "clean")
             feats.append(fs)
@@ -431,6 +432,9 @@ def parser() -> argparse.ArgumentParser:
     ap.add_argument("--author-clean-weight", type=float, default=1.0,
                     help="extra weight of the author banks' clean memories (hard negatives written as memories)")
     ap.add_argument("--no-mood", action="store_true", help="leave threat_mood's moods out of the word classes")
+    ap.add_argument("--structure", action="store_true",
+                    help="add threat_structure's order x object crosses (an order or standing rule with a harmful "
+                         "object kind: a secret, an outside place, a safeguard, an agent's rule file, a start-up file)")
     ap.add_argument("--embeddings", type=float, default=0.0,
                     help="experiment: add each segment's wordllama sentence vector (the recall extra's static "
                          "embeddings) as dense features, scaled by this (0: none)")
@@ -468,7 +472,7 @@ def main() -> None:
         print(f"left out of training: {len(left)} texts of {args.leave_out!r}")
     # Rows: every segment the gate scores (whole, windows, clauses) of every dev text. Trained on: an
     # attack's whole text (its clauses may be benign), and every segment of a clean text.
-    owner_a, trained, feats = segments(dev, not args.no_mood)
+    owner_a, trained, feats = segments(dev, not args.no_mood, args.structure)
     owner = owner_a
     dense = None
     if args.embeddings:
@@ -553,9 +557,10 @@ def main() -> None:
             "evidence_floor": args.evidence_floor, "folds": "by family", "calibrate": args.calibrate,
             "author_max_false": args.author_max_false, "author_clean_weight": args.author_clean_weight}
     meta["mood"] = not args.no_mood
+    meta["structure"] = args.structure
     meta["folds"] = f"by {args.group}" if args.calibrate == "banks" else "by author"
     raw = LinearModel(weights, float(b), threshold, meta, args.evidence_floor, mood=not args.no_mood,
-                      script_thresholds=script_thresholds).dumps()
+                      script_thresholds=script_thresholds, structure=args.structure).dumps()
     Path(args.out).write_bytes(raw)
     print(f"wrote {args.out}: {len(raw) / 1024:.0f} KiB, {len(weights)} features, threshold {threshold:.4f}; "
           f"{time.time() - t0:.0f}s")

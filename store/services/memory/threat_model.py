@@ -48,7 +48,7 @@ from importlib import resources
 from itertools import combinations, repeat
 from typing import NamedTuple
 
-from . import threat_lexicon, threat_mood
+from . import threat_lexicon, threat_mood, threat_structure
 
 MODEL_FILE = "threat_model.json.gz"
 _CHAR_SIZES = (2, 3, 4)  # 2-grams only for text with CJK characters
@@ -93,15 +93,24 @@ def _classes(t: str, words: list[str], grams: set[str], mood: bool) -> set[str]:
     return found | threat_mood.moods(t) if mood else found
 
 
-def features(folded: str, mood: bool = True) -> set[str]:
+def _crossed(out: set[str], classes: set[str], kinds: set[str] | None) -> set[str]:
+    """``out`` with the order x object crosses of ``threat_structure`` (``kinds`` None: a model without them)."""
+    if kinds is not None:
+        out |= threat_structure.crosses(classes | kinds)
+    return out
+
+
+def features(folded: str, mood: bool = True, structure: bool = False) -> set[str]:
     """The features of one piece of text (already NFKC-normalised and case-folded): its character
     n-grams, word pairs, and the word classes of ``threat_lexicon`` it holds (with the moods of
-    ``threat_mood`` when ``mood``), alone, in pairs and in triples."""
+    ``threat_mood`` when ``mood``), alone, in pairs and in triples; with ``structure``, the order x
+    object crosses of ``threat_structure``."""
     t = f" {text_of(folded)} "
     out = _grams(t)
     words = _WORD.findall(t)
     out.update(f"{_PAIR}{a} {b}" for a, b in zip(words, words[1:]))
-    return _with_classes(out, _classes(t, words, out, mood))
+    found = _classes(t, words, out, mood)
+    return _crossed(_with_classes(out, found), found, threat_structure.kinds(t) if structure else None)
 
 
 def pieces(folded: str) -> list[str]:
@@ -116,7 +125,7 @@ def pieces(folded: str) -> list[str]:
     return out
 
 
-def segment_features(folded: str, mood: bool = True) -> list[set[str]]:
+def segment_features(folded: str, mood: bool = True, structure: bool = False) -> list[set[str]]:
     """The feature sets the gate scores, whole text first: the whole (its clauses joined by one
     space), each clause of at least ``_MIN_SEGMENT`` characters when there are two or more, and for a
     text longer than ``_WINDOW * 3 / 2`` characters its half-overlapping windows. The whole is built
@@ -124,9 +133,11 @@ def segment_features(folded: str, mood: bool = True) -> list[set[str]]:
     folded = folded[:_MAX_CHARS]
     texts = [t for t in (text_of(p) for p in pieces(folded)) if t]
     if len(texts) <= 1:
-        return [features(folded, mood)] + [features(w, mood) for w in windows(folded)[1:]]
+        return [features(folded, mood, structure)] + [features(w, mood, structure) for w in windows(folded)[1:]]
     whole: set[str] = set()
     classes: set[str] = set()
+    # object kinds of the whole text: one search; a clause is searched only when the whole names some
+    kinds = threat_structure.kinds(f" {' '.join(texts)} ") if structure else None
     scored: list[set[str]] = []
     prev_t, prev_w = "", []
     for t in texts:
@@ -135,6 +146,7 @@ def segment_features(folded: str, mood: bool = True) -> list[set[str]]:
         words = _WORD.findall(padded)
         out.update(f"{_PAIR}{a} {b}" for a, b in zip(words, words[1:]))
         mine = _classes(padded, words, out, mood)
+        kd = None if kinds is None else threat_structure.kinds(padded) if kinds else set()
         if prev_t:  # what spans the join: n-grams over the space between, and the word pair
             whole |= _grams(f"{prev_t[-3:]} {t[:3]}")
             if prev_w and words:
@@ -142,11 +154,11 @@ def segment_features(folded: str, mood: bool = True) -> list[set[str]]:
         whole |= out
         classes |= mine
         if len(t) >= _MIN_SEGMENT and len(scored) < _MAX_SEGMENTS:
-            scored.append(_with_classes(set(out), mine))
+            scored.append(_crossed(_with_classes(set(out), mine), mine, kd))
         prev_t, prev_w = t, words
-    whole = _with_classes(whole, classes)
+    whole = _crossed(_with_classes(whole, classes), classes, kinds)
     joined = " ".join(texts)
-    wins = [features(w, mood) for w in windows(joined)[1:]]
+    wins = [features(w, mood, structure) for w in windows(joined)[1:]]
     return [whole] + (scored if len(scored) >= 2 else []) + wins
 
 
@@ -188,9 +200,11 @@ class LinearModel:
     """Weights by feature, a bias and a threshold; see the module docstring."""
 
     def __init__(self, weights: dict[str, float], bias: float, threshold: float, meta: dict | None = None,
-                 evidence_floor: int = 1, mood: bool = False, script_thresholds: dict[str, float] | None = None):
+                 evidence_floor: int = 1, mood: bool = False, script_thresholds: dict[str, float] | None = None,
+                 structure: bool = False):
         self.weights = weights
         self.mood = mood  # trained with threat_mood's moods among its word classes
+        self.structure = structure  # trained with threat_structure's order x object crosses
         self.bias = bias
         self.threshold = threshold
         self.script_thresholds = dict(script_thresholds or {})  # script_of(text) -> its own cut-off
@@ -199,7 +213,7 @@ class LinearModel:
 
     def margin(self, folded: str) -> float:
         """The margin of ``folded`` read as one piece (no clauses, no windows)."""
-        return self.margin_of(features(folded, self.mood))
+        return self.margin_of(features(folded, self.mood, self.structure))
 
     def margin_of(self, feats: set[str]) -> float:
         if not feats:
@@ -208,7 +222,7 @@ class LinearModel:
         return self.bias + total / math.sqrt(max(len(feats), self.evidence_floor))
 
     def score(self, folded: str) -> float:
-        m = max(self.margin_of(f) for f in segment_features(folded, self.mood))
+        m = max(self.margin_of(f) for f in segment_features(folded, self.mood, self.structure))
         return 1.0 / (1.0 + math.exp(-max(-50.0, min(50.0, m))))
 
     def verdict(self, folded: str) -> Verdict:
@@ -229,6 +243,7 @@ class LinearModel:
         q = array("h", (round(self.weights[n] / scale) for n in names))
         body = {"format": FORMAT, "meta": self.meta, "bias": self.bias, "threshold": self.threshold,
                 "evidence_floor": self.evidence_floor, "mood": self.mood, "scale": scale,
+                "structure": self.structure,
                 "script_thresholds": self.script_thresholds, "features": "\x00".join(names),
                 "weights": base64.b64encode(q.tobytes()).decode("ascii")}
         return gzip.compress(json.dumps(body, ensure_ascii=False, sort_keys=True).encode("utf-8"), mtime=0)
@@ -246,7 +261,8 @@ class LinearModel:
         scale = float(body["scale"])
         return cls({n: w * scale for n, w in zip(names, q)}, float(body["bias"]), float(body["threshold"]),
                    body.get("meta") or {}, int(body["evidence_floor"]), bool(body.get("mood", False)),
-                   {str(k): float(v) for k, v in (body.get("script_thresholds") or {}).items()})
+                   {str(k): float(v) for k, v in (body.get("script_thresholds") or {}).items()},
+                   bool(body.get("structure", False)))
 
 
 def _raw() -> bytes:
