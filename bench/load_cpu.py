@@ -8,6 +8,13 @@ no-op proxy and ctxproxy in turn, and the CPU each process used is read from
 ``/proc``. ``--py-spy`` samples ctxproxy during its rounds (``py-spy record
 --format raw``, folded stacks) for a profile of the real server, HTTP included.
 Prints per round and the medians; writes nothing.
+
+CPU is given whole and for the event-loop thread alone (``loop``; the rest is
+the store writer and other background threads). The profile samples only
+while the loop thread holds the GIL (``py-spy --gil``): sampled without it, a
+thread that sent on loopback and was descheduled while the kernel woke the
+peer (or waits to take the GIL back) shows as CPU in ``transport.write``,
+which made the socket writes look like ~25 % of the loop when they use ~1 %.
 """
 from __future__ import annotations
 
@@ -29,8 +36,16 @@ sys.path.insert(0, str(HERE))
 import run as bench  # noqa: E402
 
 
-async def load(url: str, n: int, conc: int, pid: int) -> tuple[float, float]:
-    """(CPU ms per request of ``pid``, wall s) for ``n`` requests at ``conc``."""
+def loop_cpu_seconds(pid: int) -> float:
+    """utime + stime of the process's main (event-loop) thread, in seconds."""
+    stat = Path(f"/proc/{pid}/task/{pid}/stat").read_text()
+    fields = stat[stat.rindex(")") + 2:].split()
+    return (int(fields[11]) + int(fields[12])) / bench.CLK_TCK
+
+
+async def load(url: str, n: int, conc: int, pid: int) -> tuple[float, float, float]:
+    """(CPU ms per request of ``pid``, wall s, CPU ms per request of its loop thread)
+    for ``n`` requests at ``conc``."""
     t = bench.Target("t", url, None)
     t.session = aiohttp.ClientSession(connector=aiohttp.TCPConnector(limit=conc * 2))
     counter = iter(range(n))
@@ -42,9 +57,10 @@ async def load(url: str, n: int, conc: int, pid: int) -> tuple[float, float]:
     try:
         await asyncio.gather(*(worker() for _ in range(conc)))  # warm the pool, not counted
         counter = iter(range(n))
-        c0, t0 = bench.cpu_seconds(pid), time.perf_counter()
+        c0, l0, t0 = bench.cpu_seconds(pid), loop_cpu_seconds(pid), time.perf_counter()
         await asyncio.gather(*(worker() for _ in range(conc)))
-        return (bench.cpu_seconds(pid) - c0) / n * 1000.0, time.perf_counter() - t0
+        return ((bench.cpu_seconds(pid) - c0) / n * 1000.0, time.perf_counter() - t0,
+                (loop_cpu_seconds(pid) - l0) / n * 1000.0)
     finally:
         await t.session.close()
         if t.errors:
@@ -73,21 +89,23 @@ async def amain(args: argparse.Namespace) -> None:
         await bench.wait_ready(noop, "/")
         await bench.wait_ready(ctx, "/ctx/healthz", timeout=180.0)
         print(f"# load {os.getloadavg()}", file=sys.stderr)
-        ours, theirs = [], []
+        ours, theirs, loops = [], [], []
         for r in range(args.rounds):
             if args.py_spy and r == 1:
-                spy = subprocess.Popen(["py-spy", "record", "--format", "raw", "-r", "250", "-o", args.py_spy,
+                spy = subprocess.Popen(["py-spy", "record", "--format", "raw", "--gil", "-r", "250", "-o", args.py_spy,
                                         "-p", str(ctx.pid), "--threads"], stdout=subprocess.DEVNULL,
                                        stderr=subprocess.DEVNULL)
-            a, wa = await load(noop.url, args.n, 32, noop.pid)
-            b, wb = await load(ctx.url, args.n, 32, ctx.pid)
+            a, wa, la = await load(noop.url, args.n, 32, noop.pid)
+            b, wb, lb = await load(ctx.url, args.n, 32, ctx.pid)
             theirs.append(a)
             ours.append(b)
-            print(f"round {r}: noop {a:.3f} ms CPU/req ({args.n / wa:.0f}/s), ctxproxy {b:.3f} ms "
-                  f"({args.n / wb:.0f}/s), ratio {b / a:.2f}", flush=True)
+            loops.append((la, lb))
+            print(f"round {r}: noop {a:.3f} ms CPU/req (loop {la:.3f}; {args.n / wa:.0f}/s), ctxproxy {b:.3f} ms "
+                  f"(loop {lb:.3f}; {args.n / wb:.0f}/s), ratio {b / a:.2f}", flush=True)
         ma, mb = statistics.median(theirs), statistics.median(ours)
-        print(f"median: noop {ma:.3f}, ctxproxy {mb:.3f} ms CPU/req, ratio {mb / ma:.2f}; "
-              f"load {os.getloadavg()}")
+        la, lb = statistics.median(x for x, _ in loops), statistics.median(y for _, y in loops)
+        print(f"median: noop {ma:.3f}, ctxproxy {mb:.3f} ms CPU/req, ratio {mb / ma:.2f} "
+              f"(loop threads {la:.3f} / {lb:.3f}); load {os.getloadavg()}")
     finally:
         if spy is not None:
             spy.send_signal(2)
