@@ -1,6 +1,6 @@
 """CPU per request at concurrency 32, ctxproxy against the no-op proxy, rounds interleaved.
 
-    python bench/load_cpu.py [--n 3000] [--rounds 4] [--config FILE] [--py-spy OUT.txt]
+    python bench/load_cpu.py [--n 3000] [--rounds 4] [--config FILE] [--py-spy OUT.txt] [--streams]
 
 ``bench/run.py``'s phase 2 alone (its two 4 KB requests, non-stream, 32 clients),
 for a quick before/after of the proxy's CPU per request: each round loads the
@@ -43,16 +43,20 @@ def loop_cpu_seconds(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / bench.CLK_TCK
 
 
-async def load(url: str, n: int, conc: int, pid: int) -> tuple[float, float, float]:
+async def load(url: str, n: int, conc: int, pid: int, streams: bool = False) -> tuple[float, float, float]:
     """(CPU ms per request of ``pid``, wall s, CPU ms per request of its loop thread)
-    for ``n`` requests at ``conc``."""
+    for ``n`` requests at ``conc`` (``streams``: phase 4's 50-chunk streams instead)."""
     t = bench.Target("t", url, None)
     t.session = aiohttp.ClientSession(connector=aiohttp.TCPConnector(limit=conc * 2))
     counter = iter(range(n))
 
     async def worker() -> None:
         for i in counter:  # shared iterator: exactly n requests
-            await bench.one_request(t, bench.KINDS[i % len(bench.KINDS)])
+            kind = bench.KINDS[i % len(bench.KINDS)]
+            if streams:
+                await bench.one_stream(t, kind, {**kind.headers, bench.CHUNKS_HEADER: str(bench.STREAM_CHUNKS)})
+            else:
+                await bench.one_request(t, kind)
 
     try:
         await asyncio.gather(*(worker() for _ in range(conc)))  # warm the pool, not counted
@@ -95,8 +99,8 @@ async def amain(args: argparse.Namespace) -> None:
                 spy = subprocess.Popen(["py-spy", "record", "--format", "raw", "--gil", "-r", "250", "-o", args.py_spy,
                                         "-p", str(ctx.pid), "--threads"], stdout=subprocess.DEVNULL,
                                        stderr=subprocess.DEVNULL)
-            a, wa, la = await load(noop.url, args.n, 32, noop.pid)
-            b, wb, lb = await load(ctx.url, args.n, 32, ctx.pid)
+            a, wa, la = await load(noop.url, args.n, 32, noop.pid, args.streams)
+            b, wb, lb = await load(ctx.url, args.n, 32, ctx.pid, args.streams)
             theirs.append(a)
             ours.append(b)
             loops.append((la, lb))
@@ -121,6 +125,7 @@ def main() -> None:
     ap.add_argument("--rounds", type=int, default=4)
     ap.add_argument("--config")
     ap.add_argument("--py-spy", metavar="OUT")
+    ap.add_argument("--streams", action="store_true", help="50-chunk streams (run.py's phase 4) instead")
     asyncio.run(amain(ap.parse_args()))
 
 
