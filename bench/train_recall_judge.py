@@ -330,7 +330,8 @@ def main(argv: list[str] | None = None) -> int:
         by_half = {k: v for k, v in by_half.items() if not k.startswith(LOCOMO)}
     halves = dict(brt.halves())
     full = train(by_half, args.l2, args.false_cost, args.locomo_weight, args.locomo_slack,
-                 {"locomo_slack": args.locomo_slack, "trained_on": sorted(by_half), "l2": args.l2, "false_cost": args.false_cost,
+                 {"locomo_slack": args.locomo_slack, "trained_on": sorted(by_half), "l2": args.l2,
+                  "false_cost": args.false_cost,
                   "locomo_weight": 0.0 if args.no_locomo else args.locomo_weight,
                   "rows": sum(len(r) for t in by_half.values() for _, r in t)})
 

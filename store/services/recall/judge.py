@@ -15,7 +15,8 @@ The model is a logistic regression: a dot product over the features and a
 cut-off per shape of the turn (``SHAPES``: one plain question, a request, a
 tool's output), or for a shape, no cut-off but the rules' own verdict (``None``:
 on one-sentence questions no cut-off kept LoCoMo's answers as often as the
-rules without letting in as many unrelated memories as the rules do), shipped as ``recall_judge.json`` in this package and trained by
+rules without letting in as many unrelated memories as the rules do), shipped
+as ``recall_judge.json`` in this package and trained by
 ``bench/train_recall_judge.py`` over the agent turns' labelled halves and
 LoCoMo's tuned conversations.
 """
