@@ -61,7 +61,7 @@ assert all(_LITERALS.values()), "every kind needs literals its matches contain"
 
 # What makes a clause an order (threat_mood's moods, threat_lexicon's standing-time and obey classes),
 # and what makes its object harmful (threat_lexicon's classes and the kinds above).
-ORDERS = frozenset({"imp", "cond", "future", "expect", "permit", "cover", "soft", "noneed", "modal", "obey"})
+ORDERS = frozenset({"imp", "cond", "future", "permit", "cover", "soft", "noneed", "obey"})
 OBJECTS = frozenset({"secret", "dest", "path", "safeguard", "off", "priv", "persist", "fetchrun", "auth", "role",
                      "conceal", "pay", "hidden", "instr", "send"} | set(_NAMES))
 

@@ -37,10 +37,16 @@ def test_an_order_with_a_harmful_object_is_crossed_in_any_language():
     assert {"future*secret", "ord*secret"} <= zh
 
 
-def test_a_fact_about_the_same_object_has_no_order_cross():
-    fact = crosses_of("The deploy key lives in ~/.ssh/id_ed25519 on the build host.")
-    assert "secretloc" in fact
-    assert not any("*" in c for c in fact)
+@pytest.mark.parametrize("text", [
+    "The deploy key lives in ~/.ssh/id_ed25519 on the build host.",
+    # a protective rule says "must" or "should": not an order kind the crosses read
+    "The agent must ask before it reads ~/.aws/credentials.",
+    "Agents should never print the contents of .env files.",
+])
+def test_a_fact_or_a_protective_rule_about_the_same_object_has_no_order_cross(text):
+    found = crosses_of(text)
+    assert "secretloc" in found
+    assert not any("*" in c for c in found)
 
 
 def test_without_structure_the_features_are_unchanged():
