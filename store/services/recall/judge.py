@@ -3,13 +3,16 @@
 With ``[filters.recall.rank] judge = true`` it decides, for each candidate the
 floor's scoring reached (``rank.match`` set its parts; a candidate sharing no
 word with the turn is never offered), whether the turn gets it — instead of the
-hand-written ``distinct`` and ``single_out``. It reads no word: every feature
-(``FEATURES``) is a measure of the match (how far above chance, how many of the
-turn's words and how rare, how much of the memory's own rare words the turn
-covers), of the candidate among the others (its rank and margin, how many hold
-the same words, how many pass the floor) and of the turn's shape (one question,
-a request with side remarks, a tool's output). The floor's own verdicts
-(``rank.passes``, and what ``distinct``/``single_out`` keep) are two of them.
+hand-written ``distinct`` and ``single_out``. Its features (``FEATURES``) are
+measures of the match (how far above chance, how many of the turn's words and
+how rare, how much of the memory's own rare words the turn covers), of the
+candidate among the others (its rank and margin, how many hold the same words,
+how many pass the floor) and of the turn's shape (one question, a request with
+side remarks, a tool's output); two read the memory's text against the turn's
+words: ``phrases`` (the turn's adjacent-word phrases its statement holds) and
+``values`` (numbers, identifiers and paths it states that the turn does not).
+The floor's own verdicts (``rank.passes``, and what ``distinct``/``single_out``
+keep) are two more.
 
 The model is a logistic regression: a dot product over the features and a
 cut-off per shape of the turn (``SHAPES``: one plain question, a request, a
@@ -29,7 +32,7 @@ from functools import lru_cache
 from importlib import resources
 from typing import Any, Mapping, Sequence
 
-from .rank import specific_term
+from .rank import idf, specific_term
 
 WEIGHTS_FILE = "recall_judge.json"
 FORMAT = 1
@@ -161,16 +164,12 @@ def load(ref: Any) -> Judge:
 _VALUE = re.compile(r"\b(?:\d[\w:.,/-]*|[A-Za-z]+(?:[_./:-]\w+)+|[a-z]+[A-Z]\w*|[A-Z]{2,}\w*)")
 
 
-def _idf(n: int, df: int) -> float:
-    return math.log(1.0 + (n - df + 0.5) / (df + 0.5))
-
-
 def features(pool: Sequence[Any], floor: Sequence[bool], rules: Sequence[bool], query: Any,
              df: Mapping[str, int], n_docs: int, output: bool) -> list[list[float]]:
     """One row of ``FEATURES`` per candidate of ``pool`` (``rank.Scored`` after ``rank.match``);
     ``floor``/``rules``: the hand-written verdicts on each; ``query``: the ``query.Query``."""
     n = max(n_docs, 1)
-    one = _idf(n, 1) or 1.0
+    one = idf(n, 1) or 1.0
     log_n = math.log1p(n)
     by_chance = {id(s): i for i, s in enumerate(sorted(pool, key=lambda s: -s.chance))}
     by_score = {id(s): i for i, s in enumerate(sorted(pool, key=lambda s: -s.score))}
@@ -189,7 +188,7 @@ def features(pool: Sequence[Any], floor: Sequence[bool], rules: Sequence[bool], 
     for i, (s, ok, kept) in enumerate(zip(pool, floor, rules)):
         words = s.words
         low = s.cand.statement.lower() if query.phrases else ""
-        idfs = [_idf(n, df.get(w, 0)) for w in words] or [0.0]
+        idfs = [idf(n, df.get(w, 0)) for w in words] or [0.0]
         others = [o for o in pool if o is not s and o.words]
         shadowed = sum(1 for o in others if words and words <= o.words)
         crowd = sum(1 for o in others if words & o.words) / max(1, len(others))
@@ -210,7 +209,7 @@ def features(pool: Sequence[Any], floor: Sequence[bool], rules: Sequence[bool], 
             float(ok),
             float(kept),
             min(1.0, s.got / s.q_mass) if s.q_mass else 0.0,
-            min(1.0, s.got / s.own_mass) if s.own_mass else 0.0,
+            cover_own[i],
             max(idfs) / one,
             min(idfs) / one,
             math.log1p(lone_df) / log_n if len(words) == 1 else 0.0,

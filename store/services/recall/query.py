@@ -42,7 +42,6 @@ query is built once per distinct text (``parse`` is cached by content).
 """
 from __future__ import annotations
 
-import math
 import re
 from dataclasses import dataclass, field, replace
 from typing import Mapping
@@ -51,7 +50,7 @@ from ctxproxy.store.bounded import ByteLRU
 from ctxproxy.store.memory_terms import STOPWORDS, query_terms, token_terms
 from ctxproxy.store.services.digest import text_sha256
 
-from .rank import specific_term
+from .rank import idf, specific_term
 
 MAX_TERMS = 32  # terms of a query that decide (a long message's most salient)
 MAX_SUBSTRINGS = 8
@@ -381,10 +380,6 @@ def parse(latest: str, goal: str = "", max_chars: int = 2000, context: str = "")
     return Query(weights, q.salient | g.salient, tuple(dict.fromkeys(q.substrings + g.substrings))[:MAX_SUBSTRINGS],
                  tuple(dict.fromkeys(q.phrases + g.phrases))[:MAX_PHRASES], q.text + "\n" + g.text,
                  q.strong | g.strong, focus, q.temporal, {**g.units, **q.units}, question=q.question)
-
-
-def idf(n_docs: int, df: int) -> float:
-    return math.log(1.0 + (n_docs - df + 0.5) / (df + 0.5))
 
 
 def select(q: Query, df: Mapping[str, int], n_docs: int, limit: int = MAX_TERMS) -> Query:
