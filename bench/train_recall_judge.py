@@ -21,7 +21,7 @@ Model: logistic regression over ``judge.FEATURES`` (standardised, an L2
 penalty ``--l2``, full-batch Adam in numpy — needed here only; the judge
 scores in pure Python); within the agent turns and within LoCoMo, positives and
 negatives weigh the same in total, LoCoMo ``--locomo-weight`` times the agent
-turns; the weights of the match's own measures (``MONOTONE``) are kept at 0 or
+turns; the weights of the match's own measures (``judge.MONOTONE``) are kept at 0 or
 above, so that more of the match never counts against a memory.
 Cut-offs, one per turn shape (``judge.SHAPES``) — a probability, or the rules'
 own verdict for that shape (``None``) —, chosen together (coordinate ascent
@@ -41,7 +41,9 @@ here: score them with ``bench/bench_recall.py --split held --set judge=true``.
 from __future__ import annotations
 
 import argparse
+import json
 import sys
+from contextlib import contextmanager
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -61,17 +63,26 @@ class Recorder:
         return []
 
 
+@contextmanager
+def judged_by(stand_in):
+    """While inside, the recaller takes ``stand_in`` for the shipped judge."""
+    from ctxproxy.store.services.recall import judge
+
+    shipped = judge.shipped
+    judge.shipped = lambda: stand_in
+    try:
+        yield stand_in
+    finally:
+        judge.shipped = shipped
+
+
 def collect(cfg) -> dict[str, list[tuple[bool, list[tuple[int, list[float]]]]]]:
     """Per half, per turn: (it needs a fact, [(label, features)])."""
     from dataclasses import replace
 
-    from ctxproxy.store.services.recall import judge
-
     rec = Recorder()
-    shipped = judge.shipped
-    judge.shipped = lambda: rec  # the recaller takes the recorder for the shipped judge
     out: dict = {}
-    try:
+    with judged_by(rec):
         for name, half in brt.halves():
             turns: list = []
 
@@ -82,8 +93,6 @@ def collect(cfg) -> dict[str, list[tuple[bool, list[tuple[int, list[float]]]]]]:
 
             brt.run_half(half, replace(cfg, judge=True), False, name, on_turn=on_turn)
             out[name] = turns
-    finally:
-        judge.shipped = shipped
     return out
 
 
@@ -92,7 +101,6 @@ LOCOMO = "locomo:"  # the name of a LoCoMo conversation's "half"
 
 def collect_locomo(cfg) -> dict[str, list[tuple[bool, list[tuple[int, list[float]]]]]]:
     """Per tuned LoCoMo conversation, per question: (True, [(label, features)])."""
-    import json
     import tempfile
     from dataclasses import replace
 
@@ -100,20 +108,19 @@ def collect_locomo(cfg) -> dict[str, list[tuple[bool, list[tuple[int, list[float
 
     from ctxproxy.store import open_store
     from ctxproxy.store.memory_records import MemoryRecord, new_memory_id
-    from ctxproxy.store.services.recall import judge
     from ctxproxy.store.services.recall.services import RecallServices
     from ctxproxy.store.sqlite_index import Viewer
 
     if not br.DATASET.exists():
-        print(f"train_recall_judge: {br.DATASET} not found; LoCoMo's rows left out", file=sys.stderr)
-        return {}
+        sys.exit(f"train_recall_judge: {br.DATASET} not found: LoCoMo's tuned rows are part of the shipped judge "
+                 "(pass --no-locomo to train on the agent turns only)")
     data = [c for c in json.loads(br.DATASET.read_text()) if c["sample_id"] in br.TUNE]
-    assert not {c["sample_id"] for c in data} & set(br.HELD_OUT)
+    leaked = sorted({c["sample_id"] for c in data} & set(br.HELD_OUT))
+    if leaked:  # an explicit check: ``python -O`` strips asserts
+        sys.exit(f"train_recall_judge: held-out LoCoMo conversations {leaked} are among the tuned ones; refusing")
     rec = Recorder()
-    shipped = judge.shipped
-    judge.shipped = lambda: rec
     out: dict = {}
-    try:
+    with judged_by(rec):
         with tempfile.TemporaryDirectory(prefix="train-judge-locomo-") as tmp:
             store = open_store(Path(tmp) / "store")
             for conv in data:
@@ -139,20 +146,13 @@ def collect_locomo(cfg) -> dict[str, list[tuple[bool, list[tuple[int, list[float
             finally:
                 rs.close()
                 store.close()
-    finally:
-        judge.shipped = shipped
     return out
-
-
-# more of the match never counts against a memory: these weights are kept at 0 or above
-MONOTONE = ("chance", "match", "anchors", "floor", "rules", "cover_query", "cover_own", "gap", "phrases",
-            "chance_share", "match_share", "cover_own_share")
 
 
 def fit(by_half, l2: float, locomo_weight: float = 1.0, steps: int = 3000):
     import numpy as np
 
-    from ctxproxy.store.services.recall.judge import FEATURES
+    from ctxproxy.store.services.recall.judge import FEATURES, MONOTONE
 
     mono = [FEATURES.index(f) for f in MONOTONE]
 
@@ -285,16 +285,25 @@ def score(half, cfg, judge) -> tuple[int, int, int, int, int]:
     """A half through the real recall: with ``judge`` (None: today's rules)."""
     from dataclasses import replace
 
-    from ctxproxy.store.services.recall import judge as judge_mod
-
     if judge is None:
         return brt.run_half(half, replace(cfg, judge=False), False, "")
-    shipped = judge_mod.shipped
-    judge_mod.shipped = lambda: judge
-    try:
+    with judged_by(judge):
         return brt.run_half(half, replace(cfg, judge=True), False, "")
-    finally:
-        judge_mod.shipped = shipped
+
+
+def read_rows(path: Path, features) -> dict:
+    """Rows a ``--rows`` run kept, refused unless they were read for these ``features``."""
+    try:
+        body = json.loads(path.read_text())
+        kept, by_half = body["features"], body["rows"]
+    except (ValueError, KeyError, TypeError) as e:
+        sys.exit(f"train_recall_judge: {path} is not a rows file of this trainer ({type(e).__name__}); "
+                 "delete it to read the rows afresh")
+    if list(kept) != list(features):
+        changed = sorted(set(kept) ^ set(features)) or ["their order"]
+        sys.exit(f"train_recall_judge: {path} holds rows of other features than judge.FEATURES (differing: "
+                 f"{', '.join(changed)}); delete it to read the rows afresh")
+    return by_half
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -306,26 +315,27 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--locomo-slack", type=float, default=0.0,
                    help="how much less often than the rules LoCoMo's evidence turns may be kept (default 0)")
     p.add_argument("--no-locomo", action="store_true", help="the agent turns' rows only")
-    p.add_argument("--rows", metavar="FILE", help="keep the rows read in FILE and read them from it next time "
+    p.add_argument("--rows", metavar="FILE", help="keep the rows read in FILE (JSON, with the feature names) and read them from it next time "
                    "(for trying settings; the table's rules column is read fresh)")
     p.add_argument("--no-write", action="store_true")
-    p.add_argument("--weights", action="store_true", help="print the shipped judge's weights")
+    p.add_argument("--weights", action="store_true",
+                   help="print the weights of the judge trained in this run on every half (the one written unless --no-write)")
     args = p.parse_args(argv)
     from ctxproxy.store.services.recall import judge as judge_mod
     from ctxproxy.store.services.recall.rank import RankConfig
 
     cfg = RankConfig()
     if args.rows and Path(args.rows).exists():  # rows read by an earlier run (over the query side of then)
-        import pickle
-
-        by_half = pickle.loads(Path(args.rows).read_bytes())
+        by_half = read_rows(Path(args.rows), judge_mod.FEATURES)
     else:
         by_half = collect(cfg)
-        by_half.update(collect_locomo(cfg))
+        if not args.no_locomo:
+            by_half.update(collect_locomo(cfg))
         if args.rows:
-            import pickle
-
-            Path(args.rows).write_bytes(pickle.dumps(by_half))
+            Path(args.rows).write_text(json.dumps({"features": list(judge_mod.FEATURES), "rows": by_half}))
+    if not args.no_locomo and not any(k.startswith(LOCOMO) for k in by_half):
+        sys.exit(f"train_recall_judge: no LoCoMo rows{' in ' + args.rows if args.rows else ''}: the shipped judge is "
+                 "trained with them (pass --no-locomo to train on the agent turns only)")
     if args.no_locomo:
         by_half = {k: v for k, v in by_half.items() if not k.startswith(LOCOMO)}
     halves = dict(brt.halves())

@@ -72,6 +72,10 @@ FEATURES = (
     "spread",  # mean share of the visible memories holding its shared words
 )
 
+# more of the match never counts against a memory: the trainer keeps these features' weights at 0 or above
+MONOTONE = ("chance", "match", "anchors", "floor", "rules", "cover_query", "cover_own", "gap", "phrases",
+            "chance_share", "match_share", "cover_own_share")
+
 
 # the shapes of a turn, each with its own cut-off: what the recall reads (a tool's output, ``recall_output``),
 # else one question saying nothing else, else a request (or a question with the task around it)
