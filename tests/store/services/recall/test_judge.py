@@ -113,13 +113,21 @@ def test_corrupt_weights_fail_clearly(tmp_path, body, why):
         judge.load(path)
 
 
-def test_the_trainer_writes_what_the_judge_reads(tmp_path):
+def test_a_judge_written_out_reads_back_the_same(tmp_path):
     j = judge.Judge([0.5] * len(judge.FEATURES), -1.0, 0.7, {"trained_on": ["dev"]}, {"question": None, "output": 0.9})
     path = tmp_path / "w.json"
     path.write_text(j.dumps())
     back = judge.load(path)
     assert (back.weights, back.bias, back.threshold, back.thresholds, back.meta) == \
         (j.weights, j.bias, j.threshold, j.thresholds, j.meta)
+
+
+def test_the_shipped_monotone_weights_are_not_negative():
+    # more of the match never counts against a memory
+    j = judge.shipped()
+    weights = dict(zip(judge.FEATURES, j.weights))
+    assert set(judge.MONOTONE) <= set(judge.FEATURES)
+    assert {f: weights[f] for f in judge.MONOTONE if weights[f] < 0} == {}
 
 
 class _Cand:
