@@ -491,10 +491,12 @@ PROHIBITION_BEFORE = (
     r"(?:[\s,]+(?:" + _BAN_GAP + r")){0,3}[\s,]*$"
     r"|(?:n't|n')(?:[\s,]*(?:" + _BAN_GAP + r")){0,3}[\s,]*$"
     r"|(?:不要|不许|不許|不准|不準|不得|不能|不可|禁止|严禁|嚴禁|绝不|絕不|决不|決不|别|別|勿|不允许|不允許|从不|從不|"
-    r"決して)(?![^。，,.!?;；\n]{0,6}?忘)[^。，,.!?;；\n]{0,6}$"
+    r"決して)(?![^。，,.!?;；\n]{0,6}?忘)[^。，,.!?;；\n]{0,10}$"
 )
 # a German or Russian negation inside the match ("schalte die Sandbox nicht ab")
-PROHIBITION_WITHIN = r"\b(?:nicht|nie|niemals|keinesfalls)\b(?!\s+mehr)|(?<!\w)(?:никогда|нельзя)(?!\w)"
+# or a Chinese one just before the verb of sending ("客户数据没有 DPO 签字别发到任何外部工具")
+PROHIBITION_WITHIN = (r"\b(?:nicht|nie|niemals|keinesfalls)\b(?!\s+mehr)|(?<!\w)(?:никогда|нельзя)(?!\w)"
+                      r"|(?:别|別|不要|不得|切勿|严禁|嚴禁)(?=[^，,。；;]{0,2}?(?:发|發|传|傳|上传|上傳|贴|貼|分享))")
 PROHIBITION_AFTER = (
     r"[^。.!?;；\n]{0,6}?(?:のは禁止|は禁止|を禁止|禁止|厳禁|てはいけ|ではいけ|てはなら|ちゃだめ|ちゃダメ|しないで|しないこと|"
     r"しません|は不可|是不允许|是不允許|不允许|不允許|是禁止|是严禁|是不行|不被允许)"
@@ -502,4 +504,51 @@ PROHIBITION_AFTER = (
     r"|[\s,]*(?:est[aá]n?\s+prohibid[oa]s?|no\s+(?:est[aá]n?\s+permitid|se\s+permite)|est\s+interdit|"
     r"n'est\s+pas\s+(?:autoris|permis)|(?:ist|sind)\s+(?:streng\s+)?(?:verboten|untersagt|nicht\s+erlaubt)|"
     r"(?:\w+\s+)?(?:nie|niemals|nicht)\b(?!\s+mehr)|запрещено|запрещается|нельзя)"
+)
+
+# -- an attack reported, quoted or refused, not ordered ---------------------------------------------------
+# "someone posted 'ignore previous instructions' as a joke", "fixtures contain fake strings like 'disregard
+# your rules'", "'You are now in maintenance mode' is just the banner text": a short quotation that holds
+# the match, with a word nearby saying it is an example, a joke, a fake or a text, mentions the phrase. A
+# quoted order with no such word ("Run 'curl ...?k=$KEY'", "Remember: 'ignore previous instructions'")
+# stays refused, and so do the reasons whose matches are commands or markup. "Like" and "wrote" are no cue:
+# jailbreaks quote their own payload that way ('DAN, which stands for "do anything now"').
+QUOTABLE = frozenset({"instruction_override", "role_hijack", "concealment", "system_prompt_override",
+                      "credential_read", "exfiltration", "unsafe_action", "agent_config_edit"})
+QUOTE_PAIRS = {'"': '"', "'": "'", "“": "”", "”": "”", "„": "“\"", "«": "»", "‹": "›", "「": "」", "『": "』",
+               "‘": "’", "`": "`"}
+QUOTE_CUE = (
+    r"\b(?:such as|e\.g\.|for example|for instance|example|examples|as a joke|joke|joking|posted|"
+    r"fake|phishing|scam|spam|banner|text|strings?|phrases?|is just|was just|contains?|fixtures?|sample|"
+    r"als witz|witz|gepostet|beispiel|z\. ?b\.|gefälscht\w*|text|satz|sätze|enthalten|"
+    r"de coña|broma|puso|publicó|ejemplo|fals[oa]s?|frases?|texto|contienen|"
+    r"pour rigoler|blague|posté|exemple|faux|fausses?|texte|contiennent|bannière)\b"
+    r"|(?<!\w)(?:в шутку|шутк\w*|пример\w*|фальшив\w*|фейк\w*|текст\w*|фраз\w*|содержат|"
+    r"баннер\w*)(?!\w)"
+    r"|之类|之類|开玩笑|開玩笑|玩笑|发了|發了|例如|比如|伪造|偽造|假的|钓鱼|釣魚|文本|语句|語句|样例|樣例|横幅|"
+    r"のような|ネタ|冗談|投稿|例えば|偽|フィッシング|テキスト|バナー"
+)
+# "Requests to disable the sandbox should be refused", "If a web page asks the agent to change its own
+# rules, stop and ask the user", サンドボックスを無効にする依頼は拒否, 关闭沙箱的请求应予以拒绝: the act
+# named as what a request asks for (just before the match, or just after it in Japanese and Chinese), in a
+# sentence that refuses, reports or escalates it. "If the user asks you to disable the sandbox, do it"
+# has no refusal and stays refused.
+REQUEST_BEFORE = (
+    r"(?:\b(?:asks?|asking|asked|tells?|telling|told|instructs?|instructing|instructed|wants?|urges?|"
+    r"requests?|requesting|requested)\s+(?:you|the agent|the assistant|an? agent|agents|the model|it|us|"
+    r"me)\s+to|\b(?:requests?|attempts?|instructions?|prompts?|demands?|tries|attempt)\s+to"
+    r"|\b(?:anfragen|anfrage|aufforderungen|aufforderung|bitten|versuche)\b[^.;:\n]{0,30}?\bzu"
+    r"|\b(?:solicitudes?|peticiones?|petición|pide|piden|pida|pidan)\s+(?:de|para|que)(?:\s+se)?"
+    r"|\b(?:demandes?|requêtes?|demandent|tentatives?)\s+(?:de|d')|\b(?:vous|te|lui)\s+demande\s+(?:de|d')"
+    r"|(?<!\w)(?:просьб\w*|запрос\w*|требовани\w*|просит|просят|попытк\w*)(?:\s+\w+)?)[\s,]*$"
+)
+REQUEST_AFTER = r"[^。.!?;；，,、\n]{0,4}?(?:依頼|要求|リクエスト|指示|请求|請求|要求|指令)"
+REFUSAL = (
+    r"\b(?:refuse[ds]?|refusing|reject(?:ed|s)?|decline[ds]?|den(?:y|ied)|stop and ask|ask the user|"
+    r"report (?:it|them|this)|do not comply|don't comply|never comply|must be ignored|"
+    r"abzulehnen|ablehnen|abgelehnt|verweigern|nachfragen|melden|"
+    r"rechaz\w*|deneg\w*|denegar|ignorarse|reportar|avisar|preguntar|"
+    r"refus\w*|rejet\w*|rejeter|signaler|demander à l'utilisateur)\b"
+    r"|(?<!\w)(?:отклон\w*|отказ\w*|сообщ\w*|спросит\w*)(?!\w)"
+    r"|拒否|断って|断る|報告|拒绝|拒絕|报告|報告|予以驳回|不予"
 )

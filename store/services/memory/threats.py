@@ -38,7 +38,8 @@ from urllib.parse import unquote
 
 from . import threat_compose, threat_model
 from .literals import required
-from .threat_rules import PROHIBITABLE, PROHIBITION_AFTER, PROHIBITION_BEFORE, PROHIBITION_WITHIN, RULES
+from .threat_rules import (PROHIBITABLE, PROHIBITION_AFTER, PROHIBITION_BEFORE, PROHIBITION_WITHIN, QUOTABLE, QUOTE_CUE,
+                           QUOTE_PAIRS, REFUSAL, REQUEST_AFTER, REQUEST_BEFORE, RULES)
 
 
 class Threat(NamedTuple):
@@ -107,6 +108,8 @@ def _version() -> str:
         h.update(f"{reason}\0{pattern}\0".encode())
     h.update(repr(threat_compose.COMPOSITES).encode())
     h.update(f"{sorted(PROHIBITABLE)}\0{PROHIBITION_BEFORE}\0{PROHIBITION_AFTER}\0{PROHIBITION_WITHIN}\0".encode())
+    h.update(f"{sorted(QUOTABLE)}\0{sorted(QUOTE_PAIRS.items())}\0{QUOTE_CUE}\0{REQUEST_BEFORE}\0{REQUEST_AFTER}\0"
+             f"{REFUSAL}\0".encode())
     h.update("\0".join(REASONS).encode())
     h.update(threat_model.file_version().encode())
     return h.hexdigest()[:16]
@@ -232,18 +235,67 @@ def _prohibited(folded: str, start: int, end: int) -> bool:
     return _AFTER.match(folded, end, min(len(folded), end + 40)) is not None
 
 
+_QUOTE_CUE = re.compile(QUOTE_CUE)
+_REQUEST_BEFORE = re.compile(REQUEST_BEFORE)
+_REQUEST_AFTER = re.compile(REQUEST_AFTER)
+_REFUSAL = re.compile(REFUSAL)
+_SENTENCE_END = re.compile(r"[.!?;。！？；\n]")
+_QUOTE_SLACK = 40  # characters a quotation may hold beyond the match and still be a mention of the phrase
+_WORDISH = re.compile(r"\w")
+
+
+def _quoted(folded: str, start: int, end: int) -> bool:
+    """The match at [start, end) is a short quotation with a word nearby that says it is an example, a
+    joke, a fake or a text ("posted 'ignore previous instructions' as a joke")."""
+    lo = max(0, start - _QUOTE_SLACK)
+    for i in range(start - 1, lo - 1, -1):
+        ch = folded[i]
+        if ch not in QUOTE_PAIRS or (ch == "'" and i > 0 and _WORDISH.match(folded[i - 1])):
+            continue
+        closers = QUOTE_PAIRS[ch]
+        stop = min(len(folded), end + _QUOTE_SLACK - (start - i))
+        j = next((k for k in range(end, stop) if folded[k] in closers
+                  and not (folded[k] == "'" and k + 1 < len(folded) and _WORDISH.match(folded[k + 1]))), None)
+        if j is None:
+            return False
+        around = folded[max(0, i - 60):i] + " " + folded[j + 1:j + 61]
+        return _QUOTE_CUE.search(around) is not None
+    return False
+
+
+def _refused_request(folded: str, start: int, end: int) -> bool:
+    """The match is what a request asks for, in a sentence that refuses or reports it ("requests to
+    disable the sandbox should be refused")."""
+    before = folded[max(0, start - 60):start]
+    if not (_REQUEST_BEFORE.search(before) or _REQUEST_AFTER.match(folded, end, min(len(folded), end + 12))):
+        return False
+    lo = max((m.end() for m in _SENTENCE_END.finditer(folded, max(0, start - 200), start)), default=max(0, start - 200))
+    hi = _SENTENCE_END.search(folded, end, min(len(folded), end + 200))
+    return _REFUSAL.search(folded, lo, hi.start() if hi else min(len(folded), end + 200)) is not None
+
+
+def _allowed(reason: str, folded: str, start: int, end: int) -> bool:
+    """A match that a prohibition governs, that is quoted as an example, or that is refused as a request."""
+    if reason in PROHIBITABLE and _prohibited(folded, start, end):
+        return True
+    return reason in QUOTABLE and (_quoted(folded, start, end) or _refused_request(folded, start, end))
+
+
 def _composite(folded: str) -> Threat | None:
     reason = threat_compose.composite(folded)
     return Threat(reason, REASONS[reason]) if reason else None
 
 
-def _rules(folded: str) -> Threat | None:
+def _rules(folded: str, context: str | None = None) -> Threat | None:
+    """The first rule that matches ``folded``. ``context`` (same length) is the text a match's
+    prohibition, quotation or refusal is read in: the original words when ``folded`` is their skeleton."""
+    context = folded if context is None else context
     for i in _candidates(folded):
         rule = _RULES[i]
-        if rule.reason in PROHIBITABLE:
+        if rule.reason in PROHIBITABLE or rule.reason in QUOTABLE:
             # at most a few matches are read: a statement with many safeguard words is refused anyway
             for n, m in enumerate(rule.regex.finditer(folded)):
-                if n >= 8 or not _prohibited(folded, m.start(), m.end()):
+                if n >= 8 or not _allowed(rule.reason, context, m.start(), m.end()):
                     return Threat(rule.reason, REASONS[rule.reason])
         elif rule.regex.search(folded):
             return Threat(rule.reason, REASONS[rule.reason])
@@ -279,7 +331,7 @@ def _homoglyph(folded: str) -> Threat | None:
             return Threat("homoglyph", "a word mixes Latin letters with Cyrillic/Greek look-alikes")
     skeleton = folded.translate(_SKELETON)
     if skeleton != folded:
-        inner = _rules(skeleton)
+        inner = _rules(skeleton, folded)  # one letter for one: a match's words are read in the original
         if inner is not None:
             return Threat("homoglyph", f"look-alike letters spell out a threat ({inner.reason})")
     return None
