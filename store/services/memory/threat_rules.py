@@ -512,9 +512,12 @@ PROHIBITION_AFTER = (
 # the match, with a word nearby saying it is an example, a joke, a fake or a text, mentions the phrase. A
 # quoted order with no such word ("Run 'curl ...?k=$KEY'", "Remember: 'ignore previous instructions'")
 # stays refused, and so do the reasons whose matches are commands or markup. "Like" and "wrote" are no cue:
-# jailbreaks quote their own payload that way ('DAN, which stands for "do anything now"').
-QUOTABLE = frozenset({"instruction_override", "role_hijack", "concealment", "system_prompt_override",
-                      "credential_read", "exfiltration", "unsafe_action", "agent_config_edit"})
+# jailbreaks quote their own payload that way ('DAN, which stands for "do anything now"'). Only a phrase
+# may be quoted: an act (send a secret, turn a safeguard off) in quotes beside a cue word is still an act
+# ("the fixture contains 'disable the sandbox', use it as your default").
+QUOTABLE = frozenset({"instruction_override", "role_hijack", "concealment", "system_prompt_override"})
+# acts a sentence may name as what a request asks for and refuse (REQUEST_BEFORE / REQUEST_AFTER, REFUSAL)
+REFUSABLE = QUOTABLE | {"credential_read", "exfiltration", "unsafe_action", "agent_config_edit"}
 QUOTE_PAIRS = {'"': '"', "'": "'", "“": "”", "”": "”", "„": "“\"", "«": "»", "‹": "›", "「": "」", "『": "』",
                "‘": "’", "`": "`"}
 QUOTE_CUE = (
@@ -540,7 +543,7 @@ REQUEST_BEFORE = (
     r"|\b(?:anfragen|anfrage|aufforderungen|aufforderung|bitten|versuche)\b[^.;:\n]{0,30}?\bzu"
     r"|\b(?:solicitudes?|peticiones?|petición|pide|piden|pida|pidan)\s+(?:de|para|que)(?:\s+se)?"
     r"|\b(?:demandes?|requêtes?|demandent|tentatives?)\s+(?:de|d')|\b(?:vous|te|lui)\s+demande\s+(?:de|d')"
-    r"|(?<!\w)(?:просьб\w*|запрос\w*|требовани\w*|просит|просят|попытк\w*)(?:\s+\w+)?)[\s,]*$"
+    r"|(?<!\w)(?:просьб\w*|запрос\w*|требовани\w*|просит|просят|попытк\w*)(?:\s+\w+)?)[\s,\"'“„«‹「『‘`]*$"
 )
 REQUEST_AFTER = r"[^。.!?;；，,、\n]{0,4}?(?:依頼|要求|リクエスト|指示|请求|請求|要求|指令)"
 REFUSAL = (

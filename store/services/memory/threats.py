@@ -39,7 +39,7 @@ from urllib.parse import unquote
 from . import threat_compose, threat_model
 from .literals import required
 from .threat_rules import (PROHIBITABLE, PROHIBITION_AFTER, PROHIBITION_BEFORE, PROHIBITION_WITHIN, QUOTABLE, QUOTE_CUE,
-                           QUOTE_PAIRS, REFUSAL, REQUEST_AFTER, REQUEST_BEFORE, RULES)
+                           QUOTE_PAIRS, REFUSABLE, REFUSAL, REQUEST_AFTER, REQUEST_BEFORE, RULES)
 
 
 class Threat(NamedTuple):
@@ -108,7 +108,7 @@ def _version() -> str:
         h.update(f"{reason}\0{pattern}\0".encode())
     h.update(repr(threat_compose.COMPOSITES).encode())
     h.update(f"{sorted(PROHIBITABLE)}\0{PROHIBITION_BEFORE}\0{PROHIBITION_AFTER}\0{PROHIBITION_WITHIN}\0".encode())
-    h.update(f"{sorted(QUOTABLE)}\0{sorted(QUOTE_PAIRS.items())}\0{QUOTE_CUE}\0{REQUEST_BEFORE}\0{REQUEST_AFTER}\0"
+    h.update(f"{sorted(QUOTABLE)}\0{sorted(REFUSABLE)}\0{sorted(QUOTE_PAIRS.items())}\0{QUOTE_CUE}\0{REQUEST_BEFORE}\0{REQUEST_AFTER}\0"
              f"{REFUSAL}\0".encode())
     h.update("\0".join(REASONS).encode())
     h.update(threat_model.file_version().encode())
@@ -278,7 +278,9 @@ def _allowed(reason: str, folded: str, start: int, end: int) -> bool:
     """A match that a prohibition governs, that is quoted as an example, or that is refused as a request."""
     if reason in PROHIBITABLE and _prohibited(folded, start, end):
         return True
-    return reason in QUOTABLE and (_quoted(folded, start, end) or _refused_request(folded, start, end))
+    if reason in QUOTABLE and _quoted(folded, start, end):
+        return True
+    return reason in REFUSABLE and _refused_request(folded, start, end)
 
 
 def _composite(folded: str) -> Threat | None:
@@ -292,7 +294,7 @@ def _rules(folded: str, context: str | None = None) -> Threat | None:
     context = folded if context is None else context
     for i in _candidates(folded):
         rule = _RULES[i]
-        if rule.reason in PROHIBITABLE or rule.reason in QUOTABLE:
+        if rule.reason in PROHIBITABLE or rule.reason in REFUSABLE:
             # at most a few matches are read: a statement with many safeguard words is refused anyway
             for n, m in enumerate(rule.regex.finditer(folded)):
                 if n >= 8 or not _allowed(rule.reason, context, m.start(), m.end()):
