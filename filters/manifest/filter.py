@@ -232,9 +232,7 @@ class ManifestFilter(Filter):
                     self._keep_output(seen, s.kind, s.get())
 
     def on_response_event(self, turn: Turn, ev: Any) -> None:
-        seen = turn.state.get("manifest")
-        if seen.__class__ is not _Seen:
-            seen = self._seen(turn)
+        seen = self._seen(turn)
         if seen.first_chunk_ns is None:
             seen.first_chunk_ns = time.time_ns()
         if self.config.capture_content:
