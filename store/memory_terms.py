@@ -18,15 +18,11 @@ from this one function, whatever SQLite's version:
 """
 from __future__ import annotations
 
-import re
 import unicodedata
 from functools import lru_cache
 
-# Letters/digits (and _ inside identifiers); CJK runs are split out below.
-_WORD = re.compile(r"[^\W_]+(?:_+[^\W_]+)*", re.UNICODE)
-_CAMEL = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
-_HYPHENATED = re.compile(r"\b[A-Za-z]+(?:-[A-Za-z]+)+\b")
-_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]+")
+from .term_patterns import CAMEL, CJK, HYPHENATED, WORD
+
 # ASCII words up to this long are analysed once and remembered; a longer one (a hash, an
 # encoded blob) or one with other letters (a CJK run gives a bigram per character) each time.
 # The memos are ``lru_cache``s (a hit at C speed: they are asked per word), bounded in bytes
@@ -88,7 +84,7 @@ def _word_terms(token: str, out: list[str], drop: frozenset = frozenset()) -> No
     if low in drop:
         return
     parts = [p for p in low.split("_") if p] if "_" in low else []
-    camel = _CAMEL.findall(token) if not parts and token[:1].isalpha() and not token.isupper() \
+    camel = CAMEL.findall(token) if not parts and token[:1].isalpha() and not token.isupper() \
         and not token.islower() else []
     out.append(stem(low) if not parts else low)
     if parts:
@@ -105,17 +101,17 @@ def terms(text: str, drop: frozenset = frozenset()) -> list[str]:
         return []
     text = unicodedata.normalize("NFKC", text)
     out: list[str] = []
-    for m in _HYPHENATED.finditer(text):
+    for m in HYPHENATED.finditer(text):
         joined = m.group().replace("-", "")
         if joined.lower() not in drop:
             out.append(stem(joined.lower()))
-    for m in _WORD.finditer(text):
+    for m in WORD.finditer(text):
         token = m.group()
         if not drop and len(token) <= CACHED_TOKEN_CHARS and token.isascii():  # seen before: one lookup
             out.extend(cached_token_terms(token))
-        elif _CJK.search(token):
+        elif CJK.search(token):
             start = 0
-            for c in _CJK.finditer(token):
+            for c in CJK.finditer(token):
                 if c.start() > start:
                     _word_terms(token[start:c.start()], out, drop)
                 run = c.group()
@@ -129,7 +125,7 @@ def terms(text: str, drop: frozenset = frozenset()) -> list[str]:
 
 
 def token_terms(token: str) -> tuple[str, ...]:
-    """The terms of one word token (a match of ``_WORD``), as ``terms`` gives them
+    """The terms of one word token (a match of ``WORD``), as ``terms`` gives them
     (remembered for an ASCII word of up to CACHED_TOKEN_CHARS characters)."""
     return cached_token_terms(token) if len(token) <= CACHED_TOKEN_CHARS and token.isascii() \
         else _token_terms(token)
@@ -137,9 +133,9 @@ def token_terms(token: str) -> tuple[str, ...]:
 
 def _token_terms(token: str) -> tuple[str, ...]:
     out: list[str] = []
-    if _CJK.search(token):
+    if CJK.search(token):
         start = 0
-        for c in _CJK.finditer(token):
+        for c in CJK.finditer(token):
             if c.start() > start:
                 _word_terms(token[start:c.start()], out)
             run = c.group()
@@ -165,15 +161,15 @@ def query_terms(text: str) -> list[str]:
     text = unicodedata.normalize("NFKC", text)
     kept: dict[str, None] = {}
     every: dict[str, None] = {}  # the fallback: every term, stop words too
-    for m in _HYPHENATED.finditer(text):
+    for m in HYPHENATED.finditer(text):
         joined = m.group().replace("-", "").lower()
         every[stem(joined)] = None
         if joined not in STOPWORDS:
             kept[stem(joined)] = None
-    for token in dict.fromkeys(_WORD.findall(text)):
+    for token in dict.fromkeys(WORD.findall(text)):
         found = token_terms(token)
         every.update(dict.fromkeys(found))
-        if _CJK.search(token):
+        if CJK.search(token):
             found = tuple(terms(token, STOPWORDS))  # the stop words of a mixed token's parts
         elif token.lower() in STOPWORDS:
             continue

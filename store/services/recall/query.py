@@ -49,6 +49,7 @@ from typing import Mapping
 from ctxproxy.store.bounded import ByteLRU
 from ctxproxy.store.memory_terms import STOPWORDS, query_terms, token_terms
 from ctxproxy.store.services.digest import text_sha256
+from ctxproxy.store.term_patterns import DIGIT, HYPHENATED, WORD
 
 from .rank import idf, specific_term
 
@@ -66,7 +67,6 @@ CACHE_BYTES = 1 << 20  # and the bytes they may hold
 _IDENT = re.compile(r"[A-Za-z_][\w.]*[_.\d][\w.]*|[A-Z]?[a-z]+[A-Z][\w]*|[A-Z]{2,}[a-z][\w]*")
 _PATH = re.compile(r"(?:[\w.-]+/)+[\w.-]+")  # services/refund/refund.py, scripts/deploy.sh
 _QUOTED = re.compile(r"\"([^\"\n]{3,80})\"|`([^`\n]{3,80})`|(?<![\w])'([^'\n]{3,80})'(?![\w])")
-_NUMBER = re.compile(r"\d")
 _NAME = re.compile(r"(?<=[a-z,;:] )[A-Z][a-z]+(?:[A-Z][a-z]+)*")  # inside a sentence, capitalised
 # Capitalised inside a sentence, yet naming no one thing: "on Sunday", "in May".
 _CALENDAR = frozenset("Monday Tuesday Wednesday Thursday Friday Saturday Sunday January February March April May "
@@ -159,19 +159,15 @@ def _salient_terms(text: str) -> tuple[set[str], set[str]]:
                 out.update(found)
                 if ident:
                     parts = query_terms(tok)
-                    strong.update(t for t in parts if "_" in t or len(t) > 2 and _NUMBER.search(t))
+                    strong.update(t for t in parts if "_" in t or len(t) > 2 and DIGIT.search(t))
                     if len(parts) > 1 and len(parts[0]) > len(parts[1]) and parts[0].startswith(parts[1]):
                         strong.add(parts[0])  # the parts joined: redis-sessions → redissession
                 elif tok in names:
                     strong.update(found)
     # numbers of three digits and more (a port, a version, an id); "00" and "42" of a log line are not
     numbers = {t for t in query_terms(" ".join(m.group() for m in re.finditer(r"\S*\d\S*", text)))
-               if len(t) > 2 and _NUMBER.search(t)}
+               if len(t) > 2 and DIGIT.search(t)}
     return out | strong | numbers, strong | numbers
-
-
-_WORD_TOKEN = re.compile(r"[^\W_]+(?:_+[^\W_]+)*")  # memory_terms' word token
-_JOINED = re.compile(r"\b[A-Za-z]+(?:-[A-Za-z]+)+\b")  # memory_terms' hyphenated word (its joined form is a term)
 
 
 def units_of(text: str, substrings: tuple[str, ...] = ()) -> dict[str, str]:
@@ -183,11 +179,11 @@ def units_of(text: str, substrings: tuple[str, ...] = ()) -> dict[str, str]:
     word holds them all: one observation, not three — the floor counts it once (``rank.match``). A
     part the message also writes as a word of its own stays its own. Only keys of such words are
     mapped (to one of them)."""
-    spans = [(m.start(), m.end(), m.group()) for m in _JOINED.finditer(text)]
+    spans = [(m.start(), m.end(), m.group()) for m in HYPHENATED.finditer(text)]
     inside = [(a, b) for a, b, _ in spans]
     alone: set[str] = set()
     groups: list[list[str]] = []
-    for m in _WORD_TOKEN.finditer(text):
+    for m in WORD.finditer(text):
         found = token_terms(m.group())
         if any(a <= m.start() and m.end() <= b for a, b in inside):
             continue  # a part of a hyphenated word: below
@@ -211,7 +207,7 @@ def units_of(text: str, substrings: tuple[str, ...] = ()) -> dict[str, str]:
         for t in members:
             out.setdefault(t, root)
     for sub in substrings:  # an identifier looked up as a substring is that identifier's word
-        if _WORD_TOKEN.fullmatch(sub) or _JOINED.fullmatch(sub):
+        if WORD.fullmatch(sub) or HYPHENATED.fullmatch(sub):
             terms = query_terms(sub.replace("-", "")) if "-" in sub else list(token_terms(sub))
             if terms:
                 out["\x00" + sub.lower()] = out.setdefault(terms[0], terms[0])
@@ -310,7 +306,7 @@ def _acronym_plurals(text: str, words: list[str]) -> list[str]:
     found = _ACRONYMS.findall(text)
     if not found:
         return words
-    alone = {t for m in _WORD_TOKEN.finditer(text) if not _ACRONYMS.fullmatch(m.group())
+    alone = {t for m in WORD.finditer(text) if not _ACRONYMS.fullmatch(m.group())
              for t in token_terms(m.group())}
     pieces = {t for a in found for t in token_terms(a)[1:]} - alone
     folded = [t for a in found for t in (a[:-1].lower(), a.lower())]
@@ -323,7 +319,7 @@ def _build(text: str) -> Query:
         return Query(text=text)
     salient, strong = _salient_terms(text)
     plurals = {a[:-1].lower() for a in _ACRONYMS.findall(text)}
-    salient, strong = salient | plurals, strong | {t for t in plurals if _NUMBER.search(t)}
+    salient, strong = salient | plurals, strong | {t for t in plurals if DIGIT.search(t)}
     asked = focus_of(text)
     focus = frozenset(query_terms(_PATH.sub(" ", asked))) & set(words)  # a path says where, not what is asked
     if sum(map(specific_term, focus)) < FOCUS_MIN:  # "who do I add as reviewer?": the rest says of what

@@ -38,6 +38,7 @@ import orjson
 from ctxproxy.store.bounded import ByteLRU
 from ctxproxy.store.memory_terms import STOPWORDS, query_terms
 from ctxproxy.store.services.digest import text_sha256
+from ctxproxy.store.term_patterns import DIGIT, HYPHENATED
 
 from .query import read
 from .rank import own_terms, specific_term
@@ -48,11 +49,9 @@ RARE_MIN = 2  # ...more than this many) tells none apart: it does not join
 CACHE_BYTES = 256 << 10  # outputs' identifiers, by the digest of what was read
 
 _TOKEN = re.compile(r"[A-Za-z0-9_][\w.:/@-]*[\w]")  # a run of identifier characters
-_DIGIT = re.compile(r"\d")
 _YEAR = re.compile(r"(?:19|20)\d\d")
 _PORT = re.compile(r"\bport\b\W{0,3}(\d{2,5})\b", re.I)
 _MAY_NAME = re.compile(r"[_\d-]")  # what a piece needs to name a whole thing (else: a word)
-_JOINED = re.compile(r"\b[A-Za-z]+(?:-[A-Za-z]+)+\b")  # memory_terms' hyphened word
 _cache = ByteLRU(CACHE_BYTES, "recall: tool outputs' identifiers", max_entries=512)
 
 
@@ -103,7 +102,7 @@ def dotted_names(output: str, max_chars: int = 2000) -> tuple[str, ...]:
     out: dict[str, None] = {}
     for m in _DOTTED.finditer(read(output_text(output), max_chars)):
         name = m.group().lower().strip(".")
-        if any(not label.isdigit() for label in name.split(".")) and not _DIGIT.fullmatch(name[:1] or "x"):
+        if any(not label.isdigit() for label in name.split(".")) and not DIGIT.fullmatch(name[:1] or "x"):
             out.setdefault(name)
         if len(out) >= MAX_NAMES:
             break
@@ -210,9 +209,9 @@ def _whole_terms(token: str) -> list[str]:
             elif t.isdigit():
                 if _value_sized(t):
                     out.append(t)  # a port, an error code; not a year
-            elif len(t) > 2 and t[0].isalpha() and _DIGIT.search(t) and t not in STOPWORDS:
+            elif len(t) > 2 and t[0].isalpha() and DIGIT.search(t) and t not in STOPWORDS:
                 out.append(t)  # e731, a100 (not 31s, 11z: a number and its unit)
-        for m in _JOINED.finditer(piece):  # as the index joins a hyphened name: redis-cache → rediscach
+        for m in HYPHENATED.finditer(piece):  # as the index joins a hyphened name: redis-cache → rediscach
             joined = query_terms(m.group().replace("-", ""))
             if joined and len(joined[0]) > 3:
                 out.append(joined[0])
