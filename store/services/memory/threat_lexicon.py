@@ -12,7 +12,11 @@ texts, in every language at once.
 
 Entries: a word (whole-word match), ``stem*`` (a word starting so, for
 inflected languages), ``two words`` (an adjacent pair), or CJK text of one to
-four characters (matched anywhere). Lower case, as the text is case-folded.
+four characters (matched anywhere). Lower case, as the text is case-folded;
+digits are read as ``0``, as the model folds them. A word with a ``.``, ``_``,
+``-`` or ``'`` in it (``.bashrc``, ``id_rsa``, ``auto-approve``, ``l'agent``)
+is one entry although the model's words split there: it is matched as a whole
+token, with no letter, digit, ``_`` or ``-`` next to it.
 """
 from __future__ import annotations
 
@@ -235,18 +239,28 @@ CLASSES: dict[str, str] = {
 _CJK = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]")
 
 
+_PLAIN = re.compile(r"[^\W_]+")  # a word as threat_model splits text: letters and digits only
+_DIGIT = re.compile(r"\d")
+
+
 def _build():
-    """Whole words, stems by length, adjacent pairs, CJK strings of 2-4 and of 1 character -> classes."""
+    """Whole words, stems by length, adjacent pairs, CJK strings of 2-4 and of 1 character, and words
+    with punctuation inside (matched by one regex) -> classes."""
     words: dict[str, set[str]] = {}
     stems: dict[int, dict[str, set[str]]] = {}
     pairs: dict[str, set[str]] = {}
     cjk: dict[str, set[str]] = {}
     cjk1: dict[str, set[str]] = {}
+    joined: dict[str, set[str]] = {}
     for name, body in CLASSES.items():
         for entry in body.split():
-            entry = entry.casefold()
+            entry = _DIGIT.sub("0", entry.casefold())
             if _CJK.search(entry):
                 (cjk1 if len(entry) == 1 else cjk).setdefault(entry[:4], set()).add(name)
+            elif not _PLAIN.fullmatch(entry.removesuffix("*")):
+                if entry.endswith("*"):
+                    raise ValueError(f"threat_lexicon: a stem with punctuation inside is not read: {entry!r}")
+                joined.setdefault(entry, set()).add(name)
             elif entry.endswith("*"):
                 stems.setdefault(len(entry) - 1, {}).setdefault(entry[:-1], set()).add(name)
             else:
@@ -258,7 +272,9 @@ def _build():
     def freeze(d: dict[str, set[str]]) -> dict[str, frozenset[str]]:
         return {k: frozenset(v) for k, v in d.items()}
 
-    return freeze(words), {n: freeze(d) for n, d in stems.items()}, freeze(pairs), freeze(cjk), freeze(cjk1)
+    alts = "|".join(map(re.escape, sorted(joined, key=len, reverse=True)))
+    return (freeze(words), {n: freeze(d) for n, d in stems.items()}, freeze(pairs), freeze(cjk), freeze(cjk1),
+            freeze(joined), re.compile(rf"(?<![\w-])(?:{alts})(?![\w-])"))
 
 
 # Two-word phrases (adjacent words), matched as pairs; single words of them are not enough.
@@ -279,7 +295,7 @@ PHRASES: dict[str, tuple[str, ...]] = {
     "userp": ("chat partner", "person typing"),
 }
 
-_WORDS, _STEMS, _PAIRS, _CJKS, _CJK1 = _build()
+_WORDS, _STEMS, _PAIRS, _CJKS, _CJK1, _JOINED, _JOINED_RE = _build()
 _STEM_LENGTHS = tuple(sorted(_STEMS))
 _DEST = re.compile(r"https?://|ftp://|[a-z0-9._%+-]+@[a-z0-9-]+\.[a-z]{2,}|#[a-z][\w-]+|\b\d{1,3}(?:\.\d{1,3}){3}\b")
 _PATH = re.compile(r"~/|/etc/|/root/|/bin/|\.ssh\b|\.aws\b")
@@ -326,6 +342,9 @@ def classes(folded: str, words: list[str], grams: set[str]) -> set[str]:
         c = pget(f"{a} {b}")
         if c:
             found |= c
+    if any(e in folded for e in _JOINED):  # substring tests first: the regex only where one hits
+        for m in _JOINED_RE.finditer(folded):
+            found |= _JOINED[m.group()]
     if _CJK.search(folded):
         cget = _CJKS.get
         for g in grams:
