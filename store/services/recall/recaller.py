@@ -164,11 +164,12 @@ class Recaller:
         if len(got.items) >= k:
             return got
         # and on what the output points at alone (beside a long request's many words one rare identifier
-        # never clears the chance floor), kept when the turn's words are about it too (``tool_output.about``)
+        # never clears the chance floor), kept when it holds a word of the turn's too
+        # (``tool_output.holding_a_turn_word``)
         alone = self.recall(viewer, "", k=k, as_of=as_of, exclude_kinds=exclude, max_chars=max_chars,
                             held=terms, held_names=names + apart)
         seen = {s.cand.memory_id for s in got.items}
-        more = [s for s in tool_output.about(alone.items, named) if s.cand.memory_id not in seen]
+        more = [s for s in tool_output.holding_a_turn_word(alone.items, named) if s.cand.memory_id not in seen]
         return Recalled((got.items + more)[:k], max(got.candidates, alone.candidates))
 
     def _nothing_visible(self, viewer: Viewer, now: float, sessions: Sequence[str] | None, memories: bool,

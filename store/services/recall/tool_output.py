@@ -14,9 +14,10 @@ read from it:
   ``KEY=value``, after "port" — not a year, a count, a size or a file's
   line (``api.py:1088``): a number alone in a log is a coincidence;
 
-never a plain word, a name or a piece of an identifier. The output is read as
-a message is (``query.read``: at most ``max_chars``, its start and end, each
-line shape once), so a log of a thousand lines costs what one of them does.
+never a plain word, a name or a piece of an identifier. The output is read
+once, as a message is (``query.read``: at most ``max_chars``, its start and
+end, each line shape once), so a log of a thousand lines costs what one of
+them does; ``names_of`` takes every kind of name from that one text.
 
 ``rare`` then keeps, of those, only what some memory the caller may see holds
 and few of them do: a term no visible memory holds cannot recall anything,
@@ -27,10 +28,13 @@ made of words most memories hold, ``claim_id``, left out), and as substrings
 its dotted names, its versioned names without their version
 (``claims.status.v2`` → ``claims.status.v``) and its compound names written
 apart (``card_number`` → "card number"), as a memory writes them.
+``holding_a_turn_word`` keeps, of the memories those alone recall, the ones
+that also hold a specific word of the turn's.
 """
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from typing import Any, Callable, Collection, Mapping, Sequence
 
 import orjson
@@ -46,13 +50,13 @@ from .rank import own_terms, specific_term
 MAX_TERMS = 8  # identifiers of one output that join the query (its rarest)
 RARE_SHARE = 0.02  # a term held by more than this share of the visible memories (and...)
 RARE_MIN = 2  # ...more than this many) tells none apart: it does not join
-CACHE_BYTES = 256 << 10  # outputs' identifiers, by the digest of what was read
+CACHE_BYTES = 256 << 10  # what outputs name (``names_of``), by the digest of what was read
 
 _TOKEN = re.compile(r"[A-Za-z0-9_][\w.:/@-]*[\w]")  # a run of identifier characters
 _YEAR = re.compile(r"(?:19|20)\d\d")
 _PORT = re.compile(r"\bport\b\W{0,3}(\d{2,5})\b", re.I)
 _MAY_NAME = re.compile(r"[_\d-]")  # what a piece needs to name a whole thing (else: a word)
-_cache = ByteLRU(CACHE_BYTES, "recall: tool outputs' identifiers", max_entries=512)
+_cache = ByteLRU(CACHE_BYTES, "recall: what tool outputs name", max_entries=512)
 
 
 def output_text(output: str) -> str:
@@ -69,14 +73,32 @@ def output_text(output: str) -> str:
     return output
 
 
-def identifiers(output: str, max_chars: int = 2000) -> tuple[str, ...]:
-    """The terms of ``output``'s identifiers and numbers (see the module docstring), in
-    order of first appearance."""
+@dataclass(frozen=True, slots=True)
+class OutputNames:
+    """What one read of a tool's output names, each in order of first appearance."""
+
+    identifiers: tuple[str, ...]  # the terms of its identifiers and numbers given as values
+    dotted: tuple[str, ...]  # its dotted names of three labels or more (``dotted_names``)
+    stems: tuple[str, ...]  # its versioned names without their version (``version_stems``)
+    apart: tuple[str, ...]  # its compound names written apart (``apart_names``)
+
+
+def names_of(output: str, max_chars: int = 2000) -> OutputNames:
+    """What ``output`` names (see the module docstring): it is read once (``output_text``,
+    ``query.read``: at most ``max_chars``) and each kind of name taken from that text;
+    remembered by the digest of what was read."""
     text = read(output_text(output), max_chars)
     key = text_sha256(text)
     hit = _cache.get(key)
-    if hit is not None:
-        return hit
+    if hit is None:
+        hit = OutputNames(identifiers(text), dotted_names(text), version_stems(text), apart_names(text))
+        _cache.put(key, hit)
+    return hit
+
+
+def identifiers(text: str) -> tuple[str, ...]:
+    """The terms of ``text``'s identifiers and numbers given as values (see the module
+    docstring), in order of first appearance."""
     out: dict[str, None] = {}
     for token in dict.fromkeys(m.group() for m in _TOKEN.finditer(text)):
         if token.isalpha():
@@ -86,21 +108,19 @@ def identifiers(output: str, max_chars: int = 2000) -> tuple[str, ...]:
     for m in _PORT.finditer(text):  # "listening on port 8080", "--port 8080"
         if len(m.group(1)) > 2:
             out.setdefault(m.group(1))
-    found = tuple(out)
-    _cache.put(key, found)
-    return found
+    return tuple(out)
 
 
 _DOTTED = re.compile(r"(?<![\w.-])[A-Za-z0-9][\w-]*(?:\.[A-Za-z0-9][\w-]*){2,}(?![\w-])")  # three labels or more
 MAX_NAMES = 4  # dotted names of one output looked up as substrings (and as many versioned names' stems)
 
 
-def dotted_names(output: str, max_chars: int = 2000) -> tuple[str, ...]:
-    """``output``'s dotted names of three labels or more (a host, ``ingest.fleet.internal``;
+def dotted_names(text: str) -> tuple[str, ...]:
+    """``text``'s dotted names of three labels or more (a host, ``ingest.fleet.internal``;
     a module path), lower-cased, to be looked up as substrings: the index holds their
     words, not the name. An address of digits only (``127.0.0.1``) names nothing."""
     out: dict[str, None] = {}
-    for m in _DOTTED.finditer(read(output_text(output), max_chars)):
+    for m in _DOTTED.finditer(text):
         name = m.group().lower().strip(".")
         if any(not label.isdigit() for label in name.split(".")) and not DIGIT.fullmatch(name[:1] or "x"):
             out.setdefault(name)
@@ -118,14 +138,14 @@ _VERSIONED = re.compile(r"(?<![\w.-])([A-Za-z][A-Za-z0-9]*(?:[._-][A-Za-z][A-Za-
 MAX_APART = 4  # compound names of one output looked up written apart
 
 
-def apart_names(output: str, max_chars: int = 2000) -> tuple[str, ...]:
-    """``output``'s compound names written apart, lower-cased, to be looked up as substrings: a
+def apart_names(text: str) -> tuple[str, ...]:
+    """``text``'s compound names written apart, lower-cased, to be looked up as substrings: a
     memory writes the words the identifier joins (``card_number`` → "card numbers are never
     stored", ``R2_BUCKET`` → "the R2 bucket", ``national_id`` → "national ID numbers"). Two to
     four pieces, each of two characters or more, one a word of three letters or more, not all
     stop words."""
     out: dict[str, None] = {}
-    for m in _COMPOUND.finditer(read(output_text(output), max_chars)):
+    for m in _COMPOUND.finditer(text):
         pieces = [p.lower() for p in _PIECES.findall(m.group())]
         if not 2 <= len(pieces) <= 4 or any(len(p) < 2 for p in pieces) \
                 or not any(len(p) > 2 and p.isalpha() for p in pieces) or all(p in STOPWORDS for p in pieces):
@@ -136,11 +156,11 @@ def apart_names(output: str, max_chars: int = 2000) -> tuple[str, ...]:
     return tuple(out)
 
 
-def version_stems(output: str, max_chars: int = 2000) -> tuple[str, ...]:
-    """``output``'s versioned names without their version, lower-cased, to be looked up as
+def version_stems(text: str) -> tuple[str, ...]:
+    """``text``'s versioned names without their version, lower-cased, to be looked up as
     substrings: a config naming ``claims.status.v2`` points at the memory that says which
     version is current (``claims.status.v3``)."""
-    found = (m.group(1).lower() for m in _VERSIONED.finditer(read(output_text(output), max_chars)))
+    found = (m.group(1).lower() for m in _VERSIONED.finditer(text))
     return tuple(dict.fromkeys(found))[:MAX_NAMES]
 
 
@@ -158,8 +178,9 @@ def pointers(output: str, named: Collection[str], doc_freqs: DocFreqs, max_chars
     one of whose words no visible memory holds, left out): ``(terms, names, apart)``.
     ``doc_freqs(keys)``: the number of visible memories and the keys' visible document
     frequencies (one read of the index, none when the output names nothing)."""
-    found = tuple(t for t in identifiers(output, max_chars) if t not in named)
-    words = {a: [t for t in query_terms(a) if t not in STOPWORDS] for a in apart_names(output, max_chars)}
+    output_names = names_of(output, max_chars)
+    found = tuple(t for t in output_names.identifiers if t not in named)
+    words = {a: [t for t in query_terms(a) if t not in STOPWORDS] for a in output_names.apart}
     words = {a: ws for a, ws in words.items() if ws and not all(t in named for t in ws)}
     parts = {t: [p for p in query_terms(t)[1:] if p.isalpha() and len(p) > 2] for t in found}
     parts.update((a, [t for t in ws if t.isalpha() and len(t) > 2]) for a, ws in words.items())
@@ -176,11 +197,11 @@ def pointers(output: str, named: Collection[str], doc_freqs: DocFreqs, max_chars
         # written apart, each of its words must be some visible memory's: else it matches only inside a longer
         # word ("media dev" in "media development"), a coincidence, and is not looked up
         apart = [a for a in words if names_one(a) and all(df.get(p, 0) > 0 for p in parts[a])]
-    names = tuple(dict.fromkeys(dotted_names(output, max_chars) + version_stems(output, max_chars)))
+    names = tuple(dict.fromkeys(output_names.dotted + output_names.stems))
     return terms, names, tuple(a for a in apart if a not in names)
 
 
-def about(items: Sequence[Any], words: Collection[str]) -> list[Any]:
+def holding_a_turn_word(items: Sequence[Any], words: Collection[str]) -> list[Any]:
     """Of the memories an output points at, those that also hold a specific word of the turn's
     (``words``: its query's terms): one that shares none is about the thing the output names,
     not what the turn asks ("test is failing, fix it" and a test naming ``travel_distance``:

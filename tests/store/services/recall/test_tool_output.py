@@ -8,7 +8,7 @@ import json
 from memhelp import put_memory
 
 from ctxproxy.store.services.recall.rank import RankConfig
-from ctxproxy.store.services.recall.tool_output import apart_names, dotted_names, identifiers, version_stems
+from ctxproxy.store.services.recall.tool_output import names_of
 from ctxproxy.store.sqlite_index import Viewer
 
 LOG = ("tests/integration/test_uploads.py::test_put_object FAILED\n"
@@ -19,17 +19,17 @@ LOG = ("tests/integration/test_uploads.py::test_put_object FAILED\n"
 
 
 def test_only_identifiers_and_numbers_given_as_values_never_words_times_or_counts():
-    found = identifiers(LOG)
+    found = names_of(LOG).identifiers
     assert {"4566", "9000", "localstack_host", "maxdepth", "e731", "test_put_object"} <= set(found)
     # plain words, a time's pieces, a year, a size, a count, a file's line, a number alone: none of them
     assert not {"could", "connect", "retry", "queue", "depth", "warn", "2026", "11z", "31s", "12", "318", "1088",
                 "5000"} & set(found)
-    assert dotted_names(LOG) == ("botocore.exceptions.endpointconnectionerror", "ingest.fleet.internal")
+    assert names_of(LOG).dotted == ("botocore.exceptions.endpointconnectionerror", "ingest.fleet.internal")
 
 
 def test_codex_json_wrapper_is_not_the_tools_output():
     wrapped = json.dumps({"output": "KEY_ID = 'whk-2026-08'\n", "metadata": {"exit_code": 0}})
-    assert identifiers(wrapped) == ("key_id",)
+    assert names_of(wrapped).identifiers == ("key_id",)
 
 
 def test_recall_output_finds_what_the_output_names_and_only_what_few_memories_hold(rs):
@@ -65,24 +65,25 @@ def test_recall_output_reads_no_output_when_the_caller_may_see_no_memory(rs, mon
     services.prepare(RankConfig(), sync=True)
     recaller = services.recaller(RankConfig())
     reads: list[str] = []
-    real = tool_output.identifiers
-    monkeypatch.setattr(tool_output, "identifiers", lambda text, *a: reads.append(text) or real(text, *a))
+    real = tool_output.read
+    monkeypatch.setattr(tool_output, "read", lambda text, *a: reads.append(text) or real(text, *a))
     al = Viewer("acme", user="al")
     assert recaller.recall_output(al, "Run the uploads suite.", LOG).items == []
     assert reads == []  # al may see no memory (bob's is bob's): the 40-line log was not read
     mine = put_memory(store, "acme", "The mock S3 for local runs is localstack.internal:4566.", kind="fact", user="al")
     services.prepare(RankConfig(), sync=True)
     got = recaller.recall_output(al, "Run the uploads suite.", LOG)
-    assert reads and [s.cand.memory_id for s in got.items] == [mine.memory_id]
+    assert [s.cand.memory_id for s in got.items] == [mine.memory_id]
+    assert reads == [LOG]  # both judgments, every kind of name: the output was read once
 
 
 def test_compound_names_written_apart_and_versioned_names_stems():
     out = ("ALTER TABLE accounts ADD COLUMN card_number varchar(19);\nR2_BUCKET=media-dev\n"
            "topic: orders.events.v2\nserviceDay a_b x-1")
-    assert apart_names(out) == ("card number", "r2 bucket", "media dev", "service day")  # a_b, x-1: no word
-    assert version_stems(out) == ("orders.events.v",)
+    assert names_of(out).apart == ("card number", "r2 bucket", "media dev", "service day")  # a_b, x-1: no word
+    assert names_of(out).stems == ("orders.events.v",)
     # a release's number, a format's, a host with a digit: no version to leave out
-    assert version_stems("pain.001.001.09 gs-euw-0412 python3.11") == ()
+    assert names_of("pain.001.001.09 gs-euw-0412 python3.11").stems == ()
 
 
 FACTS = ("Order status changes are published to the Kafka topic orders.status.v4, keyed by order_id.",
