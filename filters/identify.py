@@ -80,6 +80,7 @@ log = logging.getLogger("ctxproxy.filters.identify")
 FINGERPRINT_BYTES = 1 << 20  # fingerprints remembered (~4K: the keys hold no text)
 CONTINUED_BYTES = 256 << 10  # requests followed, by digest (``_continued``; ~1K: digests and ids only)
 ANCHORS_BYTES = 128 << 10  # a request's answer anchor, by its digest (~900: a digest and ~66 characters)
+IDENTITIES_BYTES = 256 << 10  # the identity a request was given, by its digest (``_decided``; ~600)
 # A request sent again that continued no answer is decided again from the store after this
 # long (an answer filed since in this process is seen at once; one another worker filed, then).
 MISS_SECONDS = 2.0
@@ -121,6 +122,8 @@ class IdentifyFilter(Filter):
         self._continued = ByteLRU(CONTINUED_BYTES, "conversations followed")
         # the anchor its answer is filed under, by the request's digest: the same bytes, the same anchor
         self._anchors = ByteLRU(ANCHORS_BYTES, "answer anchors")
+        # the identity a request was given, by its digest: the same request again is not read again
+        self._identities = ByteLRU(IDENTITIES_BYTES, "identities decided")
 
     @classmethod
     def create(cls, config: IdentifyConfig | None, services: Services) -> "IdentifyFilter":
@@ -131,9 +134,12 @@ class IdentifyFilter(Filter):
 
     def on_request(self, turn: Turn) -> None:
         store = self._store(turn)
-        turn.identity = ident = identify(turn.headers, turn.request, self.config, turn.tenant_fixed, self.links,
-                                         self._fingerprints, turn.principal, store,
-                                         (self._continued, lambda: request_digest(turn)))
+        ident = self._decided(turn, store)
+        if ident is None:
+            ident = identify(turn.headers, turn.request, self.config, turn.tenant_fixed, self.links,
+                             self._fingerprints, turn.principal, store, (self._continued, lambda: request_digest(turn)))
+            self._keep(turn, ident)
+        turn.identity = ident
         view = turn.request
         if ident.supplied or view is None or store is None:
             return  # the agent names its session on every request: nothing to follow
@@ -149,6 +155,52 @@ class IdentifyFilter(Filter):
                 self._anchors.put(digest, anchor, _ANCHOR_BYTES + len(anchor))
         # Filed when the answer completes, as the client received it, before its last bytes go out.
         relayed(turn).when_complete(lambda answer: self._file(turn, anchor, answer))
+
+    def _decided(self, turn: Turn, store: Any) -> Identity | None:
+        """The identity this very request (its digest: bytes, headers, route) was
+        given before, when it still holds: one named by the request itself
+        (headers, client hints) always does; one followed by what the history
+        continues, or derived from its opening, as long as ``_continued`` would
+        decide the same (``_still_follows``). Everything else identify reads
+        (the agent, the user, project, purpose) comes from the same bytes."""
+        if turn.request is None:
+            return None
+        digest = request_digest(turn)
+        if digest is None:
+            return None
+        hit = self._identities.get((digest, turn.tenant_fixed, turn.principal))
+        if hit is None:
+            return None
+        ident, followed = hit
+        if followed is None:
+            return ident
+        known = self._continued.get(followed)
+        own = followed[1]
+        if known is not None and known[0] == ident.session[len(own):] and \
+                _still_follows(known, self.links, ident.tenant, own, store):
+            return ident
+        return None
+
+    def _keep(self, turn: Turn, ident: Identity) -> None:
+        """Remember ``ident`` for this request's digest (``_decided``): an identity
+        the request names, or one ``_continued`` decided and remembered (under
+        the key kept with it). A chained or new session is decided every time."""
+        digest = turn.request_digest
+        if digest is None or turn.request is None:
+            return
+        source = ident.source
+        if source == "header" or source.startswith("hint:"):
+            followed = None
+        elif source in ("continuity", "fingerprint"):
+            previous = turn.request.body_hints().previous_response_id
+            if previous:  # the chain is looked up first, every time: a link to it may be filed since
+                return
+            followed = (ident.tenant, _own(turn.principal), previous if isinstance(previous, str) else None, digest)
+            if followed not in self._continued:
+                return
+        else:
+            return
+        self._identities.put((digest, turn.tenant_fixed, turn.principal), (ident, followed))
 
     def _file(self, turn: Turn, anchor: str, answer: Any) -> None:
         if turn.status is not None and turn.status >= 300:
@@ -207,7 +259,7 @@ def identify(headers: Any, view: Any, cfg: IdentifyConfig, fixed_tenant: str = "
         hint = _session_hint(h, hints, agent)
         if hint is not None:
             (source, session), supplied = hint, True
-    own = f"{principal.user}/" if principal is not None and principal.user else ""  # a user's namespace
+    own = _own(principal)
     previous = hints.previous_response_id if isinstance(hints.previous_response_id, str) else None
     if not session and links is not None and cfg.chain_memory and previous:
         chained = links.find(tenant, cont.response_link(previous), store)
@@ -334,12 +386,8 @@ def _continued(view: Any, tenant: str, own: str, links: "cont.Links | None", sto
     key = (tenant, own, previous, digest) if digest is not None else None
     if key is not None:
         hit = repeats[0].get(key)  # type: ignore[index]
-        if hit is not None:
-            session, source, followed, missed, at = hit
-            if (not missed or 0 <= time.monotonic() - at < MISS_SECONDS
-                    and not any(links.known(tenant, link) for link in missed)) and \
-                    (followed is None or links.find(tenant, followed, store) == own + session):  # type: ignore
-                return session, source
+        if hit is not None and _still_follows(hit, links, tenant, own, store):  # type: ignore[arg-type]
+            return hit[0], hit[1]
     runs = cont.model_runs(view)
     newest = next(runs, None)
     if newest is None:
@@ -365,6 +413,23 @@ def _continued(view: Any, tenant: str, own: str, links: "cont.Links | None", sto
         decided = (session, "fingerprint", None, tuple(missed), time.monotonic())
         repeats[0].put(key, decided, _decided_bytes(key, decided))  # type: ignore[index]
     return session, "fingerprint"
+
+
+def _own(principal: Any) -> str:
+    """A user's namespace for its sessions (keys mode), else ""."""
+    return f"{principal.user}/" if principal is not None and principal.user else ""
+
+
+def _still_follows(decided: tuple, links: "cont.Links", tenant: str, own: str, store: Any) -> bool:
+    """Whether ``_continued`` decides a request it decided before (``decided``:
+    session, source, the link it followed, the links it missed, when) the same
+    way now: the link it followed still leads to that session (read from
+    memory first), and no link it missed has been filed since (in memory; in
+    the store after ``MISS_SECONDS``)."""
+    session, _, followed, missed, at = decided
+    return (not missed or 0 <= time.monotonic() - at < MISS_SECONDS
+            and not any(links.known(tenant, link) for link in missed)) and \
+        (followed is None or links.find(tenant, followed, store) == own + session)
 
 
 def _decided_bytes(key: tuple, decided: tuple) -> int:

@@ -332,3 +332,41 @@ async def test_identify_reads_the_answer_anchor_of_a_request_sent_again_once(tmp
         assert followed.turn.identity.source == "continuity"
     anchor = "t:" + "0" * 64
     assert _ANCHOR_BYTES + len(anchor) == entry_bytes(b"0" * 16, anchor)
+
+
+async def test_identify_decides_a_request_sent_again_from_its_digest(tmp_path, monkeypatch):
+    from ctxproxy.filters import identify as identify_module
+
+    decided = counting(monkeypatch, identify_module, "identify")
+    async with EngineDriver(config(tmp_path)) as drive:
+        turns = [await send(drive, history()) for _ in range(3)]
+        assert len(decided) == 1  # followed once; the same bytes and headers again: the same identity
+        assert {t.turn.identity for t in turns} == {turns[0].turn.identity}
+        assert turns[0].turn.identity.source == "fingerprint"
+        # a session the request names (another header, so another digest) is decided, then kept too
+        headers = {**AUTH["chat"], "content-type": "application/json", "X-Ctx-Session": "named-1"}
+        named = [await drive.call("POST", PATHS["chat"], headers, history()) for _ in range(2)]
+        assert len(decided) == 2
+        assert [g.turn.identity.session for g in named] == ["named-1", "named-1"]
+        # an answer filed since that the request continues: decided again, and followed
+        drive.script(Reply.text(ANSWER))
+        other = await send(drive, history(system="You are a careful coding agent.", answered=False))
+        followed = await send(drive, history())
+        assert followed.turn.identity.session == other.turn.identity.session != turns[0].turn.identity.session
+        assert followed.turn.identity.source == "continuity"
+
+
+async def test_identify_looks_up_a_previous_response_on_every_request(tmp_path, monkeypatch):
+    """A request continuing a response id is never decided from its digest: the link
+    to that response may be filed after the request was first seen."""
+    from ctxproxy.filters import identify as identify_module
+
+    decided = counting(monkeypatch, identify_module, "identify")
+    body = json.dumps({"model": "gpt-5", "previous_response_id": "resp_unknown_1",
+                       "input": [{"role": "user", "content": "And the default?"}]}).encode()
+    async with EngineDriver(config(tmp_path)) as drive:
+        for _ in range(2):
+            got = await drive.call("POST", PATHS["responses"], {**AUTH["responses"],
+                                                                "content-type": "application/json"}, body)
+            assert got.status == 200, got.body
+        assert len(decided) == 2
