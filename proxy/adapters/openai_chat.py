@@ -302,13 +302,23 @@ class ChatStream(StreamState):
         return ChatEvent(name, raw, data, self)
 
 
+def _carries(raw: bytes, key: bytes, null: bytes) -> bool:
+    """Whether ``raw`` has ``key`` somewhere not followed by null (spaced out: read as
+    carrying something)."""
+    n = raw.count(key)
+    return n > 0 and n > raw.count(null)
+
+
 class ChatEvent(Event):
     __slots__ = ()
 
     def _unnamed_meta(self, id_known: bool) -> bool:
+        # A key followed by null carries nothing: a provider asked for usage sends
+        # ``"usage":null`` in every chunk, and every choice says ``"finish_reason":null``
+        # until it ends. Counted, so one choice's null does not hide another's finish.
         raw = self.raw or b""
-        return (not id_known or b'"usage"' in raw
-                or (b'"finish_reason"' in raw and b'"finish_reason":null' not in raw))
+        return (not id_known or _carries(raw, b'"usage"', b'"usage":null')
+                or _carries(raw, b'"finish_reason"', b'"finish_reason":null'))
 
     def _choices(self) -> list[dict]:
         d = self.data
