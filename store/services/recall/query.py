@@ -44,7 +44,8 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field, replace
-from typing import Mapping
+from itertools import zip_longest
+from typing import Mapping, Sequence
 
 from ctxproxy.store.bounded import ByteLRU
 from ctxproxy.store.memory_terms import STOPWORDS, query_terms, token_terms
@@ -103,6 +104,14 @@ def substrings_of(text: str) -> list[str]:
     found += [f for f in (m.group().rsplit("/", 1)[-1] for m in _PATH.finditer(text)) if not f.isalpha()]
     found += [next(g for g in m.groups() if g) for m in _QUOTED.finditer(text)]
     return [s for s in dict.fromkeys(found) if len(s) >= 4][:MAX_SUBSTRINGS]
+
+
+def interleave(*groups: Sequence[str], limit: int | None = MAX_SUBSTRINGS) -> tuple[str, ...]:
+    """Substrings of several kinds (a turn's identifiers, an output's dotted names, its compound
+    names written apart...) within the bound of one lookup: each kind's first, then each kind's
+    second, and so on, each once — so a bound the first kinds fill drops no kind whole."""
+    taken = dict.fromkeys(s for row in zip_longest(*groups) for s in row if s is not None)
+    return tuple(taken)[:limit]
 
 
 def read(text: str, max_chars: int) -> str:

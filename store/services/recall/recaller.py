@@ -92,7 +92,7 @@ class Recaller:
         if held or held_names:  # after the forms: an identifier is looked up as it is written
             q = replace(q, weights={**q.weights, **dict.fromkeys(held, 1.0)}, salient=q.salient | set(held),
                         strong=q.strong | set(held),
-                        substrings=tuple(dict.fromkeys(tuple(held_names) + q.substrings))[:queries.MAX_SUBSTRINGS])
+                        substrings=queries.interleave(held_names, q.substrings))
         words, subs = list(q.weights), list(q.substrings)
         cands, n_docs, avg, df = self._candidates(viewer, words, subs, now, sessions, memories, exclude)
         sims = None
@@ -167,7 +167,7 @@ class Recaller:
         # never clears the chance floor), kept when it holds a word of the turn's too
         # (``tool_output.holding_a_turn_word``)
         alone = self.recall(viewer, "", k=k, as_of=as_of, exclude_kinds=exclude, max_chars=max_chars,
-                            held=terms, held_names=names + apart)
+                            held=terms, held_names=queries.interleave(names, apart, limit=None))
         seen = {s.cand.memory_id for s in got.items}
         more = [s for s in tool_output.holding_a_turn_word(alone.items, named) if s.cand.memory_id not in seen]
         return Recalled((got.items + more)[:k], max(got.candidates, alone.candidates))

@@ -44,7 +44,7 @@ from ctxproxy.store.memory_terms import STOPWORDS, query_terms
 from ctxproxy.store.services.digest import text_sha256
 from ctxproxy.store.term_patterns import DIGIT, HYPHENATED
 
-from .query import read
+from .query import interleave, read
 from .rank import own_terms, specific_term
 
 MAX_TERMS = 8  # identifiers of one output that join the query (its rarest)
@@ -197,7 +197,7 @@ def pointers(output: str, named: Collection[str], doc_freqs: DocFreqs, max_chars
         # written apart, each of its words must be some visible memory's: else it matches only inside a longer
         # word ("media dev" in "media development"), a coincidence, and is not looked up
         apart = [a for a in words if names_one(a) and all(df.get(p, 0) > 0 for p in parts[a])]
-    names = tuple(dict.fromkeys(output_names.dotted + output_names.stems))
+    names = interleave(output_names.dotted, output_names.stems, limit=None)
     return terms, names, tuple(a for a in apart if a not in names)
 
 

@@ -158,3 +158,24 @@ def test_a_compound_name_the_output_points_at_needs_a_word_of_the_turn(rs):
     assert recaller.recall_output(al, "test is failing, fix it", out).items == []
     got = recaller.recall_output(al, "the checkout test is failing, fix it", out)
     assert [s.cand.memory_id for s in got.items] == [budget.memory_id]
+
+
+def test_a_compound_name_is_looked_up_beside_many_dotted_and_versioned_names(rs):
+    """An output naming many dotted and versioned names still has its compound name written
+    apart looked up: the bound on substrings of one lookup takes each kind of name in turn,
+    not the first kinds until it is full."""
+    (_, card, _), recaller, al = _orders(rs)
+    hosts = "".join(f"-- replica {h}.eu.internal\n" for h in ("cache", "mq", "search", "ledger"))
+    tables = "".join(f"-- copied from {t}_rows_v2\n" for t in ("audit", "billing", "payout", "refund"))
+    migration = ("ALTER TABLE accounts ADD COLUMN card_number varchar(19);\n" + hosts + tables)
+    got = recaller.recall_output(al, "Someone opened this migration for the card search, review it first.", migration)
+    assert [s.cand.memory_id for s in got.items] == [card.memory_id]
+
+
+def test_substrings_of_each_kind_keep_a_place_within_the_bound():
+    from ctxproxy.store.services.recall.query import MAX_SUBSTRINGS, interleave
+
+    dotted = tuple(f"host{i}.eu.internal" for i in range(MAX_SUBSTRINGS))
+    got = interleave(dotted, ("accounts.token_ref",))  # an output's many names beside the turn's one identifier
+    assert len(got) == MAX_SUBSTRINGS and got[:3] == (dotted[0], "accounts.token_ref", dotted[1])
+    assert interleave(("a", "b", "c"), ("x",), ("y", "b"), limit=None) == ("a", "x", "y", "b", "c")
