@@ -590,7 +590,7 @@ class _Search:
             return end
         before, spaced_before, after = self._masks or self.masks()
         if self._narrow:
-            tail = _LAST_RUN.search(text, pos).start()  # no whitespace from here to the end
+            tail = _last_run(text, pos)  # no whitespace from here to the end
             if tail > pos:
                 stop = min(tail, end)
                 p = _walk(spaced_before, after, self._spaced_tries, text, pos, stop)
@@ -829,9 +829,21 @@ def _goes_on_with(alt: str) -> dict[int, int] | None:
     return out
 
 
-# The text's last run of characters that are not whitespace (as the rules' regexes
-# read it: ASCII), empty when it ends with some.
-_LAST_RUN = re.compile(r"[^ \t\n\r\f\v]*\Z")
+_SPACES = " \t\n\r\f\v"  # whitespace as the rules' regexes read it (ASCII)
+
+
+def _last_run(text: str, pos: int) -> int:
+    """Where ``text``'s last run of characters that are not whitespace begins, ``pos``
+    or later (``len(text)`` when it ends with some). Found from the end, one search
+    per whitespace character, each narrowing the next: a regex searched from ``pos``
+    would try every start, which costs the square of a long word's length."""
+    for ch in _SPACES:
+        k = text.rfind(ch, pos)
+        if k >= pos:
+            pos = k + 1
+    return pos
+
+
 _SPACE_CODES = frozenset(map(ord, " \t\n\r\f\v"))
 
 

@@ -72,3 +72,15 @@ def test_a_wide_lookbehind_stands_for_its_last_character():
 def test_what_may_follow_a_first_character():
     nxt = engine_mod._goes_on_with(r"(?i:a(?:z(?:u(?:re?)?)?)?)")
     assert nxt[ord("a")] == bits(map(ord, "zZ"))
+
+
+def test_the_last_run_is_where_the_text_stops_having_whitespace():
+    """Found from the end: the same position as searching ``[^\\s]*\\Z`` (ASCII whitespace)
+    from ``pos``, on text with other Unicode spaces and long words."""
+    rx = re.compile(r"[^ \t\n\r\f\v]*\Z")
+    rng = random.Random(5)
+    alphabet = ["a", "Z", "9", " ", "\t", "\n", "\r", "\f", "\v", "\u2028", "\xa0", "é", "ghp_" + "x" * 40]
+    for _ in range(5000):
+        text = "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 14)))
+        pos = rng.randint(0, len(text))
+        assert engine_mod._last_run(text, pos) == rx.search(text, pos).start(), (text, pos)
