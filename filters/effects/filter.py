@@ -254,6 +254,8 @@ class EffectsFilter(Filter):
         if view is None:
             return None
         st = self._state(turn)
+        if self._decided_before(turn):
+            return None
         tools = view.tool_names()
         results = view.tool_results()
         if not tools and not results:
@@ -332,6 +334,31 @@ class EffectsFilter(Filter):
         for seg in segments:  # offered only once the batch is on disk
             offer(turn, seg)
 
+    def _decided_before(self, turn: Turn) -> bool:
+        """The request the session sent last, decided then with nothing to do
+        (``_repeat``), told before its tools and results are read: a request kept
+        as decided had some, and the same bytes have the same. Not when the
+        session's last answer made calls (their results may come now) or its
+        response-end write is still queued (the full path reads behind it)."""
+        if self.repeats.peek(turn) is None:
+            return False
+        store = self.store if self.store is not None else turn.services.store
+        if store is None:
+            return False
+        scope = self._scope(turn)
+        if self.writes.awaits_results(scope[:2]):
+            return False
+        queued = self.writes.queued(scope[:2])
+        if queued is not None and not queued.done():
+            return False
+        cap = self._capture(turn)
+        cap.scope = scope
+        cap.goal = header_goal(turn)
+        if self._repeat(turn, turn.session_state(store, scope[0], scope[1]), cap):
+            return True
+        cap.scope = cap.goal = None  # decided in full below, as a request never seen
+        return False
+
     def _repeat(self, turn: Turn, sess: Mapping[str, Any], cap: Capture) -> bool:
         """This request is the one the session sent last, decided then with nothing
         to settle, write or offer (``repeats``), and the ledger state it left is
@@ -341,11 +368,14 @@ class EffectsFilter(Filter):
         if last is None:
             return False
         es, thread, scope = last
-        if scope != cap.scope or sess.get("effects") != es:
+        stored = sess.get("effects")
+        if scope != cap.scope or stored is not es and stored != es:
             return False
         seen = (es.get("threads") or {}).get(thread) or {}
         if not 0 <= self.clock() - float(seen.get("t", -1e18)) < T_RESOLUTION:
             return False
+        if stored is not es:  # the session cache's own copy from now on: the next repeat compares by identity
+            self.repeats.keep(turn, (stored, thread, scope))
         cap.thread = thread
         return True
 

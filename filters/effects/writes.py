@@ -41,6 +41,10 @@ class ResponseWrites:
         """Whether the session's latest answer here made calls (asked once per request)."""
         return self._called.pop(session, False)
 
+    def awaits_results(self, session: tuple[str, str]) -> bool:
+        """``brings_results`` without asking: the flag stays for the request that reads it."""
+        return session in self._called
+
     def queued(self, session: tuple[str, str]) -> Future | None:
         """The session's write still queued, if any."""
         return self._queued.get(session)

@@ -370,3 +370,15 @@ async def test_identify_looks_up_a_previous_response_on_every_request(tmp_path, 
                                                                 "content-type": "application/json"}, body)
             assert got.status == 200, got.body
         assert len(decided) == 2
+
+
+async def test_effects_decides_a_request_sent_again_before_reading_its_tools(tmp_path, monkeypatch):
+    from ctxproxy.filters.effects import filter as effects_filter
+
+    histories = counting(monkeypatch, effects_filter, "History")
+    async with EngineDriver(config(tmp_path)) as drive:
+        turns = [await send(drive, history()) for _ in range(4)]
+        # the first decides in full, the second keeps its decision; the later ones read no history
+        assert len(histories) == 2
+        assert [t.turn.state["effects"].effects for t in turns[2:]] == [turns[1].turn.state["effects"].effects] * 2
+        assert manifest(drive, turns[-1])["effects"] == manifest(drive, turns[0])["effects"]
