@@ -43,7 +43,10 @@ Per candidate, in order (each part is reported in the manifest):
   ``vector_min`` (a paraphrase sharing no word with the query);
 - ``relative_chance``: a message that is more than one question (a request,
   side remarks beside its question) keeps only the candidates whose ``chance``
-  reaches this share of the best one's (``distinct``);
+  reaches this share of the best one's (``distinct``); ``question_chance``: a one-sentence
+  question the same, at this lower share, for a memory that is not an event of a conversation;
+  ``question_match``: such a question offers no such memory whose ``match`` is below this
+  (``question_floor``);
 - ``single_out``: such a message offers no candidate whose words of it
   another candidate holds too — the message names that other one at least
   as well, and of two holding the same words, neither (``single_out``);
@@ -100,6 +103,8 @@ class RankConfig:
     answer_weight: float = 1.1  # a recalled event that asks: its next event gets this share of its score (0: off)
     chance_min: float = 0.6  # how far (deviations) a match must lie above the best chance gives (-inf: off)
     relative_chance: float = 0.7  # a message saying more than it asks: share of the best ``chance`` the others need
+    question_chance: float = 0.3  # a one-sentence question: the share of the best ``chance`` a fact needs (0: off)
+    question_match: float = 0.13  # ...and the ``match`` a fact needs (0: off)
     generic_weight: float = 0.5  # weight in ``match`` and ``chance`` of a common word (``GENERIC``, stop words; 1: off)
     family_weight: float = 0.8  # a word's other forms (``morphology``: approval/approve, application/app; 0: off)
     single_out: bool = True  # a message more than one question: no candidate whose words another holds too
@@ -120,6 +125,8 @@ class RankConfig:
                   ("time_weight", self.time_weight >= 0), ("question_weight", 0 <= self.question_weight <= 1),
                   ("answer_weight", self.answer_weight >= 0), ("chance_min", self.chance_min == self.chance_min),
                   ("relative_chance", 0 <= self.relative_chance <= 1),
+                  ("question_chance", 0 <= self.question_chance <= 1),
+                  ("question_match", 0 <= self.question_match <= 1),
                   ("generic_weight", 0 <= self.generic_weight <= 1),
                   ("family_weight", 0 <= self.family_weight <= 1))
         for key, ok in checks:
@@ -267,7 +274,8 @@ def score(cands: Sequence[Any], weights: Mapping[str, float], substrings: Sequen
 
 STOP_TERMS = frozenset(STOPWORDS) | frozenset(stem(w) for w in STOPWORDS)
 # The most common words of general English (verbs, nouns, adjectives), and of any request about
-# software (the last line). A memory that shares only these with a message shares no subject with it.
+# software (the last lines: a source file's extension names the language of the whole repository, not
+# a subject). A memory that shares only these with a message shares no subject with it.
 _COMMON = """
 able add ago allow also always another answer anyone anything appear area ask away back bad become begin
 believe best better big bring build buy call came case change check come consider continue could cut day
@@ -283,6 +291,7 @@ sure take talk tell thank thanks thing think though thought three today together
 turn two under understand until upon use used using usual usually very want way week well went whether
 while whole why without word work world would write wrong year yes yet
 bug code config data error file fix function issue log script service setting user value
+py pyi js jsx mjs ts tsx kt rs rb
 """
 GENERIC = frozenset(w for word in _COMMON.split() for w in (word, stem(word)))
 
@@ -404,12 +413,34 @@ def distinct(passed: Sequence[Scored], cfg: RankConfig, remarks: bool) -> list[S
     of the best one's — when the message is more than one question (``remarks``: a request, side
     remarks, a pasted log, the task around the question). Such a message gives many chances for a memory to
     share a few of its words; a memory far less distinct than the best one shared the extra, not
-    the subject. A one-sentence question keeps every candidate that passed (several memories can
-    each answer part of it). One that holds all the memories know of the query stays."""
+    the subject. A one-sentence question keeps those reaching ``question_chance`` of the best one's
+    (a fact a few deviations above chance beside one many above it shares a word, not the subject),
+    one holding a name of the question the best one does not (it answers another part of it),
+    and every event of a conversation that passed (``near``: its neighbours say the rest, so
+    several events can each answer part of it). One that holds all the memories know of the query stays."""
     top = max((s.chance for s in passed), default=0.0)
-    if not remarks or cfg.relative_chance <= 0 or top <= 0:
+    share = cfg.relative_chance if remarks else cfg.question_chance
+    if share <= 0 or top <= 0:
         return list(passed)
-    return [s for s in passed if s.chance >= cfg.relative_chance * top or s.covers and s.chance >= cfg.chance_min]
+    if remarks:
+        return [s for s in passed if s.chance >= share * top or s.covers and s.chance >= cfg.chance_min]
+    best = max(passed, key=lambda s: s.chance).words
+    return [s for s in passed if s.chance >= share * top or s.cand.near or s.salient and not s.words <= best
+            or s.covers and s.chance >= cfg.chance_min]
+
+
+def question_floor(passed: Sequence[Scored], cfg: RankConfig) -> list[Scored]:
+    """Of the candidates that passed, those a one-sentence question matches by ``question_match`` at
+    least — its few words are its whole subject, so a fact holding a small share of what it could
+    share with them shares a word, not the subject — every event of a conversation (``near``:
+    the question may match the rest of its answer in its neighbours), and every memory holding all
+    the memories know of the question that is no more than chance gives (``covers``: a word many
+    memories hold is the question's whole subject, and each of them is about it; the shorter
+    ones match it by a larger share, not the more relevant)."""
+    if cfg.question_match <= 0:
+        return list(passed)
+    return [s for s in passed if s.match >= cfg.question_match or s.cand.near
+            or s.covers and s.chance < cfg.chance_min]
 
 
 def single_out(passed: Sequence[Scored], cfg: RankConfig, several: bool) -> list[Scored]:

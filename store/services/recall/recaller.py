@@ -110,6 +110,8 @@ class Recaller:
                    owns, q.strong, q.focus, q.units, q.anchor)
         need = rank.terms_needed(q.weights, cfg)
         passed = [s for s in pool if rank.passes(s, cfg, need)]
+        if q.question:
+            passed = rank.question_floor(passed, cfg)
         several = not q.question  # a request, a question with the task around it: about one thing
         ruled = rank.single_out(rank.distinct(passed, cfg, bool(q.focus) or several), cfg, several)
         if self.judge is not None:  # the learned judge decides each candidate, the rules' verdicts among its inputs

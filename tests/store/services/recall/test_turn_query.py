@@ -338,9 +338,11 @@ def test_a_message_saying_more_than_it_asks_keeps_only_the_distinct_candidates(t
         # remark's words lies far above chance, the one sharing the request's single name much less so
         assert ask(asked) == [midroll]
         assert set(ask(asked, relative_chance=0.0)) == {midroll, campaigns}
-        # a one-sentence question keeps what passed (several memories may each answer a part of it)
-        assert set(ask("Where do the ad-stitcher and the mid-roll positions live?", relative_chance=1.0)) == {
-            midroll, campaigns}
+        # a one-sentence question keeps what passed near the best (several memories may each answer a part of
+        # it); one far less distinct than the best shares a word, not the subject (``question_chance``)
+        two = "Where do the ad-stitcher and the mid-roll positions live?"
+        assert ask(two, relative_chance=1.0) == [midroll]
+        assert set(ask(two, relative_chance=1.0, question_chance=0.0)) == {midroll, campaigns}
 
 
 def test_a_words_family_is_its_derived_forms_and_a_long_words_clipping():
