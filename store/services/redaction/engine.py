@@ -579,8 +579,17 @@ class _Search:
     _tries: tuple
     _spaced_tries: tuple
     _masks: tuple[list[list[int]], list[list[int]], list[list[int]]] | None
+    _classes: tuple | bool | None  # classes() once built; False: no wider lookbehind, None: not built
 
     def masks(self) -> tuple[list[list[int]], list[list[int]], list[list[int]]]:
+        raise NotImplementedError
+
+    def classes(self) -> tuple | bool:
+        """For the wider positive lookbehinds (``\\\\[nrt]`` before a token), which
+        ``masks()`` reads as their last character: (code -> class of the character two
+        before a position, as bytes; per class the ``before`` table; per class the
+        ``spaced_before`` one), where a class is the characters two back that the same
+        of those lookbehinds may look at. False when no alternative has one."""
         raise NotImplementedError
 
     def leftmost(self, text: str, pos: int, end: int) -> int:
@@ -589,18 +598,23 @@ class _Search:
         if pos >= end:
             return end
         before, spaced_before, after = self._masks or self.masks()
+        classes = self._classes
+        if classes is None:
+            classes = self.classes()
+        cmap, befores, spaced_befores = classes or (None, None, None)
         if self._narrow:
             tail = _last_run(text, pos)  # no whitespace from here to the end
             if tail > pos:
                 stop = min(tail, end)
-                p = _walk(spaced_before, after, self._spaced_tries, text, pos, stop)
+                p = _walk(spaced_before, after, self._spaced_tries, text, pos, stop, cmap, spaced_befores)
                 if p < stop:
                     return p
                 pos = stop
-        return _walk(before, after, self._tries, text, pos, end)
+        return _walk(before, after, self._tries, text, pos, end, cmap, befores)
 
 
-def _walk(before: list, after: list, tries: tuple, text: str, pos: int, end: int) -> int:
+def _walk(before: list, after: list, tries: tuple, text: str, pos: int, end: int,
+          cmap: bytes | None = None, befores: list | None = None) -> int:
     if pos >= end:
         return end
     # One code a character (128: any non-ASCII one); 129 before the text's start and
@@ -613,6 +627,9 @@ def _walk(before: list, after: list, tries: tuple, text: str, pos: int, end: int
     p = pos
     for prev, c, nxt in zip(codes, codes[1:], codes[2:]):
         m = before[prev][c] & after[c][nxt]
+        if m and cmap is not None:  # and by the character two back (``classes``)
+            x = ord(text[p - 2]) if p > 1 else 129
+            m &= befores[cmap[x if x < 128 else 128]][prev][c]
         if m:
             for bits, table, bucket in tries:
                 if m & bits:
@@ -642,6 +659,7 @@ class _JoinedTable(_Search):
         self._tries = ((low, first._table, first.bucket), (~low, second._table, second.bucket))
         self._spaced_tries = ((low, first._spaced, first.spaced_bucket), (~low, second._spaced, second.spaced_bucket))
         self._masks = None
+        self._classes = None
 
     def masks(self) -> tuple[list[list[int]], list[list[int]], list[list[int]]]:
         if self._masks is None:
@@ -651,12 +669,31 @@ class _JoinedTable(_Search):
                                         for x, y in zip(one, two)))  # type: ignore[assignment]
         return self._masks  # type: ignore[return-value]
 
+    def classes(self) -> tuple | bool:
+        if self._classes is None:
+            one, two = self._first.classes(), self._second.classes()
+            if not one and not two:
+                self._classes = False
+                return False
+            (b1, s1, _), (b2, s2, _) = self._first.masks(), self._second.masks()
+            one = one or (bytes(130), [b1], [s1])
+            two = two or (bytes(130), [b2], [s2])
+            k = self._shift
+            ids: dict[tuple[int, int], int] = {}
+            cmap = bytes(ids.setdefault((x, y), len(ids)) for x, y in zip(one[0], two[0]))
+            joined = [_shared(tuple([[a | (b << k) for a, b in zip(ra, rb)] for ra, rb in zip(x, y)]
+                                    for x, y in ((one[1][i], two[1][j]), (one[2][i], two[2][j]))))
+                      for i, j in ids]
+            self._classes = (cmap, [t[0] for t in joined], [t[1] for t in joined])
+        return self._classes
+
     def warm(self) -> None:
         self.masks()
+        self.classes()
 
     @property
     def cold(self) -> int:
-        return int(self._masks is None)
+        return int(self._masks is None) + int(self._classes is None)
 
 
 class _FirstCharTable(_Search):
@@ -696,6 +733,7 @@ class _FirstCharTable(_Search):
         self._table: list[re.Pattern | None | bool] = [False] * 129
         self._spaced: list[re.Pattern | None | bool] = [False] * 129
         self._masks = None
+        self._classes = None
         self._tries = ((-1, self._table, self.bucket),)
         self._spaced_tries = ((-1, self._spaced, self.spaced_bucket),)
         self._compiled: dict[tuple[int, ...], re.Pattern] = {}
@@ -732,12 +770,30 @@ class _FirstCharTable(_Search):
         masks = self._masks
         if masks is not None:
             return masks
-        befores = [_begins_after(alt) for alt in self._alts]
         afters = [_goes_on_with(alt) for alt in self._alts]
         of_char = [sum(1 << i for i in m) for m in self._members]
-        before = [list(of_char) for _ in range(130)]
+        before, spaced_before = self._before([_begins_after(alt) for alt in self._alts])
         after = [[of_char[c]] * 130 for c in range(129)]
-        for i, (b, a) in enumerate(zip(befores, afters)):
+        for i, a in enumerate(afters):
+            bit = 1 << i
+            for c in self._members_of(i):
+                if a is not None and c in a:
+                    allowed = a[c]
+                    row = after[c]
+                    for nxt in range(128):
+                        if not allowed >> nxt & 1:
+                            row[nxt] &= ~bit
+        masks = _shared((before, spaced_before, after))
+        with self._lock:
+            if self._masks is None:
+                self._masks = masks
+        return self._masks  # type: ignore[return-value]
+
+    def _before(self, befores: list) -> tuple[list[list[int]], list[list[int]]]:
+        """(before, spaced_before) from each alternative's ``_begins_after``."""
+        of_char = [sum(1 << i for i in m) for m in self._members]
+        before = [list(of_char) for _ in range(130)]
+        for i, b in enumerate(befores):
             bit = 1 << i
             for c in self._members_of(i):
                 if b is not None and c in b:
@@ -745,19 +801,27 @@ class _FirstCharTable(_Search):
                     for prev in range(128):
                         if not allowed >> prev & 1:
                             before[prev][c] &= ~bit
-                if a is not None and c in a:
-                    allowed = a[c]
-                    row = after[c]
-                    for nxt in range(128):
-                        if not allowed >> nxt & 1:
-                            row[nxt] &= ~bit
         sp = self._spaced_mask
-        spaced_before = [[m & sp for m in row] for row in before]
-        masks = _shared((before, spaced_before, after))
+        return before, [[m & sp for m in row] for row in before]
+
+    def classes(self) -> tuple | bool:
+        classes = self._classes
+        if classes is not None:
+            return classes
+        seconds = [_wide_seconds(alt) for alt in self._alts]
+        if not any(seconds):
+            classes = False
+        else:
+            sigs: dict[tuple, int] = {}
+            cmap = bytes(sigs.setdefault(tuple(tuple(_looks_at(sl, x) for sl in secs) for secs in seconds), len(sigs))
+                         for x in range(130))
+            tables = [_shared(self._before([_begins_after(alt, _wide_key(w)) for alt, w in zip(self._alts, sig)]))
+                      for sig in sigs]
+            classes = (cmap, [t[0] for t in tables], [t[1] for t in tables])
         with self._lock:
-            if self._masks is None:
-                self._masks = masks
-        return self._masks  # type: ignore[return-value]
+            if self._classes is None:
+                self._classes = classes
+        return self._classes
 
     def _members_of(self, i: int) -> list[int]:
         return [c for c in range(128) if i in self._members[c]]
@@ -769,10 +833,23 @@ class _FirstCharTable(_Search):
             self.bucket(c)
             self.spaced_bucket(c)
         self.masks()
+        self.classes()
 
     @property
     def cold(self) -> int:
-        return self._table.count(False) + self._spaced.count(False) + (self._masks is None)
+        return (self._table.count(False) + self._spaced.count(False) + (self._masks is None)
+                + (self._classes is None))
+
+
+def _looks_at(seconds: frozenset[int] | None, x: int) -> bool:
+    """Whether a lookbehind that may look at ``seconds`` two characters back may hold
+    when that character is ``x`` (128: any non-ASCII one, 129: none, the text's start)."""
+    return seconds is None or x == 128 or x in seconds
+
+
+def _wide_key(wide: tuple[bool, ...]) -> tuple[bool, ...] | None:
+    """``_begins_after``'s key: None when every wider lookbehind is kept (the one table)."""
+    return None if all(wide) else wide
 
 def _shared(tables: tuple) -> tuple:
     """The mask tables with equal rows one list and equal masks one int (most rows
@@ -790,17 +867,27 @@ def _shared(tables: tuple) -> tuple:
 
 
 @functools.lru_cache(maxsize=4096)
-def _begins_after(alt: str) -> dict[int, int] | None:
+def _wide_seconds(alt: str) -> tuple[frozenset[int] | None, ...]:
+    """For each positive lookbehind of ``alt`` wider than one character, in order, what
+    it may look at two characters back (``_second_last``)."""
+    seconds: list = []
+    _without_lookbehinds(alt, True, keep_single=True, seconds=seconds)
+    return tuple(seconds)
+
+
+@functools.lru_cache(maxsize=8192)
+def _begins_after(alt: str, wide: tuple[bool, ...] | None = None) -> dict[int, int] | None:
     """For each ASCII character ``alt`` may begin with, the ASCII characters that may
     come before it there, as bits (None: any, whatever the character). Read by trying the
     two characters; a lookbehind that looks further back than one character
     stands for what it says of the last one (``(?<=\\\\[nr])`` for ``(?<=[nr])``),
     or is set aside (they only restrict; what stays — ``\\b``, ``^``,
     one-character lookbehinds — sees the real previous character). A safe
-    superset, as ``_first_chars`` is."""
+    superset, as ``_first_chars`` is. ``wide``: as ``_without_lookbehinds`` takes it,
+    for the table of a character two back that some of those cannot look at."""
     if not any(tok in alt for tok in ("\\b", "\\B", "(?<", "^")):
         return None
-    narrow = _without_lookbehinds(alt, True, keep_single=True)
+    narrow = _without_lookbehinds(alt, True, keep_single=True, wide=wide)
     if narrow is None:
         return None
     rx = re.compile(narrow + r"\Z", re.ASCII)
@@ -938,12 +1025,19 @@ def _loose(alt: str, negative: bool) -> re.Pattern | None:
     return re.compile(alt + r"\Z", re.ASCII)
 
 
-def _without_lookbehinds(pattern: str, negative: bool = False, keep_single: bool = False) -> str | None:
+def _without_lookbehinds(pattern: str, negative: bool = False, keep_single: bool = False,
+                         wide: tuple[bool, ...] | None = None, seconds: list | None = None) -> str | None:
     """``pattern`` with every positive lookbehind group removed (``negative``: the
     negative ones too; ``keep_single``: but those that look at exactly one
-    character), or None when that cannot be done safely (unbalanced text, or the
-    result does not compile)."""
+    character, and the wider positive ones read as their last character), or None
+    when that cannot be done safely (unbalanced text, or the result does not compile).
+
+    With ``keep_single``, ``wide`` says of each wider positive lookbehind in turn
+    whether it is kept so (True) or cannot hold (False: the character two back is
+    none it may look at there); ``seconds`` collects, in the same order, what each
+    may look at two back (``_second_last``)."""
     out: list[str] = []
+    k = 0  # wider positive lookbehinds met
     i, n = 0, len(pattern)
     in_class = False
     while i < n:
@@ -997,9 +1091,14 @@ def _without_lookbehinds(pattern: str, negative: bool = False, keep_single: bool
                 if _one_wide(inner):
                     out.append(pattern[i:j + 1])
                 elif pattern[i + 3] == "=":
+                    if seconds is not None:
+                        seconds.append(_second_last(inner))
                     last = _last_class(inner)
-                    if last is not None:
+                    if wide is not None and not wide[k]:
+                        out.append("(?!)")
+                    elif last is not None:
                         out.append(f"(?<={last})")
+                    k += 1
             i = j + 1
             continue
         out.append(c)
@@ -1033,6 +1132,49 @@ def _last_class(inner: str) -> str | None:
     if not chars:
         return "(?!)"
     return "[" + "".join(f"\\x{c:02x}" for c in sorted(chars)) + "]"
+
+
+def _second_last(inner: str) -> frozenset[int] | None:
+    """What a lookbehind's body (of fixed width two or more) may look at one before its
+    last character (ASCII, both cases of a letter; None when it cannot be told):
+    ``\\\\[nr]`` gives the backslash, ``%[0-9A-F]{2}`` the hex digits."""
+    try:
+        tree = sre_parse.parse(inner, re.ASCII)
+    except (re.error, RecursionError, OverflowError):
+        return None
+    chars = _before_last(list(tree), tree.state.flags)
+    if chars is None:
+        return None
+    return frozenset(chars | {ord(chr(c).swapcase()) for c in chars if chr(c).isalpha()})
+
+
+def _before_last(items: list, flags: int) -> set[int] | None:
+    if not items:
+        return None
+    op, av = items[-1]
+    state = sre_parse.State()
+    state.flags = flags
+    try:
+        width = sre_parse.SubPattern(state, [(op, av)]).getwidth()
+    except (re.error, RecursionError, OverflowError):
+        return None
+    if width == (1, 1):
+        return _ending(items[:-1], flags)
+    if width[0] != width[1] or width[0] < 2:
+        return None
+    if op is sre_c.SUBPATTERN:
+        return _before_last(list(av[3]), (flags | av[1]) & ~av[2])
+    if op is sre_c.BRANCH:
+        out: set[int] = set()
+        for alt in av[1]:
+            got = _before_last(list(alt), flags)
+            if got is None:
+                return None
+            out |= got
+        return out
+    if op in (sre_c.MAX_REPEAT, sre_c.MIN_REPEAT, sre_c.POSSESSIVE_REPEAT):
+        return _before_last(list(av[2]) * av[0], flags)
+    return None
 
 
 def _ending(items: list, flags: int) -> set[int] | None:

@@ -42,6 +42,11 @@ def _texts() -> list[str]:
         a = rng.randrange(len(mega) - 400)
         texts.append(mega[a:a + rng.randint(1, 400)])
     texts += ["x\n" + "API_KEY", "say \"PGPASSWORD", "a\\nTOKEN", "é" + "ghp_", "\u2028secret"]
+    # what a wider lookbehind looks at two back: an escape, a percent-encoding, or neither
+    for glue in ("\\n", "\\r", "\\t", "%2F", "%3d", "n", "an", "é\\n", "\\é", "%é"):
+        for tail in ("ghp_aB3dE5fG7h", "API_KEY", "HRKU-AAx", "Zq8vN2mK4pL6wEx", "export X", "TOKEN=Hq4V"):
+            texts.append("run: " + glue + tail)
+            texts.append(glue + tail)
     return texts
 
 
@@ -67,6 +72,31 @@ def test_a_wide_lookbehind_stands_for_its_last_character():
     assert after[ord("F")] == bits(map(ord, '\n"nr'))
     assert engine_mod._begins_after(r"\bk(?:ey?)?")[ord("k")] == bits(
         c for c in range(128) if not (chr(c).isalnum() or chr(c) == "_"))
+
+
+def test_what_a_wide_lookbehind_looks_at_two_back():
+    assert engine_mod._second_last(r"\x5c[nr]") == {ord("\\")}
+    assert engine_mod._second_last(r"\x25(?:[0-9A-Fa-f]){2}") == set(map(ord, "0123456789ABCDEFabcdef"))
+    assert engine_mod._second_last(r"\x22") is None  # one character wide: nothing two back
+    alt = r"(?:\A|(?<=\n)|(?<=\x5c[nr])|(?<=\x22))F(?:OO?)?"
+    assert engine_mod._wide_seconds(alt) == (frozenset({ord("\\")}),)
+    # two back is not a backslash: after n or r the name cannot begin, after a new line it can
+    assert engine_mod._begins_after(alt, (False,))[ord("F")] == bits(map(ord, '\n"'))
+    assert engine_mod._begins_after(alt, None)[ord("F")] == bits(map(ord, '\n"nr'))
+
+
+def test_the_character_two_back_narrows_where_an_escaped_token_may_begin(tables):
+    """After ``\\n`` more alternatives may begin than after ``an`` (``(?<=\\\\[nrt])``); the
+    table by one character holds them all, and the search finds what trying every
+    alternative finds either way (``test_leftmost_equals_trying_every_alternative_everywhere``)."""
+    table = tables["pending"]
+    cmap, befores, _ = table.classes()
+    before = table.masks()[0]
+    g, n = ord("g"), ord("n")
+    escaped, plain = befores[cmap[ord("\\")]][n][g], befores[cmap[ord("a")]][n][g]
+    assert plain & ~escaped == 0 and escaped & ~plain != 0
+    assert before[n][g] == before[n][g] | escaped  # the table by one character holds both
+    assert befores[cmap[129]][n][g] == plain  # the text's start: nothing two back
 
 
 def test_what_may_follow_a_first_character():

@@ -196,6 +196,36 @@ def _counting(red):
     return fresh, work
 
 
+# Secrets where a rule's lookbehind looks two characters back (an escape, a percent-encoding)
+# or where it must not (a word that ends in n, r or t), amid non-ASCII prose.
+_PROSE = ("Résumé: the naïve café served crème brûlée — 東京 and Zürich, ça va? Then run the "
+          "tests; if one fails, read its log first (most failures come from a stale cache). ") * 5
+_GLUED = [
+    f'{{"out": "build ok\\n{GHP}\\n"}}',
+    f"cb?next=%2F{GHP}&x=1",
+    f"cb?next=%2f{SLACK}",
+    "then\\tAPI_TOKEN=Hq4Vm8Zr2Kt6xYwQ done",
+    "éxport\\nPGPASSWORD=Hq4Vm8Zr2Kt6 psql",
+    f"an{GHP} and ün{GHP}",
+    "postgres://admin:hunter2hunter2@db.internal/app",
+]
+
+
+@pytest.mark.parametrize("secret", _GLUED)
+def test_long_chunks_with_a_secret_cut_at_every_offset(red, secret):
+    """The text around the secret goes in long pieces (60, 400, and 1500 characters: over
+    the amount examined at every piece); the secret is cut at each of its offsets."""
+    at = len(_PROSE) // 2
+    text = _PROSE[:at] + secret + _PROSE[at:]
+    want = red.redact(text, TEST_KEY).text
+    assert want != text
+    for size in (60, 400, 1500):
+        for k in range(at - 2, at + len(secret) + 3):
+            cuts = sorted({*range(size, len(text), size), k})
+            got, _ = _stream(red, [text[a:b] for a, b in zip([0, *cuts], [*cuts, len(text)])])
+            assert got == want, (size, k)
+
+
 def test_a_long_held_token_in_small_deltas_costs_linear_work(red):
     """A large private key streamed a few characters at a time is held whole; the held
     text used to be examined again on every delta (quadratic: ~900 characters of
