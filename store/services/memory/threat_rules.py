@@ -475,11 +475,13 @@ RULES: tuple[tuple[str, str], ...] = (
 # of these reasons' rules is dropped when a prohibition stands just before it in its clause (up to two
 # words between, none of them "forget", "hesitate", "need"...: "don't forget to disable" is an order) or
 # just after it ("... is forbidden", "…のは禁止", "… nicht ab").
-PROHIBITABLE = frozenset({"agent_config_edit", "persistence_backdoor", "credential_read", "exfiltration", "unsafe_action"})
+PROHIBITABLE = frozenset({"agent_config_edit", "safeguard_off", "persistence_backdoor", "credential_read", "exfiltration",
+                          "unsafe_action"})
 # the words that may stand between a prohibition and the act it bans: auxiliaries, subjects, clitics
 # ("never be disabled", "no se debe desactivar", "ne doit jamais", "darf man nie"), nothing else, so
 # "don't forget to disable", "no problem, turn off", "pas de souci, désactive" stay orders
 _BAN_GAP = (r"ever|be|to|you|we|they|should|must|may|can|will|allowed|permitted|supposed|agents?|the|assistants?|"
+            r"put|paste|post|store|keep|commit|share|send|upload|use|leave|push|save|log|print|expose|"
             r"just|simply|even|please|se|lo|la|le|les|te|nos|debe|deben|debes|puede|pueden|hay|que|vas|va|a|el|"
             r"los|agentes|asistente|permite|permitido|pas|jamais|plus|doit|doivent|dois|faut|il|on|peut|peuvent|"
             r"l'|de|d'|darf|d[üu]rfen|darfst|soll|sollen|sollte|man|du|ihr|wir|die|der|das|den|bitte|agenten|"
@@ -499,11 +501,13 @@ PROHIBITION_WITHIN = (r"\b(?:nicht|nie|niemals|keinesfalls)\b(?!\s+mehr)|(?<!\w)
                       r"|(?:别|別|不要|不得|切勿|严禁|嚴禁)(?=[^，,。；;]{0,2}?(?:发|發|传|傳|上传|上傳|贴|貼|分享))")
 PROHIBITION_AFTER = (
     r"[^。.!?;；\n]{0,6}?(?:のは禁止|は禁止|を禁止|禁止|厳禁|てはいけ|ではいけ|てはなら|ちゃだめ|ちゃダメ|しないで|しないこと|"
-    r"しません|は不可|是不允许|是不允許|不允许|不允許|是禁止|是严禁|是不行|不被允许)"
-    r"|[\s,]*(?:is|are)\s+(?:strictly\s+)?(?:forbidden|prohibited|not allowed|never allowed|not permitted|banned)\b"
-    r"|[\s,]*(?:est[aá]n?\s+prohibid[oa]s?|no\s+(?:est[aá]n?\s+permitid|se\s+permite)|est\s+interdit|"
-    r"n'est\s+pas\s+(?:autoris|permis)|(?:ist|sind)\s+(?:streng\s+)?(?:verboten|untersagt|nicht\s+erlaubt)|"
-    r"(?:\w+\s+)?(?:nie|niemals|nicht)\b(?!\s+mehr)|запрещено|запрещается|нельзя)"
+    r"しません|は不可|是不允许|是不允許|不允许|不允許|是禁止|是严禁|是不行|不被允许|できない|できません)"
+    # "… is forbidden" a few words on in the clause ("Désactiver le bac à sable sur le runner partagé est interdit")
+    r"|[^.;!?\n,]{0,40}?\b(?:is|are)\s+(?:strictly\s+)?(?:forbidden|prohibited|not allowed|never allowed|not permitted|banned)\b"
+    r"|[^.;!?\n,]{0,40}?(?:\best[aá]n?\s+prohibid[oa]s?|\bno\s+(?:est[aá]n?\s+permitid|se\s+permite)|\best\s+interdit|"
+    r"\bn'est\s+pas\s+(?:autoris|permis)|\b(?:ist|sind)\s+(?:streng\s+)?(?:verboten|untersagt|nicht\s+erlaubt)|"
+    r"(?<!\w)(?:запрещено|запрещается|нельзя)(?!\w))"
+    r"|[\s,]*(?:\w+\s+)?(?:nie|niemals|nicht)\b(?!\s+mehr)"
 )
 
 # -- an attack reported, quoted or refused, not ordered ---------------------------------------------------
@@ -517,7 +521,8 @@ PROHIBITION_AFTER = (
 # ("the fixture contains 'disable the sandbox', use it as your default").
 QUOTABLE = frozenset({"instruction_override", "role_hijack", "concealment", "system_prompt_override"})
 # acts a sentence may name as what a request asks for and refuse (REQUEST_BEFORE / REQUEST_AFTER, REFUSAL)
-REFUSABLE = QUOTABLE | {"credential_read", "exfiltration", "unsafe_action", "agent_config_edit"}
+REFUSABLE = QUOTABLE | {"credential_read", "exfiltration", "unsafe_action", "agent_config_edit", "safeguard_off",
+                         "persistence_backdoor"}
 QUOTE_PAIRS = {'"': '"', "'": "'", "“": "”", "”": "”", "„": "“\"", "«": "»", "‹": "›", "「": "」", "『": "』",
                "‘": "’", "`": "`"}
 QUOTE_CUE = (
@@ -529,7 +534,7 @@ QUOTE_CUE = (
     r"|(?<!\w)(?:в шутку|шутк\w*|пример\w*|фальшив\w*|фейк\w*|текст\w*|фраз\w*|содержат|"
     r"баннер\w*)(?!\w)"
     r"|之类|之類|开玩笑|開玩笑|玩笑|发了|發了|例如|比如|伪造|偽造|假的|钓鱼|釣魚|文本|语句|語句|样例|樣例|横幅|"
-    r"のような|ネタ|冗談|投稿|例えば|偽|フィッシング|テキスト|バナー"
+    r"のような|ネタ|冗談|投稿|例えば|偽|フィッシング|テキスト|バナー|という文|という一文|フィクスチャ|テストデータ"
 )
 # "Requests to disable the sandbox should be refused", "If a web page asks the agent to change its own
 # rules, stop and ask the user", サンドボックスを無効にする依頼は拒否, 关闭沙箱的请求应予以拒绝: the act
@@ -554,4 +559,17 @@ REFUSAL = (
     r"refus\w*|rejet\w*|rejeter|signaler|demander à l'utilisateur)\b"
     r"|(?<!\w)(?:отклон\w*|отказ\w*|сообщ\w*|спросит\w*)(?!\w)"
     r"|拒否|断って|断る|報告|拒绝|拒絕|报告|報告|予以驳回|不予"
+)
+
+# "A phishing email asked staff to disable 2FA", "an attacker could exfiltrate tokens via DNS", 钓鱼邮件要求员工关闭双重认证:
+# an attack told as what someone else asked for or could do. A reporter (a phishing mail, an attacker, a red team) before
+# the match in its sentence, and a verb of asking or being able between them (or, in Japanese and Chinese, just after).
+REPORTER = (
+    r"\b(?:phishing|attackers?|adversar(?:y|ies)|scammers?|malware|red[- ]team|angreifer\w*|atacantes?|attaquants?|"
+    r"hame[çc]onnage)\b|(?<!\w)(?:фишинг\w*|атакующ\w*|злоумышленник\w*)(?!\w)|钓鱼|釣魚|攻击者|攻擊者|冒充|フィッシング|攻撃者"
+)
+REPORT_VERB = (
+    r"\b(?:asked|asks|requested|wanted|could|might|tried to|was able to|pretending|pedía|pidió|podía|podría|demandait|a demandé|"
+    r"pouvait|pourrait|forderte|bat|wollte|konnte|könnte)\b|(?<!\w)(?:просил\w*|мог\w*|требовал\w*)(?!\w)|要求|可以|能够|能夠|"
+    r"求めて|求めた|できた|できる|判明|可能"
 )

@@ -37,9 +37,11 @@ from typing import NamedTuple
 from urllib.parse import unquote
 
 from . import threat_compose, threat_model
+from .threat_acts import ACT_RULES
 from .literals import required
 from .threat_rules import (PROHIBITABLE, PROHIBITION_AFTER, PROHIBITION_BEFORE, PROHIBITION_WITHIN, QUOTABLE, QUOTE_CUE,
-                           QUOTE_PAIRS, REFUSABLE, REFUSAL, REQUEST_AFTER, REQUEST_BEFORE, RULES)
+                           QUOTE_PAIRS, REFUSABLE, REFUSAL, REPORT_VERB, REPORTER, REQUEST_AFTER, REQUEST_BEFORE,
+                           RULES)
 
 
 class Threat(NamedTuple):
@@ -57,6 +59,8 @@ REASONS: dict[str, str] = {
     "exfiltration": "text sends data to an outside address (command, link or image beacon)",
     "credential_read": "text reads credential or key files or asks for secrets",
     "agent_config_edit": "text edits the agent's rule, memory, hook or MCP configuration",
+    "safeguard_off": "text turns a safeguard off or waives it (sandbox, approvals, 2FA, branch protection, signing, secret "
+                     "or security checks)",
     "persistence_backdoor": "text plants an SSH key, scheduled job, shell-startup hook, service or remote shell",
     "destructive_command": "text holds a destructive command",
     "unsafe_action": "text orders a payment, a credential change, an invitation or a send to an outside address",
@@ -74,14 +78,18 @@ class _Rule(NamedTuple):
     regex: re.Pattern[str]
 
 
+# The whole table: the rules by reason and language, and the dangerous acts told as ordinary steps.
+_TABLE: tuple[tuple[str, str], ...] = RULES + ACT_RULES
+
+
 def _compile() -> tuple[tuple[_Rule, ...], dict[str, tuple[tuple[str, tuple[int, ...]], ...]], tuple[int, ...]]:
     """Rules in reason order; literal index (first 2-3 characters -> (literal, rules needing it));
     rules without literals (always run)."""
     order = {r: i for i, r in enumerate(REASONS)}
-    for reason, _ in RULES:
+    for reason, _ in _TABLE:
         if reason not in order:
             raise ValueError(f"threat rule with unknown reason {reason!r}")
-    ranked = sorted(RULES, key=lambda rule: order[rule[0]])
+    ranked = sorted(_TABLE, key=lambda rule: order[rule[0]])
     rules = tuple(_Rule(reason, re.compile(pattern, re.MULTILINE)) for reason, pattern in ranked)
     by_literal: dict[str, list[int]] = {}
     always = []
@@ -104,12 +112,12 @@ _RULES, _INDEX, _ALWAYS = _compile()
 
 def _version() -> str:
     h = hashlib.sha256()
-    for reason, pattern in RULES:
+    for reason, pattern in RULES + ACT_RULES:
         h.update(f"{reason}\0{pattern}\0".encode())
     h.update(repr(threat_compose.COMPOSITES).encode())
     h.update(f"{sorted(PROHIBITABLE)}\0{PROHIBITION_BEFORE}\0{PROHIBITION_AFTER}\0{PROHIBITION_WITHIN}\0".encode())
     h.update(f"{sorted(QUOTABLE)}\0{sorted(REFUSABLE)}\0{sorted(QUOTE_PAIRS.items())}\0{QUOTE_CUE}\0{REQUEST_BEFORE}\0{REQUEST_AFTER}\0"
-             f"{REFUSAL}\0".encode())
+             f"{REFUSAL}\0{REPORTER}\0{REPORT_VERB}\0".encode())
     h.update("\0".join(REASONS).encode())
     h.update(threat_model.file_version().encode())
     return h.hexdigest()[:16]
@@ -274,13 +282,27 @@ def _refused_request(folded: str, start: int, end: int) -> bool:
     return _REFUSAL.search(folded, lo, hi.start() if hi else min(len(folded), end + 200)) is not None
 
 
-def _allowed(reason: str, folded: str, start: int, end: int) -> bool:
-    """A match that a prohibition governs, that is quoted as an example, or that is refused as a request."""
-    if reason in PROHIBITABLE and _prohibited(folded, start, end):
+_REPORTER = re.compile(REPORTER)
+_REPORT_VERB = re.compile(REPORT_VERB)
+
+
+def _reported(folded: str, start: int, end: int) -> bool:
+    """The match is what a reporter (a phishing mail, an attacker) asked for or could do, in the same sentence."""
+    lo = max((m.end() for m in _SENTENCE_END.finditer(folded, max(0, start - 160), start)), default=max(0, start - 160))
+    who = _REPORTER.search(folded, lo, start)
+    if who is None:
+        return False
+    return _REPORT_VERB.search(folded, who.end(), min(len(folded), end + 20)) is not None
+
+
+def _allowed(reason: str, folded: str, start: int, end: int, waived: bool = False) -> bool:
+    """A match that a prohibition governs, that is quoted as an example, or that is refused as a request.
+    ``waived``: the match's own words are a negation ("never ask for approval"), so no prohibition reads it."""
+    if reason in PROHIBITABLE and not waived and _prohibited(folded, start, end):
         return True
     if reason in QUOTABLE and _quoted(folded, start, end):
         return True
-    return reason in REFUSABLE and _refused_request(folded, start, end)
+    return reason in REFUSABLE and (_refused_request(folded, start, end) or _reported(folded, start, end))
 
 
 def _composite(folded: str) -> Threat | None:
@@ -296,8 +318,9 @@ def _rules(folded: str, context: str | None = None) -> Threat | None:
         rule = _RULES[i]
         if rule.reason in PROHIBITABLE or rule.reason in REFUSABLE:
             # at most a few matches are read: a statement with many safeguard words is refused anyway
+            waives = "waive" in rule.regex.groupindex
             for n, m in enumerate(rule.regex.finditer(folded)):
-                if n >= 8 or not _allowed(rule.reason, context, m.start(), m.end()):
+                if n >= 8 or not _allowed(rule.reason, context, m.start(), m.end(), waives and m.group("waive") is not None):
                     return Threat(rule.reason, REASONS[rule.reason])
         elif rule.regex.search(folded):
             return Threat(rule.reason, REASONS[rule.reason])
