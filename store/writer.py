@@ -18,12 +18,20 @@ locked only while its own writes run, so another replica's next turn of
 that session does not wait for the rest of the group. ``urgent=True`` commits without lingering: a write-ahead
 that a request waits for (``filters.base.Commit``) rides with whatever else is
 queued, and ops run in the order submitted, so it reads what came before it.
+
+``gather(..., prepare=fn)`` has the thread run ``fn(item)`` while it lingers,
+before the commit, one item at a time with a short wait after each: work an
+item needs before it is written (the manifest's document) then holds the
+interpreter lock one item at a time (the event loop takes it in between), not
+for a whole commit's worth, and stays out of the commits a write-ahead waits
+for unless one cuts the linger short.
 """
 from __future__ import annotations
 
 import logging
 import queue
 import threading
+import time
 from concurrent.futures import Future
 from typing import Any, Callable
 
@@ -35,6 +43,8 @@ Op = Callable[[Any], Any]
 CONFLICT_RETRIES = 3  # a write alone that lost a race with another writer runs again this often
 _STOP = object()
 _NOW = object()  # flush marker: commit what is gathered without lingering
+PREPARE_GAP = 0.0002  # s the thread waits after preparing an item: the event loop's turn at the interpreter lock
+PREPARE_POLL = 0.001  # s between two looks for gathered items to prepare while lingering
 
 
 class BackgroundWriter:
@@ -48,6 +58,8 @@ class BackgroundWriter:
         self._closed = False
         self._hurry = threading.Event()
         self._gathered: dict[Any, list] = {}  # ``gather``: items waiting for their op, by what writes them
+        self._prepares: dict[Any, Callable[[Any], Any]] = {}  # ``gather``'s prepare, by what writes the items
+        self._prepared: dict[Any, int] = {}  # how many of the items waiting were handed to their prepare
 
     def submit(self, op: Op, urgent: bool = False, key: Any = None) -> Future:
         """``key``: what the op writes under (a session's (tenant, session)).
@@ -69,17 +81,22 @@ class BackgroundWriter:
             self._hurry.set()
         return fut
 
-    def gather(self, write_all: Callable[[Any, list], Any], item: Any) -> Future | None:
+    def gather(self, write_all: Callable[[Any, list], Any], item: Any,
+               prepare: Callable[[Any], Any] | None = None) -> Future | None:
         """Queue ``item`` for ``write_all(batch, items)``, which writes every item
         gathered by the time its op runs: one op per batch, not one per item
         (a turn's end adds one; a busy proxy ends many turns within a linger).
         Returns the op's Future when this call submitted it, else None (the item
         rides with an op already queued, which runs before any ``flush`` that
         comes after this call). The op takes its items once: run again (a
-        group's retry, a replayed batch), it writes the same ones."""
+        group's retry, a replayed batch), it writes the same ones.
+        ``prepare(item)``: run on the writer's thread while it lingers, if it
+        gets to the item before the op runs (``write_all`` must not count on it)."""
         with self._lock:
             closed = self._closed
             if not closed:
+                if prepare is not None:
+                    self._prepares[write_all] = prepare
                 items = self._gathered.get(write_all)
                 if items is not None:
                     items.append(item)
@@ -93,6 +110,7 @@ class BackgroundWriter:
             if not taken:
                 with self._lock:
                     taken.append(self._gathered.pop(write_all, []))
+                    self._prepared.pop(write_all, None)
             return taken[0]
 
         def op(batch: Any) -> Any:
@@ -106,6 +124,7 @@ class BackgroundWriter:
             with self._lock:
                 if self._gathered.get(write_all) is mine:
                     self._gathered.pop(write_all)
+                    self._prepared.pop(write_all, None)
         return fut
 
     def flush(self, timeout: float = 10.0) -> None:
@@ -136,9 +155,7 @@ class BackgroundWriter:
         while True:
             group = [self._q.get()]  # block until there is work
             if group[0] is not _STOP and group[0][0] is not _NOW:
-                # Linger without a wake-up per write: writes that arrive now just
-                # queue; a flush (or close) cuts the wait short.
-                self._hurry.wait(self.linger)
+                self._linger()
             self._hurry.clear()
             while len(group) < self.max_group:
                 try:
@@ -158,6 +175,35 @@ class BackgroundWriter:
                                               RuntimeError(f"store write aborted ({type(exc).__name__})"))
             if stop:
                 return
+
+    def _linger(self) -> None:
+        """Wait up to the linger for more writes (they just queue: no wake-up per
+        write), preparing gathered items meanwhile, one between two waits; a flush
+        (or close, or an urgent write) cuts the wait short."""
+        deadline = time.monotonic() + self.linger
+        while not self._hurry.is_set():
+            task = self._next_prepare()
+            if task is not None:
+                prepare, item = task
+                try:
+                    prepare(item)
+                except Exception as exc:  # the op meets it again when it writes the item, and reports it
+                    log.debug("store writer: preparing a write failed: %s", type(exc).__name__)
+            left = deadline - time.monotonic()
+            if left <= 0:
+                return
+            self._hurry.wait(min(left, PREPARE_GAP if task is not None else PREPARE_POLL))
+
+    def _next_prepare(self) -> tuple[Callable[[Any], Any], Any] | None:
+        """The next gathered item not yet handed to its prepare, with it; None if none."""
+        with self._lock:
+            for write_all, prepare in self._prepares.items():
+                items = self._gathered.get(write_all)
+                done = self._prepared.get(write_all, 0)
+                if items is not None and done < len(items):
+                    self._prepared[write_all] = done + 1
+                    return prepare, items[done]
+        return None
 
     def _commit(self, group: list[tuple[Op, Future]]) -> None:
         # A future cancelled before its op ran (the request waiting for it was

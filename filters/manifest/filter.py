@@ -10,10 +10,11 @@ value. The turn carries the segments offered (``turn.segments``, each with
 its fate and, once placed, its ``where``; ``turn.placement`` for a segment
 without one), plus provider usage from the response — whole JSON, or
 streamed events including usage at the end of a stream. After
-the last byte (``on_response_end``, also on errors and disconnects) it builds
-the manifest, stores it in ``store.manifests`` (by turn id; listable by
-session) and exports it as one OTel span with events, plus metrics
-(``export``).
+the last byte (``on_response_end``, also on errors and disconnects) it takes
+what the manifest is made of, and the manifest is built by the store's writer
+thread, which stores it in ``store.manifests`` (by turn id; listable by
+session); when an exporter is configured it is built at once and exported as
+one OTel span with events, plus metrics (``export``).
 
 What the model saw, not what was offered: segments are listed in the order
 the request carries them, each with where it actually went (a stable segment
@@ -33,9 +34,10 @@ Fails open: a manifest problem is logged, never blocks or fails a turn.
 from __future__ import annotations
 
 import logging
+import threading
 import time
 from dataclasses import dataclass, field
-from typing import Any, Mapping
+from typing import Any, Mapping, NamedTuple
 from urllib.parse import urlsplit
 
 import orjson
@@ -121,7 +123,7 @@ class _Seen:
     """What the response told us (per turn, in ``turn.state["manifest"]``)."""
 
     __slots__ = ("input", "output", "cache_read", "cache_creation", "cache_apart", "response_id", "response_model",
-                 "finish_reasons", "first_chunk_ns", "output_parts", "output_chars", "doc", "answer")
+                 "finish_reasons", "first_chunk_ns", "output_parts", "output_chars", "_doc", "_pending", "answer")
 
     def __init__(self) -> None:
         self.input = self.output = self.cache_read = self.cache_creation = None
@@ -132,7 +134,8 @@ class _Seen:
         self.first_chunk_ns: int | None = None
         self.output_parts: dict[str, list[str]] = {}  # channel -> text (capture_content only)
         self.output_chars = 0
-        self.doc: dict | None = None  # the finished manifest
+        self._doc: dict | None = None  # the finished manifest (``doc``)
+        self._pending: tuple | None = None  # what builds it, until it is built (``doc``)
         # A whole answer whose usage and ids are read at the turn's end, after the client has it
         # (``read_answer``); its text is captured when it comes (an egress may restore secrets in it).
         self.answer: Any = None
@@ -173,12 +176,63 @@ class _Seen:
             if isinstance(r, str) and r not in self.finish_reasons:
                 self.finish_reasons.append(r[:64])
 
+    @property
+    def doc(self) -> dict | None:
+        """The turn's manifest: built at the first read after the turn ended (by the
+        store's writer thread when it writes it, or by whoever asks first), once."""
+        if self._doc is None and self._pending is not None:
+            with _BUILDING:
+                if self._doc is None and self._pending is not None:
+                    ended, provider, server, end_ns, reports = self._pending
+                    self._doc = build_manifest(ended, self, provider, server, end_ns, reports)
+                    self._pending = None
+        return self._doc
+
     def read_answer(self) -> None:
         """The usage and ids of the whole answer kept by ``on_response``, once."""
         view, self.answer = self.answer, None
         if view is not None:
             self.usage(view.usage())
             self.meta(view)
+
+
+_BUILDING = threading.Lock()  # a manifest is built once, by the writer's thread or the loop's, whichever reads first
+
+
+class _Asked(NamedTuple):
+    """The two things the manifest reads of the request: its model and whether it asked for a stream."""
+
+    model: Any
+    stream: Any
+
+
+class _Ended:
+    """What ``build_manifest`` reads of a turn that ended, taken on the loop: references
+    and copies of the turn's own lists, not the turn (its request body is freed when the
+    turn is), so the document can be built later on another thread."""
+
+    __slots__ = ("turn_id", "identity", "segments", "placement", "request", "streamed", "error_type", "status",
+                 "spans", "started_ns", "api", "route", "timings_ms", "degraded", "successor_of", "pipeline")
+
+    def __init__(self, turn: Turn) -> None:
+        request = turn.request
+        self.turn_id = turn.turn_id
+        self.identity = turn.identity
+        self.segments = list(turn.segments) if isinstance(turn.segments, list) else turn.segments
+        self.placement = dict(turn.placement) if isinstance(turn.placement, dict) else turn.placement
+        self.request = None if request is None else _Asked(getattr(request, "model", ""),
+                                                           getattr(request, "stream", False))
+        self.streamed = turn.streamed
+        self.error_type = turn.error_type
+        self.status = turn.status
+        self.spans = list(turn.spans)
+        self.started_ns = turn.started_ns
+        self.api = turn.api
+        self.route = turn.route
+        self.timings_ms = dict(turn.timings_ms)
+        self.degraded = list(turn.degraded)
+        self.successor_of = turn.successor_of
+        self.pipeline = turn.pipeline
 
 
 # The fields the manifest fills itself, declared like the filters' fields (``manifest_fields``),
@@ -250,12 +304,18 @@ class ManifestFilter(Filter):
         end_ns = time.time_ns()
         seen.read_answer()
         reports = turn.pipeline.reports(turn) if turn.pipeline is not None else {}
-        m = build_manifest(turn, seen, self._provider(turn), self._server(turn.route), end_ns, reports)
-        seen.doc = m
-        stored = self._store(turn, m)
+        # What the document is made of is taken now (a few references); the document itself is
+        # built when first read: on the writer's thread, while it waits for more turns to commit
+        # with (or in the commit), unless a span or metrics need it now.
+        seen._pending = (_Ended(turn), self._provider(turn), self._server(turn.route), end_ns, reports)
         tel = self.telemetry
-        if tel is None:
+        exporting = tel is not None and (tel.tracer is not None or tel.metrics is not None)
+        if exporting:
+            seen.doc  # noqa: B018 (built here, on the loop)
+        stored = self._store(turn, seen)
+        if not exporting:
             return
+        m = seen.doc
         try:
             if tel.tracer is not None:
                 def manifest_attrs() -> dict[str, Any]:
@@ -272,18 +332,20 @@ class ManifestFilter(Filter):
             self._warn("export", f"telemetry export failed: {type(exc).__name__}")
 
     # -- helpers ---------------------------------------------------------------
-    def _store(self, turn: Turn, m: dict) -> bool:
+    def _store(self, turn: Turn, seen: _Seen) -> bool:
         """Queue the manifest on the store's background writer (group commit,
-        off the event loop: the turns ending within one linger are written by
-        one op); without one, write it now. True once handed over."""
+        off the event loop: the turns ending within one linger are built and
+        written by one op); without one, write it now. True once handed over."""
         store = self.store
         if store is None:
             return False
-        item = (m["tenant"], m["turn_id"], m, m["session_id"] or None, turn.identity.user or None)
+        ident = turn.identity
+        # the document's own tenant and session fields, as build_manifest lays them out
+        item = (_str(ident.tenant) or "default", turn.turn_id, seen, _str(ident.session) or None, ident.user or None)
         writer = turn.services.writer
         try:
             if writer is not None:
-                fut = writer.gather(self._write_stored, item)
+                fut = writer.gather(self._write_stored, item, _build_stored)
                 if fut is not None:  # one callback per op, not per turn
                     fut.add_done_callback(lambda f: f.exception() is not None and self._warn(
                         "store", f"storing the manifests failed: {type(f.exception()).__name__}"))
@@ -364,6 +426,12 @@ class ManifestFilter(Filter):
             log.debug("manifest: %s", message)
 
 
+def _build_stored(item: tuple) -> None:
+    """The writer's thread builds a gathered manifest while it waits for more (one at a time)."""
+    if type(item[2]) is not dict:  # noqa: E721
+        item[2].doc  # noqa: B018
+
+
 def _write_manifests(b: Any, items: list[tuple]) -> None:
     """Each turn's manifest and its turn id -> tenant pointer, in one ``put_many``
     (what the turns share is checked once). The pointer is tagged like the
@@ -372,6 +440,8 @@ def _write_manifests(b: Any, items: list[tuple]) -> None:
     tenant is up to the store."""
     docs = []
     for tenant, turn_id, m, session, subject in items:
+        if type(m) is not dict:  # noqa: E721 (a turn's _Seen: its manifest is built now, if not yet)
+            m = m.doc
         docs.append((tenant, turn_id, m, session, subject))
         docs.append((TURN_INDEX_TENANT, turn_id, {"tenant": tenant}, session, subject))
     b.manifests.put_many(docs)

@@ -113,3 +113,47 @@ def test_items_queued_before_close_are_written_though_a_gather_comes_after_it(st
     release.set()
     closing.join(10)
     assert stored(store) == {"turn1": {"n": 1}, "turn2": {"n": 2}}
+
+
+def test_items_are_prepared_on_the_writer_thread_while_it_lingers_one_at_a_time(store):
+    """``prepare`` runs on the writer's thread before the op that writes its item,
+    while the writer waits for more, each item once; the op does not wait for it."""
+    import threading
+
+    prepared: list[tuple[str, str]] = []
+    ready = threading.Event()
+
+    def prepare(item):
+        prepared.append((item[0], threading.current_thread().name))
+        if len(prepared) == 3:
+            ready.set()
+
+    calls.clear()
+    writer = BackgroundWriter(store, linger=5.0)
+    try:
+        for i in range(3):
+            writer.gather(put_all, (f"turn{i}", {"n": i}), prepare)
+        assert ready.wait(5.0)
+        assert prepared == [(f"turn{i}", "ctxproxy-store-writer") for i in range(3)]
+        assert stored(store) == {}  # still lingering: prepared, not yet written
+        writer.flush()
+        assert stored(store) == {f"turn{i}": {"n": i} for i in range(3)}
+        writer.gather(put_all, ("turn3", {"n": 3}), prepare)
+        writer.flush()  # cuts the linger short: turn3 may go unprepared, and is written all the same
+        assert stored(store)["turn3"] == {"n": 3}
+        assert [p[0] for p in prepared] in (["turn0", "turn1", "turn2"], ["turn0", "turn1", "turn2", "turn3"])
+    finally:
+        writer.close()
+
+
+def test_an_item_flushed_before_it_was_prepared_is_written_all_the_same(store):
+    prepared: list[str] = []
+    calls.clear()
+    writer = BackgroundWriter(store, linger=5.0)
+    try:
+        writer.submit(lambda batch: None, urgent=True)  # cuts every linger short: no time to prepare
+        writer.gather(put_all, ("turn0", {"n": 0}), lambda item: prepared.append(item[0]))
+        writer.flush()
+        assert stored(store) == {"turn0": {"n": 0}}
+    finally:
+        writer.close()

@@ -3,7 +3,10 @@ formats (whole JSON and streams split across chunks), the stored manifest,
 the admin API and ``ctxproxy manifest show``."""
 from __future__ import annotations
 
+import gc
 import json
+import threading
+import weakref
 
 import aiohttp
 import orjson
@@ -19,6 +22,7 @@ from manifeststubs import EVIDENCE_MARKER, PLACEHOLDER, RULES_MARKER, SECRET, us
 from ctxproxy.config import ConfigError, parse_section
 from ctxproxy.filters import Pipeline, Turn
 from ctxproxy.filters.base import Identity
+from ctxproxy.filters.services import Services
 from ctxproxy.filters.inject.filter import InjectConfig, InjectFilter, RulesConfig
 from ctxproxy.filters.manifest.filter import (
     TURN_INDEX_TENANT,
@@ -38,6 +42,7 @@ from ctxproxy.proxy.adapters.base import _UNSET
 from ctxproxy.proxy.cli.main import main as cli_main
 from ctxproxy.proxy.sse import SSEDecoder
 from ctxproxy.store import open_store
+from ctxproxy.store.writer import BackgroundWriter
 
 MARKER = "USER-MESSAGE-MARKER-4b9e"
 OUT_MARKER = "MODEL-OUTPUT-MARKER-c21d"
@@ -419,6 +424,106 @@ def test_store_off_and_export_off():
     f.on_response_end(turn)
     assert exporter.get_finished_spans() == () and turn.degraded == []
     assert turn.state["manifest"].doc["turn_id"] == turn.turn_id
+
+
+def _built_where(monkeypatch) -> list[str]:
+    """The names of the threads that build a manifest, in order."""
+    from ctxproxy.filters.manifest import filter as manifest_module
+
+    where: list[str] = []
+    real = manifest_module.build_manifest
+
+    def build(*args, **kwargs):
+        where.append(threading.current_thread().name)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(manifest_module, "build_manifest", build)
+    return where
+
+
+def _turn_with_writer(store, writer, api: str = "anthropic") -> tuple[Turn, bytes]:
+    body = request_body(api, False)
+    whole, _ = canned(api, body, Reply.text(f"Fine. {OUT_MARKER}", **USAGE))
+    turn = make_turn(api, body)
+    turn.services = Services.of({"store": store, "writer": writer})
+    turn.status = 200
+    return turn, whole
+
+
+def test_without_an_exporter_the_writer_builds_the_manifest_and_the_request_is_not_kept(tmp_path, monkeypatch):
+    where = _built_where(monkeypatch)
+    store = open_store(tmp_path / "store")
+    writer = BackgroundWriter(store, linger=30.0)  # holds its ops until flushed
+    try:
+        f = ManifestFilter(ManifestConfig(), store=store, telemetry=None)
+        p = Pipeline([f])
+        turn, whole = _turn_with_writer(store, writer)
+        p.run_response(turn, ADAPTERS["anthropic"].parse_response(whole))
+        p.run_end(turn)
+        seen, turn_id, request = turn.state["manifest"], turn.turn_id, weakref.ref(turn.request)
+        del turn
+        gc.collect()
+        assert request() is None  # what the manifest is built of is not the turn's request body
+        assert threading.current_thread().name not in where  # nothing built at the turn's end
+        writer.flush()
+        assert where == ["ctxproxy-store-writer"]  # built once, by the writer (lingering, or in its commit)
+        stored = store.manifests.get("acme", turn_id).data
+        assert stored == seen.doc and where == ["ctxproxy-store-writer"]
+        assert stored["tokens"] == EXPECTED_USAGE["anthropic"] and stored["response_id"]
+        assert stored["model"] == MODELS["anthropic"] and stored["stream"] is False and stored["status"] == 200
+        assert stored["sha256"] == manifest_sha256(stored)
+        assert store.manifests.get(TURN_INDEX_TENANT, turn_id).data == {"tenant": "acme"}
+    finally:
+        writer.close()
+        store.close()
+
+
+def test_a_manifest_built_by_the_writer_is_the_one_built_at_the_turns_end(tmp_path):
+    """The same turn's manifest, built by the writer and built on the loop (an exporter
+    needs it at once), differs in nothing but its turn id and its digest."""
+    store = open_store(tmp_path / "store")
+    writer = BackgroundWriter(store)
+    try:
+        docs, answer = [], None
+        for telemetry in (None, in_memory_telemetry()[0]):
+            turn, whole = _turn_with_writer(store, writer)
+            answer = answer or whole  # one answer for both (its id is random)
+            turn.turn_id = "t-" + ("writer" if telemetry is None else "loop")
+            turn.started_ns = 1_000_000
+            turn.spans.append(("upstream", 1_000_100, 1_000_900))
+            turn.timings_ms["identify"] = 0.0123456
+            p = Pipeline([ManifestFilter(ManifestConfig(), store=store, telemetry=telemetry)])
+            p.run_response(turn, ADAPTERS["anthropic"].parse_response(answer))
+            p.run_end(turn)
+            writer.flush()
+            docs.append(store.manifests.get("acme", turn.turn_id).data)
+        for d in docs:  # what differs between two runs of one turn: its id, its clock readings
+            assert set(d["timings_ms"]) == {"identify", "manifest", "upstream"}
+            del d["turn_id"], d["sha256"], d["duration_ms"], d["timings_ms"]["manifest"]
+        assert docs[0] == docs[1]
+    finally:
+        writer.close()
+        store.close()
+
+
+def test_with_an_exporter_the_manifest_is_built_at_the_turns_end(tmp_path, monkeypatch):
+    where = _built_where(monkeypatch)
+    store = open_store(tmp_path / "store")
+    writer = BackgroundWriter(store, linger=30.0)
+    try:
+        tel, exporter = in_memory_telemetry()
+        p = Pipeline([ManifestFilter(ManifestConfig(), store=store, telemetry=tel)])
+        turn, whole = _turn_with_writer(store, writer)
+        p.run_response(turn, ADAPTERS["anthropic"].parse_response(whole))
+        p.run_end(turn)
+        assert where == [threading.current_thread().name]  # the span needed it now
+        (span,) = exporter.get_finished_spans()
+        writer.flush()
+        stored = store.manifests.get("acme", turn.turn_id).data
+        assert span.attributes["ctxproxy.manifest.sha256"] == stored["sha256"] and len(where) == 1
+    finally:
+        writer.close()
+        store.close()
 
 
 # -- end to end: stored, served by the admin API, shown by the CLI --------------------------
