@@ -444,7 +444,9 @@ class Redactor:
         if index is None:
             if len(self._ready_indexes) >= 256:
                 self._ready_indexes.clear()
-            index = self._ready_indexes[ready] = _PendingIndex([self._head_alts[i] for i in ready])
+            # made while streaming: without the tables by the character two back, which
+            # would double the time it takes
+            index = self._ready_indexes[ready] = _PendingIndex([self._head_alts[i] for i in ready], two_back=False)
         return index
 
     def _scan(self, text: str, start: int) -> tuple[list[tuple[int, int, int]], list[tuple[int, int]]]:
@@ -496,18 +498,20 @@ class _PendingIndex:
     checking in the last ``SHORT`` characters, and only where the character
     at that position can begin one of them (a table by first character);
     the few long-reaching rules share one regex searched over the rest.
+    ``two_back``: the tables also read the character two before a position
+    (``_Search.classes``).
     """
 
     SHORT = 512
 
-    def __init__(self, alts: list[tuple[str, int | None]]):
+    def __init__(self, alts: list[tuple[str, int | None]], two_back: bool = True):
         short = [a for a, w in alts if w is not None and w <= self.SHORT]
         long = [a for a, w in alts if w is None or w > self.SHORT]
         # Both kinds are tried only where the character can begin them (a table by first
         # character): one regex of every long alternative costs a try of each of them at
         # every position searched (~100 alternatives), where the table tries a handful.
-        self._short = _FirstCharTable(short)
-        self._long = _FirstCharTable(long) if long else None
+        self._short = _FirstCharTable(short, two_back)
+        self._long = _FirstCharTable(long, two_back) if long else None
         # Within the last SHORT characters (all of a stream's held text, as a rule) both
         # kinds are tried in one pass: a position costs one look-up and one regex, not two.
         self._both = _JoinedTable(self._short, self._long) if long else self._short
@@ -720,7 +724,7 @@ class _FirstCharTable(_Search):
     looking at each position. A prose or code stream's new text is mostly
     before its last word."""
 
-    def __init__(self, alts: list[str]):
+    def __init__(self, alts: list[str], two_back: bool = True):
         self._alts = alts
         firsts = [_first_chars(alt) for alt in alts]
         self._members: list[tuple[int, ...]] = [
@@ -733,7 +737,7 @@ class _FirstCharTable(_Search):
         self._table: list[re.Pattern | None | bool] = [False] * 129
         self._spaced: list[re.Pattern | None | bool] = [False] * 129
         self._masks = None
-        self._classes = None
+        self._classes = None if two_back else False  # two_back: ``classes()`` is built
         self._tries = ((-1, self._table, self.bucket),)
         self._spaced_tries = ((-1, self._spaced, self.spaced_bucket),)
         self._compiled: dict[tuple[int, ...], re.Pattern] = {}
@@ -815,8 +819,14 @@ class _FirstCharTable(_Search):
             sigs: dict[tuple, int] = {}
             cmap = bytes(sigs.setdefault(tuple(tuple(_looks_at(sl, x) for sl in secs) for secs in seconds), len(sigs))
                          for x in range(130))
-            tables = [_shared(self._before([_begins_after(alt, _wide_key(w)) for alt, w in zip(self._alts, sig)]))
-                      for sig in sigs]
+            masks = self.masks()
+            tables = []
+            for sig in sigs:
+                keys = [_wide_key(w) for w in sig]
+                if not any(keys):  # every lookbehind kept (a non-ASCII character two back): the one table
+                    tables.append(masks[:2])
+                else:
+                    tables.append(_shared(self._before([_begins_after(a, k) for a, k in zip(self._alts, keys)])))
             classes = (cmap, [t[0] for t in tables], [t[1] for t in tables])
         with self._lock:
             if self._classes is None:
