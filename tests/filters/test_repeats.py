@@ -382,3 +382,32 @@ async def test_effects_decides_a_request_sent_again_before_reading_its_tools(tmp
         assert len(histories) == 2
         assert [t.turn.state["effects"].effects for t in turns[2:]] == [turns[1].turn.state["effects"].effects] * 2
         assert manifest(drive, turns[-1])["effects"] == manifest(drive, turns[0])["effects"]
+
+
+async def test_prune_walks_a_request_sent_again_for_its_tool_results_once(tmp_path, monkeypatch):
+    import sys
+
+    from ctxproxy.proxy.adapters.base import RequestViewBase
+
+    walks: list[str] = []
+    original = RequestViewBase.tool_results
+
+    def spy(self):
+        if sys._getframe(1).f_code.co_filename.endswith("prune.py"):
+            walks.append(self.raw)
+        return original(self)
+
+    monkeypatch.setattr(RequestViewBase, "tool_results", spy)
+    async with EngineDriver(config(tmp_path)) as drive:
+        turns = [await send(drive, history(answered=False)) for _ in range(3)]
+        assert len(walks) == 1  # the same bytes and headers: known to hold results, below the trigger
+        assert all(t.turn.state["prune"].pruned == () for t in turns)
+        assert manifest(drive, turns[-1])["pruned"] == manifest(drive, turns[0])["pruned"] == []
+        await send(drive, history(answered=True))  # another request is walked
+        assert len(walks) == 2
+    # above the trigger, the results are read whatever the memo says, and planned
+    async with EngineDriver(config(tmp_path, "[filters.prune]\ntrigger_tokens = 200\n")) as drive:
+        for _ in range(2):
+            got = await send(drive, history(answered=False))
+            assert got.forwarded.body == history(answered=False)
+        assert len(walks) == 4
