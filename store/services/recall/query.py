@@ -103,7 +103,25 @@ def substrings_of(text: str) -> list[str]:
     # a path's file name (deploy.sh), not its last word (/v1/checkout: the word already matches)
     found += [f for f in (m.group().rsplit("/", 1)[-1] for m in _PATH.finditer(text)) if not f.isalpha()]
     found += [next(g for g in m.groups() if g) for m in _QUOTED.finditer(text)]
+    found += _word_pairs(text)
     return [s for s in dict.fromkeys(found) if len(s) >= 4][:MAX_SUBSTRINGS]
+
+
+_SNAKE = re.compile(r"(?<![\w.])[A-Za-z][A-Za-z0-9]*(?:_[A-Za-z0-9]+){2,}")  # three parts or more
+
+
+def _word_pairs(text: str) -> list[str]:
+    """Two adjacent words of a long snake_case identifier, lower-cased: another identifier holding
+    them names the same thing (``PARTY_SIZE_NOT_ALLOWED`` and ``MAX_PARTY_SIZE``: ``party_size``;
+    ``test_promotion_race_v2`` and ``test_promotion_race``). Words of three letters or more, not
+    stop words (``size_not``, ``not_allowed`` name nothing)."""
+    out = []
+    for m in _SNAKE.finditer(text):
+        parts = m.group().lower().split("_")
+        out += [f"{a}_{b}" for a, b in zip(parts, parts[1:])
+                if a.isalpha() and b.isalpha() and len(a) > 2 and len(b) > 2 and a not in STOPWORDS
+                and b not in STOPWORDS]
+    return out
 
 
 def interleave(*groups: Sequence[str], limit: int | None = MAX_SUBSTRINGS) -> tuple[str, ...]:
@@ -215,8 +233,16 @@ def units_of(text: str, substrings: tuple[str, ...] = ()) -> dict[str, str]:
         root = next((out[t] for t in members if t in out), head)
         for t in members:
             out.setdefault(t, root)
-    for sub in substrings:  # an identifier looked up as a substring is that identifier's word
-        if WORD.fullmatch(sub) or HYPHENATED.fullmatch(sub):
+    inside: dict[str, str] = {}  # two words of a longer identifier (``_word_pairs``): that identifier's word
+    for sub in substrings:
+        whole = next((w for w in substrings if len(w) > len(sub) and sub in w.lower()), None)
+        if whole is not None:
+            inside[sub] = whole
+    for sub in [s for s in substrings if s not in inside] + list(inside):
+        if sub in inside:
+            if "\x00" + inside[sub].lower() in out:
+                out["\x00" + sub.lower()] = out["\x00" + inside[sub].lower()]
+        elif WORD.fullmatch(sub) or HYPHENATED.fullmatch(sub):  # an identifier looked up is that identifier's word
             terms = query_terms(sub.replace("-", "")) if "-" in sub else list(token_terms(sub))
             if terms:
                 out["\x00" + sub.lower()] = out.setdefault(terms[0], terms[0])
@@ -322,6 +348,16 @@ def _acronym_plurals(text: str, words: list[str]) -> list[str]:
     return list(dict.fromkeys([t for t in words if t not in pieces] + folded))
 
 
+# Plain words joined by a slash ("which bucket/table is it?", "cannot update/delete rows"): alternatives, not a path.
+_ALTERNATIVES = re.compile(r"[A-Za-z]{3,}/[A-Za-z]{3,}")
+
+
+def _where(m: re.Match) -> str:
+    """A path in what a message asks, left out (it says where, not what); words written as
+    alternatives kept."""
+    return m.group() if _ALTERNATIVES.fullmatch(m.group()) else " "
+
+
 def _build(text: str) -> Query:
     words = _acronym_plurals(text, query_terms(text))
     if not words:
@@ -330,7 +366,7 @@ def _build(text: str) -> Query:
     plurals = {a[:-1].lower() for a in _ACRONYMS.findall(text)}
     salient, strong = salient | plurals, strong | {t for t in plurals if DIGIT.search(t)}
     asked = focus_of(text)
-    focus = frozenset(query_terms(_PATH.sub(" ", asked))) & set(words)  # a path says where, not what is asked
+    focus = frozenset(query_terms(_PATH.sub(_where, asked))) & set(words)  # a path says where, not what is asked
     if sum(map(specific_term, focus)) < FOCUS_MIN:  # "who do I add as reviewer?": the rest says of what
         focus, asked = frozenset(), ""
     subs = tuple(substrings_of(text))
