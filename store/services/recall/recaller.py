@@ -24,6 +24,7 @@ from typing import Any, Mapping, Sequence
 from ctxproxy.store.memory_index import MAX_TERMS as LOOKED_UP, Candidate
 from ctxproxy.store.sqlite_index import Viewer
 
+from . import general_ask
 from . import judge
 from . import morphology
 from . import query as queries
@@ -71,7 +72,10 @@ class Recaller:
         exclude = tuple(exclude_kinds)
         if not viewer.known or self._nothing_visible(viewer, now, sessions, memories, exclude):
             return Recalled([], 0)  # decided from kept counts, before the query is even parsed
-        q = queries.parse(own_words(query), own_words(goal), max_chars, context)
+        own = own_words(query)
+        if self.config.general_ask and general_ask.general(own[:max_chars]):
+            return Recalled([], 0)  # what a concept is, how two differ: the same answer in every project
+        q = queries.parse(own, own_words(goal), max_chars, context)
         if not q and not held and not held_names:
             return Recalled([], 0)
         cfg = self.config

@@ -33,3 +33,4 @@ def test_a_shared_extension_and_folder_name_no_subject(rs, monkeypatch):
     assert not rank.specific_term("py") and rank.specific_term("yaml")
     monkeypatch.setattr(rank, "GENERIC", rank.GENERIC - {"py"})  # an extension as specific as a subject word
     assert ask("Add type hints to tools/reports/format.py and make mypy --strict pass on it.") == {ROLLOVER}
+
