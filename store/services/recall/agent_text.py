@@ -42,6 +42,13 @@ _SUMMARIES = (
 )
 
 
+# A compaction summary without its preface ("Summary:" then its numbered sections), the user's
+# next words after it: the first paragraph that is no section of it (no number, bullet or indent first).
+_BARE_SUMMARY = re.compile(r"Summary:[ \t]*\n\s*1\.\s")
+_PARAGRAPH = re.compile(r"\n[ \t]*\n")
+_SECTION = re.compile(r"\s|\d+\.\s|[-*\u2022]\s")
+
+
 def _unwrapped(text: str) -> str:
     """``text`` without the agents' tagged blocks, stripped."""
     if "<" in text:
@@ -49,13 +56,22 @@ def _unwrapped(text: str) -> str:
     return text.strip()
 
 
+def _bare_summary(text: str) -> tuple[str, str]:
+    """``(summary, rest)`` when ``text`` opens with a summary without its preface, ``("", text)`` else."""
+    if not _BARE_SUMMARY.match(text):
+        return "", text
+    paragraphs = _PARAGRAPH.split(text)
+    end = next((i for i, p in enumerate(paragraphs) if i and not _SECTION.match(p)), len(paragraphs))
+    return "\n\n".join(paragraphs[:end]), "\n\n".join(paragraphs[end:]).strip()
+
+
 def own_words(text: str) -> str:
     """``text`` without the agent's wrappers ('' when nothing of the user's is left)."""
     text = _unwrapped(text) if text else ""
-    return "" if not text or text.startswith(_AGENT_PARTS) else text
+    return "" if not text or text.startswith(_AGENT_PARTS) else _bare_summary(text)[1]
 
 
 def summary_words(text: str) -> str:
     """The summary of a compacted conversation that ``text`` continues from ('' when it is none)."""
     text = _unwrapped(text) if text else ""
-    return text if text.startswith(_SUMMARIES) else ""
+    return text if text.startswith(_SUMMARIES) else _bare_summary(text)[0]

@@ -27,7 +27,8 @@ and one most of them hold tells none apart.
 made of words most memories hold, ``claim_id``, left out), and as substrings
 its dotted names, its versioned names without their version
 (``claims.status.v2`` → ``claims.status.v``) and its compound names written
-apart (``card_number`` → "card number"), as a memory writes them.
+apart (``card_number`` → "card number", ``priya.raman`` → "priya raman"), as a
+memory writes them.
 ``holding_a_turn_word`` keeps, of the memories those alone recall, the ones
 that also hold a specific word of the turn's.
 """
@@ -138,14 +139,21 @@ _VERSIONED = re.compile(r"(?<![\w.-])([A-Za-z][A-Za-z0-9]*(?:[._-][A-Za-z][A-Za-
 MAX_APART = 4  # compound names of one output looked up written apart
 
 
+# Two words joined by a dot: an attribute (``inverter.serial``), a handle (``priya.raman``); not a file.
+_DOTTED_PAIR = re.compile(r"(?<![\w.])[A-Za-z]{3,}\.[A-Za-z]{3,}(?![\w.])")
+
+
 def apart_names(text: str) -> tuple[str, ...]:
     """``text``'s compound names written apart, lower-cased, to be looked up as substrings: a
     memory writes the words the identifier joins (``card_number`` → "card numbers are never
-    stored", ``R2_BUCKET`` → "the R2 bucket", ``national_id`` → "national ID numbers"). Two to
-    four pieces, each of two characters or more, one a word of three letters or more, not all
-    stop words."""
+    stored", ``R2_BUCKET`` → "the R2 bucket", ``national_id`` → "national ID numbers";
+    ``inverter.serial`` → "inverter serial numbers", ``priya.raman`` → "Priya Raman's team").
+    Two to four pieces, each of two characters or more, one a word of three letters or more, not
+    all stop words; a file's name (``values.yaml``) is none."""
     out: dict[str, None] = {}
-    for m in _COMPOUND.finditer(text):
+    found = [m for m in _COMPOUND.finditer(text)]
+    found += [m for m in _DOTTED_PAIR.finditer(text) if not _CODE_FILE.search(m.group())]
+    for m in sorted(found, key=lambda m: m.start()):
         pieces = [p.lower() for p in _PIECES.findall(m.group())]
         if not 2 <= len(pieces) <= 4 or any(len(p) < 2 for p in pieces) \
                 or not any(len(p) > 2 and p.isalpha() for p in pieces) or all(p in STOPWORDS for p in pieces):
