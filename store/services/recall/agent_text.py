@@ -42,9 +42,10 @@ _SUMMARIES = (
 )
 
 
-# A compaction summary without its preface ("Summary:" then its numbered sections), the user's
-# next words after it: the first paragraph that is no section of it (no number, bullet or indent first).
-_BARE_SUMMARY = re.compile(r"Summary:[ \t]*\n\s*1\.\s")
+# A compaction summary without its preface ("Summary:" then its numbered sections, the first the
+# primary request, as Claude Code's compaction writes them; a list of the user's own is not one), the
+# user's next words after it: the first paragraph that is no section of it (no number, bullet or indent first).
+_BARE_SUMMARY = re.compile(r"Summary:[ \t]*\n\s*1\.\s+Primary request", re.I)
 _PARAGRAPH = re.compile(r"\n[ \t]*\n")
 _SECTION = re.compile(r"\s|\d+\.\s|[-*\u2022]\s")
 

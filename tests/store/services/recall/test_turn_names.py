@@ -72,6 +72,8 @@ def test_a_summary_pasted_without_its_preface_is_not_the_users_words():
     assert summary_words(BARE).startswith("Summary:\n1. Primary request") and "badge" not in summary_words(BARE)
     assert own_words(BARE.split("\n\nNext")[0]) == ""  # the summary alone: nothing of the user's
     assert own_words("Summary: the build is red since the merge.") == "Summary: the build is red since the merge."
+    mine = "Summary:\n1. the export fails\n2. the report is empty\n\nCan you fix both?"
+    assert own_words(mine) == mine  # a list of the user's own
 
 
 def test_the_memory_of_the_ask_after_a_bare_summary_is_recalled(rs):
