@@ -211,15 +211,16 @@ class _Ended:
     and copies of the turn's own lists, not the turn (its request body is freed when the
     turn is), so the document can be built later on another thread."""
 
-    __slots__ = ("turn_id", "identity", "segments", "placement", "request", "streamed", "error_type", "status",
-                 "spans", "started_ns", "api", "route", "timings_ms", "degraded", "successor_of", "pipeline")
+    __slots__ = ("turn_id", "identity", "request", "streamed", "error_type", "status", "spans", "started_ns",
+                 "api", "route", "timings_ms", "degraded", "successor_of", "pipeline", "laid_out")
 
-    def __init__(self, turn: Turn) -> None:
+    def __init__(self, turn: Turn, reports: Mapping[str, Any]) -> None:
         request = turn.request
         self.turn_id = turn.turn_id
         self.identity = turn.identity
-        self.segments = list(turn.segments) if isinstance(turn.segments, list) else turn.segments
-        self.placement = dict(turn.placement) if isinstance(turn.placement, dict) else turn.placement
+        # What reads the filters' states and the segments is formatted now, as the turn ends:
+        # what a filter keeps (or a successor turn changes) afterwards cannot reach the document.
+        self.laid_out = _laid_out(turn, reports)
         self.request = None if request is None else _Asked(getattr(request, "model", ""),
                                                            getattr(request, "stream", False))
         self.streamed = turn.streamed
@@ -307,7 +308,7 @@ class ManifestFilter(Filter):
         # What the document is made of is taken now (a few references); the document itself is
         # built when first read: on the writer's thread, while it waits for more turns to commit
         # with (or in the commit), unless a span or metrics need it now.
-        seen._pending = (_Ended(turn), self._provider(turn), self._server(turn.route), end_ns, reports)
+        seen._pending = (_Ended(turn, reports), self._provider(turn), self._server(turn.route), end_ns, None)
         tel = self.telemetry
         exporting = tel is not None and (tel.tracer is not None or tel.metrics is not None)
         if exporting:
@@ -482,9 +483,12 @@ def build_manifest(turn: Turn, seen: _Seen, provider: str, server: tuple[str | N
     ``reports``: the filters' parts by filter name (``Pipeline.reports``; by
     default the turn's pipeline's), laid out as each filter declares."""
     ident = turn.identity
-    if reports is None:
-        reports = turn.pipeline.reports(turn) if turn.pipeline is not None else {}
-    segments = _segments(_list(turn.segments), _dict(turn.placement))
+    laid_out = getattr(turn, "laid_out", None)  # an _Ended turn's, formatted when it ended
+    if laid_out is None:
+        if reports is None:
+            reports = turn.pipeline.reports(turn) if turn.pipeline is not None else {}
+        laid_out = _laid_out(turn, reports)
+    segments, fields, own = laid_out
     request = turn.request
     model = _str(getattr(request, "model", "")) if request is not None else ""
     # streamed: the request asked for it, or the transport is a stream (Responses over WebSocket)
@@ -533,7 +537,7 @@ def build_manifest(turn: Turn, seen: _Seen, provider: str, server: tuple[str | N
         "timings_ms": _timings(turn, upstream),
         "degraded": [_str(d, 64) for d in turn.degraded],
     }
-    own = lay_out(m, reports, _fields(turn))
+    m.update(fields)
     if own:  # each filter's keys beyond the fields it fills, under its name
         m["filters"] = own
     if turn.successor_of:  # an automatic successor: whose request it continues
@@ -546,6 +550,14 @@ def build_manifest(turn: Turn, seen: _Seen, provider: str, server: tuple[str | N
     m["compacted"] = bool(m.get("pruned")) or bool(m.get("client_compacted"))
     m["sha256"] = manifest_sha256(m)
     return m
+
+
+def _laid_out(turn: Any, reports: Mapping[str, Any]) -> tuple[list[dict], dict[str, Any], dict[str, dict]]:
+    """What the manifest reads of the filters and the segments, formatted: (segment
+    records, the filters' declared fields in order, each filter's other keys)."""
+    fields: dict[str, Any] = {}
+    own = lay_out(fields, reports, _fields(turn))  # no own field is declared by a filter: none is skipped
+    return _segments(_list(turn.segments), _dict(turn.placement)), fields, own
 
 
 def lay_out(m: dict[str, Any], reports: Mapping[str, Any], fields: Mapping[str, tuple[str, Any]]

@@ -506,6 +506,35 @@ def test_a_manifest_built_by_the_writer_is_the_one_built_at_the_turns_end(tmp_pa
         store.close()
 
 
+def test_what_changes_after_the_turns_end_does_not_reach_a_manifest_built_later(tmp_path):
+    """The writer builds the document later, from what the turn's end took: the
+    segments, the turn's spans and timings, as they were when the turn ended."""
+    store = open_store(tmp_path / "store")
+    writer = BackgroundWriter(store, linger=30.0)
+    try:
+        p = Pipeline([ManifestFilter(ManifestConfig(), store=store, telemetry=None)])
+        turn, whole = _turn_with_writer(store, writer)
+        seg = Segment(kind="rules", ref="rules:a@1", text="rules", origin="AGENTS.md", trust="reviewed",
+                      freshness={"revision": "r7"}, tokens=40, status="placed")
+        turn.segments = [seg]
+        turn.timings_ms["identify"] = 0.5
+        p.run_response(turn, ADAPTERS["anthropic"].parse_response(whole))
+        p.run_end(turn)
+        seg.tokens, seg.status, seg.ref = 999, "dropped", "rules:changed"
+        turn.timings_ms["identify"] = 7.0
+        turn.spans.append(("upstream", turn.started_ns, turn.started_ns + 10**9))
+        turn.degraded.append("redact")
+        turn.status = 500
+        writer.flush()
+        m = store.manifests.get("acme", turn.turn_id).data
+        assert [(s["ref"], s["tokens"], s["status"]) for s in m["segments"]] == [("rules:a@1", 40, "placed")]
+        assert m["timings_ms"]["identify"] == 0.5 and "upstream" not in m["timings_ms"]
+        assert m["degraded"] == [] and m["status"] == 200 and m["policy_revision"] == "r7"
+    finally:
+        writer.close()
+        store.close()
+
+
 def test_with_an_exporter_the_manifest_is_built_at_the_turns_end(tmp_path, monkeypatch):
     where = _built_where(monkeypatch)
     store = open_store(tmp_path / "store")
