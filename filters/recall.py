@@ -310,7 +310,9 @@ class RecallFilter(Filter):
             return
         results = newest_round(view)
         output = "\n".join(r.content for r in results if r.content)
-        if not output.strip():
+        if not output.strip():  # no output to search: the same bytes again have none either
+            if digest is not None:
+                self._quiet.put(caller, digest, _quiet_bytes(caller))
             return
         viewer = self.viewer(turn, self._tree(turn, rs))
         found = rs.recaller(cfg.rank).recall_output(viewer, words.latest, output, k=cfg.output_k, goal=words.goal,

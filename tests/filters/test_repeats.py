@@ -411,3 +411,16 @@ async def test_prune_walks_a_request_sent_again_for_its_tool_results_once(tmp_pa
             got = await send(drive, history(answered=False))
             assert got.forwarded.body == history(answered=False)
         assert len(walks) == 4
+
+
+async def test_recall_looks_for_the_tool_output_of_a_request_sent_again_once(tmp_path, monkeypatch):
+    from ctxproxy.filters import recall
+
+    rounds = counting(monkeypatch, recall, "newest_round")
+    async with EngineDriver(config(tmp_path)) as drive:
+        for _ in range(3):  # it ends with the user's message: no output to search, the same bytes again neither
+            got = await send(drive, history())
+            assert got.turn.state["recall"].output_items == []
+        assert len(rounds) == 1
+        await send(drive, history(answered=False))  # ends with a tool's output: read
+        assert len(rounds) == 2
