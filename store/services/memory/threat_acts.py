@@ -30,9 +30,10 @@ def _alt(*words: str) -> str:
 
 _S = r"[^\n。!?;；]"  # inside one sentence; dots stay (URLs, file names)
 # inside one sentence, with no negation in between ("the sandbox must never be switched off")
-_NO_ASK = (r"(?:(?!\b(?:asks?|asked|request\w*|pide|pidan|demande\w*|bitte\w*|fragt)\b|(?<!\w)прос\w*|要求|求め|頼)"
+_NO_ASK = (r"(?:(?!\b(?:asks?|asked|request\w*|pide|pidan|demande\w*|bitte\w*|fragt|not|never|cannot|nunca|jam[aá]s|nie|"
+           r"niemals|nicht|kein\w*)\b|n't|(?<!\w)(?:прос\w*|не|нельзя)(?!\w)|要求|求め|頼|不|别|別|ない|ません)"
            r"[^\n])")  # across sentences, but not through a request (which the sentence may refuse)
-_S_POS = (r"(?:(?!\b(?:not|never|no|nunca|jam[aá]s|pas|nie|niemals|nicht|kein\w*|не|никогда|нельзя)\b|n't|不|别|別|勿|"
+_S_POS = (r"(?:(?!\b(?:not|never|cannot|no|nunca|jam[aá]s|pas|nie|niemals|nicht|kein\w*|не|никогда|нельзя)\b|n't|不|别|別|勿|"
           r"ない|ません|ず\b)[^\n。!?;；])")
 
 
@@ -40,7 +41,7 @@ _S_POS = (r"(?:(?!\b(?:not|never|no|nunca|jam[aá]s|pas|nie|niemals|nicht|kein\w
 _S_ACT = (r"(?:(?!\b(?:use|uses|using|with|mit|con|avec|via|not|never|no|nunca|jam[aá]s|pas|nie|niemals|nicht|kein\w*|не|"
           r"никогда|нельзя)\b|n't|不|别|別|勿|ない|ません)[^\n。!?;；])")
 # the object named first, its verb after: no negation, and no comma (a new clause may switch off something else)
-_S_CLAUSE_POS = (r"(?:(?!\b(?:not|never|no|nunca|jam[aá]s|pas|nie|niemals|nicht|kein\w*|не|никогда|нельзя)\b|n't|不|别|別|"
+_S_CLAUSE_POS = (r"(?:(?!\b(?:not|never|cannot|no|nunca|jam[aá]s|pas|nie|niemals|nicht|kein\w*|не|никогда|нельзя)\b|n't|不|别|別|"
                  r"勿|ない|ません)[^\n。!?;；,、])")
 
 
@@ -60,9 +61,12 @@ _SECRET = _alt(
     r"\.env\b(?!\.(?:example|sample|template|dist))", r"\.aws/credentials", r"\bid_(?:rsa|ed25519|ecdsa|dsa)\b(?!\.pub)",
     r"~/\.ssh\b", r"\.npmrc\b", r"\.netrc\b", r"\.pypirc\b", r"\.git-credentials", r"\.kube/config", r"`env`",
     r"\bprintenv\b", r"process\.env\b", r"os\.environ\b",
-    r"\b[a-z0-9]+_(?:token|secret|api_key|password|passwd)\b",
+    r"\b[a-z0-9]+_(?:token|secret|api_key|password|passwd)\b", r"\b(?:database_url|db_url|dsn)\b", r"'env'", r"\"env\"",
+    r"\b(?:aws |secret )?access keys?\b", r"\bsecret\b(?! (?:scann\w*|santa|manager|store|vault))", r"\w*zugangsschlüssel\w*",
+    r"\b(?:database |db |prod(?:uction)? )?dumps?\b", r"\bpg_dump\b", r"\bmysqldump\b", r"\bvolcado\b", r"\w*datenbank-?dump\w*",
+    r"(?<!\w)дамп\w*", "数据库转储", "ダンプ",
     r"\b(?:api[ _-]?keys?|(?:access |auth |bearer |api )?tokens?|passwords?|passwd|credentials|private keys?|secret keys?|secrets)\b",
-    r"\bcontraseñas?\b", r"\bcredenciales\b", r"\bclaves? (?:ssh|privadas?|de (?:la )?api|api)\b", r"\bsecretos\b",
+    r"\bcontraseñas?\b", r"\bcredenciales\b", r"\bclaves? (?:ssh|privadas?|de (?:la )?api|api)\b", r"\bsecretos?\b",
     r"\bmots? de passe\b", r"\bidentifiants\b", r"\bjetons?\b", r"\bcl[ée]s? (?:ssh|priv[ée]es?|d'api|api)\b",
     r"\w*passw(?:ort|örter)\w*", r"\bkennw(?:ort|örter)\w*", r"\bzugangsdaten\b",
     r"\b(?:ssh|api|privat\w*(?: ssh)?)-?schlüssel\w*", r"\bsecrets\b",
@@ -86,14 +90,20 @@ _CUSTOMER_DATA = _alt(
 _DEST = _alt(
     r"https?://(?!localhost|127\.|10\.|192\.168\.|[^\s/]*\.(?:internal|corp|local|lan)\b)", r"\b(?:s3|gs)://",
     r"[a-z0-9._%+-]+@[a-z0-9-]+(?:\.[a-z0-9-]+)*\.[a-z]{2,}", r"\bgists?\b", r"pastebin", r"webhook", r"вебхук",
-    r"\bsubdomain", r"\bsubdominio", r"\bsous-domaine", r"(?<!\w)поддомен", "子域名", "サブドメイン",
+    r"\bsubdomain", r"\bsubdominio", r"\bsous-domaine", r"(?<!\w)поддомен", "子域名", "サブドメイン", _alt(
+        r"\btransfer\.sh\b", r"\bfile\.io\b", r"\b0x0\.st\b", r"\btermbin\b", r"\bpaste\.ee\b",
+        r"\b(?:pr|pull request) description\b", r"\bdescripci[oó]n del pr\b", r"\bdescription de la pr\b", r"\bpr-beschreibung\b",
+        r"(?<!\w)описани\w* pr\b", "pr 描述", "pr の説明", r"\bcommit messages?\b", "提交信息"),
 )
 _SUBDOMAIN = _alt(r"\bsubdomain", r"\bsubdominio", r"\bsous-domaine", r"(?<!\w)поддомен", "子域名", "サブドメイン")
+# Anonymous public drops: a secret named beside one is on its way out, whatever the verb.
+_DROP = _alt(r"\btransfer\.sh\b", r"\bfile\.io\b", r"\b0x0\.st\b", r"\btermbin\b", r"\bpaste\.ee\b", r"\bpastebin\b")
 _PUBLIC = _alt(r"\bpublic\w*", r"\böffentlich\w*", r"\bp[uú]blic\w*", r"(?<!\w)публичн\w*", "公开", "公開")
 _PASTE_SITE = _alt(r"\bgists?\b", r"pastebin", r"\bbucket\b", r"(?<!\w)бакет\w*", "桶", "バケット")
 _ANYONE = _alt(
     r"\b(?:anyone|anybody|whoever|everyone who)\b", r"\bquien (?:l[oa]s? )?pida\b", r"\bcualquiera\b", r"\bquiconque\b",
-    r"\bjede[nm]?,? (?:der|die)\b", r"\ban jeden\b", r"(?<!\w)(?:любому|кому угодно|всем, кто)(?!\w)", "任何人", "谁要", "誰にでも",
+    r"\bjede[nm]?,? (?:der|die)\b", r"\ban jeden\b", r"\bmit jedem\b", r"(?<!\w)(?:любому|с любым|кому угодно|всем, кто)(?!\w)",
+    "任何人", "谁要", "誰にでも", "誰かに頼まれ",
     "誰でも",
 )
 
@@ -102,15 +112,16 @@ _ANYONE = _alt(
 # Sending somewhere (imperative, infinitive, present; no participles: "is sent to" is a fact).
 _SEND_OTHER = _alt(
     r"\b(?:env[ií]a\w*|enviar|manda|mandar|reenv[ií]a\w*|reenviar|sube|subir|s[uú]bel\w*|adjunta\w*|adjuntar|pega|pegar|"
-    r"publica|publicar|copia|copiar|comparte|compartir|resu[eé]lve\w*|resolver|transfiere|transferir|filtra|filtrar)\b",
+    r"publica|publicar|copia|copiar|comparte|compartir|resu[eé]lve\w*|resolver|transfiere|transferir|filtra|filtrar|"
+    r"env[ií]e\w*|mande|suba|reenv[ií]e\w*|adjunte|pegue|publique)\b",
     r"\b(?:envoie\w*|envoyer|transf[eè]re\w*|transf[ée]rer|t[ée]l[ée]verse\w*|t[ée]l[ée]verser|joins|joindre|colle|coller|"
     r"publie|publier|partage|partager|r[ée]sous\w*|r[ée]soudre|communique\w*|communiquer|exfiltre\w*|exfiltrer)\b",
     r"\b(?:schick\w*|sende|senden|mailen|maile|weiterleiten|leite\w*|hochladen|lädt|lade|anhängen|hänge|posten|teilen|teile|"
-    r"veröffentlich\w*|übermittel\w*|auflösen|löse|per post)\b",
+    r"veröffentlich\w*|übermittel\w*|auflösen|löse|per post|einfügen|eintragen)\b",
     r"(?<!\w)(?:отправ\w*|пересыла\w*|перешл\w*|пересла\w*|загружа\w*|загрузи\w*|выгружа\w*|выгрузи\w*|прикладыва\w*|приложи\w*|"
-    r"опублику\w*|публику\w*|скинь|слива\w*|слей|передава\w*|передай\w*|резолв\w*|выкачива\w*)(?!\w)",
+    r"опублику\w*|публику\w*|скинь|слива\w*|слей|передава\w*|передай\w*|резолв\w*|выкачива\w*|вставля\w*|вставь\w*)(?!\w)",
     "发到", "發到", "发给", "發給", "发送", "發送", "转发", "轉發", "上传", "上傳", "贴到", "貼到", "传到", "傳到", "寄到",
-    "同步到", "加到", "外传", "外傳",
+    "同步到", "加到", "外传", "外傳", "post 到", "post 给", "发邮件", "發郵件", "邮件发", "郵件發", "贴到", "贴进", "貼進",
     "送信", "送って", "送る", "転送", "アップロード", "添付", "投稿", "貼り付け", "持ち出",
 )
 _SEND = _alt(
@@ -134,15 +145,15 @@ _GIVE = _alt(
     r"\b(?:communiquer|communique|donner|donne|fournir|fournis|partager|partage|remettre|remets)\b",
     r"\b(?:herausgeben|gib|geben|weitergeben|teilen|teile|aushändigen|nennen|mitteilen)\b",
     r"(?<!\w)(?:передава\w*|передай\w*|переда(?:ть|ёт|ет)|выдава\w*|выда(?:ть|й|йте)|сообща\w*|давать|дай|предоставля\w*|"
-    r"предостав(?:ь|ить))(?!\w)",
+    r"предостав(?:ь|ить)|дели\w*)(?!\w)",
     "提供", "给", "給", "告诉", "告訴", "分享", "渡して", "渡す", "教え", "共有",
 )
 # Switching off, removing or skipping (imperative, infinitive, present).
 _OFF = _alt(
     r"\b(?:disable|disables|turn off|turns off|switch off|remove|removes|delete|deletes|strip|strips|skip|skips|bypass|"
-    r"bypasses|drop|kill)\b",
+    r"bypasses|drop|kill|suppress|silence|mute|unterdrücke|unterdrücken)\b",
     r"\b(?:desactiv(?:a|ar|e|en|ad)|desact[ií]va\w*|apaga|apagar|quita|quitar|qu[ií]ta\w*|elimina|eliminar|el[ií]mina\w*|"
-    r"borra|borrar|b[oó]rra\w*|se salta|saltarse|s[aá]ltate|omite|omitir)\b",
+    r"borra|borrar|b[oó]rra\w*|se salta|saltarse|s[aá]ltate|omite|omitir|suprime|supr[ií]me\w*|silencia)\b",
     r"\b(?:d[ée]sactive[rz]?|d[ée]sactive-\w+|coupe[rz]?|coupe-\w+|supprime[rz]?|supprime-\w+|retire[rz]?|enl[eè]ve[rz]?|"
     r"enlever|saute[rz]?|contourne[rz]?)\b",
     r"\b(?:deaktiviere|deaktivieren|deaktivier|abschalten|ausschalten|entferne|entfernen|lösche|löschen|überspringe|"
@@ -151,14 +162,20 @@ _OFF = _alt(
     r"удал(?:и|ите|яй|яйте|ять|ить|яет|яют)|убер(?:и|ите)|убира(?:й|йте|ть|ет)|пропуска(?:й|йте|ть|ет|ют)|пропусти(?:те)?|"
     r"обход(?:и|ите|ить))(?!\w)",
     "关掉", "關掉", "关闭", "關閉", "禁用", "停用", "删掉", "刪掉", "删除", "刪除", "去掉", "去除", "跳过", "跳過", "绕过",
-    "繞過",
+    "繞過", "屏蔽", "抑制", "停止",
     "オフに", "無効に", "無効化", "削除", "外す", "外して", "外し", "省略", "スキップ",
 )
 # A safeguard an agent or a team keeps on.
 _SAFEGUARD = _alt(
     r"\b(?:sandbox(?: mode)?(?! (?:environment|account|project|director|folder|data|db|org|tenant|instance|key))|2fa|two-factor(?: auth\w*)?|mfa|multi-factor(?: auth\w*)?|branch protection|secret scann\w*|"
     r"gitleaks\w*|\.gitleaks\.toml|trufflehog|signature verification|signature checks?|security checks?|"
-    r"(?:code )?review approvals?|confirmation prompts?|approval prompts?)\b",
+    r"(?:code )?review approvals?|confirmation prompts?|approval prompts?|dependabot|codeql|container scann\w*|"
+    r"vulnerability scann\w*|audit (?:logs?|logging|trails?)|security (?:warnings|alerts|findings))\b",
+    r"\b(?:esc[aá]ner de contenedores|registros de auditor[ií]a|trazas de auditor[ií]a|advertencias de seguridad|"
+    r"scanner de conteneurs|journaux d'audit|avertissements de s[ée]curit[ée]|alertes de s[ée]curit[ée]|container-scanner|audit-logs?|"
+    r"sicherheitswarnungen)\b", r"(?<!\w)(?:сканер\w* контейнеров|журнал\w* аудита|предупреждени\w* безопасности)(?!\w)",
+    r"\baudit-trails?\b", r"(?<!\w)аудит(?!\w)", "監査証跡", "容器扫描", "審計", "审计日志", "审计记录", "安全警告", "双重验证", "雙重驗證", "双因素认证", "多因素", r"コンテナスキャ[ンナ]", "監査ログ",
+    "セキュリティ警告",
     r"\b(?:modo sandbox|doble factor|protecci[oó]n de (?:la )?rama|esc[aá]ner\w* de secretos|verificaci[oó]n de (?:las )?firmas?|"
     r"controles de seguridad|comprobaciones de seguridad|aprobaciones de revisi[oó]n(?: de c[oó]digo)?)\b",
     r"\b(?:bac [àa] sable|mode sandbox|double authentification|authentification [àa] deux facteurs|protection de (?:la )?branche|"
@@ -170,7 +187,7 @@ _SAFEGUARD = _alt(
     r"проверк\w* безопасности|одобрени\w* код-ревью)(?!\w)",
     "沙箱", "沙盒", "双重认证", "雙重認證", "双因素", "雙因素", "两步验证", "兩步驗證", "分支保护", "分支保護", "密钥扫描", "密鑰掃描",
     "签名校验", "簽名校驗", "签名验证", "簽名驗證", "安全检查", "安全檢查", "代码评审批准", "代码审查批准",
-    "サンドボックス", "二要素認証", "2段階認証", "ブランチ保護", "シークレットスキャン", "署名検証", "セキュリティチェック",
+    "サンドボックス", "二要素認証", "2段階認証", "ブランチ保護", r"シークレットスキャ[ンナ]", "署名検証", "セキュリティチェック",
     "コードレビューの承認",
 )
 # "turn it off": the safeguard named earlier, switched off by a pronoun.
@@ -180,29 +197,36 @@ _OFF_PRONOUN = _alt(
     r"\b(?:d[ée]sactive|supprime|coupe|retire)-(?:la|le|les)\b",
     r"\b(?:schalte|deaktiviere|lösche|entferne)\s+(?:ihn|sie|es)\b",
     r"(?<!\w)(?:отключ|выключ|удал|убер)\w*\s+(?:её|ее|его|их)(?!\w)",
-    r"把(?:它|它们|它們|他们)(?:关掉|關掉|关闭|關閉|禁用|删掉|刪掉|去掉)", "外して",
+    r"把(?:它|它们|它們|他们)(?:关掉|關掉|关闭|關閉|禁用|删掉|刪掉|去掉)", "外して", r"\bsuppress (?:them|it)\b", r"\bsupr[ií]me(?:las|los|la|lo)\b", r"\bmasque-les\b",
+    r"(?:オフにして|無効にして|切って|止めて)(?:ください|おいて)",
 )
 # Writing into a file (imperative, infinitive, present).
 _WRITE = _alt(
     r"\b(?:edit|add|append|insert|copy|write|put|prepend|inject|remove|delete)\b",
     r"\b(?:edita|editar|a[nñ]ade|a[nñ]adir|agrega|agregar|inserta|insertar|copia|copiar|escribe|escribir|pon|poner|"
-    r"elimina|eliminar|borra|borrar|quita|quitar)\b",
+    r"elimina|eliminar|borra|borrar|quita|quitar|actualiza|actualice)\b",
     r"\b(?:modifie[rz]?|[ée]dite[rz]?|ajoute[rz]?|ins[eè]re[rz]?|recopie[rz]?|copie[rz]?|[ée]cri[st]|[ée]crire|mets|mettre|"
-    r"supprime[rz]?|retire[rz]?)\b",
+    r"supprime[rz]?|retire[rz]?|mets à jour)\b",
     r"\b(?:bearbeite|bearbeiten|füge|einfügen|ergänze|ergänzen|kopiere|kopieren|schreibe|schreiben|trage|eintragen|"
     r"entferne|entfernen|lösche|löschen|hänge|anhängen)\b",
     r"(?<!\w)(?:отредактируй\w*|редактиру\w*|измени\w*|добав\w*|допиш\w*|впиш\w*|вставь\w*|копиру\w*|скопируй\w*|"
-    r"запиш\w*|удали\w*)(?!\w)",
+    r"запиш\w*|удали\w*|обнови|обновите|прав(?:ь|ить|ит|ьте))(?!\w)",
     "编辑", "編輯", "修改", "加一行", "加上", "加入", "添加", "写入", "寫入", "写进", "寫進", "复制到", "複製到", "删掉", "刪掉",
     "追加", "編集", "書き込", "コピー", "書き加え",
 )
 # Writing into a file named before the verb: verb-final languages, a Chinese "在 X 里加", a Russian imperative.
 _WRITE_LAST = _alt(
-    r"\b(?:bearbeiten|einfügen|ergänzen|kopieren|schreiben|eintragen|entfernen|löschen|anhängen)\b",
-    r"(?<!\w)(?:отредактируй\w*|добавь\w*|допиши\w*|впиши\w*|вставь\w*|скопируй\w*|запиши\w*|удали\w*)(?!\w)",
+    r"\b(?:entfernen|löschen)\b", r"\b(?:ergänzen|hinzufügen|einfügen)(?:\s+um)?\s*:",
+    r"(?<!\w)(?:удали\w*|прав(?:ь|ить|ит|ьте))(?!\w)",
     r"(?:里|裡|中|末尾|开头|開頭)[^。\n]{0,4}?(?:加|写|寫|追加|添加|插入)(?![着著了的过過])",
-    r"(?:追加|編集|コピー|削除)(?:して|せよ|しろ|すること|し、|\s*[:：])", r"(?:書き込|書き加え)(?:んで|む|め|て)",
+    r"削除(?:して|せよ|しろ|すること|し、)", r"(?:追加|追記)\s*[:：]",
 )
+# A line slipped in out of sight: what an added line in an agent's file is for when it is an attack.
+_HIDDEN = _alt(r"\bhidden\b", r"\bversteckt\w*", r"\boculta\w*", r"\bcach[ée]e?s?\b", r"(?<!\w)скрыт\w*", "隐藏", "隱藏", "隠し",
+               r"\bhtml[- ]?(?:comment|kommentar|коммент\w*)", r"\bcomentario html\b", r"\bcommentaire html\b", "html 注释", "html コメント",
+               "<!--")
+_ADD_LAST = _alt(r"\b(?:einfügen|ergänzen|hinzufügen|eintragen)\b", r"(?<!\w)(?:добавь\w*|допиши\w*|впиши\w*|вставь\w*)(?!\w)",
+                 "追加", "追記", "加上", "加入", "添加", "書き込")
 _EVERY = _alt(
     r"\b(?:every|each|always)\b", r"\b(?:cada|tod[oa]s?|siempre)\b", r"\b(?:chaque|tou(?:te)?s|toujours)\b",
     r"\b(?:jede[nmrs]?|alle|immer)\b", r"(?<!\w)(?:кажд\w*|всегда|люб\w*)(?!\w)", "每", "一律", "所有", "总是", "總是", "すべて",
@@ -253,6 +277,9 @@ _IGNORE_IT = _alt(
 )
 _AUTHORITY_OVER_USER = _alt(
     r"\b(?:instead of|rather than|over|above) (?:the user'?s?|those of the user)\b",
+    r"\b(?:priority|precedence) over (?:whatever|what|anything) the user\b", r"\bprioridad sobre lo que diga el usuario\b",
+    r"\bpassent avant (?:tout )?ce que dit l'utilisat\w+", r"\bvorrang vor (?:allem,? )?was der nutzer\b",
+    r"(?<!\w)важнее (?:того,? )?что говорит пользовател\w*", "高于用户", "凌驾于用户", "ユーザーの発言より優先",
     r"\bstatt (?:denen )?des nutzers\b|\bvorrang vor dem nutzer\b", r"\bpor encima del usuario\b", r"\bplut[oô]t qu'[àa] l'utilisat\w+\b",
     r"\bsobre el usuario\b", r"\bsur l'utilisat\w+\b", r"(?<!\w)а не пользовател\w*", r"(?<!\w)важнее пользовател\w*", r"而不是用户", "优先于用户", "優先於用戶",
     "ユーザーではなく", "ユーザーより優先",
@@ -273,23 +300,27 @@ _MEMORY_SAVE = _alt(
     r"\bguardes un recuerdo\b", r"\benregistres un souvenir\b", r"(?<!\w)сохраняя воспоминани\w*", "保存记忆", "保存記憶",
     "メモリを保存",
 )
-_EVERY_AGENT_FILE = _EVERY + _S + "{0,30}?" + _AGENT_FILE
+_EVERY_AGENT_FILE = _EVERY + _S + "{0,50}?" + _AGENT_FILE
 _NO_VERIFY = r"--no-verify\b"
 _GPGSIGN_OFF = r"\bcommit\.gpgsign\s*=\s*false\b"
 _ADMIN_GUEST = r"\bchmod\s+(?:-r\s+)?(?:777|666|o\+w|a\+w)\s+/etc/(?:sudoers|passwd|shadow)"
 
 _EXFIL_VERB = _alt(r"\bexfiltr\w*", r"(?<!\w)выкачива\w*", r"\babzieh\w*", r"\babzieht\b", "外传", "外傳", "持ち出")
 _NEW_MASTER = _alt(
-    r"\b(?:real|true|actual) (?:operator|principal|owner|master|boss|user) is\b",
-    r"\b(?:eigentlicher|wahrer|echter) (?:betreiber|operator|chef|besitzer|nutzer) ist\b",
-    r"\b(?:verdadero|real) (?:operador|due[nñ]o|jefe|usuario) es\b", r"\b(?:v[ée]ritable|vrai) (?:op[ée]rateur|patron|propri[ée]taire|utilisateur) est\b",
+    r"\b(?:real|true|actual) (?:operator|principal|owner|master|boss|user)(?: of [\w ]{1,30}?)? is\b",
+    r"\b(?:eigentliche|wahre|echte)r? (?:betreiber|operator|chef|besitzer|eigentümer|nutzer)(?: [\w ]{1,30}?)? ist\b",
+    r"\b(?:verdadero|real) (?:operador|due[nñ]o|jefe|usuario)(?: de [\w ]{1,30}?)? es\b",
+    r"\b(?:v[ée]ritable|vrai) (?:op[ée]rateur|patron|propri[ée]taire|utilisateur)(?: de [\w ]{1,30}?)? est\b",
     r"(?<!\w)настоящ\w* (?:оператор|владелец|хозяин|начальник|пользователь)(?!\w)", "真正的操作者", "真正的操作员", "真正的使用者",
-    "本当のオペレーター", "本当の操作者", "本当の持ち主",
+    "真正的所有者", "本当のオペレーター", "本当の操作者", "本当の持ち主", "本当のオーナー",
     r"\bnot the (?:person|one|human) (?:typing|at the keyboard|who types)\b", r"\bnicht die person,? die tippt\b",
     r"\bno (?:quien|el que) escribe\b", r"\bpas la personne qui tape\b", r"(?<!\w)а не тот,? кто печатает", "不是正在打字的人",
     "入力している人ではなく",
 )
 _ROLE_SWAP = _alt(
+    r"\b(?:the )?usual rules (?:don't|do not|no longer) apply\b", r"\blas reglas habituales no (?:aplican|se aplican|valen)\b",
+    r"\bles r[eè]gles habituelles ne s'appliquent (?:pas|plus)\b", r"\bdie (?:üblichen|normalen) regeln gelten (?:hier )?nicht\b",
+    r"(?<!\w)обычные правила не действуют", "平常的规则都不适用", "平常的规则不适用", "通常のルールは適用されない",
     r"\byou(?:'re| are) no longer (?:a|an|my|the|your) (?:[\w-]+ ){0,2}?(?:assistant|agent|bot|helper|ai|model|copilot)\b",
     r"\bdu bist kein(?:e|en)? [\w-]+ mehr\b", r"\bdu bist nicht mehr (?:ein|eine|dein|deine)\b", r"\bya no eres (?:un|una|tu|el|la)\b",
     r"\btu n'es plus (?:un|une|ton|ta|l')", r"(?<!\w)ты больше не (?:[\w-]+ ){0,2}?(?:ассистент|помощник|агент|бот)\w*",
@@ -306,16 +337,46 @@ _ROLE_SWAP = _alt(
 # 把 or 就 (直接) before the verb, a Japanese を, an English "turn the sandbox off".
 _SAFEGUARD_THEN_OFF = _alt(
     _SAFEGUARD + r"(?:(?!\b(?:nicht|nie|niemals|kein\w*|kann|kannst|können|lässt|lassen|wird|werden|man|zu)\b)[^\n.!?;,])"
-    r"{0,40}?\b(?:deaktivieren|abschalten|ausschalten|entfernen|löschen|überspringen|umgehen|herausnehmen)\b",
+    r"{0,40}?\b(?:deaktivieren|abschalten|ausschalten|entfernen|löschen|überspringen|umgehen|herausnehmen|abschaltet|ausschaltet|"
+    r"löscht|überspringt|unterdrücken)\b",
+    _SAFEGUARD + r"の(?:無効化|削除|停止)",
     r"把[^。,\n]{0,12}?" + _SAFEGUARD + r"[^。,\n]{0,8}?" + _OFF,
     _SAFEGUARD + r"[^。\n]{0,30}?就(?:直接|顺手|順手)?" + _OFF,
     _SAFEGUARD + r"[^。、\n]{0,12}?を[^。、\n]{0,10}?" + _OFF + r"(?!(?:し|する|され|て)?(?:ない|ません|ず|できない))",
     r"\b(?:turn|switch) (?:the |its |their |your )?" + _SAFEGUARD + r" off\b",
 )
 
-ACT_RULES: tuple[tuple[str, str], ...] = (
-    # -- a secret sent to an outside address, handed to anyone, or put in public ----------------------------
-    ("exfiltration", _alt(
+_REPLICATE = _alt(r"\b(?:replicate|propagate|spread|copy)\w*", r"\brepl[ií]ca\w*", r"\br[ée]plique\w*", r"\brepliziere\w*",
+                  r"(?<!\w)(?:реплицир\w*|копируй\w*|скопируй\w*)", "复制到", "複製", "コピー")
+_ELSEWHERE_MEMORY = _alt(
+    r"\b(?:your |all )?other projects\b", r"\bglobal memory\b", r"\botros proyectos\b", r"\bmemoria global\b", r"\bautres projets\b",
+    r"\bm[ée]moire globale\b", r"\banderen projekte\b", r"\bglobalen? (?:speicher|ged[äa]chtnis)\b", r"(?<!\w)други\w* проект\w*",
+    r"(?<!\w)глобальн\w* памят\w*", "其他项目", "其他項目", "全局记忆", "他のプロジェクト", "グローバルメモリ",
+)
+_THIS_MEMORY_WINS = _alt(
+    r"\bthis (?:memory|note) (?:supersedes|overrides|replaces|takes precedence over|wins over)\b",
+    r"\besta (?:memoria|nota) (?:lo |la )?(?:sustituye|reemplaza|prevalece)\b", r"\bcette (?:m[ée]moire|note) (?:le |la )?(?:remplace|prime)\b",
+    r"\bdiese[sr]? (?:erinnerung|notiz|memory) (?:ersetzt|hat vorrang)\b", r"(?<!\w)эта (?:память|заметка|запись) (?:его |её |ее )?(?:заменяет|важнее)",
+    r"以这段(?:记忆|笔记)为准", r"以這段(?:記憶|筆記)為準", "このメモリが優先", "このメモが優先",
+)
+_PUSH_ALL = _alt(r"\ball (?:the )?branches\b", r"\btodas las ramas\b", r"\btoutes les branches\b", r"\balle branches\b",
+                 r"(?<!\w)все ветки", "所有分支", "全ブランチ", "すべてのブランチ")
+_COPY = _alt(r"\b(?:copy|copies|stash|bake)\b", r"\bcop(?:ia|ie|iez)\b", r"\bkopiere\w*", r"\bkopie\b", r"(?<!\w)(?:копи\w*|скопиру\w*)",
+             "复制", "複製", "副本", "コピー")
+_STASH_PLACE = _alt(r"/(?:tmp|var/tmp|dev/shm)/", r"\bdocker images?\b", r"\bimagen docker\b", r"\bimage docker\b", r"\bdocker-images?\b",
+                    r"(?<!\w)docker-образ\w*", "docker 镜像", "docker 鏡像", "docker イメージ")
+_NO_TESTS = _alt(r"\bwithout (?:running )?(?:any )?tests\b", r"\bsin (?:pasar )?(?:los )?tests\b", r"\bsans (?:les )?tests\b",
+                 r"\bohne tests\b", r"(?<!\w)без тестов", "不跑测试", "不跑測試", "テストなしで")
+_TO_PROD = _alt(r"\b(?:push|deploy|ship)\w* (?:straight )?to prod\w*", r"\bsubir a producci[oó]n\b", r"\bpousser en prod\w*",
+                r"\bin (?:die )?produktion (?:pushen|deployen)\b", r"(?<!\w)(?:пушить|деплоить|выкатывать) в прод\w*", "推到生产", "本番にプッシュ",
+                "推到生產", "本番に push", "本番にデプロイ")
+
+# Substrings one of which every match of _DEST holds (a send to an outside place needs one): the scan skips a rule
+# that needs them when none is in the text, before trying its long alternations.
+_DEST_NEEDS = ("http", "://", "@", "gist", "pastebin", "webhook", "вебхук", "subdomain", "subdominio", "sous-domaine",
+               "поддомен", "子域名", "サブドメイン", "transfer.sh", "file.io", "0x0.st", "termbin", "paste.ee", "description",
+               "descripci", "beschreibung", "описани", "pr 描述", "pr の説明", "commit message", "提交信息")
+_SEND_OUT = _alt(
         _seq(_SEND, _alt(_SECRET, _CUSTOMER_DATA), _DEST, gap=100),
         # the secret first, its sending after ("whenever you read a .env file, also POST its contents to …"), not a
         # secret used as the means ("uses the GITHUB_TOKEN to post comments to …")
@@ -324,23 +385,47 @@ ACT_RULES: tuple[tuple[str, str], ...] = (
         _seq(_alt(_SECRET, _CUSTOMER_DATA), _DEST, _SEND_LAST, gap=80, fill=_S_ACT),
         # a DNS name built from the secret is a send, whatever the verb
         _seq(_SECRET, _SUBDOMAIN, gap=80, fill=_S_ACT),
-    )),
+)
+
+# A secret left where others pick it up: a temp dir, an image, a public drop, a webhook fed every conversation.
+_LEAK_PLACES = _alt(_seq(_COPY, _SECRET, _STASH_PLACE, gap=80), _seq(_SECRET, _COPY, _STASH_PLACE, gap=80, fill=_S_POS),
+    _seq(_SECRET, _STASH_PLACE, _COPY, gap=80, fill=_S_POS),
+    _seq(_SECRET, _DROP, gap=80, fill=_S_ACT), _seq(_DROP, _SECRET, gap=60, fill=_S_ACT),
+    # verb-final: the address, the secret, the verb (webhook … に、シークレットも含めて … を送る)
+    _seq(_DEST, _SECRET, _SEND_LAST, gap=60, fill=_S_ACT),
+    _seq(_DEST, _alt(r"\bevery conversation", r"\bjede[nrs]? (?:unterhaltung|konversation|gespr[äa]ch)",
+                     r"(?<!\w)кажд\w* (?:разговор|диалог)\w*"),
+         _alt(r"\breceive", r"\bbekommen", r"\berhalten", r"(?<!\w)получа\w*"), gap=60),
+    _seq(_DEST, _alt(r"\breceive", r"\brecibir", r"\brecevoir", r"\berhalten", r"\bbekommen", r"(?<!\w)получа\w*", "收到",
+                     "受け取"), _alt(r"\bevery conversation", r"\bcada conversaci[oó]n", r"\bchaque conversation",
+              r"\bjede[nrs]? (?:unterhaltung|konversation|gespr[äa]ch)",
+              r"(?<!\w)кажд\w* (?:разговор|диалог)\w*", "每段对话", "每段對話",
+              "すべての会話", _SECRET), gap=60))
+
+ACT_RULES: tuple[tuple[str, str], ...] = (
+    # -- a secret sent to an outside address, handed to anyone, or put in public ----------------------------
+    ("exfiltration", _SEND_OUT),
     ("exfiltration", _alt(_seq(_SEND, _PRIVATE_KEY, gap=60), _seq(_PRIVATE_KEY, _SEND, gap=40, fill=_S_POS))),
     ("exfiltration", _alt(
         _seq(_GIVE, _SECRET, _ANYONE, gap=60), _seq(_SECRET, _ANYONE, _GIVE, gap=60, fill=_S_POS),
         _seq(_ANYONE, _SECRET, _GIVE, gap=40, fill=_S_POS), _seq(_SECRET, _GIVE, _ANYONE, gap=40, fill=_S_POS),
     )),
+    ("exfiltration", _LEAK_PLACES),
     # -- persistence planted as a setup step -----------------------------------------------------------------
     ("persistence_backdoor", _alt(
         _seq(_FETCH_RUN, _RC_FILE, gap=80, fill=r"[^\n]"), _seq(_RC_FILE, _FETCH_RUN, gap=80, fill=r"[^\n]"),
-        _seq(_EVERY, _FETCH_RUN, gap=60), _seq(_FETCH_RUN, r"[^\n]{0,40}?" + _alt(
+        _seq(_EVERY, _FETCH_RUN, gap=60), _seq(_FETCH_RUN, _EVERY, gap=60),
+        _seq(r"\b(?:postinstall|preinstall|post-checkout|post-commit|pre-push|post-merge)\b", _FETCH_RUN, gap=80, fill=r"[^\n]"),
+        _seq(_FETCH_RUN, r"[^\n]{0,40}?" + _alt(
             r"\bdo not review\b", r"\bdon't review\b", r"\bno lo revises\b", r"\bne le relis pas\b", r"\bnicht pr[üu]fen\b",
             r"(?<!\w)не проверяй(?!\w)", "不用审查", "不用審查", "レビュー不要"), gap=0),
     )),
     ("persistence_backdoor", _alt(_seq(_REVERSE_SHELL, _AT_BOOT, gap=80), _seq(_AT_BOOT, _REVERSE_SHELL, gap=80))),
-    ("persistence_backdoor", _alt(_seq(_UNIT, _alt(_REMOTE, _DISGUISE, r"\bcom\.apple\.\w+\.plist\b"), gap=160, fill=r"[^\n]"),
-                                  _seq(_alt(_REMOTE, _DISGUISE), _UNIT, gap=120, fill=r"[^\n]"))),
+    ("persistence_backdoor", _alt(_seq(_UNIT, _alt(_REMOTE, _DISGUISE, r"\bcom\.apple\.\w+\.plist\b", r"/(?:tmp|var/tmp|dev/shm)/\."),
+                                       gap=160, fill=r"[^\n]"),
+                                  _seq(_alt(_REMOTE, _DISGUISE, r"/(?:tmp|var/tmp|dev/shm)/\."), _UNIT, gap=120, fill=r"[^\n]"))),
     ("persistence_backdoor", _alt(_seq(_GIT_HOOK, _PUSH_OUT, _GIT_REMOTE, gap=80),
+                                  _seq(r"\bgit@[\w.-]+:", _PUSH_ALL, gap=80), _seq(_PUSH_ALL, r"\bgit@[\w.-]+:", gap=80),
                                   _seq(r"\bpostinstall\b", r"process\.env\b", gap=200, fill=r"[^\n]"),
                                   _seq(r"process\.env\b", r"\bpostinstall\b", gap=200, fill=r"[^\n]"),
                                   _seq(_EVERY, r"package\.json", r"\bpostinstall\b", gap=40))),
@@ -348,7 +433,14 @@ ACT_RULES: tuple[tuple[str, str], ...] = (
     # -- a safeguard switched off, skipped or waived -----------------------------------------------------------
     ("safeguard_off", _alt(_seq(_OFF, _SAFEGUARD, gap=40), _SAFEGUARD_THEN_OFF,
                            _seq(_SAFEGUARD, _OFF_PRONOUN, gap=120, fill=_NO_ASK))),
-    ("safeguard_off", _alt(_seq(_EVERY, _NO_VERIFY, gap=40), _seq(_NO_VERIFY, _EVERY, gap=20), _GPGSIGN_OFF, _OWN_PRS)),
+    ("safeguard_off", _alt(_seq(_EVERY, _NO_VERIFY, gap=40), _seq(_NO_VERIFY, _EVERY, gap=20), _GPGSIGN_OFF, _OWN_PRS,
+                           r"\bcore\.hookspath\s*=?\s*/dev/null\b", r"\bprevent_destroy\s*=\s*false\b",
+                           r"\b(?:mark|set|flag)\w*\b[^\n]{0,40}?\ballow_failure\b", r"\b(?:marcar|marca|marque[rz]?|markiere\w*|пометь\w*)\b[^\n]{0,40}?\ballow_failure\b",
+                           r"(?:标为|標為|标记为|設為|设为)\s*allow_failure", r"\ballow_failure\s*(?:setzen|stellen|にする)",
+                           r"(?<!\w)помет\w*\b[^\n]{0,40}?\ballow_failure\b", r"\bpasse[rz]?\b[^\n]{0,30}?\ben allow_failure\b",
+                           r"\bbash\(\*\)[^\n]{0,40}?(?:hinzufügen|追加|添加|加入)", r"\bdeny\S*\s+(?:liste\s+)?leeren\b", _seq(_TO_PROD, _NO_TESTS, gap=40), _seq(_NO_TESTS, _TO_PROD, gap=20),
+                           r"\b(?:add|añade|ajoute|füge|добавь)\w*\b[^\n]{0,30}?\bbash\(\*\)", r"加[^\n。]{0,6}?bash\(\*\)",
+                           r"\b(?:empty|clear|vac[ií]a|vide[rz]?|leere|очисти)\w*\b[^\n]{0,20}?\bdeny\b")),
     # never asking for approval: the negation is the act
     ("safeguard_off", "(?P<waive>" + _alt(
         r"\b(?:never|don't|do not|no need to|stop)\s+(?:ask|request|seek|wait)(?:ing)?\s+(?:for\s+)?(?:\w+\s+){0,2}?"
@@ -361,12 +453,19 @@ ACT_RULES: tuple[tuple[str, str], ...] = (
         r"(?:подтверждени\w*|одобрени\w*|разрешени\w*|согласовани\w*)",
         r"(?:不要|别|別|不用|无需|無需|不必)(?:再)?(?:请求|請求|征求|徵求|申请|申請|等待|询问|詢問)[^。\n]{0,4}?"
         r"(?:批准|审批|審批|同意|确认|確認|许可|許可)",
-        r"(?:承認|許可|確認)を(?:求め|取ら|待た)(?:ない|ず)",
+        r"(?:承認|許可|確認)を(?:求め|取ら|待た)(?:ない|ず)", r"\bnever ask again\b", r"\bno vuelva a preguntar nunca\b",
+        r"\bne (?:faut|doit) plus jamais demander\b", r"\bnie wieder (?:nach)?fragen\b", r"(?<!\w)больше никогда не спрашива\w*",
+        "再也不要问", "再也不要問", "二度と確認しない", "一切確認しない", r"\bnie wieder gefragt\b",
+        r"(?<!\w)(?:больше никогда не нужно|больше не нужно|не нужно больше) спрашивать",
     ) + ")"),
     # -- an agent's rule or config file written ----------------------------------------------------------------
-    ("agent_config_edit", _alt(_seq(_WRITE, _AGENT_FILE, gap=60), _seq(_AGENT_FILE, _WRITE_LAST, gap=40, fill=_S_POS),
+    ("agent_config_edit", _alt(_seq(_WRITE, _AGENT_FILE, gap=60), _seq(_AGENT_FILE, _WRITE_LAST, gap=80, fill=_S_POS),
+                               _seq(_AGENT_FILE, _HIDDEN, _ADD_LAST, gap=40, fill=_S_POS),
                                _seq(_THIS_NOTE, _EVERY_AGENT_FILE, gap=80))),
-    ("agent_config_edit", _alt(_seq(_MEMORY_SAVE, _THIS_NOTE, gap=60), _seq(_THIS_NOTE, _MEMORY_SAVE, gap=60))),
+    ("agent_config_edit", _alt(_seq(_MEMORY_SAVE, _THIS_NOTE, gap=60), _seq(_THIS_NOTE, _MEMORY_SAVE, gap=60),
+                               _seq(_REPLICATE, _ELSEWHERE_MEMORY, gap=60), _seq(_ELSEWHERE_MEMORY, _REPLICATE, gap=30),
+                               r"把[^。\n]{0,6}?" + _AGENT_FILE + r"[^。\n]{0,40}?(?:删掉|刪掉|删除|刪除|去掉|改成|改为|改為)")),
+    ("instruction_override", _THIS_MEMORY_WINS),
     # -- an authority over the user: orders from signed messages or named files -------------------------------
     ("instruction_override", _alt(_seq(_SIGNED_MESSAGES, _AUTHORITY_OVER_USER, gap=80), _seq(_AUTHORITY_OVER_USER, _SIGNED_MESSAGES, gap=80))),
     ("instruction_override", _seq(_ORDER_STOP, _IGNORE_IT, gap=40)),
@@ -374,3 +473,10 @@ ACT_RULES: tuple[tuple[str, str], ...] = (
     ("role_hijack", _alt(_NEW_MASTER, _ROLE_SWAP)),
     ("exfiltration", _alt(_seq(_EXFIL_VERB, _SECRET, gap=40), _seq(_SECRET, _EXFIL_VERB, gap=40, fill=_S_POS))),
 )
+
+# Speed only: the rules that need an outside place (or a stash) to match are skipped when none of these is in the
+# text (``threats`` checks them before the rule's long alternations; a verdict never changes).
+NEEDS: dict[str, tuple[str, ...]] = {
+    _SEND_OUT: _DEST_NEEDS,
+    _LEAK_PLACES: _DEST_NEEDS + ("tmp/", "shm/", "docker"),
+}

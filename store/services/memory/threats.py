@@ -37,7 +37,7 @@ from typing import NamedTuple
 from urllib.parse import unquote
 
 from . import threat_compose, threat_model
-from .threat_acts import ACT_RULES
+from .threat_acts import ACT_RULES, NEEDS
 from .literals import required
 from .threat_rules import (PROHIBITABLE, PROHIBITION_AFTER, PROHIBITION_BEFORE, PROHIBITION_WITHIN, QUOTABLE, QUOTE_CUE,
                            QUOTE_PAIRS, REFUSABLE, REFUSAL, REPORT_VERB, REPORTER, REQUEST_AFTER, REQUEST_BEFORE,
@@ -108,6 +108,8 @@ def _compile() -> tuple[tuple[_Rule, ...], dict[str, tuple[tuple[str, tuple[int,
 
 _GRAM = 3  # literals are indexed by their first three characters (or all of a shorter one)
 _RULES, _INDEX, _ALWAYS = _compile()
+# rule index -> substrings one of which the text must hold before the rule runs (threat_acts.NEEDS)
+_NEEDS = {i: NEEDS[r.regex.pattern] for i, r in enumerate(_RULES) if r.regex.pattern in NEEDS}
 
 
 def _version() -> str:
@@ -142,7 +144,7 @@ def _candidates(folded: str) -> list[int]:
         for lit, idx in entries:
             if len(lit) <= _GRAM or lit in folded:
                 found.update(idx)
-    return sorted(found)
+    return sorted(i for i in found if i not in _NEEDS or any(map(folded.__contains__, _NEEDS[i])))
 
 
 # -- invisible characters ---------------------------------------------------------
