@@ -44,7 +44,6 @@ CONFLICT_RETRIES = 3  # a write alone that lost a race with another writer runs 
 _STOP = object()
 _NOW = object()  # flush marker: commit what is gathered without lingering
 PREPARE_GAP = 0.0002  # s the thread waits after preparing an item: the event loop's turn at the interpreter lock
-PREPARE_POLL = 0.001  # s between two looks for gathered items to prepare while lingering
 
 
 class BackgroundWriter:
@@ -57,6 +56,7 @@ class BackgroundWriter:
         self._lock = threading.Lock()
         self._closed = False
         self._hurry = threading.Event()
+        self._wake = threading.Event()  # a lingering thread has an item to prepare, or must hurry
         self._gathered: dict[Any, list] = {}  # ``gather``: items waiting for their op, by what writes them
         self._prepares: dict[Any, Callable[[Any], Any]] = {}  # ``gather``'s prepare, by what writes the items
         self._prepared: dict[Any, int] = {}  # how many of the items waiting were handed to their prepare
@@ -78,8 +78,12 @@ class BackgroundWriter:
                 self._thread.start()
             self._q.put((op, fut))
         if urgent:
-            self._hurry.set()
+            self._hurry_up()
         return fut
+
+    def _hurry_up(self) -> None:
+        self._hurry.set()
+        self._wake.set()
 
     def gather(self, write_all: Callable[[Any, list], Any], item: Any,
                prepare: Callable[[Any], Any] | None = None) -> Future | None:
@@ -100,6 +104,8 @@ class BackgroundWriter:
                 items = self._gathered.get(write_all)
                 if items is not None:
                     items.append(item)
+                    if prepare is not None:
+                        self._wake.set()
                     return None
                 mine = self._gathered[write_all] = [item]
         if closed:  # refused at once; items gathered before stay with the op queued for them
@@ -120,6 +126,8 @@ class BackgroundWriter:
         op.pieces = lambda: [lambda batch, one=one: write_all(batch, [one]) for one in take()]  # type: ignore
 
         fut = self.submit(op)
+        if prepare is not None:
+            self._wake.set()
         if fut.done() and fut.exception() is not None:  # closed: the op never runs; nothing waits for it
             with self._lock:
                 if self._gathered.get(write_all) is mine:
@@ -132,7 +140,7 @@ class BackgroundWriter:
         (or failed): read-your-writes for the admin API, the CLI and the next
         request of a session in this process."""
         fut = self.submit(_NOW)
-        self._hurry.set()
+        self._hurry_up()
         try:
             fut.exception(timeout)
         except TimeoutError:
@@ -147,7 +155,7 @@ class BackgroundWriter:
             self._closed = True
             thread = self._thread
             self._q.put(_STOP)
-            self._hurry.set()
+            self._hurry_up()
         if thread is not None:
             thread.join(timeout)
 
@@ -182,6 +190,7 @@ class BackgroundWriter:
         (or close, or an urgent write) cuts the wait short."""
         deadline = time.monotonic() + self.linger
         while not self._hurry.is_set():
+            self._wake.clear()  # before looking: an item gathered after the look wakes the wait below
             task = self._next_prepare()
             if task is not None:
                 prepare, item = task
@@ -192,7 +201,10 @@ class BackgroundWriter:
             left = deadline - time.monotonic()
             if left <= 0:
                 return
-            self._hurry.wait(min(left, PREPARE_GAP if task is not None else PREPARE_POLL))
+            if task is not None:
+                self._hurry.wait(min(left, PREPARE_GAP))
+            else:
+                self._wake.wait(left)
 
     def _next_prepare(self) -> tuple[Callable[[Any], Any], Any] | None:
         """The next gathered item not yet handed to its prepare, with it; None if none."""
