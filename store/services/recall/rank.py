@@ -418,7 +418,8 @@ def distinct(passed: Sequence[Scored], cfg: RankConfig, remarks: bool) -> list[S
     share a few of its words; a memory far less distinct than the best one shared the extra, not
     the subject. A one-sentence question keeps those reaching ``question_chance`` of the best one's
     (a fact a few deviations above chance beside one many above it shares a word, not the subject),
-    one holding a name of the question the best one does not (it answers another part of it),
+    one holding a name of the question the best one does not (it answers another part of it), one
+    the vectors admitted (a paraphrase),
     and every event of a conversation that passed (``near``: its neighbours say the rest, so
     several events can each answer part of it). One that holds all the memories know of the query stays."""
     top = max((s.chance for s in passed), default=0.0)
@@ -429,21 +430,27 @@ def distinct(passed: Sequence[Scored], cfg: RankConfig, remarks: bool) -> list[S
         return [s for s in passed if s.chance >= share * top or s.covers and s.chance >= cfg.chance_min]
     best = max(passed, key=lambda s: s.chance).words
     return [s for s in passed if s.chance >= share * top or s.cand.near or s.salient and not s.words <= best
-            or s.covers and s.chance >= cfg.chance_min]
+            or _by_meaning(s, cfg) or s.covers and s.chance >= cfg.chance_min]
 
 
 def question_floor(passed: Sequence[Scored], cfg: RankConfig) -> list[Scored]:
     """Of the candidates that passed, those a one-sentence question matches by ``question_match`` at
     least — its few words are its whole subject, so a fact holding a small share of what it could
-    share with them shares a word, not the subject — every event of a conversation (``near``:
+    share with them shares a word, not the subject — every memory the vectors admitted (a
+    paraphrase: its words need share nothing), every event of a conversation (``near``:
     the question may match the rest of its answer in its neighbours), and every memory holding all
     the memories know of the question that is no more than chance gives (``covers``: a word many
     memories hold is the question's whole subject, and each of them is about it; the shorter
     ones match it by a larger share, not the more relevant)."""
     if cfg.question_match <= 0:
         return list(passed)
-    return [s for s in passed if s.match >= cfg.question_match or s.cand.near
+    return [s for s in passed if s.match >= cfg.question_match or s.cand.near or _by_meaning(s, cfg)
             or s.covers and s.chance < cfg.chance_min]
+
+
+def _by_meaning(s: Scored, cfg: RankConfig) -> bool:
+    """Whether the vectors admitted it (embeddings on): a paraphrase, whatever its words share."""
+    return s.vector is not None and s.vector >= cfg.vector_min
 
 
 def single_out(passed: Sequence[Scored], cfg: RankConfig, several: bool) -> list[Scored]:
