@@ -1,21 +1,22 @@
 """Whether a message asks for general knowledge: what a concept is, or how two differ.
 
 "Explain what a Timescale continuous aggregate is", "what's the difference between a gVCF and a
-regular VCF", "can you explain what this query does?": the answer is the same in every project, so a
-memory of this one holding the concept's words ("a Timescale continuous aggregate `readings_hourly`
+regular VCF": the answer is the same in every project, so a memory of this one holding the concept's words ("a Timescale continuous aggregate `readings_hourly`
 precomputes hourly totals") is not what is asked. A message that speaks of the project ("our", "we":
 "explain how we round feed-in credits") or asks why something happened ("explain why journey 88213 got
-charged twice") is not such an ask.
+charged twice") is not such an ask, nor is one about a thing named with a definite article or
+asked as what it does ("tell me what the staging port is", "explain what the `CHUB_FF_X` flag
+does"): that is how a project's own setting is asked after.
 """
 from __future__ import annotations
 
 import re
 
 _GENERAL = re.compile(
-    r"\b(?:explain|describe|tell me)\s+(?:to me\s+)?(?:what\s+(?:an?\s+|the\s+|this\s+|that\s+)?[\w`'\".:-]+"
-    r"(?:\s+[\w`'\".:-]+){0,6}?\s+(?:is|are|does|do|means?)\b|the\s+difference\s+between\b)"
+    r"\b(?:explain|describe)\s+(?:to me\s+)?(?:what\s+(?:an?\s+)?(?!(?:the|this|that|these|those|our|your|my)\b)[\w`'\".:-]+"
+    r"(?:\s+[\w`'\".:-]+){0,6}?\s+(?:is|are|means?)\b|the\s+difference\s+between\b)"
     r"|\b(?:what(?:'s| is| are)|whats)\s+the\s+difference\s+between\b", re.I)
-_CUES = ("explain", "describe", "tell me", "difference between")
+_CUES = ("explain", "describe", "difference between")
 _PROJECT = re.compile(r"\b(?:our|ours|we|we're|we've|us)\b", re.I)
 
 

@@ -22,7 +22,7 @@ OTHERS = ("Lunch is at noon on Fridays.", "The design team keeps the icon set in
     "Explain what a Timescale continuous aggregate is vs a normal materialized view, in two paragraphs.",
     "Can you explain the difference between a gVCF and a regular VCF in a couple of sentences?",
     "quick one: whats the difference between CBR and VBR mp3?",
-    "Can you explain what this query does? SELECT zone, COUNT(*) FROM pick_tasks GROUP BY zone",
+    "Explain what MLLP framing is, with the start and end bytes.",
 ])
 def test_what_a_concept_is_or_how_two_differ_is_general(text):
     assert general(text)
@@ -33,6 +33,11 @@ def test_what_a_concept_is_or_how_two_differ_is_general(text):
     "pls explain why journey 88213 got charged twice",  # why something happened here
     "what's the difference between our staging and production pools?",  # the project's
     "How often does the continuous aggregate refresh?",
+    # a thing named with a definite article, or asked after as what it does, is the project's setting
+    "Tell me what the staging port is.",
+    "Describe what the deploy freeze window is before registration opens.",
+    "Explain what the `CHUB_FF_DROPADD_V2` flag does.",
+    "Can you explain what this query does? SELECT zone, COUNT(*) FROM pick_tasks GROUP BY zone",
 ])
 def test_an_ask_about_the_project_is_not_general(text):
     assert not general(text)
