@@ -347,6 +347,8 @@ class ManifestFilter(Filter):
         try:
             if writer is not None:
                 fut = writer.gather(self._write_stored, item, _build_stored)
+                if fut is not None and fut.done() and fut.exception() is not None:
+                    raise fut.exception()  # refused at once (the writer is closed): not stored
                 if fut is not None:  # one callback per op, not per turn
                     fut.add_done_callback(lambda f: f.exception() is not None and self._warn(
                         "store", f"storing the manifests failed: {type(f.exception()).__name__}"))

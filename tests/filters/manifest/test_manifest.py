@@ -685,3 +685,24 @@ class _Refuse(Filter):
 
     def on_request(self, turn):
         raise FilterError("redact", "refused for the test", 400)
+
+
+def test_a_manifest_the_closed_writer_refuses_is_not_reported_stored(tmp_path):
+    """At shutdown the writer closes before a turn still streaming ends: its manifest
+    cannot be queued, and the turn says so (degraded, the span's stored flag false)
+    instead of reporting it handed over."""
+    store = open_store(tmp_path / "store")
+    writer = BackgroundWriter(store)
+    try:
+        writer.close()
+        tel, exporter = in_memory_telemetry()
+        p = Pipeline([ManifestFilter(ManifestConfig(), store=store, telemetry=tel)])
+        turn, whole = _turn_with_writer(store, writer)
+        p.run_response(turn, ADAPTERS["anthropic"].parse_response(whole))
+        p.run_end(turn)
+        assert store.manifests.get("acme", turn.turn_id) is None
+        assert turn.degraded == ["manifest"]
+        (span,) = exporter.get_finished_spans()
+        assert span.attributes["ctxproxy.manifest.stored"] is False
+    finally:
+        store.close()
