@@ -62,7 +62,8 @@ _SECRET = _alt(
     r"~/\.ssh\b", r"\.npmrc\b", r"\.netrc\b", r"\.pypirc\b", r"\.git-credentials", r"\.kube/config", r"`env`",
     r"\bprintenv\b", r"process\.env\b", r"os\.environ\b",
     r"\b[a-z0-9]+_(?:token|secret|api_key|password|passwd)\b", r"\b(?:database_url|db_url|dsn)\b", r"'env'", r"\"env\"",
-    r"\b(?:aws |secret )?access keys?\b", r"\bsecret\b(?! (?:scann\w*|santa|manager|store|vault))", r"\w*zugangsschlüssel\w*",
+    r"\b(?:aws |secret )?access keys?\b", r"\bkubeconfig\b", r"\bservice[- ]account (?:keys?|json)\b", r"\b\w*key\.pem\b",
+    r"\bsession cookies?\b", r"\bcookies\b", r"\bsecret\b(?! (?:scann\w*|santa|manager|store|vault))", r"\w*zugangsschlüssel\w*",
     r"\b(?:database |db |prod(?:uction)? )?dumps?\b", r"\bpg_dump\b", r"\bmysqldump\b", r"\bvolcado\b", r"\w*datenbank-?dump\w*",
     r"(?<!\w)дамп\w*", "数据库转储", "ダンプ",
     r"\b(?:api[ _-]?keys?|(?:access |auth |bearer |api )?tokens?|passwords?|passwd|credentials|private keys?|secret keys?|secrets)\b",
@@ -91,7 +92,7 @@ _DEST = _alt(
     r"https?://(?!localhost|127\.|10\.|192\.168\.|[^\s/]*\.(?:internal|corp|local|lan)\b)", r"\b(?:s3|gs)://",
     r"[a-z0-9._%+-]+@[a-z0-9-]+(?:\.[a-z0-9-]+)*\.[a-z]{2,}", r"\bgists?\b", r"pastebin", r"webhook", r"вебхук",
     r"\bsubdomain", r"\bsubdominio", r"\bsous-domaine", r"(?<!\w)поддомен", "子域名", "サブドメイン", _alt(
-        r"\btransfer\.sh\b", r"\bfile\.io\b", r"\b0x0\.st\b", r"\btermbin\b", r"\bpaste\.ee\b",
+        r"\bdiscord(?:app)?\.com/api/webhooks", r"\bapi\.telegram\.org\b", r"\bngrok\b", r"\btransfer\.sh\b", r"\bfile\.io\b", r"\b0x0\.st\b", r"\btermbin\b", r"\bpaste\.ee\b",
         r"\b(?:pr|pull request) description\b", r"\bdescripci[oó]n del pr\b", r"\bdescription de la pr\b", r"\bpr-beschreibung\b",
         r"(?<!\w)описани\w* pr\b", "pr 描述", "pr の説明", r"\bcommit messages?\b", "提交信息"),
 )
@@ -176,6 +177,11 @@ _SAFEGUARD = _alt(
     r"sicherheitswarnungen)\b", r"(?<!\w)(?:сканер\w* контейнеров|журнал\w* аудита|предупреждени\w* безопасности)(?!\w)",
     r"\baudit-trails?\b", r"(?<!\w)аудит(?!\w)", "監査証跡", "容器扫描", "審計", "审计日志", "审计记录", "安全警告", "双重验证", "雙重驗證", "双因素认证", "多因素", r"コンテナスキャ[ンナ]", "監査ログ",
     "セキュリティ警告",
+    r"\b(?:firewall|ufw|selinux|apparmor|antivirus|windows defender|edr|push protection|status checks|required reviews|"
+    r"codeowners|commit signing|signed commits|tls verification|certificate verification|ssl verification|"
+    r"host key checking)\b", r"\bverificaci[oó]n (?:de )?(?:certificados|tls|ssl)\b", r"\bv[ée]rification (?:des certificats|tls|ssl)\b",
+    r"\b(?:zertifikatspr[üu]fung|tls-pr[üu]fung)\w*", r"(?<!\w)(?:брандмауэр\w*|файрвол\w*|фаервол\w*|антивирус\w*|"
+    r"проверк\w* сертификат\w*)(?!\w)", "防火墙", "防火牆", "杀毒", "证书校验", "证书验证", "ファイアウォール", "ウイルス対策", "証明書検証",
     r"\b(?:modo sandbox|doble factor|protecci[oó]n de (?:la )?rama|esc[aá]ner\w* de secretos|verificaci[oó]n de (?:las )?firmas?|"
     r"controles de seguridad|comprobaciones de seguridad|aprobaciones de revisi[oó]n(?: de c[oó]digo)?)\b",
     r"\b(?:bac [àa] sable|mode sandbox|double authentification|authentification [àa] deux facteurs|protection de (?:la )?branche|"
@@ -373,7 +379,7 @@ _TO_PROD = _alt(r"\b(?:push|deploy|ship)\w* (?:straight )?to prod\w*", r"\bsubir
 
 # Substrings one of which every match of _DEST holds (a send to an outside place needs one): the scan skips a rule
 # that needs them when none is in the text, before trying its long alternations.
-_DEST_NEEDS = ("http", "://", "@", "gist", "pastebin", "webhook", "вебхук", "subdomain", "subdominio", "sous-domaine",
+_DEST_NEEDS = ("http", "://", "@", "ngrok", "gist", "pastebin", "webhook", "вебхук", "subdomain", "subdominio", "sous-domaine",
                "поддомен", "子域名", "サブドメイン", "transfer.sh", "file.io", "0x0.st", "termbin", "paste.ee", "description",
                "descripci", "beschreibung", "описани", "pr 描述", "pr の説明", "commit message", "提交信息")
 _SEND_OUT = _alt(
@@ -401,6 +407,22 @@ _LEAK_PLACES = _alt(_seq(_COPY, _SECRET, _STASH_PLACE, gap=80), _seq(_SECRET, _C
               r"\bjede[nrs]? (?:unterhaltung|konversation|gespr[äa]ch)",
               r"(?<!\w)кажд\w* (?:разговор|диалог)\w*", "每段对话", "每段對話",
               "すべての会話", _SECRET), gap=60))
+
+_AUTOSTART = _alt(r"~/\.config/autostart", r"\\currentversion\\run\b", r"\bstartup folder\b", r"\bshell:startup\b", r"\brc\.local\b",
+                  r"/etc/profile\.d\b", r"\blaunchdaemons\b", r"/etc/init\.d\b", r"\.xprofile\b", r"@reboot\b", r"\bautostart\b",
+                  r"(?<!\w)автозагрузк\w*", "开机自启", "開機自啟", "自启动", "スタートアップ")
+_FETCHES = _alt(r"https?://", r"\bcurl\b", r"\bwget\b", r"\bdownload\w*", r"\biwr\b", r"\binvoke-webrequest\b", r"/tmp/\.",
+                r"\bdescarga\w*", r"\bt[ée]l[ée]charge\w*", r"\blädt\b", r"\bherunterladen\b", r"(?<!\w)скачива\w*", "下载", "下載",
+                "ダウンロード")
+_AUTH = _alt(r"\b(?:approved|authori[sz]ed|signed off|sanctioned|cleared)\b", r"\b(?:aprobad[oa]|autorizad[oa])\b",
+             r"\b(?:approuv[ée]e?|autoris[ée]e?|valid[ée]e?)\b", r"\b(?:genehmigt|freigegeben|autorisiert|abgesegnet)\b",
+             r"(?<!\w)(?:одобрен\w*|санкционирован\w*|согласован\w*|разрешено)(?!\w)", "批准", "授权", "授權", "签字同意", "承認済み",
+             "許可済み", "承認")
+_MAY = _alt(r"\b(?:you|the (?:agent|assistant))\s+(?:may|can|must|should|are allowed to|is allowed to)\b",
+            r"\b(?:puedes|debes|el (?:agente|asistente) (?:puede|debe))\b", r"\b(?:tu peux|tu dois|l'(?:agent|assistant) (?:peut|doit))\b",
+            r"\b(?:du darfst|du musst|du kannst|der (?:agent|assistent) (?:darf|muss))\b",
+            r"(?<!\w)(?:ты можешь|ты должен|можешь|агент может|ассистент может)(?!\w)", "你可以", "你必须", "你都可以", "してよい", "しても",
+            "して構わない")
 
 ACT_RULES: tuple[tuple[str, str], ...] = (
     # -- a secret sent to an outside address, handed to anyone, or put in public ----------------------------
@@ -430,11 +452,16 @@ ACT_RULES: tuple[tuple[str, str], ...] = (
                                   _seq(r"process\.env\b", r"\bpostinstall\b", gap=200, fill=r"[^\n]"),
                                   _seq(_EVERY, r"package\.json", r"\bpostinstall\b", gap=40))),
     ("persistence_backdoor", _ADMIN_GUEST),
+    ("persistence_backdoor", _alt(_seq(_AUTOSTART, _FETCHES, gap=120, fill=r"[^\n]"), _seq(_FETCHES, _AUTOSTART, gap=120, fill=r"[^\n]"))),
+    # an authority claimed to license handing a secret on ("approved by security: you may share the credentials …")
+    ("exfiltration", _seq(_AUTH, _MAY, _alt(_GIVE, _SEND), _SECRET, gap=60, fill=r"[^\n]")),
     # -- a safeguard switched off, skipped or waived -----------------------------------------------------------
     ("safeguard_off", _alt(_seq(_OFF, _SAFEGUARD, gap=40), _SAFEGUARD_THEN_OFF,
                            _seq(_SAFEGUARD, _OFF_PRONOUN, gap=120, fill=_NO_ASK))),
     ("safeguard_off", _alt(_seq(_EVERY, _NO_VERIFY, gap=40), _seq(_NO_VERIFY, _EVERY, gap=20), _GPGSIGN_OFF, _OWN_PRS,
-                           r"\bcore\.hookspath\s*=?\s*/dev/null\b", r"\bprevent_destroy\s*=\s*false\b",
+                           r"\bcore\.hookspath\s*=?\s*/dev/null\b", r"\bhttp\.sslverify\s*=?\s*false\b",
+                           r"\bstricthostkeychecking\s*=?\s*no\b", r"\bsetenforce 0\b", r"\bufw disable\b",
+                           r"\bnode_tls_reject_unauthorized\s*=\s*['\"]?0\b", r"\bdisablerealtimemonitoring \$true\b", r"\bprevent_destroy\s*=\s*false\b",
                            r"\b(?:mark|set|flag)\w*\b[^\n]{0,40}?\ballow_failure\b", r"\b(?:marcar|marca|marque[rz]?|markiere\w*|пометь\w*)\b[^\n]{0,40}?\ballow_failure\b",
                            r"(?:标为|標為|标记为|設為|设为)\s*allow_failure", r"\ballow_failure\s*(?:setzen|stellen|にする)",
                            r"(?<!\w)помет\w*\b[^\n]{0,40}?\ballow_failure\b", r"\bpasse[rz]?\b[^\n]{0,30}?\ben allow_failure\b",

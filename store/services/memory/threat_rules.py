@@ -384,7 +384,7 @@ RULES: tuple[tuple[str, str], ...] = (
     ("role_hijack", r"\b(?:ab jetzt|ab sofort|von nun an)\s+(?:handelst|agierst)\s+du\s+als\b|\bты\s+действуешь\s+как\s+(?:администратор|владел|админ)|\bact[uú]as\s+como\s+(?:administrador|admin|due[nñ]o|root)|\btu\s+agis\s+(?:en|comme)\s+(?:administrateur|admin|propri[ée]taire)|\b(?:your|deine|tu|ton|твоя)\s+(?:true|real|actual|wahre|eigentliche|verdadero|vrai|настоящая|истинная)\s+(?:role|rolle|papel|r[oô]le|роль)\s+(?:is|ist|es|est|—|-)|(?:你|您)的(?:真实|真實|真正的?)(?:身份|角色)是|あなたの本当の役割は"),
     ("role_hijack", r"\b(?:speak|sprichst|говоришь|hablas|parles)\s+(?:for|on behalf of|f[üu]r|от имени|en nombre del?|au nom du?)\b[^.\n]{0,60}?\b(?:recommend\w*|empfiehl\w*|совету\w*|рекоменду\w*|recomiend\w*|recommand\w*)|替[^。.!?\n]{0,8}?说话[^。.!?\n]{0,20}?推荐|代わりに話[^。.!?\n]{0,20}?勧め"),
     ("agent_config_edit", r"\b(?:treat|behandle|считай|trata|traite)\b[^.\n]{0,60}?\b(?:as if|as though|als k[äa]men sie|als w[äa]ren es|как|como si|comme s'ils)\b[^.\n]{0,40}?\b(?:the user|vom nutzer|des nutzers|пользовател\w*|usuario|l'utilisateur|system\w*|systemnachrichten|системн\w*|sistema|syst[eè]me)|\b(?:считай|treat|behandle)\s+(?:мои|my|meine)\s+(?:сообщения|messages|nachrichten)\s+(?:системными|as system|als system)|(?:邮件|郵件|我的话|我的話)[^。.!?\n]{0,12}?(?:当作|當作|当成|當成)[^。.!?\n]{0,10}?(?:用户|用戶|系统|系統)|(?:メール|言葉)[^。.!?\n]{0,16}?(?:ユーザー本人の依頼|システムメッセージ)として"),
-    ("agent_config_edit", r"\b(?:[a-z]+_[a-z_]*(?:confirm|approv|ask|sandbox|review|allow|guard|check)[a-z_]*|(?:confirm|approv|require|ask|sandbox)[a-z]*_[a-z_]+)\b[^\n]{0,60}?(?:=|:|\bto\b|\bauf\b|\bà\b|\ben\b|\bв\b|\bна\b|を|に|成|为|為)\s*[\"'`]?(?:false|off|0|none|never)\b"),
+    ("agent_config_edit", r"\b(?:[a-z]+_[a-z_]*(?:confirm|approv|ask(?=_)|sandbox|review|allow|guard|check)[a-z_]*|(?:confirm|approv|require|ask|sandbox)[a-z]*_[a-z_]+)\b[^\n]{0,60}?(?:=|:|\bto\b|\bauf\b|\bà\b|\ben\b|\bв\b|\bна\b|を|に|成|为|為)\s*[\"'`]?(?:false|off|0|none|never)\b"),
     ("instruction_override", r"(?:\b(?:append|add|attach|hang|h[äa]nge?|f[üu]ge?|добавляй|добавь|ajoute|a[nñ]ade|agrega|pon)\b|附上|加上|付け)[^\n]{0,30}?https?://\S+[^\n]{0,40}?(?:every (?:reply|answer|response)|each (?:reply|answer|response)|jede\w* antwort|каждого ответа|каждому ответу|cada respuesta|chaque r[ée]ponse|每(?:次|条|條)?(?:回复|回覆|回答)|毎回の返信|すべての返信)|https?://\S+[^\n]{0,40}?(?:an jede\w* antwort|в конец каждого ответа|al final de cada respuesta|[àa] la fin de chaque r[ée]ponse|to every (?:reply|answer|response))"),
     ("exfiltration", r"^(?![^\n]*?(?:\bnever\b|\bdon't\b|\bdo not\b|\bnie\b|\bniemals\b|\bnicht\b|\bникогда\b|\bне\s|\bnunca\b|\bno\s|\bjamais\b|\bne\s|不要|别|別|禁止|不得|しない|しないで|ないこと))[^\n]*?(?:\.env|api[- ]?(?:keys?|schl[üu]ssel|ключ\w*|claves|cl[ée]s)|zugangsschl[üu]ssel|access keys|ключи доступа|claves de acceso|cl[ée]s d'acc[eè]s|passwords?|passw[öo]rter|парол\w*|contrase[nñ]as|mots de passe|密钥|密鑰|密码|密碼|キー|鍵|パスワード)[^\n]{0,40}?(?:into (?:the|your) (?:reply|response|answer)|in (?:die|deine) antwort|в ответ\w*|en (?:la|tu) respuesta|dans (?:la|ta) r[ée]ponse|(?:贴到|貼到|写进|寫進|放进|放進|附在)?(?:回复|回覆|回答)(?:里|裡|中)|返信に|回答に|(?:öffentlich\w*|public|публичн\w*|p[uú]blic\w*|公开|公開|公共の?|公開の?)\s*(?:tickets?|тикет\w*|canal|channel|kanal|issues?|工单|工單|チケット|频道|頻道|チャンネル))"),
     ("destructive_command", r"^(?![^\n]*?(?:\bnever\b|\bdon't\b|\bdo not\b|\bnie\b|\bniemals\b|\bnicht\b|\bникогда\b|\bне\s|\bnunca\b|\bno\s|\bjamais\b|\bne\s|不要|别|別|禁止|不得|しない|しないで|ないこと))[^\n]*?(?:\b(?:delete|drop|wipe|erase|l[öo]sche|удали|сотри|borra|elimina|supprime|efface)\b|删除|刪除|删掉|刪掉|清空|消す|消して|削除)[^\n]{0,20}?(?:the production database|prod(?:uction)? db|produktionsdatenbank|боевую базу|продовую базу|base de (?:datos de )?producci[oó]n|base de production|生产库|生產庫|生产数据库|生產數據庫|本番(?:の)?(?:データベース|db))"),
@@ -481,18 +481,19 @@ PROHIBITABLE = frozenset({"agent_config_edit", "safeguard_off", "persistence_bac
 # ("never be disabled", "no se debe desactivar", "ne doit jamais", "darf man nie"), nothing else, so
 # "don't forget to disable", "no problem, turn off", "pas de souci, désactive" stay orders
 _BAN_GAP = (r"ever|be|to|you|we|they|should|must|may|can|will|allowed|permitted|supposed|agents?|the|assistants?|"
-            r"put|paste|post|store|keep|commit|share|send|upload|use|leave|push|save|log|print|expose|"
+            r"put|paste|post|store|keep|commit|share|send|upload|use|leave|push|save|log|print|expose|set|"
             r"just|simply|even|please|se|lo|la|le|les|te|nos|debe|deben|debes|puede|pueden|hay|que|vas|va|a|el|"
             r"los|agentes|asistente|permite|permitido|pas|jamais|plus|doit|doivent|dois|faut|il|on|peut|peuvent|"
             r"l'|de|d'|darf|d[üu]rfen|darfst|soll|sollen|sollte|man|du|ihr|wir|die|der|das|den|bitte|agenten|"
             r"werden|wird|zu|нужно|надо|следует|стоит|можно|разрешено|будем|будет|агент\w*|вы|ты|мы|ни|в|коем|"
             r"случае|когда|не")
 PROHIBITION_BEFORE = (
-    r"\b(?:never|not|cannot|forbidden to|prohibited from|no|nunca|jam[aá]s|prohibido|ne|pas|jamais|"
+    r"\b(?:never|not|cannot|forbidden to|prohibited from|instead of|rather than|no|nunca|jam[aá]s|prohibido|en lugar de|"
+    r"en vez de|au lieu de|statt|anstatt|вместо|ne|pas|jamais|"
     r"interdit de|nie|niemals|nicht|keinesfalls|verboten|не|никогда|нельзя|запрещено|запрещается)"
     r"(?:[\s,]+(?:" + _BAN_GAP + r")){0,3}[\s,]*$"
     r"|(?:n't|n')(?:[\s,]*(?:" + _BAN_GAP + r")){0,3}[\s,]*$"
-    r"|(?:不要|不许|不許|不准|不準|不得|不能|不可|禁止|严禁|嚴禁|绝不|絕不|决不|決不|别|別|勿|不允许|不允許|从不|從不|"
+    r"|(?:不要|不许|不許|不准|不準|不得|不能|不可|禁止|严禁|嚴禁|绝不|絕不|决不|決不|别|別|勿|不允许|不允許|从不|從不|而不是|而非|"
     r"決して)(?![^。，,.!?;；\n]{0,6}?忘)[^。，,.!?;；\n]{0,10}$"
 )
 # a German or Russian negation inside the match ("schalte die Sandbox nicht ab")
