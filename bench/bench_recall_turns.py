@@ -34,15 +34,16 @@ import tempfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+OUTWEIGHED = 0.5  # the filter's ``outweighed`` (--outweighed)
 
 
 def run_half(half, cfg, verbose: bool, name: str, outputs: bool = True, setup=None,
-             on_turn=None) -> tuple[int, int, int, int, int]:
+             on_turn=None, outweighed: float = OUTWEIGHED) -> tuple[int, int, int, int, int]:
     """``setup(recaller)`` runs once before the turns (``train_recall_judge.py`` sets its judge there);
     ``on_turn(key, expect, got)`` after each turn."""
     import orjson
 
-    from ctxproxy.filters.recall import newest_round, turn_words
+    from ctxproxy.filters.recall import newest_round, outweigh, turn_words
     from ctxproxy.proxy.adapters import ADAPTERS
     from ctxproxy.proxy.eval import turns as turns_mod
     from ctxproxy.store import open_store
@@ -79,13 +80,14 @@ def run_half(half, cfg, verbose: bool, name: str, outputs: bool = True, setup=No
                 api, body = turns_mod.body_of(shape, prompt, _tool, half)  # read as the recall filter reads it
                 view = ADAPTERS[api].parse_request(orjson.dumps(body))
                 words = turn_words(view)
-                got = [s.cand.statement for s in recaller.recall(viewer, words.latest, k=8, goal=words.goal,
-                                                                  context=words.context).items]
+                first = recaller.recall(viewer, words.latest, k=8, goal=words.goal, context=words.context).items
                 round_ = newest_round(view) if outputs else []
-                if round_:  # what the tool's output points at, placed after it (the filter's second recall)
-                    got += [s.cand.statement for s in recaller.recall_output(
-                        viewer, words.latest, "\n".join(r.content for r in round_), goal=words.goal,
-                        context=words.context).items if s.cand.statement not in got]
+                found = recaller.recall_output(viewer, words.latest, "\n".join(r.content for r in round_),
+                                               goal=words.goal, context=words.context).items if round_ else []
+                # what the tool's output points at, placed after it (the filter's second recall); what the
+                # words recalled far below it is not given beside it (the filter's ``outweigh``)
+                got = [s.cand.statement for s in outweigh(first, found, outweighed)]
+                got += [s.cand.statement for s in found if s.cand.statement not in got]
                 expect = half.FACTS[key][1] if key else None
                 if on_turn is not None:
                     on_turn(key, expect, got)
@@ -127,6 +129,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("-v", "--verbose", action="store_true")
     p.add_argument("--no-outputs", action="store_true",
                    help="without the second recall of a tool-result turn (its output's identifiers)")
+    p.add_argument("--outweighed", type=float, default=OUTWEIGHED, metavar="SHARE",
+                   help="the filter's outweighed: a memory of the words below this share of the output "
+                        "recall's best is not counted (0: both counted, as before)")
     args = p.parse_args(argv)
     from ctxproxy.store.services.recall.rank import RankConfig
 
@@ -137,7 +142,8 @@ def main(argv: list[str] | None = None) -> int:
     cfg = RankConfig(**{k: typed(k, v) for k, _, v in (s.partition("=") for s in args.set)})
     print(f"{'half':14} {'turns':>5} {'hit rate':>9} {'false rate':>11} {'false/turn':>11}")
     for name, half in halves():
-        hits, wanted, false_turns, false_items, n = run_half(half, cfg, args.verbose, name, not args.no_outputs)
+        hits, wanted, false_turns, false_items, n = run_half(half, cfg, args.verbose, name, not args.no_outputs,
+                                                                outweighed=args.outweighed)
         print(f"{name:14} {n:5} {hits / wanted:9.3f} {false_turns / n:11.3f} {false_items / n:11.3f}")
     return 0
 

@@ -114,6 +114,7 @@ class RecallConfig:
     tool_outputs: bool = True  # a tool-result turn also recalls what its output's rare identifiers name
     output_k: int = 3  # items at most recalled from one round of tool results
     output_budget_tokens: int = 400  # tokens that evidence may use (placed whole or not at all)
+    outweighed: float = 0.5  # a tool-result turn: a memory of the words below this share of the output's best is not given (0: off)
     rank: RankConfig = field(default_factory=RankConfig)
     routes: Mapping[str, RecallRouteConfig] = field(default_factory=dict)
 
@@ -126,6 +127,8 @@ class RecallConfig:
             raise ConfigError(f"{path}.output_k: expected at least 1")
         if self.output_budget_tokens < 0:
             raise ConfigError(f"{path}.output_budget_tokens: expected 0 or more tokens")
+        if not 0 <= self.outweighed <= 1:
+            raise ConfigError(f"{path}.outweighed: expected a share from 0 to 1")
         for name, r in self.routes.items():
             if r.budget_tokens is not None and r.budget_tokens < 0:
                 raise ConfigError(f"{path}.routes.{name}.budget_tokens: expected 0 or more tokens")
@@ -282,38 +285,47 @@ class RecallFilter(Filter):
                                              exclude_kinds=cfg.exclude_kinds, goal=words.goal,
                                              context=words.context,
                                              max_chars=cfg.max_query_chars)
+        # The output's recall first: what the words recalled far below what the output points
+        # at is not given beside it. The kept result is what later turns of these words reuse.
+        from_output = self._output_recall(turn, rs, words, caller)
+        items = outweigh(found.items, from_output[1].items, cfg.outweighed) if from_output else found.items
         state.status, state.candidates = "recalled", found.candidates
-        state.items = [item_report(s) for s in found.items]
-        last = _Last(key, render_items(found.items), _max_sens(found.items), _newest(found.items), state.items,
+        state.items = [item_report(s) for s in items]
+        last = _Last(key, render_items(items), _max_sens(items), _newest(items), state.items,
                      found.candidates, generation)
         self._remember(caller, last)
-        if found.items:
+        if items:
             self._offer(turn, last, route)
-        self._from_outputs(turn, state, rs, words, state.items, caller)
+        if from_output:
+            self._offer_outputs(turn, state, *from_output, state.items)
         self._finish(turn, state, t0, t0_ns)
 
     def _from_outputs(self, turn: Turn, state: RecallState, rs: Any, words: "TurnWords", shown: list[dict],
                       caller: tuple) -> None:
-        """A turn whose newest items are a tool's results: the memories their rare
-        identifiers point at (``Recaller.recall_output``), those the latest words did
-        not recall already, offered to be placed right after the results and given
-        again with the same bytes on the later turns (``inject/result_evidence.py``).
-        The caller's last request sent again (a retry: the same bytes, so the same
-        words and output), whose output recalled nothing, recalls nothing again
-        without asking the index, as a reused recall of the same words does."""
+        """``_output_recall``, its memories offered (``_offer_outputs``)."""
+        from_output = self._output_recall(turn, rs, words, caller)
+        if from_output:
+            self._offer_outputs(turn, state, *from_output, shown)
+
+    def _output_recall(self, turn: Turn, rs: Any, words: "TurnWords", caller: tuple) -> tuple[list, Any] | None:
+        """A turn whose newest items are a tool's results: those results and the memories
+        their rare identifiers point at (``Recaller.recall_output``), or None. The
+        caller's last request sent again (a retry: the same bytes, so the same words and
+        output), whose output recalled nothing, recalls nothing again without asking the
+        index, as a reused recall of the same words does."""
         cfg = self.config
         view = turn.request
         if not cfg.tool_outputs or view is None or not cfg.memories:
-            return
+            return None
         digest = unedited_digest(turn)
         if digest is not None and self._quiet.get(caller) == digest:
-            return
+            return None
         results = newest_round(view)
         output = "\n".join(r.content for r in results if r.content)
         if not output.strip():  # no output to search: the same bytes again have none either
             if digest is not None:
                 self._quiet.put(caller, digest, _quiet_bytes(caller))
-            return
+            return None
         viewer = self.viewer(turn, self._tree(turn, rs))
         found = rs.recaller(cfg.rank).recall_output(viewer, words.latest, output, k=cfg.output_k, goal=words.goal,
                                                     context=words.context, exclude_kinds=cfg.exclude_kinds,
@@ -323,6 +335,13 @@ class RecallFilter(Filter):
                 self._quiet.pop(caller)
             else:
                 self._quiet.put(caller, digest, _quiet_bytes(caller))
+        return results, found
+
+    def _offer_outputs(self, turn: Turn, state: RecallState, results: list, found: Any, shown: list[dict]) -> None:
+        """The output's memories the latest words did not recall already, offered to be
+        placed right after the results and given again with the same bytes on the later
+        turns (``inject/result_evidence.py``)."""
+        cfg = self.config
         ids = {i.get("id") for i in shown}
         items = [s for s in found.items if s.cand.memory_id not in ids]
         state.output_items = [item_report(s) for s in items]
@@ -599,6 +618,19 @@ def newest_round(view: Any) -> list:
             at -= 1
         out.append(r)
     return out[::-1]
+
+
+def outweigh(first: list, output: list, share: float) -> list:
+    """The first recall's items (the turn's words) to give beside what the tool output's
+    recall found: one the output recall found too stays; another scoring below ``share``
+    of the output recall's best is left out (the output names what the turn is about, a
+    memory far weaker than it is what the words happened to share). Nothing found from
+    the output, or ``share`` 0: all of them."""
+    if not output or share <= 0:
+        return first
+    best = max(s.score for s in output)
+    ids = {s.cand.memory_id for s in output}
+    return [s for s in first if s.cand.memory_id in ids or s.score >= share * best]
 
 
 def item_report(s: Any) -> dict:

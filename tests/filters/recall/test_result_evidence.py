@@ -268,3 +268,36 @@ async def test_an_unrelated_memory_write_keeps_the_evidence_without_reading_its_
     assert Responses.evidence_after(fake.last.json, 1) == evidence
     m = proxy.settled_store().manifests.list("acme", session="s-feed")[-1].data
     assert "inject" not in (m["degraded"] or [])
+
+
+NAMING = ("tests/integration/test_uploads.py::test_put_object FAILED\n"
+          "E   KeyError: 'LOCALSTACK_HOST' (expected localstack.internal:4566)\n"
+          "=========== 1 failed, 41 passed in 12.31s ===========")
+LONG_ASK = ("Run the uploads suite and fix whatever breaks; the nightly run has been red since Tuesday. Check "
+            "the retry settings, the fixtures, the bucket policies, the mocks, the database seeds and anything "
+            "else that looks off, then summarise what you changed and why.")
+WEAK = "A suite that breaks twice in a row is quarantined by the release captain for the rest of the sprint and reported in the weekly review."
+
+
+@pytest.mark.parametrize("outweighed", [0.5, 0.0])
+async def test_a_memory_of_the_words_far_weaker_than_the_outputs_is_not_given_beside_it(make_proxy, fake,
+                                                                                         monkeypatch, outweighed):
+    monkeypatch.setenv("CTXPROXY_ADMIN_TOKEN", TOKEN)
+    p = await make_proxy(f"[filters.recall]\noutweighed = {outweighed}\n")
+    store = p.state.services["store"]
+    fact = put_memory(store, "acme", FACT, kind="fact", user="alice")
+    weak = put_memory(store, "acme", WEAK, kind="fact", user="alice")  # shares the words' "suite", "whatever"
+    for text in ("Lunch is at noon on Fridays.", "The design team keeps the icons in Figma."):
+        put_memory(store, "acme", text, kind="fact", user="alice")
+    conv = Anthropic(p, f"s-outweighed-{outweighed}")
+    conv.messages[0]["content"] = LONG_ASK
+    conv.add_round(1, NAMING)  # the proxy first sees these words on a tool-result turn
+    await conv.send()
+    body = json.dumps(fake.last.json)
+    m = p.settled_store().manifests.list("acme", session=f"s-outweighed-{outweighed}")[-1].data
+    assert [i["id"] for i in m["recall"]["after_tool_result"]] == [fact.memory_id]
+    assert FACT in (Anthropic.evidence_after(fake.last.json, 1) or "")
+    if outweighed:
+        assert WEAK not in body and weak.memory_id not in [i["id"] for i in m["recall"]["items"]]
+    else:  # off: both recalls' memories are given
+        assert WEAK in body and weak.memory_id in [i["id"] for i in m["recall"]["items"]]
