@@ -3,6 +3,7 @@
     python bench/bench_recall_turns.py                       # hit rate / false injections per half
     python bench/bench_recall_turns.py --set chance_min=1.0  # a rank setting (repeatable)
     python bench/bench_recall_turns.py -v                    # and each miss and false injection, its candidates
+    python bench/bench_recall_turns.py --outweighed 0        # both recalls' memories counted (the filter's outweighed)
 
 Each half's facts and distractors go into a real store and recall index as
 facts of its project. Each turn is the whole request its shape gives
