@@ -11,6 +11,7 @@ import pytest
 
 from memhelp import put_memory
 
+from ctxproxy.config import ConfigError
 from ctxproxy.proxy.eval.prefix import prefix_kept
 
 TOKEN = "result-evidence-admin"
@@ -301,3 +302,13 @@ async def test_a_memory_of_the_words_far_weaker_than_the_outputs_is_not_given_be
         assert WEAK not in body and weak.memory_id not in [i["id"] for i in m["recall"]["items"]]
     else:  # off: both recalls' memories are given
         assert WEAK in body and weak.memory_id in [i["id"] for i in m["recall"]["items"]]
+    evidence = Anthropic.evidence_after(fake.last.json, 1)
+    conv.add_round(2, "uploads: 42 passed")  # the next round trip reuses what was kept, byte for byte
+    await conv.send()
+    assert Anthropic.evidence_after(fake.last.json, 1) == evidence
+    assert (WEAK in json.dumps(fake.last.json)) == (not outweighed)
+
+
+async def test_outweighed_outside_zero_to_one_is_refused_at_start_up(make_proxy):
+    with pytest.raises(ConfigError, match="outweighed: expected a share from 0 to 1"):
+        await make_proxy("[filters.recall]\noutweighed = 1.5\n")
