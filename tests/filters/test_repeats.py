@@ -424,3 +424,21 @@ async def test_recall_looks_for_the_tool_output_of_a_request_sent_again_once(tmp
         assert len(rounds) == 1
         await send(drive, history(answered=False))  # ends with a tool's output: read
         assert len(rounds) == 2
+
+
+async def test_identify_keeps_no_identity_across_tenants_or_api_keys(tmp_path, monkeypatch):
+    """The same body under another tenant header, user header or provider key is another
+    request: each is decided on its own, and none is given another's identity."""
+    from ctxproxy.filters import identify as identify_module
+
+    decided = counting(monkeypatch, identify_module, "identify")
+    base = {**AUTH["chat"], "content-type": "application/json", "X-Ctx-Session": "shared-1"}
+    variants = [base, {**base, "X-Ctx-Tenant": "globex"}, {**base, "X-Ctx-User": "bob"},
+                {**base, "authorization": "Bearer sk-another-key-0000000000"}]
+    async with EngineDriver(config(tmp_path)) as drive:
+        got = [await drive.call("POST", PATHS["chat"], headers, history()) for headers in variants * 2]
+        assert all(g.status == 200 for g in got)
+        assert len(decided) == len(variants)  # each decided once, then from its own digest
+        idents = [g.turn.identity for g in got]
+        assert idents[len(variants):] == idents[:len(variants)]
+        assert idents[1].tenant == "globex" != idents[0].tenant and idents[2].user == "bob" != idents[0].user
