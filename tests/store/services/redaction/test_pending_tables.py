@@ -114,3 +114,27 @@ def test_the_last_run_is_where_the_text_stops_having_whitespace():
         text = "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 14)))
         pos = rng.randint(0, len(text))
         assert engine_mod._last_run(text, pos) == rx.search(text, pos).start(), (text, pos)
+
+
+@pytest.mark.parametrize("strings", [
+    ["key", "api", "api_key", "apikey", "-", "->", "a", " ", "=", "==", "secret", "sec"],
+    ["x", "", "xy"],
+])
+def test_the_heads_search_finds_the_longest_head_at_each_position(strings):
+    """Grouped by first character, the alternation finds what one alternative of every
+    string, longest first, finds: the same string at the same positions."""
+    flat = re.compile("(?=(" + "|".join(map(re.escape, sorted(strings, key=lambda o: (-len(o), o)))) + "))")
+    grouped = re.compile("(?=(" + engine_mod._longest_first(strings) + "))")
+    rng = random.Random(9)
+    for _ in range(400):
+        text = "".join(rng.choice(["api_key", "apikey", "a", "-", ">", " ", "=", "sec", "ret", "é", "xy", "k"])
+                       for _ in range(rng.randint(0, 12)))
+        assert [m.span(1) + (m.group(1),) for m in grouped.finditer(text)] == \
+            [m.span(1) + (m.group(1),) for m in flat.finditer(text)], text
+
+
+def test_the_redactor_finds_heads_by_first_character(tables):
+    red = redactor("hyperscan")
+    text = 'x = {"api_key": "k"}; password=hunter2 -> ok\\nAuthorization: Bearer abc'.lower()
+    flat = re.compile("(?=(" + "|".join(map(re.escape, sorted(red._head_within, key=lambda o: (-len(o), o)))) + "))")
+    assert [m.group(1) for m in red._head_rx.finditer(text)] == [m.group(1) for m in flat.finditer(text)]
