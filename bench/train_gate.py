@@ -332,7 +332,9 @@ def design(dev, owner_a: np.ndarray, trained: np.ndarray, feats: list[set[str]],
     weights (each (label, language, corpus) group 1/sqrt(its size), hand-written and composed groups
     ``--hand-weight`` times more, attacks and clean text the same in total)."""
     df = Counter(f for fs, tr in zip(feats, trained) if tr for f in fs)
-    vocab = {f: i for i, f in enumerate(sorted(f for f, n in df.items() if n >= 2 and "\x00" not in f))}
+    without = frozenset(filter(None, args.without_class.split(",")))
+    vocab = {f: i for i, f in enumerate(sorted(f for f, n in df.items() if n >= 2 and "\x00" not in f
+                                               and not (without and names_a_class(f, without))))}
     rows = [np.array(sorted(vocab[f] for f in fs if f in vocab), dtype=np.int64) for fs in feats]
     sizes = np.array([len(fs) for fs in feats], dtype=np.float64)  # all n-grams, as the gate counts them
     y_text = np.array([1.0 if t.label == "attack" else 0.0 for t in dev])
@@ -353,6 +355,12 @@ def design(dev, owner_a: np.ndarray, trained: np.ndarray, feats: list[set[str]],
     size = len(mult)
     X = Matrix(rows, sizes, args.evidence_floor, mult, dense)
     return vocab, X, y, y_text, sw, mult, size
+
+
+def names_a_class(feature: str, names: frozenset[str]) -> bool:
+    """Whether ``feature`` is a word-class feature (alone, pair or triple) with one of ``names`` in it."""
+    return feature.startswith(CLASS) and not feature.startswith(CLASS + "x:") \
+        and not names.isdisjoint(feature[1:].split("+"))
 
 
 def segments(dev, mood: bool, structure: bool = False) -> tuple[np.ndarray, np.ndarray, list[set[str]]]:
@@ -435,6 +443,9 @@ def parser() -> argparse.ArgumentParser:
     ap.add_argument("--structure", action="store_true",
                     help="add threat_structure's order x object crosses (an order or standing rule with a harmful "
                          "object kind: a secret, an outside place, a safeguard, an agent's rule file, a start-up file)")
+    ap.add_argument("--without-class", default="",
+                    help="experiment: drop the word-class features naming these classes (comma-separated, e.g. "
+                         "never), alone, in pairs and in triples: what a class adds, measured in one run")
     ap.add_argument("--embeddings", type=float, default=0.0,
                     help="experiment: add each segment's wordllama sentence vector (the recall extra's static "
                          "embeddings) as dense features, scaled by this (0: none)")
@@ -555,7 +566,8 @@ def main() -> None:
             "out_of_fold_dev_attacks_caught": round(caught, 4), "max_false": args.max_false,
             "l2": args.l2, "steps": args.steps, "hand_weight": args.hand_weight, "class_scale": args.class_scale,
             "evidence_floor": args.evidence_floor, "folds": "by family", "calibrate": args.calibrate,
-            "author_max_false": args.author_max_false, "author_clean_weight": args.author_clean_weight}
+            "author_max_false": args.author_max_false, "author_clean_weight": args.author_clean_weight,
+            "without_class": args.without_class}
     meta["mood"] = not args.no_mood
     meta["structure"] = args.structure
     meta["folds"] = f"by {args.group}" if args.calibrate == "banks" else "by author"

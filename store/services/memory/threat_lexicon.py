@@ -225,6 +225,15 @@ CLASSES: dict[str, str] = {
         überweis* erstattung konto
         перевед* оплат* возврат
     """,
+    "never": """
+        never dont forbidden prohibited avoid refrain
+        不要 不得 不准 不许 不許 禁止 严禁 嚴禁 切勿 请勿 請勿 绝不 絕不 永远不 永遠不 千万别 千萬別 从不 從不
+        しないで ないでくだ てはいけ ないこと 禁止 厳禁 決して
+        nunca jamás prohibid* evit*
+        jamais interdit* évite* éviter
+        nie niemals verboten untersagt keinesfalls
+        никогда нельзя запрещ* избега*
+    """,
     "memory": """
         memory memories note notes saved stored remember
         记忆 記憶 笔记 筆記 备忘 備忘 这条 這條 记住 記住
@@ -293,6 +302,9 @@ PHRASES: dict[str, tuple[str, ...]] = {
     "role": ("work for", "act as", "works for", "speak for", "answer to"),
     "hidden": ("word for", "system prompt", "mot pour", "wort für"),
     "userp": ("chat partner", "person typing"),
+    # a prohibition: "don't" and "mustn't" are split at the apostrophe (straight or curly) like every word
+    "never": ("don t", "do not", "must not", "mustn t", "should not", "shouldn t", "may not", "not allowed",
+              "no uses", "ne pas", "не используй", "не отключай"),
 }
 
 _WORDS, _STEMS, _PAIRS, _CJKS, _CJK1, _JOINED, _JOINED_RE = _build()
