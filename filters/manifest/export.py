@@ -87,7 +87,9 @@ MANIFEST_POLICY_REVISION = M + "policy_revision"
 MANIFEST_SHA256 = M + "sha256"
 MANIFEST_JSON = M + "json"
 MANIFEST_TRUNCATED = M + "truncated"
-MANIFEST_STORED = M + "stored"
+MANIFEST_STORED = M + "stored"  # true only once the manifest is committed (``store_outcome``)
+MANIFEST_STORE_STATE = M + "store_state"  # stored | failed | pending | off
+MANIFEST_STORE_ERROR = M + "store_error"  # the failed write's error type
 MANIFEST_EVENTS_DROPPED = M + "events_dropped"
 # the rules the model saw: bundle files and records, the agent's own rule files, compaction
 MANIFEST_RULES_FILE_COUNT = M + "rules.file_count"
@@ -110,6 +112,7 @@ METRIC_INJECTED_TOKENS = "ctxproxy.context.injected_tokens"
 METRIC_PRUNED_TOKENS = "ctxproxy.tool_output.pruned_tokens"
 METRIC_REDACTIONS = "ctxproxy.redactions"
 METRIC_FILTER_DURATION = "ctxproxy.filter.duration"
+METRIC_MANIFEST_WRITE_FAILURES = "ctxproxy.manifest.write_failures"
 
 # Bucket advice: the conventions' for tokens and durations; ours for filters (fast).
 TOKEN_BUCKETS = (1, 4, 16, 64, 256, 1024, 4096, 16384, 65536, 262144, 1048576, 4194304, 16777216, 67108864)
@@ -174,6 +177,11 @@ class TurnMetrics:
         self.filter_duration = meter.create_histogram(
             METRIC_FILTER_DURATION, "s", "Time spent in each filter per turn (all its hooks).",
             explicit_bucket_boundaries_advisory=FILTER_BUCKETS)
+        self.manifest_write_failures = meter.create_counter(
+            METRIC_MANIFEST_WRITE_FAILURES, "{manifest}", "Turn manifests whose write to the store failed.")
+
+    def manifest_not_stored(self, n: int, error_type: str) -> None:
+        self.manifest_write_failures.add(n, {ERROR_TYPE: error_type})
 
     def record(self, m: Mapping[str, Any], filter_names: Sequence[str]) -> None:
         base = {GEN_AI_OPERATION_NAME: OPERATION_CHAT, GEN_AI_PROVIDER_NAME: m.get("provider") or "",
@@ -224,12 +232,13 @@ def parent_context(headers: Any) -> Any:
 
 
 def export_span(tracer: Any, turn: Any, m: Mapping[str, Any], manifest_attrs: Callable[[], Mapping[str, Any]],
-                *, end_ns: int, max_events: int, content: Callable[[], Mapping[str, Any] | None] | None = None
-                ) -> Any:
+                *, end_ns: int, max_events: int, content: Callable[[], Mapping[str, Any] | None] | None = None,
+                hold: Callable[[Any, int], None] | None = None) -> Any:
     """One CLIENT span ``chat {model}`` for the turn, with its child spans and
-    events; returns the span (already ended). ``manifest_attrs`` (the
-    ``ctxproxy.manifest.*`` attributes) and ``content`` are only computed when
-    the sampler records the span."""
+    events; returns the span. ``manifest_attrs`` (the ``ctxproxy.manifest.*``
+    attributes) and ``content`` are only computed when the sampler records the
+    span. A recorded span is ended here, or, given ``hold``, handed to
+    ``hold(span, end_time)`` to end later (it is exported once ended)."""
     model = m.get("model") or ""
     start_attrs = {GEN_AI_OPERATION_NAME: OPERATION_CHAT, GEN_AI_PROVIDER_NAME: m.get("provider") or "",
                    GEN_AI_REQUEST_MODEL: model}
@@ -241,6 +250,7 @@ def export_span(tracer: Any, turn: Any, m: Mapping[str, Any], manifest_attrs: Ca
     span = tracer.start_span(f"{OPERATION_CHAT} {model}" if model else OPERATION_CHAT,
                              context=parent_context(turn.headers), kind=SpanKind.CLIENT,
                              attributes=start_attrs, start_time=start_ns)
+    held = False
     try:
         if span.is_recording():
             _end_attributes(span, m, manifest_attrs())
@@ -251,8 +261,12 @@ def export_span(tracer: Any, turn: Any, m: Mapping[str, Any], manifest_attrs: Ca
             _children(tracer, span, turn, m)
             if m.get("error"):
                 span.set_status(Status(StatusCode.ERROR, str(m["error"])))
+            if hold is not None:
+                hold(span, max(end_ns, start_ns))
+                held = True
     finally:
-        span.end(end_time=max(end_ns, start_ns))
+        if not held:
+            span.end(end_time=max(end_ns, start_ns))
     return span
 
 

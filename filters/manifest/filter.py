@@ -66,6 +66,8 @@ from .export import (
     MANIFEST_SEGMENT_COUNT,
     MANIFEST_SEGMENT_KINDS,
     MANIFEST_SHA256,
+    MANIFEST_STORE_ERROR,
+    MANIFEST_STORE_STATE,
     MANIFEST_STORED,
     MANIFEST_TOKEN_BUDGET,
     MANIFEST_TOKENS,
@@ -83,6 +85,7 @@ from .export import (
     MANIFEST_RULES_REFUSED_COUNT,
 )
 from ..view import TEXT, THINKING
+from .store_outcome import FAILED, OFF, STORED, Handed, Handover
 
 log = logging.getLogger("ctxproxy.filters.manifest")
 
@@ -101,6 +104,7 @@ REDACTION_PROFILE = "redaction_profile"  # the field whose presence says redact 
 @dataclass(frozen=True)
 class ManifestConfig:
     store: bool = True  # keep each turn's manifest (audit; GET /ctx/v1/manifests/{turn_id})
+    store_wait: float = 5.0  # s a turn's span waits for its manifest's write to commit (0: export at once, "pending")
     export: bool = True  # span + metrics, when OTEL_* configures an exporter
     json_max_chars: int = 8192  # cap of the ctxproxy.manifest.json span attribute (then truncated=true)
     max_span_events: int = 128  # segment / redaction / pruned / effect events per span; the rest are counted
@@ -115,6 +119,8 @@ class ManifestConfig:
             raise ConfigError(f"{path}.json_max_chars: expected at least 256, got {self.json_max_chars}")
         if self.max_span_events < 0:
             raise ConfigError(f"{path}.max_span_events: expected 0 or more, got {self.max_span_events}")
+        if not self.store_wait >= 0:
+            raise ConfigError(f"{path}.store_wait: expected 0 or more seconds, got {self.store_wait}")
         if self.content_max_chars < 0:
             raise ConfigError(f"{path}.content_max_chars: expected 0 or more, got {self.content_max_chars}")
 
@@ -260,6 +266,9 @@ class ManifestFilter(Filter):
         self._servers: dict[str, tuple[str | None, int | None]] = {}
         self._warned: set[str] = set()
         self.filter_names = _filter_names()
+        metrics = getattr(self.telemetry, "metrics", None)
+        self.handover = Handover(self._read_back, metrics.manifest_not_stored if metrics is not None else None,
+                                 config.store_wait)
 
     @classmethod
     def create(cls, config: ManifestConfig | None, services: Services) -> "ManifestFilter":
@@ -313,7 +322,7 @@ class ManifestFilter(Filter):
         exporting = tel is not None and (tel.tracer is not None or tel.metrics is not None)
         if exporting:
             seen.doc  # noqa: B018 (built here, on the loop)
-        stored = self._store(turn, seen)
+        handed = self._store(turn, seen)
         if not exporting:
             return
         m = seen.doc
@@ -321,46 +330,49 @@ class ManifestFilter(Filter):
             if tel.tracer is not None:
                 def manifest_attrs() -> dict[str, Any]:
                     attrs = summarize(m)
-                    attrs[MANIFEST_STORED] = stored
+                    attrs.update(store_attributes(handed.state, handed.error))  # as known now
                     attrs[MANIFEST_JSON], attrs[MANIFEST_TRUNCATED] = manifest_json(m, self.config.json_max_chars)
                     return attrs
 
+                # A manifest still on its way to the store: the span ends once its outcome is known.
+                hold = _held(handed) if handed.waiting and self.config.store_wait > 0 else None
                 export_span(tel.tracer, turn, m, manifest_attrs, end_ns=end_ns,
-                            max_events=self.config.max_span_events, content=lambda: self._content(turn, seen, m))
+                            max_events=self.config.max_span_events, content=lambda: self._content(turn, seen, m),
+                            hold=hold)
             if tel.metrics is not None:
                 tel.metrics.record(m, self.filter_names)
         except Exception as exc:  # telemetry never fails a turn
             self._warn("export", f"telemetry export failed: {type(exc).__name__}")
 
     # -- helpers ---------------------------------------------------------------
-    def _store(self, turn: Turn, seen: _Seen) -> bool:
+    def _store(self, turn: Turn, seen: _Seen) -> Handed:
         """Queue the manifest on the store's background writer (group commit,
         off the event loop: the turns ending within one linger are built and
-        written by one op); without one, write it now. True once handed over."""
+        written by one op); without one, write it now. The Handed says what
+        became of it: stored, failed, off, or still on its way (``waiting``)."""
         store = self.store
+        tenant = _str(turn.identity.tenant) or "default"  # the document's own tenant field
         if store is None:
-            return False
+            return Handed(tenant, turn.turn_id, OFF)
         ident = turn.identity
-        # the document's own tenant and session fields, as build_manifest lays them out
-        item = (_str(ident.tenant) or "default", turn.turn_id, seen, _str(ident.session) or None, ident.user or None)
+        item = (tenant, turn.turn_id, seen, _str(ident.session) or None, ident.user or None)
         writer = turn.services.writer
         try:
             if writer is not None:
-                fut = writer.gather(self._write_stored, item, _build_stored)
-                if fut is not None and fut.done() and fut.exception() is not None:
-                    raise fut.exception()  # refused at once (the writer is closed): not stored
-                if fut is not None:  # one callback per op, not per turn
-                    fut.add_done_callback(lambda f: f.exception() is not None and self._warn(
-                        "store", f"storing the manifests failed: {type(f.exception()).__name__}"))
-                return True
+                return self.handover.hand(writer, self._write_stored, item, _build_stored, tenant, turn.turn_id)
             with store.batch() as b:
                 _write_manifests(b, [item])
-            return True
+            return Handed(tenant, turn.turn_id, STORED)
         except Exception as exc:
             self._warn("store", f"storing the manifest failed: {type(exc).__name__}")
             if self.name not in turn.degraded:
                 turn.degraded.append(self.name)
-            return False
+            return Handed(tenant, turn.turn_id, FAILED, type(exc).__name__)
+
+    def _read_back(self, tenant: str, turn_id: str) -> bool:
+        """Whether the store holds this turn's manifest (asked after a failed write)."""
+        store = self.store
+        return store is not None and store.manifests.get(tenant, turn_id) is not None
 
     @staticmethod
     def _write_stored(batch: Any, items: list[tuple]) -> None:
@@ -427,6 +439,28 @@ class ManifestFilter(Filter):
             log.warning("manifest: %s", message)
         else:
             log.debug("manifest: %s", message)
+
+
+def store_attributes(state: str, error: str | None) -> dict[str, Any]:
+    """What the span says of the manifest's write: ``stored`` true only once committed."""
+    attrs: dict[str, Any] = {MANIFEST_STORED: state == STORED, MANIFEST_STORE_STATE: state}
+    if error:
+        attrs[MANIFEST_STORE_ERROR] = error
+    return attrs
+
+
+def _held(handed: Handed) -> Any:
+    """What ends a turn's span once its manifest's write has an outcome."""
+    def hold(span: Any, end_time: int) -> None:
+        def settle(state: str, error: str | None) -> None:
+            try:
+                span.set_attributes(store_attributes(state, error))
+            finally:
+                span.end(end_time=end_time)
+
+        handed.hold(settle)
+
+    return hold
 
 
 def _build_stored(item: tuple) -> None:

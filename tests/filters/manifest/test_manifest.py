@@ -546,10 +546,12 @@ def test_with_an_exporter_the_manifest_is_built_at_the_turns_end(tmp_path, monke
         p.run_response(turn, ADAPTERS["anthropic"].parse_response(whole))
         p.run_end(turn)
         assert where == [threading.current_thread().name]  # the span needed it now
-        (span,) = exporter.get_finished_spans()
+        assert not exporter.get_finished_spans()  # held until the write commits
         writer.flush()
+        (span,) = exporter.get_finished_spans()
         stored = store.manifests.get("acme", turn.turn_id).data
         assert span.attributes["ctxproxy.manifest.sha256"] == stored["sha256"] and len(where) == 1
+        assert span.attributes["ctxproxy.manifest.stored"] is True
     finally:
         writer.close()
         store.close()
