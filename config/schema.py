@@ -32,6 +32,7 @@ class ServerConfig:
     secret_file: str = ""  # server secret for per-session keys; default <data_dir>/secret
     shutdown_timeout: float = 5.0  # on SIGTERM/SIGINT, seconds requests in flight get before they are cut
     coalesce_deltas: bool = True  # a stream's text deltas that arrive in one read go on as one event
+    loop: Literal["auto", "asyncio", "uvloop"] = "auto"  # auto: uvloop when installed (proxy/event_loop.py)
 
     def validate(self, path: str) -> None:
         if not 0 <= self.port <= 65535:

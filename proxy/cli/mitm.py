@@ -8,7 +8,6 @@ decrypted; every other host passes through as TLS, untouched. Needs the
 from __future__ import annotations
 
 import argparse
-import asyncio
 import logging
 import shlex
 import sys
@@ -55,6 +54,7 @@ def run(args: argparse.Namespace) -> int:
         return 0
     from .main import _check_pipeline, _log_level
     from ..edge.server import LOG_FORMAT, ServeError
+    from ..event_loop import LoopUnavailable, run_on
     from ..mitm.server import serve_mitm
 
     level = _log_level(args.log_level)
@@ -63,8 +63,8 @@ def run(args: argparse.Namespace) -> int:
     if level != "DEBUG":  # one line per client connection otherwise
         logging.getLogger("mitmproxy").setLevel(logging.WARNING)
     try:
-        asyncio.run(serve_mitm(cfg))
-    except ServeError as exc:
+        run_on(cfg.server.loop, serve_mitm(cfg))
+    except (ServeError, LoopUnavailable) as exc:
         print(f"ctxproxy: {exc}", file=sys.stderr)
         return 1
     return 0

@@ -36,6 +36,7 @@ from ..admin.app import add_admin_routes
 from .app_state import APP_STATE, AppState, InFlight, version
 from ..auth import KeyRefusal, peer_of, warn_if_open
 from ..engine import engine_for
+from ..event_loop import LoopUnavailable, loop_factory, loop_name, run_on
 from .errors import error_response, family_api, refusal_response, response_for
 from .relay import Relay
 from ..routing import Router
@@ -252,8 +253,8 @@ async def serve_forever(cfg: Config, reuse_port: bool = False, ready: Any = None
         except OSError as exc:
             why = os.strerror(exc.errno) if exc.errno else str(exc)
             raise ServeError(f"cannot listen on {cfg.server.host}:{cfg.server.port}: {why}") from None
-        log.info("ctxproxy %s listening on http://%s:%d (pid %d)", version(), cfg.server.host, cfg.server.port,
-                 os.getpid())
+        log.info("ctxproxy %s listening on http://%s:%d (pid %d), event loop %s", version(), cfg.server.host,
+                 cfg.server.port, os.getpid(), loop_name(loop))
         warn_if_open(cfg)
         if ready is not None:
             ready()
@@ -294,7 +295,7 @@ def _worker(cfg: Config, log_level: str, ready: Any) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     logging.basicConfig(level=log_level, format=LOG_FORMAT)
     try:
-        asyncio.run(serve_forever(cfg, reuse_port=True, ready=ready.set, signals=(signal.SIGTERM,)))
+        run_on(cfg.server.loop, serve_forever(cfg, reuse_port=True, ready=ready.set, signals=(signal.SIGTERM,)))
     except ConfigError as exc:
         log.error("config error: %s", exc)
         sys.exit(2)
@@ -307,8 +308,12 @@ def run(cfg: Config, log_level: str = "INFO") -> int:
     """Serve in this process, or in ``workers`` processes sharing one port.
     Returns the exit code: 0 after a signal stopped every process cleanly, else
     non-zero (a worker that could not start or died takes the others down)."""
+    try:
+        loop_factory(cfg.server.loop)  # stops here, not in each worker, when the configured loop is missing
+    except LoopUnavailable as exc:
+        raise ServeError(str(exc)) from None
     if cfg.server.workers <= 1:
-        asyncio.run(serve_forever(cfg))
+        run_on(cfg.server.loop, serve_forever(cfg))
         return 0
     if not hasattr(socket, "SO_REUSEPORT"):
         raise ServeError("--workers needs SO_REUSEPORT, which this platform lacks")

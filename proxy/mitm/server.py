@@ -26,6 +26,7 @@ from ctxproxy.config import Config
 from ctxproxy.filters import Services
 
 from ..engine import engine_for
+from ..event_loop import loop_factory
 from .ca import confdir, ensure_ca
 from .hosts import HostRouter
 from ..routing import Router
@@ -186,9 +187,10 @@ class MitmThread:
         return self.proxy
 
     def _run(self) -> None:
-        self.loop = asyncio.new_event_loop()
-        asyncio.set_event_loop(self.loop)
         try:
+            factory = loop_factory(self.cfg.server.loop)  # the loop `ctxproxy mitm` would run on
+            self.loop = factory() if factory is not None else asyncio.new_event_loop()
+            asyncio.set_event_loop(self.loop)
             self.proxy = MitmProxy(self.cfg, **self.kwargs)
             self.loop.run_until_complete(self.proxy.start(self.ours))
         except BaseException as exc:

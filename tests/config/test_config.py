@@ -77,6 +77,7 @@ def test_a_second_default_route_for_one_api_names_the_first(tmp_path):
     ("[server]\nprot = 1\n", "server.prot: unknown key"),
     ("[server]\nport = \"80\"\n", "server.port: expected an integer, got a string"),
     ("[server]\nport = 70000\n", "server.port: expected 0..65535"),
+    ("[server]\nloop = \"trio\"\n", "server.loop: expected one of"),
     ("[upstream]\nread_timeout = -1\n", "upstream.read_timeout: expected a positive number"),
     ("[routes.x]\napi = \"grpc\"\nupstream = \"http://a\"\nprefix = \"/x\"\n", "routes.x.api: expected one of"),
     ("[routes.x]\nupstream = \"ftp://a\"\nprefix = \"/x\"\n", "routes.x.upstream: expected an http(s) URL"),

@@ -170,3 +170,23 @@ def test_workers_starting_together_share_one_whole_secret(tmp_path):
         assert len(got) == 8 and len(set(got)) == 1 and len(got[0]) == 32
         assert [p.name for p in (tmp_path / f"d{n}").iterdir()] == ["secret"]  # no temporary file left
         assert (tmp_path / f"d{n}" / "secret").stat().st_mode & 0o777 == 0o600
+
+
+def test_serve_runs_on_the_configured_event_loop(tmp_path, running):
+    """``[server] loop``: "auto" takes uvloop where it is installed (a dependency on every
+    platform it builds for), "asyncio" keeps asyncio's own loop; the start-up line says which."""
+    try:
+        import uvloop  # noqa: F401
+        auto = "uvloop"
+    except ImportError:
+        auto = "asyncio"
+    forced = tmp_path / "asyncio.toml"
+    forced.write_text('[server]\nloop = "asyncio"\n')
+    for extra, want in (((), auto), (("--config", str(forced)), "asyncio")):
+        port = free_port()
+        r = running("--port", str(port), "--data-dir", str(tmp_path / want), "--log-level", "info", *extra)
+        pid = next(iter(r.pids(port, 1)))
+        r.proc.send_signal(signal.SIGTERM)
+        err = r.stderr()
+        assert r.proc.returncode == 0, err
+        assert f"(pid {pid}), event loop {want}" in err, err
