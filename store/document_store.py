@@ -8,6 +8,7 @@ A backend subclasses ``DocumentRules`` and keeps the records (the dicts
 
     _read_in(txn, tenant, id)                 the record, or None
     _store_in(txn, tenant, id, rec, old)      write it, its scope entries replacing ``old``'s
+    _insert_in(txn, tenant, id, rec)          (optional) write it if none is there, else return that one
     _remove_in(txn, tenant, id, rec)          delete it and its scope entries
     _found_in(txn, tenant, session, subject)  the records filed under a session, a subject, or all
 """
@@ -49,6 +50,16 @@ class DocumentRules:
     def _found_in(self, txn: Any, tenant: str, session: str | None, subject: str | None) -> list[dict[str, Any]]:
         raise NotImplementedError
 
+    def _insert_in(self, txn: Any, tenant: str, id: str, rec: Mapping[str, Any]) -> dict[str, Any] | None:
+        """Store ``rec`` as a new document and return None; if one is there
+        already, write nothing and return it. A backend that can do both in
+        one step (LMDB: a put that refuses to overwrite) spares a new
+        document's read, which is every turn's manifest."""
+        old = self._read_in(txn, tenant, id)
+        if old is None:
+            self._store_in(txn, tenant, id, rec, None)
+        return old
+
     def _doc(self, tenant: str, rec: Mapping[str, Any]) -> StoredDoc:
         return StoredDoc(kind=self.kind, tenant=tenant, id=rec["id"], data=rec["data"],
                          created_at=rec["created_at"], updated_at=rec["updated_at"],
@@ -62,12 +73,14 @@ class DocumentRules:
 
     def _record_in(self, txn: Any, tenant: str, id: str, data: Mapping[str, Any], session: str | None,
                    subject: str | None, sessions: Sequence[str], now: float) -> dict[str, Any]:
-        old = self._read_in(txn, tenant, id)
         rec = {"v": RECORD_VERSION, "tenant": tenant, "id": id, "session": session, "subject": subject,
-               "created_at": now if old is None else old["created_at"], "updated_at": now, "data": data}
+               "created_at": now, "updated_at": now, "data": data}
         if sessions:
             rec["sessions"] = list(sessions)
-        self._store_in(txn, tenant, id, rec, old)
+        old = self._insert_in(txn, tenant, id, rec)
+        if old is not None:  # a replace keeps when the document was first stored
+            rec["created_at"] = old["created_at"]
+            self._store_in(txn, tenant, id, rec, old)
         return rec
 
     def put(self, tenant: str, id: str, data: Mapping[str, Any], *, session: str | None = None,

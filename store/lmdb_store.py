@@ -430,17 +430,32 @@ class LMDBDocuments(DocumentRules):
     def _db(self) -> Any:
         return self._ctx.dbs[self.kind]
 
+    def __init__(self, kind: str, x: Any, ctx: Any, index: Any = None) -> None:
+        super().__init__(kind, x, ctx, index)
+        self._kind_part = kind.encode()
+        self._id_what = f"{kind} id"
+
     def _scope_keys(self, tenant: str, rec: Mapping[str, Any], id_part: bytes) -> list[bytes]:
-        out = []
-        kind = self.kind.encode()
-        for s in doc_sessions(rec):
-            out.append(keys.key(tenant, kind, b"s", keys.part(s, "session"), id_part))
+        """``tenant, kind, s, session, id`` for each of its sessions, ``tenant, kind, u, subject, id``."""
+        under = keys.tenant_prefix(tenant) + self._kind_part + keys.SEP
+        tail = keys.SEP + id_part
+        out = [under + b"s" + keys.SEP + keys.part(s, "session") + tail for s in doc_sessions(rec)]
         if rec.get("subject") is not None:
-            out.append(keys.key(tenant, kind, b"u", keys.part(rec["subject"], "subject"), id_part))
+            out.append(under + b"u" + keys.SEP + keys.part(rec["subject"], "subject") + tail)
         return out
 
     def _pk(self, tenant: str, id: str) -> bytes:
-        return keys.key(tenant, keys.part(id, f"{self.kind} id"))
+        return keys.key(tenant, keys.part(id, self._id_what))
+
+    def _insert_in(self, txn: Any, tenant: str, id: str, rec: Mapping[str, Any]) -> dict[str, Any] | None:
+        ip = keys.part(id, self._id_what)
+        pk = keys.tenant_prefix(tenant) + ip
+        if not txn.put(pk, _dump(self.kind, rec), db=self._db, overwrite=False):  # one is there: nothing written
+            return _load(self.kind, txn.get(pk, db=self._db), tenant)
+        scope = self._scope
+        for k in self._scope_keys(tenant, rec, ip):
+            txn.put(k, b"", db=scope)
+        return None
 
     def _read_in(self, txn: Any, tenant: str, id: str) -> dict[str, Any] | None:
         raw = txn.get(self._pk(tenant, id), db=self._db)
@@ -448,7 +463,7 @@ class LMDBDocuments(DocumentRules):
 
     def _store_in(self, txn: Any, tenant: str, id: str, rec: Mapping[str, Any],
                   old: Mapping[str, Any] | None) -> None:
-        ip = keys.part(id, f"{self.kind} id")
+        ip = keys.part(id, self._id_what)
         if old is not None:
             for k in self._scope_keys(tenant, old, ip):
                 txn.delete(k, db=self._scope)

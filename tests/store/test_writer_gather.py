@@ -115,7 +115,7 @@ def test_items_queued_before_close_are_written_though_a_gather_comes_after_it(st
     assert stored(store) == {"turn1": {"n": 1}, "turn2": {"n": 2}}
 
 
-def test_items_are_prepared_on_the_writer_thread_while_it_lingers_one_at_a_time(store):
+def test_items_are_prepared_on_the_writer_thread_while_it_lingers(store):
     """``prepare`` runs on the writer's thread before the op that writes its item,
     while the writer waits for more, each item once; the op does not wait for it."""
     import threading
@@ -155,5 +155,35 @@ def test_an_item_flushed_before_it_was_prepared_is_written_all_the_same(store):
         writer.gather(put_all, ("turn0", {"n": 0}), lambda item: prepared.append(item[0]))
         writer.flush()
         assert stored(store) == {"turn0": {"n": 0}}
+    finally:
+        writer.close()
+
+
+def test_many_items_gathered_at_once_are_each_prepared_once_in_order(store):
+    """More items than one go prepares (``PREPARE_MAX``) gathered while the writer
+    waits: every one is prepared, once, in the order gathered, before it is written."""
+    import threading
+
+    from ctxproxy.store.writer import PREPARE_MAX
+
+    n = 2 * PREPARE_MAX + 3
+    prepared: list[str] = []
+    ready = threading.Event()
+
+    def prepare(item):
+        prepared.append(item[0])
+        if len(prepared) == n:
+            ready.set()
+
+    calls.clear()
+    writer = BackgroundWriter(store, linger=5.0)
+    try:
+        for i in range(n):
+            writer.gather(put_all, (f"turn{i:02d}", {"n": i}), prepare)
+        assert ready.wait(5.0)
+        assert prepared == [f"turn{i:02d}" for i in range(n)]
+        assert stored(store) == {}
+        writer.flush()
+        assert stored(store) == {f"turn{i:02d}": {"n": i} for i in range(n)}
     finally:
         writer.close()
