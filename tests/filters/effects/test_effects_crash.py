@@ -123,6 +123,8 @@ ZYGOTE = r"""
 import json, os, signal, sys
 import ctxproxy.proxy.cli.main as cli
 import ctxproxy.proxy.edge.server, ctxproxy.filters.identify, ctxproxy.filters.effects.filter, ctxproxy.filters.inject.filter
+import ctxproxy.store.services.memory.tool, ctxproxy.store.services.redaction  # serve's start imports these: the
+# memory gate compiles its threat rules as it loads (~2 s of a forked child's start otherwise)
 from ctxproxy.filters.tokens import encoding
 encoding()  # the vocabulary, shared copy-on-write by every child
 signal.signal(signal.SIGCHLD, signal.SIG_IGN)  # children are reaped by the kernel
@@ -234,8 +236,10 @@ async def drive(sessions: list[str], proxies: list[ProxyProcess], stop: asyncio.
 
 
 def check_ledger(store, requests) -> int:
-    """Every tool result in every request the provider received is recorded, completed."""
+    """Every tool result in every request the provider received is recorded, completed (each
+    distinct result once: a request carries its session's whole history)."""
     checked = 0
+    seen: set[tuple[str, str, str]] = set()
     for rec in requests:
         body = rec.json
         if not isinstance(body, dict) or rec.api != "anthropic":
@@ -248,8 +252,9 @@ def check_ledger(store, requests) -> int:
             if msg["role"] != "user" or not isinstance(msg["content"], list):
                 continue
             for block in msg["content"]:
-                if block.get("type") != "tool_result":
+                if block.get("type") != "tool_result" or (session, block["tool_use_id"], block["content"]) in seen:
                     continue
+                seen.add((session, block["tool_use_id"], block["content"]))
                 effect = store.effects.by_call_id("default", block["tool_use_id"], session=session)
                 assert effect is not None, f"no effect for {block['tool_use_id']} ({session})"
                 assert effect.state == "completed", (effect, store.effects.by_key("default", effect.key))
