@@ -14,7 +14,9 @@ the last byte (``on_response_end``, also on errors and disconnects) it takes
 what the manifest is made of, and the manifest is built by the store's writer
 thread, which stores it in ``store.manifests`` (by turn id; listable by
 session); when an exporter is configured it is built at once and exported as
-one OTel span with events, plus metrics (``export``).
+one OTel span with events, plus metrics (``export``). The span ends once the
+manifest's write has an outcome, so it says stored only of a committed
+manifest (``store_outcome``).
 
 What the model saw, not what was offered: segments are listed in the order
 the request carries them, each with where it actually went (a stable segment

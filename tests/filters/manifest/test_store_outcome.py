@@ -13,6 +13,7 @@ import time
 import aiohttp
 import pytest
 
+from ctxproxy.config import ConfigError, parse_section
 from ctxproxy.filters import Pipeline
 from ctxproxy.filters.manifest.filter import ManifestConfig, ManifestFilter
 from ctxproxy.proxy.adapters import ADAPTERS
@@ -163,3 +164,10 @@ def test_store_wait_zero_exports_at_once_as_pending(tmp_path):
     finally:
         writer.close()
         store.close()
+
+
+def test_store_wait_config():
+    assert parse_section(ManifestConfig, None, "filters.manifest").store_wait == 5.0
+    assert parse_section(ManifestConfig, {"store_wait": 0}, "filters.manifest").store_wait == 0
+    with pytest.raises(ConfigError, match=r"filters\.manifest\.store_wait"):
+        parse_section(ManifestConfig, {"store_wait": -1}, "filters.manifest")
