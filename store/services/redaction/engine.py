@@ -577,7 +577,7 @@ class _PendingIndex:
 
 class _Search:
     """The walk of ``_FirstCharTable`` and ``_JoinedTable``: ``masks()`` and the
-    regexes to try where a mask has bits (``_tries``: (bits, table, bucket) each)."""
+    regexes to try where a mask has bits (``_tries``: (bits, table, bucket, singles, single, shift) each: the table's alternatives are bits ``shift`` and up)."""
 
     _narrow: bool
     _tries: tuple
@@ -635,15 +635,36 @@ def _walk(before: list, after: list, tries: tuple, text: str, pos: int, end: int
             x = ord(text[p - 2]) if p > 1 else 129
             m &= befores[cmap[x if x < 128 else 128]][prev][c]
         if m:
-            for bits, table, bucket in tries:
-                if m & bits:
-                    rx = table[c]
-                    if rx is False:
-                        rx = bucket(c)
-                    if rx is not None and rx.match(text, p):
-                        return p
+            for bits, table, bucket, singles, single, shift in tries:
+                x = m & bits
+                if not x:
+                    continue
+                if x.bit_count() <= FEW:  # the few alternatives the masks left, each alone
+                    x >>= shift
+                    while x:
+                        low = x & -x
+                        i = low.bit_length() - 1
+                        rx = singles[i]
+                        if rx is False:
+                            rx = single(i)
+                        if rx.match(text, p):
+                            return p
+                        x ^= low
+                    continue
+                rx = table[c]
+                if rx is False:
+                    rx = bucket(c)
+                if rx is not None and rx.match(text, p):
+                    return p
         p += 1
     return end
+
+
+# Up to this many alternatives left by the masks at a position are tried one regex each;
+# more, the character's whole bucket in one. A bucket holds up to ~250 alternatives and
+# the masks leave one to three of them at most positions a walk tries: one bucket try was
+# 3-7 us where the one alternative's is well under one.
+FEW = 6
 
 
 _CLAMP = bytes(range(128)) + bytes([128]) * 128  # every byte of a non-ASCII character: 128
@@ -660,8 +681,11 @@ class _JoinedTable(_Search):
         self._shift = len(first._alts)
         self._narrow = first._narrow or second._narrow
         low = (1 << self._shift) - 1
-        self._tries = ((low, first._table, first.bucket), (~low, second._table, second.bucket))
-        self._spaced_tries = ((low, first._spaced, first.spaced_bucket), (~low, second._spaced, second.spaced_bucket))
+        k = self._shift
+        self._tries = ((low, first._table, first.bucket, first._singles, first.single, 0),
+                       (~low, second._table, second.bucket, second._singles, second.single, k))
+        self._spaced_tries = ((low, first._spaced, first.spaced_bucket, first._singles, first.single, 0),
+                              (~low, second._spaced, second.spaced_bucket, second._singles, second.single, k))
         self._masks = None
         self._classes = None
 
@@ -738,8 +762,9 @@ class _FirstCharTable(_Search):
         self._spaced: list[re.Pattern | None | bool] = [False] * 129
         self._masks = None
         self._classes = None if two_back else False  # two_back: ``classes()`` is built
-        self._tries = ((-1, self._table, self.bucket),)
-        self._spaced_tries = ((-1, self._spaced, self.spaced_bucket),)
+        self._singles: list[re.Pattern | bool] = [False] * len(alts)  # each alternative alone (``single``)
+        self._tries = ((-1, self._table, self.bucket, self._singles, self.single, 0),)
+        self._spaced_tries = ((-1, self._spaced, self.spaced_bucket, self._singles, self.single, 0),)
         self._compiled: dict[tuple[int, ...], re.Pattern] = {}
         self._lock = threading.Lock()
 
@@ -754,6 +779,14 @@ class _FirstCharTable(_Search):
         rx = self._spaced[c]
         if rx is False:
             rx = self._spaced[c] = self._regex(self._spaced_members[c])
+        return rx  # type: ignore[return-value]
+
+    def single(self, i: int) -> re.Pattern:
+        """Alternative ``i`` alone, anchored as a bucket is (a walk tries it where the
+        masks leave few alternatives)."""
+        rx = self._singles[i]
+        if rx is False:
+            rx = self._singles[i] = re.compile("(?:" + self._alts[i] + r")\Z", re.ASCII)
         return rx  # type: ignore[return-value]
 
     def _regex(self, members: tuple[int, ...]) -> re.Pattern | None:
@@ -842,13 +875,15 @@ class _FirstCharTable(_Search):
         for c in range(129):
             self.bucket(c)
             self.spaced_bucket(c)
+        for i in range(len(self._alts)):
+            self.single(i)
         self.masks()
         self.classes()
 
     @property
     def cold(self) -> int:
-        return (self._table.count(False) + self._spaced.count(False) + (self._masks is None)
-                + (self._classes is None))
+        return (self._table.count(False) + self._spaced.count(False) + self._singles.count(False)
+                + (self._masks is None) + (self._classes is None))
 
 
 def _looks_at(seconds: frozenset[int] | None, x: int) -> bool:
