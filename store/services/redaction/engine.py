@@ -577,7 +577,8 @@ class _PendingIndex:
 
 class _Search:
     """The walk of ``_FirstCharTable`` and ``_JoinedTable``: ``masks()`` and the
-    regexes to try where a mask has bits (``_tries``: (bits, table, bucket, singles, single, shift) each: the table's alternatives are bits ``shift`` and up)."""
+    regexes to try where a mask has bits (``_tries``: (bits, table, bucket, singles,
+    single, shift) each, the table's alternatives being the bits from ``shift`` up)."""
 
     _narrow: bool
     _tries: tuple
