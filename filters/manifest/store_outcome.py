@@ -131,6 +131,8 @@ class Handover:
     def _bound(self, op: _Op) -> None:
         """On an event loop, the op's spans wait at most ``wait`` seconds: a store that
         hangs (a write lock held elsewhere) delays no trace for longer."""
+        if self.wait <= 0:  # no span waits
+            return
         try:
             loop = asyncio.get_running_loop()
         except RuntimeError:  # no loop (embedded, a thread finishing turns at shutdown): spans wait for the write
