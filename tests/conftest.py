@@ -3,6 +3,7 @@ aiohttp servers on 127.0.0.1, started and stopped by each test."""
 from __future__ import annotations
 
 import os
+import re
 import sys
 from pathlib import Path
 
@@ -26,6 +27,12 @@ from ctxproxy.store import open_store  # noqa: E402
 settings.register_profile("ci", derandomize=True, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 settings.register_profile("explore", deadline=None, suppress_health_check=[HealthCheck.too_slow])
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
+
+# Each app a test starts builds its redaction registry anew (the registry is keyed by the test's own data
+# dir) and compiles ~1,000 regexes, more than re's 512-entry cache holds: every start compiled them all
+# again (~4 s a proxy on a loaded 2-core machine, most of a typical test). Compiled patterns are immutable,
+# so a cache that holds them all shares them across tests as re's own cache does within one app.
+re._MAXCACHE = max(re._MAXCACHE, 16384)
 
 
 @pytest.fixture
