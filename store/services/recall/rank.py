@@ -52,6 +52,9 @@ Per candidate, in order (each part is reported in the manifest):
   as well, and of two holding the same words, neither (``single_out``);
 - ``general_ask``: a message asking for general knowledge — what a concept is, how two
   differ, and nothing of the project (``general_ask.general``) — recalls nothing;
+- ``edit_ask``: a message asking only for a mechanical edit — a rename, a lint, typo or compile
+  error fixed, type hints, and nothing asked nor said of the project (``edit_ask.mechanical``) —
+  recalls nothing;
 - ``time_weight``: a question asking when (``query``'s ``temporal``: "when
   did…", "what year…", "how long ago…") raises by this share the score of
   each candidate that passed the floor and says when (``says_when``:
@@ -108,6 +111,7 @@ class RankConfig:
     question_chance: float = 0.3  # a one-sentence question: the share of the best ``chance`` a fact needs (0: off)
     question_match: float = 0.13  # ...and the ``match`` a fact needs (0: off)
     general_ask: bool = True  # a message asking what a concept is or how two differ recalls nothing (``general_ask``)
+    edit_ask: bool = True  # a message asking only a rename, a lint, typo or compile fix recalls nothing (``edit_ask``)
     generic_weight: float = 0.5  # weight in ``match`` and ``chance`` of a common word (``GENERIC``, stop words; 1: off)
     family_weight: float = 0.8  # a word's other forms (``morphology``: approval/approve, application/app; 0: off)
     single_out: bool = True  # a message more than one question: no candidate whose words another holds too

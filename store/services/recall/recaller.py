@@ -24,7 +24,7 @@ from typing import Any, Mapping, Sequence
 from ctxproxy.store.memory_index import MAX_TERMS as LOOKED_UP, Candidate
 from ctxproxy.store.sqlite_index import Viewer
 
-from . import general_ask
+from . import edit_ask, general_ask
 from . import judge
 from . import morphology
 from . import query as queries
@@ -75,6 +75,8 @@ class Recaller:
         own = own_words(query)
         if self.config.general_ask and general_ask.general(own[:max_chars]):
             return Recalled([], 0)  # what a concept is, how two differ: the same answer in every project
+        if self.config.edit_ask and edit_ask.mechanical(own[:max_chars]):
+            return Recalled([], 0)  # a rename, a lint error: the same edit whatever the project decided
         q = queries.parse(own, own_words(goal), max_chars, context)
         if not q and not held and not held_names:
             return Recalled([], 0)

@@ -26,7 +26,8 @@ def test_a_shared_extension_and_folder_name_no_subject(rs, monkeypatch):
     dev = Viewer("acme", user="dev")
 
     def ask(text: str) -> set[str]:
-        return {s.cand.statement for s in services.recaller(RankConfig()).recall(dev, text).items}
+        # a request for type hints is a mechanical edit too (``edit_ask``): off, the extension alone is tested
+        return {s.cand.statement for s in services.recaller(RankConfig(edit_ask=False)).recall(dev, text).items}
 
     assert ask("Add type hints to tools/reports/format.py and make mypy --strict pass on it.") == set()
     assert ask("when does tools/season_rollover.py run?") == {ROLLOVER}  # its own name still does

@@ -1,0 +1,64 @@
+"""A message asking only for a mechanical edit — a rename, a lint, typo or compile error fixed, a rewrite
+that keeps behaviour — recalls no memory: the edit is the same whatever the project decided, and the
+memory about the component it names shares its words, not a need. One that asks, speaks of the
+project or changes behaviour recalls as any (real LMDB store, real SQLite index)."""
+from __future__ import annotations
+
+import pytest
+from memhelp import put_memory
+
+from ctxproxy.store.services.recall.edit_ask import mechanical
+from ctxproxy.store.services.recall.rank import RankConfig
+from ctxproxy.store.sqlite_index import Viewer
+
+PORTAL = "The dealer portal uses TanStack Query and Tailwind, and component tests run with Vitest."
+OTHERS = ("Lunch is at noon on Fridays.", "The design team keeps the icon set in Figma.",
+          "Quarterly planning happens in the first week of each quarter.",
+          "The office printer on floor 3 needs a badge.", "Expense reports are due by the 5th of the month.",
+          "Session cookies expire after 12 hours of inactivity.", "The VPN certificate is renewed every spring.")
+RENAME = ("Rename the React component DealerFarmTable to FarmListTable everywhere in dealer-portal/src and "
+          "update the imports and the Vitest component tests.")
+
+
+@pytest.mark.parametrize("text", [
+    RENAME,
+    "rename the function calc_thing() in services/payouts/util.py to something meaningful, it computes "
+    "the number of business days between two dates, and update the callers",
+    "fix this lint error please",
+    "Fix the compile error.",
+    "fix typo 'teh telematics' in README",
+    "Add type hints to tools/reports/format.py and make mypy --strict pass on it.",
+    "Clean up the unused imports in services/dispatch and make the linter happy.",
+    "Refactor scheduler/booking/views.py: split the BookingView into smaller views and keep the URL names "
+    "the same.",
+    "Convert the LTI launch view from a function view to a class-based view, no behavior change.",
+])
+def test_a_mechanical_edit_is_one(text):
+    assert mechanical(text)
+
+
+@pytest.mark.parametrize("text", [
+    "I want to rename the column customers.fullname to customers.display_name. Write the migration for it.",
+    "Rename the env var STAGE_PORT, which port does staging listen on?",  # it asks
+    "rename the bucket variable; we deploy to the prod bucket on Fridays",  # the project's own
+    "refactor the shards balance model to use float so the discount math is easier",  # a change of behaviour
+    "Migrate the orders table to bigint ids, keep the column names the same.",  # a schema change
+    "fix the build error on the firmware runner",  # a build is the environment's, not the code's
+    "lint passes locally but fails in CI, why",
+])
+def test_a_request_that_asks_or_changes_behaviour_is_not(text):
+    assert not mechanical(text)
+
+
+def test_a_mechanical_edit_recalls_no_memory_holding_its_words(rs):
+    store, services = rs
+    for s in (PORTAL, *OTHERS):
+        put_memory(store, "acme", s, kind="fact", user="dev")
+    dev = Viewer("acme", user="dev")
+
+    def ask(text: str, **rank) -> set[str]:
+        return {s.cand.statement for s in services.recaller(RankConfig(**rank)).recall(dev, text).items}
+
+    assert ask(RENAME) == set()
+    assert ask(RENAME, edit_ask=False) == {PORTAL}
+    assert ask("which query library and test runner does the dealer portal use?") == {PORTAL}
