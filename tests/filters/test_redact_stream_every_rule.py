@@ -23,8 +23,7 @@ for _s in build_corpus(seed=21, positives_per_rule=1):
         SAMPLES[_s.rule] = _s
 
 
-async def _answer(proxy, stream: bool) -> str:
-    client = proxy.openai()
+async def _answer(client, stream: bool) -> str:
     if not stream:
         r = await client.chat.completions.create(model="gpt-x", messages=MSG)
         return _untagged(r.choices[0].message.content)
@@ -40,13 +39,14 @@ def _untagged(text: str) -> str:
 
 async def test_every_default_rule_cut_across_deltas(make_proxy, fake):
     proxy = await make_proxy(UNCOALESCED)
+    client = proxy.openai()  # one client for every turn, as an application keeps one
     assert len(SAMPLES) > 60
     for rule, sample in sorted(SAMPLES.items()):
         values = [v for _, v in sample.secrets]
         text = PROSE + sample.text
         at = text.index(values[0])
         fake.script(Reply.text(text + FILLER))
-        want = await _answer(proxy, stream=False)
+        want = await _answer(client, stream=False)
         assert not any(v in want for v in values), rule
         # a delta of k characters ends k, 2k... in: the first cut falls inside the secret at
         # its second character, its middle, and one before its end (a second one may too)
@@ -54,7 +54,7 @@ async def test_every_default_rule_cut_across_deltas(make_proxy, fake):
             k = at + offset
             body = text + FILLER * math.ceil(3 * k / len(FILLER))  # long enough for deltas of k
             fake.script(Reply.text(body, delta_chars=k))
-            got = await _answer(proxy, stream=True)
+            got = await _answer(client, stream=True)
             fake.script(Reply.text(body))
-            assert got == await _answer(proxy, stream=False), (rule, offset)
+            assert got == await _answer(client, stream=False), (rule, offset)
             assert not any(v in got for v in values), (rule, offset)
