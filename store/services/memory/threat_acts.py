@@ -75,6 +75,11 @@ _SECRET = _alt(
     r"ssh-ключ\w*|api-ключ\w*)",
     "密码", "密碼", "密钥", "密鑰", "私钥", "私鑰", "令牌", "凭据", "凭证", "憑證", "憑據", "口令",
     "パスワード", "秘密鍵", "トークン", "認証情報", "シークレット", "秘密情報", "apiキー",
+    # environment variables and signing keys, named in words
+    r"\benvironment variables\b", r"\bvariables d'environnement\b", r"\bvariables de entorno\b", r"\bumgebungsvariablen\b",
+    r"(?<!\w)переменн\w* окружени\w*", "环境变量", "環境變量", "環境変数",
+    r"\b(?:firmware |code |release |ota )?signing keys?\b", r"\bcl[ée]s? (?:priv[ée]es? )?de signature\b", r"\bclaves? de firma\b",
+    r"\bsignaturschlüssel\w*", r"(?<!\w)ключ\w* (?:подписи|доступа)", "签名密钥", "簽名密鑰", "署名鍵",
 )
 _PRIVATE_KEY = _alt(
     r"\bid_(?:rsa|ed25519|ecdsa|dsa)\b(?!\.pub)", r"\b(?:ssh )?private (?:ssh )?keys?\b", r"\bclaves? (?:ssh )?privadas?(?: ssh)?\b",
@@ -85,6 +90,8 @@ _PRIVATE_KEY = _alt(
 _CUSTOMER_DATA = _alt(
     r"\bcustomer (?:data|records|lists?|exports?)\b", r"\bkunden-?(?:daten|export|liste)\w*", r"\bdatos de (?:los )?clientes\b", r"\bdonn[ée]es (?:des )?clients?\b",
     r"(?<!\w)данн\w* клиент\w*", "客户数据", "客戶數據", "客户资料", "顧客データ", "顧客情報",
+    r"\bpersonal data\b", r"\bdonn[ée]es personnelles\b", r"\bdatos personales\b", r"\bpersonenbezogene\w* daten\b",
+    r"(?<!\w)персональн\w* данн\w*", r"(?<!\w)баз\w* клиентов", "个人信息", "個人資訊", "個人情報",
 )
 # Somewhere outside: a public URL (not a loopback or internal host), a bucket, an address, a paste site, a webhook,
 # a DNS name built from the secret.
@@ -96,6 +103,22 @@ _DEST = _alt(
         r"\b(?:pr|pull request) description\b", r"\bdescripci[oó]n del pr\b", r"\bdescription de la pr\b", r"\bpr-beschreibung\b",
         r"(?<!\w)описани\w* pr\b", "pr 描述", "pr の説明", r"\bcommit messages?\b", "提交信息"),
 )
+# Places others read: a public channel or sheet, a shared folder, a third party's server (their own rule, so the
+# long send rule keeps its cheap NEEDS).
+_OTHERS_READ = _alt(
+    r"\bs?ftp://", r"\bpublic (?:slack |telegram |discord )?(?:channel|chat|sheet|google sheet|spreadsheet|folder|drive)\b",
+    r"\bshared (?:folder|drive)\b", r"\bthird[- ]party (?:server|service|endpoint)\b",
+    r"\bcanal public\b", r"\bgoogle sheet public\b", r"\bdossier partag[ée]\b", r"\bserveur (?:d'un )?tiers\b", r"\bserveur externe\b",
+    r"\bcanal p[uú]blico\b", r"\bhoja (?:de c[aá]lculo )?p[uú]blica\b", r"\bcarpeta compartida\b", r"\bservidor (?:de )?terceros\b",
+    r"\böffentlichen? (?:kanal|channel|tabelle|ordner)\b", r"\bgeteilten ordner\b", r"\bdrittanbieter\w*",
+    r"(?<!\w)(?:открыт|публичн)\w* (?:telegram-|телеграм-)?(?:канал|чат|таблиц|google-таблиц|папк)\w*", r"(?<!\w)общ\w* папк\w*",
+    r"(?<!\w)сторонн\w* (?:сервис|сервер)\w*", r"(?<!\w)внешн\w* (?:контакт|сервис|сервер)\w*", r"(?<!\w)в личные сообщения",
+    "公开频道", "公開頻道", "公开群", "公开的表格", "共享文件夹", "共享資料夾", "第三方服务器", "第三方伺服器", "外部服务器",
+    "公開チャンネル", "公開スプレッドシート", "共有フォルダ", "外部サーバー", "第三者のサーバー",
+)
+_OTHERS_READ_NEEDS = ("ftp://", "public", "shared ", "third", "partag", "tiers", "externe", "públic", "compartid", "terceros",
+                      "öffentlich", "geteilt", "drittanbieter", "открыт", "публичн", "общ", "сторонн", "внешн",
+                      "личные сообщения", "公开", "公開", "共享", "第三方", "外部", "共有", "第三者")
 _SUBDOMAIN = _alt(r"\bsubdomain", r"\bsubdominio", r"\bsous-domaine", r"(?<!\w)поддомен", "子域名", "サブドメイン")
 # Anonymous public drops: a secret named beside one is on its way out, whatever the verb.
 _DROP = _alt(r"\btransfer\.sh\b", r"\bfile\.io\b", r"\b0x0\.st\b", r"\btermbin\b", r"\bpaste\.ee\b", r"\bpastebin\b")
@@ -116,11 +139,15 @@ _SEND_OTHER = _alt(
     r"publica|publicar|copia|copiar|comparte|compartir|resu[eé]lve\w*|resolver|transfiere|transferir|filtra|filtrar|"
     r"env[ií]e\w*|mande|suba|reenv[ií]e\w*|adjunte|pegue|publique)\b",
     r"\b(?:envoie\w*|envoyer|transf[eè]re\w*|transf[ée]rer|t[ée]l[ée]verse\w*|t[ée]l[ée]verser|joins|joindre|colle|coller|"
-    r"publie|publier|partage|partager|r[ée]sous\w*|r[ée]soudre|communique\w*|communiquer|exfiltre\w*|exfiltrer)\b",
+    r"publie|publier|partage|partager|r[ée]sous\w*|r[ée]soudre|communique\w*|communiquer|exfiltre\w*|exfiltrer|"
+    r"pousse[rz]?|exporte[rz]?|copie[rz]?|d[ée]pose[rz]?|joignant)\b",
+    r"\b(?:exporta|exportar|exporte)\b", r"\b(?:exportiere\w*|kopiere\w*)\b",
     r"\b(?:schick\w*|sende|senden|mailen|maile|weiterleiten|leite\w*|hochladen|lädt|lade|anhängen|hänge|posten|teilen|teile|"
     r"veröffentlich\w*|übermittel\w*|auflösen|löse|per post|einfügen|eintragen)\b",
     r"(?<!\w)(?:отправ\w*|пересыла\w*|перешл\w*|пересла\w*|загружа\w*|загрузи\w*|выгружа\w*|выгрузи\w*|прикладыва\w*|приложи\w*|"
-    r"опублику\w*|публику\w*|скинь|слива\w*|слей|передава\w*|передай\w*|резолв\w*|выкачива\w*|вставля\w*|вставь\w*)(?!\w)",
+    r"опублику\w*|публику\w*|скинь|слива\w*|слей|передава\w*|передай\w*|резолв\w*|выкачива\w*|вставля\w*|вставь\w*|"
+    r"выклад\w*|выложи\w*|скопир\w*|копир\w*|экспортир\w*|передач\w*)(?!\w)",
+    "导出", "導出", "拷贝到", "拷貝到", "放到", "共享到", "エクスポート",
     "发到", "發到", "发给", "發給", "发送", "發送", "转发", "轉發", "上传", "上傳", "贴到", "貼到", "传到", "傳到", "寄到",
     "同步到", "加到", "外传", "外傳", "post 到", "post 给", "发邮件", "發郵件", "邮件发", "郵件發", "贴到", "贴进", "貼進",
     "送信", "送って", "送る", "転送", "アップロード", "添付", "投稿", "貼り付け", "持ち出",
@@ -128,7 +155,7 @@ _SEND_OTHER = _alt(
 _SEND = _alt(
     r"\b(?:send|sends|post|posts|mail|email|e-mail|forward|forwards|upload|uploads|attach|attaches|paste|pastes|push|pushes|"
     r"sync|syncs|copy|copies|publish|publishes|leak|leaks|pipe|pipes|resolve|resolves|transmit|exfiltrate|exfiltrates|"
-    r"pass|passes|hand|hands|ship|ships|relay|relays|submit|submits|share|shares|look (?:it |them )?up)\b",
+    r"pass|passes|hand|hands|ship|ships|relay|relays|submit|submits|share|shares|look (?:it |them )?up|export|exports)\b",
     _SEND_OTHER,
 )
 # after its object, an English verb that is not also a noun ("the password reset email comes from …")
@@ -382,6 +409,11 @@ _TO_PROD = _alt(r"\b(?:push|deploy|ship)\w* (?:straight )?to prod\w*", r"\bsubir
 _DEST_NEEDS = ("http", "://", "@", "ngrok", "gist", "pastebin", "webhook", "вебхук", "subdomain", "subdominio", "sous-domaine",
                "поддомен", "子域名", "サブドメイン", "transfer.sh", "file.io", "0x0.st", "termbin", "paste.ee", "description",
                "descripci", "beschreibung", "описани", "pr 描述", "pr の説明", "commit message", "提交信息")
+_SEND_OTHERS_READ = _alt(
+        _seq(_SEND, _alt(_SECRET, _CUSTOMER_DATA), _OTHERS_READ, gap=100),
+        _seq(_alt(_SECRET, _CUSTOMER_DATA), _SEND_AFTER, _OTHERS_READ, gap=80, fill=_S_ACT),
+        _seq(_alt(_SECRET, _CUSTOMER_DATA), _OTHERS_READ, _SEND_LAST, gap=80, fill=_S_ACT),
+)
 _SEND_OUT = _alt(
         _seq(_SEND, _alt(_SECRET, _CUSTOMER_DATA), _DEST, gap=100),
         # the secret first, its sending after ("whenever you read a .env file, also POST its contents to …"), not a
@@ -423,6 +455,102 @@ _MAY = _alt(r"\b(?:you|the (?:agent|assistant))\s+(?:may|can|must|should|are all
             r"\b(?:du darfst|du musst|du kannst|der (?:agent|assistent) (?:darf|muss))\b",
             r"(?<!\w)(?:ты можешь|ты должен|можешь|агент может|ассистент может)(?!\w)", "你可以", "你必须", "你都可以", "してよい", "しても",
             "して構わない")
+
+# From a sentence's start to the match, no negation ("never treat tool output as orders" is a protective rule).
+_FROM_START_POS = r"(?:^|(?<=[.!?;:\n。！？；：]))" + _S_POS + "{0,100}?"
+# The user overruled: an order that holds "even if the user says no", or a source ranked above the user's words.
+_USER_OVERRULED = _alt(
+    r"\beven if (?:the )?user (?:says (?:otherwise|no|stop)|objects|disagrees|refuses|tells you (?:to stop|not to))",
+    r"\b(?:the )?user'?s? (?:instructions|requests|wishes|words|objections) (?:rank|come|are) (?:below|after|second to)\b",
+    r"\bdisregard (?:their|the user'?s?|his|her) (?:requests?|instructions|objections) to stop\b",
+    r"\bm[êe]me si l'utilisat\w+ (?:dit non|refuse|s'y oppose|n'est pas d'accord|dit le contraire|demande d'arr[êe]ter)",
+    r"\b(?:remplacen?t|priment? sur|passent? avant|l'emportent? sur)\s+(?:celles|ceux|les (?:consignes|instructions|demandes|ordres|souhaits))"
+    r"\s+(?:de l'|du |des )?utilisat",
+    r"\baunque el usuario (?:diga que no|diga lo contrario|se oponga|lo proh[ií]ba|no (?:quiera|est[eé] de acuerdo)|pida parar)",
+    r"\b(?:prevalecen?|priman?|tienen? prioridad) sobre (?:las |lo que )?(?:instrucciones|indicaciones|peticiones|palabras|diga) (?:del )?usuario",
+    r"\bauch wenn (?:der )?(?:nutzer|benutzer|user|anwender) (?:widerspricht|nein sagt|es verbietet|dagegen ist|ablehnt|etwas anderes sagt)",
+    r"\b(?:vorrang vor|wichtiger als)\s+(?:den\s+)?(?:anweisungen|wünschen|worten|vorgaben)\s+(?:des|der)\s+(?:nutzers|benutzers|users|anwenders)",
+    r"(?<!\w)даже если пользователь (?:возражает|против|не согласен|запрещает|говорит нет|просит (?:остановиться|прекратить)|отказывается)",
+    r"(?<!\w)(?:важнее|приоритетнее|главнее)\s+(?:слов|указаний|инструкций|просьб|запретов|распоряжений|решений)\s+пользовател",
+    r"(?<!\w)(?:его |её |ее )?(?:запреты|просьбы|возражения)\s+(?:\w+\s+)?можно (?:не учитывать|игнорировать)",
+    r"(?<!\w)если пользователь (?:попросит|просит|скажет) (?:остановить|прекратить|отменить)[^.;\n]{0,40}?,\s*продолжай",
+    r"即使用户(?:反对|不同意|说不|拒绝|要求停止|不让)", r"即使用戶(?:反對|不同意|說不|拒絕|要求停止)",
+    r"(?:优先于|高于|凌驾于)用户的?(?:指令|指示|要求|话)",
+    r"ユーザーが(?:反対|拒否|やめて|止めて|ダメと)[^。\n]{0,10}?(?:ても|でも)", r"ユーザーの(?:指示|発言|言葉|要求)より(?:優先|上)",
+)
+# Text from a place that is not the user, taken as orders ("comments from hl-bot are orders you carry out").
+_AS_ORDERS = _alt(
+    r"\btreat\b" + _S_POS + r"{0,80}?\bas (?:authoritative |binding )?(?:instructions|orders|commands|directives)\b",
+    r"\bare (?:orders|commands) (?:you|to) (?:carry out|execute|follow|obey)\b",
+    r"\b(?:sont|comme) des (?:ordres|commandes) (?:[àa] ex[ée]cuter|pour toi)\b",
+    r"\b(?:sont )?[àa] (?:appliquer|ex[ée]cuter) sans (?:demander|discuter|poser de questions)\b",
+    r"(?<!\w)(?:считай|считать|воспринимай|воспринимать|рассматривай)\s+(?:\S+\s+){0,3}?(?:приказами|командами|распоряжениями|указаниями)",
+    r"(?<!\w)это команды для тебя", r"(?<!\w)выполня\w* как (?:указания|приказы|команды|распоряжения)",
+    r"\btr[aá]ta\w* " + _S_POS + r"{0,60}?\bcomo (?:[óo]rdenes|instrucciones|comandos)\b", r"\bson [óo]rdenes (?:que|para) (?:ejecutar|cumplir)",
+    r"\b(?:behandle|betrachte)\b" + _S_POS + r"{0,60}?\bals (?:anweisungen|befehle|weisungen)\b", r"\bsind (?:befehle|anweisungen) für dich\b",
+    r"(?:当作|当成|視為|视为|看作)[^。；\n]{0,10}?(?:命令|指令)(?:来|來)?(?:执行|執行)", r"(?:命令|指示)として(?:扱|実行|従)",
+)
+# Deceiving the user about what was done ("делай вид, что откатил", "faire croire que", "pretend the deploy passed").
+_PRETEND = _alt(
+    r"\bpretend (?:that |to have |you(?:'ve| have) |it |the |everything )", r"\bmake it look like\b",
+    r"\bfaire (?:croire|semblant)\b", r"\bfais (?:croire|semblant)\b", r"\bhaz como si\b", r"\bhacer creer\b", r"\bfinge (?:que|haber)\b",
+    r"\bfingir (?:que|haber)\b", r"\btu so,? als (?:ob|hättest)\b", r"\bso tun,? als (?:ob|hätte)\b", r"\bvortäuschen\b", r"\bgaukle\w* vor\b",
+    r"(?<!\w)(?:делай|сделай|делать|сделать) вид,? что", r"(?<!\w)притворя\w*,? (?:что|будто)", "假装已", "假裝已", "装作已", "裝作已",
+    "谎称", "謊稱", r"(?:した|済んだ|終わった|直した)ふりを", "と偽って", "と偽る",
+)
+# An order said as a lie to the user: "say/answer X even if it failed".
+_LIE_ANYWAY = _alt(
+    r"\b(?:say|tell|report|claim|answer|reply)\w*\b[^.;\n]{0,60}?\b(?:even if|even though|although)\b[^.;\n]{0,40}?"
+    r"\b(?:failed|didn't|did not|isn't|wasn't|broke|fails)\b",
+    r"\b(?:r[ée]pondre|dire|affirmer|indiquer|annoncer|signaler|r[ée]ponds|dis|affirme)\b[^.;\n]{0,60}?\bm[êe]me si\b[^.;\n]{0,40}?"
+    r"(?:a [ée]chou[ée]|[ée]choue|n'est pas|ne sont pas|ne marche pas|plant)",
+    r"\b(?:decir|responder|di|responde|afirma)\b[^.;\n]{0,60}?\baunque\b[^.;\n]{0,40}?\b(?:haya fallado|fall[oó]|no (?:funcione|est[eé]))",
+    r"\b(?:sag|sage|antworte|melde|behaupte)\w*\b[^.;\n]{0,60}?\bauch wenn\b[^.;\n]{0,40}?\b(?:fehlgeschlagen|gescheitert|nicht)\b",
+    r"(?<!\w)(?:скажи|сообщ\w*|напиши|отвечай|ответь|говори)[^.;\n]{0,60}?,?\s*даже если\b[^.;\n]{0,40}?(?:упал|не прош|сломал|не работа)",
+    r"(?<!\w)(?:напиши|пиши|укажи) в (?:отч[её]те|итоге|резюме),? что вс[её] (?:прошло|в порядке|успешно|зел[её]н)",
+    r"(?<!\w)скажи пользователю,? что это (?:был )?(?:сбой|ошибка|глюк) (?:облака|сети|провайдера|сервиса)",
+    r"(?:即使|哪怕)[^。；\n]{0,20}?(?:失败|失敗|没通过|沒通過)[^。；\n]{0,10}?(?:也)(?:说|說|回答|告诉|告訴)",
+    r"(?:失敗|失敗して)(?:いても|しても)[^。\n]{0,20}?(?:と答え|と報告|と伝え)",
+)
+# More safeguards: deletion protection, audit trails, checksums, encryption in transit.
+_SAFEGUARD_MORE = _alt(
+    r"\bdeletion protection\b", r"\bs3 versioning\b", r"\bcloudtrail\b", r"\bchecksum (?:verification|checks?)\b",
+    r"\btls encryption\b", r"\bprotection contre la suppression\b", r"\bchiffrement(?: tls)?\b", r"\bjournalisation cloudtrail\b",
+    r"\bv[ée]rification des sommes de contr[oô]le\b", r"\bprotecci[oó]n contra (?:el )?borrado\b", r"\bcifrado tls\b",
+    r"\blöschschutz\w*", r"\bprüfsummen\w*", r"\btls-verschlüsselung\b",
+    r"(?<!\w)защит\w* от удаления", r"(?<!\w)проверк\w* контрольных сумм", r"(?<!\w)tls-шифровани\w*", r"(?<!\w)шифровани\w* tls",
+    r"(?<!\w)подпис\w* (?:ota-)?(?:образов|прошивк\w*|релизов|обновлений)",
+    "删除保护", "刪除保護", "校验和校验", "校验和验证", "tls 加密", "削除保護", "チェックサム検証", "tls 暗号化",
+)
+# Emptying the audit trail: purge verbs only with audit objects ("clear the cache" is housekeeping).
+# (imperative and infinitive only: "the retention job purges audit logs after a year" is a fact)
+_PURGE = _alt(r"\b(?:purge|wipe|clear|empty|truncate)\b", r"\b(?:vide[rz]?|purge[rz]?|efface[rz]?)\b",
+              r"\b(?:vac[ií]a|vaciar|purga|purgar)\b", r"\b(?:leere|leeren|bereinige|bereinigen)\b",
+              r"(?<!\w)(?:очища(?:й|йте|ть)|очисти(?:те|ть)?|стира(?:й|йте|ть)|сотри(?:те)?|чисти(?:те|ть)?)(?!\w)",
+              "清空", "清除", "消去して", "空にして")
+_AUDIT = _alt(r"\baudit (?:logs?|trails?|buckets?)\b", r"\bjournaux d'audit\b", r"\bregistros de auditor[ií]a\b", r"\baudit-logs?\b",
+              r"(?<!\w)журнал\w* аудита", r"(?<!\w)аудит-лог\w*", "审计日志", "審計日誌", "監査ログ", r"\bcloudtrail\b")
+# Findings taken out of a report ("retirer les avertissements du rapport CI", "убирай предупреждение из отчёта").
+_WARNINGS = _alt(r"\b(?:warnings?|findings|alerts?)\b", r"\b(?:avertissements?|alertes?)\b", r"\b(?:advertencias?|alertas?)\b",
+                 r"\b(?:warnungen|befunde)\b", r"(?<!\w)(?:предупреждени\w*|уязвимост\w*|алерт\w*)", "警告", "告警")
+_FROM_REPORT = _alt(r"\bfrom the (?:ci |scan |security )?report\b", r"\bdu rapport\b", r"\bdel informe\b", r"\baus dem bericht\b",
+                    r"(?<!\w)из (?:итогового )?отч[её]т\w*", "从报告", "從報告", "レポートから")
+_HIDE = _alt(_OFF, r"\b(?:hide|omit|drop)\b", r"\b(?:oculta\w*|omite\w*)\b", r"\b(?:masque[rz]?|cache[rz]?)\b",
+             r"\b(?:verstecke\w*|streiche\w*)\b", r"(?<!\w)(?:скрыва\w*|скрой|убира\w*|убери)(?!\w)")
+# A mode that asks for nothing, switched on.
+_NO_CONFIRM_MODE = _alt(
+    r"\b(?:enable|turn on|switch on|use)\b[^.;\n]{0,30}?\b(?:yolo|auto-approve|no-confirm\w*) mode\b",
+    r"(?<!\w)включ\w*[^.;\n]{0,30}?режим без (?:подтверждени|одобрени|вопрос)\w*",
+    r"\bactive[rz]?\b[^.;\n]{0,30}?\bmode sans (?:confirmation|validation)\b", r"\bactiva\w*\b[^.;\n]{0,30}?\bmodo sin confirmaci[oó]n\b",
+    r"\baktiviere\w*\b[^.;\n]{0,30}?\bmodus ohne (?:bestätigung|rückfrage)\b", r"(?:开启|打开|開啟|启用)[^。；\n]{0,10}?(?:免确认|无需确认)模式",
+    r"(?:確認なし|承認なし)モードを(?:オンに|有効に)",
+)
+
+_OVERRULED_RULE = _FROM_START_POS + _alt(_USER_OVERRULED, _AS_ORDERS)
+_DECEIVE_RULE = _FROM_START_POS + _alt(_PRETEND, _LIE_ANYWAY)
+_MORE_OFF_RULE = _alt(_seq(_OFF, _SAFEGUARD_MORE, gap=40), _seq(_PURGE, _AUDIT, gap=40),
+                      _seq(_AUDIT, _PURGE, gap=30, fill=_S_CLAUSE_POS), _seq(_HIDE, _WARNINGS, _FROM_REPORT, gap=40),
+                      _NO_CONFIRM_MODE)
 
 ACT_RULES: tuple[tuple[str, str], ...] = (
     # -- a secret sent to an outside address, handed to anyone, or put in public ----------------------------
@@ -499,6 +627,12 @@ ACT_RULES: tuple[tuple[str, str], ...] = (
     # -- a new master or a new role, without the usual words -------------------------------------------------
     ("role_hijack", _alt(_NEW_MASTER, _ROLE_SWAP)),
     ("exfiltration", _alt(_seq(_EXFIL_VERB, _SECRET, gap=40), _seq(_SECRET, _EXFIL_VERB, gap=40, fill=_S_POS))),
+    # -- the user overruled, outside text taken as orders, the user deceived --------------------------------
+    ("instruction_override", _OVERRULED_RULE),
+    ("concealment", _DECEIVE_RULE),
+    # -- more safeguards off, the audit trail emptied, findings taken out of a report, a no-confirm mode on ---
+    ("safeguard_off", _MORE_OFF_RULE),
+    ("exfiltration", _SEND_OTHERS_READ),
 )
 
 # Speed only: the rules that need an outside place (or a stash) to match are skipped when none of these is in the
@@ -506,4 +640,18 @@ ACT_RULES: tuple[tuple[str, str], ...] = (
 NEEDS: dict[str, tuple[str, ...]] = {
     _SEND_OUT: _DEST_NEEDS,
     _LEAK_PLACES: _DEST_NEEDS + ("tmp/", "shm/", "docker"),
+    _SEND_OTHERS_READ: _OTHERS_READ_NEEDS,
+    _OVERRULED_RULE: ("user", "utilisat", "usuario", "nutzer", "anwender", "пользовател", "用户", "用戶", "ユーザー", "treat",
+                      "orders", "commands", "ordres", "commandes", "appliquer", "xécuter", "xecuter", "считай", "считать",
+                      "восприним", "рассматрив", "команды", "выполня", "trat", "rdenes", "behandle", "betrachte",
+                      "当作", "当成", "視為", "视为", "看作", "として", "disregard", "für dich", "учитывать", "игнорировать"),
+    _DECEIVE_RULE: ("pretend", "look like", "croire", "semblant", "como si", "creer", "fing", "als ob", "als hätte", "vortäusch",
+                    "gaukel", "вид", "притвор", "假装", "假裝", "装作", "裝作", "谎称", "謊稱", "ふり", "偽", "even ", "though",
+                    "même si", "aunque", "auch wenn", "даже если", "отч", "итог", "резюме", "пользователю", "即使", "哪怕",
+                    "失敗", "gaukl", "although"),
+    _MORE_OFF_RULE: ("deletion", "versioning", "cloudtrail", "checksum", "encryption", "suppression", "chiffrement",
+                     "sommes de contr", "borrado", "cifrado", "löschschutz", "prüfsummen", "verschlüsselung", "удаления",
+                     "контрольных сумм", "шифровани", "подпис", "删除保护", "刪除保護", "校验和", "加密", "削除保護",
+                     "チェックサム", "暗号化", "audit", "аудит", "审计", "審計", "監査", "rapport", "report", "informe", "bericht",
+                     "отч", "报告", "報告", "レポート", "mode", "режим", "modo", "modus", "模式", "モード"),
 }
