@@ -157,7 +157,7 @@ def distinct_lines(text: str) -> str:
     out = []
     for line in text.split("\n"):
         shape = _DIGITS.sub("0", line.strip())
-        if shape in seen:
+        if shape in seen and shape:  # a blank line is kept: it ends a paragraph (a paste's, ``focus_of``)
             continue
         seen.add(shape)
         out.append(line)
@@ -306,12 +306,26 @@ def one_search(text: str) -> bool:
             and sum(1 for s in _SENTENCE.split(text) if s.strip()) <= 1)
 
 
+_PARAGRAPH = re.compile(r"\n\s*\n")
+_PROSE_END = re.compile(r"[.?!)\"'`]\s*$")
+
+
+def _pasted(paragraph: str) -> bool:
+    """Whether a paragraph is a paste (a log, a trace, a shell's output): lines of which none ends as
+    a sentence does. A log's ``write /usr/lib/…: no space left`` or ``Build teardown`` is what a
+    program said, not a request."""
+    lines = [line for line in paragraph.strip().split("\n") if line.strip()]
+    return len(lines) > 1 and not any(_PROSE_END.search(line) for line in lines)
+
+
 def focus_of(text: str) -> str:
     """What ``text`` asks: its questions (sentences ending in ``?``) and its requests (a sentence from
     the clause that opens with an ask or an imperative on: "…, please look at X; it should use Y");
     '' when that is all of it or none of it (then all of it is the focus)."""
     asked, other = [], False
-    for sentence in _SENTENCE.split(text):
+    prose = "\n\n".join(p for p in _PARAGRAPH.split(text) if not _pasted(p))
+    other = prose != text.strip()
+    for sentence in _SENTENCE.split(prose):
         sentence = sentence.strip()
         if not sentence:
             continue
@@ -358,6 +372,12 @@ def _where(m: re.Match) -> str:
     return m.group() if _ALTERNATIVES.fullmatch(m.group()) else " "
 
 
+def _named(m: re.Match) -> str:
+    """A path in a question: the file it names (``agronomy-py/yield/clean.py`` asks about ``clean``),
+    not its folders (``pricing/`` is where many files are)."""
+    return _where(m) if _ALTERNATIVES.fullmatch(m.group()) else m.group().rsplit("/", 1)[-1].split(".")[0]
+
+
 def _build(text: str) -> Query:
     words = _acronym_plurals(text, query_terms(text))
     if not words:
@@ -366,7 +386,9 @@ def _build(text: str) -> Query:
     plurals = {a[:-1].lower() for a in _ACRONYMS.findall(text)}
     salient, strong = salient | plurals, strong | {t for t in plurals if DIGIT.search(t)}
     asked = focus_of(text)
-    focus = frozenset(query_terms(_PATH.sub(_where, asked))) & set(words)  # a path says where, not what is asked
+    # a path in a request says where to look, not what is asked; a question asks about its file
+    focus = frozenset(query_terms("\n".join(_PATH.sub(_named if a.endswith("?") else _where, a)
+                                             for a in asked.split("\n")))) & set(words)
     if sum(map(specific_term, focus)) < FOCUS_MIN:  # "who do I add as reviewer?": the rest says of what
         focus, asked = frozenset(), ""
     subs = tuple(substrings_of(text))
