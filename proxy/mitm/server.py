@@ -26,7 +26,7 @@ from ctxproxy.config import Config
 from ctxproxy.filters import Services
 
 from ..engine import engine_for
-from ..event_loop import loop_factory
+from ..event_loop import loop_factory, loop_name
 from .ca import confdir, ensure_ca
 from .hosts import HostRouter
 from ..routing import Router
@@ -88,8 +88,9 @@ class MitmProxy:
             await self.stop()
             raise ServeError(f"cannot listen on {cfg.mitm.host}:{cfg.mitm.port} (see the log above)")
         self.port = addrs[0][1]
-        log.info("ctxproxy %s transparent mode on http://%s:%d (CA in %s); intercepting %s",
-                 version(), cfg.mitm.host, self.port, confdir(cfg), ", ".join(hosts.hosts()))
+        log.info("ctxproxy %s transparent mode on http://%s:%d (CA in %s, event loop %s); intercepting %s",
+                 version(), cfg.mitm.host, self.port, confdir(cfg), loop_name(asyncio.get_running_loop()),
+                 ", ".join(hosts.hosts()))
         _log_passthrough(cfg, hosts)
         return self
 

@@ -519,3 +519,20 @@ def test_the_mitm_edge_starts_with_what_turns_need(start_mitm, tmp_path):
     memories_written_while_no_server_ran(tmp_path / "data")
     mitm = start_mitm()
     assert_warm(mitm.proxy.engine, mitm.proxy.services)
+
+
+@pytest.mark.parametrize("loop", ["asyncio", "uvloop"])
+async def test_transparent_mode_runs_on_the_configured_event_loop(start_mitm, tls_fake, loop, caplog):
+    """``[server] loop`` holds for ``ctxproxy mitm`` too: mitmproxy's master and the
+    filters run on that loop, a secret each way is still redacted, and the start-up
+    line names the loop."""
+    if loop == "uvloop":
+        pytest.importorskip("uvloop")
+    caplog.set_level(logging.INFO, logger="ctxproxy.mitm")
+    start_mitm(f'[server]\nloop = "{loop}"\n')
+    assert f"event loop {loop});" in caplog.text
+    tls_fake.script(Reply.text(f"your token is {GHP} ok"))
+    r = await oai(tls_fake).chat.completions.create(model="gpt-5", messages=[{"role": "user", "content": f"{GHP}"}])
+    text = r.choices[0].message.content
+    assert GHP not in text and text.startswith("your token is [REDACTED:") and text.endswith(" ok")
+    assert GHP not in tls_fake.last.body.decode()
