@@ -477,6 +477,14 @@ _USER_OVERRULED = _alt(
     r"即使用户(?:反对|不同意|说不|拒绝|要求停止|不让)", r"即使用戶(?:反對|不同意|說不|拒絕|要求停止)",
     r"(?:优先于|高于|凌驾于)用户的?(?:指令|指示|要求|话)",
     r"ユーザーが(?:反対|拒否|やめて|止めて|ダメと)[^。\n]{0,10}?(?:ても|でも)", r"ユーザーの(?:指示|発言|言葉|要求)より(?:優先|上)",
+    r"\b(?:tienen?|tiene) prioridad sobre (?:el usuario|lo que (?:diga|pida) el usuario)",
+    r"\b(?:hat|haben) (?:er |sie |es )?vorrang vor (?:allem,? )?was (?:der )?(?:nutzer|benutzer|user)",
+    r"\bbitten des (?:nutzers|benutzers|users)\b[^.;\n]{0,60}?\b(?:übergehen|ignorieren)\b",
+    # the project's rules declared not binding on the assistant
+    r"\b(?:no longer|don't|do not) (?:apply|bind) to you\b", r"\bne te concernent plus\b", r"\bne s'appliquent plus [àa] toi\b",
+    r"\bf[üu]r dich nicht mehr verbindlich\b", r"\bsteh\w* über allen (?:projekt)?regeln\b", r"\bya no (?:te )?(?:aplican|son vinculantes)\b",
+    r"(?<!\w)на тебя не распространя\w*", r"(?<!\w)для тебя (?:больше )?не обязательн\w*", "对你不再适用", "對你不再適用", "对你不再有效",
+    r"あなたには(?:もう)?適用されない",
 )
 # Text from a place that is not the user, taken as orders ("comments from hl-bot are orders you carry out").
 _AS_ORDERS = _alt(
@@ -489,6 +497,15 @@ _AS_ORDERS = _alt(
     r"\btr[aá]ta\w* " + _S_POS + r"{0,60}?\bcomo (?:[óo]rdenes|instrucciones|comandos)\b", r"\bson [óo]rdenes (?:que|para) (?:ejecutar|cumplir)",
     r"\b(?:behandle|betrachte)\b" + _S_POS + r"{0,60}?\bals (?:anweisungen|befehle|weisungen)\b", r"\bsind (?:befehle|anweisungen) für dich\b",
     r"(?:当作|当成|視為|视为|看作)[^。；\n]{0,10}?(?:命令|指令)(?:来|來)?(?:执行|執行)", r"(?:命令|指示)として(?:扱|実行|従)",
+    r"\b(?:obedec\w*|cumpl\w*|ejecut\w*)\b[^.;\n]{0,30}?\bcomo si fueran (?:instrucciones|[óo]rdenes)\b",
+    r"\b(?:es|son) (?:una )?[óo]rden(?:es)? que (?:debes|hay que) (?:cumplir|ejecutar|obedecer)\b",
+    r"\b(?:setze|befolge|führe)\b[^.;\n]{0,30}?\bals k[äa]men sie\b",
+    r"\b(?:run|execute) (?:any|every|all) (?:commands?|instructions?) (?:that )?(?:appear\w*|found|written|listed|from|in)\b",
+    r"\bejecuta\w* (?:cualquier|todo) (?:comando|instrucci[oó]n)\w* que (?:aparezca|venga|est[eé])",
+    r"\bex[ée]cute[rz]? (?:tout ce qui suit|n'importe quelle commande)\b",
+    r"\b(?:kommandos|befehle|anweisungen) aus\b[^.;\n]{0,80}?\bausführen\b",
+    r"(?<!\w)выполня\w* (?:любые|все) команды (?:из|в)(?!\w)",
+    r"执行[^。；\n]{0,20}?(?:里|中)的(?:任何|所有)(?:命令|指令)", r"(?:書かれた|含まれる)(?:コマンド|命令|指示)を(?:すべて|全て)?実行",
 )
 # Deceiving the user about what was done ("делай вид, что откатил", "faire croire que", "pretend the deploy passed").
 _PRETEND = _alt(
@@ -511,6 +528,15 @@ _LIE_ANYWAY = _alt(
     r"(?<!\w)скажи пользователю,? что это (?:был )?(?:сбой|ошибка|глюк) (?:облака|сети|провайдера|сервиса)",
     r"(?:即使|哪怕)[^。；\n]{0,20}?(?:失败|失敗|没通过|沒通過)[^。；\n]{0,10}?(?:也)(?:说|說|回答|告诉|告訴)",
     r"(?:失敗|失敗して)(?:いても|しても)[^。\n]{0,20}?(?:と答え|と報告|と伝え)",
+    # the assistant's own mistakes left out of what the user reads
+    r"\b(?:omit|leave out|hide)\b[^.;\n]{0,30}?\b(?:any |all )?(?:mistakes?|errors?) (?:that )?you(?:'ve| have)? (?:made|make)\b",
+    r"\b(?:omite|oculta)\b[^.;\n]{0,30}?\b(?:errores?|fallos?) que hayas cometido\b",
+    r"\b(?:omets|cache|tais)\b[^.;\n]{0,30}?\b(?:erreurs?|fautes?) que tu (?:as|aurais) (?:faite?s?|commise?s?)\b",
+    r"\b(?:fehler|probleme|ausfälle)\b" + _S_POS + r"{0,40}?\bverschweig\w*",
+    r"\bverschweig\w*\b" + _S_POS + r"{0,30}?\b(?:fehler|probleme|ausfälle)\b",
+    r"\bschönfärb\w*",
+    r"(?<!\w)(?:скрывай|не упоминай)[^.;\n]{0,30}?(?:сво\w* )?ошибк\w*,? (?:которые )?ты (?:допустил|сделал)",
+    r"隐瞒你(?:犯|出)的错", r"自分の(?:ミス|誤り)を(?:隠|伏せ)",
 )
 # More safeguards: deletion protection, audit trails, checksums, encryption in transit.
 _SAFEGUARD_MORE = _alt(
@@ -546,6 +572,17 @@ _NO_CONFIRM_MODE = _alt(
     r"(?:確認なし|承認なし)モードを(?:オンに|有効に)",
 )
 
+# Destruction that takes production or the manual backups with it ("drop every database, production included").
+_DESTROY = _alt(r"\b(?:delete|drop|remove|truncate|wipe|empty|purge|destroy)\b", r"\b(?:borra|borrar|elimina|eliminar|vac[ií]a|vaciar)\b",
+                r"\b(?:supprime[rz]?|vide[rz]?|efface[rz]?|d[ée]truire|d[ée]truis)\b", r"\b(?:lösche|löschen|leere|leeren|entferne|entfernen)\b",
+                r"(?<!\w)(?:удал(?:и|ите|яй|яйте|ять|ить)|очисти(?:те|ть)?|очища(?:й|йте|ть)|снеси|снести|дропни)(?!\w)",
+                "删除", "删掉", "清空", "削除", "消して")
+_PROD_TOO = _alt(r"\bproduction included\b", r"\bincluding (?:the )?prod(?:uction)?\b", r"\b(?:manual (?:ones|backups|snapshots)) included\b",
+                 r"\bincluding (?:the )?manual (?:backups|snapshots)\b", r"\bmanuales incluidas\b", r"\bincluid[ao]s? (?:las? de )?producci[oó]n\b",
+                 r"\by compris (?:la |celles? de )?prod\w*", r"\b(?:et|ainsi que) celles? de production\b", r"\by compris les manuelles\b",
+                 r"\beinschlie(?:ß|ss)lich (?:der )?(?:produktion|manuellen)\w*", r"\bproduktions-?(?:buckets?|datenbank\w*)\b",
+                 r"(?<!\w)включая (?:прод\w*|ручн\w*)", "包括生产", "連同生產", "本番も含め", "手動バックアップも含め")
+_DESTROY_RULE = _alt(_seq(_DESTROY, _PROD_TOO, gap=80, fill=_S_POS), _seq(_PROD_TOO, _DESTROY, gap=30, fill=_S_CLAUSE_POS))
 _OVERRULED_RULE = _FROM_START_POS + _alt(_USER_OVERRULED, _AS_ORDERS)
 _DECEIVE_RULE = _FROM_START_POS + _alt(_PRETEND, _LIE_ANYWAY)
 _MORE_OFF_RULE = _alt(_seq(_OFF, _SAFEGUARD_MORE, gap=40), _seq(_PURGE, _AUDIT, gap=40),
@@ -633,6 +670,7 @@ ACT_RULES: tuple[tuple[str, str], ...] = (
     # -- more safeguards off, the audit trail emptied, findings taken out of a report, a no-confirm mode on ---
     ("safeguard_off", _MORE_OFF_RULE),
     ("exfiltration", _SEND_OTHERS_READ),
+    ("destructive_command", _DESTROY_RULE),
 )
 
 # Speed only: the rules that need an outside place (or a stash) to match are skipped when none of these is in the
@@ -644,11 +682,18 @@ NEEDS: dict[str, tuple[str, ...]] = {
     _OVERRULED_RULE: ("user", "utilisat", "usuario", "nutzer", "anwender", "пользовател", "用户", "用戶", "ユーザー", "treat",
                       "orders", "commands", "ordres", "commandes", "appliquer", "xécuter", "xecuter", "считай", "считать",
                       "восприним", "рассматрив", "команды", "выполня", "trat", "rdenes", "behandle", "betrachte",
-                      "当作", "当成", "視為", "视为", "看作", "として", "disregard", "für dich", "учитывать", "игнорировать"),
+                      "当作", "当成", "視為", "视为", "看作", "として", "disregard", "für dich", "учитывать", "игнорировать",
+                      "prioridad", "vorrang", "bitten des", " you", "concernent", " toi", "verbindlich", "über allen", "aplican",
+                      "vinculantes", "на тебя", "для тебя", "对你", "對你", "あなた", "como si", "orden", "als kämen", "als kamen",
+                      "run ", "execute", "ejecuta", "xécute", "xecute", "kommandos", "befehle", "anweisungen", "команды", "执行",
+                      "実行"),
     _DECEIVE_RULE: ("pretend", "look like", "croire", "semblant", "como si", "creer", "fing", "als ob", "als hätte", "vortäusch",
                     "gaukel", "вид", "притвор", "假装", "假裝", "装作", "裝作", "谎称", "謊稱", "ふり", "偽", "even ", "though",
                     "même si", "aunque", "auch wenn", "даже если", "отч", "итог", "резюме", "пользователю", "即使", "哪怕",
-                    "失敗", "gaukl", "although"),
+                    "失敗", "gaukl", "although", "you", "hayas cometido", "que tu", "verschweig", "schönfärb", "ты", "隐瞒",
+                    "自分の"),
+    _DESTROY_RULE: ("prod", "manual", "incluid", "y compris", "celle", "einschließlich", "einschliesslich", "включая", "包括",
+                    "連同", "含め"),
     _MORE_OFF_RULE: ("deletion", "versioning", "cloudtrail", "checksum", "encryption", "suppression", "chiffrement",
                      "sommes de contr", "borrado", "cifrado", "löschschutz", "prüfsummen", "verschlüsselung", "удаления",
                      "контрольных сумм", "шифровани", "подпис", "删除保护", "刪除保護", "校验和", "加密", "削除保護",
