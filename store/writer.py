@@ -215,7 +215,7 @@ class BackgroundWriter:
                 return
             if tasks:
                 self._hurry.wait(min(left, PREPARE_GAP))
-            else:
+            elif not self._hurry.is_set():  # set before _wake: a hurry whose wake the look cleared is seen here
                 self._wake.wait(left)
 
     def _next_prepares(self) -> list[tuple[Callable[[Any], Any], Any]]:
