@@ -2,6 +2,7 @@
 aiohttp servers on 127.0.0.1, started and stopped by each test."""
 from __future__ import annotations
 
+import dataclasses
 import os
 import re
 import sys
@@ -15,6 +16,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from otlpreceiver import OTLPReceiver  # noqa: E402
 from proxyhandle import Proxy  # noqa: E402
+from secretcorpus import hyperscan_cache_dir  # noqa: E402
 
 from ctxproxy.config import load_config  # noqa: E402
 from ctxproxy.proxy.scripted_provider import FakeProvider  # noqa: E402
@@ -54,7 +56,8 @@ async def make_proxy(tmp_path, fake):
     """``await make_proxy(toml_text="", **overrides)`` -> Proxy in front of ``fake``."""
     runners = []
 
-    async def start(toml_text: str = "", upstream: str | None = None, **overrides) -> Proxy:
+    async def start(toml_text: str = "", upstream: str | None = None, *, shared_redaction: bool = False,
+                    **overrides) -> Proxy:
         cfg_path = None
         if toml_text:
             cfg_path = tmp_path / f"ctxproxy-{len(runners)}.toml"
@@ -65,6 +68,8 @@ async def make_proxy(tmp_path, fake):
         overrides.setdefault("openai_upstream", url)
         overrides.setdefault("shutdown_timeout", 1.0)  # a test that leaves a stream open stops quickly
         cfg = load_config(cfg_path, port=0, **overrides)
+        if shared_redaction:
+            cfg = _shared_redaction(cfg)
         app = make_app(cfg)
         runner, base = await _serve(app, handler_cancellation=True, access_log=None, shutdown_timeout=1.0)
         runners.append(runner)
@@ -73,6 +78,18 @@ async def make_proxy(tmp_path, fake):
     yield start
     for r in runners:
         await r.cleanup()
+
+
+def _shared_redaction(cfg):
+    """``cfg`` with the redaction engine's cache in one folder for the whole run: the app's profiles
+    are then those another test with the same redaction config built (compiled and warmed), not
+    built anew (~2 s a start on a loaded machine; a config file's folder is part of the registry's
+    key, so only starts without one share). For tests that do not look at the engine's own state
+    (its span cache, whether it is warm): they pass ``shared_redaction=True``."""
+    redact = cfg.filters.get("redact") or {}
+    if "cache_dir" in redact:
+        return cfg
+    return dataclasses.replace(cfg, filters={**cfg.filters, "redact": {**redact, "cache_dir": hyperscan_cache_dir()}})
 
 
 async def _serve(app: web.Application, **runner_args) -> tuple[web.AppRunner, str]:
