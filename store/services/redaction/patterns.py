@@ -416,13 +416,22 @@ class _Prefixer:
         self.groups = groups
 
     def seq(self, items) -> str:
+        return self._seq(items)[0]
+
+    def _seq(self, items) -> tuple[str, str]:
+        """(P, S): P matches every prefix of a match of ``items`` (the empty one too),
+        and ``(?:S)?`` is P. S leaves the empty prefix out where the sequence begins
+        with one character (then it is that character and the rest's P), else S is P."""
         items = list(items)
         acc = ""
+        some = None  # acc without its empty prefix, when it begins with one character
         for op, av in reversed(items):
             full = self.full.item(op, av)
             if op in _SINGLE:
-                acc = f"(?:{full}{acc})?" if acc else f"{full}?"
+                some = f"{full}{acc}"
+                acc = f"(?:{some})?" if acc else f"{full}?"
                 continue
+            some = None
             pre = self.item(op, av)
             if not acc:
                 acc = pre
@@ -430,13 +439,16 @@ class _Prefixer:
                 acc = f"(?:{pre}|{acc})"
             else:
                 acc = f"(?:{pre}|{full}{acc})"
-        return acc
+        return acc, acc if some is None else some
 
     def item(self, op, av) -> str:
         if op in _SINGLE:
             return f"{self.full.item(op, av)}?"
         if op is C.BRANCH:
-            return "(?:" + "|".join(self.seq(alt) for alt in av[1]) + ")"
+            # The empty prefix once for the whole branch, not once in each alternative: a
+            # regex engine tries every alternative's empty match before it fails a position
+            # (the names of env-var-secret: every split of the run, times each suffix).
+            return "(?:" + "|".join(self._seq(alt)[1] for alt in av[1]) + ")?"
         if op is C.SUBPATTERN:
             _group, add, dele, sub = av
             flags = _flags_text(add & (re.IGNORECASE | re.DOTALL))
