@@ -131,7 +131,7 @@ def serve_handler(serve_app):
 
 @pytest.fixture
 async def proxy(make_proxy):
-    return await make_proxy()
+    return await make_proxy(shared_redaction=True)
 
 
 @pytest.fixture
