@@ -109,7 +109,7 @@ def _registry(config: RedactConfig, base_dir: str | None, cache_dir: str | None)
                 stamps.append((str(path), path.stat().st_mtime_ns))
             except OSError:
                 stamps.append((str(path), None))
-    ident = repr((config, base_dir, cache_dir, stamps))
+    ident = repr((config, cache_dir, stamps))  # base_dir only resolves rule files: their paths are in stamps
     with _REGISTRIES_LOCK:
         reg = _REGISTRIES.get(ident)
         if reg is not None:
