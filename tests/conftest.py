@@ -53,10 +53,11 @@ async def fake():
 
 @pytest.fixture
 async def make_proxy(tmp_path, fake):
-    """``await make_proxy(toml_text="", **overrides)`` -> Proxy in front of ``fake``."""
+    """``await make_proxy(toml_text="", **overrides)`` -> Proxy in front of ``fake`` (its redaction
+    engine shared with the run's other proxies of the same redaction config: ``_shared_redaction``)."""
     runners = []
 
-    async def start(toml_text: str = "", upstream: str | None = None, *, shared_redaction: bool = False,
+    async def start(toml_text: str = "", upstream: str | None = None, *, shared_redaction: bool = True,
                     **overrides) -> Proxy:
         cfg_path = None
         if toml_text:
@@ -83,9 +84,8 @@ async def make_proxy(tmp_path, fake):
 def _shared_redaction(cfg):
     """``cfg`` with the redaction engine's cache in one folder for the whole run: the app's profiles
     are then those another test with the same redaction config built (compiled and warmed), not
-    built anew (~2 s a start on a loaded machine; a config file's folder is part of the registry's
-    key, so only starts without one share). For tests that do not look at the engine's own state
-    (its span cache, whether it is warm): they pass ``shared_redaction=True``."""
+    built anew (~2 s a start on a loaded machine). A test that looks at the engine's own state (is
+    it warm, what it cached) passes ``shared_redaction=False`` to get an engine of its own."""
     redact = cfg.filters.get("redact") or {}
     if "cache_dir" in redact:
         return cfg
@@ -131,7 +131,7 @@ def serve_handler(serve_app):
 
 @pytest.fixture
 async def proxy(make_proxy):
-    return await make_proxy(shared_redaction=True)
+    return await make_proxy()
 
 
 @pytest.fixture

@@ -19,5 +19,5 @@ def test_a_redactor_compiles_its_stream_regexes_when_warmed():
 async def test_the_http_edge_starts_with_what_turns_need(make_proxy, tmp_path):
     data = tmp_path / "data"
     memories_written_while_no_server_ran(data)
-    proxy = await make_proxy(data_dir=str(data))
+    proxy = await make_proxy(data_dir=str(data), shared_redaction=False)  # an engine no other test warmed
     assert_warm(proxy.state.relay.engine, proxy.state.services)

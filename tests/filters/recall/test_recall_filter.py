@@ -36,7 +36,7 @@ async def ask(proxy, text: str, hdrs: dict, api: str = "anthropic") -> None:
 @pytest.fixture
 async def proxy(make_proxy, monkeypatch):
     monkeypatch.setenv("CTXPROXY_ADMIN_TOKEN", TOKEN)
-    return await make_proxy("", shared_redaction=True)
+    return await make_proxy("")
 
 
 async def test_relevant_memory_reaches_the_model_fenced_with_its_labels(proxy, fake):

@@ -32,7 +32,7 @@ def hdrs(session: str, user: str = "alice") -> dict:
 @pytest.fixture
 async def proxy(make_proxy, monkeypatch):
     monkeypatch.setenv("CTXPROXY_ADMIN_TOKEN", TOKEN)
-    p = await make_proxy("", shared_redaction=True)
+    p = await make_proxy("")
     store = p.state.services["store"]
     p.fact = put_memory(store, "acme", FACT, kind="fact", user="alice")
     put_memory(store, "acme", HIDDEN, kind="fact", user="bob")  # another user's: never a candidate

@@ -15,6 +15,6 @@ def admin_toml() -> str:
 @pytest.fixture
 async def api(make_proxy, monkeypatch, admin_toml):
     monkeypatch.setenv("CTXPROXY_ADMIN_TOKEN", TOKEN)
-    p = await make_proxy(admin_toml, shared_redaction=True)  # the admin API, not the redaction engine
+    p = await make_proxy(admin_toml)
     async with aiohttp.ClientSession(headers={"Authorization": f"Bearer {TOKEN}"}) as http:
         yield p, http

@@ -94,7 +94,7 @@ def _state(store) -> tuple:
 @pytest.fixture
 async def world(make_proxy, monkeypatch):
     monkeypatch.setenv("CTXPROXY_ADMIN_TOKEN", TOKEN)
-    p = await make_proxy("", shared_redaction=True)  # one app per probe: the redaction engine is built once
+    p = await make_proxy("")
     store, cfg = p.state.services["store"], p.state.config
     put_memory(store, "globex", "Globex ships from the Berlin warehouse.", kind="fact", user="bob")
     mine = put_memory(store, "acme", "Acme ships from the Lyon warehouse.", kind="fact", user="bob")
