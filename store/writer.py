@@ -22,11 +22,12 @@ queued, and ops run in the order submitted, so it reads what came before it.
 ``gather(..., prepare=fn)`` has the thread run ``fn(item)`` while it lingers,
 before the commit: work an item needs before it is written (the manifest's
 document) stays out of the commits a write-ahead waits for unless one cuts
-the linger short. The thread prepares every item waiting in one go, then
-waits ``PREPARE_GAP`` for more (the event loop has the interpreter lock
-meanwhile): a few items' work at a time, not a whole commit's, and one
-wake-up for them, not one each (a wake-up is a thread switch and the
-interpreter lock handed over twice, which cost more than an item's work).
+the linger short. The thread prepares every item waiting in one go (the ones
+that gathered while it waited for the interpreter lock), looks again at once,
+and with none left waits until the next one is gathered: one wake-up for the
+items waiting, not one each, and no timed wake-up landing in the middle of
+the next request (a wake-up is a thread switch and the interpreter lock
+handed over twice).
 """
 from __future__ import annotations
 
@@ -45,7 +46,6 @@ Op = Callable[[Any], Any]
 CONFLICT_RETRIES = 3  # a write alone that lost a race with another writer runs again this often
 _STOP = object()
 _NOW = object()  # flush marker: commit what is gathered without lingering
-PREPARE_GAP = 0.001  # s the thread waits after preparing what was waiting: the event loop's turn, more items gather
 PREPARE_MAX = 16  # items prepared in one go at most (~25 us each): the interpreter lock held a bounded while
 
 
@@ -142,8 +142,7 @@ class BackgroundWriter:
 
     def _wake_idle(self) -> None:
         """Wake the lingering thread if it waits for an item to prepare (with
-        ``_lock`` held); one busy preparing, or waiting its gap, finds the item
-        when it looks next."""
+        ``_lock`` held); one busy preparing finds the item when it looks next."""
         if self._idle:
             self._idle = False
             self._wake.set()
@@ -199,9 +198,9 @@ class BackgroundWriter:
 
     def _linger(self) -> None:
         """Wait up to the linger for more writes (they just queue: no wake-up per
-        write), preparing the gathered items meanwhile: all those waiting, then a
-        gap; with none waiting, until one comes. A flush (or close, or an urgent
-        write) cuts the wait short."""
+        write), preparing the gathered items meanwhile: all those waiting, then
+        a look again; with none waiting, until one comes. A flush (or close, or
+        an urgent write) cuts the wait short."""
         deadline = time.monotonic() + self.linger
         while not self._hurry.is_set():
             tasks = self._next_prepares()
@@ -214,8 +213,8 @@ class BackgroundWriter:
             if left <= 0:
                 return
             if tasks:
-                self._hurry.wait(min(left, PREPARE_GAP))
-            elif not self._hurry.is_set():  # set before _wake: a hurry whose wake the look cleared is seen here
+                continue  # look again at once: the next look that finds none marks the thread idle
+            if not self._hurry.is_set():  # set before _wake: a hurry whose wake the look cleared is seen here
                 self._wake.wait(left)
 
     def _next_prepares(self) -> list[tuple[Callable[[Any], Any], Any]]:
