@@ -155,7 +155,7 @@ _SEND_OTHER = _alt(
 _SEND = _alt(
     r"\b(?:send|sends|post|posts|mail|email|e-mail|forward|forwards|upload|uploads|attach|attaches|paste|pastes|push|pushes|"
     r"sync|syncs|copy|copies|publish|publishes|leak|leaks|pipe|pipes|resolve|resolves|transmit|exfiltrate|exfiltrates|"
-    r"pass|passes|hand|hands|ship|ships|relay|relays|submit|submits|share|shares|look (?:it |them )?up|export|exports)\b",
+    r"pass|passes|hand|hands|ship|ships|relay|relays|submit|submits|share|shares|look (?:it |them )?up)\b",
     _SEND_OTHER,
 )
 # after its object, an English verb that is not also a noun ("the password reset email comes from …")
@@ -410,7 +410,7 @@ _DEST_NEEDS = ("http", "://", "@", "ngrok", "gist", "pastebin", "webhook", "ве
                "поддомен", "子域名", "サブドメイン", "transfer.sh", "file.io", "0x0.st", "termbin", "paste.ee", "description",
                "descripci", "beschreibung", "описани", "pr 描述", "pr の説明", "commit message", "提交信息")
 _SEND_OTHERS_READ = _alt(
-        _seq(_SEND, _alt(_SECRET, _CUSTOMER_DATA), _OTHERS_READ, gap=100),
+        _seq(_alt(_SEND, r"\bexport\b"), _alt(_SECRET, _CUSTOMER_DATA), _OTHERS_READ, gap=100),
         _seq(_alt(_SECRET, _CUSTOMER_DATA), _SEND_AFTER, _OTHERS_READ, gap=80, fill=_S_ACT),
         _seq(_alt(_SECRET, _CUSTOMER_DATA), _OTHERS_READ, _SEND_LAST, gap=80, fill=_S_ACT),
 )
