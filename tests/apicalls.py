@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 
+import redactioncache
 from ctxproxy.config import load_config
 from ctxproxy.proxy.adapters import ADAPTERS
 from ctxproxy.proxy.sse import SSEDecoder
@@ -26,13 +27,16 @@ def request_body(api: str, text: str, stream: bool) -> bytes:
     return json.dumps(body).encode()
 
 
-def config(tmp_path, toml: str = ""):
+def config(tmp_path, toml: str = "", *, shared_redaction: bool = True):
+    """The config of ``toml`` with its data in ``tmp_path``; the redaction engine the run's other
+    configs of the same redaction section built (``redactioncache``), unless ``shared_redaction=False``."""
     path = None
     if toml:
         path = tmp_path / "ctxproxy.toml"
         path.write_text(toml)
-    return load_config(path, port=0, data_dir=str(tmp_path / "data"), anthropic_upstream="http://provider.invalid",
-                       openai_upstream="http://provider.invalid/")
+    cfg = load_config(path, port=0, data_dir=str(tmp_path / "data"), anthropic_upstream="http://provider.invalid",
+                      openai_upstream="http://provider.invalid/")
+    return redactioncache.shared_redaction(cfg) if shared_redaction else cfg
 
 
 def streamed_text(api: str, body: bytes) -> str:

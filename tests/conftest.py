@@ -2,7 +2,6 @@
 aiohttp servers on 127.0.0.1, started and stopped by each test."""
 from __future__ import annotations
 
-import dataclasses
 import os
 import re
 import sys
@@ -16,7 +15,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from otlpreceiver import OTLPReceiver  # noqa: E402
 from proxyhandle import Proxy  # noqa: E402
-from secretcorpus import hyperscan_cache_dir  # noqa: E402
+from redactioncache import shared_redaction as _shared_redaction  # noqa: E402
 
 from ctxproxy.config import load_config  # noqa: E402
 from ctxproxy.proxy.scripted_provider import FakeProvider  # noqa: E402
@@ -54,7 +53,7 @@ async def fake():
 @pytest.fixture
 async def make_proxy(tmp_path, fake):
     """``await make_proxy(toml_text="", **overrides)`` -> Proxy in front of ``fake`` (its redaction
-    engine shared with the run's other proxies of the same redaction config: ``_shared_redaction``)."""
+    engine shared with the run's other proxies of the same redaction config: tests/redactioncache.py)."""
     runners = []
 
     async def start(toml_text: str = "", upstream: str | None = None, *, shared_redaction: bool = True,
@@ -79,17 +78,6 @@ async def make_proxy(tmp_path, fake):
     yield start
     for r in runners:
         await r.cleanup()
-
-
-def _shared_redaction(cfg):
-    """``cfg`` with the redaction engine's cache in one folder for the whole run: the app's profiles
-    are then those another test with the same redaction config built (compiled and warmed), not
-    built anew (~2 s a start on a loaded machine). A test that looks at the engine's own state (is
-    it warm, what it cached) passes ``shared_redaction=False`` to get an engine of its own."""
-    redact = cfg.filters.get("redact") or {}
-    if "cache_dir" in redact:
-        return cfg
-    return dataclasses.replace(cfg, filters={**cfg.filters, "redact": {**redact, "cache_dir": hyperscan_cache_dir()}})
 
 
 async def _serve(app: web.Application, **runner_args) -> tuple[web.AppRunner, str]:
