@@ -162,7 +162,8 @@ class _Last:
     observed_at: str
     items: list[dict]
     candidates: int
-    generation: tuple[int, int] | None  # the indexes' forget counts: a forget since makes it stale (None: unread)
+    revision: int  # the tenant's memories' revision (``MemoryIndex.revision``): any change since makes it stale
+    forgets: int | None  # the session index's forget count, read when it gave an item (None: it gave none)
 
 
 @dataclass(frozen=True, slots=True)
@@ -172,9 +173,11 @@ class _Tree:
     epoch: int  # the filter's count of recorded sub-sessions when it was read
 
 
-def _generation(rs: Any) -> tuple[int, int]:
-    """The indexes' forget counts: a result remembered under other counts is stale."""
-    return rs.memories.generation(), rs.sessions.generation()
+def _current(last: "_Last", rs: Any, revision: int) -> bool:
+    """Whether a remembered result still holds: the tenant's memories as they were (a memory
+    written, changed or forgotten since may change it, found nothing or not), and no earlier
+    turn it gave forgotten."""
+    return last.revision == revision and (last.forgets is None or last.forgets == rs.sessions.generation())
 
 
 _EMPTY_BYTES: list[int] = []
@@ -192,9 +195,9 @@ _QUIET_BYTES: list[int] = []
 
 
 def _quiet_bytes(caller: tuple) -> int:
-    """The size of a caller's quiet-output entry (a 16-byte digest), measured on the first one."""
+    """The size of a caller's quiet-output entry (a 16-byte digest and a revision), measured on the first one."""
     if not _QUIET_BYTES:
-        _QUIET_BYTES.append(entry_bytes(caller, b"0" * 16) + 512)
+        _QUIET_BYTES.append(entry_bytes(caller, (b"0" * 16, 1 << 40)) + 512)
     return _QUIET_BYTES[0]
 
 
@@ -256,13 +259,15 @@ class RecallFilter(Filter):
         caller = (ident.tenant, ident.session, ident.user, ident.project, ident.parent_session,
                   self.viewer_purpose(turn), route.max_sensitivity or cfg.max_sensitivity)
         last = self._remembered(caller)
-        # The same user text as this session's last recall, and nothing forgotten since: its
-        # result again, with no index read (the session was recorded at its first turn). A
-        # result that found nothing stays right whatever was forgotten: no count is read for it.
-        if last is not None and last.key == key and (not last.items or last.generation == _generation(rs)):
+        # The tenant's memories' revision, read before the search (a change after it makes its
+        # result stale): one integer, moved by every write, change and forget of its memories.
+        revision = rs.memories.revision(ident.tenant)
+        # The same user text as this session's last recall, and nothing changed since: its
+        # result again, with no index read (the session was recorded at its first turn).
+        if last is not None and last.key == key and _current(last, rs, revision):
             state.status, state.candidates, state.items = "reused", last.candidates, last.items
             self._offer(turn, last, route)
-            self._from_outputs(turn, state, rs, words, last.items, caller)
+            self._from_outputs(turn, state, rs, words, last.items, caller, revision)
             self._finish(turn, state, t0, t0_ns)
             return
         tree = self._tree(turn, rs)
@@ -277,22 +282,19 @@ class RecallFilter(Filter):
             wide = rs.sessions.visible_sessions(viewer, ident.session, cfg.widen, ident.parent_session) \
                 if cfg.widen != "tree" else tree
             others = tuple(s for s in wide if s != ident.session)
-        # The forget counts, read before the search (a forget after it makes its result stale),
-        # unless this caller's last recall found nothing: an idle session reads no count. Should
-        # this one find something, it is then not reused (no count was read before it).
-        generation = _generation(rs) if last is None or last.items else None
+        forgets = rs.sessions.generation() if others else None  # (read before the search, as the revision)
         found = rs.recaller(cfg.rank).recall(viewer, words.latest, k=cfg.k, sessions=others, memories=cfg.memories,
                                              exclude_kinds=cfg.exclude_kinds, goal=words.goal,
                                              context=words.context,
                                              max_chars=cfg.max_query_chars)
         # The output's recall first: what the words recalled far below what the output points
         # at is not given beside it. The kept result is what later turns of these words reuse.
-        from_output = self._output_recall(turn, rs, words, caller)
+        from_output = self._output_recall(turn, rs, words, caller, revision)
         items = outweigh(found.items, from_output[1].items, cfg.outweighed) if from_output else found.items
         state.status, state.candidates = "recalled", found.candidates
         state.items = [item_report(s) for s in items]
-        last = _Last(key, render_items(items), _max_sens(items), _newest(items), state.items,
-                     found.candidates, generation)
+        last = _Last(key, render_items(items), _max_sens(items), _newest(items), state.items, found.candidates,
+                     revision, forgets if any(s.cand.source == "session" for s in items) else None)
         self._remember(caller, last)
         if items:
             self._offer(turn, last, route)
@@ -301,40 +303,43 @@ class RecallFilter(Filter):
         self._finish(turn, state, t0, t0_ns)
 
     def _from_outputs(self, turn: Turn, state: RecallState, rs: Any, words: "TurnWords", shown: list[dict],
-                      caller: tuple) -> None:
+                      caller: tuple, revision: int) -> None:
         """``_output_recall``, its memories offered (``_offer_outputs``)."""
-        from_output = self._output_recall(turn, rs, words, caller)
+        from_output = self._output_recall(turn, rs, words, caller, revision)
         if from_output:
             self._offer_outputs(turn, state, *from_output, shown)
 
-    def _output_recall(self, turn: Turn, rs: Any, words: "TurnWords", caller: tuple) -> tuple[list, Any] | None:
+    def _output_recall(self, turn: Turn, rs: Any, words: "TurnWords", caller: tuple, revision: int
+                       ) -> tuple[list, Any] | None:
         """A turn whose newest items are a tool's results: those results and the memories
         their rare identifiers point at (``Recaller.recall_output``), or None. The
         caller's last request sent again (a retry: the same bytes, so the same words and
-        output), whose output recalled nothing, recalls nothing again without asking the
-        index, as a reused recall of the same words does."""
+        output), whose output recalled nothing under the same ``revision`` of the tenant's
+        memories, recalls nothing again without asking the index, as a reused recall of
+        the same words does."""
         cfg = self.config
         view = turn.request
         if not cfg.tool_outputs or view is None or not cfg.memories:
             return None
         digest = unedited_digest(turn)
-        if digest is not None and self._quiet.get(caller) == digest:
+        quiet = None if digest is None else (digest, revision)
+        if quiet is not None and self._quiet.get(caller) == quiet:
             return None
         results = newest_round(view)
         output = "\n".join(r.content for r in results if r.content)
         if not output.strip():  # no output to search: the same bytes again have none either
-            if digest is not None:
-                self._quiet.put(caller, digest, _quiet_bytes(caller))
+            if quiet is not None:
+                self._quiet.put(caller, quiet, _quiet_bytes(caller))
             return None
         viewer = self.viewer(turn, self._tree(turn, rs))
         found = rs.recaller(cfg.rank).recall_output(viewer, words.latest, output, k=cfg.output_k, goal=words.goal,
                                                     context=words.context, exclude_kinds=cfg.exclude_kinds,
                                                     max_chars=cfg.max_query_chars)
-        if digest is not None:
+        if quiet is not None:
             if found.items:
                 self._quiet.pop(caller)
             else:
-                self._quiet.put(caller, digest, _quiet_bytes(caller))
+                self._quiet.put(caller, quiet, _quiet_bytes(caller))
         return results, found
 
     def _offer_outputs(self, turn: Turn, state: RecallState, results: list, found: Any, shown: list[dict]) -> None:

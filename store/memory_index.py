@@ -329,6 +329,10 @@ class MemoryIndex:
         self._caught_up = 0  # a feed position the watermark was seen at or past (it never moves back)
         # (what, viewer, ..., data_version) -> partitions / stats / document frequencies
         self._cache = ByteLRU(CACHE_BYTES, "memory index reads")
+        # ``revision``: per tenant, the changes this process applied (moved after their commit);
+        # ``_epoch`` moves every tenant's, for changes applied where their tenants were not seen
+        self._revs: dict[str, int] = {}
+        self._epoch = 0
 
     @classmethod
     def open(cls, data_dir: str | Path, store: Any) -> "MemoryIndex":
@@ -339,27 +343,39 @@ class MemoryIndex:
         """Changes whenever something was forgotten (a cached result is stale)."""
         return int(self.file.meta("forgets", 0) or 0)
 
+    def revision(self, tenant: str) -> int:
+        """Moves whenever one of ``tenant``'s memories is written, changes status or is
+        forgotten, by this process or another (through the store's change feed): a result
+        kept under an earlier revision is stale. Caught up first, which is a check of the
+        feed's position when nothing changed; then a dictionary read."""
+        if self.store is not None:
+            self.catch_up()
+        return self._epoch + self._revs.get(tenant, 0)
+
+    def _moved(self, tenants: Iterable[str]) -> None:
+        """After the commit: a revision read from now on comes with what the commit wrote."""
+        for t in set(tenants):
+            self._revs[t] = self._revs.get(t, 0) + 1
+
     # -- writing -----------------------------------------------------------------
     def watermark(self) -> int:
         return int(self.file.meta("seq", 0) or 0)
 
-    def upsert(self, records: Iterable[Any], con: Any = None) -> int:
+    def upsert(self, records: Iterable[Any]) -> int:
         """Index (or drop, when not servable) each record; one transaction."""
-        con = con or self.file.db()
+        con = self.file.db()
+        records = list(records)
         n = 0
-        own = not con.in_transaction
-        if own:
-            con.execute("BEGIN IMMEDIATE")
+        con.execute("BEGIN IMMEDIATE")
         try:
             for rec in records:
                 n += self._apply(con, rec)
-            if own:
-                con.execute("COMMIT")
+            con.execute("COMMIT")
         except BaseException:
-            if own:
-                con.execute("ROLLBACK")
+            con.execute("ROLLBACK")
             raise
         self._cache.clear()
+        self._moved(rec.tenant for rec in records)
         return n
 
     def _apply(self, con: Any, rec: Any) -> int:
@@ -426,19 +442,28 @@ class MemoryIndex:
         if last <= self._caught_up:  # the watermark only moves forward: it was past this already
             return 0
         if last <= self.watermark():
+            # applied by another process (or thread): which tenants it touched is not known here
+            self._epoch += 1
             self._caught_up = last
             return 0
-        applied = follow_changes(self.file, memories, self._catch_lock, self._apply_changes)
+        touched: list[str] = []
+        try:
+            applied = follow_changes(self.file, memories, self._catch_lock,
+                                     lambda con, gone, recs: self._apply_changes(con, gone, recs, touched))
+        finally:
+            if touched:
+                self._cache.clear()
+                self._moved(touched)
         self._caught_up = max(self._caught_up, last)
-        if applied:
-            self._cache.clear()
         return applied
 
-    def _apply_changes(self, con: Any, gone: list[tuple[str, str]], recs: list) -> None:
+    def _apply_changes(self, con: Any, gone: list[tuple[str, str]], recs: list, touched: list[str]) -> None:
         for tenant, memory_id in gone:
             self._delete(con, "tenant = ? AND memory_id = ?", (tenant, memory_id))
         for rec in recs:
             self._apply(con, rec)
+        touched.extend(t for t, _ in gone)
+        touched.extend(rec.tenant for rec in recs)
 
     def rebuild(self) -> int:
         """Empty the index and index every tenant's memories from the store
@@ -452,6 +477,7 @@ class MemoryIndex:
         n = rebuild_all(self.file, self.store, self._catch_lock, clear,
                         lambda con, recs: sum(self._apply(con, rec) for rec in recs))
         self._cache.clear()
+        self._epoch += 1
         self.catch_up()  # writes that landed while it ran
         return n
 
@@ -474,6 +500,7 @@ class MemoryIndex:
             con.execute("ROLLBACK")
             raise
         self._cache.clear()
+        self._moved((tenant,))
         return {"memory_index_rows": removed}
 
     def erase_free_pages(self) -> None:

@@ -369,6 +369,12 @@ class PGMemoryIndex(MemoryIndex):
     def generation(self) -> int:
         return 0
 
+    def revision(self, tenant: str) -> int:
+        """The tenant's newest change: every write and erasure of a memory adds to the feed in its
+        own transaction, so another replica's is seen at once (a round trip)."""
+        with self._reads(tenant) as reads:
+            return int(reads.one("SELECT coalesce(max(seq), 0) FROM memory_feed WHERE tenant = %s", (tenant,))[0])
+
     def rebuild(self) -> int:
         self._cache.clear()
         return self._store._pool.run(index_all)

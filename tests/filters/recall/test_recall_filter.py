@@ -80,16 +80,17 @@ async def test_a_turn_without_new_user_text_reuses_the_same_bytes(proxy, fake):
     await client.messages.create(model="claude-test", max_tokens=32, messages=msgs)
     first = fake.last.json["messages"][-1]["content"][-1]["text"]
     assert "disk quota" in first
-    put_memory(store, "acme", "The aurora pipeline failed again on Wednesday, a disk quota again.",
-               kind="failure", user="alice")
-    msgs += [{"role": "assistant", "content": [{"type": "tool_use", "id": "toolu_1", "name": "Bash",
-                                                "input": {"command": "df -h"}}]},
-             {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_1", "content": "ok"}]}]
-    await client.messages.create(model="claude-test", max_tokens=32, messages=msgs)
-    second = fake.last.json["messages"][-1]["content"][-1]["text"]
-    assert second == first  # same user text: the same evidence bytes
+    # a change of the tenant's memories is searched again; recalling the same, it gives the same bytes
+    put_memory(store, "acme", "Lunch is at noon on Fridays.", kind="fact", user="alice")
+    for n in (1, 2):
+        msgs += [{"role": "assistant", "content": [{"type": "tool_use", "id": f"toolu_{n}", "name": "Bash",
+                                                    "input": {"command": "df -h"}}]},
+                 {"role": "user", "content": [{"type": "tool_result", "tool_use_id": f"toolu_{n}", "content": "ok"}]}]
+        await client.messages.create(model="claude-test", max_tokens=32, messages=msgs)
+        again = fake.last.json["messages"][-1]["content"][-1]["text"]
+        assert again == first  # same user text: the same evidence bytes
     m = proxy.settled_store().manifests.list("acme", session="s4")[-1].data
-    assert m["recall"]["status"] == "reused"
+    assert m["recall"]["status"] == "reused"  # nothing changed since: not searched again
 
 
 async def test_a_reused_result_is_only_ever_the_same_callers(proxy, fake):

@@ -299,3 +299,24 @@ def test_frequent_words_only_score_the_candidates_on_both_indexes(both, tmp_path
     for words in (["common", "kafka", "marker3"], ["common", "filler"], ["marker1", "marker2", "common", "staging"]):
         for limit in (300, 40, 5):  # in more than a tenth and 100 of them; more than the pool; both
             assert assert_same_search(sqlite, pos_l, pg.memory_index(), pos_p, viewer, words, [], limit)
+
+
+def test_a_tenants_revision_moves_with_every_change_of_its_memories_and_no_other(both, tmp_path):
+    """What recall keys a repeated turn's result by: a write, a change of status and an
+    erasure move it, on either index; another tenant's write does not."""
+    lm, pg = both
+    for store, index in ((lm, MemoryIndex.open(tmp_path, lm)), (pg, pg.memory_index())):
+        seen = [index.revision("acme")]
+
+        def moved() -> bool:
+            seen.append(index.revision("acme"))
+            return seen[-1] != seen[-2]
+
+        put_memory(store, "globex", "Globex keeps the zebra runbook in the wiki.", user="alice", kind="fact")
+        assert not moved()
+        rec = put_memory(store, "acme", "Alice keeps the zebra runbook in the wiki.", user="alice", kind="fact")
+        assert moved() and not moved()
+        store.memories.put(rec.evolve(status="superseded"), expected_revision=1)
+        assert moved()
+        forget(store, "acme", {"memory": rec.memory_id})
+        assert moved() and not moved()
