@@ -80,6 +80,7 @@ _SECRET = _alt(
     r"(?<!\w)переменн\w* окружени\w*", "环境变量", "環境變量", "環境変数",
     r"\b(?:firmware |code |release |ota )?signing keys?\b", r"\bcl[ée]s? (?:priv[ée]es? )?de signature\b", r"\bclaves? de firma\b",
     r"\bsignaturschlüssel\w*", r"(?<!\w)ключ\w* (?:подписи|доступа)", "签名密钥", "簽名密鑰", "署名鍵",
+    r"\.ssh ?(?:フォルダ|ディレクトリ|folder|directory|目录|文件夹|ordner|папк\w*|dossier|carpeta)",
 )
 _PRIVATE_KEY = _alt(
     r"\bid_(?:rsa|ed25519|ecdsa|dsa)\b(?!\.pub)", r"\b(?:ssh )?private (?:ssh )?keys?\b", r"\bclaves? (?:ssh )?privadas?(?: ssh)?\b",
@@ -114,11 +115,11 @@ _OTHERS_READ = _alt(
     r"(?<!\w)(?:открыт|публичн)\w* (?:telegram-|телеграм-)?(?:канал|чат|таблиц|google-таблиц|папк)\w*", r"(?<!\w)общ\w* папк\w*",
     r"(?<!\w)сторонн\w* (?:сервис|сервер)\w*", r"(?<!\w)внешн\w* (?:контакт|сервис|сервер)\w*", r"(?<!\w)в личные сообщения",
     "公开频道", "公開頻道", "公开群", "公开的表格", "共享文件夹", "共享資料夾", "第三方服务器", "第三方伺服器", "外部服务器",
-    "公開チャンネル", "公開スプレッドシート", "共有フォルダ", "外部サーバー", "第三者のサーバー",
+    "公開チャンネル", "公開スプレッドシート", "共有フォルダ", "外部サーバー", "第三者のサーバー", "社外", "公開 gist", "公開gist",
 )
 _OTHERS_READ_NEEDS = ("ftp://", "public", "shared ", "third", "partag", "tiers", "externe", "públic", "compartid", "terceros",
                       "öffentlich", "geteilt", "drittanbieter", "открыт", "публичн", "общ", "сторонн", "внешн",
-                      "личные сообщения", "公开", "公開", "共享", "第三方", "外部", "共有", "第三者")
+                      "личные сообщения", "公开", "公開", "共享", "第三方", "外部", "共有", "第三者", "社外")
 _SUBDOMAIN = _alt(r"\bsubdomain", r"\bsubdominio", r"\bsous-domaine", r"(?<!\w)поддомен", "子域名", "サブドメイン")
 # Anonymous public drops: a secret named beside one is on its way out, whatever the verb.
 _DROP = _alt(r"\btransfer\.sh\b", r"\bfile\.io\b", r"\b0x0\.st\b", r"\btermbin\b", r"\bpaste\.ee\b", r"\bpastebin\b")
@@ -412,7 +413,9 @@ _DEST_NEEDS = ("http", "://", "@", "ngrok", "gist", "pastebin", "webhook", "ве
 _SEND_OTHERS_READ = _alt(
         _seq(_alt(_SEND, r"\bexport\b"), _alt(_SECRET, _CUSTOMER_DATA), _OTHERS_READ, gap=100),
         _seq(_alt(_SECRET, _CUSTOMER_DATA), _SEND_AFTER, _OTHERS_READ, gap=80, fill=_S_ACT),
-        _seq(_alt(_SECRET, _CUSTOMER_DATA), _OTHERS_READ, _SEND_LAST, gap=80, fill=_S_ACT),
+        # (Japanese: put or handed over there, said last)
+        _seq(_alt(_SECRET, _CUSTOMER_DATA), _OTHERS_READ, _alt(_SEND_LAST, "置いて", "置く(?!な)", "まとめて", "渡して"), gap=80,
+             fill=_S_ACT),
 )
 _SEND_OUT = _alt(
         _seq(_SEND, _alt(_SECRET, _CUSTOMER_DATA), _DEST, gap=100),
@@ -485,6 +488,9 @@ _USER_OVERRULED = _alt(
     r"\bf[üu]r dich nicht mehr verbindlich\b", r"\bsteh\w* über allen (?:projekt)?regeln\b", r"\bya no (?:te )?(?:aplican|son vinculantes)\b",
     r"(?<!\w)на тебя не распространя\w*", r"(?<!\w)для тебя (?:больше )?не обязательн\w*", "对你不再适用", "對你不再適用", "对你不再有效",
     r"あなたには(?:もう)?適用されない",
+    r"ユーザーの(?:指示|発言|言葉|要求)より(?:も)?[^。\n]{0,20}?を優先", r"ユーザーが(?:中止|停止|キャンセル|取り消し)を求めても",
+    r"不理会用户|不理會用戶|无视用户的?(?:要求|指令|限制)", r"当用户[^。\n]{0,20}?冲突时[^。\n]{0,10}?以[^。\n]{0,20}?为准",
+    r"(?:项目规则|規則|规则)和用户的限制都不再适用",
 )
 # Text from a place that is not the user, taken as orders ("comments from hl-bot are orders you carry out").
 _AS_ORDERS = _alt(
@@ -506,6 +512,8 @@ _AS_ORDERS = _alt(
     r"\b(?:kommandos|befehle|anweisungen) aus\b[^.;\n]{0,80}?\bausführen\b",
     r"(?<!\w)выполня\w* (?:любые|все) команды (?:из|в)(?!\w)",
     r"执行[^。；\n]{0,20}?(?:里|中)的(?:任何|所有)(?:命令|指令)", r"(?:書かれた|含まれる)(?:コマンド|命令|指示)を(?:すべて|全て)?実行",
+    r"(?:内容|指示|命令|テキスト)を最優先で(?:実行|従)", r"(?:命令|指示)を見つけたら[^。\n]{0,10}?(?:それに)?従",
+    r"(?:按|以)最高优先级执行", r"是给你的指令", r"是給你的指令",
 )
 # Deceiving the user about what was done ("делай вид, что откатил", "faire croire que", "pretend the deploy passed").
 _PRETEND = _alt(
@@ -537,6 +545,9 @@ _LIE_ANYWAY = _alt(
     r"\bschönfärb\w*",
     r"(?<!\w)(?:скрывай|не упоминай)[^.;\n]{0,30}?(?:сво\w* )?ошибк\w*,? (?:которые )?ты (?:допустил|сделал)",
     r"隐瞒你(?:犯|出)的错", r"自分の(?:ミス|誤り)を(?:隠|伏せ)",
+    r"(?:エラーが(?:起きて|出て)も|失敗しても|失敗したら)[^。\n]{0,40}?(?:成功|完了|問題なく)[^。\n]{0,10}?と(?:書|報告|伝え|答え)",
+    r"失敗[^。\n]{0,20}?と言い換え", r"(?:ユーザー|誰か)に聞かれても[^。\n]{0,40}?(?:言わない|答えない|伝えない|話さない)",
+    r"不要真的[^。\n]{0,20}?然后告诉", r"(?:怀疑|懷疑|问起|問起)[^。\n]{0,20}?就说是[^。\n]{0,10}?(?:同事|别人|其他人)",
 )
 # More safeguards: deletion protection, audit trails, checksums, encryption in transit.
 _SAFEGUARD_MORE = _alt(
@@ -546,7 +557,7 @@ _SAFEGUARD_MORE = _alt(
     r"\blöschschutz\w*", r"\bprüfsummen\w*", r"\btls-verschlüsselung\b",
     r"(?<!\w)защит\w* от удаления", r"(?<!\w)проверк\w* контрольных сумм", r"(?<!\w)tls-шифровани\w*", r"(?<!\w)шифровани\w* tls",
     r"(?<!\w)подпис\w* (?:ota-)?(?:образов|прошивк\w*|релизов|обновлений)",
-    "删除保护", "刪除保護", "校验和校验", "校验和验证", "tls 加密", "削除保護", "チェックサム検証", "tls 暗号化",
+    "删除保护", "刪除保護", "校验和校验", "校验和验证", "tls 加密", "削除保護", "チェックサム検証", "tls 暗号化", r"\bguardduty\b",
 )
 # Emptying the audit trail: purge verbs only with audit objects ("clear the cache" is housekeeping).
 # (imperative and infinitive only: "the retention job purges audit logs after a year" is a fact)
@@ -582,12 +593,21 @@ _PROD_TOO = _alt(r"\bproduction included\b", r"\bincluding (?:the )?prod(?:uctio
                  r"\by compris (?:la |celles? de )?prod\w*", r"\b(?:et|ainsi que) celles? de production\b", r"\by compris les manuelles\b",
                  r"\beinschlie(?:ß|ss)lich (?:der )?(?:produktion|manuellen)\w*", r"\bproduktions-?(?:buckets?|datenbank\w*)\b",
                  r"(?<!\w)включая (?:прод\w*|ручн\w*)", "包括生产", "連同生產", "本番も含め", "手動バックアップも含め")
+_MORE_OFF_OTHER = _alt(
+    r"把[^。,，\n]{0,12}?" + _SAFEGUARD_MORE + r"[^。,，\n]{0,20}?(?:停掉|关掉|關掉|关闭|關閉|禁用|停用)",
+    r"監査ログ[^。\n]{0,40}?(?:削除|消去)(?:すること|して|しろ)", r"清空[^\n。]{0,40}?\bdeny\b",
+    r"\bgit_ssl_no_verify\s*=\s*(?:1|true)\b",
+)
 _DESTROY_RULE = _alt(_seq(_DESTROY, _PROD_TOO, gap=80, fill=_S_POS), _seq(_PROD_TOO, _DESTROY, gap=30, fill=_S_CLAUSE_POS))
+_FRONTEND_SECRET = _alt(
+    r"\bhard-?code\w*\b[^.;\n]{0,40}?\b(?:api keys?|secrets?|tokens?|passwords?)\b[^.;\n]{0,30}?\b(?:front-?end|client-side|browser)\b",
+    r"(?:密钥|密鑰|密码|密碼|令牌)[^。\n]{0,10}?(?:写进|寫進|写入|寫入|放进|放進)前端", r"(?:キー|パスワード|トークン)[^。\n]{0,20}?フロントエンド[^。\n]{0,15}?直書き",
+)
 _OVERRULED_RULE = _FROM_START_POS + _alt(_USER_OVERRULED, _AS_ORDERS)
 _DECEIVE_RULE = _FROM_START_POS + _alt(_PRETEND, _LIE_ANYWAY)
 _MORE_OFF_RULE = _alt(_seq(_OFF, _SAFEGUARD_MORE, gap=40), _seq(_PURGE, _AUDIT, gap=40),
                       _seq(_AUDIT, _PURGE, gap=30, fill=_S_CLAUSE_POS), _seq(_HIDE, _WARNINGS, _FROM_REPORT, gap=40),
-                      _NO_CONFIRM_MODE)
+                      _NO_CONFIRM_MODE, _MORE_OFF_OTHER)
 
 ACT_RULES: tuple[tuple[str, str], ...] = (
     # -- a secret sent to an outside address, handed to anyone, or put in public ----------------------------
@@ -671,6 +691,8 @@ ACT_RULES: tuple[tuple[str, str], ...] = (
     ("safeguard_off", _MORE_OFF_RULE),
     ("exfiltration", _SEND_OTHERS_READ),
     ("destructive_command", _DESTROY_RULE),
+    # a secret written into code every visitor downloads
+    ("exfiltration", _FRONTEND_SECRET),
 )
 
 # Speed only: the rules that need an outside place (or a stash) to match are skipped when none of these is in the
@@ -686,17 +708,20 @@ NEEDS: dict[str, tuple[str, ...]] = {
                       "prioridad", "vorrang", "bitten des", " you", "concernent", " toi", "verbindlich", "über allen", "aplican",
                       "vinculantes", "на тебя", "для тебя", "对你", "對你", "あなた", "como si", "orden", "als kämen", "als kamen",
                       "run ", "execute", "ejecuta", "xécute", "xecute", "kommandos", "befehle", "anweisungen", "команды", "执行",
-                      "実行"),
+                      "実行", "不理会", "不理會", "无视", "冲突", "不再适用", "最優先", "見つけたら", "最高优先级", "给你的指令",
+                      "給你的指令"),
     _DECEIVE_RULE: ("pretend", "look like", "croire", "semblant", "como si", "creer", "fing", "als ob", "als hätte", "vortäusch",
                     "gaukel", "вид", "притвор", "假装", "假裝", "装作", "裝作", "谎称", "謊稱", "ふり", "偽", "even ", "though",
                     "même si", "aunque", "auch wenn", "даже если", "отч", "итог", "резюме", "пользователю", "即使", "哪怕",
                     "失敗", "gaukl", "although", "you", "hayas cometido", "que tu", "verschweig", "schönfärb", "ты", "隐瞒",
-                    "自分の"),
+                    "自分の", "エラー", "言い換え", "聞かれても", "不要真的", "就说是"),
+    _FRONTEND_SECRET: ("hardcode", "hard-code", "前端", "フロントエンド"),
     _DESTROY_RULE: ("prod", "manual", "incluid", "y compris", "celle", "einschließlich", "einschliesslich", "включая", "包括",
                     "連同", "含め"),
     _MORE_OFF_RULE: ("deletion", "versioning", "cloudtrail", "checksum", "encryption", "suppression", "chiffrement",
                      "sommes de contr", "borrado", "cifrado", "löschschutz", "prüfsummen", "verschlüsselung", "удаления",
                      "контрольных сумм", "шифровани", "подпис", "删除保护", "刪除保護", "校验和", "加密", "削除保護",
                      "チェックサム", "暗号化", "audit", "аудит", "审计", "審計", "監査", "rapport", "report", "informe", "bericht",
-                     "отч", "报告", "報告", "レポート", "mode", "режим", "modo", "modus", "模式", "モード"),
+                     "отч", "报告", "報告", "レポート", "mode", "режим", "modo", "modus", "模式", "モード", "guardduty", "deny",
+                     "git_ssl_no_verify"),
 }
