@@ -17,7 +17,9 @@ are in the session's frozen memory snapshot (``memory_snapshot``).
   conversation continues from); ``query.parse`` keeps a long message's salient terms. A
   turn whose latest own words are the ones already recalled for (a tool
   round trip, a retry) reuses that result — the same bytes, so the prompt
-  cache holds.
+  cache holds — while the tenant's memories are as they were
+  (``MemoryIndex.revision``: any write, edit or forget of them since
+  searches again; another tenant's does not).
 - Who: the authenticated identity. No tenant, no session or no identity
   source → nothing is recalled. The viewer is the tenant, user, project,
   purpose (the identity's, else the route's ``purpose``), the session tree
@@ -25,9 +27,10 @@ are in the session's frozen memory snapshot (``memory_snapshot``).
   read again after ``TREE_SECONDS`` or when this process records a
   sub-session), and the route's sensitivity ceiling; every index applies it
   in its WHERE clause before anything is ranked. A turn whose user text is
-  the one last recalled for reuses that result; a result that found nothing
-  is reused without reading the indexes' forget counts (a forget only
-  removes).
+  the one last recalled for reuses that result under the same revision of
+  the tenant's memories (a result that found nothing too: a memory added
+  since may match), and of the session index's forget count when it gave
+  an earlier turn.
 - Candidates: active memories and the session index's hits in the tree
   (the current session's own turns excluded: the model already has them).
 - After the answer, the turn's user and assistant text (tool outputs only
