@@ -441,23 +441,29 @@ class MemoryIndex:
         last = memories.last_seq()
         if last <= self._caught_up:  # the watermark only moves forward: it was past this already
             return 0
-        if last <= self.watermark():
+        seen = self.watermark()
+        if last <= seen:
             # applied by another process (or thread): which tenants it touched is not known here
             self._epoch += 1
             self._caught_up = last
             return 0
         touched: list[str] = []
+        begun: list[int] = []  # the watermark each batch began at
         try:
             applied = follow_changes(self.file, memories, self._catch_lock,
-                                     lambda con, gone, recs: self._apply_changes(con, gone, recs, touched))
+                                     lambda con, gone, recs: self._apply_changes(con, gone, recs, touched, begun))
         finally:
             if touched:
                 self._cache.clear()
                 self._moved(touched)
+            if begun[:1] != [seen]:  # some changes after ``seen`` were applied elsewhere meanwhile
+                self._epoch += 1
         self._caught_up = max(self._caught_up, last)
         return applied
 
-    def _apply_changes(self, con: Any, gone: list[tuple[str, str]], recs: list, touched: list[str]) -> None:
+    def _apply_changes(self, con: Any, gone: list[tuple[str, str]], recs: list, touched: list[str],
+                       begun: list[int]) -> None:
+        begun.append(int(self.file.meta("seq", 0) or 0))  # (in the batch's transaction: this thread's connection)
         for tenant, memory_id in gone:
             self._delete(con, "tenant = ? AND memory_id = ?", (tenant, memory_id))
         for rec in recs:

@@ -93,6 +93,24 @@ def test_a_catch_up_with_nothing_new_reads_no_sqlite_once_the_watermark_was_seen
         store.close()
 
 
+def test_a_tenants_revision_moves_when_another_process_indexed_its_change(tmp_path):
+    # Two indexes of one file, as two workers' are: the one that did not apply a change
+    # cannot tell whose it was, so every tenant's revision moves there.
+    store = open_store(tmp_path / "store")
+    try:
+        mine, theirs = MemoryIndex.open(tmp_path, store), MemoryIndex(tmp_path / "recall" / "memories.db", store)
+        before = (mine.revision("acme"), mine.revision("globex"))
+        put_memory(store, "acme", "The consumer loop lives in ingest/.", kind="fact")
+        assert theirs.catch_up() == 1
+        after = (mine.revision("acme"), mine.revision("globex"))
+        assert after[0] != before[0] and after[1] != before[1]
+        assert (mine.revision("acme"), mine.revision("globex")) == after  # nothing since
+        put_memory(store, "acme", "The producer loop lives in emit/.", kind="fact")
+        assert mine.revision("acme") != after[0] and mine.revision("globex") == after[1]  # its own: that tenant
+    finally:
+        store.close()
+
+
 
 def test_indexed_text_gives_the_same_terms_and_analyses_a_word_seen_before_once():
     from ctxproxy.store.memory_terms import cached_token_terms, terms
