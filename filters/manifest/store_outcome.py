@@ -75,14 +75,18 @@ class Handed:
 
 
 class _Op:
-    """One gathered write op: its Future and the turns riding with it."""
+    """One gathered write op: its Future (weakly: the Future keeps its done
+    callback, which holds the op, so a strong reference back would be a cycle
+    left for the garbage collector on every write), the turns riding with it,
+    and once done, its error."""
 
-    __slots__ = ("fut", "riders", "done", "lock", "__weakref__")
+    __slots__ = ("fut", "riders", "done", "exc", "lock", "__weakref__")
 
     def __init__(self, fut: Future) -> None:
-        self.fut = fut
+        self.fut = weakref.ref(fut)
         self.riders: list[Handed] = []
         self.done = False
+        self.exc: BaseException | None = None
         self.lock = threading.Lock()
 
 
@@ -110,13 +114,13 @@ class Handover:
             if ops is None:
                 ops = _CURRENT[writer] = {}
             current = ops.get(write_all)
-            if fut is None or (current is not None and fut is current.fut):
+            if fut is None or (current is not None and fut is current.fut()):
                 op = current
             else:
                 if fut.done() and fut.exception() is not None:
                     raise fut.exception()  # refused at once (the writer is closed): nothing rides with it
                 op = ops[write_all] = _Op(fut)
-                fut.add_done_callback(lambda f, op=op: self._settle_op(op))  # one callback per op
+                fut.add_done_callback(lambda f, op=op: self._settle_op(op, f))  # one callback per op
                 self._bound(op)
             if op is None:  # an op not handed out here: its outcome cannot be told (the span says pending)
                 return handed
@@ -125,7 +129,8 @@ class Handover:
                 if not op.done:
                     op.riders.append(handed)
                     return handed
-        self._settle_riders(op.fut, [handed])  # the op ended before this turn was added to it
+                exc = op.exc
+        self._settle_riders(exc, [handed])  # the op ended before this turn was added to it
         return handed
 
     def _bound(self, op: _Op) -> None:
@@ -140,14 +145,14 @@ class Handover:
         ref = weakref.ref(op)
         loop.call_later(self.wait, lambda: (o := ref()) is not None and _give_up(o))
 
-    def _settle_op(self, op: _Op) -> None:
-        with op.lock:
-            op.done = True
-            riders, op.riders = op.riders, []
-        self._settle_riders(op.fut, riders)
-
-    def _settle_riders(self, fut: Future, riders: list[Handed]) -> None:
+    def _settle_op(self, op: _Op, fut: Future) -> None:
         exc = fut.exception()
+        with op.lock:
+            op.done, op.exc = True, exc
+            riders, op.riders = op.riders, []
+        self._settle_riders(exc, riders)
+
+    def _settle_riders(self, exc: BaseException | None, riders: list[Handed]) -> None:
         if exc is None:
             for h in riders:
                 h._resolve(STORED, None)
