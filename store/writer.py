@@ -160,7 +160,10 @@ class BackgroundWriter:
                                "write lock held by another process?)") from None
 
     def close(self, timeout: float = 10.0) -> None:
-        """Commit what is queued, then stop the thread."""
+        """Commit what is queued, then stop the thread. A store that can be
+        unreachable (PostgreSQL) is told it is closing, so a write waiting for
+        it fails at once (logged, its Future failed: never taken as written)
+        instead of holding the shutdown."""
         with self._lock:
             if self._closed:
                 return
@@ -168,6 +171,9 @@ class BackgroundWriter:
             thread = self._thread
             self._q.put(_STOP)
             self._hurry_up()
+        closing = getattr(self.store, "closing", None)
+        if closing is not None:
+            closing()
         if thread is not None:
             thread.join(timeout)
 

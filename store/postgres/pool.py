@@ -270,6 +270,7 @@ class Pool:
         kwargs = {"prepare_threshold": None, "application_name": application_name, "autocommit": True,
                   "connect_timeout": max(1, int(timeout))}
         self._kwargs = kwargs
+        self._closing = threading.Event()
         self._pool = ConnectionPool(dsn, min_size=min_size, max_size=max_size, kwargs=kwargs, open=False,
                                     timeout=timeout, reconnect_timeout=0, name="ctxproxy-store",
                                     check=_check_if_idle, reset=_note_returned)
@@ -305,7 +306,7 @@ class Pool:
         from psycopg_pool import PoolTimeout
 
         try:
-            with self._pool.connection(timeout=self._timeout) as conn:
+            with self._connection() as conn:
                 tx = Tx(conn, begin, readonly, implicit, prelude)
                 try:
                     yield tx
@@ -329,9 +330,45 @@ class Pool:
         """A pooled connection for a block of its own (``with pool.connection() as conn``)."""
         return self._pool.connection(timeout=self._timeout)
 
+    @contextmanager
+    def _connection(self) -> Iterator[Any]:
+        """A pooled connection for one transaction. While the database is down
+        the wait goes in short slices, so one started before ``closing()`` gives
+        up at its next slice instead of waiting out the pool's timeout (the
+        caller gets ``StoreUnavailable``: its write is reported as failed). With
+        the database up it is the pool's own wait: its queue keeps waiters in order."""
+        from psycopg_pool import PoolTimeout
+
+        deadline = time.monotonic() + self._timeout
+        while True:
+            if self._closing.is_set() and not self.availability.up:
+                raise StoreUnavailable("PostgreSQL unavailable while the store closes: "
+                                       f"{self.availability.last_error}")
+            left = deadline - time.monotonic()
+            wait = left if self.availability.up else min(left, WAIT_SLICE)
+            got = False
+            try:
+                with self._pool.connection(timeout=max(wait, 0.001)) as conn:
+                    got = True
+                    yield conn
+                return
+            except PoolTimeout:
+                if got or wait >= left:
+                    raise
+
+    def closing(self) -> None:
+        """The store is about to close: waits for a connection while the
+        database is down give up now (the pool itself stays open, so what can
+        still be written, is)."""
+        self._closing.set()
+
     def close(self) -> None:
+        self._closing.set()
         self.availability.close()
         self._pool.close()
+
+
+WAIT_SLICE = 0.1  # seconds: how often a wait for a connection while the database is down looks at ``closing()``
 
 
 # A connection back in the pool within this many seconds is handed out again

@@ -437,6 +437,12 @@ class PGStore(_Repos):
         size, entries = self._pool.run(op, readonly=True)
         return StoreStats(map_size=0, used_bytes=size, entries=entries)
 
+    def closing(self) -> None:
+        """The store is about to close (its writer is stopping): a wait for a
+        connection while the database is down gives up instead of holding the
+        shutdown for the pool's timeout; writes that still can land, do."""
+        self._pool.closing()
+
     def close(self) -> None:
         if not self._closed:
             self._closed = True

@@ -8,7 +8,10 @@ the transaction that sends its writes together with the next statement:
 - a deadlock between two replicas is a ``StoreConflict`` for the one the
   server rolls back, not "the database is down";
 - a queued write that fails takes its whole batch with it (nothing of the
-  batch commits), and reads in a batch see the batch's own writes.
+  batch commits), and reads in a batch see the batch's own writes;
+- closing the writer while the database is down does not wait out the
+  pool's timeout: the write waiting for a connection fails (never taken as
+  written) and the writer's thread ends.
 """
 from __future__ import annotations
 
@@ -17,7 +20,7 @@ import threading
 import pytest
 
 from ctxproxy.store import StoreError
-from ctxproxy.store.errors import StoreConflict
+from ctxproxy.store.errors import StoreConflict, StoreUnavailable
 from ctxproxy.store.postgres import PGStore
 from ctxproxy.store.writer import BackgroundWriter
 
@@ -138,3 +141,37 @@ def test_the_gate_writing_many_in_one_batch_keeps_the_scopes_cap(pg_dsn):
         assert again[0].refused is not None and again[0].refused.reason == "over_limit"
     finally:
         store.close()
+
+
+def test_closing_the_writer_while_the_database_is_down_gives_up_the_wait_for_a_connection(pg_server, pg_dsn):
+    if not pg_server.stop:
+        pytest.skip("needs a cluster the tests started (CTXPROXY_TEST_DSN cannot be restarted)")
+    # the pool would wait 30 s for a connection: far past the bound below
+    store = PGStore.open(pg_dsn, listen=False, timeout=30.0)
+    writer = BackgroundWriter(store)
+    assert writer.submit(lambda b: b.sessions.put("acme", "s0", {"n": 0})).exception(30) is None
+    pg_server.restart_stopped()
+    try:
+        lost = writer.submit(lambda b: b.sessions.put("acme", "s1", {"n": 1}))
+        assert isinstance(lost.exception(30), StoreUnavailable)  # its connection was gone
+        assert not store.available()
+        waiting = writer.submit(lambda b: b.sessions.put("acme", "s2", {"n": 2}))
+        for _ in range(3000):  # until the writer took it: it waits for a connection the pool cannot make
+            if waiting.running():
+                break
+            threading.Event().wait(0.01)
+        assert waiting.running()
+        closer = threading.Thread(target=writer.close, daemon=True)
+        closer.start()
+        closer.join(timeout=5)  # a bound, not a measure: the old wait lasted the pool's 30 s
+        assert not closer.is_alive() and not writer._thread.is_alive()
+        assert isinstance(waiting.exception(0), StoreUnavailable)  # reported as failed, never as written
+    finally:
+        pg_server.start_again()
+        store.close()
+    check = PGStore.open(pg_dsn, listen=False)
+    try:
+        assert check.sessions.get("acme", "s0") == {"n": 0}
+        assert check.sessions.get("acme", "s1") is None and check.sessions.get("acme", "s2") is None
+    finally:
+        check.close()
