@@ -105,24 +105,36 @@ async def test_a_session_alternating_replicas_keeps_its_ledger_and_checkpoint(re
     assert len(manifests) == 3  # every turn's manifest, whichever replica answered it
 
 
-def hold_answer_writes(proxy):
-    """Hold this replica's response-end ledger writes until the returned event
-    is set: the answer reaches the client, its record lands late."""
-    import threading
+class _HeldWrites:
+    """A replica's response-end ledger writes kept back until ``set()``."""
 
+    def __init__(self, submit) -> None:
+        self.submit, self.released, self.pending = submit, False, []
+
+    def hold(self, turn, session, write, store) -> None:
+        if self.released:
+            self.submit(turn, session, write, store)
+        else:
+            self.pending.append((turn, session, write, store))
+
+    def set(self) -> None:
+        self.released = True
+        pending, self.pending = self.pending, []
+        for args in pending:
+            self.submit(*args)
+
+
+def hold_answer_writes(proxy):
+    """Keep this replica's response-end ledger writes from its store writer until
+    the returned holder's ``set()``: the answer reaches the client, its record
+    lands late. Held before the writer, not inside its transaction, where the
+    wait would keep the batch's row locks and stall the other replica's
+    write-ahead until the hold timed out and the write was dropped."""
     (effects,) = [s.filter for p in proxy.state.relay.engine.pipelines.values() for s in p.stages
                   if s.filter.name == "effects"][:1]
-    gate = threading.Event()
-    submit = effects.writes.submit
-
-    def held(turn, session, write, store):
-        def late(b):
-            assert gate.wait(30), "the held write was never released"
-            write(b)
-        submit(turn, session, late, store)
-
-    effects.writes.submit = held
-    return gate
+    held = _HeldWrites(effects.writes.submit)
+    effects.writes.submit = held.hold
+    return held
 
 
 async def test_a_result_reaching_a_replica_before_the_call_was_recorded_is_settled(replicas, fake):
