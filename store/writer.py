@@ -38,7 +38,7 @@ import time
 from concurrent.futures import Future
 from typing import Any, Callable
 
-from .errors import StoreConflict
+from .errors import StoreConflict, StoreUnavailable
 
 log = logging.getLogger("ctxproxy.store")
 
@@ -276,6 +276,11 @@ class BackgroundWriter:
                         results.append((fut, op(b)))
             done = dict((id(f), r) for f, r in results)
         except Exception as exc:
+            if isinstance(exc, StoreUnavailable):  # nothing lands now: each op alone would wait out the store again
+                log.warning("background store write failed: %s", type(exc).__name__)
+                for op, fut in group:
+                    fut.set_result(None) if op is _NOW else fut.set_exception(exc)
+                return
             if len(group) > 1:  # find the bad one: each op alone
                 for one in group:
                     self._commit_running([one])

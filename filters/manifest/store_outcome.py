@@ -27,6 +27,8 @@ import weakref
 from concurrent.futures import Future
 from typing import Any, Callable
 
+from ctxproxy.store.errors import StoreUnavailable
+
 log = logging.getLogger("ctxproxy.filters.manifest")
 
 STORED, FAILED, PENDING, OFF = "stored", "failed", "pending", "off"
@@ -158,8 +160,9 @@ class Handover:
                 h._resolve(STORED, None)
             return
         error = type(exc).__name__
-        # the writer retried a failed op item by item: some may be on disk
-        kept = [self._present(h) for h in riders]
+        # the writer retried a failed op item by item: some may be on disk; not when the store was
+        # unavailable (the op's one transaction failed whole, and a read back would only wait on it too)
+        kept = [False] * len(riders) if isinstance(exc, StoreUnavailable) else [self._present(h) for h in riders]
         lost = [h for h, present in zip(riders, kept) if not present]
         if lost:  # logged and counted before any span says so
             ids = ", ".join(h.turn_id for h in lost[:_LOGGED_IDS]) + (", ..." if len(lost) > _LOGGED_IDS else "")

@@ -187,3 +187,22 @@ def test_many_items_gathered_at_once_are_each_prepared_once_in_order(store):
         assert stored(store) == {f"turn{i:02d}": {"n": i} for i in range(n)}
     finally:
         writer.close()
+
+
+def test_an_unavailable_store_fails_the_op_once_without_trying_each_item_alone(store):
+    from ctxproxy.store.errors import StoreUnavailable
+
+    tries: list[int] = []
+
+    def down(batch, items):
+        tries.append(len(items))
+        raise StoreUnavailable("the database is down")
+
+    writer = BackgroundWriter(store, linger=5.0)
+    op = writer.gather(down, ("turn0", {"n": 0}))
+    for i in range(1, 5):
+        writer.gather(down, (f"turn{i}", {"n": i}))
+    writer.flush()
+    assert isinstance(op.exception(5), StoreUnavailable)
+    assert tries == [5]  # one try of the whole op: item by item would only wait on the store again
+    writer.close()
