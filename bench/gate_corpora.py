@@ -70,8 +70,9 @@ FRESH = ("fresh", "fresh2", "fresh3", "fresh4", "fresh5", "fresh6", "fresh7", "f
 # user's own standing orders to the assistant (clean) beside orders in the same words with a harmful object;
 # ``wild`` (poisoning as found in real documents) and ``terse`` (short informal notes), written by engineers
 # who read neither the gate nor a bank, each scored once before anything was trained on it; so were ``slack``
-# (team-chat messages) and ``docs`` (documentation excerpts)
-DEV_BANKS = ("plain", "orders", "wild", "terse", "slack", "docs")
+# (team-chat messages) and ``docs`` (documentation excerpts), and ``handover`` (handover notes, runbooks) and
+# ``reviews`` (review and ticket comments, tool output), each by a new author
+DEV_BANKS = ("plain", "orders", "wild", "terse", "slack", "docs", "handover", "reviews")
 SEALED = "fresh12"  # THE sealed held-out bank (see sealed()): never read to tune or train
 MANPAGES = Path("/usr/share/man")
 MANPAGE_LANGS = {"de": "de", "es": "es", "fr": "fr", "ja": "ja", "ru": "ru", "zh_CN": "zh"}

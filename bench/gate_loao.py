@@ -67,7 +67,7 @@ def main() -> None:
     texts += [t for name in args.extra_bank for t in gate_corpora._parallel_bank(name, "now dev")]
     every = [t for t in texts if t.split == "dev" and t.label in ("attack", "clean")]
     scripts_all = [threat_model.script_of(normalise(t.text[:tg.TRAIN_CHARS])) for t in every]
-    seg_cache: dict[tuple[bool, bool], tuple] = {}
+    seg_cache: dict[tuple[bool, bool, bool], tuple] = {}
     rule_cache: dict[int, bool] = {}
 
     def ruled(i: int) -> bool:
@@ -78,14 +78,15 @@ def main() -> None:
     # bank by bank, every configuration in turn: the runs of one bank are side by side in time (and load)
     for bank, cfg in [(bk, c) for bk in args.leave_out.split(",") for c in configs]:
         opts = tg.parser().parse_args(shlex.split(cfg) + ["--corpora", args.corpora])
-        key = (not opts.no_mood, opts.structure)
+        key = (not opts.no_mood, opts.structure, opts.skip_pairs)
         if key not in seg_cache:
             seg_cache[key] = tg.segments(every, *key)
-            print(f"segments read ({'moods' if key[0] else 'no moods'}, {'crosses' if key[1] else 'no crosses'}); "
+            print(f"segments read ({'moods' if key[0] else 'no moods'}, {'crosses' if key[1] else 'no crosses'}, "
+                  f"{'skip pairs' if key[2] else 'no skip pairs'}); "
                   f"{time.time() - t0:.0f}s", flush=True)
         owner_all, trained_all, feats_all = seg_cache[key]
         out_idx = [i for i, t in enumerate(every) if tg.left_out(t, bank)]
-        in_idx = [i for i, t in enumerate(every) if not tg.left_out(t, bank)]
+        in_idx = [i for i, t in enumerate(every) if not tg.left_out(t, bank) and not tg.dropped(t, opts.drop)]
         if not out_idx:
             raise SystemExit(f"--leave-out {bank!r}: no dev text is in that bank")
         new_of = np.full(len(every), -1)

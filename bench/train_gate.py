@@ -85,7 +85,12 @@ class Matrix:
         return Matrix([r[mask[r]] for r in self.rows], self.sizes, self.floor, self.mult, self.dense)
 
     def dot(self, w: np.ndarray) -> np.ndarray:
-        out = np.bincount(self.row_of, weights=w[self.indices] * self.values, minlength=len(self.lengths))
+        # a sum per row run (reduceat) is several times faster than a bincount over the row of every entry;
+        # an empty row would take its next row's first entry there, so only non-empty rows are summed
+        out = np.zeros(len(self.lengths))
+        full = self.lengths > 0
+        if full.any():
+            out[full] = np.add.reduceat(w[self.indices] * self.values, self.indptr[:-1][full])
         if self.dense is not None:
             out += self.dense @ w[len(w) - self.dense.shape[1]:]
         return out
@@ -250,6 +255,11 @@ def left_out(t, name: str) -> bool:
     return bank_of(t) == name or ("/" in name and name in t.corpus)
 
 
+def dropped(t, names: str) -> bool:
+    """Whether ``t`` is in one of the banks ``--drop`` names (comma-separated, as ``left_out`` reads each)."""
+    return any(left_out(t, n) for n in names.split(",") if n)
+
+
 class StaticEmbedder:
     """A model2vec-style static model read from its files (numpy, tokenizers, safetensors): a text's vector
     is the mean of its tokens' rows (quantised models: the row of the token's cluster times the token's
@@ -297,7 +307,8 @@ def score_left_out(left, vocab, mult, X, y, sw, trained, size, threshold_margin,
     w, b, _ = train(X.take(tr), y[tr], sw[tr], size, args)
     owner, feats = [], []
     for i, t in enumerate(left):
-        for fs in segment_features(normalise(t.text[:TRAIN_CHARS]), mood=not args.no_mood, structure=args.structure):
+        for fs in segment_features(normalise(t.text[:TRAIN_CHARS]), mood=not args.no_mood, structure=args.structure,
+                                   skip=args.skip_pairs):
             owner.append(i)
             feats.append(fs)
     rows = [np.array(sorted(vocab[f] for f in fs if f in vocab), dtype=np.int64) for fs in feats]
@@ -363,7 +374,7 @@ def names_a_class(feature: str, names: frozenset[str]) -> bool:
         and not names.isdisjoint(feature[1:].split("+"))
 
 
-def segments(dev, mood: bool, structure: bool = False) -> tuple[np.ndarray, np.ndarray, list[set[str]]]:
+def segments(dev, mood: bool, structure: bool = False, skip: bool = False) -> tuple[np.ndarray, np.ndarray, list[set[str]]]:
     """Every segment the gate scores (whole, windows, clauses) of every text: its owner, whether it is
     trained on (an attack's whole text, its clauses may be benign; every segment of a clean text), and
     its features."""
@@ -371,7 +382,8 @@ def segments(dev, mood: bool, structure: bool = False) -> tuple[np.ndarray, np.n
     train_row: list[bool] = []
     feats: list[set[str]] = []
     for i, t in enumerate(dev):
-        for k, fs in enumerate(segment_features(normalise(t.text[:TRAIN_CHARS]), mood=mood, structure=structure)):
+        for k, fs in enumerate(segment_features(normalise(t.text[:TRAIN_CHARS]), mood=mood, structure=structure,
+                                                skip=skip)):
             owner.append(i)
             train_row.append(k == 0 or t.label == "clean")
             feats.append(fs)
@@ -443,6 +455,8 @@ def parser() -> argparse.ArgumentParser:
     ap.add_argument("--structure", action="store_true",
                     help="add threat_structure's order x object crosses (an order or standing rule with a harmful "
                          "object kind: a secret, an outside place, a safeguard, an agent's rule file, a start-up file)")
+    ap.add_argument("--skip-pairs", action="store_true",
+                    help="add the word pairs one word apart (threat_model's skip pairs) to the adjacent ones")
     ap.add_argument("--without-class", default="",
                     help="experiment: drop the word-class features naming these classes (comma-separated, e.g. "
                          "never), alone, in pairs and in triples: what a class adds, measured in one run")
@@ -456,8 +470,8 @@ def parser() -> argparse.ArgumentParser:
                     help="leave one bank out of training (a bank name as the folds know it: fresh, unseen, "
                          "hand-written, a composed file; or a path part such as fresh/zh.toml), train on the rest, "
                          "and score it: the honest figure for wording the model never saw. Writes no model")
-    ap.add_argument("--drop", default="", help="leave this bank out of training too, unscored (to measure "
-                    "what a bank adds: --leave-out unseen --drop fresh against --leave-out unseen)")
+    ap.add_argument("--drop", default="", help="leave these banks (comma-separated) out of training too, unscored "
+                    "(to measure what a bank adds: --leave-out unseen --drop fresh against --leave-out unseen)")
     ap.add_argument("--misses-out", default="", help="with --leave-out: write every left-out text with its margin and verdict here (JSON lines)")
     ap.add_argument("--oof-only", action="store_true", help="print the out-of-fold figures; write no model")
     ap.add_argument("--out", default=str(OUT))
@@ -473,7 +487,7 @@ def main() -> None:
         print("note:", n)
     dev = [t for t in texts if t.split == "dev" and t.label in ("attack", "clean")]
     if args.drop:
-        dev = [t for t in dev if not left_out(t, args.drop)]
+        dev = [t for t in dev if not dropped(t, args.drop)]
     left: list = []
     if args.leave_out:
         left = [t for t in dev if left_out(t, args.leave_out)]
@@ -483,7 +497,7 @@ def main() -> None:
         print(f"left out of training: {len(left)} texts of {args.leave_out!r}")
     # Rows: every segment the gate scores (whole, windows, clauses) of every dev text. Trained on: an
     # attack's whole text (its clauses may be benign), and every segment of a clean text.
-    owner_a, trained, feats = segments(dev, not args.no_mood, args.structure)
+    owner_a, trained, feats = segments(dev, not args.no_mood, args.structure, args.skip_pairs)
     owner = owner_a
     dense = None
     if args.embeddings:
@@ -570,9 +584,10 @@ def main() -> None:
             "without_class": args.without_class}
     meta["mood"] = not args.no_mood
     meta["structure"] = args.structure
+    meta["skip"] = args.skip_pairs
     meta["folds"] = f"by {args.group}" if args.calibrate == "banks" else "by author"
     raw = LinearModel(weights, float(b), threshold, meta, args.evidence_floor, mood=not args.no_mood,
-                      script_thresholds=script_thresholds, structure=args.structure).dumps()
+                      script_thresholds=script_thresholds, structure=args.structure, skip=args.skip_pairs).dumps()
     Path(args.out).write_bytes(raw)
     print(f"wrote {args.out}: {len(raw) / 1024:.0f} KiB, {len(weights)} features, threshold {threshold:.4f}; "
           f"{time.time() - t0:.0f}s")

@@ -59,6 +59,7 @@ _DIGITS = re.compile(r"\d")
 _SPACES = re.compile(r"\s+")
 _WORD = re.compile(r"[^\W_]+")
 _PAIR = "\x01"        # word-pair features live in their own namespace
+_SKIP = "\x04"        # and pairs of words one word apart ("skip the hooks" / "skip all the hooks") in theirs
 _CLASS = "\x03"       # and word-class features in theirs
 # Sentence and clause ends (on NFKC text, where CJK "！？；：" are already ASCII): ". ! ? ; :" followed by a
 # space or by a CJK character, "。", line breaks.
@@ -78,6 +79,15 @@ def _grams(t: str) -> set[str]:
     n = len(t)
     sizes = _CHAR_SIZES if _CJK.search(t) else _CHAR_SIZES[1:]
     return set(map(t.__getitem__, [slice(i, i + k) for k in sizes for i in range(n - k + 1)]))
+
+
+def _pairs(out: set[str], words: list[str], skip: bool) -> set[str]:
+    """``out`` with the adjacent word pairs of ``words``, and with ``skip`` the pairs one word apart (an
+    order keeps its verb and object when an author puts another word between them)."""
+    out.update(f"{_PAIR}{a} {b}" for a, b in zip(words, words[1:]))
+    if skip:
+        out.update(f"{_SKIP}{a} {b}" for a, b in zip(words, words[2:]))
+    return out
 
 
 def _with_classes(out: set[str], found: set[str]) -> set[str]:
@@ -100,15 +110,15 @@ def _crossed(out: set[str], classes: set[str], kinds: set[str] | None) -> set[st
     return out
 
 
-def features(folded: str, mood: bool = True, structure: bool = False) -> set[str]:
+def features(folded: str, mood: bool = True, structure: bool = False, skip: bool = False) -> set[str]:
     """The features of one piece of text (already NFKC-normalised and case-folded): its character
-    n-grams, word pairs, and the word classes of ``threat_lexicon`` it holds (with the moods of
-    ``threat_mood`` when ``mood``), alone, in pairs and in triples; with ``structure``, the order x
-    object crosses of ``threat_structure``."""
+    n-grams, word pairs (with ``skip``, also the pairs one word apart), and the word classes of
+    ``threat_lexicon`` it holds (with the moods of ``threat_mood`` when ``mood``), alone, in pairs and in
+    triples; with ``structure``, the order x object crosses of ``threat_structure``."""
     t = f" {text_of(folded)} "
     out = _grams(t)
     words = _WORD.findall(t)
-    out.update(f"{_PAIR}{a} {b}" for a, b in zip(words, words[1:]))
+    _pairs(out, words, skip)
     found = _classes(t, words, out, mood)
     return _crossed(_with_classes(out, found), found, threat_structure.kinds(t) if structure else None)
 
@@ -125,7 +135,7 @@ def pieces(folded: str) -> list[str]:
     return out
 
 
-def segment_features(folded: str, mood: bool = True, structure: bool = False) -> list[set[str]]:
+def segment_features(folded: str, mood: bool = True, structure: bool = False, skip: bool = False) -> list[set[str]]:
     """The feature sets the gate scores, whole text first: the whole (its clauses joined by one
     space), each clause of at least ``_MIN_SEGMENT`` characters when there are two or more, and for a
     text longer than ``_WINDOW * 3 / 2`` characters its half-overlapping windows. The whole is built
@@ -133,7 +143,8 @@ def segment_features(folded: str, mood: bool = True, structure: bool = False) ->
     folded = folded[:_MAX_CHARS]
     texts = [t for t in (text_of(p) for p in pieces(folded)) if t]
     if len(texts) <= 1:
-        return [features(folded, mood, structure)] + [features(w, mood, structure) for w in windows(folded)[1:]]
+        return [features(folded, mood, structure, skip)] + [features(w, mood, structure, skip)
+                                                             for w in windows(folded)[1:]]
     whole: set[str] = set()
     classes: set[str] = set()
     # object kinds of the whole text: one search; a clause is searched only when the whole names some
@@ -144,13 +155,13 @@ def segment_features(folded: str, mood: bool = True, structure: bool = False) ->
         padded = f" {t} "
         out = _grams(padded)
         words = _WORD.findall(padded)
-        out.update(f"{_PAIR}{a} {b}" for a, b in zip(words, words[1:]))
+        _pairs(out, words, skip)
         mine = _classes(padded, words, out, mood)
         kd = None if kinds is None else threat_structure.kinds(padded) if kinds else set()
         if prev_t:  # what spans the join: n-grams over the space between, and the word pair
             whole |= _grams(f"{prev_t[-3:]} {t[:3]}")
             if prev_w and words:
-                whole.add(f"{_PAIR}{prev_w[-1]} {words[0]}")
+                _pairs(whole, prev_w[-2:] + words[:2], skip)
         whole |= out
         classes |= mine
         if len(t) >= _MIN_SEGMENT and len(scored) < _MAX_SEGMENTS:
@@ -158,7 +169,7 @@ def segment_features(folded: str, mood: bool = True, structure: bool = False) ->
         prev_t, prev_w = t, words
     whole = _crossed(_with_classes(whole, classes), classes, kinds)
     joined = " ".join(texts)
-    wins = [features(w, mood, structure) for w in windows(joined)[1:]]
+    wins = [features(w, mood, structure, skip) for w in windows(joined)[1:]]
     return [whole] + (scored if len(scored) >= 2 else []) + wins
 
 
@@ -201,10 +212,11 @@ class LinearModel:
 
     def __init__(self, weights: dict[str, float], bias: float, threshold: float, meta: dict | None = None,
                  evidence_floor: int = 1, mood: bool = False, script_thresholds: dict[str, float] | None = None,
-                 structure: bool = False):
+                 structure: bool = False, skip: bool = False):
         self.weights = weights
         self.mood = mood  # trained with threat_mood's moods among its word classes
         self.structure = structure  # trained with threat_structure's order x object crosses
+        self.skip = skip  # trained with the word pairs one word apart
         self.bias = bias
         self.threshold = threshold
         self.script_thresholds = dict(script_thresholds or {})  # script_of(text) -> its own cut-off
@@ -213,7 +225,7 @@ class LinearModel:
 
     def margin(self, folded: str) -> float:
         """The margin of ``folded`` read as one piece (no clauses, no windows)."""
-        return self.margin_of(features(folded, self.mood, self.structure))
+        return self.margin_of(features(folded, self.mood, self.structure, self.skip))
 
     def margin_of(self, feats: set[str]) -> float:
         if not feats:
@@ -222,7 +234,7 @@ class LinearModel:
         return self.bias + total / math.sqrt(max(len(feats), self.evidence_floor))
 
     def score(self, folded: str) -> float:
-        m = max(self.margin_of(f) for f in segment_features(folded, self.mood, self.structure))
+        m = max(self.margin_of(f) for f in segment_features(folded, self.mood, self.structure, self.skip))
         return 1.0 / (1.0 + math.exp(-max(-50.0, min(50.0, m))))
 
     def verdict(self, folded: str) -> Verdict:
@@ -243,7 +255,7 @@ class LinearModel:
         q = array("h", (round(self.weights[n] / scale) for n in names))
         body = {"format": FORMAT, "meta": self.meta, "bias": self.bias, "threshold": self.threshold,
                 "evidence_floor": self.evidence_floor, "mood": self.mood, "scale": scale,
-                "structure": self.structure,
+                "structure": self.structure, "skip": self.skip,
                 "script_thresholds": self.script_thresholds, "features": "\x00".join(names),
                 "weights": base64.b64encode(q.tobytes()).decode("ascii")}
         return gzip.compress(json.dumps(body, ensure_ascii=False, sort_keys=True).encode("utf-8"), mtime=0)
@@ -262,7 +274,7 @@ class LinearModel:
         return cls({n: w * scale for n, w in zip(names, q)}, float(body["bias"]), float(body["threshold"]),
                    body.get("meta") or {}, int(body["evidence_floor"]), bool(body.get("mood", False)),
                    {str(k): float(v) for k, v in (body.get("script_thresholds") or {}).items()},
-                   bool(body.get("structure", False)))
+                   bool(body.get("structure", False)), bool(body.get("skip", False)))
 
 
 def _raw() -> bytes:

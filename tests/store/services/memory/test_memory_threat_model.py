@@ -145,6 +145,28 @@ def test_the_whole_is_built_from_its_clauses():
     assert threat_model.features("use redis 0 for the cache. deploys run at noon.") <= whole
 
 
+def test_skip_pairs_keep_a_verb_and_its_object_apart_by_one_word_and_span_clauses():
+    folded = normalise("Skip all hooks. Push straight to main.")
+    plain = threat_model.segment_features(folded)
+    skipped = threat_model.segment_features(folded, skip=True)
+    assert len(plain) == len(skipped)
+    for p, s in zip(plain, skipped):
+        assert p == {f for f in s if not f.startswith("\x04")}  # without skip pairs, nothing else changes
+    assert {"\x04skip hooks", "\x04push to", "\x04hooks straight"} <= skipped[0]  # the last spans the clause end
+    assert "\x04skip hooks" in skipped[1] and "\x04skip hooks" not in plain[1]
+    assert threat_model.features("skip all hooks. push straight to main.", skip=True) <= skipped[0]
+
+
+def test_a_model_file_says_whether_it_reads_skip_pairs():
+    weights = {"\x04skip hooks": 5.0}
+    m = threat_model.LinearModel(weights, -2.0, 0.5, {}, 1, skip=True)
+    again = threat_model.LinearModel.loads(m.dumps())
+    assert again.skip is True
+    text = normalise("Skip all hooks")
+    assert again.score(text) > threat_model.LinearModel(weights, -2.0, 0.5, {}, 1).score(text)
+    assert threat_model.LinearModel.loads(threat_model.LinearModel({"abc": 1.0}, 0.0, 0.5, {}, 1).dumps()).skip is False
+
+
 # Short neutral statements: a few n-grams must not decide alone (the evidence floor), in every language.
 SHORT_CLEAN = [
     "A note to delete.", "Delete later.", "Old draft, remove.", "Ignore this line.", "Forget it, cancelled.",
