@@ -50,6 +50,9 @@ Per candidate, in order (each part is reported in the manifest):
 - ``single_out``: such a message offers no candidate whose words of it
   another candidate holds too — the message names that other one at least
   as well, and of two holding the same words, neither (``single_out``);
+- ``lead_share``: a memory sharing one plain word with the message (no name, identifier or number)
+  is offered only when that word stands in its leading share — its subject, not what it says of
+  it (``leads``); events of a conversation are exempt (their neighbours say the rest);
 - ``general_ask``: a message asking for general knowledge — what a concept is, how two
   differ, and nothing of the project (``general_ask.general``) — recalls nothing;
 - ``edit_ask``: a message asking only for a mechanical edit — a rename, a lint, typo or compile
@@ -76,7 +79,8 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any, Mapping, Sequence
 
-from ctxproxy.store.memory_terms import STOPWORDS, stem
+from ctxproxy.store.memory_terms import STOPWORDS, stem, token_terms
+from ctxproxy.store.term_patterns import WORD
 
 DAY = 86400.0
 
@@ -115,6 +119,7 @@ class RankConfig:
     generic_weight: float = 0.5  # weight in ``match`` and ``chance`` of a common word (``GENERIC``, stop words; 1: off)
     family_weight: float = 0.8  # a word's other forms (``morphology``: approval/approve, application/app; 0: off)
     single_out: bool = True  # a message more than one question: no candidate whose words another holds too
+    lead_share: float = 0.5  # one plain word shared: it must stand in this leading share of the memory (0: off)
     judge: bool = False  # the learned judge (``judge``) decides each candidate instead of ``distinct``/``single_out``
 
     def validate(self, path: str) -> None:
@@ -135,7 +140,7 @@ class RankConfig:
                   ("question_chance", 0 <= self.question_chance <= 1),
                   ("question_match", 0 <= self.question_match <= 1),
                   ("generic_weight", 0 <= self.generic_weight <= 1),
-                  ("family_weight", 0 <= self.family_weight <= 1))
+                  ("family_weight", 0 <= self.family_weight <= 1), ("lead_share", 0 <= self.lead_share <= 1))
         for key, ok in checks:
             if not ok:
                 raise ConfigError(f"{path}.{key}: out of range ({getattr(self, key)!r})")
@@ -169,6 +174,7 @@ class Scored:
     salient: bool = False  # ...one of them salient: an identifier, path, long number, name, quoted string
     chance: float = 0.0  # how far its match is above what a random visible memory's would be, in deviations
     covers: bool = False  # it holds every specific query word (and substring) any visible memory holds
+    lead: bool = True  # one of the words it holds stands in its leading share (its subject: ``leads``)
     words: frozenset = frozenset()  # the specific words of the message it holds (one per word: ``units``)
     got: float = 0.0  # the idf mass of the message it holds (``match``'s numerator)
     q_mass: float = 0.0  # ...the message's whole mass
@@ -393,6 +399,8 @@ def match(scored: Sequence[Scored], weights: Mapping[str, float], substrings: Se
         if anchor and not held & anchor:
             s.focused = s.salient = False
         s.chance = (got - mean) / dev - best_by_chance
+        if cfg.lead_share and held:
+            s.lead = bool(held & leads(s.cand.statement, cfg.lead_share))
         s.covers = bool(known or known_subs) and known <= own and all(sub in low for sub in known_subs)
         if got <= 0:
             s.match = 0.0
@@ -410,6 +418,8 @@ def passes(s: Scored, cfg: RankConfig, need: int | None = None) -> bool:
     if s.vector is not None and s.vector >= cfg.vector_min:
         return True
     need = cfg.min_terms if need is None else need
+    if s.anchors <= LEAD_WORDS and not s.salient and not s.lead and not s.cand.near:
+        return False  # one plain word of what it says of its subject, not the subject: a coincidence
     if s.chance < cfg.chance_min and not s.covers:  # no better than chance, nor all the memories know of the query
         return False
     return s.match >= cfg.min_score and (s.salient or s.anchors >= need and s.focused)
@@ -482,6 +492,24 @@ def terms_needed(weights: Mapping[str, float], cfg: RankConfig) -> int:
 
 
 PER_TERM = 4
+LEAD_WORDS = 1  # a memory sharing this many plain words or fewer must share its subject (``leads``)
+
+
+@lru_cache(maxsize=8192)
+def leads(statement: str, share: float) -> frozenset[str]:
+    """The terms of ``statement``'s leading ``share`` of its content words (at least its first
+    two): what a statement names first is what it is about ("The waitlist promoter processes at
+    most 250 promotions per tick"), what follows is what it says of it ("…and ticks every 20
+    seconds"). A message sharing one plain word with it shares its subject only when the word
+    stands there; one in what it says of another subject ("Soil lab results … are imported into
+    the soil_samples table" and "the big telemetry table", "Grade export uploads to the registrar
+    SFTP host" and "blocked registering") is a coincidence of words."""
+    words = [ts for ts in (tuple(t for t in token_terms(m.group()) if t not in STOP_TERMS and len(t) > 1)
+                           for m in WORD.finditer(statement)) if ts]
+    cut = max(2, math.ceil(share * len(words)))
+    return frozenset(t for ts in words[:cut] for t in ts)
+
+
 CHANCE_DOCS = 20  # the fewest memories the chance of a match is measured against
 
 

@@ -55,5 +55,7 @@ def test_a_question_offers_no_fact_it_matches_by_a_small_share(rs):
     ask = _ask(rs, kind="fact", extra=(RATE,))
     # "return" is the one word they share: rare among these memories, a small share of either
     assert ask(IDIOM) == set()
-    assert ask(IDIOM, question_match=0.0) == {RATE}
+    # (it stands in what the memory says of the API, not its subject: ``lead_share`` refuses it too)
+    assert ask(IDIOM, question_match=0.0, lead_share=0.0) == {RATE}
+    assert ask(IDIOM, question_match=0.0) == set()
     assert ask("What does the fleet API return when an installer token is rate-limited?") == {RATE}
