@@ -58,6 +58,9 @@ Per candidate, in order (each part is reported in the manifest):
 - ``edit_ask``: a message asking only for a mechanical edit — a rename, a lint, typo or compile
   error fixed, type hints, and nothing asked nor said of the project (``edit_ask.mechanical``) —
   recalls nothing;
+- ``build_ask``: a message asking to build something it specifies whole — no question, nothing of the
+  project it points at (``build_ask.specified``) — is offered only memories that state a rule or a value
+  the build would keep (``build_ask.constrains``), not one describing the component it names;
 - ``time_weight``: a question asking when (``query``'s ``temporal``: "when
   did…", "what year…", "how long ago…") raises by this share the score of
   each candidate that passed the floor and says when (``says_when``:
@@ -116,6 +119,7 @@ class RankConfig:
     question_match: float = 0.13  # ...and the ``match`` a fact needs (0: off)
     general_ask: bool = True  # a message asking what a concept is or how two differ recalls nothing (``general_ask``)
     edit_ask: bool = True  # a message asking only a rename, a lint, typo or compile fix recalls nothing (``edit_ask``)
+    build_ask: bool = True  # a build the message specifies whole gets only a memory stating a rule or a value (``build_ask``)
     generic_weight: float = 0.5  # weight in ``match`` and ``chance`` of a common word (``GENERIC``, stop words; 1: off)
     family_weight: float = 0.8  # a word's other forms (``morphology``: approval/approve, application/app; 0: off)
     single_out: bool = True  # a message more than one question: no candidate whose words another holds too

@@ -24,7 +24,7 @@ from typing import Any, Mapping, Sequence
 from ctxproxy.store.memory_index import MAX_TERMS as LOOKED_UP, Candidate
 from ctxproxy.store.sqlite_index import Viewer
 
-from . import edit_ask, general_ask
+from . import build_ask, edit_ask, general_ask
 from . import judge
 from . import morphology
 from . import query as queries
@@ -127,6 +127,8 @@ class Recaller:
             ruled = self.judge.keep(pool, rows) + [s for s in passed if s.vector is not None
                                                   and s.vector >= cfg.vector_min and s.match <= 0]
         passed = ruled
+        if cfg.build_ask and not held and build_ask.specified(own[:max_chars]):  # a build said whole: a rule, a value
+            passed = [s for s in passed if build_ask.constrains(s.cand.statement) or s.cand.near]
         best = max((s.match for s in passed), default=0.0)
         floor = {id(s.cand) for s in passed if s.match >= cfg.relative_floor * best or s.vector is not None
                  and s.vector >= cfg.vector_min}

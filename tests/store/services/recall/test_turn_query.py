@@ -149,7 +149,8 @@ def test_a_short_question_needs_one_specific_word_a_long_request_two(tmp_path):
         assert ask(question, min_terms=0) == ask(question)
         request = ("Refactor the invoice renderer, add snapshot tests for the totals, check the currency "
                    "rounding in payments and bump the template engine.")  # one shared word of many
-        assert ask(request) == [] and ask(request, min_terms=0) == ["Payments are settled nightly."]
+        # (a build it specifies whole: ``build_ask`` offers it no description either)
+        assert ask(request) == [] and ask(request, min_terms=0, build_ask=False) == ["Payments are settled nightly."]
 
 
 def test_what_a_message_asks_is_its_focus_and_the_rest_are_side_remarks():
@@ -290,7 +291,8 @@ def test_one_word_of_the_message_counts_once_however_the_tokenizer_splits_it(tmp
         assert ask(asked) == []  # a query in the warehouse's dialect, nothing the memory answers
         monkeypatch.setattr(query, "units_of", lambda text, subs=(): {})
         # (a new text: parsed queries are kept by their text) each piece of the name counted, far above chance
-        assert ask(asked + " Thanks!") == [warehouse]
+        assert ask(asked + " Thanks!", build_ask=False) == [warehouse]
+        assert ask(asked + " Thanks again!") == []  # a build it specifies whole: no description of the warehouse
 
 
 def test_an_acronyms_plural_is_the_acronym():

@@ -1,0 +1,63 @@
+"""A request to build something it specifies whole — no question, nothing of the project it points
+at — is offered only a memory stating a rule the build must keep or a value it would use, not one
+describing the component it names (real LMDB store, real SQLite index)."""
+from __future__ import annotations
+
+import pytest
+from memhelp import put_memory
+
+from ctxproxy.store.services.recall.build_ask import constrains, specified
+from ctxproxy.store.services.recall.rank import RankConfig
+from ctxproxy.store.sqlite_index import Viewer
+
+FRONT = "The Vue front end uses Pinia for state and Vitest for unit tests."
+BRANCH = "Branches must be named after the ticket and its slug, and fixes land through a merge request."
+OTHERS = ("Lunch is at noon on Fridays.", "The design team keeps the icon set in Figma.",
+          "Quarterly planning happens in the first week of each quarter.",
+          "The office printer on floor 3 needs a badge.", "Expense reports are due by the 5th of the month.",
+          "Session cookies expire after 12 hours of inactivity.", "The VPN certificate is renewed every spring.")
+VITEST = "Add a Vitest test for the GradeGrid component checking that empty cells render as a dash."
+
+
+@pytest.mark.parametrize("text", [
+    VITEST,
+    "Write a SQL query that gives the no-show rate per clinic per month from bookings, newest month first.",
+    "services/payouts/webhooks.py has no tests at all. Add pytest tests for the account.updated event.",
+])
+def test_a_build_said_whole(text):
+    assert specified(text)
+
+
+@pytest.mark.parametrize("text", [
+    "Add a Vitest test for the GradeGrid component. Which runner do we use?",  # it asks
+    "write a docker-compose healthcheck that checks the TLS listener inverters actually use",
+    "add the required datadog tags to the chart",  # it points at what the project requires
+    "set up dead lettering for the new queue the same way the other queues do it",
+    "bump the base image, keep whatever node version we're required to stay on",
+    "The Vitest run is slow on CI.",  # no build asked
+    "make check fails on my branch, fix it",  # a command, not a build
+])
+def test_not_a_build_said_whole(text):
+    assert not specified(text)
+
+
+def test_a_rule_or_a_value_constrains_a_description_does_not():
+    assert constrains(BRANCH)
+    assert constrains("In staging the gateway runs with CARRIER_MODE=sandbox.")
+    assert not constrains(FRONT)
+
+
+def test_a_build_said_whole_is_offered_a_rule_not_a_description(rs):
+    store, services = rs
+    for s in (FRONT, BRANCH, *OTHERS):
+        put_memory(store, "acme", s, kind="fact", user="dev")
+    dev = Viewer("acme", user="dev")
+
+    def ask(text: str, **cfg) -> set[str]:
+        return {s.cand.statement for s in services.recaller(RankConfig(**cfg)).recall(dev, text).items}
+
+    assert ask(VITEST, build_ask=False) == {FRONT}  # it shares the component's words, not a need
+    assert ask(VITEST) == set()
+    assert ask("create a branch for the ticket about the roster sync and start on the fix") == {BRANCH}
+    assert ask("Add a Vitest test for the GradeGrid component; which state library does the front end use?") \
+        == {FRONT}  # a question is not a build said whole
