@@ -532,10 +532,14 @@ def build_manifest(turn: Turn, seen: _Seen, provider: str, server: tuple[str | N
     # streamed: the request asked for it, or the transport is a stream (Responses over WebSocket)
     stream = bool(turn.streamed) or (request is not None and bool(getattr(request, "stream", False)))
     error = turn.error_type or (str(turn.status) if isinstance(turn.status, int) and turn.status >= 400 else None)
-    spans = _spans(turn)
     request_ready: int | None = None
     upstream: int | None = None
-    for n, s0, e in spans:  # one pass: when the request was ready, and the upstream call's time
+    for s in getattr(turn, "spans", ()):  # one pass: when the request was ready, and the upstream call's time
+        if type(s) is not tuple or len(s) != 3:  # noqa: E721 (only the pipeline's own (name, start, end))
+            continue
+        n, s0, e = s
+        if type(n) is not str or type(s0) is not int or type(e) is not int:  # noqa: E721
+            continue
         if n == "upstream":
             upstream = (upstream or 0) + e - s0
         elif (request_ready is None or e > request_ready) and n.endswith(".request"):
@@ -568,8 +572,8 @@ def build_manifest(turn: Turn, seen: _Seen, provider: str, server: tuple[str | N
         "started_at": turn.started_ns / 1e9,
         "started_ns": turn.started_ns,
         "request_ready_ns": request_ready,
-        "duration_ms": round((end_ns - turn.started_ns) / 1e6, 3),
-        "ttfc_ms": round((seen.first_chunk_ns - turn.started_ns) / 1e6, 3) if seen.first_chunk_ns else None,
+        "duration_ms": round((end_ns - turn.started_ns) / 1e3) / 1e3,
+        "ttfc_ms": round((seen.first_chunk_ns - turn.started_ns) / 1e3) / 1e3 if seen.first_chunk_ns else None,
         "segments": segments,
         "tokens": seen.tokens(turn.api),
         "timings_ms": _timings(turn, upstream),
@@ -617,7 +621,9 @@ def lay_out(m: dict[str, Any], reports: Mapping[str, Any], fields: Mapping[str, 
     for owner, part in reports.items():
         if not isinstance(part, dict):
             continue
-        mine = declared.get(owner, ())
+        mine = declared.get(owner, _NONE)
+        if part.keys() <= mine:  # every key a declared field (the usual case): nothing of its own
+            continue
         rest = {k: v for k, v in part.items() if k not in mine}
         if rest:
             own[owner if type(owner) is str and len(owner) <= 64 else _str(owner, 64)] = rest  # noqa: E721
@@ -626,6 +632,9 @@ def lay_out(m: dict[str, Any], reports: Mapping[str, Any], fields: Mapping[str, 
 
 def _nothing(name: str) -> None:
     return None
+
+
+_NONE: frozenset = frozenset()
 
 
 _PLANS: dict[int, tuple[Mapping, tuple, dict]] = {}  # id(fields) -> (fields, plan, declared): one per chain
@@ -760,15 +769,12 @@ def manifest_json(m: Mapping[str, Any], cap: int) -> tuple[str, bool]:
 
 # -- the turn's own records ----------------------------------------------------------
 
-def _spans(turn: Turn) -> list[tuple[str, int, int]]:
-    return [s for s in getattr(turn, "spans", ()) if type(s) is tuple and len(s) == 3  # noqa: E721
-            and type(s[0]) is str and type(s[1]) is int and type(s[2]) is int]  # noqa: E721
-
-
 def _segments(raw: list, groups: dict) -> list[dict[str, Any]]:
     """Every offered segment: those the model saw in the order the request
     carries them (``position`` 0, 1, ..., as inject placed them), then the
     dropped ones, in offer order."""
+    if not raw:
+        return []
     out = [_segment(s, groups) for s in raw]
     seen = [i for i, s in enumerate(out) if s["status"] in SEEN]
     order = sorted(seen, key=lambda i: (out[i]["position"] is None, out[i]["position"] or 0, i))
@@ -843,9 +849,13 @@ def _timings(turn: Turn, upstream: int | None) -> dict[str, float]:
             if not isinstance(v, (int, float)) or isinstance(v, bool):
                 continue
             v = float(v)
-        out[k if type(k) is str and len(k) <= 64 else _str(k, 64)] = round(v, 3)  # noqa: E721
+        try:  # to the µs: round(v * 1000) / 1000 is round(v, 3) for timings, ~0.2 µs less each (11 a turn)
+            v = round(v * 1e3) / 1e3
+        except (ValueError, OverflowError):  # nan, inf: as they are (stored as null)
+            pass
+        out[k if type(k) is str and len(k) <= 64 else _str(k, 64)] = v  # noqa: E721
     if upstream is not None:
-        out["upstream"] = round(upstream / 1e6, 3)
+        out["upstream"] = round(upstream / 1e3) / 1e3
     return out
 
 
