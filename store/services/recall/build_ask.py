@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 
 _BUILD = re.compile(
-    r"(?:^|(?<=[.!;:\n])\s*)(?:(?:please|pls|now|ok|okay|next|then|also)\W+)?"
+    r"(?:^|(?<=[.!;:,\n])\s*)(?:(?:please|pls|now|ok|okay|next|then|also)\W+|in\s+\S+/\S+\s+)?"
     r"(?:add|write|create|implement|make|build|generate|refactor|replace|dedupe|update|set\s+up|extract|convert"
     r"|split|port)\b(?!\s+(?:check|sure|it\s+work))", re.I)
 _OPEN = re.compile(

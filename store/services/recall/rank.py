@@ -311,6 +311,10 @@ bug code config data error file fix function issue log script service setting us
 py pyi js jsx mjs ts tsx kt rs rb
 """
 GENERIC = frozenset(w for word in _COMMON.split() for w in (word, stem(word)))
+# How the work stands ("the test is failing", "lint fails"): a word of every report of a broken build, not
+# of its subject. Common, so it names no subject; still counted among the words a message asks with.
+STATE = frozenset(stem(w) for w in ("fail", "failure"))
+GENERIC = GENERIC | STATE
 
 
 def own_terms(cand: Any) -> set[str]:
@@ -491,7 +495,7 @@ def terms_needed(weights: Mapping[str, float], cfg: RankConfig) -> int:
     a message of common words only ("what has to happen first?") names no subject to recall."""
     if cfg.min_terms <= 0:
         return 0
-    n = sum(1 for t in weights if specific_term(t))
+    n = sum(1 for t in weights if specific_term(t) or t in STATE)
     return max(1, min(cfg.min_terms, -(-n // PER_TERM)))
 
 

@@ -23,6 +23,8 @@ VITEST = "Add a Vitest test for the GradeGrid component checking that empty cell
     VITEST,
     "Write a SQL query that gives the no-show rate per clinic per month from bookings, newest month first.",
     "services/payouts/webhooks.py has no tests at all. Add pytest tests for the account.updated event.",
+    "in print-relay/labels/slip.zpl.j2 replace the hardcoded address lines with jinja variables",  # where, then what
+    "the deployment manifest for scanner-gateway has duplicated env entries, dedupe them",
 ])
 def test_a_build_said_whole(text):
     assert specified(text)

@@ -49,3 +49,15 @@ def test_one_plain_word_in_what_a_memory_says_of_another_subject_recalls_nothing
     assert ask("is the promoter throttled?") == {PROMOTER}
     assert ask("how often does it tick?", lead_share=0.0) == {PROMOTER}
     assert ask("how often does it tick?") == set()
+
+
+def test_how_the_work_stands_names_no_subject(rs):
+    store, services = rs
+    for s in ("Failed messages are dead-lettered to exchange shop.dlx and kept for 72 hours.", *OTHERS):
+        put_memory(store, "acme", s, kind="fact", user="dev")
+    dev = Viewer("acme", user="dev")
+    # "failing" says how the work stands, not what it is about: the dead-letter memory is not what it asks
+    assert services.recaller(RankConfig()).recall(dev, "lint is failing").items == []
+    assert rank.STATE <= rank.GENERIC and not rank.specific_term("fail")
+    # ...and it still counts among the words a request asks with: a long request needs two specific words
+    assert rank.terms_needed(dict.fromkeys(["lint", "fail", "ci", "branch", "merg"], 1.0), RankConfig()) == 2
