@@ -102,19 +102,22 @@ class DocumentRules:
         checked once: a turn's manifest and its turn pointer share their id, session
         and subject, and the store's writer puts every turn that ended within its
         linger at once."""
-        checked: set[tuple[str, str]] = set()  # (what, value) already checked
+        # the values already checked, by what they are (a str subclass is checked every time)
+        checked: dict[str, set[str]] = {"tenant": set(), "id": set(), "session": set(), "subject": set()}
+        id_what = f"{self.kind} id"
         rows = []
         for tenant, id, data, session, subject in docs:
             for value, what in ((tenant, "tenant"), (id, "id"), (session, "session"), (subject, "subject")):
-                if value is None and what in ("session", "subject"):
+                if value is None and what != "tenant" and what != "id":
                     continue
-                if type(value) is not str or (what, value) not in checked:  # noqa: E721
+                seen = checked[what]
+                if type(value) is not str or value not in seen:  # noqa: E721
                     if what == "tenant":
                         keys.check_tenant(value)
                     else:
                         check_str(value, what)
-                        keys.part(value, f"{self.kind} id" if what == "id" else what)
-                    checked.add((what, value))
+                        keys.part(value, id_what if what == "id" else what)
+                    seen.add(value)
             if type(data) is not dict and not isinstance(data, Mapping):  # noqa: E721
                 raise StoreError(f"{self.kind} data must be a mapping, not {type(data).__name__}")
             rows.append((tenant, id, dict(data), session, subject))

@@ -64,6 +64,25 @@ class Request:
                                subject_kind=self.kind, memory_ids=tuple(sorted(memory_ids)), status="pending")
 
 
+def pointers_of(docs: Callable[[str], Any], txn: Any, tenant: str,
+                erased: Mapping[str, Mapping[Any, Mapping[str, Any]]]) -> list[tuple[str, str, dict[str, Any]]]:
+    """The id -> tenant pointers of the documents an erasure removes, as
+    ``(kind, index, pointer record)``: a turn's pointer is written beside its
+    manifest, in the same write, without scope entries of its own (it names no
+    session or subject), so it is found by its manifest's id; a pointer naming
+    another tenant stays. ``docs(kind)``: the backend's ``DocumentRules`` of that
+    kind; ``erased``: the plan's records by kind."""
+    out = []
+    for kind, index in POINTER_INDEXES:
+        rules = docs(kind)
+        for rec in erased[kind].values():
+            pointer = rules._read_in(txn, index, rec["id"])
+            data = pointer.get("data") if pointer is not None else None
+            if isinstance(data, dict) and data.get("tenant") == tenant:
+                out.append((kind, index, pointer))
+    return out
+
+
 def memory_plan(mem: Any, txn: Any, req: Request) -> tuple[dict, dict, dict]:
     """(memories to erase, to expire, to trim). A session's memories go;
     memories it was evidence for lose it (trim), and expire when it was

@@ -52,7 +52,7 @@ from .effect_ledger import LedgerRules, revision_of
 from .encoding import RECORD_VERSION
 from .encoding import dump as _dump
 from .erasure import (ERASABLE_DOC_KINDS, MEMORIES_EXPIRED, MEMORY_INDEX, MEMORY_REVISIONS, POINTER_INDEXES,
-                      POINTERS, SNAPSHOT_REF, SNAPSHOTS, TRIM, Request, finish, matcher, memory_plan,
+                      POINTERS, SNAPSHOT_REF, SNAPSHOTS, TRIM, Request, finish, matcher, memory_plan, pointers_of,
                       memory_remains, seal, session_remains, unfrozen)
 from .errors import StoreError
 from .lmdb_env import BatchRunner, LMDBEnv, SnapshotRunner, acquire, release
@@ -421,6 +421,10 @@ class LMDBIndex:
 # -- documents -----------------------------------------------------------------
 
 
+_IN_SESSION = keys.SEP + b"s" + keys.SEP  # a document's scope entries: under a session, of a subject
+_OF_SUBJECT = keys.SEP + b"u" + keys.SEP
+
+
 class LMDBDocuments(DocumentRules):
     """``DocumentStore`` over LMDB, one per kind (the rules are ``DocumentRules``')."""
 
@@ -437,11 +441,15 @@ class LMDBDocuments(DocumentRules):
 
     def _scope_keys(self, tenant: str, rec: Mapping[str, Any], id_part: bytes) -> list[bytes]:
         """``tenant, kind, s, session, id`` for each of its sessions, ``tenant, kind, u, subject, id``."""
-        under = keys.tenant_prefix(tenant) + self._kind_part + keys.SEP
+        under = keys.tenant_prefix(tenant) + self._kind_part
         tail = keys.SEP + id_part
-        out = [under + b"s" + keys.SEP + keys.part(s, "session") + tail for s in doc_sessions(rec)]
-        if rec.get("subject") is not None:
-            out.append(under + b"u" + keys.SEP + keys.part(rec["subject"], "subject") + tail)
+        session, subject = rec.get("session"), rec.get("subject")
+        if rec.get("sessions"):  # a task's checkpoint: the sessions it holds data of too
+            out = [under + _IN_SESSION + keys.part(s, "session") + tail for s in doc_sessions(rec)]
+        else:  # one session at most (every manifest and pointer)
+            out = [] if session is None else [under + _IN_SESSION + keys.part(session, "session") + tail]
+        if subject is not None:
+            out.append(under + _OF_SUBJECT + keys.part(subject, "subject") + tail)
         return out
 
     def _pk(self, tenant: str, id: str) -> bytes:
@@ -450,9 +458,11 @@ class LMDBDocuments(DocumentRules):
     def _insert_in(self, txn: Any, tenant: str, id: str, rec: Mapping[str, Any]) -> dict[str, Any] | None:
         ip = keys.part(id, self._id_what)
         pk = keys.tenant_prefix(tenant) + ip
-        if not txn.put(pk, _dump(self.kind, rec), db=self._db, overwrite=False):  # one is there: nothing written
-            return _load(self.kind, txn.get(pk, db=self._db), tenant)
-        scope = self._scope
+        dbs = self._ctx.dbs
+        db = dbs[self.kind]
+        if not txn.put(pk, _dump(self.kind, rec), db=db, overwrite=False):  # one is there: nothing written
+            return _load(self.kind, txn.get(pk, db=db), tenant)
+        scope = dbs[SCOPE_IDX]
         for k in self._scope_keys(tenant, rec, ip):
             txn.put(k, b"", db=scope)
         return None
@@ -655,7 +665,7 @@ class LMDBStore(_Repos):
         if up is not None:
             for kind in ERASABLE_DOC_KINDS:
                 plan[kind].update(self.docs(kind)._scoped_in(txn, tenant, b"u", up))
-        plan[POINTERS] = self._pointers_in(txn, tenant, session_parts, up)
+        plan[POINTERS] = self._pointers_in(txn, tenant, session_parts, up, plan)
         plan[MEMORIES], plan[MEMORIES_EXPIRED], plan[_TRIM] = memory_plan(self.memories, txn, req)
         plan[SNAPSHOTS] = self._snapshots_in(txn, tenant, {*plan[MEMORIES], *plan[MEMORIES_EXPIRED]},
                                              set(plan[SESSIONS]))
@@ -676,11 +686,15 @@ class LMDBStore(_Repos):
                 out[k] = _load(SESSIONS, v, tenant)
         return out
 
-    def _pointers_in(self, txn: Any, tenant: str, session_parts: set[bytes], up: bytes | None
+    def _pointers_in(self, txn: Any, tenant: str, session_parts: set[bytes], up: bytes | None,
+                     erased: Mapping[str, Mapping[bytes, Mapping[str, Any]]]
                      ) -> dict[bytes, tuple[str, str, dict[str, Any]]]:
-        """This tenant's id -> tenant pointers filed under the sessions or subject
-        erased (another tenant may use the same session name: its pointers stay)."""
-        found: dict[bytes, tuple[str, str, dict[str, Any]]] = {}
+        """This tenant's id -> tenant pointers of the documents erased, and those
+        filed under the sessions or subject erased (another tenant may use the same
+        session name: its pointers stay)."""
+        found: dict[bytes, tuple[str, str, dict[str, Any]]] = {
+            self.docs(kind)._pk(index, rec["id"]): (kind, index, rec)
+            for kind, index, rec in pointers_of(self.docs, txn, tenant, erased)}
         for kind, index in _POINTERS:
             docs = self.docs(kind)
             scoped = [docs._scoped_in(txn, index, b"s", sp) for sp in sorted(session_parts)]

@@ -473,16 +473,17 @@ def _build_stored(item: tuple) -> None:
 
 def _write_manifests(b: Any, items: list[tuple]) -> None:
     """Each turn's manifest and its turn id -> tenant pointer, in one ``put_many``
-    (what the turns share is checked once). The pointer is tagged like the
-    manifest, so erasing the session or subject can find it too (it says the turn
-    existed). The store's erasure runs within one tenant; reaching this index
-    tenant is up to the store."""
+    (what the turns share is checked once). The pointer names no session or
+    subject (no scope entries to write, nothing of the session kept in the index
+    tenant): it is written with its manifest, and erasing the session or subject
+    finds it by the manifest's id (``erasure.pointers_of``) and takes it too (it
+    says the turn existed)."""
     docs = []
     for tenant, turn_id, m, session, subject in items:
         if type(m) is not dict:  # noqa: E721 (a turn's _Seen: its manifest is built now, if not yet)
             m = m.doc
         docs.append((tenant, turn_id, m, session, subject))
-        docs.append((TURN_INDEX_TENANT, turn_id, {"tenant": tenant}, session, subject))
+        docs.append((TURN_INDEX_TENANT, turn_id, {"tenant": tenant}, None, None))
     b.manifests.put_many(docs)
 
 

@@ -19,7 +19,7 @@ from typing import Any, Callable, Iterator, Mapping, Sequence
 import orjson
 
 from ..erasure import (ERASABLE_DOC_KINDS, MEMORIES_EXPIRED, MEMORY_INDEX, MEMORY_REVISIONS, POINTER_INDEXES,
-                       POINTERS, SNAPSHOT_REF, SNAPSHOTS, TRIM, Request, finish, matcher, memory_plan,
+                       POINTERS, SNAPSHOT_REF, SNAPSHOTS, TRIM, Request, finish, matcher, memory_plan, pointers_of,
                        memory_remains, seal, session_remains, unfrozen)
 from ..errors import StoreError, WriteNeeded
 from ..learned import attach as attach_learning
@@ -260,7 +260,7 @@ class PGStore(_Repos):
                 plan[kind].update((r["id"], r) for r in docs._scoped_in(tx, tenant, "s", sp))
             if up is not None:
                 plan[kind].update((r["id"], r) for r in docs._scoped_in(tx, tenant, "u", up))
-        plan[POINTERS] = {}
+        plan[POINTERS] = {(kind, index, r["id"]): r for kind, index, r in pointers_of(self.docs, tx, tenant, plan)}
         for kind, index in POINTER_INDEXES:
             docs = self.docs(kind)
             found = [r for sp in ss for r in docs._scoped_in(tx, index, "s", sp)]

@@ -361,6 +361,31 @@ def test_documents_put_many_writes_them_as_put_would_in_one_write(store, clock, 
         assert docs.get(T, "turn-3") is None and docs.get(T, "turn-4") is None
 
 
+def test_erasure_takes_the_pointers_of_the_documents_it_erases(store):
+    """A turn's pointer is written with its manifest and names no session or
+    subject; erasing the manifest's session (or subject) takes it by the
+    manifest's id. A pointer filed under the session (as written before) goes
+    too; a pointer of the same id naming another tenant, and the pointer of a
+    manifest not erased, stay."""
+    docs = store.manifests
+    docs.put_many([(T, "turn-1", {"n": 1}, "s1", "u1"), ("#turns", "turn-1", {"tenant": T}, None, None),
+                   (T, "turn-2", {"n": 2}, "s2", "u1"), ("#turns", "turn-2", {"tenant": T}, None, None),
+                   ("other", "turn-3", {"n": 3}, "s1", "u1"), ("#turns", "turn-3", {"tenant": "other"}, None, None)])
+    docs.put(T, "turn-4", {"n": 4}, session="s1")
+    docs.put("#turns", "turn-4", {"tenant": T}, session="s1")  # filed under the session, as pointers were
+    docs.put("other", "turn-5", {"n": 5}, session="s1")
+    docs.put("#turns", "turn-5", {"tenant": "other"}, session="s1")
+    assert store.count_subject(T, session="s1")["pointers"] == 2
+    receipt = store.delete_subject(T, session="s1")
+    assert receipt.counts["manifests"] == 2 and receipt.counts["pointers"] == 2
+    assert docs.get("#turns", "turn-1") is None and docs.get("#turns", "turn-4") is None
+    assert docs.get("#turns", "turn-2").data == {"tenant": T}  # its manifest is in another session
+    assert docs.get("#turns", "turn-3").data == {"tenant": "other"}  # another tenant's, as its manifest
+    assert docs.get("#turns", "turn-5").data == {"tenant": "other"}
+    assert store.delete_subject(T, subject="u1").counts["pointers"] == 1
+    assert docs.get("#turns", "turn-2") is None and docs.get("other", "turn-3") is not None
+
+
 def test_pruned_original_large_text(store):
     original = "line of tool output\n" * 50_000  # ~1 MB, overflow pages
     store.pruned.put(T, "sha256:abc", {"content": original, "tool": "Bash"}, session="s1")

@@ -168,7 +168,7 @@ def test_hooks_on_canned_exchange(api, chunk, tmp_path):
     assert (m["ttfc_ms"] is not None) is stream
     pointer = store.manifests.get(TURN_INDEX_TENANT, turn.turn_id)
     assert pointer.data == {"tenant": "acme"}
-    assert (pointer.session, pointer.subject) == ("s1", "u1")  # tagged like the manifest, for erasure
+    assert (pointer.session, pointer.subject) == (None, None)  # erasure finds it by its manifest's id
     assert [d.id for d in store.manifests.list("acme", session="s1")] == [turn.turn_id]
     (span,) = exporter.get_finished_spans()
     assert span.name == f"chat {MODELS[api]}"
@@ -635,9 +635,11 @@ async def test_manifest_stored_and_served(make_proxy, fake, monkeypatch, tmp_pat
         assert needle not in out
 
 
-async def test_turn_pointer_is_tagged_with_the_session_and_subject(make_proxy, fake):
-    """The turn id -> tenant pointer carries the manifest's session and subject,
-    so a store erasing them can find it (it shows the turn existed)."""
+async def test_turn_pointer_is_erased_with_its_manifest(make_proxy, fake):
+    """The turn id -> tenant pointer names no session or subject (no scope entries
+    of its own, nothing of the session in the index tenant); erasing the manifest's
+    session or subject finds it by the manifest's id and takes it too (it shows
+    the turn existed)."""
     fake.script(Reply.text("ok"))
     proxy = await make_proxy('[pipeline]\nrequest = ["identify", "manifest"]\n')
     raw = await proxy.anthropic().messages.with_raw_response.create(
@@ -647,12 +649,14 @@ async def test_turn_pointer_is_tagged_with_the_session_and_subject(make_proxy, f
     store = proxy.settled_store()
     (manifest,) = store.manifests.list("acme", session="sess-ptr")
     assert (manifest.id, manifest.subject) == (tid, "user-9")
-    assert [d.id for d in store.manifests.list(TURN_INDEX_TENANT, session="sess-ptr")] == [tid]
-    assert [d.id for d in store.manifests.list(TURN_INDEX_TENANT, subject="user-9")] == [tid]
-    assert store.manifests.list(TURN_INDEX_TENANT, session="other") == []
+    pointer = store.manifests.get(TURN_INDEX_TENANT, tid)
+    assert pointer.data == {"tenant": "acme"} and (pointer.session, pointer.subject) == (None, None)
+    assert store.manifests.list(TURN_INDEX_TENANT, session="sess-ptr") == []
     assert store.count_subject("acme", subject="user-9")["pointers"] == 1
+    assert store.count_subject("other", subject="user-9")["pointers"] == 0  # another tenant's erasure: not its
     receipt = store.delete_subject("acme", subject="user-9")  # erasure takes the pointer too
     assert receipt.counts["pointers"] == 1 and store.manifests.get(TURN_INDEX_TENANT, tid) is None
+    assert store.manifests.get("acme", tid) is None
 
 
 async def test_blocked_turn_still_has_a_manifest(make_proxy, fake, monkeypatch):
