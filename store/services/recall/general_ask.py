@@ -15,8 +15,11 @@ import re
 _GENERAL = re.compile(
     r"\b(?:explain|describe)\s+(?:to me\s+)?(?:what\s+(?:an?\s+)?(?!(?:the|this|that|these|those|our|your|my)\b)[\w`'\".:-]+"
     r"(?:\s+[\w`'\".:-]+){0,6}?\s+(?:is|are|means?)\b|the\s+difference\s+between\b)"
-    r"|\b(?:what(?:'s| is| are)|whats)\s+the\s+difference\s+between\b", re.I)
-_CUES = ("explain", "describe", "difference between")
+    r"|\b(?:what(?:'s| is| are)|whats)\s+the\s+difference\s+between\b"
+    # a library's warning pasted ("what does this Django warning mean?"): its words are the library's
+    r"|\bwhat\s+(?:does|do)\s+(?:this|these)\s+(?:[\w.-]+\s+){0,2}warnings?\s+mean\b"
+    r"|\bwhat(?:'s| is| are)\s+(?:this|these)\s+(?:[\w.-]+\s+){0,2}warnings?\s+about\b", re.I)
+_CUES = ("explain", "describe", "difference between", "warning")
 _PROJECT = re.compile(r"\b(?:our|ours|we|we're|we've|us)\b", re.I)
 
 

@@ -25,6 +25,7 @@ RENAME = ("Rename the React component DealerFarmTable to FarmListTable everywher
     "rename the function calc_thing() in services/payouts/util.py to something meaningful, it computes "
     "the number of business days between two dates, and update the callers",
     "fix this lint error please",
+    "Can you sort out these eslint warnings in the waitroom page?",  # a request put as a question
     "Fix the compile error.",
     "fix typo 'teh telematics' in README",
     "Add type hints to tools/reports/format.py and make mypy --strict pass on it.",
@@ -45,6 +46,7 @@ def test_a_mechanical_edit_is_one(text):
     "Migrate the orders table to bigint ids, keep the column names the same.",  # a schema change
     "fix the build error on the firmware runner",  # a build is the environment's, not the code's
     "lint passes locally but fails in CI, why",
+    "can you fix the lint errors? which config do we use now?",  # it asks more
 ])
 def test_a_request_that_asks_or_changes_behaviour_is_not(text):
     assert not mechanical(text)

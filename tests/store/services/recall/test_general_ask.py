@@ -23,6 +23,9 @@ OTHERS = ("Lunch is at noon on Fridays.", "The design team keeps the icon set in
     "Can you explain the difference between a gVCF and a regular VCF in a couple of sentences?",
     "quick one: whats the difference between CBR and VBR mp3?",
     "Explain what MLLP framing is, with the start and end bytes.",
+    # a library's warning pasted: its words are the library's
+    "what does this Django warning mean?\n\nRemovedInDjango51Warning: The USE_L10N setting is deprecated.",
+    "What is this warning about and is it dangerous?\n\nInsecureRequestWarning: Unverified HTTPS request",
 ])
 def test_what_a_concept_is_or_how_two_differ_is_general(text):
     assert general(text)
@@ -38,6 +41,8 @@ def test_what_a_concept_is_or_how_two_differ_is_general(text):
     "Describe what the deploy freeze window is before registration opens.",
     "Explain what the `CHUB_FF_DROPADD_V2` flag does.",
     "Can you explain what this query does? SELECT zone, COUNT(*) FROM pick_tasks GROUP BY zone",
+    "what does this warning mean for our rollout?",  # the project's
+    "what does the turnaround warning mean for urgent samples?",  # the project's own warning
 ])
 def test_an_ask_about_the_project_is_not_general(text):
     assert not general(text)
