@@ -193,7 +193,10 @@ class Links:
         return (tenant, link) in self._memo
 
     def _remember(self, tenant: str, link: str, session: str) -> None:
-        self._memo.put((tenant, link), session)
+        key = (tenant, link)
+        if self._memo.get(key) == session:  # filed so already (the same answer again): now the most recent
+            return
+        self._memo.put(key, session)
 
     def add(self, turn: Any, link: str, session: str, store: Any = None, persist: bool = True) -> None:
         """File ``link`` under ``session``: at once in this process and, with
