@@ -20,13 +20,14 @@ from __future__ import annotations
 
 import re
 
-from . import threat_lexicon, threat_model, threat_mood
+from . import threat_acts, threat_lexicon, threat_model, threat_mood
+from .literals import required
 
 # (reason, classes that must all be in one clause, moods of which one must be there)
 _ORDER = frozenset({"imp", "cond", "expect", "permit", "soft", "noneed", "cover", "future"})
-COMPOSITES: tuple[tuple[str, frozenset[str], frozenset[str]], ...] = (
+COMPOSITES: tuple = (
     ("persistence_backdoor", frozenset({"dest", "persist", "fetchrun"}), _ORDER),
-)
+) + threat_acts.CONVENTIONS  # (their patterns are in the repr the rules' version is hashed from)
 # "run" alone is in ``fetchrun`` ("whenever the login service fails, run the playbook at <url>" is a
 # runbook): the clause must also fetch code or hand it to a shell
 FETCH = re.compile(r"curl|wget|download|fetch|\b(?:ba|z)?sh\b|\biwr\b|\birm\b|下载|下載|拉取|获取|獲取|ダウンロ|取得|"
@@ -35,6 +36,10 @@ FETCH = re.compile(r"curl|wget|download|fetch|\b(?:ba|z)?sh\b|\biwr\b|\birm\b|�
 
 def composite(folded: str) -> str | None:
     """The reason of the first composite rule one clause of ``folded`` (normalised text) satisfies."""
+    return _classes(folded) or convention(folded)
+
+
+def _classes(folded: str) -> str | None:
     # every composite needs an outside address and a fetch: two searches spare most texts the classes
     if not threat_lexicon.has_destination(folded) or not FETCH.search(folded):
         return None
@@ -44,7 +49,108 @@ def composite(folded: str) -> str | None:
         t = f" {threat_model.text_of(piece)} "
         words = threat_model._WORD.findall(t)
         found = threat_lexicon.classes(t, words, threat_model._grams(t))
-        for reason, need, moods in COMPOSITES:
+        for reason, need, moods in COMPOSITES[:1]:
             if need <= found and FETCH.search(t) and moods & (found | threat_mood.moods(t)):
                 return reason
+    return None
+
+
+# -- harmful acts told as conventions (threat_acts.CONVENTIONS) --------------------------------------------
+# A convention's parts must all match in one sentence (a clause, in Chinese and Japanese), in any order: each
+# language orders them its own way. Each part is gated by the literals one of which any match of it holds,
+# looked up by the text's 2- and 3-character grams once for every convention, so an ordinary memory runs few of
+# the regexes.
+
+def _anchors(pattern: str) -> frozenset[str] | None:
+    """Strings one of which every match of ``pattern`` holds (None: not known)."""
+    items = threat_acts.ALTERNATIVES.get(pattern)
+    if items is None:
+        return required(pattern)
+    out: set[str] = set()
+    for item in items:
+        sub = _anchors(item)
+        if not sub:
+            return None
+        out |= sub
+    return frozenset(out)
+
+
+_SENTENCES = re.compile(r"(?<=[.!?;:])\s+|[\n。]+|(?<=[\u3040-\u30ff\u3400-\u9fff])[;:!?]")
+# Chinese and Japanese clauses: NFKC has made "，" a comma, and beside those scripts a comma ends a clause (the parts
+# must be in one clause; a quieting word anywhere in the sentence still counts)
+_CJK_CLAUSES = re.compile(r"(?<=[\u3040-\u30ff\u3400-\u9fff])\s*,\s*|\s*,\s*(?=[\u3040-\u30ff\u3400-\u9fff])")
+_MAX_SENTENCE = 400
+
+
+class _Compiled:
+    def __init__(self, conv):
+        self.reason = conv.reason
+        self.parts = tuple(re.compile(p) for p in conv.parts)
+        self.quiet = re.compile(conv.quiet) if conv.quiet else None
+        self.before = conv.scope == "before"
+        self.head = re.compile(conv.head) if conv.head else None
+        self.gated = []  # indexes into _PART_ANCHORS of the parts that have literals
+
+
+_CONVENTIONS = [_Compiled(c) for c in threat_acts.CONVENTIONS]
+_HEAD_CHARS = 8
+_GATE: dict[str, list[tuple[str, int]]] = {}  # a literal's first 2-3 characters -> (literal, gated part number)
+_SHORT_ASCII: list[tuple[str, int]] = []  # two-letter ASCII literals, looked for directly (an ASCII text has no 2-grams read)
+_n = 0
+for _conv, _spec in zip(_CONVENTIONS, threat_acts.CONVENTIONS):
+    for _pattern in _spec.parts:
+        _lits = _anchors(_pattern)
+        if not _lits:
+            continue
+        # the head of a literal is there when it is (the extractor spells out every combination of a part's
+        # alternatives); and a literal holding another of the part's is implied by it
+        _lits = {x[:_HEAD_CHARS] for x in _lits}
+        for _lit in {x for x in _lits if not any(y != x and y in x for y in _lits)}:
+            _GATE.setdefault(_lit[:3], []).append((_lit, _n))
+            if len(_lit) < 3 and _lit.isascii():
+                _SHORT_ASCII.append((_lit, _n))
+        _conv.gated.append(_n)
+        _n += 1
+
+
+def _present(folded: str) -> set[int]:
+    """The gated parts one of whose literals ``folded`` holds."""
+    n = len(folded)
+    grams = {folded[i:i + 3] for i in range(n - 2)}
+    found: set[int] = set()
+    if folded.isascii():
+        found.update(k for lit, k in _SHORT_ASCII if lit in folded)
+    else:
+        grams.update(folded[i:i + 2] for i in range(n - 1))
+    get = _GATE.get
+    for g in grams:
+        for lit, k in get(g, ()):
+            if k not in found and (len(lit) <= 3 or lit in folded):
+                found.add(k)
+    return found
+
+
+def convention(folded: str) -> str | None:
+    """The reason of the first convention (``threat_acts.CONVENTIONS``) one sentence of ``folded`` holds."""
+    folded = folded[:threat_model._MAX_CHARS]
+    present = _present(folded)
+    sentences = None
+    for conv in _CONVENTIONS:
+        if not all(k in present for k in conv.gated) or not all(p.search(folded) for p in conv.parts):
+            continue
+        if sentences is None:
+            sentences = [s.strip() for s in _SENTENCES.split(folded) if s and not s.isspace()]
+        for s in sentences:
+            s = s[:_MAX_SENTENCE]
+            for c in (_CJK_CLAUSES.split(s) if not s.isascii() else (s,)):
+                c = c.strip()
+                if conv.head is not None and not conv.head.match(c):
+                    continue
+                found = [p.search(c) for p in conv.parts]
+                if not all(found):
+                    continue
+                if conv.quiet is not None and (conv.quiet.search(c, 0, min(m.start() for m in found)) if conv.before
+                                               else conv.quiet.search(s)):
+                    continue
+                return conv.reason
     return None
