@@ -547,39 +547,22 @@ def build_manifest(turn: Turn, seen: _Seen, provider: str, server: tuple[str | N
             request_ready = e
     if request_ready is None:
         request_ready = turn.started_ns
-    m: dict[str, Any] = {
-        "version": VERSION,
-        "turn_id": turn.turn_id,
-        "task_id": _str(ident.task),
-        "session_id": _str(ident.session),
-        "session_supplied": bool(ident.supplied),
-        "task_supplied": bool(ident.task) and ident.task != ident.session,
-        "tenant": _str(ident.tenant) or "default",
-        "agent": _str(ident.agent),
-        "identity_source": _str(ident.source),
-        "key_id": _str(ident.key_id) or None,  # keys mode: the proxy key's id (never the key)
-        "api": turn.api,
-        "route": turn.route,
-        "provider": provider,
-        "server_address": server[0],
-        "server_port": server[1],
-        "model": model,
-        "response_model": seen.response_model,
-        "response_id": seen.response_id,
-        "finish_reasons": list(seen.finish_reasons),
-        "stream": stream,
-        "status": turn.status,
-        "error": _str(error, 128) or None,
-        "started_at": turn.started_ns / 1e9,
-        "started_ns": turn.started_ns,
-        "request_ready_ns": request_ready,
-        "duration_ms": round((end_ns - turn.started_ns) / 1e3) / 1e3,
-        "ttfc_ms": round((seen.first_chunk_ns - turn.started_ns) / 1e3) / 1e3 if seen.first_chunk_ns else None,
-        "segments": segments,
-        "tokens": seen.tokens(turn.api),
-        "timings_ms": _timings(turn, upstream),
-        "degraded": [_str(d, 64) for d in turn.degraded],
-    }
+    m = _head(ident, turn.api, turn.route, provider, server, model, stream)  # a copy: the turn's own fields follow
+    m["turn_id"] = turn.turn_id
+    m["response_model"] = seen.response_model
+    m["response_id"] = seen.response_id
+    m["finish_reasons"] = list(seen.finish_reasons)
+    m["status"] = turn.status
+    m["error"] = _str(error, 128) or None
+    m["started_at"] = turn.started_ns / 1e9
+    m["started_ns"] = turn.started_ns
+    m["request_ready_ns"] = request_ready
+    m["duration_ms"] = round((end_ns - turn.started_ns) / 1e3) / 1e3
+    m["ttfc_ms"] = round((seen.first_chunk_ns - turn.started_ns) / 1e3) / 1e3 if seen.first_chunk_ns else None
+    m["segments"] = segments
+    m["tokens"] = seen.tokens(turn.api)
+    m["timings_ms"] = _timings(turn, upstream)
+    m["degraded"] = [_str(d, 64) for d in turn.degraded]
     m.update(fields)
     if own:  # each filter's keys beyond the fields it fills, under its name
         m["filters"] = own
@@ -593,6 +576,54 @@ def build_manifest(turn: Turn, seen: _Seen, provider: str, server: tuple[str | N
     m["compacted"] = bool(m.get("pruned")) or bool(m.get("client_compacted"))
     m["sha256"] = manifest_sha256(m)
     return m
+
+
+_HEADS: dict[tuple, dict[str, Any]] = {}  # what a turn's identity, route and request make of the head
+HEADS_MAX = 256  # (the turns of a few hundred live sessions; emptied when full)
+
+
+def _head(ident: Any, api: Any, route: Any, provider: str, server: tuple[str | None, int | None], model: str,
+          stream: bool) -> dict[str, Any]:
+    """A new manifest's first fields, in their order: those of the turn's identity,
+    route, provider and request (the same for every turn of a session on one
+    route and model, so laid out once and copied), then the turn's own, None
+    until ``build_manifest`` sets them."""
+    key = (ident, api, route, provider, server, model, stream)
+    try:
+        head = _HEADS.get(key)
+    except TypeError:  # an identity of unhashable parts: laid out each time
+        key, head = None, None
+    if head is None:
+        head = {
+            "version": VERSION,
+            "turn_id": None,
+            "task_id": _str(ident.task),
+            "session_id": _str(ident.session),
+            "session_supplied": bool(ident.supplied),
+            "task_supplied": bool(ident.task) and ident.task != ident.session,
+            "tenant": _str(ident.tenant) or "default",
+            "agent": _str(ident.agent),
+            "identity_source": _str(ident.source),
+            "key_id": _str(ident.key_id) or None,  # keys mode: the proxy key's id (never the key)
+            "api": api,
+            "route": route,
+            "provider": provider,
+            "server_address": server[0],
+            "server_port": server[1],
+            "model": model,
+            "response_model": None,
+            "response_id": None,
+            "finish_reasons": None,
+            "stream": stream,
+            "status": None, "error": None, "started_at": None, "started_ns": None, "request_ready_ns": None,
+            "duration_ms": None, "ttfc_ms": None, "segments": None, "tokens": None, "timings_ms": None,
+            "degraded": None,
+        }
+        if key is not None:
+            if len(_HEADS) >= HEADS_MAX:
+                _HEADS.clear()
+            _HEADS[key] = head
+    return head.copy()
 
 
 def _laid_out(turn: Any, reports: Mapping[str, Any]) -> tuple[list[dict], dict[str, Any], dict[str, dict]]:

@@ -61,3 +61,30 @@ def test_a_revoked_revision_is_reported_refused(tmp_path):
                                                              revoked=(f"rev:{rev}",), refresh_seconds=0))))
     assert m["rules"]["revision"] is None and m["rules"]["refused"][0]["revision"] == rev
     assert m["policy_revision"] is None
+
+
+def test_each_manifest_has_its_own_identity_and_route_fields_and_its_own_head():
+    """The fields a turn's identity, route and request make are laid out once per
+    such turn and copied: turns of two tenants interleaved each get their own,
+    in the document's order, and a document changed after it was built leaves
+    the next one as it would have been."""
+    def one(tenant, session, route, model, key_id=""):
+        body = {"model": model, "messages": [{"role": "user", "content": "hi"}]}
+        t = Turn(api="chat", route=route, path="/v1/chat/completions", headers=CIMultiDict(),
+                 request=ADAPTERS["chat"].parse_request(orjson.dumps(body)), tokens=TOKENS,
+                 identity=Identity(tenant=tenant, session=session, task=session, source="header", key_id=key_id))
+        return build_manifest(t, _Seen(), "openai", ("api.example", 443), t.started_ns + 1_500_000)
+
+    first = one("t1", "s1", "r1", "m1")
+    keys = list(first)
+    assert keys[:16] == ["version", "turn_id", "task_id", "session_id", "session_supplied", "task_supplied",
+                         "tenant", "agent", "identity_source", "key_id", "api", "route", "provider",
+                         "server_address", "server_port", "model"]
+    first["tenant"] = "changed"
+    first["finish_reasons"].append("x")
+    for _ in range(2):
+        a, b = one("t1", "s1", "r1", "m1"), one("t2", "s2", "r2", "m2", key_id="k2")
+        assert (a["tenant"], a["session_id"], a["route"], a["model"], a["key_id"]) == ("t1", "s1", "r1", "m1", None)
+        assert (b["tenant"], b["session_id"], b["route"], b["model"], b["key_id"]) == ("t2", "s2", "r2", "m2", "k2")
+        assert list(a) == keys and a["finish_reasons"] == [] and a["turn_id"] != b["turn_id"]
+        assert a["duration_ms"] == 1.5 and a["status"] is None and a["timings_ms"] == {}
