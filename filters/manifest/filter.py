@@ -580,6 +580,7 @@ def build_manifest(turn: Turn, seen: _Seen, provider: str, server: tuple[str | N
 
 _HEADS: dict[tuple, dict[str, Any]] = {}  # what a turn's identity, route and request make of the head
 HEADS_MAX = 256  # (the turns of a few hundred live sessions; emptied when full)
+HEAD_TEXT_MAX = 1024  # characters of identity and model a kept head may hold: ~1 MB for all at most
 
 
 def _head(ident: Any, api: Any, route: Any, provider: str, server: tuple[str | None, int | None], model: str,
@@ -619,7 +620,8 @@ def _head(ident: Any, api: Any, route: Any, provider: str, server: tuple[str | N
             "duration_ms": None, "ttfc_ms": None, "segments": None, "tokens": None, "timings_ms": None,
             "degraded": None,
         }
-        if key is not None:
+        if key is not None and isinstance(ident, tuple) and (  # kept only with its text bounded
+                len(model) + sum(len(v) for v in ident if type(v) is str) <= HEAD_TEXT_MAX):  # noqa: E721
             if len(_HEADS) >= HEADS_MAX:
                 _HEADS.clear()
             _HEADS[key] = head

@@ -88,3 +88,18 @@ def test_each_manifest_has_its_own_identity_and_route_fields_and_its_own_head():
         assert (b["tenant"], b["session_id"], b["route"], b["model"], b["key_id"]) == ("t2", "s2", "r2", "m2", "k2")
         assert list(a) == keys and a["finish_reasons"] == [] and a["turn_id"] != b["turn_id"]
         assert a["duration_ms"] == 1.5 and a["status"] is None and a["timings_ms"] == {}
+
+
+def test_a_head_of_long_identity_text_is_not_kept():
+    """The kept heads are bounded: one whose identity and model hold more than
+    HEAD_TEXT_MAX characters is laid out for its turn and not kept."""
+    from ctxproxy.filters.manifest import filter as mf
+
+    long_session = "s" * (mf.HEAD_TEXT_MAX + 1)
+    body = {"model": "m", "messages": [{"role": "user", "content": "hi"}]}
+    t = Turn(api="chat", route="r", path="/v1/chat/completions", headers=CIMultiDict(),
+             request=ADAPTERS["chat"].parse_request(orjson.dumps(body)), tokens=TOKENS,
+             identity=Identity(tenant="t1", session=long_session, task=long_session, source="header"))
+    m = build_manifest(t, _Seen(), "openai", (None, None), t.started_ns)
+    assert m["session_id"] == long_session[:256]
+    assert not any(key[0] is t.identity for key in mf._HEADS)
