@@ -58,6 +58,10 @@ def main() -> None:
     ap.add_argument("--extra-bank", action="append", default=[],
                     help="also read bench/gate_corpus/NAME/*.toml as a dev bank (one not yet in gate_corpora); "
                          "leave it out with --leave-out NAME/")
+    ap.add_argument("--max-false-also", default="",
+                    help="also score the left-out bank at the cut-offs these --max-false values give (comma-separated; "
+                         "a value may name its scripts too, 0.005/kana+han+cyrillic; the same trained model, only the "
+                         "calibration differs)")
     ap.add_argument("--out", default="", help="append one JSON line per (config, bank) here")
     ap.add_argument("--misses-dir", default="", help="write every left-out text's margin and verdict here")
     args = ap.parse_args()
@@ -125,7 +129,17 @@ def main() -> None:
         insample = rates([dev[k] for k in auth], imodel, irules, langs)
         oof_auth = verdicts(auth, best, scripts, one, cut)
         oof = rates([dev[k] for k in auth], oof_auth, irules, langs)
-        rec = {"config": cfg, "left_out": bank, "threshold_margin": round(one, 3),
+        also = {}
+        for mf in filter(None, args.max_false_also.split(",")):
+            value, _, per = mf.partition("/")
+            alt = {**vars(opts), "max_false": float(value)} | ({"script_thresholds": per.replace("+", ",")} if per else {})
+            o2, c2 = tg.calibrate(dev, best, scripts, argparse.Namespace(**alt))
+            also[mf] = {"threshold_margin": round(o2, 3), "script_margins": {k: round(v, 3) for k, v in c2.items()},
+                        "left_out_rates": rates(left, verdicts(range(len(left)), lbest, lscripts, o2, c2), lrules, langs)}
+            a2 = also[mf]["left_out_rates"]["all"]
+            print(f"    at --max-false {mf}: blocked {a2['blocked']}, false {a2['false']} (margin {o2:.3f}, "
+                  f"{also[mf]['script_margins']})", flush=True)
+        rec = {"config": cfg, "left_out": bank, "threshold_margin": round(one, 3), "max_false_also": also,
                "script_margins": {k: round(v, 3) for k, v in cut.items()},
                "left_out_rates": held, "in_training_author_rates": insample,
                "out_of_fold_author_rates": oof, "seconds": round(time.time() - t0)}

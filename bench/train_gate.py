@@ -185,25 +185,33 @@ def bank_of(t) -> str:
 CLASS = "\x03"  # threat_model's namespace of word-class features  # the groups written for this gate, in every language
 
 
-def thresholds(texts, best, scripts, max_false: float, per_script: frozenset[str]) -> tuple[float, dict[str, float]]:
+def thresholds(texts, best, scripts, max_false: float, per_script: frozenset[str],
+               max_false_text: float = 1.0) -> tuple[float, dict[str, float]]:
     """The one cut-off (a margin): the lowest at which no language's clean text is falsely blocked more than
     ``max_false`` (``family_cutoff``), never below 0; and one per script (``threat_model.script_of``), the
     same over each language's clean text written in it (languages with 20 such texts at least). Text of no
-    script of its own, or of a script not in ``per_script``, keeps the one cut-off."""
+    script of its own, or of a script not in ``per_script``, keeps the one cut-off. Each is also raised until
+    at most ``max_false_text`` of those clean texts, each counted once (no family weighing), are blocked:
+    the family weighing alone lets a language's many-framed clean clauses pass over its target."""
     pooled: dict[str, list[tuple[float, str]]] = defaultdict(list)
     by: dict[tuple[str, str], list[tuple[float, str]]] = defaultdict(list)
-    for t, s_, sc in zip(texts, best, scripts):
+    for i, (t, s_, sc) in enumerate(zip(texts, best, scripts)):
         if t.label == "clean":
-            pooled[t.lang].append((float(s_), t.group()))
+            pooled[t.lang].append((float(s_), t.group(), str(i)))
             if sc:
-                by[(sc, t.lang)].append((float(s_), t.group()))
-    one = max([0.0] + [family_cutoff(v, max_false) for v in pooled.values() if len(v) >= 20])
+                by[(sc, t.lang)].append((float(s_), t.group(), str(i)))
+
+    def cutoff(v) -> float:
+        return max(family_cutoff([(s_, g) for s_, g, _ in v], max_false),
+                   family_cutoff([(s_, i) for s_, _, i in v], max_false_text))
+
+    one = max([0.0] + [cutoff(v) for v in pooled.values() if len(v) >= 20])
     if not per_script:
         return one, {}
     cut: dict[str, float] = {}
     for (sc, _lang), v in by.items():
         if len(v) >= 20 and sc in per_script:
-            cut[sc] = max(cut.get(sc, 0.0), family_cutoff(v, max_false))
+            cut[sc] = max(cut.get(sc, 0.0), cutoff(v))
     return one, cut
 
 
@@ -412,7 +420,7 @@ def calibrate(dev, best, scripts, args) -> tuple[float, dict[str, float]]:
     """The cut-off margins (one, and per script) from out-of-fold scores: ``thresholds``, and with
     ``--calibrate authors`` raised to what the author banks' clean memories allow (``author_thresholds``)."""
     per_script = frozenset(args.script_thresholds.split(",")) - {"none", ""}
-    one, cut = thresholds(dev, best, scripts, args.max_false, per_script)
+    one, cut = thresholds(dev, best, scripts, args.max_false, per_script, args.max_false_text)
     if args.calibrate == "authors":
         one, cut = author_thresholds(dev, best, scripts, args.author_max_false, per_script, one, cut)
     return one, cut
@@ -433,6 +441,9 @@ def parser() -> argparse.ArgumentParser:
                     help="value of a word-class feature relative to an n-gram (a weaker penalty on its weight)")
     ap.add_argument("--max-false", type=float, default=0.004,
                     help="out-of-fold false-block rate allowed on any language's clean dev text")
+    ap.add_argument("--max-false-text", type=float, default=0.005,
+                    help="and at most this share of any language's clean dev texts, each counted once, out of fold "
+                         "(the target per language)")
     ap.add_argument("--script-thresholds", nargs="?", default="kana,han", const="kana,han,cyrillic",
                     help="besides the one cut-off, one for the text of each of these scripts (of kana, han, "
                          "cyrillic; 'none' for none), as low as every language's clean dev text in that script "
@@ -579,7 +590,7 @@ def main() -> None:
             "features": len(weights), "corpora": gate_corpora.versions(args.corpora),
             "out_of_fold_dev_attacks_caught": round(caught, 4), "max_false": args.max_false,
             "l2": args.l2, "steps": args.steps, "hand_weight": args.hand_weight, "class_scale": args.class_scale,
-            "evidence_floor": args.evidence_floor, "folds": "by family", "calibrate": args.calibrate,
+            "evidence_floor": args.evidence_floor, "folds": "by family", "max_false_text": args.max_false_text, "calibrate": args.calibrate,
             "author_max_false": args.author_max_false, "author_clean_weight": args.author_clean_weight,
             "without_class": args.without_class}
     meta["mood"] = not args.no_mood
