@@ -455,7 +455,8 @@ class Pipeline:
                 inspect.iscoroutinefunction(getattr(f, "on_request", None)),
             ))
         self.stages: tuple[_Stage, ...] = tuple(stages)
-        self.has_event_hooks = any(s.event for s in self.stages)
+        self.event_stages = tuple(s for s in self.stages if s.event)  # what each streamed event goes through
+        self.has_event_hooks = bool(self.event_stages)
         self.has_response_hooks = any(s.response for s in self.stages)
         filters_ = [s.filter for s in self.stages]
         self.reporters = tuple(f for f in filters_ if callable(getattr(f, "report", None)))
@@ -583,12 +584,16 @@ class Pipeline:
         """Pass one event down the response chain; each filter may replace it
         with zero or more events (e.g. held-back text flushed before a stop)."""
         events = [event]
-        for stage in self.stages:
-            if stage.event is None:
+        call = self._call
+        for stage in self.event_stages:
+            if len(events) == 1:  # the usual case: one event in, the same one out (None)
+                result = call(turn, stage, stage.event, events[0])
+                if result is not None:
+                    events = list(result)
                 continue
             out: list[StreamEvent] = []
             for ev in events:
-                result = self._call(turn, stage, stage.event, ev)
+                result = call(turn, stage, stage.event, ev)
                 out.extend([ev] if result is None else result)
             events = out
         if turn.egress:

@@ -400,7 +400,7 @@ class RedactFilter(Filter):
             ss.tool_channels.add(channel)
         deltas = event.deltas()
         closed = event.closed_channels()
-        closing = set(closed)
+        closing = closed  # a few channels at most: a list is looked through as fast as a set
         handled: set[str] = set()
         only_held = bool(deltas)  # every delta in it is being held back (its text emptied)
         text_held = False  # ... some of them text (the adapter says whether such an event may go)

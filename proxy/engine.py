@@ -499,6 +499,7 @@ class _EventRelay:
         bytes_of: Frame | None | bool = False  # the pending run's frame (False: not looked for yet)
         adapter = self.adapter
         is_terminal = adapter.is_terminal
+        coalesce = self.coalesce and len(events) > 1  # an event alone in its read has nothing to join
         for raw in events:
             if is_terminal(raw):
                 self.terminated = True
@@ -521,7 +522,7 @@ class _EventRelay:
                         continue
             ev = self.state.event(raw.name, raw.raw, raw.data)
             self._note_id(ev)
-            if self.coalesce:
+            if coalesce:
                 run = ev.text_run()  # (shape, holder, key) of a lone text delta, else None
                 if run is not None and pending is not None and run[0] == pending_run[0]:
                     pending_run[1][pending_run[2]] += run[1][run[2]]  # one event of what came in one read

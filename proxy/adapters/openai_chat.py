@@ -310,20 +310,32 @@ def _carries(raw: bytes, key: bytes, null: bytes) -> bool:
 
 
 class ChatEvent(Event):
-    __slots__ = ()
+    # Found once per chunk, as several filters ask: its choices (the dicts of its list,
+    # which edits change in place) and whether its bytes carry usage or a finish reason.
+    __slots__ = ("_chosen", "_carried")
 
     def _unnamed_meta(self, id_known: bool) -> bool:
         # A key followed by null carries nothing: a provider asked for usage sends
         # ``"usage":null`` in every chunk, and every choice says ``"finish_reason":null``
         # until it ends. Counted, so one choice's null does not hide another's finish.
-        raw = self.raw or b""
-        return (not id_known or _carries(raw, b'"usage"', b'"usage":null')
-                or _carries(raw, b'"finish_reason"', b'"finish_reason":null'))
+        if not id_known:
+            return True
+        try:
+            return self._carried
+        except AttributeError:
+            raw = self.raw or b""
+            self._carried = carried = (_carries(raw, b'"usage"', b'"usage":null')
+                                       or _carries(raw, b'"finish_reason"', b'"finish_reason":null'))
+            return carried
 
     def _choices(self) -> list[dict]:
-        d = self.data
-        c = d.get("choices") if isinstance(d, dict) else None
-        return [x for x in c if isinstance(x, dict)] if isinstance(c, list) else []
+        try:
+            return self._chosen
+        except AttributeError:
+            d = self.data
+            c = d.get("choices") if isinstance(d, dict) else None
+            self._chosen = chosen = [x for x in c if isinstance(x, dict)] if isinstance(c, list) else []
+            return chosen
 
     def _choice_deltas(self) -> Iterator[tuple[int, dict, dict]]:
         """(index, choice, delta) of each choice this chunk has a delta for."""

@@ -76,7 +76,12 @@ class StreamRedactor:
         self._new_len += len(chunk)
         if len(self._buf) + self._new_len > self.LAZY and self._new_len * 4 < self._quiet:
             return ""  # looked at this recently: wait until the examined text grows by a quarter
-        return self._release(final=False)
+        try:
+            return self._release_inner(False)
+        except RedactionError:
+            raise
+        except Exception as exc:
+            raise RedactionError(f"stream redaction failed ({type(exc).__name__})") from None
 
     def flush(self) -> str:
         """Release everything held (end of the block)."""
@@ -118,8 +123,8 @@ class StreamRedactor:
             self._quiet = len(self._buf)
             return ""
         spans, seen = r._scan(seg, base)
-        cut = max(base, _cut_outside(seen, pending))  # never cut inside a regex match (nor a placeholder)
-        first = next((sp[0] for sp in spans if sp[0] >= cut), len(seg))
+        cut = max(base, _cut_outside(seen, pending)) if seen else pending  # never inside a match (nor a placeholder)
+        first = next((sp[0] for sp in spans if sp[0] >= cut), len(seg)) if spans else len(seg)
         release = max(cut, min(hold, first), sent)
         out = self._emit(seg, spans, sent, release)
         if cut > base:
@@ -136,6 +141,8 @@ class StreamRedactor:
         """``seg[start:stop]`` with its secrets replaced."""
         if stop <= start:
             return ""
+        if not spans:  # the usual case: no secret here
+            return seg[start:stop]
         for s, e, _ in spans:
             if s < start < e:  # the hold guarantees this never happens; fail closed if it did
                 raise RedactionError("stream redaction: a secret began in text already sent")
