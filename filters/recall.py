@@ -69,6 +69,7 @@ from ctxproxy.store.services.recall.agent_text import own_words, summary_words
 from ctxproxy.store.services.recall.query import refers_back
 from ctxproxy.store.services.recall.rank import RankConfig
 from ctxproxy.store.services.recall.services import recall_services
+from ctxproxy.store.services.recall.tool_output import searched_for
 
 log = logging.getLogger("ctxproxy.filters.recall")
 
@@ -335,9 +336,11 @@ class RecallFilter(Filter):
                 self._quiet.put(caller, quiet, _quiet_bytes(caller))
             return None
         viewer = self.viewer(turn, self._tree(turn, rs))
+        ids = {r.call_id for r in results}
+        searched = searched_for([c.arguments for c in view.tool_calls() if c.call_id in ids])
         found = rs.recaller(cfg.rank).recall_output(viewer, words.latest, output, k=cfg.output_k, goal=words.goal,
                                                     context=words.context, exclude_kinds=cfg.exclude_kinds,
-                                                    max_chars=cfg.max_query_chars)
+                                                    max_chars=cfg.max_query_chars, searched=searched)
         if quiet is not None:
             if found.items:
                 self._quiet.pop(caller)

@@ -148,13 +148,14 @@ class Recaller:
 
     def recall_output(self, viewer: Viewer, query: str, output: str, k: int = 3, as_of: float | None = None,
                       exclude_kinds: Sequence[str] = (), goal: str = "", max_chars: int = 2000,
-                      context: str = "") -> Recalled:
+                      context: str = "", searched: str = "") -> Recalled:
         """The memories a tool's ``output`` points at, for a turn whose newest item is
         that output: what the output points at that the turn's words do not name
         (``tool_output.pointers``: its rare identifiers as strong terms, its dotted and versioned
         names as substrings) joins the turn's query, and only memories holding one of them
         count; then, judged on those alone with its compound names written apart too, the
-        memories that also hold a word of the turn's join them. Memories
+        memories that also hold a word of the turn's join them — or a word of ``searched``, what
+        the agent searched the output for (``tool_output.searched_for``: a grep's pattern). Memories
         only: a session turn naming the same host is not what the tool's output means."""
         as_of = time.time() if as_of is None else as_of
         exclude = tuple(exclude_kinds)
@@ -179,7 +180,9 @@ class Recaller:
         alone = self.recall(viewer, "", k=k, as_of=as_of, exclude_kinds=exclude, max_chars=max_chars,
                             held=terms, held_names=queries.interleave(names, apart, limit=None))
         seen = {s.cand.memory_id for s in got.items}
-        more = [s for s in tool_output.holding_a_turn_word(alone.items, named) if s.cand.memory_id not in seen]
+        # what the agent searched the output for is a word of the turn too
+        asked = {**named, **queries.parse(searched, "", max_chars).weights} if searched.strip() else named
+        more = [s for s in tool_output.holding_a_turn_word(alone.items, asked) if s.cand.memory_id not in seen]
         return Recalled((got.items + more)[:k], max(got.candidates, alone.candidates))
 
     def _nothing_visible(self, viewer: Viewer, now: float, sessions: Sequence[str] | None, memories: bool,

@@ -30,11 +30,14 @@ its dotted names, its versioned names without their version
 apart (``card_number`` → "card number", ``priya.raman`` → "priya raman"), as a
 memory writes them.
 ``holding_a_turn_word`` keeps, of the memories those alone recall, the ones
-that also hold a specific word of the turn's.
+that also hold a specific word of the turn's — or of what the agent searched the
+output for (``searched_for``: a grep's pattern, ``rg -n "SLOT"`` → ``SLOT``), which
+names what the turn needs as the user's words would.
 """
 from __future__ import annotations
 
 import re
+import shlex
 from dataclasses import dataclass
 from typing import Any, Callable, Collection, Mapping, Sequence
 
@@ -216,6 +219,63 @@ def holding_a_turn_word(items: Sequence[Any], words: Collection[str]) -> list[An
     not the memory explaining how travel distance is computed)."""
     asked = {t for t in words if specific_term(t)}
     return [s for s in items if not own_terms(s.cand).isdisjoint(asked)]
+
+
+_SEARCHERS = frozenset({"grep", "egrep", "fgrep", "rg", "ag", "ack", "git-grep"})
+_VALUED_FLAGS = frozenset({"-A", "-B", "-C", "-m", "-g", "-t", "-T", "--glob", "--type", "--max-count",
+                           "--include", "--exclude", "--context", "--after-context", "--before-context"})
+
+
+def searched_for(calls: Sequence[Any]) -> str:
+    """What the tool calls that gave an output searched it for: a search tool's ``pattern``
+    (Claude Code's Grep), or the pattern of each ``grep``/``rg``/``ag``/``ack``/``git grep`` in a
+    shell command (``{"command": "rg -n \"SLOT\" scheduler/settings.py"}``, Codex's
+    ``["bash", "-lc", "…"]``). The agent looks for what the turn needs ("make these log lines
+    compliant": ``grep -n 'serial'``), so the pattern is a word of the turn. Never the command's
+    paths or other words: ``pytest tests/test_travel.py`` names what failed, not what is asked."""
+    out: list[str] = []
+    for args in calls:
+        if not isinstance(args, Mapping):
+            continue
+        if isinstance(args.get("pattern"), str):
+            out.append(args["pattern"])
+        command = args.get("command", args.get("cmd"))
+        if isinstance(command, (list, tuple)):
+            command = " ".join(str(c) for c in command)
+        if isinstance(command, str):
+            out += _patterns(command)
+    return "\n".join(out)
+
+
+def _patterns(command: str) -> list[str]:
+    """The search patterns of a shell command's greps (each first argument that is no flag, or
+    an ``-e`` / ``--regexp`` value)."""
+    try:
+        lexer = shlex.shlex(command[:2000], posix=True, punctuation_chars=True)
+        lexer.whitespace_split = True
+        tokens = list(lexer)
+    except ValueError:  # an unclosed quote: read as words
+        tokens = command[:2000].split()
+    out: list[str] = []
+    i = 0
+    while i < len(tokens):
+        name = tokens[i].rsplit("/", 1)[-1]
+        if name == "git" and i + 1 < len(tokens) and tokens[i + 1] == "grep":
+            name, i = "git-grep", i + 1
+        i += 1
+        if name not in _SEARCHERS:
+            continue
+        while i < len(tokens) and tokens[i] not in ("|", "||", "&&", ";"):
+            tok = tokens[i]
+            if tok in ("-e", "--regexp") and i + 1 < len(tokens):
+                out.append(tokens[i + 1])
+                break
+            if tok.startswith("-"):
+                i += 2 if tok in _VALUED_FLAGS else 1
+                continue
+            out.append(tok)
+            break
+    return out
 
 
 def _whole_terms(token: str) -> list[str]:

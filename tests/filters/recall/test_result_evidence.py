@@ -312,3 +312,28 @@ async def test_a_memory_of_the_words_far_weaker_than_the_outputs_is_not_given_be
 async def test_outweighed_outside_zero_to_one_is_refused_at_start_up(make_proxy):
     with pytest.raises(ConfigError, match="outweighed: expected a share from 0 to 1"):
         await make_proxy("[filters.recall]\noutweighed = 1.5\n")
+
+
+SERIAL = "Inverter serial numbers must never appear raw in logs; wrap them with redact_serial()."
+LOGGED = '41:    log.info("claim started for %s", inverter.serial)\n58:    log.error("claim failed", inverter.serial)\n'
+
+
+@pytest.mark.parametrize("command, found", [
+    ("grep -n 'serial' fleet/handlers/claims.py", True),  # what the agent looked for: a word of the turn
+    (["bash", "-lc", "rg -n serial fleet/handlers/"], True),  # Codex's shell, its argv
+    ("cat fleet/handlers/claims.py", False)], ids=["grep", "argv", "cat"])  # a path read: no word of the turn
+async def test_what_the_agent_searched_the_output_for_counts_as_a_word_of_the_turn(make_proxy, fake, command, found):
+    p = await make_proxy("")
+    store = p.state.services["store"]
+    fact = put_memory(store, "acme", SERIAL, kind="fact", user="alice")
+    for text in ("Lunch is at noon on Fridays.", "The design team keeps the icons in Figma.",
+                 "Quarterly planning happens in the first week of the quarter."):
+        put_memory(store, "acme", text, kind="fact", user="alice")
+    conv = Anthropic(p, "s-searched")
+    conv.messages[0]["content"] = "make these log lines compliant"  # shares no word with the memory
+    conv.add_round(1, LOGGED)
+    conv.messages[-2]["content"][0]["input"] = {"command": command}
+    await conv.send()
+    m = p.settled_store().manifests.list("acme", session="s-searched")[-1].data
+    assert [i["id"] for i in m["recall"].get("after_tool_result", [])] == ([fact.memory_id] if found else [])
+    assert (SERIAL in (Anthropic.evidence_after(fake.last.json, 1) or "")) == found

@@ -8,7 +8,7 @@ import json
 from memhelp import put_memory
 
 from ctxproxy.store.services.recall.rank import RankConfig
-from ctxproxy.store.services.recall.tool_output import names_of
+from ctxproxy.store.services.recall.tool_output import names_of, searched_for
 from ctxproxy.store.sqlite_index import Viewer
 
 LOG = ("tests/integration/test_uploads.py::test_put_object FAILED\n"
@@ -158,6 +158,35 @@ def test_a_compound_name_the_output_points_at_needs_a_word_of_the_turn(rs):
     assert recaller.recall_output(al, "test is failing, fix it", out).items == []
     got = recaller.recall_output(al, "the checkout test is failing, fix it", out)
     assert [s.cand.memory_id for s in got.items] == [budget.memory_id]
+
+
+def test_what_the_agent_searched_the_output_for_is_a_word_of_the_turn(rs):
+    """"make these log lines compliant" shares no word with the memory the output points at, but
+    the agent grepped the output for what the turn needs: the pattern counts as a turn's word, the
+    command's paths do not."""
+    store, _ = rs
+    budget = put_memory(store, "acme", "The retry budget of a checkout grows with the cart's size.", kind="fact",
+                        user="al")
+    _, recaller, al = _orders(rs)
+    out = "41:    log.info(\"retrying %s\", retry_budget(cart))\n"
+    assert recaller.recall_output(al, "make these log lines compliant", out).items == []
+    searched = searched_for([{"command": "grep -n 'checkout' services/orders/retry.py"}])
+    got = recaller.recall_output(al, "make these log lines compliant", out, searched=searched)
+    assert [s.cand.memory_id for s in got.items] == [budget.memory_id]
+    # a path the command names is where it looked, not what it looked for
+    elsewhere = searched_for([{"command": "cat services/checkout/retry.py"}])
+    assert elsewhere == "" and recaller.recall_output(al, "make these log lines compliant", out,
+                                                      searched=elsewhere).items == []
+
+
+def test_the_patterns_a_call_searched_for():
+    calls = [{"command": 'rg -n "SLOT" scheduler/settings.py'},
+             {"command": ["bash", "-lc", "grep -n 'serial' fleet_api_py/handlers/claims.py"]},
+             {"pattern": "redact_", "path": "src/"},  # a search tool's pattern
+             {"command": "cat x.yaml | grep -A 3 -e topic"}, {"command": "git grep -n --include=*.py retry_cap"},
+             {"command": "pytest tests/test_travel.py -x"}, {"command": "grep 'unclosed"}, "not a mapping"]
+    assert searched_for(calls).split("\n") == ["SLOT", "serial", "redact_", "topic", "retry_cap", "'unclosed"]
+    assert searched_for([{"command": "ls -la && cat README.md"}]) == ""
 
 
 def test_a_compound_name_is_looked_up_beside_many_dotted_and_versioned_names(rs):
