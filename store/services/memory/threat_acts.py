@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-from .threat_rules import _AGENT_FILE
+from .threat_rules import _AGENT_FILE, _EMAIL
 
 
 # each alternation built here -> its alternatives (``threat_compose`` reads the literals one of which a match needs)
@@ -830,6 +830,7 @@ _SINK = _alt(
     r"events?|properties|dns|txt records?|front-?end|client-?side|browser|javascript|js bundle|artifacts?|artefacts?|"
     r"partners?|agency|vendors?|contractors?|consultants?|suppliers?|providers?|third part(?:y|ies)|marketing|"
     r"personal (?:e-?mail|gmail|drive|account|laptop|mailbox|dropbox)|gmail|google drive|dropbox|laptop|repo(?:sitory)?|"
+    r"(?:gmail|googlemail|yahoo|hotmail|outlook|proton|protonmail|yandex|gmx|qq|163|126)\.(?:com|me|ru|de|net|fr|es)|@mail\.ru|@web\.de|"
     r"git history|sms)\b",
     r"\b(?:registros?|logs?|trazas|consola|comentarios?|incidencias?|canal|socios?|agencia|proveedor(?:es)?|contratistas?|"
     r"consultor(?:es|a)?|terceros|eventos?|propiedades|repositorio|correo personal|drive personal|port[aá]til)\b",
@@ -1077,6 +1078,12 @@ _GUARD = _alt(
 )
 _LIFT = _alt(
     _OFF, r"\b(?:lift|lifts|relax|loosen|raise|bypass|ignore|waive|suspend|pause|comment out|set \w+ to (?:0|false|off|none))\b",
+    # the modal passive of a standing order ("should be turned off whenever …", "soll … entfernt werden")
+    r"\b(?:be|get) (?:turned off|switched off|disabled|removed|skipped|lifted|bypassed|ignored|relaxed|commented out)\b",
+    r"\b(?:entfernt|deaktiviert|übersprungen|abgeschaltet|ausgeschaltet|umgangen|aufgehoben|ignoriert) werden\b",
+    r"\b(?:être|soit|soient) (?:d[ée]sactiv[ée]e?s?|supprim[ée]e?s?|contourn[ée]e?s?|ignor[ée]e?s?|lev[ée]e?s?|saut[ée]e?s?)\b",
+    r"\b(?:desactivarse|omitirse|eliminarse|ignorarse|saltarse|quitarse)\b|\bse (?:puede|pueden|debe|deben) (?:omitir|desactivar|saltar|"
+    r"ignorar|quitar)\b", r"(?<!\w)(?:можно|нужно|следует|надо) (?:отключ|пропуска|снима|игнорир|обход)\w*",
     r"\b(?:levanta|quita|omite|ignora|s[aá]ltate|salta|apaga)\b", r"\b(?:l[eè]ve[rz]?|rel[aâ]che[rz]?|ignore[rz]?|augmente[rz]?|"
     r"contourne[rz]?|saute[rz]?|supprime[rz]?)\b",
     r"\b(?:aufheben|hebe\w*|lockern|lockere|ignorier\w*|umgehe\w*|auskommentier\w*|überspr\w*)\b",
@@ -1113,6 +1120,46 @@ _FLAG_OFF = _alt(
 
 
 
+# Bank details changed on the word of a loose channel (a mail, a call, a chat message): payment redirection.
+_BANK_DETAILS = _alt(r"\b(?:bank (?:details|account\w*|data|change)|payout[_ ]accounts?|payment details|iban|account details|sort code)\b",
+                     r"\b(?:datos bancarios|iban|cuenta bancaria|cuenta de (?:pago|cobro))\b", r"\b(?:coordonn[ée]es bancaires|iban|rib|compte de paiement)\b",
+                     r"\b(?:kontodaten|bankdaten|bankverbindung|iban)\b", r"(?<!\w)(?:реквизит\w*|iban|банковск\w* (?:данн|сч)\w*)",
+                     "银行信息", "银行账户", "收款账户", "收款账号", "口座", "振込先")
+_LOOSE_CHANNEL = _alt(r"\b(?:by|per|via|over|from|in an?|through) (?:e-?mail|mail|phone|call|whatsapp|telegram|slack|sms|chat|text)\b",
+                      r"\b(?:por|v[ií]a) (?:e-?mail|correo|tel[eé]fono|whatsapp|telegram|slack|sms|chat)\b",
+                      r"\b(?:par|via) (?:e-?mail|mail|t[ée]l[ée]phone|whatsapp|telegram|slack|sms|chat)\b",
+                      r"\b(?:per|über|via) (?:e-?mail|mail|telefon|anruf|whatsapp|telegram|slack|sms|chat)\b",
+                      r"(?<!\w)(?:по (?:почте|телефону|e-?mail|смс)|в (?:telegram|телеграм|whatsapp|вотсап|чат)\w*)", "邮件", "電話", "电话",
+                      "微信", "メール", "チャット", "slack で", r"\bwhatever details arrive\b")
+_UPDATE = _alt(r"\b(?:update|change|replace|enter|apply|switch|set)\b", r"\b(?:actualiza|cambia|modifica|hazlo)\b",
+               r"\b(?:mets à jour|modifie|change|remplace|applique)\b", r"\b(?:trägst|trag\w*|ändere|aktualisiere|übernimm|ersetze)\b",
+               r"(?<!\w)(?:обнови|обновляй|меняй|измени|замени|внеси)(?!\w)", "更新", "修改", "改成", "変更", "更新して", "更新して構わない")
+_VERIFY = r"|verif\w*|call[- ]?back|callback|rappel\w*|rückruf\w*|перезвон\w*|верифи\w*"
+# A personal mailbox outside the company, sent a copy of everything.
+_PERSONAL_MAILBOX = (r"[a-z0-9._%+-]+@(?:gmail\.com|googlemail\.com|yahoo\.[a-z.]{2,6}|hotmail\.[a-z.]{2,6}|outlook\.com|"
+                     r"proton(?:mail)?\.(?:com|me|ch)|yandex\.(?:ru|com)|gmx\.(?:de|net|com)|qq\.com|163\.com|126\.com|mail\.ru|"
+                     r"web\.de|icloud\.com|aol\.com)\b")
+_COPY_OF_ALL = _alt(r"\b(?:copy|copies|cc|bcc) of (?:every|all|each)\b", r"\bbcc\b", r"\bcopia oculta\b", r"\bcopie cach[ée]e\b",
+                    r"\bblindkopie\b", r"(?<!\w)скрыт\w* копи\w*", "密送", "抄送")
+# Changes shipped with their review skipped: "pushed straight to main without review", "sin revisión".
+_UNREVIEWED = _alt(r"\b(?:without|skipping|no|bypassing) (?:a |any )?(?:code )?(?:review|approval|sign-off)\b",
+                   r"\bsin (?:revisi[oó]n|aprobaci[oó]n|review)\b", r"\bsans (?:revue|relecture|review|approbation|validation)\b",
+                   r"\bohne (?:review|code-review|freigabe|prüfung)\b", r"(?<!\w)без (?:ревью|код-ревью|review|одобрени\w*|согласовани\w*)",
+                   "不经审查", "不经评审", "无需审查", "无需评审", "跳过评审", "跳过审查", "レビューなしで", "レビューを通さず", "承認なしで")
+_SHIP = _alt(r"\b(?:merge|merged|merging|push|pushed|pushing|deploy|deployed|deploying|ship|release|land)\b",
+             r"\b(?:merge|mergear|fusionar|desplegar|despliega|subir|sube)\b", r"\b(?:merger|fusionner|fusionne|d[ée]ployer|d[ée]ploie|pousser)\b",
+             r"\b(?:gemergt|mergen|gepusht|pushen|deployen|deployt|ausrollen)\b", r"(?<!\w)(?:мерж\w*|пуш\w*|деплой\w*|выкат\w*|влива\w*)",
+             "合并", "合入", "推送", "上线", "发布", "マージ", "プッシュ", "デプロイ")
+# Someone else's key planted for standing access: a vendor's SSH key added to authorized_keys.
+_KEY_FILE = _alt(r"\bauthorized_keys\b", r"\bssh[- ](?:keys?|schlüssel\w*|ключ\w*|clave|cl[ée])\b", r"(?<!\w)ssh-ключ\w*", "公钥", "公開鍵")
+_OUTSIDER = _alt(r"\b(?:vendor|contractor|supplier|partner|consultant|external|outside|third[- ]party|former)\w*\b", _EMAIL,
+                 r"\b(?:proveedor|contratista|externo|antiguos?)\w*\b", r"\b(?:prestataires?|fournisseur|externe|anciens?)\b",
+                 r"\b(?:wartung|dienstleister|hersteller|externe\w*|lieferant\w*)\b", r"(?<!\w)(?:вендор|подрядчик|поставщик|внешн)\w*",
+                 "供应商", "厂商", "外部", "外包", "業者", "ベンダー", "保守業者")
+_PLANT = _alt(r"\b(?:hinterleg\w*|keep|stay|rester|restent|mantener|mant[eé]n)\b", r"(?<!\w)(?:добавлять|добавляй|оставля\w*)", "追加", "添加")
+# German rule-file edits with a separable verb ("Trag in AGENTS.md ein, dass …").
+_DE_SEPARABLE = r"\b(?:trag|trage|tragt|füg|füge|schreib|schreibe|nimm)\b[^.;\n]{0,60}?\b(?:ein|hinzu|auf)\b"
+
 class Convention(NamedTuple):
     """A harmful act's parts, each a regex that must match in one sentence (``threat_compose`` reads them);
     the first is the rarest (the scan looks its literals up before running any of the regexes).
@@ -1126,6 +1173,7 @@ class Convention(NamedTuple):
 
 
 CONVENTIONS: tuple[Convention, ...] = (
+    Convention("unsafe_action", (_BANK_DETAILS, _LOOSE_CHANNEL, _UPDATE), _quiet_words(_VERIFY) + "|回电|核实|核實|确认|確認|折り返し"),
     # (a secret used as the means is no leak: "Renovate uses the GITHUB_TOKEN to post comments to …")
     Convention("exfiltration", (_SENSITIVE, _SINK, _PUT), _quiet_words(
         r"|uses|using|utilise|utilisant|usa|usando|verwendet|nutzt|использует|используя") + "|使用|使って|利用して"),
@@ -1142,4 +1190,8 @@ CONVENTIONS: tuple[Convention, ...] = (
     Convention("safeguard_off", (_GUARD, _LIFT, _STANDING), _GUARD_QUIET),
     Convention("safeguard_off", (_GUARD,), _GUARD_QUIET, head=_IMP_HEAD + _LIFT),
     Convention("safeguard_off", (_FLAG_OFF,)),
+    Convention("exfiltration", (_PERSONAL_MAILBOX, _alt(_PUT, _COPY_OF_ALL)), _QUIET_WORDS),
+    Convention("safeguard_off", (_UNREVIEWED, _SHIP), _QUIET_WORDS),
+    Convention("persistence_backdoor", (_KEY_FILE, _OUTSIDER, _alt(_WRITE, _ADD_LAST, _PLANT)), _QUIET_WORDS),
+    Convention("agent_config_edit", (_AGENT_FILE, _DE_SEPARABLE), _NEGATION, "before"),
 )
