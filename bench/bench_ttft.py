@@ -345,8 +345,8 @@ def report(client, provider, proxies, kinds, args) -> None:
                     for i in range(min(4, len(x.get("e0", ())))):
                         add(f"proxy: chunk {i + 1} in, events() begins", x["e0"][i] - t0)
                         add(f"proxy: chunk {i + 1}, events() returns", x["e1"][i] - t0)
-                        steps.setdefault(f"proxy: chunk {i + 1}'s bytes in/out", []).append(
-                            x["ein"][i] * 1e3 + x["en"][i] * 1e-3)
+                        steps.setdefault(f"~ chunk {i + 1}: bytes in", []).append(x["ein"][i])
+                        steps.setdefault(f"~ chunk {i + 1}: bytes out", []).append(x["en"][i])
                         add(f"~ chunk {i + 1}: events()'s thread CPU, µs", x["ec"][i])
                         add(f"~ chunk {i + 1}: events() waiting for a CPU, µs", x["eq"][i])
                     for n, name, ns in x.get("hooks", ()):
@@ -367,7 +367,7 @@ def report(client, provider, proxies, kinds, args) -> None:
             for n in rows[t]:
                 if n not in names:
                     names.append(n)
-        names.sort(key=lambda n: min(rows[t].get(n, 1e18) for t in rows) if "bytes" not in n and "~" not in n else 1e17)
+        names.sort(key=lambda n: min(rows[t].get(n, 1e18) for t in rows) if "~" not in n else 1e17)
         print("| step | " + " | ".join(rows) + " |")
         print("|---|" + "---:|" * len(rows))
         for n in names:
