@@ -37,7 +37,6 @@ names what the turn needs as the user's words would.
 from __future__ import annotations
 
 import re
-import shlex
 from dataclasses import dataclass
 from typing import Any, Callable, Collection, Mapping, Sequence
 
@@ -247,15 +246,18 @@ def searched_for(calls: Sequence[Any]) -> str:
     return "\n".join(out)
 
 
+# Shell words: a quoted string (its quotes dropped below), a run of pipes and separators, or a bare word.
+_SHELL_WORD = re.compile(r"'[^']*'|\"(?:[^\"\\]|\\.)*\"|[|;&]+|[^\s|;&'\"]+")
+_SEARCHER = re.compile(r"(?<![\w-])(?:e?grep|fgrep|rg|ag|ack)(?![\w-])")
+
+
 def _patterns(command: str) -> list[str]:
     """The search patterns of a shell command's greps (each first argument that is no flag, or
-    an ``-e`` / ``--regexp`` value)."""
-    try:
-        lexer = shlex.shlex(command[:2000], posix=True, punctuation_chars=True)
-        lexer.whitespace_split = True
-        tokens = list(lexer)
-    except ValueError:  # an unclosed quote: read as words
-        tokens = command[:2000].split()
+    an ``-e`` / ``--regexp`` value). A command naming no search tool is not split at all."""
+    command = command[:2000]
+    if not _SEARCHER.search(command):
+        return []
+    tokens = [t[1:-1] if len(t) > 1 and t[0] == t[-1] and t[0] in "'\"" else t for t in _SHELL_WORD.findall(command)]
     out: list[str] = []
     i = 0
     while i < len(tokens):
@@ -265,7 +267,7 @@ def _patterns(command: str) -> list[str]:
         i += 1
         if name not in _SEARCHERS:
             continue
-        while i < len(tokens) and tokens[i] not in ("|", "||", "&&", ";"):
+        while i < len(tokens) and tokens[i].strip("|;&"):
             tok = tokens[i]
             if tok in ("-e", "--regexp") and i + 1 < len(tokens):
                 out.append(tokens[i + 1])

@@ -184,8 +184,10 @@ def test_the_patterns_a_call_searched_for():
              {"command": ["bash", "-lc", "grep -n 'serial' fleet_api_py/handlers/claims.py"]},
              {"pattern": "redact_", "path": "src/"},  # a search tool's pattern
              {"command": "cat x.yaml | grep -A 3 -e topic"}, {"command": "git grep -n --include=*.py retry_cap"},
-             {"command": "pytest tests/test_travel.py -x"}, {"command": "grep 'unclosed"}, "not a mapping"]
-    assert searched_for(calls).split("\n") == ["SLOT", "serial", "redact_", "topic", "retry_cap", "'unclosed"]
+             {"command": "pytest tests/test_travel.py -x"},
+             {"command": "grep 'unclosed"},  # an unclosed quote: its word
+             "not a mapping"]
+    assert searched_for(calls).split("\n") == ["SLOT", "serial", "redact_", "topic", "retry_cap", "unclosed"]
     assert searched_for([{"command": "ls -la && cat README.md"}]) == ""
 
 
