@@ -51,6 +51,7 @@ def run_half(half, cfg, verbose: bool, name: str, outputs: bool = True, setup=No
     from ctxproxy.store.memory_records import MemoryRecord, new_memory_id
     from ctxproxy.store.services.recall import rank
     from ctxproxy.store.services.recall.services import RecallServices
+    from ctxproxy.store.services.recall.tool_output import searched_for
     from ctxproxy.store.sqlite_index import Viewer
 
     seen: list = []
@@ -83,8 +84,11 @@ def run_half(half, cfg, verbose: bool, name: str, outputs: bool = True, setup=No
                 words = turn_words(view)
                 first = recaller.recall(viewer, words.latest, k=8, goal=words.goal, context=words.context).items
                 round_ = newest_round(view) if outputs else []
+                ids = {r.call_id for r in round_}
+                searched = searched_for([c.arguments for c in view.tool_calls() if c.call_id in ids])
                 found = recaller.recall_output(viewer, words.latest, "\n".join(r.content for r in round_),
-                                               goal=words.goal, context=words.context).items if round_ else []
+                                               goal=words.goal, context=words.context,
+                                               searched=searched).items if round_ else []
                 # what the tool's output points at, placed after it (the filter's second recall); what the
                 # words recalled far below it is not given beside it (the filter's ``outweigh``)
                 got = [s.cand.statement for s in outweigh(first, found, outweighed)]
