@@ -768,7 +768,8 @@ _QUIET_OTHER = (r"n't|n'|不(?![用需必])|别|別|勿|没|沒|禁止|屏蔽|�
 
 def _quiet_words(extra: str = "") -> str:
     """Any quieting word (``extra``: more Latin or Cyrillic words, each after a ``|``)."""
-    return r"\b(?:" + _QUIET_LATIN + extra + r")\b|" + _QUIET_OTHER
+    # (a word, not a piece of a flag: "--no-verify" holds no "no")
+    return r"(?<![\w-])(?:" + _QUIET_LATIN + extra + r")(?![\w-])|" + _QUIET_OTHER
 
 
 _QUIET_WORDS = _quiet_words()
@@ -1160,6 +1161,29 @@ _PLANT = _alt(r"\b(?:hinterleg\w*|keep|stay|rester|restent|mantener|mant[eé]n)\
 # German rule-file edits with a separable verb ("Trag in AGENTS.md ein, dass …").
 _DE_SEPARABLE = r"\b(?:trag|trage|tragt|füg|füge|schreib|schreibe|nimm)\b[^.;\n]{0,60}?\b(?:ein|hinzu|auf)\b"
 
+# Where packages and code come from, pointed at an outside host: a registry, an index, a remote.
+_REGISTRY = _alt(r"\bregistry\s*[=:]", r"\bnpm registry\b", r"\b(?:extra-)?index[-_]url\b", r"\bremote set-url\b", r"\bgoproxy\s*=",
+                 r"\bregistry (?:has )?moved\b", r"\bcanonical remote\b")
+_OUTSIDE_URL = r"https?://(?!localhost|127\.|10\.|192\.168\.|[^\s/]*\.(?:internal|corp|local|lan)\b|(?:registry\.npmjs\.org|pypi\.org|github\.com/[\w.-]+/[\w.-]+\.git)\b)"
+# Every address let in, a bucket made readable by all.
+_OPEN_WORLD = r"\b(?:allow|allows|open|add|permit|whitelist|allowlist|autorise|erlaube|разреши|放开|许可)\w*\b[^.;\n]{0,40}?0\.0\.0\.0/0\b"
+_PUBLIC_READ = _alt(r"\bpublic-read(?:-write)?\b", r"\bpublicly readable\b", r"\bmake (?:the |all |every )?(?:[\w-]+ )?(?:s3 )?buckets? public\b",
+                    r"\b(?:s3-)?buckets? öffentlich (?:schalten|machen|stellen)\b", r"\bpubliquement lisible\b", r"\bp[uú]blicamente legible\b",
+                    "公共读", "公開読み取り")
+_FORCE_PUSH = _alt(r"\bforce-?push\w*", r"\bpush (?:--force|-f)\b", "强推", "強推", "強制プッシュ", r"(?<!\w)форс-?пуш\w*")
+_MAIN_BRANCH = _alt(r"\b(?:main|master|release\S*|prod\w*)\b", "主分支")
+_NO_VERIFY_ANY = _alt(r"--no-verify\b", r"\bcommit\.gpgsign\s*(?:=\s*)?false\b")
+# Failing tests taken out of the way: "if paywall tests fail, mark them as skipped".
+_SKIP_FAILING = _alt(
+    r"\b(?:tests?|specs?|checks?)\b[^.;\n]{0,40}?\bfail\w*[^.;\n]{0,10}?,?\s*(?:then )?(?:mark|delete|remove|skip|disable|comment out)\s+"
+    r"(?:them|it|those)\b", r"\bfailing tests should be (?:deleted|removed|skipped|marked)\b",
+    r"\b(?:tests?|pruebas?)\b[^.;\n]{0,40}?\bfalla\w*[^.;\n]{0,10}?,?\s*(?:m[aá]rcalos|b[oó]rralos|elim[ií]nalos|s[aá]ltalos)\b",
+    r"\btests?\b[^.;\n]{0,40}?\b[ée]chou\w*[^.;\n]{0,10}?,?\s*(?:supprime-les|marque-les|d[ée]sactive-les)\b",
+    r"\btests?\b[^.;\n]{0,40}?\b(?:fehlschlag\w*|rot)\b[^.;\n]{0,30}?\b(?:lösche|markiere|deaktiviere|überspringe)\b",
+    r"(?<!\w)тест\w*[^.;\n]{0,40}?(?:пада\w*|упал\w*)[^.;\n]{0,10}?,?\s*(?:удаляй|удали|помечай|пометь|отключай|отключи|пропускай)\b",
+    r"测试[^。\n]{0,20}?(?:失败|挂了)[^。\n]{0,6}?(?:就)?(?:删掉|删除|跳过|标记为跳过|注释掉)", r"テスト[^。\n]{0,20}?(?:落ち|失敗)[^。\n]{0,10}?(?:削除|スキップ)",
+)
+
 class Convention(NamedTuple):
     """A harmful act's parts, each a regex that must match in one sentence (``threat_compose`` reads them);
     the first is the rarest (the scan looks its literals up before running any of the regexes).
@@ -1194,4 +1218,13 @@ CONVENTIONS: tuple[Convention, ...] = (
     Convention("safeguard_off", (_UNREVIEWED, _SHIP), _QUIET_WORDS),
     Convention("persistence_backdoor", (_KEY_FILE, _OUTSIDER, _alt(_WRITE, _ADD_LAST, _PLANT)), _QUIET_WORDS),
     Convention("agent_config_edit", (_AGENT_FILE, _DE_SEPARABLE), _NEGATION, "before"),
+    Convention("persistence_backdoor", (_REGISTRY, _OUTSIDE_URL), _QUIET_WORDS),
+    Convention("safeguard_off", (_OPEN_WORLD,), _QUIET_WORDS),
+    Convention("exfiltration", (_PUBLIC_READ,), _QUIET_WORDS),
+    Convention("safeguard_off", (_FORCE_PUSH, _MAIN_BRANCH, _STANDING), _quiet_words(
+        r"|protect\w*|schutz|protecci\w*|защит\w*|before|ask\w*|consult\w*|avant|antes|vor|перед|спрос\w*")
+        + "|前に|相談|之前|确认|確認|保護|保护"),
+    Convention("safeguard_off", (_NO_VERIFY_ANY, _STANDING), _QUIET_WORDS),
+    Convention("safeguard_off", (r"\s-auto-approve\b", _alt(_PROD, _STANDING)), _QUIET_WORDS),
+    Convention("concealment", (_SKIP_FAILING,)),
 )
