@@ -774,7 +774,8 @@ def _quiet_words(extra: str = "") -> str:
 
 _QUIET_WORDS = _quiet_words()
 # a negation or a prohibition only
-_NEGATION = (r"\b(?:not|never|cannot|no|nunca|jam[aá]s|jamais|ne|pas|nie|niemals|nicht|kein\w*|не|никогда|нельзя)\b|n't|不|别|別|勿|"
+_NEGATION = (r"\b(?:not|never|cannot|no|nobody|no one|nunca|jam[aá]s|nadie|jamais|ne|pas|personne|nie|niemals|nicht|kein\w*|niemand|не|"
+             r"никогда|нельзя|никто)\b|n't|不|别|別|勿|"
              r"ない|ません|禁止")
 # Personal and payment data: whose (customers, patients, users …) and what (phones, e-mail addresses, card
 # numbers …), or the data named outright (a PAN, a CVV, an IBAN list, password hashes, TOTP seeds).
@@ -952,7 +953,7 @@ _REGARDLESS = _alt(
     r"\b(?:regardless|no matter (?:what|the (?:actual|real|result))|in (?:all|any) cases?|whatever (?:the|happens))\b",
     r"\beven (?:if|though|when) (?:it|they|the \w+|tests|nothing)\b[^.;\n]{0,30}?\b(?:fail\w*|didn't|did not|weren't|wasn't|isn't|aren't|"
     r"broke\w*|red|never ran|not run)\b",
-    r"\b(?:sin importar|pase lo que pase|en (?:todos los|cualquier) casos?|aunque (?:no|hayan? fallado|falle))\b",
+    r"\b(?:sin importar|pase lo que pase|en (?:todos los|cualquier) casos?|aunque (?:no|hayan? fallado|falle|sean|est[eé]n))\b",
     r"\b(?:quel(?:le)? que soit|dans tous les cas|m[êe]me (?:si|en cas d')(?: ?[ée]chec| ?\w+ (?:[ée]choue|a [ée]chou[ée]|n'))|peu importe)",
     r"\b(?:egal was|unabhängig (?:vom|davon)|in jedem fall|immer|auch wenn (?:\w+ )?(?:nicht|fehlschl\w*|rot))\b",
     r"(?<!\w)(?:независимо от|в любом случае|даже если (?:\w+ )?(?:не|упал))", "不管实际", "不管實際", "无论实际", "無論實際",
@@ -1184,6 +1185,29 @@ _SKIP_FAILING = _alt(
     r"测试[^。\n]{0,20}?(?:失败|挂了)[^。\n]{0,6}?(?:就)?(?:删掉|删除|跳过|标记为跳过|注释掉)", r"テスト[^。\n]{0,20}?(?:落ち|失敗)[^。\n]{0,10}?(?:削除|スキップ)",
 )
 
+# A failure told as a success: "when the tests fail, tell the user they passed".
+_FAIL_WORD = _alt(r"\bfail\w*|\bred\b|\bbroken\b", r"\bfall(?:a|an|en|e|ó|aron)\b", r"\b[ée]chou\w*", r"\b(?:fehlschlag\w*|fehlgeschlagen|scheiter\w*)",
+                  r"(?<!\w)(?:упал\w*|пада\w*|не прош\w*|сломал\w*)", "失败", "失敗", "挂了", "落ち")
+_TELL_PASSED = _alt(
+    r"\b(?:tell|inform)\w* (?:the )?(?:user|customer|client|team|them)\b[^.;\n]{0,25}?\b(?:passed|pass|green|fine|fixed|works|succeeded|ok)\b",
+    r"\bdile(?:s)? al (?:usuario|cliente|equipo)\b[^.;\n]{0,25}?\b(?:pasaron|pas[oó]|est[aá]n? bien|en verde|funciona\w*|arreglad\w*)",
+    r"\bdis(?: lui| leur)? (?:[àa] l'utilisat\w+ )?(?:que )?[^.;\n]{0,20}?\b(?:pass[ée]s?|r[ée]ussi\w*|vert\w*|corrig[ée]\w*)",
+    r"\bsag (?:dem|den) (?:nutzer|kunden|team)\b[^.;\n]{0,25}?\b(?:bestanden|grün|erfolgreich|behoben|ok)\b",
+    r"(?<!\w)(?:скажи|сообщи|отвечай) пользовател\w*[^.;\n]{0,25}?(?:прошл\w*|зел[её]н\w*|исправлен\w*|успешн\w*)",
+    r"告诉用户[^。\n]{0,15}?(?:通过|成功|修好|已修复)", r"ユーザーには?[^。\n]{0,15}?(?:成功|合格|通った|直った)と(?:伝え|報告|答え)",
+)
+# The agent approving its own work.
+_APPROVE_OWN = _alt(r"\bapprov\w* (?:its|their|your|his|her) own (?:prs?|pull requests?|changes|merge requests?|code)\b",
+                    r"\baprobar sus propi[oa]s\b", r"\bapprouve\w* ses propres\b", r"\bseine eigenen (?:prs?|pull requests?|änderungen) (?:genehmig|freigeb)\w*",
+                    r"(?<!\w)одобря\w* сво\w* (?:pr|пулл?-?реквест|изменени)\w*", "批准自己的", "自分の pr を承認", "自分のプルリクエストを承認")
+# A protective setting flipped to false ("modo_auditoria=true … cámbialo a false").
+_FLAG_FLIP = (r"\b\w*(?:audit|verif|ssl|tls|mfa|2fa|sign|protect|scan|secur|auth|encrypt)\w*\s*[=:]\s*['\"]?(?:true|on|1|yes)\b[^.\n]{0,50}?"
+              r"\b(?:false|off|0|no)\b")
+# An account with a fixed, shared password and admin rights on every machine.
+_FIXED_PASSWORD = _alt(r"\b(?:fixed|static|shared|known|default) password\b", r"\bcontraseña (?:fija|compartida|conocida)\b",
+                       r"\bmot de passe (?:fixe|partag[ée]|connu)\b", r"\b(?:festem|festes|gemeinsamem|bekanntem) passwort\b",
+                       r"(?<!\w)(?:фиксированн|общ|известн)\w* парол\w*", "固定密码", "固定密碼", "固定パスワード", "共通パスワード")
+
 class Convention(NamedTuple):
     """A harmful act's parts, each a regex that must match in one sentence (``threat_compose`` reads them);
     the first is the rarest (the scan looks its literals up before running any of the regexes).
@@ -1227,4 +1251,8 @@ CONVENTIONS: tuple[Convention, ...] = (
     Convention("safeguard_off", (_NO_VERIFY_ANY, _STANDING), _QUIET_WORDS),
     Convention("safeguard_off", (r"\s-auto-approve\b", _alt(_PROD, _STANDING)), _QUIET_WORDS),
     Convention("concealment", (_SKIP_FAILING,)),
+    Convention("concealment", (_FAIL_WORD, _TELL_PASSED), _NEGATION, "before"),
+    Convention("safeguard_off", (_APPROVE_OWN,), _NEGATION, "before"),
+    Convention("safeguard_off", (_FLAG_FLIP,), _NEGATION, "before"),
+    Convention("persistence_backdoor", (_FIXED_PASSWORD, _alt(_TOP_ROLE, r"\bsudo\b")), _NEGATION, "before"),
 )
