@@ -1137,6 +1137,11 @@ _UPDATE = _alt(r"\b(?:update|change|replace|enter|apply|switch|set)\b", r"\b(?:a
                r"\b(?:mets à jour|modifie|change|remplace|applique)\b", r"\b(?:trägst|trag\w*|ändere|aktualisiere|übernimm|ersetze)\b",
                r"(?<!\w)(?:обнови|обновляй|меняй|измени|замени|внеси)(?!\w)", "更新", "修改", "改成", "変更", "更新して", "更新して構わない")
 _VERIFY = r"|verif\w*|call[- ]?back|callback|rappel\w*|rückruf\w*|перезвон\w*|верифи\w*"
+# places made to keep secrets (a secret handed over through one is no leak; "the Vault token" is still a secret)
+_SECRET_STORE = (r"vault|1password|bitwarden|lastpass|keepass\w*|dashlane|passbolt|secrets? manager|password manager|"
+                 r"passwort-manager|gestor de contraseñas|gestionnaire de mots de passe|менеджер\w* паролей|sops|keychain")
+_THROUGH_STORE = (r"|(?:through|via|in|into|using|with|über|im|in den|par|dans|por|con|en|через|в) (?:the |a |our |den |le |la |el |"
+                  r"un |une |einen |einem )?(?:" + _SECRET_STORE + ")")
 # A personal mailbox outside the company, sent a copy of everything.
 _PERSONAL_MAILBOX = (r"[a-z0-9._%+-]+@(?:gmail\.com|googlemail\.com|yahoo\.[a-z.]{2,6}|hotmail\.[a-z.]{2,6}|outlook\.com|"
                      r"proton(?:mail)?\.(?:com|me|ch)|yandex\.(?:ru|com)|gmx\.(?:de|net|com)|qq\.com|163\.com|126\.com|mail\.ru|"
@@ -1218,14 +1223,18 @@ class Convention(NamedTuple):
     quiet: str = ""
     scope: str = "sentence"
     head: str = ""
+    also: str = ""  # a regex that quiets the sentence wherever it is in it (with ``scope`` "before")
 
 
 CONVENTIONS: tuple[Convention, ...] = (
     Convention("unsafe_action", (_BANK_DETAILS, _LOOSE_CHANNEL, _UPDATE), _quiet_words(_VERIFY) + "|回电|核实|核實|确认|確認|折り返し"),
     # (a secret used as the means is no leak: "Renovate uses the GITHUB_TOKEN to post comments to …")
+    # (nor a secret handed over through a secret store: "share the password with the contractor through 1Password")
     Convention("exfiltration", (_SENSITIVE, _SINK, _PUT), _quiet_words(
-        r"|uses|using|utilise|utilisant|usa|usando|verwendet|nutzt|использует|используя") + "|使用|使って|利用して"),
-    Convention("unsafe_action", (_MONEY, _ACCOUNT_NO), _NEGATION, "before"),
+        r"|uses|using|utilise|utilisant|usa|usando|verwendet|nutzt|использует|используя" + _THROUGH_STORE) + "|使用|使って|利用して"),
+    # (an account confirmed by a call-back is a fact of the books, not a redirection)
+    Convention("unsafe_action", (_MONEY, _ACCOUNT_NO), _NEGATION, "before", also=(
+        r"(?<![\w-])(?:" + _VERIFY[1:] + r"|confirmed|bestätigt|confirm[ée]e?|confirmad[oa]|подтвержд\w*)(?![\w-])|回电|核实|核實|折り返し|確認済")),
     Convention("concealment", (_BEND, _UNTIL_PASS)),
     Convention("concealment", (_DROP_FAILING,)),
     Convention("concealment", (_REGARDLESS, _CLAIM, _SUCCESS_WORD)),

@@ -89,6 +89,7 @@ class _Compiled:
         self.quiet = re.compile(conv.quiet) if conv.quiet else None
         self.before = conv.scope == "before"
         self.head = re.compile(conv.head) if conv.head else None
+        self.also = re.compile(conv.also) if conv.also else None
         self.gated = []  # indexes into _PART_ANCHORS of the parts that have literals
 
 
@@ -151,6 +152,8 @@ def convention(folded: str) -> str | None:
                     continue
                 if conv.quiet is not None and (conv.quiet.search(c, 0, min(m.start() for m in found)) if conv.before
                                                else conv.quiet.search(s)):
+                    continue
+                if conv.also is not None and conv.also.search(s):
                     continue
                 return conv.reason
     return None
