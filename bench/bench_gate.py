@@ -22,7 +22,8 @@ by someone who had read neither the gate nor its banks) is scored in a section
 of its own, "held-out (sealed)", per language, and left out of the other rows.
 The older banks ``unseen/``, ``fresh/``, ``fresh2/``, ``fresh3/``, ``fresh4/``, ``fresh5/``, ``fresh6/``, ``fresh7/``, ``fresh8/``, ``fresh9/``, ``fresh10/`` and ``fresh11/`` are dev
 material (rows "hand-written unseen/fresh/.../fresh11, now dev"), and so are ``plain/`` and ``orders/``,
-banks the gate's own engineers wrote for training, and ``wild/``, ``terse/``, ``slack/`` and ``docs/``, written by engineers
+banks the gate's own engineers wrote for training, and ``wild/``, ``terse/``, ``slack/``, ``docs/``, ``handover/`` and
+``reviews/``, written by engineers
 who read neither the gate nor a bank and scored once before any training (rows "hand-written BANK, dev").
 
 Throughput: ``scan()`` (NFKC, rules, learned signal) in this process, best of
