@@ -10,7 +10,7 @@ bank is scored per language: attacks blocked and clean memories falsely blocked,
 rules alone and the gate (either). Beside each, the same model's in-training figures on the author banks
 it was trained on (what a tuned figure looks like). Bank by bank, every configuration in turn, so the runs
 compared for one bank are side by side in time and machine load. Reads the dev split only: the sealed bank
-(``bench/gate_corpus/fresh12/``) is never read. ``--out FILE`` appends one JSON line per run;
+(``bench/gate_corpus/fresh13/``) is never read. ``--out FILE`` appends one JSON line per run;
 ``--misses-dir DIR`` writes each run's left-out texts with their margins and verdicts.
 """
 from __future__ import annotations
