@@ -4,7 +4,7 @@ describing the component it names (real LMDB store, real SQLite index)."""
 from __future__ import annotations
 
 import pytest
-from memhelp import put_memory
+from memhelp import UNRELATED, put_memory
 
 from ctxproxy.store.services.recall.build_ask import constrains, specified
 from ctxproxy.store.services.recall.rank import RankConfig
@@ -12,10 +12,7 @@ from ctxproxy.store.sqlite_index import Viewer
 
 FRONT = "The Vue front end uses Pinia for state and Vitest for unit tests."
 BRANCH = "Branches must be named after the ticket and its slug, and fixes land through a merge request."
-OTHERS = ("Lunch is at noon on Fridays.", "The design team keeps the icon set in Figma.",
-          "Quarterly planning happens in the first week of each quarter.",
-          "The office printer on floor 3 needs a badge.", "Expense reports are due by the 5th of the month.",
-          "Session cookies expire after 12 hours of inactivity.", "The VPN certificate is renewed every spring.")
+OTHERS = UNRELATED[:7]
 VITEST = "Add a Vitest test for the GradeGrid component checking that empty cells render as a dash."
 
 

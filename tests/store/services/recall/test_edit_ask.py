@@ -5,17 +5,14 @@ project or changes behaviour recalls as any (real LMDB store, real SQLite index)
 from __future__ import annotations
 
 import pytest
-from memhelp import put_memory
+from memhelp import UNRELATED, put_memory
 
 from ctxproxy.store.services.recall.edit_ask import mechanical
 from ctxproxy.store.services.recall.rank import RankConfig
 from ctxproxy.store.sqlite_index import Viewer
 
 PORTAL = "The dealer portal uses TanStack Query and Tailwind, and component tests run with Vitest."
-OTHERS = ("Lunch is at noon on Fridays.", "The design team keeps the icon set in Figma.",
-          "Quarterly planning happens in the first week of each quarter.",
-          "The office printer on floor 3 needs a badge.", "Expense reports are due by the 5th of the month.",
-          "Session cookies expire after 12 hours of inactivity.", "The VPN certificate is renewed every spring.")
+OTHERS = UNRELATED[:7]
 RENAME = ("Rename the React component DealerFarmTable to FarmListTable everywhere in dealer-portal/src and "
           "update the imports and the Vitest component tests.")
 

@@ -4,7 +4,7 @@ happened, recalls as any (real LMDB store, real SQLite index)."""
 from __future__ import annotations
 
 import pytest
-from memhelp import put_memory
+from memhelp import UNRELATED, put_memory
 
 from ctxproxy.store.services.recall.general_ask import general
 from ctxproxy.store.services.recall.rank import RankConfig
@@ -12,10 +12,7 @@ from ctxproxy.store.sqlite_index import Viewer
 
 AGGREGATE = ("A Timescale continuous aggregate `readings_hourly` precomputes hourly energy totals per site; "
              "it refreshes every 15 minutes.")
-OTHERS = ("Lunch is at noon on Fridays.", "The design team keeps the icon set in Figma.",
-          "Quarterly planning happens in the first week of each quarter.",
-          "The office printer on floor 3 needs a badge.", "Expense reports are due by the 5th of the month.",
-          "Session cookies expire after 12 hours of inactivity.", "The VPN certificate is renewed every spring.")
+OTHERS = UNRELATED[:7]
 
 
 @pytest.mark.parametrize("text", [

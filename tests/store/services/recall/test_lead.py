@@ -2,7 +2,7 @@
 not a word of what it says of another subject (real LMDB store, real SQLite index)."""
 from __future__ import annotations
 
-from memhelp import put_memory
+from memhelp import UNRELATED, put_memory
 
 from ctxproxy.store.services.recall import rank
 from ctxproxy.store.services.recall.rank import RankConfig
@@ -11,13 +11,7 @@ from ctxproxy.store.sqlite_index import Viewer
 DLQ = "Failed RabbitMQ messages are dead-lettered to exchange shop.dlx and kept for 72 hours."
 IMPORT = "Soil lab results from Ward Labs arrive as CSV and are imported nightly into the samples table."
 PROMOTER = "The waitlist promoter processes at most 250 promotions per tick, and ticks every 20 seconds."
-OTHERS = ("Lunch is at noon on Fridays.", "The design team keeps the icon set in Figma.",
-          "Quarterly planning happens in the first week of each quarter.",
-          "The office printer on floor 3 needs a badge.", "Expense reports are due by the 5th of the month.",
-          "Session cookies expire after 12 hours of inactivity.", "The VPN certificate is renewed every spring.",
-          "Standup is at 9:30 in the small meeting room.", "Invoices are generated on the first of the month.",
-          "Episode audio is kept in the private R2 bucket wc-audio-prod.",
-          "The RSS feed is served behind Fastly with a 5-minute TTL.")
+OTHERS = UNRELATED
 
 
 def _ask(rs):

@@ -4,7 +4,7 @@ message another holds too is not offered, and only those near the most distinct 
 one-sentence question keeps all that passed (real LMDB store, real SQLite index)."""
 from __future__ import annotations
 
-from memhelp import put_memory
+from memhelp import UNRELATED, put_memory
 
 from ctxproxy.store.services.recall import query
 from ctxproxy.store.services.recall.rank import RankConfig
@@ -15,13 +15,7 @@ TESTS = ("Tests that need a fasting patient are booked before 10:00.",
          "Each test of the lab panel maps to one LOINC code in mappings/loinc.csv.")
 TARGET = "The iOS app's deployment target is iOS 16.0; listeners on older devices are sent to the web player."
 SWIFTUI = "The Android app is written in Kotlin with Jetpack Compose; the iOS app uses SwiftUI."
-OTHERS = ("Lunch is at noon on Fridays.", "The design team keeps the icon set in Figma.",
-          "Quarterly planning happens in the first week of each quarter.",
-          "The office printer on floor 3 needs a badge.", "Expense reports are due by the 5th of the month.",
-          "Session cookies expire after 12 hours of inactivity.", "The VPN certificate is renewed every spring.",
-          "Standup is at 9:30 in the small meeting room.", "Invoices are generated on the first of the month.",
-          "Episode audio is kept in the private R2 bucket wc-audio-prod.",
-          "The RSS feed is served behind Fastly with a 5-minute TTL.")
+OTHERS = UNRELATED
 
 
 def _ask(rs):
