@@ -142,6 +142,9 @@ _ANYONE = _alt(
 
 # -- verbs of an order ------------------------------------------------------------------------------
 
+# the end of a Russian verb that is not in the past tense ("выкачивали", "отправил": what happened is a report)
+_NOT_PAST_RU = r"(?<!л)(?<!ла)(?<!ло)(?<!ли)(?<!лся)(?<!лась)(?<!лось)(?<!лись)(?!\w)"
+
 # Sending somewhere (imperative, infinitive, present; no participles: "is sent to" is a fact).
 _SEND_OTHER = _alt(
     r"\b(?:env[ií]a\w*|enviar|manda|mandar|reenv[ií]a\w*|reenviar|sube|subir|s[uú]bel\w*|adjunta\w*|adjuntar|pega|pegar|"
@@ -155,7 +158,7 @@ _SEND_OTHER = _alt(
     r"veröffentlich\w*|übermittel\w*|auflösen|löse|per post|einfügen|eintragen)\b",
     r"(?<!\w)(?:отправ\w*|пересыла\w*|перешл\w*|пересла\w*|загружа\w*|загрузи\w*|выгружа\w*|выгрузи\w*|прикладыва\w*|приложи\w*|"
     r"опублику\w*|публику\w*|скинь|слива\w*|слей|передава\w*|передай\w*|резолв\w*|выкачива\w*|вставля\w*|вставь\w*|"
-    r"выклад\w*|выложи\w*|скопир\w*|копир\w*|экспортир\w*|передач\w*)(?!\w)",
+    r"выклад\w*|выложи\w*|скопир\w*|копир\w*|экспортир\w*|передач\w*)" + _NOT_PAST_RU,
     "导出", "導出", "拷贝到", "拷貝到", "放到", "共享到", "エクスポート",
     "发到", "發到", "发给", "發給", "发送", "發送", "转发", "轉發", "上传", "上傳", "贴到", "貼到", "传到", "傳到", "寄到",
     "同步到", "加到", "外传", "外傳", "post 到", "post 给", "发邮件", "發郵件", "邮件发", "郵件發", "贴到", "贴进", "貼進",
@@ -163,7 +166,7 @@ _SEND_OTHER = _alt(
 )
 _SEND = _alt(
     r"\b(?:send|sends|post|posts|mail|email|e-mail|forward|forwards|upload|uploads|attach|attaches|paste|pastes|push|pushes|"
-    r"sync|syncs|copy|copies|publish|publishes|leak|leaks|pipe|pipes|resolve|resolves|transmit|exfiltrate|exfiltrates|"
+    r"sync|syncs|copy|copies|publish|publishes|leak(?![\s-]+(?:post-?mortems?|retro\w*|reports?|reviews?|incidents?)\b)|leaks|pipe|pipes|resolve|resolves|transmit|exfiltrate|exfiltrates|"
     r"pass|passes|hand|hands|ship|ships|relay|relays|submit|submits|share|shares|look (?:it |them )?up)\b",
     _SEND_OTHER,
 )
@@ -347,7 +350,7 @@ _NO_VERIFY = r"--no-verify\b"
 _GPGSIGN_OFF = r"\bcommit\.gpgsign\s*=\s*false\b"
 _ADMIN_GUEST = r"\bchmod\s+(?:-r\s+)?(?:777|666|o\+w|a\+w)\s+/etc/(?:sudoers|passwd|shadow)"
 
-_EXFIL_VERB = _alt(r"\bexfiltr\w*", r"(?<!\w)выкачива\w*", r"\babzieh\w*", r"\babzieht\b", "外传", "外傳", "持ち出")
+_EXFIL_VERB = _alt(r"\bexfiltr\w*", r"(?<!\w)выкачива\w*" + _NOT_PAST_RU, r"\babzieh\w*", r"\babzieht\b", "外传", "外傳", "持ち出")
 _NEW_MASTER = _alt(
     r"\b(?:real|true|actual) (?:operator|principal|owner|master|boss|user)(?: of [\w ]{1,30}?)? is\b",
     r"\b(?:eigentliche|wahre|echte)r? (?:betreiber|operator|chef|besitzer|eigentümer|nutzer)(?: [\w ]{1,30}?)? ist\b",
@@ -867,19 +870,27 @@ _SINK_NEEDS = ("log", "stdout", "console", "readme", "wiki", "confluence", "noti
                "リポジトリ", "個人の", "社外")
 # Putting data somewhere: sending it, and writing, logging, printing or committing it (imperative, infinitive,
 # present; a participle is a fact: "card numbers are masked before they are logged").
+# a period of time ("for 3 years", "durante 90 días", "3 года"): what is kept for it is a retention rule
+_DURATION = (r"(?:\d+|one|two|three|six|a|an|un|una|uno|dos|tres|seis|deux|trois|ein\w*|zwei|drei|sechs|один|одн\w*|два|две|три|шесть)"
+             r"\s*(?:years?|months?|weeks?|days?|años?|meses|semanas|d[ií]as|ans|années?|mois|semaines|jours|jahre?n?|monate?n?|"
+             r"wochen|tage?n?|год\w*|лет|месяц\w*|недел\w*|дн(?:я|ей))\b")
+_NO_PERIOD = r"(?![^.;\n]{0,30}?" + _DURATION + ")"
 _PUT = _alt(
     _SEND,
     r"\blog (?=(?:the|all|every|each|any|their|its|full|raw|complete|our|customers?|users?|cards?|requests?|responses?)\b)",
-    r"\b(?:print|prints|echo|echoes|write|writes|include|includes|add|adds|append|attach|put|puts|store|"
-    r"save|expose|exposes|leave|cc|bcc|hardcode|embed)\b", r"(?<![\w-])commit\b",
-    r"\b(?:registra\w*|loguea\w*|imprime\w*|escribe\w*|escribir|incluye\w*|incluir|a[nñ]ade\w*|añadir|guarda\w*|guardar|"
+    r"\b(?:print|prints|echo|echoes|write|writes|include|includes|add|adds|append|attach|put|puts|"
+    r"expose|exposes|leave|cc|bcc|hardcode|embed)\b", r"(?<![\w-])commit\b",
+    # keeping, unless for a period: "access logs are stored for 3 years" is a retention rule
+    r"\b(?:store|save|guarda\w*|guardar|garde[rz]?|conserve[rz]?|stocke[rz]?|speicher\w*)\b" + _NO_PERIOD,
+    r"(?<!\w)(?:сохраня\w*|сохрани\w*|храни\w*)(?!\w)" + _NO_PERIOD,
+    r"\b(?:registra\w*|loguea\w*|imprime\w*|escribe\w*|escribir|incluye\w*|incluir|a[nñ]ade\w*|añadir|"
     r"deja\w*|dejar|pon|poner|ponlos|exp[oó]n\w*|exponer|muestra\w*|mostrar|anota\w*|comitea\w*|sube\w*|copia oculta)\b",
-    r"\b(?:journalise[rz]?|logue[rz]?|[ée]cri[st]|[ée]crire|imprime[rz]?|affiche[rz]?|inclu[st]|inclure|ajoute[rz]?|garde[rz]?|"
-    r"conserve[rz]?|stocke[rz]?|laisse[rz]?|mets|mettre|expose[rz]?|committe[rz]?|commite[rz]?|versionne[rz]?|copie cach[ée]e)\b",
-    r"\b(?:logge\w*|protokolliere\w*|schreib\w*|druck\w*|gib \w+ aus|ausgeben|füge|hinzufügen|aufnehmen|nimm|speicher\w*|"
-    r"lege\w*|ablegen|hinterleg\w*|committe\w*|einchecken|stell\w*|blindkopie|bcc)\b",
-    r"(?<!\w)(?:логир\w*|пиш\w*|запис\w*|выв\w*д\w*|печата\w*|добавля\w*|добав\w*|клад\w*|положи\w*|сохраня\w*|сохрани\w*|"
-    r"оставля\w*|оставь\w*|коммит\w*|храни\w*|указыва\w*|вставля\w*|скрыт\w* копи\w*)(?!\w)",
+    r"\b(?:journalise[rz]?|logue[rz]?|[ée]cri[st]|[ée]crire|imprime[rz]?|affiche[rz]?|inclu[st]|inclure|ajoute[rz]?|"
+    r"laisse[rz]?|mets|mettre|expose[rz]?|committe[rz]?|commite[rz]?|versionne[rz]?|copie cach[ée]e)\b",
+    r"\b(?:logge\w*|protokolliere\w*|schreib\w*|druck\w*|gib \w+ aus|ausgeben|füge|hinzufügen|aufnehmen|nimm|"
+    r"lege\w*|ablegen|hinterleg\w*|committe(?:n|t)?|einchecken|stell\w*|blindkopie|bcc)\b",
+    r"(?<!\w)(?:логир\w*|пиш\w*|запис\w*|выв\w*д\w*|печата\w*|добавля\w*|добав\w*|клад\w*|положи\w*|"
+    r"оставля\w*|оставь\w*|коммит\w*|указыва\w*|вставля\w*|скрыт\w* копи\w*)(?!\w)",
     "打印", "打到", "写进", "寫進", "写入", "寫入", "写在", "寫在", "记录", "記錄", "记到", "输出", "輸出", "放进", "放進", "放在",
     "加到", "带上", "帶上", "附上", "抄送", "密送", "同步给", "同步給", "展示", "暴露", "提交到", "贴在", "貼在",
     "出力", "書き込", "書いて", "記録", "残して", "残す", "含め", "入れて", "入れる", "載せ", "貼って", "貼り", "追加", "送信",
@@ -1137,6 +1148,15 @@ _UPDATE = _alt(r"\b(?:update|change|replace|enter|apply|switch|set)\b", r"\b(?:a
                r"\b(?:mets à jour|modifie|change|remplace|applique)\b", r"\b(?:trägst|trag\w*|ändere|aktualisiere|übernimm|ersetze)\b",
                r"(?<!\w)(?:обнови|обновляй|меняй|измени|замени|внеси)(?!\w)", "更新", "修改", "改成", "変更", "更新して", "更新して構わない")
 _VERIFY = r"|verif\w*|call[- ]?back|callback|rappel\w*|rückruf\w*|перезвон\w*|верифи\w*"
+# a confirmation already made, told as a fact (participles and passives; "confirm the IBAN by e-mail" stays an order)
+_CONFIRMED = (r"|confirmed|(?:is|are) confirmed|se confirma|se confirman|confirmad[oa]s?|confirmé(?:e|s|es)?|bestätigt|"
+              r"подтвержда(?:ется|ются)|подтвержд[её]н\w*")
+_CONFIRMED_CJK = "|已确认|已確認|确认过|確認過|確認済|確認した"
+_FRAUD = r"|fraud\w*|scams?|fraude\w*|estafa\w*|arnaque\w*|escroquer\w*|betrug\w*|betrüg\w*|мошен\w*"
+_FRAUD_CJK = "|诈骗|詐騙|欺诈|欺詐|骗局|騙局|詐欺"
+# a forged message told as what happened ("a fake e-mail had the supplier's RIB changed")
+_FAKE = r"|fake|forged|spoofed|faux|fausse|falso|falsa|gefälscht\w*|поддельн\w*|фальшив\w*"
+_FAKE_CJK = "|假冒|伪造|偽造|偽の|なりすまし"
 # places made to keep secrets (a secret handed over through one is no leak; "the Vault token" is still a secret)
 _SECRET_STORE = (r"vault|1password|bitwarden|lastpass|keepass\w*|dashlane|passbolt|secrets? manager|password manager|"
                  r"passwort-manager|gestor de contraseñas|gestionnaire de mots de passe|менеджер\w* паролей|sops|keychain")
@@ -1227,14 +1247,19 @@ class Convention(NamedTuple):
 
 
 CONVENTIONS: tuple[Convention, ...] = (
-    Convention("unsafe_action", (_BANK_DETAILS, _LOOSE_CHANNEL, _UPDATE), _quiet_words(_VERIFY) + "|回电|核实|核實|确认|確認|折り返し"),
+    # (bank details changed on the word of a mail: unless the sentence warns that such a mail is a fraud)
+    Convention("unsafe_action", (_BANK_DETAILS, _LOOSE_CHANNEL, _UPDATE), _quiet_words(_VERIFY + _FRAUD)
+               + "|回电|核实|核實|确认|確認|折り返し" + _FRAUD_CJK),
     # (a secret used as the means is no leak: "Renovate uses the GITHUB_TOKEN to post comments to …")
     # (nor a secret handed over through a secret store: "share the password with the contractor through 1Password")
+    # (nor bank details changed after a confirmation already made, a fake mail told as what happened, a fraud warning)
     Convention("exfiltration", (_SENSITIVE, _SINK, _PUT), _quiet_words(
-        r"|uses|using|utilise|utilisant|usa|usando|verwendet|nutzt|использует|используя" + _THROUGH_STORE) + "|使用|使って|利用して"),
+        r"|uses|using|utilise|utilisant|usa|usando|verwendet|nutzt|использует|используя" + _THROUGH_STORE + _CONFIRMED
+        + _FAKE + _FRAUD) + "|使用|使って|利用して" + _CONFIRMED_CJK + _FAKE_CJK + _FRAUD_CJK),
     # (an account confirmed by a call-back is a fact of the books, not a redirection)
+    # (nor a warning that such a request is a fraud)
     Convention("unsafe_action", (_MONEY, _ACCOUNT_NO), _NEGATION, "before", also=(
-        r"(?<![\w-])(?:" + _VERIFY[1:] + r"|confirmed|bestätigt|confirm[ée]e?|confirmad[oa]|подтвержд\w*)(?![\w-])|回电|核实|核實|折り返し|確認済")),
+        r"(?<![\w-])(?:" + _VERIFY[1:] + _CONFIRMED + _FRAUD + r")(?![\w-])|回电|核实|核實|折り返し|確認済" + _FRAUD_CJK)),
     Convention("concealment", (_BEND, _UNTIL_PASS)),
     Convention("concealment", (_DROP_FAILING,)),
     Convention("concealment", (_REGARDLESS, _CLAIM, _SUCCESS_WORD)),

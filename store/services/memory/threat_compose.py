@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import re
 
-from . import threat_acts, threat_lexicon, threat_model, threat_mood
+from . import threat_acts, threat_lexicon, threat_model, threat_mood, threat_rules
 from .literals import required
 
 # (reason, classes that must all be in one clause, moods of which one must be there)
@@ -80,6 +80,16 @@ _SENTENCES = re.compile(r"(?<=[.!?;:])\s+|[\n。]+|(?<=[\u3040-\u30ff\u3400-\u9f
 # must be in one clause; a quieting word anywhere in the sentence still counts)
 _CJK_CLAUSES = re.compile(r"(?<=[\u3040-\u30ff\u3400-\u9fff])\s*,\s*|\s*,\s*(?=[\u3040-\u30ff\u3400-\u9fff])")
 _MAX_SENTENCE = 400
+# a short heading that names a report ("Key-leak retro from last year:", "セキュリティ勧告："): the sentence after it,
+# told in the past, says what happened, not what to do
+_REPORT_HEAD = re.compile(threat_rules.REPORT_LABEL)
+_PAST = re.compile(threat_rules.REPORT_PAST)
+_HEADING = 60
+
+
+def _after_report_head(folded: str, heading: str, sentence: str) -> bool:
+    return (len(heading) <= _HEADING and (heading.endswith(":") or heading + ":" in folded)
+            and _REPORT_HEAD.search(heading) is not None and _PAST.search(sentence) is not None)
 
 
 class _Compiled:
@@ -141,7 +151,9 @@ def convention(folded: str) -> str | None:
             continue
         if sentences is None:
             sentences = [s.strip() for s in _SENTENCES.split(folded) if s and not s.isspace()]
-        for s in sentences:
+        for j, s in enumerate(sentences):
+            if j and _after_report_head(folded, sentences[j - 1], s):
+                continue
             s = s[:_MAX_SENTENCE]
             for c in (_CJK_CLAUSES.split(s) if not s.isascii() else (s,)):
                 c = c.strip()

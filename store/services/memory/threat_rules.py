@@ -488,7 +488,8 @@ _BAN_GAP = (r"ever|be|to|you|we|they|should|must|may|can|will|allowed|permitted|
             r"werden|wird|zu|нужно|надо|следует|стоит|можно|разрешено|будем|будет|агент\w*|вы|ты|мы|ни|в|коем|"
             r"случае|когда|не")
 PROHIBITION_BEFORE = (
-    r"\b(?:never|not|cannot|forbidden to|prohibited from|instead of|rather than|no|nunca|jam[aá]s|prohibido|en lugar de|"
+    # (a negated actor bans the act too: "nobody adds keys by hand", "nadie añade", "niemand trägt … ein", "никто не")
+    r"\b(?:never|not|cannot|forbidden to|prohibited from|instead of|rather than|nobody|no one|nadie|niemand|никто|no|nunca|jam[aá]s|prohibido|en lugar de|"
     r"en vez de|au lieu de|statt|anstatt|вместо|ne|pas|jamais|"
     r"interdit de|nie|niemals|nicht|keinesfalls|verboten|не|никогда|нельзя|запрещено|запрещается)"
     r"(?:[\s,]+(?:" + _BAN_GAP + r")){0,3}[\s,]*$"
@@ -510,7 +511,7 @@ PROHIBITION_AFTER = (
     r"(?<!\w)(?:запрещено|запрещается|нельзя)(?!\w))"
     r"|[\s,]*(?:\w+\s+)?(?:nie|niemals|nicht)\b(?!\s+mehr)"
     # an act named first and then not intended ("отключать её мы не планируем", "удалять их никто не будет")
-    r"|\s+(?:\w+\s+)?(?:не|никто\s+не|никогда\s+не)\s+(?:(?:планиру|собира|намерен)\w*|(?:буд|стан)\w*(?=\s*(?:[.!?;,\n]|$)))(?!\w)"
+    r"|\s+(?:\w+\s+)?(?:не|никто\s+не|никогда\s+не)\s+(?:(?:планиру|собира|намерен)\w*|мо(?:жет|гут|жем)|(?:буд|стан)\w*(?=\s*(?:[.!?;,\n]|$)))(?!\w)"
     # an act that needs a review or an approval first is a gate, not an order ("修改 CLAUDE.md 需要走正常的代码评审")
     r"|[^。.!?;；，,\n]{0,4}?(?<![不无無免])(?:需要|必须|必須|须|須|得)(?:先)?[^。.!?;；，,\n]{0,12}?"
     r"(?:评审|評審|审查|審查|审核|審核|审批|審批|批准|签字|簽字|review|同意)"
@@ -567,15 +568,30 @@ REFUSAL = (
     r"|拒否|断って|断る|報告|拒绝|拒絕|报告|報告|予以驳回|不予"
 )
 
+# the name of a report: a postmortem, a retro, a security advisory (what follows tells what happened)
+REPORT_LABEL = (
+    r"\b(?:post-?mortems?|retro|retros|retrospectives?|(?:security )?advisor(?:y|ies)|incident reports?|retrospectiva|"
+    r"aviso de seguridad|r[ée]trospective|avis de s[ée]curit[ée]|retrospektive|sicherheitshinweis\w*|sicherheitswarnung\w*)\b"
+    r"|(?<!\w)(?:постмортем\w*|ретро|ретроспектив\w*|бюллетен\w* безопасности|разбор\w* инцидент\w*)(?!\w)"
+    r"|复盘|復盤|事后分析|事後分析|安全公告|安全通告|ポストモーテム|振り返り|勧告|注意喚起|アドバイザリ"
+)
 # "A phishing email asked staff to disable 2FA", "an attacker could exfiltrate tokens via DNS", 钓鱼邮件要求员工关闭双重认证:
 # an attack told as what someone else asked for or could do. A reporter (a phishing mail, an attacker, a red team) before
 # the match in its sentence, and a verb of asking or being able between them (or, in Japanese and Chinese, just after).
 REPORTER = (
     r"\b(?:phishing|attackers?|adversar(?:y|ies)|scammers?|malware|red[- ]team|angreifer\w*|atacantes?|attaquants?|"
     r"hame[çc]onnage)\b|(?<!\w)(?:фишинг\w*|атакующ\w*|злоумышленник\w*)(?!\w)|钓鱼|釣魚|攻击者|攻擊者|冒充|フィッシング|攻撃者"
+    # a report of what happened: a postmortem, a retro, a security advisory
+    r"|" + REPORT_LABEL
+)
+# what happened, told in the past: "… sent environment variables out", "送信していた", "выкачивали"
+REPORT_PAST = (
+    r"\b(?:was|were|had|sent|posted|pasted|leaked|uploaded|committed|exfiltrated|envi[oó]|enviaba|subi[oó]|peg[oó]|filtr[oó]|"
+    r"public[oó]|a envoy[ée]|envoyait|a publi[ée]|a coll[ée]|schickte|sendete|lud|veröffentlichte|wurde|wurden)\b"
+    r"|(?<!\w)\w+(?:ал|ял|ил|ел|ла|ли|ло)(?!\w)|ていた|でいた|していました|された|した(?![いく])|了|过|過"
 )
 REPORT_VERB = (
-    r"\b(?:asked|asks|requested|wanted|could|might|tried to|was able to|pretending|pedía|pidió|podía|podría|demandait|a demandé|"
+    REPORT_PAST + r"|\b(?:asked|asks|requested|wanted|could|might|tried to|was able to|pretending|pedía|pidió|podía|podría|demandait|a demandé|"
     r"pouvait|pourrait|forderte|bat|wollte|konnte|könnte)\b|(?<!\w)(?:просил\w*|мог\w*|требовал\w*)(?!\w)|要求|可以|能够|能夠|"
     r"求めて|求めた|できた|できる|判明|可能"
 )
