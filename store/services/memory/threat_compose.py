@@ -106,7 +106,6 @@ class _Compiled:
 _CONVENTIONS = [_Compiled(c) for c in threat_acts.CONVENTIONS]
 _HEAD_CHARS = 8
 _GATE: dict[str, list[tuple[str, int]]] = {}  # a literal's first 2-3 characters -> (literal, gated part number)
-_SHORT_ASCII: list[tuple[str, int]] = []  # two-letter ASCII literals, looked for directly (an ASCII text has no 2-grams read)
 _n = 0
 for _conv, _spec in zip(_CONVENTIONS, threat_acts.CONVENTIONS):
     for _pattern in _spec.parts:
@@ -118,21 +117,32 @@ for _conv, _spec in zip(_CONVENTIONS, threat_acts.CONVENTIONS):
         _lits = {x[:_HEAD_CHARS] for x in _lits}
         for _lit in {x for x in _lits if not any(y != x and y in x for y in _lits)}:
             _GATE.setdefault(_lit[:3], []).append((_lit, _n))
-            if len(_lit) < 3 and _lit.isascii():
-                _SHORT_ASCII.append((_lit, _n))
         _conv.gated.append(_n)
         _n += 1
 
 
-def _present(folded: str) -> set[int]:
-    """The gated parts one of whose literals ``folded`` holds."""
+_last_grams: tuple[str, set[str]] = ("", set())
+
+
+def text_grams(folded: str) -> set[str]:
+    """Every 3- and 2-character piece of ``folded``: what the rules' literal index and the conventions' gate
+    look literals up by. The last text's set is kept (one tuple, replaced whole, so threads never mix two
+    texts): a scan reads the rules and then the conventions of the same text."""
+    global _last_grams
+    last = _last_grams
+    if last[0] == folded:
+        return last[1]
     n = len(folded)
     grams = {folded[i:i + 3] for i in range(n - 2)}
+    grams.update(folded[i:i + 2] for i in range(n - 1))
+    _last_grams = (folded, grams)
+    return grams
+
+
+def _present(folded: str) -> set[int]:
+    """The gated parts one of whose literals ``folded`` holds."""
+    grams = text_grams(folded)
     found: set[int] = set()
-    if folded.isascii():
-        found.update(k for lit, k in _SHORT_ASCII if lit in folded)
-    else:
-        grams.update(folded[i:i + 2] for i in range(n - 1))
     get = _GATE.get
     for g in grams:
         for lit, k in get(g, ()):

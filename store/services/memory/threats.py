@@ -132,9 +132,7 @@ RULES_VERSION = _version()
 
 def _candidates(folded: str) -> list[int]:
     """Rules one of whose literals occurs in ``folded`` (plus those without literals), in rule order."""
-    n = len(folded)
-    grams = {folded[i:i + _GRAM] for i in range(n - _GRAM + 1)}
-    grams.update(folded[i:i + 2] for i in range(n - 1))
+    grams = threat_compose.text_grams(folded)  # the pieces of _GRAM (3) characters and of 2
     found = set(_ALWAYS)
     get = _INDEX.get
     for g in grams:
