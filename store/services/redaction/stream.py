@@ -76,12 +76,7 @@ class StreamRedactor:
         self._new_len += len(chunk)
         if len(self._buf) + self._new_len > self.LAZY and self._new_len * 4 < self._quiet:
             return ""  # looked at this recently: wait until the examined text grows by a quarter
-        try:
-            return self._release_inner(False)
-        except RedactionError:
-            raise
-        except Exception as exc:
-            raise RedactionError(f"stream redaction failed ({type(exc).__name__})") from None
+        return self._release(final=False)
 
     def flush(self) -> str:
         """Release everything held (end of the block)."""
