@@ -10,7 +10,7 @@ bank is scored per language: attacks blocked and clean memories falsely blocked,
 rules alone and the gate (either). Beside each, the same model's in-training figures on the author banks
 it was trained on (what a tuned figure looks like). Bank by bank, every configuration in turn, so the runs
 compared for one bank are side by side in time and machine load. Reads the dev split only: the sealed bank
-(``bench/gate_corpus/fresh13/``) is never read. ``--out FILE`` appends one JSON line per run;
+(``gate_corpora.SEALED``) is never read. ``--out FILE`` appends one JSON line per run;
 ``--misses-dir DIR`` writes each run's left-out texts with their margins and verdicts.
 """
 from __future__ import annotations
@@ -36,6 +36,21 @@ def verdicts(idx, best, scripts, one, cut) -> np.ndarray:
     return np.array([best[i] > cut.get(scripts[i], one) for i in idx])
 
 
+def out_of(t, bank: str) -> bool:
+    """Whether ``t`` is in ``bank``: one bank as ``train_gate.py --leave-out`` names it, or several joined by
+    "+" (left out together: one run for all of them, each still scored on its own)."""
+    return any(tg.left_out(t, b) for b in bank.split("+"))
+
+
+def by_bank(left, model, rules, bank: str) -> dict:
+    """``rates`` of each bank of a "+"-joined ``bank``, all languages together."""
+    out = {}
+    for b in bank.split("+"):
+        idx = [k for k, t in enumerate(left) if tg.left_out(t, b)]
+        out[b] = rates([left[k] for k in idx], model[idx], rules[idx], [])["all"]
+    return out
+
+
 def rates(texts, model, rules, langs) -> dict:
     """Per language (and "all"): attacks blocked and clean falsely blocked, model / rules / gate."""
     out = {}
@@ -52,7 +67,8 @@ def rates(texts, model, rules, langs) -> dict:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--corpora", required=True)
-    ap.add_argument("--leave-out", default="fresh,fresh2,fresh3", help="banks, comma-separated, one run each")
+    ap.add_argument("--leave-out", default="fresh,fresh2,fresh3",
+                    help="banks, comma-separated, one run each; banks joined by '+' are left out together")
     ap.add_argument("--config", action="append", default=None,
                     help="train_gate.py options for one configuration (repeat for several; default: its defaults)")
     ap.add_argument("--extra-bank", action="append", default=[],
@@ -62,6 +78,9 @@ def main() -> None:
                     help="also score the left-out bank at the cut-offs these --max-false values give (comma-separated; "
                          "a value may name its scripts too, 0.005/kana+han+cyrillic; the same trained model, only the "
                          "calibration differs)")
+    ap.add_argument("--shipped", action="store_true",
+                    help="also score each left-out bank with the shipped model file (threat_model.model(), as the "
+                         "gate scores), beside the configurations: honest only for banks it was not trained on")
     ap.add_argument("--out", default="", help="append one JSON line per (config, bank) here")
     ap.add_argument("--misses-dir", default="", help="write every left-out text's margin and verdict here")
     args = ap.parse_args()
@@ -71,7 +90,7 @@ def main() -> None:
     texts += [t for name in args.extra_bank for t in gate_corpora._parallel_bank(name, "now dev")]
     every = [t for t in texts if t.split == "dev" and t.label in ("attack", "clean")]
     scripts_all = [threat_model.script_of(normalise(t.text[:tg.TRAIN_CHARS])) for t in every]
-    seg_cache: dict[tuple[bool, bool, bool], tuple] = {}
+    seg_cache: dict[tuple[bool, bool, bool, bool], tuple] = {}
     rule_cache: dict[int, bool] = {}
 
     def ruled(i: int) -> bool:
@@ -80,17 +99,35 @@ def main() -> None:
         return rule_cache[i]
 
     # bank by bank, every configuration in turn: the runs of one bank are side by side in time (and load)
+    for bank in args.leave_out.split(",") if args.shipped else []:
+        idx = [i for i, t in enumerate(every) if out_of(t, bank)]
+        left = [every[i] for i in idx]
+        shipped = np.array([threat_model.model().verdict(normalise(t.text)).blocked for t in left])
+        langs = sorted({t.lang for t in left})
+        rules = np.array([ruled(i) for i in idx])
+        held = rates(left, shipped, rules, langs)
+        held["by_bank"] = by_bank(left, shipped, rules, bank)
+        a = held["all"]
+        print(f"[shipped {threat_model.file_version()}] {bank}: blocked model/rules/gate {a['blocked']} of "
+              f"{a['attacks']}; clean falsely blocked {a['false']} of {a['clean']}", flush=True)
+        for name, r in [(lang, held[lang]) for lang in langs] + list(held["by_bank"].items()):
+            print(f"    {name}: blocked {r['blocked']} ({r['attacks']}), false {r['false']} of {r['clean']}")
+        if args.out:
+            with open(args.out, "a", encoding="utf-8") as f:
+                f.write(json.dumps({"config": f"shipped {threat_model.file_version()}", "left_out": bank,
+                                    "left_out_rates": held}, ensure_ascii=False) + "\n")
     for bank, cfg in [(bk, c) for bk in args.leave_out.split(",") for c in configs]:
         opts = tg.parser().parse_args(shlex.split(cfg) + ["--corpora", args.corpora])
-        key = (not opts.no_mood, opts.structure, opts.skip_pairs)
+        key = (not opts.no_mood, opts.structure, opts.skip_pairs, opts.background)
         if key not in seg_cache:
             seg_cache[key] = tg.segments(every, *key)
             print(f"segments read ({'moods' if key[0] else 'no moods'}, {'crosses' if key[1] else 'no crosses'}, "
-                  f"{'skip pairs' if key[2] else 'no skip pairs'}); "
+                  f"{'skip pairs' if key[2] else 'no skip pairs'}, "
+                  f"{'windows without background' if key[3] else 'whole windows'}); "
                   f"{time.time() - t0:.0f}s", flush=True)
         owner_all, trained_all, feats_all = seg_cache[key]
-        out_idx = [i for i, t in enumerate(every) if tg.left_out(t, bank)]
-        in_idx = [i for i, t in enumerate(every) if not tg.left_out(t, bank) and not tg.dropped(t, opts.drop)]
+        out_idx = [i for i, t in enumerate(every) if out_of(t, bank)]
+        in_idx = [i for i, t in enumerate(every) if not out_of(t, bank) and not tg.dropped(t, opts.drop)]
         if not out_idx:
             raise SystemExit(f"--leave-out {bank!r}: no dev text is in that bank")
         new_of = np.full(len(every), -1)
@@ -120,6 +157,7 @@ def main() -> None:
         lrules = np.array([ruled(i) for i in out_idx])
         langs = sorted({t.lang for t in left})
         held = rates(left, lmodel, lrules, langs)
+        held["by_bank"] = by_bank(left, lmodel, lrules, bank)
         # in training: the same model on the author banks it was trained on
         ins = np.full(len(dev), -1e9)
         np.maximum.at(ins, owner, X.dot(w) + b)
@@ -134,11 +172,14 @@ def main() -> None:
             value, _, per = mf.partition("/")
             alt = {**vars(opts), "max_false": float(value)} | ({"script_thresholds": per.replace("+", ",")} if per else {})
             o2, c2 = tg.calibrate(dev, best, scripts, argparse.Namespace(**alt))
+            v2 = verdicts(range(len(left)), lbest, lscripts, o2, c2)
             also[mf] = {"threshold_margin": round(o2, 3), "script_margins": {k: round(v, 3) for k, v in c2.items()},
-                        "left_out_rates": rates(left, verdicts(range(len(left)), lbest, lscripts, o2, c2), lrules, langs)}
+                        "left_out_rates": rates(left, v2, lrules, langs) | {"by_bank": by_bank(left, v2, lrules, bank)}}
             a2 = also[mf]["left_out_rates"]["all"]
             print(f"    at --max-false {mf}: blocked {a2['blocked']}, false {a2['false']} (margin {o2:.3f}, "
-                  f"{also[mf]['script_margins']})", flush=True)
+                  f"{also[mf]['script_margins']}); by bank "
+                  f"{ {b: (r['blocked'][0], r['false'][0]) for b, r in also[mf]['left_out_rates']['by_bank'].items()} }",
+                  flush=True)
         rec = {"config": cfg, "left_out": bank, "threshold_margin": round(one, 3), "max_false_also": also,
                "script_margins": {k: round(v, 3) for k, v in cut.items()},
                "left_out_rates": held, "in_training_author_rates": insample,
@@ -147,9 +188,8 @@ def main() -> None:
         print(f"[{cfg or 'defaults'}] {bank} left out: blocked model/rules/gate {a['blocked']} of "
               f"{a['attacks']}; clean falsely blocked {a['false']} of {a['clean']} "
               f"(margin {one:.3f}, {rec['script_margins']})", flush=True)
-        for lang in langs:
-            r = held[lang]
-            print(f"    {lang}: blocked {r['blocked']} ({r['attacks']}), false {r['false']} of {r['clean']}")
+        for name, r in [(lang, held[lang]) for lang in langs] + list(held["by_bank"].items()):
+            print(f"    {name}: blocked {r['blocked']} ({r['attacks']}), false {r['false']} of {r['clean']}")
         print(f"    in training (author banks): blocked {insample['all']['blocked']}, false "
               f"{insample['all']['false']} of {insample['all']['clean']}; out of fold: blocked "
               f"{oof['all']['blocked']}, false {oof['all']['false']} of {oof['all']['clean']}; "

@@ -30,7 +30,7 @@ injections and are left out). The held-out split is never read here.
   falsely blocked at most ``--max-false`` of the time, a text weighing
   1/(size of its family) (a composed clause under every frame counts once).
   ``--calibrate authors``: one fold per hand-written author bank (``AUTHORS``:
-  the first hand-written files, unseen, fresh to fresh12 and the dev
+  the first hand-written files, unseen, fresh to fresh13 and the dev
   banks plain, orders, wild and terse), every other text hashed over the same folds, and
   the cut-off raised until each language's clean memories of those banks,
   each scored by a model that saw none of its author's texts, are falsely
@@ -218,7 +218,7 @@ def thresholds(texts, best, scripts, max_false: float, per_script: frozenset[str
 # The hand-written banks, each by its own author (``hand-written`` and ``plain`` by the gate's engineers,
 # the others each by an engineer who had read no gate code): with ``--calibrate authors`` each is a fold of
 # its own, and the cut-off is set on their out-of-fold clean scores, so it is the one a new author meets.
-AUTHORS = ("hand-written", "unseen", "fresh", "fresh2", "fresh3", "fresh4", "fresh5", "fresh6", "fresh7", "fresh8", "fresh9", "fresh10", "fresh11", "fresh12") + tuple(gate_corpora.DEV_BANKS)
+AUTHORS = ("hand-written", "unseen", "fresh", "fresh2", "fresh3", "fresh4", "fresh5", "fresh6", "fresh7", "fresh8", "fresh9", "fresh10", "fresh11", "fresh12", "fresh13") + tuple(gate_corpora.DEV_BANKS)
 
 
 def fold_of(dev, k: int, group: str, calibrate: str) -> tuple[np.ndarray, dict[str, int]]:
@@ -316,7 +316,7 @@ def score_left_out(left, vocab, mult, X, y, sw, trained, size, threshold_margin,
     owner, feats = [], []
     for i, t in enumerate(left):
         for fs in segment_features(normalise(t.text[:TRAIN_CHARS]), mood=not args.no_mood, structure=args.structure,
-                                   skip=args.skip_pairs):
+                                   skip=args.skip_pairs, background=args.background):
             owner.append(i)
             feats.append(fs)
     rows = [np.array(sorted(vocab[f] for f in fs if f in vocab), dtype=np.int64) for fs in feats]
@@ -382,7 +382,8 @@ def names_a_class(feature: str, names: frozenset[str]) -> bool:
         and not names.isdisjoint(feature[1:].split("+"))
 
 
-def segments(dev, mood: bool, structure: bool = False, skip: bool = False) -> tuple[np.ndarray, np.ndarray, list[set[str]]]:
+def segments(dev, mood: bool, structure: bool = False, skip: bool = False,
+             background: bool = False) -> tuple[np.ndarray, np.ndarray, list[set[str]]]:
     """Every segment the gate scores (whole, windows, clauses) of every text: its owner, whether it is
     trained on (an attack's whole text, its clauses may be benign; every segment of a clean text), and
     its features."""
@@ -391,7 +392,7 @@ def segments(dev, mood: bool, structure: bool = False, skip: bool = False) -> tu
     feats: list[set[str]] = []
     for i, t in enumerate(dev):
         for k, fs in enumerate(segment_features(normalise(t.text[:TRAIN_CHARS]), mood=mood, structure=structure,
-                                                skip=skip)):
+                                                skip=skip, background=background)):
             owner.append(i)
             train_row.append(k == 0 or t.label == "clean")
             feats.append(fs)
@@ -455,7 +456,7 @@ def parser() -> argparse.ArgumentParser:
                          "or, for the hand-written and composed texts, a whole bank in every language")
     ap.add_argument("--calibrate", choices=("banks", "authors"), default="banks",
                     help="banks: --folds folds (--group), the cut-off set on every clean dev text; authors: one "
-                         "fold per hand-written author bank (unseen, fresh to fresh12, the dev banks, the first "
+                         "fold per hand-written author bank (unseen, fresh to fresh13, the dev banks, the first "
                          "hand-written files), and the cut-off also at most --author-max-false on their "
                          "out-of-fold clean memories in every language: the cut-off a new author meets")
     ap.add_argument("--author-max-false", type=float, default=0.005,
@@ -468,6 +469,9 @@ def parser() -> argparse.ArgumentParser:
                          "object kind: a secret, an outside place, a safeguard, an agent's rule file, a start-up file)")
     ap.add_argument("--skip-pairs", action="store_true",
                     help="add the word pairs one word apart (threat_model's skip pairs) to the adjacent ones")
+    ap.add_argument("--background", action="store_true",
+                    help="score a long text's windows without the text's background (threat_model.window_features: "
+                         "the features in more than half of its windows), so one order in a long note is not diluted")
     ap.add_argument("--without-class", default="",
                     help="experiment: drop the word-class features naming these classes (comma-separated, e.g. "
                          "never), alone, in pairs and in triples: what a class adds, measured in one run")
@@ -508,7 +512,7 @@ def main() -> None:
         print(f"left out of training: {len(left)} texts of {args.leave_out!r}")
     # Rows: every segment the gate scores (whole, windows, clauses) of every dev text. Trained on: an
     # attack's whole text (its clauses may be benign), and every segment of a clean text.
-    owner_a, trained, feats = segments(dev, not args.no_mood, args.structure, args.skip_pairs)
+    owner_a, trained, feats = segments(dev, not args.no_mood, args.structure, args.skip_pairs, args.background)
     owner = owner_a
     dense = None
     if args.embeddings:
@@ -596,9 +600,11 @@ def main() -> None:
     meta["mood"] = not args.no_mood
     meta["structure"] = args.structure
     meta["skip"] = args.skip_pairs
+    meta["background"] = args.background
     meta["folds"] = f"by {args.group}" if args.calibrate == "banks" else "by author"
     raw = LinearModel(weights, float(b), threshold, meta, args.evidence_floor, mood=not args.no_mood,
-                      script_thresholds=script_thresholds, structure=args.structure, skip=args.skip_pairs).dumps()
+                      script_thresholds=script_thresholds, structure=args.structure, skip=args.skip_pairs,
+                      background=args.background).dumps()
     Path(args.out).write_bytes(raw)
     print(f"wrote {args.out}: {len(raw) / 1024:.0f} KiB, {len(weights)} features, threshold {threshold:.4f}; "
           f"{time.time() - t0:.0f}s")

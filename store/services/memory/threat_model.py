@@ -24,7 +24,11 @@ the word classes they hold.
 - Segments: the whole statement, each of its sentences or clauses when it has
   more than one, and for a statement longer than ``_WINDOW`` characters its
   half-overlapping windows; the highest score counts, so one injected
-  sentence inside a benign note is not diluted by the rest.
+  sentence inside a benign note is not diluted by the rest. A model file
+  trained so (``"background": true``) reads a window without the text's
+  background, the features in more than half of its windows: a note's own
+  vocabulary, repeated throughout, does not dilute the one passage that
+  differs either.
 - Threshold: one cut-off, and a lower one per script (``script_of``: kana,
   Han, Cyrillic) where every language's clean dev text written in it allows
   it: a Russian or Japanese order is not held to the cut-off that the
@@ -45,7 +49,8 @@ import math
 import re
 from array import array
 from importlib import resources
-from itertools import combinations, repeat
+from collections import Counter
+from itertools import chain, combinations, repeat
 from typing import NamedTuple
 
 from . import threat_lexicon, threat_mood, threat_structure
@@ -66,6 +71,7 @@ _CLASS = "\x03"       # and word-class features in theirs
 _CLAUSE = re.compile(r"(?<=[.!?;:])(?:\s+|(?=[\u3040-\u30ff\u3400-\u9fff]))|[。\n]+\s*")
 _MIN_SEGMENT = 8      # characters; a shorter clause is only scored as part of the whole
 _MAX_SEGMENTS = 40
+_BACKGROUND_WINDOWS = 4  # windows a text needs before it has a background of its own (window_features)
 FORMAT = 2
 
 
@@ -135,16 +141,17 @@ def pieces(folded: str) -> list[str]:
     return out
 
 
-def segment_features(folded: str, mood: bool = True, structure: bool = False, skip: bool = False) -> list[set[str]]:
+def segment_features(folded: str, mood: bool = True, structure: bool = False, skip: bool = False,
+                     background: bool = False) -> list[set[str]]:
     """The feature sets the gate scores, whole text first: the whole (its clauses joined by one
     space), each clause of at least ``_MIN_SEGMENT`` characters when there are two or more, and for a
-    text longer than ``_WINDOW * 3 / 2`` characters its half-overlapping windows. The whole is built
-    from its clauses' features plus what spans each join, so a text is read once."""
+    text longer than ``_WINDOW * 3 / 2`` characters its half-overlapping windows (with ``background``,
+    each without the text's background: ``window_features``). The whole is built from its clauses'
+    features plus what spans each join, so a text is read once."""
     folded = folded[:_MAX_CHARS]
     texts = [t for t in (text_of(p) for p in pieces(folded)) if t]
     if len(texts) <= 1:
-        return [features(folded, mood, structure, skip)] + [features(w, mood, structure, skip)
-                                                             for w in windows(folded)[1:]]
+        return [features(folded, mood, structure, skip)] + window_features(folded, mood, structure, skip, background)
     whole: set[str] = set()
     classes: set[str] = set()
     # object kinds of the whole text: one search; a clause is searched only when the whole names some
@@ -168,9 +175,23 @@ def segment_features(folded: str, mood: bool = True, structure: bool = False, sk
             scored.append(_crossed(_with_classes(set(out), mine), mine, kd))
         prev_t, prev_w = t, words
     whole = _crossed(_with_classes(whole, classes), classes, kinds)
-    joined = " ".join(texts)
-    wins = [features(w, mood, structure, skip) for w in windows(joined)[1:]]
+    wins = window_features(" ".join(texts), mood, structure, skip, background)
     return [whole] + (scored if len(scored) >= 2 else []) + wins
+
+
+def window_features(folded: str, mood: bool = True, structure: bool = False, skip: bool = False,
+                    background: bool = False) -> list[set[str]]:
+    """The features of each window of a long text (none for a short one). With ``background``, a window
+    keeps only what is its own: the features in more than half of the text's windows (and in three at
+    least, so more than two overlapping neighbours) are the text's background and are dropped from every
+    window. A note's own vocabulary repeated throughout then no longer dilutes the one sentence that differs
+    (the order inside a long note), and a window of plain note holds only its rarer wording."""
+    wins = [features(w, mood, structure, skip) for w in windows(folded)[1:]]
+    if background and len(wins) >= _BACKGROUND_WINDOWS:
+        seen = Counter(chain.from_iterable(wins))
+        common = {f for f, n in seen.items() if n > len(wins) // 2 and n >= 3}
+        wins = [w - common for w in wins]
+    return wins
 
 
 def windows(folded: str) -> list[str]:
@@ -212,11 +233,12 @@ class LinearModel:
 
     def __init__(self, weights: dict[str, float], bias: float, threshold: float, meta: dict | None = None,
                  evidence_floor: int = 1, mood: bool = False, script_thresholds: dict[str, float] | None = None,
-                 structure: bool = False, skip: bool = False):
+                 structure: bool = False, skip: bool = False, background: bool = False):
         self.weights = weights
         self.mood = mood  # trained with threat_mood's moods among its word classes
         self.structure = structure  # trained with threat_structure's order x object crosses
         self.skip = skip  # trained with the word pairs one word apart
+        self.background = background  # trained with windows scored without their text's background
         self.bias = bias
         self.threshold = threshold
         self.script_thresholds = dict(script_thresholds or {})  # script_of(text) -> its own cut-off
@@ -234,7 +256,8 @@ class LinearModel:
         return self.bias + total / math.sqrt(max(len(feats), self.evidence_floor))
 
     def score(self, folded: str) -> float:
-        m = max(self.margin_of(f) for f in segment_features(folded, self.mood, self.structure, self.skip))
+        m = max(self.margin_of(f) for f in segment_features(folded, self.mood, self.structure, self.skip,
+                                                             self.background))
         return 1.0 / (1.0 + math.exp(-max(-50.0, min(50.0, m))))
 
     def verdict(self, folded: str) -> Verdict:
@@ -255,7 +278,7 @@ class LinearModel:
         q = array("h", (round(self.weights[n] / scale) for n in names))
         body = {"format": FORMAT, "meta": self.meta, "bias": self.bias, "threshold": self.threshold,
                 "evidence_floor": self.evidence_floor, "mood": self.mood, "scale": scale,
-                "structure": self.structure, "skip": self.skip,
+                "structure": self.structure, "skip": self.skip, "background": self.background,
                 "script_thresholds": self.script_thresholds, "features": "\x00".join(names),
                 "weights": base64.b64encode(q.tobytes()).decode("ascii")}
         return gzip.compress(json.dumps(body, ensure_ascii=False, sort_keys=True).encode("utf-8"), mtime=0)
@@ -274,7 +297,8 @@ class LinearModel:
         return cls({n: w * scale for n, w in zip(names, q)}, float(body["bias"]), float(body["threshold"]),
                    body.get("meta") or {}, int(body["evidence_floor"]), bool(body.get("mood", False)),
                    {str(k): float(v) for k, v in (body.get("script_thresholds") or {}).items()},
-                   bool(body.get("structure", False)), bool(body.get("skip", False)))
+                   bool(body.get("structure", False)), bool(body.get("skip", False)),
+                   bool(body.get("background", False)))
 
 
 def _raw() -> bytes:

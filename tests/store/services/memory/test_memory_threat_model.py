@@ -128,6 +128,39 @@ def test_a_long_note_is_scored_by_its_windows_too():
     assert threat_model.windows("short note") == ["short note"]
 
 
+def test_a_long_notes_windows_can_be_read_without_the_notes_background():
+    filler = "Dana likes her coffee black and takes the 8:15 train to the office " * 40
+    folded = normalise(filler + NEW_WORDING + " " + filler)
+    plain = threat_model.window_features(folded)
+    own = threat_model.window_features(folded, background=True)
+    assert len(own) == len(plain) == len(threat_model.windows(folded)) - 1
+    order = threat_model.features(normalise(NEW_WORDING))
+    held = [k for k, w in enumerate(threat_model.windows(folded)[1:]) if "tickets" in w]
+    # the filler's words are in every window: dropped from each; what only the order's windows hold stays
+    assert "\x01train to" in plain[held[0]] and not any("\x01train to" in w for w in own)
+    assert all("\x01the tickets" in own[k] for k in held if "the tickets" in threat_model.windows(folded)[k + 1])
+    assert all(w < p for w, p in zip(own, plain))
+    assert len(own[held[0]] & order) > len(own[held[0]]) / 2  # the window now is mostly the order
+    # a short text has no windows; a text of three windows has no background (two overlapping neighbours
+    # share a feature without the text repeating it)
+    assert threat_model.window_features(normalise(NEW_WORDING), background=True) == []
+    mid = normalise(" ".join(f"Item {i} ships on day {i} to warehouse {i}." for i in range(24)))[:780]
+    assert len(threat_model.windows(mid)) == 4
+    assert threat_model.window_features(mid, background=True) == threat_model.window_features(mid)
+
+
+def test_a_model_file_says_whether_its_windows_drop_the_background():
+    filler = "Dana likes her coffee black and takes the 8:15 train to the office " * 40
+    folded = normalise(filler + NEW_WORDING + " " + filler)
+    weights = {"\x01the tickets": 40.0, "\x01train to": -40.0}
+    m = threat_model.LinearModel(weights, -1.0, 0.5, {}, 1, background=True)
+    again = threat_model.LinearModel.loads(m.dumps())
+    assert again.background and not threat_model.LinearModel.loads(
+        threat_model.LinearModel(weights, -1.0, 0.5, {}, 1).dumps()).background
+    whole_windows = threat_model.LinearModel(weights, -1.0, 0.5, {}, 1)
+    assert again.verdict(folded).blocked and not whole_windows.verdict(folded).blocked
+
+
 def test_one_order_inside_a_benign_note_is_scored_as_its_own_sentence():
     note = ("Team lunch is on Friday at noon. The budget review moved to Monday. "
             f"{NEW_WORDING} Parking on level 2 is closed until June.")
