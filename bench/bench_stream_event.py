@@ -6,7 +6,8 @@ run.py's two streamed requests (Chat and Anthropic, the 151-character reply in
 12-character deltas) through the turn engine (``tests/enginedriver.py``: the
 default pipeline, the real store), the provider's events one to a read as
 run.py's 1 ms pauses deliver them. For each event position: the loop thread's
-CPU inside ``Exchange.events`` (p50, µs) and the event hooks' share, so that the
+CPU inside ``Exchange.events`` (p50, µs), the event hooks' share (a hook that only watches the answer is
+counted where it ran: after the write, in ``Exchange.settle``), so that the
 events before and at the first content token are told apart from the rest.
 
 ``--thrash``: before each event (outside the timed part), walk 8 MB of memory
@@ -62,8 +63,10 @@ class Upstream(CannedUpstream):
 
 
 THRASH = False
+SETTLING = False
 TIMES: list[list[tuple[int, bytes]]] = []  # per stream: (thread CPU ns, the chunk) per events() call
 HOOKS: list[dict[tuple[int, str], int]] = []
+SETTLE: list[dict[int, int]] = []  # per stream: event index -> thread CPU of the settle after its write
 PROFILE: cProfile.Profile | None = None
 
 
@@ -81,6 +84,20 @@ def _patch() -> None:
         return out
 
     engine.Exchange.events = events
+    real_settle = engine.Exchange.settle
+
+    def settle(self):  # the watching hooks, run after the write: timed apart (not before the bytes)
+        global SETTLING
+        c0 = time.thread_time_ns()
+        SETTLING = True
+        try:
+            real_settle(self)
+        finally:
+            SETTLING = False
+        if TIMES[-1]:
+            SETTLE[-1][len(TIMES[-1]) - 1] = time.thread_time_ns() - c0
+
+    engine.Exchange.settle = settle
     real_call = base.Pipeline._call
 
     def _call(self, turn, stage, hook, *a):
@@ -90,7 +107,7 @@ def _patch() -> None:
         try:
             return real_call(self, turn, stage, hook, *a)
         finally:
-            k = (len(TIMES[-1]), stage.filter.name)
+            k = (len(TIMES[-1]) - 1, stage.filter.name + " (after)") if SETTLING else (len(TIMES[-1]), stage.filter.name)
             HOOKS[-1][k] = HOOKS[-1].get(k, 0) + time.thread_time_ns() - c0
 
     base.Pipeline._call = _call
@@ -120,9 +137,10 @@ async def amain(args: argparse.Namespace) -> None:
                         THRASH = args.thrash
                         if args.profile:
                             PROFILE = cProfile.Profile(time.thread_time)
-                        del TIMES[:], HOOKS[:]
+                        del TIMES[:], HOOKS[:], SETTLE[:]
                     TIMES.append([])
                     HOOKS.append({})
+                    SETTLE.append({})
                     got = await drive.call("POST", kind.path, kind.headers, kind.stream_body)
                     assert got.status == 200 and FIRST_CONTENT in got.body, got.body[:300]
                 THRASH = False
@@ -142,8 +160,9 @@ def report(name: str, args: argparse.Namespace) -> None:
     for i in range(min(n, args.events)):
         cpu = statistics.median(t[i][0] for t in TIMES) / 1e3
         hooks = {f: statistics.median(h.get((i, f), 0) for h in HOOKS) / 1e3 for f in names}
-        print(f"  event {i + 1:2d}{' *' if i == first else '  '} {cpu:6.1f}   hooks: "
-              + ", ".join(f"{f} {v:.1f}" for f, v in hooks.items() if v >= 0.5))
+        late = statistics.median(s.get(i, 0) for s in SETTLE) / 1e3
+        print(f"  event {i + 1:2d}{' *' if i == first else '  '} {cpu:6.1f}   after the write {late:5.1f}   "
+              "hooks: " + ", ".join(f"{f} {v:.1f}" for f, v in hooks.items() if v >= 0.5))
     total = statistics.median(sum(c for c, _ in t) for t in TIMES) / 1e3
     print(f"  whole stream: {total:.0f} µs; to the first content token: "
           f"{statistics.median(sum(c for c, _ in t[:first + 1]) for t in TIMES) / 1e3:.0f} µs")

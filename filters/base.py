@@ -33,6 +33,15 @@ puts placeholders back into tool-call arguments there, so no filter after it
 ever sees the values). ``e.name`` names it in errors; a failing egress fails
 the response closed, as a half-made last edit cannot be sent.
 
+A filter whose event hook only reads the answer (it never edits an event nor
+returns events) says ``watches_events = True``; an egress that only reads says
+the same. When such hooks end the chain, the relay of an event that can carry
+no meta (no ids, usage, finish reasons) runs them just after the event's bytes
+went out (``Turn.late_events``, ``Pipeline.run_late``), not before: they see the
+same event, in the same order, after every edit. Not for a required filter
+(its failure must still be able to end the stream), nor on a turn with an
+egress that edits (what they see must be the answer before that edit).
+
 ``required = True`` means fail closed: an exception blocks the request. An
 optional filter that raises is skipped for this turn: the request goes on
 without its edits and the turn is marked degraded.
@@ -173,6 +182,9 @@ class Turn:
     response_id: str | None = None  # the provider's id for this answer, once seen
     successor_of: str = ""  # the turn whose request an automatic successor continues
     pipeline: "Pipeline | None" = None  # the chain running this turn (its filters report, its hooks fire)
+    # Set to a list by a relay that runs the watching event hooks after an event's write:
+    # (event, the events it became) whose watchers have yet to run (``Pipeline.run_late``).
+    late_events: list[tuple[Any, list[Any]]] | None = None
     blocking: bool = False  # run by ``Pipeline.run_request``: ``commit`` blocks this thread (tools, tests)
     # ((tenant, session), stored state): the session read shared by the filters (``session_state``)
     session_cache: tuple[tuple[str, str], Mapping[str, Any]] | None = None
@@ -408,6 +420,9 @@ class Filter:
     # The top-level Context Manifest fields its ``report`` fills (``filters/report.py``); no two
     # filters of a chain, or of the registry, may declare one. Other report keys are its own part.
     manifest_fields: ClassVar[Mapping[str, ManifestField]] = {}
+    # True: its on_response_event only reads (returns None, edits nothing), so the relay may
+    # run it just after the event went out (see the module docstring)
+    watches_events: ClassVar[bool] = False
 
     Config: ClassVar[type | None] = None  # frozen dataclass of [filters.<name>]
 
@@ -457,6 +472,11 @@ class Pipeline:
         self.stages: tuple[_Stage, ...] = tuple(stages)
         self.event_stages = tuple(s for s in self.stages if s.event)  # what each streamed event goes through
         self.has_event_hooks = bool(self.event_stages)
+        # The watching event hooks that end the chain: a relay may run them after the write.
+        k = len(self.event_stages)
+        while k and self.event_stages[k - 1].filter.watches_events and not self.event_stages[k - 1].filter.required:
+            k -= 1
+        self.early_event_stages, self.late_event_stages = self.event_stages[:k], self.event_stages[k:]
         self.has_response_hooks = any(s.response for s in self.stages)
         filters_ = [s.filter for s in self.stages]
         self.reporters = tuple(f for f in filters_ if callable(getattr(f, "report", None)))
@@ -582,10 +602,54 @@ class Pipeline:
 
     def run_event(self, turn: Turn, event: StreamEvent) -> list[StreamEvent]:
         """Pass one event down the response chain; each filter may replace it
-        with zero or more events (e.g. held-back text flushed before a stop)."""
+        with zero or more events (e.g. held-back text flushed before a stop).
+        With ``turn.late_events`` a list, the watching hooks that end the chain
+        are left for ``run_late`` where the event can carry no meta (the
+        module docstring); the event and what it became wait in that list."""
+        late = turn.late_events
+        if late is not None and self.late_event_stages:
+            if event.may_carry_meta(turn.response_id is not None) or not _egress_watches(turn):
+                if late:  # what waits was sent before this one: its watchers see it first
+                    self.run_late(turn)
+            else:
+                events = self._run_stages(turn, event, self.early_event_stages)
+                late.append((event, events))
+                return events
+        events = self._run_stages(turn, event, self.event_stages)
+        if turn.egress:
+            for ev in events:
+                _run_egress(turn, "event", ev)
+        return events
+
+    def run_late(self, turn: Turn) -> None:
+        """The watching hooks (and egress) of the events ``run_event`` left for
+        after their write, in order; then the events are done. A failure there
+        is logged and marks the turn degraded (the bytes are out)."""
+        late = turn.late_events
+        if not late:
+            return
+        waiting = late[:]
+        late.clear()
+        call = self._call
+        for event, events in waiting:
+            try:
+                for stage in self.late_event_stages:
+                    for ev in events:
+                        call(turn, stage, stage.event, ev)
+                if turn.egress:
+                    for ev in events:
+                        _run_egress(turn, "event", ev)
+            except FilterError:
+                pass  # logged and marked by _call / _run_egress
+            finally:
+                for ev in events:
+                    ev.done()
+                event.done()
+
+    def _run_stages(self, turn: Turn, event: StreamEvent, stages: tuple) -> list[StreamEvent]:
         events = [event]
         call = self._call
-        for stage in self.event_stages:
+        for stage in stages:
             if len(events) == 1:  # the usual case: one event in, the same one out (None)
                 result = call(turn, stage, stage.event, events[0])
                 if result is not None:
@@ -596,9 +660,6 @@ class Pipeline:
                 result = call(turn, stage, stage.event, ev)
                 out.extend([ev] if result is None else result)
             events = out
-        if turn.egress:
-            for ev in events:
-                _run_egress(turn, "event", ev)
         return events
 
     def run_end(self, turn: Turn) -> None:
@@ -675,6 +736,11 @@ def field_owners(filters: Iterable[Any]) -> dict[str, tuple[str, ManifestField]]
 class _Undo(Exception):
     def __init__(self, name: str):
         self.name = name
+
+
+def _egress_watches(turn: Turn) -> bool:
+    """Whether every last edit of the turn only reads (``watches_events``)."""
+    return not turn.egress or all(getattr(e, "watches_events", False) for e in turn.egress)
 
 
 def _run_egress(turn: Turn, hook: str, obj: Any) -> None:

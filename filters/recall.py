@@ -208,6 +208,7 @@ def _quiet_bytes(caller: tuple) -> int:
 class RecallFilter(Filter):
     name = "recall"
     required = False  # fails open: the turn goes on without recalled evidence
+    watches_events = True  # collects the answer's text; may run just after an event went out
     Config = RecallConfig
     manifest_fields = {"recall": ManifestField(lambda v: v if isinstance(v, dict) else None, optional=True)}
 

@@ -37,6 +37,7 @@ class RelayedAnswer:
     """The answer of one turn as it went out (an egress; see the module docstring)."""
 
     name = "relayed"
+    watches_events = True  # reads the answer as it went out: may run just after an event's write
 
     def __init__(self) -> None:
         self.texts: dict[str, list[str]] = {}  # channel -> its pieces (newest MAX_CHARS)

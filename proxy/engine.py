@@ -11,7 +11,7 @@ engine owns the turn. One HTTP exchange, driven by any edge:
     else: forward out.method / out.url / out.headers / out.body            # original bytes if untouched
         # e.g. upstream = await engine.transport.send(out)
     answer = ex.answer(status, upstream_headers)   # -> Answer(mode, status, headers) for the client
-        mode EVENTS: for each chunk: send ex.events(chunk); at the end send ex.events_end()
+        mode EVENTS: for each chunk: send ex.events(chunk), then ex.settle(); at the end send ex.events_end()
         mode WHOLE:  send ex.whole(body)            (response filters run when they hook answers)
         mode BYTES:  send the chunks as they come   (pass-through, compressed or huge bodies)
         a failure mid-answer: send ex.cut(exc)      (an error event in the caller's format, or b"")
@@ -398,12 +398,23 @@ class Exchange:
 
     def events(self, chunk: bytes) -> bytes:
         """An SSE body chunk: the bytes to send on (``b""`` when all is held back)."""
+        if self.turn.late_events:  # the edge did not settle the last chunk's
+            self.settle()
         return self._relay.feed_chunk(chunk)
+
+    def settle(self) -> None:
+        """Just after the bytes of ``events`` were written: the filters that only
+        watch the answer (the manifest, recall, the relayed answer) see those
+        events now, off the way to the client's first token. An edge that does
+        not call it has them run at the next chunk, the end or ``finish``."""
+        if self.turn.late_events:
+            self.pipeline.run_late(self.turn)
 
     def events_end(self) -> bytes:
         """The provider's SSE body ended: what trails, plus an error event if
         the stream stopped before its end-of-stream event."""
         relay = self._relay
+        self.settle()
         out = relay.flush()
         if self.turn.status is not None and self.turn.status < 300 and not relay.terminated:
             return out + self.cut(UpstreamError(502, "upstream ended the stream early", "upstream_dropped"))
@@ -443,6 +454,8 @@ class Exchange:
             return
         self._finished = True
         self.upstream_done()
+        if self.turn.late_events:  # events already sent: their watchers still run, before the turn ends
+            self.settle()
         if self.pipeline is not None and self.turn.request is not None:
             self.engine.finish_turn(self.turn, self.pipeline)
 
@@ -454,7 +467,7 @@ class _EventRelay:
     error event if cut)."""
 
     __slots__ = ("turn", "pipeline", "state", "adapter", "terminated", "hooks", "sent", "decoder", "coalesce",
-                 "by_bytes", "frame")
+                 "by_bytes", "frame", "late")
 
     def __init__(self, turn: Turn, pipeline: Pipeline, adapter: Any, coalesce: bool = True):
         self.turn = turn
@@ -473,6 +486,9 @@ class _EventRelay:
         self.frame: Frame | None = None  # the last run's frame: the next read's runs mostly have it too
         self.sent = b""
         self.decoder = SSEDecoder()
+        self.late: list | None = None  # the turn's ``late_events``: watchers run after each write (``Exchange.settle``)
+        if self.hooks and getattr(pipeline, "late_event_stages", None):
+            self.late = turn.late_events = []
 
     def feed_chunk(self, chunk: bytes) -> bytes:
         return self.feed(self.decoder.decode(chunk))
@@ -482,7 +498,13 @@ class _EventRelay:
         return self.feed([rest]) if rest is not None else b""
 
     def _run(self, ev: Any, out: list) -> None:
-        for e in self.state.outgoing(self.pipeline.run_event(self.turn, ev)):
+        sent = self.pipeline.run_event(self.turn, ev)
+        late = self.late
+        if late and late[-1][0] is ev:  # its watchers run after the write; they end it (``run_late``)
+            for e in self.state.outgoing(sent):
+                out.append(e.to_bytes())
+            return
+        for e in self.state.outgoing(sent):
             out.append(e.to_bytes())
             e.done()
         ev.done()

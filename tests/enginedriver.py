@@ -93,6 +93,7 @@ class EngineDriver:
                 if answer.mode == EVENTS:
                     async for chunk in upstream.chunks():
                         writes.append(ex.events(chunk))
+                        ex.settle()  # as the server's relay: the watching hooks after the write
                     writes.append(ex.events_end())
                 elif answer.mode == BYTES:
                     async for chunk in upstream.chunks():

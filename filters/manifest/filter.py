@@ -257,6 +257,7 @@ _OWN = ManifestField(lambda v: None, optional=True)  # laid out by build_manifes
 class ManifestFilter(Filter):
     name = "manifest"
     required = False  # fails open
+    watches_events = True  # notes the answer; may run just after an event went out
     Config = ManifestConfig
     manifest_fields = dict.fromkeys(OWN_FIELDS, _OWN)
 

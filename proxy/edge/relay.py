@@ -187,6 +187,8 @@ class Relay:
         try:
             if first:  # b"" from the filters still sends the held headers
                 await resp.write(ex.events(first) if events else first)
+                if events:
+                    ex.settle()
             async for chunk in upstream.chunks():
                 out = ex.events(chunk) if events else chunk
                 if timer is not None:  # the provider's first body bytes: the held headers go with them
@@ -195,6 +197,8 @@ class Relay:
                     await resp.write(out)  # b"" too: the headers go now
                 elif out:
                     await resp.write(out)
+                if events:  # the filters that only watch the answer: after the write, not before
+                    ex.settle()
             out = ex.events_end() if events else b""
             if out:
                 await resp.write(out)
