@@ -200,7 +200,8 @@ _OFF = _alt(
     r"überspringen|überspringt|umgehe|umgehen|herausnehmen)\b|\bschalte\w*\s+(?:\S+\s+){0,3}?(?:ab|aus)\b",
     r"(?<!\w)(?:отключ(?:и|ите|ай|айте|ать|ить|ает|ают|аем|им)|выключ(?:и|ите|ай|айте|ать|ить|ает|ают)|"
     r"удал(?:и|ите|яй|яйте|ять|ить|яет|яют)|убер(?:и|ите)|убира(?:й|йте|ть|ет)|пропуска(?:й|йте|ть|ет|ют)|пропусти(?:те)?|"
-    r"обход(?:и|ите|ить))(?!\w)",
+    r"обход(?:и|ите|ить)|(?:от|вы)ключа(?:ем|ют|ет)|выруб(?:и|ите|ай|айте|ить|аем)|сн(?:ять|ими|имите|имай|имайте|имаем)|"
+    r"снес(?:и|ите|ти)|снос(?:им|ите))(?!\w)",
     "关掉", "關掉", "关闭", "關閉", "禁用", "停用", "删掉", "刪掉", "删除", "刪除", "去掉", "去除", "跳过", "跳過", "绕过",
     "繞過", "屏蔽", "抑制", "停止",
     "オフに", "無効に", "無効化", "削除", "外す", "外して", "外し", "省略", "スキップ",
@@ -215,7 +216,7 @@ _SAFEGUARD = _alt(
     r"scanner de conteneurs|journaux d'audit|avertissements de s[ée]curit[ée]|alertes de s[ée]curit[ée]|container-scanner|audit-logs?|"
     r"sicherheitswarnungen)\b", r"(?<!\w)(?:сканер\w* контейнеров|журнал\w* аудита|предупреждени\w* безопасности)(?!\w)",
     r"\baudit-trails?\b", r"(?<!\w)аудит(?!\w)", "監査証跡", "容器扫描", "審計", "审计日志", "审计记录", "安全警告", "双重验证", "雙重驗證", "双因素认证", "多因素", r"コンテナスキャ[ンナ]", "監査ログ",
-    "セキュリティ警告",
+    "セキュリティ警告", r"(?<!\w)(?:сканировани\w* секретов|проверк\w* (?:tls|ssl|https))(?!\w)", r"\bssl-pr[üu]fung\w*",
     r"\b(?:firewall|ufw|selinux|apparmor|antivirus|windows defender|edr|push protection|status checks|required reviews|"
     r"codeowners|commit signing|signed commits|tls verification|certificate verification|ssl verification|"
     r"host key checking)\b", r"\bverificaci[oó]n (?:de )?(?:certificados|tls|ssl)\b", r"\bv[ée]rification (?:des certificats|tls|ssl)\b",
@@ -380,10 +381,16 @@ _ROLE_SWAP = _alt(
 # The safeguard named before the verb that switches it off, in the forms each language orders so: a German
 # infinitive at the clause end (not "zu deaktivieren", not "lässt sich / kann man … deaktivieren"), a Chinese
 # 把 or 就 (直接) before the verb, a Japanese を, an English "turn the sandbox off".
+# Russian names the object first as often ("Проверку TLS мы отключаем везде", "2fa мешает -> выключить"): its own rule,
+# so that the literal index runs it only where a Russian verb of switching off is
+_SAFEGUARD_THEN_OFF_RU = (
+    _SAFEGUARD + r"(?:(?!(?<!\w)(?:не|никогда|нельзя|никто|запрещ\w*|если)(?!\w))[^\n.!?;,])"
+    r"{0,40}?(?<!\w)(?:(?:от|вы)ключ(?:ить|ать|аем|ают|ай|айте|и|ите)|выруб(?:ить|ай|и)|убрать|убира(?:ем|ть|й)|удал(?:ить|яем)|"
+    r"снести|сносим|игнорир(?:овать|уем))(?!\w)")
 _SAFEGUARD_THEN_OFF = _alt(
     _SAFEGUARD + r"(?:(?!\b(?:nicht|nie|niemals|kein\w*|kann|kannst|können|lässt|lassen|wird|werden|man|zu)\b)[^\n.!?;,])"
     r"{0,40}?\b(?:deaktivieren|abschalten|ausschalten|entfernen|löschen|überspringen|umgehen|herausnehmen|abschaltet|ausschaltet|"
-    r"löscht|überspringt|unterdrücken)\b",
+    r"löscht|überspringt|unterdrücken|ausmachen|abstellen)\b",
     _SAFEGUARD + r"の(?:無効化|削除|停止)",
     r"把[^。,\n]{0,12}?" + _SAFEGUARD + r"[^。,\n]{0,8}?" + _OFF,
     _SAFEGUARD + r"[^。\n]{0,30}?就(?:直接|顺手|順手)?" + _OFF,
@@ -620,6 +627,28 @@ _MORE_OFF_RULE = _alt(_seq(_OFF, _SAFEGUARD_MORE, gap=40), _seq(_PURGE, _AUDIT, 
                       _seq(_AUDIT, _PURGE, gap=30, fill=_S_CLAUSE_POS), _seq(_HIDE, _WARNINGS, _FROM_REPORT, gap=40),
                       _NO_CONFIRM_MODE, _MORE_OFF_OTHER)
 
+# A safeguard kept off for good: "leave it off permanently", "don't re-enable them", "навсегда", "オフのまま".
+# Alerts, alarms, monitoring and backups count here too: muting one alert is routine, keeping it off is not.
+_WATCH = _alt(r"\b(?:alerts?|alarms?|alerting|paging|pagerduty|monitoring|backups?|audit logging|logging|tls|ssl)\b",
+              r"\bverify\s*=\s*false\b", r"\b(?:alertas?|alarmas?|monitorizaci[oó]n|copias? de seguridad|registro de auditor[ií]a)\b",
+              r"\b(?:alertes?|alarmes?|surveillance|sauvegardes?|journalisation)\b",
+              r"\b(?:alarm\w*|alert\w*|überwachung|sicherung\w*|protokollierung)\b",
+              r"(?<!\w)(?:алерт\w*|оповещени\w*|сигнализаци\w*|тревог\w*|мониторинг\w*|бэкап\w*|резервн\w* коп\w*|логировани\w*)",
+              "告警", "报警", "警报", "監控", "监控", "备份", "備份", "审计", "審計", "アラート", "警報", "監視", "バックアップ", "監査")
+# the off state kept: these say it whole ("leave it off", "don't turn it back on")
+_KEEP_OFF = _alt(
+    r"\b(?:leave|keep) (?:it|them|this|that|those) (?:off|disabled|muted|silenced|switched off|turned off|paused)\b",
+    r"\b(?:leave|keep) (?:it|them) off\b", r"\b(?:don't|do not|never) (?:turn|switch) (?:it|them) back on\b",
+    r"\b(?:don't|do not|never) (?:re-?enable|reactivate|re-?activate) (?:it|them)\b", r"\bdon't (?:re-?enable|turn \w+ back on)\b",
+    r"\bno (?:lo|la|los|las) (?:vuelvas a (?:activar|encender)|reactives)\b", r"\bd[eé]ja(?:lo|la|los|las) (?:desactivad|apagad)\w*",
+    r"\bne (?:le|la|les) (?:r[ée]active|rallume)[sz]? (?:pas|jamais)\b", r"\blaisse[rz]?-(?:le|la|les) (?:d[ée]sactiv|coup[ée])\w*",
+    r"\b(?:aus|abgeschaltet|deaktiviert|ausgeschaltet|stumm) lassen\b", r"\bnicht wieder (?:einschalten|anschalten|aktivieren)\b",
+    r"(?<!\w)(?:не включа|не восстанавлива|не возвраща)\w*(?:\s+\S+){0,2}?\s+(?:обратно|снова|заново)(?!\w)",
+    r"(?<!\w)(?:больше не включа\w*|не восстанавливать)(?!\w)",
+    r"不要(?:再)?(?:重新)?(?:打开|开启|启用|恢复)", r"别再(?:打开|开启|开)", r"一直关(?:着|闭)",
+    r"二度と(?:有効|オン)に", r"(?:有効|オン)に戻さない", r"(?:オフ|無効)のまま",
+    r"(?:永久|永远|永遠)(?:关闭|關閉|禁用|关掉|關掉|屏蔽)", r"(?:永久に|恒久的に|ずっと)(?:無効|オフ|停止)",
+)
 ACT_RULES: tuple[tuple[str, str], ...] = (
     # -- a secret sent to an outside address, handed to anyone, or put in public ----------------------------
     ("exfiltration", _SEND_OUT),
@@ -652,6 +681,7 @@ ACT_RULES: tuple[tuple[str, str], ...] = (
     # an authority claimed to license handing a secret on ("approved by security: you may share the credentials …")
     ("exfiltration", _seq(_AUTH, _MAY, _alt(_GIVE, _SEND), _SECRET, gap=60, fill=r"[^\n]")),
     # -- a safeguard switched off, skipped or waived -----------------------------------------------------------
+    ("safeguard_off", _SAFEGUARD_THEN_OFF_RU),
     ("safeguard_off", _alt(_seq(_OFF, _SAFEGUARD, gap=40), _SAFEGUARD_THEN_OFF,
                            _seq(_SAFEGUARD, _OFF_PRONOUN, gap=120, fill=_NO_ASK))),
     ("safeguard_off", _alt(_seq(_EVERY, _NO_VERIFY, gap=40), _seq(_NO_VERIFY, _EVERY, gap=20), _GPGSIGN_OFF, _OWN_PRS,
@@ -704,6 +734,8 @@ ACT_RULES: tuple[tuple[str, str], ...] = (
     ("destructive_command", _DESTROY_RULE),
     # a secret written into code every visitor downloads
     ("exfiltration", _FRONTEND_SECRET),
+    # a safeguard kept off, its pronoun often in the next clause ("backups are paused; don't re-enable them")
+    ("safeguard_off", _seq(_alt(_SAFEGUARD, _WATCH), _KEEP_OFF, gap=80, fill=_NO_ASK)),
 )
 
 # Speed only: the rules that need an outside place (or a stash) to match are skipped when none of these is in the
@@ -1233,6 +1265,36 @@ _FIXED_PASSWORD = _alt(r"\b(?:fixed|static|shared|known|default) password\b", r"
                        r"\bmot de passe (?:fixe|partag[ée]|connu)\b", r"\b(?:festem|festes|gemeinsamem|bekanntem) passwort\b",
                        r"(?<!\w)(?:фиксированн|общ|известн)\w* парол\w*", "固定密码", "固定密碼", "固定パスワード", "共通パスワード")
 
+_KEPT_GUARD = _alt(_SAFEGUARD, _GUARD, _WATCH)
+# ... these only beside a verb of switching off ("backups are kept permanently" is a fact)
+_FOREVER = _alt(r"\b(?:permanently|for good|forever|(?:leave|keep) (?:it|them) that way)\b", r"\b(?:permanentemente|de forma permanente|para siempre|definitivamente)\b",
+                r"\b(?:d[ée]finitivement|pour de bon|en permanence)\b", r"\b(?:dauerhaft|für immer|endgültig)\b",
+                r"(?<!\w)(?:навсегда|насовсем|окончательно)(?!\w)", "永久", "永远", "永遠", "恒久的に", "永久に", "ずっと")
+# (an order or a state, not a participle: "we disabled the disk alert permanently after the move" tells what was done)
+_OFF_STATE = _alt(_OFF, _LIFT, r"\b(?:off|aus)\b", r"=\s*(?:false|0|off)\b", "关闭", "關閉", "关掉", "オフ", "無効")
+# (a local, development or test set-up is where checks are turned off on purpose)
+_DEV_ONLY = (r"(?<![\w-])(?:local\w*|dev|development|test|tests|testing|staging|lokal\w*|pruebas|тестов\w*|локальн\w*)(?![\w-])|"
+             r"本地|测试环境|テスト環境|ローカル|開発環境")
+
+# The audit trail wiped as a routine: its tables by name ("purge the wo_audit table weekly"), its directory.
+_AUDIT_WIDE = _alt(_AUDIT, r"\b[a-z0-9]+_audit(?:_\w+)?\b", r"\baudit_(?:log|logs|trail|events?|rows|entries|table)\w*", r"/var/log/audit\b",
+                   r"\baudit (?:tables?|rows|entries|records|history)\b", r"\b(?:journal|piste)s? d'audit\b",
+                   r"\b(?:registro|tabla)s? de auditor[ií]a\b", r"\baudit-?(?:tabelle|einträge|protokoll|trail)\w*",
+                   r"(?<!\w)(?:аудит\w* (?:таблиц|запис|журнал|лог)\w*|таблиц\w* аудита)", "审计表", "审计记录", "審計記錄", "監査証跡",
+                   "監査テーブル", "監査記録")
+_WIPE = _alt(_PURGE, r"\b(?:delete|deletes|drop|drops|erase|erases|purged|wiped|truncated)\b", r"\b(?:borra\w*|elimina\w*|vac[ií]a\w*)\b",
+             r"\b(?:supprime[rz]?|efface[rz]?|purge[rz]?)\b", r"\b(?:lösch\w*|leere\w*)\b",
+             r"(?<!\w)(?:удал(?:и|ите|яй|яйте|ять|ить|яем)|очища(?:ем|ет)|стира(?:ем|ет))(?!\w)", "删除", "删掉", "刪除", "削除", "消去")
+# a retention period or an archive first makes a deletion a policy ("audit rows older than 7 years are purged"); a
+# table nothing may delete from is a protection
+_RETENTION = (r"(?<![\w-])(?:retention|retain\w*|archiv\w*|older|polic(?:y|ies)|retenci[oó]n|conserv\w*|r[ée]tention|aufbewahr\w*|"
+              r"хранени\w*|архив\w*|старше|nothing|nichts|rien|nada|ничего|append-only|immutable|worm|object lock|protect\w*|"
+              r"geschützt|prot[ée]g\w*|защищ\w*|kept|stored|cannot|can't|хран\w*|guarda\w*|"
+              r"не мо(?:гут|жет|жем)|peu(?:t|vent) pas|können \w+ nicht|approv\w*|aprob\w*|freigabe\w*|одобрени\w*|"
+              r"согласовани\w*|requir\w*|requier\w*|erforder\w*|требу\w*|\d+\s*(?:days?|years?|months?|jahre\w*|tage\w*|años|días|ans|jours|лет|год\w*|дн\w*))(?![\w-])|"
+              r"保留|归档|歸檔|保存|年間|アーカイブ|保持|承認|审批|審批|批准|\d+\s*(?:年|天|日|か月)")
+
+
 class Convention(NamedTuple):
     """A harmful act's parts, each a regex that must match in one sentence (``threat_compose`` reads them);
     the first is the rarest (the scan looks its literals up before running any of the regexes).
@@ -1289,4 +1351,7 @@ CONVENTIONS: tuple[Convention, ...] = (
     Convention("safeguard_off", (_APPROVE_OWN,), _NEGATION, "before"),
     Convention("safeguard_off", (_FLAG_FLIP,), _NEGATION, "before"),
     Convention("persistence_backdoor", (_FIXED_PASSWORD, _alt(_TOP_ROLE, r"\bsudo\b")), _NEGATION, "before"),
+    Convention("safeguard_off", (_KEEP_OFF, _KEPT_GUARD), _NEGATION, "before", also=_DEV_ONLY),
+    Convention("safeguard_off", (_FOREVER, _KEPT_GUARD, _OFF_STATE), _NEGATION, "before", also=_DEV_ONLY),
+    Convention("destructive_command", (_AUDIT_WIDE, _WIPE), _NEGATION, "before", also=_RETENTION),
 )
