@@ -41,6 +41,11 @@ went out (``Turn.late_events``, ``Pipeline.run_late``), not before: they see the
 same event, in the same order, after every edit. Not for a required filter
 (its failure must still be able to end the stream), nor on a turn with an
 egress that edits (what they see must be the answer before that edit).
+The same holds for a whole (non-streamed) answer: such filters' ``on_response``
+and such an egress's ``response`` only read too, and when they end the chain
+they run once the answer's bytes were handed to the client
+(``Pipeline.run_response(late=True)``, then ``run_response_late``, which the
+engine calls as the exchange finishes, before any other hook of its end).
 
 ``required = True`` means fail closed: an exception blocks the request. An
 optional filter that raises is skipped for this turn: the request goes on
@@ -477,6 +482,12 @@ class Pipeline:
         while k and self.event_stages[k - 1].filter.watches_events and not self.event_stages[k - 1].filter.required:
             k -= 1
         self.early_event_stages, self.late_event_stages = self.event_stages[:k], self.event_stages[k:]
+        # The same for a whole answer: the watching response hooks that end the chain.
+        answer_stages = tuple(s for s in self.stages if s.response)
+        k = len(answer_stages)
+        while k and answer_stages[k - 1].filter.watches_events and not answer_stages[k - 1].filter.required:
+            k -= 1
+        self.early_response_stages, self.late_response_stages = answer_stages[:k], answer_stages[k:]
         self.has_response_hooks = any(s.response for s in self.stages)
         filters_ = [s.filter for s in self.stages]
         self.reporters = tuple(f for f in filters_ if callable(getattr(f, "report", None)))
@@ -593,12 +604,33 @@ class Pipeline:
                 out[f.name] = part
         return out
 
-    def run_response(self, turn: Turn, view: ResponseView) -> None:
+    def run_response(self, turn: Turn, view: ResponseView, late: bool = False) -> bool:
+        """A whole answer through the response hooks and the last edits. With
+        ``late``, the hooks that only watch the answer and end the chain (and an
+        egress that only watches) are left for ``run_response_late``, to run once
+        the bytes went out, unless an egress edits; returns whether they were."""
+        if late and (self.late_response_stages or turn.egress) and _egress_watches(turn):
+            for stage in self.early_response_stages:
+                self._call(turn, stage, stage.response, view)
+            return True
         for stage in self.stages:
             if stage.response is not None:
                 self._call(turn, stage, stage.response, view)
         if turn.egress:
             _run_egress(turn, "response", view)
+        return False
+
+    def run_response_late(self, turn: Turn, view: ResponseView) -> None:
+        """The watching hooks and egress ``run_response(late=True)`` left, after
+        the answer's bytes went out. A failure is logged and marks the turn
+        degraded (the bytes are out)."""
+        try:
+            for stage in self.late_response_stages:
+                self._call(turn, stage, stage.response, view)
+            if turn.egress:
+                _run_egress(turn, "response", view)
+        except FilterError:
+            pass  # logged and marked by _call / _run_egress
 
     def run_event(self, turn: Turn, event: StreamEvent) -> list[StreamEvent]:
         """Pass one event down the response chain; each filter may replace it

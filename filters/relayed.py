@@ -12,8 +12,11 @@ as clients re-send an answer with other line breaks) and the tool calls the
 answer made (call id, tool name). ``complete`` turns true when the provider
 says why it stopped (a finish reason): every text and call of the answer has
 then been seen, and the callbacks given to ``when_complete`` run at once —
-before the last bytes go out, so the client's next request already finds what
-they recorded. An answer cut short or refused never completes.
+for a stream before its last bytes go out, for a whole answer just after its
+bytes were handed to the client's connection, as the exchange ends
+(``Exchange.finish``, which the edges run before they read another request):
+either way the client's next request already finds what they recorded. An
+answer cut short or refused never completes.
 
 A successor turn (Responses steering) shares the egress list of the turn it
 continues; the collector takes one answer, the first, and ignores what follows.

@@ -12,7 +12,8 @@ engine owns the turn. One HTTP exchange, driven by any edge:
         # e.g. upstream = await engine.transport.send(out)
     answer = ex.answer(status, upstream_headers)   # -> Answer(mode, status, headers) for the client
         mode EVENTS: for each chunk: send ex.events(chunk), then ex.settle(); at the end send ex.events_end()
-        mode WHOLE:  send ex.whole(body)            (response filters run when they hook answers)
+        mode WHOLE:  send ex.whole(body)            (response filters run when they hook answers;
+                                                     those that only watch it run in ex.finish())
         mode BYTES:  send the chunks as they come   (pass-through, compressed or huge bodies)
         a failure mid-answer: send ex.cut(exc)      (an error event in the caller's format, or b"")
     ex.finish()                                     # always, once: records, manifest, telemetry
@@ -268,7 +269,8 @@ class Exchange:
     """One HTTP request/response through the engine (see the module docstring)."""
 
     __slots__ = ("engine", "match", "method", "raw_path", "raw_query", "headers", "turn", "pipeline",
-                 "parse", "_relay", "_t0", "_t0_ns", "_finished", "error_api", "_sse", "_filter_whole")
+                 "parse", "_relay", "_t0", "_t0_ns", "_finished", "error_api", "_sse", "_filter_whole",
+                 "_watched")
 
     def __init__(self, engine: Engine, match: Match, method: str, raw_path: str, raw_query: str,
                  headers: Mapping[str, str]):
@@ -288,6 +290,7 @@ class Exchange:
         self._finished = False
         self._sse = False  # the answer is an event stream
         self._filter_whole = False  # the answer is JSON the response filters read whole
+        self._watched: Any = None  # a whole answer whose watching hooks run once it went out (``finish``)
         self.error_api = family_api(match.api, match.route.family)  # the caller's error format
 
     @property
@@ -384,7 +387,10 @@ class Exchange:
         if self._filter_whole:
             view = ADAPTERS[turn.api].parse_response(raw)
             if view is not None:
-                pipeline.run_response(turn, view)
+                # The hooks that only watch the answer (the manifest, recall, the relayed
+                # answer) run once the bytes went out, in ``finish``: not on the client's wait.
+                if pipeline.run_response(turn, view, late=True):
+                    self._watched = view
                 raw = view.to_bytes()
                 rid = view.response_id()
                 if rid:
@@ -456,6 +462,9 @@ class Exchange:
         self.upstream_done()
         if self.turn.late_events:  # events already sent: their watchers still run, before the turn ends
             self.settle()
+        if self._watched is not None:  # a whole answer already sent: its watchers, before the turn ends
+            view, self._watched = self._watched, None
+            self.pipeline.run_response_late(self.turn, view)
         if self.pipeline is not None and self.turn.request is not None:
             self.engine.finish_turn(self.turn, self.pipeline)
 
