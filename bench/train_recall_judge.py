@@ -5,6 +5,13 @@ and LoCoMo's tuned conversations.
     python bench/train_recall_judge.py --no-write    # the table only
     python bench/train_recall_judge.py --false-cost 2 --locomo-weight 0.5
     python bench/train_recall_judge.py --no-locomo   # agent turns only (as before LoCoMo's rows)
+    python bench/train_recall_judge.py --exclude fresh12 --no-write        # design runs without a half
+    python bench/train_recall_judge.py --held-out fresh12 --held-out fresh13  # their figures pooled apart
+
+The halves are every labelled half the eval knows: ``proxy/eval/turns.py``'s
+``HALVES`` less its sealed ones (never imported here), then the bench's own
+``bench/recall_turns_*.py``; a half added to either is trained on and scored
+without a change here.
 
 Rows: every candidate that reaches the judge (``rank.match`` set its parts and it
 shares a word with the turn) in each recall a turn makes — the filter's, and a
@@ -76,14 +83,40 @@ def judged_by(stand_in):
         judge.shipped = shipped
 
 
-def collect(cfg) -> dict[str, list[tuple[bool, list[tuple[int, list[float]]]]]]:
+def half_name(module: str) -> str:
+    """A half's short name from its module: ``turns`` dev, ``turns_heldout`` old-held-out, ``turns_fresh3``
+    fresh3, ``recall_turns_ml`` ml."""
+    stem = module.rsplit(".", 1)[-1]
+    if stem == "turns":
+        return "dev"
+    if stem == "turns_heldout":
+        return "old-held-out"
+    return stem.removeprefix("recall_turns_").removeprefix("turns_")
+
+
+def halves(exclude=()) -> list[tuple[str, object]]:
+    """Every labelled half the eval knows (``turns.HALVES`` less its sealed ones, never imported), then the
+    bench's own (``bench/recall_turns_*.py``), by short name; less those named in ``exclude``."""
+    import importlib
+
+    from ctxproxy.proxy.eval import turns
+
+    modules = [m for label, m in turns.HALVES if label not in turns.SEALED]
+    modules += sorted(p.stem for p in (ROOT / "bench").glob("recall_turns_*.py"))
+    unknown = set(exclude) - {half_name(m) for m in modules}
+    if unknown:
+        sys.exit(f"train_recall_judge: no half named {sorted(unknown)[0]!r}")
+    return [(half_name(m), importlib.import_module(m)) for m in modules if half_name(m) not in exclude]
+
+
+def collect(cfg, exclude=()) -> dict[str, list[tuple[bool, list[tuple[int, list[float]]]]]]:
     """Per half, per turn: (it needs a fact, [(label, features)])."""
     from dataclasses import replace
 
     rec = Recorder()
     out: dict = {}
     with judged_by(rec):
-        for name, half in brt.halves():
+        for name, half in halves(exclude):
             turns: list = []
 
             def on_turn(key, expect, got, turns=turns):
@@ -317,6 +350,15 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--no-locomo", action="store_true", help="the agent turns' rows only")
     p.add_argument("--rows", metavar="FILE", help="keep the rows read in FILE (JSON, with the feature names) and read them from it next time "
                    "(for trying settings; the table's rules column is read fresh)")
+    p.add_argument("--exclude", action="append", default=[], metavar="HALF",
+                   help="leave this half out of everything: rows, training, table (repeatable; design runs "
+                        "without the halves kept for a held-out reading)")
+    p.add_argument("--held-out", action="append", default=[], metavar="HALF",
+                   help="pool this half's left-out figures apart from the others' (repeatable: the halves not "
+                        "used to choose features or settings)")
+    p.add_argument("--beside", metavar="FILE",
+                   help="also score the judge of this weights file (e.g. the one shipped before) on every half, "
+                        "last column")
     p.add_argument("--no-write", action="store_true")
     p.add_argument("--weights", action="store_true",
                    help="print the weights of the judge trained in this run on every half (the one written unless --no-write)")
@@ -328,7 +370,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.rows and Path(args.rows).exists():  # rows read by an earlier run (over the query side of then)
         by_half = read_rows(Path(args.rows), judge_mod.FEATURES)
     else:
-        by_half = collect(cfg)
+        by_half = collect(cfg, args.exclude)
         if not args.no_locomo:
             by_half.update(collect_locomo(cfg))
         if args.rows:
@@ -338,7 +380,11 @@ def main(argv: list[str] | None = None) -> int:
                  "trained with them (pass --no-locomo to train on the agent turns only)")
     if args.no_locomo:
         by_half = {k: v for k, v in by_half.items() if not k.startswith(LOCOMO)}
-    halves = dict(brt.halves())
+    by_half = {k: v for k, v in by_half.items() if k not in args.exclude}
+    agent = dict(halves(args.exclude))
+    unknown = set(args.held_out) - set(agent)
+    if unknown:
+        sys.exit(f"train_recall_judge: --held-out {sorted(unknown)[0]!r} is not a half of this run")
     full = train(by_half, args.l2, args.false_cost, args.locomo_weight, args.locomo_slack,
                  {"locomo_slack": args.locomo_slack, "trained_on": sorted(by_half), "l2": args.l2,
                   "false_cost": args.false_cost,
@@ -349,20 +395,28 @@ def main(argv: list[str] | None = None) -> int:
         return " ".join("rules" if j.thresholds[s] is None else f"{j.thresholds[s]:.2f}" for s in judge_mod.SHAPES)
 
     print(f"{'half':14} {'turns':>5}  {'rules hit/false':>16}  {'left-out hit/false':>18}  {'in-sample hit/false':>19}"
-          f"  cut-offs ({' '.join(judge_mod.SHAPES)})", flush=True)
-    totals = {k: [0, 0, 0, 0] for k in ("rules", "loho", "in")}
-    for name, half in halves.items():
+          f"  cut-offs ({' '.join(judge_mod.SHAPES)}){'  beside hit/false' if args.beside else ''}", flush=True)
+    beside = judge_mod.load(Path(args.beside)) if args.beside else None
+    columns = ("rules", "loho", "in") + (("beside",) if beside else ())
+    totals = {k: [0, 0, 0, 0] for k in columns}
+    apart = {k: [0, 0, 0, 0] for k in columns}  # the --held-out halves'
+    for name, half in agent.items():
         out = train({k: v for k, v in by_half.items() if k != name}, args.l2, args.false_cost, args.locomo_weight,
                     args.locomo_slack)
         cells = []
-        for key, j in (("rules", None), ("loho", out), ("in", full)):
+        for key, j in (("rules", None), ("loho", out), ("in", full), ("beside", beside))[:len(columns)]:
             h, wn, ft, _fi, n = score(half, cfg, j)
-            totals[key] = [a + b for a, b in zip(totals[key], (h, wn, ft, n))]
+            pooled = apart if name in args.held_out else totals
+            pooled[key] = [a + b for a, b in zip(pooled[key], (h, wn, ft, n))]
             cells.append(f"{h / wn:.3f} / {ft / n:.3f} ({h}/{ft})")
-        print(f"{name:14} {n:5}  {cells[0]:>16}  {cells[1]:>18}  {cells[2]:>19}  {cuts(out)}", flush=True)
-    cells = [f"{t[0] / t[1]:.3f} / {t[2] / t[3]:.3f} ({t[0]}/{t[2]})" for t in totals.values()]
-    print(f"{'all (pooled)':14} {totals['rules'][3]:5}  {cells[0]:>16}  {cells[1]:>18}  {cells[2]:>19}  "
-          f"{cuts(full)}")
+        print(f"{name:14} {n:5}  {cells[0]:>16}  {cells[1]:>18}  {cells[2]:>19}  {cuts(out)}"
+              f"{'  ' + cells[3] if beside else ''}", flush=True)
+    for label, pooled in (("tuned (pooled)" if args.held_out else "all (pooled)", totals),
+                          ("held-out", apart)):
+        if pooled["rules"][3]:
+            cells = [f"{t[0] / t[1]:.3f} / {t[2] / t[3]:.3f} ({t[0]}/{t[2]})" for t in pooled.values()]
+            print(f"{label:14} {pooled['rules'][3]:5}  {cells[0]:>16}  {cells[1]:>18}  {cells[2]:>19}  "
+                  f"{cuts(full)}{'  ' + cells[3] if beside else ''}")
     for name, turns in by_half.items():
         if name.startswith(LOCOMO):  # a rough reading (any evidence turn kept, ignoring top 5): bench_recall's is real
             h, wn, _f, _n = turn_rates(turns, full)
