@@ -50,6 +50,7 @@ from typing import Any, Callable, Iterator, TypeVar
 import lmdb
 
 from . import mapped_pages
+from .meta_txnid import MetaTxnid
 from .session_cache import SessionCache
 from .encoding import load  # noqa: F401  (re-exported: the record loader every backend shares)
 from .errors import StoreError, WriteNeeded
@@ -165,6 +166,8 @@ class LMDBEnv:
             if not readonly:
                 self.env.reader_check()  # free slots of readers that died (kill -9)
             self.dbs = self._open_dbs(db_names)
+            # the last committed id without env.info() (which lets go of the GIL): see meta_txnid
+            self._meta = MetaTxnid.open(path, self.env)
         except BaseException:
             self.env.close()
             _unlock(self._holder)
@@ -331,6 +334,9 @@ class LMDBEnv:
         None when it cannot be read here."""
         if self.closed or self.pid != _pid():
             return None
+        meta = self._meta
+        if meta is not None and (at := meta.read()) is not None:
+            return at
         try:
             return self.env.info()["last_txnid"]
         except lmdb.Error:
@@ -411,6 +417,7 @@ class LMDBEnv:
         for close in self.closers:
             close()
         with self._close_lock:  # not while its pages are being released
+            self._close_meta()
             self.env.close()
         _unlock(self._holder)
 
@@ -439,7 +446,13 @@ class LMDBEnv:
         finally:
             os.close(queue)
 
+    def _close_meta(self) -> None:
+        meta, self._meta = self._meta, None
+        if meta is not None:
+            meta.close()
+
     def _swap_compacted(self) -> None:
+        self._close_meta()  # its pages are the old file's (made again once the copy is open)
         tmp = os.path.join(self.path, f"compact-{os.getpid()}")
         shutil.rmtree(tmp, ignore_errors=True)
         os.mkdir(tmp, 0o700)
@@ -467,11 +480,14 @@ class LMDBEnv:
                 fresh = {n: self.env.open_db(n.encode(), txn=txn) for n in self._db_names}
             self.dbs.clear()
             self.dbs.update(fresh)  # the same dict every repository reads its handles from
+            self._meta = MetaTxnid.open(self.path, self.env)
             self.session_cache.reset()  # the copy numbers its transactions anew
             for hook in list(self.on_reopen):  # e.g. drop repositories that kept a handle
                 hook()
         finally:
             shutil.rmtree(tmp, ignore_errors=True)
+            if self._meta is None:  # a copy that failed: the environment is the one it was
+                self._meta = MetaTxnid.open(self.path, self.env)
 
 
 class SnapshotRunner:
