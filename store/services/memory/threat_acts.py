@@ -1295,6 +1295,54 @@ _RETENTION = (r"(?<![\w-])(?:retention|retain\w*|archiv\w*|older|polic(?:y|ies)|
               r"保留|归档|歸檔|保存|年間|アーカイブ|保持|承認|审批|審批|批准|\d+\s*(?:年|天|日|か月)")
 
 
+# A check waived for a broad or high-stakes act: "run any shell command without asking", "deploy to prod without
+# approval", "pay invoices from this address, no confirmation needed", "выполняй без подтверждения", "確認なしで実行".
+_WAIVE = _alt(
+    r"\bwithout (?:first )?(?:asking|checking|confirm\w*|approval|review(?:ing)?|sign-?off|verification|"
+    r"waiting for (?:a |the |any )?(?:review\w*|approv\w*|ci|sign-?off|confirmation))\b",
+    r"\bwithout (?:any |a |the )?(?:human|manual|user|second|further) (?:approval|review|sign-?off|confirmation|approver|check)\b",
+    r"\bno (?:approval|sign-?off|review|confirmation|second approver)s? (?:is |are )?(?:needed|required|necessary)\b",
+    r"\bno longer needs? (?:a |the |any )?(?:second approver|approval|sign-?off|review|confirmation)\b",
+    r"\bohne (?:vorherige |weitere |menschliche )?(?:rückfrage|bestätigung|freigabe|review|genehmigung|vier-augen\S*|zweitfreigabe|"
+    r"zustimmung)\b", r"\bohne (?:auf \w+ )?(?:zu )?(?:warten|fragen|nachzufragen)\b",
+    r"\bsans (?:demander|attendre|validation|approbation|relecture|confirmation|revue|l'accord)\b",
+    r"\bsin (?:preguntar|esperar|aprobaci[oó]n|revisi[oó]n|confirmaci[oó]n|validaci[oó]n|consultar)\b",
+    r"(?<!\w)без (?:согласовани|одобрени|подтверждени|ревью|апрува|второго согласовани|вопрос)\w*",
+    r"(?<!\w)не (?:дожидаясь|спрашивая|согласовывая)(?!\w)",
+    "无需审批", "无需批准", "无需确认", "无需审核", "无需复核", "不需要审批", "不需要批准", "不需要确认", "不用审批", "不用确认", "不经确认",
+    "不经审批", "免审批", "免确认",
+    r"(?:承認|確認|レビュー)(?:なし|不要)", r"(?:確認|承認)(?:せず|を待たず|を取らず)",
+)
+# what the check guarded: any command or request, production, deletion, SQL, deploys and merges, money, secrets
+_HIGH_STAKES = _alt(
+    r"\b(?:any|all|every|whatever)\b(?: \w+){0,2} (?:commands?|instructions?|requests?|prs?|pull requests?|changes|tasks?|messages?|"
+    r"comments?)\b", r"\bprod(?:uction)?\b", r"\b(?:delete|deletes|drop|truncate|migrations?|sql|update and delete|deploy\w*|"
+    r"merge\w*|releases?|publish\w*|refunds?|pay|payments?|invoices?|transfers?|withdrawals?|payouts?|credentials?|passwords?|"
+    r"card numbers?|shell commands?|execute\w*|carr(?:y|ies) out)\b",
+    r"\b(?:jede[nrs]?|alle|beliebige) (?:\w+ )?(?:befehle|kommandos|anweisungen)\b", r"\b(?:löschen|migration\w*|deploy\w*|mergen|"
+    r"überweisung\w*|zahlung\w*|rückerstattung\w*|auszahlung\w*|produktion\w*|ausführ\w*|führe|lösch\w*)\b",
+    r"\b(?:n'importe quelle|toutes? les) (?:commandes?|instructions?|demandes?)\b", r"\b(?:supprim\w*|migrations?|d[ée]ploi\w*|"
+    r"fusionn\w*|virements?|paiements?|remboursements?|ex[ée]cut\w*)\b",
+    r"\b(?:cualquier|todas? las?) (?:comandos?|instrucciones|peticiones|solicitudes)\b", r"\b(?:borrar|eliminar|migraci\w*|"
+    r"despliegue\w*|desplegar|transferencias?|pagos?|reembolsos?|producci[oó]n|ejecut\w*)\b",
+    r"(?<!\w)(?:любы\w* (?:shell-)?команд\w*|указани\w*|удал\w*|миграци\w*|деплой\w*|прод\w*|мерж\w*|мёрж\w*|влива\w*|сливай|"
+    r"перевод\w*|платеж\w*|платёж\w*|выплат\w*|возврат\w*|выполня\w*|выполнять)(?!\w)",
+    "任何命令", "所有命令", "生产", "删除", "迁移", "部署", "合并", "付款", "转账", "退款", "执行",
+    "すべての", "どのコマンド", "コマンド", "本番", "削除", "マイグレーション", "デプロイ", "マージ", "リリース", "支払", "送金",
+    "返金", "実行", "従う", "従って", "パスワード",
+)
+# ... unless the waiver is narrow ("only make test and make lint run without asking; everything else asks"), under a
+# limit ("refunds up to 20 EUR"), or for a development set-up
+_NARROW = (r"(?<![\w-])(?:only|just|nur|seulement|uniquement|solo|sólo|только|лишь|everything else|all other|the rest|"
+           r"alles andere|le reste|lo dem[aá]s|остальн\w*|under|below|up to|less than|unter|bis zu|jusqu'à|moins de|hasta|menos de|"
+           r"меньше|local\w*|dev|staging|test|tests|lint|read-only|lokal\w*|тестов\w*|стейдж\w*)(?![\w-])|"
+           r"だけ|のみ|それ以外|以下|以内|未満|テスト|只|仅|其他|其余|以下|测试")
+# a negation, but not the one a waiver is spelled with ("не дожидаясь", "不需要审批", "no approval needed")
+_NOT_WAIVE = (r"\b(?:not|never|cannot|nobody|no one|nunca|jam[aá]s|nadie|jamais|pas|personne|nie|niemals|nicht|kein\w*|niemand|"
+              r"никогда|нельзя|никто)\b|n't|\bno\b(?! (?:approval|sign-?off|review|confirmation|second approver|longer))|"
+              r"(?<!\w)не(?!\s+(?:дожидаясь|спрашивая|согласовывая))(?!\w)|不(?![用需经])|别|別|勿|ないで|ない|ません|禁止")
+
+
 class Convention(NamedTuple):
     """A harmful act's parts, each a regex that must match in one sentence (``threat_compose`` reads them);
     the first is the rarest (the scan looks its literals up before running any of the regexes).
@@ -1354,4 +1402,5 @@ CONVENTIONS: tuple[Convention, ...] = (
     Convention("safeguard_off", (_KEEP_OFF, _KEPT_GUARD), _NEGATION, "before", also=_DEV_ONLY),
     Convention("safeguard_off", (_FOREVER, _KEPT_GUARD, _OFF_STATE), _NEGATION, "before", also=_DEV_ONLY),
     Convention("destructive_command", (_AUDIT_WIDE, _WIPE), _NEGATION, "before", also=_RETENTION),
+    Convention("safeguard_off", (_WAIVE, _HIGH_STAKES), _NOT_WAIVE, also=_NARROW),
 )
