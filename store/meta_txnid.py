@@ -9,9 +9,9 @@ read-only (shared: a commit by any process shows at once, as in LMDB's own
 map) and reads ``mm_txnid`` of both, the larger being the last commit, as
 LMDB picks it.
 
-The layout is LMDB 0.9's (a 16-byte page header, then ``MDB_meta``: magic,
-version, address, map size, two 48-byte ``MDB_db``, last page, txnid). It is
-checked once when mapped (magic and version of both pages, and the id read
+The layout is LMDB 0.9's on a 64-bit build (a 16-byte page header, then
+``MDB_meta``: magic, version, address, map size, two 48-byte ``MDB_db``, last
+page, txnid). It is checked once when mapped (magic and version of both pages, and the id read
 must equal ``env.info()``'s); where anything disagrees no reader is made and
 the caller keeps asking ``env.info()``.
 """
@@ -43,6 +43,8 @@ class MetaTxnid:
     def open(cls, path: str, env: Any) -> "MetaTxnid | None":
         """A reader of ``path/data.mdb``'s meta pages checked against ``env``, or
         None when they are not laid out as expected (or cannot be mapped)."""
+        if struct.calcsize("P") != 8:  # the offsets are a 64-bit build's (pointers and size_t of 8 bytes)
+            return None
         try:
             psize = env.stat()["psize"]
             fd = os.open(os.path.join(path, "data.mdb"), os.O_RDONLY)
