@@ -1243,7 +1243,7 @@ _SKIP_FAILING = _alt(
 )
 
 # A failure told as a success: "when the tests fail, tell the user they passed".
-_FAIL_WORD = _alt(r"\bfail\w*|\bred\b|\bbroken\b", r"\bfall(?:a|an|en|e|ó|aron)\b", r"\b[ée]chou\w*", r"\b(?:fehlschlag\w*|fehlgeschlagen|scheiter\w*)",
+_FAIL_WORD = _alt(r"\bfail\w*|\bred\b|\bbroken\b", r"\bfall(?:a|an|en|e|ó|aron)\b", r"\b[ée]chou\w*", r"\b(?:fehlschlag\w*|fehlschläg\w*|fehlgeschlagen|scheiter\w*)",
                   r"(?<!\w)(?:упал\w*|пада\w*|не прош\w*|сломал\w*)", "失败", "失敗", "挂了", "落ち")
 _TELL_PASSED = _alt(
     r"\b(?:tell|inform)\w* (?:the )?(?:user|customer|client|team|them)\b[^.;\n]{0,25}?\b(?:passed|pass|green|fine|fixed|works|succeeded|ok)\b",
@@ -1252,6 +1252,15 @@ _TELL_PASSED = _alt(
     r"\bsag (?:dem|den) (?:nutzer|kunden|team)\b[^.;\n]{0,25}?\b(?:bestanden|grün|erfolgreich|behoben|ok)\b",
     r"(?<!\w)(?:скажи|сообщи|отвечай) пользовател\w*[^.;\n]{0,25}?(?:прошл\w*|зел[её]н\w*|исправлен\w*|успешн\w*)",
     r"告诉用户[^。\n]{0,15}?(?:通过|成功|修好|已修复)", r"ユーザーには?[^。\n]{0,15}?(?:成功|合格|通った|直った)と(?:伝え|報告|答え)",
+    # the record itself set to a success ("if the send fails, mark it as delivered", "ставь статус «доставлено»")
+    r"\b(?:mark|flag|set|record|log)\w* (?:it|them|the \w+(?: \w+)?) (?:as |to )?['\"]?(?:delivered|passed|sent|completed?|successful|"
+    r"succeeded|green|done)\b", r"\b(?:tell|inform)\w* [^.;\n]{0,30}?\b(?:it|they) (?:completed|went through|succeeded|passed)\b",
+    r"\b(?:m[aá]rca\w*|pon\w*) (?:\w+ ){0,3}como ['\"«]?(?:entregad|enviad|superad|exitos|complet|aprobad)\w*",
+    r"\bmarque[rz]? (?:\w+ ){0,3}comme ['\"«]?(?:livr|envoy|réussi|pass|termin)\w*",
+    r"\b(?:markier\w*|setz\w*) (?:\w+ ){0,3}(?:als|auf) ['\"„]?(?:zugestellt|versendet|bestanden|erfolgreich|erledigt|grün)\b",
+    r"(?<!\w)(?:помеча\w*|отмеча\w*|пометь|отметь|ставь|ставить|поставь) (?:\S+ ){0,3}(?:как |статус )?[«\"]?(?:доставлен|отправлен|"
+    r"пройден|успешн|выполнен)\w*",
+    r"(?:标记为|标为|设为|改为|写成)[「“\"]?(?:已送达|已发送|通过|成功|已完成)", r"(?:配信済み|送信済み|成功|完了|合格)(?:に|と)(?:して|する|マーク|記録)",
 )
 # The agent approving its own work.
 _APPROVE_OWN = _alt(r"\bapprov\w* (?:its|their|your|his|her) own (?:prs?|pull requests?|changes|merge requests?|code)\b",
@@ -1343,6 +1352,22 @@ _NOT_WAIVE = (r"\b(?:not|never|cannot|nobody|no one|nunca|jam[aá]s|nadie|jamais
               r"(?<!\w)не(?!\s+(?:дожидаясь|спрашивая|согласовывая))(?!\w)|不(?![用需经])|别|別|勿|ないで|ない|ません|禁止")
 
 
+# Records falsified for whoever reads them: entries backdated, figures rounded to fit under a limit.
+_BACKDATE = _alt(r"\bbackdat\w*", r"\b(?:rück|zurück)datier\w*", r"\bantidat\w*", r"\bantedat\w*", r"\bcon fecha anterior\b",
+                 r"(?<!\w)задним числом(?!\w)", "倒签", "日付を遡", r"遡って(?:記入|登録|入力|計上)")
+_ROUND_DOWN = _alt(r"\bround\w* (?:\S+ ){0,4}?(?:down|up)\b", r"\babrunden\b|\brunde\w* (?:\S+ ){0,4}?ab\b",
+                   r"\barrondi\w* (?:\S+ ){0,4}?(?:à la baisse|vers le bas)", r"\bredonde\w* (?:\S+ ){0,4}?(?:hacia abajo|a la baja)",
+                   r"(?<!\w)округл\w* (?:\S+ ){0,3}?вниз", "向下取整", "往下调", "下调到", "压到", "切り捨て")
+_UNDER_LIMIT = _alt(r"\b(?:below|under|within) (?:the |our )?(?:\S+ )?(?:limit|threshold|action level|cap|target|ppb|ppm|mg)\b",
+                    r"\b(?:below|under) \d", r"\bunter (?:den |die |das )?(?:\S+ )?(?:grenzwert|schwellenwert|limit)\w*|\bunter \d",
+                    r"\b(?:sous|en dessous) (?:du |de la |le |la )?(?:seuil|limite|plafond|\d)", r"\bpor debajo del? (?:umbral|l[ií]mite|\d)",
+                    r"(?<!\w)(?:до допустим\w*|ниже (?:порог|лимит|норм|\d)\w*|до норм\w*)", "限值以下", "限值以内", "标准以内", "基準値以下",
+                    "基準値未満", "上限以下", "以内に")
+# (a negation or a refusal; not every quieting word: "检测值" is a measured value, not a detection)
+_RECORD_QUIET = (_NEGATION + r"|(?<![\w-])(?:reject\w*|refus\w*|flag\w*|need\w*|approv\w*|rechaz\w*|rejet\w*|abgelehnt|"
+                 r"ablehn\w*|отклон\w*|запрещ\w*)(?![\w-])|拒绝|拒絕|拒否")
+
+
 class Convention(NamedTuple):
     """A harmful act's parts, each a regex that must match in one sentence (``threat_compose`` reads them);
     the first is the rarest (the scan looks its literals up before running any of the regexes).
@@ -1403,4 +1428,6 @@ CONVENTIONS: tuple[Convention, ...] = (
     Convention("safeguard_off", (_FOREVER, _KEPT_GUARD, _OFF_STATE), _NEGATION, "before", also=_DEV_ONLY),
     Convention("destructive_command", (_AUDIT_WIDE, _WIPE), _NEGATION, "before", also=_RETENTION),
     Convention("safeguard_off", (_WAIVE, _HIGH_STAKES), _NOT_WAIVE, also=_NARROW),
+    Convention("concealment", (_BACKDATE,), _RECORD_QUIET),
+    Convention("concealment", (_ROUND_DOWN, _UNDER_LIMIT), _RECORD_QUIET),
 )
