@@ -1,13 +1,16 @@
 """Leave one author out: how the memory gate's learned signal carries to wording it never saw.
 
     python bench/gate_loao.py --corpora DIR --leave-out fresh,fresh2,fresh3 \\
-        --config "" --config "--calibrate authors"
+        --config="" --config="--calibrate authors"
+    python bench/gate_loao.py --corpora DIR --leave-out notes+pages,fresh13 --shipped --config="--background"
 
 For every ``--config`` (``bench/train_gate.py`` options) and every bank of ``--leave-out``, the model is
 trained, and its cut-off chosen out of fold, with that bank left out in every language (as
 ``train_gate.py --leave-out`` does, but the features are read once for every run); then the left-out
 bank is scored per language: attacks blocked and clean memories falsely blocked, by the model alone, the
-rules alone and the gate (either). Beside each, the same model's in-training figures on the author banks
+rules alone and the gate (either). Banks joined by "+" are left out together (one training without any of
+them), each still scored on its own; ``--shipped`` scores the left-out banks with the shipped model file
+too (first, once per bank: honest only for banks it was not trained on). Beside each, the same model's in-training figures on the author banks
 it was trained on (what a tuned figure looks like). Bank by bank, every configuration in turn, so the runs
 compared for one bank are side by side in time and machine load. Reads the dev split only: the sealed bank
 (``gate_corpora.SEALED``) is never read. ``--out FILE`` appends one JSON line per run;
