@@ -50,7 +50,6 @@ from typing import Any, Callable, Iterator, TypeVar
 import lmdb
 
 from . import mapped_pages
-from .meta_txnid import MetaTxnid
 from .session_cache import SessionCache
 from .encoding import load  # noqa: F401  (re-exported: the record loader every backend shares)
 from .errors import StoreError, WriteNeeded
@@ -166,8 +165,6 @@ class LMDBEnv:
             if not readonly:
                 self.env.reader_check()  # free slots of readers that died (kill -9)
             self.dbs = self._open_dbs(db_names)
-            # the last committed id without env.info() (which lets go of the GIL): see meta_txnid
-            self._meta = MetaTxnid.open(path, self.env)
         except BaseException:
             self.env.close()
             _unlock(self._holder)
@@ -195,7 +192,7 @@ class LMDBEnv:
 
     def _open_env(self, map_size: int) -> Any:
         try:
-            env = lmdb.open(
+            return lmdb.open(
                 self.path,
                 map_size=_round_up(map_size),
                 subdir=True,
@@ -208,11 +205,6 @@ class LMDBEnv:
                 metasync=True,
                 lock=True,
             )
-            # This process's map size, kept here (``map_size``): only a resize in this process
-            # changes it, and every one goes through ``_resized``. (LMDB takes the file's size
-            # when it is larger than the one asked for.)
-            self._map_size = env.info()["map_size"]
-            return env
         except lmdb.Error as exc:
             raise _error("open", self.path, exc) from exc
 
@@ -268,7 +260,7 @@ class LMDBEnv:
         """
         self.check(write=True)
         for _ in range(_MAX_ATTEMPTS):
-            seen = self._map_size
+            seen = self.env.info()["map_size"]
             action = self._attempt_write(op)
             if action[0] == "done":
                 return action[1]
@@ -339,9 +331,6 @@ class LMDBEnv:
         None when it cannot be read here."""
         if self.closed or self.pid != _pid():
             return None
-        meta = self._meta
-        if meta is not None and (at := meta.read()) is not None:
-            return at
         try:
             return self.env.info()["last_txnid"]
         except lmdb.Error:
@@ -373,14 +362,7 @@ class LMDBEnv:
     # -- map size -----------------------------------------------------------
 
     def map_size(self) -> int:
-        """The map size this process has (what a write that found the map full saw:
-        ``grow`` reads LMDB's own before it doubles). Kept, not asked of ``env.info()``
-        on every write: that builds a dict and lets go of the GIL."""
-        return self._map_size
-
-    def _resized(self, size: int) -> None:
-        self.env.set_mapsize(size)
-        self._map_size = self.env.info()["map_size"]
+        return self.env.info()["map_size"]
 
     def grow(self, seen: int) -> None:
         """Double the map (from ``seen``, the size that was full)."""
@@ -394,7 +376,7 @@ class LMDBEnv:
                     f"store at {self.path} is full: map size {current} bytes reached "
                     f"max_map_size; raise max_map_size"
                 )
-            self._resized(min(_round_up(current * 2), self.max_map_size))
+            self.env.set_mapsize(min(_round_up(current * 2), self.max_map_size))
 
         try:
             self._gate.resize(do)
@@ -404,7 +386,7 @@ class LMDBEnv:
     def adopt_map(self) -> None:
         """Take the map size another process grew the environment to."""
         try:
-            self._gate.resize(lambda: self._resized(0))
+            self._gate.resize(lambda: self.env.set_mapsize(0))
         except lmdb.Error as exc:
             raise _error("map resize", self.path, exc) from exc
 
@@ -429,7 +411,6 @@ class LMDBEnv:
         for close in self.closers:
             close()
         with self._close_lock:  # not while its pages are being released
-            self._close_meta()
             self.env.close()
         _unlock(self._holder)
 
@@ -458,13 +439,7 @@ class LMDBEnv:
         finally:
             os.close(queue)
 
-    def _close_meta(self) -> None:
-        meta, self._meta = self._meta, None
-        if meta is not None:
-            meta.close()
-
     def _swap_compacted(self) -> None:
-        self._close_meta()  # its pages are the old file's (made again once the copy is open)
         tmp = os.path.join(self.path, f"compact-{os.getpid()}")
         shutil.rmtree(tmp, ignore_errors=True)
         os.mkdir(tmp, 0o700)
@@ -492,14 +467,11 @@ class LMDBEnv:
                 fresh = {n: self.env.open_db(n.encode(), txn=txn) for n in self._db_names}
             self.dbs.clear()
             self.dbs.update(fresh)  # the same dict every repository reads its handles from
-            self._meta = MetaTxnid.open(self.path, self.env)
             self.session_cache.reset()  # the copy numbers its transactions anew
             for hook in list(self.on_reopen):  # e.g. drop repositories that kept a handle
                 hook()
         finally:
             shutil.rmtree(tmp, ignore_errors=True)
-            if self._meta is None:  # a copy that failed: the environment is the one it was
-                self._meta = MetaTxnid.open(self.path, self.env)
 
 
 class SnapshotRunner:

@@ -7,8 +7,8 @@ keeps each live session's records read-only (``frozen``), bounded in bytes
 without a transaction while it can prove nothing changed:
 
 - It is valid as of one LMDB transaction id, ``at``. A read outside a write
-  transaction compares the environment's last committed id (``LMDBEnv.last_txnid``:
-  LMDB's meta pages, mapped shared, so another process's commit shows at once) with ``at``; the
+  transaction compares the environment's last committed id (``env.info()``,
+  shared memory: another process's commit shows at once) with ``at``; the
   same id means no commit since, and the kept records are the stored ones.
   A snapshot compares its own transaction's id.
 - This process's commits keep it valid write-through: a write transaction
