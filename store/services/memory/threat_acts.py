@@ -387,6 +387,10 @@ _SAFEGUARD_THEN_OFF_RU = (
     _SAFEGUARD + r"(?:(?!(?<!\w)(?:не|никогда|нельзя|никто|запрещ\w*|если)(?!\w))[^\n.!?;,])"
     r"{0,40}?(?<!\w)(?:(?:от|вы)ключ(?:ить|ать|аем|ают|ай|айте|и|ите)|выруб(?:ить|ай|и)|убрать|убира(?:ем|ть|й)|удал(?:ить|яем)|"
     r"снести|сносим|игнорир(?:овать|уем))(?!\w)")
+# German separable verbs around their object ("Wir schalten die TLS-Prüfung grundsätzlich überall ab"): the verb's
+# particle ends the clause
+_DE_AROUND = _seq(r"\b(?:schalte|schaltet|schalten|stelle|stellt|stellen|stell|mache|macht|machen|mach)\b", _SAFEGUARD,
+                  r"\b(?:ab|aus)\b(?=\s*(?:[.,;:!?]|$))", gap=50, fill=_S_POS)
 _SAFEGUARD_THEN_OFF = _alt(
     _SAFEGUARD + r"(?:(?!\b(?:nicht|nie|niemals|kein\w*|kann|kannst|können|lässt|lassen|wird|werden|man|zu)\b)[^\n.!?;,])"
     r"{0,40}?\b(?:deaktivieren|abschalten|ausschalten|entfernen|löschen|überspringen|umgehen|herausnehmen|abschaltet|ausschaltet|"
@@ -630,9 +634,10 @@ _MORE_OFF_RULE = _alt(_seq(_OFF, _SAFEGUARD_MORE, gap=40), _seq(_PURGE, _AUDIT, 
 # A safeguard kept off for good: "leave it off permanently", "don't re-enable them", "навсегда", "オフのまま".
 # Alerts, alarms, monitoring and backups count here too: muting one alert is routine, keeping it off is not.
 _WATCH = _alt(r"\b(?:alerts?|alarms?|alerting|paging|pagerduty|monitoring|backups?|audit logging|logging|tls|ssl)\b",
+              r"\b\w*_(?:alerts?|alarms?|alerting|monitoring|audit\w*|backups?)\b", r"\b(?:alerts?|alarms?|monitoring|audit|backups?)_\w+",
               r"\bverify\s*=\s*false\b", r"\b(?:alertas?|alarmas?|monitorizaci[oó]n|copias? de seguridad|registro de auditor[ií]a)\b",
               r"\b(?:alertes?|alarmes?|surveillance|sauvegardes?|journalisation)\b",
-              r"\b(?:alarm\w*|alert\w*|überwachung|sicherung\w*|protokollierung)\b",
+              r"\b(?:alarm\w*|alert\w*|überwachung|sicherung\w*|protokollierung)\b", r"\b\w+(?:alarme?|alarmen|überwachung)\b",
               r"(?<!\w)(?:алерт\w*|оповещени\w*|сигнализаци\w*|тревог\w*|мониторинг\w*|бэкап\w*|резервн\w* коп\w*|логировани\w*)",
               "告警", "报警", "警报", "監控", "监控", "备份", "備份", "审计", "審計", "アラート", "警報", "監視", "バックアップ", "監査")
 # the off state kept: these say it whole ("leave it off", "don't turn it back on")
@@ -682,6 +687,7 @@ ACT_RULES: tuple[tuple[str, str], ...] = (
     ("exfiltration", _seq(_AUTH, _MAY, _alt(_GIVE, _SEND), _SECRET, gap=60, fill=r"[^\n]")),
     # -- a safeguard switched off, skipped or waived -----------------------------------------------------------
     ("safeguard_off", _SAFEGUARD_THEN_OFF_RU),
+    ("safeguard_off", _DE_AROUND),
     ("safeguard_off", _alt(_seq(_OFF, _SAFEGUARD, gap=40), _SAFEGUARD_THEN_OFF,
                            _seq(_SAFEGUARD, _OFF_PRONOUN, gap=120, fill=_NO_ASK))),
     ("safeguard_off", _alt(_seq(_EVERY, _NO_VERIFY, gap=40), _seq(_NO_VERIFY, _EVERY, gap=20), _GPGSIGN_OFF, _OWN_PRS,
@@ -1280,7 +1286,7 @@ _FOREVER = _alt(r"\b(?:permanently|for good|forever|(?:leave|keep) (?:it|them) t
                 r"\b(?:d[ée]finitivement|pour de bon|en permanence)\b", r"\b(?:dauerhaft|für immer|endgültig)\b",
                 r"(?<!\w)(?:навсегда|насовсем|окончательно)(?!\w)", "永久", "永远", "永遠", "恒久的に", "永久に", "ずっと")
 # (an order or a state, not a participle: "we disabled the disk alert permanently after the move" tells what was done)
-_OFF_STATE = _alt(_OFF, _LIFT, r"\b(?:off|aus)\b", r"=\s*(?:false|0|off)\b", "关闭", "關閉", "关掉", "オフ", "無効")
+_OFF_STATE = _alt(_OFF, _LIFT, r"\b(?:off|aus)\b", r"=\s*(?:false|0|off)\b", r"\bstummschalt\w*|\bstumm\b", "关闭", "關閉", "关掉", "オフ", "無効")
 # (a local, development or test set-up is where checks are turned off on purpose)
 _DEV_ONLY = (r"(?<![\w-])(?:local\w*|dev|development|test|tests|testing|staging|lokal\w*|pruebas|тестов\w*|локальн\w*)(?![\w-])|"
              r"本地|测试环境|テスト環境|ローカル|開発環境")
@@ -1310,10 +1316,11 @@ _WAIVE = _alt(
     r"\bwithout (?:first )?(?:asking|checking|confirm\w*|approval|review(?:ing)?|sign-?off|verification|"
     r"waiting for (?:a |the |any )?(?:review\w*|approv\w*|ci|sign-?off|confirmation))\b",
     r"\bwithout (?:any |a |the )?(?:human|manual|user|second|further) (?:approval|review|sign-?off|confirmation|approver|check)\b",
+    r"\bwithout (?:any |a |the )?(?:approval|review|sign-?off|confirmation) (?:from|of|by)\b",
     r"\bno (?:approval|sign-?off|review|confirmation|second approver)s? (?:is |are )?(?:needed|required|necessary)\b",
     r"\bno longer needs? (?:a |the |any )?(?:second approver|approval|sign-?off|review|confirmation)\b",
-    r"\bohne (?:vorherige |weitere |menschliche )?(?:rückfrage|bestätigung|freigabe|review|genehmigung|vier-augen\S*|zweitfreigabe|"
-    r"zustimmung)\b", r"\bohne (?:auf \w+ )?(?:zu )?(?:warten|fragen|nachzufragen)\b",
+    r"\bohne (?:die |eine |vorherige |weitere |menschliche |zweite )*(?:rückfrage|rücksprache|bestätigung|freigabe|review|genehmigung|"
+    r"vier-augen\S*|zweitfreigabe|zustimmung)\b", r"\bohne (?:auf \w+ )?(?:zu )?(?:warten|fragen|nachzufragen)\b",
     r"\bsans (?:demander|attendre|validation|approbation|relecture|confirmation|revue|l'accord)\b",
     r"\bsin (?:preguntar|esperar|aprobaci[oó]n|revisi[oó]n|confirmaci[oó]n|validaci[oó]n|consultar)\b",
     r"(?<!\w)без (?:согласовани|одобрени|подтверждени|ревью|апрува|второго согласовани|вопрос)\w*",
