@@ -1,4 +1,4 @@
-"""Held-out turns (fifteenth half): written without reading recall's code, rules or results."""
+"""Sealed held-out turns (fifteenth half): written without reading recall's code, rules or results. Scored once."""
 from __future__ import annotations
 
 PROJECT = "shelfnet"
