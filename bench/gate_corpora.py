@@ -72,8 +72,10 @@ FRESH = ("fresh", "fresh2", "fresh3", "fresh4", "fresh5", "fresh6", "fresh7", "f
 # who read neither the gate nor a bank, each scored once before anything was trained on it; so were ``slack``
 # (team-chat messages) and ``docs`` (documentation excerpts), and ``handover`` (handover notes, runbooks) and
 # ``reviews`` (review and ticket comments, tool output), each by a new author; ``notes`` (meeting notes, mails)
-# and ``pages`` (READMEs, docs, issue threads) were written as sealed banks and read once so before becoming dev
-DEV_BANKS = ("plain", "orders", "wild", "terse", "slack", "docs", "handover", "reviews", "notes", "pages")
+# and ``pages`` (READMEs, docs, issue threads) were written as sealed banks and read once so before becoming dev;
+# so were ``commits`` (commit messages, code comments, PR descriptions) and ``support`` (tickets, mails, DMs)
+DEV_BANKS = ("plain", "orders", "wild", "terse", "slack", "docs", "handover", "reviews", "notes", "pages",
+             "commits", "support")
 SEALED = "fresh15"  # THE sealed held-out bank (see sealed()): never read to tune or train
 MANPAGES = Path("/usr/share/man")
 MANPAGE_LANGS = {"de": "de", "es": "es", "fr": "fr", "ja": "ja", "ru": "ru", "zh_CN": "zh"}
