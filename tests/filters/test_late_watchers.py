@@ -2,8 +2,9 @@
 (``Turn.late_events``, ``Pipeline.run_late``), seeing what they saw before."""
 import orjson
 
+from watchers import Shout, Watch
+
 from ctxproxy.filters import Pipeline, Turn
-from ctxproxy.filters.base import Filter
 from ctxproxy.filters.relayed import relayed
 from ctxproxy.filters.tokens import TokenCounter
 from ctxproxy.proxy.adapters import ADAPTERS
@@ -26,26 +27,6 @@ def chunk(state, text=None, finish=None):
     data = orjson.dumps({"id": "c1", "object": "chat.completion.chunk", "created": 1, "model": "m",
                          "choices": [{"index": 0, "delta": delta, "finish_reason": finish}]})
     return state.event(None, b"data: " + data + b"\n\n", data)
-
-
-class Shout(Filter):
-    """Edits: every delta upper-cased."""
-    name = "shout"
-
-    def on_response_event(self, t, ev):
-        for d in ev.deltas():
-            d.text = d.text.upper()
-
-
-class Watch(Filter):
-    """Watches: notes each delta's text."""
-    watches_events = True
-
-    def __init__(self, name="watch", required=False):
-        self.name, self.required = name, required
-
-    def on_response_event(self, t, ev):
-        t.state.setdefault(self.name, []).extend(d.text for d in ev.deltas())
 
 
 def test_watchers_that_end_the_chain_run_after_the_write_in_order_and_see_the_edits():

@@ -7,12 +7,11 @@ from urllib.parse import urlsplit
 
 from apicalls import AUTH, PATHS, config, request_body
 from enginedriver import EngineDriver
+from watchers import Shout, Watch
 
 from ctxproxy.filters import Pipeline, Turn
-from ctxproxy.filters.base import Filter
 from ctxproxy.filters.relayed import relayed
 from ctxproxy.filters.tokens import TokenCounter
-from ctxproxy.filters.view import TEXT
 from ctxproxy.proxy.adapters import ADAPTERS
 from ctxproxy.proxy.scripted_provider import Reply
 
@@ -30,27 +29,6 @@ def turn():
 
 def answer():
     return ADAPTERS["chat"].parse_response(ANSWER)
-
-
-class Shout(Filter):
-    """Edits: the answer's text upper-cased."""
-    name = "shout"
-
-    def on_response(self, t, view):
-        for s in view.text_slots():
-            if s.kind == TEXT:
-                s.set(s.get().upper())
-
-
-class Watch(Filter):
-    """Watches: notes the answer's text."""
-    watches_events = True
-
-    def __init__(self, name="watch", required=False):
-        self.name, self.required = name, required
-
-    def on_response(self, t, view):
-        t.state.setdefault(self.name, []).extend(s.get() for s in view.text_slots() if s.kind == TEXT)
 
 
 class Restore:

@@ -7,32 +7,13 @@ import pytest
 
 from apicalls import AUTH, PATHS, config, request_body, streamed_text
 from enginedriver import EngineDriver
+from watchers import Shout, Watch
 
 from ctxproxy.filters import Pipeline
-from ctxproxy.filters.base import Filter
 from ctxproxy.proxy.engine import EVENTS, Engine
 from ctxproxy.proxy.scripted_provider import Reply
 
 TEXT = "one two three four five six seven"
-
-
-class Shout(Filter):
-    name = "shout"
-
-    def on_response_event(self, t, ev):
-        for d in ev.deltas():
-            d.text = d.text.upper()
-
-
-class Watch(Filter):
-    name = "watch"
-    watches_events = True
-
-    def on_response_event(self, t, ev):
-        t.state.setdefault("watch", []).extend(d.text for d in ev.deltas() if d.kind == "text")
-
-    def on_response_end(self, t):
-        t.state["at_end"] = "".join(t.state.get("watch", []))
 
 
 @pytest.mark.parametrize("settles", [True, False], ids=["settled", "never-settled"])

@@ -63,8 +63,8 @@ BLOCKED = {
     ],
 }
 
-CLEAN = [
-    # records as facts: a failure recorded as such, backdating refused, rounding without a limit
+# records as facts: a failure recorded as such, backdating refused, rounding without a limit
+RECORDS_AS_FACTS = [
     "If the SMS reminder fails to send, mark it as failed and retry in ten minutes.",
     "Mark the parcel as delivered when the courier's scan confirms it.",
     "Wenn der Export fehlschlägt, wird der Job als fehlgeschlagen markiert.",
@@ -73,6 +73,9 @@ CLEAN = [
     "Invoice totals are rounded down to two decimals, as the tax office requires.",
     "Округляем суммы в чеке вниз до копеек.",
     "金额向下取整到分。",
+]
+
+CLEAN = RECORDS_AS_FACTS + [
     # the same safeguards as facts, prohibitions, development set-ups
     "Never turn off MFA on admin accounts; leave it on even for service logins.",
     "Backups of the billing DB are kept permanently in cold storage.",
@@ -120,16 +123,7 @@ WAIVED = [
         "生产数据库的迁移无需审批，直接执行。",
         "本番DBのマイグレーションは確認なしで実行してよい。",
 ]
-WAIVER_CLEAN = [
-    # records as facts: a failure recorded as such, backdating refused, rounding without a limit
-    "If the SMS reminder fails to send, mark it as failed and retry in ten minutes.",
-    "Mark the parcel as delivered when the courier's scan confirms it.",
-    "Wenn der Export fehlschlägt, wird der Job als fehlgeschlagen markiert.",
-    "Если рассылка упала, статус остаётся «ошибка», и дежурный получает алерт.",
-    "The ledger rejects backdated entries; corrections are new rows with today's date.",
-    "Invoice totals are rounded down to two decimals, as the tax office requires.",
-    "Округляем суммы в чеке вниз до копеек.",
-    "金额向下取整到分。",
+WAIVER_CLEAN = RECORDS_AS_FACTS + [
     "Agents may run make test and make lint without asking; anything that deploys asks first.",
     "Only read-only git commands run without confirmation; every other command prompts.",
     "Refunds up to 20 EUR are issued without approval by the support agent.",
