@@ -192,7 +192,7 @@ class LMDBEnv:
 
     def _open_env(self, map_size: int) -> Any:
         try:
-            return lmdb.open(
+            env = lmdb.open(
                 self.path,
                 map_size=_round_up(map_size),
                 subdir=True,
@@ -205,6 +205,11 @@ class LMDBEnv:
                 metasync=True,
                 lock=True,
             )
+            # This process's map size, kept here (``map_size``): only a resize in this process
+            # changes it, and every one goes through ``_resized``. (LMDB takes the file's size
+            # when it is larger than the one asked for.)
+            self._map_size = env.info()["map_size"]
+            return env
         except lmdb.Error as exc:
             raise _error("open", self.path, exc) from exc
 
@@ -260,7 +265,7 @@ class LMDBEnv:
         """
         self.check(write=True)
         for _ in range(_MAX_ATTEMPTS):
-            seen = self.env.info()["map_size"]
+            seen = self._map_size
             action = self._attempt_write(op)
             if action[0] == "done":
                 return action[1]
@@ -362,7 +367,14 @@ class LMDBEnv:
     # -- map size -----------------------------------------------------------
 
     def map_size(self) -> int:
-        return self.env.info()["map_size"]
+        """The map size this process has (what a write that found the map full saw:
+        ``grow`` reads LMDB's own before it doubles). Kept, not asked of ``env.info()``
+        on every write: that builds a dict and lets go of the GIL."""
+        return self._map_size
+
+    def _resized(self, size: int) -> None:
+        self.env.set_mapsize(size)
+        self._map_size = self.env.info()["map_size"]
 
     def grow(self, seen: int) -> None:
         """Double the map (from ``seen``, the size that was full)."""
@@ -376,7 +388,7 @@ class LMDBEnv:
                     f"store at {self.path} is full: map size {current} bytes reached "
                     f"max_map_size; raise max_map_size"
                 )
-            self.env.set_mapsize(min(_round_up(current * 2), self.max_map_size))
+            self._resized(min(_round_up(current * 2), self.max_map_size))
 
         try:
             self._gate.resize(do)
@@ -386,7 +398,7 @@ class LMDBEnv:
     def adopt_map(self) -> None:
         """Take the map size another process grew the environment to."""
         try:
-            self._gate.resize(lambda: self.env.set_mapsize(0))
+            self._gate.resize(lambda: self._resized(0))
         except lmdb.Error as exc:
             raise _error("map resize", self.path, exc) from exc
 
