@@ -455,6 +455,14 @@ class _Stage:
     awaits: bool  # its on_request is ``async def`` (it writes ahead)
 
 
+def _split_watchers(stages: tuple[_Stage, ...]) -> tuple[tuple[_Stage, ...], tuple[_Stage, ...]]:
+    """The stages before the chain's tail of optional watchers, and that tail."""
+    k = len(stages)
+    while k and stages[k - 1].filter.watches_events and not stages[k - 1].filter.required:
+        k -= 1
+    return stages[:k], stages[k:]
+
+
 class Pipeline:
     """An ordered, immutable chain built once at start-up (a reload swaps it)."""
 
@@ -477,17 +485,11 @@ class Pipeline:
         self.stages: tuple[_Stage, ...] = tuple(stages)
         self.event_stages = tuple(s for s in self.stages if s.event)  # what each streamed event goes through
         self.has_event_hooks = bool(self.event_stages)
-        # The watching event hooks that end the chain: a relay may run them after the write.
-        k = len(self.event_stages)
-        while k and self.event_stages[k - 1].filter.watches_events and not self.event_stages[k - 1].filter.required:
-            k -= 1
-        self.early_event_stages, self.late_event_stages = self.event_stages[:k], self.event_stages[k:]
-        # The same for a whole answer: the watching response hooks that end the chain.
-        answer_stages = tuple(s for s in self.stages if s.response)
-        k = len(answer_stages)
-        while k and answer_stages[k - 1].filter.watches_events and not answer_stages[k - 1].filter.required:
-            k -= 1
-        self.early_response_stages, self.late_response_stages = answer_stages[:k], answer_stages[k:]
+        # The watching hooks that end the chain may run after the bytes went out: for a streamed
+        # event after its write, for a whole answer once it was handed to the connection.
+        self.early_event_stages, self.late_event_stages = _split_watchers(self.event_stages)
+        self.early_response_stages, self.late_response_stages = _split_watchers(
+            tuple(s for s in self.stages if s.response))
         self.has_response_hooks = any(s.response for s in self.stages)
         filters_ = [s.filter for s in self.stages]
         self.reporters = tuple(f for f in filters_ if callable(getattr(f, "report", None)))
