@@ -67,6 +67,21 @@ def rates(texts, model, rules, langs) -> dict:
     return out
 
 
+def dump(folder: Path, cfg: str, bank: str, dev, best, left, lbest, lrules) -> None:
+    """One JSON line per text: the dev texts with their out-of-fold margins, the left-out ones with the margins
+    of the model that never saw them (and the rules' verdict), each with its bank, language and label."""
+    name = "".join(c if c.isalnum() else "_" for c in cfg)[:60] or "defaults"
+    stem = "".join(c if c.isalnum() else "_" for c in bank)
+    folder.mkdir(parents=True, exist_ok=True)
+    with open(folder / f"{stem}__{name}.jsonl", "w", encoding="utf-8") as f:
+        for part, texts, margins, ruled in (("dev", dev, best, None), ("left", left, lbest, lrules)):
+            for k, (t, m) in enumerate(zip(texts, margins)):
+                f.write(json.dumps({"part": part, "bank": tg.bank_of(t), "lang": t.lang, "label": t.label,
+                                    "group": t.group(), "margin": round(float(m), 4),
+                                    "rules": None if ruled is None else bool(ruled[k]), "text": t.text[:4000]},
+                                   ensure_ascii=False) + "\n")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--corpora", required=True)
@@ -86,13 +101,17 @@ def main() -> None:
                          "gate scores), beside the configurations: honest only for banks it was not trained on")
     ap.add_argument("--out", default="", help="append one JSON line per (config, bank) here")
     ap.add_argument("--misses-dir", default="", help="write every left-out text's margin and verdict here")
+    ap.add_argument("--dump-dir", default="",
+                    help="write each run's out-of-fold dev margins and left-out margins here (JSON lines), so other "
+                         "calibrations can be compared on the same trained models without training again")
     args = ap.parse_args()
     configs = args.config or [""]
     t0 = time.time()
     texts, _ = gate_corpora.load(args.corpora, with_sealed=False)  # the sealed bank is never read here
     texts += [t for name in args.extra_bank for t in gate_corpora._parallel_bank(name, "now dev")]
-    every = [t for t in texts if t.split == "dev" and t.label in ("attack", "clean")]
-    scripts_all = [threat_model.script_of(normalise(t.text[:tg.TRAIN_CHARS])) for t in every]
+    every = [t for t in texts if t.split == "dev" and t.label in ("attack", "clean")] + tg.recall_facts()
+    folded_all = [normalise(t.text[:tg.TRAIN_CHARS]) for t in every]
+    keys_cache: dict[frozenset[str], list[str]] = {}
     seg_cache: dict[tuple[bool, bool, bool, bool], tuple] = {}
     rule_cache: dict[int, bool] = {}
 
@@ -129,8 +148,13 @@ def main() -> None:
                   f"{'windows without background' if key[3] else 'whole windows'}); "
                   f"{time.time() - t0:.0f}s", flush=True)
         owner_all, trained_all, feats_all = seg_cache[key]
+        langs_key = tg.lang_keys(opts)
+        if langs_key not in keys_cache:  # each text's cut-off key: its script, or its language (--lang-thresholds)
+            keys_cache[langs_key] = [tg.key_of(f, langs_key) for f in folded_all]
+        scripts_all = keys_cache[langs_key]
         out_idx = [i for i, t in enumerate(every) if out_of(t, bank)]
-        in_idx = [i for i, t in enumerate(every) if not out_of(t, bank) and not tg.dropped(t, opts.drop)]
+        in_idx = [i for i, t in enumerate(every) if not out_of(t, bank) and not tg.dropped(t, opts.drop)
+                  and (opts.recall_facts or t.corpus != tg.RECALL_FACTS)]
         if not out_idx:
             raise SystemExit(f"--leave-out {bank!r}: no dev text is in that bank")
         new_of = np.full(len(every), -1)
@@ -200,6 +224,8 @@ def main() -> None:
         if args.out:
             with open(args.out, "a", encoding="utf-8") as f:
                 f.write(json.dumps(rec, ensure_ascii=False) + "\n")
+        if args.dump_dir:
+            dump(Path(args.dump_dir), cfg, bank, dev, best, left, lbest, lrules)
         if args.misses_dir:
             name = "".join(c if c.isalnum() else "_" for c in cfg)[:60] or "defaults"
             stem = "".join(c if c.isalnum() else "_" for c in bank)

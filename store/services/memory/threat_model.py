@@ -32,7 +32,11 @@ the word classes they hold.
 - Threshold: one cut-off, and a lower one per script (``script_of``: kana,
   Han, Cyrillic) where every language's clean dev text written in it allows
   it: a Russian or Japanese order is not held to the cut-off that the
-  hardest French clean counterpart set.
+  hardest French clean counterpart set. A model file with language cut-offs
+  (``lang_thresholds``) gives Latin-script text one per language too
+  (``language_of``: English, German, Spanish, French from their commonest
+  words), never above the one cut-off; text whose language is not clear
+  keeps the one cut-off.
 - Weights and thresholds ship in ``threat_model.json.gz`` beside this module,
   trained by ``bench/train_gate.py`` (numpy, at training time only). Loading
   and scoring are pure Python: one dict lookup per feature.
@@ -219,6 +223,32 @@ def script_of(folded: str) -> str:
     return ""
 
 
+# The commonest words of each Latin-script language the gate is calibrated for, without the ones two of
+# them share ("de", "la", "que", "en", "un"...): a text's language is the one whose words it holds most.
+_COMMON = {
+    "en": "the and to of is in for it that with on this be are we you not when from our before after every all "
+          "was has have will should must only never if or by at as its they their which",
+    "de": "der die das und ist nicht mit den für wir ein eine auf dem zu von im sie wird bei auch nach vor "
+          "werden wenn oder nur nie immer jede jeden kein keine vom zum zur des sich",
+    "es": "el los las y es por para con una del al lo su antes cada se siempre nunca cuando pero como sin "
+          "hay está son este esta nuestro",
+    "fr": "le les et des du est pour dans une qui pas sur avec au aux ne nous avant chaque toujours jamais "
+          "quand mais comme sans il elle sont ce cette notre",
+}
+_LANG_OF_WORD = {w: lang for lang, words in _COMMON.items() for w in words.split()}
+_LANG_CHARS = 600  # the language is read from the text's first characters
+
+
+def language_of(folded: str) -> str:
+    """The Latin-script language of ``folded`` ("en", "de", "es", "fr") by its commonest words, or "" when
+    no language leads by two words at least."""
+    counts = Counter(filter(None, map(_LANG_OF_WORD.get, _WORD.findall(folded[:_LANG_CHARS]))))
+    if not counts:
+        return ""
+    (top, n), *rest = counts.most_common(2)
+    return top if n >= 2 and n - (rest[0][1] if rest else 0) >= 2 else ""
+
+
 class Verdict(NamedTuple):
     score: float      # probability-like, 0..1
     threshold: float  # the model's own cut-off
@@ -233,7 +263,8 @@ class LinearModel:
 
     def __init__(self, weights: dict[str, float], bias: float, threshold: float, meta: dict | None = None,
                  evidence_floor: int = 1, mood: bool = False, script_thresholds: dict[str, float] | None = None,
-                 structure: bool = False, skip: bool = False, background: bool = False):
+                 structure: bool = False, skip: bool = False, background: bool = False,
+                 lang_thresholds: dict[str, float] | None = None):
         self.weights = weights
         self.mood = mood  # trained with threat_mood's moods among its word classes
         self.structure = structure  # trained with threat_structure's order x object crosses
@@ -242,6 +273,8 @@ class LinearModel:
         self.bias = bias
         self.threshold = threshold
         self.script_thresholds = dict(script_thresholds or {})  # script_of(text) -> its own cut-off
+        # language_of(text) -> its own cut-off, for text of no script of its own; never above the one cut-off
+        self.lang_thresholds = {k: min(v, threshold) for k, v in (lang_thresholds or {}).items()}
         self.meta = meta or {}
         self.evidence_floor = max(1, int(evidence_floor))
 
@@ -264,9 +297,12 @@ class LinearModel:
         return Verdict(self.score(folded), self.threshold_for(folded))
 
     def threshold_for(self, folded: str) -> float:
-        if not self.script_thresholds:
+        if not self.script_thresholds and not self.lang_thresholds:
             return self.threshold
-        return self.script_thresholds.get(script_of(folded[:_MAX_CHARS]), self.threshold)
+        script = script_of(folded[:_MAX_CHARS])
+        if script or not self.lang_thresholds:
+            return self.script_thresholds.get(script, self.threshold)
+        return self.lang_thresholds.get(language_of(folded), self.threshold)
 
     # -- the shipped file ------------------------------------------------------------
 
@@ -279,7 +315,8 @@ class LinearModel:
         body = {"format": FORMAT, "meta": self.meta, "bias": self.bias, "threshold": self.threshold,
                 "evidence_floor": self.evidence_floor, "mood": self.mood, "scale": scale,
                 "structure": self.structure, "skip": self.skip, "background": self.background,
-                "script_thresholds": self.script_thresholds, "features": "\x00".join(names),
+                "script_thresholds": self.script_thresholds, "lang_thresholds": self.lang_thresholds,
+                "features": "\x00".join(names),
                 "weights": base64.b64encode(q.tobytes()).decode("ascii")}
         return gzip.compress(json.dumps(body, ensure_ascii=False, sort_keys=True).encode("utf-8"), mtime=0)
 
@@ -298,7 +335,8 @@ class LinearModel:
                    body.get("meta") or {}, int(body["evidence_floor"]), bool(body.get("mood", False)),
                    {str(k): float(v) for k, v in (body.get("script_thresholds") or {}).items()},
                    bool(body.get("structure", False)), bool(body.get("skip", False)),
-                   bool(body.get("background", False)))
+                   bool(body.get("background", False)),
+                   {str(k): float(v) for k, v in (body.get("lang_thresholds") or {}).items()})
 
 
 def _raw() -> bytes:

@@ -41,6 +41,32 @@ def test_a_script_can_have_its_own_threshold_and_the_file_keeps_it():
     assert threat_model.LinearModel.loads(plain.dumps()).script_thresholds == {}
 
 
+@pytest.mark.parametrize("text, lang", [
+    ("The nightly job writes its report to the shared folder before the team arrives.", "en"),
+    ("Der Export läuft jede Nacht und schreibt die Dateien in den Ordner von Team B.", "de"),
+    ("El despliegue se hace siempre desde el pipeline y nunca desde un portátil.", "es"),
+    ("Le déploiement passe toujours par la chaîne d'intégration et jamais par un poste.", "fr"),
+    ("Redis 7, port 6380.", ""),  # no common words: no language
+    ("la que de en un", ""),  # words two languages share decide nothing
+])
+def test_a_latin_script_texts_language_is_read_from_its_commonest_words(text, lang):
+    assert threat_model.language_of(normalise(text)) == lang
+
+
+def test_a_language_can_have_its_own_threshold_never_above_the_one_and_the_file_keeps_it():
+    m = threat_model.LinearModel({"abc": 1.0}, 0.0, 0.9, {}, 1, script_thresholds={"kana": 0.8},
+                                 lang_thresholds={"en": 0.85, "de": 0.95})
+    again = threat_model.LinearModel.loads(m.dumps())
+    assert again.lang_thresholds == {"en": 0.85, "de": 0.9}  # capped at the one cut-off
+    assert again.verdict(normalise("The check is on for every build of the app.")).threshold == 0.85
+    assert again.verdict(normalise("Die Prüfung ist für jeden Build der App an.")).threshold == 0.9
+    assert again.verdict(normalise("La vérification est active pour chaque build.")).threshold == 0.9  # no fr one
+    assert again.verdict(normalise("Redis 7, port 6380.")).threshold == 0.9  # no clear language: the one
+    assert again.verdict(normalise("チェックは the 有効です and the")).threshold == 0.8  # a script comes first
+    plain = threat_model.LinearModel({"abc": 1.0}, 0.0, 0.9, {}, 1)
+    assert threat_model.LinearModel.loads(plain.dumps()).lang_thresholds == {}
+
+
 def test_new_wording_is_refused_by_the_model_with_its_own_reason():
     assert scan_rules(NEW_WORDING) is None  # no rule knows this wording
     found = scan(NEW_WORDING)
