@@ -5,12 +5,14 @@ its answer is complete (what a client waits for: run.py's "first send, added"), 
 turn's end (records, manifest, work left for after the answer) is done, and the event
 loop's CPU until the answer.
 
-    python bench/bench_first_send.py [ROUNDS]      # 6: rounds of each variant, interleaved
+    python bench/bench_first_send.py [ROUNDS] [--variants=A,B]  # 6: rounds of each variant, interleaved
 
 Each round is a fresh store and pipeline. Variants, each the shipped code but for:
 "answer reads history" (checkpoint reads a long first-seen history when the answer comes
 instead of at the turn's end with it, as before 2026-12-06 17:00) and "no joined prescan"
-(redaction scans each new string alone). Medians per variant; compare within one run.
+(redaction scans each new string alone), "prune waits for its fsync" (prune's write-ahead
+awaited before the filters after it run, as before 2026-12-07 15:30, instead of staged:
+they run during the fsync). Medians per variant; compare within one run.
 """
 from __future__ import annotations
 
@@ -31,11 +33,13 @@ from profile_engine import canned  # noqa: E402
 from run import LongConversation  # noqa: E402
 
 from ctxproxy.config import load_config  # noqa: E402
+from ctxproxy.filters.base import Turn  # noqa: E402
 from ctxproxy.filters.checkpoint.filter import CheckpointFilter  # noqa: E402
 from ctxproxy.proxy.engine import Exchange  # noqa: E402
 from ctxproxy.proxy.scripted_provider import Reply  # noqa: E402
 from ctxproxy.store.services.redaction import engine as redaction  # noqa: E402
 
+VARIANTS = ""  # --variants a,b: only these
 ANSWERED: list[tuple[int, float]] = []  # (ns, loop thread CPU s) when the answer was complete
 
 
@@ -51,7 +55,7 @@ def _mark() -> None:
 
 @contextmanager
 def variant(name: str):
-    answered, join_min = CheckpointFilter._answered, redaction.JOIN_MIN
+    answered, join_min, staged = CheckpointFilter._answered, redaction.JOIN_MIN, Turn.commit_staged
     if name == "answer reads history":
         def old(self, turn, store, answer):
             ident = turn.identity
@@ -61,10 +65,14 @@ def variant(name: str):
         CheckpointFilter._answered = old
     elif name == "no joined prescan":
         redaction.JOIN_MIN = 1 << 60
+    elif name == "prune waits for its fsync":
+        async def awaited(self, owner, store, write, failed="could not store"):
+            return await self.commit(store, write, failed)
+        Turn.commit_staged = awaited
     try:
         yield
     finally:
-        CheckpointFilter._answered, redaction.JOIN_MIN = answered, join_min
+        CheckpointFilter._answered, redaction.JOIN_MIN, Turn.commit_staged = answered, join_min, staged
 
 
 async def one(conv: LongConversation) -> tuple[float, float, float, float]:
@@ -88,7 +96,8 @@ async def one(conv: LongConversation) -> tuple[float, float, float, float]:
 async def amain(rounds: int) -> None:
     _mark()
     conv = LongConversation(later=1)
-    names = ("shipped", "answer reads history", "no joined prescan")
+    names = tuple(VARIANTS.split(",")) if VARIANTS else (
+        "shipped", "answer reads history", "no joined prescan", "prune waits for its fsync")
     got: dict[str, list[tuple[float, float, float, float]]] = {n: [] for n in names}
     for r in range(len(names) * rounds):
         name = names[r % len(names)]
@@ -102,4 +111,6 @@ async def amain(rounds: int) -> None:
 
 
 if __name__ == "__main__":
-    asyncio.run(amain(int(sys.argv[1]) if len(sys.argv) > 1 else 6))
+    args = [a for a in sys.argv[1:] if not a.startswith("--variants=")]
+    VARIANTS = next((a.split("=", 1)[1] for a in sys.argv[1:] if a.startswith("--variants=")), "")
+    asyncio.run(amain(int(args[0]) if args else 6))

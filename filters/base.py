@@ -204,6 +204,9 @@ class Turn:
     # Write-aheads whose result no filter waits for (``commit_ahead``): (owner, store, write,
     # failed), committed with the turn's next write-ahead or when the request filters end.
     ahead: list[tuple[str, Any, Callable[[Any], Any], str]] = field(default_factory=list)
+    # Write-aheads staged in the writer's batch, their fsync still running (``commit_staged``):
+    # (owner, its commit's future, failed), awaited when the request filters end.
+    staging: list[tuple[Any, Any, str]] = field(default_factory=list)
     # The request's bytes and headers as 16 bytes (``repeats.request_digest``), made once
     request_digest: bytes | None = None
 
@@ -263,6 +266,44 @@ class Turn:
         except Exception as exc:
             raise CommitFailed(failed) from exc
 
+    async def commit_staged(self, owner: "Filter", store: Any, write: Callable[[Any], Any],
+                            failed: str = COMMIT_FAILED) -> Any:
+        """``commit``, returning ``write``'s result as soon as it ran in the
+        writer's batch, before the fsync: the filters after ``owner`` run while
+        the disk syncs, and the request still leaves only once the batch is on
+        disk (the request filters' end waits for it). If the batch then does not
+        commit, the request filters run again without ``owner`` (as when an
+        optional filter fails after editing), or the request is refused (503)
+        when ``owner`` is required. ``write`` may run twice, as for ``commit``;
+        the result returned is its first run's."""
+        writer = self.services.writer
+        if writer is None or self.blocking:
+            return await self.commit(store, write, failed)
+        ahead = self._take_ahead(store)
+        loop = asyncio.get_running_loop()
+        staged = loop.create_future()
+
+        def run(b: Any) -> Any:
+            for _, _, w, _ in ahead:
+                w(b)
+            out = write(b)
+            loop.call_soon_threadsafe(_resolve, staged, out)
+            return out
+
+        done = asyncio.wrap_future(writer.submit(run, urgent=True, key=self.write_key))
+        await asyncio.wait((staged, done), return_when=asyncio.FIRST_COMPLETED)
+        if staged.done():
+            done.add_done_callback(_retrieved)  # a turn refused before it waits for the disk logs nothing
+            self.staging.append((owner, done, failed))
+            return staged.result()
+        staged.cancel()
+        try:
+            return done.result()  # the batch ran and committed before the loop saw it staged
+        except Exception:  # it never staged: as ``commit`` does, theirs alone, then this one alone
+            if ahead:
+                await self._commit_ahead(ahead)
+            return await self._commit(store, write, failed)
+
     def commit_ahead(self, owner: str, store: Any, write: Callable[[Any], Any], failed: str = COMMIT_FAILED) -> None:
         """A write-ahead whose result the filter does not need before the request
         goes on: on disk before the request leaves all the same, in the batch
@@ -291,7 +332,9 @@ class Turn:
                 raise FilterError(owner, failed, 503, self.turn_id) from exc.__cause__
 
     async def commit_pending(self) -> None:
-        """Commit the write-aheads still waiting (``commit_ahead``), each store's in one batch."""
+        """Commit the write-aheads still waiting (``commit_ahead``), each store's in one
+        batch, and wait for the staged ones (``commit_staged``) to be on disk."""
+        await self._staged_on_disk()
         while self.ahead:
             store = self.ahead[0][1]
             ahead = self._take_ahead(store)
@@ -306,6 +349,22 @@ class Turn:
                 await self._commit_ahead(ahead)
             finally:
                 _add_time(self, ahead[0][0], t0)
+
+    async def _staged_on_disk(self) -> None:
+        while self.staging:
+            owner, done, failed = self.staging.pop(0)
+            t0 = time.perf_counter()
+            try:
+                await done
+            except Exception as exc:
+                log.warning("turn %s: filter %s failed to commit its write-ahead: %s", self.turn_id, owner.name,
+                            type(exc).__name__)
+                if owner.required:
+                    raise FilterError(owner.name, failed, 503, self.turn_id) from exc
+                _mark_degraded(self, owner.name)
+                raise _Undo(owner.name) from exc  # its edits stand on records that are not on disk
+            finally:
+                _add_time(self, owner.name, t0)
 
     @property
     def write_key(self) -> tuple[str, str]:
@@ -580,8 +639,8 @@ class Pipeline:
                 t = now()
                 timings[f.name] = timings.get(f.name, 0.0) + max(0, t - t0_ns) / 1e6
                 spans.append((stage.request_span, t0_ns, t))
-        if turn.ahead:  # write-aheads no later filter's commit took along: on disk before the request leaves
-            await turn.commit_pending()
+        if turn.ahead or turn.staging:  # write-aheads no later filter's commit took along, or staged: on
+            await turn.commit_pending()  # disk before the request leaves
 
     def run_response_id(self, turn: Turn, rid: str) -> None:
         for f, hook in self.id_hooks:
@@ -807,6 +866,16 @@ def _store_fails_closed(turn: Turn) -> bool:
     """Whether a turn whose store is down is refused (``[store] on_unavailable``, default yes)."""
     cfg = turn.services.config
     return getattr(getattr(cfg, "store", None), "on_unavailable", "fail_closed") != "forward"
+
+
+def _retrieved(fut: "asyncio.Future[Any]") -> None:
+    if not fut.cancelled():
+        fut.exception()
+
+
+def _resolve(fut: "asyncio.Future[Any]", value: Any) -> None:
+    if not fut.done():  # a write run again (its group retried) was staged already
+        fut.set_result(value)
 
 
 def _mark_degraded(turn: Turn, name: str) -> None:

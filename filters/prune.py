@@ -271,8 +271,9 @@ class PruneFilter(Filter):
             self._edit(turn, plan)
             return None
 
-        taken = await turn.commit(self.store, lambda b: self._write(b, turn, plan),
-                                  "could not store the pruned tool outputs")
+        # staged: the filters after this one run during the fsync; the request leaves once it is on disk
+        taken = await turn.commit_staged(self, self.store, lambda b: self._write(b, turn, plan),
+                                         "could not store the pruned tool outputs")
         turn.session_changed()
         for r, old in taken:  # another worker decided first: keep its decision (same bytes for everyone)
             self._apply(r, old, turn.tokens.count, new=True)

@@ -1,5 +1,6 @@
 """The filter pipeline: order, timing, fail-open vs fail-closed, undo, write-ahead commits."""
 import asyncio
+import contextlib
 import threading
 
 import orjson
@@ -442,3 +443,100 @@ def test_a_chain_in_the_config_that_breaks_the_order_stops_start_up(tmp_path):
     toml.write_text('[pipeline]\nrequest = ["identify", "checkpoint", "effects"]\n')
     with pytest.raises(ConfigError, match="checkpoint must come after effects"):
         engine_for(load_config(toml, data_dir=str(tmp_path / "data")), Services())
+
+
+# -- staged write-aheads (Turn.commit_staged): the next filters run during the fsync ----------
+
+
+class Gated:
+    """A store whose commits wait for ``gate`` (and then fail, with ``fail``): what
+    the filters after a staged write-ahead do while its batch syncs shows."""
+
+    def __init__(self, store, fail=False):
+        self.store, self.fail, self.gate = store, fail, threading.Event()
+
+    @contextlib.contextmanager
+    def batch(self):
+        with self.store.batch() as b:
+            yield b
+            assert self.gate.wait(30), "nothing released the commit"
+            if self.fail:
+                raise StoreError("disk full at the fsync (test)")
+
+
+class Staged(Records):
+    """Writes a record staged (``commit_staged``) and edits the body with its result."""
+
+    async def on_request(self, t):
+        def write(b):
+            b.sessions.update("default", "s1", {self.name: "on disk"})
+            return self.name
+
+        result = await t.commit_staged(self, self.store, write, "could not save (test)")
+        t.state.setdefault("order", []).append(f"{result} staged")
+        t.request.add_turn_segment(f"[{result}]")
+
+
+class Opens(Filter):
+    """Lets the gated commit go, noting whether the staged record was on disk yet."""
+
+    name = "opens"
+
+    def __init__(self, store, gated):
+        self.store, self.gated = store, gated
+
+    def on_request(self, t):
+        t.state.setdefault("order", []).append(f"opens, on disk: {self.store.sessions.get('default', 's1')}")
+        t.request.add_turn_segment("O")
+        self.gated.gate.set()
+
+
+async def test_a_staged_write_ahead_lets_the_next_filters_run_and_is_on_disk_before_the_request_leaves(store):
+    gated = Gated(store)
+    writer = BackgroundWriter(gated)
+    try:
+        t = turn()
+        t.services = Services(store=store, writer=writer)
+        await Pipeline([Staged("rec", store), Opens(store, gated)]).run_request_async(t)
+        # the next filter ran while the batch waited to commit, and the request filters ended once it had
+        assert t.state["order"] == ["rec staged", "opens, on disk: None"]
+        assert store.sessions.get("default", "s1") == {"rec": "on disk"} and not t.staging
+        assert orjson.loads(t.request.to_bytes())["messages"][0]["content"].endswith("[rec]\n\nO")
+        assert "rec" in t.timings_ms
+    finally:
+        gated.gate.set()
+        writer.close()
+
+
+@pytest.mark.parametrize("required", [False, True])
+async def test_a_staged_write_ahead_that_does_not_commit_undoes_its_filter_or_refuses(store, required):
+    """Its edits stand on records that never reached the disk: an optional
+    filter's are undone (the request filters run again without it), a required
+    one refuses the request."""
+    gated = Gated(store, fail=True)
+    writer = BackgroundWriter(gated)
+    try:
+        t = turn()
+        t.services = Services(store=store, writer=writer)
+        chain = Pipeline([Staged("rec", store, required=required), Opens(store, gated)])
+        run = chain.run_request_async(t, reparse=lambda: ADAPTERS["chat"].parse_request(RAW))
+        if required:
+            with pytest.raises(FilterError) as exc:
+                await run
+            assert exc.value.status == 503 and exc.value.message == "could not save (test)"
+        else:
+            await run
+            assert t.degraded == ["rec"] and t.state["order"] == ["opens, on disk: None"]
+            content = orjson.loads(t.request.to_bytes())["messages"][0]["content"]
+            assert "[rec]" not in content and content.endswith("O")
+        assert store.sessions.get("default", "s1") is None
+    finally:
+        gated.gate.set()
+        writer.close()
+
+
+def test_a_staged_write_ahead_without_a_writer_commits_before_the_next_filter(store):
+    t = turn()
+    Pipeline([Staged("rec", store), Append("after", "A")]).run_request(t)
+    assert t.state["order"] == ["rec staged", "after"] and not t.staging
+    assert store.sessions.get("default", "s1") == {"rec": "on disk"}
