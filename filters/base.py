@@ -209,6 +209,8 @@ class Turn:
     staging: list[tuple[Any, Any, str]] = field(default_factory=list)
     # The request's bytes and headers as 16 bytes (``repeats.request_digest``), made once
     request_digest: bytes | None = None
+    # What the request hooks read first: the digest, its facts, the session's record (``turn_summary``)
+    summary: Any = None
 
     # What describes the request: set when it comes in, shared by an automatic successor.
     REQUEST_FIELDS: ClassVar[tuple[str, ...]] = ("api", "route", "path", "headers", "request", "tokens", "services",
@@ -592,6 +594,7 @@ class Pipeline:
                     raise FilterError(undo.name, "failed while editing the request", 502, turn.turn_id)
                 turn.request = reparse()
                 turn.ahead = []  # the replay decides them again
+                turn.summary = None  # the facts it found are read again, for the replayed filters
                 turn.state.clear()
                 turn.session_cache = None
                 turn.parts_cache = None

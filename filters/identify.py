@@ -72,15 +72,13 @@ from .base import Filter, Identity, Turn
 from .services import Services
 from .compaction import codex_metadata
 from .relayed import relayed
-from .repeats import request_digest
+from .repeats import RequestFacts, request_digest
 from .view import NO_HINTS, BodyHints
 
 log = logging.getLogger("ctxproxy.filters.identify")
 
 FINGERPRINT_BYTES = 1 << 20  # fingerprints remembered (~4K: the keys hold no text)
 CONTINUED_BYTES = 256 << 10  # requests followed, by digest (``_continued``; ~1K: digests and ids only)
-ANCHORS_BYTES = 128 << 10  # a request's answer anchor, by its digest (~900: a digest and ~66 characters)
-IDENTITIES_BYTES = 256 << 10  # the identity a request was given, by its digest (``_decided``; ~600)
 # A request sent again that continued no answer is decided again from the store after this
 # long (an answer filed since in this process is seen at once; one another worker filed, then).
 MISS_SECONDS = 2.0
@@ -103,7 +101,8 @@ class IdentifyConfig:
             raise ConfigError(f"{path}.chain_memory: must be 0 (off) or more, got {self.chain_memory}")
 
 
-_ANCHOR_BYTES = SLOT_BYTES + sys.getsizeof(b"0" * 16) + sys.getsizeof("")  # an anchor entry, but its characters
+_ANCHOR_BYTES = sys.getsizeof("")  # an anchor fact, but its characters
+_ANCHOR = "anchor"  # the key of the answer anchor among identify's facts
 
 
 class IdentifyFilter(Filter):
@@ -120,10 +119,9 @@ class IdentifyFilter(Filter):
         self._fingerprints = ByteLRU(FINGERPRINT_BYTES, "session fingerprints")
         # requests followed before (by their digest): the same request again is not read again
         self._continued = ByteLRU(CONTINUED_BYTES, "conversations followed")
-        # the anchor its answer is filed under, by the request's digest: the same bytes, the same anchor
-        self._anchors = ByteLRU(ANCHORS_BYTES, "answer anchors")
-        # the identity a request was given, by its digest: the same request again is not read again
-        self._identities = ByteLRU(IDENTITIES_BYTES, "identities decided")
+        # by the request's digest (the turn's facts): the identity it was given and the anchor its
+        # answer is filed under; the same bytes again are not read again
+        self._facts = RequestFacts(self.name)
 
     @classmethod
     def create(cls, config: IdentifyConfig | None, services: Services) -> "IdentifyFilter":
@@ -143,16 +141,14 @@ class IdentifyFilter(Filter):
         view = turn.request
         if ident.supplied or view is None or store is None:
             return  # the agent names its session on every request: nothing to follow
-        digest = turn.request_digest  # made when identify followed the request by it
-        anchor = self._anchors.get(digest) if digest is not None else None
+        anchor = self._facts.get(turn, _ANCHOR)
         if anchor is None:
             try:
                 anchor = cont.request_anchor(view)
             except Exception as exc:  # the turn goes on; its answer is just not filed
                 log.warning("turn %s: continuity anchor failed: %s", turn.turn_id, type(exc).__name__)
                 return
-            if digest is not None:
-                self._anchors.put(digest, anchor, _ANCHOR_BYTES + len(anchor))
+            self._facts.put(turn, anchor, _ANCHOR_BYTES + len(anchor), _ANCHOR)
         # Filed when the answer completes, as the client received it, before its last bytes go out.
         relayed(turn).when_complete(lambda answer: self._file(turn, anchor, answer))
 
@@ -165,10 +161,7 @@ class IdentifyFilter(Filter):
         (the agent, the user, project, purpose) comes from the same bytes."""
         if turn.request is None:
             return None
-        digest = request_digest(turn)
-        if digest is None:
-            return None
-        hit = self._identities.get((digest, turn.tenant_fixed, turn.principal))
+        hit = self._facts.get(turn, (turn.tenant_fixed, turn.principal))
         if hit is None:
             return None
         ident, followed = hit
@@ -200,7 +193,7 @@ class IdentifyFilter(Filter):
                 return
         else:
             return
-        self._identities.put((digest, turn.tenant_fixed, turn.principal), (ident, followed))
+        self._facts.put(turn, (ident, followed), None, (turn.tenant_fixed, turn.principal))
 
     def _file(self, turn: Turn, anchor: str, answer: Any) -> None:
         if turn.status is not None and turn.status >= 300:

@@ -65,11 +65,11 @@ from typing import Any, Callable, Literal, Mapping
 from ctxproxy.config import ConfigError
 
 from ctxproxy.store import REF_POINTERS, surrogates
-from ctxproxy.store.bounded import ByteLRU, entry_bytes
+from ctxproxy.store.bounded import ByteLRU
 from ctxproxy.store.lookups import REF_PREFIX  # the admin API and the CLI resolve references too
 
 from .base import Filter, Turn
-from .repeats import unedited_digest
+from .repeats import RequestFacts
 from .report import ManifestField, as_dict, integer, items, text
 from .services import Services
 from .session_part import read_with_session
@@ -80,7 +80,6 @@ from ctxproxy.store.services.digest import memo_key, text_sha256
 log = logging.getLogger("ctxproxy.filters.prune")
 
 MEMO_BYTES = 1 << 20  # each of the four in-process memos (token counts, ids, stubs by content)
-WITH_RESULTS_BYTES = 128 << 10  # whether a request holds tool results, by its digest (~800 requests)
 # A request bringing at least this much text no memo knows (a long conversation first
 # seen) is decided from estimated counts when the estimate is clearly on one side of
 # the trigger; the exact counts are made after the answer went.
@@ -225,10 +224,9 @@ class PruneFilter(Filter):
         self._ids = ByteLRU(memo_bytes, "prune ids")  # (tenant, session, call, memo_key(content)) -> (digest, pruned id)
         self._stubs = ByteLRU(memo_bytes, "prune stubs")
         self._result_tokens = ByteLRU(memo_bytes, "prune result tokens")
-        # whether a request (by its digest, unedited) holds tool results: the same request again
+        # whether a request holds tool results (the turn's facts): the same request again
         # is not walked for them when nothing was pruned before and it is below the trigger
-        self._with_results = ByteLRU(WITH_RESULTS_BYTES, "requests with tool results",
-                                     fixed=entry_bytes(b"0" * 16, True))
+        self._with_results = RequestFacts(self.name)
         # a turn with nothing pruned before and below the trigger: one state, read-only, shared
         self._nothing = PruneState((), False, None, None, self.config.trigger_tokens, 0, None)  # type: ignore[arg-type]
         if store is None:
@@ -245,13 +243,11 @@ class PruneFilter(Filter):
         if view is None or self.store is None or not turn.identity.session:
             return None
         results = None
-        digest = unedited_digest(turn)
-        has = self._with_results.get(digest) if digest is not None else None
+        has = self._with_results.get(turn)
         if has is None:
             results = view.tool_results()
             has = bool(results)
-            if digest is not None:
-                self._with_results.put(digest, has)
+            self._with_results.put(turn, has, 0)  # True and False are shared
         if not has:
             return None
         ident = turn.identity

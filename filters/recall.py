@@ -60,7 +60,7 @@ from ctxproxy.store.sqlite_index import Viewer
 
 from .base import Filter, Turn
 from .report import ManifestField
-from .repeats import unedited_digest
+from .repeats import RequestFacts, unedited_digest
 from .compaction import item_texts
 from ctxproxy.store.services.digest import memo_key, text_sha256
 from .segments import SENSITIVITY_ORDER, Segment, offer, result_anchor
@@ -76,7 +76,6 @@ log = logging.getLogger("ctxproxy.filters.recall")
 REUSE_BYTES = 2 << 20  # the last recall result kept per caller, for a turn that asks the same
 TREES_BYTES = 1 << 20  # each live session's tree, kept between its turns
 INDEXED_BYTES = 256 << 10  # each live session's last indexed text per role (a digest), not indexed again
-WORDS_BYTES = 256 << 10  # a request's words by its digest: a request sent again is not read again
 QUIET_BYTES = 128 << 10  # per caller, the request whose tool output recalled nothing (``_from_outputs``)
 TREE_SECONDS = 2.0  # a kept tree is read again after this long (another process may record a sub-session)
 
@@ -220,7 +219,7 @@ class RecallFilter(Filter):
         self._trees = ByteLRU(TREES_BYTES, "recall session trees")  # per live session (see _tree)
         # per session and role, the last text queued for the session index (its memo key)
         self._indexed = ByteLRU(INDEXED_BYTES, "session index: last texts")
-        self._words = ByteLRU(WORDS_BYTES, "recall: a request's words")  # by request digest (``_words_of``)
+        self._words = RequestFacts(self.name)  # a request's words, by its digest (``_words_of``)
         self._quiet = ByteLRU(QUIET_BYTES, "recall: outputs that recalled nothing")  # per caller (``_from_outputs``)
         self._epoch = 0  # sub-sessions this process recorded: a tree kept from before may lack one
 
@@ -374,13 +373,10 @@ class RecallFilter(Filter):
         view = turn.request
         if view is None:
             return TurnWords()
-        digest = unedited_digest(turn)
-        if digest is None:
-            return turn_words(view)
-        words = self._words.get(digest)
+        words = self._words.get(turn)
         if words is None:
             words = turn_words(view)
-            self._words.put(digest, words, _words_bytes(words))
+            self._words.put(turn, words, _words_bytes(words))
         return words
 
     def _tree(self, turn: Turn, rs: Any) -> tuple[str, ...]:

@@ -54,10 +54,10 @@ from typing import Any, Mapping
 from ctxproxy.config import ConfigError
 
 from .base import Filter, FilterError, Turn
-from .repeats import unedited_digest
+from .repeats import RequestFacts
 from .report import COUNTS, TEXT
 from .services import Services
-from ctxproxy.store.bounded import ByteLRU, entry_bytes
+from ctxproxy.store.bounded import ByteLRU
 from ctxproxy.store.services.redaction import (
     Profile,
     ProfileRegistry,
@@ -160,8 +160,6 @@ class RedactState:
 
 
 KEYS_BYTES = 256 << 10  # session keys remembered
-CLEAN_REQUESTS_BYTES = 256 << 10  # requests found wholly clean, by digest (a request sent again is not scanned)
-CLEAN_REQUEST_ENTRY = entry_bytes(b"0" * 16, None)  # the redactor is shared, not the entry's
 _KEYS = ByteLRU(KEYS_BYTES, "session keys")  # ~700 sessions: a session sends many turns; a miss is one HMAC
 
 
@@ -194,9 +192,8 @@ class RedactFilter(Filter):
         self.registry = registry
         self._vaults: OrderedDict[tuple[str, str, str], Vault] = OrderedDict()
         self._lock = threading.Lock()
-        # request digest -> the redactor that found that request wholly clean (``on_request``)
-        self._clean_requests = ByteLRU(CLEAN_REQUESTS_BYTES, "redaction: requests found clean",
-                                       fixed=CLEAN_REQUEST_ENTRY)
+        # the redactor that found a request wholly clean, by its digest (the turn's facts)
+        self._clean_requests = RequestFacts(self.name)
 
     @classmethod
     def create(cls, config: RedactConfig | None, services: Services) -> "RedactFilter":
@@ -295,8 +292,7 @@ class RedactFilter(Filter):
 
             # A request found wholly clean before (the same bytes and headers, no filter before
             # this one edited it) with these very rules holds no secret now: nothing to scan.
-            whole = unedited_digest(turn)
-            if whole is None or self._clean_requests.get(whole) is not red:
+            if self._clean_requests.get(turn) is not red:
                 for slot in view.head_slots():
                     take(slot, -1)
                 # History the client re-sends: an item found clean before is skipped
@@ -329,8 +325,8 @@ class RedactFilter(Filter):
                         self._add(counts, res.counts)
                         tainted.add(item)
                 red.mark_clean_items([d for i, d in fresh if i not in tainted])
-                if whole is not None and not view.edits and not counts:
-                    self._clean_requests.put(whole, red)
+                if not view.edits and not counts:
+                    self._clean_requests.put(turn, red, 0)  # the redactor is shared, not the fact's
 
             turn_id = turn.turn_id  # (not the turn: its state holds this function)
 

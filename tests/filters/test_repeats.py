@@ -246,7 +246,7 @@ async def test_a_request_found_clean_is_not_scanned_again_and_a_secret_always_is
             assert manifest(drive, got)["redactions"]
         # other rules (a reload builds another redactor) scan the clean request again
         flt = next(s.filter for s in again.turn.pipeline.stages if s.filter.name == "redact")
-        flt._clean_requests.put(again.turn.request_digest, object())
+        flt._clean_requests.put(again.turn, object())
         before = len(scans)
         await send(drive, history())
         assert len(scans) - before == 2
@@ -317,7 +317,7 @@ async def test_prune_reads_no_result_of_a_request_below_its_trigger(tmp_path, mo
 
 async def test_identify_reads_the_answer_anchor_of_a_request_sent_again_once(tmp_path, monkeypatch):
     from ctxproxy.filters.identify import _ANCHOR_BYTES
-    from ctxproxy.store.bounded import entry_bytes
+    from ctxproxy.store.bounded import size_of
 
     anchors = counting(monkeypatch, continuity, "request_anchor")
     async with EngineDriver(config(tmp_path)) as drive:
@@ -331,7 +331,7 @@ async def test_identify_reads_the_answer_anchor_of_a_request_sent_again_once(tmp
         assert followed.turn.identity.session == turns[0].turn.identity.session
         assert followed.turn.identity.source == "continuity"
     anchor = "t:" + "0" * 64
-    assert _ANCHOR_BYTES + len(anchor) == entry_bytes(b"0" * 16, anchor)
+    assert _ANCHOR_BYTES + len(anchor) == size_of(anchor)  # the fact counts its string (the digest once a request)
 
 
 async def test_identify_decides_a_request_sent_again_from_its_digest(tmp_path, monkeypatch):
