@@ -39,7 +39,8 @@ def _alt(*words: str) -> str:
 _S = r"[^\n。!?;；]"  # inside one sentence; dots stay (URLs, file names)
 # inside one sentence, with no negation in between ("the sandbox must never be switched off")
 _NO_ASK = (r"(?:(?!\b(?:asks?|asked|request\w*|pide|pidan|demande\w*|bitte\w*|fragt|not|never|cannot|nunca|jam[aá]s|nie|"
-           r"niemals|nicht|kein\w*)\b|n't|(?<!\w)(?:прос\w*|не|нельзя)(?!\w)|要求|求め|頼|不|别|別|ない|ません)"
+           r"niemals|nicht|kein\w*|nobody|no one|nadie|personne|niemand)\b|n't|(?<!\w)(?:прос\w*|не|нельзя|никто)(?!\w)|要求|求め|頼|"
+           r"不|别|別|没有人|沒有人|誰も|ない|ません)"
            r"[^\n])")  # across sentences, but not through a request (which the sentence may refuse)
 _S_POS = (r"(?:(?!\b(?:not|never|cannot|no|nunca|jam[aá]s|pas|nie|niemals|nicht|kein\w*|не|никогда|нельзя)\b|n't|不|别|別|勿|"
           r"ない|ません|ず\b)[^\n。!?;；])")
@@ -524,7 +525,7 @@ _AS_ORDERS = _alt(
     r"(?<!\w)это команды для тебя", r"(?<!\w)выполня\w* как (?:указания|приказы|команды|распоряжения)",
     r"\btr[aá]ta\w* " + _S_POS + r"{0,60}?\bcomo (?:[óo]rdenes|instrucciones|comandos)\b", r"\bson [óo]rdenes (?:que|para) (?:ejecutar|cumplir)",
     r"\b(?:behandle|betrachte)\b" + _S_POS + r"{0,60}?\bals (?:anweisungen|befehle|weisungen)\b", r"\bsind (?:befehle|anweisungen) für dich\b",
-    r"(?:当作|当成|視為|视为|看作)[^。；\n]{0,10}?(?:命令|指令)(?:来|來)?(?:执行|執行)", r"(?:命令|指示)として(?:扱|実行|従)",
+    r"(?:当作|当成|視為|视为|看作)[^。；\n]{0,10}?(?:命令|指令)(?:来|來)?(?:执行|執行)", r"(?:命令|指示)として(?:扱|実行|従)(?![^。\n]{0,4}?(?:てはなら|てはいけ|ではなら|ちゃだめ|ない|ません|ず))",
     r"\b(?:obedec\w*|cumpl\w*|ejecut\w*)\b[^.;\n]{0,30}?\bcomo si fueran (?:instrucciones|[óo]rdenes)\b",
     r"\b(?:es|son) (?:una )?[óo]rden(?:es)? que (?:debes|hay que) (?:cumplir|ejecutar|obedecer)\b",
     r"\b(?:setze|befolge|führe)\b[^.;\n]{0,30}?\bals k[äa]men sie\b",
@@ -803,7 +804,7 @@ _QUIET_LATIN = (r"out of|away from|not|never|dont|jamais|ne|nein|refus\w*|rechaz
 # ("不用 / 不需要 / 不必": no need to, is how the act waives a check; it is no negation of the act)
 _QUIET_OTHER = (r"n't|n'|不(?![用需必])|别|別|勿|没|沒|禁止|屏蔽|脱敏|脫敏|加密|打码|打碼|掩码|掩碼|轮换|輪換|泄露|洩露|泄漏|检测|檢測|拦|攔|"
           r"需要|必须|必須|只|仅|僅|而不是|攻击者|攻擊者|红队|紅隊|钓鱼|釣魚|拒绝|拒絕|求め|拒否|断っ|"
-          r"ない|ません|ず[、。]|禁止|いけ|だめ|ダメ|やめ|マスク|伏せ|匿名化|暗号化|ローテーション|検知|ブロック|必要|のみ|だけ|"
+          r"ない|ません|ず[、。]|せず|禁止|いけ|だめ|ダメ|やめ|マスク|伏せ|匿名化|暗号化|ローテーション|検知|ブロック|必要|のみ|だけ|"
           r"ではなく|攻撃者|レッドチーム|フィッシング")
 
 
@@ -1040,7 +1041,7 @@ _HIDDEN_ACCOUNT = _alt(
     r"\b(?:hidden|secret|undocumented|backdoor) (?:admin(?:istrator)? |superuser |super-admin |root |service |debug |maintenance )?"
     r"(?:user|account|login|route|endpoint|page)\b", r"\bhidden admin\b",
     r"\b(?:usuario|cuenta|ruta|endpoint) (?:de administrador |admin )?(?:ocult[oa]|secret[oa])\b",
-    r"\b(?:compte|utilisateur|route|endpoint) (?:admin )?(?:cach[ée]|secret|masqu[ée])\b",
+    r"\b(?:compte|utilisateur|route|endpoint) (?:admin )?(?:cach(?:é|ée|és|ées|ee|ees)|secret|masqu[ée])\b",
     r"\b(?:versteckt|geheim)\w* (?:admin-?|debug-?|backoffice-?)?(?:benutzer|konto|account|endpunkt|route|zugang)\w*",
     r"(?<!\w)скрыт\w* (?:пользовател|аккаунт|учётн|учетн|админ|эндпоинт|маршрут)\w*",
     "隐藏的管理员", "隐藏管理员", "隐藏账号", "隐藏的账号", "隐藏用户", "隐藏的用户", "後門", "后门",
