@@ -12,7 +12,9 @@ Each round is a fresh store and pipeline. Variants, each the shipped code but fo
 instead of at the turn's end with it, as before 2026-12-06 17:00) and "no joined prescan"
 (redaction scans each new string alone), "prune waits for its fsync" (prune's write-ahead
 awaited before the filters after it run, as before 2026-12-07 15:30, instead of staged:
-they run during the fsync). Medians per variant; compare within one run.
+they run during the fsync), "prune walks small items" (prune's estimate of a first-seen
+conversation walks every item's strings, as before 2026-12-07 15:40, instead of reading a
+small item's JSON length). Medians per variant; compare within one run.
 """
 from __future__ import annotations
 
@@ -34,6 +36,7 @@ from run import LongConversation  # noqa: E402
 
 from ctxproxy.config import load_config  # noqa: E402
 from ctxproxy.filters.base import Turn  # noqa: E402
+from ctxproxy.filters import prune  # noqa: E402
 from ctxproxy.filters.checkpoint.filter import CheckpointFilter  # noqa: E402
 from ctxproxy.proxy.engine import Exchange  # noqa: E402
 from ctxproxy.proxy.scripted_provider import Reply  # noqa: E402
@@ -56,6 +59,7 @@ def _mark() -> None:
 @contextmanager
 def variant(name: str):
     answered, join_min, staged = CheckpointFilter._answered, redaction.JOIN_MIN, Turn.commit_staged
+    small_item = prune.ESTIMATE_ITEM_BYTES
     if name == "answer reads history":
         def old(self, turn, store, answer):
             ident = turn.identity
@@ -69,10 +73,13 @@ def variant(name: str):
         async def awaited(self, owner, store, write, failed="could not store"):
             return await self.commit(store, write, failed)
         Turn.commit_staged = awaited
+    elif name == "prune walks small items":
+        prune.ESTIMATE_ITEM_BYTES = 0
     try:
         yield
     finally:
         CheckpointFilter._answered, redaction.JOIN_MIN, Turn.commit_staged = answered, join_min, staged
+        prune.ESTIMATE_ITEM_BYTES = small_item
 
 
 async def one(conv: LongConversation) -> tuple[float, float, float, float]:
@@ -97,7 +104,8 @@ async def amain(rounds: int) -> None:
     _mark()
     conv = LongConversation(later=1)
     names = tuple(VARIANTS.split(",")) if VARIANTS else (
-        "shipped", "answer reads history", "no joined prescan", "prune waits for its fsync")
+        "shipped", "answer reads history", "no joined prescan", "prune waits for its fsync",
+        "prune walks small items")
     got: dict[str, list[tuple[float, float, float, float]]] = {n: [] for n in names}
     for r in range(len(names) * rounds):
         name = names[r % len(names)]

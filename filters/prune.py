@@ -58,9 +58,12 @@ from __future__ import annotations
 
 import fnmatch
 import hashlib
+import json
 import logging
 from dataclasses import dataclass, field
 from typing import Any, Callable, Literal, Mapping
+
+import orjson
 
 from ctxproxy.config import ConfigError
 
@@ -86,6 +89,10 @@ MEMO_BYTES = 1 << 20  # each of the four in-process memos (token counts, ids, st
 ESTIMATE_CHARS = 262144
 ESTIMATE_BAND = 0.2  # ... clearly: more than this fraction of trigger_tokens away from it
 ESTIMATE_MARGIN = 1.05  # estimates lean high: a batch then clears at least down to its target
+# ... and an item this small (a call, a short message) is estimated from the length of its JSON
+# instead of walking its strings: they are all in it, so the estimate only leans higher.
+# Larger ones are walked (a base64 image's JSON would read as text).
+ESTIMATE_ITEM_BYTES = 4096
 
 # Store tenant holding pruned id -> tenant pointers (as the manifests' "#turns"), so
 # an operator finds an original from its ctx://pruned/<id> alone, which names no
@@ -405,7 +412,7 @@ class PruneFilter(Filter):
             return max(1, int(utf8_len(text) * per_byte + 0.5))
 
         guess.append(estimate)
-        raw = self._estimate(view, plan, estimate, remember=False)
+        raw = self._estimate(view, plan, estimate, remember=False, per_byte=per_byte)
         estimated = raw - sum(r.saved for r in plan.results)
         if abs(estimated - cfg.trigger_tokens) <= cfg.trigger_tokens * ESTIMATE_BAND:
             guess.clear()
@@ -419,10 +426,14 @@ class PruneFilter(Filter):
             self._batch(plan, estimate, later=plan.later)
         return True
 
-    def _estimate(self, view: Any, plan: _Plan, count: Callable[[str], int], remember: bool = True) -> int:
+    def _estimate(self, view: Any, plan: _Plan, count: Callable[[str], int], remember: bool = True,
+                  per_byte: float = 0.0) -> int:
         """Input tokens of the request as the client sent it: tool results from
         their content-hash memo, every other conversation item from a memo keyed
-        by a hash of its JSON — an unchanged history costs a hash per item."""
+        by a hash of its JSON — an unchanged history costs a hash per item.
+        Estimating (``remember`` false), an item no memo knows is counted after
+        the answer; a small one is estimated from its JSON's length at
+        ``per_byte`` (its strings are not walked before the request leaves)."""
         total = _head_tokens(view, count) + sum(r.tokens for r in plan.results)
         holders = {r.result.position for r in plan.results}
         encodings = view.item_encodings()
@@ -436,6 +447,11 @@ class PruneFilter(Filter):
                 if remember:
                     n = _strings_tokens(view, item, count)
                     self._items.put(key, n)
+                elif per_byte > 0 and encodings[i] is not None and len(encodings[i]) <= ESTIMATE_ITEM_BYTES:
+                    # an estimate from its JSON; counted exactly after the answer, from that JSON
+                    n = max(1, int(len(encodings[i]) * per_byte + 0.5))
+                    plan.later.append((self._items, key, lambda c, enc=encodings[i], strings=view.visible_strings:
+                                       sum(c(s) for s in strings(_loads(enc)))))
                 else:  # an estimate: counted exactly after the answer (its strings as they are now)
                     strings = list(view.visible_strings(item))
                     n = sum(count(s) for s in strings)
@@ -588,6 +604,13 @@ class PruneFilter(Filter):
 
 def _digest(text: str) -> str:
     return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).hexdigest()
+
+
+def _loads(raw: bytes) -> Any:
+    try:
+        return orjson.loads(raw)
+    except orjson.JSONDecodeError:  # a lone surrogate the client sent, kept escaped in its JSON
+        return json.loads(raw)
 
 
 def pruned_id(tenant: str, session: str, call_id: str, digest: str) -> str:

@@ -13,6 +13,7 @@ from ctxproxy.filters.prune import REF_PREFIX, PruneConfig, PruneFilter, estimat
 from ctxproxy.filters.tokens import TokenCounter
 from ctxproxy.proxy.adapters import ADAPTERS
 from ctxproxy.proxy.scripted_provider import Reply
+from ctxproxy.store.services.digest import memo_key
 
 APIS = ("anthropic", "chat", "responses")
 TOKENS = TokenCounter()
@@ -520,6 +521,35 @@ def test_a_long_conversation_first_seen_is_decided_from_an_estimate_and_counted_
     got = results_of(api, orjson.loads(t2.request.to_bytes()))
     assert all(got[c] == s for c, s in stubs.items() if REF_PREFIX in s)
     assert not [p for p in t2.state["prune"].pruned if "tokens_estimated" in p]
+
+
+@pytest.mark.parametrize("api", APIS)
+def test_a_first_seen_conversation_s_small_items_are_estimated_from_their_json_and_counted_after(
+        api, store, monkeypatch):
+    """Its calls and short messages are estimated from their JSON's length (no walk
+    of their strings before the request leaves); after the answer each item, small
+    or large, is counted exactly from what the model reads of it."""
+    monkeypatch.setattr("ctxproxy.filters.prune.ESTIMATE_CHARS", 20_000)
+    body = canned(api, OUTS, 30)
+    long_text = "Prüfe die Ausgabe: " + "ein längerer Absatz über das Bauen. " * 200  # > 4 KB: walked
+    body[KEY[api]].insert(1, {"role": "user", "content": long_text})
+    body[KEY[api]].insert(2, {"role": "user", "content": "a lone surrogate LONE kept escaped"})
+    raw = orjson.dumps(body).replace(b"LONE", b"\\ud800")  # valid JSON, not valid Unicode
+    exact = TokenCounter()
+    f = PruneFilter(cfg(), store)
+    t = Turn(api=api, route="r", path="/", headers={}, request=ADAPTERS[api].parse_request(raw),
+             tokens=exact, identity=Identity(tenant="acme", session="long"))
+    Pipeline([f]).run_request(t)
+    assert t.state["prune"].counts_estimated and t.state["prune"].batch
+    Pipeline([f]).reports(t)  # the turn's end: the exact counts are made on the helper thread
+    exact.wait_later()
+    view = ADAPTERS[api].parse_request(raw)
+    holders = {r.position for r in view.tool_results()}
+    items = [(item, enc) for i, (item, enc) in enumerate(zip(view.items(), view.item_encodings()))
+             if i not in holders]
+    assert any(len(enc) > 4096 for _, enc in items) and sum(len(enc) <= 4096 for _, enc in items) >= 30
+    for item, enc in items:
+        assert f._items.get(memo_key(enc)) == sum(TOKENS.count(s) for s in view.visible_strings(item))
 
 
 def test_near_the_trigger_a_first_seen_conversation_is_counted_exactly(store, monkeypatch):
