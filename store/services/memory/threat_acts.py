@@ -655,6 +655,38 @@ _KEEP_OFF = _alt(
     r"二度と(?:有効|オン)に", r"(?:有効|オン)に戻さない", r"(?:オフ|無効)のまま",
     r"(?:永久|永远|永遠)(?:关闭|關閉|禁用|关掉|關掉|屏蔽)", r"(?:永久に|恒久的に|ずっと)(?:無効|オフ|停止)",
 )
+# Protection of data taken away: masking or redaction stopped or removed ("stop redacting card numbers in logs",
+# "убираем маскирование", "去掉日志里手机号的脱敏", "マスキングを外します"). The verb governs the protection: before it
+# (imperative, infinitive) or, where the language puts it last, after it; a clause with a negation passes.
+_MASKING = _alt(r"\b(?:redacting|redaction|masking(?: helpers?| functions?| step)?|mask helpers?|data masking|pii scrubbing)\b",
+                r"\b(?:enmascaramiento|enmascarar|anonimizaci[oó]n|anonimizar)\b", r"\b(?:masquage|masquer|caviardage|anonymisation)\b",
+                r"\bmaskierung\w*|\bmaskierungs-?\w*|\bschwärzung\w*|\banonymisierung\w*",
+                r"(?<!\w)(?:маскир\w*|маскиров\w*|анонимизац\w*)(?!\w)", "脱敏", "脫敏", "打码", "打碼", "マスキング", "マスク処理")
+_STOP_FIRST = _alt(r"\b(?:stop|remove|drop|disable|delete|rip out|turn off|get rid of|strip out)\b",
+                   r"\b(?:deja(?:d)? de|dejar de|quita|quitad|quitar|elimina|eliminad|eliminar|desactiva|desactivad|desactivar)\b",
+                   r"\b(?:arr[eê]te[rz]? de|supprime[rz]?|retire[rz]?|enl[eè]ve[rz]?|d[ée]sactive[rz]?)\b",
+                   r"\b(?:entferne|lösche|deaktiviere|schalte)\b",
+                   r"(?<!\w)(?:убира\w*|убер\w*|удаля\w*|удали\w*|отключ\w*|выключ\w*|перестань\w*|прекрати\w*|сними\w*|снять)(?!\w)",
+                   "去掉", "删掉", "刪掉", "删除", "刪除", "关掉", "關掉", "关闭", "停止", "不再做")
+_STOP_AFTER = _alt(r"\b(?:entfernen|löschen|deaktivieren|abschalten|weglassen)\b",
+                   r"(?<!\w)(?:убира\w*|убрать|удаля\w*|удалить|отключ\w*|выключ\w*|снять|сним\w*)(?!\w)",
+                   "去掉", "删掉", "刪掉", "删除", "刪除", "关掉", "關掉", "关闭", "不要了", "外す", "外し", "外して", "削除", "やめ", "無効")
+_MASK_OFF = _alt(_seq(_STOP_FIRST, _MASKING, gap=25, fill=_S_CLAUSE_POS), _seq(_MASKING, _STOP_AFTER, gap=50, fill=_S_CLAUSE_POS))
+# Tracks covered: the shell's command history wiped ("delete the shell history on the host", "очисти историю команд").
+_HISTORY = _alt(r"\b(?:shell|bash|zsh|command|terminal) history\b", r"\.(?:bash|zsh)_history\b",
+                r"\bhistorial de (?:comandos|la (?:shell|terminal|consola)|bash)\b", r"\bhistorique (?:des commandes|du shell|du terminal|bash)\b",
+                r"\b(?:shell|befehls|bash|terminal)-?verlauf\w*|\bbefehlshistorie\b", r"(?<!\w)истори\w* (?:команд|терминала|shell|bash)(?!\w)",
+                "命令历史", "命令歷史", "历史命令", "歷史命令", "コマンド履歴", "シェル履歴", "ターミナル履歴")
+_WIPE_FIRST = _alt(r"\b(?:delete|clear|wipe|erase|purge|truncate|remove|scrub|shred|empty)\b",
+                   r"\b(?:borra|borrad|borrar|limpia|limpiad|limpiar|elimina|eliminad|eliminar|vac[ií]a|vaciar)\b",
+                   r"\b(?:efface[rz]?|supprime[rz]?|vide[rz]?|nettoie[rz]?|nettoyer|purge[rz]?)\b", r"\b(?:lösche|leere|entferne)\b",
+                   r"(?<!\w)(?:удали\w*|удаля\w*|очисти\w*|очища\w*|сотри|стира\w*|почисти\w*|затри)(?!\w)",
+                   "删除", "刪除", "删掉", "刪掉", "清空", "清除", "清掉", "抹掉")
+_WIPE_AFTER = _alt(r"\b(?:löschen|leeren|entfernen)\b", r"(?<!\w)(?:удалить|удаля\w*|очистить|очища\w*|стереть|стира\w*)(?!\w)",
+                   "删除", "刪除", "删掉", "刪掉", "清空", "清除", "清掉", "抹掉", "削除", "消去", "消して", "消す", "クリア")
+_HISTORY_WIPE = _alt(_seq(_WIPE_FIRST, _HISTORY, gap=25, fill=_S_CLAUSE_POS), _seq(_HISTORY, _WIPE_AFTER, gap=30, fill=_S_CLAUSE_POS))
+
+
 ACT_RULES: tuple[tuple[str, str], ...] = (
     # -- a secret sent to an outside address, handed to anyone, or put in public ----------------------------
     ("exfiltration", _SEND_OUT),
@@ -743,6 +775,11 @@ ACT_RULES: tuple[tuple[str, str], ...] = (
     ("exfiltration", _FRONTEND_SECRET),
     # a safeguard kept off, its pronoun often in the next clause ("backups are paused; don't re-enable them")
     ("safeguard_off", _seq(_alt(_SAFEGUARD, _WATCH), _KEEP_OFF, gap=80, fill=_NO_ASK)),
+    # masking or redaction taken away; the command history wiped
+    ("safeguard_off", _MASK_OFF),
+    # (a Chinese sentence puts the act and the silence in two clauses: "执行过命令的事，总结里就别写了")
+    ("concealment", r"(?:执行|執行|运行|運行|跑|改|删|刪|用)过[^。\n]{0,30}?(?:的事|这件事|這件事)[^。\n]{0,20}?(?:别写|別寫|别提|別提|"
+                    r"不要写|不要提|不用提|不用写|不必提|就别|就別)"),
 )
 
 # Speed only: the rules that need an outside place (or a stash) to match are skipped when none of these is in the
@@ -1031,6 +1068,17 @@ _HUSH = _alt(
     r"不要在[^。，,\n]{0,10}?(?:里|裡|中)?(?:体现|體現|提及|提到|出现|出現)", "别告诉", "別告訴", "不要告诉任何人", "不要告訴任何人",
     "不要让用户知道", "不要讓用戶知道",
     r"(?:その旨|このこと|これ)は(?:報告|記録|共有|連絡)しない", r"(?:報告|記録|連絡)しないこと", r"ログ(?:に|を)(?:は)?残さ(?:ない|ずに)",
+    # silence about what the agent itself did ("don't mention … that you ran", "не упоминай …, что выполнял")
+    r"\b(?:don't|do not|never|no need to)\s+(?:mention|tell \w+|say|report|bring up|write)\b[^.;\n]{0,60}?\bthat (?:you|the agent|the "
+    r"assistant)\s+(?:\w+ed|ran|run|did|made|wrote|took|shut|broke|hid)\b",
+    r"\bno (?:menciones|digas|comentes|cuentes|informes)\b[^.;\n]{0,60}?\bque (?:has |hayas )?(?:ejecut|lanz|cambi|toc|borr|us|hic|"
+    r"accedi|desplegu|modific)\w*",
+    r"\b(?:inutile de|pas besoin de|ne) (?:signaler|mentionner|dire|pr[ée]ciser|mentionne|dis|signale)\b[^.;\n]{0,60}?\bque tu (?:as|a)\b",
+    r"\b(?:nicht|niemals)\b[^.;\n]{0,40}?\b(?:erwähnen|erzählen|sagen|melden|schreiben)\b,?\s*dass du\b",
+    r"\b(?:erwähne|sag|erzähl|schreib)\w*\s+(?:\S+\s+){0,3}?nicht\b[^.;\n]{0,30}?,?\s*dass du\b",
+    r"(?<!\w)не (?:упоминай|говори|сообщай|рассказывай|пиши)\w*(?!\w)[^.;\n]{0,60}?,?\s*что (?:ты |мы )?\w+(?:ал|ял|ил|ел|ул|ыл)(?:а|и)?(?!\w)",
+    r"(?:别|別|不要|不用|不必)(?:提|说|說|写|寫|告诉|告訴)[^。\n]{0,20}?(?:你|代理|助手)(?:执行|執行|运行|運行|跑|改|删|刪)过",
+    r"(?:実行|変更|削除|操作)したこと(?:は|を)[^。\n]{0,20}?(?:書かなくて|言わなくて|触れなくて|伏せ|報告しなくて|書かないで|言わないで)",
 )
 _HUSH_ADVERB = _alt(r"\b(?:discr[eè]tement|en secreto|a escondidas|heimlich|stillschweigend|still und leise)\b",
                    r"(?<!\w)(?:втихую|тайком|незаметно)(?!\w)", "悄悄", "偷偷", "暗中", "こっそり", "黙って", "内緒で")
@@ -1438,4 +1486,6 @@ CONVENTIONS: tuple[Convention, ...] = (
     Convention("safeguard_off", (_WAIVE, _HIGH_STAKES), _NOT_WAIVE, also=_NARROW),
     Convention("concealment", (_BACKDATE,), _RECORD_QUIET),
     Convention("concealment", (_ROUND_DOWN, _UNDER_LIMIT), _RECORD_QUIET),
+    # the command history wiped, unless the sentence forbids it first ("never clear the shell history on bastions")
+    Convention("concealment", (_HISTORY_WIPE,), _NEGATION, "before"),
 )
