@@ -11,6 +11,10 @@ later turns, not before this request is forwarded.
 A copy the store confirmed and then lost was erased ("forget me", from this
 process or another): it is dropped, never written back. A copy whose write
 failed is kept (the next change writes it again).
+
+The copies live in the session's one in-process record (``turn_summary``),
+beside the filters' last decisions: a turn finds them with the record it
+already found, and a session's state leaves the process all at once.
 """
 from __future__ import annotations
 
@@ -18,13 +22,13 @@ import logging
 import threading
 from typing import Any
 
-from ctxproxy.store.bounded import ByteLRU
+from ctxproxy.store.bounded import entry_bytes
 from ctxproxy.store.frozen import thaw
+
+from .turn_summary import SessionMemo
 
 log = logging.getLogger("ctxproxy.filters")
 
-
-PART_BYTES = 1 << 20  # what one part keeps of its newest sessions in this process (~300 task states)
 
 _KNOWN: dict[str, None] = {}  # every part a PartCache was made for, in order
 
@@ -41,11 +45,11 @@ def read_with_session(part: str) -> None:
 
 
 class PartCache:
-    def __init__(self, part: str, max_bytes: int = PART_BYTES):
+    def __init__(self, part: str):
         self.part = part
         read_with_session(part)
-        # per memo key: [revision, document, extra, the newest revision the store confirmed]
-        self._memo = ByteLRU(max_bytes, f"session part {part}")
+        # per session and key: [revision, document, extra, the newest revision the store confirmed]
+        self._memo = SessionMemo(f"session part {part}")
         self._lock = threading.Lock()
 
     def load(self, store: Any, tenant: str, session: str, key: tuple = (), turn: Any = None
@@ -55,7 +59,7 @@ class PartCache:
         copy is newer than this process's, or there is none. ``turn``: read
         through it (one read of the session and all its parts per turn)."""
         shared = turn is not None and (tenant, session) == (turn.identity.tenant, turn.identity.session)
-        k = (tenant, session, *key)
+        owner = (tenant, session)
         for _ in range(2):  # bounded: a second, fresh read at most
             if shared:
                 stored = turn.session_part(store, self.part) or {}
@@ -63,11 +67,11 @@ class PartCache:
                 stored = store.sessions.get(tenant, session, part=self.part) or {}
             rev = stored.get("rev") if isinstance(stored.get("rev"), int) else 0
             with self._lock:
-                memo = self._memo.get(k)
+                memo = self._memo.get(owner, key, turn if shared else None)
                 if memo is None or rev >= memo[3]:
                     break
                 if not shared:  # stored, then erased: the copy goes too
-                    self._memo.pop(k)
+                    self._memo.pop(owner, key)
                     memo = None
                     break
             # the turn's read may be older than a write confirmed since (in this turn): read anew
@@ -83,15 +87,16 @@ class PartCache:
         ident = turn.identity
         if changed:
             rev += 1
-        k = (ident.tenant, ident.session, *key)
+        owner = (ident.tenant, ident.session)
         with self._lock:
-            old = self._memo.get(k)  # made the most recent
+            old = self._memo.get(owner, key, turn)
             if not changed and old is not None and old[0] == rev:
                 # the same document again: kept in place, its size not estimated anew
                 # (the extra beside it is small and bounded: a count, a few threads' marks)
                 old[1], old[2] = doc, extra
                 return
-            self._memo.put(k, [rev, doc, extra, old[3] if old is not None else 0])
+            self._memo.put(owner, key, [rev, doc, extra, old[3] if old is not None else 0],
+                           entry_bytes((owner, key), [rev, doc, extra, 0]), turn)
         if not changed:
             return
         record = {"rev": rev, "doc": doc}
@@ -106,7 +111,7 @@ class PartCache:
                 log.warning("turn %s: session part %s not saved: %s", turn_id, part, type(exc).__name__)
                 return
             with self._lock:
-                entry = self._memo.peek(k)
+                entry = self._memo.peek(owner, key)
                 if entry is not None and entry[3] < rev:
                     entry[3] = rev
 

@@ -42,8 +42,9 @@ REPEAT_MAX_BYTES = 256 << 10
 # What the filters learned from a request's bytes, by its digest: the sum of the five
 # per-filter memos this replaced (identities 256, anchors 128, clean 256, results 128, words 256).
 FACTS_BYTES = 1 << 20
-# Per live session, each filter's last decision (three filters keep one: 256 KiB each before).
-RECORDS_BYTES = 768 << 10
+# Per live session, each filter's last decision (three filters keep one: 256 KiB each before)
+# and the parts of its record that filters keep decoded (four, 1 MiB each before).
+RECORDS_BYTES = (768 << 10) + (4 << 20)
 # A record's own cost beside its entries: the slot in the LRU, its key and its dict.
 _RECORD_BYTES = SLOT_BYTES + entry_bytes(("t" * 64, "s" * 64), {})
 _ENTRY_BYTES = 104  # a dict slot and the (value, size) tuple, beside what the value holds
@@ -183,6 +184,51 @@ class RequestFacts:
             s.learned(record)
         n = _ENTRY_BYTES + (nbytes if nbytes is not None else entry_bytes(key, value))
         record.put(_FACTS, s.digest, (self.token, key), value, n)
+
+
+class SessionMemo:
+    """A filter's entries in the sessions' records, under keys of its own.
+
+    ``get`` through ``turn`` (its session the turn's) finds the record the
+    turn already found; without one (another session, the store's writer
+    thread) it looks the record up. An entry's value may be changed in place;
+    its size is then the one it was put with."""
+
+    __slots__ = ("name", "token")
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+        self.token = next(_tokens)
+
+    def _record(self, session: tuple[str, str], turn: Any) -> _Record | None:
+        if turn is not None and turn.summary is not None:
+            return turn.summary.record(session)
+        return _RECORDS.get(session)
+
+    def get(self, session: tuple[str, str], key: Hashable, turn: Any = None) -> Any:
+        record = self._record(session, turn)
+        hit = None if record is None else record.entries.get((self.token, key))
+        return None if hit is None else hit[0]
+
+    def peek(self, session: tuple[str, str], key: Hashable) -> Any:
+        record = _RECORDS.peek(session)
+        hit = None if record is None else record.entries.get((self.token, key))
+        return None if hit is None else hit[0]
+
+    def put(self, session: tuple[str, str], key: Hashable, value: Any, nbytes: int | None = None,
+            turn: Any = None) -> None:
+        record = self._record(session, turn)
+        if record is None:
+            record = _Record()
+            if turn is not None and turn.summary is not None:
+                turn.summary.recorded(session, record)
+        n = _ENTRY_BYTES + (nbytes if nbytes is not None else entry_bytes(key, value))
+        record.put(_RECORDS, session, (self.token, key), value, n)
+
+    def pop(self, session: tuple[str, str], key: Hashable) -> None:
+        record = _RECORDS.peek(session)
+        if record is not None:
+            record.drop(_RECORDS, session, (self.token, key))
 
 
 class LastDecisions:

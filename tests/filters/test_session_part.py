@@ -102,17 +102,21 @@ def test_a_write_confirmed_during_the_turn_is_not_taken_for_an_erasure(store):
 
 
 def test_an_unchanged_part_is_not_measured_again(store, monkeypatch):
+    from ctxproxy.filters import session_part, turn_summary
     from ctxproxy.store import bounded
 
     parts, t = PartCache("checkpoint"), turn()
     parts.keep(t, store, (), 0, {"goal": "kept"}, 1, changed=False)
-    size = parts._memo.bytes
+    record = turn_summary._RECORDS.peek((T, "s1"))  # the session's record holds the copy
+    size = record.nbytes
 
     def measured(*a):
         raise AssertionError("an unchanged part was measured again")
 
-    monkeypatch.setattr(bounded, "entry_bytes", measured)
+    for module in (bounded, session_part, turn_summary):
+        monkeypatch.setattr(module, "entry_bytes", measured)
     for n in range(50):  # the same document, turn after turn: kept in place
         parts.keep(t, store, (), 0, {"goal": "kept"}, n, changed=False)
-    assert parts._memo.bytes == size and len(parts._memo) == 1
+    mine = [k for k in record.entries if isinstance(k, tuple) and k[0] == parts._memo.token]
+    assert record.nbytes == size and len(mine) == 1
     assert parts.load(store, T, "s1") == (0, {"goal": "kept"}, 49)

@@ -4,8 +4,8 @@ Through the real engine and filters (``tests/enginedriver.py``, the default
 pipeline, a real LMDB store), the store's bounded caches counted by their own
 ``get``: the filters that decide a request sent again by its digest (identify,
 redact, prune, recall) and by the session's last decision (effects,
-checkpoint, inject's observed rules) look up one record of each kind a turn,
-not one memo each; and what one filter learned is never another's nor another
+checkpoint, inject's observed rules), and the session's parts kept decoded,
+look up one record of each kind a turn, not one memo each; and what one filter learned is never another's nor another
 pipeline's, nor read once a filter before it edited the request.
 """
 from __future__ import annotations
@@ -62,8 +62,11 @@ async def test_a_request_sent_again_looks_up_its_facts_and_its_session_record_on
     s = again.turn.summary
     facts, record = s.facts(), s.record((again.turn.identity.tenant, again.turn.identity.session))
     assert facts is not None and len(facts.entries) >= 4  # identify's identity and anchor, redact, prune, recall
-    assert record is not None and len(record.entries) >= 2  # effects and checkpoint decided it before
-    assert all(hit[0][0] == s.digest for hit in record.entries.values())
+    decisions = [hit for slot, hit in record.entries.items() if isinstance(slot, int)]
+    assert len(decisions) >= 2  # effects and checkpoint decided it before
+    assert all(hit[0][0] == s.digest for hit in decisions)
+    assert len(record.entries) > len(decisions)  # and the session's parts kept decoded (the task state)
+    assert not [name for name in calls if name.startswith("session part")]  # found with the record
 
 
 async def test_a_new_request_of_the_session_finds_no_fact_and_takes_the_full_path(tmp_path):
