@@ -3,6 +3,7 @@
 (``Exchange.whole``) and the turn's end after them (``Exchange.finish``).
 
     python bench/turn_phases.py [N] [--think US] [--gap US] [--watchers-first | --alternate]
+                                [--per-filter-memos]
 
 N turns of each of run.py's two non-streamed requests (2000), driven through
 the turn engine (``tests/enginedriver.py``: no sockets). ``--think``: the
@@ -15,6 +16,10 @@ a served request costs. ``--watchers-first``: a whole answer's watching
 hooks (the manifest, recall, the relayed answer) run before its bytes, as
 before they were left for ``finish``; ``--alternate``: so every other pair of
 turns, in one process (both under the same load and caches), each reported.
+``--per-filter-memos``: the request side before the turn summary (each
+filter's own memo, ``bench/per_filter_memos.py``) instead of the watchers
+first; with ``--alternate``, every other block of 100 pairs of turns (each
+switch finds the other memos' decisions stale and decides the session again).
 
 Prints per phase the wall p50 and mean and the event loop thread's CPU mean
 (µs), and each filter's CPU per turn (its hooks, from the turn's own timings
@@ -38,6 +43,7 @@ sys.path[:0] = [str(ROOT / "bench"), str(ROOT / "tests")]
 from enginedriver import EngineDriver  # noqa: E402
 from profile_engine import canned  # noqa: E402
 from run import KINDS, REPLY_TEXT  # noqa: E402
+import per_filter_memos  # noqa: E402
 
 import ctxproxy.filters.base as base  # noqa: E402
 from ctxproxy.config import load_config  # noqa: E402
@@ -70,8 +76,13 @@ def timed(cls: type, name: str, phase: str, coroutine: bool = False) -> None:
     setattr(cls, name, wrapper)
 
 
+def variant() -> bool:
+    """Whether this turn runs the variant compared with the shipped code (the one alternated)."""
+    return MODE["first"] or per_filter_memos.MODE["base"]
+
+
 def note(phase: str, wall: float, cpu: float) -> None:
-    for walls, cpus in (PHASES[phase], BY_MODE[MODE["first"]][phase]):
+    for walls, cpus in (PHASES[phase], BY_MODE[variant()][phase]):
         walls.append(wall)
         cpus.append(cpu)
 
@@ -92,6 +103,7 @@ async def amain(args: argparse.Namespace) -> None:
         return await inner(forward)
 
     hooks: Counter = Counter()
+    hooks_by: dict[bool, Counter] = {False: Counter(), True: Counter()}
     calls = [("POST", k.path, k.headers, k.body) for k in KINDS]
     with tempfile.TemporaryDirectory() as d:
         async with EngineDriver(load_config(None, data_dir=d), provider=provider) as drive:
@@ -102,21 +114,31 @@ async def amain(args: argparse.Namespace) -> None:
                     walls.clear()
                     cpus.clear()
             for i, call in enumerate(calls * args.n):
-                if args.alternate:
-                    MODE["first"] = i % 4 < 2  # a pair of turns (both kinds) each way
+                if args.alternate:  # a pair of turns (both kinds) each way
+                    if args.per_filter_memos:  # in blocks: a switch decides each memo's session again
+                        per_filter_memos.MODE["base"] = i // 200 % 2 == 0
+                    else:
+                        MODE["first"] = i % 4 < 2
                 got = await drive.call(*call)
                 assert got.status == 200, got.body[:300]
                 for name, ms in got.turn.timings_ms.items():
                     hooks[name] += ms
+                    hooks_by[variant()][name] += ms
                 if gap:
                     await asyncio.sleep(gap)
     turns = 2 * args.n
     label = f"think {args.think:.0f} us, gap {args.gap:.0f} us"
+    names = (", per-filter memos", ", the turn summary") if args.per_filter_memos else \
+        (", watchers first", ", watchers after the bytes")
     if args.alternate:
-        print(report(label + ", watchers first", BY_MODE[True]))
-        print(report(label + ", watchers after the bytes", BY_MODE[False]))
-    else:
-        print(report(label + (", watchers first" if args.watchers_first else ""), PHASES))
+        print(report(label + names[0], BY_MODE[True]))
+        print(report(label + names[1], BY_MODE[False]))
+        for mode in (True, False):
+            print(f"  each filter's CPU per turn (us){names[not mode]}: " + ", ".join(
+                f"{name} {ms * 1e3 / (turns / 2):.1f}" for name, ms in hooks_by[mode].items()
+                if name != "upstream_headers"))
+        return
+    print(report(label + (names[0] if args.watchers_first or args.per_filter_memos else ""), PHASES))
     print("  each filter's CPU per turn (us): " + ", ".join(
         f"{name} {ms * 1e3 / turns:.0f}" for name, ms in hooks.items() if name != "upstream_headers"))
 
@@ -129,10 +151,14 @@ def main() -> None:
     ap.add_argument("--watchers-first", action="store_true",
                     help="a whole answer's watching hooks before its bytes (as before they ran in finish)")
     ap.add_argument("--alternate", action="store_true", help="--watchers-first every other pair of turns")
+    ap.add_argument("--per-filter-memos", action="store_true",
+                    help="the request side before the turn summary (alternated with --alternate)")
     args = ap.parse_args()
     # the pipeline's clock reads this thread's CPU: the turns' own timings become CPU per filter
     base.time = types.SimpleNamespace(perf_counter=time.thread_time, time_ns=time.thread_time_ns)
     MODE["first"] = args.watchers_first
+    per_filter_memos.install()
+    per_filter_memos.MODE["base"] = args.per_filter_memos and not args.alternate
     run_response = base.Pipeline.run_response
     base.Pipeline.run_response = lambda self, turn, view, late=False: run_response(
         self, turn, view, late and not MODE["first"])
