@@ -306,7 +306,9 @@ class Redactor:
         rule to run, so it has no secret, and is remembered as such. A long conversation
         first seen is scanned in one call instead of one per string."""
         try:
-            named = self._hs.joined_events([encode(texts[i]) for i in misses])
+            # one encode of them joined: one byte per character, so joining and encoding commute
+            named = self._hs.joined_data_events(encode("\n".join([texts[i] for i in misses])),
+                                                [len(texts[i]) for i in misses])
         except Exception as exc:
             raise RedactionError(f"redaction failed in profile {self.name!r} ({type(exc).__name__})") from None
         for k, i in enumerate(misses):

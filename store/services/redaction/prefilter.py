@@ -294,9 +294,14 @@ class HyperscanIndex:
         data ending in that text (for ``joinable`` patterns), so a text not named has no event
         of its own and no rule to run; a match across a newline names a text too, which only
         costs its own scan."""
+        return self.joined_data_events(b"\n".join(texts), [len(t) for t in texts])
+
+    def joined_data_events(self, data: bytes, lengths: Sequence[int]) -> set[int]:
+        """``joined_events`` of texts already joined by newlines into ``data`` (one
+        encode of them all), given each one's length."""
         if self._db is None:
             return set()
-        ends = list(itertools.accumulate(len(t) + 1 for t in texts))  # each text's end, its newline included
+        ends = list(itertools.accumulate(n + 1 for n in lengths))  # each text's end, its newline included
         last: list[int] = []
         add = last.append
 
@@ -304,7 +309,7 @@ class HyperscanIndex:
             add(to)
 
         with self._lock:
-            self._db.scan(b"\n".join(texts), match_event_handler=on_match)
+            self._db.scan(data, match_event_handler=on_match)
         return {bisect.bisect_right(ends, to - 1) for to in set(last)}
 
     def intervals(self, rid: int, events: Iterable[tuple[int, int]], start: int) -> list[tuple[int, int]]:

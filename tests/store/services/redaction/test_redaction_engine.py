@@ -386,9 +386,12 @@ def test_a_rule_anchored_at_a_texts_start_is_never_prescanned_joined():
 
 
 @settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(st.lists(st.lists(st.one_of(st.sampled_from(_FRAGMENTS), st.text(alphabet="abcXYZ019+/=-_. \n", max_size=30)),
+@given(st.lists(st.lists(st.one_of(st.sampled_from(_FRAGMENTS), st.text(alphabet="abcXYZ019+/=-_. \néß日", max_size=30)),
                          max_size=8).map("".join), min_size=8, max_size=30))
 def test_the_joined_prescan_gives_what_each_text_alone_gives(texts):
+    # the prescan encodes them joined: one byte per character, so that is each encoded, joined
+    assert engine_mod.encode("\n".join(texts + ["\ud800 lone"])) == b"\n".join(
+        engine_mod.encode(t) for t in texts + ["\ud800 lone"])
     red = redactor("hyperscan")
     red.clear_cache()
     assert red.dirty(texts) == _dirty_one_by_one(texts)
