@@ -14,7 +14,8 @@ instead of at the turn's end with it, as before 2026-12-06 17:00) and "no joined
 awaited before the filters after it run, as before 2026-12-07 15:30, instead of staged:
 they run during the fsync), "prune walks small items" (prune's estimate of a first-seen
 conversation walks every item's strings, as before 2026-12-07 15:40, instead of reading a
-small item's JSON length). Medians per variant; compare within one run.
+small item's JSON length), "redaction encodes each text" (the joined prescan encodes each
+new text, then joins them, as before 2026-12-07 15:50). "A+B" is both. Medians per variant; compare within one run.
 """
 from __future__ import annotations
 
@@ -59,27 +60,38 @@ def _mark() -> None:
 @contextmanager
 def variant(name: str):
     answered, join_min, staged = CheckpointFilter._answered, redaction.JOIN_MIN, Turn.commit_staged
+    prescan = redaction.Redactor._joined_prescan
     small_item = prune.ESTIMATE_ITEM_BYTES
-    if name == "answer reads history":
+    parts = name.split("+")  # "a+b": both
+    if "answer reads history" in parts:
         def old(self, turn, store, answer):
             ident = turn.identity
             if self._deferred:
                 self._run_deferred((ident.tenant, ident.session))
             return answered(self, turn, store, answer)
         CheckpointFilter._answered = old
-    elif name == "no joined prescan":
+    if "no joined prescan" in parts:
         redaction.JOIN_MIN = 1 << 60
-    elif name == "prune waits for its fsync":
+    if "prune waits for its fsync" in parts:
         async def awaited(self, owner, store, write, failed="could not store"):
             return await self.commit(store, write, failed)
         Turn.commit_staged = awaited
-    elif name == "prune walks small items":
+    if "prune walks small items" in parts:
         prune.ESTIMATE_ITEM_BYTES = 0
+    if "redaction encodes each text" in parts:
+        def each(self, texts, digests, misses):
+            named = self._hs.joined_events([redaction.encode(texts[i]) for i in misses])
+            for k, i in enumerate(misses):
+                if k not in named:
+                    self._cache.put(digests[i], (), redaction._SPAN_ENTRY)
+            return [i for k, i in enumerate(misses) if k in named]
+        redaction.Redactor._joined_prescan = each
     try:
         yield
     finally:
         CheckpointFilter._answered, redaction.JOIN_MIN, Turn.commit_staged = answered, join_min, staged
         prune.ESTIMATE_ITEM_BYTES = small_item
+        redaction.Redactor._joined_prescan = prescan
 
 
 async def one(conv: LongConversation) -> tuple[float, float, float, float]:
@@ -105,7 +117,8 @@ async def amain(rounds: int) -> None:
     conv = LongConversation(later=1)
     names = tuple(VARIANTS.split(",")) if VARIANTS else (
         "shipped", "answer reads history", "no joined prescan", "prune waits for its fsync",
-        "prune walks small items")
+        "prune walks small items", "redaction encodes each text",
+        "prune waits for its fsync+prune walks small items+redaction encodes each text")
     got: dict[str, list[tuple[float, float, float, float]]] = {n: [] for n in names}
     for r in range(len(names) * rounds):
         name = names[r % len(names)]

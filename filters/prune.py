@@ -29,7 +29,10 @@ How a turn goes:
 3. New decisions and the originals are written in one store transaction
    *before* the request leaves (a stub never points at nothing); then the
    edits are applied, all at the end (fail open: an error before that
-   forwards the request unmodified and marks the turn degraded).
+   forwards the request unmodified and marks the turn degraded). The
+   transaction is staged (``Turn.commit_staged``): the filters after this one
+   run during its fsync, and the request waits for the disk at their end; a
+   commit that fails there undoes this filter's edits the same way.
 
 Never pruned: the ``keep_recent`` most recent results, results the model
 has not seen yet (after the last assistant turn), results of excluded tools,
