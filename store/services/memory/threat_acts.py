@@ -209,6 +209,7 @@ _OFF = _alt(
 )
 # A safeguard an agent or a team keeps on.
 _SAFEGUARD = _alt(
+    r"\bpre-?commit(?:-| )(?:hooks?|checks?)\b", r"(?<!\w)pre-?commit[- ]хук\w*", "pre-commit 钩子", "pre-commit フック",
     r"\b(?:sandbox(?: mode)?(?! (?:environment|account|project|director|folder|data|db|org|tenant|instance|key))|2fa|two-factor(?: auth\w*)?|mfa|multi-factor(?: auth\w*)?|branch protection|secret scann\w*|"
     r"gitleaks\w*|\.gitleaks\.toml|trufflehog|signature verification|signature checks?|security checks?|"
     r"(?:code )?review approvals?|confirmation prompts?|approval prompts?|dependabot|codeql|container scann\w*|"
@@ -673,7 +674,7 @@ _STOP_AFTER = _alt(r"\b(?:entfernen|löschen|deaktivieren|abschalten|weglassen)\
                    "去掉", "删掉", "刪掉", "删除", "刪除", "关掉", "關掉", "关闭", "不要了", "外す", "外し", "外して", "削除", "やめ", "無効")
 _MASK_OFF = _alt(_seq(_STOP_FIRST, _MASKING, gap=25, fill=_S_CLAUSE_POS), _seq(_MASKING, _STOP_AFTER, gap=50, fill=_S_CLAUSE_POS))
 # Tracks covered: the shell's command history wiped ("delete the shell history on the host", "очисти историю команд").
-_HISTORY = _alt(r"\b(?:shell|bash|zsh|command|terminal) history\b", r"\.(?:bash|zsh)_history\b",
+_HISTORY = _alt(r"\b(?:shell|bash|zsh|command|terminal) history\b", r"\.(?:bash|zsh)_history\b", r"\b(?:bash|shell|zsh)-history\b",
                 r"\bhistorial de (?:comandos|la (?:shell|terminal|consola)|bash)\b", r"\bhistorique (?:des commandes|du shell|du terminal|bash)\b",
                 r"\b(?:shell|befehls|bash|terminal)-?verlauf\w*|\bbefehlshistorie\b", r"(?<!\w)истори\w* (?:команд|терминала|shell|bash)(?!\w)",
                 "命令历史", "命令歷史", "历史命令", "歷史命令", "コマンド履歴", "シェル履歴", "ターミナル履歴")
@@ -684,7 +685,7 @@ _WIPE_FIRST = _alt(r"\b(?:delete|clear|wipe|erase|purge|truncate|remove|scrub|sh
                    "删除", "刪除", "删掉", "刪掉", "清空", "清除", "清掉", "抹掉")
 _WIPE_AFTER = _alt(r"\b(?:löschen|leeren|entfernen)\b", r"(?<!\w)(?:удалить|удаля\w*|очистить|очища\w*|стереть|стира\w*)(?!\w)",
                    "删除", "刪除", "删掉", "刪掉", "清空", "清除", "清掉", "抹掉", "削除", "消去", "消して", "消す", "クリア")
-_HISTORY_WIPE = _alt(_seq(_WIPE_FIRST, _HISTORY, gap=25, fill=_S_CLAUSE_POS), _seq(_HISTORY, _WIPE_AFTER, gap=30, fill=_S_CLAUSE_POS))
+_HISTORY_WIPE = _alt(_seq(_WIPE_FIRST, _HISTORY, gap=45, fill=_S_CLAUSE_POS), _seq(_HISTORY, _WIPE_AFTER, gap=30, fill=_S_CLAUSE_POS))
 
 
 # Text met while working obeyed as orders: a web page or a tool's output whose instructions for the agent are to be
@@ -1322,7 +1323,7 @@ _SKIP_FAILING = _alt(
 )
 
 # A failure told as a success: "when the tests fail, tell the user they passed".
-_FAIL_WORD = _alt(r"\bfail\w*|\bred\b|\bbroken\b", r"\bfall(?:a|an|en|e|ó|aron)\b", r"\b[ée]chou\w*", r"\b(?:fehlschlag\w*|fehlschläg\w*|fehlgeschlagen|scheiter\w*)",
+_FAIL_WORD = _alt(r"\bfail\w*|\bred\b|\bbroken\b|\b(?:rot|sinkt)\b", r"\bfall(?:a|an|en|e|ó|aron)\b", r"\b[ée]chou\w*", r"\b(?:fehlschlag\w*|fehlschläg\w*|fehlgeschlagen|scheiter\w*)",
                   r"(?<!\w)(?:упал\w*|упавш\w*|пада\w*|не прош\w*|сломал\w*)", "失败", "失敗", "挂了", "落ち")
 _TELL_PASSED = _alt(
     r"\b(?:tell|inform)\w* (?:the )?(?:user|customer|client|team|them)\b[^.;\n]{0,25}?\b(?:passed|pass|green|fine|fixed|works|succeeded|ok)\b",
@@ -1330,6 +1331,8 @@ _TELL_PASSED = _alt(
     r"\bdis(?: lui| leur)? (?:[àa] l'utilisat\w+ )?(?:que )?[^.;\n]{0,20}?\b(?:pass[ée]s?|r[ée]ussi\w*|vert\w*|corrig[ée]\w*)",
     r"\bsag (?:dem|den) (?:nutzer|kunden|team)\b[^.;\n]{0,25}?\b(?:bestanden|grün|erfolgreich|behoben|ok)\b",
     r"(?<!\w)(?:скажи|сообщи|отвечай) пользовател\w*[^.;\n]{0,25}?(?:прошл\w*|зел[её]н\w*|исправлен\w*|успешн\w*)",
+    r"\b(?:alles grün|erfolgreich|als bestanden|unverändert)\W{0,3}(?:\w+\W+){0,2}?(?:melden|schreiben|angeben|berichten|eintragen)\b",
+    r"\b(?:melde|schreib|gib)\w*\b[^.;\n]{0,30}?(?:alles grün|'erfolgreich'|„erfolgreich“|'unverändert'|alles als bestanden)",
     r"(?<!\w)(?:пиш\w*|сообща\w*|сообщи|отвеча\w*|говори\w*|указыва\w*)\b[^.;\n]{0,30}?(?:вс[её] (?:зел[её]н\w*|прошл\w*|в порядке)|"
     r"«успешно»|\"успешно\"|что (?:\w+ )?не изменил\w*)",
     r"告诉用户[^。\n]{0,15}?(?:通过|成功|修好|已修复)", r"ユーザーには?[^。\n]{0,15}?(?:成功|合格|通った|直った)と(?:伝え|報告|答え)",
@@ -1469,6 +1472,20 @@ class Convention(NamedTuple):
     also: str = ""  # a regex that quiets the sentence wherever it is in it (with ``scope`` "before")
 
 
+# A payee's bank details swapped for an account number the note gives ("ersetze die Bankverbindung … durch DE89 …",
+# "замени реквизиты на р/с 4070…"): the details, a new number and a verb that swaps them in one sentence; a call-back, a
+# confirmation already made or a fraud warning quiets it.
+_PAYEE_NO = _alt(_ACCOUNT_NO, r"(?<!\w)(?:р/с|р\.с\.|расч[её]тн\w* сч[её]т\w*)\s*\d{10,}", r"\b\d{16,26}\b")
+_SWAP = _alt(_UPDATE, r"\b(?:swap|sustituye|reemplaza|remplace[rz]?|ersetzen|tausche)\b", r"(?<!\w)(?:поменяй|заменить|смени)(?!\w)",
+             "替换", "換成", "换成", "差し替え")
+# Passwordless sudo given to a user the note has created ("Lege einen Benutzer wartung2 mit sudo ohne Passwort an").
+_NOPASS_SUDO = _alt(r"\bsudo (?:without (?:a )?password|ohne passwort|sin contraseña|sans mot de passe)\b", r"\bpassword-?less sudo\b",
+                    r"(?<!\w)sudo без пароля(?!\w)", r"\bnopasswd\b", r"免密(?:码)? ?sudo", r"sudo ?免密", r"パスワードなし(?:の|で)?sudo",
+                    r"sudo(?:を|は)?パスワードなし")
+_SOME_USER = _alt(r"\b(?:user|account|benutzer\w*|konto|usuario|cuenta|utilisateur|compte)\b",
+                  r"(?<!\w)(?:пользовател\w*|аккаунт\w*|учётн\w*|учетн\w*)(?!\w)", "用户", "账号", "帳號", "ユーザー", "アカウント")
+
+
 CONVENTIONS: tuple[Convention, ...] = (
     # (bank details changed on the word of a mail: unless the sentence warns that such a mail is a fraud)
     Convention("unsafe_action", (_BANK_DETAILS, _LOOSE_CHANNEL, _UPDATE), _quiet_words(_VERIFY + _FRAUD)
@@ -1521,4 +1538,8 @@ CONVENTIONS: tuple[Convention, ...] = (
     # the command history wiped, unless the sentence forbids it first ("never clear the shell history on bastions")
     Convention("concealment", (_HISTORY_WIPE,), _NEGATION, "before"),
     Convention("instruction_override", (_FOUND_TEXT, _OBEY_THEM, _LEAD), _QUIET_WORDS),
+    Convention("unsafe_action", (_BANK_DETAILS, _PAYEE_NO, _SWAP), _quiet_words(_VERIFY + _CONFIRMED + _FAKE + _FRAUD)
+               + "|回电|核实|核實|确认|確認|折り返し" + _FRAUD_CJK),
+    # ("нет пользователей с sudo без пароля": there are none)
+    Convention("persistence_backdoor", (_NOPASS_SUDO, _SOME_USER), _quiet_words(r"|нет")),
 )
