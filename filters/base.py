@@ -205,8 +205,8 @@ class Turn:
     # failed), committed with the turn's next write-ahead or when the request filters end.
     ahead: list[tuple[str, Any, Callable[[Any], Any], str]] = field(default_factory=list)
     # Write-aheads staged in the writer's batch, their fsync still running (``commit_staged``):
-    # (owner, its commit's future, failed), awaited when the request filters end.
-    staging: list[tuple[Any, Any, str]] = field(default_factory=list)
+    # (owner, its commit's future, failed, the result it staged), awaited when the request filters end.
+    staging: list[tuple[Any, Any, str, Any]] = field(default_factory=list)
     # The request's bytes and headers as 16 bytes (``repeats.request_digest``), made once
     request_digest: bytes | None = None
     # What the request hooks read first: the digest, its facts, the session's record (``turn_summary``)
@@ -276,8 +276,10 @@ class Turn:
         disk (the request filters' end waits for it). If the batch then does not
         commit, the request filters run again without ``owner`` (as when an
         optional filter fails after editing), or the request is refused (503)
-        when ``owner`` is required. ``write`` may run twice, as for ``commit``;
-        the result returned is its first run's."""
+        when ``owner`` is required. ``write`` may run twice, as for ``commit``
+        (a batch that lost a race with another process's runs again): the
+        result returned is its first run's, and a batch that then committed a
+        different one is handled as one that did not commit."""
         writer = self.services.writer
         if writer is None or self.blocking:
             return await self.commit(store, write, failed)
@@ -296,7 +298,7 @@ class Turn:
         await asyncio.wait((staged, done), return_when=asyncio.FIRST_COMPLETED)
         if staged.done():
             done.add_done_callback(_retrieved)  # a turn refused before it waits for the disk logs nothing
-            self.staging.append((owner, done, failed))
+            self.staging.append((owner, done, failed, staged.result()))
             return staged.result()
         staged.cancel()
         try:
@@ -354,17 +356,25 @@ class Turn:
 
     async def _staged_on_disk(self) -> None:
         while self.staging:
-            owner, done, failed = self.staging.pop(0)
+            owner, done, failed, staged = self.staging.pop(0)
             t0 = time.perf_counter()
             try:
-                await done
-            except Exception as exc:
-                log.warning("turn %s: filter %s failed to commit its write-ahead: %s", self.turn_id, owner.name,
-                            type(exc).__name__)
+                cause: BaseException | None = None
+                try:
+                    if await done == staged:
+                        continue
+                    # it ran again (a race with another process lost) and read otherwise: the
+                    # owner's edits were made on what the first run read
+                    log.warning("turn %s: filter %s's write-ahead committed other than it staged", self.turn_id,
+                                owner.name)
+                except Exception as exc:
+                    cause = exc
+                    log.warning("turn %s: filter %s failed to commit its write-ahead: %s", self.turn_id,
+                                owner.name, type(exc).__name__)
                 if owner.required:
-                    raise FilterError(owner.name, failed, 503, self.turn_id) from exc
+                    raise FilterError(owner.name, failed, 503, self.turn_id) from cause
                 _mark_degraded(self, owner.name)
-                raise _Undo(owner.name) from exc  # its edits stand on records that are not on disk
+                raise _Undo(owner.name) from cause  # its edits stand on what is not on disk
             finally:
                 _add_time(self, owner.name, t0)
 

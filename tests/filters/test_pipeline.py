@@ -9,6 +9,7 @@ import pytest
 from ctxproxy.filters import CommitFailed, FilterError, Pipeline, Services, Turn
 from ctxproxy.filters.base import Filter
 from ctxproxy.store import StoreError
+from ctxproxy.store.errors import StoreConflict
 from ctxproxy.store.writer import BackgroundWriter
 from storelock import write_lock_held
 from ctxproxy.filters.tokens import TokenCounter
@@ -540,3 +541,66 @@ def test_a_staged_write_ahead_without_a_writer_commits_before_the_next_filter(st
     Pipeline([Staged("rec", store), Append("after", "A")]).run_request(t)
     assert t.state["order"] == ["rec staged", "after"] and not t.staging
     assert store.sessions.get("default", "s1") == {"rec": "on disk"}
+
+
+class Raced(Gated):
+    """A store whose first commit loses a race with another process (``StoreConflict``):
+    the writer runs the batch again, after ``meanwhile`` (the other process's write)."""
+
+    def __init__(self, store, meanwhile=None):
+        super().__init__(store)
+        self.lost, self.meanwhile, self.batches = False, meanwhile, 0
+
+    @contextlib.contextmanager
+    def batch(self):
+        self.batches += 1
+        if self.lost and self.meanwhile is not None:
+            self.meanwhile()
+        with self.store.batch() as b:
+            yield b
+            assert self.gate.wait(30), "nothing released the commit"
+            if not self.lost:
+                self.lost = True
+                raise StoreConflict("another process wrote these rows first (test)")
+
+
+class Reads(Records):
+    """Stages a write whose result is what it read of the store (as prune's is: the
+    decisions another worker made first), and edits the body with it."""
+
+    def __init__(self, name, store):
+        super().__init__(name, store, required=False)
+
+    async def on_request(self, t):
+        def write(b):
+            seen = b.sessions.get("default", "s1") or {}
+            b.sessions.update("default", "s1", {self.name: "on disk"})
+            return seen.get("other", "nobody")
+
+        result = await t.commit_staged(self, self.store, write)
+        t.state.setdefault("order", []).append(f"staged, read {result}")
+        t.request.add_turn_segment(f"[{result}]")
+
+
+@pytest.mark.parametrize("meanwhile", [False, True])
+async def test_a_staged_write_ahead_run_again_stands_only_if_it_read_the_same(store, meanwhile):
+    """The batch ran again after a lost race: if its second run read what the first
+    did, the edits made on the first stand; otherwise they are undone (the request
+    filters run again without the filter)."""
+    raced = Raced(store, (lambda: store.sessions.update("default", "s1", {"other": "the other worker"}))
+                  if meanwhile else None)
+    writer = BackgroundWriter(raced)
+    try:
+        t = turn()
+        t.services = Services(store=store, writer=writer)
+        chain = Pipeline([Reads("rec", store), Opens(store, raced)])
+        await chain.run_request_async(t, reparse=lambda: ADAPTERS["chat"].parse_request(RAW))
+        content = orjson.loads(t.request.to_bytes())["messages"][0]["content"]
+        assert raced.batches == 2 and store.sessions.get("default", "s1")["rec"] == "on disk"
+        if meanwhile:
+            assert t.degraded == ["rec"] and "[nobody]" not in content and content.endswith("O")
+        else:
+            assert not t.degraded and content.endswith("[nobody]\n\nO")
+    finally:
+        raced.gate.set()
+        writer.close()
