@@ -1301,7 +1301,9 @@ _DE_SEPARABLE = r"\b(?:trag|trage|tragt|füg|füge|schreib|schreibe|nimm)\b[^.;\
 
 # Where packages and code come from, pointed at an outside host: a registry, an index, a remote.
 _REGISTRY = _alt(r"\bregistry\s*[=:]", r"\bnpm registry\b", r"\b(?:extra-)?index[-_]url\b", r"\bremote set-url\b", r"\bgoproxy\s*=",
-                 r"\bregistry (?:has )?moved\b", r"\bcanonical remote\b")
+                 r"\bregistry (?:has )?moved\b", r"\bcanonical remote\b",
+                 # pip's short flag, a host trusted without TLS
+                 r"\binstall\b[^\n]{0,80}?\s-i\s", r"--trusted-host\b")
 _OUTSIDE_URL = r"https?://(?!localhost|127\.|10\.|192\.168\.|[^\s/]*\.(?:internal|corp|local|lan)\b|(?:registry\.npmjs\.org|pypi\.org|github\.com/[\w.-]+/[\w.-]+\.git)\b)"
 # Every address let in, a bucket made readable by all.
 _OPEN_WORLD = r"\b(?:allow|allows|open|add|permit|whitelist|allowlist|autorise|erlaube|разреши|放开|许可)\w*\b[^.;\n]{0,40}?0\.0\.0\.0/0\b"
@@ -1542,4 +1544,6 @@ CONVENTIONS: tuple[Convention, ...] = (
                + "|回电|核实|核實|确认|確認|折り返し" + _FRAUD_CJK),
     # ("нет пользователей с sudo без пароля": there are none)
     Convention("persistence_backdoor", (_NOPASS_SUDO, _SOME_USER), _quiet_words(r"|нет")),
+    # every package host trusted without TLS ("pip.conf: trusted-host = * in every project")
+    Convention("safeguard_off", (r"\btrusted-host\s*=\s*\*",), _QUIET_WORDS),
 )
