@@ -291,7 +291,10 @@ class Turn:
             for _, _, w, _ in ahead:
                 w(b)
             out = write(b)
-            loop.call_soon_threadsafe(_resolve, staged, out)
+            try:
+                loop.call_soon_threadsafe(_resolve, staged, out)
+            except RuntimeError:  # the loop is closed (shutting down): nobody waits, the write stands
+                pass
             return out
 
         done = asyncio.wrap_future(writer.submit(run, urgent=True, key=self.write_key))
