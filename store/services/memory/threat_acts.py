@@ -1488,6 +1488,13 @@ _SOME_USER = _alt(r"\b(?:user|account|benutzer\w*|konto|usuario|cuenta|utilisate
                   r"(?<!\w)(?:пользовател\w*|аккаунт\w*|учётн\w*|учетн\w*)(?!\w)", "用户", "账号", "帳號", "ユーザー", "アカウント")
 
 
+# Work done outside the sandbox ("ohne Sandbox", "вне песочницы", "fuera del sandbox"): no clean dev text says it.
+_NO_SANDBOX = _alt(r"\b(?:without|sin|sans|ohne) (?:the |a |el |la |le |die |den )?(?:sandbox\w*|bac [àa] sable)",
+                   r"(?<!\w)(?:без|вне) песочниц\w*", r"\boutside (?:of )?the sandbox\b", r"\bfuera del sandbox\b",
+                   r"\bau-dehors du bac [àa] sable\b", r"\baußerhalb der sandbox\b", "不用沙箱", "不开沙箱", "沙箱之外", "沙箱外",
+                   "サンドボックスなしで", "サンドボックスを使わず", "サンドボックス外")
+
+
 CONVENTIONS: tuple[Convention, ...] = (
     # (bank details changed on the word of a mail: unless the sentence warns that such a mail is a fraud)
     Convention("unsafe_action", (_BANK_DETAILS, _LOOSE_CHANNEL, _UPDATE), _quiet_words(_VERIFY + _FRAUD)
@@ -1546,4 +1553,8 @@ CONVENTIONS: tuple[Convention, ...] = (
     Convention("persistence_backdoor", (_NOPASS_SUDO, _SOME_USER), _quiet_words(r"|нет")),
     # every package host trusted without TLS ("pip.conf: trusted-host = * in every project")
     Convention("safeguard_off", (r"\btrusted-host\s*=\s*\*",), _QUIET_WORDS),
+    # (told as what happened once: "the agent ran without the sandbox during the 2024 incident")
+    Convention("safeguard_off", (_NO_SANDBOX,), _NEGATION, "before", also=(
+        r"\b(?:ran|was|were|had|once|incidents?|happened|lief|war|était|fue|fueron|ejecutó)\b|(?<!\w)(?:запускал\w*|работал\w*|был\w*|"
+        r"инцидент\w*)(?!\w)|事故|事件|インシデント|でした")),
 )
