@@ -19,6 +19,7 @@ compared for one bank are side by side in time and machine load. Reads the dev s
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import shlex
 import sys
@@ -67,13 +68,19 @@ def rates(texts, model, rules, langs) -> dict:
     return out
 
 
+def run_file(cfg: str, bank: str) -> str:
+    """A run's file name: the bank and the options, readable, and a hash of the options (two long option sets
+    cut to the same readable part stay two files)."""
+    name = "".join(c if c.isalnum() else "_" for c in cfg)[:60] or "defaults"
+    stem = "".join(c if c.isalnum() else "_" for c in bank)
+    return f"{stem}__{name}_{hashlib.sha256(cfg.encode()).hexdigest()[:8]}.jsonl"
+
+
 def dump(folder: Path, cfg: str, bank: str, dev, best, left, lbest, lrules) -> None:
     """One JSON line per text: the dev texts with their out-of-fold margins, the left-out ones with the margins
     of the model that never saw them (and the rules' verdict), each with its bank, language and label."""
-    name = "".join(c if c.isalnum() else "_" for c in cfg)[:60] or "defaults"
-    stem = "".join(c if c.isalnum() else "_" for c in bank)
     folder.mkdir(parents=True, exist_ok=True)
-    with open(folder / f"{stem}__{name}.jsonl", "w", encoding="utf-8") as f:
+    with open(folder / run_file(cfg, bank), "w", encoding="utf-8") as f:
         for part, texts, margins, ruled in (("dev", dev, best, None), ("left", left, lbest, lrules)):
             for k, (t, m) in enumerate(zip(texts, margins)):
                 f.write(json.dumps({"part": part, "bank": tg.bank_of(t), "lang": t.lang, "label": t.label,
@@ -227,9 +234,7 @@ def main() -> None:
         if args.dump_dir:
             dump(Path(args.dump_dir), cfg, bank, dev, best, left, lbest, lrules)
         if args.misses_dir:
-            name = "".join(c if c.isalnum() else "_" for c in cfg)[:60] or "defaults"
-            stem = "".join(c if c.isalnum() else "_" for c in bank)
-            with open(Path(args.misses_dir) / f"{stem}__{name}.jsonl", "w", encoding="utf-8") as f:
+            with open(Path(args.misses_dir) / run_file(cfg, bank), "w", encoding="utf-8") as f:
                 for t, s_, g, r in zip(left, lbest, lmodel | lrules, lrules):
                     f.write(json.dumps({"lang": t.lang, "label": t.label, "margin": round(float(s_), 3),
                                         "rules": bool(r), "blocked": bool(g), "text": t.text},
