@@ -810,6 +810,9 @@ ACT_RULES: tuple[tuple[str, str], ...] = (
 # Speed only: the rules that need an outside place (or a stash) to match are skipped when none of these is in the
 # text (``threats`` checks them before the rule's long alternations; a verdict never changes).
 NEEDS: dict[str, tuple[str, ...]] = {
+    # (its verbs are common words; the protection it takes away is not)
+    _MASK_OFF: ("redact", "mask", "enmascar", "anonimi", "masqu", "caviard", "anonymis", "schwärz", "маскир", "анонимиз", "脱敏", "脫敏",
+                "打码", "打碼", "マスキング", "マスク"),
     _SEND_OUT: _DEST_NEEDS,
     _LEAK_PLACES: _DEST_NEEDS + ("tmp/", "shm/", "docker"),
     _SEND_OTHERS_READ: _OTHERS_READ_NEEDS,
