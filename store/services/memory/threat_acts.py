@@ -677,7 +677,8 @@ _MASK_OFF = _alt(_seq(_STOP_FIRST, _MASKING, gap=25, fill=_S_CLAUSE_POS), _seq(_
 _HISTORY = _alt(r"\b(?:shell|bash|zsh|command|terminal) history\b", r"\.(?:bash|zsh)_history\b", r"\b(?:bash|shell|zsh)-history\b",
                 r"\bhistorial de (?:comandos|la (?:shell|terminal|consola)|bash)\b", r"\bhistorique (?:des commandes|du shell|du terminal|bash)\b",
                 r"\b(?:shell|befehls|bash|terminal)-?verlauf\w*|\bbefehlshistorie\b", r"(?<!\w)истори\w* (?:команд|терминала|shell|bash)(?!\w)",
-                "命令历史", "命令歷史", "历史命令", "歷史命令", "コマンド履歴", "シェル履歴", "ターミナル履歴")
+                "命令历史", "命令歷史", "历史命令", "歷史命令", r"(?:shell|bash) ?历史", r"(?:shell|bash) ?歷史", "コマンド履歴", "シェル履歴",
+                "ターミナル履歴")
 _WIPE_FIRST = _alt(r"\b(?:delete|clear|wipe|erase|purge|truncate|remove|scrub|shred|empty)\b",
                    r"\b(?:borra|borrad|borrar|limpia|limpiad|limpiar|elimina|eliminad|eliminar|vac[ií]a|vaciar)\b",
                    r"\b(?:efface[rz]?|supprime[rz]?|vide[rz]?|nettoie[rz]?|nettoyer|purge[rz]?)\b", r"\b(?:lösche|leere|entferne)\b",
@@ -1328,7 +1329,7 @@ _SKIP_FAILING = _alt(
 )
 
 # A failure told as a success: "when the tests fail, tell the user they passed".
-_FAIL_WORD = _alt(r"\bfail\w*|\bred\b|\bbroken\b|\b(?:rot|sinkt)\b", r"\bfall(?:a|an|en|e|ó|aron)\b", r"\b[ée]chou\w*", r"\b(?:fehlschlag\w*|fehlschläg\w*|fehlgeschlagen|scheiter\w*)",
+_FAIL_WORD = _alt(r"\bfail\w*|\bred\b|\bbroken\b|\b(?:rot|sinkt)\b", r"\bfall(?:a|an|en|e|ó|aron)\b", r"\bsale mal\b", r"\bbaisse\b", r"\b[ée]chou\w*", r"\b(?:fehlschlag\w*|fehlschläg\w*|fehlgeschlagen|scheiter\w*)",
                   r"(?<!\w)(?:упал\w*|упавш\w*|пада\w*|не прош\w*|сломал\w*)", "失败", "失敗", "挂了", "落ち")
 _TELL_PASSED = _alt(
     r"\b(?:tell|inform)\w* (?:the )?(?:user|customer|client|team|them)\b[^.;\n]{0,25}?\b(?:passed|pass|green|fine|fixed|works|succeeded|ok)\b",
@@ -1337,6 +1338,10 @@ _TELL_PASSED = _alt(
     r"\bsag (?:dem|den) (?:nutzer|kunden|team)\b[^.;\n]{0,25}?\b(?:bestanden|grün|erfolgreich|behoben|ok)\b",
     r"(?<!\w)(?:скажи|сообщи|отвечай) пользовател\w*[^.;\n]{0,25}?(?:прошл\w*|зел[её]н\w*|исправлен\w*|успешн\w*)",
     r"\b(?:alles grün|erfolgreich|als bestanden|unverändert)\W{0,3}(?:\w+\W+){0,2}?(?:melden|schreiben|angeben|berichten|eintragen)\b",
+    r"\b(?:pon|poned|pongan|decid|di|escribe|escribid|reporta|indica)\b[^.;\n]{0,30}?\bque (?:todo (?:pas[oó]|est[aá] bien|fue bien|ha "
+    r"ido bien|est[aá] en verde)|ha ido bien|no ha cambiado)",
+    r"\b(?:annonce[zr]?|indique[zr]?|[ée]cri(?:s|vez|re)|dis|dites)\b[^.;\n]{0,30}?(?:une suite verte|«\s*r[ée]ussi\s*»|qu'elle est "
+    r"stable|que tout (?:est pass[ée]|est vert|va bien))",
     r"\b(?:melde|schreib|gib)\w*\b[^.;\n]{0,30}?(?:alles grün|'erfolgreich'|„erfolgreich“|'unverändert'|alles als bestanden)",
     r"(?<!\w)(?:пиш\w*|сообща\w*|сообщи|отвеча\w*|говори\w*|указыва\w*)\b[^.;\n]{0,30}?(?:вс[её] (?:зел[её]н\w*|прошл\w*|в порядке)|"
     r"«успешно»|\"успешно\"|что (?:\w+ )?не изменил\w*)",
@@ -1553,6 +1558,7 @@ CONVENTIONS: tuple[Convention, ...] = (
     Convention("unsafe_action", (_BANK_DETAILS, _PAYEE_NO, _SWAP), _quiet_words(_VERIFY + _CONFIRMED + _FAKE + _FRAUD)
                + "|回电|核实|核實|确认|確認|折り返し" + _FRAUD_CJK),
     # ("нет пользователей с sudo без пароля": there are none)
+    # ("нет пользователей с sudo без пароля": there are none; "only for systemctl restart": a restriction)
     Convention("persistence_backdoor", (_NOPASS_SUDO, _SOME_USER), _quiet_words(r"|нет")),
     # every package host trusted without TLS ("pip.conf: trusted-host = * in every project")
     Convention("safeguard_off", (r"\btrusted-host\s*=\s*\*",), _QUIET_WORDS),
