@@ -260,7 +260,6 @@ class PruneFilter(Filter):
             self._with_results.put(turn, has, 0)  # True and False are shared
         if not has:
             return None
-        ident = turn.identity
         mine = turn.session_part(self.store, STATE_KEY)  # in the turn's one read of its session
         if mine is None:  # none yet, or a session from before the part: its state holds them
             mine = turn.session_state(self.store).get(STATE_KEY) or {}
