@@ -89,9 +89,62 @@ def dump(folder: Path, cfg: str, bank: str, dev, best, left, lbest, lrules) -> N
                                    ensure_ascii=False) + "\n")
 
 
+def cut_for(clean: np.ndarray, max_false: float) -> float:
+    """The lowest margin above which at most ``max_false`` of ``clean`` margins are."""
+    ranked = np.sort(clean)[::-1]
+    allowed = int(np.floor(max_false * len(ranked)))
+    return float(ranked[allowed]) if allowed < len(ranked) else float("-inf")
+
+
+def author_score(rows: list[dict], max_false: float) -> dict:
+    """The author banks' out-of-fold margins (``rows``: a dump's dev part) read two ways, neither in-sample:
+    ``pooled``, attacks blocked at the one margin that falsely blocks at most ``max_false`` of every author's
+    clean memories pooled (how well the model separates new authors, the cut-off given); ``loao``, each bank
+    judged at the cut-off the other banks' clean memories give (the cut-off chosen without the author too),
+    pooled over banks; ``equal``, the same with each bank's attack rate counted once (every author equal)."""
+    rows = [r for r in rows if r["bank"] in tg.AUTHORS]
+    margin = np.array([r["margin"] for r in rows])
+    attack = np.array([r["label"] == "attack" for r in rows])
+    bank = np.array([r["bank"] for r in rows])
+    lang = np.array([r["lang"] for r in rows])
+    one = cut_for(margin[~attack], max_false)
+    caught = np.zeros(len(rows), dtype=bool)
+    per_bank = {}
+    for b in sorted(set(bank)):
+        here = bank == b
+        c = cut_for(margin[~attack & ~here], max_false)
+        caught[here] = margin[here] > c
+        per_bank[b] = (round(100 * float(caught[here & attack].mean()), 1), int(caught[here & ~attack].sum()))
+    false_by_lang = {lg: int(caught[~attack & (lang == lg)].sum()) for lg in sorted(set(lang))}
+    return {"attacks": int(attack.sum()), "clean": int((~attack).sum()),
+            "pooled": [round(100 * float((margin[attack] > one).mean()), 1), int((margin[~attack] > one).sum()),
+                       round(one, 3)],
+            "loao": [round(100 * float(caught[attack].mean()), 1), int(caught[~attack].sum())],
+            "equal": round(float(np.mean([v[0] for v in per_bank.values()])), 1),
+            "false_by_lang": false_by_lang, "per_bank": per_bank}
+
+
+def score_dumps(folder: Path, max_false: float, show_left: bool) -> None:
+    """Print ``author_score`` of every dump in ``folder`` (and with ``show_left`` the left-out banks, at the
+    cut-off the author banks give: read them only after the choice)."""
+    for path in sorted(folder.glob("*.jsonl")):
+        rows = [json.loads(line) for line in path.open(encoding="utf-8")]
+        sc = author_score([r for r in rows if r["part"] == "dev"], max_false)
+        print(f"{path.name}: {sc['attacks']} author attacks, {sc['clean']} clean; pooled blocked/false/cut "
+              f"{sc['pooled']}; leave-one-author-out cut-off: blocked {sc['loao']}, each author equal "
+              f"{sc['equal']} %; false by language {sc['false_by_lang']}")
+        if show_left:
+            left = [r for r in rows if r["part"] == "left"]
+            cut = sc["pooled"][2]
+            for b in sorted({r["bank"] for r in left}):
+                a = [r["margin"] > cut for r in left if r["bank"] == b and r["label"] == "attack"]
+                c = [r["margin"] > cut for r in left if r["bank"] == b and r["label"] == "clean"]
+                print(f"    left out {b}: blocked {100 * np.mean(a):.1f} % of {len(a)}, false {sum(c)} of {len(c)}")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--corpora", required=True)
+    ap.add_argument("--corpora", default="", help="the unpacked public corpora (not needed with --score-dumps)")
     ap.add_argument("--leave-out", default="fresh,fresh2,fresh3",
                     help="banks, comma-separated, one run each; banks joined by '+' are left out together")
     ap.add_argument("--config", action="append", default=None,
@@ -111,7 +164,15 @@ def main() -> None:
     ap.add_argument("--dump-dir", default="",
                     help="write each run's out-of-fold dev margins and left-out margins here (JSON lines), so other "
                          "calibrations can be compared on the same trained models without training again")
+    ap.add_argument("--score-dumps", default="",
+                    help="train nothing: read the --dump-dir files in this folder and print each run's author banks, "
+                         "out of fold, at a pooled clean false rate of --author-false (see author_score)")
+    ap.add_argument("--author-false", type=float, default=0.005)
+    ap.add_argument("--show-left", action="store_true", help="with --score-dumps, the left-out banks too")
     args = ap.parse_args()
+    if args.score_dumps:
+        score_dumps(Path(args.score_dumps), args.author_false, args.show_left)
+        return
     configs = args.config or [""]
     t0 = time.time()
     texts, _ = gate_corpora.load(args.corpora, with_sealed=False)  # the sealed bank is never read here

@@ -400,7 +400,9 @@ def design(dev, owner_a: np.ndarray, trained: np.ndarray, feats: list[set[str]],
     ``--hand-weight`` times more, attacks and clean text the same in total)."""
     df = Counter(f for fs, tr in zip(feats, trained) if tr for f in fs)
     without = frozenset(filter(None, args.without_class.split(",")))
+    kinds = frozenset(filter(None, args.kinds.split(","))) or frozenset(KINDS)
     vocab = {f: i for i, f in enumerate(sorted(f for f, n in df.items() if n >= 2 and "\x00" not in f
+                                               and kind_of(f) in kinds
                                                and not (without and names_a_class(f, without))))}
     rows = [np.array(sorted(vocab[f] for f in fs if f in vocab), dtype=np.int64) for fs in feats]
     sizes = np.array([len(fs) for fs in feats], dtype=np.float64)  # all n-grams, as the gate counts them
@@ -422,6 +424,17 @@ def design(dev, owner_a: np.ndarray, trained: np.ndarray, feats: list[set[str]],
     size = len(mult)
     X = Matrix(rows, sizes, args.evidence_floor, mult, dense)
     return vocab, X, y, y_text, sw, mult, size
+
+
+KINDS = ("grams", "pairs", "classes")
+
+
+def kind_of(feature: str) -> str:
+    """A feature's kind: a word class, mood or cross (``classes``), a word pair of either namespace (``pairs``),
+    or a character n-gram (``grams``, the wording itself)."""
+    if feature.startswith(CLASS):
+        return "classes"
+    return "pairs" if feature[:1] in ("\x01", "\x04") else "grams"
 
 
 def names_a_class(feature: str, names: frozenset[str]) -> bool:
@@ -558,6 +571,9 @@ def parser() -> argparse.ArgumentParser:
     ap.add_argument("--background", action="store_true",
                     help="score a long text's windows without the text's background (threat_model.window_features: "
                          "the features in more than half of its windows), so one order in a long note is not diluted")
+    ap.add_argument("--kinds", default="",
+                    help="feature kinds the model may weigh, comma-separated among grams, pairs, classes (default all); "
+                         "the others are still counted in a segment's size, as the gate counts them")
     ap.add_argument("--without-class", default="",
                     help="experiment: drop the word-class features naming these classes (comma-separated, e.g. "
                          "never), alone, in pairs and in triples: what a class adds, measured in one run")
@@ -688,7 +704,7 @@ def main() -> None:
             "l2": args.l2, "steps": args.steps, "hand_weight": args.hand_weight, "class_scale": args.class_scale,
             "evidence_floor": args.evidence_floor, "folds": "by family", "max_false_text": args.max_false_text, "calibrate": args.calibrate,
             "author_max_false": args.author_max_false, "author_clean_weight": args.author_clean_weight,
-            "without_class": args.without_class, "recall_facts": args.recall_facts,
+            "without_class": args.without_class, "kinds": args.kinds, "recall_facts": args.recall_facts,
             "lang_thresholds": args.lang_thresholds}
     meta["mood"] = not args.no_mood
     meta["structure"] = args.structure
