@@ -74,6 +74,7 @@ from .report import ManifestField
 from .services import Services
 from .session_part import known_parts
 from .tokens import TokenCounter
+from .turn_summary import ChainDecisions
 from .view import RequestView, ResponseView, StreamEvent
 
 log = logging.getLogger("ctxproxy.filters")
@@ -211,6 +212,8 @@ class Turn:
     request_digest: bytes | None = None
     # What the request hooks read first: the digest, its facts, the session's record (``turn_summary``)
     summary: Any = None
+    # The filters whose request hook was replayed from the chain's decision for this very request
+    replayed: list[str] = field(default_factory=list)
 
     # What describes the request: set when it comes in, shared by an automatic successor.
     REQUEST_FIELDS: ClassVar[tuple[str, ...]] = ("api", "route", "path", "headers", "request", "tokens", "services",
@@ -527,6 +530,7 @@ class _Stage:
     end: Callable | None
     request_span: str  # child span name of the request hook
     awaits: bool  # its on_request is ``async def`` (it writes ahead)
+    replay: Callable | None = None  # replay(turn, memo) -> bool, with replay_memo(turn) (the chain's repeat)
 
 
 def _split_watchers(stages: tuple[_Stage, ...]) -> tuple[tuple[_Stage, ...], tuple[_Stage, ...]]:
@@ -555,8 +559,12 @@ class Pipeline:
                 answer("on_response_end"),
                 f"{f.name}.request",
                 inspect.iscoroutinefunction(getattr(f, "on_request", None)),
+                getattr(f, "replay", None) if callable(getattr(f, "replay_memo", None)) else None,
             ))
         self.stages: tuple[_Stage, ...] = tuple(stages)
+        # The session's last request sent again: decided once for the chain (``_request_pass``)
+        self.replayers = sum(1 for s in self.stages if s.replay is not None and s.request is not None)
+        self.chain = ChainDecisions() if self.replayers else None
         self.event_stages = tuple(s for s in self.stages if s.event)  # what each streamed event goes through
         self.has_event_hooks = bool(self.event_stages)
         # The watching hooks that end the chain may run after the bytes went out: for a streamed
@@ -620,14 +628,27 @@ class Pipeline:
         # time in the turn's timings is that span (wall-clock ns, as spans are exported).
         now = time.time_ns
         timings, spans = turn.timings_ms, turn.spans
+        # The chain's decision for this very request, read at the first filter that can replay
+        # (the identity is set by then); a pass run again after an undo replays nothing.
+        chain = self.chain if not skipped and turn.request is not None else None
+        memos: dict[int, Any] | None = None
+        replayed: dict[int, Any] = {}
         t = now()
-        for stage in self.stages:
+        for i, stage in enumerate(self.stages):
             f = stage.filter
             if stage.request is None or f.name in skipped:
                 continue
             edits_before = getattr(turn.request, "edits", 0)
             t0_ns = t
             try:
+                if chain is not None and stage.replay is not None:
+                    if memos is None:
+                        memos = _chain_memos(turn, chain)
+                    memo = memos.get(i)
+                    if memo is not None and _replayable(turn) and stage.replay(turn, memo):
+                        replayed[i] = memo
+                        turn.replayed.append(f.name)
+                        continue
                 if stage.awaits:
                     await stage.request(turn)
                 else:
@@ -655,8 +676,33 @@ class Pipeline:
                 t = now()
                 timings[f.name] = timings.get(f.name, 0.0) + max(0, t - t0_ns) / 1e6
                 spans.append((stage.request_span, t0_ns, t))
+        if chain is not None and len(replayed) < self.replayers:  # a filter that can replay ran
+            self._keep_chain(turn, chain, replayed)
         if turn.ahead or turn.staging:  # write-aheads no later filter's commit took along, or staged: on
             await turn.commit_pending()  # disk before the request leaves
+
+    def _keep_chain(self, turn: Turn, chain: "ChainDecisions", replayed: dict[int, Any]) -> None:
+        """After a pass that did not replay every filter: what each filter that can
+        replay would replay of it, kept for this request, when the pass left the
+        request as it came, offered nothing and committed nothing."""
+        if turn.identity is NO_IDENTITY:
+            return
+        if not _replayable(turn) or turn.degraded or turn.own_tool is not None:
+            chain.forget(turn)
+            return
+        out: dict[int, Any] = {}
+        for i, stage in enumerate(self.stages):
+            if stage.replay is None:
+                continue
+            memo = replayed.get(i)
+            if memo is None:
+                memo = stage.filter.replay_memo(turn)
+            if memo is not None:
+                out[i] = memo
+        if not out:
+            chain.forget(turn)
+        elif len(out) != len(replayed) or any(replayed.get(i) is not m for i, m in out.items()):
+            chain.keep(turn, out)  # (the very memos it replayed: the entry stands as it is)
 
     def run_response_id(self, turn: Turn, rid: str) -> None:
         for f, hook in self.id_hooks:
@@ -818,6 +864,25 @@ class Pipeline:
             return None
         finally:
             _add_time(turn, f.name, t0)
+
+
+def _replayable(turn: Turn) -> bool:
+    """Whether the request is still as it came, nothing offered or handed to the store:
+    what the chain's decision for these bytes describes."""
+    return not (turn.request.edits or turn.segments or turn.ahead or turn.staging)
+
+
+def _chain_memos(turn: Turn, chain: "ChainDecisions") -> dict[int, Any]:
+    """The chain's memos for this very request on its session's records as stored
+    (the turn's one read of them, made here if no filter made it yet), or none."""
+    if turn.identity is NO_IDENTITY or not turn.identity.session:
+        return {}
+    store = turn.services.store
+    if store is None:
+        return {}
+    if turn.session_cache is None:
+        turn.session_state(store)
+    return chain.get(turn) or {}
 
 
 def _check_order(filters: list[Filter]) -> None:

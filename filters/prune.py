@@ -217,6 +217,9 @@ def _below_trigger(view: Any, trigger_tokens: int) -> bool:
     return bool(raw) and not view.changed and len(raw) <= trigger_tokens
 
 
+_UNTOUCHED = "untouched"  # ``replay_memo``: the request was none of this filter's to read
+
+
 class PruneFilter(Filter):
     name = "prune"
     required = False  # fails open: the request goes on unpruned, the turn is marked degraded
@@ -283,6 +286,20 @@ class PruneFilter(Filter):
         for r, old in taken:  # another worker decided first: keep its decision (same bytes for everyone)
             self._apply(r, old, turn.tokens.count, new=True)
         self._edit(turn, plan)
+
+    def replay_memo(self, turn: Turn) -> Any:
+        """What ``replay`` needs: this request left as it came, decided from its bytes
+        and the session's stored decisions alone (no results, or nothing pruned
+        before and below the trigger); None when its results were planned."""
+        st = turn.state.get(self.name)
+        return _UNTOUCHED if st is None else st if st is self._nothing else None
+
+    def replay(self, turn: Turn, memo: Any) -> bool:
+        """The chain's repeat (``Pipeline``): the same bytes and the session's same
+        stored part, so the same decision."""
+        if memo is not _UNTOUCHED:
+            turn.state[self.name] = memo
+        return True
 
     def report(self, turn: Turn) -> dict | None:
         st: PruneState | None = turn.state.get(self.name)

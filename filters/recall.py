@@ -155,6 +155,7 @@ class RecallState:
     user_text: str = ""  # the latest user text as the caller sent it (redacted), before inject adds to it
     assistant: dict[str, list[str]] = field(default_factory=dict)  # channel -> text (for the session index)
     assistant_chars: int = 0
+    reused: Any = None  # (caller, the result it reused): what the chain's repeat checks (``replay``)
 
 
 @dataclass(frozen=True)
@@ -174,6 +175,10 @@ class _Tree:
     sessions: tuple[str, ...]  # the session tree as the session index gave it
     until: float  # time.monotonic() after which it is read again
     epoch: int  # the filter's count of recorded sub-sessions when it was read
+
+
+# Decided from the route, the identity and the services alone (``replay_memo``)
+_SKIPPED_BEFORE_READING = frozenset({"off", "unknown identity", "no store"})
 
 
 def _current(last: "_Last", rs: Any, revision: int) -> bool:
@@ -270,6 +275,7 @@ class RecallFilter(Filter):
         # result again, with no index read (the session was recorded at its first turn).
         if last is not None and last.key == key and _current(last, rs, revision):
             state.status, state.candidates, state.items = "reused", last.candidates, last.items
+            state.reused = (caller, last)
             self._offer(turn, last, route)
             self._from_outputs(turn, state, rs, words, last.items, caller, revision)
             self._finish(turn, state, t0, t0_ns)
@@ -305,6 +311,47 @@ class RecallFilter(Filter):
         if from_output:
             self._offer_outputs(turn, state, *from_output, state.items)
         self._finish(turn, state, t0, t0_ns)
+
+    def replay_memo(self, turn: Turn) -> Any:
+        """What ``replay`` needs: a request skipped for its route, identity or store,
+        or one whose words reused the caller's last result and whose output (if
+        read) recalled nothing; None after any other decision."""
+        state = turn.state.get(self.name)
+        if not isinstance(state, RecallState):
+            return None
+        if state.status == "skipped" and state.reason in _SKIPPED_BEFORE_READING:
+            return (None, state.reason, state.user_text)
+        if state.status == "reused" and state.reused is not None and not state.reused[1].text \
+                and not state.output_items:  # (it offered nothing)
+            return (state.reused, "", state.user_text)
+        return None
+
+    def replay(self, turn: Turn, memo: Any) -> bool:
+        """The chain's repeat (``Pipeline``): the same bytes, identity and config give
+        the same words and caller; the result is reused again only while it is
+        still the caller's, current at the tenant's memories' revision, and the
+        output recalled nothing at that revision (``_output_recall``'s memo)."""
+        reused, reason, user_text = memo
+        state = turn.state[self.name] = RecallState(user_text=user_text)
+        if reused is None:
+            state.reason = reason
+            return True
+        caller, last = reused
+        rs = recall_services(self.services)
+        if rs is None:
+            return False
+        t0, t0_ns = time.perf_counter(), time.time_ns()
+        revision = rs.memories.revision(turn.identity.tenant)
+        if self._last.get(caller) is not last or not _current(last, rs, revision):
+            return False
+        cfg = self.config
+        if cfg.tool_outputs and cfg.memories:
+            digest = unedited_digest(turn)
+            if digest is None or self._quiet.get(caller) != (digest, revision):
+                return False
+        state.status, state.candidates, state.items, state.reused = "reused", last.candidates, last.items, reused
+        self._finish(turn, state, t0, t0_ns)
+        return True
 
     def _from_outputs(self, turn: Turn, state: RecallState, rs: Any, words: "TurnWords", shown: list[dict],
                       caller: tuple, revision: int) -> None:

@@ -31,10 +31,12 @@ bounded in bytes, together for the process (``FACTS_BYTES``,
 from __future__ import annotations
 
 import itertools
+import weakref
 from hashlib import sha256
 from typing import Any, Hashable
 
 from ctxproxy.store.bounded import SLOT_BYTES, ByteLRU, entry_bytes
+from ctxproxy.store.frozen import FrozenDict
 
 # A larger request is never taken for a repeat: hashing it costs about what its filters would
 # save (527 KB took 0.6 ms to hash; a coding agent's turn with its tool definitions is ~80 KB).
@@ -287,3 +289,87 @@ class LastDecisions:
         record = summary(turn).record(session)
         if record is not None:
             record.drop(_RECORDS, session, self.token)
+
+
+
+class ChainDecisions:
+    """Per session, what a whole request chain decided for the session's last
+    request: each replaying filter's memo, and what every one of them read
+    that one comparison can check (the identity, the edge, the session's
+    stored records as read). ``Pipeline`` keeps one; its filters replay their
+    memos only while all of it is unchanged (``filters/base.py``)."""
+
+    __slots__ = ("decisions",)
+
+    def __init__(self) -> None:
+        self.decisions = LastDecisions("request chain")
+
+    def get(self, turn: Any) -> dict[int, Any] | None:
+        """The memos kept for this very request (same digest and session), when the
+        identity, the edge and the session's records (the very objects) are as then."""
+        hit = self.decisions.get(turn)
+        if hit is None:
+            return None
+        ident, continues, kept, memos = hit
+        if ident != turn.identity or continues != turn.continues:
+            return None
+        return memos if same_records(kept, session_records(turn)) else None
+
+    def keep(self, turn: Any, memos: dict[int, Any]) -> bool:
+        """Keep ``memos`` for this request on the records the turn read (False:
+        the turn holds no read of them that a later turn could compare)."""
+        kept = record_refs(session_records(turn))
+        if kept is None:
+            self.forget(turn)
+            return False
+        # The memos are objects the filters hold already, the records weak references:
+        # only the entry's own slots are counted here.
+        self.decisions.keep(turn, (turn.identity, turn.continues, kept, memos), 256 + 72 * len(kept) + 120 * len(memos))
+        return True
+
+    def forget(self, turn: Any) -> None:
+        self.decisions.forget(turn)
+
+
+def session_records(turn: Any) -> tuple | None:
+    """The session's stored state and parts as this turn read them (the store's
+    read-only objects), or None when the turn holds no such read of its session."""
+    sc, pc = turn.session_cache, turn.parts_cache
+    if sc is None or pc is None:
+        return None
+    key = (turn.identity.tenant, turn.identity.session)
+    if sc[0] != key or pc[0] != key:
+        return None
+    return (sc[1], *pc[1].values())
+
+
+_NO_RECORD = object()  # a record or part the store does not hold (read as None or an empty dict)
+
+
+def record_refs(records: tuple | None) -> tuple | None:
+    """``records`` as weak references, or None when one of them cannot be told
+    again by its identity (not a read-only record kept by the store's session cache)."""
+    if records is None:
+        return None
+    out = []
+    for r in records:
+        if r is None or (type(r) is dict and not r):
+            out.append(_NO_RECORD)
+        elif type(r) is FrozenDict:
+            out.append(weakref.ref(r))
+        else:
+            return None
+    return tuple(out)
+
+
+def same_records(kept: tuple, records: tuple | None) -> bool:
+    """Whether ``records`` are the very objects ``kept`` refers to (none stored then, none now)."""
+    if records is None or len(kept) != len(records):
+        return False
+    for k, r in zip(kept, records):
+        if k is _NO_RECORD:
+            if not (r is None or (type(r) is dict and not r)):
+                return False
+        elif k() is not r:
+            return False
+    return True

@@ -19,7 +19,9 @@ def _refuse(self: Any, *args: Any, **kwargs: Any) -> Any:
 
 
 class FrozenDict(dict):
-    __slots__ = ()
+    # A weak reference tells a turn its session's record is the very one it read before
+    # (``filters/turn_summary.session_records``) without keeping it alive.
+    __slots__ = ("__weakref__",)
     __setitem__ = __delitem__ = clear = pop = popitem = setdefault = update = __ior__ = _refuse
 
     def __copy__(self) -> dict:

@@ -114,6 +114,9 @@ class CheckpointConfig:
             raise ConfigError(f"{path}.max_pending: expected 0 or more, got {self.max_pending}")
 
 
+_NOT_MINE = "not mine"  # ``replay_memo``: the request is no conversation turn of this filter's
+
+
 class _Repeat(NamedTuple):
     """What a request decided with no change leaves for the same request sent again."""
 
@@ -134,6 +137,7 @@ class CheckpointTurn:
     dropped: int = 0  # items left out for the budget
     read_from: int = 0  # first history item read this turn
     effects: str | None = None  # ref of the effect ledger's checkpoint folded in
+    repeat: Any = None  # the decision this request repeats, or leaves for its repeat (``replay``)
 
 
 class CheckpointFilter(Filter):
@@ -177,9 +181,7 @@ class CheckpointFilter(Filter):
         if last is not None and last.doc is doc:
             # The session's last request again, on the task state it left (no other turn or
             # worker changed it since): it adds nothing and, never compacted, offers nothing.
-            rec.read_from = last.items
-            if last.own:
-                relayed(turn).when_complete(lambda answer: self._answered(turn, store, answer))
+            self._repeated(turn, store, rec, last)
             return None
         thread = _thread(view)
         st = TaskState.load(doc)
@@ -239,7 +241,43 @@ class CheckpointFilter(Filter):
             self.repeats.forget(turn)
         else:  # read everything, changed nothing, offered nothing: the same request again does the same
             said = frozenset(st.said)  # the task state itself is the part cache's, counted there
-            self.repeats.keep(turn, _Repeat(dumped, len(items), own, said), 256 + 120 * len(said))
+            rec = turn.state.get(self.name)
+            last = _Repeat(dumped, len(items), own, said)
+            self.repeats.keep(turn, last, 256 + 120 * len(said))
+            if isinstance(rec, CheckpointTurn) and rec.repeat is None and self.repeats.get(turn) is last:
+                rec.repeat = last
+
+    def _repeated(self, turn: Turn, store: Any, rec: CheckpointTurn, last: _Repeat) -> None:
+        rec.read_from = last.items
+        rec.repeat = last
+        if last.own:
+            relayed(turn).when_complete(lambda answer: self._answered(turn, store, answer))
+
+    def replay_memo(self, turn: Turn) -> Any:
+        """What ``replay`` needs: the decision this turn repeated or left unchanged,
+        or that the request is none of this filter's (read from its bytes, the
+        identity and the config alone); None after any other decision."""
+        rec = turn.state.get(self.name)
+        if rec is None:
+            return _NOT_MINE
+        return rec.repeat if isinstance(rec, CheckpointTurn) else None
+
+    def replay(self, turn: Turn, memo: Any) -> bool:
+        """The chain's repeat (``Pipeline``): the same bytes, identity and config, so
+        the same early answer; else the repeat path's own check, on the task state
+        this process holds (a copy newer than the stored one included)."""
+        if memo is _NOT_MINE:
+            return True
+        ident = turn.identity
+        if (ident.tenant, ident.session) in self._deferred:  # its read changes the task state first
+            return False
+        store = self.store if self.store is not None else turn.services.store
+        _, doc, _ = self.parts.load(store, ident.tenant, ident.session, turn=turn)
+        if memo.doc is not doc:
+            return False
+        rec = turn.state[self.name] = CheckpointTurn()
+        self._repeated(turn, store, rec, memo)
+        return True
 
     # -- a long history first seen, read after the answer ----------------------------------
 

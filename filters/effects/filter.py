@@ -171,6 +171,7 @@ class EffectsState:
     compaction_reason: str | None = None
     duplicates: int = 0
     capture: Capture | None = None  # the answer's tool calls, assembled as they stream
+    repeat: Any = None  # (ledger state, thread, scope): this request decided with nothing to do (``replay``)
 
 
 @dataclass(frozen=True, eq=False)
@@ -255,6 +256,7 @@ class EffectsFilter(Filter):
             return None
         st = self._state(turn)
         if self._decided_before(turn):
+            st.repeat = self.repeats.get(turn)
             return None
         tools = view.tool_names()
         results = view.tool_results()
@@ -307,7 +309,8 @@ class EffectsFilter(Filter):
                                 not (es.get("threads") or {}).get(cap.thread, {}).get("c"):
                             # Decided with nothing to write or offer, on a thread never compacted (whose
                             # summary would read the task's records): the same request again decides the same
-                            self.repeats.keep(turn, (es, cap.thread, cap.scope))
+                            st.repeat = (es, cap.thread, cap.scope)
+                            self.repeats.keep(turn, st.repeat)
                     except WriteNeeded:
                         # The ledger needs no write, only the session's ledger state (a thread first
                         # seen: a conversation this process never saw). The writer keeps this
@@ -358,6 +361,38 @@ class EffectsFilter(Filter):
             return True
         cap.scope = cap.goal = None  # decided in full below, as a request never seen
         return False
+
+    def replay_memo(self, turn: Turn) -> Any:
+        """What ``replay`` needs to decide this request again: the decision this
+        turn made or confirmed with nothing to settle, write or offer, on the
+        ledger state the session's record holds (None: none such)."""
+        st = turn.state.get(self.name)
+        memo = st.repeat if st is not None else None
+        if memo is None:
+            return None
+        store = self.store if self.store is not None else turn.services.store
+        stored = turn.session_state(store).get("effects")
+        return memo if stored is memo[0] or stored == memo[0] else None
+
+    def replay(self, turn: Turn, memo: Any) -> bool:
+        """The chain's repeat (``Pipeline``): the session's records are the very ones
+        ``memo`` was decided on, so its ledger state is; what else the decision
+        read is checked here as ``_decided_before`` does (no answer's calls
+        awaiting results, no response-end write queued, the thread's clock)."""
+        es, thread, scope = memo
+        if self.writes.awaits_results(scope[:2]):
+            return False
+        queued = self.writes.queued(scope[:2])
+        if queued is not None and not queued.done():
+            return False
+        seen = (es.get("threads") or {}).get(thread) or {}
+        if not 0 <= self.clock() - float(seen.get("t", -1e18)) < T_RESOLUTION:
+            return False
+        st = self._state(turn)
+        cap = self._capture(turn)
+        cap.scope, cap.goal, cap.thread = scope, header_goal(turn), thread
+        st.repeat = memo
+        return True
 
     def _repeat(self, turn: Turn, sess: Mapping[str, Any], cap: Capture) -> bool:
         """This request is the one the session sent last, decided then with nothing

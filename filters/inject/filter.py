@@ -204,6 +204,7 @@ class InjectState:
     evidence: dict | None = None  # the retriever's items
     session_error: str | None = None  # the session's state could not be read or saved
     observed_rules: list | None = None  # the rule files the agent put in the request (filters/inject/observed_rules.py)
+    repeat: Any = None  # what the chain's repeat of this request checks and gives again (``replay``)
 
 
 class InjectFilter(Filter):
@@ -292,6 +293,9 @@ class InjectFilter(Filter):
         if not segments and not (results and results.repeats):
             if results is not None and results.changed:
                 self._results.keep(turn, self.store, results.rev, results.records, True)
+            elif known and not session_writes and results is not None and not results.records and \
+                    isinstance(self.retriever, NullRetriever):
+                self._note_repeat(turn, state, bundle)
             return await self._write_session(turn, state, session_writes, lambda: None)
         # What we add is text the model reads too: rules files, memories and
         # checkpoints pass through the same redaction as the request did.
@@ -327,6 +331,46 @@ class InjectFilter(Filter):
         done = await self._write_session(turn, state, session_writes, place)
         turn.placement = state.placement  # where each group went (the manifest places segments by it)
         return done
+
+    def _note_repeat(self, turn: Turn, state: "InjectState", bundle: Any) -> None:
+        """A request that added nothing, wrote nothing and kept no result evidence,
+        whose rule files the observed-rules repeat decided: what ``replay`` checks
+        (the bundle, the session's observed copies and result evidence, the very
+        objects) and the report it gives again."""
+        observed = self._observed_repeats.get(turn)
+        if observed is None:
+            return
+        ident = turn.identity
+        _, results_doc, _ = self._results.parts.load(self.store, ident.tenant, ident.session, turn=turn)
+        state.repeat = (bundle, observed, results_doc, state.rules, list(state.conflicts), state.memory,
+                        state.evidence, state.session_error)
+
+    def replay_memo(self, turn: Turn) -> Any:
+        """What ``replay`` needs (``_note_repeat``), or None after any other decision."""
+        state = turn.state.get(self.name)
+        return state.repeat if isinstance(state, InjectState) and not state.used else None
+
+    def replay(self, turn: Turn, memo: Any) -> bool:
+        """The chain's repeat (``Pipeline``): the session's stored state (its memory
+        snapshot, its stable prefix) is the very one read then; the rules bundle,
+        the observed rule files' copies and the result evidence this process holds
+        are checked here to be the very objects the decision read."""
+        bundle, observed, results_doc, rules, conflicts, memory, evidence, session_error = memo
+        ident = turn.identity
+        if self.rules is not None and self.rules.get(ident.task, wait=False) is not bundle:
+            return False
+        if not _same_doc(self._observed.load(self.store, ident.tenant, ident.session, turn=turn)[1], observed[0]):
+            return False
+        if not _same_doc(self._results.parts.load(self.store, ident.tenant, ident.session, turn=turn)[1],
+                         results_doc):
+            return False
+        state = turn.state[self.name] = InjectState(self.config.budget_for(turn.route), route=turn.route)
+        state.rules, state.conflicts, state.session_error = rules, list(conflicts), session_error
+        state.memory = None if memory is None else dict(memory)
+        state.evidence = None if evidence is None else dict(evidence)
+        state.observed_rules = [dict(r) for r in observed[1]]
+        state.repeat = memo
+        return True
 
     def _result_records(self, turn: Turn, known: bool) -> "_Results | None":
         """The session's result evidence and which of it this request carries again."""
@@ -527,6 +571,12 @@ class InjectFilter(Filter):
         else:
             turn.session_changed()
         then()
+
+
+def _same_doc(doc: Any, then: Any) -> bool:
+    """A part as this process holds it is the one a decision read: the very object,
+    or none kept then and none now (each load gives a new empty one)."""
+    return doc is then or (not doc and not then)
 
 
 @dataclass
