@@ -50,6 +50,11 @@ Per candidate, in order (each part is reported in the manifest):
 - ``single_out``: such a message offers no candidate whose words of it
   another candidate holds too — the message names that other one at least
   as well, and of two holding the same words, neither (``single_out``);
+- ``remark_words`` (off by default): a memory holding that many specific words of the side remarks
+  only, ``remark_chance`` deviations above chance or more, passes though none is of what is asked
+  (``_told``); ``broad_share`` (off by default): a word more than that share of the visible memories
+  hold is none of the words a memory shares with the message — not counted toward ``min_terms``,
+  the focus, the lead or ``single_out`` (``broad_words``; events of a conversation exempt);
 - ``lead_share``: a memory sharing one plain word with the message (no name, identifier or number)
   is offered only when that word stands in its leading share — its subject, not what it says of
   it (``leads``); events of a conversation are exempt (their neighbours say the rest);
@@ -80,7 +85,7 @@ import re
 from collections import Counter
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import Any, Mapping, Sequence
+from typing import Any, Iterable, Mapping, Sequence
 
 from ctxproxy.store.memory_terms import STOPWORDS, stem, token_terms
 from ctxproxy.store.term_patterns import WORD
@@ -124,6 +129,9 @@ class RankConfig:
     family_weight: float = 0.8  # a word's other forms (``morphology``: approval/approve, application/app; 0: off)
     single_out: bool = True  # a message more than one question: no candidate whose words another holds too
     lead_share: float = 0.5  # one plain word shared: it must stand in this leading share of the memory (0: off)
+    remark_words: int = 0  # a memory holding this many words of the side remarks only... (0: off; 3 measured)
+    remark_chance: float = 2.0  # ...this far above chance passes though none is of what is asked (``passes``)
+    broad_share: float = 0.0  # a word more than this share of the visible memories hold singles none out (0: off)
     judge: bool = False  # the learned judge (``judge``) decides each candidate instead of ``distinct``/``single_out``
 
     def validate(self, path: str) -> None:
@@ -144,7 +152,9 @@ class RankConfig:
                   ("question_chance", 0 <= self.question_chance <= 1),
                   ("question_match", 0 <= self.question_match <= 1),
                   ("generic_weight", 0 <= self.generic_weight <= 1),
-                  ("family_weight", 0 <= self.family_weight <= 1), ("lead_share", 0 <= self.lead_share <= 1))
+                  ("family_weight", 0 <= self.family_weight <= 1), ("lead_share", 0 <= self.lead_share <= 1),
+                  ("remark_words", self.remark_words >= 0), ("remark_chance", self.remark_chance == self.remark_chance),
+                  ("broad_share", 0 <= self.broad_share <= 1))
         for key, ok in checks:
             if not ok:
                 raise ConfigError(f"{path}.{key}: out of range ({getattr(self, key)!r})")
@@ -175,6 +185,7 @@ class Scored:
     match: float = 0.0
     anchors: int = 0  # distinct specific query words (or substrings) it holds (``match``)
     focused: bool = True  # ...one of them of what the message asks (``query.focus_of``)
+    aside: bool = False  # ...all of them in its side remarks (and of what latest words referring back ask)
     salient: bool = False  # ...one of them salient: an identifier, path, long number, name, quoted string
     chance: float = 0.0  # how far its match is above what a random visible memory's would be, in deviations
     covers: bool = False  # it holds every specific query word (and substring) any visible memory holds
@@ -378,6 +389,7 @@ def match(scored: Sequence[Scored], weights: Mapping[str, float], substrings: Se
     dev = math.sqrt(var) or 1.0
     best_by_chance = math.sqrt(2 * math.log(pool))  # the best of ``pool`` such draws: about this far above the mean
     known = {t for t in specific if df.get(t, 0) > 0}
+    broad = broad_words(specific, df, n_docs, cfg)
     known_subs = {sub for sub in subs if df.get("\x00" + sub, 0) > 0}
     for i, s in enumerate(scored):
         own = owns[i] if owns is not None else own_terms(s.cand)
@@ -391,6 +403,8 @@ def match(scored: Sequence[Scored], weights: Mapping[str, float], substrings: Se
         held = specific & own
         if held:
             held -= set(_date_terms(s.cand.observed_at))  # the month and year it was observed: not its words
+        if not s.cand.near:  # an event: the speaker's name is in half its conversation and still says who
+            held -= broad
         s.salient = bool(held & salient)
         low = s.cand.statement.lower() if subs else ""
         found = [sub for sub in subs if sub in low]
@@ -404,8 +418,9 @@ def match(scored: Sequence[Scored], weights: Mapping[str, float], substrings: Se
                                                                  for sub in found})
         s.anchors = len(s.words)
         s.focused = not focus or bool(held & focus)
+        s.aside = not s.focused
         if anchor and not held & anchor:
-            s.focused = s.salient = False
+            s.focused = s.salient = s.aside = False
         s.chance = (got - mean) / dev - best_by_chance
         if cfg.lead_share and held:
             s.lead = bool(held & leads(s.cand.statement, cfg.lead_share))
@@ -430,7 +445,15 @@ def passes(s: Scored, cfg: RankConfig, need: int | None = None) -> bool:
         return False  # one plain word of what it says of its subject, not the subject: a coincidence
     if s.chance < cfg.chance_min and not s.covers:  # no better than chance, nor all the memories know of the query
         return False
-    return s.match >= cfg.min_score and (s.salient or s.anchors >= need and s.focused)
+    return s.match >= cfg.min_score and (s.salient or s.anchors >= need and (s.focused or _told(s, cfg)))
+
+
+def _told(s: Scored, cfg: RankConfig) -> bool:
+    """Whether a memory the side remarks alone name is their subject (``remark_words``): many of their
+    specific words, together far above chance ("why did fleetmgr kill gs-euw-0412?? it only froze for
+    like 10s…" and the heartbeat fact) — the ask after a told story ("Why?", "is that intended?")
+    names too little of its own."""
+    return bool(cfg.remark_words) and s.aside and s.anchors >= cfg.remark_words and s.chance >= cfg.remark_chance
 
 
 def distinct(passed: Sequence[Scored], cfg: RankConfig, remarks: bool) -> list[Scored]:
@@ -486,6 +509,16 @@ def single_out(passed: Sequence[Scored], cfg: RankConfig, several: bool) -> list
     if not several or not cfg.single_out:
         return list(passed)
     return [s for s in passed if not s.words or not any(o is not s and s.words <= o.words for o in passed)]
+
+
+def broad_words(terms: Iterable[str], df: Mapping[str, int], n_docs: int, cfg: RankConfig) -> set[str]:
+    """Of ``terms``, those more than ``broad_share`` of the visible memories hold (counted against
+    ``CHANCE_DOCS`` at least): the project's own subject ("holds", "patron" in a library's memories)
+    names none of them, so it neither singles one out nor counts among the words a memory shares."""
+    if not cfg.broad_share:
+        return set()
+    cut = cfg.broad_share * max(n_docs, CHANCE_DOCS)
+    return {t for t in terms if df.get(t, 0) > cut}
 
 
 def terms_needed(weights: Mapping[str, float], cfg: RankConfig) -> int:
