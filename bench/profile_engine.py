@@ -15,6 +15,7 @@ that returns pre-rendered wire bytes, so only ctxproxy's own work is counted.
     ... --filters                                # and each filter's wall time per turn, from the turns' own
                                                  # timings (no profiler: cProfile's per-call cost inflates
                                                  # many-call code and hides waits, such as a write-ahead's)
+    ... --writer-profile                         # a cProfile of the store writer's thread (its CPU clock)
     ... --filters --cpu                          # each filter's CPU time on the event loop's thread instead of
                                                  # wall (waits left out; other load on the machine matters less)
 
@@ -220,6 +221,7 @@ def main() -> None:
     ap.add_argument("--later", action="store_true", help="profile the later turns, not the first send (first)")
     ap.add_argument("--filters", action="store_true", help="each filter's wall time per turn (its own timings)")
     ap.add_argument("--cpu", action="store_true", help="--filters: CPU time of the loop's thread, not wall")
+    ap.add_argument("--writer-profile", action="store_true", help="cProfile the store writer's thread")
     ap.add_argument("--sort", default="tottime")
     ap.add_argument("--top", type=int, default=40)
     args = ap.parse_args()
@@ -230,7 +232,30 @@ def main() -> None:
 
         import ctxproxy.filters.base as base
         base.time = types.SimpleNamespace(perf_counter=time.thread_time, time_ns=time.thread_time_ns)
+    if args.writer_profile:
+        writer_profile = profile_writer()
     asyncio.run(amain(args))
+    if args.writer_profile:
+        print("# the store writer's thread:")
+        pstats.Stats(writer_profile).sort_stats(args.sort).print_stats(args.top)
+
+
+def profile_writer() -> cProfile.Profile:
+    """Run every store writer thread started from now on under one cProfile of its own CPU clock."""
+    from ctxproxy.store.writer import BackgroundWriter
+
+    prof = cProfile.Profile(time.thread_time)
+    run = BackgroundWriter._run
+
+    def profiled(self):
+        prof.enable()
+        try:
+            run(self)
+        finally:
+            prof.disable()
+
+    BackgroundWriter._run = profiled
+    return prof
 
 
 if __name__ == "__main__":
