@@ -15,11 +15,24 @@ Processes and fork
     environment (reference counted).
 
 Durability
-    The environment is opened with ``sync=True, metasync=True``: a commit
-    returns after fsync, so a write that returned survives a crash. LMDB never
+    A commit returns after its data pages and its meta page are on disk
+    (``fdatasync``), so a write that returned survives a crash. LMDB never
     needs recovery: after ``kill -9`` the last committed transaction is intact
     and a dead writer's lock is released (robust mutex); stale reader slots are
     cleared when the store is opened.
+
+    The one exception is asked for by name: ``commit(txn, durable=False)``
+    (the background writer's groups of gathered writes, such as manifests,
+    that nothing waits for) flushes the data pages and writes the meta page
+    without flushing it. The environment is opened with ``metasync=False`` for
+    that, and every other commit flushes the meta page itself (``sync``): the
+    same two flushes as LMDB's own meta sync. Such a commit is whole at once
+    for every reader and survives the process dying (the page cache has it);
+    only a crash of the machine before the next flush can roll it back, never
+    tear it (LMDB's meta page is written after the data it points to is on
+    disk). The next commit of any kind flushes it, ``sync`` does, and the
+    writer calls ``sync`` when it has nothing queued, before a flush returns
+    and at close.
 
 Compaction (erasure on disk)
     LMDB reuses freed pages but does not wipe them: bytes of deleted records
@@ -153,6 +166,8 @@ class LMDBEnv:
         # Live sessions' records kept decoded, valid as of a transaction id; every commit
         # of this process goes through ``_commit`` so it stays valid (``session_cache``).
         self.session_cache = SessionCache()
+        self._lazy = 0  # commits made without flushing their meta page (``durable=False``)
+        self._flushed = 0  # how many of them a ``sync`` that began after them covered
         self._db_names = db_names
         self._max_readers = max_readers
         self._holder = _holder_lock(path, readonly)
@@ -202,7 +217,7 @@ class LMDBEnv:
                 max_dbs=len(self._db_names) + 4,
                 max_readers=self._max_readers,
                 sync=True,
-                metasync=True,
+                metasync=False,  # the meta page is flushed by ``commit`` unless it is asked not to
                 lock=True,
             )
             # This process's map size, kept here (``map_size``): only a resize in this process
@@ -341,9 +356,11 @@ class LMDBEnv:
         except lmdb.Error:
             return None
 
-    def commit(self, txn: Any) -> None:
+    def commit(self, txn: Any, durable: bool = True) -> None:
         """Commit write transaction ``txn`` (every commit of this process comes here:
-        the session cache applies what it wrote once it is on disk)."""
+        the session cache applies what it wrote once it is on disk). ``durable``:
+        its meta page flushed too before it returns (and every lazy commit's before
+        it); False leaves that to the next flush (see the module docstring)."""
         cache = self.session_cache
         txnid = txn.id()
         cache.committing(txn, txnid)
@@ -353,6 +370,34 @@ class LMDBEnv:
             cache.aborted()
             raise
         cache.committed(txnid)
+        if durable:
+            self.sync()
+        else:
+            self._lazy += 1
+
+    def sync(self) -> None:
+        """Flush what the commits so far wrote, their meta pages included."""
+        lazy = self._lazy  # read before the flush: a lazy commit after it is not covered
+        try:
+            self.env.sync(True)
+        except lmdb.Error as exc:
+            raise _error("sync", self.path, exc) from exc
+        if lazy > self._flushed:
+            self._flushed = lazy
+
+    @property
+    def unsynced(self) -> bool:
+        """A lazy commit's meta page may not be on disk yet."""
+        return self._lazy > self._flushed
+
+    def sync_lazy(self) -> None:
+        """``sync`` if a lazy commit left its meta page unflushed; nothing otherwise."""
+        if self._lazy > self._flushed and not self.closed and self.pid == os.getpid():
+            self._gate.enter()  # not while a resize or compaction swaps the environment
+            try:
+                self.sync()
+            finally:
+                self._gate.exit()
 
     def abort(self, txn: Any) -> None:
         """Abort write transaction ``txn`` (what the cache noted of it is dropped)."""
@@ -423,6 +468,11 @@ class LMDBEnv:
         for close in self.closers:
             close()
         with self._close_lock:  # not while its pages are being released
+            if self.unsynced:  # a lazy commit's meta page: on disk before the handle goes
+                try:
+                    self.env.sync(True)
+                except lmdb.Error:
+                    pass
             self.env.close()
         _unlock(self._holder)
 
@@ -477,6 +527,8 @@ class LMDBEnv:
             self.env = self._open_env(map_size)
             with self.env.begin(write=True) as txn:
                 fresh = {n: self.env.open_db(n.encode(), txn=txn) for n in self._db_names}
+            self.env.sync(True)  # (opened with metasync off: this commit's meta page too)
+            self._flushed = self._lazy  # the old file's lazy commits: in the flushed copy
             self.dbs.clear()
             self.dbs.update(fresh)  # the same dict every repository reads its handles from
             self.session_cache.reset()  # the copy numbers its transactions anew
@@ -586,14 +638,15 @@ class BatchRunner:
                 raise _error("write", self._env.path, exc) from exc
         raise StoreError(f"batch at {self._env.path} kept failing: map full repeatedly")
 
-    def commit(self) -> None:
+    def commit(self, durable: bool = True) -> None:
+        """``durable``: as ``LMDBEnv.commit``'s."""
         self._check()
         if not self._ops:  # nothing was written: end the transaction without an fsync
             self.abort()
             return
         for _ in range(_MAX_ATTEMPTS):
             try:
-                self._env.commit(self._txn)
+                self._env.commit(self._txn, durable)
             except lmdb.MapFullError:
                 self._replay(txn_alive=False)  # a failed commit already freed the txn
                 continue
@@ -601,6 +654,10 @@ class BatchRunner:
                 self._txn = None
                 self._env.end_write()
                 raise _error("commit", self._env.path, exc) from exc
+            except StoreError:  # committed, but the flush after it failed
+                self._txn = None
+                self._env.end_write()
+                raise
             self._txn = None
             self._env.end_write()
             self._ops.clear()  # the ops (closures over the batch's repositories) are done with

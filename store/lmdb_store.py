@@ -606,21 +606,30 @@ class LMDBStore(_Repos):
 
     # -- batch -----------------------------------------------------------------
 
+    lazy_commits = True  # ``batch(durable=False)`` is honoured; ``sync_lazy`` settles it
+
     @contextmanager
-    def batch(self) -> Iterator[LMDBBatch]:
+    def batch(self, durable: bool = True) -> Iterator[LMDBBatch]:
         """One write transaction for the block: everything the batch's
         repositories write commits (fsync) together when the block exits, or
         not at all if it raises. Keep it short: it holds the single writer
         lock of every process sharing the environment. Inside it, use the
-        batch's repositories, not the store's."""
+        batch's repositories, not the store's. ``durable=False`` (writes nothing
+        waits for): the commit's meta page is flushed later, by the next commit
+        or ``sync_lazy`` (``lmdb_env``'s Durability)."""
         runner = BatchRunner(self._handle.check())
         runner.begin()
         try:
             yield LMDBBatch(runner, self._ctx)
-            runner.commit()
+            runner.commit(durable)
         except BaseException:
             runner.abort()
             raise
+
+    def sync_lazy(self) -> None:
+        """Flush a ``durable=False`` batch's meta page if none flushed it since."""
+        if not self._handle.closed:
+            self._env.sync_lazy()
 
     @contextmanager
     def snapshot(self) -> Iterator[LMDBSnapshot]:

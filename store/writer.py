@@ -28,6 +28,13 @@ and with none left waits until the next one is gathered: one wake-up for the
 items waiting, not one each, and no timed wake-up landing in the middle of
 the next request (a wake-up is a thread switch and the interpreter lock
 handed over twice).
+
+A group made only of gathered ops (nothing waits for them to be durable: a
+turn's manifest) is committed with ``store.batch(durable=False)`` where the
+store offers it (``lazy_commits``: LMDB): one disk flush a commit instead of
+two, the meta page flushed by the next commit. The thread flushes it
+(``store.sync_lazy()``) when it finds nothing queued, before a ``flush``
+returns and at close; every other group commits as before.
 """
 from __future__ import annotations
 
@@ -126,6 +133,7 @@ class BackgroundWriter:
         def op(batch: Any) -> Any:
             return write_all(batch, take())
 
+        op.gathered = True  # type: ignore[attr-defined]  (nothing waits for it to be durable)
         # when the op fails alone, the writer runs its items one by one (``_commit_running``)
         op.pieces = lambda: [lambda batch, one=one: write_all(batch, [one]) for one in take()]  # type: ignore
 
@@ -179,7 +187,12 @@ class BackgroundWriter:
 
     def _run(self) -> None:
         while True:
-            group = [self._q.get()]  # block until there is work
+            try:
+                first = self._q.get_nowait()
+            except queue.Empty:  # nothing queued: a lazy commit's meta page goes to disk now
+                self._sync_lazy()
+                first = self._q.get()  # block until there is work
+            group = [first]
             if group[0] is not _STOP and group[0][0] is not _NOW:
                 self._linger()
             self._hurry.clear()
@@ -200,7 +213,16 @@ class BackgroundWriter:
                             fut.set_exception(exc if isinstance(exc, Exception) else
                                               RuntimeError(f"store write aborted ({type(exc).__name__})"))
             if stop:
+                self._sync_lazy()
                 return
+
+    def _sync_lazy(self) -> None:
+        sync = getattr(self.store, "sync_lazy", None)
+        if sync is not None:
+            try:
+                sync()
+            except Exception as exc:  # the next commit flushes it; nothing waits for it here
+                log.warning("store writer: flushing the last commit failed: %s", type(exc).__name__)
 
     def _linger(self) -> None:
         """Wait up to the linger for more writes (they just queue: no wake-up per
@@ -261,19 +283,26 @@ class BackgroundWriter:
         elif group:
             self._commit_running(group)
 
-    def _batch(self, n: int) -> Any:
+    def _batch(self, n: int, lazy: bool = False) -> Any:
         # a store whose groups can wait on another process's row locks bounds the wait
         group_batch = getattr(self.store, "group_batch", None)
-        return group_batch() if n > 1 and group_batch is not None else self.store.batch()
+        if n > 1 and group_batch is not None:
+            return group_batch()
+        return self.store.batch(durable=False) if lazy else self.store.batch()
 
     def _commit_running(self, group: list[tuple[Op, Future]], attempt: int = 0) -> None:
         try:
             results = []
             ops = sorted((g for g in group if g[0] is not _NOW), key=_order)
+            flushing = len(ops) < len(group)
             if ops:
-                with self._batch(len(ops)) as b:
+                lazy = (not flushing and getattr(self.store, "lazy_commits", False)
+                        and all(getattr(op, "gathered", False) for op, _ in ops))
+                with self._batch(len(ops), lazy) as b:
                     for op, fut in ops:
                         results.append((fut, op(b)))
+            if flushing:  # a flush returns with every earlier commit on disk, a lazy one's too
+                self._sync_lazy()
             done = dict((id(f), r) for f, r in results)
         except Exception as exc:
             if isinstance(exc, StoreUnavailable):  # nothing lands now: each op alone would wait out the store again
