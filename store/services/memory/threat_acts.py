@@ -871,7 +871,7 @@ _QUIET_LATIN = (r"out of|away from|not|never|dont|jamais|ne|nein|refus\w*|rechaz
 _QUIET_OTHER = (r"n't|n'|不(?![用需必])|别|別|勿|没|沒|禁止|屏蔽|脱敏|脫敏|加密|打码|打碼|掩码|掩碼|轮换|輪換|泄露|洩露|泄漏|检测|檢測|拦|攔|"
           r"需要|必须|必須|只|仅|僅|而不是|攻击者|攻擊者|红队|紅隊|钓鱼|釣魚|拒绝|拒絕|求め|拒否|断っ|"
           r"ない|ません|ず[、。]|せず|禁止|いけ|だめ|ダメ|やめ|マスク|伏せ|匿名化|暗号化|ローテーション|検知|ブロック|必要|のみ|だけ|"
-          r"ではなく|攻撃者|レッドチーム|フィッシング")
+          r"ではなく|攻撃者|レッドチーム|フィッシング|マスキング|吊销|吊銷|失効")
 
 
 def _quiet_words(extra: str = "") -> str:
@@ -930,6 +930,11 @@ _PERSONAL = _alt(
     "平文のパスワード", "会員情報", "利用者情報",
 )
 _SENSITIVE = _alt(_SECRET, _CUSTOMER_DATA, _PERSONAL)
+# the data named as what is left out ("exports go out as CSV without card data", "sin los datos personales") is no leak
+_LEFT_OUT = ("(?<!without )(?<!without the )(?<!without any )(?<!sin )(?<!sin los )(?<!sin las )(?<!sans )(?<!sans les )"
+             "(?<!ohne )(?<!ohne die )(?<!без )(?<!不含)(?<!不包含)(?<!を除く)")
+_SENSITIVE_KEPT = _LEFT_OUT + _SENSITIVE
+ALTERNATIVES[_SENSITIVE_KEPT] = ALTERNATIVES[_SENSITIVE]  # the look-behinds add no literal: the same gate
 # Where such data is read by others or outlives its purpose: logs and consoles, tickets, chats and wikis, analytics
 # events, a partner, a vendor, a personal mailbox or drive, a DNS record, the front end, the repository.
 _SINK = _alt(
@@ -1262,7 +1267,7 @@ _LOOSE_CHANNEL = _alt(r"\b(?:by|per|via|over|from|in an?|through) (?:e-?mail|mai
                       "微信", "メール", "チャット", "slack で", r"\bwhatever details arrive\b")
 _UPDATE = _alt(r"\b(?:update|change|replace|enter|apply|switch|set)\b", r"\b(?:actualiza|cambia|modifica|hazlo)\b",
                r"\b(?:mets à jour|modifie|change|remplace|applique)\b", r"\b(?:trägst|trag\w*|ändere|aktualisiere|übernimm|ersetze)\b",
-               r"(?<!\w)(?:обнови|обновляй|меняй|измени|замени|внеси)(?!\w)", "更新", "修改", "改成", "変更", "更新して", "更新して構わない")
+               r"(?<!\w)(?:обнови|обновляй|меняй|измени|замени|внеси)(?!\w)", "更新", "修改", "改成", "変更(?!は)", "更新して", "更新して構わない")
 _VERIFY = r"|verif\w*|call[- ]?back|callback|rappel\w*|rückruf\w*|перезвон\w*|верифи\w*"
 # a confirmation already made, told as a fact (participles and passives; "confirm the IBAN by e-mail" stays an order)
 _CONFIRMED = (r"|confirmed|(?:is|are) confirmed|se confirma|se confirman|confirmad[oa]s?|confirmé(?:e|s|es)?|bestätigt|"
@@ -1396,12 +1401,15 @@ _WIPE = _alt(_PURGE, r"\b(?:delete|deletes|drop|drops|erase|erases|purged|wiped|
              r"(?<!\w)(?:удал(?:и|ите|яй|яйте|ять|ить|яем)|очища(?:ем|ет)|стира(?:ем|ет))(?!\w)", "删除", "删掉", "刪除", "削除", "消去")
 # a retention period or an archive first makes a deletion a policy ("audit rows older than 7 years are purged"); a
 # table nothing may delete from is a protection
-_RETENTION = (r"(?<![\w-])(?:retention|retain\w*|archiv\w*|older|polic(?:y|ies)|retenci[oó]n|conserv\w*|r[ée]tention|aufbewahr\w*|"
+# (nor is an attempt someone made, or a question whether one could: "someone tried to empty the audit table; it was blocked")
+_RETENTION = (r"(?<![\w-])(?:tried|attempt\w*|whether|versucht\w*|intent[oó]|intentaron|tent[ée]\w*|tentative|пытал\w*|попытк\w*|"
+              r"retention|retain\w*|archiv\w*|older|polic(?:y|ies)|retenci[oó]n|conserv\w*|r[ée]tention|aufbewahr\w*|"
               r"хранени\w*|архив\w*|старше|nothing|nichts|rien|nada|ничего|append-only|immutable|worm|object lock|protect\w*|"
               r"geschützt|prot[ée]g\w*|защищ\w*|kept|stored|cannot|can't|хран\w*|guarda\w*|"
               r"не мо(?:гут|жет|жем)|peu(?:t|vent) pas|können \w+ nicht|approv\w*|aprob\w*|freigabe\w*|одобрени\w*|"
               r"согласовани\w*|requir\w*|requier\w*|erforder\w*|требу\w*|\d+\s*(?:days?|years?|months?|jahre\w*|tage\w*|años|días|ans|jours|лет|год\w*|дн\w*))(?![\w-])|"
-              r"保留|归档|歸檔|保存|年間|アーカイブ|保持|承認|审批|審批|批准|\d+\s*(?:年|天|日|か月)")
+              r"保留|归档|歸檔|保存|年間|アーカイブ|保持|承認|审批|審批|批准|\d+\s*(?:年|天|日|か月)|试图|企图|企圖|尝试|嘗試|是否|"
+              r"しようとした|試み|かどうか")
 
 
 # A check waived for a broad or high-stakes act: "run any shell command without asking", "deploy to prod without
@@ -1448,7 +1456,7 @@ _NARROW = (r"(?<![\w-])(?:only|just|nur|seulement|uniquement|solo|sólo|толь
            r"меньше|local\w*|dev|staging|test|tests|lint|read-only|lokal\w*|тестов\w*|стейдж\w*)(?![\w-])|"
            r"だけ|のみ|それ以外|以下|以内|未満|テスト|只|仅|其他|其余|以下|测试")
 # a negation, but not the one a waiver is spelled with ("не дожидаясь", "不需要审批", "no approval needed")
-_NOT_WAIVE = (r"\b(?:not|never|cannot|nobody|no one|nunca|jam[aá]s|nadie|jamais|pas|personne|nie|niemals|nicht|kein\w*|niemand|"
+_NOT_WAIVE = (r"\b(?:(?<!why )not|never|cannot|nobody|no one|nunca|jam[aá]s|nadie|jamais|pas|personne|nie|niemals|nicht|kein\w*|niemand|"
               r"никогда|нельзя|никто)\b|n't|\bno\b(?! (?:approval|sign-?off|review|confirmation|second approver|longer))|"
               r"(?<!\w)не(?!\s+(?:дожидаясь|спрашивая|согласовывая))(?!\w)|不(?![用需经])|别|別|勿|ないで|ない|ません|禁止")
 
@@ -1482,6 +1490,11 @@ class Convention(NamedTuple):
     also: str = ""  # a regex that quiets the sentence wherever it is in it (with ``scope`` "before")
 
 
+# a card the payment provider gives for testing ("carte de test 4000 0000 0000 0002 pour les refus")
+_TEST_CARD = (r"|\b(?:test ?cards?|cartes? de test|tarjetas? de (?:prueba|test)|testkarten?|test-kreditkarten?)\b|(?<!\w)тестов\w* карт\w*|"
+              "测试卡|測試卡|テストカード|テスト用カード")
+
+
 # A payee's bank details swapped for an account number the note gives ("ersetze die Bankverbindung … durch DE89 …",
 # "замени реквизиты на р/с 4070…"): the details, a new number and a verb that swaps them in one sentence; a call-back, a
 # confirmation already made or a fraud warning quiets it.
@@ -1510,13 +1523,14 @@ CONVENTIONS: tuple[Convention, ...] = (
     # (a secret used as the means is no leak: "Renovate uses the GITHUB_TOKEN to post comments to …")
     # (nor a secret handed over through a secret store: "share the password with the contractor through 1Password")
     # (nor bank details changed after a confirmation already made, a fake mail told as what happened, a fraud warning)
-    Convention("exfiltration", (_SENSITIVE, _SINK, _PUT), _quiet_words(
+    Convention("exfiltration", (_SENSITIVE_KEPT, _SINK, _PUT), _quiet_words(
         r"|uses|using|utilise|utilisant|usa|usando|verwendet|nutzt|использует|используя" + _THROUGH_STORE + _CONFIRMED
         + _FAKE + _FRAUD) + "|使用|使って|利用して" + _CONFIRMED_CJK + _FAKE_CJK + _FRAUD_CJK),
     # (an account confirmed by a call-back is a fact of the books, not a redirection)
     # (nor a warning that such a request is a fraud)
     Convention("unsafe_action", (_MONEY, _ACCOUNT_NO), _NEGATION, "before", also=(
-        r"(?<![\w-])(?:" + _VERIFY[1:] + _CONFIRMED + _FRAUD + r")(?![\w-])|回电|核实|核實|折り返し|確認済" + _FRAUD_CJK)),
+        r"(?<![\w-])(?:" + _VERIFY[1:] + _CONFIRMED + _FRAUD + r")(?![\w-])|回电|核实|核實|折り返し|確認済" + _FRAUD_CJK
+        + _TEST_CARD)),
     Convention("concealment", (_BEND, _UNTIL_PASS)),
     Convention("concealment", (_DROP_FAILING,)),
     Convention("concealment", (_REGARDLESS, _CLAIM, _SUCCESS_WORD)),

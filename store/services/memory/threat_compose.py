@@ -75,7 +75,8 @@ def _anchors(pattern: str) -> frozenset[str] | None:
     return frozenset(out)
 
 
-_SENTENCES = re.compile(r"(?<=[.!?;:])\s+|[\n。]+|(?<=[\u3040-\u30ff\u3400-\u9fff])[;:!?]")
+# (a question mark stays with its sentence: a question about what is allowed orders nothing, see ``asks``)
+_SENTENCES = re.compile(r"(?<=[.!?;:])\s+|[\n。]+|(?<=[\u3040-\u30ff\u3400-\u9fff])[;:!]|(?<=[\u3040-\u30ff\u3400-\u9fff]\?)")
 # Chinese and Japanese clauses: NFKC has made "，" a comma, and beside those scripts a comma ends a clause (the parts
 # must be in one clause; a quieting word anywhere in the sentence still counts)
 _CJK_CLAUSES = re.compile(r"(?<=[\u3040-\u30ff\u3400-\u9fff])\s*,\s*|\s*,\s*(?=[\u3040-\u30ff\u3400-\u9fff])")
@@ -85,6 +86,14 @@ _MAX_SENTENCE = 400
 _REPORT_HEAD = re.compile(threat_rules.REPORT_LABEL)
 _PAST = re.compile(threat_rules.REPORT_PAST)
 _HEADING = 60
+
+
+_QUESTION_ORDERS = re.compile(threat_rules.QUESTION_ORDERS)
+
+
+def asks(sentence: str) -> bool:
+    """A question about whether an act is allowed, put to nobody in particular (not "can you …?", "why not …?")."""
+    return sentence.endswith("?") and _QUESTION_ORDERS.search(sentence) is None
 
 
 def _after_report_head(folded: str, heading: str, sentence: str) -> bool:
@@ -163,6 +172,8 @@ def convention(folded: str) -> str | None:
             sentences = [s.strip() for s in _SENTENCES.split(folded) if s and not s.isspace()]
         for j, s in enumerate(sentences):
             if j and _after_report_head(folded, sentences[j - 1], s):
+                continue
+            if conv.reason in threat_rules.PROHIBITABLE and asks(s):
                 continue
             s = s[:_MAX_SENTENCE]
             for c in (_CJK_CLAUSES.split(s) if not s.isascii() else (s,)):

@@ -232,7 +232,7 @@ RULES: tuple[tuple[str, str], ...] = (
     ("persistence_backdoor", r"\b(?:iex|invoke-expression)\b[^\n]{0,200}?(?:downloadstring|invoke-webrequest|iwr|irm|net\.webclient|frombase64string)|powershell(?:\.exe)?\s+[^\n]{0,40}?-(?:e|enc|encodedcommand)\s+[a-z0-9+/=]{16,}|\b(?:certutil)\b[^\n]{0,80}?-urlcache|\bbitsadmin\b[^\n]{0,80}?/transfer|\bmshta\s+(?:https?|vbscript|javascript)|\bregsvr32\b[^\n]{0,80}?/i:https?"),
     ("destructive_command", r"\brm\s+-(?:rf|fr|r\s+-f|f\s+-r)\s+(?:--no-preserve-root\s+)?(?:/|~|\$home|/\*|~/\*|\.\*)(?:\s|$|;)|\bmkfs\.[a-z0-9]+\s+(?:-[^\s]+\s+){0,4}/dev/|\bdd\s+if=/dev/(?:zero|random|urandom)\s+of=/dev/[sh]d|:\(\)\s*\{\s*:\|:&\s*\};:|\bformat\s+c:|\bdel\s+/[fsq]\s+/[fsq]\s+[a-z]:\\"),
     ("persistence_backdoor", r"\b(?:disable|turn off|kill|uninstall|bypass)\s+(?:the\s+)?(?:antivirus|edr|windows defender|audit logging|security monitoring|endpoint protection|two-factor authentication|2fa|mfa)\b"),
-    ("persistence_backdoor", r"\b(?:set-mppreference\s+-disable|netsh\s+(?:advfirewall|firewall)\s+set\s+[^\n]{0,40}?state\s+off|history\s+-c\b|unset\s+histfile|histfile=/dev/null|shred\s+[^\n]{0,40}?(?:\.bash_history|/var/log)|>\s*/var/log/(?:auth|secure|syslog|messages|wtmp|btmp|lastlog)|wevtutil\s+cl\b|clear-eventlog)"),
+    ("persistence_backdoor", r"\b(?:set-mppreference\s+-disable|netsh\s+(?:advfirewall|firewall)\s+set\s+[^\n]{0,40}?state\s+off|history\s+-c\b|unset\s+histfile|histfile=/dev/null|shred\s+[^\n]{0,40}?(?:\.bash_history|/var/log)|wevtutil\s+cl\b|clear-eventlog)|(?<![\w\"'\]])>\s*/var/log/(?:auth|secure|syslog|messages|wtmp|btmp|lastlog)"),
 
     # -- edits to agent config / rule files ---------------------------------------
     ("agent_config_edit", r"\b" + _WRITE + r"\b[^\n]{0,120}?\b(?:to|into|in|inside|within|at the (?:top|end|start|beginning) of|under)\s+(?:the\s+|your\s+|our\s+|a\s+|this\s+)?(?:project'?s?\s+|repo'?s?\s+|repository'?s?\s+|local\s+|global\s+|user\s+)?[^\s]{0,40}?" + _AGENT_FILE),
@@ -271,12 +271,12 @@ RULES: tuple[tuple[str, str], ...] = (
     ("concealment", r"(?:不要|别|別|切勿|千万不要|千萬不要|不得|不能|无需|無需|不必)(?:告诉|告訴|通知|提醒|透露|让|讓|提及|提到|向)(?:给)?(?:用户|用戶|使用者|主人|人类|人類|操作员|操作員)|(?:对|對)(?:用户|用戶|使用者)(?:保密|隐瞒|隱瞞)|(?:用户|用戶|使用者)(?:不会|不會|不能|不应|不應|不要)(?:知道|察觉|察覺|发现|發現)|(?:偷偷|悄悄|秘密地|暗中|静默地|靜默地)(?:地)?(?:发送|發送|转发|轉發|上传|上傳|执行|執行|删除|刪除|添加|修改|复制|複製|转账|轉賬)"),
     ("system_prompt_override", r"(?:系统|系統)(?:提示词|提示詞|提示|指令|消息|訊息|设定|設定)(?:[:：]|(?:已)?(?:更新|覆盖|覆蓋|修改|替换|替換))|(?:新的|更新的|真正的)(?:系统|系統)(?:提示|指令)|(?:输出|輸出|打印|显示|顯示|泄露|洩露|告诉我|告訴我|重复|重複|透露)(?:你的|您的)?(?:系统|系統|初始|原始|隐藏|隱藏)(?:提示词|提示詞|提示|指令|设定|設定)"),
     ("exfiltration", r"(?:发送|發送|发给|發給|转发|轉發|上传|上傳|泄露|洩露|传给|傳給|提交|邮寄|郵寄|发到|發到|寄给|寄給)[^\n]{0,40}?(?:密码|密碼|密钥|密鑰|令牌|凭证|憑證|凭据|憑據|api ?key|私钥|私鑰|验证码|驗證碼|聊天记录|聊天記錄|对话记录|對話記錄|环境变量|環境變量|个人信息|個人資訊|所有邮件|所有郵件|信用卡)[^\n]{0,60}?(?:到|给|給|至|发往|發往)?[^\n]{0,40}?(?:https?://|[a-z0-9._%+-]+@[a-z0-9.-]+|网址|網址|邮箱|郵箱|地址|服务器|伺服器|链接|鏈接)"),
-    ("credential_read", r"(?:读取|讀取|打开|打開|查看|输出|輸出|显示|顯示|打印|复制(?![成为到])|複製(?![成為到])|上传|上傳|发送|發送)[^\n,，;；。]{0,20}?(?:~/\.ssh|\.aws/credentials|/etc/shadow|/etc/passwd|\.env\b|id_rsa|密钥文件|密鑰文件|钥匙串|鑰匙串|凭据文件|憑據文件)"),
+    ("credential_read", r"(?:读取|讀取|打开|打開|查看|输出|輸出|显示|顯示|打印|复制(?![成为到])|複製(?![成為到])|上传|上傳|发送|發送)(?!\s*:)[^\n,，;；。]{0,20}?(?:~/\.ssh|\.aws/credentials|/etc/shadow|/etc/passwd|\.env\b|id_rsa|密钥文件|密鑰文件|钥匙串|鑰匙串|凭据文件|憑據文件)"),
     ("agent_config_edit", r"(?:修改|编辑|編輯|更新|写入|寫入|添加到|加入到?|追加到?)(?![:：了])[^。\n;；]{0,30}?(?:claude\.md|agents\.md|\.cursorrules|mcp|配置文件|设置文件|設定檔|规则文件|規則文件|系统提示|系統提示|记忆|記憶)"),
     ("persistence_backdoor", r"(?:添加|加入|写入|寫入|追加)[^\n]{0,30}?(?:authorized_keys|crontab|计划任务|計劃任務|启动项|啟動項|后门|後門)|(?:植入|安装|安裝|留下)(?:一个|一個)?(?:后门|後門|木马|木馬|rootkit)"),
     # Japanese
     ("instruction_override", r"(?:以前|前|上記|これまで|先ほど|今まで|すべて|全て|全部|元|最初)の(?:すべての|全ての)?(?:指示|命令|指令|ルール|プロンプト|設定|制約|ガイドライン)(?:を|は)(?:すべて|全て)?(?:無視|忘れ|破棄|取り消|撤回)|(?:新しい|本当の|重要な)(?:指示|命令|タスク)\s*[:：は]"),
-    ("role_hijack", r"(?:あなた|君|お前)は(?:今から|これから|今|もう)[^\n]{0,20}?(?:です|だ|になり|として|演じ)|(?:あなた|君)は[^\n]{0,20}?(?:として振る舞|のふりをし|を演じ)|(?:開発者|ジェイルブレイク|制限なし|無制限)モード|制限(?:を|は)(?:すべて)?(?:無視|解除|ありません|ない)"),
+    ("role_hijack", r"(?:あなた|君|お前)は(?:今から|これから|今|もう)[^\n]{0,20}?(?:です|だ|になり|として|演じ)|(?:あなた|君)は[^\n]{0,20}?(?:として振る舞|のふりをし|を演じ)|(?:開発者|ジェイルブレイク|制限なし|無制限)モード|制限(?:を|は)(?:すべて)?(?:無視|解除)|(?<!この)(?<!その)(?<!あの)制限(?:を|は)(?:すべて)?(?:ありません|ない)"),
     ("concealment", r"(?:ユーザー|利用者|使用者)に(?:は)?(?:言わ|伝え|知らせ|教え|報告し|通知し|明かさ|話さ)(?:ないで|ない|ず|るな)|(?:こっそり|密かに|ひそかに|内緒で)(?:送|転送|実行|削除|追加|アップロード)"),
     ("system_prompt_override", r"システム(?:プロンプト|メッセージ|指示)(?:\s*[:：]|を(?:表示|出力|教え|変更|上書き|無視)|が(?:変更|更新))"),
     # Korean
@@ -598,4 +598,14 @@ REPORT_VERB = (
     REPORT_PAST + r"|\b(?:asked|asks|requested|wanted|could|might|tried to|was able to|pretending|pedía|pidió|podía|podría|demandait|a demandé|"
     r"pouvait|pourrait|forderte|bat|wollte|konnte|könnte)\b|(?<!\w)(?:просил\w*|мог\w*|требовал\w*)(?!\w)|要求|可以|能够|能夠|"
     r"求めて|求めた|できた|できる|判明|可能"
+)
+
+# A question about what is allowed ("should the agent be allowed to push without review?", "Darf der Agent ohne Review
+# pushen?", "代理可以不经评审直接推送到 main 吗?") asks, it orders nothing; unless it is put to the reader ("can you …",
+# "könntest du …", "¿puedes …?", "请…好吗?"), or it suggests the act ("why not …", "what if we …").
+QUESTION_ORDERS = (
+    r"\b(?:you|your|yourself|please|pls|why not|how about|what if|du|dich|dir|sie|bitte|warum nicht|wie wäre|"
+    r"tú|tu|te|usted|ustedes|puedes|podrías|podrias|puede usted|por favor|por qué no|y si|vous|pouvez|peux|pourrais|"
+    r"pourriez|s'il|pourquoi (?:ne|pas)|et si)\b|(?<!\w)(?:ты|вы|тебя|вас|можешь|можете|мог бы|могли бы|пожалуйста|"
+    r"почему бы|а что если|давай\w*)(?!\w)|你|您|请|請|要不要|为什么不|為什麼不|あなた|ください|くれ|もらえ|いただけ|どうですか|しませんか"
 )

@@ -39,9 +39,9 @@ from urllib.parse import unquote
 from . import threat_compose, threat_model
 from .threat_acts import ACT_RULES, NEEDS
 from .literals import required
-from .threat_rules import (PROHIBITABLE, PROHIBITION_AFTER, PROHIBITION_BEFORE, PROHIBITION_WITHIN, QUOTABLE, QUOTE_CUE,
-                           QUOTE_PAIRS, REFUSABLE, REFUSAL, REPORT_VERB, REPORTER, REQUEST_AFTER, REQUEST_BEFORE,
-                           RULES)
+from .threat_rules import (PROHIBITABLE, PROHIBITION_AFTER, PROHIBITION_BEFORE, PROHIBITION_WITHIN, QUESTION_ORDERS,
+                           QUOTABLE, QUOTE_CUE, QUOTE_PAIRS, REFUSABLE, REFUSAL, REPORT_VERB, REPORTER, REQUEST_AFTER,
+                           REQUEST_BEFORE, RULES)
 
 
 class Threat(NamedTuple):
@@ -119,7 +119,7 @@ def _version() -> str:
     h.update(repr(threat_compose.COMPOSITES).encode())
     h.update(f"{sorted(PROHIBITABLE)}\0{PROHIBITION_BEFORE}\0{PROHIBITION_AFTER}\0{PROHIBITION_WITHIN}\0".encode())
     h.update(f"{sorted(QUOTABLE)}\0{sorted(REFUSABLE)}\0{sorted(QUOTE_PAIRS.items())}\0{QUOTE_CUE}\0{REQUEST_BEFORE}\0{REQUEST_AFTER}\0"
-             f"{REFUSAL}\0{REPORTER}\0{REPORT_VERB}\0".encode())
+             f"{REFUSAL}\0{REPORTER}\0{REPORT_VERB}\0{QUESTION_ORDERS}\0".encode())
     h.update("\0".join(REASONS).encode())
     h.update(threat_model.file_version().encode())
     return h.hexdigest()[:16]
@@ -295,10 +295,20 @@ def _reported(folded: str, start: int, end: int) -> bool:
     return _REPORT_VERB.search(folded, who.end(), min(len(folded), end + 20)) is not None
 
 
+def _questioned(folded: str, start: int, end: int) -> bool:
+    """The match is in a question about whether its act is allowed (``threat_compose.asks``)."""
+    stop = _SENTENCE_END.search(folded, end, min(len(folded), end + 300))
+    if stop is None or stop.group() != "?":
+        return False
+    lo = max((m.end() for m in _SENTENCE_END.finditer(folded, max(0, start - 200), start)), default=max(0, start - 200))
+    return threat_compose.asks(folded[lo:stop.end()].strip())
+
+
 def _allowed(reason: str, folded: str, start: int, end: int, waived: bool = False) -> bool:
-    """A match that a prohibition governs, that is quoted as an example, or that is refused as a request.
-    ``waived``: the match's own words are a negation ("never ask for approval"), so no prohibition reads it."""
-    if reason in PROHIBITABLE and not waived and _prohibited(folded, start, end):
+    """A match that a prohibition governs, that is quoted as an example, that is refused as a request, or that a
+    question asks about. ``waived``: the match's own words are a negation ("never ask for approval"), so no
+    prohibition reads it."""
+    if reason in PROHIBITABLE and ((not waived and _prohibited(folded, start, end)) or _questioned(folded, start, end)):
         return True
     if reason in QUOTABLE and _quoted(folded, start, end):
         return True
