@@ -24,10 +24,11 @@ before the commit: work an item needs before it is written (the manifest's
 document) stays out of the commits a write-ahead waits for unless one cuts
 the linger short. The thread prepares every item waiting in one go (the ones
 that gathered while it waited for the interpreter lock), looks again at once,
-and with none left waits until the next one is gathered: one wake-up for the
-items waiting, not one each, and no timed wake-up landing in the middle of
-the next request (a wake-up is a thread switch and the interpreter lock
-handed over twice).
+and with none left waits until ``PREPARE_WAKE`` are gathered unprepared: one
+wake-up for a few items, not one each, and no timed wake-up landing in the
+middle of the next request (a wake-up is a thread switch and the interpreter
+lock handed over twice). Items fewer than that when the linger ends are built
+in the commit, by the op that writes them.
 
 A group made only of gathered ops (nothing waits for them to be durable: a
 turn's manifest) is committed with ``store.batch(durable=False)`` where the
@@ -54,6 +55,9 @@ CONFLICT_RETRIES = 3  # a write alone that lost a race with another writer runs 
 _STOP = object()
 _NOW = object()  # flush marker: commit what is gathered without lingering
 PREPARE_MAX = 16  # items prepared in one go at most (~25 us each): the interpreter lock held a bounded while
+# items waiting unprepared that wake an idle lingering thread: fewer wake-ups (each a thread switch
+# and the interpreter lock handed over and back) for a few builds more in a commit cut short
+PREPARE_WAKE = 4
 
 
 class BackgroundWriter:
@@ -115,7 +119,7 @@ class BackgroundWriter:
                 items = self._gathered.get(write_all)
                 if items is not None:
                     items.append(item)
-                    if prepare is not None:
+                    if prepare is not None and len(items) - self._prepared.get(write_all, 0) >= PREPARE_WAKE:
                         self._wake_idle()
                     return None
                 mine = self._gathered[write_all] = [item]
@@ -138,7 +142,7 @@ class BackgroundWriter:
         op.pieces = lambda: [lambda batch, one=one: write_all(batch, [one]) for one in take()]  # type: ignore
 
         fut = self.submit(op)
-        if prepare is not None:
+        if prepare is not None and PREPARE_WAKE <= 1:
             with self._lock:
                 self._wake_idle()
         if fut.done() and fut.exception() is not None:  # closed: the op never runs; nothing waits for it

@@ -117,31 +117,50 @@ def test_items_queued_before_close_are_written_though_a_gather_comes_after_it(st
 
 def test_items_are_prepared_on_the_writer_thread_while_it_lingers(store):
     """``prepare`` runs on the writer's thread before the op that writes its item,
-    while the writer waits for more, each item once; the op does not wait for it."""
+    while the writer waits for more, each item once; the op does not wait for it.
+    The thread looks at once when it starts lingering, and an idle one is woken
+    again when ``PREPARE_WAKE`` items wait unprepared."""
     import threading
+    import time
+
+    from ctxproxy.store.writer import PREPARE_WAKE
 
     prepared: list[tuple[str, str]] = []
-    ready = threading.Event()
+    first, rest = threading.Event(), threading.Event()
+    n = 3 + PREPARE_WAKE
 
     def prepare(item):
         prepared.append((item[0], threading.current_thread().name))
         if len(prepared) == 3:
-            ready.set()
+            first.set()
+        if len(prepared) == n:
+            rest.set()
 
     calls.clear()
     writer = BackgroundWriter(store, linger=5.0)
     try:
+        busy, hold = threading.Event(), threading.Event()
+        writer.submit(lambda batch: (busy.set(), hold.wait(5.0)), urgent=True)
+        assert busy.wait(5.0)  # the thread is in that op's commit: the items below queue meanwhile
         for i in range(3):
             writer.gather(put_all, (f"turn{i}", {"n": i}), prepare)
-        assert ready.wait(5.0)
-        assert prepared == [(f"turn{i}", "ctxproxy-store-writer") for i in range(3)]
+        hold.set()
+        assert first.wait(5.0)  # found at the linger's first look
+        deadline = time.monotonic() + 5.0
+        while not writer._idle:  # it looks again, finds none and waits
+            assert time.monotonic() < deadline
+            time.sleep(0.001)
+        for i in range(3, n):  # idle: the PREPARE_WAKE-th item waiting wakes it
+            writer.gather(put_all, (f"turn{i}", {"n": i}), prepare)
+        assert rest.wait(5.0)
+        assert prepared == [(f"turn{i}", "ctxproxy-store-writer") for i in range(n)]
         assert stored(store) == {}  # still lingering: prepared, not yet written
         writer.flush()
-        assert stored(store) == {f"turn{i}": {"n": i} for i in range(3)}
-        writer.gather(put_all, ("turn3", {"n": 3}), prepare)
-        writer.flush()  # cuts the linger short: turn3 may go unprepared, and is written all the same
-        assert stored(store)["turn3"] == {"n": 3}
-        assert [p[0] for p in prepared] in (["turn0", "turn1", "turn2"], ["turn0", "turn1", "turn2", "turn3"])
+        assert stored(store) == {f"turn{i}": {"n": i} for i in range(n)}
+        writer.gather(put_all, ("turnX", {"n": -1}), prepare)
+        writer.flush()  # cuts the linger short: turnX may go unprepared, and is written all the same
+        assert stored(store)["turnX"] == {"n": -1}
+        assert [p[0] for p in prepared][:n] == [f"turn{i}" for i in range(n)]
     finally:
         writer.close()
 
