@@ -3,7 +3,7 @@
 (``Exchange.whole``) and the turn's end after them (``Exchange.finish``).
 
     python bench/turn_phases.py [N] [--think US] [--gap US] [--watchers-first | --alternate]
-                                [--per-filter-memos]
+                                [--per-filter-memos | --no-chain]
 
 N turns of each of run.py's two non-streamed requests (2000), driven through
 the turn engine (``tests/enginedriver.py``: no sockets). ``--think``: the
@@ -20,6 +20,8 @@ turns, in one process (both under the same load and caches), each reported.
 filter's own memo, ``bench/per_filter_memos.py``) instead of the watchers
 first; with ``--alternate``, every other block of 100 pairs of turns (each
 switch finds the other memos' decisions stale and decides the session again).
+``--no-chain``: every filter decides the request, none replays the chain's
+decision (``Pipeline.chain`` off); with ``--alternate``, every other pair of turns.
 
 Prints per phase the wall p50 and mean and the event loop thread's CPU mean
 (µs), and each filter's CPU per turn (its hooks, from the turn's own timings
@@ -51,7 +53,8 @@ from ctxproxy.proxy import engine as E  # noqa: E402
 from ctxproxy.proxy.scripted_provider import Reply  # noqa: E402
 
 PHASES = {"request": ([], []), "whole": ([], []), "finish": ([], [])}
-MODE = {"first": False}  # the whole answer's watchers before its bytes (``--watchers-first``, ``--alternate``)
+MODE = {"first": False, "nochain": False}  # the whole answer's watchers before its bytes (``--watchers-first``,
+# ``--alternate``); the request chain's replay off (``--no-chain``)
 BY_MODE: dict[bool, dict[str, tuple[list, list]]] = {
     m: {p: ([], []) for p in PHASES} for m in (False, True)}
 
@@ -78,7 +81,7 @@ def timed(cls: type, name: str, phase: str, coroutine: bool = False) -> None:
 
 def variant() -> bool:
     """Whether this turn runs the variant compared with the shipped code (the one alternated)."""
-    return MODE["first"] or per_filter_memos.MODE["base"]
+    return MODE["first"] or MODE["nochain"] or per_filter_memos.MODE["base"]
 
 
 def note(phase: str, wall: float, cpu: float) -> None:
@@ -107,6 +110,15 @@ async def amain(args: argparse.Namespace) -> None:
     calls = [("POST", k.path, k.headers, k.body) for k in KINDS]
     with tempfile.TemporaryDirectory() as d:
         async with EngineDriver(load_config(None, data_dir=d), provider=provider) as drive:
+            pipes = list(drive.engine.pipelines.values())
+            chains = [p.chain for p in pipes]
+
+            def chain_off(off: bool) -> None:
+                MODE["nochain"] = off
+                for p, c in zip(pipes, chains):
+                    p.chain = None if off else c
+
+            chain_off(args.no_chain)
             for call in calls * 100:  # warm-up: caches, memos, the session's state
                 await drive.call(*call)
             for phases in (PHASES, *BY_MODE.values()):
@@ -115,7 +127,9 @@ async def amain(args: argparse.Namespace) -> None:
                     cpus.clear()
             for i, call in enumerate(calls * args.n):
                 if args.alternate:  # a pair of turns (both kinds) each way
-                    if args.per_filter_memos:  # in blocks: a switch decides each memo's session again
+                    if args.no_chain:
+                        chain_off(i % 4 < 2)
+                    elif args.per_filter_memos:  # in blocks: a switch decides each memo's session again
                         per_filter_memos.MODE["base"] = i // 200 % 2 == 0
                     else:
                         MODE["first"] = i % 4 < 2
@@ -129,7 +143,7 @@ async def amain(args: argparse.Namespace) -> None:
     turns = 2 * args.n
     label = f"think {args.think:.0f} us, gap {args.gap:.0f} us"
     names = (", per-filter memos", ", the turn summary") if args.per_filter_memos else \
-        (", watchers first", ", watchers after the bytes")
+        (", chain off", ", chain replay") if args.no_chain else (", watchers first", ", watchers after the bytes")
     if args.alternate:
         print(report(label + names[0], BY_MODE[True]))
         print(report(label + names[1], BY_MODE[False]))
@@ -138,7 +152,7 @@ async def amain(args: argparse.Namespace) -> None:
                 f"{name} {ms * 1e3 / (turns / 2):.1f}" for name, ms in hooks_by[mode].items()
                 if name != "upstream_headers"))
         return
-    print(report(label + (names[0] if args.watchers_first or args.per_filter_memos else ""), PHASES))
+    print(report(label + (names[0] if args.watchers_first or args.per_filter_memos or args.no_chain else ""), PHASES))
     print("  each filter's CPU per turn (us): " + ", ".join(
         f"{name} {ms * 1e3 / turns:.0f}" for name, ms in hooks.items() if name != "upstream_headers"))
 
@@ -151,6 +165,8 @@ def main() -> None:
     ap.add_argument("--watchers-first", action="store_true",
                     help="a whole answer's watching hooks before its bytes (as before they ran in finish)")
     ap.add_argument("--alternate", action="store_true", help="--watchers-first every other pair of turns")
+    ap.add_argument("--no-chain", action="store_true",
+                    help="no replay of the request chain's decision (alternated with --alternate)")
     ap.add_argument("--per-filter-memos", action="store_true",
                     help="the request side before the turn summary (alternated with --alternate)")
     args = ap.parse_args()

@@ -153,6 +153,7 @@ class RedactState:
     counts: dict[str, int] = field(default_factory=dict)  # the request's: rule -> count
     response_counts: dict[str, int] = field(default_factory=dict)  # the answer's
     stream: _Stream | None = None
+    clean: bool = False  # the request was found to hold no secret with these rules (``replay``)
 
     @property
     def engine(self) -> str:
@@ -327,24 +328,49 @@ class RedactFilter(Filter):
                 red.mark_clean_items([d for i, d in fresh if i not in tainted])
                 if not view.edits and not counts:
                     self._clean_requests.put(turn, red, 0)  # the redactor is shared, not the fact's
-
-            turn_id = turn.turn_id  # (not the turn: its state holds this function)
-
-            def apply(text: str) -> str:
-                """For filters that add text later in the pipeline (inject)."""
-                try:
-                    res = red.redact(text, key, vault)
-                except RedactionError as exc:
-                    raise FilterError(self.name, f"redaction failed: {exc}", 500, turn_id) from None
-                self._add(counts, res.counts)
-                return res.text
-
-            turn.redact_added = apply
-            if vault is not None and self.config.responses:
-                turn.add_egress(_RESTORE)
+                    st.clean = True
+            else:
+                st.clean = True
+            self._ready(turn, st)
         except RedactionError as exc:
             raise FilterError(self.name, f"redaction failed, request not forwarded: {exc}", 500,
                               turn.turn_id) from None
+
+    def _ready(self, turn: Turn, st: RedactState) -> None:
+        """What the filters after this one and the answer use: the redaction of text
+        added to the request, and the placeholders' restore on the answer."""
+        red, key, vault, counts = st.profile.redactor, st.key, st.vault, st.counts
+        turn_id = turn.turn_id  # (not the turn: its state holds this function)
+
+        def apply(text: str) -> str:
+            """For filters that add text later in the pipeline (inject)."""
+            try:
+                res = red.redact(text, key, vault)
+            except RedactionError as exc:
+                raise FilterError(self.name, f"redaction failed: {exc}", 500, turn_id) from None
+            self._add(counts, res.counts)
+            return res.text
+
+        turn.redact_added = apply
+        if vault is not None and self.config.responses:
+            turn.add_egress(_RESTORE)
+
+    def replay_memo(self, turn: Turn) -> Any:
+        """What ``replay`` needs: the profile and session key of a request found clean
+        (None for one that held a secret, or none read)."""
+        st = turn.state.get(self.name)
+        return (st.profile, st.key) if isinstance(st, RedactState) and st.clean else None
+
+    def replay(self, turn: Turn, memo: Any) -> bool:
+        """The chain's repeat (``Pipeline``): the same bytes found clean with the very
+        rules this turn's profile has now (a reload makes other ones), under the same
+        identity (so the same session key); the turn's vault is looked up as ever."""
+        profile, key = memo
+        if self._profile(turn) is not profile:
+            return False
+        st = turn.state[self.name] = RedactState(profile, key, self._vault(turn, profile), clean=True)
+        self._ready(turn, st)
+        return True
 
     # -- responses ---------------------------------------------------------------------
 

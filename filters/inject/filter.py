@@ -365,7 +365,7 @@ class InjectFilter(Filter):
                          results_doc):
             return False
         state = turn.state[self.name] = InjectState(self.config.budget_for(turn.route), route=turn.route)
-        state.rules, state.conflicts, state.session_error = rules, list(conflicts), session_error
+        state.rules, state.conflicts, state.session_error = rules and dict(rules), list(conflicts), session_error
         state.memory = None if memory is None else dict(memory)
         state.evidence = None if evidence is None else dict(evidence)
         state.observed_rules = [dict(r) for r in observed[1]]

@@ -21,7 +21,7 @@ from ctxproxy.filters.turn_summary import record_refs, same_records
 from ctxproxy.proxy.scripted_provider import Reply
 from ctxproxy.store.frozen import freeze
 
-REPLAYING = ["effects", "checkpoint", "prune", "recall", "inject"]
+REPLAYING = ["redact", "effects", "checkpoint", "prune", "recall", "inject"]
 
 
 def pipeline_of(got):
@@ -239,3 +239,22 @@ async def test_an_answer_awaiting_results_or_a_queued_write_runs_effects_again(t
         monkeypatch.setattr(writes, "queued", lambda key: Queued())
         got = await send(drive, history())
         assert "effects" not in got.turn.replayed
+
+
+async def test_other_redaction_rules_scan_the_request_again(tmp_path, monkeypatch):
+    import dataclasses
+
+    from ctxproxy.store.services.redaction.engine import Redactor
+    from callcount import counting
+
+    async with EngineDriver(config(tmp_path)) as drive:
+        got = await warmed(drive)
+        redact = stage(got, "redact")
+        profile = redact._profile(got.turn)
+        reloaded = dataclasses.replace(profile)  # the same profile built again (a reload)
+        monkeypatch.setattr(redact, "_profile", lambda turn: reloaded)
+        scans = counting(monkeypatch, Redactor, "dirty")
+        got = await send(drive, history())
+        assert "redact" not in got.turn.replayed and "effects" in got.turn.replayed
+        assert got.turn.state["redact"].profile is reloaded
+        assert len(scans) == 1  # the answer's scan; the request was found clean with the very same rules
