@@ -134,6 +134,8 @@ def recall_latency(store, index, queries: int, rng: random.Random, vectors=None,
     recallers["lexical, no word families"] = Recaller(index, config=RankConfig(family_weight=0.0))
     # the learned judge (``judge = true``): its features over the pool and a dot product each, measured beside
     recallers["lexical, judge"] = Recaller(index, config=RankConfig(judge=True))
+    # the floor's options off by default (a told story's memory, the project's broad words), measured beside
+    recallers["lexical, remarks+broad"] = Recaller(index, config=RankConfig(remark_words=3, broad_share=0.25))
     if vectors is not None:
         cfg = RankConfig(embeddings=True)
         recallers["embeddings"] = Recaller(index, config=cfg, vectors=VectorRecall(vectors, index, vectors.embedder, cfg))
