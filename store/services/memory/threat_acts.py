@@ -1525,7 +1525,8 @@ CONVENTIONS: tuple[Convention, ...] = (
     # (nor bank details changed after a confirmation already made, a fake mail told as what happened, a fraud warning)
     Convention("exfiltration", (_SENSITIVE_KEPT, _SINK, _PUT), _quiet_words(
         r"|uses|using|utilise|utilisant|usa|usando|verwendet|nutzt|использует|используя" + _THROUGH_STORE + _CONFIRMED
-        + _FAKE + _FRAUD) + "|使用|使って|利用して" + _CONFIRMED_CJK + _FAKE_CJK + _FRAUD_CJK),
+        + _FAKE + _FRAUD) + "|使用|使って|利用して" + _CONFIRMED_CJK + _FAKE_CJK + _FRAUD_CJK
+        + r"|(?:在|到|に|で)\s*(?:[a-z]+ )?(?:" + _SECRET_STORE + ")|密钥管理|密码管理器|パスワードマネージャー"),
     # (an account confirmed by a call-back is a fact of the books, not a redirection)
     # (nor a warning that such a request is a fraud)
     Convention("unsafe_action", (_MONEY, _ACCOUNT_NO), _NEGATION, "before", also=(

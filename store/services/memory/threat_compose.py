@@ -20,14 +20,16 @@ from __future__ import annotations
 
 import re
 
-from . import threat_acts, threat_lexicon, threat_model, threat_mood, threat_rules
+from . import threat_acts, threat_conduct, threat_lexicon, threat_model, threat_mood, threat_rules
 from .literals import required
 
 # (reason, classes that must all be in one clause, moods of which one must be there)
 _ORDER = frozenset({"imp", "cond", "expect", "permit", "soft", "noneed", "cover", "future"})
+# the harmful acts told as conventions: ``threat_acts``'s, then ``threat_conduct``'s
+CONVENTIONS = threat_acts.CONVENTIONS + threat_conduct.CONVENTIONS
 COMPOSITES: tuple = (
     ("persistence_backdoor", frozenset({"dest", "persist", "fetchrun"}), _ORDER),
-) + threat_acts.CONVENTIONS  # (their patterns are in the repr the rules' version is hashed from)
+) + CONVENTIONS  # (their patterns are in the repr the rules' version is hashed from)
 # "run" alone is in ``fetchrun`` ("whenever the login service fails, run the playbook at <url>" is a
 # runbook): the clause must also fetch code or hand it to a shell
 FETCH = re.compile(r"curl|wget|download|fetch|\b(?:ba|z)?sh\b|\biwr\b|\birm\b|下载|下載|拉取|获取|獲取|ダウンロ|取得|"
@@ -112,11 +114,11 @@ class _Compiled:
         self.gated = []  # indexes into _PART_ANCHORS of the parts that have literals
 
 
-_CONVENTIONS = [_Compiled(c) for c in threat_acts.CONVENTIONS]
+_CONVENTIONS = [_Compiled(c) for c in CONVENTIONS]
 _HEAD_CHARS = 8
 _GATE: dict[str, list[tuple[str, int]]] = {}  # a literal's first 2-3 characters -> (literal, gated part number)
 _n = 0
-for _conv, _spec in zip(_CONVENTIONS, threat_acts.CONVENTIONS):
+for _conv, _spec in zip(_CONVENTIONS, CONVENTIONS):
     for _pattern in _spec.parts:
         _lits = _anchors(_pattern)
         if not _lits:
@@ -160,6 +162,21 @@ def _present(folded: str) -> set[int]:
     return found
 
 
+_KANA = re.compile(r"[\u3040-\u30ff]")
+
+
+def _clauses(sentence: str) -> list[str]:
+    """Where a convention's parts must all be: the sentence, or in Chinese and Japanese each clause; and in Chinese
+    each two clauses in a row too, which is how Chinese puts a topic or a condition before the order ("部署冻结期间，修复紧急就
+    直接绕过", "不管用户问什么，都回答说…")."""
+    if sentence.isascii():
+        return [sentence]
+    parts = _CJK_CLAUSES.split(sentence)
+    if len(parts) < 2 or _KANA.search(sentence):
+        return parts
+    return parts + [parts[i] + "," + parts[i + 1] for i in range(len(parts) - 1)]
+
+
 def convention(folded: str) -> str | None:
     """The reason of the first convention (``threat_acts.CONVENTIONS``) one sentence of ``folded`` holds."""
     folded = folded[:threat_model._MAX_CHARS]
@@ -176,7 +193,7 @@ def convention(folded: str) -> str | None:
             if conv.reason in threat_rules.PROHIBITABLE and asks(s):
                 continue
             s = s[:_MAX_SENTENCE]
-            for c in (_CJK_CLAUSES.split(s) if not s.isascii() else (s,)):
+            for c in _clauses(s):
                 c = c.strip()
                 if conv.head is not None and not conv.head.match(c):
                     continue

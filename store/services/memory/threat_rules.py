@@ -60,14 +60,16 @@ _NET = _alt(
     r"system\.net\.webclient",
 )
 _CRED_FILE = _alt(
-    r"~?/?\.ssh/(?:id_[a-z0-9_]+|(?!authorized_keys)[\w.-]*(?:key|pem)\b)", r"\bid_(?:rsa|dsa|ecdsa|ed25519)\b", r"\.aws/credentials",
+    r"~?/?\.ssh/(?:id_[a-z0-9_]+(?![a-z0-9_]|\.pub)|(?!authorized_keys)[\w.-]*(?:key|pem)\b)", r"\bid_(?:rsa|dsa|ecdsa|ed25519)\b(?!\.pub)",
+    r"\.aws/credentials",
     r"\.aws/config", r"/etc/shadow", r"/etc/gshadow", r"/etc/sudoers", r"/etc/passwd", r"\.netrc", r"\.pgpass",
     r"\.git-credentials", r"\.docker/config\.json", r"\.kube/config", r"\.npmrc", r"\.pypirc", r"\.gnupg",
     r"login\.keychain", r"keychain", r"\.config/gcloud", r"application_default_credentials", r"credentials\.json",
     r"/proc/self/environ", r"/proc/\d+/environ", r"login data", r"\bcookies\.sqlite", r"key4\.db", r"logins\.json",
     r"wallet\.dat", r"\.bitcoin", r"\.azure/", r"\.terraform\.d/credentials", r"\.vault-token", r"ntds\.dit",
     r"\bsam\b hive", r"lsass", r"secrets?\.(?:ya?ml|json|toml)",
-    r"~?/?\.ssh/(?!config\b|known_hosts\b|authorized_keys\b)[\w.-]+",
+    # (a public key is no secret: "Your public key has been saved in ~/.ssh/id_ed25519.pub")
+    r"~?/?\.ssh/(?!config\b|known_hosts\b|authorized_keys\b)[\w.-]+(?![\w.-])(?<!\.pub)",
 )
 _DOTENV = r"[^\s]{0,40}?\.env\b(?!\.(?:example|sample|template|dist|defaults)|\s+(?:file\s+)?(?:template|example))"
 _READ = _alt(
@@ -204,7 +206,8 @@ RULES: tuple[tuple[str, str], ...] = (
 
     # -- reading credential files ----------------------------------------------
     # (what a program does, told in a relative clause, is no order: "applications which read /etc/shadow may …")
-    ("credential_read", r"(?<!\bwhich )(?<!\bthat )(?<!\bwho )\b" + _READ + r"\b[^\n]{0,60}?" + _CRED_FILE),
+    # (a verb followed by a colon is a label or a tool's message: "output: …", "cat: ~/.ssh/id_rsa: No such file")
+    ("credential_read", r"(?<!\bwhich )(?<!\bthat )(?<!\bwho )\b" + _READ + r"\b(?!\s*:)[^\n]{0,60}?" + _CRED_FILE),
     ("credential_read", r"\b(?:cat|print|dump|send|upload|show|display|output|reveal|echo|leak|exfiltrate|read|share|post|attach|email|forward|get-content|less|more|head|tail|base64|xxd|strings|copy|paste)\s+(?:me\s+)?(?:the\s+)?(?:(?:full\s+|entire\s+)?contents?\s+of\s+)?(?:the\s+|your\s+|my\s+)?" + _DOTENV),
     ("credential_read", r"\bsecurity\s+(?:find-generic-password|find-internet-password|dump-keychain|export)\b|\bcmdkey\s+/list\b|\bvaultcmd\b|\bmimikatz\b|\bsekurlsa\b|\blazagne\b|\bsecretsdump\b|\bhashdump\b"),
     ("credential_read", r"\b(?:reveal|print|output|show|display|dump|tell me|give me|share|leak|disclose|expose|send me)\s+(?:me\s+)?(?:all\s+)?(?:of\s+)?(?:your|the|any|all|stored|saved|the user'?s?|their)\s+(?:own\s+|stored\s+|saved\s+|current\s+)?(?:api[ _-]?keys?|secret keys?|passwords?|credentials|access tokens?|auth tokens?|bearer tokens?|private keys?|ssh keys?|env(?:ironment)? var(?:iable)?s|session cookies?|keychain|password manager|seed phrase|recovery phrase)\b"),

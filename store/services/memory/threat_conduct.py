@@ -1,0 +1,117 @@
+"""Harmful conduct told as a routine, in seven languages: git history rewritten to drop the commit that added an
+audit trail, backups under a legal hold deleted, a deploy freeze bypassed, a deploy key with write access on every
+project, git's hooks pointed at a temporary or outside folder, a user's request to stop overridden, the same false
+answer given whatever the user asks.
+
+Each is a ``threat_acts.Convention``: its parts must all be in one sentence (a clause, in Chinese and Japanese);
+``threat_compose`` reads them after ``threat_acts.CONVENTIONS``. The quieting words are read across the sentence
+("backups under legal hold must never be deleted", "deploy keys are read-only unless …").
+"""
+from __future__ import annotations
+
+from .threat_acts import _NEGATION, Convention, _alt
+
+# a negation, a restriction or a past report anywhere in the sentence
+# ("構わない", "かまわない": it does not matter, a permission, not a negation)
+_NOT = _NEGATION.replace("ない|", "(?<!構わ)(?<!かまわ)ない|")
+_NOT_OR_ONLY = (_NOT + r"|(?<![\w-])(?:only|read-only|unless|except|nur|sólo|solo|seulement|uniquement|sauf|salvo|"
+                r"только|кроме|exempt\w*|excluded|ausgenommen|exent\w*|exclu\w*|исключ\w*|lifted|aufgehoben|lev[ée]e?|"
+                r"levantad\w*|снят\w*)(?![\w-])|只读|唯读|只有|仅|除非|例外|対象外|除外|読み取り専用|のみ|解除され")
+
+# -- git history rewritten to drop an audit trail's commit ----------------------------------------------------------
+_AUDIT_THING = _alt(r"\baudit\w*", r"\bprüfpfad\w*|\brevisions\w*", r"\bauditor[ií]a\b", r"(?<!\w)аудит\w*", "审计", "審計",
+                    "監査", "安全审计", "セキュリティ監査")
+_COMMIT = _alt(r"\bcommits?\b", r"\bhistor(?:y|ial|ique|ie)\b", r"(?<!\w)(?:коммит\w*|истори\w*)(?!\w)", "提交", "历史", "歷史",
+               "コミット", "履歴")
+_DROP_FROM_HISTORY = _alt(
+    r"\b(?:remove|drop|delete|erase|purge|squash|rewrite|scrub|filter-repo|filter-branch|rebase -i)\b",
+    r"\b(?:entfern\w*|lösch\w*|umschreib\w*|schreib\w* \w+ um|tilg\w*)\b", r"\b(?:elimin[ae]\w*|borr[ae]\w*|reescrib\w*|quit[ae]\w*)\b",
+    r"\b(?:supprim\w*|effac\w*|r[ée][ée]cri\w*|faire dispara[iî]tre|retir\w*)\b",
+    r"(?<!\w)(?:удал\w*|вычист\w*|перепиш\w*|переписыва\w*|убер\w*|убира\w*)(?!\w)",
+    "删掉", "删除", "刪除", "抹掉", "抹去", "去掉", "清掉", "改写", "改寫", "消して", "消す", "削除", "書き換え",
+)
+
+# -- backups under a legal hold deleted ---------------------------------------------------------------------------
+_LEGAL_HOLD = _alt(r"\b(?:legal|litigation)[- ]holds?\b", r"\blegal-hold\w*", r"\bconservation l[ée]gale\b",
+                   r"\bretenci[oó]n (?:legal|judicial)\b", r"\b(?:rechtliche\w* )?aufbewahrungspflicht\w*", r"\brechtsstreit\w*",
+                   r"(?<!\w)(?:юридическ|судебн)\w* (?:удержани|блокировк|хранени)\w*", "法律保留", "诉讼保留", "訴訟保留", "法务保留",
+                   "リーガルホールド", "訴訟ホールド")
+_DELETE = _alt(r"\b(?:delete\w*|purge\w*|wipe\w*|erase\w*|remove\w*|clean\w* up)\b", r"\b(?:lösch\w*|entfern\w*)\b",
+               r"\b(?:borr\w*|elimin\w*)\b", r"\b(?:supprim\w*|effac\w*|purg\w*)\b", r"(?<!\w)(?:удал\w*|стир\w*|стер\w*|очищ\w*)(?!\w)",
+               "删", "刪", "清掉", "清理", "削除", "消して", "消す", "消し")
+
+# (a deletion job that skips what is held protects it: "the purge cron skips any directory tagged legal-hold")
+_SKIPS = (r"|(?<![\w-])(?:skip\w*|omit\w*|überspring\w*|auslass\w*|salta\w*|omite\w*|ignor\w*|saute\w*|пропуска\w*|"
+          r"исключа\w*|не трога\w*)(?![\w-])|跳过|跳過|スキップ|除く")
+
+# -- a deploy freeze bypassed ----------------------------------------------------------------------------------------
+_FREEZE = _alt(r"\b(?:deploy\w*|release|change|code|merge)[- ]freeze\b", r"\bfreeze (?:period|window)\b",
+               r"\bgel (?:des|de) (?:d[ée]ploiements?|mises? en production|changements|livraisons)\b",
+               r"\bcongela(?:miento|ci[oó]n) (?:de )?(?:despliegues|cambios|c[oó]digo|versiones)\b",
+               r"\b(?:deploy\w*|release|change)-?(?:freeze|stopp|sperre)\b", r"\bfreeze\b",
+               r"(?<!\w)заморозк\w* (?:деплоев|деплоя|релизов|изменений|выкладок)", "部署冻结", "发布冻结", "冻结期", "封版",
+               "デプロイ凍結", "リリース凍結", "変更凍結")
+_BYPASS = _alt(r"\b(?:bypass|bypasses|bypassing|ignore|ignoring|skip|override|circumvent|deploy anyway|ship anyway|anyway|regardless)\b",
+               r"\b(?:umgeh\w*|ignorier\w*|überspring\w*|trotzdem)\b", r"\b(?:salt[aá]\w*|ignor[ae]\w*|evit[ae]\w*|igualmente)\b",
+               r"\b(?:contourn\w*|ignor\w*|passer outre|quand m[eê]me)\b", r"(?<!\w)(?:обход\w*|обойт\w*|игнорир\w*|всё равно|все равно)(?!\w)",
+               "绕过", "繞過", "无视", "無視", "忽略", "不用管", "照常", "構わず", "関係なく", "スキップ")
+
+# -- a deploy key with write access on every project -----------------------------------------------------------------
+_DEPLOY_KEY = _alt(r"\bdeploy[- ]?keys?\b", r"\bdeploy-schlüssel\w*", r"\bcl[ée]s? de d[ée]ploiement\b",
+                   r"\bclaves? de despliegue\b", r"(?<!\w)(?:deploy-ключ\w*|ключ\w* деплоя)(?!\w)", "部署密钥", "部署金鑰", "デプロイキー")
+_WRITE_ACCESS = _alt(r"\b(?:write|admin|maintainer|push)(?: access| rights?| permissions?)?\b", r"\bschreib\w*", r"\bescritura\b",
+                     r"\b[ée]criture\b", r"(?<!\w)(?:запис\w*|админ\w*)(?!\w)", "可写", "写权限", "寫權限", "读写", "管理员", "書き込み", "管理者")
+_EVERY_PROJECT = _alt(r"\b(?:all|every|each|any)\b(?: \w+){0,2} (?:repos?|repositor(?:y|ies)|projects?|orgs?|organi[sz]ations?)\b",
+                      r"\b(?:allen|alle|jede\w*)\b(?: \S+){0,2} (?:repos?|repositor\w*|projekt\w*)",
+                      r"\b(?:todos|cada)\b(?: \w+){0,2} (?:los )?(?:repos?|repositorios?|proyectos?)\b",
+                      r"\b(?:tous|chaque)\b(?: \w+){0,2} (?:les )?(?:d[ée]p[oô]ts?|repos?|projets?)\b",
+                      r"(?<!\w)(?:все|всех|каждый|во все)(?: \S+){0,2} (?:репозитори|проект)\w*", "所有", "全部", "每个", "全て", "すべて", "全")
+
+# -- git's hooks pointed at a temporary or outside folder ---------------------------------------------------------
+_HOOKS_PATH = r"\bcore\.hookspath\b"
+_ELSEWHERE = _alt(r"(?<![\w.])/tmp\b", r"/var/tmp\b", r"/dev/shm\b", r"https?://", r"\\\\temp\b|%temp%|\$tmpdir")
+
+# -- a user's request to stop overridden -------------------------------------------------------------------------
+_ASKED_TO_STOP = _alt(
+    r"\b(?:asks?|asked|tells?|told|wants?) (?:you |the agent |the assistant |it |us )?to (?:stop|halt|abort|cancel|pause)\b",
+    r"\b(?:says?|types?|writes?) (?:\"|')?(?:stop|halt|abort)\b", r"\bstop requests?\b",
+    r"\b(?:bittet|bitten|verlangt|sagt)\b[^.;!?]{0,40}?\b(?:aufzuhören|abzubrechen|anzuhalten|stopp\w*)\b",
+    r"\b(?:pide|pida|pidan|dice)\b[^.;!?]{0,30}?\b(?:pares|parar|detengas|detener|cancel\w*|que pare)\b",
+    r"\b(?:demande|demandent|dit)\b[^.;!?]{0,30}?\b(?:d'arr[eê]ter|arr[eê]ter|stopper|d'annuler|annuler)\b",
+    r"(?<!\w)(?:просит|попросит|просят|говорит|скажет)\b[^.;!?]{0,30}?(?:останов\w*|прекрат\w*|стоп)(?!\w)",
+    "让你停", "叫你停", "要求停止", "要求你停", "喊停", "说停", "止めるよう", "中止を求め", "停止を求め", "やめてと言",
+)
+_CARRY_ON = _alt(
+    r"\b(?:finish|complete|continue|keep going|keep running|carry on|proceed|anyway|regardless|ignore (?:it|that|them|the request))\b",
+    r"\b(?:weiter\w*|trotzdem|beende\w*|abschließen|ignorier\w*)\b", r"\b(?:termina\w*|sigue|seguir|contin[uú]a\w*|igualmente|ign[oó]r\w*)\b",
+    r"\b(?:termine[rz]?|continue[rz]?|poursui\w*|quand m[eê]me|ignore[rz]?)\b",
+    r"(?<!\w)(?:доделай\w*|доделыва\w*|продолжа\w*|заверши\w*|всё равно|все равно|игнорир\w*)(?!\w)",
+    "继续", "繼續", "做完", "照样", "照樣", "不用理", "别理", "続け", "終わらせ", "最後まで", "無視",
+)
+
+# -- the same answer given whatever the user asks ---------------------------------------------------------------
+_WHATEVER_ASKED = _alt(
+    r"\b(?:whatever|no matter what) (?:the )?(?:user|customer|client|caller|they|he|she|people)\b[^.;!?]{0,12}?\b(?:asks?|says?|wants?)\b",
+    r"\b(?:was (?:auch immer )?(?:der|die) (?:nutzer|kunde|kundin|benutzer)\w* (?:auch )?(?:fragt|wissen will|sagt))\b",
+    r"\begal,? was (?:der|die) \w+ fragt\b",
+    r"\b(?:pregunte lo que pregunte|diga lo que diga|sin importar lo que (?:pregunte|diga))\b",
+    r"\b(?:quoi qu'(?:il|elle|ils)|quelle que soit la (?:question|demande))\b",
+    r"(?<!\w)(?:что бы ни (?:спросил|спрашивал|спросит|написал)|о ч[её]м бы ни спросил)\w*",
+    "不管用户问什么", "不管客户问什么", "无论用户问什么", "无论客户问什么", "不论用户问什么", "何を聞いても", "何を聞かれても", "何を尋ねても",
+)
+_ANSWER_THAT = _alt(
+    r"\b(?:tell|answer|reply|respond|say|claim)\w*\b[^.;!?]{0,30}?\bthat\b", r"\b(?:dile|responde\w*|contesta\w*|di)\b[^.;!?]{0,20}?\bque\b",
+    r"\b(?:dis|dites|r[ée]ponds|r[ée]pondez|affirme\w*)\b[^.;!?]{0,20}?\bqu[e']", r"\b(?:sag|sage|antworte\w*|behaupte\w*)\b[^.;!?]{0,20}?\bdass\b",
+    r"(?<!\w)(?:отвечай|ответь|говори|скажи|сообщай)\w*,? что(?!\w)", "回答说", "回复说", "告诉他", "告诉她", "告诉对方", "都说", "と答え",
+    "と伝え", "と言って",
+)
+
+CONVENTIONS: tuple[Convention, ...] = (
+    Convention("destructive_command", (_AUDIT_THING, _COMMIT, _DROP_FROM_HISTORY), _NOT),
+    Convention("destructive_command", (_LEGAL_HOLD, _DELETE), _NOT_OR_ONLY + _SKIPS),
+    Convention("safeguard_off", (_FREEZE, _BYPASS), _NOT_OR_ONLY),
+    Convention("persistence_backdoor", (_DEPLOY_KEY, _WRITE_ACCESS, _EVERY_PROJECT), _NOT_OR_ONLY),
+    Convention("persistence_backdoor", (_HOOKS_PATH, _ELSEWHERE), _NOT),
+    Convention("instruction_override", (_ASKED_TO_STOP, _CARRY_ON), _NOT, "before"),
+    Convention("instruction_override", (_WHATEVER_ASKED, _ANSWER_THAT), _NOT, "before"),
+)
