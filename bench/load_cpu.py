@@ -1,7 +1,7 @@
 """CPU per request at concurrency 32, ctxproxy against the no-op proxy, rounds interleaved.
 
     python bench/load_cpu.py [--n 3000] [--rounds 4] [--config FILE] [--py-spy OUT.txt] [--streams] [--threads]
-                              [--variant MODULE:OBJ.ATTR=VALUE]
+                              [--variant MODULE:OBJ.ATTR=VALUE ...]
 
 ``bench/run.py``'s phase 2 alone (its two 4 KB requests, non-stream, 32 clients),
 for a quick before/after of the proxy's CPU per request: each round loads the
@@ -17,9 +17,10 @@ thread that sent on loopback and was descheduled while the kernel woke the
 peer (or waits to take the GIL back) shows as CPU in ``transport.write``,
 which made the socket writes look like ~25 % of the loop when they use ~1 %.
 
-``--variant``: a second ctxproxy, started with one attribute set before it serves
-(e.g. ``ctxproxy.store.lmdb_store:LMDBStore.lazy_commits=False``), loaded in each
-round after the first: the same code with and without one switch, alternated.
+``--variant``: a second ctxproxy, started with an attribute set before it serves
+(e.g. ``ctxproxy.store.lmdb_store:LMDBStore.lazy_commits=False``; repeated, each
+one), loaded in each round after the first: the same code with and without a
+switch, alternated.
 """
 from __future__ import annotations
 
@@ -176,14 +177,17 @@ async def amain(args: argparse.Namespace) -> None:
         tmp.cleanup()
 
 
-def variant_argv(spec: str) -> list[str]:
-    """ctxproxy's command line, run with ``MODULE:OBJ.ATTR=VALUE`` set first (VALUE a Python literal)."""
-    target, value = spec.split("=", 1)
-    module, path = target.split(":", 1)
-    obj, attr = path.rsplit(".", 1) if "." in path else ("", path)
-    code = (f"import ast, importlib, sys; m = importlib.import_module({module!r}); "
-            f"o = m if not {obj!r} else eval({obj!r}, vars(m)); setattr(o, {attr!r}, ast.literal_eval({value!r})); "
-            "from ctxproxy.proxy.cli.main import main; sys.argv[0] = 'ctxproxy'; sys.exit(main())")
+def variant_argv(specs: list[str]) -> list[str]:
+    """ctxproxy's command line, run with each ``MODULE:OBJ.ATTR=VALUE`` set first (VALUE a Python literal)."""
+    sets = []
+    for spec in specs:
+        target, value = spec.split("=", 1)
+        module, path = target.split(":", 1)
+        obj, attr = path.rsplit(".", 1) if "." in path else ("", path)
+        sets.append(f"m = importlib.import_module({module!r}); o = m if not {obj!r} else eval({obj!r}, vars(m)); "
+                    f"setattr(o, {attr!r}, ast.literal_eval({value!r}))")
+    code = ("import ast, importlib, sys; " + "; ".join(sets) +
+            "; from ctxproxy.proxy.cli.main import main; sys.argv[0] = 'ctxproxy'; sys.exit(main())")
     return [sys.executable, "-c", code]
 
 
@@ -195,7 +199,8 @@ def main() -> None:
     ap.add_argument("--py-spy", metavar="OUT")
     ap.add_argument("--streams", action="store_true", help="50-chunk streams (run.py's phase 4) instead")
     ap.add_argument("--threads", action="store_true", help="each thread's user/system CPU per request")
-    ap.add_argument("--variant", metavar="MODULE:OBJ.ATTR=VALUE", help="a second ctxproxy with one attribute set")
+    ap.add_argument("--variant", metavar="MODULE:OBJ.ATTR=VALUE", action="append",
+                    help="a second ctxproxy with this attribute set (repeat: several, all in that one)")
     asyncio.run(amain(ap.parse_args()))
 
 
