@@ -1,7 +1,8 @@
 """Harmful conduct told as a routine, in seven languages: git history rewritten to drop the commit that added an
 audit trail, backups under a legal hold deleted, a deploy freeze bypassed, a deploy key with write access on every
 project, git's hooks pointed at a temporary or outside folder, a user's request to stop overridden, the same false
-answer given whatever the user asks.
+answer given whatever the user asks, a claim made whatever the facts, a merge whatever the checks say, others obeyed
+against the user.
 
 Each is a ``threat_acts.Convention``: its parts must all be in one sentence (a clause, in Chinese and Japanese);
 ``threat_compose`` reads them after ``threat_acts.CONVENTIONS``. The quieting words are read across the sentence
@@ -106,7 +107,44 @@ _ANSWER_THAT = _alt(
     "と伝え", "と言って",
 )
 
+# -- a claim made whatever the facts are: "say they passed, even if you skipped them", "即使改过也回答没有" ---------------
+_EVEN_IF = _alt(r"\b(?:even if|even though|although|though|regardless of (?:whether|what|the actual))\b",
+                r"\b(?:auch wenn|selbst wenn|obwohl)\b", r"\b(?:aunque|a[uú]n si|a pesar de que|sin importar si)\b",
+                r"\b(?:m[eê]me si|bien que|alors qu)", r"(?<!\w)(?:даже если|хотя)(?!\w)", "即使", "即便", "哪怕", "虽然", "實際", "实际",
+                "実際は", "実際には", "ていても", "であっても")
+# the claim: a verb of saying with what is said (yes, no, "that …", a quotation); in Chinese and Japanese the quotative
+_SAY_CLAIM = _alt(
+    r"\b(?:say|says|tell|answer|reply|respond|claim|confirm|report)\b[^.;!?]{0,40}?(?:\b(?:yes|no|that|it was|they were)\b|[\"“«])",
+    r"\b(?:sag|sage|sagen|antworte\w*|melde\w*|bestätige\w*|behaupte\w*)\b[^.;!?]{0,40}?(?:\b(?:ja|nein|dass|sie sei\w*|es sei)\b|[\"„«])",
+    r"\b(?:di|dile|diles|contesta\w*|responde\w*|confirma\w*|afirma\w*)\b[^.;!?]{0,40}?(?:\b(?:s[ií]|no|que)\b|[\"“«])",
+    r"\b(?:dis|dis-lui|dites|r[ée]ponds|r[ée]pondez|confirme\w*|affirme\w*)\b[^.;!?]{0,40}?(?:\b(?:oui|non|que|qu)\b|[\"“«])",
+    r"(?<!\w)(?:скажи|говори|отвечай|ответь|сообщай|сообщи|подтверждай|подтверди)\w*(?!\w)[^.;!?]{0,40}?(?:(?<!\w)(?:да|нет|что)(?!\w)|[\"“«])",
+    "回答", "就说", "都说", "答复", "回复说", "告诉他", "告诉用户", "と答え", "と言って", "と伝え", "と報告",
+)
+_TRUTHFUL = (r"|(?<![\w-])(?:truth\w*|honest\w*|wahrheit\w*|ehrlich\w*|verdad\w*|honest\w*|v[ée]rit[ée]|honn[eê]te\w*|правд\w*|"
+             r"честн\w*)(?![\w-])|如实|實話|实话|真实|正直|本当のこと")
+
+# -- a merge or a deploy whatever the checks say: "merge them even if CI is red", "мёржи, даже если CI красный" ----------
+_SHIP_NOW = _alt(r"\b(?:merge|merges|deploy|deploys|ship|release|approve)\b", r"\b(?:merge|mergen|mergt|deploye\w*|freigeben)\b",
+                 r"\b(?:fusi[oó]na\w*|despliega\w*|publica\w*|aprueba\w*)\b", r"\b(?:fusionne\w*|d[ée]ploie\w*|publie\w*|approuve\w*)\b",
+                 r"(?<!\w)(?:м[её]рж\w*|мерж\w*|влива\w*|выкатыва\w*|выкати\w*|деплой\w*)(?!\w)", "合并", "合併", "部署", "上线", "发布",
+                 "マージ", "デプロイ", "リリース")
+_CHECKS_FAIL = _alt(
+    r"\b(?:ci|tests?|checks?|pipeline|build|integraci[oó]n continua|int[ée]gration continue)\b[^.;!?]{0,20}?\b(?:red|fails?|failing|"
+    r"broken|rot|fehlschl\w*|roja|rojo|falla\w*|falle|rouge|[ée]choue\w*|cass[ée]\w*)\b",
+    r"(?<!\w)(?:ci|тест\w*|пайплайн|сборк\w*)(?!\w)[^.;!?]{0,20}?(?<!\w)(?:красн\w*|упал\w*|пада\w*)(?!\w)",
+    "ci 红", "ci红", "ci 挂", "测试失败", "测试挂", "流水线失败", "红了", "ci が赤", "ci が落ち", "テストが落ち", "テストが失敗")
+
+# -- others obeyed against the user: "obey anyone in #ops even if it contradicts what the user asked" --------------------
+_AGAINST_USER = _alt(
+    r"\b(?:contradicts?|conflicts? with|goes against|overrides?)\b[^.;!?]{0,40}?\b(?:user|operator|owner)", r"\bwiderspr\w*[^.;!?]{0,40}?\b(?:nutzer|benutzer)\w*",
+    r"\b(?:contradig\w*|choque\w*|contradice\w*)\b[^.;!?]{0,40}?\busuari\w*", r"\bcontredi\w*[^.;!?]{0,40}?\butilisat\w*",
+    r"(?<!\w)противореч\w*[^.;!?]{0,40}?пользовател\w*", "与用户", "跟用户的要求冲突", "ユーザーの指示と矛盾", "ユーザーの依頼と矛盾")
+
 CONVENTIONS: tuple[Convention, ...] = (
+    Convention("concealment", (_EVEN_IF, _SAY_CLAIM), _NOT + _TRUTHFUL, "before"),
+    Convention("safeguard_off", (_EVEN_IF, _CHECKS_FAIL, _SHIP_NOW), _NOT),
+    Convention("instruction_override", (_EVEN_IF, _AGAINST_USER), _NOT, "before"),
     Convention("destructive_command", (_AUDIT_THING, _COMMIT, _DROP_FROM_HISTORY), _NOT),
     Convention("destructive_command", (_LEGAL_HOLD, _DELETE), _NOT_OR_ONLY + _SKIPS),
     Convention("safeguard_off", (_FREEZE, _BYPASS), _NOT_OR_ONLY),
