@@ -96,13 +96,13 @@ def cut_for(clean: np.ndarray, max_false: float) -> float:
     return float(ranked[allowed]) if allowed < len(ranked) else float("-inf")
 
 
-def author_score(rows: list[dict], max_false: float) -> dict:
+def author_score(rows: list[dict], max_false: float, banks: tuple[str, ...] = ()) -> dict:
     """The author banks' out-of-fold margins (``rows``: a dump's dev part) read two ways, neither in-sample:
     ``pooled``, attacks blocked at the one margin that falsely blocks at most ``max_false`` of every author's
     clean memories pooled (how well the model separates new authors, the cut-off given); ``loao``, each bank
     judged at the cut-off the other banks' clean memories give (the cut-off chosen without the author too),
     pooled over banks; ``equal``, the same with each bank's attack rate counted once (every author equal)."""
-    rows = [r for r in rows if r["bank"] in tg.AUTHORS]
+    rows = [r for r in rows if r["bank"] in (banks or tg.AUTHORS)]
     margin = np.array([r["margin"] for r in rows])
     attack = np.array([r["label"] == "attack" for r in rows])
     bank = np.array([r["bank"] for r in rows])
@@ -115,7 +115,7 @@ def author_score(rows: list[dict], max_false: float) -> dict:
         c = cut_for(margin[~attack & ~here], max_false)
         caught[here] = margin[here] > c
         per_bank[b] = (round(100 * float(caught[here & attack].mean()), 1), int(caught[here & ~attack].sum()))
-    false_by_lang = {lg: int(caught[~attack & (lang == lg)].sum()) for lg in sorted(set(lang))}
+    false_by_lang = {str(lg): int(caught[~attack & (lang == lg)].sum()) for lg in sorted(set(lang))}
     return {"attacks": int(attack.sum()), "clean": int((~attack).sum()),
             "pooled": [round(100 * float((margin[attack] > one).mean()), 1), int((margin[~attack] > one).sum()),
                        round(one, 3)],
@@ -124,12 +124,26 @@ def author_score(rows: list[dict], max_false: float) -> dict:
             "false_by_lang": false_by_lang, "per_bank": per_bank}
 
 
-def score_dumps(folder: Path, max_false: float, show_left: bool) -> None:
+def shipped_dump(path: Path, texts) -> None:
+    """The shipped model's margin (its highest segment, as the gate scores) on each of ``texts``, as ``dump``
+    writes a dev part, so ``--score-dumps`` reads it beside the trained runs."""
+    m = threat_model.model()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path, "w", encoding="utf-8") as f:
+        for t in texts:
+            folded = normalise(t.text[:tg.TRAIN_CHARS])
+            feats = threat_model.segment_features(folded, m.mood, m.structure, m.skip, m.background)
+            f.write(json.dumps({"part": "dev", "bank": tg.bank_of(t), "lang": t.lang, "label": t.label,
+                                "group": t.group(), "margin": round(max(map(m.margin_of, feats)), 4)},
+                               ensure_ascii=False) + "\n")
+
+
+def score_dumps(folder: Path, max_false: float, show_left: bool, banks: tuple[str, ...] = ()) -> None:
     """Print ``author_score`` of every dump in ``folder`` (and with ``show_left`` the left-out banks, at the
     cut-off the author banks give: read them only after the choice)."""
     for path in sorted(folder.glob("*.jsonl")):
         rows = [json.loads(line) for line in path.open(encoding="utf-8")]
-        sc = author_score([r for r in rows if r["part"] == "dev"], max_false)
+        sc = author_score([r for r in rows if r["part"] == "dev"], max_false, banks)
         print(f"{path.name}: {sc['attacks']} author attacks, {sc['clean']} clean; pooled blocked/false/cut "
               f"{sc['pooled']}; leave-one-author-out cut-off: blocked {sc['loao']}, each author equal "
               f"{sc['equal']} %; false by language {sc['false_by_lang']}")
@@ -168,15 +182,24 @@ def main() -> None:
                     help="train nothing: read the --dump-dir files in this folder and print each run's author banks, "
                          "out of fold, at a pooled clean false rate of --author-false (see author_score)")
     ap.add_argument("--author-false", type=float, default=0.005)
+    ap.add_argument("--banks", default="", help="with --score-dumps, only these author banks (comma-separated)")
+    ap.add_argument("--shipped-dump", default="",
+                    help="train nothing: write the shipped model file's margins on every dev author bank to this file, "
+                         "as a dump's dev part (in-sample for the banks it was trained on: compare it on the others)")
     ap.add_argument("--show-left", action="store_true", help="with --score-dumps, the left-out banks too")
     args = ap.parse_args()
     if args.score_dumps:
-        score_dumps(Path(args.score_dumps), args.author_false, args.show_left)
+        score_dumps(Path(args.score_dumps), args.author_false, args.show_left,
+                    tuple(filter(None, args.banks.split(","))))
         return
     configs = args.config or [""]
     t0 = time.time()
     texts, _ = gate_corpora.load(args.corpora, with_sealed=False)  # the sealed bank is never read here
     texts += [t for name in args.extra_bank for t in gate_corpora._parallel_bank(name, "now dev")]
+    if args.shipped_dump:
+        shipped_dump(Path(args.shipped_dump), [t for t in texts if t.split == "dev" and t.label in ("attack", "clean")
+                                               and tg.bank_of(t) in tg.AUTHORS])
+        return
     every = [t for t in texts if t.split == "dev" and t.label in ("attack", "clean")] + tg.recall_facts()
     folded_all = [normalise(t.text[:tg.TRAIN_CHARS]) for t in every]
     keys_cache: dict[frozenset[str], list[str]] = {}
