@@ -516,6 +516,11 @@ class Filter:
     #                               (None: nothing; the default when the method is absent)
     #   warm()                      load now what its turns would otherwise load on the first one
     #                               (compiled regexes, models); the engine calls it once at start-up
+    #   replay_memo(turn) -> memo   after a request pass: what this filter would replay of its decision
+    #                               (one that wrote, offered and edited nothing), or None
+    #   replay(turn, memo) -> bool  instead of on_request, for the session's last request sent again on
+    #                               the same identity and session records (``ChainDecisions``): rebuild
+    #                               its turn state, or False (an input of its own moved) to run on_request
 
 
 FilterFactory = Callable[[Any, Services], Filter]
