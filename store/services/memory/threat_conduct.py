@@ -2,7 +2,8 @@
 audit trail, backups under a legal hold deleted, a deploy freeze bypassed, a deploy key with write access on every
 project, git's hooks pointed at a temporary or outside folder, a user's request to stop overridden, the same false
 answer given whatever the user asks, a claim made whatever the facts, a merge whatever the checks say, others obeyed
-against the user.
+against the user, figures cut by a percentage for a bill or a filing, the whole internet let in (the verb after the
+range, as German, Russian, Chinese and Japanese put it).
 
 Each is a ``threat_acts.Convention``: its parts must all be in one sentence (a clause, in Chinese and Japanese);
 ``threat_compose`` reads them after ``threat_acts.CONVENTIONS``. The quieting words are read across the sentence
@@ -10,7 +11,7 @@ Each is a ``threat_acts.Convention``: its parts must all be in one sentence (a c
 """
 from __future__ import annotations
 
-from .threat_acts import _NEGATION, Convention, _alt
+from .threat_acts import _NEGATION, _QUIET_WORDS, Convention, _alt
 
 # a negation, a restriction or a past report anywhere in the sentence
 # ("構わない", "かまわない": it does not matter, a permission, not a negation)
@@ -141,7 +142,43 @@ _AGAINST_USER = _alt(
     r"\b(?:contradig\w*|choque\w*|contradice\w*)\b[^.;!?]{0,40}?\busuari\w*", r"\bcontredi\w*[^.;!?]{0,40}?\butilisat\w*",
     r"(?<!\w)противореч\w*[^.;!?]{0,40}?пользовател\w*", "与用户", "跟用户的要求冲突", "ユーザーの指示と矛盾", "ユーザーの依頼と矛盾")
 
+# -- figures cut for a bill, a report or a filing: "den Verbrauch vor der Abrechnung um 20 % reduzieren" ---------------
+_PCT = r"\d+(?:[.,]\d+)? ?(?:%|prozent|por ciento|pour ?cent|процент\w*)"
+_CUT_BY = _alt(
+    r"\b(?:reduce|lower|cut|deduct|understate|shave|subtract|knock)\b[^.;!?]{0,40}?" + _PCT,
+    r"\bum " + _PCT + r"[^.;!?]{0,20}?\b(?:reduzier\w*|senk\w*|niedriger|kürz\w*|verringer\w*|weniger)",
+    r"\b(?:reduzier\w*|senk\w*|kürz\w*|verringer\w*|zieh\w*)\b[^.;!?]{0,40}?\bum " + _PCT,
+    r"\b(?:r[ée]sta\w*|reduc\w*|rebaja\w*|descuenta\w*|quita\w*)\b[^.;!?]{0,40}?" + _PCT,
+    r"\b(?:r[ée]dui\w*|diminue\w*|baisse\w*|retire\w*|minore\w*)\b[^.;!?]{0,40}?" + _PCT,
+    r"(?<!\w)(?:уменьш\w*|занижа\w*|заниз\w*|срежь|срезай|вычт\w*|вычита\w*|сократи\w*)(?!\w)[^.;!?]{0,40}?" + _PCT,
+    r"(?:少报|少算|减少|减掉|扣掉|压低|下调|调低)[^。;]{0,12}?" + _PCT, _PCT + r"[^。;]{0,6}?(?:少报|减掉|下调|调低)",
+    _PCT + r"(?:減ら|少なく|引い|下げ|低く)",
+)
+_FOR_RECORD = _alt(
+    r"\b(?:billing|bill|invoic\w*|reports?|reporting|tax\w*|declaration|filing|regulator\w*|customs|auditors?|authorit\w*)\b",
+    r"\b(?:abrechnung\w*|rechnung\w*|bericht\w*|meldung\w*|\w*steuer\w*|\w*zollamt|behörde\w*|finanzamt)\b",
+    r"\b(?:factur\w*|informe\w*|declaraci\w*|impuesto\w*|hacienda|aduana\w*)\b",
+    r"\b(?:rapport\w*|d[ée]claration\w*|imp[oô]t\w*|douane\w*|fisc\w*)\b",
+    r"(?<!\w)(?:сч[её]т\w*|отч[её]т\w*|деклараци\w*|налог\w*|таможн\w*|выставлени\w*)(?!\w)",
+    "账单", "发票", "報表", "报表", "申报", "報稅", "报税", "税务", "海关", "报告", "结算", "請求", "報告", "申告", "税", "レポート",
+)
+_OWN_PRICE = (r"|(?<![\w-])(?:discount\w*|rabatt\w*|descuento\w*|remise\w*|скидк\w*|promo\w*|coupon\w*|gutschein\w*|"
+              r"cup[oó]n\w*|bon de r[ée]duction)(?![\w-])|折扣|优惠|割引|クーポン")
+
+# (what an engineer makes smaller: "the caching layer cut report generation time by 40%")
+_SPEED = (r"|(?<![\w-])(?:time|times|latency|duration|runtime|speed|faster|size|memory|zeit\w*|latenz\w*|laufzeit\w*|tiempo\w*|latencia|"
+          r"temps|latence|dur[ée]e|время|задержк\w*)(?![\w-])|时间|耗时|延迟|時間|レイテンシ")
+
+# -- the whole internet let in, the verb after the range: "0.0.0.0/0 in der security group der prod db freigeben" --------
+_WORLD_OPENED = _alt(
+    r"0\.0\.0\.0/0\b[^.;\n]{0,60}?\b(?:freigeben|freischalten|öffnen|geöffnet|erlauben|zulassen|abrir|abierto|ouvrir|ouvert|"
+    r"autoriser|open(?:ed)? up)\b",
+    r"0\.0\.0\.0/0[^.;\n]{0,60}?(?<!\w)(?:открыть|открой|открываем|разрешить|разрешаем)(?!\w)",
+    r"0\.0\.0\.0/0[^。;\n]{0,30}?(?:开放|放开|放行|允许|打开|開放|許可|開け)")
+
 CONVENTIONS: tuple[Convention, ...] = (
+    Convention("concealment", (_CUT_BY, _FOR_RECORD), _NOT + _OWN_PRICE + _SPEED),
+    Convention("safeguard_off", (_WORLD_OPENED,), _QUIET_WORDS),
     Convention("concealment", (_EVEN_IF, _SAY_CLAIM), _NOT + _TRUTHFUL, "before"),
     Convention("safeguard_off", (_EVEN_IF, _CHECKS_FAIL, _SHIP_NOW), _NOT),
     Convention("instruction_override", (_EVEN_IF, _AGAINST_USER), _NOT, "before"),
