@@ -682,7 +682,11 @@ class Pipeline:
                 timings[f.name] = timings.get(f.name, 0.0) + max(0, t - t0_ns) / 1e6
                 spans.append((stage.request_span, t0_ns, t))
         if chain is not None and len(replayed) < self.replayers:  # a filter that can replay ran
-            self._keep_chain(turn, chain, replayed)
+            try:
+                self._keep_chain(turn, chain, replayed)
+            except Exception as exc:  # what to replay next time: the request goes on without it
+                log.warning("turn %s: the chain's decision not kept: %s", turn.turn_id, type(exc).__name__)
+                chain.forget(turn)
         if turn.ahead or turn.staging:  # write-aheads no later filter's commit took along, or staged: on
             await turn.commit_pending()  # disk before the request leaves
 
@@ -885,9 +889,12 @@ def _chain_memos(turn: Turn, chain: "ChainDecisions") -> dict[int, Any]:
     store = turn.services.store
     if store is None:
         return {}
-    if turn.session_cache is None:
-        turn.session_state(store)
-    return chain.get(turn) or {}
+    try:
+        if turn.session_cache is None:
+            turn.session_state(store)
+        return chain.get(turn) or {}
+    except Exception:  # (the store failed: each filter reads it again and fails as it would)
+        return {}
 
 
 def _check_order(filters: list[Filter]) -> None:

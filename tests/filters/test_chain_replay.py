@@ -258,3 +258,23 @@ async def test_other_redaction_rules_scan_the_request_again(tmp_path, monkeypatc
         assert "redact" not in got.turn.replayed and "effects" in got.turn.replayed
         assert got.turn.state["redact"].profile is reloaded
         assert len(scans) == 1  # the answer's scan; the request was found clean with the very same rules
+
+
+async def test_a_store_failing_on_the_chains_read_leaves_each_filter_to_fail_as_it_would(tmp_path, monkeypatch):
+    """The chain's own read of the session failing replays nothing: effects reads the
+    session itself and refuses the request as it always did (the store is down: 503)."""
+    from ctxproxy.store.errors import StoreUnavailable
+
+    async with EngineDriver(config(tmp_path)) as drive:
+        await warmed(drive)
+        store = drive.services["store"]
+
+        def down(*args, **kwargs):
+            raise StoreUnavailable("the disk went away")
+
+        monkeypatch.setattr(type(store.sessions), "get_parts", down)
+        sent = len(drive.forwarded)
+        got = await drive.call("POST", PATHS["chat"], {**AUTH["chat"], "content-type": "application/json"},
+                               history())
+        assert got.status == 503 and len(drive.forwarded) == sent
+        assert got.turn.replayed == [] and b"effects" in got.body, got.body
