@@ -878,7 +878,7 @@ class Pipeline:
 def _replayable(turn: Turn) -> bool:
     """Whether the request is still as it came, nothing offered or handed to the store:
     what the chain's decision for these bytes describes."""
-    return not (turn.request.edits or turn.segments or turn.ahead or turn.staging)
+    return not (getattr(turn.request, "edits", 1) or turn.segments or turn.ahead or turn.staging)
 
 
 def _chain_memos(turn: Turn, chain: "ChainDecisions") -> dict[int, Any]:
