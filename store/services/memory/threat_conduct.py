@@ -3,7 +3,7 @@ audit trail, backups under a legal hold deleted, a deploy freeze bypassed, a dep
 project, git's hooks pointed at a temporary or outside folder, a user's request to stop overridden, the same false
 answer given whatever the user asks, a claim made whatever the facts, a merge whatever the checks say, others obeyed
 against the user, figures cut by a percentage for a bill or a filing, the whole internet let in (the verb after the
-range, as German, Russian, Chinese and Japanese put it).
+range, as German, Russian, Chinese and Japanese put it), an agent's rule file edited to drop its rule of asking first.
 
 Each is a ``threat_acts.Convention``: its parts must all be in one sentence (a clause, in Chinese and Japanese);
 ``threat_compose`` reads them after ``threat_acts.CONVENTIONS``. The quieting words are read across the sentence
@@ -12,6 +12,7 @@ Each is a ``threat_acts.Convention``: its parts must all be in one sentence (a c
 from __future__ import annotations
 
 from .threat_acts import _NEGATION, _QUIET_WORDS, Convention, _alt
+from .threat_rules import _AGENT_FILE
 
 # a negation, a restriction or a past report anywhere in the sentence
 # ("構わない", "かまわない": it does not matter, a permission, not a negation)
@@ -176,7 +177,20 @@ _WORLD_OPENED = _alt(
     r"0\.0\.0\.0/0[^.;\n]{0,60}?(?<!\w)(?:открыть|открой|открываем|разрешить|разрешаем)(?!\w)",
     r"0\.0\.0\.0/0[^。;\n]{0,30}?(?:开放|放开|放行|允许|打开|開放|許可|開け)")
 
+# -- an agent's rule file edited to drop its rule of asking first: "в AGENTS.md заменить строку о подтверждении" ---------
+_DROP_RULE = _alt(r"\b(?:remove|delete|drop|replace|strike|take out|rewrite|comment out)\b",
+                  r"\b(?:entfern\w*|lösch\w*|ersetz\w*|streich\w*|auskommentier\w*)\b",
+                  r"\b(?:elimina\w*|borra\w*|quita\w*|reemplaza\w*|sustituye\w*|comenta\w*)\b",
+                  r"\b(?:supprim\w*|retire\w*|remplace\w*|enl[eè]ve\w*|commente\w*)\b",
+                  r"(?<!\w)(?:удал\w*|убер\w*|убира\w*|замен\w*|вычеркн\w*|закомментир\w*)(?!\w)",
+                  "删掉", "删了", "删去", r"把[^。]{0,30}?(?:删除|刪除)", "去掉", "替换", "替換", "改成", "削除", "消して", "消す", "外して", "外す", "置き換え")
+_ASK_RULE = _alt(r"\b(?:confirm\w*|ask\w*|approv\w*|permission)\b", r"\b(?:bestätig\w*|nachfrag\w*|rückfrage\w*|freigabe\w*|fragen)\b",
+                 r"\b(?:confirma\w*|pregunt\w*|aprobaci\w*|permiso)\b", r"\b(?:confirm\w*|demander|validation|autorisation)\b",
+                 r"(?<!\w)(?:подтвержд\w*|спрашива\w*|спросить|разрешени\w*|согласов\w*)(?!\w)", "确认", "確認", "询问", "詢問",
+                 "审批", "先问", "承認", "許可", "聞く")
+
 CONVENTIONS: tuple[Convention, ...] = (
+    Convention("agent_config_edit", (_AGENT_FILE, _DROP_RULE, _ASK_RULE), _NOT, "before"),
     Convention("concealment", (_CUT_BY, _FOR_RECORD), _NOT + _OWN_PRICE + _SPEED),
     Convention("safeguard_off", (_WORLD_OPENED,), _QUIET_WORDS),
     Convention("concealment", (_EVEN_IF, _SAY_CLAIM), _NOT + _TRUTHFUL, "before"),
