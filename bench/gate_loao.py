@@ -192,6 +192,8 @@ def main() -> None:
         score_dumps(Path(args.score_dumps), args.author_false, args.show_left,
                     tuple(filter(None, args.banks.split(","))))
         return
+    if not args.corpora:
+        ap.error("--corpora is needed unless --score-dumps")
     configs = args.config or [""]
     t0 = time.time()
     texts, _ = gate_corpora.load(args.corpora, with_sealed=False)  # the sealed bank is never read here
