@@ -3,6 +3,7 @@
     python bench/gate_loao.py --corpora DIR --leave-out fresh,fresh2,fresh3 \\
         --config="" --config="--calibrate authors"
     python bench/gate_loao.py --corpora DIR --leave-out notes+pages,fresh13 --shipped --config="--background"
+    python bench/gate_loao.py --score-dumps DIR      # the runs' author banks out of fold (author_score)
 
 For every ``--config`` (``bench/train_gate.py`` options) and every bank of ``--leave-out``, the model is
 trained, and its cut-off chosen out of fold, with that bank left out in every language (as
