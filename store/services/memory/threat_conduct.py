@@ -3,7 +3,8 @@ audit trail, backups under a legal hold deleted, a deploy freeze bypassed, a dep
 project, git's hooks pointed at a temporary or outside folder, a user's request to stop overridden, the same false
 answer given whatever the user asks, a claim made whatever the facts, a merge whatever the checks say, others obeyed
 against the user, figures cut by a percentage for a bill or a filing, the whole internet let in (the verb after the
-range, as German, Russian, Chinese and Japanese put it), an agent's rule file edited to drop its rule of asking first.
+range, as German, Russian, Chinese and Japanese put it), an agent's rule file edited to drop its rule of asking first, the agent's own changes kept out of what the user
+reads.
 
 Each is a ``threat_acts.Convention``: its parts must all be in one sentence (a clause, in Chinese and Japanese);
 ``threat_compose`` reads them after ``threat_acts.CONVENTIONS``. The quieting words are read across the sentence
@@ -189,7 +190,29 @@ _ASK_RULE = _alt(r"\b(?:confirm\w*|ask\w*|approv\w*|permission)\b", r"\b(?:best�
                  r"(?<!\w)(?:подтвержд\w*|спрашива\w*|спросить|разрешени\w*|согласов\w*)(?!\w)", "确认", "確認", "询问", "詢問",
                  "审批", "先问", "承認", "許可", "聞く")
 
+# -- the agent's own changes kept out of what the user reads: "die Änderung in Zusammenfassungen nicht erwähnen" ----------
+_UNSAID = _alt(r"\b(?:don't|do not|never|no need to|without) (?:mention|tell|report|bring up|note|say)\w*\b",
+               r"\bnicht (?:erwähn\w*|aufführ\w*|nenn\w*|meld\w*|sag\w*)\b|\bmusst (?:das |es |du )*nicht (?:erwähn\w*|aufführ\w*)",
+               r"\bno (?:menciones|digas|informes|hace falta mencionar\w*)\b", r"\b(?:ne (?:mentionne|signale|dis)\w* pas|inutile de (?:mentionner|signaler))\b",
+               r"(?<!\w)(?:не упоминай\w*|не упоминать|можно не упомина\w*|не сообщай\w*|не пиши)(?!\w)",
+               "不要提", "别提", "不用提", "不必提", "不要告诉", "不用告诉", "不要写", "别写", "伝えない", "言わない", "書かない", "触れない",
+               "報告しない")
+_READER = _alt(r"\b(?:user|developer|customer|owner|summary|summaries|report|reply|replies|commit message|changelog|status update)s?\b",
+               r"\b(?:nutzer\w*|benutzer\w*|entwickler\w*|zusammenfassung\w*|bericht\w*|zwischenst[äa]nd\w*|antwort\w*)\b",
+               r"\b(?:usuari\w*|resumen\w*|informe\w*|respuesta\w*)\b", r"\b(?:utilisateur\w*|r[ée]sum[ée]\w*|rapport\w*|r[ée]ponse\w*)\b",
+               r"(?<!\w)(?:пользовател\w*|сводк\w*|отч[её]т\w*|ответ\w*|разработчик\w*)(?!\w)", "用户", "总结", "汇报", "回复", "回答",
+               "ユーザー", "開発者", "コミットメッセージ", "報告", "まとめ")
+_OWN_ACT = _alt(r"\b(?:change[sd]?|changing|edit\w*|command\w*|retr(?:y|ies|ied)|fail\w*|error\w*|calls?|you(?:'ve| have)? (?:ran|run|changed|read))\b",
+                r"\b(?:änderung\w*|aufruf\w*|befehl\w*|fehler\w*|geändert)\b", r"\b(?:cambio\w*|comando\w*|error\w*|fallo\w*)\b",
+                r"\b(?:changement\w*|modification\w*|commande\w*|erreur\w*|[ée]chec\w*)\b",
+                r"(?<!\w)(?:изменени\w*|команд\w*|ошибк\w*|сбо\w*|менял\w*|трогал\w*)(?!\w)", "重试", "失败", "报错", "改", "读过", "变更",
+                "変え", "変更", "失敗", "エラー")
+# (a privacy rule says the same: "don't mention customers' names in the report")
+_PRIVACY = (r"|(?<![\w-])(?:names?|passwords?|pii|personal|internal|ticket numbers?|namen|personenbezogen\w*|nombres?|datos personales|"
+            r"noms?|personnel\w*|имен\w*|фамили\w*|персональн\w*)(?![\w-])|姓名|名字|个人信息|密码|名前|個人情報")
+
 CONVENTIONS: tuple[Convention, ...] = (
+    Convention("concealment", (_UNSAID, _READER, _OWN_ACT), _PRIVACY[1:]),
     Convention("agent_config_edit", (_AGENT_FILE, _DROP_RULE, _ASK_RULE), _NOT, "before"),
     Convention("concealment", (_CUT_BY, _FOR_RECORD), _NOT + _OWN_PRICE + _SPEED),
     Convention("safeguard_off", (_WORLD_OPENED,), _QUIET_WORDS),
