@@ -388,8 +388,8 @@ def project_prose() -> list[Text]:
     'secrets', 'ignore', 'curl' (headings, code fences and tables left out)."""
     out = []
     for path in sorted([ROOT / "README.md", *(ROOT / "docs").glob("*.md")]):
-        if path.name == "memory-gate.md":
-            continue  # this gate's own page quotes attacks on purpose
+        if path.name in ("memory-gate.md", "memory-gate-history.md"):
+            continue  # this gate's own pages quote attacks on purpose
         fenced = False
         for line in path.read_text(encoding="utf-8").splitlines():
             if line.startswith("```"):
