@@ -11,19 +11,10 @@ from __future__ import annotations
 import os
 import signal
 
-import pytest
-
 from ctxproxy.store import open_store
 from ctxproxy.store.writer import BackgroundWriter
 
 T = "t1"
-
-
-@pytest.fixture
-def store(tmp_path):
-    s = open_store(tmp_path / "db")
-    yield s
-    s.close()
 
 
 def put_all(batch, items):

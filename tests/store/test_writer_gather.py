@@ -4,18 +4,8 @@ every one of them, before a flush that comes after them returns; an item the
 store refuses fails alone, and an op run again writes the same items."""
 from __future__ import annotations
 
-import pytest
-
-from ctxproxy.store import open_store
 from ctxproxy.store.errors import StoreConflict, StoreError
 from ctxproxy.store.writer import BackgroundWriter
-
-
-@pytest.fixture
-def store(tmp_path):
-    s = open_store(tmp_path / "db")
-    yield s
-    s.close()
 
 
 def put_all(batch, items):
