@@ -15,7 +15,7 @@ tool's results also counts what the filter's second recall finds from the output
 identifiers (``Recaller.recall_output``, placed after the output by the proxy);
 ``--no-outputs`` leaves it out. The halves: ``dev``
 (``proxy/eval/turns.py``), ``old-held-out`` (``proxy/eval/turns_heldout.py``,
-read since it was used), ``fresh``, ``fresh2``, ``fresh3``, ``fresh4``, ``fresh5``, ``fresh6``, ``fresh7``, ``fresh8``, ``fresh9``, ``fresh10``, ``fresh11``, ``fresh12``, ``fresh13``, ``fresh14``, ``fresh15``, ``fresh16``, ``fresh17`` and ``fresh18`` (``proxy/eval/turns_fresh*.py``,
+read since it was used), ``fresh``, ``fresh2``, ``fresh3``, ``fresh4``, ``fresh5``, ``fresh6``, ``fresh7``, ``fresh8``, ``fresh9``, ``fresh10``, ``fresh11``, ``fresh12``, ``fresh13``, ``fresh14``, ``fresh15``, ``fresh16``, ``fresh17``, ``fresh18`` and ``fresh19`` (``proxy/eval/turns_fresh*.py``,
 each sealed once, read since), ``ml`` (``bench/recall_turns_ml.py``), ``warehouse`` and ``genomics``
 (``bench/recall_turns_warehouse.py``, ``bench/recall_turns_genomics.py``: written by engineers who read
 neither recall nor a result, each scored once before anything was tuned on it). Never a sealed
@@ -121,10 +121,10 @@ def halves() -> list[tuple[str, object]]:
     import recall_turns_ml
     import recall_turns_warehouse
 
-    from ctxproxy.proxy.eval import turns, turns_fresh, turns_fresh2, turns_fresh3, turns_fresh4, turns_fresh5, turns_fresh6, turns_fresh7, turns_fresh8, turns_fresh9, turns_fresh10, turns_fresh11, turns_fresh12, turns_fresh13, turns_fresh14, turns_fresh15, turns_fresh16, turns_fresh17, turns_fresh18, turns_heldout
+    from ctxproxy.proxy.eval import turns, turns_fresh, turns_fresh2, turns_fresh3, turns_fresh4, turns_fresh5, turns_fresh6, turns_fresh7, turns_fresh8, turns_fresh9, turns_fresh10, turns_fresh11, turns_fresh12, turns_fresh13, turns_fresh14, turns_fresh15, turns_fresh16, turns_fresh17, turns_fresh18, turns_fresh19, turns_heldout
 
     return [("dev", turns), ("old-held-out", turns_heldout), ("fresh", turns_fresh), ("fresh2", turns_fresh2),
-            ("fresh3", turns_fresh3), ("fresh4", turns_fresh4), ("fresh5", turns_fresh5), ("fresh6", turns_fresh6), ("fresh7", turns_fresh7), ("fresh8", turns_fresh8), ("fresh9", turns_fresh9), ("fresh10", turns_fresh10), ("fresh11", turns_fresh11), ("fresh12", turns_fresh12), ("fresh13", turns_fresh13), ("fresh14", turns_fresh14), ("fresh15", turns_fresh15), ("fresh16", turns_fresh16), ("fresh17", turns_fresh17), ("fresh18", turns_fresh18), ("ml", recall_turns_ml),
+            ("fresh3", turns_fresh3), ("fresh4", turns_fresh4), ("fresh5", turns_fresh5), ("fresh6", turns_fresh6), ("fresh7", turns_fresh7), ("fresh8", turns_fresh8), ("fresh9", turns_fresh9), ("fresh10", turns_fresh10), ("fresh11", turns_fresh11), ("fresh12", turns_fresh12), ("fresh13", turns_fresh13), ("fresh14", turns_fresh14), ("fresh15", turns_fresh15), ("fresh16", turns_fresh16), ("fresh17", turns_fresh17), ("fresh18", turns_fresh18), ("fresh19", turns_fresh19), ("ml", recall_turns_ml),
             ("warehouse", recall_turns_warehouse), ("genomics", recall_turns_genomics)]
 
 
@@ -137,6 +137,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--outweighed", type=float, default=OUTWEIGHED, metavar="SHARE",
                    help="the filter's outweighed: a memory of the words below this share of the output "
                         "recall's best is not counted (0: both counted, as before)")
+    p.add_argument("--held-out", action="append", default=[], metavar="HALF",
+                   help="pool this half apart from the tuned ones (repeatable); -v never prints its turns")
+    p.add_argument("--only", action="append", default=[], metavar="HALF", help="only these halves (repeatable)")
     args = p.parse_args(argv)
     from ctxproxy.store.services.recall.rank import RankConfig
 
@@ -145,12 +148,25 @@ def main(argv: list[str] | None = None) -> int:
         return value.lower() in ("1", "true", "yes", "on") if kind is bool else kind(value)
 
     cfg = RankConfig(**{k: typed(k, v) for k, _, v in (s.partition("=") for s in args.set)})
-    print(f"{'half':14} {'turns':>5} {'hit rate':>9} {'false rate':>11} {'false/turn':>11}")
+    print(f"{'half':16} {'turns':>5} {'hit rate':>9} {'false rate':>11} {'false/turn':>11}")
+    pools = {"tuned, pooled": [0, 0, 0, 0, 0], "held out, pooled": [0, 0, 0, 0, 0]}
     for name, half in halves():
-        hits, wanted, false_turns, false_items, n = run_half(half, cfg, args.verbose, name, not args.no_outputs,
-                                                                outweighed=args.outweighed)
-        print(f"{name:14} {n:5} {hits / wanted:9.3f} {false_turns / n:11.3f} {false_items / n:11.3f}")
+        if args.only and name not in args.only:
+            continue
+        held = name in args.held_out
+        row = run_half(half, cfg, args.verbose and not held, name, not args.no_outputs, outweighed=args.outweighed)
+        pool = pools["held out, pooled" if held else "tuned, pooled"]
+        pool[:] = [a + b for a, b in zip(pool, row)]
+        report(name, *row)
+    for name, row in pools.items():
+        if row[4]:
+            report(name, *row)
     return 0
+
+
+def report(name: str, hits: int, wanted: int, false_turns: int, false_items: int, n: int) -> None:
+    print(f"{name:16} {n:5} {hits / max(wanted, 1):9.3f} {false_turns / n:11.3f} {false_items / n:11.3f}"
+          f"   ({hits}/{wanted} hits, {false_turns}/{n} false turns)")
 
 
 if __name__ == "__main__":

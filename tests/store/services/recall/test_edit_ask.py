@@ -30,6 +30,20 @@ RENAME = ("Rename the React component DealerFarmTable to FarmListTable everywher
     "Refactor scheduler/booking/views.py: split the BookingView into smaller views and keep the URL names "
     "the same.",
     "Convert the LTI launch view from a function view to a class-based view, no behavior change.",
+    # the same edits said otherwise: the complaint first, a polite question then "no behaviour change", a lead-in
+    "lint failing on the billing module, fix",
+    "mypy complains in routing.py, fix types",
+    "make check fails on my branch with a mypy error in the geocoder client, fix it",
+    "Can you rename the function calc_amt in billing/utils.py to calculate_amount and update every call site? "
+    "No behavior change.",
+    "Back to the PDF work from before the summary: can you rename the template file report_old.html to "
+    "report.html and update the one import that references it?",
+    "sort imports in services/delivery",
+    "add docstring to telemetry/tags.py::normalize_tag explaining args and return",
+    "typo 'recieved' in services/tickets/importer.py log messages",
+    "Please run the formatter over web/src/components and commit the result separately.",
+    "add .DS_Store and *.swp to .gitignore",
+    "rename getArticleById to findArticle across services/cms-api",  # a path's word is no contract
 ])
 def test_a_mechanical_edit_is_one(text):
     assert mechanical(text)
@@ -44,6 +58,10 @@ def test_a_mechanical_edit_is_one(text):
     "fix the build error on the firmware runner",  # a build is the environment's, not the code's
     "lint passes locally but fails in CI, why",
     "can you fix the lint errors? which config do we use now?",  # it asks more
+    "Can you rename the helper to fetch_rows? Which module do we keep it in?",  # a question after the polite one
+    "rename field bin_uid to bin_id in driver endpoints, drop old one",  # a contract others read, not kept
+    "rename the column orders.buyer_email to contact_email in one migration",
+    "Back to what we changed in the queue before: fix the lint errors",  # the project's own, in the lead-in
 ])
 def test_a_request_that_asks_or_changes_behaviour_is_not(text):
     assert not mechanical(text)
