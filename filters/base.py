@@ -79,6 +79,10 @@ from .view import RequestView, ResponseView, StreamEvent
 
 log = logging.getLogger("ctxproxy.filters")
 
+# The request filters' steps that change nothing forwarded run once the forward is on its way
+# (``Turn.defer``); False runs each when it is handed over (the benchmarks compare both).
+DEFER_AFTER_FORWARD = True
+
 
 class FilterError(Exception):
     """A required filter refused or failed; the request is not forwarded.
@@ -214,6 +218,10 @@ class Turn:
     summary: Any = None
     # The filters whose request hook was replayed from the chain's decision for this very request
     replayed: list[str] = field(default_factory=list)
+    # Steps that change nothing forwarded (memos, the chain's keeping), taken by ``defer`` while the
+    # request filters run: (owner, step), run once the forward is on its way (``run_deferred``).
+    # None: nothing is deferred, a step runs when it is handed over.
+    deferred: list[tuple[str, Callable[[], Any]]] | None = None
 
     # What describes the request: set when it comes in, shared by an automatic successor.
     REQUEST_FIELDS: ClassVar[tuple[str, ...]] = ("api", "route", "path", "headers", "request", "tokens", "services",
@@ -487,6 +495,31 @@ class Turn:
     def session_changed(self) -> None:
         self.session_cache = None
 
+    def defer(self, owner: str, step: Callable[[], Any]) -> None:
+        """Run ``step`` once the request is on its way to the provider (in the time
+        the proxy then waits for it), or now when the request filters are not
+        deferring. Only for work whose result no filter reads before the forward
+        and whose failure must not refuse the request (a memo, a decision kept
+        for the next request): a deferred step that fails is logged and marks
+        ``owner`` degraded in the turn's manifest. Write-aheads never come here."""
+        if self.deferred is None:
+            step()
+        else:
+            self.deferred.append((owner, step))
+
+    def run_deferred(self) -> None:
+        """The deferred steps, in the order they were handed over; from then on a
+        step runs when it is handed over. Every response hook runs after this
+        (``Pipeline`` calls it first), whenever the edge forwarded."""
+        steps, self.deferred = self.deferred, None
+        for owner, step in steps or ():
+            try:
+                step()
+            except Exception as exc:
+                log.warning("turn %s: filter %s failed after the forward: %s", self.turn_id, owner,
+                            type(exc).__name__)
+                _mark_degraded(self, owner)
+
 
 class Filter:
     name: ClassVar[str] = ""
@@ -610,6 +643,18 @@ class Pipeline:
         skipped: set[str] = set()
         if turn.pipeline is None:
             turn.pipeline = self
+        if DEFER_AFTER_FORWARD and turn.deferred is None:
+            turn.deferred = []
+        try:
+            await self._request_passes(turn, skipped, reparse)
+        finally:
+            if turn.deferred:
+                _after_forward(turn)
+            else:
+                turn.deferred = None
+
+    async def _request_passes(self, turn: Turn, skipped: set[str], reparse: Callable[[], RequestView] | None
+                              ) -> None:
         while True:
             try:
                 await self._request_pass(turn, skipped)
@@ -682,21 +727,27 @@ class Pipeline:
                 timings[f.name] = timings.get(f.name, 0.0) + max(0, t - t0_ns) / 1e6
                 spans.append((stage.request_span, t0_ns, t))
         if chain is not None and len(replayed) < self.replayers:  # a filter that can replay ran
-            try:
-                self._keep_chain(turn, chain, replayed)
-            except Exception as exc:  # what to replay next time: the request goes on without it
-                log.warning("turn %s: the chain's decision not kept: %s", turn.turn_id, type(exc).__name__)
-                chain.forget(turn)
+            # Whether the pass left the request as it came, offered and handed over nothing: read
+            # now, before the write-aheads go; what each filter would replay, kept after the forward.
+            keep = _replayable(turn) and not turn.degraded and turn.own_tool is None
+            turn.defer("request chain", lambda: self._keep_chain(turn, chain, replayed, keep))
         if turn.ahead or turn.staging:  # write-aheads no later filter's commit took along, or staged: on
             await turn.commit_pending()  # disk before the request leaves
 
-    def _keep_chain(self, turn: Turn, chain: "ChainDecisions", replayed: dict[int, Any]) -> None:
+    def _keep_chain(self, turn: Turn, chain: "ChainDecisions", replayed: dict[int, Any], keep: bool) -> None:
         """After a pass that did not replay every filter: what each filter that can
         replay would replay of it, kept for this request, when the pass left the
-        request as it came, offered nothing and committed nothing."""
+        request as it came, offered nothing and committed nothing (``keep``)."""
+        try:
+            self._keep_memos(turn, chain, replayed, keep)
+        except Exception as exc:  # what to replay next time: the request goes on without it
+            log.warning("turn %s: the chain's decision not kept: %s", turn.turn_id, type(exc).__name__)
+            chain.forget(turn)
+
+    def _keep_memos(self, turn: Turn, chain: "ChainDecisions", replayed: dict[int, Any], keep: bool) -> None:
         if turn.identity is NO_IDENTITY:
             return
-        if not _replayable(turn) or turn.degraded or turn.own_tool is not None:
+        if not keep:
             chain.forget(turn)
             return
         out: dict[int, Any] = {}
@@ -714,6 +765,8 @@ class Pipeline:
             chain.keep(turn, out)  # (the very memos it replayed: the entry stands as it is)
 
     def run_response_id(self, turn: Turn, rid: str) -> None:
+        if turn.deferred:
+            turn.run_deferred()
         for f, hook in self.id_hooks:
             try:
                 hook(turn, rid)
@@ -741,6 +794,8 @@ class Pipeline:
         ``late``, the hooks that only watch the answer and end the chain (and an
         egress that only watches) are left for ``run_response_late``, to run once
         the bytes went out, unless an egress edits; returns whether they were."""
+        if turn.deferred:
+            turn.run_deferred()
         if late and (self.late_response_stages or turn.egress) and _egress_watches(turn):
             for stage in self.early_response_stages:
                 self._call(turn, stage, stage.response, view)
@@ -770,6 +825,8 @@ class Pipeline:
         With ``turn.late_events`` a list, the watching hooks that end the chain
         are left for ``run_late`` where the event can carry no meta (the
         module docstring); the event and what it became wait in that list."""
+        if turn.deferred:
+            turn.run_deferred()
         late = turn.late_events
         if late is not None and self.late_event_stages:
             if event.may_carry_meta(turn.response_id is not None) or not _egress_watches(turn):
@@ -829,6 +886,8 @@ class Pipeline:
     def run_end(self, turn: Turn) -> None:
         """After the last byte: filters settle records and telemetry. Runs even
         when the turn failed or the client hung up (``turn.error_type`` says)."""
+        if turn.deferred:
+            turn.run_deferred()
         for stage in self.stages:
             if stage.end is not None:
                 try:
@@ -873,6 +932,25 @@ class Pipeline:
             return None
         finally:
             _add_time(turn, f.name, t0)
+
+
+def _after_forward(turn: Turn) -> None:
+    """The turn's deferred steps, run once its forward is on its way: now on a thread
+    that blocks on its commits (no loop to wait with), else two turns of the event
+    loop later. The edge hands the forward to its transport in the step that ran the
+    request filters, and the transport queues the body's write there (aiohttp: a
+    task): the first turn runs that write, the second these steps, in the time the
+    provider takes to answer. Whatever runs first, any response hook runs them
+    before it (``run_deferred``)."""
+    if turn.blocking:
+        turn.run_deferred()
+        return
+    try:
+        loop = asyncio.get_running_loop()
+    except RuntimeError:
+        turn.run_deferred()
+        return
+    loop.call_soon(loop.call_soon, turn.run_deferred)
 
 
 def _replayable(turn: Turn) -> bool:

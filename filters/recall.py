@@ -305,7 +305,7 @@ class RecallFilter(Filter):
         state.items = [item_report(s) for s in items]
         last = _Last(key, render_items(items), _max_sens(items), _newest(items), state.items, found.candidates,
                      revision, forgets if any(s.cand.source == "session" for s in items) else None)
-        self._remember(caller, last)
+        turn.defer(self.name, lambda: self._remember(caller, last))  # what the caller's next turn reuses
         if items:
             self._offer(turn, last, route)
         if from_output:

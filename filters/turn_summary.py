@@ -178,8 +178,10 @@ class RequestFacts:
         if turn.request is None or getattr(turn.request, "edits", 1):
             return
         s = summary(turn)
-        if s.digest is None:
-            return
+        if s.digest is not None:  # kept once the request is on its way: the next turn reads it
+            turn.defer(self.name, lambda: self._put(s, value, nbytes, key))
+
+    def _put(self, s: TurnSummary, value: Any, nbytes: int | None, key: Hashable) -> None:
         record = s.facts()
         if record is None:
             record = _Record()
@@ -268,15 +270,21 @@ class LastDecisions:
         hit = self._hit(turn)
         return None if hit is None else hit[1]
 
-    def keep(self, turn: Any, decision: Any, nbytes: int | None = None) -> None:
-        """Keep ``decision`` for this request. ``nbytes``: what it holds that nothing
-        else does, when the caller knows (a document its part cache already counts
-        is not walked again); else it is estimated."""
+    def keep(self, turn: Any, decision: Any, nbytes: int | None = None) -> bool:
+        """Keep ``decision`` for this request (False: a request never taken for a
+        repeat, nothing kept). ``nbytes``: what it holds that nothing else does, when
+        the caller knows (a document its part cache already counts is not walked
+        again); else it is estimated. While the request filters run it is kept once
+        the request is on its way (``Turn.defer``): the next request reads it."""
         s = summary(turn)
         if s.digest is None:
             self.forget(turn)
-            return
-        session = self._session(turn)
+            return False
+        session = self._session(turn)  # (in order with ``forget``, deferred alike)
+        turn.defer(self.name, lambda: self._keep(s, session, decision, nbytes))
+        return True
+
+    def _keep(self, s: TurnSummary, session: tuple[str, str], decision: Any, nbytes: int | None) -> None:
         record = s.record(session)
         if record is None:
             record = _Record()
@@ -285,8 +293,11 @@ class LastDecisions:
         record.put(_RECORDS, session, self.token, (s.digest, decision), n)
 
     def forget(self, turn: Any) -> None:
-        session = self._session(turn)
-        record = summary(turn).record(session)
+        s, session = summary(turn), self._session(turn)
+        turn.defer(self.name, lambda: self._forget(s, session))
+
+    def _forget(self, s: TurnSummary, session: tuple[str, str]) -> None:
+        record = s.record(session)
         if record is not None:
             record.drop(_RECORDS, session, self.token)
 

@@ -243,8 +243,8 @@ class CheckpointFilter(Filter):
             said = frozenset(st.said)  # the task state itself is the part cache's, counted there
             rec = turn.state.get(self.name)
             last = _Repeat(dumped, len(items), own, said)
-            self.repeats.keep(turn, last, 256 + 120 * len(said))
-            if isinstance(rec, CheckpointTurn) and rec.repeat is None and self.repeats.get(turn) is last:
+            if self.repeats.keep(turn, last, 256 + 120 * len(said)) and isinstance(rec, CheckpointTurn) \
+                    and rec.repeat is None:
                 rec.repeat = last
 
     def _repeated(self, turn: Turn, store: Any, rec: CheckpointTurn, last: _Repeat) -> None:
