@@ -49,6 +49,7 @@ from .records import (
     RESOLVED,
     SETTLED_STATES,
     UNKNOWN,
+    UNPOINTED_TENANT,
     DeletionReceipt,
     EffectRecord,
     StoredDoc,
@@ -165,5 +166,6 @@ __all__ = [
     "SETTLED_STATES",
     "RESOLUTIONS",
     "TURN_POINTERS",
+    "UNPOINTED_TENANT",
     "REF_POINTERS",
 ]

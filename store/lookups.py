@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from .lmdb_store import REF_POINTERS, TURN_POINTERS
+from .records import UNPOINTED_TENANT
 
 REF_PREFIX = "ctx://pruned/"  # a pruned original's reference: REF_PREFIX + its id
 MAX_MANIFESTS = 1000  # a session's manifests listed at most
@@ -25,11 +26,10 @@ def pointed_tenant(docs: Any, index_tenant: str, id: str) -> str | None:
 
 def find_manifest(store: Any, turn_id: str, tenant: str | None = None) -> Any:
     """The stored manifest of ``turn_id`` (a ``StoredDoc``) or None: in
-    ``tenant`` only, else in the tenant its pointer names."""
+    ``tenant`` only, else in the tenant its pointer names, else (no pointer: a
+    turn of ``UNPOINTED_TENANT`` is written without one) in that tenant."""
     if tenant is None:
-        tenant = pointed_tenant(store.manifests, TURN_POINTERS, turn_id)
-        if tenant is None:
-            return None
+        tenant = pointed_tenant(store.manifests, TURN_POINTERS, turn_id) or UNPOINTED_TENANT
     return store.manifests.get(tenant, turn_id)
 
 

@@ -50,6 +50,9 @@ DOC_KINDS = (CHECKPOINTS, MANIFESTS, PRUNED, RECEIPTS)
 # ``{"tenant": t}``, filed under the session and subject of what they point at, so
 # that a turn id or a pruned reference finds its tenant. Erasure removes them too.
 TURN_POINTERS = "#turns"  # manifests: turn id -> tenant
+# A turn of this tenant needs no pointer: a turn id without one is looked up here
+# (one record fewer a turn where most turns are; pointers written before still read).
+UNPOINTED_TENANT = "default"
 REF_POINTERS = "#refs"  # pruned originals: pruned id -> tenant
 DEFAULT_PENDING_TIMEOUT = 900.0  # seconds before a pending effect reads as unknown
 

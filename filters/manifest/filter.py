@@ -44,7 +44,7 @@ from urllib.parse import urlsplit
 
 import orjson
 
-from ctxproxy.store import TURN_POINTERS, surrogates
+from ctxproxy.store import TURN_POINTERS, UNPOINTED_TENANT, surrogates
 
 from .. import manifest_fields
 from ..base import Filter, Turn
@@ -478,13 +478,15 @@ def _write_manifests(b: Any, items: list[tuple]) -> None:
     subject (no scope entries to write, nothing of the session kept in the index
     tenant): it is written with its manifest, and erasing the session or subject
     finds it by the manifest's id (``erasure.pointers_of``) and takes it too (it
-    says the turn existed)."""
+    says the turn existed). A turn of ``UNPOINTED_TENANT`` has none: a turn id
+    without a pointer is looked up in that tenant (``lookups.find_manifest``)."""
     docs = []
     for tenant, turn_id, m, session, subject in items:
         if type(m) is not dict:  # noqa: E721 (a turn's _Seen: its manifest is built now, if not yet)
             m = m.doc
         docs.append((tenant, turn_id, m, session, subject))
-        docs.append((TURN_INDEX_TENANT, turn_id, {"tenant": tenant}, None, None))
+        if tenant != UNPOINTED_TENANT:
+            docs.append((TURN_INDEX_TENANT, turn_id, {"tenant": tenant}, None, None))
     b.manifests.put_many(docs)
 
 

@@ -386,6 +386,32 @@ def test_erasure_takes_the_pointers_of_the_documents_it_erases(store):
     assert docs.get("#turns", "turn-2") is None and docs.get("other", "turn-3") is not None
 
 
+def test_a_default_tenant_turn_is_found_without_a_pointer_and_erased_with_its_session(store):
+    """A turn of the default tenant is written without its turn pointer (one record
+    fewer a turn): a turn id with no pointer is looked up in that tenant. Turns
+    stored with a pointer before still read and are erased with it; another
+    tenant's turns keep theirs and are never found in the default tenant."""
+    from ctxproxy.store import UNPOINTED_TENANT
+    from ctxproxy.store.lookups import find_manifest
+
+    d = UNPOINTED_TENANT
+    docs = store.manifests
+    docs.put_many([(d, "turn-1", {"n": 1}, "s1", None)])  # as the manifest filter writes one now
+    docs.put_many([(d, "turn-2", {"n": 2}, "s1", None), ("#turns", "turn-2", {"tenant": d}, None, None)])  # before
+    docs.put_many([(T, "turn-3", {"n": 3}, "s1", None), ("#turns", "turn-3", {"tenant": T}, None, None)])
+    assert find_manifest(store, "turn-1").data == {"n": 1} and find_manifest(store, "turn-1").tenant == d
+    assert find_manifest(store, "turn-2").data == {"n": 2}
+    assert find_manifest(store, "turn-3").tenant == T
+    assert find_manifest(store, "turn-1", T) is None and find_manifest(store, "turn-3", d) is None
+    assert find_manifest(store, "missing") is None
+    assert store.count_subject(d, session="s1")["pointers"] == 1
+    receipt = store.delete_subject(d, session="s1")
+    assert receipt.counts["manifests"] == 2 and receipt.counts["pointers"] == 1
+    assert find_manifest(store, "turn-1") is None and find_manifest(store, "turn-2") is None
+    assert docs.get("#turns", "turn-2") is None
+    assert find_manifest(store, "turn-3").data == {"n": 3} and docs.get("#turns", "turn-3").data == {"tenant": T}
+
+
 def test_pruned_original_large_text(store):
     original = "line of tool output\n" * 50_000  # ~1 MB, overflow pages
     store.pruned.put(T, "sha256:abc", {"content": original, "tool": "Bash"}, session="s1")

@@ -659,6 +659,27 @@ async def test_turn_pointer_is_erased_with_its_manifest(make_proxy, fake):
     assert store.manifests.get("acme", tid) is None
 
 
+async def test_a_default_tenant_turn_has_no_pointer_and_is_found_by_its_id(make_proxy, fake, monkeypatch):
+    """A turn of the default tenant is stored without a turn pointer: the admin API
+    finds it by its id in that tenant (never in another), and erasing its session takes it."""
+    monkeypatch.setenv("CTXPROXY_ADMIN_TOKEN", TOKEN)
+    fake.script(Reply.text("ok"))
+    proxy = await make_proxy('[pipeline]\nrequest = ["identify", "manifest"]\n')
+    raw = await proxy.anthropic().messages.with_raw_response.create(
+        model="claude-test-1", max_tokens=5, messages=[{"role": "user", "content": "x"}],
+        extra_headers={"X-Ctx-Session": "sess-default"})
+    tid = raw.headers["x-ctx-turn-id"]
+    store = proxy.settled_store()
+    (manifest,) = store.manifests.list("default", session="sess-default")
+    assert manifest.id == tid and store.manifests.get(TURN_INDEX_TENANT, tid) is None
+    status, doc = await admin_get(proxy, f"manifests/{tid}")
+    assert status == 200 and doc["turn_id"] == tid and doc["tenant"] == "default"
+    assert (await admin_get(proxy, f"manifests/{tid}?tenant=acme"))[0] == 404
+    receipt = store.delete_subject("default", session="sess-default")
+    assert receipt.counts["manifests"] == 1 and receipt.counts["pointers"] == 0
+    assert (await admin_get(proxy, f"manifests/{tid}"))[0] == 404
+
+
 async def test_blocked_turn_still_has_a_manifest(make_proxy, fake, monkeypatch):
     import anthropic
 
