@@ -30,6 +30,14 @@ def doc_sessions(rec: Mapping[str, Any]) -> list[str]:
     return own + list(rec.get("sessions") or ())
 
 
+def _check_part(ok: set[str], value: Any, what: str, key_what: str) -> None:
+    """``value`` checked as a key part (``put``'s checks), remembered in ``ok`` once it passed."""
+    check_str(value, what)
+    keys.part(value, key_what)
+    if type(value) is str:  # noqa: E721
+        ok.add(value)
+
+
 class DocumentRules:
     def __init__(self, kind: str, x: Any, ctx: Any, index: Any = None) -> None:
         self.kind = kind
@@ -102,22 +110,19 @@ class DocumentRules:
         checked once: a turn's manifest and its turn pointer share their id, session
         and subject, and the store's writer puts every turn that ended within its
         linger at once."""
-        # the values already checked, by what they are (a str subclass is checked every time)
-        checked: dict[str, set[str]] = {"tenant": set(), "id": set(), "session": set(), "subject": set()}
+        # the ids, sessions and subjects already checked (one check fits all three; a str
+        # subclass is checked every time); a tenant's check keeps its own memo
+        ok: set[str] = set()
         id_what = f"{self.kind} id"
         rows = []
         for tenant, id, data, session, subject in docs:
-            for value, what in ((tenant, "tenant"), (id, "id"), (session, "session"), (subject, "subject")):
-                if value is None and what != "tenant" and what != "id":
-                    continue
-                seen = checked[what]
-                if type(value) is not str or value not in seen:  # noqa: E721
-                    if what == "tenant":
-                        keys.check_tenant(value)
-                    else:
-                        check_str(value, what)
-                        keys.part(value, id_what if what == "id" else what)
-                    seen.add(value)
+            keys.check_tenant(tenant)
+            if type(id) is not str or id not in ok:  # noqa: E721
+                _check_part(ok, id, "id", id_what)
+            if session is not None and (type(session) is not str or session not in ok):  # noqa: E721
+                _check_part(ok, session, "session", "session")
+            if subject is not None and (type(subject) is not str or subject not in ok):  # noqa: E721
+                _check_part(ok, subject, "subject", "subject")
             if type(data) is not dict and not isinstance(data, Mapping):  # noqa: E721
                 raise StoreError(f"{self.kind} data must be a mapping, not {type(data).__name__}")
             rows.append((tenant, id, dict(data), session, subject))

@@ -441,10 +441,12 @@ class LMDBDocuments(DocumentRules):
 
     def _scope_keys(self, tenant: str, rec: Mapping[str, Any], id_part: bytes) -> list[bytes]:
         """``tenant, kind, s, session, id`` for each of its sessions, ``tenant, kind, u, subject, id``."""
+        session, subject, sessions = rec.get("session"), rec.get("subject"), rec.get("sessions")
+        if session is None and subject is None and not sessions:  # filed under nothing (a turn pointer)
+            return []
         under = keys.tenant_prefix(tenant) + self._kind_part
         tail = keys.SEP + id_part
-        session, subject = rec.get("session"), rec.get("subject")
-        if rec.get("sessions"):  # a task's checkpoint: the sessions it holds data of too
+        if sessions:  # a task's checkpoint: the sessions it holds data of too
             out = [under + _IN_SESSION + keys.part(s, "session") + tail for s in doc_sessions(rec)]
         else:  # one session at most (every manifest and pointer)
             out = [] if session is None else [under + _IN_SESSION + keys.part(session, "session") + tail]
