@@ -41,3 +41,24 @@ def constrains(statement: str) -> bool:
     """Whether a memory states a rule (must, never, only, at most, rejects, requires…) or a value
     the build would use (``CARRIER_MODE=sandbox``, a host, a path, a number)."""
     return bool(_RULE.search(statement) or _VALUE.search(statement))
+
+
+# A unit test asked for a named piece of code, the cases its words list ("Write a pytest unit test for
+# slugify_beer_name() in brewing/names.py covering accents, extra spaces and apostrophes", "add unit tests
+# for the pure helper format_uprn … it should zero-pad to 12 digits"): the test follows from the code and
+# the cases given, whatever the project decided. One pointing at a value of the project the test must hold
+# ("use the real threshold value", "assert the exact queue name", "the rounding boundary cases") is not.
+_TEST = re.compile(r"\A\W*(?:(?:please|pls|now|ok|okay|next|then|also)\W+)?(?:(?:can|could|would)\s+you\s+"
+                   r"(?:please\s+)?)?(?:write|add|create)\b[^.?!\n]{0,40}?\btests?\b", re.I)
+_POLITE_HEAD = re.compile(r"\A\W*(?:please\s+)?(?:can|could|would)\s+you\b[^?]*\?", re.I)
+_HELD_VALUE = re.compile(r"\b(?:real|exact|actual|boundar\w*|threshold\w*|limits?|caps?|max\w*|min\w*|rules?"
+                         r"|constants?|configured|current)\b", re.I)
+
+
+def unit_test_said_whole(text: str) -> bool:
+    """Whether ``text`` (the user's own words) asks only for a unit test of named code, its cases
+    said, nothing of the project open nor a value of it pointed at."""
+    if not _TEST.match(text) or _HELD_VALUE.search(text):
+        return False
+    polite = _POLITE_HEAD.match(text)  # "Can you write unit tests for X? It should…": the question is the request
+    return not _OPEN.search(text[polite.end():] if polite else text)

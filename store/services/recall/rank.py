@@ -65,7 +65,9 @@ Per candidate, in order (each part is reported in the manifest):
   recalls nothing;
 - ``build_ask``: a message asking to build something it specifies whole — no question, nothing of the
   project it points at (``build_ask.specified``) — is offered only memories that state a rule or a value
-  the build would keep (``build_ask.constrains``), not one describing the component it names;
+  the build would keep (``build_ask.constrains``), not one describing the component it names; a unit test
+  asked for named code, its cases said and no value of the project pointed at, recalls nothing
+  (``build_ask.unit_test_said_whole``);
 - ``time_weight``: a question asking when (``query``'s ``temporal``: "when
   did…", "what year…", "how long ago…") raises by this share the score of
   each candidate that passed the floor and says when (``says_when``:
@@ -318,7 +320,7 @@ seem set several shall show side since small someone something sometimes soon so
 sure take talk tell thank thanks thing think though thought three today together told took toward try
 turn two under understand until upon use used using usual usually very want way week well went whether
 while whole why without word work world would write wrong year yes yet
-bug code config data error file fix function issue log script service setting user value
+bug code config data error file fix function issue log script service setting test user value
 py pyi js jsx mjs ts tsx kt rs rb
 """
 GENERIC = frozenset(w for word in _COMMON.split() for w in (word, stem(word)))

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from memhelp import UNRELATED, put_memory
 
-from ctxproxy.store.services.recall.build_ask import constrains, specified
+from ctxproxy.store.services.recall.build_ask import constrains, specified, unit_test_said_whole
 from ctxproxy.store.services.recall.rank import RankConfig
 from ctxproxy.store.sqlite_index import Viewer
 
@@ -60,3 +60,44 @@ def test_a_build_said_whole_is_offered_a_rule_not_a_description(rs):
     assert ask("create a branch for the ticket about the roster sync and start on the fix") == {BRANCH}
     assert ask("Add a Vitest test for the GradeGrid component; which state library does the front end use?") \
         == {FRONT}  # a question is not a build said whole
+
+
+CHIP = "Microchip numbers are validated as 15-digit ISO 11784 codes before a patient record is saved."
+CHIP_TESTS = ("Add unit tests for the microchip number validator in services/patients/validators.py: a valid "
+              "15-digit number, one with letters, and one with surrounding whitespace.")
+
+
+@pytest.mark.parametrize("text", [
+    CHIP_TESTS,
+    "Write a pytest unit test for slugify_beer_name() in brewing/names.py covering accents and apostrophes.",
+    "Can you write unit tests for iso6346_check_digit in libs/quaycore/containers.py? It computes the check "
+    "digit for container numbers; cover a few known valid numbers.",  # the polite question is the request
+    "add unit tests for parseVin in backend common module",
+])
+def test_a_unit_test_said_whole(text):
+    assert unit_test_said_whole(text)
+
+
+@pytest.mark.parametrize("text", [
+    "write unit tests for the minimum-balance rule in services/payouts/rules.py, use the real threshold value",
+    "Write a unit test for route_claim() covering the big-ticket case. Assert the exact queue name.",
+    "now write the unit tests for grading/letters.py covering the rounding boundary cases",
+    "Can you write unit tests for the fare cap? Which constant do we use?",  # it asks more
+    "tests for clamp() fail after I renamed args, fix the test",  # not a test to write
+])
+def test_not_a_unit_test_said_whole(text):
+    assert not unit_test_said_whole(text)
+
+
+def test_a_unit_test_said_whole_recalls_nothing(rs):
+    store, services = rs
+    for s in (CHIP, *OTHERS):
+        put_memory(store, "acme", s, kind="fact", user="dev")
+    dev = Viewer("acme", user="dev")
+
+    def ask(text: str, **cfg) -> set[str]:
+        return {s.cand.statement for s in services.recaller(RankConfig(**cfg)).recall(dev, text).items}
+
+    assert ask(CHIP_TESTS, build_ask=False) == {CHIP}  # the validator's memory shares its words and a value
+    assert ask(CHIP_TESTS) == set()
+    assert ask("how many digits does the microchip number validator accept?") == {CHIP}
