@@ -7,7 +7,7 @@ not what it needs — it shares the component's words, not a need. A message tha
 (a ``?``), or speaks of the project ("we", "our": "rename the column; we deploy the API and the workers
 separately, so…"), is not such a request, nor is one that opens otherwise ("I want to rename…", "refactor
 the balance model to use float": a change of behaviour may break what a memory says must hold).
-The same edits said otherwise are such requests too: a tool's complaint reported and then "fix" ("mypy
+With ``wide`` (``software_asks``, off by default), the same edits said otherwise are such requests too: a tool's complaint reported and then "fix" ("mypy
 complains in geo.py, fix types"), sorting imports, a docstring, running the formatter, files ignored by git,
 a polite question followed only by "no behaviour change", after a lead-in naming the earlier work ("Back to
 the PDF work from before the summary: can you rename…"). Renaming a contract others read — a column, a
@@ -28,8 +28,11 @@ _EDIT = re.compile(
     r"|(?:fix|sort\s+out|clean\s+up|silence)\s+(?:(?:the|this|that|these|those|a|all|all\s+the|remaining"
     r"|the\s+remaining)\s+)?" + _ERRORS + r"\b"
     r"|add\s+(?:the\s+)?(?:missing\s+)?type\s+(?:hints|annotations)\b"
-    r"|(?:clean\s+up|remove)\s+(?:the\s+|all\s+(?:the\s+)?)?unused\s+imports\b"
-    r"|sort\s+(?:the\s+)?imports\b"
+    r"|(?:clean\s+up|remove)\s+(?:the\s+|all\s+(?:the\s+)?)?unused\s+imports\b)", re.I)
+# The same edits said otherwise (``wide``: ``software_asks``)
+_WIDE = re.compile(
+    r"\A\W*(?:(?:please|pls|now|ok|okay|next)\W+)?(?:(?:can|could|would)\s+you\s+(?:please\s+)?)?(?:"
+    r"sort\s+(?:the\s+)?imports\b"
     r"|(?:add|update|correct|fix|finish)\s+(?:a\s+|the\s+)?docstrings?\b"
     r"|typos?\b"
     r"|run\s+(?:the\s+)?(?:formatter|black|prettier|gofmt|isort|ruff\s+format)\b"
@@ -40,8 +43,9 @@ _FIX_AFTER = re.compile(r"\A[^?\n]{0,80}\b" + _ERRORS + r"\b[^?\n]{0,80}\bfix(?:
                         re.I)
 _LEAD_IN = re.compile(r"\A\W*(?:back\s+to|continuing(?:\s+from)?|returning\s+to)\b[^:\n]{0,120}:\s*", re.I)
 _ASKS = re.compile(r"\?|\b(?:our|ours|we|we're|we've|us)\b", re.I)
-# "can you fix these lint errors?", and what may follow it: only that the behaviour stays as it is
-_POLITE = re.compile(r"\A\W*(?:please\s+)?(?:can|could|would)\s+you\b[^?]*\?", re.I)
+_POLITE = re.compile(r"\A\W*(?:can|could|would)\s+you\b[^?]*\?\s*\Z", re.I)  # "can you fix these lint errors?"
+# ...put as a polite question, then only that the behaviour stays as it is ("No behavior change.")
+_POLITE_HEAD = re.compile(r"\A\W*(?:please\s+)?(?:can|could|would)\s+you\b[^?]*\?", re.I)
 _KEEP_ONLY = re.compile(r"\A(?:\W*(?:no\s+(?:behaviou?r|logic)\s+changes?|keep\s+(?:\S+\s+){0,3}(?:the\s+same|identical"
                         r"|unchanged)|don'?t\s+change\s+(?:the\s+|any\s+)?behaviou?r|nothing\s+else\s+(?:needs\s+to\s+)?"
                         r"changes?))*\W*\Z", re.I)
@@ -50,18 +54,22 @@ _CONTRACT = re.compile(r"\brenam\w*\b.*(?<![\w/.-])(?:columns?|tables?|fields?|e
 _KEPT = re.compile(r"\b(?:keep\w*|kept|backwards?|compat\w*|alias|unchanged)\b", re.I)
 
 
-def mechanical(text: str) -> bool:
+def mechanical(text: str, wide: bool = False) -> bool:
     """Whether ``text`` (the user's own words) opens with a mechanical edit and neither asks nor
-    speaks of the project."""
+    speaks of the project; ``wide``: the same edits said otherwise too (see the module docstring)."""
+    if not wide:
+        if not _EDIT.match(text):
+            return False
+        # a request put as a question ("can you sort out these eslint warnings?") asks nothing more
+        return not _ASKS.search(_POLITE.sub("", text) if _POLITE.match(text) else text)
     lead = _LEAD_IN.match(text)
     body = text[lead.end():] if lead else text
-    if not (_EDIT.match(body) or _FIX_AFTER.match(body)):
+    if not (_EDIT.match(body) or _WIDE.match(body) or _FIX_AFTER.match(body)):
         return False
     if _CONTRACT.search(body) and not _KEPT.search(body):
         return False  # a contract others read, renamed and the old one dropped
-    # a request put as a question ("can you sort out these eslint warnings?") asks nothing more, nor does
-    # "No behaviour change." after it
-    polite = _POLITE.match(body)
+    # a request put as a question asks nothing more, nor does "No behaviour change." after it
+    polite = _POLITE_HEAD.match(body)
     if polite and _KEEP_ONLY.match(body[polite.end():]):
         body = ""
     return not _ASKS.search((lead.group() if lead else "") + body)

@@ -65,9 +65,11 @@ Per candidate, in order (each part is reported in the manifest):
   recalls nothing;
 - ``build_ask``: a message asking to build something it specifies whole — no question, nothing of the
   project it points at (``build_ask.specified``) — is offered only memories that state a rule or a value
-  the build would keep (``build_ask.constrains``), not one describing the component it names; a unit test
-  asked for named code, its cases said and no value of the project pointed at, recalls nothing
-  (``build_ask.unit_test_said_whole``);
+  the build would keep (``build_ask.constrains``), not one describing the component it names;
+- ``software_asks`` (off by default): the mechanical edits said otherwise ("mypy complains in geo.py, fix
+  types", a docstring, sorted imports, the formatter; ``edit_ask.mechanical``'s ``wide``) and a unit test
+  asked for named code, its cases said and no value of the project pointed at
+  (``build_ask.unit_test_said_whole``), recall nothing;
 - ``time_weight``: a question asking when (``query``'s ``temporal``: "when
   did…", "what year…", "how long ago…") raises by this share the score of
   each candidate that passed the floor and says when (``says_when``:
@@ -127,6 +129,7 @@ class RankConfig:
     general_ask: bool = True  # a message asking what a concept is or how two differ recalls nothing (``general_ask``)
     edit_ask: bool = True  # a message asking only a rename, a lint, typo or compile fix recalls nothing (``edit_ask``)
     build_ask: bool = True  # a build the message specifies whole gets only a memory stating a rule or a value (``build_ask``)
+    software_asks: bool = False  # the same asks said otherwise, and a unit test said whole, recall nothing (measured; off)
     generic_weight: float = 0.5  # weight in ``match`` and ``chance`` of a common word (``GENERIC``, stop words; 1: off)
     family_weight: float = 0.8  # a word's other forms (``morphology``: approval/approve, application/app; 0: off)
     single_out: bool = True  # a message more than one question: no candidate whose words another holds too
@@ -320,7 +323,7 @@ seem set several shall show side since small someone something sometimes soon so
 sure take talk tell thank thanks thing think though thought three today together told took toward try
 turn two under understand until upon use used using usual usually very want way week well went whether
 while whole why without word work world would write wrong year yes yet
-bug code config data error file fix function issue log script service setting test user value
+bug code config data error file fix function issue log script service setting user value
 py pyi js jsx mjs ts tsx kt rs rb
 """
 GENERIC = frozenset(w for word in _COMMON.split() for w in (word, stem(word)))

@@ -75,9 +75,10 @@ class Recaller:
         own = own_words(query)
         if self.config.general_ask and general_ask.general(own[:max_chars]):
             return Recalled([], 0)  # what a concept is, how two differ: the same answer in every project
-        if self.config.edit_ask and edit_ask.mechanical(own[:max_chars]):
+        wide = self.config.software_asks
+        if self.config.edit_ask and edit_ask.mechanical(own[:max_chars], wide):
             return Recalled([], 0)  # a rename, a lint error: the same edit whatever the project decided
-        if self.config.build_ask and build_ask.unit_test_said_whole(own[:max_chars]):
+        if wide and build_ask.unit_test_said_whole(own[:max_chars]):
             return Recalled([], 0)  # a unit test of named code, its cases said: it follows from the code
         q = queries.parse(own, own_words(goal), max_chars, context)
         if not q and not held and not held_names:

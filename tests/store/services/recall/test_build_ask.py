@@ -98,6 +98,6 @@ def test_a_unit_test_said_whole_recalls_nothing(rs):
     def ask(text: str, **cfg) -> set[str]:
         return {s.cand.statement for s in services.recaller(RankConfig(**cfg)).recall(dev, text).items}
 
-    assert ask(CHIP_TESTS, build_ask=False) == {CHIP}  # the validator's memory shares its words and a value
-    assert ask(CHIP_TESTS) == set()
-    assert ask("how many digits does the microchip number validator accept?") == {CHIP}
+    assert ask(CHIP_TESTS) == {CHIP}  # software_asks off: the validator's memory shares its words and a value
+    assert ask(CHIP_TESTS, software_asks=True) == set()
+    assert ask("how many digits does the microchip number validator accept?", software_asks=True) == {CHIP}

@@ -30,6 +30,13 @@ RENAME = ("Rename the React component DealerFarmTable to FarmListTable everywher
     "Refactor scheduler/booking/views.py: split the BookingView into smaller views and keep the URL names "
     "the same.",
     "Convert the LTI launch view from a function view to a class-based view, no behavior change.",
+])
+def test_a_mechanical_edit_is_one(text):
+    assert mechanical(text)
+    assert mechanical(text, wide=True)
+
+
+@pytest.mark.parametrize("text", [
     # the same edits said otherwise: the complaint first, a polite question then "no behaviour change", a lead-in
     "lint failing on the billing module, fix",
     "mypy complains in routing.py, fix types",
@@ -43,10 +50,14 @@ RENAME = ("Rename the React component DealerFarmTable to FarmListTable everywher
     "typo 'recieved' in services/tickets/importer.py log messages",
     "Please run the formatter over web/src/components and commit the result separately.",
     "add .DS_Store and *.swp to .gitignore",
-    "rename getArticleById to findArticle across services/cms-api",  # a path's word is no contract
 ])
-def test_a_mechanical_edit_is_one(text):
-    assert mechanical(text)
+def test_the_same_edit_said_otherwise_is_one_when_wide(text):
+    assert mechanical(text, wide=True)
+    assert not mechanical(text)  # software_asks off: only the forms above
+
+
+def test_a_paths_word_is_no_contract():
+    assert mechanical("rename getArticleById to findArticle across services/cms-api", wide=True)
 
 
 @pytest.mark.parametrize("text", [
@@ -58,13 +69,20 @@ def test_a_mechanical_edit_is_one(text):
     "fix the build error on the firmware runner",  # a build is the environment's, not the code's
     "lint passes locally but fails in CI, why",
     "can you fix the lint errors? which config do we use now?",  # it asks more
+])
+def test_a_request_that_asks_or_changes_behaviour_is_not(text):
+    assert not mechanical(text)
+    assert not mechanical(text, wide=True)
+
+
+@pytest.mark.parametrize("text", [
     "Can you rename the helper to fetch_rows? Which module do we keep it in?",  # a question after the polite one
     "rename field bin_uid to bin_id in driver endpoints, drop old one",  # a contract others read, not kept
     "rename the column orders.buyer_email to contact_email in one migration",
     "Back to what we changed in the queue before: fix the lint errors",  # the project's own, in the lead-in
 ])
-def test_a_request_that_asks_or_changes_behaviour_is_not(text):
-    assert not mechanical(text)
+def test_asking_more_or_dropping_a_contract_is_not_when_wide(text):
+    assert not mechanical(text, wide=True)
 
 
 def test_a_mechanical_edit_recalls_no_memory_holding_its_words(rs):
@@ -79,3 +97,17 @@ def test_a_mechanical_edit_recalls_no_memory_holding_its_words(rs):
     assert ask(RENAME) == set()
     assert ask(RENAME, edit_ask=False) == {PORTAL}
     assert ask("which query library and test runner does the dealer portal use?") == {PORTAL}
+
+
+def test_software_asks_recalls_nothing_for_the_same_edit_said_otherwise(rs):
+    store, services = rs
+    for s in (PORTAL, *OTHERS):
+        put_memory(store, "acme", s, kind="fact", user="dev")
+    dev = Viewer("acme", user="dev")
+    lint = "lint failing in dealer-portal/src on the TanStack Query hooks, fix"
+
+    def ask(text: str, **rank) -> set[str]:
+        return {s.cand.statement for s in services.recaller(RankConfig(**rank)).recall(dev, text).items}
+
+    assert ask(lint) == {PORTAL}  # off: the component's words pass
+    assert ask(lint, software_asks=True) == set()

@@ -10,11 +10,9 @@ from ctxproxy.store.services.recall import query
 from ctxproxy.store.services.recall.rank import RankConfig
 from ctxproxy.store.sqlite_index import Viewer
 
-PANELS = ("Panels that need a fasting patient are booked before 10:00.",
-          "Panels and local debugging use only the synthetic patients in fixtures/.",
-          "Each panel of the lab maps to one LOINC code in mappings/loinc.csv.")
-TESTS = ("Load tests run against the perf-1 environment with 2000 simulated clients per runner.",
-         "Soak tests must pass at three times the expected peak before a launch.")
+TESTS = ("Tests that need a fasting patient are booked before 10:00.",
+         "Tests and local debugging use only the synthetic patients in fixtures/.",
+         "Each test of the lab panel maps to one LOINC code in mappings/loinc.csv.")
 TARGET = "The iOS app's deployment target is iOS 16.0; listeners on older devices are sent to the web player."
 SWIFTUI = "The Android app is written in Kotlin with Jetpack Compose; the iOS app uses SwiftUI."
 OTHERS = UNRELATED
@@ -22,7 +20,7 @@ OTHERS = UNRELATED
 
 def _ask(rs):
     store, services = rs
-    for s in (*PANELS, *TESTS, TARGET, SWIFTUI, *OTHERS):
+    for s in (*TESTS, TARGET, SWIFTUI, *OTHERS):
         put_memory(store, "acme", s, kind="fact", user="dev")
     dev = Viewer("acme", user="dev")
 
@@ -43,24 +41,15 @@ def test_one_question_is_one_sentence_that_asks():
 
 def test_memories_holding_the_same_words_of_a_request_are_none_of_them_named(rs):
     ask = _ask(rs)
-    asked = "why is this panel so slow? suggest what to fix first"
-    # three memories hold "panel", and nothing else of the request: it names none of them
+    asked = "why is this test suite so slow? suggest what to fix first"
+    # three memories hold "test", and nothing else of the request: it names none of them
     assert ask(asked) == set()
-    assert ask(asked, single_out=False) == set(PANELS)
+    assert ask(asked, single_out=False) == set(TESTS)
     # a request of one sentence is about one thing to do too
-    assert ask("fix the failing DST panel, don't just change the assertion") == set()
-    assert ask("fix the failing DST panel, don't just change the assertion", single_out=False) == set(PANELS)
+    assert ask("fix the failing DST test, don't just change the assertion") == set()
+    assert ask("fix the failing DST test, don't just change the assertion", single_out=False) == set(TESTS)
     # a one-sentence question keeps what passed: several memories may each answer a part of it
-    assert ask("which panels need a fasting patient or synthetic patients?") >= set(PANELS[:2])
-
-
-def test_a_failing_test_names_no_memory_about_tests(rs):
-    ask = _ask(rs)
-    # "test" is a word of any request about software, like "bug" or "fix": it names no subject
-    for text in ("tests are failing after my change, can you fix it?", "why is this test flaky?"):
-        assert ask(text, single_out=False) == set()
-    # the kind of test does
-    assert ask("which environment do the load tests run against?") == {TESTS[0]}
+    assert ask("which tests need a fasting patient or synthetic patients?") >= set(TESTS[:2])
 
 
 def test_a_search_of_one_line_keeps_every_memory_that_passed(rs):
