@@ -42,7 +42,7 @@ class Handed:
     """One turn's manifest on its way to the store: its state and, while the
     outcome is not known, what ends its span (``hold``)."""
 
-    __slots__ = ("tenant", "turn_id", "state", "error", "waiting", "_settle")
+    __slots__ = ("tenant", "turn_id", "state", "error", "waiting", "_settle", "_lock")
 
     def __init__(self, tenant: str, turn_id: str, state: str = PENDING, error: str | None = None,
                  waiting: bool = False):
@@ -50,18 +50,19 @@ class Handed:
         self.state, self.error = state, error
         self.waiting = waiting  # an outcome is still to come (``state`` is pending until it does)
         self._settle: Settle | None = None
+        self._lock = threading.Lock()
 
     def hold(self, settle: Settle) -> None:
         """Call ``settle(state, error)`` once: now if no outcome is to come, else when it
         comes (or when the wait runs out, with ``pending``)."""
-        with _HANDED:
+        with self._lock:
             if self.waiting:
                 self._settle = settle
                 return
         settle(self.state, self.error)
 
     def _resolve(self, state: str, error: str | None) -> None:
-        with _HANDED:
+        with self._lock:
             self.state, self.error, self.waiting = state, error, False
             settle, self._settle = self._settle, None
         if settle is not None:
@@ -69,7 +70,7 @@ class Handed:
 
     def _give_up(self) -> None:
         """The wait ran out: the span ends saying ``pending``; the outcome, when known, is still logged."""
-        with _HANDED:
+        with self._lock:
             settle, self._settle = self._settle, None
         if settle is not None:
             settle(PENDING, None)
@@ -111,12 +112,9 @@ class Handover:
         handed = Handed(tenant, turn_id)
         with _GATHERING:
             fut = writer.gather(write_all, item, prepare)
-            last_writer, ops = _LAST
-            if last_writer() is not writer:  # (the usual: one writer a process, the same every turn)
-                ops = _CURRENT.get(writer)
-                if ops is None:
-                    ops = _CURRENT[writer] = {}
-                _LAST[:] = [weakref.ref(writer), ops]
+            ops = _CURRENT.get(writer)
+            if ops is None:
+                ops = _CURRENT[writer] = {}
             current = ops.get(write_all)
             if fut is None or (current is not None and fut is current.fut()):
                 op = current
@@ -194,6 +192,3 @@ def _give_up(op: _Op) -> None:
 _GATHERING = threading.Lock()  # gather and the record of the op it returned, as one step
 # writer -> {write_all: its newest op handed out here}
 _CURRENT: "weakref.WeakKeyDictionary[Any, dict[Callable, _Op]]" = weakref.WeakKeyDictionary()
-_LAST: list = [lambda: None, None]  # the writer last handed to (weakly) and its entry in _CURRENT, under _GATHERING
-# a Handed's state and what ends its span (a few field reads and writes: one lock for all, not one each)
-_HANDED = threading.Lock()
