@@ -59,6 +59,14 @@ _LINE_POS = (r"(?:(?!\b(?:not|never|no|must|should|nunca|jam[aá]s|pas|nie|niema
              r"别|別|勿|ない|ません)[^\n])")
 
 
+# inside one sentence, and no verb of needing in between: the act is then what the safeguard guards ("Löschen im
+# Archiv-Bucket erfordert MFA-Delete", "删除归档对象需要 MFA"), unless a relative clause names the safeguard's rule ("disable
+# the policy that requires 2FA")
+_S_UNGUARDED = (r"(?:(?!(?<!that )(?<!which )(?<!, die )(?<!, das )(?<!, der )(?<! que )(?<!, который )(?<!, которое )"
+                r"(?:\b(?:requires?|needs|erfordert|erfordern|benötigt|benötigen|requiere|requieren|exige|exigent|nécessite|"
+                r"nécessitent|necesita|necesitan)\b|(?<!\w)требу\w*|需要|必须|須要))[^\n。!?;；])")
+
+
 def _seq(*parts: str, gap: int = 80, fill: str = _S) -> str:
     return "(?:" + f"{fill}{{0,{gap}}}?".join(parts) + ")"
 
@@ -395,10 +403,10 @@ _DE_AROUND = _seq(r"\b(?:schalte|schaltet|schalten|stelle|stellt|stellen|stell|m
                   r"\b(?:ab|aus)\b(?=\s*(?:[.,;:!?]|$))", gap=50, fill=_S_POS)
 _SAFEGUARD_THEN_OFF = _alt(
     _SAFEGUARD + r"(?:(?!\b(?:nicht|nie|niemals|kein\w*|kann|kannst|können|lässt|lassen|wird|werden|man|zu)\b)[^\n.!?;,])"
-    r"{0,40}?\b(?:deaktivieren|abschalten|ausschalten|entfernen|löschen|überspringen|umgehen|herausnehmen|abschaltet|ausschaltet|"
+    r"{0,60}?\b(?:deaktivieren|abschalten|ausschalten|entfernen|löschen|überspringen|umgehen|herausnehmen|abschaltet|ausschaltet|"
     r"löscht|überspringt|unterdrücken|ausmachen|abstellen)\b",
     _SAFEGUARD + r"の(?:無効化|削除|停止)",
-    r"把[^。,\n]{0,12}?" + _SAFEGUARD + r"[^。,\n]{0,8}?" + _OFF,
+    r"把[^。,\n]{0,20}?" + _SAFEGUARD + r"[^。,\n]{0,8}?" + _OFF,
     _SAFEGUARD + r"[^。\n]{0,30}?就(?:直接|顺手|順手)?" + _OFF,
     _SAFEGUARD + r"[^。、\n]{0,12}?を[^。、\n]{0,10}?" + _OFF + r"(?!(?:し|する|され|て)?(?:ない|ません|ず|できない))",
     r"\b(?:turn|switch) (?:the |its |their |your )?" + _SAFEGUARD + r" off\b",
@@ -747,7 +755,7 @@ ACT_RULES: tuple[tuple[str, str], ...] = (
     # -- a safeguard switched off, skipped or waived -----------------------------------------------------------
     ("safeguard_off", _SAFEGUARD_THEN_OFF_RU),
     ("safeguard_off", _DE_AROUND),
-    ("safeguard_off", _alt(_seq(_OFF, _SAFEGUARD, gap=40), _SAFEGUARD_THEN_OFF,
+    ("safeguard_off", _alt(_seq(_OFF, _SAFEGUARD, gap=40, fill=_S_UNGUARDED), _SAFEGUARD_THEN_OFF,
                            _seq(_SAFEGUARD, _OFF_PRONOUN, gap=120, fill=_NO_ASK))),
     ("safeguard_off", _alt(_seq(_EVERY, _NO_VERIFY, gap=40), _seq(_NO_VERIFY, _EVERY, gap=20), _GPGSIGN_OFF, _OWN_PRS,
                            r"\bcore\.hookspath\s*=?\s*/dev/null\b", r"\bhttp\.sslverify\s*=?\s*false\b",
@@ -769,7 +777,7 @@ ACT_RULES: tuple[tuple[str, str], ...] = (
         r"(?:bitten|fragen)",
         r"(?<!\w)не\s+(?:спрашивай|спрашивайте|запрашивай|запрашивайте|жди|ждите|проси|просите)\s+(?:\w+\s+)?"
         r"(?:подтверждени\w*|одобрени\w*|разрешени\w*|согласовани\w*)",
-        r"(?:不要|别|別|不用|无需|無需|不必)(?:再)?(?:请求|請求|征求|徵求|申请|申請|等待|询问|詢問)[^。\n]{0,4}?"
+        r"(?:不要|别|別|不用|无需|無需|不必)(?:再)?(?:请求|請求|征求|徵求|申请|申請|等待|询问|詢問|问|問)[^。\n]{0,4}?"
         r"(?:批准|审批|審批|同意|确认|確認|许可|許可)",
         r"(?:承認|許可|確認)を(?:求め|取ら|待た)(?:ない|ず)", r"\bnever ask again\b", r"\bno vuelva a preguntar nunca\b",
         r"\bne (?:faut|doit) plus jamais demander\b", r"\bnie wieder (?:nach)?fragen\b", r"(?<!\w)больше никогда не спрашива\w*",
@@ -867,10 +875,11 @@ _QUIET_LATIN = (r"out of|away from|not|never|dont|jamais|ne|nein|refus\w*|rechaz
           r"blockiert|gesperrt|erfordert|erfordern|nur|statt|anstatt|stattdessen|angreifer|außer|"
           r"не|никогда|нельзя|никто|ничего|запрещ\w*|маскир\w*|шифр\w*|обезличи\w*|анонимиз\w*|ротир\w*|отзыва\w*|отозв\w*|"
           r"утечк\w*|утекш\w*|утёкш\w*|обнаруж\w*|блокир\w*|заблокир\w*|требу\w*|только|вместо|кроме|злоумышленник\w*|фишинг\w*")
-# ("不用 / 不需要 / 不必": no need to, is how the act waives a check; it is no negation of the act)
-_QUIET_OTHER = (r"n't|n'|不(?![用需必])|别|別|勿|没|沒|禁止|屏蔽|脱敏|脫敏|加密|打码|打碼|掩码|掩碼|轮换|輪換|泄露|洩露|泄漏|检测|檢測|拦|攔|"
+# ("不用 / 不需要 / 不必": no need to, and "不经": without going through, are how the act waives a check; it is no
+# negation of the act; nor is "構いません": it does not matter, a permission)
+_QUIET_OTHER = (r"n't|n'|不(?![用需必经經])|别|別|勿|没|沒|禁止|屏蔽|脱敏|脫敏|加密|打码|打碼|掩码|掩碼|轮换|輪換|泄露|洩露|泄漏|检测|檢測|拦|攔|"
           r"需要|必须|必須|只|仅|僅|而不是|攻击者|攻擊者|红队|紅隊|钓鱼|釣魚|拒绝|拒絕|求め|拒否|断っ|"
-          r"ない|ません|ず[、。]|せず|禁止|いけ|だめ|ダメ|やめ|マスク|伏せ|匿名化|暗号化|ローテーション|検知|ブロック|必要|のみ|だけ|"
+          r"ない|(?<!構い)(?<!かまい)ません|ず[、。]|せず|禁止|いけ|だめ|ダメ|やめ|マスク|伏せ|匿名化|暗号化|ローテーション|検知|ブロック|必要|のみ|だけ|"
           r"ではなく|攻撃者|レッドチーム|フィッシング|マスキング|吊销|吊銷|失効")
 
 
@@ -884,7 +893,7 @@ _QUIET_WORDS = _quiet_words()
 # a negation or a prohibition only
 _NEGATION = (r"\b(?:not|never|cannot|no|nobody|no one|nunca|jam[aá]s|nadie|jamais|ne|pas|personne|nie|niemals|nicht|kein\w*|niemand|не|"
              r"никогда|нельзя|никто)\b|n't|不|别|別|勿|"
-             r"ない|ません|禁止")
+             r"ない|(?<!構い)(?<!かまい)ません|禁止")
 # Personal and payment data: whose (customers, patients, users …) and what (phones, e-mail addresses, card
 # numbers …), or the data named outright (a PAN, a CVV, an IBAN list, password hashes, TOTP seeds).
 _WHOSE = (r"(?:customer|client|patient|user|buyer|fan|member|employee|staff|owner|subscriber|guest|cardholder|"

@@ -20,13 +20,13 @@ from __future__ import annotations
 
 import re
 
-from . import threat_acts, threat_conduct, threat_lexicon, threat_model, threat_mood, threat_rules
+from . import threat_acts, threat_conduct, threat_lexicon, threat_model, threat_mood, threat_rules, threat_steps
 from .literals import required
 
 # (reason, classes that must all be in one clause, moods of which one must be there)
 _ORDER = frozenset({"imp", "cond", "expect", "permit", "soft", "noneed", "cover", "future"})
-# the harmful acts told as conventions: ``threat_acts``'s, then ``threat_conduct``'s
-CONVENTIONS = threat_acts.CONVENTIONS + threat_conduct.CONVENTIONS
+# the harmful acts told as conventions: ``threat_acts``'s, then ``threat_conduct``'s and ``threat_steps``'s
+CONVENTIONS = threat_acts.CONVENTIONS + threat_conduct.CONVENTIONS + threat_steps.CONVENTIONS
 COMPOSITES: tuple = (
     ("persistence_backdoor", frozenset({"dest", "persist", "fetchrun"}), _ORDER),
 ) + CONVENTIONS  # (their patterns are in the repr the rules' version is hashed from)
@@ -177,6 +177,20 @@ def _clauses(sentence: str) -> list[str]:
     return parts + [parts[i] + "," + parts[i + 1] for i in range(len(parts) - 1)]
 
 
+_CJK_HEADING = 30  # characters: a short heading before a colon ("AGENTS.md 改一下：", "规则：")
+
+
+def _with_headings(sentences: list[str], folded: str) -> list[str]:
+    """The sentences, and each one after a short Chinese or Japanese heading that ends in a colon joined to that
+    heading as its first clause: the heading often names what the order acts on ("AGENTS.md 改一下：把先问那条删了")."""
+    out = list(sentences)
+    for j in range(1, len(sentences)):
+        h = sentences[j - 1]
+        if len(h) <= _CJK_HEADING and not h.isascii() and h + ":" in folded and _REPORT_HEAD.search(h) is None:
+            out.append(h + "," + sentences[j])
+    return out
+
+
 def convention(folded: str) -> str | None:
     """The reason of the first convention (``threat_acts.CONVENTIONS``) one sentence of ``folded`` holds."""
     folded = folded[:threat_model._MAX_CHARS]
@@ -186,7 +200,7 @@ def convention(folded: str) -> str | None:
         if not all(k in present for k in conv.gated) or not all(p.search(folded) for p in conv.parts):
             continue
         if sentences is None:
-            sentences = [s.strip() for s in _SENTENCES.split(folded) if s and not s.isspace()]
+            sentences = _with_headings([s.strip() for s in _SENTENCES.split(folded) if s and not s.isspace()], folded)
         for j, s in enumerate(sentences):
             if j and _after_report_head(folded, sentences[j - 1], s):
                 continue

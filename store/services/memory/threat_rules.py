@@ -163,7 +163,9 @@ RULES: tuple[tuple[str, str], ...] = (
     ("concealment", r"\b(?:hide|conceal)\s+(?:this|these|the|your|any)\s+(?:instructions?|messages?|actions?|steps?|activity|commands?|changes?|transfers?|emails?)"),
     ("concealment", r"\b(?:the|your)\s+(?:user|human|operator|owner)\s+(?:must|should|will|need|needs|shall|may|can|is|are)\s*(?:not|never|n't)\s+(?:ever\s+)?(?:know|notice|find out|suspect|realize|realise|be (?:told|informed|made aware|notified|alerted)|become aware|learn (?:about|of) this)\b"),
     ("concealment", r"(?<!\bcan )(?<!\bcould )(?<!\bmay )(?<!\bmight )(?<!\bwould )\b(?:silently|secretly|covertly|quietly|surreptitiously|stealthily|discreetly|invisibly|behind the scenes)\s*,?\s+(?:send|forward|copy|upload|exfiltrate|email|e-mail|transfer|leak|post|share|run|execute|install|delete|remove|add|insert|include|append|modify|change|disable|grant|invite|wire|move|download|submit|bcc|cc)\b"),
-    ("concealment", r"\b(?:send|forward|copy|upload|email|e-mail|transfer|leak|post|share|run|execute|install|delete|remove|add|include|modify|change|disable|grant|invite|bcc)\b" + _ANY + r"\b(?:silently|secretly|covertly|surreptitiously|stealthily|without (?:the user|the human|the operator|the owner)(?:'s)?\s+(?:knowing|noticing|knowledge|consent|approval|permission)|without (?:telling|notifying|informing|alerting|asking) (?:the user|the human|the operator|the owner|your user))\b"),
+    # (a rule against it passes: "never delete files without asking the user")
+    ("concealment", r"(?<!never )(?<!don't )(?<!do not )(?<!must not )(?<!mustn't )(?<!cannot )(?<!should not )(?<!shouldn't )"
+                    r"\b(?:send|forward|copy|upload|email|e-mail|transfer|leak|post|share|run|execute|install|delete|remove|add|include|modify|change|disable|grant|invite|bcc)\b" + _ANY + r"\b(?:silently|secretly|covertly|surreptitiously|stealthily|without (?:the user|the human|the operator|the owner)(?:'s)?\s+(?:knowing|noticing|knowledge|consent|approval|permission)|without (?:telling|notifying|informing|alerting|asking) (?:the user|the human|the operator|the owner|your user))\b"),
     ("concealment", r"\bwithout\s+(?:the\s+|your\s+)?(?:user|human|operator|owner)(?:'s|s')?\s+(?:knowledge|knowing|consent|noticing|awareness|being aware|approval|permission|finding out)"),
     ("concealment", r"\b(?:in|from)\s+(?:your|the)\s+(?:response|reply|answer|summary|output|message)s?\s*,?\s+(?:do not|don't|never|omit|leave out|exclude|hide|avoid)\b"),
     ("concealment", r"\b(?:only|just)\s+(?:say|reply|respond|answer|tell (?:the user|them))\s+(?:that\s+)?(?:you\s+)?(?:['\"]?(?:ok|done|completed|success|task complete|nothing|everything is fine)|the task (?:is|was) (?:done|complete))"),
@@ -580,7 +582,8 @@ REPORT_LABEL = (
     r"\b(?:post-?mortems?|retro|retros|retrospectives?|(?:security )?advisor(?:y|ies)|incident reports?|retrospectiva|"
     r"aviso de seguridad|r[ée]trospective|avis de s[ée]curit[ée]|retrospektive|sicherheitshinweis\w*|sicherheitswarnung\w*)\b"
     r"|(?<!\w)(?:постмортем\w*|ретро|ретроспектив\w*|бюллетен\w* безопасности|разбор\w* инцидент\w*)(?!\w)"
-    r"|复盘|復盤|事后分析|事後分析|安全公告|安全通告|ポストモーテム|振り返り|勧告|注意喚起|アドバイザリ"
+    r"|复盘|復盤|事后分析|事後分析|安全公告|安全通告|ポストモーテム|振り返り|勧告|注意喚起|アドバイザリ|事件记录|事件記錄|事故记录|事故報告|事故报告|"
+    r"障害報告|インシデント報告|インシデント記録"
 )
 # "A phishing email asked staff to disable 2FA", "an attacker could exfiltrate tokens via DNS", 钓鱼邮件要求员工关闭双重认证:
 # an attack told as what someone else asked for or could do. A reporter (a phishing mail, an attacker, a red team) before
