@@ -69,7 +69,7 @@ Per candidate, in order (each part is reported in the manifest):
 - ``software_asks`` (off by default): the mechanical edits said otherwise ("mypy complains in geo.py, fix
   types", a docstring, sorted imports, the formatter; ``edit_ask.mechanical``'s ``wide``) and a unit test
   asked for named code, its cases said and no value of the project pointed at
-  (``build_ask.unit_test_said_whole``), recall nothing;
+  (``build_ask.unit_test_said_whole``), recall nothing; and "test" counts as a common word (``SOFTWARE``);
 - ``time_weight``: a question asking when (``query``'s ``temporal``: "when
   did…", "what year…", "how long ago…") raises by this share the score of
   each candidate that passed the floor and says when (``says_when``:
@@ -129,7 +129,7 @@ class RankConfig:
     general_ask: bool = True  # a message asking what a concept is or how two differ recalls nothing (``general_ask``)
     edit_ask: bool = True  # a message asking only a rename, a lint, typo or compile fix recalls nothing (``edit_ask``)
     build_ask: bool = True  # a build the message specifies whole gets only a memory stating a rule or a value (``build_ask``)
-    software_asks: bool = False  # the same asks said otherwise, and a unit test said whole, recall nothing (measured; off)
+    software_asks: bool = False  # edits said otherwise, a unit test said whole recall nothing; "test" names nothing (off)
     generic_weight: float = 0.5  # weight in ``match`` and ``chance`` of a common word (``GENERIC``, stop words; 1: off)
     family_weight: float = 0.8  # a word's other forms (``morphology``: approval/approve, application/app; 0: off)
     single_out: bool = True  # a message more than one question: no candidate whose words another holds too
@@ -331,6 +331,9 @@ GENERIC = frozenset(w for word in _COMMON.split() for w in (word, stem(word)))
 # of its subject. Common, so it names no subject; still counted among the words a message asks with.
 STATE = frozenset(stem(w) for w in ("fail", "failure"))
 GENERIC = GENERIC | STATE
+# With ``software_asks``, words of any request about software that the list above keeps specific ("the tests
+# fail", "why is this test flaky?"): they name no memory about load or soak tests.
+SOFTWARE = frozenset(w for word in ("test", "tests") for w in (word, stem(word)))
 
 
 def own_terms(cand: Any) -> set[str]:
@@ -364,14 +367,15 @@ def match(scored: Sequence[Scored], weights: Mapping[str, float], substrings: Se
     # A word of common English (``use``, ``first``, ``keep``) held by one of a few memories reads as rare as
     # a name; at full weight each adds to what chance gives any memory as much as a subject word does.
     gw = cfg.generic_weight
-    q = {t: _idf(n, df.get(t, 0)) * (1.0 if not focus or t in focus else side) * (1.0 if specific_term(t) else gw)
-         for t in weights}
+    plain = SOFTWARE if cfg.software_asks else frozenset()  # "test": a word of any request about software
+    q = {t: _idf(n, df.get(t, 0)) * (1.0 if not focus or t in focus else side)
+         * (1.0 if specific_term(t) and t not in plain else gw) for t in weights}
     subs = {sub.lower(): _idf(n, df.get("\x00" + sub.lower(), 0)) for sub in substrings}
     q_mass = sum(q.values()) + sum(subs.values())
     if q_mass <= 0:
         return
     cw = cfg.context_weight
-    specific = {t for t in q if specific_term(t)}
+    specific = {t for t in q if specific_term(t) and t not in plain}
     # What a memory drawn at random from the visible ones would hold of the query: each term (or
     # substring) with the chance df/n that it does; its mean and deviation.
     # (A caller with few memories is measured against at least ``CHANCE_DOCS``: one memory holding
@@ -533,7 +537,8 @@ def terms_needed(weights: Mapping[str, float], cfg: RankConfig) -> int:
     a message of common words only ("what has to happen first?") names no subject to recall."""
     if cfg.min_terms <= 0:
         return 0
-    n = sum(1 for t in weights if specific_term(t) or t in STATE)
+    plain = SOFTWARE if cfg.software_asks else frozenset()
+    n = sum(1 for t in weights if specific_term(t) and t not in plain or t in STATE)
     return max(1, min(cfg.min_terms, -(-n // PER_TERM)))
 
 
