@@ -3,6 +3,9 @@
     python bench/same_process.py                 # latency, 3 processes x 2000 requests
     python bench/same_process.py --stream        # time to first byte instead
     python bench/same_process.py --pin           # process on the last CPU, the rest on the first
+    python bench/same_process.py --new-turns     # each request a new turn of a growing conversation
+                                 [--inline-bookkeeping]  # what the request filters keep for the next
+                                                 # request kept before the forward (the order before)
 
 ``bench/run.py`` compares two processes. Each of its requests finds the proxy's
 caches cold (another process ran in between), so it measures a code path plus
@@ -22,6 +25,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import gc
+import json
 import os
 import signal
 import sys
@@ -39,10 +43,14 @@ import noop_proxy  # noqa: E402
 import run as bench  # noqa: E402
 
 
-async def serve_both(upstream: str, noop_port: int, ctx_port: int, config: str, data_dir: str) -> None:
+async def serve_both(upstream: str, noop_port: int, ctx_port: int, config: str, data_dir: str,
+                     inline: bool = False) -> None:
     """The child process: both proxies on one event loop until SIGTERM."""
+    import ctxproxy.filters.base
     from ctxproxy.config import load_config
     from ctxproxy.proxy.edge.server import CUT_GRACE, make_app
+
+    ctxproxy.filters.base.DEFER_AFTER_FORWARD = not inline
 
     cfg = load_config(config, port=ctx_port, data_dir=data_dir, anthropic_upstream=upstream,
                       openai_upstream=upstream)
@@ -75,6 +83,7 @@ async def measure(args: argparse.Namespace) -> str:
     what = "time to first byte" if args.stream else "latency"
     lines = ["| process | direct p50 ms | no-op added p50 | ctxproxy added p50 | ratio |", "|---|---:|---:|---:|---:|"]
     ratios = []
+    kinds = new_turns(args.n + args.warmup) if args.new_turns else bench.KINDS
     try:
         fake.start({cpus[0]} if pin else None)
         if pin:
@@ -83,7 +92,8 @@ async def measure(args: argparse.Namespace) -> str:
         for p in range(args.processes):
             noop_port, ctx_port = bench.free_port(), bench.free_port()
             both = bench.Proc("both", [sys.executable, __file__, "--serve", fake.url, str(noop_port), str(ctx_port),
-                                       args.config, str(tdir / f"data-{p}")], ctx_port, tdir / f"both-{p}.log")
+                                       args.config, str(tdir / f"data-{p}")]
+                              + (["inline"] if args.inline_bookkeeping else []), ctx_port, tdir / f"both-{p}.log")
             both.start({cpus[-1]} if pin else None)
             try:
                 await bench.wait_ready(both, "/ctx/healthz")
@@ -92,7 +102,7 @@ async def measure(args: argparse.Namespace) -> str:
                 samples: dict[str, list[float]] = {t.name: [] for t in targets}
                 try:
                     for i in range(args.n + args.warmup):
-                        kind = bench.KINDS[i % len(bench.KINDS)]
+                        kind = kinds[i % len(kinds)]
                         for t in bench.shuffled(targets):
                             ms = (await bench.one_stream(t, kind))[0] if args.stream else await bench.one_request(t, kind)
                             if i >= args.warmup:
@@ -125,10 +135,29 @@ async def measure(args: argparse.Namespace) -> str:
             + "\n".join(lines) + f"\n\n{kind}, per process: " + " · ".join(f"{r:.2f}" for r in ratios) + "\n")
 
 
+def new_turns(n: int) -> list:
+    """``n`` new turns of growing plain chats (``profile_engine.growing_turns``), as run.py's kinds:
+    every target gets each once, so ctxproxy never sees a request twice."""
+    from profile_engine import growing_turns
+
+    by_path = {k.path: k for k in bench.KINDS}
+    out = []
+    for i, (_, path, headers, body) in enumerate(growing_turns(n, False)):
+        doc = json.loads(body)
+        doc["messages"][0]["content"] = f"[{os.getpid()}] " + doc["messages"][0]["content"]  # new to every run
+        stream = {**doc, "stream": True}
+        if path.endswith("/chat/completions"):
+            stream["stream_options"] = {"include_usage": True}
+        out.append(bench.Kind(f"{by_path[path].name}", path, headers, json.dumps(doc).encode(),
+                              json.dumps(stream).encode(), by_path[path].terminal))
+    return out
+
+
 def main() -> None:
     if len(sys.argv) > 1 and sys.argv[1] == "--serve":
         upstream, noop_port, ctx_port, config, data_dir = sys.argv[2:7]
-        asyncio.run(serve_both(upstream, int(noop_port), int(ctx_port), config, data_dir))
+        asyncio.run(serve_both(upstream, int(noop_port), int(ctx_port), config, data_dir,
+                               inline=sys.argv[7:8] == ["inline"]))
         return
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--stream", action="store_true", help="time to first byte of a stream instead of latency")
@@ -138,6 +167,9 @@ def main() -> None:
     ap.add_argument("--warmup", type=int, default=100)
     ap.add_argument("--config", default=str(HERE / "core-only.toml"), help="ctxproxy config (the core pipeline)")
     ap.add_argument("--no-write", action="store_true", help="print only, do not append to bench/RESULTS.md")
+    ap.add_argument("--new-turns", action="store_true", help="each request a new turn of a growing conversation")
+    ap.add_argument("--inline-bookkeeping", action="store_true",
+                    help="the request filters' bookkeeping before the forward (filters.base.DEFER_AFTER_FORWARD off)")
     args = ap.parse_args()
     args.n = args.n or (500 if args.stream else 2000)
     section = asyncio.run(measure(args))
