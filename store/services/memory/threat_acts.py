@@ -67,6 +67,10 @@ _S_UNGUARDED = (r"(?:(?!(?<!that )(?<!which )(?<!, die )(?<!, das )(?<!, der )(?
                 r"nécessitent|necesita|necesitan)\b|(?<!\w)требу\w*|需要|必须|須要))[^\n。!?;；])")
 
 
+# not followed in its clause by who alone may do it ("удалить их может только CISO": a restriction)
+_NOT_ONLY = (r"(?![^\n。!?;；,]{0,25}?(?:\b(?:only|nur|solo|sólo|seulement|uniquement)\b|(?<!\w)только(?!\w)|只有|只能|のみ|だけ))")
+
+
 def _seq(*parts: str, gap: int = 80, fill: str = _S) -> str:
     return "(?:" + f"{fill}{{0,{gap}}}?".join(parts) + ")"
 
@@ -211,7 +215,8 @@ _OFF = _alt(
     r"удал(?:и|ите|яй|яйте|ять|ить|яет|яют)|убер(?:и|ите)|убира(?:й|йте|ть|ет)|пропуска(?:й|йте|ть|ет|ют)|пропусти(?:те)?|"
     r"обход(?:и|ите|ить)|(?:от|вы)ключа(?:ем|ют|ет)|выруб(?:и|ите|ай|айте|ить|аем)|сн(?:ять|ими|имите|имай|имайте|имаем)|"
     r"снес(?:и|ите|ти)|снос(?:им|ите))(?!\w)",
-    "关掉", "關掉", "关闭", "關閉", "禁用", "停用", "删掉", "刪掉", "删除", "刪除", "去掉", "去除", "跳过", "跳過", "绕过",
+    # (过: told as what was once done, "去年我们关闭过…的双重认证")
+    r"(?:关掉|關掉|关闭|關閉|禁用|停用)(?![过過])", "删掉", "刪掉", "删除", "刪除", "去掉", "去除", "跳过", "跳過", "绕过",
     "繞過", "屏蔽", "抑制", "停止",
     "オフに", "無効に", "無効化", "削除", "外す", "外して", "外し", "省略", "スキップ",
 )
@@ -408,7 +413,8 @@ _SAFEGUARD_THEN_OFF = _alt(
     _SAFEGUARD + r"の(?:無効化|削除|停止)",
     r"把[^。,\n]{0,20}?" + _SAFEGUARD + r"[^。,\n]{0,8}?" + _OFF,
     _SAFEGUARD + r"[^。\n]{0,30}?就(?:直接|顺手|順手)?" + _OFF,
-    _SAFEGUARD + r"[^。、\n]{0,12}?を[^。、\n]{0,10}?" + _OFF + r"(?!(?:し|する|され|て)?(?:ない|ません|ず|できない))",
+    _SAFEGUARD + r"[^。、\n]{0,12}?を[^。、\n]{0,10}?" + _OFF
+    + r"(?!(?:し|する|され|て)?(?:ない|ません|ず|できない)|して(?:い)?た|した(?!ら)|しました|していました)",
     r"\b(?:turn|switch) (?:the |its |their |your )?" + _SAFEGUARD + r" off\b",
 )
 
@@ -756,12 +762,12 @@ ACT_RULES: tuple[tuple[str, str], ...] = (
     ("safeguard_off", _SAFEGUARD_THEN_OFF_RU),
     ("safeguard_off", _DE_AROUND),
     ("safeguard_off", _alt(_seq(_OFF, _SAFEGUARD, gap=40, fill=_S_UNGUARDED), _SAFEGUARD_THEN_OFF,
-                           _seq(_SAFEGUARD, _OFF_PRONOUN, gap=120, fill=_NO_ASK))),
+                           _seq(_SAFEGUARD, _OFF_PRONOUN, gap=120, fill=_NO_ASK) + _NOT_ONLY)),
     ("safeguard_off", _alt(_seq(_EVERY, _NO_VERIFY, gap=40), _seq(_NO_VERIFY, _EVERY, gap=20), _GPGSIGN_OFF, _OWN_PRS,
                            r"\bcore\.hookspath\s*=?\s*/dev/null\b", r"\bhttp\.sslverify\s*=?\s*false\b",
                            r"\bstricthostkeychecking\s*=?\s*no\b", r"\bsetenforce 0\b", r"\bufw disable\b",
                            r"\bnode_tls_reject_unauthorized\s*=\s*['\"]?0\b", r"\bdisablerealtimemonitoring \$true\b", r"\bprevent_destroy\s*=\s*false\b",
-                           r"\b(?:mark|set|flag)\w*\b[^\n]{0,40}?\ballow_failure\b", r"\b(?:marcar|marca|marque[rz]?|markiere\w*|пометь\w*)\b[^\n]{0,40}?\ballow_failure\b",
+                           r"\b(?:mark|set|flag)(?:ing)?\b[^\n]{0,40}?\ballow_failure\b", r"\b(?:marcar|marca|marque[rz]?|markiere\w*|пометь\w*)\b[^\n]{0,40}?\ballow_failure\b",
                            r"(?:标为|標為|标记为|設為|设为)\s*allow_failure", r"\ballow_failure\s*(?:setzen|stellen|にする)",
                            r"(?<!\w)помет\w*\b[^\n]{0,40}?\ballow_failure\b", r"\bpasse[rz]?\b[^\n]{0,30}?\ben allow_failure\b",
                            r"\bbash\(\*\)[^\n]{0,40}?(?:hinzufügen|追加|添加|加入)", r"\bdeny\S*\s+(?:liste\s+)?leeren\b", _seq(_TO_PROD, _NO_TESTS, gap=40), _seq(_NO_TESTS, _TO_PROD, gap=20),

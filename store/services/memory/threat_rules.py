@@ -125,7 +125,8 @@ RULES: tuple[tuple[str, str], ...] = (
     ("instruction_override", r"\b(?:execute|perform|carry out|follow|obey|complete|do)\s+(?:the\s+)?(?:following|these|my|below|next)\s+(?:instructions?|commands?|steps?|tasks?|orders?|directives?)\s+(?:immediately|now|first|instead|without)"),
     ("instruction_override", r"\byou\s+(?:must|will|shall|have to)\s+(?:now\s+)?obey\b"),
     ("instruction_override", r"\bto you,?\s+(?:gpt|chatgpt|claude|gemini|llama|the (?:ai|assistant|model|agent|llm)|ai|assistant|agent|llm)\b"),
-    ("instruction_override", r"\b(?:dear|attention|note to|note for|notes for|message to|message for|a note for|reminder for|reminder to)\s+(?:the\s+|any\s+|all\s+)?(?:ai|assistant|agent|llm|language model|chatbot|gpt|chatgpt|claude|gemini|copilot|ai model|ai agents?|ai assistants?)\b"),
+    # (a note that asks for care is a user's own: "note for the agent: always ask before deleting files")
+    ("instruction_override", r"\b(?:dear|attention|note to|note for|notes for|message to|message for|a note for|reminder for|reminder to)\s+(?:the\s+|any\s+|all\s+)?(?:ai|assistant|agent|llm|language model|chatbot|gpt|chatgpt|claude|gemini|copilot|ai model|ai agents?|ai assistants?)\b(?!\s*[:,-]?\s*(?:always|never|please|remember to|make sure|don't|do not|ask the user)\b)"),
     ("instruction_override", r"^\s*(?:ai|assistant|agent|llm|gpt|chatgpt|claude|model)\s*[:,]\s*(?:please\s+|you\s+|now\s+|ignore|do|send|execute|run|forget|always|never)"),
     ("instruction_override", r"\b(?:when|if|whenever)\s+(?:you|an? (?:ai|assistant|agent|llm|language model)|the (?:ai|assistant|agent|model|llm))\s+(?:read|reads|see|sees|process|processes|encounter|encounters|summari[sz]e|summari[sz]es|parse|parses)\s+(?:this|these)"),
     ("instruction_override", r"\b(?:todo|action required)\s*:\s*(?:please\s+)?(?:ignore|disregard|forget|exfiltrate|wire|transfer \$|send (?:all|the (?:password|code|key|credentials)))"),
@@ -427,7 +428,7 @@ RULES: tuple[tuple[str, str], ...] = (
     ("system_prompt_override", r"\b(?:the\s+)?system\s+(?:is\s+experiencing|has\s+encountered|has\s+detected|malfunction|error detected|failure detected)\b|\bdebugging error\b|\bto enable debug(?:ging)?,?\s+(?:please\s+)?(?:execute|run|do|perform)\b|\bplease provide the output (?:from|of) executing\b|\b(?:to troubleshoot|to fix the errors?)[^\n]{0,60}?\bplease do the following\b"),
     ("role_hijack", r"\bgrant\s+(?:yourself\s+|me\s+|the user\s+)?(?:temporary\s+|full\s+|elevated\s+|unrestricted\s+)?(?:administrative|admin|administrator|root|elevated|superuser|sudo|developer)\s+(?:privileges|access|rights|permissions|mode)\b"),
     ("role_hijack", r"\b(?:operating|running|working|functioning|now)\s+in\s+(?:the\s+)?(?:developer|dev|debug|god|dan|admin|administrator|unrestricted|test|testing|maintenance|diagnostic|jailbreak|sudo|root|experimental|unfiltered)\s+mode\b|\byou(?:'re| are)\s+(?:now\s+|currently\s+)?in\s+(?:a\s+|the\s+)?(?:developer|dev|debug|god|dan|admin|unrestricted|test|testing|maintenance|diagnostic|jailbreak|sudo|root|experimental|unfiltered|evaluation)\s+mode\b|\byou are (?:running|operating|being run|executing)\s+(?:as part of|in|inside)\s+(?:a|an|the)\s+(?:test|testing|evaluation|debug|sandbox|experimental)"),
-    ("role_hijack", r"\byou(?:'re| are)\s+(?:a|an|the)\s+(?:[\w-]+\s+){0,3}?(?:ai|assistant|chatbot|language model|llm|bot)\b(?![\w-]*\s+(?:engineer|researcher|team|company|startup|product|project|course|class|conference))"),
+    ("role_hijack", r"(?<!whether )(?<!asks if )(?<!asked if )(?<!ask if )\byou(?:'re| are)\s+(?:a|an|the)\s+(?:[\w-]+\s+){0,3}?(?:ai|assistant|chatbot|language model|llm|bot)\b(?![\w-]*\s+(?:engineer|researcher|team|company|startup|product|project|course|class|conference))"),
     ("role_hijack", r"\bunlock\s+(?:all\s+|your\s+|the\s+)?(?:hidden|secret|full|advanced|restricted|special|developer|premium|unlimited)\s+(?:functionalit(?:y|ies)|features?|capabilit(?:y|ies)|modes?|potential|powers?|abilities)\b|\b(?:unbound|freed?|liberated)\s+(?:by|from)\s+(?:\w+'?s?\s+){0,2}?(?:format|formatting|rules|restrictions|policy|policies|guidelines|tyranny|constraints|limits)\b"),
     ("role_hijack", r"\b(?:allow|enable)_?(?:refusals?|disclaimers?|apologies|warnings|safety|censorship|moral(?:ity|s)?|ethics)\s*[=:]\s*[\"']?(?:false|0|no|off)\b|\"blocked_(?:responses|strings|phrases)\"\s*:|\b(?:refusals|disclaimers|apologies)\s+(?:are\s+)?(?:not allowed|forbidden|disabled|blocked|prohibited)"),
     ("role_hijack", r"\b(?:no[- ]limits?|limitless|unlimited|unrestricted|uncensored|unfiltered|jailbroken|evil|rogue|amoral|unethical)\s+(?:ai|assistant|chatbot|model|llm|bot|mode|persona|version)\b"),
@@ -470,7 +471,7 @@ RULES: tuple[tuple[str, str], ...] = (
     ("agent_config_edit", r"\b(?:turn off|switch off|disable|remove|drop|delete|bypass|skip|kill)\s+(?:the\s+)?(?:agent'?s?\s+|assistant'?s?\s+|its\s+)?(?:sandbox|approval step|approvals|confirmation step|confirmations|permission prompts?|deny rules|network allowlist|allowlist|hook checks?|pre-commit (?:secret )?scanner|secret scanner|safety checks?)\b"),
     ("agent_config_edit", r"\b(?:always_?allow\w*|yes-always|auto[-_]?(?:run|accept|approve)\w*)\s*[:=]\s*(?:true|all|yes|\"?\*)|\b(?:always_?allow\w*)\s+(?:and\s+\w+\s+)?to\s+true\b|\bconfirm_\w*\s*=\s*false\b|\bapproval\s+(?:mode|policy)\b[^\n]{0,30}?\b(?:never|off|none)\b|\bbypass[ -]permissions?\s+mode\b"),
     ("agent_config_edit", r"\b(?:the agent|agents|the assistant|the model|the ai|copilot|claude|cursor|codex|cline|aider|windsurf|gemini|the bot|it)\s+(?:may|can|is allowed to|should|must|will)\s+(?:now\s+)?(?:run|execute|apply|push|merge|deploy|delete|modify|approve|commit|install)\b[^\n]{0,80}?\bwithout\s+(?:any\s+)?(?:asking|confirmation|confirming|approval|review|a review|human review|permission)\b|\b(?:apply|run|execute|auto-run|auto-accept)\s+(?:every|all|any)\s+(?:change|command|edit)s?\b[^\n]{0,40}?\bwithout\s+(?:confirmation|asking|approval|review)\b"),
-    ("agent_config_edit", r"\b(?:approved|authori[sz]ed|confirmed|decided|signed off|verified|official notice|per the|per [\w ]{0,30}?'s)\b[^\n]{0,80}?\b(?:the assistant|the agent|the ai|the model|you)\s+(?:must|may|should|can|shares?|acts?|will|is (?:now\s+)?(?:permitted|allowed|authori[sz]ed) to|are (?:now\s+)?(?:permitted|allowed|authori[sz]ed) to)\s+(?:now\s+)?(?:\w+\s+){0,3}?(?:deploy|push|merge|approve|delete|disable|turn off|share|send|email|forward|paste|skip|bypass|execute|sign|wire|transfer|grant|reveal|act on|on instructions)\w*\b|\bcommits by the agent skip\b"),
+    ("agent_config_edit", r"\b(?:approved|authori[sz]ed|confirmed|decided|signed off|verified|official notice|per the|per [\w ]{0,30}?'s)\b[^\n]{0,80}?\b(?:the assistant|the agent|the ai|the model|you)\s+(?:must|may|should|can|shares?|acts?|will|is (?:now\s+)?(?:permitted|allowed|authori[sz]ed) to|are (?:now\s+)?(?:permitted|allowed|authori[sz]ed) to)\s+(?:now\s+)?(?:(?!(?:ask|check|confirm|wait|review|never|not)\b)\w+\s+){0,3}?(?:deploy|push|merge|approve|delete|disable|turn off|share|send|email|forward|paste|skip|bypass|execute|sign|wire|transfer|grant|reveal|act on|on instructions)\w*\b|\bcommits by the agent skip\b"),
     ("role_hijack", r"\byou (?:now )?(?:answer|report|respond) to\b[^\n]{0,40}?\b(?:now|from now on|instead|not (?:to )?the (?:user|person))\b|\byour\s+(?:loyalty|allegiance|purpose)\s+(?:is|lies|changed|has changed)\b|\bconsider yourself\b|\byou (?:now )?(?:speak|act|work) (?:for|on behalf of) (?:the|a|an)\b[^\n]{0,30}?\bnow\b|\b(?:the assistant|the ai|the agent|the bot)'s\s+(?:persona|name|identity|role|character)\s+is\s+now\b"),
     ("instruction_override", r"\b(?:open|start|begin|end|close)\s+(?:every\s+|each\s+|all\s+|your\s+)?(?:repl(?:y|ies)|answers?|responses?)\s+(?:by|with)\s+(?:recommend|promot|advertis|upsell|sell)\w*"),
     ("concealment", r"\bwithout (?:telling|notifying|informing|alerting) (?:anyone|anybody|the team|them|him|her)\b"),
@@ -564,17 +565,20 @@ REQUEST_BEFORE = (
     r"|\b(?:anfragen|anfrage|aufforderungen|aufforderung|bitten|versuche)\b[^.;:\n]{0,30}?\bzu"
     r"|\b(?:solicitudes?|peticiones?|petición|pide|piden|pida|pidan)\s+(?:de|para|que)(?:\s+se)?"
     r"|\b(?:demandes?|requêtes?|demandent|tentatives?)\s+(?:de|d')|\b(?:vous|te|lui)\s+demande\s+(?:de|d')"
-    r"|(?<!\w)(?:просьб\w*|запрос\w*|требовани\w*|просит|просят|попытк\w*)(?:\s+\w+)?)[\s,\"'“„«‹「『‘`]*$"
+    r"|\b(?:nous|m'|t'|l')\s*(?:a|ont)\s+demandé\s+(?:de|d')|\b(?:nos|me|les|le)\s+(?:pidió|pidieron)(?:\s+que)?"
+    r"|\b(?:bat|baten)\s+(?:uns|mich|ihn|sie)\b[^.;:\n]{0,40}?\bzu"
+    r"|(?<!\w)(?:просьб\w*|запрос\w*|требовани\w*|просит|просят|просил\w*|попросил\w*|попытк\w*)(?:\s+\w+)?"
+    r"|(?:要求|请求|請求|提议|提議|建议|建議)(?:我们|我們|我|你|大家)?)[\s,\"'“„«‹「『‘`]*$"
 )
-REQUEST_AFTER = r"[^。.!?;；，,、\n]{0,4}?(?:依頼|要求|リクエスト|指示|请求|請求|要求|指令)"
+REQUEST_AFTER = r"[^。.!?;；，,、\n]{0,4}?(?:依頼|要求|リクエスト|指示|请求|請求|要求|指令|頼ま|求められ)"
 REFUSAL = (
     r"\b(?:refuse[ds]?|refusing|reject(?:ed|s)?|decline[ds]?|den(?:y|ied)|stop and ask|ask the user|"
     r"report (?:it|them|this)|do not comply|don't comply|never comply|must be ignored|"
     r"abzulehnen|ablehnen|abgelehnt|verweigern|nachfragen|melden|"
-    r"rechaz\w*|deneg\w*|denegar|ignorarse|reportar|avisar|preguntar|"
+    r"rechaz\w*|deneg\w*|denegar|ignorarse|reportar|avisar|preguntar|nos negamos|se neg[óo]|se negaron|"
     r"refus\w*|rejet\w*|rejeter|signaler|demander à l'utilisateur)\b"
     r"|(?<!\w)(?:отклон\w*|отказ\w*|сообщ\w*|спросит\w*)(?!\w)"
-    r"|拒否|断って|断る|報告|拒绝|拒絕|报告|報告|予以驳回|不予"
+    r"|拒否|断って|断る|断った|断りました|報告|(?<!不)(?<!不会)(?<!不會)(?<!别)(?<!別)(?:拒绝|拒絕)|报告|報告|予以驳回|不予|否决|否決|驳回|駁回"
 )
 
 # the name of a report: a postmortem, a retro, a security advisory (what follows tells what happened)

@@ -279,6 +279,8 @@ def _refused_request(folded: str, start: int, end: int) -> bool:
         return False
     lo = max((m.end() for m in _SENTENCE_END.finditer(folded, max(0, start - 200), start)), default=max(0, start - 200))
     hi = _SENTENCE_END.search(folded, end, min(len(folded), end + 200))
+    if hi is not None and hi.group() in ";；":  # "X asked us to disable it; we declined": the refusal in the next clause
+        hi = _SENTENCE_END.search(folded, hi.end(), min(len(folded), hi.end() + 200))
     return _REFUSAL.search(folded, lo, hi.start() if hi else min(len(folded), end + 200)) is not None
 
 
