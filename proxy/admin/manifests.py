@@ -4,7 +4,8 @@
     GET /ctx/v1/manifests?session=S[&tenant=T][&limit=N]   a session's turns, oldest first
 
 A turn id is found without its tenant (the manifest filter keeps a turn ->
-tenant pointer); ``tenant`` restricts the lookup to that tenant. Listing by
+tenant pointer; a turn of the ``default`` tenant needs none, and is looked up
+there); ``tenant`` restricts the lookup to that tenant. Listing by
 session needs the tenant, default ``filters.identify.default_tenant``.
 Manifests hold refs, labels, counts and timings, never content. The
 bearer-token check is ``admin.guarded``'s.
