@@ -136,6 +136,9 @@ def recall_latency(store, index, queries: int, rng: random.Random, vectors=None,
     recallers["lexical, judge"] = Recaller(index, config=RankConfig(judge=True))
     # the floor's options off by default (a told story's memory, the project's broad words), measured beside
     recallers["lexical, remarks+broad"] = Recaller(index, config=RankConfig(remark_words=3, broad_share=0.25))
+    # ...and with the software requests that name nothing of the project (``software_asks``)
+    recallers["lexical, software+remarks+broad"] = Recaller(
+        index, config=RankConfig(software_asks=True, remark_words=3, broad_share=0.25))
     if vectors is not None:
         cfg = RankConfig(embeddings=True)
         recallers["embeddings"] = Recaller(index, config=cfg, vectors=VectorRecall(vectors, index, vectors.embedder, cfg))
