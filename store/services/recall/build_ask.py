@@ -49,7 +49,8 @@ def constrains(statement: str) -> bool:
 # the cases given, whatever the project decided. One pointing at a value of the project the test must hold
 # ("use the real threshold value", "assert the exact queue name", "the rounding boundary cases") is not.
 _TEST = re.compile(r"\A\W*(?:(?:please|pls|now|ok|okay|next|then|also)\W+)?(?:(?:can|could|would)\s+you\s+"
-                   r"(?:please\s+)?)?(?:write|add|create)\b[^.?!\n]{0,40}?\btests?\b", re.I)
+                   r"(?:please\s+)?)?(?:write|add|create)\s+(?:(?:a|an|the|some|more)\s+)?(?:[\w-]+\s+){0,3}?tests?"
+                   r"\s+(?:for|of|in|covering|that|checking)\b", re.I)  # the test is what is built, not "…+ test"
 _POLITE_HEAD = re.compile(r"\A\W*(?:please\s+)?(?:can|could|would)\s+you\b[^?]*\?", re.I)
 _HELD_VALUE = re.compile(r"\b(?:real|exact|actual|boundar\w*|threshold\w*|limits?|caps?|max\w*|min\w*|rules?"
                          r"|constants?|configured|current)\b", re.I)

@@ -84,6 +84,7 @@ def test_a_unit_test_said_whole(text):
     "now write the unit tests for grading/letters.py covering the rounding boundary cases",
     "Can you write unit tests for the fare cap? Which constant do we use?",  # it asks more
     "tests for clamp() fail after I renamed args, fix the test",  # not a test to write
+    "add the holds limit check to services/holds/api.py + test",  # the test is not what is built
 ])
 def test_not_a_unit_test_said_whole(text):
     assert not unit_test_said_whole(text)
