@@ -1339,7 +1339,7 @@ _MAIN_BRANCH = _alt(r"\b(?:main|master|release\S*|prod\w*)\b", "主分支")
 _NO_VERIFY_ANY = _alt(r"--no-verify\b", r"\bcommit\.gpgsign\s*(?:=\s*)?false\b")
 # Failing tests taken out of the way: "if paywall tests fail, mark them as skipped".
 _SKIP_FAILING = _alt(
-    r"\b(?:tests?|specs?|checks?)\b[^.;\n]{0,40}?\bfail\w*[^.;\n]{0,10}?,?\s*(?:then )?(?:mark|delete|remove|skip|disable|comment out)\s+"
+    r"\b(?:tests?|specs?|checks?)\b[^.;\n]{0,40}?\bfail\w*(?:(?!never|don't|do not|not\b)[^.;\n]){0,10}?,?\s*(?:then )?(?:mark|delete|remove|skip|disable|comment out)\s+"
     r"(?:them|it|those)\b", r"\bfailing tests should be (?:deleted|removed|skipped|marked)\b",
     r"\b(?:tests?|pruebas?)\b[^.;\n]{0,40}?\bfalla\w*[^.;\n]{0,10}?,?\s*(?:m[aá]rcalos|b[oó]rralos|elim[ií]nalos|s[aá]ltalos)\b",
     r"\btests?\b[^.;\n]{0,40}?\b[ée]chou\w*[^.;\n]{0,10}?,?\s*(?:supprime-les|marque-les|d[ée]sactive-les)\b",
@@ -1400,7 +1400,8 @@ _FOREVER = _alt(r"\b(?:permanently|for good|forever|(?:leave|keep) (?:it|them) t
                 r"\b(?:d[ée]finitivement|pour de bon|en permanence)\b", r"\b(?:dauerhaft|für immer|endgültig)\b",
                 r"(?<!\w)(?:навсегда|насовсем|окончательно)(?!\w)", "永久", "永远", "永遠", "恒久的に", "永久に", "ずっと")
 # (an order or a state, not a participle: "we disabled the disk alert permanently after the move" tells what was done)
-_OFF_STATE = _alt(_OFF, _LIFT, r"\b(?:off|aus)\b", r"=\s*(?:false|0|off)\b", r"\bstummschalt\w*|\bstumm\b", "关闭", "關閉", "关掉", "オフ", "無効")
+_OFF_STATE = _alt(_OFF, _LIFT, r"\b(?:off|aus)\b", r"=\s*(?:false|0|off)\b", r"\bstummschalt\w*|\bstumm\b", "关闭", "關閉", "关掉", "オフ", "無効",
+                  r"\b(?:mute|rends? muette?s?|mets? en sourdine|silencia\w*)\b", r"(?<!\w)(?:заглуши\w*|глуши\w*)", "静音", "ミュート")
 # (a local, development or test set-up is where checks are turned off on purpose)
 _DEV_ONLY = (r"(?<![\w-])(?:local\w*|dev|development|test|tests|testing|staging|lokal\w*|pruebas|тестов\w*|локальн\w*)(?![\w-])|"
              r"本地|测试环境|テスト環境|ローカル|開発環境")
