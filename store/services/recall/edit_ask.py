@@ -39,7 +39,9 @@ _WIDE = re.compile(
     r"|add\b[^?\n]{0,60}\bto\s+(?:the\s+)?\.gitignore\b"
     r"|fix\s+(?:the\s+)?failing\s+" + _ERRORS + r"\b)", re.I)
 # A tool's complaint said first, then the order ("lint failing on patrons module, fix"): one line, no question.
-_FIX_AFTER = re.compile(r"\A[^?\n]{0,80}\b" + _ERRORS + r"\b[^?\n]{0,80}\bfix(?:\s+(?:it|them|this|that|types))?\W*\Z",
+# (A checker's complaint only: "JPY prices show the wrong formatting, fix" is about the project's money.)
+_CHECKERS = r"(?:lint(?:er|ing)?|mypy|eslint|flake8|ruff|pylint|clippy|tsc|compil(?:e|er|ation)\s+errors?)"
+_FIX_AFTER = re.compile(r"\A[^?\n]{0,80}\b" + _CHECKERS + r"\b[^?\n]{0,80}\bfix(?:\s+(?:it|them|this|that|types))?\W*\Z",
                         re.I)
 _LEAD_IN = re.compile(r"\A\W*(?:back\s+to|continuing(?:\s+from)?|returning\s+to)\b[^:\n]{0,120}:\s*", re.I)
 _ASKS = re.compile(r"\?|\b(?:our|ours|we|we're|we've|us)\b", re.I)
