@@ -34,7 +34,7 @@ _WIDE = re.compile(
     r"\A\W*(?:(?:please|pls|now|ok|okay|next)\W+)?(?:(?:can|could|would)\s+you\s+(?:please\s+)?)?(?:"
     r"sort\s+(?:the\s+)?imports\b"
     r"|(?:add|update|correct|fix|finish)\s+(?:a\s+|the\s+)?docstrings?\b"
-    r"|typos?\b"
+    r"|typos?\b(?=[^?\n]*['\"`])"  # the misspelt word quoted ("typo 'recieved' in…"), not "typo in the staging port"
     r"|run\s+(?:the\s+)?(?:formatter|black|prettier|gofmt|isort|ruff\s+format)\b"
     r"|add\b[^?\n]{0,60}\bto\s+(?:the\s+)?\.gitignore\b"
     r"|fix\s+(?:the\s+)?failing\s+" + _ERRORS + r"\b)", re.I)

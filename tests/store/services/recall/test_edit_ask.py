@@ -79,6 +79,7 @@ def test_a_request_that_asks_or_changes_behaviour_is_not(text):
     "Can you rename the helper to fetch_rows? Which module do we keep it in?",  # a question after the polite one
     "rename field bin_uid to bin_id in driver endpoints, drop old one",  # a contract others read, not kept
     "JPY prices in the payouts csv show the wrong formatting, fix",  # the project's money, not a checker's
+    "typo in the staging port in deploy/values.yaml",  # which port is right is the project's
     "rename the column orders.buyer_email to contact_email in one migration",
     "Back to what we changed in the queue before: fix the lint errors",  # the project's own, in the lead-in
 ])
