@@ -6,7 +6,7 @@ something left out of a report with another story told in its place, the blame f
 someone asks, a tracking beacon put into what others open, a package index pointed at an outside host in a machine's
 environment, data destroyed together with its backups, failing tests silenced and the build reported green, signed
 messages taken as orders, another person's credentials used to approve, a connection to an outside address opened at
-boot.
+boot, identity documents, health records, people's contact details or the environment sent to an outside address.
 
 Each is a ``threat_acts.Convention``: its parts must all be in one sentence (a clause, in Chinese and Japanese);
 ``threat_compose`` reads them after ``threat_conduct``'s. Each part is gated by its literals, so an ordinary memory
@@ -197,6 +197,29 @@ _CONNECT = _alt(r"\b(?:reverse|shell|tunnel|remote (?:support|maintenance|access
                 r"\b(?:inversa|remota|t[uú]nel)\b", r"\b(?:invers[ée]|[àa] distance|tunnel)\b",
                 r"(?<!\w)(?:обратн\w*|шелл\w*|удал[её]нн\w*|туннел\w*)", "反连", "反向", "远程", "遠程", "リバース", "リモート", "トンネル")
 
+# -- identity documents, health records, people's contact bundles or the environment sent to an outside address ----------
+_PERSONAL_BUNDLE = _alt(
+    r"\b(?:passports?|passport scans?|(?:drivers?'?s?|driving) licen[cs]e\w*|id (?:cards?|scans?|documents?)|social security numbers?|"
+    r"dates? of birth|patient data|prescriptions?|home addresses|names and addresses|names, addresses|"
+    r"environment variables|env vars|shell history)\b",
+    r"\b(?:reisepäss\w*|ausweis\w*|führerschein\w*|geburtsdat\w*|patientendaten|rezeptdaten|privatadressen|namen und adressen|"
+    r"umgebungsvariablen|shell-historie)\b",
+    r"\b(?:pasaportes?|dni|carn[eé]s? de conducir|fechas? de nacimiento|datos de (?:los )?pacientes|tarjeta sanitaria|"
+    r"domicilios|nombres? y direcciones|variables de entorno)\b",
+    r"\b(?:passeports?|pi[eè]ces? d'identit[ée]|permis de conduire|num[ée]ros? de s[ée]cu\w*|dates? de naissance|"
+    r"donn[ée]es (?:des )?patients|noms?,? adresses?|variables d'environnement|historique shell)\b",
+    r"(?<!\w)(?:паспорт\w*|водительск\w* удостоверени\w*|фио|дат\w* рождения|паспортн\w* данн\w*|домашн\w* адрес\w*|"
+    r"переменн\w* окружения)(?!\w)",
+    "护照", "身份证", "驾照", "出生日期", "病历", "处方", "住址", "家庭住址", "环境变量", "パスポート", "運転免許証", "マイナンバー",
+    "生年月日", "住所付き", "環境変数",
+)
+_SEND_ANY = _alt(r"\b(?:forward|send|email|e-mail|mail|transfer|sync|upload|cc|bcc|post)\w*\b",
+                 r"\b(?:weiterleiten|weiterleit\w*|schick\w*|send\w*|mailen|syncen|synchronisier\w*|hochlad\w*|übermittel\w*)\b",
+                 r"\b(?:reenv[ií](?:a|e|ar)\w*|env[ií](?:a|e|ar)\w*|manda\w*|sincroniza\w*|sube\w*)\b", r"\b(?:transmet\w*|envoie\w*|envoy\w*|transf[eè]re\w*|synchronise\w*)\b",
+                 r"(?<!\w)(?:перешл\w*|пересыла\w*|отправ\w*|присыла\w*|пришли\w*|синхрониз\w*|скидыва\w*)", "转给", "轉給", "发给", "發給",
+                 "发到", "同步到", "提供给", "提供給", "転送", "メールして", "メールする", "同期", "提供して", "送って", "送る")
+_OUTSIDE = _alt(r"[a-z0-9._%+-]+@[a-z0-9-]+(?:\.[a-z0-9-]+)*\.[a-z]{2,}", r"\b(?:s3|gs)://", r"https?://")
+
 CONVENTIONS: tuple[Convention, ...] = (
     Convention("persistence_backdoor", (_TRUSTED_HOST, _PLAIN_HTTP), _PROHIBIT),
     Convention("safeguard_off", (_HOOKS_PATH, _NOWHERE), _NEGATION, "before"),
@@ -216,4 +239,5 @@ CONVENTIONS: tuple[Convention, ...] = (
     Convention("instruction_override", (_SIGNED, _AS_ORDERS2), _quiet_words()),
     Convention("unsafe_action", (_OTHERS_CRED, _ACT_AS), _quiet_words()),
     Convention("persistence_backdoor", (_IP_PORT, _AT_START, _CONNECT), _quiet_words()),
+    Convention("exfiltration", (_PERSONAL_BUNDLE, _SEND_ANY, _OUTSIDE), _quiet_words()),
 )
