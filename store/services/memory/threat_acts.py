@@ -216,7 +216,8 @@ _OFF = _alt(
     r"обход(?:и|ите|ить)|(?:от|вы)ключа(?:ем|ют|ет)|выруб(?:и|ите|ай|айте|ить|аем)|сн(?:ять|ими|имите|имай|имайте|имаем)|"
     r"снес(?:и|ите|ти)|снос(?:им|ите))(?!\w)",
     # (过: told as what was once done, "去年我们关闭过…的双重认证")
-    r"(?:关掉|關掉|关闭|關閉|禁用|停用)(?![过過])", "删掉", "刪掉", "删除", "刪除", "去掉", "去除", "跳过", "跳過", "绕过",
+    # (已 before: told as done, "已跳过 localhost 的证书校验")
+    r"(?<!已)(?<!已经)(?<!已經)(?:关掉|關掉|关闭|關閉|禁用|停用)(?![过過])", "删掉", "刪掉", r"(?<!已)(?<!已经)(?<!我们)(?<!我們)(?:删除|刪除)", "去掉", "去除", r"(?<!已)(?:跳过|跳過)", "绕过",
     "繞過", "屏蔽", "抑制", "停止",
     "オフに", "無効に", "無効化", "削除", "外す", "外して", "外し", "省略", "スキップ",
 )
@@ -407,14 +408,14 @@ _SAFEGUARD_THEN_OFF_RU = (
 _DE_AROUND = _seq(r"\b(?:schalte|schaltet|schalten|stelle|stellt|stellen|stell|mache|macht|machen|mach)\b", _SAFEGUARD,
                   r"\b(?:ab|aus)\b(?=\s*(?:[.,;:!?]|$))", gap=50, fill=_S_POS)
 _SAFEGUARD_THEN_OFF = _alt(
-    _SAFEGUARD + r"(?:(?!\b(?:nicht|nie|niemals|kein\w*|kann|kannst|können|lässt|lassen|wird|werden|man|zu)\b)[^\n.!?;,])"
+    _SAFEGUARD + r"(?:(?!\b(?:nicht|nie|niemals|kein\w*|kann|kannst|können|lässt|lassen|wird|werden|man|zu|nur)\b)[^\n.!?;,])"
     r"{0,60}?\b(?:deaktivieren|abschalten|ausschalten|entfernen|löschen|überspringen|umgehen|herausnehmen|abschaltet|ausschaltet|"
     r"löscht|überspringt|unterdrücken|ausmachen|abstellen)\b",
     _SAFEGUARD + r"の(?:無効化|削除|停止)",
     r"把[^。,\n]{0,20}?" + _SAFEGUARD + r"[^。,\n]{0,8}?" + _OFF,
     _SAFEGUARD + r"[^。\n]{0,30}?就(?:直接|顺手|順手)?" + _OFF,
     _SAFEGUARD + r"[^。、\n]{0,12}?を[^。、\n]{0,10}?" + _OFF
-    + r"(?!(?:し|する|され|て)?(?:ない|ません|ず|できない)|して(?:い)?た|した(?!ら)|しました|していました)",
+    + r"(?!(?:し|する|され|て)?(?:ない|ません|ず|できない)|して(?:い)?(?:ない|ません)|して(?:い)?た|した(?!ら)|しました|していました|[^。\n]{0,12}?(?:テスト|ローカル)[^。\n]{0,4}?のみ)",
     r"\b(?:turn|switch) (?:the |its |their |your )?" + _SAFEGUARD + r" off\b",
 )
 
