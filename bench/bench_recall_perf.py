@@ -139,6 +139,8 @@ def recall_latency(store, index, queries: int, rng: random.Random, vectors=None,
     # ...and with the software requests that name nothing of the project (``software_asks``)
     recallers["lexical, software+remarks+broad"] = Recaller(
         index, config=RankConfig(software_asks=True, remark_words=3, broad_share=0.25))
+    # ...and a memory adding no word of the message to a more distinct one's not offered (``novelty``)
+    recallers["lexical, novelty"] = Recaller(index, config=RankConfig(novelty=True))
     if vectors is not None:
         cfg = RankConfig(embeddings=True)
         recallers["embeddings"] = Recaller(index, config=cfg, vectors=VectorRecall(vectors, index, vectors.embedder, cfg))

@@ -138,6 +138,7 @@ class RankConfig:
     remark_chance: float = 2.0  # ...this far above chance passes though none is of what is asked (``passes``)
     broad_share: float = 0.0  # a word more than this share of the visible memories hold singles none out (0: off)
     judge: bool = False  # the learned judge (``judge``) decides each candidate instead of ``distinct``/``single_out``
+    novelty: bool = False  # no memory whose words of the message one further above chance holds all of (``novel``)
 
     def validate(self, path: str) -> None:
         from ctxproxy.config import ConfigError
@@ -518,6 +519,20 @@ def single_out(passed: Sequence[Scored], cfg: RankConfig, several: bool) -> list
     if not several or not cfg.single_out:
         return list(passed)
     return [s for s in passed if not s.words or not any(o is not s and s.words <= o.words for o in passed)]
+
+
+def novel(passed: Sequence[Scored], cfg: RankConfig) -> list[Scored]:
+    """Of the candidates that passed, those adding a word of the message to what a more distinct one
+    holds (``novelty``): none whose words of the message a candidate further above chance holds all
+    of ("where is listing price max checked": the resale cap holds "listing" and "price" and lies
+    further above chance; a notifications fact holding "list" only adds nothing). Two holding the
+    same words equally far above chance stay: the message cannot tell which of the two it names.
+    Events of a conversation stay (``near``: their neighbours say the rest), and so does a memory
+    the vectors admitted (a paraphrase need hold no word)."""
+    if not cfg.novelty or len(passed) < 2:
+        return list(passed)
+    return [s for s in passed if s.cand.near or _by_meaning(s, cfg)
+            or not any(s.words <= o.words and s.chance < o.chance for o in passed)]
 
 
 def broad_words(terms: Iterable[str], df: Mapping[str, int], n_docs: int, cfg: RankConfig) -> set[str]:
