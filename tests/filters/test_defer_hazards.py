@@ -285,3 +285,28 @@ async def test_a_shutdown_with_steps_pending_leaves_the_store_whole(tmp_path, mo
         got = await send(drive, ASK)
         assert got.turn.identity.session == first.turn.identity.session
         assert got.turn.replayed == [] and FACT.encode() in got.forwarded.body
+
+
+async def test_a_session_forgotten_while_the_steps_are_pending_gives_nothing_of_it_back(tmp_path, monkeypatch):
+    """The task state built from the session's earlier turns (its user's words quoted) is
+    erased with the session; the chain's decision and the facts kept after the forget
+    bring none of it back, replayed or computed."""
+    pending_until_answer(monkeypatch)
+    gate = Gate()
+    quote = b"Keep the default at 30 seconds"
+    async with EngineDriver(config(tmp_path), provider=gate) as drive:
+        first = await send(drive, history())
+        store, ident = drive.services["store"], first.turn.identity
+        assert quote in (await send(drive, ASK)).forwarded.body  # the task state quotes the earlier turn
+        task, turn = await held(drive, gate, ASK)
+        receipt = forgetting.forget(store, ident.tenant, {"session": ident.session})
+        gate.released.set()
+        await task
+        drive.services["writer"].flush()
+        replayed = []
+        for _ in range(3):
+            got = await send(drive, ASK)
+            assert got.turn.identity.session == ident.session and quote not in got.forwarded.body
+            replayed.append(got.turn.replayed)
+        assert replayed[-1] == REPLAYING  # the chain kept again, on the session as it is now
+        assert receipt.status == "erased" and forgetting.check(store, ident.tenant, receipt.request_id)
