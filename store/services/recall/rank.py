@@ -55,6 +55,9 @@ Per candidate, in order (each part is reported in the manifest):
   (``_told``); ``broad_share`` (off by default): a word more than that share of the visible memories
   hold is none of the words a memory shares with the message — not counted toward ``min_terms``,
   the focus, the lead or ``single_out`` (``broad_words``; events of a conversation exempt);
+- ``novelty`` (off by default): no candidate whose words of the message one further above chance
+  holds all of — beside the more distinct one it adds nothing (``novel``; two holding the same
+  words equally far above chance both stay);
 - ``lead_share``: a memory sharing one plain word with the message (no name, identifier or number)
   is offered only when that word stands in its leading share — its subject, not what it says of
   it (``leads``); events of a conversation are exempt (their neighbours say the rest);
