@@ -121,3 +121,31 @@ def required(pattern: str, min_len: int = 2) -> frozenset[str] | None:
     # A literal that contains another one in the set adds nothing.
     keep = {s for s in found if not any(o != s and o in s for o in found)}
     return frozenset(keep)
+
+
+def requirements(pattern: str, min_len: int = 2) -> list[frozenset[str]]:
+    """Every literal set the parts of ``pattern``'s top-level sequence require, each on its own: a match holds
+    one literal of each set (``required`` keeps the best one; a pre-gate that asks for all of them runs
+    fewer rules). Empty when none is known."""
+    out: list[frozenset[str]] = []
+
+    def keep(cands: set[str] | None) -> None:
+        if cands and "" not in cands and min(map(len, cands)) >= min_len:
+            out.append(frozenset(s for s in cands if not any(o != s and o in s for o in cands)))
+
+    run: set[str] = {""}
+    for op, av in P.parse(pattern):
+        opts = _finite(op, av)
+        if opts is not None:
+            grown = {a + b for a in run for b in opts}
+            if len(grown) <= _MAX_SET:
+                run = grown
+            else:
+                keep(run)
+                run = opts
+            continue
+        keep(run)
+        run = {""}
+        keep(_inner(op, av))
+    keep(run)
+    return out

@@ -21,6 +21,7 @@ from __future__ import annotations
 import re
 
 from . import threat_acts, threat_conduct, threat_lexicon, threat_model, threat_mood, threat_rules, threat_steps
+from .literal_gate import LiteralGate
 from .literals import required
 
 # (reason, classes that must all be in one clause, moods of which one must be there)
@@ -36,9 +37,10 @@ FETCH = re.compile(r"curl|wget|download|fetch|\b(?:ba|z)?sh\b|\biwr\b|\birm\b|�
                    r"descarg|t[ée]l[ée]charg|r[ée]cup[eè]r|\bl[äa]dt\b|herunterl|скачива|скача|загружа")
 
 
-def composite(folded: str) -> str | None:
-    """The reason of the first composite rule one clause of ``folded`` (normalised text) satisfies."""
-    return _classes(folded) or convention(folded)
+def composite(folded: str, parts: set[int] | None = None) -> str | None:
+    """The reason of the first composite rule one clause of ``folded`` (normalised text) satisfies. ``parts``: the
+    conventions' parts whose literals ``folded`` holds, when the scan's literal gate has already been asked."""
+    return _classes(folded) or convention(folded, parts)
 
 
 def _classes(folded: str) -> str | None:
@@ -111,13 +113,12 @@ class _Compiled:
         self.before = conv.scope == "before"
         self.head = re.compile(conv.head) if conv.head else None
         self.also = re.compile(conv.also) if conv.also else None
-        self.gated = []  # indexes into _PART_ANCHORS of the parts that have literals
+        self.gated = []  # indexes into PART_LITERALS of the parts that have literals
 
 
 _CONVENTIONS = [_Compiled(c) for c in CONVENTIONS]
 _HEAD_CHARS = 8
-_GATE: dict[str, list[tuple[str, int]]] = {}  # a literal's first 2-3 characters -> (literal, gated part number)
-_n = 0
+PART_LITERALS: list[frozenset[str]] = []  # per gated part: literals one of which any match of it holds
 for _conv, _spec in zip(_CONVENTIONS, CONVENTIONS):
     for _pattern in _spec.parts:
         _lits = _anchors(_pattern)
@@ -126,40 +127,33 @@ for _conv, _spec in zip(_CONVENTIONS, CONVENTIONS):
         # the head of a literal is there when it is (the extractor spells out every combination of a part's
         # alternatives); and a literal holding another of the part's is implied by it
         _lits = {x[:_HEAD_CHARS] for x in _lits}
-        for _lit in {x for x in _lits if not any(y != x and y in x for y in _lits)}:
-            _GATE.setdefault(_lit[:3], []).append((_lit, _n))
-        _conv.gated.append(_n)
-        _n += 1
-
-
-_last_grams: tuple[str, set[str]] = ("", set())
-
-
-def text_grams(folded: str) -> set[str]:
-    """Every 3- and 2-character piece of ``folded``: what the rules' literal index and the conventions' gate
-    look literals up by. The last text's set is kept (one tuple, replaced whole, so threads never mix two
-    texts): a scan reads the rules and then the conventions of the same text."""
-    global _last_grams
-    last = _last_grams
-    if last[0] == folded:
-        return last[1]
-    n = len(folded)
-    grams = {folded[i:i + 3] for i in range(n - 2)}
-    grams.update(folded[i:i + 2] for i in range(n - 1))
-    _last_grams = (folded, grams)
-    return grams
+        _conv.gated.append(len(PART_LITERALS))
+        PART_LITERALS.append(frozenset(x for x in _lits if not any(y != x and y in x for y in _lits)))
+# the scan asks one gate for the rules and these parts together (``threats``); this one answers a convention alone
+_GATE = LiteralGate([PART_LITERALS])
 
 
 def _present(folded: str) -> set[int]:
     """The gated parts one of whose literals ``folded`` holds."""
-    grams = text_grams(folded)
-    found: set[int] = set()
-    get = _GATE.get
-    for g in grams:
-        for lit, k in get(g, ()):
-            if k not in found and (len(lit) <= 3 or lit in folded):
-                found.add(k)
-    return found
+    return _GATE.present(folded)[0]
+
+
+_BY_PART: dict[int, list[int]] = {}  # gated part -> the conventions that need it
+for _i, _conv in enumerate(_CONVENTIONS):
+    for _k in _conv.gated:
+        _BY_PART.setdefault(_k, []).append(_i)
+_UNGATED = frozenset(i for i, c in enumerate(_CONVENTIONS) if not c.gated)
+_NEED = [frozenset(c.gated) for c in _CONVENTIONS]
+
+
+def _ready(present: set[int]) -> list[_Compiled]:
+    """The conventions all of whose gated parts are in ``present``, in table order: found from the parts a text
+    holds (a few) rather than by asking every convention."""
+    cands = set(_UNGATED)
+    get = _BY_PART.get
+    for k in present:
+        cands.update(get(k, ()))
+    return [_CONVENTIONS[i] for i in sorted(cands) if _NEED[i] <= present]
 
 
 _KANA = re.compile(r"[\u3040-\u30ff]")
@@ -191,13 +185,13 @@ def _with_headings(sentences: list[str], folded: str) -> list[str]:
     return out
 
 
-def convention(folded: str) -> str | None:
+def convention(folded: str, present: set[int] | None = None) -> str | None:
     """The reason of the first convention (``threat_acts.CONVENTIONS``) one sentence of ``folded`` holds."""
     folded = folded[:threat_model._MAX_CHARS]
-    present = _present(folded)
+    present = _present(folded) if present is None else present
     sentences = None
-    for conv in _CONVENTIONS:
-        if not all(k in present for k in conv.gated) or not all(p.search(folded) for p in conv.parts):
+    for conv in _ready(present):
+        if not all(p.search(folded) for p in conv.parts):
             continue
         if sentences is None:
             sentences = _with_headings([s.strip() for s in _SENTENCES.split(folded) if s and not s.isspace()], folded)

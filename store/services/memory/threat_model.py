@@ -58,6 +58,7 @@ from itertools import chain, combinations, repeat
 from typing import NamedTuple
 
 from . import threat_lexicon, threat_mood, threat_structure
+from .literal_gate import gram_slices
 
 MODEL_FILE = "threat_model.json.gz"
 _CHAR_SIZES = (2, 3, 4)  # 2-grams only for text with CJK characters
@@ -86,9 +87,9 @@ def text_of(folded: str) -> str:
 
 def _grams(t: str) -> set[str]:
     """Character 3- and 4-grams; 2-grams too when the text has CJK (a word there is one or two characters)."""
-    n = len(t)
     sizes = _CHAR_SIZES if _CJK.search(t) else _CHAR_SIZES[1:]
-    return set(map(t.__getitem__, [slice(i, i + k) for k in sizes for i in range(n - k + 1)]))
+    # built in one pass in this order, so the set (and the order its weights are summed in) is always the same
+    return set(map(t.__getitem__, chain.from_iterable(gram_slices(len(t), k) for k in sizes)))
 
 
 def _pairs(out: set[str], words: list[str], skip: bool) -> set[str]:

@@ -39,6 +39,7 @@ from __future__ import annotations
 
 import re
 
+from .literal_gate import LiteralGate
 from .literals import required
 
 # Clause starts: after these marks (and at the start of the text).
@@ -247,10 +248,9 @@ _MOODS: dict[str, str] = {
 }
 _MOOD_RE = {name: re.compile("".join(p.strip() for p in body.split("\n"))) for name, body in _MOODS.items()}
 # Each mood's regex runs only on text holding one of the literals every match of it contains (a long
-# alternation tried at every position is the dear part; a substring test is not).
-_MOOD_LITERALS = {name: tuple(sorted(required(rx.pattern) or ())) for name, rx in _MOOD_RE.items()}
-# ASCII text can only hold the ASCII literals (most English memories): half the substring tests.
-_MOOD_ASCII_LITERALS = {name: tuple(lit for lit in lits if lit.isascii()) for name, lits in _MOOD_LITERALS.items()}
+# alternation tried at every position is the dear part); one literal gate answers for every mood at once.
+_MOOD_ITEMS = tuple(_MOOD_RE.items())
+_MOOD_GATE = LiteralGate([[required(rx.pattern) for _, rx in _MOOD_ITEMS]])
 
 
 def _imperative_clause(clause: str) -> bool:
@@ -292,9 +292,8 @@ def _imperative_clause(clause: str) -> bool:
 
 def moods(folded: str) -> set[str]:
     """The moods of one segment of normalised (NFKC, case-folded) text."""
-    literals = _MOOD_ASCII_LITERALS if folded.isascii() else _MOOD_LITERALS
-    found = {name for name, rx in _MOOD_RE.items()
-             if (not _MOOD_LITERALS[name] or any(map(folded.__contains__, literals[name]))) and rx.search(folded)}
+    gated = _MOOD_GATE.present(folded)[0]
+    found = {name for i, (name, rx) in enumerate(_MOOD_ITEMS) if i in gated and rx.search(folded)}
     for clause in _CLAUSE_SPLIT.split(folded):
         if _imperative_clause(clause):
             found.add("imp")

@@ -38,7 +38,8 @@ from urllib.parse import unquote
 
 from . import threat_compose, threat_model
 from .threat_acts import ACT_RULES, NEEDS
-from .literals import required
+from .literal_gate import LiteralGate
+from .literals import requirements
 from .threat_rules import (PROHIBITABLE, PROHIBITION_AFTER, PROHIBITION_BEFORE, PROHIBITION_WITHIN, QUESTION_ORDERS,
                            QUOTABLE, QUOTE_CUE, QUOTE_PAIRS, REFUSABLE, REFUSAL, REPORT_VERB, REPORTER, REQUEST_AFTER,
                            REQUEST_BEFORE, RULES)
@@ -82,32 +83,27 @@ class _Rule(NamedTuple):
 _TABLE: tuple[tuple[str, str], ...] = RULES + ACT_RULES
 
 
-def _compile() -> tuple[tuple[_Rule, ...], dict[str, tuple[tuple[str, tuple[int, ...]], ...]], tuple[int, ...]]:
-    """Rules in reason order; literal index (first 2-3 characters -> (literal, rules needing it));
-    rules without literals (always run)."""
+def _compile() -> tuple[tuple[_Rule, ...], tuple[frozenset[int], ...], tuple[int, ...], LiteralGate]:
+    """Rules in reason order; for each rule the gate's members it needs (one per literal set its pattern
+    requires: a rule runs only when the text holds a literal of every one), each member's rule; and the one
+    literal gate of the rules' members and the conventions' parts."""
     order = {r: i for i, r in enumerate(REASONS)}
     for reason, _ in _TABLE:
         if reason not in order:
             raise ValueError(f"threat rule with unknown reason {reason!r}")
     ranked = sorted(_TABLE, key=lambda rule: order[rule[0]])
     rules = tuple(_Rule(reason, re.compile(pattern, re.MULTILINE)) for reason, pattern in ranked)
-    by_literal: dict[str, list[int]] = {}
-    always = []
+    members: list[frozenset[str] | None] = []
+    needs, rule_of = [], []
     for i, (_, pattern) in enumerate(ranked):
-        lits = required(pattern)
-        if lits is None:
-            always.append(i)
-            continue
-        for lit in lits:
-            by_literal.setdefault(lit, []).append(i)
-    index: dict[str, list[tuple[str, tuple[int, ...]]]] = {}
-    for lit, idx in by_literal.items():
-        index.setdefault(lit[:_GRAM], []).append((lit, tuple(idx)))
-    return rules, {k: tuple(v) for k, v in index.items()}, tuple(always)
+        sets = requirements(pattern) or [None]  # none known: the rule always runs
+        needs.append(frozenset(range(len(members), len(members) + len(sets))))
+        members += sets
+        rule_of += [i] * len(sets)
+    return rules, tuple(needs), tuple(rule_of), LiteralGate([members, threat_compose.PART_LITERALS])
 
 
-_GRAM = 3  # literals are indexed by their first three characters (or all of a shorter one)
-_RULES, _INDEX, _ALWAYS = _compile()
+_RULES, _MEMBERS, _RULE_OF, _GATE = _compile()
 # rule index -> substrings one of which the text must hold before the rule runs (threat_acts.NEEDS)
 _NEEDS = {i: NEEDS[r.regex.pattern] for i, r in enumerate(_RULES) if r.regex.pattern in NEEDS}
 
@@ -130,19 +126,18 @@ def _version() -> str:
 RULES_VERSION = _version()
 
 
-def _candidates(folded: str) -> list[int]:
-    """Rules one of whose literals occurs in ``folded`` (plus those without literals), in rule order."""
-    grams = threat_compose.text_grams(folded)  # the pieces of _GRAM (3) characters and of 2
-    found = set(_ALWAYS)
-    get = _INDEX.get
-    for g in grams:
-        entries = get(g)
-        if entries is None:
-            continue
-        for lit, idx in entries:
-            if len(lit) <= _GRAM or lit in folded:
-                found.update(idx)
-    return sorted(i for i in found if i not in _NEEDS or any(map(folded.__contains__, _NEEDS[i])))
+def _present(folded: str) -> tuple[set[int], set[int]]:
+    """The rules' gate members and the conventions' parts one of whose literals occurs in ``folded``: one
+    query for both."""
+    return _GATE.present(folded)
+
+
+def _candidates(folded: str, present: set[int] | None = None) -> list[int]:
+    """Rules that hold a literal of every set they require in ``folded`` (plus those without literals), in rule
+    order. ``present``: the rules' gate members found in ``folded``, when already asked."""
+    found = _present(folded)[0] if present is None else present
+    return [i for i in sorted({_RULE_OF[m] for m in found}) if _MEMBERS[i] <= found
+            and (i not in _NEEDS or any(map(folded.__contains__, _NEEDS[i])))]
 
 
 # -- invisible characters ---------------------------------------------------------
@@ -317,16 +312,17 @@ def _allowed(reason: str, folded: str, start: int, end: int, waived: bool = Fals
     return reason in REFUSABLE and (_refused_request(folded, start, end) or _reported(folded, start, end))
 
 
-def _composite(folded: str) -> Threat | None:
-    reason = threat_compose.composite(folded)
+def _composite(folded: str, parts: set[int] | None = None) -> Threat | None:
+    reason = threat_compose.composite(folded, parts)
     return Threat(reason, REASONS[reason]) if reason else None
 
 
-def _rules(folded: str, context: str | None = None) -> Threat | None:
+def _rules(folded: str, context: str | None = None, present: set[int] | None = None) -> Threat | None:
     """The first rule that matches ``folded``. ``context`` (same length) is the text a match's
-    prohibition, quotation or refusal is read in: the original words when ``folded`` is their skeleton."""
+    prohibition, quotation or refusal is read in: the original words when ``folded`` is their skeleton.
+    ``present``: the rules' members the literal gate found in ``folded``, when already asked."""
     context = folded if context is None else context
-    for i in _candidates(folded):
+    for i in _candidates(folded, present):
         rule = _RULES[i]
         if rule.reason in PROHIBITABLE or rule.reason in REFUSABLE:
             # at most a few matches are read: a statement with many safeguard words is refused anyway
@@ -485,7 +481,8 @@ def _scan(text: str, depth: int, use_model: bool = True) -> Threat | None:
         return found
     nfkc = unicodedata.normalize("NFKC", text)
     folded = normalise(nfkc)
-    found = _rules(folded) or _homoglyph(folded) or _composite(folded)
+    rules, parts = _present(folded)
+    found = _rules(folded, present=rules) or _homoglyph(folded) or _composite(folded, parts)
     if found is None and depth < 2:
         found = _encoded(nfkc, folded, depth)
     if found is None and depth == 0 and use_model:
