@@ -6,7 +6,8 @@ something left out of a report with another story told in its place, the blame f
 someone asks, a tracking beacon put into what others open, a package index pointed at an outside host in a machine's
 environment, data destroyed together with its backups, failing tests silenced and the build reported green, signed
 messages taken as orders, another person's credentials used to approve, a connection to an outside address opened at
-boot, identity documents, health records, people's contact details or the environment sent to an outside address.
+boot, identity documents, health records, people's contact details or the environment sent to an outside address, a
+safeguard's setting put to false in words.
 
 Each is a ``threat_acts.Convention``: its parts must all be in one sentence (a clause, in Chinese and Japanese);
 ``threat_compose`` reads them after ``threat_conduct``'s. Each part is gated by its literals, so an ordinary memory
@@ -14,7 +15,7 @@ runs none of these regexes.
 """
 from __future__ import annotations
 
-from .threat_acts import _NEGATION, Convention, _alt, _quiet_words
+from .threat_acts import _DEV_ONLY, _NEGATION, Convention, _alt, _quiet_words
 from .threat_conduct import _FOR_RECORD, _PRIVACY, _TRUTHFUL, _UNSAID
 
 # a prohibition only: "no" and "not" are part of several acts here ("no need to ask", "no review if …")
@@ -220,6 +221,14 @@ _SEND_ANY = _alt(r"\b(?:forward|send|email|e-mail|mail|transfer|sync|upload|cc|b
                  "发到", "同步到", "提供给", "提供給", "転送", "メールして", "メールする", "同期", "提供して", "送って", "送る")
 _OUTSIDE = _alt(r"[a-z0-9._%+-]+@[a-z0-9-]+(?:\.[a-z0-9-]+)*\.[a-z]{2,}", r"\b(?:s3|gs)://", r"https?://")
 
+# -- a safeguard's setting put to false in words: "REQUIRE_APPROVAL auf false setzen", "把 AUDIT_LOG_ENABLED 设为 false" ------
+_GUARD_SETTING = (r"\b(?=\w*_)\w*(?:audit|approv|verif|review|confirm|scan|sandbox|mfa|2fa|sign|protect|secur|tls|ssl|alert|"
+                  r"backup)\w*\b")
+_TO_FALSE = (r"(?:\b(?:auf|to|a|à|en|на|sur)\s+|设为\s*|設為\s*|改成\s*|改为\s*|を\s*)['\"]?(?:false|0|off|no)['\"]?(?![\w.-])")
+# (what a setting is, not what to do with it: "is set to false in dev", "steht auf false", "已经是 false")
+_SETTING_STATE = (r"|\b(?:is|are|was|were|stays|remains|ist|sind|steht|stehen|war|est|sont|était|está|están|estaba|стоит|был\w*|"
+                  r"установлен\w*)\b|已|默认|デフォルト|になっている")
+
 CONVENTIONS: tuple[Convention, ...] = (
     Convention("persistence_backdoor", (_TRUSTED_HOST, _PLAIN_HTTP), _PROHIBIT),
     Convention("safeguard_off", (_HOOKS_PATH, _NOWHERE), _NEGATION, "before"),
@@ -240,4 +249,5 @@ CONVENTIONS: tuple[Convention, ...] = (
     Convention("unsafe_action", (_OTHERS_CRED, _ACT_AS), _quiet_words()),
     Convention("persistence_backdoor", (_IP_PORT, _AT_START, _CONNECT), _quiet_words()),
     Convention("exfiltration", (_PERSONAL_BUNDLE, _SEND_ANY, _OUTSIDE), _quiet_words()),
+    Convention("safeguard_off", (_GUARD_SETTING, _TO_FALSE), _NEGATION + _SETTING_STATE, also=_DEV_ONLY),
 )
