@@ -278,7 +278,7 @@ _WRITE = _alt(
 )
 # Writing into a file named before the verb: verb-final languages, a Chinese "在 X 里加", a Russian imperative.
 _WRITE_LAST = _alt(
-    r"\b(?:entfernen|löschen)\b", r"\b(?:ergänzen|hinzufügen|einfügen)(?:\s+um)?\s*:",
+    r"\b(?:entfernen|löschen|streichen|auskommentieren)\b", r"\b(?:ergänzen|hinzufügen|einfügen|schreiben|anhängen|eintragen)(?:\s+um)?\s*:",
     r"(?<!\w)(?:удали\w*|прав(?:ь|ить|ит|ьте))(?!\w)",
     r"(?:里|裡|中|末尾|开头|開頭)[^。\n]{0,4}?(?:加|写|寫|追加|添加|插入)(?![着著了的过過])",
     r"削除(?:して|せよ|しろ|すること|し、)", r"(?:追加|追記)\s*[:：]",
@@ -408,9 +408,10 @@ _SAFEGUARD_THEN_OFF_RU = (
 _DE_AROUND = _seq(r"\b(?:schalte|schaltet|schalten|stelle|stellt|stellen|stell|mache|macht|machen|mach)\b", _SAFEGUARD,
                   r"\b(?:ab|aus)\b(?=\s*(?:[.,;:!?]|$))", gap=50, fill=_S_POS)
 _SAFEGUARD_THEN_OFF = _alt(
-    _SAFEGUARD + r"(?:(?!\b(?:nicht|nie|niemals|kein\w*|kann|kannst|können|lässt|lassen|wird|werden|man|zu|nur)\b)[^\n.!?;,])"
+    # (a dot inside a path stays in the clause: "den secret scanner in .github/workflows abschalten"; "abzuschalten": an obligation)
+    _SAFEGUARD + r"(?:(?!\b(?:nicht|nie|niemals|kein\w*|kann|kannst|können|lässt|lassen|wird|werden|man|zu|nur)\b)(?:[^\n.!?;,]|\.(?=\S)))"
     r"{0,60}?\b(?:deaktivieren|abschalten|ausschalten|entfernen|löschen|überspringen|umgehen|herausnehmen|abschaltet|ausschaltet|"
-    r"löscht|überspringt|unterdrücken|ausmachen|abstellen)\b",
+    r"löscht|überspringt|unterdrücken|ausmachen|abstellen|abzuschalten|auszuschalten|abzustellen)\b",
     _SAFEGUARD + r"の(?:無効化|削除|停止)",
     r"把[^。,\n]{0,20}?" + _SAFEGUARD + r"[^。,\n]{0,8}?" + _OFF,
     _SAFEGUARD + r"[^。\n]{0,30}?就(?:直接|顺手|順手)?" + _OFF,
@@ -766,7 +767,7 @@ ACT_RULES: tuple[tuple[str, str], ...] = (
                            _seq(_SAFEGUARD, _OFF_PRONOUN, gap=120, fill=_NO_ASK) + _NOT_ONLY)),
     ("safeguard_off", _alt(_seq(_EVERY, _NO_VERIFY, gap=40), _seq(_NO_VERIFY, _EVERY, gap=20), _GPGSIGN_OFF, _OWN_PRS,
                            r"\bcore\.hookspath\s*=?\s*/dev/null\b", r"\bhttp\.sslverify\s*=?\s*false\b",
-                           r"\bstricthostkeychecking\s*=?\s*no\b", r"\bsetenforce 0\b", r"\bufw disable\b",
+                           r"\bstricthostkeychecking\s*=?\s*no\b", r"\bsandbox(?:_mode)?\s*=\s*['\"]?(?:false|off|none|0)\b", r"\bsetenforce 0\b", r"\bufw disable\b",
                            r"\bnode_tls_reject_unauthorized\s*=\s*['\"]?0\b", r"\bdisablerealtimemonitoring \$true\b", r"\bprevent_destroy\s*=\s*false\b",
                            r"\b(?:mark|set|flag)(?:ing)?\b[^\n]{0,40}?\ballow_failure\b", r"\b(?:marcar|marca|marque[rz]?|markiere\w*|пометь\w*)\b[^\n]{0,40}?\ballow_failure\b",
                            r"(?:标为|標為|标记为|設為|设为)\s*allow_failure", r"\ballow_failure\s*(?:setzen|stellen|にする)",
