@@ -78,3 +78,54 @@ async def test_one_session_id_two_users_at_once_and_a_forget_in_flight(make_prox
         assert status == 200 and checked["clean"] is True
     for c in clients.values():
         await c.close()
+
+
+def _history(last: str) -> dict:
+    """A chat with a tool round trip and the model's answer, then ``last``: sent after one
+    that ended otherwise, the session's task state quotes that earlier user turn."""
+    call = {"id": "call_cfg_1", "type": "function",
+            "function": {"name": "read_file", "arguments": '{"path": "src/config.py"}'}}
+    return {"model": "gpt-test", "tools": [{"type": "function", "function": {
+        "name": "read_file", "description": "Read a file.",
+        "parameters": {"type": "object", "properties": {"path": {"type": "string"}}}}}], "messages": [
+        {"role": "system", "content": "You are a coding agent."},
+        {"role": "user", "content": "The service ignores CTX_TIMEOUT. Find out why."},
+        {"role": "assistant", "content": None, "tool_calls": [call]},
+        {"role": "tool", "tool_call_id": "call_cfg_1", "content": "def load():\n    return read('config.toml')\n"},
+        {"role": "assistant", "content": "The loader reads config.toml first."},
+        {"role": "user", "content": last}]}
+
+
+async def test_keys_users_and_tenants_on_one_session_id_at_once_never_see_each_others(make_proxy, fake):
+    """In keys mode, turns of three keys (two users of one tenant, one of another) with one session id,
+    at once and again (the later ones replayed from the chain): alice's instruction, quoted by her
+    session's task state, and her memory reach alice's requests only."""
+    from ctxproxy.proxy.auth import issue_key
+
+    fake.default_reply = Reply.text("Noted.", delay_before_headers=0.02)
+    p = await make_proxy('[auth]\nmode = "keys"\n')
+    store = p.state.services["store"]
+    keys = {(t, u): issue_key(store, p.state.config, t, user=u)["key"]
+            for t, u in (("acme", "alice"), ("acme", "bob"), ("globex", "alice"))}
+    from memhelp import put_memory
+
+    put_memory(store, "acme", FACT, kind="fact", user="alice")
+    said = "Keep the default at 30 seconds, never 45."
+
+    async with aiohttp.ClientSession() as http:
+        async def turn(who, body):
+            hdrs = {"X-Ctx-Key": keys[who], "Authorization": "Bearer sk-own", "X-Ctx-Session": "shared-1"}
+            async with http.post(f"{p.url}/v1/chat/completions", json=body, headers=hdrs) as r:
+                assert r.status == 200, await r.text()
+
+        await turn(("acme", "alice"), _history(said))
+        p.settled_store()
+        for _ in range(3):
+            mark = len(fake.requests)
+            await asyncio.gather(*(turn(who, _history(f"{QUESTION} [{who[0]}/{who[1]}]")) for who in keys))
+            p.settled_store()
+            sent = {who: next(r.body for r in fake.requests[mark:] if f"[{who[0]}/{who[1]}]".encode() in r.body)
+                    for who in keys}
+            assert said.encode() in sent[("acme", "alice")] and FACT.encode() in sent[("acme", "alice")]
+            for who in (("acme", "bob"), ("globex", "alice")):
+                assert said.encode() not in sent[who] and FACT.encode() not in sent[who], who
