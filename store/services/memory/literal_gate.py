@@ -26,7 +26,7 @@ from __future__ import annotations
 from collections import Counter
 from typing import Iterable, Sequence
 
-_MAX_SLICED = 4096  # texts up to this length take their n-grams by slices made once, in C
+_MAX_SLICED = 1024  # texts up to this length take their n-grams by slices made once, in C (~0.4 MB held)
 
 
 def _slices(k: int) -> tuple[slice, ...]:
