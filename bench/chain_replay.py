@@ -60,11 +60,48 @@ def calls_for(workload: str, n: int) -> tuple[list[tuple], int]:
     return growing_turns(n, workload == "tool"), TURNS_PER_SESSION
 
 
+class Alternated:
+    """Per mode (True/False) of an alternated run: each whole turn's and each request hook's CPU of the event
+    loop's thread, and how many turns ``counted`` held."""
+
+    def __init__(self):
+        self.whole: dict[bool, list[float]] = {True: [], False: []}
+        self.hooks: dict[bool, dict[str, list[float]]] = {True: {}, False: {}}
+        self.counted = {True: 0, False: 0}
+
+    async def run(self, drive, calls: list[tuple], block: int, switch, counted=lambda turn: False) -> None:
+        """Sends ``calls``, the mode flipped every ``block`` of them by ``switch(on)``."""
+        for i, call in enumerate(calls):
+            on = (i // block) % 2 == 1
+            switch(on)
+            c0 = time.thread_time()
+            got = await drive.call(*call)
+            self.whole[on].append(time.thread_time() - c0)
+            assert got.status == 200, got.body[:200]
+            self.counted[on] += bool(counted(got.turn))
+            for name, t0, t1, *_ in got.turn.spans:
+                if name.endswith(".request"):
+                    self.hooks[on].setdefault(name[:-8], []).append((t1 - t0) / 1e3)
+
+    def report(self, labels: dict[bool, str], part: str, part_cpu: dict[bool, list[float]], counted: str) -> None:
+        """Prints per mode ``part``'s CPU (``part_cpu``), the whole turn's, the count and the hooks' medians."""
+        for on in (False, True):
+            f, w = part_cpu[on], self.whole[on]
+            print(f"{labels[on]}: {part} CPU mean {statistics.mean(f) * 1e6:.1f} "
+                  f"median {statistics.median(f) * 1e6:.1f} us; whole turn mean {statistics.mean(w) * 1e6:.1f} "
+                  f"median {statistics.median(w) * 1e6:.1f} us; turns {len(w)}, {counted} {self.counted[on]}")
+            print("    hooks' median CPU (us): " + ", ".join(
+                f"{k} {statistics.median(v):.1f}" for k, v in self.hooks[on].items()))
+
+
+def thread_cpu_spans() -> None:
+    """The pipeline's clock reads this thread's CPU: each hook's span is its CPU."""
+    base.time = types.SimpleNamespace(perf_counter=time.thread_time, time_ns=time.thread_time_ns)
+
+
 async def amain(args: argparse.Namespace) -> None:
     calls, block = calls_for(args.workload, args.n)
-    whole: dict[bool, list[float]] = {True: [], False: []}
-    hooks: dict[bool, dict[str, list[float]]] = {True: {}, False: {}}
-    replayed = {True: 0, False: 0}
+    run = Alternated()
     with tempfile.TemporaryDirectory() as d:
         async with EngineDriver(load_config(None, data_dir=d),
                                 provider=canned(Reply.text(REPLY_TEXT, delta_chars=12))) as drive:
@@ -75,25 +112,14 @@ async def amain(args: argparse.Namespace) -> None:
                 await drive.call(*call)
             PASS[True].clear()
             PASS[False].clear()
-            for i, call in enumerate(calls):
-                on = ON["chain"] = (i // block) % 2 == 1
+
+            def switch(on: bool) -> None:
+                ON["chain"] = on
                 for p, c in zip(pipes, chains):
                     p.chain = c if on else None
-                c0 = time.thread_time()
-                got = await drive.call(*call)
-                whole[on].append(time.thread_time() - c0)
-                assert got.status == 200, got.body[:200]
-                replayed[on] += bool(got.turn.replayed)
-                for name, t0, t1, *_ in got.turn.spans:
-                    if name.endswith(".request"):
-                        hooks[on].setdefault(name[:-8], []).append((t1 - t0) / 1e3)
-    for on in (False, True):
-        p, w = PASS[on], whole[on]
-        print(f"{'chain replay' if on else 'chain off   '}: request pass CPU mean {statistics.mean(p) * 1e6:.1f} "
-              f"median {statistics.median(p) * 1e6:.1f} us; whole turn mean {statistics.mean(w) * 1e6:.1f} "
-              f"median {statistics.median(w) * 1e6:.1f} us; turns {len(w)}, replayed {replayed[on]}")
-        print("    hooks' median CPU (us): " + ", ".join(
-            f"{k} {statistics.median(v):.1f}" for k, v in hooks[on].items()))
+
+            await run.run(drive, calls, block, switch, counted=lambda turn: turn.replayed)
+    run.report({True: "chain replay", False: "chain off   "}, "request pass", PASS, "replayed")
 
 
 def main() -> None:
@@ -102,8 +128,7 @@ def main() -> None:
                     help="repeat/stream: turns of each request kind; chat/tool: new turns (2000)")
     ap.add_argument("--workload", choices=("repeat", "stream", "chat", "tool"), default="repeat")
     args = ap.parse_args()
-    # the pipeline's clock reads this thread's CPU: each hook's span is its CPU
-    base.time = types.SimpleNamespace(perf_counter=time.thread_time, time_ns=time.thread_time_ns)
+    thread_cpu_spans()
     timed_pass()
     asyncio.run(amain(args))
 

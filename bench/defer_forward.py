@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import statistics
 import sys
 import tempfile
 import time
@@ -32,7 +31,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT / "bench"), str(ROOT / "tests")]
 
-from chain_replay import calls_for  # noqa: E402
+from chain_replay import Alternated, calls_for, thread_cpu_spans  # noqa: E402
 from enginedriver import EngineDriver  # noqa: E402
 from profile_engine import canned, growing_turns  # noqa: E402
 from run import REPLY_TEXT  # noqa: E402
@@ -74,8 +73,7 @@ def thinking(provider, think_us: float):
 
 async def amain(args: argparse.Namespace) -> None:
     calls, block = calls_for(args.workload, args.n)
-    whole: dict[bool, list[float]] = {True: [], False: []}
-    hooks: dict[bool, dict[str, list[float]]] = {True: {}, False: {}}
+    run = Alternated()
     with tempfile.TemporaryDirectory() as d:
         provider = thinking(canned(Reply.text(REPLY_TEXT, delta_chars=12)), args.think)
         async with EngineDriver(load_config(None, data_dir=d), provider=provider) as drive:
@@ -85,23 +83,14 @@ async def amain(args: argparse.Namespace) -> None:
             for m in (True, False):
                 TO_FORWARD[m].clear()
                 DEFERRED[m] = 0
-            for i, call in enumerate(calls):
-                on = base.DEFER_AFTER_FORWARD = (i // block) % 2 == 1
-                c0 = time.thread_time()
-                got = await drive.call(*call)
-                whole[on].append(time.thread_time() - c0)
-                assert got.status == 200, got.body[:200]
-                for name, t0, t1, *_ in got.turn.spans:
-                    if name.endswith(".request"):
-                        hooks[on].setdefault(name[:-8], []).append((t1 - t0) / 1e3)
+
+            def switch(on: bool) -> None:
+                base.DEFER_AFTER_FORWARD = on
+
+            await run.run(drive, calls, block, switch)
     base.DEFER_AFTER_FORWARD = True
-    for on in (False, True):
-        f, w = TO_FORWARD[on], whole[on]
-        print(f"{'deferred    ' if on else 'before send '}: to the forward CPU mean {statistics.mean(f) * 1e6:.1f} "
-              f"median {statistics.median(f) * 1e6:.1f} us; whole turn mean {statistics.mean(w) * 1e6:.1f} "
-              f"median {statistics.median(w) * 1e6:.1f} us; turns {len(w)}, deferring {DEFERRED[on]}")
-        print("    hooks' median CPU (us): " + ", ".join(
-            f"{k} {statistics.median(v):.1f}" for k, v in hooks[on].items()))
+    run.counted = DEFERRED  # counted at the forward, where the steps are handed over
+    run.report({True: "deferred    ", False: "before send "}, "to the forward", TO_FORWARD, "deferring")
 
 
 def main() -> None:
@@ -111,9 +100,7 @@ def main() -> None:
     ap.add_argument("--workload", choices=("repeat", "stream", "chat", "tool"), default="repeat")
     ap.add_argument("--think", type=float, default=0.0, help="µs the provider takes to answer (0)")
     args = ap.parse_args()
-    # the pipeline's clock reads this thread's CPU: each hook's span is its CPU
-    import types
-    base.time = types.SimpleNamespace(perf_counter=time.thread_time, time_ns=time.thread_time_ns)
+    thread_cpu_spans()
     timed_request()
     asyncio.run(amain(args))
 
