@@ -122,12 +122,17 @@ async def amain(args: argparse.Namespace) -> None:
     run.report({True: "chain replay", False: "chain off   "}, "request pass", PASS, "replayed")
 
 
-def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+def workload_parser(doc: str) -> argparse.ArgumentParser:
+    """The arguments of a bench that alternates two modes over ``calls_for``'s workloads."""
+    ap = argparse.ArgumentParser(description=doc.split("\n\n")[0])
     ap.add_argument("n", nargs="?", type=int, default=2000,
                     help="repeat/stream: turns of each request kind; chat/tool: new turns (2000)")
     ap.add_argument("--workload", choices=("repeat", "stream", "chat", "tool"), default="repeat")
-    args = ap.parse_args()
+    return ap
+
+
+def main() -> None:
+    args = workload_parser(__doc__).parse_args()
     thread_cpu_spans()
     timed_pass()
     asyncio.run(amain(args))

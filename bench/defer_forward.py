@@ -31,7 +31,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT / "bench"), str(ROOT / "tests")]
 
-from chain_replay import Alternated, calls_for, thread_cpu_spans  # noqa: E402
+from chain_replay import Alternated, calls_for, thread_cpu_spans, workload_parser  # noqa: E402
 from enginedriver import EngineDriver  # noqa: E402
 from profile_engine import canned, growing_turns  # noqa: E402
 from run import REPLY_TEXT  # noqa: E402
@@ -94,10 +94,7 @@ async def amain(args: argparse.Namespace) -> None:
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("n", nargs="?", type=int, default=2000,
-                    help="repeat/stream: turns of each request kind; chat/tool: new turns (2000)")
-    ap.add_argument("--workload", choices=("repeat", "stream", "chat", "tool"), default="repeat")
+    ap = workload_parser(__doc__)
     ap.add_argument("--think", type=float, default=0.0, help="µs the provider takes to answer (0)")
     args = ap.parse_args()
     thread_cpu_spans()
