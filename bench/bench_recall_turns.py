@@ -15,7 +15,7 @@ tool's results also counts what the filter's second recall finds from the output
 identifiers (``Recaller.recall_output``, placed after the output by the proxy);
 ``--no-outputs`` leaves it out. The halves: ``dev``
 (``proxy/eval/turns.py``), ``old-held-out`` (``proxy/eval/turns_heldout.py``,
-read since it was used), ``fresh``, ``fresh2``, ``fresh3``, ``fresh4``, ``fresh5``, ``fresh6``, ``fresh7``, ``fresh8``, ``fresh9``, ``fresh10``, ``fresh11``, ``fresh12``, ``fresh13``, ``fresh14``, ``fresh15``, ``fresh16``, ``fresh17``, ``fresh18``, ``fresh19`` and ``fresh20`` (``proxy/eval/turns_fresh*.py``,
+read since it was used), ``fresh``, ``fresh2``, ``fresh3``, ``fresh4``, ``fresh5``, ``fresh6``, ``fresh7``, ``fresh8``, ``fresh9``, ``fresh10``, ``fresh11``, ``fresh12``, ``fresh13``, ``fresh14``, ``fresh15``, ``fresh16``, ``fresh17``, ``fresh18``, ``fresh19``, ``fresh20`` and ``fresh21`` (``proxy/eval/turns_fresh*.py``,
 each sealed once, read since), ``ml`` (``bench/recall_turns_ml.py``), ``warehouse`` and ``genomics``
 (``bench/recall_turns_warehouse.py``, ``bench/recall_turns_genomics.py``: written by engineers who read
 neither recall nor a result, each scored once before anything was tuned on it). Never a sealed
@@ -121,10 +121,10 @@ def halves() -> list[tuple[str, object]]:
     import recall_turns_ml
     import recall_turns_warehouse
 
-    from ctxproxy.proxy.eval import turns, turns_fresh, turns_fresh2, turns_fresh3, turns_fresh4, turns_fresh5, turns_fresh6, turns_fresh7, turns_fresh8, turns_fresh9, turns_fresh10, turns_fresh11, turns_fresh12, turns_fresh13, turns_fresh14, turns_fresh15, turns_fresh16, turns_fresh17, turns_fresh18, turns_fresh19, turns_fresh20, turns_heldout
+    from ctxproxy.proxy.eval import turns, turns_fresh, turns_fresh2, turns_fresh3, turns_fresh4, turns_fresh5, turns_fresh6, turns_fresh7, turns_fresh8, turns_fresh9, turns_fresh10, turns_fresh11, turns_fresh12, turns_fresh13, turns_fresh14, turns_fresh15, turns_fresh16, turns_fresh17, turns_fresh18, turns_fresh19, turns_fresh20, turns_fresh21, turns_heldout
 
     return [("dev", turns), ("old-held-out", turns_heldout), ("fresh", turns_fresh), ("fresh2", turns_fresh2),
-            ("fresh3", turns_fresh3), ("fresh4", turns_fresh4), ("fresh5", turns_fresh5), ("fresh6", turns_fresh6), ("fresh7", turns_fresh7), ("fresh8", turns_fresh8), ("fresh9", turns_fresh9), ("fresh10", turns_fresh10), ("fresh11", turns_fresh11), ("fresh12", turns_fresh12), ("fresh13", turns_fresh13), ("fresh14", turns_fresh14), ("fresh15", turns_fresh15), ("fresh16", turns_fresh16), ("fresh17", turns_fresh17), ("fresh18", turns_fresh18), ("fresh19", turns_fresh19), ("fresh20", turns_fresh20), ("ml", recall_turns_ml),
+            ("fresh3", turns_fresh3), ("fresh4", turns_fresh4), ("fresh5", turns_fresh5), ("fresh6", turns_fresh6), ("fresh7", turns_fresh7), ("fresh8", turns_fresh8), ("fresh9", turns_fresh9), ("fresh10", turns_fresh10), ("fresh11", turns_fresh11), ("fresh12", turns_fresh12), ("fresh13", turns_fresh13), ("fresh14", turns_fresh14), ("fresh15", turns_fresh15), ("fresh16", turns_fresh16), ("fresh17", turns_fresh17), ("fresh18", turns_fresh18), ("fresh19", turns_fresh19), ("fresh20", turns_fresh20), ("fresh21", turns_fresh21), ("ml", recall_turns_ml),
             ("warehouse", recall_turns_warehouse), ("genomics", recall_turns_genomics)]
 
 

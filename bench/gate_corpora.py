@@ -18,8 +18,8 @@ where it is installed, and skipped, saying so, when absent):
   each language, full of "ignore", "do not", "sudo", "password".
 - In the repository: ``bench/gate_corpus/<lang>.toml`` (hand-written attacks
   and clean memories in seven languages, dev and held-out apart;
-  ``bench/gate_corpus/unseen/<lang>.toml`` and ``bench/gate_corpus/fresh/<lang>.toml``, ``fresh2/``, ``fresh3/``, ``fresh4/``, ``fresh5/``, ``fresh6/``, ``fresh7/``, ``fresh8/``, ``fresh9/``, ``fresh10/``, ``fresh11/``, ``fresh12/``, ``fresh13/``, ``fresh14/``, ``fresh15/``, ``fresh16/``, ``fresh17/``, ``fresh18/``, ``fresh19/`` and ``fresh20/``,
-  the first twenty-one held-out banks, dev material now; ``bench/gate_corpus/fresh21/<lang>.toml``,
+  ``bench/gate_corpus/unseen/<lang>.toml`` and ``bench/gate_corpus/fresh/<lang>.toml``, ``fresh2/``, ``fresh3/``, ``fresh4/``, ``fresh5/``, ``fresh6/``, ``fresh7/``, ``fresh8/``, ``fresh9/``, ``fresh10/``, ``fresh11/``, ``fresh12/``, ``fresh13/``, ``fresh14/``, ``fresh15/``, ``fresh16/``, ``fresh17/``, ``fresh18/``, ``fresh19/``, ``fresh20/`` and ``fresh21/``,
+  the first twenty-two held-out banks, dev material now; ``bench/gate_corpus/fresh22/<lang>.toml``,
   the sealed held-out bank, written by another engineer, read by ``bench_gate.py`` only; and
   ``composed.toml``, ``composed_more.toml``, ``composed_extra.toml`` and
   ``composed_varied.toml``,
@@ -64,7 +64,7 @@ HAND_WRITTEN = ROOT / "bench" / "gate_corpus"
 COMPOSED = (HAND_WRITTEN / "composed.toml", HAND_WRITTEN / "composed_more.toml", HAND_WRITTEN / "composed_extra.toml",
             HAND_WRITTEN / "composed_varied.toml")
 UNSEEN = "unseen"  # the first held-out bank, dev material now (see unseen())
-FRESH = ("fresh", "fresh2", "fresh3", "fresh4", "fresh5", "fresh6", "fresh7", "fresh8", "fresh9", "fresh10", "fresh11", "fresh12", "fresh13", "fresh14", "fresh15", "fresh16", "fresh17", "fresh18", "fresh19", "fresh20")  # held-out banks, each read once sealed: dev material now (see fresh())
+FRESH = ("fresh", "fresh2", "fresh3", "fresh4", "fresh5", "fresh6", "fresh7", "fresh8", "fresh9", "fresh10", "fresh11", "fresh12", "fresh13", "fresh14", "fresh15", "fresh16", "fresh17", "fresh18", "fresh19", "fresh20", "fresh21")  # held-out banks, each read once sealed: dev material now (see fresh())
 # dev-only banks in the same parallel format, written by the gate's engineers (never a held-out figure):
 # ``plain``, memory-like wording of each attack class with a clean counterpart per item; ``orders``, a
 # user's own standing orders to the assistant (clean) beside orders in the same words with a harmful object;
@@ -76,7 +76,7 @@ FRESH = ("fresh", "fresh2", "fresh3", "fresh4", "fresh5", "fresh6", "fresh7", "f
 # so were ``commits`` (commit messages, code comments, PR descriptions) and ``support`` (tickets, mails, DMs)
 DEV_BANKS = ("plain", "orders", "wild", "terse", "slack", "docs", "handover", "reviews", "notes", "pages",
              "commits", "support")
-SEALED = "fresh21"  # THE sealed held-out bank (see sealed()): never read to tune or train
+SEALED = "fresh22"  # THE sealed held-out bank (see sealed()): never read to tune or train
 MANPAGES = Path("/usr/share/man")
 MANPAGE_LANGS = {"de": "de", "es": "es", "fr": "fr", "ja": "ja", "ru": "ru", "zh_CN": "zh"}
 MANPAGE_SENTENCES = 1500  # per language, a deterministic sample
@@ -506,7 +506,7 @@ def _parallel_bank(bank: str, how: str) -> list[Text]:
 
 
 def fresh() -> list[Text]:
-    """``bench/gate_corpus/fresh/*.toml`` to ``fresh20/*.toml``: held-out banks, each
+    """``bench/gate_corpus/fresh/*.toml`` to ``fresh21/*.toml``: held-out banks, each
     written by another engineer and scored once sealed; read since, so dev material now; and the dev-only
     banks written by the gate's own engineers (``DEV_BANKS``)."""
     return ([t for bank in FRESH for t in _parallel_bank(bank, "now dev")]
@@ -514,7 +514,7 @@ def fresh() -> list[Text]:
 
 
 def sealed() -> list[Text]:
-    """``bench/gate_corpus/fresh21/*.toml``: THE sealed held-out bank, written by another engineer and never
+    """``bench/gate_corpus/fresh22/*.toml``: THE sealed held-out bank, written by another engineer and never
     read to tune; every text in it is held-out, whatever split name it is listed under. Only
     ``bench_gate.py`` reads it, when asked (training never does)."""
     out = []
@@ -578,7 +578,7 @@ def drop_near_duplicates(texts: list[Text]) -> tuple[list[Text], int]:
 
 def load(corpora: str | Path | None, with_sealed: bool = True) -> tuple[list[Text], list[str]]:
     """All texts, and notes on what was skipped or dropped. ``with_sealed=False`` leaves the sealed bank
-    (``bench/gate_corpus/fresh21/``) unread (training never reads it)."""
+    (``bench/gate_corpus/fresh22/``) unread (training never reads it)."""
     texts: list[Text] = []
     notes: list[str] = []
     root = Path(corpora) if corpora else None

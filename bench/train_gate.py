@@ -30,7 +30,7 @@ injections and are left out). The held-out split is never read here.
   falsely blocked at most ``--max-false`` of the time, a text weighing
   1/(size of its family) (a composed clause under every frame counts once).
   ``--calibrate authors``: one fold per hand-written author bank (``AUTHORS``:
-  the first hand-written files, unseen, fresh to fresh20 and the dev
+  the first hand-written files, unseen, fresh to fresh21 and the dev
   banks plain, orders, wild and terse), every other text hashed over the same folds, and
   the cut-off raised until each language's clean memories of those banks,
   each scored by a model that saw none of its author's texts, are falsely
@@ -218,7 +218,7 @@ def thresholds(texts, best, scripts, max_false: float, per_script: frozenset[str
 # The hand-written banks, each by its own author (``hand-written`` and ``plain`` by the gate's engineers,
 # the others each by an engineer who had read no gate code): with ``--calibrate authors`` each is a fold of
 # its own, and the cut-off is set on their out-of-fold clean scores, so it is the one a new author meets.
-AUTHORS = ("hand-written", "unseen", "fresh", "fresh2", "fresh3", "fresh4", "fresh5", "fresh6", "fresh7", "fresh8", "fresh9", "fresh10", "fresh11", "fresh12", "fresh13", "fresh14", "fresh15", "fresh16", "fresh17", "fresh18", "fresh19", "fresh20") + tuple(gate_corpora.DEV_BANKS)
+AUTHORS = ("hand-written", "unseen", "fresh", "fresh2", "fresh3", "fresh4", "fresh5", "fresh6", "fresh7", "fresh8", "fresh9", "fresh10", "fresh11", "fresh12", "fresh13", "fresh14", "fresh15", "fresh16", "fresh17", "fresh18", "fresh19", "fresh20", "fresh21") + tuple(gate_corpora.DEV_BANKS)
 
 
 def fold_of(dev, k: int, group: str, calibrate: str) -> tuple[np.ndarray, dict[str, int]]:
@@ -553,7 +553,7 @@ def parser() -> argparse.ArgumentParser:
                          "or, for the hand-written and composed texts, a whole bank in every language")
     ap.add_argument("--calibrate", choices=("banks", "authors", "bank-authors"), default="banks",
                     help="banks: --folds folds (--group), the cut-off set on every clean dev text; authors: one "
-                         "fold per hand-written author bank (unseen, fresh to fresh20, the dev banks, the first "
+                         "fold per hand-written author bank (unseen, fresh to fresh21, the dev banks, the first "
                          "hand-written files), and the cut-off also at most --author-max-false on their "
                          "out-of-fold clean memories in every language: the cut-off a new author meets; "
                          "bank-authors: the same cap on the --folds folds by bank (each author bank sits in one fold, "

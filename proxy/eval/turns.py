@@ -312,15 +312,16 @@ HALVES = (("dev", __name__), ("held-out", "ctxproxy.proxy.eval.turns_heldout"),
           ("dev (fresh18)", "ctxproxy.proxy.eval.turns_fresh18"),
           ("dev (fresh19)", "ctxproxy.proxy.eval.turns_fresh19"),
           ("dev (fresh20)", "ctxproxy.proxy.eval.turns_fresh20"),
-          ("held-out (sealed)", "ctxproxy.proxy.eval.turns_fresh21"))
+          ("dev (fresh21)", "ctxproxy.proxy.eval.turns_fresh21"),
+          ("held-out (sealed)", "ctxproxy.proxy.eval.turns_fresh22"))
 SEALED = {"held-out (sealed)"}  # written independently and never read: the report gives its numbers, not its texts
 
 
 def build(seed: int = 7, sealed: bool = True) -> ProbeSet:
     """Every half, each in its own project: ``dev`` (this module: what the defaults were tuned
     on), ``held-out`` (``turns_heldout``: read since), ``dev (fresh)``, ``dev (fresh2)`` and
-    ``dev (fresh3)``, ``dev (fresh4)``, ``dev (fresh5)``, ``dev (fresh6)``, ``dev (fresh7)``, ``dev (fresh8)``, ``dev (fresh9)``, ``dev (fresh10)``, ``dev (fresh11)``, ``dev (fresh12)``, ``dev (fresh13)``, ``dev (fresh14)``, ``dev (fresh15)``, ``dev (fresh16)``, ``dev (fresh17)``, ``dev (fresh18)``, ``dev (fresh19)``, ``dev (fresh20)`` (``turns_fresh*``: each sealed once, read since) and
-    ``held-out (sealed)`` (``turns_fresh21``: written by someone who had seen
+    ``dev (fresh3)``, ``dev (fresh4)``, ``dev (fresh5)``, ``dev (fresh6)``, ``dev (fresh7)``, ``dev (fresh8)``, ``dev (fresh9)``, ``dev (fresh10)``, ``dev (fresh11)``, ``dev (fresh12)``, ``dev (fresh13)``, ``dev (fresh14)``, ``dev (fresh15)``, ``dev (fresh16)``, ``dev (fresh17)``, ``dev (fresh18)``, ``dev (fresh19)``, ``dev (fresh20)``, ``dev (fresh21)`` (``turns_fresh*``: each sealed once, read since) and
+    ``held-out (sealed)`` (``turns_fresh22``: written by someone who had seen
     neither recall's code nor a result, scored once). ``sealed=False`` leaves the sealed half out
     unread (``ctxproxy eval --no-sealed``: every run made while changing recall)."""
     ps = ProbeSet("turns")

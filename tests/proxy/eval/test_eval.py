@@ -70,7 +70,7 @@ def test_the_default_configuration_gets_the_context_right_and_no_proxy_does_not(
     # the thresholds hold on the dev halves (bench/RESULTS.md), the sealed half is left out unread
     halves = turns["details"]["by_split"]
     assert set(halves) == {"dev", "held-out", "dev (fresh)", "dev (fresh2)", "dev (fresh3)",
-                           "dev (fresh4)", "dev (fresh5)", "dev (fresh6)", "dev (fresh7)", "dev (fresh8)", "dev (fresh9)", "dev (fresh10)", "dev (fresh11)", "dev (fresh12)", "dev (fresh13)", "dev (fresh14)", "dev (fresh15)", "dev (fresh16)", "dev (fresh17)", "dev (fresh18)", "dev (fresh19)", "dev (fresh20)"} and default_report["sealed"] is False
+                           "dev (fresh4)", "dev (fresh5)", "dev (fresh6)", "dev (fresh7)", "dev (fresh8)", "dev (fresh9)", "dev (fresh10)", "dev (fresh11)", "dev (fresh12)", "dev (fresh13)", "dev (fresh14)", "dev (fresh15)", "dev (fresh16)", "dev (fresh17)", "dev (fresh18)", "dev (fresh19)", "dev (fresh20)", "dev (fresh21)"} and default_report["sealed"] is False
     assert halves["dev"]["turns"] > 30 and halves["held-out"]["turns"] > 20 and halves["dev (fresh)"]["turns"] >= 30
     # dev read 0.893 while a request's common words (use, first) raised the chance floor (generic_weight)
     assert halves["dev"]["turn_hit_rate"] >= 0.9 and halves["held-out"]["turn_hit_rate"] >= 0.75
@@ -119,6 +119,8 @@ def test_the_default_configuration_gets_the_context_right_and_no_proxy_does_not(
     assert halves["dev (fresh19)"]["turns"] >= 45 and halves["dev (fresh19)"]["turn_hit_rate"] >= 0.6
     # the twentieth read 0.659 / 0.143 the one time it was scored sealed
     assert halves["dev (fresh20)"]["turns"] >= 45 and halves["dev (fresh20)"]["turn_hit_rate"] >= 0.6
+    # the twenty-first read 0.932 / 0.071 the one time it was scored sealed
+    assert halves["dev (fresh21)"]["turns"] >= 45 and halves["dev (fresh21)"]["turn_hit_rate"] >= 0.85
     assert turns["direct"]["turn_hit_rate"] == 0.0
     assert set(turns["details"]["by_shape"]) >= {"claude-tool", "codex-tool", "claude-after-compact",
                                                 "claude (nothing)"}
@@ -278,10 +280,10 @@ def test_a_sealed_half_is_read_only_when_scored_and_never_quoted(monkeypatch):
     from ctxproxy.proxy.eval.probes import Observation, Writes, details
 
     # a sealed half that does not exist: left out, it is never imported; scored, it would be
-    monkeypatch.setattr(turns, "HALVES", turns.HALVES[:22] + (("held-out (sealed)", "ctxproxy.proxy.eval.no_half"),))
+    monkeypatch.setattr(turns, "HALVES", turns.HALVES[:23] + (("held-out (sealed)", "ctxproxy.proxy.eval.no_half"),))
     splits = {q.split for q in build_turns(3, sealed=False).questions}
     assert splits == {"dev", "held-out", "dev (fresh)", "dev (fresh2)", "dev (fresh3)", "dev (fresh4)",
-                      "dev (fresh5)", "dev (fresh6)", "dev (fresh7)", "dev (fresh8)", "dev (fresh9)", "dev (fresh10)", "dev (fresh11)", "dev (fresh12)", "dev (fresh13)", "dev (fresh14)", "dev (fresh15)", "dev (fresh16)", "dev (fresh17)", "dev (fresh18)", "dev (fresh19)", "dev (fresh20)"}
+                      "dev (fresh5)", "dev (fresh6)", "dev (fresh7)", "dev (fresh8)", "dev (fresh9)", "dev (fresh10)", "dev (fresh11)", "dev (fresh12)", "dev (fresh13)", "dev (fresh14)", "dev (fresh15)", "dev (fresh16)", "dev (fresh17)", "dev (fresh18)", "dev (fresh19)", "dev (fresh20)", "dev (fresh21)"}
     with pytest.raises(ModuleNotFoundError):
         build_turns(3, sealed=True)
     # a half marked sealed is counted per half, its texts never quoted (missed, false injections)
