@@ -4,6 +4,8 @@
         --config="" --config="--calibrate authors"
     python bench/gate_loao.py --corpora DIR --leave-out notes+pages,fresh13 --shipped --config="--background"
     python bench/gate_loao.py --score-dumps DIR      # the runs' author banks out of fold (author_score)
+    python bench/gate_loao.py --corpora DIR --curve "fresh14+commits,fresh3+notes" --curve-sizes 0,8,16,all \\
+        --drop fresh20,fresh21 --config="--background"    # the learning curve over authors (curve)
 
 For every ``--config`` (``bench/train_gate.py`` options) and every bank of ``--leave-out``, the model is
 trained, and its cut-off chosen out of fold, with that bank left out in every language (as
@@ -157,6 +159,99 @@ def score_dumps(folder: Path, max_false: float, show_left: bool, banks: tuple[st
                 print(f"    left out {b}: blocked {100 * np.mean(a):.1f} % of {len(a)}, false {sum(c)} of {len(c)}")
 
 
+def pooled_score(margin: np.ndarray, attack: np.ndarray, max_false: float) -> tuple[float, int, float]:
+    """Attacks blocked (%), clean falsely blocked (count) and the cut-off, at the one margin that falsely blocks
+    at most ``max_false`` of these clean texts: separation on texts of authors the model never saw, the
+    cut-off chosen on those same clean texts (no calibration of the model's own enters)."""
+    cut = cut_for(margin[~attack], max_false)
+    return round(100 * float((margin[attack] > cut).mean()), 1), int((margin[~attack] > cut).sum()), round(cut, 3)
+
+
+def curve_subsets(pool: list[str], sizes: list[str], seed: int) -> list[tuple[int, tuple[str, ...]]]:
+    """Nested author subsets of ``pool``, one per size ("all": the whole pool): the first n of one seeded
+    shuffle, so each point adds authors to the one before and the curve is not noise between draws."""
+    order = list(pool)
+    np.random.default_rng(seed).shuffle(order)
+    out = []
+    for s_ in sizes:
+        n = len(order) if s_ == "all" else min(int(s_), len(order))
+        out.append((n, tuple(order[:n])))
+    return out
+
+
+def curve(every, seg, opts, tests: list[str], sizes: list[str], seeds: list[int], drop: str, max_false: float,
+          shipped: bool, out: str, t0: float) -> None:
+    """The learning curve over authors: for each test fold (author banks joined by "+", never trained on), models
+    trained on nested subsets of the other author banks (``tg.AUTHORS`` present, minus ``drop``), every
+    non-author text (public corpora, composed banks) always in training; each scored on the fold's texts by
+    ``pooled_score``, per bank and per language too. With ``shipped``, the shipped file on the same texts
+    (honest only for banks it never saw)."""
+    owner_all, trained_all, feats_all = seg
+    bank = [tg.bank_of(t) for t in every]
+    authors = [a for a in tg.AUTHORS if a in set(bank)]  # the dropped banks are not in every
+    for test in tests:
+        fold = test.split("+")
+        missing = [b for b in fold if b not in authors]
+        if missing:
+            raise SystemExit(f"--curve: {missing} not among the author banks present")
+        out_idx = [i for i, b in enumerate(bank) if b in fold]
+        lpos = {i: k for k, i in enumerate(out_idx)}
+        lrows = np.flatnonzero(np.isin(owner_all, out_idx))
+        attack = np.array([every[i].label == "attack" for i in out_idx])
+        pool = [a for a in authors if a not in fold]
+        results = []
+        if shipped:
+            m = threat_model.model()
+            marg = np.array([max(map(m.margin_of, threat_model.segment_features(
+                normalise(every[i].text[:tg.TRAIN_CHARS]), m.mood, m.structure, m.skip, m.background)))
+                for i in out_idx])
+            results.append(("shipped " + threat_model.file_version(), None, marg))
+            report(test, results[-1], every, out_idx, attack, max_false, out)
+        for seed in seeds:
+            for n, chosen in curve_subsets(pool, sizes, seed):
+                keep = set(chosen)
+                in_idx = [i for i, (t, b) in enumerate(zip(every, bank))
+                          if b not in fold and not tg.dropped(t, drop) and (b not in authors or b in keep)
+                          and (opts.recall_facts or t.corpus != tg.RECALL_FACTS)]
+                new_of = np.full(len(every), -1)
+                new_of[in_idx] = np.arange(len(in_idx))
+                rows = np.flatnonzero(new_of[owner_all] >= 0)
+                dev = [every[i] for i in in_idx]
+                vocab, X, y, _, sw, mult, size = tg.design(dev, new_of[owner_all[rows]], trained_all[rows],
+                                                           [feats_all[r] for r in rows], opts)
+                tr = np.flatnonzero(trained_all[rows])
+                w, b, _ = tg.train(X.take(tr), y[tr], sw[tr], size, opts)
+                L = tg.Matrix([np.array(sorted(vocab[f] for f in feats_all[r] if f in vocab), dtype=np.int64)
+                               for r in lrows], np.array([len(feats_all[r]) for r in lrows], dtype=np.float64),
+                              opts.evidence_floor, mult)
+                marg = np.full(len(out_idx), -1e9)
+                np.maximum.at(marg, np.array([lpos[o] for o in owner_all[lrows]]), L.dot(w) + b)
+                results.append((f"{n} authors (seed {seed})", chosen, marg))
+                report(test, results[-1], every, out_idx, attack, max_false, out, len(dev), time.time() - t0)
+
+
+def report(test, result, every, out_idx, attack, max_false, out, texts=0, seconds=0.0) -> None:
+    """Print (and append to ``out``) one point of the curve: pooled over the fold, each bank alone (at the
+    fold's pooled cut-off), and per language."""
+    name, chosen, marg = result
+    pooled = pooled_score(marg, attack, max_false)
+    cut = pooled[2]
+    banks = np.array([tg.bank_of(every[i]) for i in out_idx])
+    langs = np.array([every[i].lang for i in out_idx])
+    per = {str(b): [round(100 * float((marg[attack & (banks == b)] > cut).mean()), 1),
+                    int((marg[~attack & (banks == b)] > cut).sum())] for b in sorted(set(banks))}
+    per_lang = {str(lg): [round(100 * float((marg[attack & (langs == lg)] > cut).mean()), 1),
+                          int((marg[~attack & (langs == lg)] > cut).sum())] for lg in sorted(set(langs))}
+    print(f"[curve {test}] {name}: blocked {pooled[0]} % of {int(attack.sum())}, false {pooled[1]} of "
+          f"{int((~attack).sum())} (cut {cut}); equal-author {np.mean([v[0] for v in per.values()]):.1f} %; "
+          f"by bank {per}; by language {per_lang}; {texts} training texts; {seconds:.0f}s", flush=True)
+    if out:
+        with open(out, "a", encoding="utf-8") as f:
+            f.write(json.dumps({"curve": test, "run": name, "authors": list(chosen) if chosen is not None else None,
+                                "pooled": pooled, "per_bank": per, "per_lang": per_lang,
+                                "margins": [round(float(x), 4) for x in marg]}, ensure_ascii=False) + "\n")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--corpora", default="", help="the unpacked public corpora (not needed with --score-dumps)")
@@ -188,6 +283,12 @@ def main() -> None:
                     help="train nothing: write the shipped model file's margins on every dev author bank to this file, "
                          "as a dump's dev part (in-sample for the banks it was trained on: compare it on the others)")
     ap.add_argument("--show-left", action="store_true", help="with --score-dumps, the left-out banks too")
+    ap.add_argument("--curve", default="",
+                    help="the learning curve instead: test folds of author banks (comma-separated; a fold's banks "
+                         "joined by '+'), each scored by models trained on nested subsets of the other authors")
+    ap.add_argument("--curve-sizes", default="0,8,16,all", help="with --curve: training authors per point")
+    ap.add_argument("--curve-seeds", default="0", help="with --curve: one nested draw of authors per seed")
+    ap.add_argument("--drop", default="", help="with --curve: banks neither trained on nor scored (held out)")
     args = ap.parse_args()
     if args.score_dumps:
         score_dumps(Path(args.score_dumps), args.author_false, args.show_left,
@@ -199,6 +300,15 @@ def main() -> None:
     t0 = time.time()
     texts, _ = gate_corpora.load(args.corpora, with_sealed=False)  # the sealed bank is never read here
     texts += [t for name in args.extra_bank for t in gate_corpora._parallel_bank(name, "now dev")]
+    if args.curve:
+        opts = tg.parser().parse_args(shlex.split(configs[0]) + ["--corpora", args.corpora])
+        every = [t for t in texts if t.split == "dev" and t.label in ("attack", "clean")
+                 and not tg.dropped(t, args.drop)] + (tg.recall_facts() if opts.recall_facts else [])
+        seg = tg.segments(every, not opts.no_mood, opts.structure, opts.skip_pairs, opts.background)
+        print(f"{len(every)} texts, segments read; {time.time() - t0:.0f}s", flush=True)
+        curve(every, seg, opts, args.curve.split(","), args.curve_sizes.split(","),
+              [int(x) for x in args.curve_seeds.split(",")], args.drop, args.author_false, args.shipped, args.out, t0)
+        return
     if args.shipped_dump:
         shipped_dump(Path(args.shipped_dump), [t for t in texts if t.split == "dev" and t.label in ("attack", "clean")
                                                and tg.bank_of(t) in tg.AUTHORS])
