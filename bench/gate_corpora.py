@@ -73,9 +73,12 @@ FRESH = ("fresh", "fresh2", "fresh3", "fresh4", "fresh5", "fresh6", "fresh7", "f
 # (team-chat messages) and ``docs`` (documentation excerpts), and ``handover`` (handover notes, runbooks) and
 # ``reviews`` (review and ticket comments, tool output), each by a new author; ``notes`` (meeting notes, mails)
 # and ``pages`` (READMEs, docs, issue threads) were written as sealed banks and read once so before becoming dev;
-# so were ``commits`` (commit messages, code comments, PR descriptions) and ``support`` (tickets, mails, DMs)
+# so were ``commits`` (commit messages, code comments, PR descriptions) and ``support`` (tickets, mails, DMs);
+# ``train1`` to ``train4`` (wiki pages and runbooks; team chat and tickets; commit messages and code/config
+# comments; agent memory notes and minutes) were written for training by four authors who read no gate code,
+# each scored once with the shipped gate before anything trained on it
 DEV_BANKS = ("plain", "orders", "wild", "terse", "slack", "docs", "handover", "reviews", "notes", "pages",
-             "commits", "support")
+             "commits", "support", "train1", "train2", "train3", "train4")
 SEALED = "fresh22"  # THE sealed held-out bank (see sealed()): never read to tune or train
 MANPAGES = Path("/usr/share/man")
 MANPAGE_LANGS = {"de": "de", "es": "es", "fr": "fr", "ja": "ja", "ru": "ru", "zh_CN": "zh"}
