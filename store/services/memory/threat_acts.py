@@ -87,11 +87,11 @@ _SECRET = _alt(
     r"\bsession cookies?\b", r"\bcookies\b", r"\bsecret\b(?! (?:scann\w*|santa|manager|store|vault))", r"\w*zugangsschlüssel\w*",
     r"\b(?:database |db |prod(?:uction)? )?dumps?\b", r"\bpg_dump\b", r"\bmysqldump\b", r"\bvolcado\b", r"\w*datenbank-?dump\w*",
     r"(?<!\w)дамп\w*", "数据库转储", "ダンプ",
-    r"\b(?:api[ _-]?keys?|(?:access |auth |bearer |api )?tokens?|passwords?|passwd|credentials|private keys?|secret keys?|secrets)\b",
+    r"\b(?:api[ _-]?keys?|(?:access |auth |bearer |api )?tokens?|passwords?|passwd|credentials|private keys?|secret keys?|(?<!detect-)(?<!git-)secrets)\b",
     r"\bcontraseñas?\b", r"\bcredenciales\b", r"\bclaves? (?:ssh|privadas?|de (?:la )?api|api)\b", r"\bsecretos?\b",
     r"\bmots? de passe\b", r"\bidentifiants\b", r"\bjetons?\b", r"\bcl[ée]s? (?:ssh|priv[ée]es?|d'api|api)\b",
     r"\w*passw(?:ort|örter)\w*", r"\bkennw(?:ort|örter)\w*", r"\bzugangsdaten\b",
-    r"\b(?:ssh|api|privat\w*(?: ssh)?)-?schlüssel\w*", r"\bsecrets\b",
+    r"\b(?:ssh|api|privat\w*(?: ssh)?)-?schlüssel\w*", r"(?<!detect-)(?<!git-)\bsecrets\b",
     r"(?<!\w)(?:парол\w*|токен\w*|учётн\w* данн\w*|учетн\w* данн\w*|секрет\w*|(?:приватн\w*|закрыт\w*) (?:ssh-)?ключ\w*|"
     r"ssh-ключ\w*|api-ключ\w*)",
     "密码", "密碼", "密钥", "密鑰", "私钥", "私鑰", "令牌", "凭据", "凭证", "憑證", "憑據", "口令",
@@ -875,6 +875,11 @@ _QUIET_LATIN = (r"out of|away from|not|never|dont|jamais|ne|nein|refus\w*|rechaz
                r"oculta\w*|rot(?:a|an|ar|amos|emos)|rev[oó]c\w*|cannot|no|nobody|nothing|nunca|jam[aá]s|nadie|nada|ni|pas|personne|rien|nie|niemals|nicht|"
           r"kein\w*|niemand|nichts|forbidden|prohibited|banned|verboten|untersagt|interdit\w*|prohibid\w*|"
           r"redact\w*|mask\w*|scrub\w*|anonymi[sz]\w*|pseudonymi[sz]\w*|encrypt\w*|rotat(?:e|ed|es|ion)|revok\w*|gitignor\w*|"
+          # data made anonymous before it goes out ("guest e-mails are hashed before being sent to analytics", "las
+          # coordenadas se redondean antes de enviar eventos"): participles and passives only, an order stays an order
+          r"hashed|hashing|rounded|truncated to|se redondea\w*|redondead[oa]s?|depurador\w*|hashead[oa]s?|arrondie?s?|"
+          r"hach[ée]e?s?|gehasht|gerundet|хешируют\w*|хешируется|захеширован\w*|округляют\w*|округляется|округлен\w*|"
+          r"округлён\w*|"
           r"detect\w*|block\w*|leak\w*|attackers?|red[- ]team\w*|phishing|requir\w*|only|instead|rather|except|"
           r"enmascar\w*|cifrad\w*|anonimiz\w*|revoc\w*|filtrad\w*|detect\w*|bloque\w*|requier\w*|necesita\w*|solo|s[oó]lo|atacante|"
           r"en lugar|en vez|masqu\w*|chiffr\w*|anonymis\w*|renouvel\w*|r[ée]voqu\w*|fuit\w*|d[ée]tect\w*|bloqu\w*|exig\w*|"
@@ -886,6 +891,7 @@ _QUIET_LATIN = (r"out of|away from|not|never|dont|jamais|ne|nein|refus\w*|rechaz
 # ("不用 / 不需要 / 不必": no need to, and "不经": without going through, are how the act waives a check; it is no
 # negation of the act; nor is "構いません": it does not matter, a permission)
 _QUIET_OTHER = (r"n't|n'|不(?![用需必经經])|别|別|勿|没|沒|禁止|屏蔽|脱敏|脫敏|加密|打码|打碼|掩码|掩碼|轮换|輪換|泄露|洩露|泄漏|检测|檢測|拦|攔|"
+          r"哈希处理|哈希處理|哈希后|哈希後|取整|四舍五入|四捨五入|ハッシュ化|丸めて|丸めた|丸め処理|"
           r"需要|必须|必須|只|仅|僅|而不是|攻击者|攻擊者|红队|紅隊|钓鱼|釣魚|拒绝|拒絕|求め|拒否|断っ|"
           r"ない|(?<!構い)(?<!かまい)ません|ず[、。]|せず|禁止|いけ|だめ|ダメ|やめ|マスク|伏せ|匿名化|暗号化|ローテーション|検知|ブロック|必要|のみ|だけ|"
           r"ではなく|攻撃者|レッドチーム|フィッシング|マスキング|吊销|吊銷|失効")
@@ -1005,8 +1011,8 @@ _NO_PERIOD = r"(?![^.;\n]{0,30}?" + _DURATION + ")"
 _PUT = _alt(
     _SEND,
     r"\blog (?=(?:the|all|every|each|any|their|its|full|raw|complete|our|customers?|users?|cards?|requests?|responses?)\b)",
-    r"\b(?:print|prints|echo|echoes|write|writes|include|includes|add|adds|append|attach|put|puts|"
-    r"expose|exposes|leave|cc|bcc|hardcode|embed)\b", r"(?<![\w-])commit\b",
+    r"(?<![:/])\b(?:print|prints|echo|echoes|write|writes|include|includes|add|adds|append|attach|put|puts|"
+    r"expose|exposes|leave|cc|bcc|hardcode|embed)\b(?!:\w)", r"(?<![\w-])commit\b",
     # keeping, unless for a period: "access logs are stored for 3 years" is a retention rule
     r"\b(?:store|save|guarda\w*|guardar|garde[rz]?|conserve[rz]?|stocke[rz]?|speicher\w*)\b" + _NO_PERIOD,
     r"(?<!\w)(?:сохраня\w*|сохрани\w*|храни\w*)(?!\w)" + _NO_PERIOD,
@@ -1414,7 +1420,12 @@ _AUDIT_WIDE = _alt(_AUDIT, r"\b[a-z0-9]+_audit(?:_\w+)?\b", r"\baudit_(?:log|log
                    r"\b(?:registro|tabla)s? de auditor[ií]a\b", r"\baudit-?(?:tabelle|einträge|protokoll|trail)\w*",
                    r"(?<!\w)(?:аудит\w* (?:таблиц|запис|журнал|лог)\w*|таблиц\w* аудита)", "审计表", "审计记录", "審計記錄", "監査証跡",
                    "監査テーブル", "監査記録")
-_WIPE = _alt(_PURGE, r"\b(?:delete|deletes|drop|drops|erase|erases|purged|wiped|truncated)\b", r"\b(?:borra\w*|elimina\w*|vac[ií]a\w*)\b",
+# (an SQL verb named as a statement or a privilege deletes nothing: "no DELETE permission on audit_trace",
+# "DELETE-Anweisungen … landen in der Audit-Tabelle", "没有 DELETE 权限")
+_SQL_NOUN = (r"(?![- ]?(?:permissions?|privileges?|rights?|grants?|statements?|quer(?:y|ies)|triggers?|anweisung\w*|rechte?n?|"
+             r"berechtigung\w*|befehl\w*|permisos?|privilegios?|sentencias?|droits?|requ[êe]tes?|instructions?)\b)"
+             r"(?!\s*(?:权限|權限|権限|语句|語句|操作权|文\b|クエリ|прав\w*|запрос\w*|операци\w*))")
+_WIPE = _alt(_PURGE, r"\b(?:delete|deletes|drop|drops|erase|erases|purged|wiped|truncated)\b" + _SQL_NOUN, r"\b(?:borra\w*|elimina\w*|vac[ií]a\w*)\b",
              r"\b(?:supprime[rz]?|efface[rz]?|purge[rz]?)\b", r"\b(?:lösch\w*|leere\w*)\b",
              r"(?<!\w)(?:удал(?:и|ите|яй|яйте|ять|ить|яем)|очища(?:ем|ет)|стира(?:ем|ет))(?!\w)", "删除", "删掉", "刪除", "削除", "消去")
 # a retention period or an archive first makes a deletion a policy ("audit rows older than 7 years are purged"); a

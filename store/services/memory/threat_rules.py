@@ -506,12 +506,17 @@ PROHIBITION_BEFORE = (
     r"|(?:不要|不许|不許|不准|不準|不得|不能|不可|禁止|严禁|嚴禁|绝不|絕不|决不|決不|别|別|勿|不允许|不允許|从不|從不|而不是|而非|"
     r"不会|不會|没有|沒有|从未|從未|并未|並未|"
     r"決して)(?![^。，,.!?;；\n]{0,6}?忘)[^。，,.!?;；\n]{0,10}$"
+    # a bare 不 just before the verb tells a habit that is not done ("个人公钥不加入 authorized_keys"); 不得不 is "must"
+    r"|(?<![得要])不$"
 )
 # a German or Russian negation inside the match ("schalte die Sandbox nicht ab")
 # or a Chinese one just before the verb of sending ("客户数据没有 DPO 签字别发到任何外部工具")
 PROHIBITION_WITHIN = (r"\b(?:nicht|nie|niemals|keinesfalls)\b(?!\s+mehr)|(?<!\w)(?:никогда|нельзя)(?!\w)"
                       r"|(?:别|別|不要|不得|切勿|严禁|嚴禁)(?=[^，,。；;]{0,2}?(?:发|發|传|傳|上传|上傳|贴|貼|分享))")
 PROHIBITION_AFTER = (
+    # a Japanese plain negative right after the verb ("個人の公開鍵は authorized_keys に追加しない"); not "しないと" (must),
+    # "しなければ", "しない限り" (unless), "しないか" (a suggestion)
+    r"(?:し|さ|ま|れ)?ない(?![とけばか]|限り|なら|場合)|"
     r"[^。.!?;；\n]{0,6}?(?:のは禁止|は禁止|を禁止|禁止|厳禁|てはいけ|ではいけ|てはなら|ちゃだめ|ちゃダメ|しないで|しないこと|"
     r"しません|せず|は不可|是不允许|是不允許|不允许|不允許|是禁止|是严禁|是不行|不被允许|できない|できません)"
     # "… is forbidden" a few words on in the clause ("Désactiver le bac à sable sur le runner partagé est interdit")
