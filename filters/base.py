@@ -82,6 +82,10 @@ log = logging.getLogger("ctxproxy.filters")
 # The request filters' steps that change nothing forwarded run once the forward is on its way
 # (``Turn.defer``); False runs each when it is handed over (the benchmarks compare both).
 DEFER_AFTER_FORWARD = True
+# A turn's reads of the store made with nothing awaited between them (its session, its memories'
+# revision) share one look at the store's last committed id (``Turn.committed_at``); False: each
+# asks the store (the benchmarks compare both).
+SHARE_READ_STAMP = True
 
 
 class FilterError(Exception):
@@ -200,6 +204,9 @@ class Turn:
     session_cache: tuple[tuple[str, str], Mapping[str, Any]] | None = None
     # ((tenant, session), {part: stored state}): the session's parts, read with its state (``session_part``)
     parts_cache: tuple[tuple[str, str], dict[str, Any]] | None = None
+    # (store, its last committed id) as the session's read found it (``committed_at``); dropped
+    # whenever a request hook may have waited, so a read after a wait asks the store again.
+    store_at: tuple[Any, int] | None = None
     # The edge can run rounds of a tool the proxy answers itself (it forwards through
     # ``Exchange.send``); a filter offers such a tool only then.
     continues: bool = False
@@ -488,12 +495,27 @@ class Turn:
         return parts[part]
 
     def _read_session(self, store: Any, key: tuple[str, str]) -> None:
-        got = store.sessions.get_parts(*key, (None, *known_parts()))
+        committed = getattr(store, "committed_id", None)  # (a store with a read stamp: LMDB's own handle)
+        at = None if committed is None else committed()
+        if at is None:
+            got = store.sessions.get_parts(*key, (None, *known_parts()))
+        else:
+            got = store.sessions.get_parts(*key, (None, *known_parts()), at=at)
+            if SHARE_READ_STAMP:
+                self.store_at = (store, at)
         self.session_cache = (key, got.pop(None) or {})
         self.parts_cache = (key, got)
 
+    def committed_at(self, store: Any) -> int | None:
+        """``store``'s last committed id as this turn's session read found it, while no
+        request hook has waited since (the turn's reads then share one look at the
+        store), else None: the caller reads it itself."""
+        got = self.store_at
+        return got[1] if got is not None and got[0] is store else None
+
     def session_changed(self) -> None:
         self.session_cache = None
+        self.store_at = None
 
     def defer(self, owner: str, step: Callable[[], Any]) -> None:
         """Run ``step`` once the request is on its way to the provider (in the time
@@ -669,6 +691,7 @@ class Pipeline:
                 turn.state.clear()
                 turn.session_cache = None
                 turn.parts_cache = None
+                turn.store_at = None
                 turn.segments = []
                 turn.placement = None
                 turn.redact_added = None
@@ -700,7 +723,10 @@ class Pipeline:
                         turn.replayed.append(f.name)
                         continue
                 if stage.awaits:
-                    await stage.request(turn)
+                    try:
+                        await stage.request(turn)
+                    finally:  # it may have waited: what a later filter reads of the store is read again
+                        turn.store_at = None
                 else:
                     stage.request(turn)
             except FilterError as exc:

@@ -270,7 +270,7 @@ class RecallFilter(Filter):
         last = self._remembered(caller)
         # The tenant's memories' revision, read before the search (a change after it makes its
         # result stale): one integer, moved by every write, change and forget of its memories.
-        revision = rs.memories.revision(ident.tenant)
+        revision = rs.memories.revision(ident.tenant, turn.committed_at(rs.memories.store))
         # The same user text as this session's last recall, and nothing changed since: its
         # result again, with no index read (the session was recorded at its first turn).
         if last is not None and last.key == key and _current(last, rs, revision):
@@ -341,7 +341,7 @@ class RecallFilter(Filter):
         if rs is None:
             return False
         t0, t0_ns = time.perf_counter(), time.time_ns()
-        revision = rs.memories.revision(turn.identity.tenant)
+        revision = rs.memories.revision(turn.identity.tenant, turn.committed_at(rs.memories.store))
         if self._last.get(caller) is not last or not _current(last, rs, revision):
             return False
         cfg = self.config

@@ -208,7 +208,7 @@ class MemoryStore(Protocol):
 
     def changes(self, after_seq: int, limit: int = 1000) -> list[tuple[int, str, str]]: ...
 
-    def last_seq(self) -> int: ...
+    def last_seq(self, at: int | None = None) -> int: ...  # ``at``: a backend's read stamp, if it has one
 
 
 class ProxyKeyStore(Protocol):

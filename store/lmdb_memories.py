@@ -370,7 +370,10 @@ class LMDBMemories(MemoryListing):
 
         return self._x.read(op)
 
-    def last_seq(self) -> int:
+    def last_seq(self, at: int | None = None) -> int:
+        """The change feed's last position. ``at``: the environment's last committed id
+        as the caller read it a moment ago (``LMDBStore.committed_id``), with nothing
+        awaited since, so that reads made together ask LMDB once; None reads it here."""
         def op(txn: Any) -> int:
             cursor = txn.cursor(self._feed)
             return struct.unpack(">Q", cursor.key())[0] if cursor.last() else 0
@@ -379,7 +382,10 @@ class LMDBMemories(MemoryListing):
         # no ``check``): a position read at the environment's last committed transaction id
         # holds until a commit, by any process, moves that id (read without a transaction).
         check = getattr(self._x, "check", None)
-        at = check().last_txnid() if check is not None else None
+        if check is None:
+            at = None
+        elif at is None:
+            at = check().last_txnid()
         kept = self._seq_at
         if at is not None and kept is not None and kept[0] == at:
             return kept[1]

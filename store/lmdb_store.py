@@ -275,18 +275,21 @@ class LMDBSessions(SessionRules):
             return super().get(tenant, session, part)
         return self.get_parts(tenant, session, (part,))[part]
 
-    def get_parts(self, tenant: str, session: str, parts: Sequence[str | None]) -> dict[str | None, Any]:
+    def get_parts(self, tenant: str, session: str, parts: Sequence[str | None], at: int | None = None
+                  ) -> dict[str | None, Any]:
         """``SessionRules.get_parts``, read-only states (``frozen``) kept for the
         next turn in the environment's ``session_cache``: a read that finds them
         valid at the store's (or the snapshot's) transaction id opens no
         transaction (outside a snapshot) and decodes nothing. Inside a batch:
         read from its transaction, nothing kept. The keys are made once for all
-        the parts (a turn reads five records: their keys share all but the part's name)."""
+        the parts (a turn reads five records: their keys share all but the part's name).
+        ``at``: the environment's last committed id as the caller just read it
+        (``LMDBStore.committed_id``), else read here."""
         keys.check_tenant(tenant)
         sk = (tenant, session)
         cache = None if isinstance(self._x, BatchRunner) else self._ctx.env.session_cache
         if cache is not None and isinstance(self._x, _Handle):
-            last = self._x.check().last_txnid()
+            last = self._x.check().last_txnid() if at is None else at
             if last is not None:
                 hit = cache.lookup(sk, parts, last, self._decoder(tenant))
                 if hit is not None:
@@ -576,6 +579,12 @@ class LMDBStore(_Repos):
         ref = weakref.ref(self)
         self._on_reopen = lambda: (st := ref()) is not None and st._reset_repositories()
         env.on_reopen.append(self._on_reopen)
+
+    def committed_id(self) -> int | None:
+        """The environment's last committed transaction id, by any process (``LMDBEnv.last_txnid``),
+        or None: read once for reads made together with nothing awaited between them (a turn's
+        session and its memories' feed position), which then ask LMDB once instead of each."""
+        return self._handle.check().last_txnid()
 
     def _reset_repositories(self) -> None:
         """Forget the repositories built so far (after compaction reopened the

@@ -343,13 +343,15 @@ class MemoryIndex:
         """Changes whenever something was forgotten (a cached result is stale)."""
         return int(self.file.meta("forgets", 0) or 0)
 
-    def revision(self, tenant: str) -> int:
+    def revision(self, tenant: str, at: int | None = None) -> int:
         """Moves whenever one of ``tenant``'s memories is written, changes status or is
         forgotten, by this process or another (through the store's change feed): a result
         kept under an earlier revision is stale. Caught up first, which is a check of the
-        feed's position when nothing changed; then a dictionary read."""
+        feed's position when nothing changed; then a dictionary read. ``at``: the store's
+        last committed id as the caller just read it, nothing awaited since
+        (``memories.last_seq``)."""
         if self.store is not None:
-            self.catch_up()
+            self.catch_up(at)
         return self._epoch + self._revs.get(tenant, 0)
 
     def _moved(self, tenants: Iterable[str]) -> None:
@@ -433,12 +435,12 @@ class MemoryIndex:
                 _refresh_context(con, thread, observed, doc)
         return n
 
-    def catch_up(self) -> int:
+    def catch_up(self, at: int | None = None) -> int:
         """Apply the store's memory changes after this index's watermark.
         Cheap when there are none; safe from several threads and processes
-        (each batch and its watermark commit together)."""
+        (each batch and its watermark commit together). ``at``: as ``revision``'s."""
         memories = self.store.memories
-        last = memories.last_seq()
+        last = memories.last_seq() if at is None else memories.last_seq(at)
         if last <= self._caught_up:  # the watermark only moves forward: it was past this already
             return 0
         seen = self.watermark()

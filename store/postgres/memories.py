@@ -313,7 +313,7 @@ class PGMemories(MemoryListing):
             (max(0, int(after_seq)), limit)))
         return [(r[0], r[1], r[2]) for r in rows]
 
-    def last_seq(self) -> int:
+    def last_seq(self, at: int | None = None) -> int:  # (``at``: LMDB's read stamp; none here)
         return self._x.read(lambda tx: tx.tenant(ALL_TENANTS).one(
             "SELECT coalesce(max(seq), 0) FROM memory_feed")[0])
 

@@ -1,0 +1,104 @@
+"""A switch of the request side on and off, alternated in one process.
+
+    python bench/request_switch.py --switch MODULE:NAME [N] [--workload repeat|stream|chat|tool]
+                                   [--think US] [--gap US]
+
+``--switch MODULE:NAME`` names a module's boolean switch of what a request costs (e.g.
+``ctxproxy.filters.base:SHARE_READ_STAMP``): set True and False every other
+block (a pair of requests for ``repeat``/``stream``, a conversation for
+``chat``/``tool``; workloads as ``bench/chain_replay.py``), so both modes share
+the load and the caches; left True at the end. ``--think``: the provider
+answers that many µs after the forward; ``--gap``: the client waits that long
+before its next request (both 0: back to back, every cache hot; e.g. 400 and
+200: the machine's other work runs in between and each request pays for its
+caches again, as a served one does).
+
+Prints per mode the event loop thread's CPU from the exchange's start to the
+forward (``Exchange.request``) and of the whole turn, mean and median (µs), and
+each request hook's median CPU. A benchmark, not a test; nothing is written.
+"""
+from __future__ import annotations
+
+import asyncio
+import importlib
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path[:0] = [str(ROOT / "bench"), str(ROOT / "tests")]
+
+from chain_replay import Alternated, calls_for, thread_cpu_spans, workload_parser  # noqa: E402
+from defer_forward import thinking  # noqa: E402
+from enginedriver import EngineDriver  # noqa: E402
+from profile_engine import canned, growing_turns  # noqa: E402
+from run import REPLY_TEXT  # noqa: E402
+
+from ctxproxy.config import load_config  # noqa: E402
+from ctxproxy.proxy import engine as E  # noqa: E402
+from ctxproxy.proxy.scripted_provider import Reply  # noqa: E402
+
+TO_FORWARD: dict[bool, list[float]] = {True: [], False: []}
+
+
+def timed_request(mode) -> None:
+    orig = E.Exchange.request
+
+    async def wrapper(self, body, body_length=None):
+        on = mode()
+        c = time.thread_time()
+        try:
+            return await orig(self, body, body_length)
+        finally:
+            TO_FORWARD[on].append(time.thread_time() - c)
+
+    E.Exchange.request = wrapper
+
+
+class _Pausing:
+    """The driver, the client waiting ``gap_us`` after each answer."""
+
+    def __init__(self, drive, gap_us: float):
+        self.drive, self.gap = drive, gap_us / 1e6
+
+    async def call(self, *a):
+        got = await self.drive.call(*a)
+        if self.gap:
+            await asyncio.sleep(self.gap)
+        return got
+
+
+async def amain(args, module, name: str) -> None:
+    calls, block = calls_for(args.workload, args.n)
+    run = Alternated()
+    with tempfile.TemporaryDirectory() as d:
+        provider = thinking(canned(Reply.text(REPLY_TEXT, delta_chars=12)), args.think)
+        async with EngineDriver(load_config(None, data_dir=d), provider=provider) as drive:
+            warm = calls[: 200] if args.workload in ("repeat", "stream") else growing_turns(60, True)
+            for call in warm:
+                await drive.call(*call)
+            TO_FORWARD[True].clear()
+            TO_FORWARD[False].clear()
+            await run.run(_Pausing(drive, args.gap), calls, block, lambda on: setattr(module, name, on))
+    setattr(module, name, True)
+    run.report({True: f"{name} on ", False: f"{name} off"}, "to the forward", TO_FORWARD, "-")
+
+
+def main() -> None:
+    ap = workload_parser(__doc__)
+    ap.add_argument("--switch", required=True, help="MODULE:NAME, a boolean switch")
+    ap.add_argument("--think", type=float, default=0.0, help="µs the provider takes to answer (0)")
+    ap.add_argument("--gap", type=float, default=0.0, help="µs between an answer and the next request (0)")
+    args = ap.parse_args()
+    mod_name, _, name = args.switch.partition(":")
+    module = importlib.import_module(mod_name)
+    if not isinstance(getattr(module, name, None), bool):
+        ap.error(f"{args.switch} is not a boolean switch")
+    thread_cpu_spans()
+    timed_request(lambda: getattr(module, name))
+    asyncio.run(amain(args, module, name))
+
+
+if __name__ == "__main__":
+    main()
