@@ -98,7 +98,7 @@ def main(argv: list[str] | None = None) -> int:
         c = scores[name] = compare(base, run, authors)
         print(f"{name:24} {c['dhits']:+5d} {c['dfalse']:+5d}  {c['hit+']:3d}/{c['hit-']:<4d} "
               f"{c['false-']:4d}/{c['false+']:<4d} {c['ahead']:6d}/{c['behind']:<5d}")
-    if runs:  # each author scored with what the others prefer (the base when none is preferred)
+    if runs and authors:  # each author scored with what the others prefer (the base when none is preferred)
         chosen, out = {}, {}
         for a in authors:
             others = [o for o in authors if o != a]

@@ -25,7 +25,7 @@ halves both hold, in about a second.
 
 ``-v`` prints, for each turn that missed or recalled something else, its six
 candidates of highest ``match``: whether each passed, ``chance`` (the floor),
-``match``, its specific words, whether one is of what the message asks.
+``match``, its specific words (how many, and which), whether one is of what the message asks.
 """
 from __future__ import annotations
 
@@ -106,7 +106,8 @@ def run_half(half, cfg, verbose: bool, name: str, outputs: bool = True, setup=No
                     for s, ok in sorted(seen, key=lambda x: -x[0].match)[:6]:
                         mark = "EXP" if expect and expect in s.cand.statement else "   "
                         print(f"    {'pass' if ok else '    '} {mark} chance {s.chance:5.2f} match {s.match:.2f} "
-                              f"words {s.anchors} asked {int(s.focused)} :: {s.cand.statement[:80]}")
+                              f"words {s.anchors} asked {int(s.focused)} :: {s.cand.statement[:80]}"
+                              f"  {{{' '.join(sorted(w.lstrip(chr(0)) for w in s.words))}}}")
         finally:
             rank.passes = passes
             rs.close()

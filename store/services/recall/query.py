@@ -318,11 +318,35 @@ def _pasted(paragraph: str) -> bool:
     return len(lines) > 1 and not any(_PROSE_END.search(line) for line in lines)
 
 
-def focus_of(text: str) -> str:
+# A message opening with what it goes back to: "Back to the routing work from before the compaction: …",
+# "Following up on the telehealth work: …", "Re the UI tweaks from earlier: …" (re, on, about: before a colon).
+_RESUMES = re.compile(r"^\s*(?:(?:ok|okay|so|right|alright)\b[,.!]?\s+)?(?:(?:(?:going|coming|getting)\s+)?back\s+to"
+                      r"|follow(?:ing)?[\s-]+up\s+on|continuing\s+(?:with|on)|picking\s+up"
+                      r"|(?P<topic>re|on|about|regarding))\s+(?P<subject>[^:.;?!\n\u2014]{3,80}?)\s*"
+                      r"(?P<end>[:.;?!\n\u2014]|\s-\s|$)", re.I)
+# ...the words after its subject say when it was said, not what: "…from before the summary", "…we discussed"
+_SAID_WHEN = re.compile(r"(?:^|\s+)(?:from|after|before|that|which|we|i|you)\b.*$", re.I)
+
+
+def resumed(text: str) -> str:
+    """The subject a message says it goes back to ("Back to the routing work from before the compaction:
+    the solver now…" → "the routing work"), '' when it opens otherwise. A lead-in of "re", "on" or
+    "about" counts before a colon only ("On the load test plan from the pending list: …", not "On the
+    tablet check-in screen, make…")."""
+    m = _RESUMES.match(text)
+    if not m or m.group("topic") and m.group("end") != ":":
+        return ""
+    return _SAID_WHEN.sub("", m.group("subject")).strip()
+
+
+def focus_of(text: str, resumes: bool = False) -> str:
     """What ``text`` asks: its questions (sentences ending in ``?``) and its requests (a sentence from
     the clause that opens with an ask or an imperative on: "…, please look at X; it should use Y");
-    '' when that is all of it or none of it (then all of it is the focus)."""
+    '' when that is all of it or none of it (then all of it is the focus). ``resumes``: what a
+    message opening "Back to the routing work…" goes back to is asked about too (``resumed``)."""
     asked, other = [], False
+    if resumes and (subject := resumed(text)):
+        asked.append(subject)
     prose = "\n\n".join(p for p in _PARAGRAPH.split(text) if not _pasted(p))
     other = prose != text.strip()
     for sentence in _SENTENCE.split(prose):
@@ -378,14 +402,14 @@ def _named(m: re.Match) -> str:
     return _where(m) if _ALTERNATIVES.fullmatch(m.group()) else m.group().rsplit("/", 1)[-1].split(".")[0]
 
 
-def _build(text: str) -> Query:
+def _build(text: str, resumes: bool = False) -> Query:
     words = _acronym_plurals(text, query_terms(text))
     if not words:
         return Query(text=text)
     salient, strong = _salient_terms(text)
     plurals = {a[:-1].lower() for a in _ACRONYMS.findall(text)}
     salient, strong = salient | plurals, strong | {t for t in plurals if DIGIT.search(t)}
-    asked = focus_of(text)
+    asked = focus_of(text, resumes)
     # a path in a request says where to look, not what is asked; a question asks about its file
     focus = frozenset(query_terms("\n".join(_PATH.sub(_named if a.endswith("?") else _where, a)
                                              for a in asked.split("\n")))) & set(words)
@@ -401,12 +425,12 @@ def _build(text: str) -> Query:
 _cache = ByteLRU(CACHE_BYTES, "parsed queries", max_entries=CACHE)
 
 
-def _parsed(text: str) -> Query:
-    key = text_sha256(text)
+def _parsed(text: str, resumes: bool = False) -> Query:
+    key = text_sha256(text) + ("+resumes" if resumes else "")
     hit = _cache.get(key)
     if hit is not None:
         return hit
-    q = _build(text)
+    q = _build(text, resumes)
     _cache.put(key, q)
     return q
 
@@ -421,16 +445,17 @@ def refers_back(text: str) -> bool:
     return bool(_BACK.search(focus_of(text) or text))
 
 
-def parse(latest: str, goal: str = "", max_chars: int = 2000, context: str = "") -> Query:
+def parse(latest: str, goal: str = "", max_chars: int = 2000, context: str = "", resumes: bool = False) -> Query:
     """The query of a turn: the user's latest words, and (a tool-result turn) the
     task's goal at ``GOAL`` weight; each read up to ``max_chars``. ``context``: what
     latest words that refer back (``refers_back``) refer to — the user's words before
     them, or the summary a compacted conversation continues from —, at ``GOAL`` weight
     too; it names what "this" is, and a memory must still hold a word of what the latest
-    words ask (``anchor``): the words before do not make a subject of their own."""
-    q = _parsed(read(latest, max_chars))
+    words ask (``anchor``): the words before do not make a subject of their own. ``resumes``: what
+    latest words opening "Back to the routing work…" go back to is of what they ask (``resumed``)."""
+    q = _parsed(read(latest, max_chars), resumes)
     if not goal.strip() and context.strip() and q:
-        out = parse(latest, context, max_chars)
+        out = parse(latest, context, max_chars, resumes=resumes)
         return replace(out, anchor=frozenset(q.focus or q.weights))
     if not goal.strip() or goal.strip() == latest.strip():
         return q

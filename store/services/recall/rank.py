@@ -142,6 +142,7 @@ class RankConfig:
     broad_share: float = 0.0  # a word more than this share of the visible memories hold singles none out (0: off)
     judge: bool = False  # the learned judge (``judge``) decides each candidate instead of ``distinct``/``single_out``
     novelty: bool = False  # no memory whose words of the message one further above chance holds all of (``novel``)
+    resumed: bool = False  # what a message opening "Back to the routing work…" goes back to is of what it asks
 
     def validate(self, path: str) -> None:
         from ctxproxy.config import ConfigError

@@ -80,7 +80,7 @@ class Recaller:
             return Recalled([], 0)  # a rename, a lint error: the same edit whatever the project decided
         if wide and build_ask.unit_test_said_whole(own[:max_chars]):
             return Recalled([], 0)  # a unit test of named code, its cases said: it follows from the code
-        q = queries.parse(own, own_words(goal), max_chars, context)
+        q = queries.parse(own, own_words(goal), max_chars, context, resumes=self.config.resumed)
         if not q and not held and not held_names:
             return Recalled([], 0)
         cfg = self.config
@@ -166,7 +166,8 @@ class Recaller:
         if not viewer.known or self.memories.nothing_visible(viewer, as_of, exclude):
             return Recalled([], 0)
         # what the user's words name already, the first recall weighed: the output adds the rest
-        named = queries.parse(own_words(query), own_words(goal), max_chars, context).weights
+        named = queries.parse(own_words(query), own_words(goal), max_chars, context,
+                              resumes=self.config.resumed).weights
         terms, names, apart = tool_output.pointers(
             output, named, lambda keys: self.memories.doc_freqs(viewer, keys, as_of, exclude), max_chars)
         if not (terms or names or apart):
