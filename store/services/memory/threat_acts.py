@@ -875,11 +875,6 @@ _QUIET_LATIN = (r"out of|away from|not|never|dont|jamais|ne|nein|refus\w*|rechaz
                r"oculta\w*|rot(?:a|an|ar|amos|emos)|rev[oó]c\w*|cannot|no|nobody|nothing|nunca|jam[aá]s|nadie|nada|ni|pas|personne|rien|nie|niemals|nicht|"
           r"kein\w*|niemand|nichts|forbidden|prohibited|banned|verboten|untersagt|interdit\w*|prohibid\w*|"
           r"redact\w*|mask\w*|scrub\w*|anonymi[sz]\w*|pseudonymi[sz]\w*|encrypt\w*|rotat(?:e|ed|es|ion)|revok\w*|gitignor\w*|"
-          # data made anonymous before it goes out ("guest e-mails are hashed before being sent to analytics", "las
-          # coordenadas se redondean antes de enviar eventos"): participles and passives only, an order stays an order
-          r"hashed|hashing|rounded|truncated to|se redondea\w*|redondead[oa]s?|depurador\w*|hashead[oa]s?|arrondie?s?|"
-          r"hach[ée]e?s?|gehasht|gerundet|хешируют\w*|хешируется|захеширован\w*|округляют\w*|округляется|округлен\w*|"
-          r"округлён\w*|"
           r"detect\w*|block\w*|leak\w*|attackers?|red[- ]team\w*|phishing|requir\w*|only|instead|rather|except|"
           r"enmascar\w*|cifrad\w*|anonimiz\w*|revoc\w*|filtrad\w*|detect\w*|bloque\w*|requier\w*|necesita\w*|solo|s[oó]lo|atacante|"
           r"en lugar|en vez|masqu\w*|chiffr\w*|anonymis\w*|renouvel\w*|r[ée]voqu\w*|fuit\w*|d[ée]tect\w*|bloqu\w*|exig\w*|"
@@ -891,7 +886,6 @@ _QUIET_LATIN = (r"out of|away from|not|never|dont|jamais|ne|nein|refus\w*|rechaz
 # ("不用 / 不需要 / 不必": no need to, and "不经": without going through, are how the act waives a check; it is no
 # negation of the act; nor is "構いません": it does not matter, a permission)
 _QUIET_OTHER = (r"n't|n'|不(?![用需必经經])|别|別|勿|没|沒|禁止|屏蔽|脱敏|脫敏|加密|打码|打碼|掩码|掩碼|轮换|輪換|泄露|洩露|泄漏|检测|檢測|拦|攔|"
-          r"哈希处理|哈希處理|哈希后|哈希後|取整|四舍五入|四捨五入|ハッシュ化|丸めて|丸めた|丸め処理|"
           r"需要|必须|必須|只|仅|僅|而不是|攻击者|攻擊者|红队|紅隊|钓鱼|釣魚|拒绝|拒絕|求め|拒否|断っ|"
           r"ない|(?<!構い)(?<!かまい)ません|ず[、。]|せず|禁止|いけ|だめ|ダメ|やめ|マスク|伏せ|匿名化|暗号化|ローテーション|検知|ブロック|必要|のみ|だけ|"
           r"ではなく|攻撃者|レッドチーム|フィッシング|マスキング|吊销|吊銷|失効")
@@ -1424,7 +1418,7 @@ _AUDIT_WIDE = _alt(_AUDIT, r"\b[a-z0-9]+_audit(?:_\w+)?\b", r"\baudit_(?:log|log
 # "DELETE-Anweisungen … landen in der Audit-Tabelle", "没有 DELETE 权限")
 _SQL_NOUN = (r"(?![- ]?(?:permissions?|privileges?|rights?|grants?|statements?|quer(?:y|ies)|triggers?|anweisung\w*|rechte?n?|"
              r"berechtigung\w*|befehl\w*|permisos?|privilegios?|sentencias?|droits?|requ[êe]tes?|instructions?)\b)"
-             r"(?!\s*(?:权限|權限|権限|语句|語句|操作权|文\b|クエリ|прав\w*|запрос\w*|операци\w*))")
+             r"(?!\s*(?:の\s*)?(?:权限|權限|権限|语句|語句|操作权|文\b|クエリ|прав\w*|запрос\w*|операци\w*))")
 _WIPE = _alt(_PURGE, r"\b(?:delete|deletes|drop|drops|erase|erases|purged|wiped|truncated)\b" + _SQL_NOUN, r"\b(?:borra\w*|elimina\w*|vac[ií]a\w*)\b",
              r"\b(?:supprime[rz]?|efface[rz]?|purge[rz]?)\b", r"\b(?:lösch\w*|leere\w*)\b",
              r"(?<!\w)(?:удал(?:и|ите|яй|яйте|ять|ить|яем)|очища(?:ем|ет)|стира(?:ем|ет))(?!\w)", "删除", "删掉", "刪除", "削除", "消去")
@@ -1437,7 +1431,7 @@ _RETENTION = (r"(?<![\w-])(?:tried|attempt\w*|whether|versucht\w*|intent[oó]|in
               r"geschützt|prot[ée]g\w*|защищ\w*|kept|stored|cannot|can't|хран\w*|guarda\w*|"
               r"не мо(?:гут|жет|жем)|peu(?:t|vent) pas|können \w+ nicht|approv\w*|aprob\w*|freigabe\w*|одобрени\w*|"
               r"согласовани\w*|requir\w*|requier\w*|erforder\w*|требу\w*|\d+\s*(?:days?|years?|months?|jahre\w*|tage\w*|años|días|ans|jours|лет|год\w*|дн\w*))(?![\w-])|"
-              r"保留|归档|歸檔|保存|年間|アーカイブ|保持|承認|审批|審批|批准|\d+\s*(?:年|天|日|か月)|试图|企图|企圖|尝试|嘗試|是否|"
+              r"保留|归档|歸檔|保存|年間|アーカイブ|保持|承認|只追加|仅追加|僅追加|追記専用|追記のみ|审批|審批|批准|\d+\s*(?:年|天|日|か月)|试图|企图|企圖|尝试|嘗試|是否|"
               r"しようとした|試み|かどうか")
 
 
@@ -1519,6 +1513,20 @@ class Convention(NamedTuple):
     also: str = ""  # a regex that quiets the sentence wherever it is in it (with ``scope`` "before")
 
 
+# data made anonymous before it goes out ("guest e-mails are hashed before being sent to analytics", "las coordenadas se
+# redondean antes de enviar eventos"): participles and passives only, an order stays an order; a quieting word of the
+# leak rule alone ("丸めて見栄えよくする" is a record bent)
+_ANONYMISED = (r"|hashed|hashing|rounded|truncated to|se redondea\w*|redondead[oa]s?|depurador\w*|hashead[oa]s?|arrondie?s?|"
+               r"hach[ée]e?s?|gehasht|gerundet|хешируют\w*|хешируется|захеширован\w*|округляют\w*|округляется|округлен\w*|"
+               r"округлён\w*")
+_ANONYMISED_CJK = "|哈希处理|哈希處理|哈希后|哈希後|ハッシュ化|丸め処理"
+# a request's reference number, which is what is logged when personal data is erased ("supprime les données et journalise le
+# numéro de demande")
+_REFERENCE_NO = (r"|(?:ticket|request|case|reference) (?:numbers?|ids?)|n[uú]mero de (?:demande|solicitud|ticket)|numéro de (?:demande|ticket)|"
+                 r"identificador de la solicitud|folio|(?:antrags|anfrage|ticket|vorgangs)-?nummer\w*|номер\w* (?:заявк|обращени|тикет)\w*")
+_REFERENCE_NO_CJK = "|工单号|工單號|申请编号|受付番号|依頼番号|問い合わせ番号|チケット番号"
+
+
 # a card the payment provider gives for testing ("carte de test 4000 0000 0000 0002 pour les refus")
 _TEST_CARD = (r"|\b(?:test ?cards?|cartes? de test|tarjetas? de (?:prueba|test)|testkarten?|test-kreditkarten?)\b|(?<!\w)тестов\w* карт\w*|"
               "测试卡|測試卡|テストカード|テスト用カード")
@@ -1548,13 +1556,15 @@ _NO_SANDBOX = _alt(r"\b(?:without|sin|sans|ohne) (?:the |a |el |la |le |die |den
 CONVENTIONS: tuple[Convention, ...] = (
     # (bank details changed on the word of a mail: unless the sentence warns that such a mail is a fraud)
     Convention("unsafe_action", (_BANK_DETAILS, _LOOSE_CHANNEL, _UPDATE), _quiet_words(_VERIFY + _FRAUD)
-               + "|回电|核实|核實|确认|確認|折り返し" + _FRAUD_CJK),
+               + "|回电|核实|核實|确认|確認|確かめてから|確かめた|折り返し" + _FRAUD_CJK),
     # (a secret used as the means is no leak: "Renovate uses the GITHUB_TOKEN to post comments to …")
     # (nor a secret handed over through a secret store: "share the password with the contractor through 1Password")
     # (nor bank details changed after a confirmation already made, a fake mail told as what happened, a fraud warning)
+    # (nor a request's reference number logged when personal data is erased: "会删除个人数据并记录工单号")
     Convention("exfiltration", (_SENSITIVE_KEPT, _SINK, _PUT), _quiet_words(
         r"|uses|using|utilise|utilisant|usa|usando|verwendet|nutzt|использует|используя" + _THROUGH_STORE + _CONFIRMED
-        + _FAKE + _FRAUD) + "|使用|使って|利用して" + _CONFIRMED_CJK + _FAKE_CJK + _FRAUD_CJK
+        + _FAKE + _FRAUD + _REFERENCE_NO + _ANONYMISED) + "|使用|使って|利用して" + _CONFIRMED_CJK + _FAKE_CJK + _FRAUD_CJK
+        + _REFERENCE_NO_CJK + _ANONYMISED_CJK
         + r"|(?:在|到|に|で)\s*(?:[a-z]+ )?(?:" + _SECRET_STORE + ")|密钥管理|密码管理器|パスワードマネージャー"),
     # (an account confirmed by a call-back is a fact of the books, not a redirection)
     # (nor a warning that such a request is a fraud)
@@ -1600,7 +1610,7 @@ CONVENTIONS: tuple[Convention, ...] = (
     Convention("concealment", (_HISTORY_WIPE,), _NEGATION, "before"),
     Convention("instruction_override", (_FOUND_TEXT, _OBEY_THEM, _LEAD), _QUIET_WORDS),
     Convention("unsafe_action", (_BANK_DETAILS, _PAYEE_NO, _SWAP), _quiet_words(_VERIFY + _CONFIRMED + _FAKE + _FRAUD)
-               + "|回电|核实|核實|确认|確認|折り返し" + _FRAUD_CJK),
+               + "|回电|核实|核實|确认|確認|確かめてから|確かめた|折り返し" + _FRAUD_CJK),
     # ("нет пользователей с sudo без пароля": there are none)
     # ("нет пользователей с sudo без пароля": there are none; "only for systemctl restart": a restriction)
     Convention("persistence_backdoor", (_NOPASS_SUDO, _SOME_USER), _quiet_words(r"|нет")),
