@@ -112,6 +112,35 @@ def test_a_tenants_revision_moves_when_another_process_indexed_its_change(tmp_pa
 
 
 
+def test_a_viewer_found_seeing_no_memory_sees_one_written_since_by_whichever_process(tmp_path, monkeypatch):
+    # "Nothing visible" is kept under the tenant's revision, so a tenant without memories costs its
+    # new turns no read of the index file; a memory written since ends it, whether this index applied
+    # it or another worker's did (this one then only learns that the feed moved past it).
+    import time
+
+    import ctxproxy.store.memory_index as memory_index
+
+    store = open_store(tmp_path / "store")
+    try:
+        mine, theirs = MemoryIndex.open(tmp_path, store), MemoryIndex(tmp_path / "recall" / "memories.db", store)
+        now = time.time()
+        acme, globex = Viewer("acme"), Viewer("globex")
+        assert mine.nothing_visible(acme, now)
+        reads = []
+        version = memory_index._version
+        monkeypatch.setattr(memory_index, "_version", lambda con: reads.append(con) or version(con))
+        assert mine.nothing_visible(acme, now) and reads == []  # kept: the file not read
+        put_memory(store, "acme", "The consumer loop lives in ingest/.", kind="fact")
+        assert theirs.catch_up() == 1  # another worker indexed it first
+        assert not mine.nothing_visible(acme, now) and not mine.nothing_visible(acme, now)
+        assert mine.nothing_visible(globex, now)
+        put_memory(store, "globex", "The producer loop lives in emit/.", kind="fact", user="ana")
+        assert not mine.nothing_visible(Viewer("globex", user="ana"), now)  # applied by this index
+        assert mine.nothing_visible(Viewer("globex", user="bob"), now)  # another user's memory stays out of view
+    finally:
+        store.close()
+
+
 def test_indexed_text_gives_the_same_terms_and_analyses_a_word_seen_before_once():
     from ctxproxy.store.memory_terms import cached_token_terms, terms
 
