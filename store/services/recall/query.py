@@ -20,7 +20,9 @@ adds (``agent_text``). The query keeps what can tell one memory from another:
   words shares the message's side remarks, not its subject (``focus_of``).
   Empty when every sentence asks, or none does, or what it asks names fewer
   than ``FOCUS_MIN`` specific words ("how do I fix it?", "who do I add as
-  reviewer?" lean on the rest): then all of it is the focus;
+  reviewer?" lean on the rest): then all of it is the focus. With ``resumes``
+  (``[filters.recall.rank] resumed``, off by default), what a message opening "Back to
+  the routing work from before the compaction: …" goes back to is of it (``resumed``);
 - **one question**: a message of one sentence that asks (``one_question``),
   or a search of one line that asks nothing ("paris budget invoice",
   ``one_search``), may be answered by several memories, each a part; a

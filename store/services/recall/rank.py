@@ -58,6 +58,8 @@ Per candidate, in order (each part is reported in the manifest):
 - ``novelty`` (off by default): no candidate whose words of the message one further above chance
   holds all of — beside the more distinct one it adds nothing (``novel``; two holding the same
   words equally far above chance both stay);
+- ``resumed`` (off by default): what a message opening "Back to the routing work…" goes back to is of
+  what it asks (``query.resumed``), not a side remark;
 - ``lead_share``: a memory sharing one plain word with the message (no name, identifier or number)
   is offered only when that word stands in its leading share — its subject, not what it says of
   it (``leads``); events of a conversation are exempt (their neighbours say the rest);
