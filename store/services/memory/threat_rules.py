@@ -455,7 +455,10 @@ RULES: tuple[tuple[str, str], ...] = (
     ("persistence_backdoor", r"\b(?:run|execute|call|invoke|curl|wget|source|fetch|load|download|install)\b[^\n]{0,120}?\b(?:at the (?:start|beginning|end) of|before|after|on|in|with) (?:each|every|all|any) (?:new\s+)?(?:sessions?|conversations?|chats?|answers?|responses?|replies|turns?|prompts?)\b"),
     ("role_hijack", r"\bwithout (?:any |a |the )?(?:content polic(?:y|ies)|safety (?:rules|guidelines|filters|checks)|guardrails|ethical (?:guidelines|rules|constraints)|moral (?:guidelines|constraints))\b"),
     ("role_hijack", r"\b(?:the assistant|the ai|the model|the bot|the agent|you)(?:'s|r)?\s+(?:real|true|actual|new|secret)\s+(?:name|identity|persona|self)\s+is\b|\b(?:you|it|the assistant|the ai|the model|the agent)\s+(?:has|have|has got)\s+no\s+(?:rules|restrictions|limits|filters|guidelines|boundaries|content policy)\b"),
-    ("role_hijack", r"\b(?:never|do not|don't|must not|mustn't)\s+(?:ever\s+)?(?:refuse|decline|reject|deny|push back on)\s+(?:any\s+|a\s+|the\s+|this user'?s?\s+)?(?:request|question|instruction|command|task|order|prompt)s?\b"),
+    # (a component's failure that must not refuse the request is a design rule: "a hook whose failure must not refuse
+    # the request")
+    ("role_hijack", r"(?<!failure )(?<!failures )(?<!error )(?<!errors )(?<!timeout )(?<!outage )(?<!crash )(?<!exception )"
+                    r"\b(?:never|do not|don't|must not|mustn't)\s+(?:ever\s+)?(?:refuse|decline|reject|deny|push back on)\s+(?:any\s+|a\s+|the\s+|this user'?s?\s+)?(?:request|question|instruction|command|task|order|prompt)s?\b"),
     ("concealment", r"\b(?:if|when|whenever)\s+(?:anyone|someone|the user|they|anybody|somebody)\s+asks?\b[^\n]{0,60}?\b(?:say|tell them|claim|pretend|deny|answer|reply)\b[^\n]{0,40}?\b(?:does not exist|doesn't exist|never existed|never happened|nothing happened|you don't know|you do not know|no idea)\b|\bdeny (?:that )?(?:this|it|the (?:memory|instruction|note|change)) (?:exists|existed|happened)\b"),
     ("concealment", r"\b(?:do not|don't|never)\s+let\s+" + _USER + r"\s+(?:know|see|find out|notice|learn)\b|\band (?:do not|don't|never) (?:mention|disclose|reveal) (?:it|this|that)\b|\b(?:send|forward|copy|upload|email|transfer|bcc)\b[^\n]{0,120}?\b(?:quietly|discreetly)\s*[.!]?$"),
     ("agent_config_edit", r"\btreat\s+(?:all\s+|any\s+|every\s+)?(?:messages|emails|instructions|requests|text|content|input|mails)\b[^\n]{0,80}?\bas\s+(?:coming from|if (?:they (?:were|came) )?from|from|instructions from|commands from|orders from)\s+(?:the\s+|your\s+)?(?:user|owner|admin|administrator|developer|system|operator)\b"),
@@ -619,6 +622,30 @@ REPORT_VERB = (
     r"pouvait|pourrait|forderte|bat|wollte|konnte|könnte)\b|(?<!\w)(?:просил\w*|мог\w*|требовал\w*)(?!\w)|要求|可以|能够|能夠|"
     r"求めて|求めた|できた|できる|判明|可能"
 )
+
+# "If a task seems solvable only by turning off a safeguard, stop and ask the user", 如果某个任务看起来必须关掉安全措施才能完成，
+# 先停下来问用户: the act named as what a task would need (just before the match), and the rest of the sentence has the
+# agent stop or ask first, not waived just before ("… turn it off and don't ask the user" stays refused).
+NEED_BEFORE = (
+    r"(?:\b(?:only by|only through|(?:seems? to |would |might )?(?:requires?|needs?)|nur durch|nur mit|erfordert|erfordern|"
+    r"solo (?:se puede\w* )?(?:\w+ )?(?:con|mediante)?|requiere\w*|qu'en|n[ée]cessite\w*|n'est possible qu'en|только (?:через|если)|"
+    r"требует\w*|требуется)|必须|必須|只能|只有|需要)[\s,]*$"
+)
+# or just after it, in Japanese and Chinese ("サンドボックスを無効にする必要があるなら")
+NEED_AFTER = r"[^。.!?;；，,、\n]{0,4}?(?:必要が|必要な|が必要|しかない|才能|才行)"
+ASK_FIRST = (
+    r"\b(?:stop and ask|stop and check|ask the user|ask first|check with the user|anhalten|innehalten|nachfragen|"
+    r"(?:den |die )?(?:nutzer\w*|benutzer\w*|user) fragen|pregunta\w* al usuario|det[eé]n\w*|para y pregunta|"
+    r"demande[rz]? (?:à l'utilisateur|d'abord)|arr[êe]te-toi|arr[êe]ter et demander)\b"
+    r"|(?<!\w)(?:останови\w*|спроси\w* (?:у )?пользовател\w*|спроси\w* сначала)(?!\w)"
+    r"|停下来|停下來|先问|先問|问用户|問用戶|询问用户|詢問用戶|立ち止まって(?!は?いけ|はだめ|は不要)|ユーザーに(?:確認|聞|相談)(?!せず|しない|しなく|なし|は不要|不要)"
+)
+# a waiver or a negation just before the asking ("don't ask the user", 不用问用户, ohne den Nutzer zu fragen)
+ASK_WAIVED = (
+    r"(?:\b(?:don't|do not|never|without|no need to|not|nicht|ohne|kein\w*|sin|no|sans|pas|ne|не|без)\b|n't"
+    r"|不用|无需|無需|不必|别|別|不要|不需要|ずに|しないで)[^.;!?\n]{0,6}$"
+)
+
 
 # A question about what is allowed ("should the agent be allowed to push without review?", "Darf der Agent ohne Review
 # pushen?", "代理可以不经评审直接推送到 main 吗?") asks, it orders nothing; unless it is put to the reader ("can you …",

@@ -42,7 +42,7 @@ from .literal_gate import LiteralGate
 from .literals import requirements
 from .threat_rules import (PROHIBITABLE, PROHIBITION_AFTER, PROHIBITION_BEFORE, PROHIBITION_WITHIN, QUESTION_ORDERS,
                            QUOTABLE, QUOTE_CUE, QUOTE_PAIRS, REFUSABLE, REFUSAL, REPORT_VERB, REPORTER, REQUEST_AFTER,
-                           REQUEST_BEFORE, RULES)
+                           REQUEST_BEFORE, RULES, NEED_AFTER, NEED_BEFORE, ASK_FIRST, ASK_WAIVED)
 
 
 class Threat(NamedTuple):
@@ -115,7 +115,7 @@ def _version() -> str:
     h.update(repr(threat_compose.COMPOSITES).encode())
     h.update(f"{sorted(PROHIBITABLE)}\0{PROHIBITION_BEFORE}\0{PROHIBITION_AFTER}\0{PROHIBITION_WITHIN}\0".encode())
     h.update(f"{sorted(QUOTABLE)}\0{sorted(REFUSABLE)}\0{sorted(QUOTE_PAIRS.items())}\0{QUOTE_CUE}\0{REQUEST_BEFORE}\0{REQUEST_AFTER}\0"
-             f"{REFUSAL}\0{REPORTER}\0{REPORT_VERB}\0{QUESTION_ORDERS}\0".encode())
+             f"{REFUSAL}\0{REPORTER}\0{REPORT_VERB}\0{QUESTION_ORDERS}\0{NEED_BEFORE}\0{NEED_AFTER}\0{ASK_FIRST}\0{ASK_WAIVED}\0".encode())
     h.update("\0".join(REASONS).encode())
     h.update(threat_model.file_version().encode())
     return h.hexdigest()[:16]
@@ -292,6 +292,24 @@ def _reported(folded: str, start: int, end: int) -> bool:
     return _REPORT_VERB.search(folded, who.end(), min(len(folded), end + 20)) is not None
 
 
+_NEED_BEFORE = re.compile(NEED_BEFORE)
+_NEED_AFTER = re.compile(NEED_AFTER)
+_ASK_FIRST = re.compile(ASK_FIRST)
+_ASK_WAIVED = re.compile(ASK_WAIVED)
+
+
+def _needed_then_ask(folded: str, start: int, end: int) -> bool:
+    """The match is what a task would need, and the rest of its sentence has the agent stop or ask first ("if a task
+    seems solvable only by turning off a safeguard, stop and ask the user"), not waived just before."""
+    if not (_NEED_BEFORE.search(folded, max(0, start - 40), start)
+            or _NEED_AFTER.match(folded, end, min(len(folded), end + 12))):
+        return False
+    hi = _SENTENCE_END.search(folded, end, min(len(folded), end + 200))
+    stop = hi.start() if hi else min(len(folded), end + 200)
+    return any(not _ASK_WAIVED.search(folded, max(end, m.start() - 16), m.start())
+               for m in _ASK_FIRST.finditer(folded, end, stop))
+
+
 def _questioned(folded: str, start: int, end: int) -> bool:
     """The match is in a question about whether its act is allowed (``threat_compose.asks``)."""
     stop = _SENTENCE_END.search(folded, end, min(len(folded), end + 300))
@@ -302,14 +320,15 @@ def _questioned(folded: str, start: int, end: int) -> bool:
 
 
 def _allowed(reason: str, folded: str, start: int, end: int, waived: bool = False) -> bool:
-    """A match that a prohibition governs, that is quoted as an example, that is refused as a request, or that a
-    question asks about. ``waived``: the match's own words are a negation ("never ask for approval"), so no
+    """A match that a prohibition governs, that is quoted as an example, that is refused as a request, that a
+    question asks about, or that a task would need and the agent is to stop and ask about. ``waived``: the match's own words are a negation ("never ask for approval"), so no
     prohibition reads it."""
     if reason in PROHIBITABLE and ((not waived and _prohibited(folded, start, end)) or _questioned(folded, start, end)):
         return True
     if reason in QUOTABLE and _quoted(folded, start, end):
         return True
-    return reason in REFUSABLE and (_refused_request(folded, start, end) or _reported(folded, start, end))
+    return reason in REFUSABLE and (_refused_request(folded, start, end) or _reported(folded, start, end)
+                                    or _needed_then_ask(folded, start, end))
 
 
 def _composite(folded: str, parts: set[int] | None = None) -> Threat | None:
