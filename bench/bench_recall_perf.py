@@ -141,6 +141,9 @@ def recall_latency(store, index, queries: int, rng: random.Random, vectors=None,
         index, config=RankConfig(software_asks=True, remark_words=3, broad_share=0.25))
     # ...and a memory adding no word of the message to a more distinct one's not offered (``novelty``)
     recallers["lexical, novelty"] = Recaller(index, config=RankConfig(novelty=True))
+    # ...and the four by-author options with what a message goes back to (``resumed``), one recaller
+    recallers["lexical, four options+resumed"] = Recaller(index, config=RankConfig(
+        software_asks=True, remark_words=3, remark_chance=2.5, broad_share=0.25, novelty=True, resumed=True))
     if vectors is not None:
         cfg = RankConfig(embeddings=True)
         recallers["embeddings"] = Recaller(index, config=cfg, vectors=VectorRecall(vectors, index, vectors.embedder, cfg))

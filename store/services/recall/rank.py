@@ -145,6 +145,7 @@ class RankConfig:
     judge: bool = False  # the learned judge (``judge``) decides each candidate instead of ``distinct``/``single_out``
     novelty: bool = False  # no memory whose words of the message one further above chance holds all of (``novel``)
     resumed: bool = False  # what a message opening "Back to the routing work…" goes back to is of what it asks
+    crowd: int = 0  # this many memories or more holding the same words of the message, equally: none offered (0: off)
 
     def validate(self, path: str) -> None:
         from ctxproxy.config import ConfigError
@@ -166,7 +167,7 @@ class RankConfig:
                   ("generic_weight", 0 <= self.generic_weight <= 1),
                   ("family_weight", 0 <= self.family_weight <= 1), ("lead_share", 0 <= self.lead_share <= 1),
                   ("remark_words", self.remark_words >= 0), ("remark_chance", self.remark_chance == self.remark_chance),
-                  ("broad_share", 0 <= self.broad_share <= 1))
+                  ("broad_share", 0 <= self.broad_share <= 1), ("crowd", self.crowd >= 0))
         for key, ok in checks:
             if not ok:
                 raise ConfigError(f"{path}.{key}: out of range ({getattr(self, key)!r})")
@@ -539,6 +540,18 @@ def novel(passed: Sequence[Scored], cfg: RankConfig) -> list[Scored]:
         return list(passed)
     return [s for s in passed if s.cand.near or _by_meaning(s, cfg)
             or not any(s.words <= o.words and s.chance < o.chance for o in passed)]
+
+
+def crowded(passed: Sequence[Scored], cfg: RankConfig) -> list[Scored]:
+    """Of the candidates that passed, those not among ``crowd`` or more holding the very same words of the
+    message equally far above chance ("mypy complaining in kiosk sync types, fix": three kiosk memories
+    on "kiosk" alone) — the words name a topic many memories are about, not one of them. Events of a
+    conversation and what the vectors admitted stay."""
+    if not cfg.crowd or len(passed) < cfg.crowd:
+        return list(passed)
+    same = Counter((s.words, round(s.chance, 6)) for s in passed if s.words)
+    return [s for s in passed if s.cand.near or _by_meaning(s, cfg) or not s.words
+            or same[(s.words, round(s.chance, 6))] < cfg.crowd]
 
 
 def broad_words(terms: Iterable[str], df: Mapping[str, int], n_docs: int, cfg: RankConfig) -> set[str]:

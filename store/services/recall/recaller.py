@@ -129,7 +129,7 @@ class Recaller:
                                   n_docs, bool(held or held_names))
             ruled = self.judge.keep(pool, rows) + [s for s in passed if s.vector is not None
                                                   and s.vector >= cfg.vector_min and s.match <= 0]
-        passed = rank.novel(ruled, cfg)
+        passed = rank.crowded(rank.novel(ruled, cfg), cfg)
         if cfg.build_ask and not held and build_ask.specified(own[:max_chars]):  # a build said whole: a rule, a value
             passed = [s for s in passed if build_ask.constrains(s.cand.statement) or s.cand.near]
         best = max((s.match for s in passed), default=0.0)
