@@ -1,10 +1,10 @@
 """A switch of the request side on and off, alternated in one process.
 
-    python bench/request_switch.py --switch MODULE:NAME [N] [--workload repeat|stream|chat|tool]
-                                   [--think US] [--gap US]
+    python bench/request_switch.py --switch MODULE:NAME [--switch ...] [N]
+                                   [--workload repeat|stream|chat|tool] [--think US] [--gap US]
 
 ``--switch MODULE:NAME`` names a module's boolean switch of what a request costs (e.g.
-``ctxproxy.filters.base:SHARE_READ_STAMP``): set True and False every other
+``ctxproxy.filters.base:SHARE_READ_STAMP``; several are flipped together): set True and False every other
 block (a pair of requests for ``repeat``/``stream``, a conversation for
 ``chat``/``tool``; workloads as ``bench/chain_replay.py``), so both modes share
 the load and the caches; left True at the end. ``--think``: the provider
@@ -69,7 +69,7 @@ class _Pausing:
         return got
 
 
-async def amain(args, module, name: str) -> None:
+async def amain(args, switches: list[tuple[object, str]]) -> None:
     calls, block = calls_for(args.workload, args.n)
     run = Alternated()
     with tempfile.TemporaryDirectory() as d:
@@ -80,24 +80,32 @@ async def amain(args, module, name: str) -> None:
                 await drive.call(*call)
             TO_FORWARD[True].clear()
             TO_FORWARD[False].clear()
-            await run.run(_Pausing(drive, args.gap), calls, block, lambda on: setattr(module, name, on))
-    setattr(module, name, True)
-    run.report({True: f"{name} on ", False: f"{name} off"}, "to the forward", TO_FORWARD, "-")
+            def switch(on: bool) -> None:
+                for module, name in switches:
+                    setattr(module, name, on)
+
+            await run.run(_Pausing(drive, args.gap), calls, block, switch)
+    switch(True)
+    names = "+".join(name for _, name in switches)
+    run.report({True: f"{names} on ", False: f"{names} off"}, "to the forward", TO_FORWARD, "-")
 
 
 def main() -> None:
     ap = workload_parser(__doc__)
-    ap.add_argument("--switch", required=True, help="MODULE:NAME, a boolean switch")
+    ap.add_argument("--switch", required=True, action="append", help="MODULE:NAME, a boolean switch (repeatable)")
     ap.add_argument("--think", type=float, default=0.0, help="µs the provider takes to answer (0)")
     ap.add_argument("--gap", type=float, default=0.0, help="µs between an answer and the next request (0)")
     args = ap.parse_args()
-    mod_name, _, name = args.switch.partition(":")
-    module = importlib.import_module(mod_name)
-    if not isinstance(getattr(module, name, None), bool):
-        ap.error(f"{args.switch} is not a boolean switch")
+    switches = []
+    for spec in args.switch:
+        mod_name, _, name = spec.partition(":")
+        module = importlib.import_module(mod_name)
+        if not isinstance(getattr(module, name, None), bool):
+            ap.error(f"{spec} is not a boolean switch")
+        switches.append((module, name))
     thread_cpu_spans()
-    timed_request(lambda: getattr(module, name))
-    asyncio.run(amain(args, module, name))
+    timed_request(lambda: getattr(*switches[0]))
+    asyncio.run(amain(args, switches))
 
 
 if __name__ == "__main__":

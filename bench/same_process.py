@@ -6,6 +6,7 @@
     python bench/same_process.py --new-turns     # each request a new turn of a growing conversation
                                  [--inline-bookkeeping]  # what the request filters keep for the next
                                                  # request kept before the forward (the order before)
+    python bench/same_process.py --off MODULE:NAME  # a module's switch off in the served process
 
 ``bench/run.py`` compares two processes. Each of its requests finds the proxy's
 caches cold (another process ran in between), so it measures a code path plus
@@ -44,13 +45,19 @@ import run as bench  # noqa: E402
 
 
 async def serve_both(upstream: str, noop_port: int, ctx_port: int, config: str, data_dir: str,
-                     inline: bool = False) -> None:
-    """The child process: both proxies on one event loop until SIGTERM."""
+                     inline: bool = False, off: list[str] = ()) -> None:
+    """The child process: both proxies on one event loop until SIGTERM. ``off``: module
+    switches (``MODULE:NAME``) set False before the app is made."""
+    import importlib
+
     import ctxproxy.filters.base
     from ctxproxy.config import load_config
     from ctxproxy.proxy.edge.server import CUT_GRACE, make_app
 
     ctxproxy.filters.base.DEFER_AFTER_FORWARD = not inline
+    for spec in off:
+        module, _, name = spec.partition(":")
+        setattr(importlib.import_module(module), name, False)
 
     cfg = load_config(config, port=ctx_port, data_dir=data_dir, anthropic_upstream=upstream,
                       openai_upstream=upstream)
@@ -93,7 +100,8 @@ async def measure(args: argparse.Namespace) -> str:
             noop_port, ctx_port = bench.free_port(), bench.free_port()
             both = bench.Proc("both", [sys.executable, __file__, "--serve", fake.url, str(noop_port), str(ctx_port),
                                        args.config, str(tdir / f"data-{p}")]
-                              + (["inline"] if args.inline_bookkeeping else []), ctx_port, tdir / f"both-{p}.log")
+                              + (["inline"] if args.inline_bookkeeping else [])
+                              + [f"off={spec}" for spec in args.off], ctx_port, tdir / f"both-{p}.log")
             both.start({cpus[-1]} if pin else None)
             try:
                 await bench.wait_ready(both, "/ctx/healthz")
@@ -157,7 +165,8 @@ def main() -> None:
     if len(sys.argv) > 1 and sys.argv[1] == "--serve":
         upstream, noop_port, ctx_port, config, data_dir = sys.argv[2:7]
         asyncio.run(serve_both(upstream, int(noop_port), int(ctx_port), config, data_dir,
-                               inline=sys.argv[7:8] == ["inline"]))
+                               inline="inline" in sys.argv[7:],
+                               off=[a[4:] for a in sys.argv[7:] if a.startswith("off=")]))
         return
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--stream", action="store_true", help="time to first byte of a stream instead of latency")
@@ -170,6 +179,9 @@ def main() -> None:
     ap.add_argument("--new-turns", action="store_true", help="each request a new turn of a growing conversation")
     ap.add_argument("--inline-bookkeeping", action="store_true",
                     help="the request filters' bookkeeping before the forward (filters.base.DEFER_AFTER_FORWARD off)")
+    ap.add_argument("--off", action="append", default=[], metavar="MODULE:NAME",
+                    help="a module's boolean switch set False in the served process (repeatable), e.g. "
+                         "ctxproxy.store.memory_index:KEEP_NOTHING_VISIBLE")
     args = ap.parse_args()
     args.n = args.n or (500 if args.stream else 2000)
     section = asyncio.run(measure(args))
