@@ -164,7 +164,7 @@ def pooled_score(margin: np.ndarray, attack: np.ndarray, max_false: float) -> tu
     at most ``max_false`` of these clean texts: separation on texts of authors the model never saw, the
     cut-off chosen on those same clean texts (no calibration of the model's own enters)."""
     cut = cut_for(margin[~attack], max_false)
-    return round(100 * float((margin[attack] > cut).mean()), 1), int((margin[~attack] > cut).sum()), round(cut, 3)
+    return round(100 * float((margin[attack] > cut).mean()), 1), int((margin[~attack] > cut).sum()), cut
 
 
 def curve_subsets(pool: list[str], sizes: list[str], seed: int) -> list[tuple[int, tuple[str, ...]]]:
@@ -235,7 +235,8 @@ def report(test, result, every, out_idx, attack, max_false, out, texts=0, second
     fold's pooled cut-off), and per language."""
     name, chosen, marg = result
     pooled = pooled_score(marg, attack, max_false)
-    cut = pooled[2]
+    cut = pooled[2]  # exact: a rounded cut-off would count a text at the cut-off in the banks' rows only
+    pooled = (*pooled[:2], round(cut, 3))
     banks = np.array([tg.bank_of(every[i]) for i in out_idx])
     langs = np.array([every[i].lang for i in out_idx])
     per = {str(b): [round(100 * float((marg[attack & (banks == b)] > cut).mean()), 1),
