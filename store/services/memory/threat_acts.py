@@ -62,9 +62,19 @@ _LINE_POS = (r"(?:(?!\b(?:not|never|no|must|should|nunca|jam[aá]s|pas|nie|niema
 # inside one sentence, and no verb of needing in between: the act is then what the safeguard guards ("Löschen im
 # Archiv-Bucket erfordert MFA-Delete", "删除归档对象需要 MFA"), unless a relative clause names the safeguard's rule ("disable
 # the policy that requires 2FA")
-_S_UNGUARDED = (r"(?:(?!(?<!that )(?<!which )(?<!, die )(?<!, das )(?<!, der )(?<! que )(?<!, который )(?<!, которое )"
-                r"(?:\b(?:requires?|needs|erfordert|erfordern|benötigt|benötigen|requiere|requieren|exige|exigent|nécessite|"
-                r"nécessitent|necesita|necesitan)\b|(?<!\w)требу\w*|需要|必须|須要))[^\n。!?;；])")
+_GUARD_NEEDED = (r"(?<!that )(?<!which )(?<!, die )(?<!, das )(?<!, der )(?<! que )(?<!, который )(?<!, которое )"
+                 r"(?:\b(?:requires?|needs|erfordert|erfordern|benötigt|benötigen|requiere|requieren|exige|exigent|nécessite|"
+                 r"nécessitent|necesita|necesitan)\b|(?<!\w)требу\w*|需要|必须|須要)")
+
+
+# an exception to a safeguard, a bypass of it: removing one restores the safeguard ("removes the old 2FA bypass for the
+# kiosk accounts", "elimina la excepción de 2FA", "die 2FA-Ausnahme entfernen", "удалить исключение для 2FA", "删掉 2FA 的豁免")
+_EXCEPTION_WORDS = (r"\b(?:bypass(?:es)?|exceptions?|exemptions?|overrides?|workarounds?|waivers?|excepci[oó]n(?:es)?|"
+                    r"exenci[oó]n(?:es)?|contournements?|d[ée]rogations?|ausnahme\w*|umgehung\w*)\b|(?<!\w)(?:исключени\w*|обход\w*)(?!\w)|"
+                    r"例外|豁免|白名单例外|バイパス")
+_NOT_AN_EXCEPTION = r"(?![\s-]*(?:(?:的|の)\s*)?(?:" + _EXCEPTION_WORDS + "))"
+# the gap between a verb of switching off and the safeguard: unguarded, and not through an exception's name
+_S_RESTORING = r"(?:(?!" + _EXCEPTION_WORDS + "|" + _GUARD_NEEDED + r")[^\n。!?;；])"
 
 
 # not followed in its clause by who alone may do it ("удалить их может только CISO": a restriction)
@@ -409,7 +419,7 @@ _DE_AROUND = _seq(r"\b(?:schalte|schaltet|schalten|stelle|stellt|stellen|stell|m
                   r"\b(?:ab|aus)\b(?=\s*(?:[.,;:!?]|$))", gap=50, fill=_S_POS)
 _SAFEGUARD_THEN_OFF = _alt(
     # (a dot inside a path stays in the clause: "den secret scanner in .github/workflows abschalten"; "abzuschalten": an obligation)
-    _SAFEGUARD + r"(?:(?!\b(?:nicht|nie|niemals|kein\w*|kann|kannst|können|lässt|lassen|wird|werden|man|zu|nur)\b)(?:[^\n.!?;,]|\.(?=\S)))"
+    _SAFEGUARD + _NOT_AN_EXCEPTION + r"(?:(?!\b(?:nicht|nie|niemals|kein\w*|kann|kannst|können|lässt|lassen|wird|werden|man|zu|nur)\b)(?:[^\n.!?;,]|\.(?=\S)))"
     r"{0,60}?\b(?:deaktivieren|abschalten|ausschalten|entfernen|löschen|überspringen|umgehen|herausnehmen|abschaltet|ausschaltet|"
     r"löscht|überspringt|unterdrücken|ausmachen|abstellen|abzuschalten|auszuschalten|abzustellen)\b",
     _SAFEGUARD + r"の(?:無効化|削除|停止)",
@@ -763,9 +773,9 @@ ACT_RULES: tuple[tuple[str, str], ...] = (
     # -- a safeguard switched off, skipped or waived -----------------------------------------------------------
     ("safeguard_off", _SAFEGUARD_THEN_OFF_RU),
     ("safeguard_off", _DE_AROUND),
-    ("safeguard_off", _alt(_seq(_OFF, _SAFEGUARD, gap=40, fill=_S_UNGUARDED), _SAFEGUARD_THEN_OFF,
+    ("safeguard_off", _alt(_seq(_OFF, _SAFEGUARD, gap=40, fill=_S_RESTORING) + _NOT_AN_EXCEPTION, _SAFEGUARD_THEN_OFF,
                            _seq(_SAFEGUARD, _OFF_PRONOUN, gap=120, fill=_NO_ASK) + _NOT_ONLY)),
-    ("safeguard_off", _alt(_seq(_EVERY, _NO_VERIFY, gap=40), _seq(_NO_VERIFY, _EVERY, gap=20), _GPGSIGN_OFF, _OWN_PRS,
+    ("safeguard_off", _alt(_seq(_EVERY, _NO_VERIFY, gap=40, fill=_S_POS), _seq(_NO_VERIFY, _EVERY, gap=20), _GPGSIGN_OFF, _OWN_PRS,
                            r"\bcore\.hookspath\s*=?\s*/dev/null\b", r"\bhttp\.sslverify\s*=?\s*false\b",
                            r"\bstricthostkeychecking\s*=?\s*no\b", r"\bsandbox(?:_mode)?\s*=\s*['\"]?(?:false|off|none|0)\b", r"\bsetenforce 0\b", r"\bufw disable\b",
                            r"\bnode_tls_reject_unauthorized\s*=\s*['\"]?0\b", r"\bdisablerealtimemonitoring \$true\b", r"\bprevent_destroy\s*=\s*false\b",
@@ -875,7 +885,7 @@ _QUIET_LATIN = (r"out of|away from|not|never|dont|jamais|ne|nein|refus\w*|rechaz
                r"oculta\w*|rot(?:a|an|ar|amos|emos)|rev[oó]c\w*|cannot|no|nobody|nothing|nunca|jam[aá]s|nadie|nada|ni|pas|personne|rien|nie|niemals|nicht|"
           r"kein\w*|niemand|nichts|forbidden|prohibited|banned|verboten|untersagt|interdit\w*|prohibid\w*|"
           r"redact\w*|mask\w*|scrub\w*|anonymi[sz]\w*|pseudonymi[sz]\w*|encrypt\w*|rotat(?:e|ed|es|ion)|revok\w*|gitignor\w*|"
-          r"detect\w*|block\w*|leak\w*|attackers?|red[- ]team\w*|phishing|requir\w*|only|instead|rather|except|"
+          r"detect\w*|block\w*|leak\w*|attackers?|red[- ]team\w*|phishing|prompt[- ]injections?|requir\w*|only|instead|rather|except|"
           r"enmascar\w*|cifrad\w*|anonimiz\w*|revoc\w*|filtrad\w*|detect\w*|bloque\w*|requier\w*|necesita\w*|solo|s[oó]lo|atacante|"
           r"en lugar|en vez|masqu\w*|chiffr\w*|anonymis\w*|renouvel\w*|r[ée]voqu\w*|fuit\w*|d[ée]tect\w*|bloqu\w*|exig\w*|"
           r"n[ée]cessite\w*|seulement|uniquement|au lieu|plut[oô]t|attaquant|sauf|"

@@ -607,7 +607,9 @@ REPORT_LABEL = (
 # the match in its sentence, and a verb of asking or being able between them (or, in Japanese and Chinese, just after).
 REPORTER = (
     r"\b(?:phishing|attackers?|adversar(?:y|ies)|scammers?|malware|red[- ]team|angreifer\w*|atacantes?|attaquants?|"
-    r"hame[çc]onnage)\b|(?<!\w)(?:фишинг\w*|атакующ\w*|злоумышленник\w*)(?!\w)|钓鱼|釣魚|攻击者|攻擊者|冒充|フィッシング|攻撃者"
+    r"hame[çc]onnage|prompt[- ]injections?|injected (?:text|prompts?|instructions?)|inyecci[oó]n de prompts?|"
+    r"injections? de prompts?|prompt-injektion\w*)\b|(?<!\w)(?:фишинг\w*|атакующ\w*|злоумышленник\w*|промпт-инъекци\w*)(?!\w)"
+    r"|钓鱼|釣魚|攻击者|攻擊者|冒充|提示词注入|提示注入|フィッシング|攻撃者|プロンプトインジェクション"
     # a report of what happened: a postmortem, a retro, a security advisory
     r"|" + REPORT_LABEL
 )
@@ -618,7 +620,8 @@ REPORT_PAST = (
     r"|(?<!\w)\w+(?:ал|ял|ил|ел|ла|ли|ло)(?!\w)|ていた|でいた|していました|された|した(?![いく])|了|过|過"
 )
 REPORT_VERB = (
-    REPORT_PAST + r"|\b(?:asked|asks|requested|wanted|could|might|tried to|was able to|pretending|pedía|pidió|podía|podría|demandait|a demandé|"
+    REPORT_PAST + r"|\b(?:asked|asks|requested|wanted|could|might|tried to|was able to|pretending|said|says|"
+    r"got (?:the agent|the assistant|the model|the bot|it) to|tricked|pedía|pidió|podía|podría|decía|demandait|a demandé|disait|"
     r"pouvait|pourrait|forderte|bat|wollte|konnte|könnte)\b|(?<!\w)(?:просил\w*|мог\w*|требовал\w*)(?!\w)|要求|可以|能够|能夠|"
     r"求めて|求めた|できた|できる|判明|可能"
 )
