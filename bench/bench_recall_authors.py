@@ -6,7 +6,8 @@
 Every labelled half of the agent turns (``bench_recall_turns.halves``) was written by one author about
 one project; the spread between authors is larger than any option found, so a pooled sum chosen on all
 of them says little about the next author. For each candidate (``NAME:KEY=VALUE,KEY=VALUE``, rank
-settings over ``--base``), each tuned author's hits and false-injection turns against the base:
+settings over ``--base``, and the filter's ``outputs`` — a tool output's own recall — and ``outweighed``),
+each tuned author's hits and false-injection turns against the base:
 
 - by author: how many gain hits and how many lose them, how many have fewer false-injection turns and
   how many more, and how many come out ahead (hits gained less false turns added) or behind;
@@ -25,11 +26,14 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from bench_recall_turns import halves, run_half  # noqa: E402
+from bench_recall_turns import OUTWEIGHED, halves, run_half  # noqa: E402
 
 
 def parse_settings(text: str) -> dict[str, str]:
     return dict(s.partition("=")[::2] for s in text.split(",") if s)
+
+
+FILTER_KEYS = ("outputs", "outweighed")  # the filter's, not the ranking's: a tool output's recall, ``outweighed``
 
 
 def rank_config(settings: dict[str, str]):
@@ -39,14 +43,18 @@ def rank_config(settings: dict[str, str]):
         kind = type(getattr(RankConfig(), key))
         return value.lower() in ("1", "true", "yes", "on") if kind is bool else kind(value)
 
-    return RankConfig(**{k: typed(k, v) for k, v in settings.items()})
+    return RankConfig(**{k: typed(k, v) for k, v in settings.items() if k not in FILTER_KEYS})
 
 
-def figures(cfg, names: list[str], by_name: dict) -> dict[str, tuple[int, int]]:
+def figures(settings: dict[str, str], names: list[str], by_name: dict) -> dict[str, tuple[int, int]]:
     """Per half: (hits, false-injection turns)."""
+    cfg = rank_config(settings)
+    outputs = settings.get("outputs", "true").lower() in ("1", "true", "yes", "on")
+    outweighed = float(settings.get("outweighed", OUTWEIGHED))
     out = {}
     for name in names:
-        hits, _wanted, false_turns, _items, _n = run_half(by_name[name], cfg, False, name)
+        hits, _wanted, false_turns, _items, _n = run_half(by_name[name], cfg, False, name, outputs,
+                                                          outweighed=outweighed)
         out[name] = (hits, false_turns)
     return out
 
@@ -88,8 +96,8 @@ def main(argv: list[str] | None = None) -> int:
     for spec in args.cand:
         name, _, settings = spec.partition(":")
         cands[name] = {**base_settings, **parse_settings(settings)}
-    base = figures(rank_config(base_settings), authors, by_name)
-    runs = {name: figures(rank_config(s), authors, by_name) for name, s in cands.items()}
+    base = figures(base_settings, authors, by_name)
+    runs = {name: figures(s, authors, by_name) for name, s in cands.items()}
     hits0, false0 = (sum(v[i] for v in base.values()) for i in (0, 1))
     print(f"{len(authors)} tuned authors; base {args.base or 'defaults'}: {hits0} hits, {false0} false turns")
     print(f"{'candidate':24} {'hits':>5} {'false':>5}  {'hit +/-':>8} {'false -/+':>9} {'ahead/behind':>12}")
@@ -119,7 +127,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.read_held_out and args.held_out:
         held = [n for n in args.held_out if n in by_name]
         for name, settings in [("base", base_settings)] + list(cands.items()):
-            run = figures(rank_config(settings), held, by_name)
+            run = figures(settings, held, by_name)
             print(f"held out, pooled, {name:16} {sum(v[0] for v in run.values()):4d} hits, "
                   f"{sum(v[1] for v in run.values()):4d} false turns")
     return 0
