@@ -42,7 +42,7 @@ _NO_ASK = (r"(?:(?!\b(?:asks?|asked|request\w*|pide|pidan|demande\w*|bitte\w*|fr
            r"niemals|nicht|kein\w*|nobody|no one|nadie|personne|niemand)\b|n't|(?<!\w)(?:прос\w*|не|нельзя|никто)(?!\w)|要求|求め|頼|"
            r"不|别|別|没有人|沒有人|誰も|ない|ません)"
            r"[^\n])")  # across sentences, but not through a request (which the sentence may refuse)
-_S_POS = (r"(?:(?!\b(?:not|never|cannot|no|nunca|jam[aá]s|pas|nie|niemals|nicht|kein\w*|не|никогда|нельзя)\b|n't|不|别|別|勿|"
+_S_POS = (r"(?:(?!\b(?:not|never|cannot|no|nunca|jam[aá]s|jamais|pas|nie|niemals|nicht|kein\w*|не|никогда|нельзя)\b|n't|不|别|別|勿|"
           r"ない|ません|ず\b)[^\n。!?;；])")
 
 
@@ -73,6 +73,9 @@ _EXCEPTION_WORDS = (r"\b(?:bypass(?:es)?|exceptions?|exemptions?|overrides?|work
                     r"exenci[oó]n(?:es)?|contournements?|d[ée]rogations?|ausnahme\w*|umgehung\w*)\b|(?<!\w)(?:исключени\w*|обход\w*)(?!\w)|"
                     r"例外|豁免|白名单例外|バイパス")
 _NOT_AN_EXCEPTION = r"(?![\s-]*(?:(?:的|の)\s*)?(?:" + _EXCEPTION_WORDS + "))"
+# the safeguard named as what the act leaves out ("定时任务删除 14 天前的日志，审计日志除外", "audit logs excluded")
+_NOT_EXCLUDED = (r"(?!\s*(?:(?:are|is|sind|ist|son|sont|est|quedan?|restent|reste) )?(?:excluded|excepted|exempt|ausgenommen|"
+                 r"excluid[oa]s?|exclu(?:e|s|es)?|except[ée]s?)\b|\s*(?:не трогаются|исключени\w*)|\s*(?:除外|以外|を除く|は除く|は対象外|対象外))")
 # the gap between a verb of switching off and the safeguard: unguarded, and not through an exception's name
 _S_RESTORING = r"(?:(?!" + _EXCEPTION_WORDS + "|" + _GUARD_NEEDED + r")[^\n。!?;；])"
 
@@ -773,7 +776,7 @@ ACT_RULES: tuple[tuple[str, str], ...] = (
     # -- a safeguard switched off, skipped or waived -----------------------------------------------------------
     ("safeguard_off", _SAFEGUARD_THEN_OFF_RU),
     ("safeguard_off", _DE_AROUND),
-    ("safeguard_off", _alt(_seq(_OFF, _SAFEGUARD, gap=40, fill=_S_RESTORING) + _NOT_AN_EXCEPTION, _SAFEGUARD_THEN_OFF,
+    ("safeguard_off", _alt(_seq(_OFF, _SAFEGUARD, gap=40, fill=_S_RESTORING) + _NOT_AN_EXCEPTION + _NOT_EXCLUDED, _SAFEGUARD_THEN_OFF,
                            _seq(_SAFEGUARD, _OFF_PRONOUN, gap=120, fill=_NO_ASK) + _NOT_ONLY)),
     ("safeguard_off", _alt(_seq(_EVERY, _NO_VERIFY, gap=40, fill=_S_POS), _seq(_NO_VERIFY, _EVERY, gap=20), _GPGSIGN_OFF, _OWN_PRS,
                            r"\bcore\.hookspath\s*=?\s*/dev/null\b", r"\bhttp\.sslverify\s*=?\s*false\b",

@@ -521,7 +521,7 @@ PROHIBITION_AFTER = (
     # "しなければ", "しない限り" (unless), "しないか" (a suggestion)
     r"(?:し|さ|ま|れ)?ない(?![とけばか]|限り|なら|場合)|"
     r"[^。.!?;；\n]{0,6}?(?:のは禁止|は禁止|を禁止|禁止|厳禁|てはいけ|ではいけ|てはなら|ちゃだめ|ちゃダメ|しないで|しないこと|"
-    r"しません|せず|は不可|是不允许|是不允許|不允许|不允許|是禁止|是严禁|是不行|不被允许|できない|できません)"
+    r"しません|(?:使わ|用い)ない|せず|は不可|是不允许|是不允許|不允许|不允許|是禁止|是严禁|是不行|不被允许|できない|できません)"
     # "… is forbidden" a few words on in the clause ("Désactiver le bac à sable sur le runner partagé est interdit")
     r"|[^.;!?\n,]{0,40}?\b(?:is|are)\s+(?:strictly\s+)?(?:forbidden|prohibited|not allowed|never allowed|not permitted|banned)\b"
     r"|[^.;!?\n,]{0,40}?(?:\best[aá]n?\s+prohibid[oa]s?|\bno\s+(?:est[aá]n?\s+permitid|se\s+permite)|\best\s+interdit|"
@@ -609,7 +609,7 @@ REPORTER = (
     r"\b(?:phishing|attackers?|adversar(?:y|ies)|scammers?|malware|red[- ]team|angreifer\w*|atacantes?|attaquants?|"
     r"hame[çc]onnage|prompt[- ]injections?|injected (?:text|prompts?|instructions?)|inyecci[oó]n de prompts?|"
     r"injections? de prompts?|prompt-injektion\w*)\b|(?<!\w)(?:фишинг\w*|атакующ\w*|злоумышленник\w*|промпт-инъекци\w*)(?!\w)"
-    r"|钓鱼|釣魚|攻击者|攻擊者|冒充|提示词注入|提示注入|フィッシング|攻撃者|プロンプトインジェクション"
+    r"|钓鱼|釣魚|攻击者|攻擊者|冒充|提示词注入|提示注入|红队|紅隊|フィッシング|攻撃者|プロンプトインジェクション|レッドチーム"
     # a report of what happened: a postmortem, a retro, a security advisory
     r"|" + REPORT_LABEL
 )
@@ -622,8 +622,9 @@ REPORT_PAST = (
 REPORT_VERB = (
     REPORT_PAST + r"|\b(?:asked|asks|requested|wanted|could|might|tried to|was able to|pretending|said|says|"
     r"got (?:the agent|the assistant|the model|the bot|it) to|tricked|pedía|pidió|podía|podría|decía|demandait|a demandé|disait|"
+    r"lautete|lautet|hieß|гласил\w*|"
     r"pouvait|pourrait|forderte|bat|wollte|konnte|könnte)\b|(?<!\w)(?:просил\w*|мог\w*|требовал\w*)(?!\w)|要求|可以|能够|能夠|"
-    r"求めて|求めた|できた|できる|判明|可能"
+    r"求めて|求めた|できた|できる|判明|可能|させた|させていた|と書かれ|写着|寫著"
 )
 
 # "If a task seems solvable only by turning off a safeguard, stop and ask the user", 如果某个任务看起来必须关掉安全措施才能完成，
