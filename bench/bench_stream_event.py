@@ -15,7 +15,9 @@ and some unrelated Python, as a process that sat idle for a millisecond while
 the provider and the client ran finds its caches; in a real server on a
 shared 2-core machine each event costs ~3-4x its hot figure (bench_ttft.py).
 ``--profile``: a cProfile of ``Exchange.events`` over the measured streams
-(thread CPU). A benchmark, not a test; nothing is written.
+(thread CPU). ``--walk-only``: the redaction hold-back without its Hyperscan scan
+before the held text's last run (to compare, alternating runs). A benchmark, not a
+test; nothing is written.
 """
 from __future__ import annotations
 
@@ -175,9 +177,15 @@ def main() -> None:
     ap.add_argument("--thrash", action="store_true", help="evict the caches before each event")
     ap.add_argument("--events", type=int, default=6, help="event positions to print (6)")
     ap.add_argument("--profile", action="store_true")
+    ap.add_argument("--walk-only", action="store_true",
+                    help="the hold-back walks every position (no Hyperscan scan before the last run)")
     ap.add_argument("--sort", default="tottime")
     ap.add_argument("--top", type=int, default=30)
-    asyncio.run(amain(ap.parse_args()))
+    args = ap.parse_args()
+    if args.walk_only:
+        from ctxproxy.store.services.redaction import engine as redaction_engine
+        redaction_engine.SPACED_SCAN = False
+    asyncio.run(amain(args))
 
 
 if __name__ == "__main__":
