@@ -670,6 +670,7 @@ class Pipeline:
         try:
             await self._request_passes(turn, skipped, reparse)
         finally:
+            turn.store_at = None  # the request side's look at the store: never read after it
             if turn.deferred:
                 _after_forward(turn)
             else:

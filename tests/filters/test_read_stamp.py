@@ -76,3 +76,4 @@ async def test_a_turn_with_no_wait_reads_the_store_s_id_once(tmp_path, monkeypat
         got = await send(drive, history())  # the same request again: every filter replays, none waits
         assert "recall" in got.turn.replayed and got.turn.state["recall"].status == "reused"
         assert len(reads) == 1
+        assert got.turn.committed_at(drive.services["store"]) is None  # never read after the request side
