@@ -24,6 +24,9 @@ piece (fed alone after ``see ``), and how many of those are hex digits.
 ``--held-out`` instead streams texts no round of the hold-back was tuned on: LoCoMo's
 dialogues (``/work/shared/datasets/locomo``, read in place) and the gate's commits bank.
 
+``--walk-only`` also runs this tree's hold-back without its Hyperscan scan before
+the held text's last run (``hold_scan.py``), interleaved the same way.
+
 ``--baseline REV`` also runs the redaction package (``store/services/redaction/``:
 rules, engine, stream) as it is at git revision REV, imported beside this
 tree's, its rounds interleaved with this one's, so both see the same load.
@@ -91,6 +94,7 @@ def held_out_pieces() -> dict[str, list[str]]:
                          for texts in group.values() if isinstance(texts, list) for text in texts)
     return {"dialogue (LoCoMo), word tokens": word_tokens(dialogue),
             "dialogue (LoCoMo), 12 chars": [dialogue[i:i + 12] for i in range(0, len(dialogue), 12)],
+            "dialogue (LoCoMo), 60 chars": [dialogue[i:i + 60] for i in range(0, len(dialogue), 60)],
             "commits bank, 7 languages, 12 chars": [commits[i:i + 12] for i in range(0, len(commits), 12)]}
 
 
@@ -171,11 +175,21 @@ def main() -> None:
     ap.add_argument("--interval-ms", type=float, default=25.0, help="time between pieces, for the added TTFT")
     ap.add_argument("--words", action="store_true", help="only count the words that wait when they end a piece")
     ap.add_argument("--held-out", action="store_true", help="texts no round was tuned on (LoCoMo, the commits bank)")
+    ap.add_argument("--walk-only", action="store_true",
+                    help="also run this tree with the hold-back's Hyperscan scan off (it walks every position)")
+    ap.add_argument("--rounds", type=int, default=ROUNDS)
     args = ap.parse_args()
     versions = {"this tree": redaction}
     if args.baseline:
         versions = {args.baseline: package_at(args.baseline), **versions}
     reds = {v: default_redactor(pkg) for v, pkg in versions.items()}
+    if args.walk_only:
+        versions = {"walk only": redaction, **versions}
+        reds["walk only"] = walker = default_redactor(redaction)
+        redaction.engine.SPACED_SCAN = False
+        walker._spaced_scans()  # made now, without a scan: this redactor walks every position
+        redaction.engine.SPACED_SCAN = True
+        versions = {"walk only": versions.pop("walk only"), **versions}
     if args.words:
         return held_words(versions, reds)
     print(f"load average at start: {os.getloadavg()[0]:.2f}")
@@ -186,7 +200,7 @@ def main() -> None:
         best: dict[str, float] = {}
         first_cpu: dict[str, float] = {}
         outs: dict[str, list[str]] = {}
-        for _ in range(ROUNDS):
+        for _ in range(args.rounds):
             for v, pkg in versions.items():
                 t, f, outs[v] = once(pkg, reds[v], chunks)
                 best[v] = min(best.get(v, t), t)

@@ -23,8 +23,6 @@ its table without a scan: the walk looks at every position, as before.
 """
 from __future__ import annotations
 
-import hashlib
-import json
 import logging
 import re
 import threading
@@ -172,21 +170,27 @@ class SpacedScan:
         return p if p >= pos else pos
 
 
-# Databases compiled by this process, serialized, by a digest of their patterns: a
-# profile's take ~0.5-1 s, and tests make many redactors of one profile.
-_MEMO: dict[str, bytes] = {}
-_MEMO_LOCK = threading.Lock()
+# Scans made by this process, by their patterns: a profile's take ~0.5-1 s to compile, and
+# tests make many redactors of one profile. A few profiles at most in a server.
+_MADE: dict[tuple[str, ...], "SpacedScan"] = {}
+_MADE_MAX = 32
+_MADE_LOCK = threading.Lock()
+
+
+def spaced_scan(alts: Sequence[str]) -> SpacedScan:
+    """The ``SpacedScan`` of ``alts``, made once per process."""
+    key = tuple(alts)
+    with _MADE_LOCK:
+        scan = _MADE.get(key)
+        if scan is None:
+            if len(_MADE) >= _MADE_MAX:
+                _MADE.pop(next(iter(_MADE)))
+            scan = _MADE[key] = SpacedScan(alts)
+        return scan
 
 
 def _database(patterns: list[str]):
-    key = hashlib.sha256(json.dumps([_hs.__version__, patterns]).encode()).hexdigest()
-    with _MEMO_LOCK:
-        raw = _MEMO.get(key)
-    if raw is not None:
-        return _hs.loadb(raw, _hs.HS_MODE_BLOCK)
     db = _hs.Database(mode=_hs.HS_MODE_BLOCK)
     db.compile(expressions=[p.encode("ascii") for p in patterns], ids=list(range(len(patterns))),
                elements=len(patterns), flags=[_hs.HS_FLAG_ALLOWEMPTY] * len(patterns))
-    with _MEMO_LOCK:
-        _MEMO[key] = _hs.dumpb(db)
     return db
