@@ -400,8 +400,8 @@ class Redactor:
 
     def warm(self) -> None:
         """Compile now what a stream compiles as it first needs it (the regexes
-        of where a match or a secret may still be in progress); a server calls
-        it at start-up so that no turn pays for it."""
+        of where a match or a secret may still be in progress, their Hyperscan
+        scans); a server calls it at start-up so that no turn pays for it."""
         self._spaced_scans()
         self._pending.warm()
         if self._secret_index is not None:
@@ -556,8 +556,8 @@ class _PendingIndex:
         return (self._short,) if self._long is None else (self._short, self._long, self._both)
 
     def searched(self) -> "_Search":
-        """The table a stream's searches go through (``locate`` over held text shorter than
-        ``SHORT`` that begins after the long-reaching alternatives' leftmost match)."""
+        """The table ``locate`` searches held text shorter than ``SHORT`` with (both kinds of
+        alternatives in one walk): a stream's searches, as a rule."""
         return self._both
 
     def warm(self) -> None:
