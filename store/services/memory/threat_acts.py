@@ -97,7 +97,7 @@ _SECRET = _alt(
     r"\bprintenv\b", r"process\.env\b", r"os\.environ\b",
     r"\b[a-z0-9]+_(?:token|secret|api_key|password|passwd)\b", r"\b(?:database_url|db_url|dsn)\b", r"'env'", r"\"env\"",
     r"\b(?:aws |secret )?access keys?\b", r"\bkubeconfig\b", r"\bservice[- ]account (?:keys?|json)\b", r"\b\w*key\.pem\b",
-    r"\bsession cookies?\b", r"\bcookies\b", r"\bsecret\b(?! (?:scann\w*|santa|manager|store|vault))", r"\w*zugangsschlüssel\w*",
+    r"\bsession cookies?\b", r"\bcookies\b", r"\bsecret\b(?! (?:scann\w*|santa|manager|store|vault|search\w*|detect\w*|finder|rotation))", r"\w*zugangsschlüssel\w*",
     r"\b(?:database |db |prod(?:uction)? )?dumps?\b", r"\bpg_dump\b", r"\bmysqldump\b", r"\bvolcado\b", r"\w*datenbank-?dump\w*",
     r"(?<!\w)дамп\w*", "数据库转储", "ダンプ",
     r"\b(?:api[ _-]?keys?|(?:access |auth |bearer |api )?tokens?|passwords?|passwd|credentials|private keys?|secret keys?|(?<!detect-)(?<!git-)secrets)\b",
@@ -1517,7 +1517,8 @@ class Convention(NamedTuple):
     """A harmful act's parts, each a regex that must match in one sentence (``threat_compose`` reads them);
     the first is the rarest (the scan looks its literals up before running any of the regexes).
     ``quiet``: a regex none of whose matches may be in that sentence (``scope`` "sentence"), or before the
-    parts there (``scope`` "before"); ``head``: what the sentence must open with."""
+    parts there (``scope`` "before"), or before the last of them or as a Japanese negative just after it (``scope``
+    "span"); ``head``: what the sentence must open with."""
     reason: str
     parts: tuple[str, ...]
     quiet: str = ""
@@ -1615,7 +1616,8 @@ CONVENTIONS: tuple[Convention, ...] = (
     Convention("persistence_backdoor", (_FIXED_PASSWORD, _alt(_TOP_ROLE, r"\bsudo\b")), _NEGATION, "before"),
     Convention("safeguard_off", (_KEEP_OFF, _KEPT_GUARD), _NEGATION, "before", also=_DEV_ONLY),
     Convention("safeguard_off", (_FOREVER, _KEPT_GUARD, _OFF_STATE), _NEGATION, "before", also=_DEV_ONLY),
-    Convention("destructive_command", (_AUDIT_WIDE, _WIPE), _NEGATION, "before", also=_RETENTION),
+    # (a negation between the audit trail and the verb forbids it too: "/var/log/audit nie löschen", "… は削除しない")
+    Convention("destructive_command", (_AUDIT_WIDE, _WIPE), _NEGATION, "span", also=_RETENTION),
     Convention("safeguard_off", (_WAIVE, _HIGH_STAKES), _NOT_WAIVE, also=_NARROW),
     Convention("concealment", (_BACKDATE,), _RECORD_QUIET),
     Convention("concealment", (_ROUND_DOWN, _UNDER_LIMIT), _RECORD_QUIET),

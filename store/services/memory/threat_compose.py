@@ -111,6 +111,7 @@ class _Compiled:
         self.parts = tuple(re.compile(p) for p in conv.parts)
         self.quiet = re.compile(conv.quiet) if conv.quiet else None
         self.before = conv.scope == "before"
+        self.span = conv.scope == "span"
         self.head = re.compile(conv.head) if conv.head else None
         self.also = re.compile(conv.also) if conv.also else None
         self.gated = []  # indexes into PART_LITERALS of the parts that have literals
@@ -185,6 +186,22 @@ def _with_headings(sentences: list[str], folded: str) -> list[str]:
     return out
 
 
+# a Japanese plain negative just after the act's verb ("/var/log/audit は削除しない"); not "しないと" (must) or "しなければ"
+_NEG_AFTER = re.compile(r"\s*(?:し|さ)?(?:ない|ません)(?![とけば])")
+
+
+def _quieted(conv: _Compiled, clause: str, sentence: str, found: list) -> bool:
+    """A quieting word where the convention reads one: before its parts ("before"), before or between them or a
+    Japanese negative right after the last ("span": "/var/log/audit nie löschen", "…は削除しない"), or anywhere in the
+    sentence."""
+    if conv.before:
+        return conv.quiet.search(clause, 0, min(m.start() for m in found)) is not None
+    if conv.span:
+        return (conv.quiet.search(clause, 0, max(m.start() for m in found)) is not None
+                or _NEG_AFTER.match(clause, max(m.end() for m in found)) is not None)
+    return conv.quiet.search(sentence) is not None
+
+
 def convention(folded: str, present: set[int] | None = None) -> str | None:
     """The reason of the first convention (``threat_acts.CONVENTIONS``) one sentence of ``folded`` holds."""
     folded = folded[:threat_model._MAX_CHARS]
@@ -208,8 +225,7 @@ def convention(folded: str, present: set[int] | None = None) -> str | None:
                 found = [p.search(c) for p in conv.parts]
                 if not all(found):
                     continue
-                if conv.quiet is not None and (conv.quiet.search(c, 0, min(m.start() for m in found)) if conv.before
-                                               else conv.quiet.search(s)):
+                if conv.quiet is not None and _quieted(conv, c, s, found):
                     continue
                 if conv.also is not None and conv.also.search(s):
                     continue
