@@ -164,3 +164,29 @@ async def test_a_tenant_seen_without_memories_recalls_one_the_memory_cli_adds_ne
         assert out.returncode == 0, out.stderr + out.stdout
         got = await send(drive, history())
         assert FACT.encode() in got.forwarded.body
+
+
+
+async def test_two_tenants_sending_the_same_requests_in_turn_never_share_a_memory_or_a_replay(
+        tmp_path, monkeypatch):
+    # The same bytes from two tenants (and the same session id), interleaved: each turn's look at the
+    # store is the whole store's, but what it reads under it (the session's records, the chain's
+    # decision, recall's memo) is its tenant's alone, on the replay as on a full pass.
+    from apicalls import AUTH, PATHS
+
+    looks = Looks(monkeypatch)
+    async with EngineDriver(config(tmp_path)) as drive:
+        store = drive.services["store"]
+        put_memory(store, "acme", FACT, kind="fact")
+        replays = {"acme": 0, "globex": 0}
+        for _ in range(4):
+            for tenant in replays:
+                headers = {**AUTH["chat"], "content-type": "application/json", "x-ctx-tenant": tenant,
+                           "x-ctx-user": "u1", "x-ctx-session": "s1"}
+                got = await drive.call("POST", PATHS["chat"], headers, history())
+                assert got.status == 200, got.body
+                drive.services["writer"].flush()
+                assert got.turn.identity.tenant == tenant
+                assert (FACT.encode() in got.forwarded.body) == (tenant == "acme"), tenant
+                replays[tenant] += "recall" in got.turn.replayed
+        assert replays["globex"] >= 2 and looks.shared()  # globex's replays read at the shared look
