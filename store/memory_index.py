@@ -706,15 +706,19 @@ class MemoryIndex:
     def nothing_visible(self, viewer: Viewer, now: float, exclude_kinds: tuple[str, ...] = ()) -> bool:
         """Whether ``viewer`` may see no memory at all, decided from the kept
         counts (a recall then need not parse its query). Found so, it is kept
-        under the tenant's revision: no memory becomes visible without a write of
-        one, which moves the revision, by whichever process wrote it (an expiring
-        memory only ever leaves the view), so until then the index file is not read."""
+        under the tenant's revision with the time it was found at: no memory becomes
+        visible without a write of one, which moves the revision, by whichever process
+        wrote it, and an expiring memory only leaves the view as time goes on, so from
+        that time on the index file is not read. An earlier time (a recall "as the
+        store stood then") may still see a memory that expired since: counted."""
         key = ("nothing", viewer, exclude_kinds, self.revision(viewer.tenant))  # (caught up first)
-        if KEEP_NOTHING_VISIBLE and self._cache.get(key):
-            return True
+        if KEEP_NOTHING_VISIBLE:
+            since = self._cache.get(key)
+            if since is not None and now >= since:
+                return True
         nothing = self.stats(viewer, now, exclude_kinds).docs == 0
         if nothing and KEEP_NOTHING_VISIBLE:
-            self._remember(key, True)
+            self._remember(key, now)  # (earlier than any kept: it was not taken above)
         return nothing
 
     def stats(self, viewer: Viewer, now: float, exclude_kinds: tuple[str, ...] = ()) -> Stats:
