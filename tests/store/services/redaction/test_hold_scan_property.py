@@ -24,7 +24,7 @@ SECRETS = [GHP, SLACK, JWT, "API_TOKEN=Hq4Vm8Zr2Kt6xYwQ", "postgres://admin:hunt
            PEM, PEM.replace("\n", "\r\n"), "Authorization: Bearer " + JWT]
 OPENERS = ["password", "password =", "PGPASSWORD=", "api_key:", "token", "Authorization: Bearer", "secret",
            "-----BEGIN RSA PRIVATE KEY-----", "key", "pass", "=", ":", '"', "'", "%2F", "\\n"]
-WIDE = ["é", "ü", "ÿ", "ж", "東京", "😀", "—", "\u00a0", "\u2028", "ﬁ"]
+WIDE = ["é", "ü", "ÿ", "ж", "東京", "😀", "—", "\u00a0", "\u2028", "ﬁ", "\ud800"]  # (a lone surrogate too)
 PROSE = ["the", "deploy", "runs", "then", "ok.", "café", "naïve", "(see", "log)", "x", "_", "-"]
 
 
