@@ -76,9 +76,11 @@ FRESH = ("fresh", "fresh2", "fresh3", "fresh4", "fresh5", "fresh6", "fresh7", "f
 # so were ``commits`` (commit messages, code comments, PR descriptions) and ``support`` (tickets, mails, DMs);
 # ``train1`` to ``train4`` (wiki pages and runbooks; team chat and tickets; commit messages and code/config
 # comments; agent memory notes and minutes) were written for training by four authors who read no gate code,
-# each scored once with the shipped gate before anything trained on it
+# each scored once with the shipped gate before anything trained on it; so were ``train5`` to ``train7`` (tickets,
+# mails and on-call notes; tool output and CI logs; PR descriptions and design docs), landed after the shipped
+# model was trained: read beside it, in no model yet
 DEV_BANKS = ("plain", "orders", "wild", "terse", "slack", "docs", "handover", "reviews", "notes", "pages",
-             "commits", "support", "train1", "train2", "train3", "train4")
+             "commits", "support", "train1", "train2", "train3", "train4", "train5", "train6", "train7")
 SEALED = "fresh22"  # THE sealed held-out bank (see sealed()): never read to tune or train
 MANPAGES = Path("/usr/share/man")
 MANPAGE_LANGS = {"de": "de", "es": "es", "fr": "fr", "ja": "ja", "ru": "ru", "zh_CN": "zh"}
