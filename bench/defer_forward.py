@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import sys
 import tempfile
 import time
@@ -71,23 +72,30 @@ def thinking(provider, think_us: float):
     return send
 
 
-async def amain(args: argparse.Namespace) -> None:
-    calls, block = calls_for(args.workload, args.n)
-    run = Alternated()
+@contextlib.asynccontextmanager
+async def warmed_engine(args: argparse.Namespace, calls: list):
+    """The engine on a fresh data dir, its provider taking ``args.think`` µs, warmed on the workload."""
     with tempfile.TemporaryDirectory() as d:
         provider = thinking(canned(Reply.text(REPLY_TEXT, delta_chars=12)), args.think)
         async with EngineDriver(load_config(None, data_dir=d), provider=provider) as drive:
             warm = calls[: 200] if args.workload in ("repeat", "stream") else growing_turns(60, True)
             for call in warm:
                 await drive.call(*call)
-            for m in (True, False):
-                TO_FORWARD[m].clear()
-                DEFERRED[m] = 0
+            yield drive
 
-            def switch(on: bool) -> None:
-                base.DEFER_AFTER_FORWARD = on
 
-            await run.run(drive, calls, block, switch)
+async def amain(args: argparse.Namespace) -> None:
+    calls, block = calls_for(args.workload, args.n)
+    run = Alternated()
+    async with warmed_engine(args, calls) as drive:
+        for m in (True, False):
+            TO_FORWARD[m].clear()
+            DEFERRED[m] = 0
+
+        def switch(on: bool) -> None:
+            base.DEFER_AFTER_FORWARD = on
+
+        await run.run(drive, calls, block, switch)
     base.DEFER_AFTER_FORWARD = True
     run.counted = DEFERRED  # counted at the forward, where the steps are handed over
     run.report({True: "deferred    ", False: "before send "}, "to the forward", TO_FORWARD, "deferring")

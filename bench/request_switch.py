@@ -22,7 +22,6 @@ from __future__ import annotations
 import asyncio
 import importlib
 import sys
-import tempfile
 import time
 from pathlib import Path
 
@@ -30,14 +29,9 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT / "bench"), str(ROOT / "tests")]
 
 from chain_replay import Alternated, calls_for, thread_cpu_spans, workload_parser  # noqa: E402
-from defer_forward import thinking  # noqa: E402
-from enginedriver import EngineDriver  # noqa: E402
-from profile_engine import canned, growing_turns  # noqa: E402
-from run import REPLY_TEXT  # noqa: E402
+from defer_forward import warmed_engine  # noqa: E402
 
-from ctxproxy.config import load_config  # noqa: E402
 from ctxproxy.proxy import engine as E  # noqa: E402
-from ctxproxy.proxy.scripted_provider import Reply  # noqa: E402
 
 TO_FORWARD: dict[bool, list[float]] = {True: [], False: []}
 
@@ -72,19 +66,15 @@ class _Pausing:
 async def amain(args, switches: list[tuple[object, str]]) -> None:
     calls, block = calls_for(args.workload, args.n)
     run = Alternated()
-    with tempfile.TemporaryDirectory() as d:
-        provider = thinking(canned(Reply.text(REPLY_TEXT, delta_chars=12)), args.think)
-        async with EngineDriver(load_config(None, data_dir=d), provider=provider) as drive:
-            warm = calls[: 200] if args.workload in ("repeat", "stream") else growing_turns(60, True)
-            for call in warm:
-                await drive.call(*call)
-            TO_FORWARD[True].clear()
-            TO_FORWARD[False].clear()
-            def switch(on: bool) -> None:
-                for module, name in switches:
-                    setattr(module, name, on)
+    async with warmed_engine(args, calls) as drive:
+        TO_FORWARD[True].clear()
+        TO_FORWARD[False].clear()
 
-            await run.run(_Pausing(drive, args.gap), calls, block, switch)
+        def switch(on: bool) -> None:
+            for module, name in switches:
+                setattr(module, name, on)
+
+        await run.run(_Pausing(drive, args.gap), calls, block, switch)
     switch(True)
     names = "+".join(name for _, name in switches)
     run.report({True: f"{names} on ", False: f"{names} off"}, "to the forward", TO_FORWARD, "-")

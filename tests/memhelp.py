@@ -18,3 +18,38 @@ UNRELATED = ("Lunch is at noon on Fridays.", "The design team keeps the icon set
              "Standup is at 9:30 in the small meeting room.", "Invoices are generated on the first of the month.",
              "Episode audio is kept in the private R2 bucket wc-audio-prod.",
              "The RSS feed is served behind Fastly with a 5-minute TTL.")
+
+
+def half_asker(rs, module, tenant: str = "acme", user: str = "dev"):
+    """``ask(text, **rank)``: what recall offers ``user`` over an eval half's facts and distractors, put
+    into the real store of ``rs`` (the recall tests' store-and-services fixture), with rank options set."""
+    from ctxproxy.store.services.recall.rank import RankConfig
+    from ctxproxy.store.sqlite_index import Viewer
+
+    store, services = rs
+    for statement in [st for st, _ in module.FACTS.values()] + list(module.DISTRACTORS):
+        put_memory(store, tenant, statement, kind="fact", user=user)
+    viewer = Viewer(tenant, user=user)
+
+    def ask(text: str, **rank) -> list:
+        return services.recaller(RankConfig(**rank)).recall(viewer, text, k=8).items
+
+    return ask
+
+
+def assert_rank_switch_typed(tmp_path, name: str) -> None:
+    """A true/false option of ``[filters.recall.rank]``: off by default, read from a config file, and a
+    value of another type refused at load with the key's name."""
+    import pytest
+
+    from ctxproxy.config import ConfigError, load_config
+    from ctxproxy.filters import filter_configs
+    from ctxproxy.store.services.recall.rank import RankConfig
+
+    assert getattr(RankConfig(), name) is False
+    path = tmp_path / "ctxproxy.toml"
+    path.write_text(f"[filters.recall.rank]\n{name} = true\n")
+    assert getattr(filter_configs(load_config(path))["recall"].rank, name) is True
+    path.write_text(f'[filters.recall.rank]\n{name} = "yes"\n')
+    with pytest.raises(ConfigError, match=f"filters.recall.rank.{name}: expected true or false"):
+        filter_configs(load_config(path))

@@ -4,30 +4,17 @@ over development halves' memories in a real LMDB store and SQLite index."""
 from __future__ import annotations
 
 import pytest
-from memhelp import put_memory
+from memhelp import half_asker
 
 from ctxproxy.config import ConfigError, load_config
 from ctxproxy.filters import filter_configs
 from ctxproxy.store.services.recall.rank import RankConfig
-from ctxproxy.store.sqlite_index import Viewer
-
-
-def _ask(rs, module):
-    store, services = rs
-    for statement in [st for st, _ in module.FACTS.values()] + list(module.DISTRACTORS):
-        put_memory(store, "acme", statement, kind="fact", user="dev")
-    dev = Viewer("acme", user="dev")
-
-    def ask(text: str, **rank) -> list:
-        return services.recaller(RankConfig(**rank)).recall(dev, text, k=8).items
-
-    return ask
 
 
 def test_memories_holding_only_the_same_topic_word_are_not_offered(rs):
     from ctxproxy.proxy.eval import turns_fresh15
 
-    ask = _ask(rs, turns_fresh15)
+    ask = half_asker(rs, turns_fresh15)
     asked = "mypy complaining in kiosk sync types, fix"
     before = ask(asked)
     assert len(before) == 3 and len({s.words for s in before}) == 1 and len({s.chance for s in before}) == 1
@@ -39,7 +26,7 @@ def test_memories_holding_only_the_same_topic_word_are_not_offered(rs):
 def test_two_holding_the_same_words_go_at_two_and_the_one_naming_more_stays(rs):
     from ctxproxy.proxy.eval import turns_fresh7
 
-    ask = _ask(rs, turns_fresh7)
+    ask = half_asker(rs, turns_fresh7)
     owner = "who owns the lti integration"
     before = ask(owner)
     assert len(before) == 2 and before[0].words == before[1].words
@@ -49,7 +36,7 @@ def test_two_holding_the_same_words_go_at_two_and_the_one_naming_more_stays(rs):
 def test_memories_holding_different_words_all_stay(rs):
     from ctxproxy.proxy.eval import turns_fresh10
 
-    ask = _ask(rs, turns_fresh10)
+    ask = half_asker(rs, turns_fresh10)
     asked = "where is listing price max checked"
     before = ask(asked)
     assert len(before) == 2 and before[0].words != before[1].words

@@ -4,13 +4,9 @@ LMDB store and SQLite index."""
 from __future__ import annotations
 
 import pytest
-from memhelp import put_memory
+from memhelp import assert_rank_switch_typed, half_asker
 
-from ctxproxy.config import ConfigError, load_config
-from ctxproxy.filters import filter_configs
 from ctxproxy.store.services.recall.query import focus_of, resumed
-from ctxproxy.store.services.recall.rank import RankConfig
-from ctxproxy.store.sqlite_index import Viewer
 
 
 @pytest.mark.parametrize("text, subject", [
@@ -39,22 +35,15 @@ def test_what_it_goes_back_to_is_of_what_it_asks_only_when_asked_for():
     assert "the routing work" in focus_of(text, resumes=True).split("\n")
 
 
-def _ask(rs, module):
-    store, services = rs
-    for statement in [st for st, _ in module.FACTS.values()] + list(module.DISTRACTORS):
-        put_memory(store, "acme", statement, kind="fact", user="dev")
-    dev = Viewer("acme", user="dev")
-
-    def ask(text: str, **rank) -> list[str]:
-        return [s.cand.statement for s in services.recaller(RankConfig(**rank)).recall(dev, text, k=8).items]
-
-    return ask
+def _statements(rs, module):
+    ask = half_asker(rs, module)
+    return lambda text, **rank: [s.cand.statement for s in ask(text, **rank)]
 
 
 def test_a_fact_named_by_what_the_message_goes_back_to_is_recalled(rs):
     from ctxproxy.proxy.eval import turns_fresh13
 
-    ask = _ask(rs, turns_fresh13)
+    ask = _statements(rs, turns_fresh13)
     cutoff = turns_fresh13.FACTS["route_dock_cutoff"][1]
     text = next(p for key, shape, p, _ in turns_fresh13.TURNS
                 if key == "route_dock_cutoff" and shape == "claude-after-compact")
@@ -67,7 +56,7 @@ def test_a_fact_named_by_what_the_message_goes_back_to_is_recalled(rs):
 def test_a_message_opening_otherwise_recalls_the_same(rs):
     from ctxproxy.proxy.eval import turns_fresh13
 
-    ask = _ask(rs, turns_fresh13)
+    ask = _statements(rs, turns_fresh13)
     plain = [(key, text) for key, _shape, text, _tool in turns_fresh13.TURNS if not resumed(text)]
     assert len(plain) > 30
     for key, text in plain:
@@ -75,10 +64,4 @@ def test_a_message_opening_otherwise_recalls_the_same(rs):
 
 
 def test_the_option_is_off_by_default_and_typed_at_load(tmp_path):
-    assert RankConfig().resumed is False
-    path = tmp_path / "ctxproxy.toml"
-    path.write_text("[filters.recall.rank]\nresumed = true\n")
-    assert filter_configs(load_config(path))["recall"].rank.resumed is True
-    path.write_text('[filters.recall.rank]\nresumed = "yes"\n')
-    with pytest.raises(ConfigError, match="filters.recall.rank.resumed: expected true or false"):
-        filter_configs(load_config(path))
+    assert_rank_switch_typed(tmp_path, "resumed")
