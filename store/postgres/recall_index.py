@@ -369,9 +369,11 @@ class PGMemoryIndex(MemoryIndex):
     def generation(self) -> int:
         return 0
 
-    def revision(self, tenant: str) -> int:
+    def revision(self, tenant: str, at: int | None = None) -> int:
         """The tenant's newest change: every write and erasure of a memory adds to the feed in its
-        own transaction, so another replica's is seen at once (a round trip)."""
+        own transaction, so another replica's is seen at once (a round trip). ``at`` (a local
+        store's last committed id, which the embedded index uses to skip a look) does not apply:
+        the feed is read every time."""
         with self._reads(tenant) as reads:
             return int(reads.one("SELECT coalesce(max(seq), 0) FROM memory_feed WHERE tenant = %s", (tenant,))[0])
 

@@ -169,6 +169,34 @@ async def test_memory_written_on_one_is_recalled_and_forgotten_on_both(replicas)
     assert sa.memories.get("acme", rec.memory_id) is None and sa.memories.list("acme", user="alice") == []
 
 
+async def test_a_memory_written_on_one_replica_reaches_the_model_through_the_other(replicas, fake, caplog):
+    """Through the recall filter, not only the store: what the other replica forwards carries the
+    memory, then not once it is forgotten; the filter never fails (an optional filter that fails is
+    skipped, and recall would go silent for the whole fleet)."""
+    import json
+    import re
+
+    from memhelp import put_memory
+
+    a, b = await replicas()
+    sa = a.state.services["store"]
+    put_memory(sa, "acme", "Note kcnryfleet: staging deploys go through the Frankfurt cluster first.",
+               kind="fact", user="alice")
+    evidence = re.compile(r'<ctx-data kind=\\"evidence\\".*?</ctx-data>', re.S)
+
+    async def recalled_on_b(session: str) -> bool:
+        client = b.openai(api_key="sk-own", default_headers={
+            "X-Ctx-Tenant": "acme", "X-Ctx-User": "alice", "X-Ctx-Session": session})
+        await client.chat.completions.create(model="m", messages=[
+            {"role": "user", "content": "How do staging deploys go, which cluster first? (kcnryfleet)"}])
+        return "kcnryfleet" in " ".join(evidence.findall(json.dumps(fake.last.json)))
+
+    assert await recalled_on_b("s-rec-1")
+    forget(sa, "acme", {"user": "alice"})
+    assert not await recalled_on_b("s-rec-2")
+    assert not [r for r in caplog.records if "filter recall failed" in r.getMessage()]
+
+
 async def test_forget_finish_rewrites_the_tables_and_seals_the_receipt(pg_dsn, tmp_path):
     from memhelp import put_memory
 
