@@ -78,9 +78,12 @@ FRESH = ("fresh", "fresh2", "fresh3", "fresh4", "fresh5", "fresh6", "fresh7", "f
 # comments; agent memory notes and minutes) were written for training by four authors who read no gate code,
 # each scored once with the shipped gate before anything trained on it; so were ``train5`` to ``train7`` (tickets,
 # mails and on-call notes; tool output and CI logs; PR descriptions and design docs), landed after the shipped
-# model was trained: read beside it, in no model yet
+# model was trained: read beside it, in no model yet; and ``train8`` to ``train13`` (agent notes and
+# preferences; forwarded mail; issue threads and postmortems; READMEs, wiki and review comments; tool output
+# with text embedded; team chat and runbook snippets), each read once with the shipped gate, in no model yet
 DEV_BANKS = ("plain", "orders", "wild", "terse", "slack", "docs", "handover", "reviews", "notes", "pages",
-             "commits", "support", "train1", "train2", "train3", "train4", "train5", "train6", "train7")
+             "commits", "support", "train1", "train2", "train3", "train4", "train5", "train6", "train7",
+             "train8", "train9", "train10", "train11", "train12", "train13")
 SEALED = "fresh22"  # THE sealed held-out bank (see sealed()): never read to tune or train
 MANPAGES = Path("/usr/share/man")
 MANPAGE_LANGS = {"de": "de", "es": "es", "fr": "fr", "ja": "ja", "ru": "ru", "zh_CN": "zh"}
