@@ -31,6 +31,7 @@ from re import _constants as sre_c
 from re import _parser as sre_parse
 from typing import Callable, Sequence
 
+from .patterns import _BIG, _quant
 from .prefilter import _hs
 
 log = logging.getLogger("ctxproxy.redaction")
@@ -78,12 +79,8 @@ def _item(op, av, flags: int) -> str:
         if not inner or not hi:
             return ""
         if hi is sre_c.MAXREPEAT or hi > REPEAT_CAP:
-            quant = "*" if lo == 0 else ("+" if lo == 1 else f"{{{min(lo, REPEAT_CAP)},}}")
-        elif lo == hi:
-            quant = f"{{{lo}}}"
-        else:
-            quant = f"{{{lo},{hi}}}"
-        return f"(?:{inner}){quant}"
+            lo, hi = min(lo, REPEAT_CAP), _BIG  # unbounded
+        return f"(?:{inner}){_quant(lo, hi)}"
     if op is sre_c.AT:
         if av is sre_c.AT_BOUNDARY:
             return r"\b"
